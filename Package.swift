@@ -1,0 +1,34 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "ParsePorter",
+    products: [
+        .library(name: "ParseModel", targets: ["ParseModel"]),
+        .library(name: "PorterReaders", targets: ["PorterReaders"]),
+        .library(name: "PorterPipeline", targets: ["PorterPipeline"]),
+        .library(name: "PorterSQLite", targets: ["PorterSQLite"]),
+        .executable(name: "parse-porter", targets: ["parse-porter"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/jpsim/Yams", exact: "6.2.2"),
+    ],
+    targets: [
+        .systemLibrary(name: "CLibCSV", path: "Sources/CLibCSV", providers: [.apt(["libcsv-dev"])]),
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        .target(name: "ParseModel"),
+        .target(name: "PorterReaders", dependencies: ["ParseModel", "CLibCSV"]),
+        .target(name: "PorterPipeline", dependencies: ["ParseModel", "PorterReaders", .product(name: "Yams", package: "Yams")]),
+        .target(name: "PorterSQLite", dependencies: ["ParseModel", "PorterPipeline", "CSQLite"]),
+        .executableTarget(name: "parse-porter", dependencies: [
+            "ParseModel", "PorterReaders", "PorterPipeline", "PorterSQLite",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .testTarget(name: "ParseModelTests", dependencies: ["ParseModel"]),
+        .testTarget(name: "PorterReadersTests", dependencies: ["PorterReaders"]),
+        .testTarget(name: "PorterPipelineTests", dependencies: ["PorterPipeline", "PorterReaders", "ParseModel"]),
+        .testTarget(name: "PorterSQLiteTests", dependencies: ["PorterSQLite", "PorterPipeline", "ParseModel", "CSQLite"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["CSQLite"]),
+    ]
+)

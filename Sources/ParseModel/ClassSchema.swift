@@ -1,0 +1,89 @@
+/// One declared field of a class: its type and Parse's field options.
+public struct SchemaField: Hashable, Sendable {
+    public var name: String
+    public var type: FieldType
+    public var required: Bool
+    public var defaultValue: ParseValue?
+
+    public init(name: String, type: FieldType, required: Bool = false, defaultValue: ParseValue? = nil) {
+        self.name = name
+        self.type = type
+        self.required = required
+        self.defaultValue = defaultValue
+    }
+}
+
+/// A class schema in Parse's `/schemas` format: fields (without the default ones),
+/// class-level permissions and indexes kept as their JSON.
+public struct ClassSchema: Hashable, Sendable {
+    public var className: String
+    public var fields: [SchemaField]
+    public var classLevelPermissions: JSONValue?
+    public var indexes: JSONValue?
+
+    public init(className: String, fields: [SchemaField], classLevelPermissions: JSONValue? = nil, indexes: JSONValue? = nil) {
+        self.className = className
+        self.fields = fields
+        self.classLevelPermissions = classLevelPermissions
+        self.indexes = indexes
+    }
+
+    public func field(named name: String) -> SchemaField? { fields.first { $0.name == name } }
+
+    /// The class-level permissions Parse Server reports for a class that has none set.
+    public static let defaultCLP = JSONValue.object(JSONObject([
+        "find": .object(JSONObject(["*": .bool(true)])), "count": .object(JSONObject(["*": .bool(true)])),
+        "get": .object(JSONObject(["*": .bool(true)])), "create": .object(JSONObject(["*": .bool(true)])),
+        "update": .object(JSONObject(["*": .bool(true)])), "delete": .object(JSONObject(["*": .bool(true)])),
+        "addField": .object(JSONObject(["*": .bool(true)])), "protectedFields": .object(JSONObject(["*": .array([])])),
+    ]))
+
+    /// `{"className":…,"fields":{…default fields…, …},"classLevelPermissions":…,"indexes":…}`
+    public var schemaJSON: JSONValue {
+        var fieldsJSON = JSONObject([
+            "objectId": .object(JSONObject(["type": .string("String")])),
+            "createdAt": .object(JSONObject(["type": .string("Date")])),
+            "updatedAt": .object(JSONObject(["type": .string("Date")])),
+            "ACL": .object(JSONObject(["type": .string("ACL")])),
+        ])
+        for field in fields {
+            var spec = JSONObject(["type": .string(field.type.name)])
+            if let target = field.type.targetClass { spec["targetClass"] = .string(target) }
+            if field.required { spec["required"] = .bool(true) }
+            if let value = field.defaultValue { spec["defaultValue"] = value.wireJSON }
+            fieldsJSON[field.name] = .object(spec)
+        }
+        var object = JSONObject([
+            "className": .string(className),
+            "fields": .object(fieldsJSON),
+            "classLevelPermissions": classLevelPermissions ?? ClassSchema.defaultCLP,
+        ])
+        if let indexes, indexes != .object(JSONObject()) { object["indexes"] = indexes }
+        return .object(object)
+    }
+
+    /// Reads a `/schemas` entry; default fields are dropped, unknown types are errors.
+    public init(schemaJSON json: JSONValue) throws(ParseValueError) {
+        guard case .string(let className)? = json["className"] else {
+            throw ParseValueError("schema has no className")
+        }
+        var fields: [SchemaField] = []
+        if case .object(let fieldsJSON)? = json["fields"] {
+            for member in fieldsJSON where !ParseNames.defaultFields.contains(member.key) {
+                guard case .string(let typeName)? = member.value["type"] else {
+                    throw ParseValueError("\(className).\(member.key) has no type")
+                }
+                var target: String?
+                if case .string(let t)? = member.value["targetClass"] { target = t }
+                guard let type = FieldType(name: typeName, targetClass: target) else {
+                    throw ParseValueError("invalid field type: \(typeName)")
+                }
+                var required = false
+                if case .bool(let r)? = member.value["required"] { required = r }
+                let defaultValue = try member.value["defaultValue"].map { (v) throws(ParseValueError) in try ParseValue(wire: v, as: type) }
+                fields.append(SchemaField(name: member.key, type: type, required: required, defaultValue: defaultValue))
+            }
+        }
+        self.init(className: className, fields: fields, classLevelPermissions: json["classLevelPermissions"], indexes: json["indexes"])
+    }
+}

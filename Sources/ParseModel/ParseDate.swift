@@ -1,0 +1,173 @@
+/// A point in time with millisecond precision, as Parse stores dates (UTC, `…SSSZ`).
+public struct ParseDate: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public let millisecondsSince1970: Int64
+
+    public init(millisecondsSince1970: Int64) { self.millisecondsSince1970 = millisecondsSince1970 }
+
+    /// The date at midnight UTC plus the given time of day and offset (minutes east of UTC).
+    public init?(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0,
+                 millisecond: Int = 0, offsetMinutes: Int = 0) {
+        guard (1...12).contains(month), (1...ParseDate.daysIn(month: month, year: year)).contains(day),
+              (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second),
+              (0...999).contains(millisecond), (1...9999).contains(year) else { return nil }
+        let days = ParseDate.daysFromCivil(year: year, month: month, day: day)
+        let seconds = days * 86_400 + Int64(hour * 3600 + minute * 60 + second) - Int64(offsetMinutes * 60)
+        self.millisecondsSince1970 = seconds * 1000 + Int64(millisecond)
+    }
+
+    public static func < (a: ParseDate, b: ParseDate) -> Bool { a.millisecondsSince1970 < b.millisecondsSince1970 }
+
+    /// ISO 8601 in UTC with milliseconds: `2024-01-31T09:30:00.000Z`.
+    public var iso: String {
+        let ms = millisecondsSince1970
+        let days = ms >= 0 ? ms / 86_400_000 : (ms - 86_399_999) / 86_400_000
+        let msOfDay = Int(ms - days * 86_400_000)
+        let (y, m, d) = ParseDate.civilFromDays(days)
+        var out = ""
+        out.reserveCapacity(24)
+        ParseDate.append(y, width: 4, to: &out); out += "-"
+        ParseDate.append(m, width: 2, to: &out); out += "-"
+        ParseDate.append(d, width: 2, to: &out); out += "T"
+        ParseDate.append(msOfDay / 3_600_000, width: 2, to: &out); out += ":"
+        ParseDate.append(msOfDay / 60_000 % 60, width: 2, to: &out); out += ":"
+        ParseDate.append(msOfDay / 1000 % 60, width: 2, to: &out); out += "."
+        ParseDate.append(msOfDay % 1000, width: 3, to: &out); out += "Z"
+        return out
+    }
+
+    public var description: String { iso }
+
+    /// Parses ISO 8601: `YYYY-MM-DD`, optionally `THH:MM[:SS[.fff…]]` (also with a space
+    /// instead of `T`) and a zone `Z`, `±HH:MM`, `±HHMM` or `±HH`; no zone means UTC.
+    public init?(iso text: String) {
+        var p = ISOScanner(Array(text.utf8))
+        guard let year = p.digits(4), p.take(UInt8(ascii: "-")), let month = p.digits(2),
+              p.take(UInt8(ascii: "-")), let day = p.digits(2) else { return nil }
+        var hour = 0, minute = 0, second = 0, millisecond = 0, offset = 0
+        if p.take(UInt8(ascii: "T")) || p.take(UInt8(ascii: "t")) || p.take(UInt8(ascii: " ")) {
+            guard let h = p.digits(2), p.take(UInt8(ascii: ":")), let mi = p.digits(2) else { return nil }
+            hour = h; minute = mi
+            if p.take(UInt8(ascii: ":")) {
+                guard let s = p.digits(2) else { return nil }
+                second = s
+                if p.take(UInt8(ascii: ".")) || p.take(UInt8(ascii: ",")) {
+                    guard let fraction = p.fraction() else { return nil }
+                    millisecond = fraction
+                }
+            }
+            if p.take(UInt8(ascii: "Z")) || p.take(UInt8(ascii: "z")) {
+            } else if let sign = p.sign() {
+                guard let oh = p.digits(2) else { return nil }
+                var om = 0
+                if p.take(UInt8(ascii: ":")) {
+                    guard let m = p.digits(2) else { return nil }
+                    om = m
+                } else if let m = p.digits(2) {
+                    om = m
+                }
+                guard oh <= 23, om <= 59 else { return nil }
+                offset = sign * (oh * 60 + om)
+            }
+        }
+        guard p.atEnd else { return nil }
+        self.init(year: year, month: month, day: day, hour: hour, minute: minute, second: second,
+                  millisecond: millisecond, offsetMinutes: offset)
+    }
+
+    static func isLeap(_ y: Int) -> Bool { (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 }
+
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: isLeap(year) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// Days since 1970-01-01 (Howard Hinnant's civil-date algorithm).
+    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int64 {
+        let y = Int64(month <= 2 ? year - 1 : year)
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let m = Int64(month)
+        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + Int64(day) - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    static func civilFromDays(_ days: Int64) -> (Int, Int, Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (Int(yoe + era * 400 + (m <= 2 ? 1 : 0)), Int(m), Int(d))
+    }
+
+    static func append(_ value: Int, width: Int, to out: inout String) {
+        let digits = String(value)
+        if digits.count < width { out += String(repeating: "0", count: width - digits.count) }
+        out += digits
+    }
+}
+
+/// A cursor over ASCII bytes for the ISO and pattern date parsers.
+struct ISOScanner {
+    let bytes: [UInt8]
+    var index = 0
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    var atEnd: Bool { index == bytes.count }
+
+    mutating func take(_ byte: UInt8) -> Bool {
+        guard index < bytes.count, bytes[index] == byte else { return false }
+        index += 1
+        return true
+    }
+
+    /// Exactly `count` decimal digits.
+    mutating func digits(_ count: Int) -> Int? {
+        guard index + count <= bytes.count else { return nil }
+        var value = 0
+        for b in bytes[index..<index + count] {
+            guard (48...57).contains(b) else { return nil }
+            value = value * 10 + Int(b - 48)
+        }
+        index += count
+        return value
+    }
+
+    /// Between `min` and `max` decimal digits.
+    mutating func digits(min: Int, max: Int) -> Int? {
+        var value = 0, count = 0
+        while count < max, index < bytes.count, (48...57).contains(bytes[index]) {
+            value = value * 10 + Int(bytes[index] - 48)
+            index += 1
+            count += 1
+        }
+        return count >= min ? value : nil
+    }
+
+    /// A decimal fraction of a second, as milliseconds (further digits are truncated).
+    mutating func fraction() -> Int? {
+        var ms = 0, count = 0
+        while index < bytes.count, (48...57).contains(bytes[index]) {
+            if count < 3 { ms = ms * 10 + Int(bytes[index] - 48) }
+            count += 1
+            index += 1
+        }
+        guard count > 0 else { return nil }
+        for _ in count..<max(count, 3) { ms *= 10 }
+        return ms
+    }
+
+    mutating func sign() -> Int? {
+        if take(UInt8(ascii: "+")) { return 1 }
+        if take(UInt8(ascii: "-")) { return -1 }
+        return nil
+    }
+}

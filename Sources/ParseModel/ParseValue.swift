@@ -1,0 +1,118 @@
+/// A value of one of Parse's field types, as stored in an object.
+///
+/// Numbers keep integers exact (`integer`) apart from other numbers (`double`), so that a
+/// mirror never loses values above 2^53; both are Parse `Number`s on the wire.
+public enum ParseValue: Hashable, Sendable {
+    case null
+    case boolean(Bool)
+    case integer(Int64)
+    case double(Double)
+    case string(String)
+    case date(ParseDate)
+    case bytes(base64: String)
+    case file(ParseFile)
+    case geoPoint(GeoPoint)
+    case polygon(ParsePolygon)
+    case array([ParseValue])
+    case object([String: ParseValue])
+    case pointer(PointerRef)
+    case relation(RelationRef)
+    case acl(ParseACL)
+
+    /// The Parse field type this value has when stored in a field.
+    public var fieldType: FieldType? {
+        switch self {
+        case .null: nil
+        case .boolean: .boolean
+        case .integer, .double: .number
+        case .string: .string
+        case .date: .date
+        case .bytes: .bytes
+        case .file: .file
+        case .geoPoint: .geoPoint
+        case .polygon: .polygon
+        case .array: .array
+        case .object: .object
+        case .pointer(let p): .pointer(targetClass: p.className)
+        case .relation(let r): .relation(targetClass: r.className)
+        case .acl: .acl
+        }
+    }
+}
+
+/// A reference to one object: `{"__type":"Pointer","className":…,"objectId":…}`.
+public struct PointerRef: Hashable, Sendable {
+    public var className: String
+    public var objectId: String
+    public init(className: String, objectId: String) {
+        self.className = className
+        self.objectId = objectId
+    }
+}
+
+/// The placeholder Parse returns for a Relation field: `{"__type":"Relation","className":…}`.
+public struct RelationRef: Hashable, Sendable {
+    public var className: String
+    public init(className: String) { self.className = className }
+}
+
+/// A file reference; Parse stores only the name, the url is recomputed by the server.
+public struct ParseFile: Hashable, Sendable {
+    public var name: String
+    public var url: String?
+    public init(name: String, url: String? = nil) {
+        self.name = name
+        self.url = url
+    }
+}
+
+/// A latitude/longitude pair, checked against -90...90 and -180...180.
+public struct GeoPoint: Hashable, Sendable {
+    public let latitude: Double
+    public let longitude: Double
+
+    public init(latitude: Double, longitude: Double) throws(ParseValueError) {
+        guard latitude.isFinite, (-90.0...90.0).contains(latitude) else {
+            throw ParseValueError("latitude \(latitude) is out of range -90...90")
+        }
+        guard longitude.isFinite, (-180.0...180.0).contains(longitude) else {
+            throw ParseValueError("longitude \(longitude) is out of range -180...180")
+        }
+        self.latitude = latitude
+        self.longitude = longitude
+    }
+}
+
+/// A polygon as `[latitude, longitude]` vertices; at least three distinct vertices.
+public struct ParsePolygon: Hashable, Sendable {
+    public let coordinates: [GeoPoint]
+
+    public init(coordinates: [GeoPoint]) throws(ParseValueError) {
+        guard Set(coordinates).count >= 3 else {
+            throw ParseValueError("a Polygon needs at least 3 distinct vertices")
+        }
+        self.coordinates = coordinates
+    }
+}
+
+/// Read and write permissions per user id, `role:Name` or `*`.
+public struct ParseACL: Hashable, Sendable {
+    public struct Permission: Hashable, Sendable {
+        public var read: Bool
+        public var write: Bool
+        public init(read: Bool, write: Bool) {
+            self.read = read
+            self.write = write
+        }
+    }
+
+    public var entries: [String: Permission]
+    public init(_ entries: [String: Permission]) { self.entries = entries }
+}
+
+/// Why a value is not a valid Parse value (the message is shown to the user as is).
+public struct ParseValueError: Error, Sendable, CustomStringConvertible {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}

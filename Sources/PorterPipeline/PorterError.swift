@@ -1,0 +1,24 @@
+import ParseModel
+
+/// A fault that stops a command, with the exit code the command reports for it.
+public struct PorterError: Error, Sendable, CustomStringConvertible {
+    /// Exit codes shared by every command (README "Exit codes").
+    public enum Kind: Int32, Sendable {
+        /// The data is invalid or a check failed.
+        case invalidData = 1
+        /// Bad usage or a bad manifest.
+        case usage = 2
+        /// The target is unreachable, refused the work or failed.
+        case target = 3
+    }
+
+    public let kind: Kind
+    public let message: String
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { message }
+}

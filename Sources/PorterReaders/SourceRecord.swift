@@ -1,0 +1,103 @@
+import ParseModel
+
+/// One value read from a source: a CSV cell's text, or a typed JSON value.
+public enum SourceCell: Hashable, Sendable {
+    case text(String)
+    case json(JSONValue)
+}
+
+/// The names of a CSV file's columns, shared by all of its records.
+public final class CSVHeader: Sendable {
+    public let names: [String]
+    private let indexByName: [String: Int]
+
+    public init(names: [String]) {
+        self.names = names
+        var index: [String: Int] = [:]
+        for (i, name) in names.enumerated() where index[name] == nil { index[name] = i }
+        self.indexByName = index
+    }
+
+    public func index(of name: String) -> Int? { indexByName[name] }
+}
+
+/// One record of a source file with its provenance: the line on which it starts
+/// (a CSV record with quoted line breaks spans several lines).
+public struct SourceRecord: Sendable {
+    public enum Content: Sendable {
+        /// A CSV row; `cells.count` may differ from the header's count (a ragged row).
+        case csv(header: CSVHeader, cells: [String])
+        /// A JSON object (an element of an array, a `results` entry, or an NDJSON line).
+        case json(JSONObject)
+    }
+
+    public let line: Int
+    public let content: Content
+
+    public init(line: Int, content: Content) {
+        self.line = line
+        self.content = content
+    }
+
+    /// The cell under `column`; for JSON records a dotted column (`address.city`) reaches into
+    /// nested objects. `nil` when the record has no such column.
+    public func cell(_ column: ColumnPath) -> SourceCell? {
+        switch content {
+        case .csv(let header, let cells):
+            guard let index = header.index(of: column.name), index < cells.count else { return nil }
+            return .text(cells[index])
+        case .json(let object):
+            if let direct = object[column.name] { return .json(direct) }
+            guard column.components.count > 1 else { return nil }
+            return JSONValue.object(object).value(atPath: column.components).map(SourceCell.json)
+        }
+    }
+
+    /// The column names this record carries (CSV header, or the JSON object's top-level keys).
+    public var columnNames: [String] {
+        switch content {
+        case .csv(let header, _): header.names
+        case .json(let object): object.keys
+        }
+    }
+
+    /// For a CSV row whose cell count differs from its header: (header count, cell count).
+    public var raggedness: (expected: Int, actual: Int)? {
+        guard case .csv(let header, let cells) = content, header.names.count != cells.count else { return nil }
+        return (header.names.count, cells.count)
+    }
+}
+
+/// A column name, pre-split at dots for nested JSON lookups.
+public struct ColumnPath: Hashable, Sendable {
+    public let name: String
+    public let components: [String]
+
+    public init(_ name: String) {
+        self.name = name
+        self.components = name.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+    }
+}
+
+/// A reader that stops at the first fault of its file (the file cannot be read on from there).
+public struct ReaderError: Error, Sendable, CustomStringConvertible {
+    public let location: SourceLocation
+    public let reason: String
+
+    public init(file: String, line: Int, column: String? = nil, value: String? = nil, reason: String) {
+        self.location = SourceLocation(file: file, line: line, column: column, value: value)
+        self.reason = reason
+    }
+
+    public var description: String { "\(location): \(reason)" }
+}
+
+/// Streams the records of one source file, one at a time; memory does not grow with the file.
+public protocol RecordReader {
+    /// The file name used in locations (as the manifest names it).
+    var displayName: String { get }
+    /// Bytes consumed so far, for progress.
+    var bytesRead: Int64 { get }
+    /// The next record, or `nil` at the end of the file.
+    mutating func next() throws(ReaderError) -> SourceRecord?
+}
