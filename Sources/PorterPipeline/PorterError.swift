@@ -10,6 +10,8 @@ public struct PorterError: Error, Sendable, CustomStringConvertible {
         case usage = 2
         /// The target is unreachable, refused the work or failed.
         case target = 3
+        /// Interrupted (Ctrl-C); the target was left as it was.
+        case interrupted = 130
     }
 
     public let kind: Kind

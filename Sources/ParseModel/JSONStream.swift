@@ -1,0 +1,216 @@
+/// Why a `JSONStream` could not go on.
+public enum JSONStreamError: Error, Sendable {
+    /// The text is not valid JSON.
+    case syntax(JSONSyntaxError)
+    /// The read function failed; the message says why.
+    case readFailed(String)
+}
+
+/// A pull parser over JSON text that is read in chunks, for inputs too large to hold:
+/// the caller walks the outer structure token by token (`beginArray`, `nextElement`,
+/// `beginObject`, `nextKey`) and parses the pieces it wants whole (`parseValue`).
+///
+/// The stream holds one chunk plus the value being parsed; a value larger than the chunk
+/// grows the buffer until it fits. A leading UTF-8 byte order mark is skipped. `line` and
+/// `column` give the position of the next unread token, so after `nextElement()` returns
+/// `true` they locate the element about to be parsed.
+///
+/// A stream is a reference type that is used by one reader at a time.
+public final class JSONStream {
+    /// Fills the start of the buffer and returns the number of bytes written, 0 only at the
+    /// end of the input. Throws `JSONStreamError.readFailed` when the input cannot be read.
+    public typealias ReadFunction = (UnsafeMutableRawBufferPointer) throws(JSONStreamError) -> Int
+
+    private let read: ReadFunction
+    private var storage: UnsafeMutableRawBufferPointer
+    /// Bytes of `storage` that hold input.
+    private var filled = 0
+    private var reachedEnd = false
+    private var position = JSONScanner.Position()
+    /// Input bytes dropped from the front of `storage`.
+    private var discarded: Int64 = 0
+    private var checkedByteOrderMark = false
+    /// For each array or object begun and not yet closed: whether it has had an element.
+    private var openContainers: [(isObject: Bool, hasElements: Bool)] = []
+
+    /// - Parameters:
+    ///   - chunkSize: Bytes asked of `read` at a time (at least 16).
+    ///   - read: Supplies the input; see `ReadFunction`.
+    public init(chunkSize: Int = 1 << 16, read: @escaping ReadFunction) {
+        self.read = read
+        storage = .allocate(byteCount: max(chunkSize, 16), alignment: 1)
+    }
+
+    deinit {
+        storage.deallocate()
+    }
+
+    /// Line of the next unread token (1-based).
+    public var line: Int { position.line }
+
+    /// Column of the next unread token (1-based, in Unicode scalars).
+    public var column: Int { position.index - position.lineStart - position.lineContinuationBytes + 1 }
+
+    /// Input bytes consumed so far.
+    public var bytesConsumed: Int64 { discarded + Int64(position.index) }
+
+    /// The next non-whitespace byte, not consumed; `nil` at the end of the input.
+    public func peek() throws(JSONStreamError) -> UInt8? {
+        try attempt { scanner throws(JSONSyntaxError) in try scanner.peekToken() }
+    }
+
+    /// Parses the next value whole.
+    public func parseValue() throws(JSONStreamError) -> JSONValue {
+        try attempt { scanner throws(JSONSyntaxError) in try scanner.parseValue() }
+    }
+
+    /// Consumes the `[` that opens an array; walk it with `nextElement()`.
+    public func beginArray() throws(JSONStreamError) {
+        try attempt { scanner throws(JSONSyntaxError) in try scanner.expect(UInt8(ascii: "["), "expected '['") }
+        openContainers.append((isObject: false, hasElements: false))
+    }
+
+    /// Moves to the next element of the innermost array begun: `true` when an element
+    /// follows (read it before calling again), `false` once the closing `]` is consumed.
+    public func nextElement() throws(JSONStreamError) -> Bool {
+        guard let container = openContainers.last, !container.isObject else {
+            preconditionFailure("nextElement() outside an array")
+        }
+        let more = try attempt { scanner throws(JSONSyntaxError) in
+            guard let next = try scanner.peekToken() else { throw scanner.endOfInput() }
+            if next == UInt8(ascii: "]") {
+                scanner.advance()
+                return false
+            }
+            if container.hasElements {
+                try scanner.expect(UInt8(ascii: ","), "expected ',' or ']' after array element")
+                _ = try scanner.peekToken()
+            }
+            return true
+        }
+        noteElement(found: more)
+        return more
+    }
+
+    /// Consumes the `{` that opens an object; walk it with `nextKey()`.
+    public func beginObject() throws(JSONStreamError) {
+        try attempt { scanner throws(JSONSyntaxError) in try scanner.expect(UInt8(ascii: "{"), "expected '{'") }
+        openContainers.append((isObject: true, hasElements: false))
+    }
+
+    /// The key of the next member of the innermost object begun, with its colon consumed
+    /// (read the value before calling again); `nil` once the closing `}` is consumed.
+    public func nextKey() throws(JSONStreamError) -> String? {
+        guard let container = openContainers.last, container.isObject else {
+            preconditionFailure("nextKey() outside an object")
+        }
+        let key = try attempt { scanner throws(JSONSyntaxError) -> String? in
+            guard let next = try scanner.peekToken() else { throw scanner.endOfInput() }
+            if next == UInt8(ascii: "}") {
+                scanner.advance()
+                return nil
+            }
+            if container.hasElements {
+                try scanner.expect(UInt8(ascii: ","), "expected ',' or '}' after object member")
+            }
+            return try scanner.parseKey()
+        }
+        noteElement(found: key != nil)
+        return key
+    }
+
+    /// For JSON Lines: skips blank lines and parses the value on the next line, which must
+    /// be complete on that line and alone on it. Returns the value with the line it is on,
+    /// or `nil` at the end of the input.
+    public func nextLineValue() throws(JSONStreamError) -> (line: Int, value: JSONValue)? {
+        guard try peek() != nil else { return nil }
+        let line = position.line
+        let value = try attempt { scanner throws(JSONSyntaxError) in
+            scanner.stopsAtLineFeed = true
+            let value = try scanner.parseValue()
+            if let next = try scanner.peekToken(), next != UInt8(ascii: "\n") {
+                throw scanner.error("unexpected content after the JSON value")
+            }
+            return value
+        }
+        return (line, value)
+    }
+
+    /// Checks that nothing but whitespace is left.
+    public func finish() throws(JSONStreamError) {
+        try attempt { scanner throws(JSONSyntaxError) in
+            if try scanner.peekToken() != nil { throw scanner.error("unexpected content after the JSON value") }
+        }
+    }
+
+    /// Marks the innermost container as having an element, or closes it.
+    private func noteElement(found: Bool) {
+        if found {
+            openContainers[openContainers.count - 1].hasElements = true
+        } else {
+            openContainers.removeLast()
+        }
+    }
+
+    // MARK: Buffering
+
+    /// Runs `body` on a scanner over the buffered input; when the buffer ends too early,
+    /// reads more and runs it again from the same position. Whitespace before the token is
+    /// consumed first, so that long runs of it do not have to fit in the buffer.
+    private func attempt<Value>(
+        _ body: (inout JSONScanner) throws(JSONSyntaxError) -> Value
+    ) throws(JSONStreamError) -> Value {
+        if !checkedByteOrderMark { try skipByteOrderMark() }
+        while true {
+            var scanner = JSONScanner(bytes: UnsafeRawBufferPointer(rebasing: storage[..<filled]),
+                                      at: position, isFinal: reachedEnd)
+            scanner.skipWhitespace()
+            position = scanner.position
+            do throws(JSONSyntaxError) {
+                let result = try body(&scanner)
+                position = scanner.position
+                return result
+            } catch where error.needsMoreInput {
+                try readMore()
+            } catch {
+                throw .syntax(error)
+            }
+        }
+    }
+
+    private func skipByteOrderMark() throws(JSONStreamError) {
+        while filled < 3 && !reachedEnd { try readMore() }
+        var scanner = JSONScanner(bytes: UnsafeRawBufferPointer(rebasing: storage[..<filled]),
+                                  at: position, isFinal: reachedEnd)
+        scanner.skipByteOrderMark()
+        position = scanner.position
+        checkedByteOrderMark = true
+    }
+
+    /// Drops consumed input, grows the buffer when the unconsumed rest fills it, and reads.
+    private func readMore() throws(JSONStreamError) {
+        let consumed = position.index
+        if consumed > 0 {
+            let rest = filled - consumed
+            if rest > 0, let base = storage.baseAddress {
+                base.copyMemory(from: base + consumed, byteCount: rest)
+            }
+            filled = rest
+            discarded += Int64(consumed)
+            position.index = 0
+            position.lineStart -= consumed
+        }
+        if filled == storage.count {
+            let larger = UnsafeMutableRawBufferPointer.allocate(byteCount: storage.count * 2, alignment: 1)
+            larger.copyMemory(from: UnsafeRawBufferPointer(storage))
+            storage.deallocate()
+            storage = larger
+        }
+        let count = try read(UnsafeMutableRawBufferPointer(rebasing: storage[filled...]))
+        if count == 0 {
+            reachedEnd = true
+        } else {
+            filled += count
+        }
+    }
+}

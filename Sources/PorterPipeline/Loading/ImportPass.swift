@@ -1,0 +1,468 @@
+import Foundation
+import ParseModel
+import PorterReaders
+
+/// One pass over every source of a dataset, in plan order: read, map, check keys, resolve
+/// references and (when writing) send objects, patches and links to the sink.
+///
+/// - `validating`: no sink; collects faults.
+/// - `collectingRejects`: no sink; also decides which rows `--max-errors` leaves out,
+///   following references so that rows pointing at rejected rows are rejected too.
+/// - `writing`: sends to the sink while no fault has been seen; rows in the reject plan are
+///   skipped and written to the rejects folder.
+final class ImportPass {
+    enum Mode {
+        case validating
+        case collectingRejects
+        case writing(ObjectSink, RejectPlan?)
+    }
+
+    let manifest: DatasetManifest
+    let plan: ImportPlan
+    let mode: Mode
+    let options: ImportOptions
+    let targetSchemas: [String: ClassSchema]
+    let progress: (@Sendable (ImportProgress) -> Void)?
+
+    var log: DiagnosticLog
+    var classTallies: [String: ImportReport.ClassTally] = [:]
+    var relationTallies: [String: ImportReport.RelationTally] = [:]
+    private var indexes: [String: KeyIndex] = [:]
+    private var completeClasses: Set<String> = []
+    private var deferred: [DeferredReference] = []
+    private var rejects: RejectFiles?
+    /// Rows found faulty (collecting rejects), and the references between rows that follow them.
+    private(set) var rejectPlan = RejectPlan()
+    private var references: [RowID: [RowID]] = [:]
+    /// False once a fault is seen in all-or-nothing mode: nothing more is sent to the sink.
+    private var sinkOpen: Bool
+
+    init(manifest: DatasetManifest, plan: ImportPlan, mode: Mode, options: ImportOptions,
+         targetSchemas: [String: ClassSchema], progress: (@Sendable (ImportProgress) -> Void)?) {
+        self.manifest = manifest
+        self.plan = plan
+        self.mode = mode
+        self.options = options
+        self.targetSchemas = targetSchemas
+        self.progress = progress
+        self.log = DiagnosticLog(limit: options.shownErrorLimit)
+        if case .writing(_, .some) = mode, let directory = options.rejectsDirectory {
+            self.rejects = RejectFiles(directory: directory)
+        }
+        if case .writing = mode { sinkOpen = true } else { sinkOpen = false }
+        for mapping in manifest.classes {
+            indexes[mapping.className] = KeyIndex(className: mapping.className)
+            classTallies[mapping.className] = .init(className: mapping.className)
+            for field in mapping.fields {
+                guard case .relation = field.type else { continue }
+                relationTallies["\(mapping.className).\(field.name)"] = .init(relation: "\(mapping.className).\(field.name)")
+            }
+        }
+    }
+
+    var sink: ObjectSink? {
+        if case .writing(let sink, _) = mode, sinkOpen { return sink }
+        return nil
+    }
+
+    var givenRejects: RejectPlan? {
+        if case .writing(_, let plan) = mode { return plan }
+        return nil
+    }
+
+    var collecting: Bool {
+        if case .collectingRejects = mode { return true }
+        return false
+    }
+
+    /// Runs the pass; returns the reject files written.
+    func run() throws(PorterError) -> [String] {
+        for className in plan.classOrder {
+            try load(manifest.mapping(for: className)!)
+        }
+        try resolveDeferred()
+        for (index, relation) in manifest.relations.enumerated() {
+            try loadJoinFile(relation, source: manifest.classes.count + index)
+        }
+        if collecting { followReferences() }
+        return try rejects?.close() ?? []
+    }
+
+    // MARK: Classes
+
+    private func sourceIndex(_ className: String) -> Int {
+        manifest.classes.firstIndex { $0.className == className }!
+    }
+
+    private func openReader(_ source: String, delimiter: UInt8?) -> (any RecordReader)? {
+        let path = (manifest.directory as NSString).appendingPathComponent(source)
+        guard var format = SourceFormat.forFile(source) else { return nil }
+        if let delimiter, case .csv = format { format = .csv(delimiter: delimiter) }
+        do {
+            return try format.openReader(path: path, displayName: source)
+        } catch {
+            log.add(Diagnostic(error.location, error.reason), fatal: true)
+            return nil
+        }
+    }
+
+    private func fileSize(_ source: String) -> Int64 {
+        let path = (manifest.directory as NSString).appendingPathComponent(source)
+        return (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int64) ?? 0
+    }
+
+    private func load(_ mapping: ClassMapping) throws(PorterError) {
+        let mapper = ClassMapper(mapping: mapping, manifest: manifest)
+        let className = mapping.className
+        let source = sourceIndex(className)
+        let cyclic = plan.cyclicFields[className] ?? []
+        let totalBytes = fileSize(mapping.source)
+        var batch: [ResolvedObject] = []
+        var relationBatches: [String: [RelationLinks]] = [:]
+        guard var reader = openReader(mapping.source, delimiter: mapping.delimiter) else { return }
+        var checkedHeader = false
+        while true {
+            let record: SourceRecord
+            do {
+                guard let next = try reader.next() else { break }
+                record = next
+            } catch {
+                log.add(Diagnostic(error.location, error.reason), fatal: true)
+                sinkOpen = false
+                break
+            }
+            classTallies[className]!.read += 1
+            if classTallies[className]!.read % 1024 == 0, Interruption.isRequested {
+                throw PorterError(.interrupted, "interrupted while reading \(mapping.source) line \(record.line)")
+            }
+            if classTallies[className]!.read % 20_000 == 0 {
+                progress?(ImportProgress(phase: className, records: classTallies[className]!.read, bytesRead: reader.bytesRead, totalBytes: totalBytes))
+            }
+            if case .json = record.content { checkedHeader = false }
+            if !checkedHeader {
+                checkedHeader = true
+                for column in mapper.unknownColumns(of: record) {
+                    let line = if case .csv = record.content { 1 } else { record.line }
+                    log.add(Diagnostic(SourceLocation(file: mapping.source, line: line, column: column), "unknown column (\(className) is strict)"), fatal: true)
+                    sinkOpen = false
+                }
+            }
+            let row = RowID(source: source, line: record.line)
+            if let reason = givenRejects?.reason(for: row) {
+                classTallies[className]!.rejected += 1
+                try rejects?.add(record, reason: reason, to: className)
+                continue
+            }
+            let draft: ObjectDraft
+            switch mapper.map(record) {
+            case .failure(let failure):
+                rowFailed(row, className: className, failure.diagnostics)
+                continue
+            case .success(let mapped):
+                draft = mapped
+            }
+            var problems: [Diagnostic] = []
+            switch indexes[className]!.register(objectId: draft.objectId, key: draft.key, explicitId: draft.hasSourceObjectId, line: draft.line) {
+            case .added: break
+            case .duplicateKey(let first):
+                let keyField = mapper.fields.first { $0.name == mapping.key.first }
+                problems.append(Diagnostic(mapper.location(draft.line, keyField, value: draft.key.map { ObjectReference(targetClass: className, identity: .key($0)).sourceText }),
+                                           "duplicate key, first seen at line \(first)"))
+            case .duplicateObjectId(let first):
+                problems.append(Diagnostic(SourceLocation(file: mapping.source, line: draft.line, column: "objectId", value: draft.objectId),
+                                           "duplicate objectId, first seen at line \(first)"))
+            }
+            var fields: [FieldValue] = []
+            fields.reserveCapacity(draft.values.count)
+            for (field, value) in zip(mapper.fields, draft.values) {
+                switch value {
+                case .value(let v) where cyclic.contains(field.name):
+                    if v != .null || mapping.mode != .merge {
+                        deferred.append(DeferredReference(className: className, field: field, ownerId: draft.objectId, row: row, references: []))
+                    }
+                case .value(let v):
+                    fields.append(FieldValue(field.name, v))
+                case .pointer(let reference) where cyclic.contains(field.name):
+                    deferred.append(DeferredReference(className: className, field: field, ownerId: draft.objectId, row: row, references: [reference]))
+                case .pointer(let reference):
+                    if let objectId = resolve(reference, from: row, mapper: mapper, field: field, problems: &problems) {
+                        fields.append(FieldValue(field.name, .pointer(PointerRef(className: reference.targetClass, objectId: objectId))))
+                    }
+                case .relation(let refs) where !isComplete(field.type.targetClass!):
+                    deferred.append(DeferredReference(className: className, field: field, ownerId: draft.objectId, row: row, references: refs))
+                case .relation(let refs):
+                    var ids: [String] = []
+                    for reference in refs {
+                        if let id = resolve(reference, from: row, mapper: mapper, field: field, problems: &problems) { ids.append(id) }
+                    }
+                    if sink != nil { relationBatches[field.name, default: []].append(RelationLinks(ownerId: draft.objectId, relatedIds: ids, line: row.lineNumber)) }
+                }
+            }
+            guard problems.isEmpty else {
+                rowFailed(row, className: className, problems, objectId: draft.objectId, key: draft.key)
+                continue
+            }
+            if sink != nil {
+                batch.append(ResolvedObject(objectId: draft.objectId, line: draft.line, fields: fields, acl: draft.acl,
+                                            createdAt: draft.createdAt, updatedAt: draft.updatedAt))
+                if batch.count >= options.batchSize {
+                    try flush(&batch, className: className, mapping: mapping)
+                    try flushRelations(&relationBatches, mapping: mapping)
+                }
+            }
+        }
+        try flush(&batch, className: className, mapping: mapping)
+        try flushRelations(&relationBatches, mapping: mapping)
+        completeClasses.insert(className)
+        progress?(ImportProgress(phase: className, records: classTallies[className]!.read, bytesRead: totalBytes, totalBytes: totalBytes))
+    }
+
+    private func isComplete(_ className: String) -> Bool {
+        completeClasses.contains(className) || manifest.mapping(for: className) == nil
+    }
+
+    /// Resolves one reference from `row`; a fault is added to `problems`.
+    private func resolve(_ reference: ObjectReference, from row: RowID, mapper: ClassMapper, field: FieldMapping,
+                         problems: inout [Diagnostic]) -> String? {
+        let location = mapper.location(Int(row.line), field, value: reference.sourceText)
+        return resolve(reference, from: row, location: location, problems: &problems)
+    }
+
+    private func resolve(_ reference: ObjectReference, from row: RowID?, location: SourceLocation, problems: inout [Diagnostic]) -> String? {
+        let target = reference.targetClass
+        guard let index = indexes[target] else {
+            return resolveOutsideDataset(reference, location: location, problems: &problems)
+        }
+        switch index.lookup(reference.identity) {
+        case .found(let objectId, let line):
+            if collecting, let row { references[RowID(source: sourceIndex(target), line: line), default: []].append(row) }
+            return objectId
+        case .rejected(let line):
+            problems.append(Diagnostic(location, "points to \(target) \"\(reference.sourceText)\" (line \(line)), which is rejected"))
+        case .missing:
+            switch reference.identity {
+            case .key(let key): problems.append(Diagnostic(location, "no \(target) has key \"\(ObjectReference(targetClass: target, identity: .key(key)).sourceText)\""))
+            case .objectId(let id): problems.append(Diagnostic(location, "no \(target) has objectId \"\(id)\""))
+            }
+        }
+        return nil
+    }
+
+    /// A reference to a class the dataset does not declare: only by objectId, checked in the target.
+    private func resolveOutsideDataset(_ reference: ObjectReference, location: SourceLocation, problems: inout [Diagnostic]) -> String? {
+        guard case .objectId(let id) = reference.identity else {
+            problems.append(Diagnostic(location, "\(reference.targetClass) is not in this dataset: refer to its objects by objectId"))
+            return nil
+        }
+        if case .writing(let sink, _) = mode {
+            do {
+                guard try sink.hasObject(className: reference.targetClass, objectId: id) else {
+                    problems.append(Diagnostic(location, "no \(reference.targetClass) has objectId \"\(id)\" in the target"))
+                    return nil
+                }
+            } catch {
+                problems.append(Diagnostic(location, error.message))
+                return nil
+            }
+        }
+        return id
+    }
+
+    private func rowFailed(_ row: RowID, className: String, _ problems: [Diagnostic], objectId: String? = nil, key: String? = nil) {
+        for problem in problems { log.add(problem) }
+        classTallies[className]!.rejected += 1
+        if let objectId { indexes[className]!.reject(objectId: objectId, key: key) }
+        sinkOpen = false
+        if collecting {
+            rejectPlan.reasons[row] = problems.map(\.reason).joined(separator: "; ")
+        }
+    }
+
+    private func flush(_ batch: inout [ResolvedObject], className: String, mapping: ClassMapping) throws(PorterError) {
+        defer { batch.removeAll(keepingCapacity: true) }
+        guard let sink, !batch.isEmpty else { return }
+        let outcomes = try sink.write(batch, className: className, mode: mapping.mode)
+        for (object, outcome) in zip(batch, outcomes) { count(outcome, className: className, source: mapping.source, line: object.line) }
+    }
+
+    private func count(_ outcome: WriteOutcome, className: String, source: String, line: Int) {
+        switch outcome {
+        case .inserted: classTallies[className]!.inserted += 1
+        case .updated: classTallies[className]!.updated += 1
+        case .unchanged: classTallies[className]!.unchanged += 1
+        case .failed(let reason):
+            log.add(Diagnostic(SourceLocation(file: source, line: line), reason), fatal: true)
+            sinkOpen = false
+        }
+    }
+
+    private func flushRelations(_ batches: inout [String: [RelationLinks]], mapping: ClassMapping) throws(PorterError) {
+        defer { batches.removeAll(keepingCapacity: true) }
+        guard let sink else { return }
+        for (fieldName, links) in batches where !links.isEmpty {
+            let field = mapping.field(named: fieldName)!
+            let changes = try sink.link(owner: mapping.className, field: fieldName, targetClass: field.type.targetClass!, links,
+                                        replace: mapping.mode != .merge)
+            relationTallies["\(mapping.className).\(fieldName)"]!.added += changes.added
+            relationTallies["\(mapping.className).\(fieldName)"]!.removed += changes.removed
+        }
+    }
+
+    // MARK: Deferred references: cyclic pointers (the patch phase) and relations to later classes
+
+    private func resolveDeferred() throws(PorterError) {
+        var patches: [String: [(objectId: String, value: ParseValue)]] = [:]
+        var links: [String: [RelationLinks]] = [:]
+        for item in deferred {
+            let mapping = manifest.mapping(for: item.className)!
+            if givenRejects?.reason(for: item.row) != nil { continue }
+            var problems: [Diagnostic] = []
+            var ids: [String] = []
+            for reference in item.references {
+                let location = SourceLocation(file: mapping.source, line: Int(item.row.line), column: item.field.column,
+                                              field: "\(item.className).\(item.field.name)", value: reference.sourceText)
+                if let id = resolve(reference, from: item.row, location: location, problems: &problems) { ids.append(id) }
+            }
+            guard problems.isEmpty else {
+                rowFailed(item.row, className: item.className, problems, objectId: item.ownerId)
+                continue
+            }
+            let key = "\(item.className).\(item.field.name)"
+            if case .pointer(let target) = item.field.type {
+                let value: ParseValue = ids.first.map { .pointer(PointerRef(className: target, objectId: $0)) } ?? .null
+                patches[key, default: []].append((item.ownerId, value))
+            } else {
+                links[key, default: []].append(RelationLinks(ownerId: item.ownerId, relatedIds: ids, line: Int(item.row.line)))
+            }
+        }
+        deferred = []
+        guard let sink else { return }
+        for key in patches.keys.sorted() {
+            let (className, field) = split(key)
+            let outcomes = try sink.patch(className: className, field: field, values: patches[key]!)
+            for outcome in outcomes {
+                if case .failed = outcome { count(outcome, className: className, source: manifest.mapping(for: className)!.source, line: 0) }
+            }
+        }
+        for key in links.keys.sorted() {
+            let (className, fieldName) = split(key)
+            let mapping = manifest.mapping(for: className)!
+            let field = mapping.field(named: fieldName)!
+            let changes = try sink.link(owner: className, field: fieldName, targetClass: field.type.targetClass!, links[key]!, replace: mapping.mode != .merge)
+            relationTallies[key]!.added += changes.added
+            relationTallies[key]!.removed += changes.removed
+        }
+    }
+
+    private func split(_ key: String) -> (String, String) {
+        let parts = key.split(separator: ".", maxSplits: 1)
+        return (String(parts[0]), String(parts[1]))
+    }
+
+    // MARK: Join files
+
+    private func loadJoinFile(_ relation: JoinRelationMapping, source: Int) throws(PorterError) {
+        let tallyKey = "\(relation.owner).\(relation.field)"
+        guard var reader = openReader(relation.source, delimiter: relation.delimiter) else { return }
+        let ownerColumn = ColumnPath(relation.ownerColumn), targetColumn = ColumnPath(relation.targetColumn)
+        let ownerParser = ClassMapper.referenceParser(for: .pointer(targetClass: relation.owner), manifest: manifest)!
+        let targetParser = ClassMapper.referenceParser(for: .pointer(targetClass: relation.targetClass), manifest: manifest)!
+        var batch: [RelationLinks] = []
+        var checkedHeader = false
+        let fieldName = "\(relation.owner).\(relation.field)"
+        while true {
+            let record: SourceRecord
+            do {
+                guard let next = try reader.next() else { break }
+                record = next
+            } catch {
+                log.add(Diagnostic(error.location, error.reason), fatal: true)
+                sinkOpen = false
+                break
+            }
+            if !checkedHeader {
+                checkedHeader = true
+                for column in [relation.ownerColumn, relation.targetColumn] where record.cell(ColumnPath(column)) == nil {
+                    log.add(Diagnostic(SourceLocation(file: relation.source, line: 1, column: column), "missing column (relations: \(fieldName))"), fatal: true)
+                    sinkOpen = false
+                }
+                if log.hasFatal { break }
+            }
+            let row = RowID(source: source, line: record.line)
+            var problems: [Diagnostic] = []
+            var ids: [String] = []
+            for (column, parser) in [(ownerColumn, ownerParser), (targetColumn, targetParser)] {
+                let cell = record.cell(column)
+                let text = cell.map { c -> String in if case .text(let t) = c { return t }; if case .json(let j) = c { return j.serialized() }; return "" } ?? ""
+                let location = SourceLocation(file: relation.source, line: record.line, column: column.name, field: fieldName, value: text)
+                guard let cell, text != "" else {
+                    problems.append(Diagnostic(location, "empty reference"))
+                    continue
+                }
+                do {
+                    let reference = try parser.reference(cell)
+                    if let id = resolve(reference, from: nil, location: location, problems: &problems) { ids.append(id) }
+                } catch {
+                    problems.append(Diagnostic(location, error.reason))
+                }
+            }
+            if let ragged = record.raggedness {
+                problems = [Diagnostic(SourceLocation(file: relation.source, line: record.line), "row has \(ragged.actual) cells, the header has \(ragged.expected)")]
+            }
+            if !problems.isEmpty {
+                relationTallies[tallyKey]!.rejected += 1
+                if givenRejects != nil {
+                    try rejects?.add(record, reason: problems.map(\.reason).joined(separator: "; "), to: "_Join:\(relation.field):\(relation.owner)")
+                } else {
+                    for problem in problems { log.add(problem) }
+                    sinkOpen = false
+                    if collecting { rejectPlan.reasons[row] = problems.map(\.reason).joined(separator: "; ") }
+                }
+                continue
+            }
+            if sink != nil {
+                batch.append(RelationLinks(ownerId: ids[0], relatedIds: [ids[1]], line: record.line))
+                if batch.count >= options.batchSize { try flushJoin(&batch, relation) }
+            }
+        }
+        try flushJoin(&batch, relation)
+    }
+
+    private func flushJoin(_ batch: inout [RelationLinks], _ relation: JoinRelationMapping) throws(PorterError) {
+        defer { batch.removeAll(keepingCapacity: true) }
+        guard let sink, !batch.isEmpty else { return }
+        let changes = try sink.link(owner: relation.owner, field: relation.field, targetClass: relation.targetClass, batch, replace: false)
+        relationTallies["\(relation.owner).\(relation.field)"]!.added += changes.added
+    }
+
+    // MARK: Rejects that follow references
+
+    /// Rejects every row that points, directly or through other rows, at a rejected row.
+    private func followReferences() {
+        var queue = Array(rejectPlan.reasons.keys)
+        while let rejected = queue.popLast() {
+            for source in references[rejected] ?? [] where rejectPlan.reasons[source] == nil {
+                let targetClass = manifest.classes[Int(rejected.source)].className
+                rejectPlan.reasons[source] = "points to \(targetClass) at line \(rejected.line), which is rejected"
+                let className = manifest.classes[Int(source.source)].className
+                classTallies[className]!.rejected += 1
+                log.add(Diagnostic(SourceLocation(file: manifest.classes[Int(source.source)].source, line: Int(source.line)), rejectPlan.reasons[source]!))
+                queue.append(source)
+            }
+        }
+    }
+}
+
+/// A reference resolved after every class is read: a cyclic pointer, or relation links to a
+/// class read later.
+struct DeferredReference {
+    let className: String
+    let field: FieldMapping
+    let ownerId: String
+    let row: RowID
+    let references: [ObjectReference]
+}
+
+extension RowID {
+    var lineNumber: Int { Int(line) }
+}

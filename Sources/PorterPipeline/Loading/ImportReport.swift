@@ -1,0 +1,38 @@
+/// What an import (or a validation) did, per class and per relation.
+public struct ImportReport: Sendable {
+    public struct ClassTally: Sendable, Equatable {
+        public let className: String
+        public var read = 0
+        public var inserted = 0
+        public var updated = 0
+        public var unchanged = 0
+        public var rejected = 0
+    }
+
+    public struct RelationTally: Sendable, Equatable {
+        /// `Owner.field`
+        public let relation: String
+        public var added = 0
+        public var removed = 0
+        public var rejected = 0
+    }
+
+    public var classes: [ClassTally]
+    public var relations: [RelationTally]
+    /// The faults found, up to the display limit; ``errorCount`` counts them all.
+    public var errors: [Diagnostic]
+    public var errorCount: Int
+    /// Files written under the rejects folder (with `--max-errors`).
+    public var rejectFiles: [String]
+    /// Whether the target was changed (false for validation, dry runs and failures).
+    public var committed: Bool
+    public var elapsedSeconds: Double
+}
+
+/// What the command shows while an import runs.
+public struct ImportProgress: Sendable {
+    public let phase: String
+    public let records: Int
+    public let bytesRead: Int64
+    public let totalBytes: Int64
+}

@@ -1,0 +1,111 @@
+import Foundation
+import ParseModel
+
+/// Settings of one import or validation.
+public struct ImportOptions: Sendable {
+    /// `nil`: all or nothing (any fault writes nothing). A number: load the valid rows when at
+    /// most this many rows are rejected, and write the rejected ones to ``rejectsDirectory``.
+    public var maxErrors: Int?
+    /// Objects per sink call.
+    public var batchSize = 1000
+    /// Where `--max-errors` writes `<Class>.csv` files of rejected records.
+    public var rejectsDirectory: String?
+    /// How many faults a report lists (all are counted).
+    public var shownErrorLimit = 50
+    /// Write everything, report what changed, then roll back.
+    public var dryRun = false
+
+    public init(maxErrors: Int? = nil, batchSize: Int = 1000, rejectsDirectory: String? = nil, shownErrorLimit: Int = 50, dryRun: Bool = false) {
+        self.maxErrors = maxErrors
+        self.dryRun = dryRun
+        self.batchSize = batchSize
+        self.rejectsDirectory = rejectsDirectory
+        self.shownErrorLimit = shownErrorLimit
+    }
+}
+
+/// Runs a dataset into a sink (or only validates it): checks the manifest's schema against
+/// the target's, reads every source in plan order, and commits only a valid whole — or, with
+/// `--max-errors`, the valid rows.
+public struct Importer {
+    public let manifest: DatasetManifest
+    public let plan: ImportPlan
+    public let options: ImportOptions
+
+    public init(manifest: DatasetManifest, options: ImportOptions = ImportOptions()) {
+        self.manifest = manifest
+        self.plan = Planner.plan(manifest)
+        self.options = options
+    }
+
+    /// Validates without writing; `targetSchemas` are the target's classes, if one is given.
+    /// With ``ImportOptions/maxErrors`` the report also counts the rows an import would reject.
+    public func validate(against targetSchemas: [ClassSchema] = [], progress: (@Sendable (ImportProgress) -> Void)? = nil) throws(PorterError) -> ImportReport {
+        try check(against: targetSchemas, progress: progress).report
+    }
+
+    /// The validating pass: its report, the rows to reject, and whether a fault no
+    /// `--max-errors` can skip (a schema conflict, an unreadable file) was found.
+    private func check(against targetSchemas: [ClassSchema], progress: (@Sendable (ImportProgress) -> Void)?) throws(PorterError)
+        -> (report: ImportReport, rejects: RejectPlan, fatal: Bool) {
+        let started = Date()
+        let pass = ImportPass(manifest: manifest, plan: plan, mode: options.maxErrors == nil ? .validating : .collectingRejects,
+                              options: options, targetSchemas: schemaIndex(targetSchemas), progress: progress)
+        let schemaFaults = SchemaCompatibility.conflicts(of: manifest, with: targetSchemas)
+        for fault in schemaFaults { pass.log.add(fault, fatal: true) }
+        if schemaFaults.isEmpty { _ = try pass.run() }
+        return (report(pass, committed: false, rejectFiles: [], started: started), pass.rejectPlan, pass.log.hasFatal)
+    }
+
+    /// Imports into `sink`. Nothing is committed unless the dataset is valid, or (with
+    /// `maxErrors`) no more rows than allowed are rejected and no file-level fault was found.
+    public func run(into sink: ObjectSink, progress: (@Sendable (ImportProgress) -> Void)? = nil) throws(PorterError) -> ImportReport {
+        let started = Date()
+        let targetSchemas = try sink.existingSchemas()
+        var rejectPlan: RejectPlan?
+        if options.maxErrors != nil || !SchemaCompatibility.conflicts(of: manifest, with: targetSchemas).isEmpty {
+            var (checked, rejects, fatal) = try check(against: targetSchemas, progress: progress)
+            let allowed = options.maxErrors ?? 0
+            if fatal || rejects.reasons.count > allowed {
+                if !fatal {
+                    checked.errors.append(Diagnostic(SourceLocation(file: manifest.fileName, line: 0),
+                                                     "\(rejects.reasons.count) rows rejected, more than --max-errors \(allowed): nothing written"))
+                    checked.errorCount += 1
+                }
+                return checked
+            }
+            rejectPlan = rejects
+        }
+        let pass = ImportPass(manifest: manifest, plan: plan, mode: .writing(sink, rejectPlan), options: options,
+                              targetSchemas: schemaIndex(targetSchemas), progress: progress)
+        try sink.begin(schemas: manifest.schemas, naturalKeys: Dictionary(uniqueKeysWithValues: manifest.classes.map { ($0.className, $0.key) }))
+        let rejectFiles: [String]
+        do {
+            rejectFiles = try pass.run()
+        } catch {
+            sink.rollback()
+            throw error
+        }
+        if pass.log.count > 0 || options.dryRun {
+            sink.rollback()
+            var unwritten = report(pass, committed: false, rejectFiles: [], started: started)
+            if pass.log.count == 0 { unwritten.errorCount = rejectPlan?.reasons.count ?? 0 }
+            return unwritten
+        }
+        try sink.commit()
+        var written = report(pass, committed: true, rejectFiles: rejectFiles, started: started)
+        written.errorCount = rejectPlan?.reasons.count ?? 0
+        return written
+    }
+
+    private func schemaIndex(_ schemas: [ClassSchema]) -> [String: ClassSchema] {
+        Dictionary(schemas.map { ($0.className, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    private func report(_ pass: ImportPass, committed: Bool, rejectFiles: [String], started: Date) -> ImportReport {
+        ImportReport(classes: plan.classOrder.map { pass.classTallies[$0]! },
+                     relations: pass.relationTallies.values.sorted { $0.relation < $1.relation },
+                     errors: pass.log.shown, errorCount: pass.log.count, rejectFiles: rejectFiles,
+                     committed: committed, elapsedSeconds: Date().timeIntervalSince(started))
+    }
+}

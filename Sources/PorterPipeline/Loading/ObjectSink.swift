@@ -1,0 +1,83 @@
+import ParseModel
+
+/// One field value of an object on its way to a target.
+public struct FieldValue: Sendable, Equatable {
+    public let name: String
+    public let value: ParseValue
+    public init(_ name: String, _ value: ParseValue) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// An object ready to write: references resolved to objectIds, provenance kept for rejects.
+public struct ResolvedObject: Sendable {
+    public let objectId: String
+    public let line: Int
+    /// The fields to write; fields not listed are left as the target has them.
+    public let fields: [FieldValue]
+    public let acl: ParseACL?
+    public let createdAt: ParseDate?
+    public let updatedAt: ParseDate?
+
+    public init(objectId: String, line: Int, fields: [FieldValue], acl: ParseACL?, createdAt: ParseDate? = nil, updatedAt: ParseDate? = nil) {
+        self.objectId = objectId
+        self.line = line
+        self.fields = fields
+        self.acl = acl
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+}
+
+/// What writing one object did.
+public enum WriteOutcome: Sendable, Equatable {
+    case inserted, updated, unchanged
+    /// The target refused the object; the reason names the conflict.
+    case failed(String)
+}
+
+/// The links of one owner object in one relation field.
+public struct RelationLinks: Sendable {
+    public let ownerId: String
+    public let relatedIds: [String]
+    public let line: Int
+    public init(ownerId: String, relatedIds: [String], line: Int) {
+        self.ownerId = ownerId
+        self.relatedIds = relatedIds
+        self.line = line
+    }
+}
+
+/// Counts of relation links a write added and removed.
+public struct LinkChanges: Sendable, Equatable {
+    public var added = 0
+    public var removed = 0
+    public init(added: Int = 0, removed: Int = 0) {
+        self.added = added
+        self.removed = removed
+    }
+}
+
+/// A target an import writes to: the SQLite mirror, or (later) a Parse Server over REST.
+/// Calls come in plan order: ``begin(schemas:naturalKeys:)``, object writes class by class,
+/// patches, relation links, then ``commit()`` or ``rollback()``.
+public protocol ObjectSink: AnyObject {
+    /// The class schemas the target has now (empty for a new target).
+    func existingSchemas() throws(PorterError) -> [ClassSchema]
+    /// Creates missing classes and fields and starts the import's unit of work.
+    /// `naturalKeys` maps class names to their key fields.
+    func begin(schemas: [ClassSchema], naturalKeys: [String: [String]]) throws(PorterError)
+    /// Writes objects of one class, one outcome per object in order.
+    func write(_ objects: [ResolvedObject], className: String, mode: WriteMode) throws(PorterError) -> [WriteOutcome]
+    /// Sets one pointer field of objects already written (the plan's patch phase).
+    func patch(className: String, field: String, values: [(objectId: String, value: ParseValue)]) throws(PorterError) -> [WriteOutcome]
+    /// Adds relation links; with `replace`, each listed owner's links become exactly the given set.
+    func link(owner className: String, field: String, targetClass: String, _ links: [RelationLinks], replace: Bool) throws(PorterError) -> LinkChanges
+    /// Whether the target has this object (for references to classes outside the dataset).
+    func hasObject(className: String, objectId: String) throws(PorterError) -> Bool
+    /// Makes everything since ``begin(schemas:naturalKeys:)`` durable.
+    func commit() throws(PorterError)
+    /// Leaves the target as it was before ``begin(schemas:naturalKeys:)``.
+    func rollback()
+}

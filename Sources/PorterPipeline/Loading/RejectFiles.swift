@@ -1,0 +1,51 @@
+import Foundation
+import ParseModel
+import PorterReaders
+
+/// `rejects/<Class>.csv`: each rejected record as it was read, with `_line` and `_error`.
+/// CSV records keep their columns; JSON records are written as one `_record` JSON cell.
+final class RejectFiles {
+    let directory: String
+    private var writers: [String: CSVLineWriter] = [:]
+    private var order: [String] = []
+
+    init(directory: String) { self.directory = directory }
+
+    func add(_ record: SourceRecord, reason: String, to name: String) throws(PorterError) {
+        do {
+            let writer = try writer(for: name, record: record)
+            switch record.content {
+            case .csv(_, let cells): try writer.write([String(record.line)] + cells + [reason])
+            case .json(let object): try writer.write([String(record.line), JSONValue.object(object).serialized(), reason])
+            }
+        } catch let error as PorterError {
+            throw error
+        } catch {
+            throw PorterError(.target, "cannot write rejects to \(directory): \(error.localizedDescription)")
+        }
+    }
+
+    private func writer(for name: String, record: SourceRecord) throws -> CSVLineWriter {
+        if let writer = writers[name] { return writer }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let path = (directory as NSString).appendingPathComponent("\(name).csv")
+        let writer = try CSVLineWriter(path: path)
+        switch record.content {
+        case .csv(let header, _): try writer.write(["_line"] + header.names + ["_error"])
+        case .json: try writer.write(["_line", "_record", "_error"])
+        }
+        writers[name] = writer
+        order.append(path)
+        return writer
+    }
+
+    /// Closes the files; returns their paths.
+    func close() throws(PorterError) -> [String] {
+        do {
+            for writer in writers.values { try writer.close() }
+        } catch {
+            throw PorterError(.target, "cannot write rejects to \(directory): \(error.localizedDescription)")
+        }
+        return order
+    }
+}

@@ -1,0 +1,142 @@
+import ParseModel
+
+/// A dataset: which source files feed which Parse classes, and how (DESIGN §2).
+public struct DatasetManifest: Sendable {
+    /// The folder the manifest's relative paths start from.
+    public var directory: String
+    /// The manifest file's name as shown in messages (`dataset.yml`).
+    public var fileName: String
+    public var classes: [ClassMapping]
+    public var relations: [JoinRelationMapping]
+
+    public init(directory: String, fileName: String, classes: [ClassMapping], relations: [JoinRelationMapping]) {
+        self.directory = directory
+        self.fileName = fileName
+        self.classes = classes
+        self.relations = relations
+    }
+
+    public func mapping(for className: String) -> ClassMapping? { classes.first { $0.className == className } }
+
+    /// The dataset's name: its folder's last path component (the default mirror is `<name>.sqlite`).
+    public var name: String {
+        let trimmed = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
+        return trimmed.split(separator: "/").last.map(String.init) ?? "dataset"
+    }
+
+    /// The Parse schema every declared class gets (fields, required flags, defaults).
+    public var schemas: [ClassSchema] {
+        classes.map { mapping in
+            ClassSchema(className: mapping.className, fields: mapping.fields.map(\.schemaField))
+        }
+    }
+}
+
+/// How objects of one class are written when they already exist in the target.
+public enum WriteMode: String, Sendable, CaseIterable {
+    /// Create new objects, replace the mapped fields of existing ones (the default).
+    case upsert
+    /// Create new objects only; an object that already exists is an error.
+    case insert
+    /// Create new objects, and on existing ones set only the fields the source has values for.
+    case merge
+}
+
+/// One class of a dataset: its source file and how records map onto its fields.
+public struct ClassMapping: Sendable {
+    public var className: String
+    /// The source file, relative to the manifest's folder.
+    public var source: String
+    /// Field names forming the natural key; empty when objects are identified by a source `objectId`.
+    public var key: [String]
+    public var fields: [FieldMapping]
+    /// The ACL given to objects whose source has none.
+    public var defaultACL: ParseACL?
+    public var mode: WriteMode
+    /// Unknown source columns are an error.
+    public var strict: Bool
+    /// The CSV delimiter byte; `nil` means the file extension's default.
+    public var delimiter: UInt8?
+
+    public init(className: String, source: String, key: [String], fields: [FieldMapping], defaultACL: ParseACL? = nil,
+                mode: WriteMode = .upsert, strict: Bool = false, delimiter: UInt8? = nil) {
+        self.className = className
+        self.source = source
+        self.key = key
+        self.fields = fields
+        self.defaultACL = defaultACL
+        self.mode = mode
+        self.strict = strict
+        self.delimiter = delimiter
+    }
+
+    public func field(named name: String) -> FieldMapping? { fields.first { $0.name == name } }
+}
+
+/// How one Parse field is read from a source record.
+public struct FieldMapping: Sendable {
+    public var name: String
+    public var type: FieldType
+    /// The source column (CSV header or JSON key; dots reach into nested JSON).
+    public var column: String
+    /// Two columns (latitude, longitude) for a GeoPoint.
+    public var columns: [String]?
+    public var required: Bool
+    public var defaultValue: ParseValue?
+    /// A date pattern such as `dd.MM.yyyy`; `nil` means ISO 8601.
+    public var format: String?
+    /// Separator that splits one cell into Array items or Relation targets.
+    public var split: String?
+    /// Enum mapping from source text to the stored value.
+    public var values: [String: ParseValue]?
+    /// Cell texts that mean null; an empty cell always does.
+    public var nullTokens: Set<String>
+    /// Fed from a join file in `relations:`, not from the class's own source.
+    public var fromJoinFile: Bool
+
+    public init(name: String, type: FieldType, column: String? = nil, columns: [String]? = nil, required: Bool = false,
+                defaultValue: ParseValue? = nil, format: String? = nil, split: String? = nil,
+                values: [String: ParseValue]? = nil, nullTokens: Set<String> = [], fromJoinFile: Bool = false) {
+        self.name = name
+        self.type = type
+        self.column = column ?? name
+        self.columns = columns
+        self.required = required
+        self.defaultValue = defaultValue
+        self.format = format
+        self.split = split
+        self.values = values
+        self.nullTokens = nullTokens
+        self.fromJoinFile = fromJoinFile
+    }
+
+    public var schemaField: SchemaField {
+        SchemaField(name: name, type: type, required: required, defaultValue: defaultValue)
+    }
+
+    /// The source columns this field reads.
+    public var sourceColumns: [String] {
+        fromJoinFile ? [] : (columns ?? [column])
+    }
+}
+
+/// A many-to-many relation read from a join file: each row links an owner to a target.
+public struct JoinRelationMapping: Sendable {
+    public var owner: String
+    public var field: String
+    public var targetClass: String
+    public var source: String
+    public var ownerColumn: String
+    public var targetColumn: String
+    public var delimiter: UInt8?
+
+    public init(owner: String, field: String, targetClass: String, source: String, ownerColumn: String, targetColumn: String, delimiter: UInt8? = nil) {
+        self.owner = owner
+        self.field = field
+        self.targetClass = targetClass
+        self.source = source
+        self.ownerColumn = ownerColumn
+        self.targetColumn = targetColumn
+        self.delimiter = delimiter
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import ParseModel
+import PorterReaders
+
+/// Checks what the decoder cannot see field by field: keys name fields, references name
+/// known classes, source files exist.
+struct ManifestChecker {
+    let manifest: DatasetManifest
+    let targetClasses: Set<String>
+
+    func fail(_ path: String, _ reason: String) -> PorterError {
+        PorterError(.usage, "\(manifest.fileName): \(path): \(reason)")
+    }
+
+    func check() throws(PorterError) {
+        let declared = Set(manifest.classes.map(\.className))
+        for mapping in manifest.classes {
+            let path = "classes.\(mapping.className)"
+            for keyField in mapping.key {
+                guard let field = mapping.field(named: keyField) else {
+                    throw fail("\(path).key", "\"\(keyField)\" is not a field of \(mapping.className)")
+                }
+                if case .relation = field.type { throw fail("\(path).key", "a Relation (\(keyField)) cannot be part of a key") }
+            }
+            for field in mapping.fields {
+                if let target = field.type.targetClass, !declared.contains(target), !targetClasses.contains(target) {
+                    let where_ = field.fromJoinFile ? "relations" : "\(path).fields.\(field.name).type"
+                    throw fail(where_, "class \"\(target)\" is not declared in this manifest nor in the target")
+                }
+            }
+            let geoPoints = mapping.fields.filter { $0.type == .geoPoint }
+            if geoPoints.count > 1 {
+                throw fail("\(path).fields.\(geoPoints[1].name)", "a class can have only one GeoPoint field (Parse Server's rule)")
+            }
+            try checkSource(mapping.source, at: "\(path).source")
+        }
+        for (i, relation) in manifest.relations.enumerated() {
+            try checkSource(relation.source, at: "relations[\(i)].source")
+        }
+    }
+
+    func checkSource(_ source: String, at path: String) throws(PorterError) {
+        let full = (manifest.directory as NSString).appendingPathComponent(source)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            throw fail(path, "file \"\(source)\" does not exist")
+        }
+        guard SourceFormat.forFile(source) != nil else {
+            throw fail(path, "\"\(source)\": unknown file type (.csv, .tsv, .json, .ndjson or .jsonl)")
+        }
+    }
+}

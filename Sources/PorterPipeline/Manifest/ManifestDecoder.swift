@@ -1,0 +1,231 @@
+import Foundation
+import ParseModel
+
+/// Turns the manifest's JSON tree into a ``DatasetManifest``, naming the key path of each fault.
+struct ManifestDecoder {
+    let fileName: String
+    let directory: String
+
+    static let topKeys: Set<String> = ["version", "classes", "relations"]
+    static let classKeys: Set<String> = ["source", "key", "fields", "acl", "mode", "strict", "delimiter"]
+    static let fieldKeys: Set<String> = ["type", "column", "columns", "required", "default", "format", "split", "values", "null"]
+    static let relationKeys: Set<String> = ["owner", "field", "source", "ownerColumn", "targetColumn", "targetClass", "delimiter"]
+
+    func fail(_ path: String, _ reason: String) -> PorterError {
+        PorterError(.usage, path.isEmpty ? "\(fileName): \(reason)" : "\(fileName): \(path): \(reason)")
+    }
+
+    func object(_ value: JSONValue, at path: String, allowed: Set<String>) throws(PorterError) -> JSONObject {
+        guard case .object(let object) = value else { throw fail(path, "must be a mapping, not \(value.kindName)") }
+        for key in object.keys where !allowed.contains(key) {
+            throw fail(path.isEmpty ? key : "\(path).\(key)", "unknown key \"\(key)\" (expected one of \(allowed.sorted().joined(separator: ", ")))")
+        }
+        return object
+    }
+
+    func string(_ value: JSONValue?, at path: String) throws(PorterError) -> String? {
+        switch value {
+        case nil, .null?: return nil
+        case .string(let s)?: return s
+        case .integer(let i)?: return String(i)
+        case let other?: throw fail(path, "must be text, not \(other.kindName)")
+        }
+    }
+
+    func requiredString(_ value: JSONValue?, at path: String) throws(PorterError) -> String {
+        guard let s = try string(value, at: path), !s.isEmpty else { throw fail(path, "is required") }
+        return s
+    }
+
+    func bool(_ value: JSONValue?, at path: String) throws(PorterError) -> Bool? {
+        switch value {
+        case nil, .null?: return nil
+        case .bool(let b)?: return b
+        case let other?: throw fail(path, "must be true or false, not \(other.kindName)")
+        }
+    }
+
+    func stringList(_ value: JSONValue?, at path: String) throws(PorterError) -> [String]? {
+        switch value {
+        case nil, .null?: return nil
+        case .string(let s)?: return [s]
+        case .array(let items)?:
+            var result: [String] = []
+            for (i, item) in items.enumerated() { result.append(try requiredString(item, at: "\(path)[\(i)]")) }
+            return result
+        case let other?: throw fail(path, "must be a list of names, not \(other.kindName)")
+        }
+    }
+
+    func delimiter(_ value: JSONValue?, at path: String) throws(PorterError) -> UInt8? {
+        guard let text = try string(value, at: path) else { return nil }
+        let resolved = text == "\\t" ? "\t" : text
+        guard resolved.utf8.count == 1, let byte = resolved.utf8.first, byte != UInt8(ascii: "\""), byte != 10, byte != 13 else {
+            throw fail(path, "must be one ASCII character other than a quote or line break")
+        }
+        return byte
+    }
+
+    mutating func decode(_ document: JSONValue) throws(PorterError) -> DatasetManifest {
+        let top = try object(document, at: "", allowed: Self.topKeys)
+        if let version = top["version"], version != .integer(1) {
+            throw fail("version", "unsupported manifest version \(version.serialized()) (this parse-porter reads version 1)")
+        }
+        guard let classesValue = top["classes"] else { throw fail("classes", "is required") }
+        guard case .object(let classesObject) = classesValue, !classesObject.isEmpty else {
+            throw fail("classes", "must be a mapping of class names to classes")
+        }
+        var classes: [ClassMapping] = []
+        for member in classesObject {
+            let path = "classes.\(member.key)"
+            if let problem = ParseNames.classNameProblem(member.key) { throw fail(path, problem) }
+            if classes.contains(where: { $0.className == member.key }) { throw fail(path, "class declared twice") }
+            classes.append(try decodeClass(member.key, member.value, at: path))
+        }
+        var relations: [JoinRelationMapping] = []
+        if let relationsValue = top["relations"], relationsValue != .null {
+            guard case .array(let items) = relationsValue else { throw fail("relations", "must be a list") }
+            for (i, item) in items.enumerated() {
+                relations.append(try decodeRelation(item, at: "relations[\(i)]", classes: &classes))
+            }
+        }
+        return DatasetManifest(directory: directory, fileName: fileName, classes: classes, relations: relations)
+    }
+
+    func decodeClass(_ className: String, _ value: JSONValue, at path: String) throws(PorterError) -> ClassMapping {
+        let spec = try object(value, at: path, allowed: Self.classKeys)
+        let source = try requiredString(spec["source"], at: "\(path).source")
+        let key = try stringList(spec["key"], at: "\(path).key") ?? []
+        guard case .object(let fieldsObject)? = spec["fields"], !fieldsObject.isEmpty else {
+            throw fail("\(path).fields", "is required: a mapping of field names to types")
+        }
+        var fields: [FieldMapping] = []
+        for member in fieldsObject {
+            let fieldPath = "\(path).fields.\(member.key)"
+            if let problem = ParseNames.fieldNameProblem(member.key) { throw fail(fieldPath, problem) }
+            fields.append(try decodeField(member.key, member.value, at: fieldPath))
+        }
+        var acl: ParseACL?
+        if let aclValue = spec["acl"], aclValue != .null {
+            guard case .object(let aclObject) = aclValue else { throw fail("\(path).acl", "invalid ACL: must be a mapping") }
+            do { acl = try ParseACL(wire: aclObject) } catch { throw fail("\(path).acl", error.message) }
+        }
+        var mode = WriteMode.upsert
+        if let modeText = try string(spec["mode"], at: "\(path).mode") {
+            guard let parsed = WriteMode(rawValue: modeText) else {
+                throw fail("\(path).mode", "unknown mode \"\(modeText)\" (upsert, insert or merge)")
+            }
+            mode = parsed
+        }
+        return ClassMapping(className: className, source: source, key: key, fields: fields, defaultACL: acl, mode: mode,
+                            strict: try bool(spec["strict"], at: "\(path).strict") ?? false,
+                            delimiter: try delimiter(spec["delimiter"], at: "\(path).delimiter"))
+    }
+
+    func decodeField(_ name: String, _ value: JSONValue, at path: String) throws(PorterError) -> FieldMapping {
+        if case .string(let shorthand) = value {
+            let required = shorthand.hasSuffix("!")
+            let spelling = required ? String(shorthand.dropLast()) : shorthand
+            return FieldMapping(name: name, type: try fieldType(spelling, at: path), required: required)
+        }
+        let spec = try object(value, at: path, allowed: Self.fieldKeys)
+        var typeText = try requiredString(spec["type"], at: "\(path).type")
+        var required = try bool(spec["required"], at: "\(path).required") ?? false
+        if typeText.hasSuffix("!") {
+            typeText.removeLast()
+            required = true
+        }
+        let type = try fieldType(typeText, at: "\(path).type")
+        var field = FieldMapping(name: name, type: type, column: try string(spec["column"], at: "\(path).column"), required: required)
+        if let columns = try stringList(spec["columns"], at: "\(path).columns") {
+            guard type == .geoPoint, columns.count == 2 else {
+                throw fail("\(path).columns", "only a GeoPoint reads two columns: [latitude, longitude]")
+            }
+            field.columns = columns
+        }
+        field.format = try string(spec["format"], at: "\(path).format")
+        if let format = field.format {
+            guard type == .date else { throw fail("\(path).format", "only a Date field takes a format") }
+            guard DatePattern(format) != nil else { throw fail("\(path).format", "unsupported date format \"\(format)\"") }
+        }
+        field.split = try string(spec["split"], at: "\(path).split")
+        if field.split != nil {
+            switch type {
+            case .array, .relation: break
+            default: throw fail("\(path).split", "only Array and Relation fields can be split")
+            }
+            guard field.split?.isEmpty == false else { throw fail("\(path).split", "must not be empty") }
+        }
+        if let nullValue = spec["null"] {
+            field.nullTokens = Set(try stringList(nullValue, at: "\(path).null") ?? [])
+        }
+        if let valuesValue = spec["values"], valuesValue != .null {
+            guard case .object(let valuesObject) = valuesValue, !valuesObject.isEmpty else {
+                throw fail("\(path).values", "must map source texts to stored values")
+            }
+            var values: [String: ParseValue] = [:]
+            for member in valuesObject {
+                let stored: ParseValue
+                do { stored = try ParseValue(wire: member.value) } catch { throw fail("\(path).values.\(member.key)", error.message) }
+                guard stored.fieldType == type else {
+                    throw fail("\(path).values.\(member.key)", "value \(member.value.serialized()) is not a \(type)")
+                }
+                values[member.key] = stored
+            }
+            field.values = values
+        }
+        if let defaultJSON = spec["default"], defaultJSON != .null {
+            if case .relation = type { throw fail("\(path).default", "a Relation cannot have a default") }
+            let defaultValue: ParseValue
+            do { defaultValue = try ParseValue(wire: defaultJSON, as: type) } catch { throw fail("\(path).default", error.message) }
+            guard defaultValue.fieldType == type else {
+                throw fail("\(path).default", "default \(defaultJSON.serialized()) is not a \(type)")
+            }
+            field.defaultValue = defaultValue
+        }
+        if required, case .relation = type { throw fail("\(path).required", "a Relation cannot be required") }
+        return field
+    }
+
+    func fieldType(_ spelling: String, at path: String) throws(PorterError) -> FieldType {
+        guard let type = FieldType(spelling: spelling) else {
+            throw fail(path, "unknown type \"\(spelling)\" (String, Number, Boolean, Date, Object, Array, GeoPoint, File, Bytes, Polygon, ACL, Pointer<Class>, Relation<Class>)")
+        }
+        if let target = type.targetClass, let problem = ParseNames.classNameProblem(target) {
+            throw fail(path, "target class \"\(target)\": \(problem)")
+        }
+        return type
+    }
+
+    func decodeRelation(_ value: JSONValue, at path: String, classes: inout [ClassMapping]) throws(PorterError) -> JoinRelationMapping {
+        let spec = try object(value, at: path, allowed: Self.relationKeys)
+        let owner = try requiredString(spec["owner"], at: "\(path).owner")
+        let field = try requiredString(spec["field"], at: "\(path).field")
+        guard let ownerIndex = classes.firstIndex(where: { $0.className == owner }) else {
+            throw fail("\(path).owner", "class \"\(owner)\" is not declared in classes")
+        }
+        var targetClass = try string(spec["targetClass"], at: "\(path).targetClass")
+        if let fieldIndex = classes[ownerIndex].fields.firstIndex(where: { $0.name == field }) {
+            let declared = classes[ownerIndex].fields[fieldIndex]
+            guard case .relation(let declaredTarget) = declared.type else {
+                throw fail("\(path).field", "\(owner).\(field) is \(declared.type), not a Relation")
+            }
+            if let targetClass, targetClass != declaredTarget {
+                throw fail("\(path).targetClass", "\"\(targetClass)\" differs from \(owner).\(field)'s \(declared.type)")
+            }
+            targetClass = declaredTarget
+            classes[ownerIndex].fields[fieldIndex].fromJoinFile = true
+        } else {
+            if let problem = ParseNames.fieldNameProblem(field) { throw fail("\(path).field", problem) }
+            guard let target = targetClass else {
+                throw fail("\(path).field", "\(owner) has no field \"\(field)\": declare it as Relation<Target> in classes.\(owner).fields, or give targetClass")
+            }
+            classes[ownerIndex].fields.append(FieldMapping(name: field, type: .relation(targetClass: target), fromJoinFile: true))
+        }
+        return JoinRelationMapping(owner: owner, field: field, targetClass: targetClass!,
+                                   source: try requiredString(spec["source"], at: "\(path).source"),
+                                   ownerColumn: try requiredString(spec["ownerColumn"], at: "\(path).ownerColumn"),
+                                   targetColumn: try requiredString(spec["targetColumn"], at: "\(path).targetColumn"),
+                                   delimiter: try delimiter(spec["delimiter"], at: "\(path).delimiter"))
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import ParseModel
+import Yams
+
+/// Finds, parses and checks a dataset manifest; every fault is a usage error (exit 2)
+/// naming the manifest and the key path (`classes.Book.fields.genre.type`).
+public enum ManifestLoader {
+    public static let fileNames = ["dataset.yml", "dataset.yaml", "dataset.json"]
+
+    /// Loads `path`: a dataset folder holding a manifest, or the manifest file itself.
+    /// `targetClasses` are the classes the target already has (pointers may name them).
+    public static func load(_ path: String, targetClasses: Set<String> = []) throws(PorterError) -> DatasetManifest {
+        let (directory, fileName) = try locate(path)
+        let fullPath = (directory as NSString).appendingPathComponent(fileName)
+        guard let data = FileManager.default.contents(atPath: fullPath), let text = String(data: data, encoding: .utf8) else {
+            throw PorterError(.usage, "\(fileName): cannot read the manifest (not a UTF-8 text file)")
+        }
+        let document = try parse(text, fileName: fileName)
+        var decoder = ManifestDecoder(fileName: fileName, directory: directory)
+        let manifest = try decoder.decode(document)
+        try ManifestChecker(manifest: manifest, targetClasses: targetClasses).check()
+        return manifest
+    }
+
+    /// The dataset folder `path` names (the folder itself, or the manifest's folder).
+    public static func directory(of path: String) throws(PorterError) -> String {
+        try locate(path).directory
+    }
+
+    static func locate(_ path: String) throws(PorterError) -> (directory: String, fileName: String) {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw PorterError(.usage, "\(path): no such dataset folder or manifest")
+        }
+        if !isDirectory.boolValue {
+            let url = URL(fileURLWithPath: path)
+            return (url.deletingLastPathComponent().path, url.lastPathComponent)
+        }
+        for name in fileNames where FileManager.default.fileExists(atPath: (path as NSString).appendingPathComponent(name)) {
+            return (path, name)
+        }
+        throw PorterError(.usage, "\(path): no dataset.yml or dataset.json in this folder")
+    }
+
+    static func parse(_ text: String, fileName: String) throws(PorterError) -> JSONValue {
+        if fileName.hasSuffix(".json") {
+            do {
+                return try JSONParser.parse(text)
+            } catch {
+                throw PorterError(.usage, "\(fileName):\(error.line): invalid JSON: \(error.message)")
+            }
+        }
+        let node: Node?
+        do {
+            node = try Yams.compose(yaml: text)
+        } catch {
+            throw PorterError(.usage, "\(fileName): invalid YAML: \(String(describing: error).split(separator: "\n").first ?? "")")
+        }
+        guard let node else { throw PorterError(.usage, "\(fileName): the manifest is empty") }
+        return json(from: node)
+    }
+
+    /// YAML as a JSON tree; mapping keys are taken as text, scalars by their resolved tag.
+    static func json(from node: Node) -> JSONValue {
+        switch node {
+        case .scalar(let scalar):
+            switch Tag.Name(rawValue: node.tag.rawValue) {
+            case .null: return .null
+            case .bool: return node.bool.map(JSONValue.bool) ?? .string(scalar.string)
+            case .int: return Int64(scalar.string).map(JSONValue.integer) ?? node.float.map(JSONValue.double) ?? .string(scalar.string)
+            case .float: return node.float.map(JSONValue.double) ?? .string(scalar.string)
+            default: return .string(scalar.string)
+            }
+        case .mapping(let mapping):
+            return .object(JSONObject(mapping.map { JSONMember($0.key.string ?? "", json(from: $0.value)) }))
+        case .sequence(let sequence):
+            return .array(sequence.map(json(from:)))
+        case .alias:
+            return .null
+        }
+    }
+}

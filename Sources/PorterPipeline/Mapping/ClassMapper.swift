@@ -1,0 +1,202 @@
+import ParseModel
+import PorterReaders
+
+/// One object read from a source, typed and keyed, with its references not yet resolved.
+public struct ObjectDraft: Sendable {
+    public let className: String
+    public let line: Int
+    /// The objectId given by the source, or derived from the natural key.
+    public let objectId: String
+    /// Whether the source gave the objectId (else it is derived from the key).
+    public let hasSourceObjectId: Bool
+    /// The canonical natural key, when the class has one.
+    public let key: String?
+    /// Values aligned with ``ClassMapper/fields``.
+    public let values: [MappedValue]
+    public let acl: ParseACL?
+    public let createdAt: ParseDate?
+    public let updatedAt: ParseDate?
+}
+
+/// One fault in a record, with its location (`file:line: column "x" (Class.field): value "…"`).
+public struct Diagnostic: Sendable, CustomStringConvertible {
+    public let location: SourceLocation
+    public let reason: String
+
+    public init(_ location: SourceLocation, _ reason: String) {
+        self.location = location
+        self.reason = reason
+    }
+
+    public var description: String { "\(location): \(reason)" }
+}
+
+/// The faults that keep a record from becoming an object.
+public struct MappingFailure: Error, Sendable {
+    public let diagnostics: [Diagnostic]
+    public init(_ diagnostics: [Diagnostic]) { self.diagnostics = diagnostics }
+}
+
+/// Maps the records of one class's source onto ``ObjectDraft``s.
+public struct ClassMapper: Sendable {
+    public let mapping: ClassMapping
+    /// The fields read from the class's own source (relation fields fed by join files are not).
+    public let fields: [FieldMapping]
+    let coercers: [FieldCoercer]
+    let keyIndices: [Int]
+    let knownColumns: Set<String>
+    let sourceName: String
+
+    static let systemColumns: [String] = ["objectId", "createdAt", "updatedAt", "ACL"]
+
+    public init(mapping: ClassMapping, manifest: DatasetManifest) {
+        self.mapping = mapping
+        self.sourceName = mapping.source
+        self.fields = mapping.fields.filter { !$0.fromJoinFile }
+        self.coercers = fields.map { FieldCoercer(field: $0, references: ClassMapper.referenceParser(for: $0.type, manifest: manifest)) }
+        let fieldNames = fields.map(\.name)
+        self.keyIndices = mapping.key.compactMap { fieldNames.firstIndex(of: $0) }
+        self.knownColumns = Set(fields.flatMap(\.sourceColumns).map { ColumnPath($0).components[0] } + ClassMapper.systemColumns)
+    }
+
+    /// How references to a type's target class are read: by the target's key parts, or by objectId.
+    static func referenceParser(for type: FieldType, manifest: DatasetManifest) -> ReferenceParser? {
+        guard let target = type.targetClass else { return nil }
+        guard let targetMapping = manifest.mapping(for: target) else { return ReferenceParser(targetClass: target, keyParts: []) }
+        let keyParts = targetMapping.key.compactMap { name in
+            targetMapping.field(named: name).map { FieldCoercer(field: $0, references: referenceParser(for: $0.type, manifest: manifest)) }
+        }
+        return ReferenceParser(targetClass: target, keyParts: keyParts)
+    }
+
+    /// In strict mode, the source columns no field reads (for CSV: checked once, on the header).
+    public func unknownColumns(of record: SourceRecord) -> [String] {
+        guard mapping.strict else { return [] }
+        return record.columnNames.filter { !knownColumns.contains($0) }
+    }
+
+    func location(_ line: Int, _ field: FieldMapping?, value: String? = nil) -> SourceLocation {
+        SourceLocation(file: sourceName, line: line, column: field.map { $0.columns?[0] ?? $0.column },
+                       field: field.map { "\(mapping.className).\($0.name)" }, value: value)
+    }
+
+    /// The record as a draft, or every fault found in it.
+    public func map(_ record: SourceRecord) -> Result<ObjectDraft, MappingFailure> {
+        var problems: [Diagnostic] = []
+        if let ragged = record.raggedness {
+            return .failure(MappingFailure([Diagnostic(SourceLocation(file: sourceName, line: record.line), "row has \(ragged.actual) cells, the header has \(ragged.expected)")]))
+        }
+        var values: [MappedValue] = []
+        values.reserveCapacity(fields.count)
+        for (field, coercer) in zip(fields, coercers) {
+            do {
+                let value = try coercer.value(in: record)
+                if field.required && value.isNull {
+                    problems.append(Diagnostic(location(record.line, field, value: cellText(record, field)), "required field is missing"))
+                }
+                values.append(value)
+            } catch {
+                problems.append(Diagnostic(location(record.line, field, value: cellText(record, field)), error.reason))
+                values.append(.value(.null))
+            }
+        }
+        var system = SystemColumns()
+        do { system = try SystemColumns(record) } catch {
+            problems.append(Diagnostic(SourceLocation(file: sourceName, line: record.line, column: error.column, value: error.value), error.reason))
+        }
+        guard problems.isEmpty else { return .failure(MappingFailure(problems)) }
+        var key: String?
+        if !keyIndices.isEmpty {
+            var parts: [ParseValue] = []
+            for index in keyIndices {
+                switch values[index] {
+                case .value(let v): parts.append(v)
+                case .pointer(let reference): parts.append(.string(reference.sourceText))
+                case .relation: break
+                }
+            }
+            key = NaturalKey.text(of: parts)
+            if key == nil {
+                let field = fields[keyIndices[parts.firstIndex(of: .null) ?? 0]]
+                return .failure(MappingFailure([Diagnostic(location(record.line, field, value: ""), "key field is missing")]))
+            }
+        }
+        let objectId: String
+        if let id = system.objectId {
+            objectId = id
+        } else if let key {
+            objectId = KeyHash(className: mapping.className, key: key).objectId
+        } else {
+            return .failure(MappingFailure([Diagnostic(SourceLocation(file: sourceName, line: record.line, column: "objectId"),
+                                                       "\(mapping.className) has no key, so each record needs an objectId")]))
+        }
+        return .success(ObjectDraft(className: mapping.className, line: record.line, objectId: objectId,
+                                    hasSourceObjectId: system.objectId != nil, key: key, values: values,
+                                    acl: system.acl ?? mapping.defaultACL, createdAt: system.createdAt, updatedAt: system.updatedAt))
+    }
+
+    func cellText(_ record: SourceRecord, _ field: FieldMapping) -> String {
+        guard let column = field.sourceColumns.first, let cell = record.cell(ColumnPath(column)) else { return "" }
+        switch cell {
+        case .text(let text): return text
+        case .json(.string(let text)): return text
+        case .json(let json): return json.serialized()
+        }
+    }
+}
+
+/// The Parse default columns a source may carry: `objectId`, `createdAt`, `updatedAt`, `ACL`.
+struct SystemColumns {
+    struct Fault: Error {
+        let column: String
+        let value: String
+        let reason: String
+    }
+
+    var objectId: String?
+    var createdAt: ParseDate?
+    var updatedAt: ParseDate?
+    var acl: ParseACL?
+
+    init() {}
+
+    init(_ record: SourceRecord) throws(Fault) {
+        if let id = Self.text(record, "objectId"), !id.isEmpty {
+            guard id.utf8.count <= 120, id.utf8.allSatisfy({ $0 > 32 && $0 < 127 }) else {
+                throw Fault(column: "objectId", value: id, reason: "an objectId must be 1 to 120 printable ASCII characters")
+            }
+            objectId = id
+        }
+        createdAt = try Self.date(record, "createdAt")
+        updatedAt = try Self.date(record, "updatedAt")
+        switch record.cell(ColumnPath("ACL")) {
+        case nil, .text("")?, .json(.null)?: break
+        case .json(.object(let object))?:
+            do { acl = try ParseACL(wire: object) } catch { throw Fault(column: "ACL", value: JSONValue.object(object).serialized(), reason: error.message) }
+        case .text(let text)?:
+            guard case .object(let object)? = try? JSONParser.parse(text) else { throw Fault(column: "ACL", value: text, reason: "invalid ACL: not a JSON object") }
+            do { acl = try ParseACL(wire: object) } catch { throw Fault(column: "ACL", value: text, reason: error.message) }
+        case .json(let other)?:
+            throw Fault(column: "ACL", value: other.serialized(), reason: "invalid ACL: not a JSON object")
+        }
+    }
+
+    static func text(_ record: SourceRecord, _ column: String) -> String? {
+        switch record.cell(ColumnPath(column)) {
+        case .text(let t)?, .json(.string(let t))?: t
+        default: nil
+        }
+    }
+
+    static func date(_ record: SourceRecord, _ column: String) throws(Fault) -> ParseDate? {
+        switch record.cell(ColumnPath(column)) {
+        case nil, .text("")?, .json(.null)?: return nil
+        case .text(let t)?, .json(.string(let t))?:
+            guard let date = ParseDate(iso: t) else { throw Fault(column: column, value: t, reason: "not a date") }
+            return date
+        case .json(let json)?:
+            guard case .date(let date)? = try? ParseValue(wire: json) else { throw Fault(column: column, value: json.serialized(), reason: "not a date") }
+            return date
+        }
+    }
+}

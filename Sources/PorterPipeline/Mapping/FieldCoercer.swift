@@ -1,0 +1,212 @@
+import Foundation
+import ParseModel
+import PorterReaders
+
+/// Turns a field's source cell(s) into its value: the coercion rules of one Parse type,
+/// the field's `null` tokens, enum `values`, `split`, `format` and `default`.
+public struct FieldCoercer: Sendable {
+    public let field: FieldMapping
+    let columnPaths: [ColumnPath]
+    let datePattern: DatePattern?
+    let references: ReferenceParser?
+
+    /// - Parameter references: how to read references to the field's target class (Pointer and Relation fields).
+    init(field: FieldMapping, references: ReferenceParser?) {
+        self.field = field
+        self.columnPaths = field.sourceColumns.map(ColumnPath.init)
+        self.datePattern = field.format.flatMap(DatePattern.init)
+        self.references = references
+    }
+
+    /// The field's value in `record`; a missing or null cell gives the default, else null.
+    /// Required fields are checked by the caller, which knows the location.
+    func value(in record: SourceRecord) throws(CoercionError) -> MappedValue {
+        if let columns = field.columns {
+            let lat = record.cell(columnPaths[0]), lng = record.cell(columnPaths[1])
+            if isNull(lat) && isNull(lng) { return .value(field.defaultValue ?? .null) }
+            guard let latitude = number(lat)?.numberValue else { throw CoercionError("latitude (\(columns[0])) is not a number") }
+            guard let longitude = number(lng)?.numberValue else { throw CoercionError("longitude (\(columns[1])) is not a number") }
+            do { return .value(.geoPoint(try GeoPoint(latitude: latitude, longitude: longitude))) } catch { throw CoercionError(error.message) }
+        }
+        let cell = record.cell(columnPaths[0])
+        if isNull(cell) { return .value(field.defaultValue ?? .null) }
+        return try coerce(cell!)
+    }
+
+    func isNull(_ cell: SourceCell?) -> Bool {
+        switch cell {
+        case nil, .json(.null)?: return true
+        case .text(let text)?: return text.isEmpty || field.nullTokens.contains(text)
+        case .json(.string(let text))?: return field.nullTokens.contains(text)
+        default: return false
+        }
+    }
+
+    func coerce(_ cell: SourceCell) throws(CoercionError) -> MappedValue {
+        if let values = field.values { return .value(try enumValue(cell, values)) }
+        switch field.type {
+        case .pointer:
+            return .pointer(try references!.reference(cell))
+        case .relation:
+            return .relation(try references!.references(cell, split: field.split))
+        default:
+            return .value(try plainValue(cell))
+        }
+    }
+
+    func enumValue(_ cell: SourceCell, _ values: [String: ParseValue]) throws(CoercionError) -> ParseValue {
+        let text: String
+        switch cell {
+        case .text(let t), .json(.string(let t)): text = t
+        case .json(let json):
+            if let stored = try? ParseValue(wire: json), values.values.contains(stored) { return stored }
+            text = json.serialized()
+        }
+        if let stored = values[text] ?? values.first(where: { $0.key.lowercased() == text.lowercased() })?.value {
+            return stored
+        }
+        if let stored = try? plainValue(cell), values.values.contains(stored) { return stored }
+        throw CoercionError("not one of \(values.keys.sorted { values[$0]!.sortKey < values[$1]!.sortKey }.joined(separator: ", "))")
+    }
+
+    func plainValue(_ cell: SourceCell) throws(CoercionError) -> ParseValue {
+        switch field.type {
+        case .string:
+            switch cell {
+            case .text(let t), .json(.string(let t)): return .string(t)
+            case .json(let json): throw CoercionError("expected a String, got \(json.kindName)")
+            }
+        case .number:
+            guard let value = number(cell) else { throw CoercionError("not a number") }
+            return value
+        case .boolean:
+            switch cell {
+            case .json(.bool(let b)): return .boolean(b)
+            case .json(.integer(0)): return .boolean(false)
+            case .json(.integer(1)): return .boolean(true)
+            case .text(let t), .json(.string(let t)):
+                switch t.lowercased() {
+                case "true", "yes", "1", "t", "y": return .boolean(true)
+                case "false", "no", "0", "f", "n": return .boolean(false)
+                default: break
+                }
+            default: break
+            }
+            throw CoercionError("not a boolean (true/false, yes/no, 1/0, t/f, y/n)")
+        case .date:
+            return .date(try date(cell))
+        case .array:
+            if case .text(let t) = cell, let separator = field.split {
+                return .array(t.components(separatedBy: separator).map { .string($0.trimmingCharacters(in: .whitespaces)) }.filter { $0 != .string("") })
+            }
+            let json = try jsonValue(cell)
+            guard case .array = json else { throw CoercionError("expected a JSON array, got \(json.kindName)") }
+            return try wire(json)
+        case .object:
+            let json = try jsonValue(cell)
+            guard case .object = json else { throw CoercionError("expected a JSON object, got \(json.kindName)") }
+            let value = try wire(json)
+            guard case .object = value else { throw CoercionError("expected a plain JSON object, got a \(value.fieldType?.description ?? "value")") }
+            return value
+        case .geoPoint:
+            let json = try jsonValue(cell)
+            if case .array(let pair) = json, pair.count == 2, let lat = pair[0].doubleValue, let lng = pair[1].doubleValue {
+                do { return .geoPoint(try GeoPoint(latitude: lat, longitude: lng)) } catch { throw CoercionError(error.message) }
+            }
+            guard case .object(var object) = json else { throw CoercionError("expected a GeoPoint as {\"latitude\":…,\"longitude\":…}") }
+            object["__type"] = .string("GeoPoint")
+            return try typed(.object(object), .geoPoint)
+        case .polygon:
+            let json = try jsonValue(cell)
+            if case .array(let pairs) = json {
+                do { return .polygon(try ParsePolygon(wireCoordinates: pairs)) } catch { throw CoercionError(error.message) }
+            }
+            return try typed(json, .polygon)
+        case .file:
+            switch cell {
+            case .text(let t) where !t.hasPrefix("{"), .json(.string(let t)):
+                return .file(ParseFile(name: t))
+            default:
+                guard case .object(var object) = try jsonValue(cell) else { throw CoercionError("expected a file name or a File object") }
+                object["__type"] = .string("File")
+                return try typed(.object(object), .file)
+            }
+        case .bytes:
+            switch cell {
+            case .text(let t), .json(.string(let t)):
+                guard Base64.isValid(t) else { throw CoercionError("not valid base64") }
+                return .bytes(base64: t)
+            case .json(let json):
+                return try typed(json, .bytes)
+            }
+        case .acl:
+            guard case .object(let object) = try jsonValue(cell) else { throw CoercionError("invalid ACL: expected a JSON object") }
+            do { return .acl(try ParseACL(wire: object)) } catch { throw CoercionError(error.message) }
+        case .pointer, .relation:
+            preconditionFailure("references are coerced by ReferenceParser")
+        }
+    }
+
+    func number(_ cell: SourceCell?) -> ParseValue? {
+        switch cell {
+        case .json(.integer(let i))?: return .integer(i)
+        case .json(.double(let d))?: return .double(d)
+        case .text(let t)?, .json(.string(let t))?: return NumberText.parse(t)
+        default: return nil
+        }
+    }
+
+    func date(_ cell: SourceCell) throws(CoercionError) -> ParseDate {
+        switch cell {
+        case .text(let t), .json(.string(let t)):
+            if let pattern = datePattern {
+                guard let date = pattern.parse(t) else { throw CoercionError("not a date in format \"\(field.format!)\"") }
+                return date
+            }
+            guard let date = ParseDate(iso: t) else { throw CoercionError("not a date (ISO 8601, e.g. 2024-01-31 or 2024-01-31T09:30:00Z)") }
+            return date
+        case .json(let json):
+            guard case .date(let date) = try typed(json, .date) else { throw CoercionError("not a date") }
+            return date
+        }
+    }
+
+    /// The cell as JSON: a JSON source value as is, CSV text parsed as JSON.
+    func jsonValue(_ cell: SourceCell) throws(CoercionError) -> JSONValue {
+        switch cell {
+        case .json(let json): return json
+        case .text(let text):
+            do { return try JSONParser.parse(text) } catch { throw CoercionError("invalid JSON: \(error.message)") }
+        }
+    }
+
+    func wire(_ json: JSONValue) throws(CoercionError) -> ParseValue {
+        do { return try ParseValue(wire: json) } catch { throw CoercionError(error.message) }
+    }
+
+    func typed(_ json: JSONValue, _ type: FieldType) throws(CoercionError) -> ParseValue {
+        let value = try wire(json)
+        guard value.fieldType == type else { throw CoercionError("expected a \(type), got \(value.fieldType?.description ?? "null")") }
+        return value
+    }
+}
+
+extension ParseValue {
+    /// A Number as a Double.
+    var numberValue: Double? {
+        switch self {
+        case .integer(let i): Double(i)
+        case .double(let d): d
+        default: nil
+        }
+    }
+
+    /// Orders enum values for messages (numbers numerically, else by their text).
+    var sortKey: Double {
+        switch self {
+        case .integer(let i): Double(i)
+        case .double(let d): d
+        default: 0
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import ParseModel
+import PorterReaders
+
+/// Reads references to one target class from cells: the target's natural key (a JSON array
+/// of parts for a composite key), or an objectId when the target is identified by objectId
+/// or the cell is Parse pointer JSON.
+struct ReferenceParser: Sendable {
+    let targetClass: String
+    /// Coercers for the target's key fields; empty when the target is identified by objectId.
+    let keyParts: [FieldCoercer]
+
+    func reference(_ cell: SourceCell) throws(CoercionError) -> ObjectReference {
+        switch cell {
+        case .json(.object(let object)):
+            return try pointerJSON(object)
+        case .text(let text) where text.hasPrefix("{\"__type\""):
+            guard case .object(let object)? = try? JSONParser.parse(text) else { throw CoercionError("invalid pointer JSON") }
+            return try pointerJSON(object)
+        default:
+            break
+        }
+        if keyParts.isEmpty {
+            guard let id = Self.text(cell), !id.isEmpty else { throw CoercionError("expected an objectId of \(targetClass)") }
+            return ObjectReference(targetClass: targetClass, identity: .objectId(id))
+        }
+        var cells = [cell]
+        if keyParts.count > 1 {
+            let parts: [JSONValue]
+            switch cell {
+            case .json(.array(let items)): parts = items
+            case .text(let text):
+                guard case .array(let items)? = try? JSONParser.parse(text) else {
+                    throw CoercionError("\(targetClass) has a composite key: give its parts as a JSON array")
+                }
+                parts = items
+            default: throw CoercionError("\(targetClass) has a composite key: give its parts as a JSON array")
+            }
+            guard parts.count == keyParts.count else {
+                throw CoercionError("\(targetClass)'s key has \(keyParts.count) parts, got \(parts.count)")
+            }
+            cells = parts.map { part in
+                if case .string(let s) = part { return SourceCell.text(s) }
+                return SourceCell.json(part)
+            }
+        }
+        var values: [ParseValue] = []
+        for (coercer, part) in zip(keyParts, cells) {
+            guard case .value(let value) = try coercer.coerce(part) else { throw CoercionError("a key part cannot be a reference") }
+            values.append(value)
+        }
+        guard let key = NaturalKey.text(of: values) else { throw CoercionError("empty key of \(targetClass)") }
+        return ObjectReference(targetClass: targetClass, identity: .key(key))
+    }
+
+    /// Several references: split text, a JSON array, or one reference.
+    func references(_ cell: SourceCell, split: String?) throws(CoercionError) -> [ObjectReference] {
+        var items: [SourceCell]
+        switch cell {
+        case .text(let text) where split != nil:
+            items = text.components(separatedBy: split!).map { .text($0.trimmingCharacters(in: .whitespaces)) }
+        case .text(let text) where text.hasPrefix("["):
+            guard case .array(let array)? = try? JSONParser.parse(text) else { throw CoercionError("invalid JSON array of references") }
+            items = array.map(SourceCell.json)
+        case .json(.array(let array)):
+            items = array.map(SourceCell.json)
+        default:
+            items = [cell]
+        }
+        items.removeAll { $0 == .text("") || $0 == .json(.null) }
+        var result: [ObjectReference] = []
+        for item in items {
+            let reference = try self.reference(item)
+            if !result.contains(reference) { result.append(reference) }
+        }
+        return result
+    }
+
+    func pointerJSON(_ object: JSONObject) throws(CoercionError) -> ObjectReference {
+        let value: ParseValue
+        do { value = try ParseValue(wire: .object(object)) } catch { throw CoercionError(error.message) }
+        guard case .pointer(let pointer) = value else { throw CoercionError("expected a Pointer to \(targetClass)") }
+        guard pointer.className == targetClass else {
+            throw CoercionError("expected a Pointer<\(targetClass)>, got a Pointer<\(pointer.className)>")
+        }
+        return ObjectReference(targetClass: targetClass, identity: .objectId(pointer.objectId))
+    }
+
+    static func text(_ cell: SourceCell) -> String? {
+        switch cell {
+        case .text(let t), .json(.string(let t)): t
+        case .json(.integer(let i)): String(i)
+        default: nil
+        }
+    }
+}

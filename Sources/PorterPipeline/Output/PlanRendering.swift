@@ -1,0 +1,48 @@
+import ParseModel
+
+/// The plan as text, JSON or Graphviz DOT (`parse-porter plan --format`).
+extension ImportPlan {
+    /// One line per phase: `phase 1: insert Genre, Author`.
+    public var text: String {
+        phases.map { "phase \($0.number): \($0.kind.rawValue) \($0.items.joined(separator: ", "))" }.joined(separator: "\n")
+    }
+
+    public var json: JSONValue {
+        .object(JSONObject([
+            "phases": .array(phases.map { phase in
+                .object(JSONObject(["phase": .integer(Int64(phase.number)), "kind": .string(phase.kind.rawValue),
+                                    "items": .array(phase.items.map(JSONValue.string))]))
+            }),
+            "pointers": .array(pointerEdges.map { edge in
+                .object(JSONObject(["from": .string(edge.from), "field": .string(edge.field), "to": .string(edge.to), "cyclic": .bool(edge.cyclic)]))
+            }),
+            "relations": .array(relationEdges.map { edge in
+                .object(JSONObject(["from": .string(edge.from), "field": .string(edge.field), "to": .string(edge.to)]))
+            }),
+        ]))
+    }
+
+    /// A digraph: one cluster per insert phase, solid pointer edges (dashed when patched
+    /// later), dotted relation edges.
+    public var dot: String {
+        var lines = ["digraph plan {", "  rankdir=LR;", "  node [shape=box, style=rounded];"]
+        for phase in phases where phase.kind == .insert {
+            lines.append("  subgraph cluster_phase\(phase.number) {")
+            lines.append("    label=\"phase \(phase.number): insert\";")
+            for name in phase.items { lines.append("    \(dotID(name));") }
+            lines.append("  }")
+        }
+        for edge in pointerEdges {
+            let style = edge.cyclic ? "dashed" : "solid"
+            let patch = edge.cyclic ? " (patched)" : ""
+            lines.append("  \(dotID(edge.from)) -> \(dotID(edge.to)) [label=\"\(edge.field)\(patch)\", style=\(style)];")
+        }
+        for edge in relationEdges {
+            lines.append("  \(dotID(edge.from)) -> \(dotID(edge.to)) [label=\"\(edge.field)\", style=dotted, arrowhead=crow];")
+        }
+        lines.append("}")
+        return lines.joined(separator: "\n")
+    }
+
+    private func dotID(_ name: String) -> String { "\"\(name)\"" }
+}

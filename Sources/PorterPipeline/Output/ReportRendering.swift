@@ -1,0 +1,79 @@
+import Foundation
+import ParseModel
+
+/// The report as a table, JSON or JUnit XML.
+extension ImportReport {
+    /// Per class: read, inserted, updated, unchanged, rejected; per relation: links added,
+    /// removed, rejected.
+    public var table: String {
+        var rows = [["class", "read", "inserted", "updated", "unchanged", "rejected"]]
+        rows += classes.map { [$0.className, "\($0.read)", "\($0.inserted)", "\($0.updated)", "\($0.unchanged)", "\($0.rejected)"] }
+        var text = Self.align(rows)
+        if !relations.isEmpty {
+            let relationRows = [["relation", "links added", "removed", "rejected"]]
+                + relations.map { [$0.relation, "\($0.added)", "\($0.removed)", "\($0.rejected)"] }
+            text += "\n\n" + Self.align(relationRows)
+        }
+        return text
+    }
+
+    static func align(_ rows: [[String]]) -> String {
+        let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+        return rows.map { row in
+            row.enumerated().map { i, cell in
+                i == 0 ? cell.padding(toLength: widths[i], withPad: " ", startingAt: 0)
+                       : String(repeating: " ", count: widths[i] - cell.count) + cell
+            }.joined(separator: "  ")
+        }.joined(separator: "\n")
+    }
+
+    public var json: JSONValue {
+        .object(JSONObject([
+            "committed": .bool(committed),
+            "elapsedSeconds": .double((elapsedSeconds * 1000).rounded() / 1000),
+            "classes": .array(classes.map { tally in
+                .object(JSONObject(["className": .string(tally.className), "read": .integer(Int64(tally.read)),
+                                    "inserted": .integer(Int64(tally.inserted)), "updated": .integer(Int64(tally.updated)),
+                                    "unchanged": .integer(Int64(tally.unchanged)), "rejected": .integer(Int64(tally.rejected))]))
+            }),
+            "relations": .array(relations.map { tally in
+                .object(JSONObject(["relation": .string(tally.relation), "added": .integer(Int64(tally.added)),
+                                    "removed": .integer(Int64(tally.removed)), "rejected": .integer(Int64(tally.rejected))]))
+            }),
+            "errorCount": .integer(Int64(errorCount)),
+            "errors": .array(errors.map { .string($0.description) }),
+            "rejectFiles": .array(rejectFiles.map(JSONValue.string)),
+        ]))
+    }
+
+    /// JUnit XML: one test case per class, failed with its faults (for CI systems).
+    public var junit: String {
+        var lines = ["<?xml version=\"1.0\" encoding=\"UTF-8\"?>"]
+        let failures = classes.filter { $0.rejected > 0 }.count
+        lines.append("<testsuite name=\"parse-porter validate\" tests=\"\(classes.count)\" failures=\(quote(String(failures))) time=\"\(String(format: "%.3f", elapsedSeconds))\">")
+        for tally in classes {
+            let faults = errors.filter { $0.location.field?.hasPrefix("\(tally.className).") == true || $0.location.field?.hasPrefix("classes.\(tally.className).") == true }
+            lines.append("  <testcase classname=\"dataset\" name=\(quote(tally.className))>")
+            if tally.rejected > 0 || !faults.isEmpty {
+                let body = faults.map(\.description).joined(separator: "\n")
+                lines.append("    <failure message=\(quote("\(max(tally.rejected, faults.count)) invalid records"))>\(escape(body))</failure>")
+            }
+            lines.append("  </testcase>")
+        }
+        let unattributed = errors.filter { error in !classes.contains { error.location.field?.contains("\($0.className).") == true } }
+        if !unattributed.isEmpty {
+            lines.append("  <testcase classname=\"dataset\" name=\"files\">")
+            lines.append("    <failure message=\(quote("\(unattributed.count) faults"))>\(escape(unattributed.map(\.description).joined(separator: "\n")))</failure>")
+            lines.append("  </testcase>")
+        }
+        lines.append("</testsuite>")
+        return lines.joined(separator: "\n")
+    }
+
+    private func quote(_ text: String) -> String { "\"" + escape(text) + "\"" }
+
+    private func escape(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+}

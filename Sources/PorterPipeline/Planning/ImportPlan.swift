@@ -1,0 +1,119 @@
+import ParseModel
+
+/// The order in which a dataset's classes are written (DESIGN §3): classes in topological
+/// phases along their pointers; pointer fields that close a cycle are left out of the insert
+/// and patched in a later phase; relations come last, when both sides exist.
+public struct ImportPlan: Sendable, Equatable {
+    public struct Phase: Sendable, Equatable {
+        public enum Kind: String, Sendable { case insert, patch, relations }
+        public let number: Int
+        public let kind: Kind
+        /// Class names (insert) or `Class.field` names (patch, relations).
+        public let items: [String]
+    }
+
+    public let phases: [Phase]
+    /// Classes in the order they are read and written.
+    public let classOrder: [String]
+    /// Per class, the pointer fields written in the patch phase.
+    public let cyclicFields: [String: Set<String>]
+    /// Pointer edges `(from, field, to)`, for drawing.
+    public let pointerEdges: [PointerEdge]
+    public let relationEdges: [PointerEdge]
+
+    public struct PointerEdge: Sendable, Equatable {
+        public let from: String
+        public let field: String
+        public let to: String
+        public let cyclic: Bool
+    }
+}
+
+/// Builds the ``ImportPlan`` of a manifest.
+public enum Planner {
+    public static func plan(_ manifest: DatasetManifest) -> ImportPlan {
+        let names = manifest.classes.map(\.className)
+        let position = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) })
+        var pointerEdges: [(from: String, field: String, to: String)] = []
+        var relationEdges: [ImportPlan.PointerEdge] = []
+        for mapping in manifest.classes {
+            for field in mapping.fields {
+                switch field.type {
+                case .pointer(let target) where position[target] != nil:
+                    pointerEdges.append((mapping.className, field.name, target))
+                case .relation(let target):
+                    relationEdges.append(.init(from: mapping.className, field: field.name, to: target, cyclic: false))
+                default: break
+                }
+            }
+        }
+        let components = StronglyConnectedComponents(nodes: names, edges: pointerEdges.map { ($0.from, $0.to) }).components
+        let componentOf = Dictionary(uniqueKeysWithValues: components.enumerated().flatMap { index, members in members.map { ($0, index) } })
+        // An edge inside one component closes a cycle: its field is patched later.
+        var cyclicFields: [String: Set<String>] = [:]
+        var level: [String: Int] = [:]
+        // Tarjan yields components in reverse topological order (dependencies first).
+        for members in components {
+            let ordered = members.sorted { position[$0]! < position[$1]! }
+            var componentLevel = 1
+            for name in ordered {
+                for edge in pointerEdges where edge.from == name {
+                    if componentOf[edge.to] == componentOf[name] {
+                        cyclicFields[name, default: []].insert(edge.field)
+                    } else {
+                        componentLevel = max(componentLevel, level[edge.to]! + 1)
+                    }
+                }
+            }
+            for name in ordered { level[name] = componentLevel }
+        }
+        let classOrder = names.sorted { (level[$0]!, position[$0]!) < (level[$1]!, position[$1]!) }
+        var phases: [ImportPlan.Phase] = []
+        for l in Set(level.values).sorted() {
+            phases.append(.init(number: phases.count + 1, kind: .insert, items: classOrder.filter { level[$0] == l }))
+        }
+        let patches = classOrder.flatMap { name in (cyclicFields[name] ?? []).sorted().map { "\(name).\($0)" } }
+        if !patches.isEmpty { phases.append(.init(number: phases.count + 1, kind: .patch, items: patches)) }
+        if !relationEdges.isEmpty {
+            phases.append(.init(number: phases.count + 1, kind: .relations, items: relationEdges.map { "\($0.from).\($0.field)" }))
+        }
+        let edges = pointerEdges.map { ImportPlan.PointerEdge(from: $0.from, field: $0.field, to: $0.to, cyclic: cyclicFields[$0.from]?.contains($0.field) ?? false) }
+        return ImportPlan(phases: phases, classOrder: classOrder, cyclicFields: cyclicFields, pointerEdges: edges, relationEdges: relationEdges)
+    }
+}
+
+/// Tarjan's algorithm; components come out dependencies-first for edges `from → to`
+/// meaning "from needs to".
+struct StronglyConnectedComponents {
+    private(set) var components: [[String]] = []
+
+    init(nodes: [String], edges: [(String, String)]) {
+        var successors: [String: [String]] = [:]
+        for (from, to) in edges { successors[from, default: []].append(to) }
+        var index: [String: Int] = [:], low: [String: Int] = [:], onStack: Set<String> = []
+        var stack: [String] = []
+        var counter = 0
+        func visit(_ v: String) {
+            index[v] = counter; low[v] = counter; counter += 1
+            stack.append(v); onStack.insert(v)
+            for w in successors[v] ?? [] {
+                if index[w] == nil {
+                    visit(w)
+                    low[v] = min(low[v]!, low[w]!)
+                } else if onStack.contains(w) {
+                    low[v] = min(low[v]!, index[w]!)
+                }
+            }
+            if low[v] == index[v] {
+                var component: [String] = []
+                while let w = stack.popLast() {
+                    onStack.remove(w)
+                    component.append(w)
+                    if w == v { break }
+                }
+                components.append(component)
+            }
+        }
+        for node in nodes where index[node] == nil { visit(node) }
+    }
+}

@@ -1,0 +1,226 @@
+import CLibCSV
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Streams the rows of a CSV file (or TSV, or any one-byte delimiter) through libcsv.
+///
+/// The first row is the header and names the columns; it must not have empty or
+/// duplicate names. Quoting follows RFC 4180: quoted fields may hold delimiters, doubled
+/// quotes and line breaks, and spaces around values are kept. Lines may end in LF or
+/// CRLF, blank lines are skipped, and a UTF-8 byte order mark is ignored. Rows with more
+/// or fewer cells than the header are returned as they are (see
+/// `SourceRecord.raggedness`). Each record's `line` is the physical line on which it
+/// starts. The file is read in chunks, so memory does not grow with its size.
+///
+/// Faults end the file: an unterminated quoted field (reported at the line where its
+/// record starts), a quote inside an unquoted field or text after a closing quote
+/// (`misplaced quote`, at its line), and a cell that is not valid UTF-8 (at its record's
+/// line, with the column's name).
+public struct CSVReader: RecordReader {
+    public let displayName: String
+    /// The column names from the header row.
+    public let header: CSVHeader
+    private let rows: CSVRowStream
+
+    /// Opens `path` and reads its header row.
+    /// - Parameters:
+    ///   - path: The file to read.
+    ///   - displayName: The file name used in locations.
+    ///   - delimiter: The byte between fields: `,` for CSV, tab for TSV; any byte except
+    ///     the quote, CR and LF.
+    ///   - chunkSize: Bytes read from the file at a time (at least 4).
+    public init(
+        path: String, displayName: String, delimiter: UInt8 = UInt8(ascii: ","), chunkSize: Int = 1 << 16
+    ) throws(ReaderError) {
+        guard ![UInt8(ascii: "\""), UInt8(ascii: "\r"), UInt8(ascii: "\n")].contains(delimiter) else {
+            throw ReaderError(file: displayName, line: 0, reason: "unusable CSV delimiter \(delimiter)")
+        }
+        self.displayName = displayName
+        rows = try CSVRowStream(path: path, displayName: displayName, delimiter: delimiter, chunkSize: chunkSize)
+        guard let headerRow = try rows.next() else {
+            throw ReaderError(file: displayName, line: 1, reason: "no header row")
+        }
+        var seen = Set<String>()
+        for (index, name) in headerRow.cells.enumerated() {
+            guard !name.isEmpty else {
+                throw ReaderError(file: displayName, line: headerRow.line, column: String(index + 1),
+                                  reason: "empty column name in header")
+            }
+            guard seen.insert(name).inserted else {
+                throw ReaderError(file: displayName, line: headerRow.line, column: name,
+                                  reason: "duplicate column name \"\(name)\" in header")
+            }
+        }
+        header = CSVHeader(names: headerRow.cells)
+        rows.columnNames = headerRow.cells
+    }
+
+    public var bytesRead: Int64 { rows.bytesConsumed }
+
+    public mutating func next() throws(ReaderError) -> SourceRecord? {
+        guard let row = try rows.next() else { return nil }
+        return SourceRecord(line: row.line, content: .csv(header: header, cells: row.cells))
+    }
+}
+
+/// Splits a CSV file into rows with libcsv and notes the physical line on which each row
+/// starts.
+///
+/// The file is fed to libcsv one physical line (up to and including its LF) at a time.
+/// Before each line the parser's state tells whether a row is under way (a quoted field
+/// spans the line break) or the line starts a new one.
+final class CSVRowStream {
+    struct Row {
+        let line: Int
+        let cells: [String]
+    }
+
+    /// libcsv's `ROW_NOT_BEGUN` state (the constant is private to libcsv.c).
+    private static let rowNotBegun: Int32 = 0
+
+    private let input: FileInput
+    private let displayName: String
+    private let parser: UnsafeMutablePointer<csv_parser>
+    private let buffer: UnsafeMutableRawBufferPointer
+    /// Bytes of `buffer` that hold input, and how many of them libcsv has been given.
+    private var filled = 0
+    private var position = 0
+    private var bytesBeforeBuffer: Int64 = 0
+    private var reachedEnd = false
+    private var finished = false
+    /// The physical line of the next byte to feed.
+    private var line = 1
+    /// Once a fault is found, every later call reports it again.
+    private var failure: ReaderError?
+
+    /// Names for cells in error locations; cells beyond these are named by position.
+    var columnNames: [String] = []
+
+    // The rows libcsv delivers through `CSVCallbacks` (`appendCell`, `completeRow`).
+    private var cells: [String] = []
+    private var firstInvalidCell: Int?
+    private var rowStartLine = 1
+    private var completedRows: [(row: Row, invalidCell: Int?)] = []
+    private var nextCompletedRow = 0
+
+    init(path: String, displayName: String, delimiter: UInt8, chunkSize: Int) throws(ReaderError) {
+        input = try FileInput(path: path, displayName: displayName)
+        self.displayName = displayName
+        parser = .allocate(capacity: 1)
+        parser.initialize(to: csv_parser())
+        csv_init(parser, UInt8(CSV_STRICT | CSV_STRICT_FINI))
+        csv_set_delim(parser, delimiter)
+        csv_set_space_func(parser, CSVCallbacks.isSpace)
+        csv_set_blk_size(parser, 1 << 12)
+        buffer = .allocate(byteCount: max(chunkSize, 4), alignment: 1)
+    }
+
+    deinit {
+        csv_free(parser)
+        parser.deallocate()
+        buffer.deallocate()
+    }
+
+    var bytesConsumed: Int64 { bytesBeforeBuffer + Int64(position) }
+
+    /// The next row, or `nil` at the end of the file.
+    func next() throws(ReaderError) -> Row? {
+        if let failure { throw failure }
+        do throws(ReaderError) {
+            while nextCompletedRow == completedRows.count {
+                completedRows.removeAll(keepingCapacity: true)
+                nextCompletedRow = 0
+                if finished { return nil }
+                try parseMore()
+            }
+            let (row, invalidCell) = completedRows[nextCompletedRow]
+            nextCompletedRow += 1
+            if let invalidCell {
+                let column = invalidCell < columnNames.count ? columnNames[invalidCell] : String(invalidCell + 1)
+                throw ReaderError(file: displayName, line: row.line, column: column, reason: "invalid UTF-8")
+            }
+            return row
+        } catch {
+            failure = error
+            throw error
+        }
+    }
+
+    /// Feeds libcsv the rest of the current line, or reads the next chunk, or ends the input.
+    private func parseMore() throws(ReaderError) {
+        guard position < filled else {
+            if reachedEnd {
+                try finishParsing()
+            } else {
+                try readChunk()
+            }
+            return
+        }
+        if parser.pointee.pstate == CSVRowStream.rowNotBegun { rowStartLine = line }
+        let start = buffer.baseAddress! + position
+        let remaining = filled - position
+        let lineFeed = memchr(start, Int32(UInt8(ascii: "\n")), remaining)
+        let length = lineFeed.map { $0 - start + 1 } ?? remaining
+        let parsed = csv_parse(parser, start, length, CSVCallbacks.field, CSVCallbacks.row, context)
+        guard parsed == length else {
+            let status = csv_error(parser)
+            let reason = status == CSV_EPARSE ? "misplaced quote" : String(cString: csv_strerror(status))
+            throw ReaderError(file: displayName, line: line, reason: reason)
+        }
+        position += length
+        if lineFeed != nil { line += 1 }
+    }
+
+    private func readChunk() throws(ReaderError) {
+        bytesBeforeBuffer += Int64(filled)
+        position = 0
+        do throws(FileInput.ReadFailure) {
+            filled = try input.readChunk(into: buffer)
+        } catch {
+            filled = 0
+            throw ReaderError(file: displayName, line: line, reason: "cannot read file: \(error.message)")
+        }
+        if filled == 0 {
+            reachedEnd = true
+        } else if bytesBeforeBuffer == 0, filled >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF {
+            position = 3
+        }
+    }
+
+    /// Lets libcsv deliver a last row that has no line break after it.
+    private func finishParsing() throws(ReaderError) {
+        guard csv_fini(parser, CSVCallbacks.field, CSVCallbacks.row, context) == 0 else {
+            throw ReaderError(file: displayName, line: rowStartLine, reason: "unterminated quoted field")
+        }
+        finished = true
+    }
+
+    private var context: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+
+    // MARK: Callbacks
+
+    /// Adds a field of the row under way; bytes that are not UTF-8 give an empty cell and
+    /// fail the row.
+    func appendCell(_ bytes: UnsafeRawBufferPointer) {
+        if let cell = String(validating: bytes.assumingMemoryBound(to: UInt8.self), as: UTF8.self) {
+            cells.append(cell)
+        } else {
+            if firstInvalidCell == nil { firstInvalidCell = cells.count }
+            cells.append("")
+        }
+    }
+
+    /// Ends the row under way. A next row in the same chunk of input starts on the same line
+    /// (after a lone CR); otherwise `parseMore` moves its start to the line it begins on.
+    func completeRow() {
+        completedRows.append((Row(line: rowStartLine, cells: cells), firstInvalidCell))
+        cells = []
+        cells.reserveCapacity(columnNames.count)
+        firstInvalidCell = nil
+        rowStartLine = line
+    }
+}

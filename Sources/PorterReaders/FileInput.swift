@@ -1,0 +1,64 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A source file open for sequential reading in chunks; closed when released.
+final class FileInput {
+    /// A failed `read`, described by the system's message.
+    struct ReadFailure: Error {
+        let message: String
+    }
+
+    private let descriptor: Int32
+
+    /// Opens `path`; a missing or unreadable file, or a directory, is a `ReaderError`
+    /// at line 0.
+    init(path: String, displayName: String) throws(ReaderError) {
+        func failure(_ message: String) -> ReaderError {
+            ReaderError(file: displayName, line: 0, reason: "cannot open file: \(message)")
+        }
+        descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure(FileInput.systemMessage()) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            let message = FileInput.systemMessage()
+            close(descriptor)
+            throw failure(message)
+        }
+        guard status.st_mode & S_IFMT != S_IFDIR else {
+            close(descriptor)
+            throw failure(String(cString: strerror(EISDIR)))
+        }
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    /// Fills `buffer` as far as the file allows; returns the byte count, 0 at the end of the file.
+    func readChunk(into buffer: UnsafeMutableRawBufferPointer) throws(ReadFailure) -> Int {
+        var count = 0
+        while count < buffer.count, let base = buffer.baseAddress {
+            let result = read(descriptor, base + count, buffer.count - count)
+            if result > 0 {
+                count += result
+            } else if result == 0 {
+                break
+            } else if errno != EINTR {
+                throw ReadFailure(message: FileInput.systemMessage())
+            }
+        }
+        return count
+    }
+
+    /// Goes back to the start of the file.
+    func rewind() throws(ReadFailure) {
+        guard lseek(descriptor, 0, SEEK_SET) == 0 else { throw ReadFailure(message: FileInput.systemMessage()) }
+    }
+
+    private static func systemMessage() -> String {
+        String(cString: strerror(errno))
+    }
+}

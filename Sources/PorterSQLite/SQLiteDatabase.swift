@@ -1,0 +1,112 @@
+import CSQLite
+import Foundation
+import PorterPipeline
+
+/// `SQLITE_TRANSIENT`: SQLite copies bound text (the C macro is not imported).
+let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+/// A connection to one SQLite file; failures become target errors (exit 3) naming the file.
+final class SQLiteDatabase {
+    let path: String
+    private(set) var handle: OpaquePointer?
+
+    init(path: String, create: Bool) throws(PorterError) {
+        self.path = path
+        let flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0)
+        var db: OpaquePointer?
+        let status = sqlite3_open_v2(path, &db, flags, nil)
+        handle = db
+        guard status == SQLITE_OK else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            sqlite3_close(db)
+            handle = nil
+            throw PorterError(.target, "\(path): \(message)")
+        }
+        sqlite3_busy_timeout(db, 5000)
+    }
+
+    deinit { close() }
+
+    func close() {
+        if let handle { sqlite3_close_v2(handle) }
+        handle = nil
+    }
+
+    func fail(_ context: String) -> PorterError {
+        PorterError(.target, "\(path): \(context): \(String(cString: sqlite3_errmsg(handle)))")
+    }
+
+    func execute(_ sql: String) throws(PorterError) {
+        guard sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK else { throw fail(String(sql.prefix(60)) + (sql.count > 60 ? "…" : "")) }
+    }
+
+    func prepare(_ sql: String) throws(PorterError) -> SQLiteStatement {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else { throw fail("prepare") }
+        return SQLiteStatement(statement, database: self)
+    }
+
+    /// Rows changed by the last INSERT, UPDATE or DELETE.
+    var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// Each row of `sql` as text columns.
+    func rows(_ sql: String, _ arguments: [String] = []) throws(PorterError) -> [[String?]] {
+        let statement = try prepare(sql)
+        for (i, argument) in arguments.enumerated() { statement.bind(text: argument, at: i + 1) }
+        var rows: [[String?]] = []
+        while try statement.step() {
+            rows.append((0..<statement.columnCount).map { statement.text(at: $0) })
+        }
+        return rows
+    }
+}
+
+/// A prepared statement; finalised when released.
+final class SQLiteStatement {
+    private let statement: OpaquePointer
+    private unowned let database: SQLiteDatabase
+
+    init(_ statement: OpaquePointer, database: SQLiteDatabase) {
+        self.statement = statement
+        self.database = database
+    }
+
+    deinit { sqlite3_finalize(statement) }
+
+    func bind(text: String, at index: Int) { sqlite3_bind_text(statement, Int32(index), text, -1, sqliteTransient) }
+    func bind(integer: Int64, at index: Int) { sqlite3_bind_int64(statement, Int32(index), integer) }
+    func bind(double: Double, at index: Int) { sqlite3_bind_double(statement, Int32(index), double) }
+    func bindNull(at index: Int) { sqlite3_bind_null(statement, Int32(index)) }
+
+    /// Steps once: `true` when a row is available, `false` when done.
+    func step() throws(PorterError) -> Bool {
+        switch sqlite3_step(statement) {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default: throw database.fail("write")
+        }
+    }
+
+    /// Runs the statement to its end and resets it for the next bindings.
+    func run() throws(PorterError) {
+        defer { reset() }
+        while try step() {}
+    }
+
+    func reset() {
+        sqlite3_reset(statement)
+        sqlite3_clear_bindings(statement)
+    }
+
+    var columnCount: Int { Int(sqlite3_column_count(statement)) }
+
+    func text(at column: Int) -> String? {
+        guard let pointer = sqlite3_column_text(statement, Int32(column)) else { return nil }
+        return String(cString: pointer)
+    }
+}
+
+/// `"name"` with inner quotes doubled.
+func quoted(_ identifier: String) -> String {
+    "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+}

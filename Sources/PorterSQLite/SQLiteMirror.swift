@@ -1,0 +1,270 @@
+import CSQLite
+import Foundation
+import ParseModel
+import PorterPipeline
+
+/// The SQLite mirror (DESIGN §4): `_SCHEMA` with each class's `/schemas` JSON, one table per
+/// class, `_Join:<field>:<Class>` tables for relations, a unique index on each natural key.
+/// An import is one transaction; a mirror the import created is removed again on rollback.
+public final class SQLiteMirror: ObjectSink {
+    public let path: String
+    private var database: SQLiteDatabase?
+    private var createdFile = false
+    private var now = ParseDate(millisecondsSince1970: 0)
+    private var schemas: [String: ClassSchema] = [:]
+    private var naturalKeys: [String: [String]] = [:]
+    private var freshJoinTables: Set<String> = []
+    private var statements: [String: SQLiteStatement] = [:]
+
+    /// A mirror at `path`; the file is created by the first import that commits.
+    public init(path: String) {
+        self.path = path
+    }
+
+    private func open(create: Bool) throws(PorterError) -> SQLiteDatabase {
+        if let database { return database }
+        let existed = FileManager.default.fileExists(atPath: path)
+        let db = try SQLiteDatabase(path: path, create: create)
+        createdFile = !existed
+        database = db
+        return db
+    }
+
+    public func existingSchemas() throws(PorterError) -> [ClassSchema] {
+        guard FileManager.default.fileExists(atPath: path) else { return [] }
+        let db = try open(create: false)
+        let hasSchemaTable = try db.rows("SELECT 1 FROM sqlite_master WHERE type='table' AND name='_SCHEMA'")
+        guard !hasSchemaTable.isEmpty else { return [] }
+        var result: [ClassSchema] = []
+        for row in try db.rows("SELECT className, schema FROM _SCHEMA ORDER BY className") {
+            guard let text = row[1], let json = try? JSONParser.parse(text), let schema = try? ClassSchema(schemaJSON: json) else {
+                throw PorterError(.target, "\(path): _SCHEMA row for \(row[0] ?? "?") is not a valid /schemas JSON")
+            }
+            result.append(schema)
+        }
+        return result
+    }
+
+    public func begin(schemas declared: [ClassSchema], naturalKeys: [String: [String]]) throws(PorterError) {
+        let existing = Dictionary(try existingSchemas().map { ($0.className, $0) }, uniquingKeysWith: { a, _ in a })
+        let db = try open(create: true)
+        now = ParseDate(millisecondsSince1970: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
+        self.naturalKeys = naturalKeys
+        try db.execute("PRAGMA cache_size = -65536")
+        try db.execute("BEGIN IMMEDIATE")
+        try db.execute("CREATE TABLE IF NOT EXISTS _SCHEMA (className TEXT PRIMARY KEY, schema TEXT)")
+        try db.execute("""
+            CREATE TABLE IF NOT EXISTS _PorterMigrations (version TEXT PRIMARY KEY, name TEXT, checksum TEXT, appliedAt TEXT, \
+            durationMs INTEGER, success INTEGER, host TEXT)
+            """)
+        let saveSchema = try db.prepare("INSERT INTO _SCHEMA (className, schema) VALUES (?1, ?2) ON CONFLICT(className) DO UPDATE SET schema = excluded.schema")
+        for schema in declared {
+            var merged = existing[schema.className] ?? ClassSchema(className: schema.className, fields: [])
+            let isNewClass = existing[schema.className] == nil
+            if isNewClass {
+                let columns = ["\"objectId\" TEXT PRIMARY KEY", "\"createdAt\" TEXT", "\"updatedAt\" TEXT", "\"ACL\" TEXT"]
+                try db.execute("CREATE TABLE \(quoted(schema.className)) (\(columns.joined(separator: ", ")))")
+            }
+            for field in schema.fields {
+                if let index = merged.fields.firstIndex(where: { $0.name == field.name }) {
+                    merged.fields[index] = field
+                    continue
+                }
+                merged.fields.append(field)
+                if case .relation = field.type {
+                    let table = MirrorLayout.joinTable(owner: schema.className, field: field.name)
+                    try db.execute("CREATE TABLE IF NOT EXISTS \(quoted(table)) (owningId TEXT, relatedId TEXT, PRIMARY KEY(owningId, relatedId)) WITHOUT ROWID")
+                    freshJoinTables.insert(table)
+                } else {
+                    try db.execute("ALTER TABLE \(quoted(schema.className)) ADD COLUMN \(quoted(field.name)) \(MirrorLayout.columnType(field.type))")
+                }
+            }
+            schemas[schema.className] = merged
+            saveSchema.bind(text: schema.className, at: 1)
+            saveSchema.bind(text: merged.schemaJSON.serialized(), at: 2)
+            try saveSchema.run()
+        }
+    }
+
+    public func write(_ objects: [ResolvedObject], className: String, mode: WriteMode) throws(PorterError) -> [WriteOutcome] {
+        guard let db = database, let first = objects.first else { return [] }
+        let columns = first.fields.map(\.name)
+        let insert = try statement("insert", className, columns) {
+            let names = (["objectId", "createdAt", "updatedAt", "ACL"] + columns).map(quoted).joined(separator: ", ")
+            let placeholders = (1...(columns.count + 4)).map { "?\($0)" }.joined(separator: ", ")
+            return "INSERT INTO \(quoted(className)) (\(names)) VALUES (\(placeholders)) ON CONFLICT(objectId) DO NOTHING"
+        }
+        let update = try statement(mode.rawValue, className, columns) {
+            // ?1 objectId, ?2 updatedAt, ?3 ACL, ?4… the fields
+            let targets = ["ACL"] + columns
+            let assignments = targets.enumerated().map { i, name in
+                mode == .merge ? "\(quoted(name)) = coalesce(?\(i + 3), \(quoted(name)))" : "\(quoted(name)) = ?\(i + 3)"
+            }
+            let differences = targets.enumerated().map { i, name in
+                mode == .merge ? "(?\(i + 3) IS NOT NULL AND \(quoted(name)) IS NOT ?\(i + 3))" : "\(quoted(name)) IS NOT ?\(i + 3)"
+            }
+            return "UPDATE \(quoted(className)) SET \(assignments.joined(separator: ", ")), updatedAt = ?2 WHERE objectId = ?1 AND (\(differences.joined(separator: " OR ")))"
+        }
+        var outcomes: [WriteOutcome] = []
+        outcomes.reserveCapacity(objects.count)
+        for object in objects {
+            guard object.fields.map(\.name) == columns else {
+                outcomes.append(contentsOf: try write([object], className: className, mode: mode))
+                continue
+            }
+            insert.bind(text: object.objectId, at: 1)
+            insert.bind(text: (object.createdAt ?? now).iso, at: 2)
+            insert.bind(text: (object.updatedAt ?? object.createdAt ?? now).iso, at: 3)
+            bind(object.acl.map(ParseValue.acl) ?? .null, to: insert, at: 4)
+            for (i, field) in object.fields.enumerated() { bind(field.value, to: insert, at: i + 5) }
+            do { try insert.run() } catch { outcomes.append(.failed(conflictReason(className, object, error))); continue }
+            if db.changes == 1 {
+                outcomes.append(.inserted)
+                continue
+            }
+            if mode == .insert {
+                outcomes.append(.failed("\(className) \(object.objectId) already exists in the target (mode: insert)"))
+                continue
+            }
+            update.bind(text: object.objectId, at: 1)
+            update.bind(text: (object.updatedAt ?? now).iso, at: 2)
+            bind(object.acl.map(ParseValue.acl) ?? .null, to: update, at: 3)
+            for (i, field) in object.fields.enumerated() { bind(field.value, to: update, at: i + 4) }
+            do { try update.run() } catch { outcomes.append(.failed(conflictReason(className, object, error))); continue }
+            outcomes.append(db.changes == 1 ? .updated : .unchanged)
+        }
+        return outcomes
+    }
+
+    private func conflictReason(_ className: String, _ object: ResolvedObject, _ error: PorterError) -> String {
+        if error.message.contains("UNIQUE") {
+            let key = naturalKeys[className]?.joined(separator: ", ") ?? "key"
+            return "\(className) \(object.objectId): another object in the target already has this \(key)"
+        }
+        return error.message
+    }
+
+    public func patch(className: String, field: String, values: [(objectId: String, value: ParseValue)]) throws(PorterError) -> [WriteOutcome] {
+        guard let db = database else { return [] }
+        let update = try statement("patch", className, [field]) {
+            "UPDATE \(quoted(className)) SET \(quoted(field)) = ?2, updatedAt = ?3 WHERE objectId = ?1 AND \(quoted(field)) IS NOT ?2"
+        }
+        var outcomes: [WriteOutcome] = []
+        for (objectId, value) in values {
+            update.bind(text: objectId, at: 1)
+            bind(value, to: update, at: 2)
+            update.bind(text: now.iso, at: 3)
+            try update.run()
+            outcomes.append(db.changes == 1 ? .updated : .unchanged)
+        }
+        return outcomes
+    }
+
+    public func link(owner className: String, field: String, targetClass: String, _ links: [RelationLinks], replace: Bool) throws(PorterError) -> LinkChanges {
+        guard let db = database else { return LinkChanges() }
+        let table = MirrorLayout.joinTable(owner: className, field: field)
+        let insert = try statement("link", table, []) { "INSERT OR IGNORE INTO \(quoted(table)) (owningId, relatedId) VALUES (?1, ?2)" }
+        var changes = LinkChanges()
+        let checkExisting = replace && !freshJoinTables.contains(table)
+        let select = try statement("links", table, []) { "SELECT relatedId FROM \(quoted(table)) WHERE owningId = ?1" }
+        let delete = try statement("unlink", table, []) { "DELETE FROM \(quoted(table)) WHERE owningId = ?1 AND relatedId = ?2" }
+        for link in links {
+            if checkExisting {
+                select.bind(text: link.ownerId, at: 1)
+                var existing: [String] = []
+                while try select.step() { if let id = select.text(at: 0) { existing.append(id) } }
+                select.reset()
+                let wanted = Set(link.relatedIds)
+                for stale in existing where !wanted.contains(stale) {
+                    delete.bind(text: link.ownerId, at: 1)
+                    delete.bind(text: stale, at: 2)
+                    try delete.run()
+                    changes.removed += db.changes
+                }
+            }
+            for relatedId in link.relatedIds {
+                insert.bind(text: link.ownerId, at: 1)
+                insert.bind(text: relatedId, at: 2)
+                try insert.run()
+                changes.added += db.changes
+            }
+        }
+        return changes
+    }
+
+    public func hasObject(className: String, objectId: String) throws(PorterError) -> Bool {
+        guard FileManager.default.fileExists(atPath: path) else { return false }
+        if schemas[className] == nil {
+            let existing = try existingSchemas()
+            guard existing.contains(where: { $0.className == className }) else { return false }
+        }
+        let db = try open(create: false)
+        return !(try db.rows("SELECT 1 FROM \(quoted(className)) WHERE objectId = ?1", [objectId])).isEmpty
+    }
+
+    public func commit() throws(PorterError) {
+        guard let db = database else { return }
+        for (className, key) in naturalKeys where !key.isEmpty {
+            let name = "\(className)_naturalKey"
+            let sql = "CREATE UNIQUE INDEX \(quoted(name)) ON \(quoted(className)) (\(key.map(quoted).joined(separator: ", ")))"
+            let current = try db.rows("SELECT sql FROM sqlite_master WHERE type='index' AND name=?1", [name]).first?.first ?? nil
+            guard current != sql else { continue }
+            if current != nil { try db.execute("DROP INDEX \(quoted(name))") }
+            do {
+                try db.execute(sql)
+            } catch {
+                throw PorterError(.invalidData, "\(path): \(className) objects in the mirror share a natural key (\(key.joined(separator: ", "))): \(error.message)")
+            }
+        }
+        statements = [:]
+        try db.execute("COMMIT")
+    }
+
+    public func rollback() {
+        statements = [:]
+        guard let db = database else { return }
+        try? db.execute("ROLLBACK")
+        db.close()
+        database = nil
+        if createdFile {
+            try? FileManager.default.removeItem(atPath: path)
+            try? FileManager.default.removeItem(atPath: path + "-journal")
+        }
+    }
+
+    /// A cached statement for one purpose, class and column list.
+    private func statement(_ purpose: String, _ table: String, _ columns: [String], _ sql: () -> String) throws(PorterError) -> SQLiteStatement {
+        let cacheKey = ([purpose, table] + columns).joined(separator: "\u{1F}")
+        if let cached = statements[cacheKey] { return cached }
+        let prepared = try database!.prepare(sql())
+        statements[cacheKey] = prepared
+        return prepared
+    }
+
+    private func bind(_ value: ParseValue, to statement: SQLiteStatement, at index: Int) {
+        switch value {
+        case .null: statement.bindNull(at: index)
+        case .string(let s): statement.bind(text: s, at: index)
+        case .integer(let i): statement.bind(integer: i, at: index)
+        case .double(let d): statement.bind(double: d, at: index)
+        case .boolean(let b): statement.bind(integer: b ? 1 : 0, at: index)
+        case .date(let d): statement.bind(text: d.iso, at: index)
+        case .pointer(let p): statement.bind(text: p.objectId, at: index)
+        default: statement.bind(text: value.wireJSON.serialized(sortedKeys: true), at: index)
+        }
+    }
+}
+
+/// Names and column types of the mirror's tables.
+public enum MirrorLayout {
+    public static func joinTable(owner: String, field: String) -> String { "_Join:\(field):\(owner)" }
+
+    /// String → TEXT, Number → NUMERIC, Boolean → INTEGER, Date and Pointer → TEXT, the rest JSON TEXT.
+    public static func columnType(_ type: FieldType) -> String {
+        switch type {
+        case .number: "NUMERIC"
+        case .boolean: "INTEGER"
+        default: "TEXT"
+        }
+    }
+}

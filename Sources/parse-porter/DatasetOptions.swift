@@ -1,0 +1,34 @@
+import ArgumentParser
+import Foundation
+import PorterPipeline
+import PorterSQLite
+
+/// The dataset argument shared by import, validate and plan.
+struct DatasetArgument: ParsableArguments {
+    @Argument(help: "A dataset folder holding dataset.yml or dataset.json, or the manifest file itself.")
+    var dataset: String
+
+    /// The target a path names: a SQLite mirror file (Parse REST URLs come with a later release).
+    func sink(_ target: String) throws(PorterError) -> SQLiteMirror {
+        if target.hasPrefix("http://") || target.hasPrefix("https://") {
+            throw PorterError(.usage, "\(target): Parse REST targets are not supported by this version yet; give a SQLite mirror path")
+        }
+        return SQLiteMirror(path: target)
+    }
+
+    /// `<dataset folder>/<folder name>.sqlite`, the default mirror.
+    func defaultTarget() throws(PorterError) -> String {
+        let directory = try ManifestLoader.directory(of: dataset)
+        let name = URL(fileURLWithPath: directory).standardizedFileURL.lastPathComponent
+        return (directory as NSString).appendingPathComponent("\(name).sqlite")
+    }
+}
+
+/// How a report's faults are printed: each on its own line, the rest counted.
+enum FaultPrinter {
+    static func print(_ report: ImportReport) {
+        for fault in report.errors { Terminal.error(fault.description) }
+        let hidden = report.errorCount - report.errors.count
+        if hidden > 0 { Terminal.error("… and \(hidden) more (\(report.errorCount) in all)") }
+    }
+}

@@ -1,0 +1,35 @@
+import ArgumentParser
+import Foundation
+import PorterPipeline
+
+@main
+struct ParsePorter: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "parse-porter",
+        abstract: "Move data into and out of Parse backends: CSV/JSON datasets into a SQLite mirror, pointers and relations resolved.",
+        discussion: """
+            Exit codes: 0 ok, 1 data invalid or check failed, 2 usage or manifest error, 3 target unreachable, refused or failing.
+            """,
+        subcommands: [ImportCommand.self, ValidateCommand.self, PlanCommand.self]
+    )
+
+    /// Runs the command; library errors and usage errors map to the documented exit codes.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch let error as PorterError {
+            Terminal.error(error.message)
+            Foundation.exit(error.kind.rawValue)
+        } catch let exit as ExitCode {
+            Foundation.exit(exit.rawValue)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .validationFailure {
+                Terminal.error(fullMessage(for: error))
+                Foundation.exit(PorterError.Kind.usage.rawValue)
+            }
+            self.exit(withError: error)
+        }
+    }
+}

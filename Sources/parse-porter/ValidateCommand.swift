@@ -1,0 +1,50 @@
+import ArgumentParser
+import Foundation
+import PorterPipeline
+
+struct ValidateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "validate",
+        abstract: "Check a dataset as an import would, without writing anything.",
+        discussion: """
+            Reads every source, checks types, required fields, keys and references, and with --against the target's schema.
+            Exit 0 when valid, 1 when not.
+
+            Examples:
+              parse-porter validate Fixtures/library
+              parse-porter validate Fixtures/bad/dangling-pointer
+              parse-porter validate Fixtures/library --against Fixtures/library/library.sqlite --format junit > report.xml
+            """
+    )
+
+    enum Format: String, ExpressibleByArgument, CaseIterable { case text, json, junit }
+
+    @OptionGroup var source: DatasetArgument
+
+    @Option(name: .long, help: "Also check against this target's schema (a SQLite mirror file).")
+    var against: String?
+
+    @Option(name: .long, help: "Output format: text, json or junit.")
+    var format: Format = .text
+
+    @Flag(name: .shortAndLong, help: "No progress output.")
+    var quiet = false
+
+    func run() throws {
+        let targetSchemas = try against.map { target throws(PorterError) in try source.sink(target).existingSchemas() } ?? []
+        let manifest = try ManifestLoader.load(source.dataset, targetClasses: Set(targetSchemas.map(\.className)))
+        let report = try Importer(manifest: manifest).validate(against: targetSchemas, progress: ProgressDisplay.callback(quiet: quiet || format != .text))
+        switch format {
+        case .text:
+            if report.errorCount == 0 {
+                Terminal.output(report.table)
+                Terminal.output("valid: \(report.classes.map(\.read).reduce(0, +)) records in \(report.classes.count) classes")
+            } else {
+                FaultPrinter.print(report)
+            }
+        case .json: Terminal.output(report.json.serialized())
+        case .junit: Terminal.output(report.junit)
+        }
+        if report.errorCount > 0 { throw ExitCode(PorterError.Kind.invalidData.rawValue) }
+    }
+}
