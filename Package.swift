@@ -29,6 +29,6 @@ let package = Package(
         .testTarget(name: "PorterReadersTests", dependencies: ["PorterReaders"]),
         .testTarget(name: "PorterPipelineTests", dependencies: ["PorterPipeline", "PorterReaders", "ParseModel"]),
         .testTarget(name: "PorterSQLiteTests", dependencies: ["PorterSQLite", "PorterPipeline", "ParseModel", "CSQLite"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["CSQLite"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["CSQLite", "parse-porter"]),
     ]
 )

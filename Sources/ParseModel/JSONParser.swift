@@ -75,6 +75,9 @@ struct JSONScanner {
         var lineStart = 0
         /// UTF-8 continuation bytes between `lineStart` and `index`, so that columns count scalars.
         var lineContinuationBytes = 0
+
+        /// The 1-based column of `index`, in Unicode scalars.
+        var column: Int { index - lineStart - lineContinuationBytes + 1 }
     }
 
     let bytes: UnsafeRawBufferPointer
@@ -91,12 +94,13 @@ struct JSONScanner {
         self.isFinal = isFinal
     }
 
-    var index: Int { position.index }
     var line: Int { position.line }
-    var column: Int { column(at: position.index, continuationBytes: position.lineContinuationBytes) }
+    var column: Int { position.column }
 
-    private func column(at index: Int, continuationBytes: Int) -> Int {
-        index - position.lineStart - continuationBytes + 1
+    /// The column of `index`, further on the current line, when the continuation bytes up to
+    /// it are counted.
+    private func column(at index: Int) -> Int {
+        index - position.lineStart - position.lineContinuationBytes + 1
     }
 
     // MARK: Errors
@@ -106,16 +110,18 @@ struct JSONScanner {
         JSONSyntaxError(line: line, column: column, message: message)
     }
 
-    /// The input ran out inside a value: retry-able when the window is not the whole input.
+    /// The input (or, with `stopsAtLineFeed`, the line) ended inside a value; retry-able when
+    /// the window is not the whole input.
     func endOfInput() -> JSONSyntaxError {
-        JSONSyntaxError(line: line, column: column, message: "unexpected end of input", needsMoreInput: !isFinal)
+        if stopsAtLineFeed && position.index < bytes.count && bytes[position.index] == UInt8(ascii: "\n") {
+            return error("unexpected end of line")
+        }
+        return JSONSyntaxError(line: line, column: column, message: "unexpected end of input", needsMoreInput: !isFinal)
     }
 
     /// An error for `byte`, found where a value should start.
     private func unexpected(_ byte: UInt8) -> JSONSyntaxError {
         switch byte {
-        case UInt8(ascii: "\n"):
-            return error("unexpected end of line")
         case UInt8(ascii: "N"), UInt8(ascii: "I"):
             return error("NaN and Infinity are not valid JSON numbers")
         case 0x21...0x7E:
@@ -153,10 +159,14 @@ struct JSONScanner {
         }
     }
 
-    /// The next non-whitespace byte, not consumed; `nil` at the end of the whole input.
+    /// The next non-whitespace byte, not consumed; `nil` at the end of the whole input
+    /// (or of the line, with `stopsAtLineFeed`).
     mutating func peekToken() throws(JSONSyntaxError) -> UInt8? {
         skipWhitespace()
-        if position.index < bytes.count { return bytes[position.index] }
+        if position.index < bytes.count {
+            let byte = bytes[position.index]
+            return byte == UInt8(ascii: "\n") ? nil : byte
+        }
         if isFinal { return nil }
         throw endOfInput()
     }
@@ -377,14 +387,13 @@ struct JSONScanner {
     private mutating func checkStringByte(_ byte: UInt8, at index: Int) throws(JSONSyntaxError) {
         if byte < 0x20 {
             let message = byte == UInt8(ascii: "\n") ? "unterminated string" : "control character in string"
-            throw JSONSyntaxError(line: line, column: column(at: index, continuationBytes: position.lineContinuationBytes),
-                                  message: message)
+            throw JSONSyntaxError(line: line, column: column(at: index), message: message)
         }
         if byte & 0xC0 == 0x80 { position.lineContinuationBytes += 1 }
     }
 
     private func makeString(_ utf8: UnsafeRawBufferPointer, openingColumn: Int) throws(JSONSyntaxError) -> String {
-        guard let string = String(validating: utf8.assumingMemoryBound(to: UInt8.self), as: UTF8.self) else {
+        guard let string = String(validUTF8: utf8) else {
             throw JSONSyntaxError(line: line, column: openingColumn, message: "invalid UTF-8 in string")
         }
         return string

@@ -12,8 +12,9 @@ public enum JSONStreamError: Error, Sendable {
 ///
 /// The stream holds one chunk plus the value being parsed; a value larger than the chunk
 /// grows the buffer until it fits. A leading UTF-8 byte order mark is skipped. `line` and
-/// `column` give the position of the next unread token, so after `nextElement()` returns
-/// `true` they locate the element about to be parsed.
+/// `column` give the position reached; after `peek()`, `nextElement()` or `nextKey()` that
+/// is the next token, so after `nextElement()` returns `true` they locate the element about
+/// to be parsed.
 ///
 /// A stream is a reference type that is used by one reader at a time.
 public final class JSONStream {
@@ -34,7 +35,7 @@ public final class JSONStream {
     private var openContainers: [(isObject: Bool, hasElements: Bool)] = []
 
     /// - Parameters:
-    ///   - chunkSize: Bytes asked of `read` at a time (at least 16).
+    ///   - chunkSize: The buffer's initial size (at least 16); `read` fills its free part.
     ///   - read: Supplies the input; see `ReadFunction`.
     public init(chunkSize: Int = 1 << 16, read: @escaping ReadFunction) {
         self.read = read
@@ -45,11 +46,11 @@ public final class JSONStream {
         storage.deallocate()
     }
 
-    /// Line of the next unread token (1-based).
+    /// Line of the next unread byte (1-based).
     public var line: Int { position.line }
 
-    /// Column of the next unread token (1-based, in Unicode scalars).
-    public var column: Int { position.index - position.lineStart - position.lineContinuationBytes + 1 }
+    /// Column of the next unread byte (1-based, in Unicode scalars).
+    public var column: Int { position.column }
 
     /// Input bytes consumed so far.
     public var bytesConsumed: Int64 { discarded + Int64(position.index) }
@@ -128,9 +129,7 @@ public final class JSONStream {
         let value = try attempt { scanner throws(JSONSyntaxError) in
             scanner.stopsAtLineFeed = true
             let value = try scanner.parseValue()
-            if let next = try scanner.peekToken(), next != UInt8(ascii: "\n") {
-                throw scanner.error("unexpected content after the JSON value")
-            }
+            if try scanner.peekToken() != nil { throw scanner.error("unexpected content after the JSON value") }
             return value
         }
         return (line, value)

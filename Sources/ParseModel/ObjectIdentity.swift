@@ -4,6 +4,9 @@ public struct KeyHash: Hashable, Sendable {
     public let high: UInt64
     public let low: UInt64
 
+    /// The bits are already well mixed: one word is enough for a hash table.
+    public func hash(into hasher: inout Hasher) { hasher.combine(low) }
+
     /// Hashes `className` and the canonical key text (see ``NaturalKey``).
     public init(className: String, key: String) {
         var a: UInt64 = 0xcbf2_9ce4_8422_2325

@@ -1,24 +1,57 @@
 import CLibCSV
+import ParseModel
 
 /// The functions libcsv calls back. C function pointers cannot capture context, so the
-/// `CSVRowStream` being filled travels through libcsv's `data` pointer (unretained: the
-/// stream is alive for as long as it runs the parser).
+/// `CSVRowCollector` being filled travels through libcsv's `data` pointer.
 enum CSVCallbacks {
     /// Receives each field's bytes (not NUL-terminated) when the field ends.
     static let field: @convention(c) (UnsafeMutableRawPointer?, Int, UnsafeMutableRawPointer?) -> Void = {
         bytes, count, context in
         guard let context else { return }
-        let stream = Unmanaged<CSVRowStream>.fromOpaque(context).takeUnretainedValue()
-        stream.appendCell(UnsafeRawBufferPointer(start: bytes, count: count))
+        context.assumingMemoryBound(to: CSVRowCollector.self).pointee.appendCell(UnsafeRawBufferPointer(start: bytes, count: count))
     }
 
     /// Called when a row ends (at its line break, or at the end of the file).
     static let row: @convention(c) (Int32, UnsafeMutableRawPointer?) -> Void = { _, context in
         guard let context else { return }
-        Unmanaged<CSVRowStream>.fromOpaque(context).takeUnretainedValue().completeRow()
+        context.assumingMemoryBound(to: CSVRowCollector.self).pointee.completeRow()
     }
 
     /// Treats no byte as padding, so spaces around unquoted values are kept (RFC 4180);
     /// libcsv's default would trim spaces and tabs.
     static let isSpace: @convention(c) (UInt8) -> Int32 = { _ in 0 }
+}
+
+/// The rows libcsv delivers through `CSVCallbacks`, and the line being fed.
+struct CSVRowCollector {
+    /// The physical line being fed to libcsv.
+    var line = 1
+    /// The line on which the row under way started.
+    var rowStartLine = 1
+    /// Room to reserve for the cells of each row (the header's count).
+    var expectedCellCount = 0
+    var completedRows: [(row: CSVRowStream.Row, invalidCell: Int?)] = []
+    private var cells: [String] = []
+    private var firstInvalidCell: Int?
+
+    /// Adds a field of the row under way; bytes that are not UTF-8 give an empty cell and
+    /// fail the row.
+    mutating func appendCell(_ bytes: UnsafeRawBufferPointer) {
+        if let cell = String(validUTF8: bytes) {
+            cells.append(cell)
+        } else {
+            if firstInvalidCell == nil { firstInvalidCell = cells.count }
+            cells.append("")
+        }
+    }
+
+    /// Ends the row under way. A next row in the same line of input starts on that line
+    /// (after a lone CR); otherwise `CSVRowStream` moves its start to the line it begins on.
+    mutating func completeRow() {
+        completedRows.append((CSVRowStream.Row(line: rowStartLine, cells: cells), firstInvalidCell))
+        cells = []
+        cells.reserveCapacity(expectedCellCount)
+        firstInvalidCell = nil
+        rowStartLine = line
+    }
 }

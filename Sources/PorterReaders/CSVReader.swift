@@ -11,7 +11,8 @@ import Darwin
 /// The first row is the header and names the columns; it must not have empty or
 /// duplicate names. Quoting follows RFC 4180: quoted fields may hold delimiters, doubled
 /// quotes and line breaks, and spaces around values are kept. Lines may end in LF or
-/// CRLF, blank lines are skipped, and a UTF-8 byte order mark is ignored. Rows with more
+/// CRLF (a lone CR ends a row too, but only LF counts as a new line), blank lines are
+/// skipped, and a UTF-8 byte order mark is ignored. Rows with more
 /// or fewer cells than the header are returned as they are (see
 /// `SourceRecord.raggedness`). Each record's `line` is the physical line on which it
 /// starts. The file is read in chunks, so memory does not grow with its size.
@@ -37,7 +38,8 @@ public struct CSVReader: RecordReader {
         path: String, displayName: String, delimiter: UInt8 = UInt8(ascii: ","), chunkSize: Int = 1 << 16
     ) throws(ReaderError) {
         guard ![UInt8(ascii: "\""), UInt8(ascii: "\r"), UInt8(ascii: "\n")].contains(delimiter) else {
-            throw ReaderError(file: displayName, line: 0, reason: "unusable CSV delimiter \(delimiter)")
+            let shown = Character(Unicode.Scalar(delimiter)).debugDescription
+            throw ReaderError(file: displayName, line: 0, reason: "unusable CSV delimiter \(shown)")
         }
         self.displayName = displayName
         rows = try CSVRowStream(path: path, displayName: displayName, delimiter: delimiter, chunkSize: chunkSize)
@@ -85,6 +87,9 @@ final class CSVRowStream {
     private let input: FileInput
     private let displayName: String
     private let parser: UnsafeMutablePointer<csv_parser>
+    /// libcsv's `data` pointer: a fixed address, and no reference counting or exclusivity
+    /// checks on the per-cell path.
+    private let collector: UnsafeMutablePointer<CSVRowCollector>
     private let buffer: UnsafeMutableRawBufferPointer
     /// Bytes of `buffer` that hold input, and how many of them libcsv has been given.
     private var filled = 0
@@ -92,20 +97,14 @@ final class CSVRowStream {
     private var bytesBeforeBuffer: Int64 = 0
     private var reachedEnd = false
     private var finished = false
-    /// The physical line of the next byte to feed.
-    private var line = 1
+    private var nextCompletedRow = 0
     /// Once a fault is found, every later call reports it again.
     private var failure: ReaderError?
 
     /// Names for cells in error locations; cells beyond these are named by position.
-    var columnNames: [String] = []
-
-    // The rows libcsv delivers through `CSVCallbacks` (`appendCell`, `completeRow`).
-    private var cells: [String] = []
-    private var firstInvalidCell: Int?
-    private var rowStartLine = 1
-    private var completedRows: [(row: Row, invalidCell: Int?)] = []
-    private var nextCompletedRow = 0
+    var columnNames: [String] = [] {
+        didSet { collector.pointee.expectedCellCount = columnNames.count }
+    }
 
     init(path: String, displayName: String, delimiter: UInt8, chunkSize: Int) throws(ReaderError) {
         input = try FileInput(path: path, displayName: displayName)
@@ -116,12 +115,16 @@ final class CSVRowStream {
         csv_set_delim(parser, delimiter)
         csv_set_space_func(parser, CSVCallbacks.isSpace)
         csv_set_blk_size(parser, 1 << 12)
+        collector = .allocate(capacity: 1)
+        collector.initialize(to: CSVRowCollector())
         buffer = .allocate(byteCount: max(chunkSize, 4), alignment: 1)
     }
 
     deinit {
         csv_free(parser)
         parser.deallocate()
+        collector.deinitialize(count: 1)
+        collector.deallocate()
         buffer.deallocate()
     }
 
@@ -131,13 +134,13 @@ final class CSVRowStream {
     func next() throws(ReaderError) -> Row? {
         if let failure { throw failure }
         do throws(ReaderError) {
-            while nextCompletedRow == completedRows.count {
-                completedRows.removeAll(keepingCapacity: true)
+            while nextCompletedRow == collector.pointee.completedRows.count {
+                collector.pointee.completedRows.removeAll(keepingCapacity: true)
                 nextCompletedRow = 0
                 if finished { return nil }
                 try parseMore()
             }
-            let (row, invalidCell) = completedRows[nextCompletedRow]
+            let (row, invalidCell) = collector.pointee.completedRows[nextCompletedRow]
             nextCompletedRow += 1
             if let invalidCell {
                 let column = invalidCell < columnNames.count ? columnNames[invalidCell] : String(invalidCell + 1)
@@ -160,19 +163,20 @@ final class CSVRowStream {
             }
             return
         }
-        if parser.pointee.pstate == CSVRowStream.rowNotBegun { rowStartLine = line }
+        let line = collector.pointee.line
+        if parser.pointee.pstate == CSVRowStream.rowNotBegun { collector.pointee.rowStartLine = line }
         let start = buffer.baseAddress! + position
         let remaining = filled - position
         let lineFeed = memchr(start, Int32(UInt8(ascii: "\n")), remaining)
         let length = lineFeed.map { $0 - start + 1 } ?? remaining
-        let parsed = csv_parse(parser, start, length, CSVCallbacks.field, CSVCallbacks.row, context)
+        let parsed = csv_parse(parser, start, length, CSVCallbacks.field, CSVCallbacks.row, collector)
         guard parsed == length else {
             let status = csv_error(parser)
             let reason = status == CSV_EPARSE ? "misplaced quote" : String(cString: csv_strerror(status))
             throw ReaderError(file: displayName, line: line, reason: reason)
         }
         position += length
-        if lineFeed != nil { line += 1 }
+        if lineFeed != nil { collector.pointee.line = line + 1 }
     }
 
     private func readChunk() throws(ReaderError) {
@@ -182,7 +186,7 @@ final class CSVRowStream {
             filled = try input.readChunk(into: buffer)
         } catch {
             filled = 0
-            throw ReaderError(file: displayName, line: line, reason: "cannot read file: \(error.message)")
+            throw ReaderError(file: displayName, line: collector.pointee.line, reason: "cannot read file: \(error.message)")
         }
         if filled == 0 {
             reachedEnd = true
@@ -193,34 +197,9 @@ final class CSVRowStream {
 
     /// Lets libcsv deliver a last row that has no line break after it.
     private func finishParsing() throws(ReaderError) {
-        guard csv_fini(parser, CSVCallbacks.field, CSVCallbacks.row, context) == 0 else {
-            throw ReaderError(file: displayName, line: rowStartLine, reason: "unterminated quoted field")
+        guard csv_fini(parser, CSVCallbacks.field, CSVCallbacks.row, collector) == 0 else {
+            throw ReaderError(file: displayName, line: collector.pointee.rowStartLine, reason: "unterminated quoted field")
         }
         finished = true
-    }
-
-    private var context: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
-
-    // MARK: Callbacks
-
-    /// Adds a field of the row under way; bytes that are not UTF-8 give an empty cell and
-    /// fail the row.
-    func appendCell(_ bytes: UnsafeRawBufferPointer) {
-        if let cell = String(validating: bytes.assumingMemoryBound(to: UInt8.self), as: UTF8.self) {
-            cells.append(cell)
-        } else {
-            if firstInvalidCell == nil { firstInvalidCell = cells.count }
-            cells.append("")
-        }
-    }
-
-    /// Ends the row under way. A next row in the same chunk of input starts on the same line
-    /// (after a lone CR); otherwise `parseMore` moves its start to the line it begins on.
-    func completeRow() {
-        completedRows.append((Row(line: rowStartLine, cells: cells), firstInvalidCell))
-        cells = []
-        cells.reserveCapacity(columnNames.count)
-        firstInvalidCell = nil
-        rowStartLine = line
     }
 }

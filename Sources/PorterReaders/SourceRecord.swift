@@ -11,11 +11,15 @@ public final class CSVHeader: Sendable {
     public let names: [String]
     private let indexByName: [String: Int]
 
+    /// Whether any of Parse's default columns (`objectId`, `createdAt`, `updatedAt`, `ACL`) is present.
+    public let hasParseSystemColumns: Bool
+
     public init(names: [String]) {
         self.names = names
         var index: [String: Int] = [:]
         for (i, name) in names.enumerated() where index[name] == nil { index[name] = i }
         self.indexByName = index
+        self.hasParseSystemColumns = ["objectId", "createdAt", "updatedAt", "ACL"].contains { index[$0] != nil }
     }
 
     public func index(of name: String) -> Int? { indexByName[name] }

@@ -12,7 +12,8 @@ final class SQLiteDatabase {
 
     init(path: String, create: Bool) throws(PorterError) {
         self.path = path
-        let flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0)
+        // One connection, used by one thread at a time: no per-call mutex.
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (create ? SQLITE_OPEN_CREATE : 0)
         var db: OpaquePointer?
         let status = sqlite3_open_v2(path, &db, flags, nil)
         handle = db

@@ -10,7 +10,8 @@ public final class SQLiteMirror: ObjectSink {
     public let path: String
     private var database: SQLiteDatabase?
     private var createdFile = false
-    private var now = ParseDate(millisecondsSince1970: 0)
+    /// This import's time, for `createdAt` and `updatedAt`, in stored form.
+    private var now = ParseDate(millisecondsSince1970: 0).iso
     private var schemas: [String: ClassSchema] = [:]
     private var naturalKeys: [String: [String]] = [:]
     private var freshJoinTables: Set<String> = []
@@ -48,7 +49,7 @@ public final class SQLiteMirror: ObjectSink {
     public func begin(schemas declared: [ClassSchema], naturalKeys: [String: [String]]) throws(PorterError) {
         let existing = Dictionary(try existingSchemas().map { ($0.className, $0) }, uniquingKeysWith: { a, _ in a })
         let db = try open(create: true)
-        now = ParseDate(millisecondsSince1970: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
+        now = ParseDate(millisecondsSince1970: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))).iso
         self.naturalKeys = naturalKeys
         try db.execute("PRAGMA cache_size = -65536")
         try db.execute("BEGIN IMMEDIATE")
@@ -108,13 +109,11 @@ public final class SQLiteMirror: ObjectSink {
         var outcomes: [WriteOutcome] = []
         outcomes.reserveCapacity(objects.count)
         for object in objects {
-            guard object.fields.map(\.name) == columns else {
-                outcomes.append(contentsOf: try write([object], className: className, mode: mode))
-                continue
-            }
+            // One class's objects carry the same fields (the loader writes every mapped field).
+            precondition(object.fields.count == columns.count, "objects of one batch must carry the same fields")
             insert.bind(text: object.objectId, at: 1)
-            insert.bind(text: (object.createdAt ?? now).iso, at: 2)
-            insert.bind(text: (object.updatedAt ?? object.createdAt ?? now).iso, at: 3)
+            insert.bind(text: object.createdAt?.iso ?? now, at: 2)
+            insert.bind(text: (object.updatedAt ?? object.createdAt)?.iso ?? now, at: 3)
             bind(object.acl.map(ParseValue.acl) ?? .null, to: insert, at: 4)
             for (i, field) in object.fields.enumerated() { bind(field.value, to: insert, at: i + 5) }
             do { try insert.run() } catch { outcomes.append(.failed(conflictReason(className, object, error))); continue }
@@ -127,7 +126,7 @@ public final class SQLiteMirror: ObjectSink {
                 continue
             }
             update.bind(text: object.objectId, at: 1)
-            update.bind(text: (object.updatedAt ?? now).iso, at: 2)
+            update.bind(text: object.updatedAt?.iso ?? now, at: 2)
             bind(object.acl.map(ParseValue.acl) ?? .null, to: update, at: 3)
             for (i, field) in object.fields.enumerated() { bind(field.value, to: update, at: i + 4) }
             do { try update.run() } catch { outcomes.append(.failed(conflictReason(className, object, error))); continue }
@@ -153,7 +152,7 @@ public final class SQLiteMirror: ObjectSink {
         for (objectId, value) in values {
             update.bind(text: objectId, at: 1)
             bind(value, to: update, at: 2)
-            update.bind(text: now.iso, at: 3)
+            update.bind(text: now, at: 3)
             try update.run()
             outcomes.append(db.changes == 1 ? .updated : .unchanged)
         }

@@ -6,7 +6,7 @@ import PorterPipeline
 final class ProgressDisplay: @unchecked Sendable {
     private let lock = NSLock()
     private let interactive: Bool
-    private var lastShown = Date.distantPast
+    private var lastShown = Date()
     private var lastPhase = ""
 
     init() { interactive = Terminal.stderrIsTerminal }
@@ -24,7 +24,8 @@ final class ProgressDisplay: @unchecked Sendable {
         let now = Date()
         let finished = progress.totalBytes > 0 && progress.bytesRead >= progress.totalBytes
         let interval = interactive ? 0.1 : 5.0
-        guard now.timeIntervalSince(lastShown) >= interval || (interactive && finished) || progress.phase != lastPhase else { return }
+        let newPhase = interactive && progress.phase != lastPhase
+        guard now.timeIntervalSince(lastShown) >= interval || (interactive && finished) || newPhase else { return }
         lastShown = now
         lastPhase = progress.phase
         let fraction = progress.totalBytes > 0 ? min(1, Double(progress.bytesRead) / Double(progress.totalBytes)) : 0

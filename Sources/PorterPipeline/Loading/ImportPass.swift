@@ -156,14 +156,19 @@ final class ImportPass {
             let draft: ObjectDraft
             switch mapper.map(record) {
             case .failure(let failure):
+                if let objectId = failure.objectId,
+                   indexes[className]!.register(objectId: objectId, key: failure.key, explicitId: failure.hasSourceObjectId, line: record.line) == .added {
+                    indexes[className]!.reject(objectId: objectId, key: failure.key)
+                }
                 rowFailed(row, className: className, failure.diagnostics)
                 continue
             case .success(let mapped):
                 draft = mapped
             }
             var problems: [Diagnostic] = []
+            var registered = false
             switch indexes[className]!.register(objectId: draft.objectId, key: draft.key, explicitId: draft.hasSourceObjectId, line: draft.line) {
-            case .added: break
+            case .added: registered = true
             case .duplicateKey(let first):
                 let keyField = mapper.fields.first { $0.name == mapping.key.first }
                 problems.append(Diagnostic(mapper.location(draft.line, keyField, value: draft.key.map { ObjectReference(targetClass: className, identity: .key($0)).sourceText }),
@@ -178,18 +183,18 @@ final class ImportPass {
                 switch value {
                 case .value(let v) where cyclic.contains(field.name):
                     if v != .null || mapping.mode != .merge {
-                        deferred.append(DeferredReference(className: className, field: field, ownerId: draft.objectId, row: row, references: []))
+                        deferred.append(DeferredReference(className: className, field: field, ownerId: draft.objectId, ownerKey: draft.key, row: row, references: []))
                     }
                 case .value(let v):
                     fields.append(FieldValue(field.name, v))
                 case .pointer(let reference) where cyclic.contains(field.name):
-                    deferred.append(DeferredReference(className: className, field: field, ownerId: draft.objectId, row: row, references: [reference]))
+                    deferred.append(DeferredReference(className: className, field: field, ownerId: draft.objectId, ownerKey: draft.key, row: row, references: [reference]))
                 case .pointer(let reference):
                     if let objectId = resolve(reference, from: row, mapper: mapper, field: field, problems: &problems) {
                         fields.append(FieldValue(field.name, .pointer(PointerRef(className: reference.targetClass, objectId: objectId))))
                     }
                 case .relation(let refs) where !isComplete(field.type.targetClass!):
-                    deferred.append(DeferredReference(className: className, field: field, ownerId: draft.objectId, row: row, references: refs))
+                    deferred.append(DeferredReference(className: className, field: field, ownerId: draft.objectId, ownerKey: draft.key, row: row, references: refs))
                 case .relation(let refs):
                     var ids: [String] = []
                     for reference in refs {
@@ -199,7 +204,8 @@ final class ImportPass {
                 }
             }
             guard problems.isEmpty else {
-                rowFailed(row, className: className, problems, objectId: draft.objectId, key: draft.key)
+                if registered { indexes[className]!.reject(objectId: draft.objectId, key: draft.key) }
+                rowFailed(row, className: className, problems)
                 continue
             }
             if sink != nil {
@@ -224,25 +230,27 @@ final class ImportPass {
     /// Resolves one reference from `row`; a fault is added to `problems`.
     private func resolve(_ reference: ObjectReference, from row: RowID, mapper: ClassMapper, field: FieldMapping,
                          problems: inout [Diagnostic]) -> String? {
-        let location = mapper.location(Int(row.line), field, value: reference.sourceText)
-        return resolve(reference, from: row, location: location, problems: &problems)
+        resolve(reference, from: row, location: mapper.location(Int(row.line), field, value: reference.sourceText), problems: &problems)
     }
 
-    private func resolve(_ reference: ObjectReference, from row: RowID?, location: SourceLocation, problems: inout [Diagnostic]) -> String? {
+    /// The objectId `reference` resolves to; a fault is added to `problems` (the location is
+    /// built only then).
+    private func resolve(_ reference: ObjectReference, from row: RowID?, location: @autoclosure () -> SourceLocation,
+                         problems: inout [Diagnostic]) -> String? {
         let target = reference.targetClass
         guard let index = indexes[target] else {
-            return resolveOutsideDataset(reference, location: location, problems: &problems)
+            return resolveOutsideDataset(reference, location: location(), problems: &problems)
         }
         switch index.lookup(reference.identity) {
         case .found(let objectId, let line):
             if collecting, let row { references[RowID(source: sourceIndex(target), line: line), default: []].append(row) }
             return objectId
         case .rejected(let line):
-            problems.append(Diagnostic(location, "points to \(target) \"\(reference.sourceText)\" (line \(line)), which is rejected"))
+            problems.append(Diagnostic(location(), "points to \(target) \"\(reference.sourceText)\" (line \(line)), which is rejected"))
         case .missing:
             switch reference.identity {
-            case .key(let key): problems.append(Diagnostic(location, "no \(target) has key \"\(ObjectReference(targetClass: target, identity: .key(key)).sourceText)\""))
-            case .objectId(let id): problems.append(Diagnostic(location, "no \(target) has objectId \"\(id)\""))
+            case .key: problems.append(Diagnostic(location(), "no \(target) has key \"\(reference.sourceText)\""))
+            case .objectId(let id): problems.append(Diagnostic(location(), "no \(target) has objectId \"\(id)\""))
             }
         }
         return nil
@@ -268,10 +276,10 @@ final class ImportPass {
         return id
     }
 
-    private func rowFailed(_ row: RowID, className: String, _ problems: [Diagnostic], objectId: String? = nil, key: String? = nil) {
+    /// Counts a faulty row; references to it, if it was registered, already see it rejected.
+    private func rowFailed(_ row: RowID, className: String, _ problems: [Diagnostic]) {
         for problem in problems { log.add(problem) }
         classTallies[className]!.rejected += 1
-        if let objectId { indexes[className]!.reject(objectId: objectId, key: key) }
         sinkOpen = false
         if collecting {
             rejectPlan.reasons[row] = problems.map(\.reason).joined(separator: "; ")
@@ -324,7 +332,8 @@ final class ImportPass {
                 if let id = resolve(reference, from: item.row, location: location, problems: &problems) { ids.append(id) }
             }
             guard problems.isEmpty else {
-                rowFailed(item.row, className: item.className, problems, objectId: item.ownerId)
+                indexes[item.className]!.reject(objectId: item.ownerId, key: item.ownerKey)
+                rowFailed(item.row, className: item.className, problems)
                 continue
             }
             let key = "\(item.className).\(item.field.name)"
@@ -459,6 +468,7 @@ struct DeferredReference {
     let className: String
     let field: FieldMapping
     let ownerId: String
+    let ownerKey: String?
     let row: RowID
     let references: [ObjectReference]
 }

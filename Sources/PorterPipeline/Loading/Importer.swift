@@ -63,6 +63,7 @@ public struct Importer {
         let started = Date()
         let targetSchemas = try sink.existingSchemas()
         var rejectPlan: RejectPlan?
+        var rejectedFaults: [Diagnostic] = []
         if options.maxErrors != nil || !SchemaCompatibility.conflicts(of: manifest, with: targetSchemas).isEmpty {
             var (checked, rejects, fatal) = try check(against: targetSchemas, progress: progress)
             let allowed = options.maxErrors ?? 0
@@ -75,6 +76,7 @@ public struct Importer {
                 return checked
             }
             rejectPlan = rejects
+            rejectedFaults = checked.errors
         }
         let pass = ImportPass(manifest: manifest, plan: plan, mode: .writing(sink, rejectPlan), options: options,
                               targetSchemas: schemaIndex(targetSchemas), progress: progress)
@@ -89,11 +91,15 @@ public struct Importer {
         if pass.log.count > 0 || options.dryRun {
             sink.rollback()
             var unwritten = report(pass, committed: false, rejectFiles: [], started: started)
-            if pass.log.count == 0 { unwritten.errorCount = rejectPlan?.reasons.count ?? 0 }
+            if pass.log.count == 0 {
+                unwritten.errors = rejectedFaults
+                unwritten.errorCount = rejectPlan?.reasons.count ?? 0
+            }
             return unwritten
         }
         try sink.commit()
         var written = report(pass, committed: true, rejectFiles: rejectFiles, started: started)
+        written.errors = rejectedFaults
         written.errorCount = rejectPlan?.reasons.count ?? 0
         return written
     }

@@ -24,7 +24,8 @@ struct ManifestChecker {
             }
             for field in mapping.fields {
                 if let target = field.type.targetClass, !declared.contains(target), !targetClasses.contains(target) {
-                    let where_ = field.fromJoinFile ? "relations" : "\(path).fields.\(field.name).type"
+                    let relationIndex = manifest.relations.firstIndex { $0.owner == mapping.className && $0.field == field.name }
+                    let where_ = relationIndex.map { "relations[\($0)].targetClass" } ?? "\(path).fields.\(field.name).type"
                     throw fail(where_, "class \"\(target)\" is not declared in this manifest nor in the target")
                 }
             }

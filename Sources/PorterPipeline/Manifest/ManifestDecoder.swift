@@ -68,7 +68,7 @@ struct ManifestDecoder {
 
     mutating func decode(_ document: JSONValue) throws(PorterError) -> DatasetManifest {
         let top = try object(document, at: "", allowed: Self.topKeys)
-        if let version = top["version"], version != .integer(1) {
+        if let version = top["version"], version != .integer(1), version != .double(1) {
             throw fail("version", "unsupported manifest version \(version.serialized()) (this parse-porter reads version 1)")
         }
         guard let classesValue = top["classes"] else { throw fail("classes", "is required") }
@@ -176,9 +176,17 @@ struct ManifestDecoder {
         }
         if let defaultJSON = spec["default"], defaultJSON != .null {
             if case .relation = type { throw fail("\(path).default", "a Relation cannot have a default") }
-            let defaultValue: ParseValue
-            do { defaultValue = try ParseValue(wire: defaultJSON, as: type) } catch { throw fail("\(path).default", error.message) }
-            guard defaultValue.fieldType == type else {
+            // The default is read like a cell of the field: `2024-01-31` for a Date, `"12"` for a Number;
+            // a Pointer default is Parse pointer JSON.
+            let coerced: ParseValue?
+            if case .pointer = type {
+                coerced = try? ParseValue(wire: defaultJSON, as: type)
+            } else if case .value(let value)? = try? FieldCoercer(field: field, references: nil).coerce(.json(defaultJSON)) {
+                coerced = value
+            } else {
+                coerced = nil
+            }
+            guard let defaultValue = coerced, defaultValue.fieldType == type else {
                 throw fail("\(path).default", "default \(defaultJSON.serialized()) is not a \(type)")
             }
             field.defaultValue = defaultValue

@@ -34,6 +34,12 @@ public struct Diagnostic: Sendable, CustomStringConvertible {
 /// The faults that keep a record from becoming an object.
 public struct MappingFailure: Error, Sendable {
     public let diagnostics: [Diagnostic]
+    /// The record's identity when its key (or objectId) could be read despite the faults,
+    /// so that references to it can be told it is rejected.
+    public var objectId: String?
+    public var key: String?
+    public var hasSourceObjectId = false
+
     public init(_ diagnostics: [Diagnostic]) { self.diagnostics = diagnostics }
 }
 
@@ -83,8 +89,10 @@ public struct ClassMapper: Sendable {
     /// The record as a draft, or every fault found in it.
     public func map(_ record: SourceRecord) -> Result<ObjectDraft, MappingFailure> {
         var problems: [Diagnostic] = []
-        if let ragged = record.raggedness {
-            return .failure(MappingFailure([Diagnostic(SourceLocation(file: sourceName, line: record.line), "row has \(ragged.actual) cells, the header has \(ragged.expected)")]))
+        // A ragged row is one fault; its cells are still read, for the key that tells
+        // references to it that it is rejected.
+        let ragged = record.raggedness.map {
+            Diagnostic(SourceLocation(file: sourceName, line: record.line), "row has \($0.actual) cells, the header has \($0.expected)")
         }
         var values: [MappedValue] = []
         values.reserveCapacity(fields.count)
@@ -96,47 +104,51 @@ public struct ClassMapper: Sendable {
                 }
                 values.append(value)
             } catch {
-                problems.append(Diagnostic(location(record.line, field, value: cellText(record, field)), error.reason))
+                var where_ = location(record.line, field, value: cellText(record, field, column: error.column))
+                if let column = error.column { where_.column = column }
+                problems.append(Diagnostic(where_, error.reason))
                 values.append(.value(.null))
             }
         }
+        if let ragged { problems = [ragged] }
         var system = SystemColumns()
-        do { system = try SystemColumns(record) } catch {
+        do { if SystemColumns.mayBePresent(in: record) { system = try SystemColumns(record) } } catch {
             problems.append(Diagnostic(SourceLocation(file: sourceName, line: record.line, column: error.column, value: error.value), error.reason))
         }
-        guard problems.isEmpty else { return .failure(MappingFailure(problems)) }
         var key: String?
         if !keyIndices.isEmpty {
-            var parts: [ParseValue] = []
-            for index in keyIndices {
+            let parts = keyIndices.map { index -> ParseValue in
                 switch values[index] {
-                case .value(let v): parts.append(v)
-                case .pointer(let reference): parts.append(.string(reference.sourceText))
-                case .relation: break
+                case .value(let v): v
+                case .pointer(let reference): .string(reference.sourceText)
+                case .relation: .null
                 }
             }
             key = NaturalKey.text(of: parts)
-            if key == nil {
+            if key == nil, problems.isEmpty {
                 let field = fields[keyIndices[parts.firstIndex(of: .null) ?? 0]]
-                return .failure(MappingFailure([Diagnostic(location(record.line, field, value: ""), "key field is missing")]))
+                problems.append(Diagnostic(location(record.line, field, value: ""), "key field is missing"))
             }
         }
-        let objectId: String
-        if let id = system.objectId {
-            objectId = id
-        } else if let key {
-            objectId = KeyHash(className: mapping.className, key: key).objectId
-        } else {
-            return .failure(MappingFailure([Diagnostic(SourceLocation(file: sourceName, line: record.line, column: "objectId"),
-                                                       "\(mapping.className) has no key, so each record needs an objectId")]))
+        let objectId = system.objectId ?? key.map { KeyHash(className: mapping.className, key: $0).objectId }
+        if objectId == nil, problems.isEmpty {
+            problems.append(Diagnostic(SourceLocation(file: sourceName, line: record.line, column: "objectId"),
+                                       "\(mapping.className) has no key, so each record needs an objectId"))
+        }
+        guard problems.isEmpty, let objectId else {
+            var failure = MappingFailure(problems)
+            failure.objectId = objectId
+            failure.key = key
+            failure.hasSourceObjectId = system.objectId != nil
+            return .failure(failure)
         }
         return .success(ObjectDraft(className: mapping.className, line: record.line, objectId: objectId,
                                     hasSourceObjectId: system.objectId != nil, key: key, values: values,
                                     acl: system.acl ?? mapping.defaultACL, createdAt: system.createdAt, updatedAt: system.updatedAt))
     }
 
-    func cellText(_ record: SourceRecord, _ field: FieldMapping) -> String {
-        guard let column = field.sourceColumns.first, let cell = record.cell(ColumnPath(column)) else { return "" }
+    func cellText(_ record: SourceRecord, _ field: FieldMapping, column: String? = nil) -> String {
+        guard let column = column ?? field.sourceColumns.first, let cell = record.cell(ColumnPath(column)) else { return "" }
         switch cell {
         case .text(let text): return text
         case .json(.string(let text)): return text
@@ -158,18 +170,29 @@ struct SystemColumns {
     var updatedAt: ParseDate?
     var acl: ParseACL?
 
+    static let objectIdColumn = ColumnPath("objectId")
+    static let createdAtColumn = ColumnPath("createdAt")
+    static let updatedAtColumn = ColumnPath("updatedAt")
+    static let aclColumn = ColumnPath("ACL")
+
     init() {}
 
+    /// False when a CSV header has none of the columns (checked per header, not per row).
+    static func mayBePresent(in record: SourceRecord) -> Bool {
+        guard case .csv(let header, _) = record.content else { return true }
+        return header.hasParseSystemColumns
+    }
+
     init(_ record: SourceRecord) throws(Fault) {
-        if let id = Self.text(record, "objectId"), !id.isEmpty {
+        if let id = Self.text(record, Self.objectIdColumn), !id.isEmpty {
             guard id.utf8.count <= 120, id.utf8.allSatisfy({ $0 > 32 && $0 < 127 }) else {
                 throw Fault(column: "objectId", value: id, reason: "an objectId must be 1 to 120 printable ASCII characters")
             }
             objectId = id
         }
-        createdAt = try Self.date(record, "createdAt")
-        updatedAt = try Self.date(record, "updatedAt")
-        switch record.cell(ColumnPath("ACL")) {
+        createdAt = try Self.date(record, Self.createdAtColumn)
+        updatedAt = try Self.date(record, Self.updatedAtColumn)
+        switch record.cell(Self.aclColumn) {
         case nil, .text("")?, .json(.null)?: break
         case .json(.object(let object))?:
             do { acl = try ParseACL(wire: object) } catch { throw Fault(column: "ACL", value: JSONValue.object(object).serialized(), reason: error.message) }
@@ -181,21 +204,21 @@ struct SystemColumns {
         }
     }
 
-    static func text(_ record: SourceRecord, _ column: String) -> String? {
-        switch record.cell(ColumnPath(column)) {
+    static func text(_ record: SourceRecord, _ column: ColumnPath) -> String? {
+        switch record.cell(column) {
         case .text(let t)?, .json(.string(let t))?: t
         default: nil
         }
     }
 
-    static func date(_ record: SourceRecord, _ column: String) throws(Fault) -> ParseDate? {
-        switch record.cell(ColumnPath(column)) {
+    static func date(_ record: SourceRecord, _ column: ColumnPath) throws(Fault) -> ParseDate? {
+        switch record.cell(column) {
         case nil, .text("")?, .json(.null)?: return nil
         case .text(let t)?, .json(.string(let t))?:
-            guard let date = ParseDate(iso: t) else { throw Fault(column: column, value: t, reason: "not a date") }
+            guard let date = ParseDate(iso: t) else { throw Fault(column: column.name, value: t, reason: "not a date") }
             return date
         case .json(let json)?:
-            guard case .date(let date)? = try? ParseValue(wire: json) else { throw Fault(column: column, value: json.serialized(), reason: "not a date") }
+            guard case .date(let date)? = try? ParseValue(wire: json) else { throw Fault(column: column.name, value: json.serialized(), reason: "not a date") }
             return date
         }
     }

@@ -24,12 +24,18 @@ public struct FieldCoercer: Sendable {
         if let columns = field.columns {
             let lat = record.cell(columnPaths[0]), lng = record.cell(columnPaths[1])
             if isNull(lat) && isNull(lng) { return .value(field.defaultValue ?? .null) }
-            guard let latitude = number(lat)?.numberValue else { throw CoercionError("latitude (\(columns[0])) is not a number") }
-            guard let longitude = number(lng)?.numberValue else { throw CoercionError("longitude (\(columns[1])) is not a number") }
-            do { return .value(.geoPoint(try GeoPoint(latitude: latitude, longitude: longitude))) } catch { throw CoercionError(error.message) }
+            guard let latitude = number(lat)?.numberValue else { throw CoercionError("latitude is not a number", column: columns[0]) }
+            guard let longitude = number(lng)?.numberValue else { throw CoercionError("longitude is not a number", column: columns[1]) }
+            guard (-90.0...90.0).contains(latitude) else { throw CoercionError("latitude \(latitude) is out of range -90...90", column: columns[0]) }
+            do { return .value(.geoPoint(try GeoPoint(latitude: latitude, longitude: longitude))) } catch {
+                throw CoercionError(error.message, column: columns[1])
+            }
         }
         let cell = record.cell(columnPaths[0])
-        if isNull(cell) { return .value(field.defaultValue ?? .null) }
+        if isNull(cell) {
+            if case .relation = field.type { return .relation([]) }
+            return .value(field.defaultValue ?? .null)
+        }
         return try coerce(cell!)
     }
 
@@ -97,7 +103,7 @@ public struct FieldCoercer: Sendable {
             return .date(try date(cell))
         case .array:
             if case .text(let t) = cell, let separator = field.split {
-                return .array(t.components(separatedBy: separator).map { .string($0.trimmingCharacters(in: .whitespaces)) }.filter { $0 != .string("") })
+                return .array(CellText.split(t, by: separator).filter { !$0.isEmpty }.map(ParseValue.string))
             }
             let json = try jsonValue(cell)
             guard case .array = json else { throw CoercionError("expected a JSON array, got \(json.kindName)") }

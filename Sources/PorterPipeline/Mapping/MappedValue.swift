@@ -39,5 +39,10 @@ public enum MappedValue: Sendable, Equatable {
 /// Why a cell cannot become a value of its field's type (shown after the location).
 public struct CoercionError: Error, Sendable {
     public let reason: String
-    public init(_ reason: String) { self.reason = reason }
+    /// The column at fault, when a field reads several (a GeoPoint's latitude and longitude).
+    public let column: String?
+    public init(_ reason: String, column: String? = nil) {
+        self.reason = reason
+        self.column = column
+    }
 }

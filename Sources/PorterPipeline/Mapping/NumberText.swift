@@ -4,6 +4,7 @@ import ParseModel
 /// optional exponent. `1,5`, `12abc`, `0x10`, `inf` and `nan` are not numbers.
 enum NumberText {
     static func parse(_ text: String) -> ParseValue? {
+        if let integer = Int64(text) { return .integer(integer) }
         var utf8 = Array(text.utf8)
         while let last = utf8.last, last == 32 || last == 9 { utf8.removeLast() }
         var start = 0

@@ -14,7 +14,7 @@ struct ReferenceParser: Sendable {
         switch cell {
         case .json(.object(let object)):
             return try pointerJSON(object)
-        case .text(let text) where text.hasPrefix("{\"__type\""):
+        case .text(let text) where text.hasPrefix("{") && text.contains("\"__type\""):
             guard case .object(let object)? = try? JSONParser.parse(text) else { throw CoercionError("invalid pointer JSON") }
             return try pointerJSON(object)
         default:
@@ -46,8 +46,13 @@ struct ReferenceParser: Sendable {
         }
         var values: [ParseValue] = []
         for (coercer, part) in zip(keyParts, cells) {
-            guard case .value(let value) = try coercer.coerce(part) else { throw CoercionError("a key part cannot be a reference") }
-            values.append(value)
+            switch try coercer.coerce(part) {
+            case .value(let value): values.append(value)
+            // A key part that is itself a pointer is keyed by the text that names its target,
+            // as ClassMapper keys the objects themselves.
+            case .pointer(let reference): values.append(.string(reference.sourceText))
+            case .relation: throw CoercionError("a Relation cannot be part of a key")
+            }
         }
         guard let key = NaturalKey.text(of: values) else { throw CoercionError("empty key of \(targetClass)") }
         return ObjectReference(targetClass: targetClass, identity: .key(key))
@@ -58,7 +63,7 @@ struct ReferenceParser: Sendable {
         var items: [SourceCell]
         switch cell {
         case .text(let text) where split != nil:
-            items = text.components(separatedBy: split!).map { .text($0.trimmingCharacters(in: .whitespaces)) }
+            items = CellText.split(text, by: split!).map(SourceCell.text)
         case .text(let text) where text.hasPrefix("["):
             guard case .array(let array)? = try? JSONParser.parse(text) else { throw CoercionError("invalid JSON array of references") }
             items = array.map(SourceCell.json)

@@ -47,26 +47,28 @@ public enum Planner {
                 }
             }
         }
+        // A pointer closes a cycle when it stays inside its strongly connected component and
+        // points at a class not before its own (in manifest order): those are patched later.
+        // The other pointers form a DAG, whose longest paths give the insert phases.
         let components = StronglyConnectedComponents(nodes: names, edges: pointerEdges.map { ($0.from, $0.to) }).components
         let componentOf = Dictionary(uniqueKeysWithValues: components.enumerated().flatMap { index, members in members.map { ($0, index) } })
-        // An edge inside one component closes a cycle: its field is patched later.
         var cyclicFields: [String: Set<String>] = [:]
-        var level: [String: Int] = [:]
-        // Tarjan yields components in reverse topological order (dependencies first).
-        for members in components {
-            let ordered = members.sorted { position[$0]! < position[$1]! }
-            var componentLevel = 1
-            for name in ordered {
-                for edge in pointerEdges where edge.from == name {
-                    if componentOf[edge.to] == componentOf[name] {
-                        cyclicFields[name, default: []].insert(edge.field)
-                    } else {
-                        componentLevel = max(componentLevel, level[edge.to]! + 1)
-                    }
-                }
+        var dependencies: [String: [String]] = [:]
+        for edge in pointerEdges {
+            if componentOf[edge.to] == componentOf[edge.from] && position[edge.to]! >= position[edge.from]! {
+                cyclicFields[edge.from, default: []].insert(edge.field)
+            } else {
+                dependencies[edge.from, default: []].append(edge.to)
             }
-            for name in ordered { level[name] = componentLevel }
         }
+        var level: [String: Int] = [:]
+        func levelOf(_ name: String) -> Int {
+            if let known = level[name] { return known }
+            let value = 1 + (dependencies[name] ?? []).map(levelOf).reduce(0, max)
+            level[name] = value
+            return value
+        }
+        for name in names { _ = levelOf(name) }
         let classOrder = names.sorted { (level[$0]!, position[$0]!) < (level[$1]!, position[$1]!) }
         var phases: [ImportPlan.Phase] = []
         for l in Set(level.values).sorted() {

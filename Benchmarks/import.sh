@@ -1,0 +1,368 @@
+#!/usr/bin/env bash
+# ParsePorter benchmarks: import into the SQLite mirror, measured against the
+# floor of `sqlite3 .import` on the same CSV files.
+#
+# Usage: Benchmarks/import.sh [BOOKS]          (default 1000000)
+#
+# Steps:
+#   1. generate the library dataset into Benchmarks/out/library-BOOKS/ with
+#      Benchmarks/generate_library.py (reused when its .generated.json says it
+#      was made for the same BOOKS, seed and generator version);
+#   2. swift build -c release --product parse-porter (log: Benchmarks/out/build.log);
+#   3. section "import": time and peak RSS of
+#        parse-porter import DIR --to NEW.sqlite --quiet --json
+#      and of sqlite3 .mode csv + .import of the five CSV files (no types, no
+#      pointers, no relations), then a table, the ratio and the targets.
+#
+# Environment:
+#   SEED=S                 dataset seed (default 42)
+#   PARSE_PORTER_BIN=PATH  use this binary instead of building one
+#   BENCH_STRICT=1         exit 1 when a target is missed (default: report only)
+#
+# Everything written goes under Benchmarks/out/ (git-ignored):
+#   library-N/                 the dataset
+#   build.log                  swift build output
+#   import-N/                  the databases, stdout/stderr of each tool,
+#                              results.tsv and summary.txt of the last run
+#
+# Rows are the data records of the CSV files (headers excluded): genres +
+# authors + publishers + books + book_genres. books.csv counts once for both
+# tools, although ParsePorter reads it for two classes (Book and ISBN).
+#
+# Later sections (REST import, export) go in as further section_* functions
+# using measure() and record_result(); see main() at the bottom.
+
+set -euo pipefail
+
+BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(dirname "$BENCH_DIR")
+OUT=$BENCH_DIR/out
+SEED=${SEED:-42}
+BENCH_STRICT=${BENCH_STRICT:-0}
+
+# Targets (section "import").
+TARGET_RATIO=0.5        # parse-porter rows/s >= 0.5 x sqlite3 .import rows/s
+TARGET_RSS_MB=300       # parse-porter peak RSS < 300 MB (MB = 1024 KiB, as time(1) reports KiB)
+
+TARGETS_MISSED=0
+
+# --------------------------------------------------------------------------
+# helpers
+
+log()  { printf '%s\n' "$*" >&2; }
+die()  { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+usage() {
+    sed -n '2,/^$/{s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"
+}
+
+now() {  # wall clock in seconds with microseconds
+    if [[ -n ${EPOCHREALTIME:-} ]]; then
+        printf '%s\n' "${EPOCHREALTIME/,/.}"
+    else
+        date +%s.%N
+    fi
+}
+
+# --------------------------------------------------------------------------
+# timing: GNU time if present, else polling /proc/PID/status VmHWM
+
+TIMER=""   # "gnu" or "proc"
+
+setup_timer() {
+    if [[ -n ${BENCH_TIMER:-} ]]; then  # testing hook: force "gnu" or "proc"
+        TIMER=$BENCH_TIMER
+        return
+    fi
+    if command -v /usr/bin/time >/dev/null 2>&1 && /usr/bin/time --version 2>&1 | grep -q 'GNU'; then
+        TIMER=gnu
+        return
+    fi
+    if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
+        log "GNU time not found; installing it (apt-get install -y time) ..."
+        mkdir -p "$OUT"
+        if { DEBIAN_FRONTEND=noninteractive apt-get install -y time || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y time; }; } >"$OUT/apt-time.log" 2>&1 \
+            && /usr/bin/time --version 2>&1 | grep -q 'GNU'; then
+            TIMER=gnu
+            return
+        fi
+        log "could not install GNU time (see $OUT/apt-time.log)"
+    fi
+    log "GNU time not available: measuring peak RSS by polling /proc/PID/status (VmHWM)"
+    TIMER=proc
+}
+
+# measure NAME -- CMD ARGS...
+#   Runs CMD with stdout to $RUN_DIR/NAME.stdout and stderr to $RUN_DIR/NAME.stderr.
+#   Sets MEASURE_STATUS (exit status), MEASURE_SECS (wall seconds) and
+#   MEASURE_KB (peak RSS in KiB). Never fails itself: callers check MEASURE_STATUS.
+measure() {
+    local name=$1
+    shift
+    [[ ${1:-} == -- ]] && shift
+    local out=$RUN_DIR/$name.stdout err=$RUN_DIR/$name.stderr tfile=$RUN_DIR/$name.time
+    local t0 t1 status=0
+    MEASURE_KB=0
+    sync  # flush earlier writes (e.g. a freshly generated dataset) so they don't land in this run
+    if [[ $TIMER == gnu ]]; then
+        t0=$(now)
+        /usr/bin/time -o "$tfile" -f '%e %M' "$@" >"$out" 2>"$err" || status=$?
+        t1=$(now)
+        # On failure GNU time writes "Command exited with non-zero status N" first.
+        MEASURE_KB=$(awk 'END { print $2 + 0 }' "$tfile")
+    else
+        local pid hwm=0 key value rest
+        t0=$(now)
+        "$@" >"$out" 2>"$err" &
+        pid=$!
+        while :; do
+            value=""
+            if [[ -r /proc/$pid/status ]]; then
+                while read -r key value rest; do
+                    [[ $key == VmHWM: ]] && break
+                    value=""
+                done 2>/dev/null </proc/"$pid"/status || true
+            fi
+            # no VmHWM line: exited (zombie) or gone
+            [[ -z $value ]] && break
+            ((value > hwm)) && hwm=$value
+            sleep 0.02
+        done
+        wait "$pid" || status=$?
+        t1=$(now)
+        MEASURE_KB=$hwm
+    fi
+    MEASURE_STATUS=$status
+    MEASURE_SECS=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+}
+
+# record_result SECTION TOOL ROWS SECS KB  -> appended to $RUN_DIR/results.tsv
+RESULT_TOOLS=()
+RESULT_ROWS=()
+RESULT_SECS=()
+RESULT_KB=()
+record_result() {
+    RESULT_TOOLS+=("$2")
+    RESULT_ROWS+=("$3")
+    RESULT_SECS+=("$4")
+    RESULT_KB+=("$5")
+    printf '%s\t%s\t%s\t%s\t%s\n' "$@" >>"$RUN_DIR/results.tsv"
+}
+
+# print_table: tool, rows, seconds, rows/s, peak RSS MB for the recorded results
+print_table() {
+    local i
+    printf '%-22s %12s %9s %12s %12s\n' "tool" "rows" "seconds" "rows/s" "peak RSS MB"
+    for i in "${!RESULT_TOOLS[@]}"; do
+        awk -v tool="${RESULT_TOOLS[$i]}" -v rows="${RESULT_ROWS[$i]}" \
+            -v secs="${RESULT_SECS[$i]}" -v kb="${RESULT_KB[$i]}" 'BEGIN {
+                rate = secs > 0 ? rows / secs : 0
+                printf "%-22s %12d %9.2f %12.0f %12.1f\n", tool, rows, secs, rate, kb / 1024
+            }'
+    done
+}
+
+# check_target LABEL CONDITION(awk expression on the variables given) VAR=VALUE...
+check_target() {
+    local label=$1 cond=$2
+    shift 2
+    local args=() kv
+    for kv in "$@"; do args+=(-v "$kv"); done
+    if awk "${args[@]}" "BEGIN { exit !($cond) }"; then
+        printf 'target %-40s OK\n' "$label"
+    else
+        printf 'target %-40s MISSED\n' "$label"
+        TARGETS_MISSED=1
+    fi
+}
+
+# --------------------------------------------------------------------------
+# dataset
+
+DATASET=""
+DATASET_ROWS=0
+
+prepare_dataset() {
+    DATASET=$OUT/library-$BOOKS
+    local stamp=$DATASET/.generated.json
+    if [[ -f $stamp ]] && python3 - "$stamp" "$BOOKS" "$SEED" "$BENCH_DIR/generate_library.py" <<'EOF'
+import json, re, sys
+stamp = json.load(open(sys.argv[1]))
+src = open(sys.argv[4], encoding="utf-8").read()
+version = int(re.search(r"^GENERATOR_VERSION = (\d+)", src, re.M).group(1))
+ok = (stamp.get("books") == int(sys.argv[2]) and stamp.get("seed") == int(sys.argv[3])
+      and stamp.get("generator_version") == version)
+sys.exit(0 if ok else 1)
+EOF
+    then
+        log "dataset: reusing $DATASET (books=$BOOKS seed=$SEED)"
+    else
+        log "dataset: generating $BOOKS books into $DATASET (seed=$SEED) ..."
+        rm -rf "$DATASET"
+        python3 "$BENCH_DIR/generate_library.py" "$DATASET" --books "$BOOKS" --seed "$SEED" \
+            || die "dataset generation failed"
+    fi
+    DATASET_ROWS=$(python3 -c 'import json, sys; print(sum(json.load(open(sys.argv[1]))["records"].values()))' "$stamp")
+    log "dataset: $DATASET_ROWS records ($(python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))["records"]; print(", ".join(f"{k} {v}" for k, v in r.items()))' "$stamp"))"
+}
+
+# --------------------------------------------------------------------------
+# build
+
+PARSE_PORTER=""
+
+build_parse_porter() {
+    if [[ -n ${PARSE_PORTER_BIN:-} ]]; then
+        [[ -x $PARSE_PORTER_BIN ]] || die "PARSE_PORTER_BIN=$PARSE_PORTER_BIN is not an executable"
+        PARSE_PORTER=$PARSE_PORTER_BIN
+        log "build: skipped, using PARSE_PORTER_BIN=$PARSE_PORTER"
+        return
+    fi
+    command -v swift >/dev/null 2>&1 || die "swift not found in PATH (or set PARSE_PORTER_BIN)"
+    local build_log=$OUT/build.log t0 t1
+    log "build: building parse-porter (swift build -c release --product parse-porter; log: $build_log) ..."
+    t0=$(now)
+    if ! (cd "$ROOT" && swift build -c release --product parse-porter) >"$build_log" 2>&1; then
+        log ""
+        log "---- last 60 lines of $build_log ----"
+        tail -n 60 "$build_log" >&2
+        log "----"
+        die "swift build -c release --product parse-porter failed; nothing was measured (full log: $build_log)"
+    fi
+    t1=$(now)
+    local bin_dir
+    bin_dir=$(cd "$ROOT" && swift build -c release --show-bin-path 2>>"$build_log") \
+        || die "swift build --show-bin-path failed (log: $build_log)"
+    PARSE_PORTER=$bin_dir/parse-porter
+    [[ -x $PARSE_PORTER ]] || die "build succeeded but $PARSE_PORTER is missing"
+    log "build: done in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", b - a }')s: $PARSE_PORTER"
+}
+
+# --------------------------------------------------------------------------
+# section: import (SQLite mirror) vs sqlite3 .import
+
+fresh_db() {  # remove a database and its side files
+    rm -f "$1" "$1-journal" "$1-wal" "$1-shm"
+}
+
+# ParsePorter: import the dataset into a fresh SQLite mirror.
+bench_import_parse_porter() {
+    local db=$RUN_DIR/parse-porter.sqlite
+    fresh_db "$db"
+    log "import: parse-porter import $DATASET --to $db --quiet --json ..."
+    measure parse-porter -- "$PARSE_PORTER" import "$DATASET" --to "$db" --quiet --json
+    if ((MEASURE_STATUS != 0)); then
+        log "---- stderr of parse-porter (last 40 lines of $RUN_DIR/parse-porter.stderr) ----"
+        tail -n 40 "$RUN_DIR/parse-porter.stderr" >&2
+        log "---- stdout (first 40 lines) ----"
+        head -n 40 "$RUN_DIR/parse-porter.stdout" >&2
+        die "parse-porter import exited with status $MEASURE_STATUS"
+    fi
+    record_result import parse-porter "$DATASET_ROWS" "$MEASURE_SECS" "$MEASURE_KB"
+}
+
+# Floor: sqlite3's own CSV import of the same files into untyped tables.
+SQLITE_TABLES=(genres authors publishers books book_genres)
+bench_import_sqlite3() {
+    command -v sqlite3 >/dev/null 2>&1 || die "sqlite3 command-line tool not found"
+    local db=$RUN_DIR/sqlite3-import.sqlite table
+    local cmds=(".bail on" ".mode csv")
+    for table in "${SQLITE_TABLES[@]}"; do
+        cmds+=(".import \"$DATASET/$table.csv\" $table")
+    done
+    fresh_db "$db"
+    log "import: sqlite3 .mode csv + .import of ${SQLITE_TABLES[*]} ..."
+    measure sqlite3-import -- sqlite3 -bail "$db" "${cmds[@]}"
+    if ((MEASURE_STATUS != 0)); then
+        tail -n 20 "$RUN_DIR/sqlite3-import.stderr" >&2
+        die "sqlite3 .import exited with status $MEASURE_STATUS"
+    fi
+    # Sanity check (not timed): the floor must have loaded every record.
+    local query="" loaded
+    for table in "${SQLITE_TABLES[@]}"; do
+        query+="${query:+ + }(SELECT count(*) FROM \"$table\")"
+    done
+    loaded=$(sqlite3 "$db" "SELECT $query;")
+    [[ $loaded == "$DATASET_ROWS" ]] \
+        || die "sqlite3 .import loaded $loaded rows, the dataset has $DATASET_ROWS"
+    record_result import "sqlite3 .import" "$DATASET_ROWS" "$MEASURE_SECS" "$MEASURE_KB"
+}
+
+print_parse_porter_json() {
+    local file=$RUN_DIR/parse-porter.stdout
+    echo
+    echo "parse-porter --json summary:"
+    if [[ ! -s $file ]]; then
+        echo "  (no output)"
+        return
+    fi
+    python3 - "$file" <<'EOF' || true
+import json, sys
+text = open(sys.argv[1], encoding="utf-8", errors="replace").read()
+try:
+    data = json.loads(text)
+except ValueError as e:
+    print(f"  (not JSON: {e}); first 500 bytes:")
+    print(text[:500])
+    sys.exit(0)
+print(json.dumps(data, indent=2, ensure_ascii=False))
+EOF
+}
+
+section_import() {
+    RUN_DIR=$OUT/import-$BOOKS
+    mkdir -p "$RUN_DIR"
+    : >"$RUN_DIR/results.tsv"
+    RESULT_TOOLS=() RESULT_ROWS=() RESULT_SECS=() RESULT_KB=()
+
+    bench_import_parse_porter
+    local pp_secs=$MEASURE_SECS pp_kb=$MEASURE_KB
+    bench_import_sqlite3
+    local sq_secs=$MEASURE_SECS
+
+    {
+        echo
+        echo "== import: $BOOKS books, $DATASET_ROWS rows ($DATASET) =="
+        print_table
+        # same rows for both, so the rows/s ratio is the inverse ratio of the times
+        local ratio
+        ratio=$(awk -v p="$pp_secs" -v s="$sq_secs" 'BEGIN { printf "%.2f", (p > 0 ? s / p : 0) }')
+        echo "ratio (parse-porter / sqlite3 .import): ${ratio}x"
+        check_target "ratio >= $TARGET_RATIO" "r >= t" r="$ratio" t="$TARGET_RATIO"
+        check_target "parse-porter peak RSS < $TARGET_RSS_MB MB" "kb / 1024 < t" kb="$pp_kb" t="$TARGET_RSS_MB"
+    } | tee "$RUN_DIR/summary.txt"
+    # (the pipe runs the block in a subshell: carry a miss back)
+    grep -q 'MISSED$' "$RUN_DIR/summary.txt" && TARGETS_MISSED=1
+
+    print_parse_porter_json | tee -a "$RUN_DIR/summary.txt"
+    log ""
+    log "outputs: $RUN_DIR"
+}
+
+# --------------------------------------------------------------------------
+
+main() {
+    case ${1:-} in
+        -h | --help) usage; exit 0 ;;
+    esac
+    (($# <= 1)) || { usage >&2; exit 2; }
+    BOOKS=${1:-1000000}
+    [[ $BOOKS =~ ^[1-9][0-9]*$ ]] || die "BOOKS must be a positive integer, got '$BOOKS'"
+    [[ $SEED =~ ^-?[0-9]+$ ]] || die "SEED must be an integer, got '$SEED'"
+    command -v python3 >/dev/null 2>&1 || die "python3 not found"
+
+    mkdir -p "$OUT"
+    setup_timer
+    prepare_dataset
+    build_parse_porter
+
+    section_import
+    # Later: section_import_rest, section_export, ... (each sets RUN_DIR and
+    # uses measure/record_result/print_table).
+
+    if ((TARGETS_MISSED)) && [[ $BENCH_STRICT == 1 ]]; then
+        exit 1
+    fi
+}
+
+main "$@"

@@ -1,0 +1,63 @@
+import Foundation
+import XCTest
+
+/// Every dataset under `Fixtures/bad/` fails as its `expected-error.txt` says, from both
+/// `validate` and `import`, and never changes the target.
+final class BadInputTests: XCTestCase {
+    struct Expectation {
+        let exitCode: Int32
+        let fragments: [String]
+
+        init(_ url: URL) throws {
+            let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n").map(String.init)
+            exitCode = Int32(lines.first { $0.hasPrefix("exit:") }!.dropFirst(5).trimmingCharacters(in: .whitespaces))!
+            fragments = lines.filter { $0.hasPrefix("contains: ") }.map { String($0.dropFirst("contains: ".count)) }
+        }
+    }
+
+    func badDatasets() throws -> [URL] {
+        let folder = CommandRunner.fixtures.appendingPathComponent("bad")
+        return try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
+            .filter { $0.hasDirectoryPath }.sorted { $0.path < $1.path }
+    }
+
+    func testThereAreEnoughBadDatasets() throws {
+        XCTAssertGreaterThanOrEqual(try badDatasets().count, 25)
+    }
+
+    func testValidateReportsEachFault() throws {
+        for dataset in try badDatasets() {
+            let expected = try Expectation(dataset.appendingPathComponent("expected-error.txt"))
+            let result = try CommandRunner.run(["validate", dataset.path, "--quiet"])
+            XCTAssertEqual(result.status, expected.exitCode, "\(dataset.lastPathComponent): \(result.stderr)")
+            for fragment in expected.fragments {
+                XCTAssertTrue(result.stderr.contains(fragment), "\(dataset.lastPathComponent): stderr lacks \"\(fragment)\":\n\(result.stderr)")
+            }
+        }
+    }
+
+    /// Importing a bad dataset into a new target creates nothing; into an existing mirror
+    /// leaves its bytes as they were.
+    func testImportWritesNothing() throws {
+        let scratch = try CommandRunner.temporaryDirectory(self)
+        let existing = scratch.appendingPathComponent("existing.sqlite")
+        let seeded = try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent("todo").path, "--to", existing.path, "--quiet"])
+        XCTAssertEqual(seeded.status, 0, seeded.stderr)
+        let before = try Data(contentsOf: existing)
+        for dataset in try badDatasets() {
+            let expected = try Expectation(dataset.appendingPathComponent("expected-error.txt"))
+            let copy = try CommandRunner.copyFixture("bad/\(dataset.lastPathComponent)", to: scratch)
+            let fresh = scratch.appendingPathComponent("\(dataset.lastPathComponent).sqlite")
+            let result = try CommandRunner.run(["import", copy.path, "--to", fresh.path, "--quiet"])
+            XCTAssertEqual(result.status, expected.exitCode, "\(dataset.lastPathComponent): \(result.stderr)")
+            for fragment in expected.fragments {
+                XCTAssertTrue(result.stderr.contains(fragment), "\(dataset.lastPathComponent): stderr lacks \"\(fragment)\"")
+            }
+            XCTAssertFalse(FileManager.default.fileExists(atPath: fresh.path), "\(dataset.lastPathComponent) created \(fresh.lastPathComponent)")
+            let intoExisting = try CommandRunner.run(["import", copy.path, "--to", existing.path, "--quiet"])
+            XCTAssertEqual(intoExisting.status, expected.exitCode, dataset.lastPathComponent)
+            XCTAssertEqual(try Data(contentsOf: existing), before, "\(dataset.lastPathComponent) changed an existing mirror")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: copy.appendingPathComponent("rejects").path))
+        }
+    }
+}

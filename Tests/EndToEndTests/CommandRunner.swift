@@ -1,0 +1,122 @@
+import CSQLite
+import Foundation
+import XCTest
+
+/// Runs the built `parse-porter` and reads mirrors, for tests that check what a user sees.
+enum CommandRunner {
+    struct Result {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+    }
+
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let fixtures = packageRoot.appendingPathComponent("Fixtures")
+
+    /// The `parse-porter` beside the test bundle (both are built by `swift test`).
+    static let binary: URL = {
+        if let override = ProcessInfo.processInfo.environment["PARSE_PORTER_BIN"] { return URL(fileURLWithPath: override) }
+        var directory = Bundle.main.bundleURL
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent("parse-porter")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory.deleteLastPathComponent()
+        }
+        return packageRoot.appendingPathComponent(".build/debug/parse-porter")
+    }()
+
+    @discardableResult
+    static func run(_ arguments: [String], currentDirectory: URL? = nil) throws -> Result {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        // Read both pipes while the process runs, so a full pipe never blocks it.
+        nonisolated(unsafe) var errData = Data()
+        let reader = Thread { errData = err.fileHandleForReading.readDataToEndOfFile() }
+        reader.start()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        while !reader.isFinished { usleep(1000) }
+        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                      stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    /// A fresh temporary folder, removed when the test ends.
+    static func temporaryDirectory(_ test: XCTestCase) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("parse-porter-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        test.addTeardownBlock { try? FileManager.default.removeItem(at: url) }
+        return url
+    }
+
+    /// A copy of a fixture dataset in `directory`, so tests never write into `Fixtures/`.
+    static func copyFixture(_ name: String, to directory: URL) throws -> URL {
+        let destination = directory.appendingPathComponent(URL(fileURLWithPath: name).lastPathComponent)
+        try FileManager.default.copyItem(at: fixtures.appendingPathComponent(name), to: destination)
+        return destination
+    }
+}
+
+/// Read-only SQL on a mirror file.
+final class Mirror {
+    private var handle: OpaquePointer?
+
+    init(_ url: URL) throws {
+        guard sqlite3_open_v2(url.path, &handle, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else {
+            throw NSError(domain: "Mirror", code: 1, userInfo: [NSLocalizedDescriptionKey: "cannot open \(url.path)"])
+        }
+    }
+
+    deinit { sqlite3_close(handle) }
+
+    /// Each row as texts (`nil` for SQL NULL).
+    func rows(_ sql: String) throws -> [[String?]] {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK else {
+            throw NSError(domain: "Mirror", code: 2, userInfo: [NSLocalizedDescriptionKey: String(cString: sqlite3_errmsg(handle)) + ": " + sql])
+        }
+        defer { sqlite3_finalize(statement) }
+        var rows: [[String?]] = []
+        while sqlite3_step(statement) == SQLITE_ROW {
+            rows.append((0..<sqlite3_column_count(statement)).map { column in
+                sqlite3_column_text(statement, column).map { String(cString: $0) }
+            })
+        }
+        return rows
+    }
+
+    /// The single value of a one-row, one-column query.
+    func value(_ sql: String) throws -> String? {
+        try rows(sql).first?.first ?? nil
+    }
+}
+
+/// The import summary `--json` prints.
+struct ImportSummary: Decodable {
+    struct ClassTally: Decodable {
+        let className: String
+        let read, inserted, updated, unchanged, rejected: Int
+    }
+    struct RelationTally: Decodable {
+        let relation: String
+        let added, removed, rejected: Int
+    }
+    let committed: Bool
+    let classes: [ClassTally]
+    let relations: [RelationTally]
+    let errorCount: Int
+    let errors: [String]
+    let rejectFiles: [String]
+
+    static func parse(_ result: CommandRunner.Result) throws -> ImportSummary {
+        try JSONDecoder().decode(ImportSummary.self, from: Data(result.stdout.utf8))
+    }
+
+    func tally(_ className: String) -> ClassTally? { classes.first { $0.className == className } }
+    func relation(_ name: String) -> RelationTally? { relations.first { $0.relation == name } }
+}

@@ -1,0 +1,167 @@
+import XCTest
+@testable import ParseModel
+
+/// ISO 8601 parsing and formatting of `ParseDate`, and `DatePattern`.
+final class ParseDateTests: XCTestCase {
+    /// Asserts that `text` parses and formats as `iso` (UTC, milliseconds).
+    private func assertISO(_ text: String, _ iso: String, file: StaticString = #filePath, line: UInt = #line) {
+        guard let date = ParseDate(iso: text) else { return XCTFail("\"\(text)\" did not parse", file: file, line: line) }
+        XCTAssertEqual(date.iso, iso, "\"\(text)\"", file: file, line: line)
+        // The formatted text reads back as the same instant.
+        XCTAssertEqual(ParseDate(iso: date.iso), date, "reparse of \(date.iso)", file: file, line: line)
+    }
+
+    private func assertNotISO(_ text: String, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertNil(ParseDate(iso: text), "\"\(text)\" should not parse", file: file, line: line)
+    }
+
+    private func assertPattern(_ pattern: String, _ text: String, _ iso: String?, file: StaticString = #filePath, line: UInt = #line) {
+        guard let parser = DatePattern(pattern) else { return XCTFail("pattern \(pattern) was refused", file: file, line: line) }
+        XCTAssertEqual(parser.parse(text)?.iso, iso, "\(pattern) on \"\(text)\"", file: file, line: line)
+    }
+
+    // MARK: ISO 8601
+
+    func testFormatIsUTCWithMilliseconds() {
+        XCTAssertEqual(ParseDate(millisecondsSince1970: 0).iso, "1970-01-01T00:00:00.000Z")
+        XCTAssertEqual(ParseDate(millisecondsSince1970: 1_706_693_400_000).iso, "2024-01-31T09:30:00.000Z")
+        XCTAssertEqual(ParseDate(millisecondsSince1970: 1_641_039_825_678).description, "2022-01-01T12:23:45.678Z")
+    }
+
+    func testFullRoundTrip() {
+        assertISO("2022-01-01T12:23:45.678Z", "2022-01-01T12:23:45.678Z")
+        XCTAssertEqual(ParseDate(iso: "2022-01-01T12:23:45.678Z")?.millisecondsSince1970, 1_641_039_825_678)
+    }
+
+    func testDateOnlyIsUTCMidnight() {
+        assertISO("2024-01-31", "2024-01-31T00:00:00.000Z")
+        XCTAssertEqual(ParseDate(iso: "2024-01-31")?.millisecondsSince1970, 1_706_659_200_000)
+        XCTAssertEqual(ParseDate(iso: "2024-01-31"), ParseDate(year: 2024, month: 1, day: 31))
+    }
+
+    func testTimeWithoutSecondsOrZone() {
+        assertISO("2024-01-31T09:30", "2024-01-31T09:30:00.000Z")
+        assertISO("2024-01-31T09:30:15", "2024-01-31T09:30:15.000Z")
+        assertISO("2024-01-31 09:30:15", "2024-01-31T09:30:15.000Z")
+    }
+
+    func testOffsets() {
+        assertISO("2024-01-31T09:30:00Z", "2024-01-31T09:30:00.000Z")
+        assertISO("2024-01-31T09:30:00z", "2024-01-31T09:30:00.000Z")
+        assertISO("2024-01-31T09:30:00+02:00", "2024-01-31T07:30:00.000Z")
+        assertISO("2024-01-31T09:30:00-0530", "2024-01-31T15:00:00.000Z")
+        assertISO("2024-01-31T09:30:00-05:30", "2024-01-31T15:00:00.000Z")
+        assertISO("2024-01-31T09:30:00+01", "2024-01-31T08:30:00.000Z")
+        // Offsets move across day, month and year boundaries.
+        assertISO("2024-01-01T01:00:00+02:00", "2023-12-31T23:00:00.000Z")
+        assertISO("2024-02-28T23:30:00-01:00", "2024-02-29T00:30:00.000Z")
+    }
+
+    func testFractionalSeconds() {
+        assertISO("2024-01-31T09:30:00.5Z", "2024-01-31T09:30:00.500Z")
+        assertISO("2024-01-31T09:30:00.123Z", "2024-01-31T09:30:00.123Z")
+        assertISO("2024-01-31T09:30:00.123456Z", "2024-01-31T09:30:00.123Z")
+        assertISO("2024-01-31T09:30:00.12+01:00", "2024-01-31T08:30:00.120Z")
+        assertISO("2024-01-31T09:30:00,25Z", "2024-01-31T09:30:00.250Z")
+        // Digits past milliseconds are cut, not rounded.
+        assertISO("2024-01-31T09:30:00.9999Z", "2024-01-31T09:30:00.999Z")
+        assertNotISO("2024-01-31T09:30:00.Z")
+    }
+
+    func testLeapDays() {
+        assertISO("2024-02-29", "2024-02-29T00:00:00.000Z")
+        assertISO("2000-02-29T12:00:00Z", "2000-02-29T12:00:00.000Z")
+        assertNotISO("2023-02-29")
+        assertNotISO("1900-02-29")
+        assertNotISO("2024-02-30")
+        XCTAssertNil(ParseDate(year: 2023, month: 2, day: 29))
+    }
+
+    func testInvalidDates() {
+        assertNotISO("2024-13-01")
+        assertNotISO("2024-00-10")
+        assertNotISO("2024-04-31")
+        assertNotISO("2024-01-00")
+        assertNotISO("2024-01-31T24:00:00Z")
+        assertNotISO("2024-01-31T09:60:00Z")
+        assertNotISO("2024-01-31T09:30:00+24:00")
+        assertNotISO("2024-1-31")
+        assertNotISO("24-01-31")
+        assertNotISO("2024/01/31")
+        assertNotISO("2024-01-31T09")
+        assertNotISO("2024-01-31T09:30:00Zjunk")
+        assertNotISO("2024-01-31 ")
+        assertNotISO("")
+        assertNotISO("31.01.2024")
+    }
+
+    func testDatesBefore1970() {
+        assertISO("1969-12-31T23:59:59.999Z", "1969-12-31T23:59:59.999Z")
+        XCTAssertEqual(ParseDate(iso: "1969-12-31T23:59:59.999Z")?.millisecondsSince1970, -1)
+        XCTAssertEqual(ParseDate(millisecondsSince1970: -1).iso, "1969-12-31T23:59:59.999Z")
+        XCTAssertEqual(ParseDate(millisecondsSince1970: -86_400_000).iso, "1969-12-31T00:00:00.000Z")
+        XCTAssertEqual(ParseDate(millisecondsSince1970: -86_400_001).iso, "1969-12-30T23:59:59.999Z")
+        assertISO("1900-01-01", "1900-01-01T00:00:00.000Z")
+        XCTAssertEqual(ParseDate(iso: "1900-01-01")?.millisecondsSince1970, -2_208_988_800_000)
+        assertISO("1815-12-10T08:00:00+01:00", "1815-12-10T07:00:00.000Z")
+        assertISO("0001-01-01", "0001-01-01T00:00:00.000Z")
+    }
+
+    func testOrdering() {
+        let dates = ["2024-01-31", "1969-07-20T20:17:40Z", "2024-01-30T23:59:59.999Z"].compactMap { ParseDate(iso: $0) }
+        XCTAssertEqual(dates.sorted().map(\.iso), ["1969-07-20T20:17:40.000Z", "2024-01-30T23:59:59.999Z", "2024-01-31T00:00:00.000Z"])
+    }
+
+    // MARK: DatePattern
+
+    func testDayMonthYear() {
+        assertPattern("dd.MM.yyyy", "31.01.2024", "2024-01-31T00:00:00.000Z")
+        assertPattern("dd.MM.yyyy", "29.02.2024", "2024-02-29T00:00:00.000Z")
+        assertPattern("dd.MM.yyyy", "29.02.2023", nil)
+        assertPattern("dd.MM.yyyy", "32.01.2024", nil)
+        assertPattern("dd.MM.yyyy", "31.13.2024", nil)
+        assertPattern("dd.MM.yyyy", "1.1.2024", nil)
+        assertPattern("dd.MM.yyyy", "31/01/2024", nil)
+        assertPattern("dd.MM.yyyy", "2024-01-31", nil)
+        assertPattern("dd.MM.yyyy", "31.01.2024 ", nil)
+        assertPattern("d.M.yyyy", "1.2.2024", "2024-02-01T00:00:00.000Z")
+        assertPattern("d.M.yyyy", "10.12.2024", "2024-12-10T00:00:00.000Z")
+    }
+
+    func testTwoDigitYears() {
+        assertPattern("MM/dd/yy", "01/31/24", "2024-01-31T00:00:00.000Z")
+        assertPattern("MM/dd/yy", "12/31/69", "2069-12-31T00:00:00.000Z")
+        assertPattern("MM/dd/yy", "01/01/70", "1970-01-01T00:00:00.000Z")
+        assertPattern("MM/dd/yy", "07/04/99", "1999-07-04T00:00:00.000Z")
+        assertPattern("MM/dd/yy", "01/31/2024", nil)
+        assertPattern("MM/dd/yy", "31/01/24", nil)
+    }
+
+    func testDateAndTime() {
+        assertPattern("yyyy-MM-dd HH:mm:ss", "2024-01-31 09:30:15", "2024-01-31T09:30:15.000Z")
+        assertPattern("yyyy-MM-dd HH:mm:ss", "1965-08-01 23:59:59", "1965-08-01T23:59:59.000Z")
+        assertPattern("yyyy-MM-dd HH:mm:ss", "2024-01-31T09:30:15", nil)
+        assertPattern("yyyy-MM-dd HH:mm:ss", "2024-01-31 09:30", nil)
+        assertPattern("yyyy-MM-dd HH:mm:ss", "2024-01-31 25:30:15", nil)
+        assertPattern("yyyy-MM-dd HH:mm:ss.SSS", "2024-01-31 09:30:15.042", "2024-01-31T09:30:15.042Z")
+    }
+
+    func testQuotedLiteralAndOffset() {
+        let pattern = "yyyy-MM-dd'T'HH:mm:ssXXX"
+        assertPattern(pattern, "2024-01-31T09:30:15+02:00", "2024-01-31T07:30:15.000Z")
+        assertPattern(pattern, "2024-01-31T09:30:15-05:30", "2024-01-31T15:00:15.000Z")
+        assertPattern(pattern, "2024-01-31T09:30:15Z", "2024-01-31T09:30:15.000Z")
+        assertPattern(pattern, "2024-01-31T09:30:15", nil)
+        assertPattern(pattern, "2024-01-31 09:30:15+02:00", nil)
+        assertPattern(pattern, "2024-01-31T09:30:15+0200x", nil)
+    }
+
+    func testUnsupportedPatterns() {
+        XCTAssertNil(DatePattern("dd.MM"), "a pattern needs a year")
+        XCTAssertNil(DatePattern("yyyy-QQ-dd"), "unknown letters are refused")
+        XCTAssertNil(DatePattern("yyy-MM-dd"), "three ys are neither yy nor yyyy")
+        XCTAssertNil(DatePattern("yyyy-MM-dd'T"), "an unclosed quote is refused")
+        XCTAssertNotNil(DatePattern("yyyy"))
+        assertPattern("yyyy", "2024", "2024-01-01T00:00:00.000Z")
+    }
+}

@@ -1,0 +1,148 @@
+import XCTest
+@testable import ParseModel
+@testable import PorterPipeline
+
+/// The import plan: insert phases in pointer order, patches for cycles, relations last.
+final class PlannerTests: XCTestCase {
+    /// A class whose fields are given as `name: type` pairs; the first field is the key.
+    private func mapping(_ className: String, _ fields: KeyValuePairs<String, FieldType>) -> ClassMapping {
+        ClassMapping(className: className, source: "\(className.lowercased()).csv", key: [fields.first!.key],
+                     fields: fields.map { FieldMapping(name: $0.key, type: $0.value) })
+    }
+
+    private func plan(_ classes: [ClassMapping]) -> ImportPlan {
+        Planner.plan(DatasetManifest(directory: "/tmp", fileName: "dataset.yml", classes: classes, relations: []))
+    }
+
+    private func phases(_ plan: ImportPlan) -> [String] {
+        plan.phases.map { "\($0.number) \($0.kind.rawValue) \($0.items.joined(separator: ","))" }
+    }
+
+    private var library: [ClassMapping] {
+        [
+            mapping("Genre", ["name": .string, "books": .relation(targetClass: "Book")]),
+            mapping("Author", ["name": .string]),
+            mapping("Publisher", ["name": .string]),
+            mapping("ISBN", ["value": .string]),
+            mapping("Book", [
+                "title": .string, "publishingYear": .number, "genre": .pointer(targetClass: "Genre"), "isbn": .pointer(targetClass: "ISBN"),
+                "authors": .relation(targetClass: "Author"), "publishers": .relation(targetClass: "Publisher"),
+            ]),
+        ]
+    }
+
+    func testLibraryPhases() {
+        let plan = plan(library)
+        XCTAssertEqual(phases(plan), [
+            "1 insert Genre,Author,Publisher,ISBN",
+            "2 insert Book",
+            "3 relations Genre.books,Book.authors,Book.publishers",
+        ])
+        XCTAssertEqual(plan.classOrder, ["Genre", "Author", "Publisher", "ISBN", "Book"])
+        XCTAssertEqual(plan.cyclicFields, [:])
+        XCTAssertEqual(plan.pointerEdges, [
+            .init(from: "Book", field: "genre", to: "Genre", cyclic: false),
+            .init(from: "Book", field: "isbn", to: "ISBN", cyclic: false),
+        ])
+        XCTAssertEqual(plan.relationEdges.map { "\($0.from).\($0.field)->\($0.to)" },
+                       ["Genre.books->Book", "Book.authors->Author", "Book.publishers->Publisher"])
+        XCTAssertEqual(plan.text, """
+        phase 1: insert Genre, Author, Publisher, ISBN
+        phase 2: insert Book
+        phase 3: relations Genre.books, Book.authors, Book.publishers
+        """)
+    }
+
+    func testDeclarationOrderDoesNotMatterForDependencies() {
+        // Book declared first still comes after the classes it points to.
+        let plan = plan(library.reversed())
+        XCTAssertEqual(phases(plan).prefix(2), ["1 insert ISBN,Publisher,Author,Genre", "2 insert Book"])
+    }
+
+    func testChainOfPointers() {
+        let plan = plan([
+            mapping("Review", ["text": .string, "book": .pointer(targetClass: "Book")]),
+            mapping("Book", ["title": .string, "author": .pointer(targetClass: "Author")]),
+            mapping("Author", ["name": .string]),
+        ])
+        XCTAssertEqual(phases(plan), ["1 insert Author", "2 insert Book", "3 insert Review"])
+        XCTAssertEqual(plan.classOrder, ["Author", "Book", "Review"])
+    }
+
+    func testPointerOutsideTheDatasetIsNoEdge() {
+        let plan = plan([mapping("Book", ["title": .string, "owner": .pointer(targetClass: "_User")])])
+        XCTAssertEqual(phases(plan), ["1 insert Book"])
+        XCTAssertEqual(plan.pointerEdges, [])
+    }
+
+    func testSelfPointerIsPatched() {
+        let plan = plan([mapping("Employee", ["name": .string, "manager": .pointer(targetClass: "Employee")])])
+        XCTAssertEqual(phases(plan), ["1 insert Employee", "2 patch Employee.manager"])
+        XCTAssertEqual(plan.cyclicFields, ["Employee": ["manager"]])
+        XCTAssertEqual(plan.pointerEdges, [.init(from: "Employee", field: "manager", to: "Employee", cyclic: true)])
+    }
+
+    func testThreeClassCycle() {
+        let plan = plan([
+            mapping("A", ["name": .string, "b": .pointer(targetClass: "B")]),
+            mapping("B", ["name": .string, "c": .pointer(targetClass: "C")]),
+            mapping("C", ["name": .string, "a": .pointer(targetClass: "A")]),
+        ])
+        // C.a points back at an earlier class: it is written at insert time, so only A.b and B.c wait.
+        XCTAssertEqual(phases(plan), ["1 insert A,B", "2 insert C", "3 patch A.b,B.c"])
+        XCTAssertEqual(plan.cyclicFields, ["A": ["b"], "B": ["c"]])
+    }
+
+    func testOnlyFieldsOnTheCycleArePatched() {
+        let plan = plan([
+            mapping("D", ["name": .string, "a": .pointer(targetClass: "A")]),
+            mapping("A", ["name": .string, "b": .pointer(targetClass: "B"), "tag": .pointer(targetClass: "T")]),
+            mapping("B", ["name": .string, "c": .pointer(targetClass: "C"), "tag": .pointer(targetClass: "T")]),
+            mapping("C", ["name": .string, "a": .pointer(targetClass: "A"), "d": .pointer(targetClass: "T")]),
+            mapping("T", ["name": .string]),
+        ])
+        XCTAssertEqual(phases(plan), ["1 insert T", "2 insert A,B", "3 insert D,C", "4 patch A.b,B.c"])
+        XCTAssertEqual(plan.cyclicFields, ["A": ["b"], "B": ["c"]])
+        XCTAssertEqual(plan.pointerEdges.filter(\.cyclic).map { "\($0.from).\($0.field)" }, ["A.b", "B.c"])
+        XCTAssertEqual(plan.pointerEdges.filter { !$0.cyclic }.map { "\($0.from).\($0.field)" }, ["D.a", "A.tag", "B.tag", "C.a", "C.d"])
+    }
+
+    func testTwoClassCycleWithSelfPointer() {
+        let plan = plan([
+            mapping("Person", ["name": .string, "employer": .pointer(targetClass: "Company"), "mentor": .pointer(targetClass: "Person")]),
+            mapping("Company", ["name": .string, "ceo": .pointer(targetClass: "Person")]),
+        ])
+        XCTAssertEqual(phases(plan), ["1 insert Person", "2 insert Company", "3 patch Person.employer,Person.mentor"])
+    }
+
+    func testDOT() {
+        let dot = plan([
+            mapping("Genre", ["name": .string]),
+            mapping("Employee", ["name": .string, "manager": .pointer(targetClass: "Employee"), "genre": .pointer(targetClass: "Genre"),
+                                 "likes": .relation(targetClass: "Genre")]),
+        ]).dot
+        XCTAssertTrue(dot.hasPrefix("digraph plan {"), dot)
+        XCTAssertTrue(dot.hasSuffix("}"), dot)
+        XCTAssertTrue(dot.contains(#""Employee" -> "Employee" [label="manager (patched)", style=dashed];"#), dot)
+        XCTAssertTrue(dot.contains(#""Employee" -> "Genre" [label="genre", style=solid];"#), dot)
+        XCTAssertTrue(dot.contains(#""Employee" -> "Genre" [label="likes", style=dotted, arrowhead=crow];"#), dot)
+        XCTAssertTrue(dot.contains("subgraph cluster_phase1 {\n    label=\"phase 1: insert\";\n    \"Genre\";\n  }"), dot)
+        XCTAssertTrue(dot.contains("subgraph cluster_phase2 {\n    label=\"phase 2: insert\";\n    \"Employee\";\n  }"), dot)
+        XCTAssertFalse(dot.contains("cluster_phase3"), "patch and relation phases are no clusters")
+        XCTAssertEqual(dot.components(separatedBy: "style=dashed").count - 1, 1)
+    }
+
+    func testJSON() {
+        let json = plan([
+            mapping("Employee", ["name": .string, "manager": .pointer(targetClass: "Employee"), "skills": .relation(targetClass: "Skill")]),
+            mapping("Skill", ["name": .string]),
+        ]).json
+        XCTAssertEqual(json.serialized(), #"""
+        {"phases":[{"phase":1,"kind":"insert","items":["Employee","Skill"]},\#
+        {"phase":2,"kind":"patch","items":["Employee.manager"]},\#
+        {"phase":3,"kind":"relations","items":["Employee.skills"]}],\#
+        "pointers":[{"from":"Employee","field":"manager","to":"Employee","cyclic":true}],\#
+        "relations":[{"from":"Employee","field":"skills","to":"Skill"}]}
+        """#)
+    }
+}
