@@ -7,19 +7,29 @@ public struct KeyHash: Hashable, Sendable {
     /// The bits are already well mixed: one word is enough for a hash table.
     public func hash(into hasher: inout Hasher) { hasher.combine(low) }
 
+    public init(high: UInt64, low: UInt64) {
+        self.high = high
+        self.low = low
+    }
+
     /// Hashes `className` and the canonical key text (see ``NaturalKey``).
     public init(className: String, key: String) {
-        var a: UInt64 = 0xcbf2_9ce4_8422_2325
-        var b: UInt64 = 0x6c62_272e_07bb_0142
-        func mix(_ byte: UInt8) {
-            a = (a ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
-            b = (b ^ UInt64(byte)) &* 0x0000_0100_0000_0163 &+ 0x9e37_79b9
+        var state = (a: UInt64(0xcbf2_9ce4_8422_2325), b: UInt64(0x6c62_272e_07bb_0142))
+        KeyHash.mix(className.utf8, into: &state)
+        KeyHash.mix(CollectionOfOne(0), into: &state)
+        var key = key
+        key.withUTF8 { KeyHash.mix($0, into: &state) }
+        high = KeyHash.finalize(state.a)
+        low = KeyHash.finalize(state.b ^ high)
+    }
+
+    /// Two FNV-1a style streams over the bytes.
+    @inline(__always)
+    static func mix(_ bytes: some Sequence<UInt8>, into state: inout (a: UInt64, b: UInt64)) {
+        for byte in bytes {
+            state.a = (state.a ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+            state.b = (state.b ^ UInt64(byte)) &* 0x0000_0100_0000_0163 &+ 0x9e37_79b9
         }
-        for byte in className.utf8 { mix(byte) }
-        mix(0)
-        for byte in key.utf8 { mix(byte) }
-        high = KeyHash.finalize(a)
-        low = KeyHash.finalize(b ^ high)
     }
 
     /// MurmurHash3's 64-bit finaliser: spreads every input bit over the whole word.
@@ -35,14 +45,23 @@ public struct KeyHash: Hashable, Sendable {
 
     /// The Parse-style objectId for this key: 10 characters of `[A-Za-z0-9]`, the same on every run.
     public var objectId: String {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
-        var bytes = [UInt8](repeating: 0, count: 10)
-        var h = high, l = low
-        for i in 0..<5 {
-            bytes[i] = alphabet[Int(h % 62)]; h /= 62
-            bytes[i + 5] = alphabet[Int(l % 62)]; l /= 62
+        String(unsafeUninitializedCapacity: 10) { bytes in
+            var h = high, l = low
+            for i in 0..<5 {
+                bytes[i] = KeyHash.digit(h % 62); h /= 62
+                bytes[i + 5] = KeyHash.digit(l % 62); l /= 62
+            }
+            return 10
         }
-        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `A-Z`, `a-z`, `0-9` for 0...61.
+    static func digit(_ value: UInt64) -> UInt8 {
+        switch value {
+        case 0..<26: UInt8(65 + value)
+        case 26..<52: UInt8(97 + value - 26)
+        default: UInt8(48 + value - 52)
+        }
     }
 }
 
@@ -52,6 +71,7 @@ public enum NaturalKey {
 
     /// Joins the canonical texts of the key's values; `nil` if any part is null.
     public static func text(of parts: [ParseValue]) -> String? {
+        if parts.count == 1 { return canonicalText(parts[0]) }
         var texts: [String] = []
         texts.reserveCapacity(parts.count)
         for part in parts {

@@ -10,7 +10,11 @@ final class SQLiteDatabase {
     let path: String
     private(set) var handle: OpaquePointer?
 
+    /// Set once per process, before the first connection.
+    private static let configured: Void = { _ = csqlite_disable_memory_statistics() }()
+
     init(path: String, create: Bool) throws(PorterError) {
+        SQLiteDatabase.configured
         self.path = path
         // One connection, used by one thread at a time: no per-call mutex.
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (create ? SQLITE_OPEN_CREATE : 0)

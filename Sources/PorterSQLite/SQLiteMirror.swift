@@ -14,7 +14,8 @@ public final class SQLiteMirror: ObjectSink {
     private var now = ParseDate(millisecondsSince1970: 0).iso
     private var schemas: [String: ClassSchema] = [:]
     private var naturalKeys: [String: [String]] = [:]
-    private var freshJoinTables: Set<String> = []
+    /// Tables this import created: they hold no earlier rows, so rows go in by multi-row INSERTs.
+    private var freshTables: Set<String> = []
     private var statements: [String: SQLiteStatement] = [:]
 
     /// A mirror at `path`; the file is created by the first import that commits.
@@ -65,6 +66,7 @@ public final class SQLiteMirror: ObjectSink {
             if isNewClass {
                 let columns = ["\"objectId\" TEXT PRIMARY KEY", "\"createdAt\" TEXT", "\"updatedAt\" TEXT", "\"ACL\" TEXT"]
                 try db.execute("CREATE TABLE \(quoted(schema.className)) (\(columns.joined(separator: ", ")))")
+                freshTables.insert(schema.className)
             }
             for field in schema.fields {
                 if let index = merged.fields.firstIndex(where: { $0.name == field.name }) {
@@ -75,7 +77,7 @@ public final class SQLiteMirror: ObjectSink {
                 if case .relation = field.type {
                     let table = MirrorLayout.joinTable(owner: schema.className, field: field.name)
                     try db.execute("CREATE TABLE IF NOT EXISTS \(quoted(table)) (owningId TEXT, relatedId TEXT, PRIMARY KEY(owningId, relatedId)) WITHOUT ROWID")
-                    freshJoinTables.insert(table)
+                    freshTables.insert(table)
                 } else {
                     try db.execute("ALTER TABLE \(quoted(schema.className)) ADD COLUMN \(quoted(field.name)) \(MirrorLayout.columnType(field.type))")
                 }
@@ -90,6 +92,7 @@ public final class SQLiteMirror: ObjectSink {
     public func write(_ objects: [ResolvedObject], className: String, mode: WriteMode) throws(PorterError) -> [WriteOutcome] {
         guard let db = database, let first = objects.first else { return [] }
         let columns = first.fields.map(\.name)
+        if freshTables.contains(className) { return try insertFresh(objects, className: className, columns: columns) }
         let insert = try statement("insert", className, columns) {
             let names = (["objectId", "createdAt", "updatedAt", "ACL"] + columns).map(quoted).joined(separator: ", ")
             let placeholders = (1...(columns.count + 4)).map { "?\($0)" }.joined(separator: ", ")
@@ -135,6 +138,43 @@ public final class SQLiteMirror: ObjectSink {
         return outcomes
     }
 
+    /// Rows per multi-row INSERT: as many as SQLite's 32,766 bound parameters allow, at most 100.
+    private static func rowsPerStatement(columns: Int) -> Int { max(1, min(100, 32_000 / columns)) }
+
+    /// Inserts into a table this import created, many rows per statement.
+    private func insertFresh(_ objects: [ResolvedObject], className: String, columns: [String]) throws(PorterError) -> [WriteOutcome] {
+        let width = columns.count + 4
+        var outcomes: [WriteOutcome] = []
+        outcomes.reserveCapacity(objects.count)
+        var start = objects.startIndex
+        while start < objects.endIndex {
+            let chunk = objects[start..<min(start + Self.rowsPerStatement(columns: width), objects.endIndex)]
+            let insert = try statement("insert\(chunk.count)", className, columns) {
+                let names = (["objectId", "createdAt", "updatedAt", "ACL"] + columns).map(quoted).joined(separator: ", ")
+                let row = "(" + Array(repeating: "?", count: width).joined(separator: ", ") + ")"
+                return "INSERT INTO \(quoted(className)) (\(names)) VALUES " + Array(repeating: row, count: chunk.count).joined(separator: ", ")
+            }
+            var parameter = 1
+            for object in chunk {
+                precondition(object.fields.count == columns.count, "objects of one batch must carry the same fields")
+                insert.bind(text: object.objectId, at: parameter)
+                insert.bind(text: object.createdAt?.iso ?? now, at: parameter + 1)
+                insert.bind(text: (object.updatedAt ?? object.createdAt)?.iso ?? now, at: parameter + 2)
+                bind(object.acl.map(ParseValue.acl) ?? .null, to: insert, at: parameter + 3)
+                for (i, field) in object.fields.enumerated() { bind(field.value, to: insert, at: parameter + 4 + i) }
+                parameter += width
+            }
+            do {
+                try insert.run()
+                outcomes.append(contentsOf: repeatElement(.inserted, count: chunk.count))
+            } catch {
+                outcomes.append(contentsOf: chunk.map { .failed(conflictReason(className, $0, error)) })
+            }
+            start = chunk.endIndex
+        }
+        return outcomes
+    }
+
     private func conflictReason(_ className: String, _ object: ResolvedObject, _ error: PorterError) -> String {
         if error.message.contains("UNIQUE") {
             let key = naturalKeys[className]?.joined(separator: ", ") ?? "key"
@@ -162,33 +202,52 @@ public final class SQLiteMirror: ObjectSink {
     public func link(owner className: String, field: String, targetClass: String, _ links: [RelationLinks], replace: Bool) throws(PorterError) -> LinkChanges {
         guard let db = database else { return LinkChanges() }
         let table = MirrorLayout.joinTable(owner: className, field: field)
-        let insert = try statement("link", table, []) { "INSERT OR IGNORE INTO \(quoted(table)) (owningId, relatedId) VALUES (?1, ?2)" }
         var changes = LinkChanges()
-        let checkExisting = replace && !freshJoinTables.contains(table)
+        let checkExisting = replace && !freshTables.contains(table)
         let select = try statement("links", table, []) { "SELECT relatedId FROM \(quoted(table)) WHERE owningId = ?1" }
         let delete = try statement("unlink", table, []) { "DELETE FROM \(quoted(table)) WHERE owningId = ?1 AND relatedId = ?2" }
-        for link in links {
-            if checkExisting {
-                select.bind(text: link.ownerId, at: 1)
-                var existing: [String] = []
-                while try select.step() { if let id = select.text(at: 0) { existing.append(id) } }
-                select.reset()
-                let wanted = Set(link.relatedIds)
-                for stale in existing where !wanted.contains(stale) {
-                    delete.bind(text: link.ownerId, at: 1)
-                    delete.bind(text: stale, at: 2)
-                    try delete.run()
-                    changes.removed += db.changes
-                }
-            }
-            for relatedId in link.relatedIds {
-                insert.bind(text: link.ownerId, at: 1)
-                insert.bind(text: relatedId, at: 2)
-                try insert.run()
-                changes.added += db.changes
+        for link in links where checkExisting {
+            select.bind(text: link.ownerId, at: 1)
+            var existing: [String] = []
+            while try select.step() { if let id = select.text(at: 0) { existing.append(id) } }
+            select.reset()
+            let wanted = Set(link.relatedIds)
+            for stale in existing where !wanted.contains(stale) {
+                delete.bind(text: link.ownerId, at: 1)
+                delete.bind(text: stale, at: 2)
+                try delete.run()
+                changes.removed += db.changes
             }
         }
+        changes.added = try insertLinks(links.lazy.flatMap { link in link.relatedIds.lazy.map { (link.ownerId, $0) } }, into: table)
         return changes
+    }
+
+    /// `INSERT OR IGNORE`s the pairs, 100 per statement; returns how many were new.
+    private func insertLinks(_ pairs: some Sequence<(String, String)>, into table: String) throws(PorterError) -> Int {
+        guard let db = database else { return 0 }
+        var added = 0
+        var pending: [(String, String)] = []
+        pending.reserveCapacity(100)
+        func flush() throws(PorterError) {
+            guard !pending.isEmpty else { return }
+            let insert = try statement("link\(pending.count)", table, []) {
+                "INSERT OR IGNORE INTO \(quoted(table)) (owningId, relatedId) VALUES " + Array(repeating: "(?, ?)", count: pending.count).joined(separator: ", ")
+            }
+            for (i, pair) in pending.enumerated() {
+                insert.bind(text: pair.0, at: 2 * i + 1)
+                insert.bind(text: pair.1, at: 2 * i + 2)
+            }
+            try insert.run()
+            added += db.changes
+            pending.removeAll(keepingCapacity: true)
+        }
+        for pair in pairs {
+            pending.append(pair)
+            if pending.count == 100 { try flush() }
+        }
+        try flush()
+        return added
     }
 
     public func hasObject(className: String, objectId: String) throws(PorterError) -> Bool {

@@ -77,8 +77,11 @@ final class ImportPass {
 
     /// Runs the pass; returns the reject files written.
     func run() throws(PorterError) -> [String] {
-        for className in plan.classOrder {
-            try load(manifest.mapping(for: className)!)
+        var loaded: Set<String> = []
+        for className in plan.classOrder where !loaded.contains(className) {
+            let group = sourceGroup(startingAt: className, loaded: loaded)
+            loaded.formUnion(group.map(\.className))
+            try load(group)
         }
         try resolveDeferred()
         for (index, relation) in manifest.relations.enumerated() {
@@ -111,116 +114,176 @@ final class ImportPass {
         return (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int64) ?? 0
     }
 
-    private func load(_ mapping: ClassMapping) throws(PorterError) {
-        let mapper = ClassMapper(mapping: mapping, manifest: manifest)
-        let className = mapping.className
-        let source = sourceIndex(className)
-        let cyclic = plan.cyclicFields[className] ?? []
-        let totalBytes = fileSize(mapping.source)
-        var batch: [ResolvedObject] = []
-        var relationBatches: [String: [RelationLinks]] = [:]
-        guard var reader = openReader(mapping.source, delimiter: mapping.delimiter) else { return }
-        var checkedHeader = false
-        while true {
-            let record: SourceRecord
-            do {
-                guard let next = try reader.next() else { break }
-                record = next
-            } catch {
-                log.add(Diagnostic(error.location, error.reason), fatal: true)
-                sinkOpen = false
-                break
-            }
-            classTallies[className]!.read += 1
-            if classTallies[className]!.read % 1024 == 0, Interruption.isRequested {
-                throw PorterError(.interrupted, "interrupted while reading \(mapping.source) line \(record.line)")
-            }
-            if classTallies[className]!.read % 20_000 == 0 {
-                progress?(ImportProgress(phase: className, records: classTallies[className]!.read, bytesRead: reader.bytesRead, totalBytes: totalBytes))
-            }
-            if case .json = record.content { checkedHeader = false }
-            if !checkedHeader {
-                checkedHeader = true
-                for column in mapper.unknownColumns(of: record) {
-                    let line = if case .csv = record.content { 1 } else { record.line }
-                    log.add(Diagnostic(SourceLocation(file: mapping.source, line: line, column: column), "unknown column (\(className) is strict)"), fatal: true)
-                    sinkOpen = false
-                }
-            }
-            let row = RowID(source: source, line: record.line)
-            if let reason = givenRejects?.reason(for: row) {
-                classTallies[className]!.rejected += 1
-                try rejects?.add(record, reason: reason, to: className)
-                continue
-            }
-            let draft: ObjectDraft
-            switch mapper.map(record) {
-            case .failure(let failure):
-                if let objectId = failure.objectId,
-                   indexes[className]!.register(objectId: objectId, key: failure.key, explicitId: failure.hasSourceObjectId, line: record.line) == .added {
-                    indexes[className]!.reject(objectId: objectId, key: failure.key)
-                }
-                rowFailed(row, className: className, failure.diagnostics)
-                continue
-            case .success(let mapped):
-                draft = mapped
-            }
-            var problems: [Diagnostic] = []
-            var registered = false
-            switch indexes[className]!.register(objectId: draft.objectId, key: draft.key, explicitId: draft.hasSourceObjectId, line: draft.line) {
-            case .added: registered = true
-            case .duplicateKey(let first):
-                let keyField = mapper.fields.first { $0.name == mapping.key.first }
-                problems.append(Diagnostic(mapper.location(draft.line, keyField, value: draft.key.map { ObjectReference(targetClass: className, identity: .key($0)).sourceText }),
-                                           "duplicate key, first seen at line \(first)"))
-            case .duplicateObjectId(let first):
-                problems.append(Diagnostic(SourceLocation(file: mapping.source, line: draft.line, column: "objectId", value: draft.objectId),
-                                           "duplicate objectId, first seen at line \(first)"))
-            }
-            var fields: [FieldValue] = []
-            fields.reserveCapacity(draft.values.count)
-            for (field, value) in zip(mapper.fields, draft.values) {
-                switch value {
-                case .value(let v) where cyclic.contains(field.name):
-                    if v != .null || mapping.mode != .merge {
-                        deferred.append(DeferredReference(className: className, field: field, ownerId: draft.objectId, ownerKey: draft.key, row: row, references: []))
-                    }
-                case .value(let v):
-                    fields.append(FieldValue(field.name, v))
-                case .pointer(let reference) where cyclic.contains(field.name):
-                    deferred.append(DeferredReference(className: className, field: field, ownerId: draft.objectId, ownerKey: draft.key, row: row, references: [reference]))
-                case .pointer(let reference):
-                    if let objectId = resolve(reference, from: row, mapper: mapper, field: field, problems: &problems) {
-                        fields.append(FieldValue(field.name, .pointer(PointerRef(className: reference.targetClass, objectId: objectId))))
-                    }
-                case .relation(let refs) where !isComplete(field.type.targetClass!):
-                    deferred.append(DeferredReference(className: className, field: field, ownerId: draft.objectId, ownerKey: draft.key, row: row, references: refs))
-                case .relation(let refs):
-                    var ids: [String] = []
-                    for reference in refs {
-                        if let id = resolve(reference, from: row, mapper: mapper, field: field, problems: &problems) { ids.append(id) }
-                    }
-                    if sink != nil { relationBatches[field.name, default: []].append(RelationLinks(ownerId: draft.objectId, relatedIds: ids, line: row.lineNumber)) }
-                }
-            }
-            guard problems.isEmpty else {
-                if registered { indexes[className]!.reject(objectId: draft.objectId, key: draft.key) }
-                rowFailed(row, className: className, problems)
-                continue
-            }
-            if sink != nil {
-                batch.append(ResolvedObject(objectId: draft.objectId, line: draft.line, fields: fields, acl: draft.acl,
-                                            createdAt: draft.createdAt, updatedAt: draft.updatedAt))
-                if batch.count >= options.batchSize {
-                    try flush(&batch, className: className, mapping: mapping)
-                    try flushRelations(&relationBatches, mapping: mapping)
-                }
+    /// Classes read together in one pass over their shared source: `first` and the classes
+    /// after it in plan order that read the same file and need nothing loaded in between.
+    private func sourceGroup(startingAt first: String, loaded: Set<String>) -> [ClassMapping] {
+        let head = manifest.mapping(for: first)!
+        var group = [head]
+        var available = completeClasses.union([first])
+        for name in plan.classOrder.drop(while: { $0 != first }).dropFirst() where !loaded.contains(name) {
+            let candidate = manifest.mapping(for: name)!
+            let needs = Set(candidate.fields.compactMap { field -> String? in
+                guard case .pointer(let target) = field.type, !(plan.cyclicFields[name]?.contains(field.name) ?? false) else { return nil }
+                return manifest.mapping(for: target) == nil ? nil : target
+            })
+            if candidate.source == head.source, candidate.delimiter == head.delimiter, needs.isSubset(of: available) {
+                group.append(candidate)
+                available.insert(name)
             }
         }
-        try flush(&batch, className: className, mapping: mapping)
-        try flushRelations(&relationBatches, mapping: mapping)
-        completeClasses.insert(className)
-        progress?(ImportProgress(phase: className, records: classTallies[className]!.read, bytesRead: totalBytes, totalBytes: totalBytes))
+        return group
+    }
+
+    /// The state of one class while its source is read.
+    private final class ClassLoad {
+        let mapping: ClassMapping
+        let mapper: ClassMapper
+        let source: Int
+        let cyclic: Set<String>
+        /// Positions in ``ClassMapper/fields`` of the cyclic fields, and every field's name.
+        let cyclicIndices: Set<Int>
+        let fieldNames: [String]
+        var batch: [ResolvedObject] = []
+        var relationBatches: [String: [RelationLinks]] = [:]
+        var checkedHeader = false
+
+        init(_ mapping: ClassMapping, manifest: DatasetManifest, source: Int, cyclic: Set<String>) {
+            self.mapping = mapping
+            self.mapper = ClassMapper(mapping: mapping, manifest: manifest)
+            self.source = source
+            self.cyclic = cyclic
+            let names = mapper.fields.map(\.name)
+            self.fieldNames = names
+            self.cyclicIndices = Set(names.indices.filter { cyclic.contains(names[$0]) })
+        }
+
+        var className: String { mapping.className }
+    }
+
+    /// Reads one source once, for every class of `group`, record by record in group order.
+    private func load(_ group: [ClassMapping]) throws(PorterError) {
+        let loads = group.map { ClassLoad($0, manifest: manifest, source: sourceIndex($0.className), cyclic: plan.cyclicFields[$0.className] ?? []) }
+        let source = group[0].source
+        let phase = group.map(\.className).joined(separator: "+")
+        let totalBytes = fileSize(source)
+        var records = 0
+        if var reader = openReader(source, delimiter: group[0].delimiter) {
+            while true {
+                let record: SourceRecord
+                do {
+                    guard let next = try reader.next() else { break }
+                    record = next
+                } catch {
+                    log.add(Diagnostic(error.location, error.reason), fatal: true)
+                    sinkOpen = false
+                    break
+                }
+                records += 1
+                if records % 1024 == 0, Interruption.isRequested {
+                    throw PorterError(.interrupted, "interrupted while reading \(source) line \(record.line)")
+                }
+                if records % 20_000 == 0 {
+                    progress?(ImportProgress(phase: phase, records: records, bytesRead: reader.bytesRead, totalBytes: totalBytes))
+                }
+                for load in loads { try process(record, for: load) }
+            }
+        }
+        for load in loads {
+            try flush(&load.batch, className: load.className, mapping: load.mapping)
+            try flushRelations(&load.relationBatches, mapping: load.mapping)
+            completeClasses.insert(load.className)
+        }
+        progress?(ImportProgress(phase: phase, records: records, bytesRead: totalBytes, totalBytes: totalBytes))
+    }
+
+    /// Maps one record onto one class: checks it, resolves its references, queues it for the sink.
+    private func process(_ record: SourceRecord, for load: ClassLoad) throws(PorterError) {
+        let mapping = load.mapping, mapper = load.mapper, className = load.className
+        classTallies[className]!.read += 1
+        if case .json = record.content { load.checkedHeader = false }
+        if !load.checkedHeader {
+            load.checkedHeader = true
+            for column in mapper.unknownColumns(of: record) {
+                let line = if case .csv = record.content { 1 } else { record.line }
+                log.add(Diagnostic(SourceLocation(file: mapping.source, line: line, column: column), "unknown column (\(className) is strict)"), fatal: true)
+                sinkOpen = false
+            }
+        }
+        let row = RowID(source: load.source, line: record.line)
+        if let reason = givenRejects?.reason(for: row) {
+            classTallies[className]!.rejected += 1
+            try rejects?.add(record, reason: reason, to: className)
+            return
+        }
+        let draft: ObjectDraft
+        switch mapper.map(record) {
+        case .failure(let failure):
+            if let objectId = failure.objectId,
+               indexes[className]!.register(objectId: objectId, key: failure.key, explicitId: failure.hasSourceObjectId, line: record.line) == .added {
+                indexes[className]!.reject(objectId: objectId, key: failure.key)
+            }
+            rowFailed(row, className: className, failure.diagnostics)
+            return
+        case .success(let mapped):
+            draft = mapped
+        }
+        var problems: [Diagnostic] = []
+        var registered = false
+        switch indexes[className]!.register(objectId: draft.objectId, key: draft.key, explicitId: draft.hasSourceObjectId, line: draft.line) {
+        case .added: registered = true
+        case .duplicateKey(let first):
+            let keyField = mapper.fields.first { $0.name == mapping.key.first }
+            problems.append(Diagnostic(mapper.location(draft.line, keyField, value: draft.key.map { ObjectReference(targetClass: className, identity: .key($0)).sourceText }),
+                                       "duplicate key, first seen at line \(first)"))
+        case .duplicateObjectId(let first):
+            problems.append(Diagnostic(SourceLocation(file: mapping.source, line: draft.line, column: "objectId", value: draft.objectId),
+                                       "duplicate objectId, first seen at line \(first)"))
+        }
+        var fields: [FieldValue] = []
+        fields.reserveCapacity(draft.values.count)
+        for index in draft.values.indices {
+            func later(_ references: [ObjectReference]) {
+                deferred.append(DeferredReference(className: className, field: mapper.fields[index], ownerId: draft.objectId,
+                                                  ownerKey: draft.key, row: row, references: references))
+            }
+            let isCyclic = load.cyclicIndices.contains(index)
+            switch draft.values[index] {
+            case .value(let v) where isCyclic:
+                if v != .null || mapping.mode != .merge { later([]) }
+            case .value(let v):
+                fields.append(FieldValue(load.fieldNames[index], v))
+            case .pointer(let reference) where isCyclic:
+                later([reference])
+            case .pointer(let reference) where !isComplete(reference.targetClass) && indexes[reference.targetClass]?.lookup(reference.identity) == .missing:
+                // A class read in the same pass whose object comes further down the file.
+                later([reference])
+            case .pointer(let reference):
+                if let objectId = resolve(reference, from: row, mapper: mapper, field: index, problems: &problems) {
+                    fields.append(FieldValue(load.fieldNames[index], .pointer(PointerRef(className: reference.targetClass, objectId: objectId))))
+                }
+            case .relation(let refs) where !isComplete(mapper.fields[index].type.targetClass!):
+                later(refs)
+            case .relation(let refs):
+                var ids: [String] = []
+                for reference in refs {
+                    if let id = resolve(reference, from: row, mapper: mapper, field: index, problems: &problems) { ids.append(id) }
+                }
+                if sink != nil { load.relationBatches[load.fieldNames[index], default: []].append(RelationLinks(ownerId: draft.objectId, relatedIds: ids, line: row.lineNumber)) }
+            }
+        }
+        guard problems.isEmpty else {
+            if registered { indexes[className]!.reject(objectId: draft.objectId, key: draft.key) }
+            rowFailed(row, className: className, problems)
+            return
+        }
+        if sink != nil {
+            load.batch.append(ResolvedObject(objectId: draft.objectId, line: draft.line, fields: fields, acl: draft.acl,
+                                             createdAt: draft.createdAt, updatedAt: draft.updatedAt))
+            if load.batch.count >= options.batchSize {
+                try flush(&load.batch, className: className, mapping: mapping)
+                try flushRelations(&load.relationBatches, mapping: mapping)
+            }
+        }
     }
 
     private func isComplete(_ className: String) -> Bool {
@@ -228,9 +291,9 @@ final class ImportPass {
     }
 
     /// Resolves one reference from `row`; a fault is added to `problems`.
-    private func resolve(_ reference: ObjectReference, from row: RowID, mapper: ClassMapper, field: FieldMapping,
+    private func resolve(_ reference: ObjectReference, from row: RowID, mapper: ClassMapper, field: Int,
                          problems: inout [Diagnostic]) -> String? {
-        resolve(reference, from: row, location: mapper.location(Int(row.line), field, value: reference.sourceText), problems: &problems)
+        resolve(reference, from: row, location: mapper.location(Int(row.line), mapper.fields[field], value: reference.sourceText), problems: &problems)
     }
 
     /// The objectId `reference` resolves to; a fault is added to `problems` (the location is

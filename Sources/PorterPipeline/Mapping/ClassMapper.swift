@@ -96,14 +96,16 @@ public struct ClassMapper: Sendable {
         }
         var values: [MappedValue] = []
         values.reserveCapacity(fields.count)
-        for (field, coercer) in zip(fields, coercers) {
+        // Indexing (not zip) borrows the coercers instead of copying them per row.
+        for index in coercers.indices {
             do {
-                let value = try coercer.value(in: record)
-                if field.required && value.isNull {
-                    problems.append(Diagnostic(location(record.line, field, value: cellText(record, field)), "required field is missing"))
+                let value = try coercers[index].value(in: record)
+                if coercers[index].field.required && value.isNull {
+                    problems.append(Diagnostic(location(record.line, fields[index], value: cellText(record, fields[index])), "required field is missing"))
                 }
                 values.append(value)
             } catch {
+                let field = fields[index]
                 var where_ = location(record.line, field, value: cellText(record, field, column: error.column))
                 if let column = error.column { where_.column = column }
                 problems.append(Diagnostic(where_, error.reason))
