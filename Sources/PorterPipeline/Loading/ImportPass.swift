@@ -65,6 +65,30 @@ final class ImportPass {
         return nil
     }
 
+    /// The thread the sink is called on while the pass runs (writing mode only).
+    private lazy var writer = SinkWriter()
+
+    /// Hands a sink call to the writer thread and takes in what earlier calls reported.
+    private func submit(_ job: @escaping SinkWriter.Job) throws(PorterError) {
+        apply(try writer.submit(job))
+    }
+
+    private func apply(_ completions: [SinkWriter.Completion]) {
+        for completion in completions {
+            switch completion {
+            case .objects(let className, let source, let lines, let outcomes):
+                for (line, outcome) in zip(lines, outcomes) { count(outcome, className: className, source: source, line: line) }
+            case .patches(let className, let source, let outcomes):
+                for outcome in outcomes {
+                    if case .failed = outcome { count(outcome, className: className, source: source, line: 0) }
+                }
+            case .links(let relation, let changes):
+                relationTallies[relation]!.added += changes.added
+                relationTallies[relation]!.removed += changes.removed
+            }
+        }
+    }
+
     var givenRejects: RejectPlan? {
         if case .writing(_, let plan) = mode { return plan }
         return nil
@@ -77,6 +101,14 @@ final class ImportPass {
 
     /// Runs the pass; returns the reject files written.
     func run() throws(PorterError) -> [String] {
+        guard case .writing = mode else { return try readEverything() }
+        defer { writer.stop() }
+        let rejectFiles = try readEverything()
+        apply(try writer.drain())
+        return rejectFiles
+    }
+
+    private func readEverything() throws(PorterError) -> [String] {
         var loaded: Set<String> = []
         for className in plan.classOrder where !loaded.contains(className) {
             let group = sourceGroup(startingAt: className, loaded: loaded)
@@ -327,6 +359,7 @@ final class ImportPass {
         }
         if case .writing(let sink, _) = mode {
             do {
+                apply(try writer.drain())
                 guard try sink.hasObject(className: reference.targetClass, objectId: id) else {
                     problems.append(Diagnostic(location, "no \(reference.targetClass) has objectId \"\(id)\" in the target"))
                     return nil
@@ -352,8 +385,11 @@ final class ImportPass {
     private func flush(_ batch: inout [ResolvedObject], className: String, mapping: ClassMapping) throws(PorterError) {
         defer { batch.removeAll(keepingCapacity: true) }
         guard let sink, !batch.isEmpty else { return }
-        let outcomes = try sink.write(batch, className: className, mode: mapping.mode)
-        for (object, outcome) in zip(batch, outcomes) { count(outcome, className: className, source: mapping.source, line: object.line) }
+        let objects = batch, mode = mapping.mode, source = mapping.source
+        try submit { () throws(PorterError) in
+            .objects(className: className, source: source, lines: objects.map(\.line),
+                     outcomes: try sink.write(objects, className: className, mode: mode))
+        }
     }
 
     private func count(_ outcome: WriteOutcome, className: String, source: String, line: Int) {
@@ -371,11 +407,14 @@ final class ImportPass {
         defer { batches.removeAll(keepingCapacity: true) }
         guard let sink else { return }
         for (fieldName, links) in batches where !links.isEmpty {
-            let field = mapping.field(named: fieldName)!
-            let changes = try sink.link(owner: mapping.className, field: fieldName, targetClass: field.type.targetClass!, links,
-                                        replace: mapping.mode != .merge)
-            relationTallies["\(mapping.className).\(fieldName)"]!.added += changes.added
-            relationTallies["\(mapping.className).\(fieldName)"]!.removed += changes.removed
+            try submitLinks(links, owner: mapping.className, field: fieldName, replace: mapping.mode != .merge, sink: sink)
+        }
+    }
+
+    private func submitLinks(_ links: [RelationLinks], owner: String, field: String, replace: Bool, sink: ObjectSink) throws(PorterError) {
+        let target = manifest.mapping(for: owner)!.field(named: field)!.type.targetClass!
+        try submit { () throws(PorterError) in
+            .links(relation: "\(owner).\(field)", changes: try sink.link(owner: owner, field: field, targetClass: target, links, replace: replace))
         }
     }
 
@@ -411,18 +450,14 @@ final class ImportPass {
         guard let sink else { return }
         for key in patches.keys.sorted() {
             let (className, field) = split(key)
-            let outcomes = try sink.patch(className: className, field: field, values: patches[key]!)
-            for outcome in outcomes {
-                if case .failed = outcome { count(outcome, className: className, source: manifest.mapping(for: className)!.source, line: 0) }
+            let values = patches[key]!, source = manifest.mapping(for: className)!.source
+            try submit { () throws(PorterError) in
+                .patches(className: className, source: source, outcomes: try sink.patch(className: className, field: field, values: values))
             }
         }
         for key in links.keys.sorted() {
             let (className, fieldName) = split(key)
-            let mapping = manifest.mapping(for: className)!
-            let field = mapping.field(named: fieldName)!
-            let changes = try sink.link(owner: className, field: fieldName, targetClass: field.type.targetClass!, links[key]!, replace: mapping.mode != .merge)
-            relationTallies[key]!.added += changes.added
-            relationTallies[key]!.removed += changes.removed
+            try submitLinks(links[key]!, owner: className, field: fieldName, replace: manifest.mapping(for: className)!.mode != .merge, sink: sink)
         }
     }
 
@@ -503,8 +538,7 @@ final class ImportPass {
     private func flushJoin(_ batch: inout [RelationLinks], _ relation: JoinRelationMapping) throws(PorterError) {
         defer { batch.removeAll(keepingCapacity: true) }
         guard let sink, !batch.isEmpty else { return }
-        let changes = try sink.link(owner: relation.owner, field: relation.field, targetClass: relation.targetClass, batch, replace: false)
-        relationTallies["\(relation.owner).\(relation.field)"]!.added += changes.added
+        try submitLinks(batch, owner: relation.owner, field: relation.field, replace: false, sink: sink)
     }
 
     // MARK: Rejects that follow references

@@ -1,0 +1,91 @@
+import Foundation
+
+/// Runs an import's sink calls on a thread of their own, one after another in submission
+/// order, so that writing overlaps reading and mapping. At most `capacity` calls wait at a
+/// time (memory stays bounded); the sink is only ever used from this thread while it runs.
+final class SinkWriter: @unchecked Sendable {
+    /// What a finished call reports back to the pass.
+    enum Completion {
+        case objects(className: String, source: String, lines: [Int], outcomes: [WriteOutcome])
+        case patches(className: String, source: String, outcomes: [WriteOutcome])
+        case links(relation: String, changes: LinkChanges)
+    }
+
+    typealias Job = () throws(PorterError) -> Completion
+
+    private let condition = NSCondition()
+    private let capacity: Int
+    private var jobs: [Job] = []
+    private var busy = false
+    private var stopping = false
+    private var exited = false
+    private var completions: [Completion] = []
+    private var failure: PorterError?
+
+    init(capacity: Int = 4) {
+        self.capacity = capacity
+        let thread = Thread { [self] in work() }
+        thread.name = "parse-porter sink writer"
+        thread.start()
+    }
+
+    /// Queues `job`; returns the completions of earlier jobs, or throws the first failure.
+    func submit(_ job: @escaping Job) throws(PorterError) -> [Completion] {
+        condition.lock()
+        defer { condition.unlock() }
+        while jobs.count >= capacity && failure == nil { condition.wait() }
+        if let failure { throw failure }
+        jobs.append(job)
+        condition.broadcast()
+        return takeCompletions()
+    }
+
+    /// Waits until every queued job has run; returns their completions.
+    func drain() throws(PorterError) -> [Completion] {
+        condition.lock()
+        defer { condition.unlock() }
+        while (!jobs.isEmpty || busy) && failure == nil { condition.wait() }
+        if let failure { throw failure }
+        return takeCompletions()
+    }
+
+    /// Ends the thread after the job under way; jobs still queued are dropped.
+    func stop() {
+        condition.lock()
+        stopping = true
+        jobs.removeAll()
+        condition.broadcast()
+        while !exited { condition.wait() }
+        condition.unlock()
+    }
+
+    private func takeCompletions() -> [Completion] {
+        defer { completions.removeAll() }
+        return completions
+    }
+
+    private func work() {
+        condition.lock()
+        while true {
+            while jobs.isEmpty && !stopping { condition.wait() }
+            if stopping { break }
+            let job = jobs.removeFirst()
+            busy = true
+            condition.unlock()
+            let result: Result<Completion, PorterError>
+            do { result = .success(try job()) } catch { result = .failure(error) }
+            condition.lock()
+            busy = false
+            switch result {
+            case .success(let completion): completions.append(completion)
+            case .failure(let error):
+                failure = failure ?? error
+                jobs.removeAll()
+            }
+            condition.broadcast()
+        }
+        exited = true
+        condition.broadcast()
+        condition.unlock()
+    }
+}
