@@ -27,7 +27,7 @@ final class ImportPass {
     var log: DiagnosticLog
     var classTallies: [String: ImportReport.ClassTally] = [:]
     var relationTallies: [String: ImportReport.RelationTally] = [:]
-    private var indexes: [String: KeyIndex] = [:]
+    private let indexes: [String: KeyIndex]
     private var completeClasses: Set<String> = []
     private var deferred: [DeferredReference] = []
     private var rejects: RejectFiles?
@@ -50,8 +50,8 @@ final class ImportPass {
             self.rejects = RejectFiles(directory: directory)
         }
         if case .writing = mode { sinkOpen = true } else { sinkOpen = false }
+        self.indexes = Dictionary(uniqueKeysWithValues: manifest.classes.map { ($0.className, KeyIndex(className: $0.className)) })
         for mapping in manifest.classes {
-            indexes[mapping.className] = KeyIndex(className: mapping.className)
             classTallies[mapping.className] = .init(className: mapping.className)
             for field in mapping.fields {
                 guard case .relation = field.type else { continue }
@@ -170,6 +170,7 @@ final class ImportPass {
     private final class ClassLoad {
         let mapping: ClassMapping
         let mapper: ClassMapper
+        let index: KeyIndex
         let source: Int
         let cyclic: Set<String>
         /// Positions in ``ClassMapper/fields`` of the cyclic fields, and every field's name.
@@ -179,8 +180,9 @@ final class ImportPass {
         var relationBatches: [String: [RelationLinks]] = [:]
         var checkedHeader = false
 
-        init(_ mapping: ClassMapping, manifest: DatasetManifest, source: Int, cyclic: Set<String>) {
+        init(_ mapping: ClassMapping, manifest: DatasetManifest, index: KeyIndex, source: Int, cyclic: Set<String>) {
             self.mapping = mapping
+            self.index = index
             self.mapper = ClassMapper(mapping: mapping, manifest: manifest)
             self.source = source
             self.cyclic = cyclic
@@ -194,7 +196,9 @@ final class ImportPass {
 
     /// Reads one source once, for every class of `group`, record by record in group order.
     private func load(_ group: [ClassMapping]) throws(PorterError) {
-        let loads = group.map { ClassLoad($0, manifest: manifest, source: sourceIndex($0.className), cyclic: plan.cyclicFields[$0.className] ?? []) }
+        let loads = group.map {
+            ClassLoad($0, manifest: manifest, index: indexes[$0.className]!, source: sourceIndex($0.className), cyclic: plan.cyclicFields[$0.className] ?? [])
+        }
         let source = group[0].source
         let phase = group.map(\.className).joined(separator: "+")
         let totalBytes = fileSize(source)
@@ -251,8 +255,8 @@ final class ImportPass {
         switch mapper.map(record) {
         case .failure(let failure):
             if let objectId = failure.objectId,
-               indexes[className]!.register(objectId: objectId, key: failure.key, explicitId: failure.hasSourceObjectId, line: record.line) == .added {
-                indexes[className]!.reject(objectId: objectId, key: failure.key)
+               load.index.register(objectId: objectId, key: failure.key, explicitId: failure.hasSourceObjectId, line: record.line) == .added {
+                load.index.reject(objectId: objectId, key: failure.key)
             }
             rowFailed(row, className: className, failure.diagnostics)
             return
@@ -261,7 +265,7 @@ final class ImportPass {
         }
         var problems: [Diagnostic] = []
         var registered = false
-        switch indexes[className]!.register(objectId: draft.objectId, key: draft.key, explicitId: draft.hasSourceObjectId, line: draft.line) {
+        switch load.index.register(objectId: draft.objectId, key: draft.key, explicitId: draft.hasSourceObjectId, line: draft.line) {
         case .added: registered = true
         case .duplicateKey(let first):
             let keyField = mapper.fields.first { $0.name == mapping.key.first }
@@ -304,7 +308,7 @@ final class ImportPass {
             }
         }
         guard problems.isEmpty else {
-            if registered { indexes[className]!.reject(objectId: draft.objectId, key: draft.key) }
+            if registered { load.index.reject(objectId: draft.objectId, key: draft.key) }
             rowFailed(row, className: className, problems)
             return
         }
@@ -434,7 +438,7 @@ final class ImportPass {
                 if let id = resolve(reference, from: item.row, location: location, problems: &problems) { ids.append(id) }
             }
             guard problems.isEmpty else {
-                indexes[item.className]!.reject(objectId: item.ownerId, key: item.ownerKey)
+                indexes[item.className]?.reject(objectId: item.ownerId, key: item.ownerKey)
                 rowFailed(item.row, className: item.className, problems)
                 continue
             }

@@ -3,7 +3,7 @@ import ParseModel
 /// The objects of one class seen so far, by natural key and by source objectId: what
 /// references resolve against and what finds duplicates. Keys are kept as 128-bit hashes,
 /// so memory per object stays small whatever the key's length.
-struct KeyIndex {
+final class KeyIndex {
     let className: String
     private var byKey = KeyHashTable()
     /// objectIds given by the source, by key hash (only for classes whose records carry them).
@@ -16,7 +16,7 @@ struct KeyIndex {
     enum Registration: Equatable { case added, duplicateKey(firstLine: Int), duplicateObjectId(firstLine: Int) }
 
     /// Records an object; a key or objectId seen before is a duplicate and is not recorded.
-    mutating func register(objectId: String, key: String?, explicitId: Bool, line: Int) -> Registration {
+    func register(objectId: String, key: String?, explicitId: Bool, line: Int) -> Registration {
         if explicitId, let existing = byObjectId[objectId] { return .duplicateObjectId(firstLine: Int(abs(existing)) - 1) }
         if let key {
             let hash = KeyHash(className: className, key: key)
@@ -28,7 +28,7 @@ struct KeyIndex {
     }
 
     /// Marks an object rejected, so that references to it are rejected too.
-    mutating func reject(objectId: String, key: String?) {
+    func reject(objectId: String, key: String?) {
         if let key { byKey.markRejected(KeyHash(className: className, key: key)) }
         if let stored = byObjectId[objectId], stored > 0 { byObjectId[objectId] = -stored }
     }

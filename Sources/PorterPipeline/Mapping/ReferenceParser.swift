@@ -45,8 +45,8 @@ struct ReferenceParser: Sendable {
             }
         }
         var values: [ParseValue] = []
-        for (coercer, part) in zip(keyParts, cells) {
-            switch try coercer.coerce(part) {
+        for index in keyParts.indices {
+            switch try keyParts[index].coerce(cells[index]) {
             case .value(let value): values.append(value)
             // A key part that is itself a pointer is keyed by the text that names its target,
             // as ClassMapper keys the objects themselves.

@@ -1,0 +1,86 @@
+import Foundation
+import XCTest
+
+/// Write modes (`insert`, `merge`) and Ctrl-C during an import.
+final class ModesAndInterruptTests: XCTestCase {
+    func writeDataset(_ directory: URL, mode: String, rows: String) throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try """
+        version: 1
+        classes:
+          Item:
+            source: items.csv
+            key: [name]
+            mode: \(mode)
+            fields: {name: String!, price: Number, note: String}
+        """.write(to: directory.appendingPathComponent("dataset.yml"), atomically: true, encoding: .utf8)
+        try ("name,price,note\n" + rows).write(to: directory.appendingPathComponent("items.csv"), atomically: true, encoding: .utf8)
+    }
+
+    func testInsertModeRefusesExistingObjects() throws {
+        let scratch = try CommandRunner.temporaryDirectory(self)
+        let dataset = scratch.appendingPathComponent("items"), target = scratch.appendingPathComponent("items.sqlite")
+        try writeDataset(dataset, mode: "insert", rows: "pen,2,blue\n")
+        XCTAssertEqual(try CommandRunner.run(["import", dataset.path, "--to", target.path, "-q"]).status, 0)
+        let before = try Data(contentsOf: target)
+        try writeDataset(dataset, mode: "insert", rows: "pen,3,blue\ncup,5,\n")
+        let again = try CommandRunner.run(["import", dataset.path, "--to", target.path, "-q"])
+        XCTAssertEqual(again.status, 1)
+        XCTAssertTrue(again.stderr.contains("items.csv:2: Item"), again.stderr)
+        XCTAssertTrue(again.stderr.contains("already exists in the target (mode: insert)"), again.stderr)
+        XCTAssertEqual(try Data(contentsOf: target), before)
+    }
+
+    func testMergeModeKeepsValuesTheSourceLacks() throws {
+        let scratch = try CommandRunner.temporaryDirectory(self)
+        let dataset = scratch.appendingPathComponent("items"), target = scratch.appendingPathComponent("items.sqlite")
+        try writeDataset(dataset, mode: "merge", rows: "pen,2,blue\n")
+        XCTAssertEqual(try CommandRunner.run(["import", dataset.path, "--to", target.path, "-q"]).status, 0)
+        try writeDataset(dataset, mode: "merge", rows: "pen,3,\n")
+        let summary = try ImportSummary.parse(try CommandRunner.run(["import", dataset.path, "--to", target.path, "--json"]))
+        XCTAssertEqual(summary.tally("Item")?.updated, 1)
+        XCTAssertEqual(try Mirror(target).rows("SELECT price, note FROM Item"), [["3", "blue"]])
+
+        // upsert, by contrast, clears what the source leaves empty.
+        try writeDataset(dataset, mode: "upsert", rows: "pen,3,\n")
+        XCTAssertEqual(try CommandRunner.run(["import", dataset.path, "--to", target.path, "-q"]).status, 0)
+        XCTAssertEqual(try Mirror(target).rows("SELECT price, note FROM Item"), [["3", nil]])
+    }
+
+    /// Ctrl-C rolls the import back: a new mirror is not created, an existing one is unchanged.
+    func testInterruptLeavesTheTargetAsItWas() throws {
+        let scratch = try CommandRunner.temporaryDirectory(self)
+        let dataset = scratch.appendingPathComponent("items")
+        var rows = ""
+        rows.reserveCapacity(12_000_000)
+        for i in 0..<400_000 { rows += "item \(i),\(i % 97),note \(i)\n" }
+        try writeDataset(dataset, mode: "upsert", rows: rows)
+        for existing in [false, true] {
+            let target = scratch.appendingPathComponent("interrupted-\(existing).sqlite")
+            var before: Data?
+            if existing {
+                let small = scratch.appendingPathComponent("small")
+                try writeDataset(small, mode: "upsert", rows: "pen,2,blue\n")
+                XCTAssertEqual(try CommandRunner.run(["import", small.path, "--to", target.path, "-q"]).status, 0)
+                before = try Data(contentsOf: target)
+            }
+            let process = Process()
+            process.executableURL = CommandRunner.binary
+            process.arguments = ["import", dataset.path, "--to", target.path, "-q"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            usleep(700_000)
+            XCTAssertTrue(process.isRunning, "the import finished before it could be interrupted")
+            kill(process.processIdentifier, SIGINT)
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationStatus, 130)
+            if let before {
+                XCTAssertEqual(try Data(contentsOf: target), before)
+                XCTAssertFalse(FileManager.default.fileExists(atPath: target.path + "-journal"))
+            } else {
+                XCTAssertFalse(FileManager.default.fileExists(atPath: target.path))
+            }
+        }
+    }
+}
