@@ -18,9 +18,7 @@ struct DatasetArgument: ParsableArguments {
 
     /// `<dataset folder>/<folder name>.sqlite`, the default mirror.
     func defaultTarget() throws(PorterError) -> String {
-        let directory = try ManifestLoader.directory(of: dataset)
-        let name = URL(fileURLWithPath: directory).standardizedFileURL.lastPathComponent
-        return (directory as NSString).appendingPathComponent("\(name).sqlite")
+        try ManifestLoader.defaultMirror(for: dataset)
     }
 }
 

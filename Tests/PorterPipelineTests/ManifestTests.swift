@@ -116,7 +116,9 @@ final class ManifestTests: XCTestCase {
         let manifest = try data.load()
         XCTAssertEqual(manifest.fileName, "dataset.yml")
         XCTAssertEqual(manifest.directory, data.directory)
-        XCTAssertEqual(manifest.name, (data.directory as NSString).lastPathComponent)
+        let folder = URL(fileURLWithPath: data.directory).standardizedFileURL
+        XCTAssertEqual(try ManifestLoader.defaultMirror(for: data.directory), folder.appendingPathComponent(folder.lastPathComponent + ".sqlite").path)
+        XCTAssertEqual(try ManifestLoader.defaultMirror(for: data.directory + "/dataset.yml"), folder.appendingPathComponent(folder.lastPathComponent + ".sqlite").path)
         XCTAssertEqual(manifest.classes.map(\.className), ["Genre", "Author", "Book"])
 
         let genre = try XCTUnwrap(manifest.mapping(for: "Genre"))

@@ -27,15 +27,15 @@ final class ImportPass {
     var log: DiagnosticLog
     var classTallies: [String: ImportReport.ClassTally] = [:]
     var relationTallies: [String: ImportReport.RelationTally] = [:]
-    private let indexes: [String: KeyIndex]
-    private var completeClasses: Set<String> = []
-    private var deferred: [DeferredReference] = []
-    private var rejects: RejectFiles?
+    let indexes: [String: KeyIndex]
+    var completeClasses: Set<String> = []
+    var deferred: [DeferredReference] = []
+    var rejects: RejectFiles?
     /// Rows found faulty (collecting rejects), and the references between rows that follow them.
-    private(set) var rejectPlan = RejectPlan()
-    private var references: [RowID: [RowID]] = [:]
+    var rejectPlan = RejectPlan()
+    var references: [RowID: [RowID]] = [:]
     /// False once a fault is seen in all-or-nothing mode: nothing more is sent to the sink.
-    private var sinkOpen: Bool
+    var sinkOpen: Bool
 
     init(manifest: DatasetManifest, plan: ImportPlan, mode: Mode, options: ImportOptions,
          targetSchemas: [String: ClassSchema], progress: (@Sendable (ImportProgress) -> Void)?) {
@@ -66,14 +66,14 @@ final class ImportPass {
     }
 
     /// The thread the sink is called on while the pass runs (writing mode only).
-    private lazy var writer = SinkWriter()
+    lazy var writer = SinkWriter()
 
     /// Hands a sink call to the writer thread and takes in what earlier calls reported.
-    private func submit(_ job: @escaping SinkWriter.Job) throws(PorterError) {
+    func submit(_ job: @escaping SinkWriter.Job) throws(PorterError) {
         apply(try writer.submit(job))
     }
 
-    private func apply(_ completions: [SinkWriter.Completion]) {
+    func apply(_ completions: [SinkWriter.Completion]) {
         for completion in completions {
             switch completion {
             case .objects(let className, let source, let lines, let outcomes):
@@ -123,13 +123,13 @@ final class ImportPass {
         return try rejects?.close() ?? []
     }
 
-    // MARK: Classes
+    // MARK: Classes, one source file at a time
 
-    private func sourceIndex(_ className: String) -> Int {
+    func sourceIndex(_ className: String) -> Int {
         manifest.classes.firstIndex { $0.className == className }!
     }
 
-    private func openReader(_ source: String, delimiter: UInt8?) -> (any RecordReader)? {
+    func openReader(_ source: String, delimiter: UInt8?) -> (any RecordReader)? {
         let path = (manifest.directory as NSString).appendingPathComponent(source)
         guard var format = SourceFormat.forFile(source) else { return nil }
         if let delimiter, case .csv = format { format = .csv(delimiter: delimiter) }
@@ -141,7 +141,7 @@ final class ImportPass {
         }
     }
 
-    private func fileSize(_ source: String) -> Int64 {
+    func fileSize(_ source: String) -> Int64 {
         let path = (manifest.directory as NSString).appendingPathComponent(source)
         return (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int64) ?? 0
     }
@@ -172,7 +172,6 @@ final class ImportPass {
         let mapper: ClassMapper
         let index: KeyIndex
         let source: Int
-        let cyclic: Set<String>
         /// Positions in ``ClassMapper/fields`` of the cyclic fields, and every field's name.
         let cyclicIndices: Set<Int>
         let fieldNames: [String]
@@ -185,7 +184,6 @@ final class ImportPass {
             self.index = index
             self.mapper = ClassMapper(mapping: mapping, manifest: manifest)
             self.source = source
-            self.cyclic = cyclic
             let names = mapper.fields.map(\.name)
             self.fieldNames = names
             self.cyclicIndices = Set(names.indices.filter { cyclic.contains(names[$0]) })
@@ -322,19 +320,19 @@ final class ImportPass {
         }
     }
 
-    private func isComplete(_ className: String) -> Bool {
+    func isComplete(_ className: String) -> Bool {
         completeClasses.contains(className) || manifest.mapping(for: className) == nil
     }
 
     /// Resolves one reference from `row`; a fault is added to `problems`.
-    private func resolve(_ reference: ObjectReference, from row: RowID, mapper: ClassMapper, field: Int,
+    func resolve(_ reference: ObjectReference, from row: RowID, mapper: ClassMapper, field: Int,
                          problems: inout [Diagnostic]) -> String? {
         resolve(reference, from: row, location: mapper.location(Int(row.line), mapper.fields[field], value: reference.sourceText), problems: &problems)
     }
 
     /// The objectId `reference` resolves to; a fault is added to `problems` (the location is
     /// built only then).
-    private func resolve(_ reference: ObjectReference, from row: RowID?, location: @autoclosure () -> SourceLocation,
+    func resolve(_ reference: ObjectReference, from row: RowID?, location: @autoclosure () -> SourceLocation,
                          problems: inout [Diagnostic]) -> String? {
         let target = reference.targetClass
         guard let index = indexes[target] else {
@@ -377,7 +375,7 @@ final class ImportPass {
     }
 
     /// Counts a faulty row; references to it, if it was registered, already see it rejected.
-    private func rowFailed(_ row: RowID, className: String, _ problems: [Diagnostic]) {
+    func rowFailed(_ row: RowID, className: String, _ problems: [Diagnostic]) {
         for problem in problems { log.add(problem) }
         classTallies[className]!.rejected += 1
         sinkOpen = false
@@ -396,7 +394,7 @@ final class ImportPass {
         }
     }
 
-    private func count(_ outcome: WriteOutcome, className: String, source: String, line: Int) {
+    func count(_ outcome: WriteOutcome, className: String, source: String, line: Int) {
         switch outcome {
         case .inserted: classTallies[className]!.inserted += 1
         case .updated: classTallies[className]!.updated += 1
@@ -415,152 +413,13 @@ final class ImportPass {
         }
     }
 
-    private func submitLinks(_ links: [RelationLinks], owner: String, field: String, replace: Bool, sink: ObjectSink) throws(PorterError) {
+    func submitLinks(_ links: [RelationLinks], owner: String, field: String, replace: Bool, sink: ObjectSink) throws(PorterError) {
         let target = manifest.mapping(for: owner)!.field(named: field)!.type.targetClass!
         try submit { () throws(PorterError) in
             .links(relation: "\(owner).\(field)", changes: try sink.link(owner: owner, field: field, targetClass: target, links, replace: replace))
         }
     }
 
-    // MARK: Deferred references: cyclic pointers (the patch phase) and relations to later classes
-
-    private func resolveDeferred() throws(PorterError) {
-        var patches: [String: [(objectId: String, value: ParseValue)]] = [:]
-        var links: [String: [RelationLinks]] = [:]
-        for item in deferred {
-            let mapping = manifest.mapping(for: item.className)!
-            if givenRejects?.reason(for: item.row) != nil { continue }
-            var problems: [Diagnostic] = []
-            var ids: [String] = []
-            for reference in item.references {
-                let location = SourceLocation(file: mapping.source, line: Int(item.row.line), column: item.field.column,
-                                              field: "\(item.className).\(item.field.name)", value: reference.sourceText)
-                if let id = resolve(reference, from: item.row, location: location, problems: &problems) { ids.append(id) }
-            }
-            guard problems.isEmpty else {
-                indexes[item.className]?.reject(objectId: item.ownerId, key: item.ownerKey)
-                rowFailed(item.row, className: item.className, problems)
-                continue
-            }
-            let key = "\(item.className).\(item.field.name)"
-            if case .pointer(let target) = item.field.type {
-                let value: ParseValue = ids.first.map { .pointer(PointerRef(className: target, objectId: $0)) } ?? .null
-                patches[key, default: []].append((item.ownerId, value))
-            } else {
-                links[key, default: []].append(RelationLinks(ownerId: item.ownerId, relatedIds: ids, line: Int(item.row.line)))
-            }
-        }
-        deferred = []
-        guard let sink else { return }
-        for key in patches.keys.sorted() {
-            let (className, field) = split(key)
-            let values = patches[key]!, source = manifest.mapping(for: className)!.source
-            try submit { () throws(PorterError) in
-                .patches(className: className, source: source, outcomes: try sink.patch(className: className, field: field, values: values))
-            }
-        }
-        for key in links.keys.sorted() {
-            let (className, fieldName) = split(key)
-            try submitLinks(links[key]!, owner: className, field: fieldName, replace: manifest.mapping(for: className)!.mode != .merge, sink: sink)
-        }
-    }
-
-    private func split(_ key: String) -> (String, String) {
-        let parts = key.split(separator: ".", maxSplits: 1)
-        return (String(parts[0]), String(parts[1]))
-    }
-
-    // MARK: Join files
-
-    private func loadJoinFile(_ relation: JoinRelationMapping, source: Int) throws(PorterError) {
-        let tallyKey = "\(relation.owner).\(relation.field)"
-        guard var reader = openReader(relation.source, delimiter: relation.delimiter) else { return }
-        let ownerColumn = ColumnPath(relation.ownerColumn), targetColumn = ColumnPath(relation.targetColumn)
-        let ownerParser = ClassMapper.referenceParser(for: .pointer(targetClass: relation.owner), manifest: manifest)!
-        let targetParser = ClassMapper.referenceParser(for: .pointer(targetClass: relation.targetClass), manifest: manifest)!
-        var batch: [RelationLinks] = []
-        var checkedHeader = false
-        let fieldName = "\(relation.owner).\(relation.field)"
-        while true {
-            let record: SourceRecord
-            do {
-                guard let next = try reader.next() else { break }
-                record = next
-            } catch {
-                log.add(Diagnostic(error.location, error.reason), fatal: true)
-                sinkOpen = false
-                break
-            }
-            if !checkedHeader {
-                checkedHeader = true
-                for column in [relation.ownerColumn, relation.targetColumn] where record.cell(ColumnPath(column)) == nil {
-                    log.add(Diagnostic(SourceLocation(file: relation.source, line: 1, column: column), "missing column (relations: \(fieldName))"), fatal: true)
-                    sinkOpen = false
-                }
-                if log.hasFatal { break }
-            }
-            let row = RowID(source: source, line: record.line)
-            var problems: [Diagnostic] = []
-            var ids: [String] = []
-            for (column, parser) in [(ownerColumn, ownerParser), (targetColumn, targetParser)] {
-                let cell = record.cell(column)
-                let text = cell.map { c -> String in if case .text(let t) = c { return t }; if case .json(let j) = c { return j.serialized() }; return "" } ?? ""
-                let location = SourceLocation(file: relation.source, line: record.line, column: column.name, field: fieldName, value: text)
-                guard let cell, text != "" else {
-                    problems.append(Diagnostic(location, "empty reference"))
-                    continue
-                }
-                do {
-                    let reference = try parser.reference(cell)
-                    if let id = resolve(reference, from: nil, location: location, problems: &problems) { ids.append(id) }
-                } catch {
-                    problems.append(Diagnostic(location, error.reason))
-                }
-            }
-            if let ragged = record.raggedness {
-                problems = [Diagnostic(SourceLocation(file: relation.source, line: record.line), "row has \(ragged.actual) cells, the header has \(ragged.expected)")]
-            }
-            if !problems.isEmpty {
-                relationTallies[tallyKey]!.rejected += 1
-                if givenRejects != nil {
-                    try rejects?.add(record, reason: problems.map(\.reason).joined(separator: "; "), to: "_Join:\(relation.field):\(relation.owner)")
-                } else {
-                    for problem in problems { log.add(problem) }
-                    sinkOpen = false
-                    if collecting { rejectPlan.reasons[row] = problems.map(\.reason).joined(separator: "; ") }
-                }
-                continue
-            }
-            if sink != nil {
-                batch.append(RelationLinks(ownerId: ids[0], relatedIds: [ids[1]], line: record.line))
-                if batch.count >= options.batchSize { try flushJoin(&batch, relation) }
-            }
-        }
-        try flushJoin(&batch, relation)
-    }
-
-    private func flushJoin(_ batch: inout [RelationLinks], _ relation: JoinRelationMapping) throws(PorterError) {
-        defer { batch.removeAll(keepingCapacity: true) }
-        guard let sink, !batch.isEmpty else { return }
-        try submitLinks(batch, owner: relation.owner, field: relation.field, replace: false, sink: sink)
-    }
-
-    // MARK: Rejects that follow references
-
-    /// Rejects every row that points, directly or through other rows, at a rejected row.
-    private func followReferences() {
-        var queue = Array(rejectPlan.reasons.keys)
-        while let rejected = queue.popLast() {
-            for source in references[rejected] ?? [] where rejectPlan.reasons[source] == nil {
-                let targetClass = manifest.classes[Int(rejected.source)].className
-                rejectPlan.reasons[source] = "points to \(targetClass) at line \(rejected.line), which is rejected"
-                let className = manifest.classes[Int(source.source)].className
-                classTallies[className]!.rejected += 1
-                log.add(Diagnostic(SourceLocation(file: manifest.classes[Int(source.source)].source, line: Int(source.line)), rejectPlan.reasons[source]!))
-                queue.append(source)
-            }
-        }
-    }
 }
 
 /// A reference resolved after every class is read: a cyclic pointer, or relation links to a

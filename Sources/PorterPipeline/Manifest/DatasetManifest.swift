@@ -18,12 +18,6 @@ public struct DatasetManifest: Sendable {
 
     public func mapping(for className: String) -> ClassMapping? { classes.first { $0.className == className } }
 
-    /// The dataset's name: its folder's last path component (the default mirror is `<name>.sqlite`).
-    public var name: String {
-        let trimmed = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
-        return trimmed.split(separator: "/").last.map(String.init) ?? "dataset"
-    }
-
     /// The Parse schema every declared class gets (fields, required flags, defaults).
     public var schemas: [ClassSchema] {
         classes.map { mapping in

@@ -22,9 +22,10 @@ public enum ManifestLoader {
         return manifest
     }
 
-    /// The dataset folder `path` names (the folder itself, or the manifest's folder).
-    public static func directory(of path: String) throws(PorterError) -> String {
-        try locate(path).directory
+    /// The default target of the dataset at `path`: `<folder>/<folder name>.sqlite`.
+    public static func defaultMirror(for path: String) throws(PorterError) -> String {
+        let directory = URL(fileURLWithPath: try locate(path).directory).standardizedFileURL
+        return directory.appendingPathComponent("\(directory.lastPathComponent).sqlite").path
     }
 
     static func locate(_ path: String) throws(PorterError) -> (directory: String, fileName: String) {

@@ -1,0 +1,53 @@
+import Foundation
+import ParseModel
+import PorterReaders
+
+/// The patch phase and relations to classes read later: references resolved once every class is read.
+extension ImportPass {
+
+    func resolveDeferred() throws(PorterError) {
+        var patches: [String: [(objectId: String, value: ParseValue)]] = [:]
+        var links: [String: [RelationLinks]] = [:]
+        for item in deferred {
+            let mapping = manifest.mapping(for: item.className)!
+            if givenRejects?.reason(for: item.row) != nil { continue }
+            var problems: [Diagnostic] = []
+            var ids: [String] = []
+            for reference in item.references {
+                let location = SourceLocation(file: mapping.source, line: Int(item.row.line), column: item.field.column,
+                                              field: "\(item.className).\(item.field.name)", value: reference.sourceText)
+                if let id = resolve(reference, from: item.row, location: location, problems: &problems) { ids.append(id) }
+            }
+            guard problems.isEmpty else {
+                indexes[item.className]?.reject(objectId: item.ownerId, key: item.ownerKey)
+                rowFailed(item.row, className: item.className, problems)
+                continue
+            }
+            let key = "\(item.className).\(item.field.name)"
+            if case .pointer(let target) = item.field.type {
+                let value: ParseValue = ids.first.map { .pointer(PointerRef(className: target, objectId: $0)) } ?? .null
+                patches[key, default: []].append((item.ownerId, value))
+            } else {
+                links[key, default: []].append(RelationLinks(ownerId: item.ownerId, relatedIds: ids, line: Int(item.row.line)))
+            }
+        }
+        deferred = []
+        guard let sink else { return }
+        for key in patches.keys.sorted() {
+            let (className, field) = split(key)
+            let values = patches[key]!, source = manifest.mapping(for: className)!.source
+            try submit { () throws(PorterError) in
+                .patches(className: className, source: source, outcomes: try sink.patch(className: className, field: field, values: values))
+            }
+        }
+        for key in links.keys.sorted() {
+            let (className, fieldName) = split(key)
+            try submitLinks(links[key]!, owner: className, field: fieldName, replace: manifest.mapping(for: className)!.mode != .merge, sink: sink)
+        }
+    }
+
+    func split(_ key: String) -> (String, String) {
+        let parts = key.split(separator: ".", maxSplits: 1)
+        return (String(parts[0]), String(parts[1]))
+    }
+}
