@@ -16,6 +16,13 @@ public final class SQLiteMirror: ObjectSink {
     private var naturalKeys: [String: [String]] = [:]
     /// Tables this import created: they hold no earlier rows, so rows go in by multi-row INSERTs.
     private var freshTables: Set<String> = []
+    /// Links for join tables this import created, inserted in sorted windows: B-tree pages are
+    /// then visited in key order instead of at random, which matters once the tables outgrow
+    /// the page cache.
+    private var pendingLinks: [String: [(String, String)]] = [:]
+    /// Links added by those windows, not yet reported, by `Owner.field`.
+    private var unreportedLinks: [String: LinkChanges] = [:]
+    private static let linkWindow = 100_000
     private var statements: [String: SQLiteStatement] = [:]
 
     /// A mirror at `path`; the file is created by the first import that commits.
@@ -141,11 +148,11 @@ public final class SQLiteMirror: ObjectSink {
     /// Rows per multi-row INSERT: as many as SQLite's 32,766 bound parameters allow, at most 100.
     private static func rowsPerStatement(columns: Int) -> Int { max(1, min(100, 32_000 / columns)) }
 
-    /// Inserts into a table this import created, many rows per statement.
+    /// Inserts into a table this import created, many rows per statement. Nothing there can
+    /// clash with the objects (the loader has checked keys and objectIds), so a failure is a
+    /// fault of the target.
     private func insertFresh(_ objects: [ResolvedObject], className: String, columns: [String]) throws(PorterError) -> [WriteOutcome] {
         let width = columns.count + 4
-        var outcomes: [WriteOutcome] = []
-        outcomes.reserveCapacity(objects.count)
         var start = objects.startIndex
         while start < objects.endIndex {
             let chunk = objects[start..<min(start + Self.rowsPerStatement(columns: width), objects.endIndex)]
@@ -166,13 +173,12 @@ public final class SQLiteMirror: ObjectSink {
             }
             do {
                 try insert.run()
-                outcomes.append(contentsOf: repeatElement(.inserted, count: chunk.count))
             } catch {
-                outcomes.append(contentsOf: chunk.map { .failed(conflictReason(className, $0, error)) })
+                throw PorterError(.target, "\(className): \(chunk.count) objects from line \(chunk.map(\.line).min() ?? 0) could not be written: \(error.message)")
             }
             start = chunk.endIndex
         }
-        return outcomes
+        return Array(repeating: .inserted, count: objects.count)
     }
 
     private func conflictReason(_ className: String, _ object: ResolvedObject, _ error: PorterError) -> String {
@@ -219,8 +225,30 @@ public final class SQLiteMirror: ObjectSink {
                 changes.removed += db.changes
             }
         }
-        changes.added = try insertLinks(links.lazy.flatMap { link in link.relatedIds.lazy.map { (link.ownerId, $0) } }, into: table)
+        let pairs = links.lazy.flatMap { link in link.relatedIds.lazy.map { (link.ownerId, $0) } }
+        guard freshTables.contains(table) else {
+            changes.added = try insertLinks(pairs, into: table)
+            return changes
+        }
+        pendingLinks[table, default: []].append(contentsOf: pairs)
+        if pendingLinks[table]!.count >= Self.linkWindow { try flushLinks(table, relation: "\(className).\(field)") }
         return changes
+    }
+
+    /// Inserts a window of pending links in key order.
+    private func flushLinks(_ table: String, relation: String) throws(PorterError) {
+        guard var pairs = pendingLinks.removeValue(forKey: table), !pairs.isEmpty else { return }
+        pairs.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
+        unreportedLinks[relation, default: LinkChanges()].added += try insertLinks(pairs, into: table)
+    }
+
+    public func flush() throws(PorterError) -> [String: LinkChanges] {
+        for table in pendingLinks.keys.sorted() {
+            let parts = table.split(separator: ":")   // _Join:<field>:<Owner>
+            try flushLinks(table, relation: "\(parts[2]).\(parts[1])")
+        }
+        defer { unreportedLinks = [:] }
+        return unreportedLinks
     }
 
     /// `INSERT OR IGNORE`s the pairs, 100 per statement; returns how many were new.
@@ -262,6 +290,7 @@ public final class SQLiteMirror: ObjectSink {
 
     public func commit() throws(PorterError) {
         guard let db = database else { return }
+        guard pendingLinks.isEmpty else { throw PorterError(.target, "\(path): commit before the buffered links were flushed") }
         for (className, key) in naturalKeys where !key.isEmpty {
             let name = "\(className)_naturalKey"
             let sql = "CREATE UNIQUE INDEX \(quoted(name)) ON \(quoted(className)) (\(key.map(quoted).joined(separator: ", ")))"
@@ -280,6 +309,8 @@ public final class SQLiteMirror: ObjectSink {
 
     public func rollback() {
         statements = [:]
+        pendingLinks = [:]
+        unreportedLinks = [:]
         guard let db = database else { return }
         try? db.execute("ROLLBACK")
         db.close()

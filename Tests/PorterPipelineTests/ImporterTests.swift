@@ -84,6 +84,7 @@ final class MemorySink: ObjectSink {
     }
 
     func hasObject(className: String, objectId: String) throws(PorterError) -> Bool { false }
+    func flush() throws(PorterError) -> [String: LinkChanges] { [:] }
 
     func commit() throws(PorterError) {
         calls.append(.commit)

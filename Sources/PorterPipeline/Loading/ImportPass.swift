@@ -85,6 +85,11 @@ final class ImportPass {
             case .links(let relation, let changes):
                 relationTallies[relation]!.added += changes.added
                 relationTallies[relation]!.removed += changes.removed
+            case .flushed(let changes):
+                for (relation, change) in changes {
+                    relationTallies[relation]!.added += change.added
+                    relationTallies[relation]!.removed += change.removed
+                }
             }
         }
     }
@@ -104,6 +109,9 @@ final class ImportPass {
         guard case .writing = mode else { return try readEverything() }
         defer { writer.stop() }
         let rejectFiles = try readEverything()
+        if case .writing(let sink, _) = mode, sinkOpen {
+            try submit { () throws(PorterError) in .flushed(try sink.flush()) }
+        }
         apply(try writer.drain())
         return rejectFiles
     }

@@ -61,7 +61,7 @@ public struct LinkChanges: Sendable, Equatable {
 
 /// A target an import writes to: the SQLite mirror, or (later) a Parse Server over REST.
 /// Calls come in plan order: ``begin(schemas:naturalKeys:)``, object writes class by class,
-/// patches, relation links, then ``commit()`` or ``rollback()``.
+/// patches, relation links, ``flush()``, then ``commit()`` or ``rollback()``.
 public protocol ObjectSink: AnyObject {
     /// The class schemas the target has now (empty for a new target).
     func existingSchemas() throws(PorterError) -> [ClassSchema]
@@ -74,6 +74,9 @@ public protocol ObjectSink: AnyObject {
     func patch(className: String, field: String, values: [(objectId: String, value: ParseValue)]) throws(PorterError) -> [WriteOutcome]
     /// Adds relation links; with `replace`, each listed owner's links become exactly the given set.
     func link(owner className: String, field: String, targetClass: String, _ links: [RelationLinks], replace: Bool) throws(PorterError) -> LinkChanges
+    /// Writes whatever the sink still buffers. Returns the link changes it has not reported
+    /// from ``link(owner:field:targetClass:_:replace:)`` yet, by `Owner.field`.
+    func flush() throws(PorterError) -> [String: LinkChanges]
     /// Whether the target has this object (for references to classes outside the dataset).
     func hasObject(className: String, objectId: String) throws(PorterError) -> Bool
     /// Makes everything since ``begin(schemas:naturalKeys:)`` durable.

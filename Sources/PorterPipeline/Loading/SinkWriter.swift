@@ -9,6 +9,8 @@ final class SinkWriter: @unchecked Sendable {
         case objects(className: String, source: String, lines: [Int], outcomes: [WriteOutcome])
         case patches(className: String, source: String, outcomes: [WriteOutcome])
         case links(relation: String, changes: LinkChanges)
+        /// Link changes reported late by ``ObjectSink/flush()``.
+        case flushed([String: LinkChanges])
     }
 
     typealias Job = () throws(PorterError) -> Completion
