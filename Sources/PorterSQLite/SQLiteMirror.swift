@@ -22,12 +22,14 @@ public final class SQLiteMirror: ObjectSink {
     private var pendingLinks: [String: [(String, String)]] = [:]
     /// Links added by those windows, not yet reported, by `Owner.field`.
     private var unreportedLinks: [String: LinkChanges] = [:]
-    private static let linkWindow = 100_000
+    private let linkWindow: Int
     private var statements: [String: SQLiteStatement] = [:]
 
     /// A mirror at `path`; the file is created by the first import that commits.
-    public init(path: String) {
+    /// - Parameter linkWindow: how many links for a new join table are sorted and inserted at a time.
+    public init(path: String, linkWindow: Int = 100_000) {
         self.path = path
+        self.linkWindow = linkWindow
     }
 
     private func open(create: Bool) throws(PorterError) -> SQLiteDatabase {
@@ -231,7 +233,7 @@ public final class SQLiteMirror: ObjectSink {
             return changes
         }
         pendingLinks[table, default: []].append(contentsOf: pairs)
-        if pendingLinks[table]!.count >= Self.linkWindow { try flushLinks(table, relation: "\(className).\(field)") }
+        if pendingLinks[table]!.count >= linkWindow { try flushLinks(table, relation: "\(className).\(field)") }
         return changes
     }
 
