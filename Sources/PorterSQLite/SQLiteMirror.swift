@@ -16,20 +16,15 @@ public final class SQLiteMirror: ObjectSink {
     private var naturalKeys: [String: [String]] = [:]
     /// Tables this import created: they hold no earlier rows, so rows go in by multi-row INSERTs.
     private var freshTables: Set<String> = []
-    /// Links for join tables this import created, inserted in sorted windows: B-tree pages are
-    /// then visited in key order instead of at random, which matters once the tables outgrow
-    /// the page cache.
-    private var pendingLinks: [String: [(String, String)]] = [:]
-    /// Links added by those windows, not yet reported, by `Owner.field`.
-    private var unreportedLinks: [String: LinkChanges] = [:]
-    private let linkWindow: Int
+    /// Join tables this import created, whose links wait in a TEMP staging table until
+    /// ``flush()`` inserts them all in key order: B-tree pages are then filled one after
+    /// another instead of at random, which matters once the tables outgrow the page cache.
+    private var stagedJoinTables: Set<String> = []
     private var statements: [String: SQLiteStatement] = [:]
 
     /// A mirror at `path`; the file is created by the first import that commits.
-    /// - Parameter linkWindow: how many links for a new join table are sorted and inserted at a time.
-    public init(path: String, linkWindow: Int = 100_000) {
+    public init(path: String) {
         self.path = path
-        self.linkWindow = linkWindow
     }
 
     private func open(create: Bool) throws(PorterError) -> SQLiteDatabase {
@@ -229,40 +224,44 @@ public final class SQLiteMirror: ObjectSink {
         }
         let pairs = links.lazy.flatMap { link in link.relatedIds.lazy.map { (link.ownerId, $0) } }
         guard freshTables.contains(table) else {
-            changes.added = try insertLinks(pairs, into: table)
+            changes.added = try insertLinks(pairs, into: quoted(table))
             return changes
         }
-        pendingLinks[table, default: []].append(contentsOf: pairs)
-        if pendingLinks[table]!.count >= linkWindow { try flushLinks(table, relation: "\(className).\(field)") }
+        if stagedJoinTables.insert(table).inserted {
+            try database?.execute("CREATE TEMP TABLE \(quoted(Self.stagingTable(table))) (owningId TEXT, relatedId TEXT)")
+        }
+        _ = try insertLinks(pairs, into: "temp." + quoted(Self.stagingTable(table)))
         return changes
     }
 
-    /// Inserts a window of pending links in key order.
-    private func flushLinks(_ table: String, relation: String) throws(PorterError) {
-        guard var pairs = pendingLinks.removeValue(forKey: table), !pairs.isEmpty else { return }
-        pairs.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
-        unreportedLinks[relation, default: LinkChanges()].added += try insertLinks(pairs, into: table)
-    }
+    private static func stagingTable(_ joinTable: String) -> String { "staged:" + joinTable }
 
+    /// Moves the staged links into their join tables, sorted; reports how many were new.
     public func flush() throws(PorterError) -> [String: LinkChanges] {
-        for table in pendingLinks.keys.sorted() {
+        guard let db = database else { return [:] }
+        var added: [String: LinkChanges] = [:]
+        for table in stagedJoinTables.sorted() {
+            let staged = "temp." + quoted(Self.stagingTable(table))
+            try db.execute("INSERT OR IGNORE INTO main.\(quoted(table)) (owningId, relatedId) SELECT owningId, relatedId FROM \(staged) ORDER BY owningId, relatedId")
             let parts = table.split(separator: ":")   // _Join:<field>:<Owner>
-            try flushLinks(table, relation: "\(parts[2]).\(parts[1])")
+            added["\(parts[2]).\(parts[1])"] = LinkChanges(added: db.changes)
+            try db.execute("DROP TABLE \(staged)")
         }
-        defer { unreportedLinks = [:] }
-        return unreportedLinks
+        stagedJoinTables = []
+        return added
     }
 
-    /// `INSERT OR IGNORE`s the pairs, 100 per statement; returns how many were new.
-    private func insertLinks(_ pairs: some Sequence<(String, String)>, into table: String) throws(PorterError) -> Int {
+    /// `INSERT OR IGNORE`s the pairs into `target` (a quoted, possibly schema-qualified table
+    /// name), 100 per statement; returns how many were new.
+    private func insertLinks(_ pairs: some Sequence<(String, String)>, into target: String) throws(PorterError) -> Int {
         guard let db = database else { return 0 }
         var added = 0
         var pending: [(String, String)] = []
         pending.reserveCapacity(100)
         func flush() throws(PorterError) {
             guard !pending.isEmpty else { return }
-            let insert = try statement("link\(pending.count)", table, []) {
-                "INSERT OR IGNORE INTO \(quoted(table)) (owningId, relatedId) VALUES " + Array(repeating: "(?, ?)", count: pending.count).joined(separator: ", ")
+            let insert = try statement("link\(pending.count)", target, []) {
+                "INSERT OR IGNORE INTO \(target) (owningId, relatedId) VALUES " + Array(repeating: "(?, ?)", count: pending.count).joined(separator: ", ")
             }
             for (i, pair) in pending.enumerated() {
                 insert.bind(text: pair.0, at: 2 * i + 1)
@@ -292,7 +291,7 @@ public final class SQLiteMirror: ObjectSink {
 
     public func commit() throws(PorterError) {
         guard let db = database else { return }
-        guard pendingLinks.isEmpty else { throw PorterError(.target, "\(path): commit before the buffered links were flushed") }
+        guard stagedJoinTables.isEmpty else { throw PorterError(.target, "\(path): commit before the staged links were flushed") }
         for (className, key) in naturalKeys where !key.isEmpty {
             let name = "\(className)_naturalKey"
             let sql = "CREATE UNIQUE INDEX \(quoted(name)) ON \(quoted(className)) (\(key.map(quoted).joined(separator: ", ")))"
@@ -311,8 +310,7 @@ public final class SQLiteMirror: ObjectSink {
 
     public func rollback() {
         statements = [:]
-        pendingLinks = [:]
-        unreportedLinks = [:]
+        stagedJoinTables = []
         guard let db = database else { return }
         try? db.execute("ROLLBACK")
         db.close()

@@ -111,10 +111,10 @@ final class SQLiteMirrorTests: XCTestCase {
         XCTAssertEqual(try rows("SELECT year FROM Book"), [[nil]])
     }
 
-    /// Links into a new join table go in sorted windows and are counted at flush; on an
+    /// Links into a new join table are staged and counted at flush; on an
     /// existing table, `replace` makes each owner's links exactly the given set.
     func testLinks() throws {
-        let mirror = SQLiteMirror(path: path, linkWindow: 3)
+        let mirror = SQLiteMirror(path: path)
         try mirror.begin(schemas: [book], naturalKeys: ["Book": ["title"]])
         let links = [RelationLinks(ownerId: "b2", relatedIds: ["a3", "a1"], line: 2), RelationLinks(ownerId: "b1", relatedIds: ["a2", "a1", "a2"], line: 3)]
         XCTAssertEqual(try mirror.link(owner: "Book", field: "authors", targetClass: "Author", links, replace: true), LinkChanges())
