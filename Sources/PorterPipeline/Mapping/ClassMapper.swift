@@ -44,7 +44,7 @@ public struct MappingFailure: Error, Sendable {
 }
 
 /// Maps the records of one class's source onto ``ObjectDraft``s.
-public struct ClassMapper: Sendable {
+public final class ClassMapper: Sendable {
     public let mapping: ClassMapping
     /// The fields read from the class's own source (relation fields fed by join files are not).
     public let fields: [FieldMapping]

@@ -4,7 +4,7 @@ import PorterReaders
 
 /// Turns a field's source cell(s) into its value: the coercion rules of one Parse type,
 /// the field's `null` tokens, enum `values`, `split`, `format` and `default`.
-public struct FieldCoercer: Sendable {
+public final class FieldCoercer: Sendable {
     public let field: FieldMapping
     let columnPaths: [ColumnPath]
     let datePattern: DatePattern?

@@ -5,12 +5,24 @@ import PorterReaders
 /// Reads references to one target class from cells: the target's natural key (a JSON array
 /// of parts for a composite key), or an objectId when the target is identified by objectId
 /// or the cell is Parse pointer JSON.
-struct ReferenceParser: Sendable {
+final class ReferenceParser: Sendable {
     let targetClass: String
     /// Coercers for the target's key fields; empty when the target is identified by objectId.
     let keyParts: [FieldCoercer]
+    /// The key is one plain String field: a cell's text is the key as it is (the common case,
+    /// taken without the general coercion).
+    let keyIsOneString: Bool
+
+    init(targetClass: String, keyParts: [FieldCoercer]) {
+        self.targetClass = targetClass
+        self.keyParts = keyParts
+        self.keyIsOneString = keyParts.count == 1 && keyParts[0].field.type == .string && keyParts[0].field.values == nil
+    }
 
     func reference(_ cell: SourceCell) throws(CoercionError) -> ObjectReference {
+        if keyIsOneString, case .text(let text) = cell, !text.hasPrefix("{") {
+            return ObjectReference(targetClass: targetClass, identity: .key(text))
+        }
         switch cell {
         case .json(.object(let object)):
             return try pointerJSON(object)
@@ -62,6 +74,13 @@ struct ReferenceParser: Sendable {
     func references(_ cell: SourceCell, split: String?) throws(CoercionError) -> [ObjectReference] {
         var items: [SourceCell]
         switch cell {
+        case .text(let text) where split != nil && keyIsOneString:
+            var result: [ObjectReference] = []
+            for part in CellText.split(text, by: split!) where !part.isEmpty {
+                let reference = try self.reference(.text(part))
+                if !result.contains(reference) { result.append(reference) }
+            }
+            return result
         case .text(let text) where split != nil:
             items = CellText.split(text, by: split!).map(SourceCell.text)
         case .text(let text) where text.hasPrefix("["):
