@@ -14,16 +14,7 @@ extension ImportPass {
         var batch: [RelationLinks] = []
         var checkedHeader = false
         let fieldName = "\(relation.owner).\(relation.field)"
-        while true {
-            let record: SourceRecord
-            do {
-                guard let next = try reader.next() else { break }
-                record = next
-            } catch {
-                log.add(Diagnostic(error.location, error.reason), fatal: true)
-                sinkOpen = false
-                break
-            }
+        while let record = try nextRecord(from: &reader) {
             if !checkedHeader {
                 checkedHeader = true
                 for column in [relation.ownerColumn, relation.targetColumn] where record.cell(ColumnPath(column)) == nil {

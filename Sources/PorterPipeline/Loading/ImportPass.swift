@@ -36,6 +36,8 @@ final class ImportPass {
     var references: [RowID: [RowID]] = [:]
     /// False once a fault is seen in all-or-nothing mode: nothing more is sent to the sink.
     var sinkOpen: Bool
+    /// Records read from every source so far.
+    private var recordsRead = 0
 
     init(manifest: DatasetManifest, plan: ImportPlan, mode: Mode, options: ImportOptions,
          targetSchemas: [String: ClassSchema], progress: (@Sendable (ImportProgress) -> Void)?) {
@@ -149,6 +151,24 @@ final class ImportPass {
         }
     }
 
+    /// The next record of `reader`; `nil` at the end of the file or at a fault, which is
+    /// logged (a reader fault ends its file). Stops the pass when Ctrl-C was pressed.
+    func nextRecord(from reader: inout any RecordReader) throws(PorterError) -> SourceRecord? {
+        let record: SourceRecord?
+        do {
+            record = try reader.next()
+        } catch {
+            log.add(Diagnostic(error.location, error.reason), fatal: true)
+            sinkOpen = false
+            return nil
+        }
+        recordsRead += 1
+        if let record, recordsRead % 1024 == 0, Interruption.isRequested {
+            throw PorterError(.interrupted, "interrupted while reading \(reader.displayName) line \(record.line)")
+        }
+        return record
+    }
+
     func fileSize(_ source: String) -> Int64 {
         let path = (manifest.directory as NSString).appendingPathComponent(source)
         return (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int64) ?? 0
@@ -210,20 +230,8 @@ final class ImportPass {
         let totalBytes = fileSize(source)
         var records = 0
         if var reader = openReader(source, delimiter: group[0].delimiter) {
-            while true {
-                let record: SourceRecord
-                do {
-                    guard let next = try reader.next() else { break }
-                    record = next
-                } catch {
-                    log.add(Diagnostic(error.location, error.reason), fatal: true)
-                    sinkOpen = false
-                    break
-                }
+            while let record = try nextRecord(from: &reader) {
                 records += 1
-                if records % 1024 == 0, Interruption.isRequested {
-                    throw PorterError(.interrupted, "interrupted while reading \(source) line \(record.line)")
-                }
                 if records % 20_000 == 0 {
                     progress?(ImportProgress(phase: phase, records: records, bytesRead: reader.bytesRead, totalBytes: totalBytes))
                 }
