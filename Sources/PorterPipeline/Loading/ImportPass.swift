@@ -84,10 +84,7 @@ final class ImportPass {
                 for outcome in outcomes {
                     if case .failed = outcome { count(outcome, className: className, source: source, line: 0) }
                 }
-            case .links(let relation, let changes):
-                relationTallies[relation]!.added += changes.added
-                relationTallies[relation]!.removed += changes.removed
-            case .flushed(let changes):
+            case .links(let changes):
                 for (relation, change) in changes {
                     relationTallies[relation]!.added += change.added
                     relationTallies[relation]!.removed += change.removed
@@ -111,8 +108,8 @@ final class ImportPass {
         guard case .writing = mode else { return try readEverything() }
         defer { writer.stop() }
         let rejectFiles = try readEverything()
-        if case .writing(let sink, _) = mode, sinkOpen {
-            try submit { () throws(PorterError) in .flushed(try sink.flush()) }
+        if let sink {
+            try submit { () throws(PorterError) in .links(try sink.flush()) }
         }
         apply(try writer.drain())
         return rejectFiles
@@ -432,7 +429,7 @@ final class ImportPass {
     func submitLinks(_ links: [RelationLinks], owner: String, field: String, replace: Bool, sink: ObjectSink) throws(PorterError) {
         let target = manifest.mapping(for: owner)!.field(named: field)!.type.targetClass!
         try submit { () throws(PorterError) in
-            .links(relation: "\(owner).\(field)", changes: try sink.link(owner: owner, field: field, targetClass: target, links, replace: replace))
+            .links(["\(owner).\(field)": try sink.link(owner: owner, field: field, targetClass: target, links, replace: replace)])
         }
     }
 

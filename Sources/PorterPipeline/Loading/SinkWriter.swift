@@ -8,9 +8,8 @@ final class SinkWriter: @unchecked Sendable {
     enum Completion {
         case objects(className: String, source: String, lines: [Int], outcomes: [WriteOutcome])
         case patches(className: String, source: String, outcomes: [WriteOutcome])
-        case links(relation: String, changes: LinkChanges)
-        /// Link changes reported late by ``ObjectSink/flush()``.
-        case flushed([String: LinkChanges])
+        /// Link changes by `Owner.field` (from a link call, or reported late by ``ObjectSink/flush()``).
+        case links([String: LinkChanges])
     }
 
     typealias Job = () throws(PorterError) -> Completion
