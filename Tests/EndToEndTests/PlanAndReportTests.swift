@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
 import XCTest
 
 /// `plan` in its three formats, `validate` reports, help and usage errors.
@@ -44,6 +47,11 @@ final class PlanAndReportTests: XCTestCase {
         XCTAssertTrue(junit.stdout.hasPrefix(#"<?xml version="1.0" encoding="UTF-8"?>"#), junit.stdout)
         XCTAssertTrue(junit.stdout.contains(#"<testcase classname="dataset" name="Book">"#), junit.stdout)
         XCTAssertTrue(junit.stdout.contains("no Genre has key"), junit.stdout)
+        XCTAssertTrue(junit.stdout.contains(#"tests="2" failures="1""#), junit.stdout)
+        let parsed = XMLParser(data: Data(junit.stdout.utf8))
+        XCTAssertTrue(parsed.parse(), "the JUnit report is well-formed XML: \(parsed.parserError.map { "\($0)" } ?? "")")
+        let unreadable = try CommandRunner.run(["validate", fixture("bad/csv-unterminated-quote"), "--format", "junit"])
+        XCTAssertTrue(unreadable.stdout.contains(#"<testcase classname="dataset" name="files">"#), unreadable.stdout)
         let json = try CommandRunner.run(["validate", fixture("bad/dangling-pointer"), "--format", "json"])
         let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         XCTAssertEqual(object["errorCount"] as? Int, 1)

@@ -48,19 +48,23 @@ extension ImportReport {
 
     /// JUnit XML: one test case per class, failed with its faults (for CI systems).
     public var junit: String {
+        func faults(of className: String) -> [Diagnostic] {
+            errors.filter { $0.location.field?.hasPrefix("\(className).") == true || $0.location.field?.hasPrefix("classes.\(className).") == true }
+        }
+        let failing = classes.filter { $0.rejected > 0 || !faults(of: $0.className).isEmpty }.count
+        let unattributed = errors.filter { error in !classes.contains { error.location.field?.contains("\($0.className).") == true } }
+        let extra = unattributed.isEmpty ? 0 : 1
         var lines = ["<?xml version=\"1.0\" encoding=\"UTF-8\"?>"]
-        let failures = classes.filter { $0.rejected > 0 }.count
-        lines.append("<testsuite name=\"parse-porter validate\" tests=\"\(classes.count)\" failures=\(quote(String(failures))) time=\"\(String(format: "%.3f", elapsedSeconds))\">")
+        lines.append("<testsuite name=\"parse-porter validate\" tests=\"\(classes.count + extra)\" failures=\"\(failing + extra)\" time=\"\(String(format: "%.3f", elapsedSeconds))\">")
         for tally in classes {
-            let faults = errors.filter { $0.location.field?.hasPrefix("\(tally.className).") == true || $0.location.field?.hasPrefix("classes.\(tally.className).") == true }
+            let classFaults = faults(of: tally.className)
             lines.append("  <testcase classname=\"dataset\" name=\(quote(tally.className))>")
-            if tally.rejected > 0 || !faults.isEmpty {
-                let body = faults.map(\.description).joined(separator: "\n")
-                lines.append("    <failure message=\(quote("\(max(tally.rejected, faults.count)) invalid records"))>\(escape(body))</failure>")
+            if tally.rejected > 0 || !classFaults.isEmpty {
+                let body = classFaults.map(\.description).joined(separator: "\n")
+                lines.append("    <failure message=\(quote("\(max(tally.rejected, classFaults.count)) invalid records"))>\(escape(body))</failure>")
             }
             lines.append("  </testcase>")
         }
-        let unattributed = errors.filter { error in !classes.contains { error.location.field?.contains("\($0.className).") == true } }
         if !unattributed.isEmpty {
             lines.append("  <testcase classname=\"dataset\" name=\"files\">")
             lines.append("    <failure message=\(quote("\(unattributed.count) faults"))>\(escape(unattributed.map(\.description).joined(separator: "\n")))</failure>")
