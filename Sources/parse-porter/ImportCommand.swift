@@ -56,18 +56,20 @@ struct ImportCommand: ParsableCommand {
         let report = try Importer(manifest: manifest, options: options).run(into: sink, progress: ProgressDisplay.callback(quiet: quiet || json))
         if json {
             Terminal.output(report.json.serialized())
-        } else if report.committed || dryRun {
+        } else if report.succeeded {
             Terminal.output(report.table)
         }
-        if !report.committed && !dryRun || report.errorCount > 0 { FaultPrinter.print(report) }
-        if report.committed {
-            let rejected = report.rejectFiles.isEmpty ? "" : "; rejected rows in \(report.rejectFiles.joined(separator: ", "))"
-            if !json { Terminal.output(String(format: "imported into %@ in %.2f s%@", target, report.elapsedSeconds, rejected)) }
-        } else if dryRun && report.errorCount == 0 {
-            if !json { Terminal.output("dry run: nothing was written to \(target)") }
-        } else {
+        FaultPrinter.print(report)
+        guard report.succeeded else {
             Terminal.error("nothing was written to \(target)")
             throw ExitCode(PorterError.Kind.invalidData.rawValue)
+        }
+        guard !json else { return }
+        if report.committed {
+            let rejected = report.rejectFiles.isEmpty ? "" : "; rejected rows in \(report.rejectFiles.joined(separator: ", "))"
+            Terminal.output(String(format: "imported into %@ in %.2f s%@", target, report.elapsedSeconds, rejected))
+        } else {
+            Terminal.output("dry run: nothing was written to \(target)")
         }
     }
 }

@@ -107,6 +107,7 @@ struct ImportSummary: Decodable {
         let added, removed, rejected: Int
     }
     let committed: Bool
+    let succeeded: Bool
     let classes: [ClassTally]
     let relations: [RelationTally]
     let errorCount: Int

@@ -123,5 +123,16 @@ final class ReimportTests: XCTestCase {
         let result = try importLibrary(["--dry-run"])
         XCTAssertEqual(try ImportSummary.parse(result).tally("Book")?.inserted, 43)
         XCTAssertFalse(FileManager.default.fileExists(atPath: target.path))
+
+        // Not even the rejects a real run with --max-errors would write.
+        try edit("books.csv") { $0.replacingOccurrences(of: "Dune,1965,", with: "Dune,19x5,") }
+        let rejects = scratch.appendingPathComponent("rejects")
+        let dry = try ImportSummary.parse(try importLibrary(["--dry-run", "--max-errors", "5", "--rejects", rejects.path]))
+        XCTAssertEqual(dry.tally("Book")?.rejected, 1)
+        XCTAssertEqual(dry.tally("Book")?.inserted, 42)
+        XCTAssertFalse(dry.committed)
+        XCTAssertTrue(dry.succeeded, "a real run would load the 42 valid books")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: rejects.path).filter { $0.hasSuffix(".csv") }, [])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: target.path))
     }
 }

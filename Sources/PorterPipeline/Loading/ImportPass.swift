@@ -21,7 +21,6 @@ final class ImportPass {
     let plan: ImportPlan
     let mode: Mode
     let options: ImportOptions
-    let targetSchemas: [String: ClassSchema]
     let progress: (@Sendable (ImportProgress) -> Void)?
 
     var log: DiagnosticLog
@@ -40,12 +39,11 @@ final class ImportPass {
     private var recordsRead = 0
 
     init(manifest: DatasetManifest, plan: ImportPlan, mode: Mode, options: ImportOptions,
-         targetSchemas: [String: ClassSchema], progress: (@Sendable (ImportProgress) -> Void)?) {
+         progress: (@Sendable (ImportProgress) -> Void)?) {
         self.manifest = manifest
         self.plan = plan
         self.mode = mode
         self.options = options
-        self.targetSchemas = targetSchemas
         self.progress = progress
         self.log = DiagnosticLog(limit: options.shownErrorLimit)
         if case .writing(_, .some) = mode, let directory = options.rejectsDirectory {
@@ -107,12 +105,17 @@ final class ImportPass {
     func run() throws(PorterError) -> [String] {
         guard case .writing = mode else { return try readEverything() }
         defer { writer.stop() }
-        let rejectFiles = try readEverything()
-        if let sink {
-            try submit { () throws(PorterError) in .links(try sink.flush()) }
+        do {
+            let rejectFiles = try readEverything()
+            if let sink {
+                try submit { () throws(PorterError) in .links(try sink.flush()) }
+            }
+            apply(try writer.drain())
+            return rejectFiles
+        } catch {
+            rejects?.discard()
+            throw error
         }
-        apply(try writer.drain())
-        return rejectFiles
     }
 
     private func readEverything() throws(PorterError) -> [String] {

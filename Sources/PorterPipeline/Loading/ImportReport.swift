@@ -26,6 +26,9 @@ public struct ImportReport: Sendable {
     public var rejectFiles: [String]
     /// Whether the target was changed (false for validation, dry runs and failures).
     public var committed: Bool
+    /// Whether the import went through (a dry run: would have); for a validation, whether
+    /// the dataset is valid. Rows rejected within `--max-errors` do not make it false.
+    public var succeeded: Bool
     public var elapsedSeconds: Double
 }
 

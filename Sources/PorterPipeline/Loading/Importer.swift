@@ -50,11 +50,11 @@ public struct Importer {
         -> (report: ImportReport, rejects: RejectPlan, fatal: Bool) {
         let started = Date()
         let pass = ImportPass(manifest: manifest, plan: plan, mode: options.maxErrors == nil ? .validating : .collectingRejects,
-                              options: options, targetSchemas: schemaIndex(targetSchemas), progress: progress)
+                              options: options, progress: progress)
         let schemaFaults = SchemaCompatibility.conflicts(of: manifest, with: targetSchemas)
         for fault in schemaFaults { pass.log.add(fault, fatal: true) }
         if schemaFaults.isEmpty { _ = try pass.run() }
-        return (report(pass, committed: false, rejectFiles: [], started: started), pass.rejectPlan, pass.log.hasFatal)
+        return (report(pass, committed: false, succeeded: pass.log.count == 0, rejectFiles: [], started: started), pass.rejectPlan, pass.log.hasFatal)
     }
 
     /// Imports into `sink`. Nothing is committed unless the dataset is valid, or (with
@@ -78,8 +78,7 @@ public struct Importer {
             rejectPlan = rejects
             rejectedFaults = checked.errors
         }
-        let pass = ImportPass(manifest: manifest, plan: plan, mode: .writing(sink, rejectPlan), options: options,
-                              targetSchemas: schemaIndex(targetSchemas), progress: progress)
+        let pass = ImportPass(manifest: manifest, plan: plan, mode: .writing(sink, rejectPlan), options: options, progress: progress)
         try sink.begin(schemas: manifest.schemas, naturalKeys: Dictionary(uniqueKeysWithValues: manifest.classes.map { ($0.className, $0.key) }))
         let rejectFiles: [String]
         do {
@@ -90,7 +89,9 @@ public struct Importer {
         }
         if pass.log.count > 0 || options.dryRun {
             sink.rollback()
-            var unwritten = report(pass, committed: false, rejectFiles: [], started: started)
+            // Reject files describe a load that did not happen: they go with it.
+            for file in rejectFiles { try? FileManager.default.removeItem(atPath: file) }
+            var unwritten = report(pass, committed: false, succeeded: pass.log.count == 0, rejectFiles: [], started: started)
             if pass.log.count == 0 {
                 unwritten.errors = rejectedFaults
                 unwritten.errorCount = rejectPlan?.reasons.count ?? 0
@@ -98,20 +99,16 @@ public struct Importer {
             return unwritten
         }
         try sink.commit()
-        var written = report(pass, committed: true, rejectFiles: rejectFiles, started: started)
+        var written = report(pass, committed: true, succeeded: true, rejectFiles: rejectFiles, started: started)
         written.errors = rejectedFaults
         written.errorCount = rejectPlan?.reasons.count ?? 0
         return written
     }
 
-    private func schemaIndex(_ schemas: [ClassSchema]) -> [String: ClassSchema] {
-        Dictionary(schemas.map { ($0.className, $0) }, uniquingKeysWith: { first, _ in first })
-    }
-
-    private func report(_ pass: ImportPass, committed: Bool, rejectFiles: [String], started: Date) -> ImportReport {
+    private func report(_ pass: ImportPass, committed: Bool, succeeded: Bool, rejectFiles: [String], started: Date) -> ImportReport {
         ImportReport(classes: plan.classOrder.map { pass.classTallies[$0]! },
                      relations: pass.relationTallies.values.sorted { $0.relation < $1.relation },
                      errors: pass.log.shown, errorCount: pass.log.count, rejectFiles: rejectFiles,
-                     committed: committed, elapsedSeconds: Date().timeIntervalSince(started))
+                     committed: committed, succeeded: succeeded, elapsedSeconds: Date().timeIntervalSince(started))
     }
 }

@@ -39,6 +39,14 @@ final class RejectFiles {
         return writer
     }
 
+    /// Closes and removes the files (the import they belong to did not happen).
+    func discard() {
+        for writer in writers.values { try? writer.close() }
+        for path in order { try? FileManager.default.removeItem(atPath: path) }
+        writers = [:]
+        order = []
+    }
+
     /// Closes the files; returns their paths.
     func close() throws(PorterError) -> [String] {
         do {

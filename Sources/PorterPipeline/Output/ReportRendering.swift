@@ -30,6 +30,7 @@ extension ImportReport {
     public var json: JSONValue {
         .object(JSONObject([
             "committed": .bool(committed),
+            "succeeded": .bool(succeeded),
             "elapsedSeconds": .double((elapsedSeconds * 1000).rounded() / 1000),
             "classes": .array(classes.map { tally in
                 .object(JSONObject(["className": .string(tally.className), "read": .integer(Int64(tally.read)),
