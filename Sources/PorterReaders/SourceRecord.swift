@@ -19,7 +19,7 @@ public final class CSVHeader: Sendable {
         var index: [String: Int] = [:]
         for (i, name) in names.enumerated() where index[name] == nil { index[name] = i }
         self.indexByName = index
-        self.hasParseSystemColumns = ["objectId", "createdAt", "updatedAt", "ACL"].contains { index[$0] != nil }
+        self.hasParseSystemColumns = ParseNames.defaultFields.contains { index[$0] != nil }
     }
 
     public func index(of name: String) -> Int? { indexByName[name] }

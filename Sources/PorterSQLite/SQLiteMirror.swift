@@ -98,9 +98,7 @@ public final class SQLiteMirror: ObjectSink {
         let columns = first.fields.map(\.name)
         if freshTables.contains(className) { return try insertFresh(objects, className: className, columns: columns) }
         let insert = try statement("insert", className, columns) {
-            let names = (["objectId", "createdAt", "updatedAt", "ACL"] + columns).map(quoted).joined(separator: ", ")
-            let placeholders = (1...(columns.count + 4)).map { "?\($0)" }.joined(separator: ", ")
-            return "INSERT INTO \(quoted(className)) (\(names)) VALUES (\(placeholders)) ON CONFLICT(objectId) DO NOTHING"
+            insertSQL(className, columns, rows: 1) + " ON CONFLICT(objectId) DO NOTHING"
         }
         let update = try statement(mode.rawValue, className, columns) {
             // ?1 objectId, ?2 updatedAt, ?3 ACL, ?4… the fields
@@ -142,6 +140,14 @@ public final class SQLiteMirror: ObjectSink {
         return outcomes
     }
 
+    /// `INSERT INTO "Class" (objectId, createdAt, updatedAt, ACL, <columns>) VALUES (?, …), …`:
+    /// the parameter order every write binds in.
+    private func insertSQL(_ className: String, _ columns: [String], rows: Int) -> String {
+        let names = (ParseNames.defaultFields + columns).map(quoted).joined(separator: ", ")
+        let row = "(" + Array(repeating: "?", count: ParseNames.defaultFields.count + columns.count).joined(separator: ", ") + ")"
+        return "INSERT INTO \(quoted(className)) (\(names)) VALUES " + Array(repeating: row, count: rows).joined(separator: ", ")
+    }
+
     /// Rows per multi-row INSERT: as many as SQLite's 32,766 bound parameters allow, at most 100.
     private static func rowsPerStatement(columns: Int) -> Int { max(1, min(100, 32_000 / columns)) }
 
@@ -153,11 +159,7 @@ public final class SQLiteMirror: ObjectSink {
         var start = objects.startIndex
         while start < objects.endIndex {
             let chunk = objects[start..<min(start + Self.rowsPerStatement(columns: width), objects.endIndex)]
-            let insert = try statement("insert\(chunk.count)", className, columns) {
-                let names = (["objectId", "createdAt", "updatedAt", "ACL"] + columns).map(quoted).joined(separator: ", ")
-                let row = "(" + Array(repeating: "?", count: width).joined(separator: ", ") + ")"
-                return "INSERT INTO \(quoted(className)) (\(names)) VALUES " + Array(repeating: row, count: chunk.count).joined(separator: ", ")
-            }
+            let insert = try statement("insert\(chunk.count)", className, columns) { insertSQL(className, columns, rows: chunk.count) }
             var parameter = 1
             for object in chunk {
                 precondition(object.fields.count == columns.count, "objects of one batch must carry the same fields")

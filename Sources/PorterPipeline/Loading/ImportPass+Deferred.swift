@@ -19,7 +19,7 @@ extension ImportPass {
                 if let id = resolve(reference, from: item.row, location: location, problems: &problems) { ids.append(id) }
             }
             guard problems.isEmpty else {
-                indexes[item.className]?.reject(objectId: item.ownerId, key: item.ownerKey)
+                indexes[item.className]?.reject(objectId: item.ownerId, keyHash: item.ownerKeyHash)
                 rowFailed(item.row, className: item.className, problems)
                 continue
             }

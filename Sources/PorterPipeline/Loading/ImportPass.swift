@@ -248,14 +248,15 @@ final class ImportPass {
 
     /// Maps one record onto one class: checks it, resolves its references, queues it for the sink.
     private func process(_ record: SourceRecord, for load: ClassLoad) throws(PorterError) {
-        let mapping = load.mapping, mapper = load.mapper, className = load.className
+        // `load.mapping` is read in place: a local copy of the struct would cost every record.
+        let mapper = load.mapper, className = load.className
         classTallies[className]!.read += 1
         if case .json = record.content { load.checkedHeader = false }
         if !load.checkedHeader {
             load.checkedHeader = true
             for column in mapper.unknownColumns(of: record) {
                 let line = if case .csv = record.content { 1 } else { record.line }
-                log.add(Diagnostic(SourceLocation(file: mapping.source, line: line, column: column), "unknown column (\(className) is strict)"), fatal: true)
+                log.add(Diagnostic(SourceLocation(file: load.mapping.source, line: line, column: column), "unknown column (\(className) is strict)"), fatal: true)
                 sinkOpen = false
             }
         }
@@ -269,8 +270,8 @@ final class ImportPass {
         switch mapper.map(record) {
         case .failure(let failure):
             if let objectId = failure.objectId,
-               load.index.register(objectId: objectId, key: failure.key, explicitId: failure.hasSourceObjectId, line: record.line) == .added {
-                load.index.reject(objectId: objectId, key: failure.key)
+               load.index.register(objectId: objectId, keyHash: failure.keyHash, explicitId: failure.hasSourceObjectId, line: record.line) == .added {
+                load.index.reject(objectId: objectId, keyHash: failure.keyHash)
             }
             rowFailed(row, className: className, failure.diagnostics)
             return
@@ -279,14 +280,14 @@ final class ImportPass {
         }
         var problems: [Diagnostic] = []
         var registered = false
-        switch load.index.register(objectId: draft.objectId, key: draft.key, explicitId: draft.hasSourceObjectId, line: draft.line) {
+        switch load.index.register(objectId: draft.objectId, keyHash: draft.keyHash, explicitId: draft.hasSourceObjectId, line: draft.line) {
         case .added: registered = true
         case .duplicateKey(let first):
-            let keyField = mapper.fields.first { $0.name == mapping.key.first }
+            let keyField = mapper.fields.first { $0.name == load.mapping.key.first }
             problems.append(Diagnostic(mapper.location(draft.line, keyField, value: draft.key.map { ObjectReference(targetClass: className, identity: .key($0)).sourceText }),
                                        "duplicate key, first seen at line \(first)"))
         case .duplicateObjectId(let first):
-            problems.append(Diagnostic(SourceLocation(file: mapping.source, line: draft.line, column: "objectId", value: draft.objectId),
+            problems.append(Diagnostic(SourceLocation(file: load.mapping.source, line: draft.line, column: "objectId", value: draft.objectId),
                                        "duplicate objectId, first seen at line \(first)"))
         }
         var fields: [FieldValue] = []
@@ -294,12 +295,12 @@ final class ImportPass {
         for index in draft.values.indices {
             func later(_ references: [ObjectReference]) {
                 deferred.append(DeferredReference(className: className, field: mapper.fields[index], ownerId: draft.objectId,
-                                                  ownerKey: draft.key, row: row, references: references))
+                                                  ownerKeyHash: draft.keyHash, row: row, references: references))
             }
             let isCyclic = load.cyclicIndices.contains(index)
             switch draft.values[index] {
             case .value(let v) where isCyclic:
-                if v != .null || mapping.mode != .merge { later([]) }
+                if v != .null || load.mapping.mode != .merge { later([]) }
             case .value(let v):
                 fields.append(FieldValue(load.fieldNames[index], v))
             case .pointer(let reference) where isCyclic:
@@ -322,7 +323,7 @@ final class ImportPass {
             }
         }
         guard problems.isEmpty else {
-            if registered { load.index.reject(objectId: draft.objectId, key: draft.key) }
+            if registered { load.index.reject(objectId: draft.objectId, keyHash: draft.keyHash) }
             rowFailed(row, className: className, problems)
             return
         }
@@ -330,8 +331,8 @@ final class ImportPass {
             load.batch.append(ResolvedObject(objectId: draft.objectId, line: draft.line, fields: fields, acl: draft.acl,
                                              createdAt: draft.createdAt, updatedAt: draft.updatedAt))
             if load.batch.count >= options.batchSize {
-                try flush(&load.batch, className: className, mapping: mapping)
-                try flushRelations(&load.relationBatches, mapping: mapping)
+                try flush(&load.batch, className: className, mapping: load.mapping)
+                try flushRelations(&load.relationBatches, mapping: load.mapping)
             }
         }
     }
@@ -444,7 +445,7 @@ struct DeferredReference {
     let className: String
     let field: FieldMapping
     let ownerId: String
-    let ownerKey: String?
+    let ownerKeyHash: KeyHash?
     let row: RowID
     let references: [ObjectReference]
 }

@@ -16,10 +16,10 @@ final class KeyIndex {
     enum Registration: Equatable { case added, duplicateKey(firstLine: Int), duplicateObjectId(firstLine: Int) }
 
     /// Records an object; a key or objectId seen before is a duplicate and is not recorded.
-    func register(objectId: String, key: String?, explicitId: Bool, line: Int) -> Registration {
+    /// `keyHash` is the object's ``KeyHash`` (computed once, by the mapper), if it has a key.
+    func register(objectId: String, keyHash hash: KeyHash?, explicitId: Bool, line: Int) -> Registration {
         if explicitId, let existing = byObjectId[objectId] { return .duplicateObjectId(firstLine: Int(abs(existing)) - 1) }
-        if let key {
-            let hash = KeyHash(className: className, key: key)
+        if let hash {
             if let existing = byKey.insert(hash, line: line) { return .duplicateKey(firstLine: existing.line) }
             if explicitId { explicitIds[hash] = objectId }
         }
@@ -28,8 +28,8 @@ final class KeyIndex {
     }
 
     /// Marks an object rejected, so that references to it are rejected too.
-    func reject(objectId: String, key: String?) {
-        if let key { byKey.markRejected(KeyHash(className: className, key: key)) }
+    func reject(objectId: String, keyHash: KeyHash?) {
+        if let keyHash { byKey.markRejected(keyHash) }
         if let stored = byObjectId[objectId], stored > 0 { byObjectId[objectId] = -stored }
     }
 

@@ -9,8 +9,9 @@ public struct ObjectDraft: Sendable {
     public let objectId: String
     /// Whether the source gave the objectId (else it is derived from the key).
     public let hasSourceObjectId: Bool
-    /// The canonical natural key, when the class has one.
+    /// The canonical natural key, when the class has one, and its hash.
     public let key: String?
+    public let keyHash: KeyHash?
     /// Values aligned with ``ClassMapper/fields``.
     public let values: [MappedValue]
     public let acl: ParseACL?
@@ -38,6 +39,7 @@ public struct MappingFailure: Error, Sendable {
     /// so that references to it can be told it is rejected.
     public var objectId: String?
     public var key: String?
+    public var keyHash: KeyHash?
     public var hasSourceObjectId = false
 
     public init(_ diagnostics: [Diagnostic]) { self.diagnostics = diagnostics }
@@ -53,8 +55,6 @@ public final class ClassMapper: Sendable {
     let knownColumns: Set<String>
     let sourceName: String
 
-    static let systemColumns: [String] = ["objectId", "createdAt", "updatedAt", "ACL"]
-
     public init(mapping: ClassMapping, manifest: DatasetManifest) {
         self.mapping = mapping
         self.sourceName = mapping.source
@@ -62,7 +62,7 @@ public final class ClassMapper: Sendable {
         self.coercers = fields.map { FieldCoercer(field: $0, references: ClassMapper.referenceParser(for: $0.type, manifest: manifest)) }
         let fieldNames = fields.map(\.name)
         self.keyIndices = mapping.key.compactMap { fieldNames.firstIndex(of: $0) }
-        self.knownColumns = Set(fields.flatMap(\.sourceColumns).map { ColumnPath($0).components[0] } + ClassMapper.systemColumns)
+        self.knownColumns = Set(fields.flatMap(\.sourceColumns).map { ColumnPath($0).components[0] } + ParseNames.defaultFields)
     }
 
     /// How references to a type's target class are read: by the target's key parts, or by objectId.
@@ -132,7 +132,8 @@ public final class ClassMapper: Sendable {
                 problems.append(Diagnostic(location(record.line, field, value: ""), "key field is missing"))
             }
         }
-        let objectId = system.objectId ?? key.map { KeyHash(className: mapping.className, key: $0).objectId }
+        let keyHash = key.map { KeyHash(className: mapping.className, key: $0) }
+        let objectId = system.objectId ?? keyHash?.objectId
         if objectId == nil, problems.isEmpty {
             problems.append(Diagnostic(SourceLocation(file: sourceName, line: record.line, column: "objectId"),
                                        "\(mapping.className) has no key, so each record needs an objectId"))
@@ -141,11 +142,12 @@ public final class ClassMapper: Sendable {
             var failure = MappingFailure(problems)
             failure.objectId = objectId
             failure.key = key
+            failure.keyHash = keyHash
             failure.hasSourceObjectId = system.objectId != nil
             return .failure(failure)
         }
         return .success(ObjectDraft(className: mapping.className, line: record.line, objectId: objectId,
-                                    hasSourceObjectId: system.objectId != nil, key: key, values: values,
+                                    hasSourceObjectId: system.objectId != nil, key: key, keyHash: keyHash, values: values,
                                     acl: system.acl ?? mapping.defaultACL, createdAt: system.createdAt, updatedAt: system.updatedAt))
     }
 
