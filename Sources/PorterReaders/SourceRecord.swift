@@ -4,6 +4,14 @@ import ParseModel
 public enum SourceCell: Hashable, Sendable {
     case text(String)
     case json(JSONValue)
+
+    /// The cell as a message shows it: the text, a JSON string's text, or other JSON as JSON.
+    public var displayText: String {
+        switch self {
+        case .text(let text), .json(.string(let text)): text
+        case .json(let json): json.serialized()
+        }
+    }
 }
 
 /// The names of a CSV file's columns, shared by all of its records.
@@ -63,6 +71,11 @@ public struct SourceRecord: Sendable {
         case .csv(let header, _): header.names
         case .json(let object): object.keys
         }
+    }
+
+    /// The fault of a CSV row whose cell count differs from its header's, if it is one.
+    public func raggednessFault(file: String) -> ReaderError? {
+        raggedness.map { ReaderError(file: file, line: line, reason: "row has \($0.actual) cells, the header has \($0.expected)") }
     }
 
     /// For a CSV row whose cell count differs from its header: (header count, cell count).

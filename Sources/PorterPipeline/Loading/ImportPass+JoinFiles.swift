@@ -28,7 +28,7 @@ extension ImportPass {
             var ids: [String] = []
             for (column, parser) in [(ownerColumn, ownerParser), (targetColumn, targetParser)] {
                 let cell = record.cell(column)
-                let text = cell.map { c -> String in if case .text(let t) = c { return t }; if case .json(let j) = c { return j.serialized() }; return "" } ?? ""
+                let text = cell?.displayText ?? ""
                 let location = SourceLocation(file: relation.source, line: record.line, column: column.name, field: fieldName, value: text)
                 guard let cell, text != "" else {
                     problems.append(Diagnostic(location, "empty reference"))
@@ -41,8 +41,8 @@ extension ImportPass {
                     problems.append(Diagnostic(location, error.reason))
                 }
             }
-            if let ragged = record.raggedness {
-                problems = [Diagnostic(SourceLocation(file: relation.source, line: record.line), "row has \(ragged.actual) cells, the header has \(ragged.expected)")]
+            if let ragged = record.raggednessFault(file: relation.source) {
+                problems = [Diagnostic(ragged.location, ragged.reason)]
             }
             if !problems.isEmpty {
                 relationTallies[tallyKey]!.rejected += 1
@@ -68,8 +68,6 @@ extension ImportPass {
         guard let sink, !batch.isEmpty else { return }
         try submitLinks(batch, owner: relation.owner, field: relation.field, replace: false, sink: sink)
     }
-
-
 
     /// Rejects every row that points, directly or through other rows, at a rejected row.
     func followReferences() {

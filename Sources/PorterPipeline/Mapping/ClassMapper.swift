@@ -91,9 +91,7 @@ public final class ClassMapper: Sendable {
         var problems: [Diagnostic] = []
         // A ragged row is one fault; its cells are still read, for the key that tells
         // references to it that it is rejected.
-        let ragged = record.raggedness.map {
-            Diagnostic(SourceLocation(file: sourceName, line: record.line), "row has \($0.actual) cells, the header has \($0.expected)")
-        }
+        let ragged = record.raggednessFault(file: sourceName).map { Diagnostic($0.location, $0.reason) }
         var values: [MappedValue] = []
         values.reserveCapacity(fields.count)
         // Indexing (not zip) borrows the coercers instead of copying them per row.
@@ -152,12 +150,8 @@ public final class ClassMapper: Sendable {
     }
 
     func cellText(_ record: SourceRecord, _ field: FieldMapping, column: String? = nil) -> String {
-        guard let column = column ?? field.sourceColumns.first, let cell = record.cell(ColumnPath(column)) else { return "" }
-        switch cell {
-        case .text(let text): return text
-        case .json(.string(let text)): return text
-        case .json(let json): return json.serialized()
-        }
+        guard let column = column ?? field.sourceColumns.first else { return "" }
+        return record.cell(ColumnPath(column))?.displayText ?? ""
     }
 }
 
