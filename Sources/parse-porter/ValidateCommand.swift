@@ -36,7 +36,7 @@ struct ValidateCommand: ParsableCommand {
         let report = try Importer(manifest: manifest).validate(against: targetSchemas, progress: ProgressDisplay.callback(quiet: quiet || format != .text))
         switch format {
         case .text:
-            if report.errorCount == 0 {
+            if report.succeeded {
                 Terminal.output(report.table)
                 Terminal.output("valid: \(report.classes.map(\.read).reduce(0, +)) records in \(report.classes.count) classes")
             } else {
@@ -45,6 +45,6 @@ struct ValidateCommand: ParsableCommand {
         case .json: Terminal.output(report.json.serialized())
         case .junit: Terminal.output(report.junit)
         }
-        if report.errorCount > 0 { throw ExitCode(PorterError.Kind.invalidData.rawValue) }
+        if !report.succeeded { throw ExitCode(PorterError.Kind.invalidData.rawValue) }
     }
 }
