@@ -6,14 +6,16 @@ import PorterPipeline
 let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
 /// A connection to one SQLite file; failures become target errors (exit 3) naming the file.
-final class SQLiteDatabase {
-    let path: String
-    private(set) var handle: OpaquePointer?
+/// Used by one thread at a time.
+public final class SQLiteDatabase {
+    public let path: String
+    /// The C handle, for registering functions (`sqlite3_create_function_v2`).
+    public private(set) var handle: OpaquePointer?
 
     /// Set once per process, before the first connection.
     private static let configured: Void = { _ = csqlite_disable_memory_statistics() }()
 
-    init(path: String, create: Bool) throws(PorterError) {
+    public init(path: String, create: Bool) throws(PorterError) {
         SQLiteDatabase.configured
         self.path = path
         // One connection, used by one thread at a time: no per-call mutex.
@@ -32,30 +34,30 @@ final class SQLiteDatabase {
 
     deinit { close() }
 
-    func close() {
+    public func close() {
         if let handle { sqlite3_close_v2(handle) }
         handle = nil
     }
 
-    func fail(_ context: String) -> PorterError {
+    public func fail(_ context: String) -> PorterError {
         PorterError(.target, "\(path): \(context): \(String(cString: sqlite3_errmsg(handle)))")
     }
 
-    func execute(_ sql: String) throws(PorterError) {
+    public func execute(_ sql: String) throws(PorterError) {
         guard sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK else { throw fail(String(sql.prefix(60)) + (sql.count > 60 ? "…" : "")) }
     }
 
-    func prepare(_ sql: String) throws(PorterError) -> SQLiteStatement {
+    public func prepare(_ sql: String) throws(PorterError) -> SQLiteStatement {
         var statement: OpaquePointer?
         guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else { throw fail("prepare") }
         return SQLiteStatement(statement, database: self)
     }
 
     /// Rows changed by the last INSERT, UPDATE or DELETE.
-    var changes: Int { Int(sqlite3_changes(handle)) }
+    public var changes: Int { Int(sqlite3_changes(handle)) }
 
     /// Each row of `sql` as text columns.
-    func rows(_ sql: String, _ arguments: [String] = []) throws(PorterError) -> [[String?]] {
+    public func rows(_ sql: String, _ arguments: [String] = []) throws(PorterError) -> [[String?]] {
         let statement = try prepare(sql)
         for (i, argument) in arguments.enumerated() { statement.bind(text: argument, at: i + 1) }
         var rows: [[String?]] = []
@@ -67,7 +69,7 @@ final class SQLiteDatabase {
 }
 
 /// A prepared statement; finalised when released.
-final class SQLiteStatement {
+public final class SQLiteStatement {
     private let statement: OpaquePointer
     private unowned let database: SQLiteDatabase
 
@@ -78,13 +80,13 @@ final class SQLiteStatement {
 
     deinit { sqlite3_finalize(statement) }
 
-    func bind(text: String, at index: Int) { sqlite3_bind_text(statement, Int32(index), text, -1, sqliteTransient) }
-    func bind(integer: Int64, at index: Int) { sqlite3_bind_int64(statement, Int32(index), integer) }
-    func bind(double: Double, at index: Int) { sqlite3_bind_double(statement, Int32(index), double) }
-    func bindNull(at index: Int) { sqlite3_bind_null(statement, Int32(index)) }
+    public func bind(text: String, at index: Int) { sqlite3_bind_text(statement, Int32(index), text, -1, sqliteTransient) }
+    public func bind(integer: Int64, at index: Int) { sqlite3_bind_int64(statement, Int32(index), integer) }
+    public func bind(double: Double, at index: Int) { sqlite3_bind_double(statement, Int32(index), double) }
+    public func bindNull(at index: Int) { sqlite3_bind_null(statement, Int32(index)) }
 
     /// Steps once: `true` when a row is available, `false` when done.
-    func step() throws(PorterError) -> Bool {
+    public func step() throws(PorterError) -> Bool {
         switch sqlite3_step(statement) {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
@@ -93,25 +95,31 @@ final class SQLiteStatement {
     }
 
     /// Runs the statement to its end and resets it for the next bindings.
-    func run() throws(PorterError) {
+    public func run() throws(PorterError) {
         defer { reset() }
         while try step() {}
     }
 
-    func reset() {
+    public func reset() {
         sqlite3_reset(statement)
         sqlite3_clear_bindings(statement)
     }
 
-    var columnCount: Int { Int(sqlite3_column_count(statement)) }
+    public var columnCount: Int { Int(sqlite3_column_count(statement)) }
 
-    func text(at column: Int) -> String? {
+    public func text(at column: Int) -> String? {
         guard let pointer = sqlite3_column_text(statement, Int32(column)) else { return nil }
         return String(cString: pointer)
     }
+
+    public func integer(at column: Int) -> Int64 { sqlite3_column_int64(statement, Int32(column)) }
+    public func double(at column: Int) -> Double { sqlite3_column_double(statement, Int32(column)) }
+    /// `SQLITE_INTEGER`, `SQLITE_FLOAT`, `SQLITE_TEXT`, `SQLITE_BLOB` or `SQLITE_NULL`.
+    public func storageClass(at column: Int) -> Int32 { sqlite3_column_type(statement, Int32(column)) }
+    public func columnName(at column: Int) -> String { String(cString: sqlite3_column_name(statement, Int32(column))) }
 }
 
 /// `"name"` with inner quotes doubled.
-func quoted(_ identifier: String) -> String {
+public func quoted(_ identifier: String) -> String {
     "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }

@@ -58,18 +58,13 @@ public final class SQLiteMirror: ObjectSink {
         self.naturalKeys = naturalKeys
         try db.execute("PRAGMA cache_size = -65536")
         try db.execute("BEGIN IMMEDIATE")
-        try db.execute("CREATE TABLE IF NOT EXISTS _SCHEMA (className TEXT PRIMARY KEY, schema TEXT)")
-        try db.execute("""
-            CREATE TABLE IF NOT EXISTS _PorterMigrations (version TEXT PRIMARY KEY, name TEXT, checksum TEXT, appliedAt TEXT, \
-            durationMs INTEGER, success INTEGER, host TEXT)
-            """)
-        let saveSchema = try db.prepare("INSERT INTO _SCHEMA (className, schema) VALUES (?1, ?2) ON CONFLICT(className) DO UPDATE SET schema = excluded.schema")
+        for sql in MirrorLayout.bookkeepingTablesSQL { try db.execute(sql) }
+        let saveSchema = try db.prepare(MirrorLayout.saveSchemaSQL)
         for schema in declared {
             var merged = existing[schema.className] ?? ClassSchema(className: schema.className, fields: [])
             let isNewClass = existing[schema.className] == nil
             if isNewClass {
-                let columns = ["\"objectId\" TEXT PRIMARY KEY", "\"createdAt\" TEXT", "\"updatedAt\" TEXT", "\"ACL\" TEXT"]
-                try db.execute("CREATE TABLE \(quoted(schema.className)) (\(columns.joined(separator: ", ")))")
+                try db.execute(MirrorLayout.createClassTableSQL(schema.className))
                 freshTables.insert(schema.className)
             }
             for field in schema.fields {
@@ -78,13 +73,8 @@ public final class SQLiteMirror: ObjectSink {
                     continue
                 }
                 merged.fields.append(field)
-                if case .relation = field.type {
-                    let table = MirrorLayout.joinTable(owner: schema.className, field: field.name)
-                    try db.execute("CREATE TABLE IF NOT EXISTS \(quoted(table)) (owningId TEXT, relatedId TEXT, PRIMARY KEY(owningId, relatedId)) WITHOUT ROWID")
-                    freshTables.insert(table)
-                } else {
-                    try db.execute("ALTER TABLE \(quoted(schema.className)) ADD COLUMN \(quoted(field.name)) \(MirrorLayout.columnType(field.type))")
-                }
+                try db.execute(MirrorLayout.addFieldSQL(className: schema.className, field))
+                if case .relation = field.type { freshTables.insert(MirrorLayout.joinTable(owner: schema.className, field: field.name)) }
             }
             schemas[schema.className] = merged
             saveSchema.bind(text: schema.className, at: 1)
@@ -119,8 +109,8 @@ public final class SQLiteMirror: ObjectSink {
             insert.bind(text: object.objectId, at: 1)
             insert.bind(text: object.createdAt?.iso ?? now, at: 2)
             insert.bind(text: (object.updatedAt ?? object.createdAt)?.iso ?? now, at: 3)
-            bind(object.acl.map(ParseValue.acl) ?? .null, to: insert, at: 4)
-            for (i, field) in object.fields.enumerated() { bind(field.value, to: insert, at: i + 5) }
+            insert.bind(object.acl.map(ParseValue.acl) ?? .null, at: 4)
+            for (i, field) in object.fields.enumerated() { insert.bind(field.value, at: i + 5) }
             do { try insert.run() } catch { outcomes.append(.failed(conflictReason(className, object, error))); continue }
             if db.changes == 1 {
                 outcomes.append(.inserted)
@@ -132,8 +122,8 @@ public final class SQLiteMirror: ObjectSink {
             }
             update.bind(text: object.objectId, at: 1)
             update.bind(text: object.updatedAt?.iso ?? now, at: 2)
-            bind(object.acl.map(ParseValue.acl) ?? .null, to: update, at: 3)
-            for (i, field) in object.fields.enumerated() { bind(field.value, to: update, at: i + 4) }
+            update.bind(object.acl.map(ParseValue.acl) ?? .null, at: 3)
+            for (i, field) in object.fields.enumerated() { update.bind(field.value, at: i + 4) }
             do { try update.run() } catch { outcomes.append(.failed(conflictReason(className, object, error))); continue }
             outcomes.append(db.changes == 1 ? .updated : .unchanged)
         }
@@ -166,8 +156,8 @@ public final class SQLiteMirror: ObjectSink {
                 insert.bind(text: object.objectId, at: parameter)
                 insert.bind(text: object.createdAt?.iso ?? now, at: parameter + 1)
                 insert.bind(text: (object.updatedAt ?? object.createdAt)?.iso ?? now, at: parameter + 2)
-                bind(object.acl.map(ParseValue.acl) ?? .null, to: insert, at: parameter + 3)
-                for (i, field) in object.fields.enumerated() { bind(field.value, to: insert, at: parameter + 4 + i) }
+                insert.bind(object.acl.map(ParseValue.acl) ?? .null, at: parameter + 3)
+                for (i, field) in object.fields.enumerated() { insert.bind(field.value, at: parameter + 4 + i) }
                 parameter += width
             }
             do {
@@ -196,7 +186,7 @@ public final class SQLiteMirror: ObjectSink {
         var outcomes: [WriteOutcome] = []
         for (objectId, value) in values {
             update.bind(text: objectId, at: 1)
-            bind(value, to: update, at: 2)
+            update.bind(value, at: 2)
             update.bind(text: now, at: 3)
             try update.run()
             outcomes.append(db.changes == 1 ? .updated : .unchanged)
@@ -330,32 +320,5 @@ public final class SQLiteMirror: ObjectSink {
         let prepared = try database!.prepare(sql())
         statements[cacheKey] = prepared
         return prepared
-    }
-
-    private func bind(_ value: ParseValue, to statement: SQLiteStatement, at index: Int) {
-        switch value {
-        case .null: statement.bindNull(at: index)
-        case .string(let s): statement.bind(text: s, at: index)
-        case .integer(let i): statement.bind(integer: i, at: index)
-        case .double(let d): statement.bind(double: d, at: index)
-        case .boolean(let b): statement.bind(integer: b ? 1 : 0, at: index)
-        case .date(let d): statement.bind(text: d.iso, at: index)
-        case .pointer(let p): statement.bind(text: p.objectId, at: index)
-        default: statement.bind(text: value.wireJSON.serialized(sortedKeys: true), at: index)
-        }
-    }
-}
-
-/// Names and column types of the mirror's tables.
-public enum MirrorLayout {
-    public static func joinTable(owner: String, field: String) -> String { "_Join:\(field):\(owner)" }
-
-    /// String → TEXT, Number → NUMERIC, Boolean → INTEGER, Date and Pointer → TEXT, the rest JSON TEXT.
-    public static func columnType(_ type: FieldType) -> String {
-        switch type {
-        case .number: "NUMERIC"
-        case .boolean: "INTEGER"
-        default: "TEXT"
-        }
     }
 }

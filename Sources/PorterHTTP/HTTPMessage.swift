@@ -1,0 +1,76 @@
+/// Header fields in arrival order; names compare case-insensitively.
+public struct HTTPHeaders: Sendable, Sequence {
+    public private(set) var fields: [(name: String, value: String)]
+
+    public init(_ fields: [(name: String, value: String)] = []) { self.fields = fields }
+
+    /// The first value of `name`, compared case-insensitively.
+    public subscript(name: String) -> String? {
+        let lowered = name.lowercased()
+        return fields.first { $0.name.lowercased() == lowered }?.value
+    }
+
+    public mutating func add(_ name: String, _ value: String) { fields.append((name, value)) }
+
+    /// Replaces every field called `name` with one field.
+    public mutating func set(_ name: String, _ value: String) {
+        let lowered = name.lowercased()
+        fields.removeAll { $0.name.lowercased() == lowered }
+        fields.append((name, value))
+    }
+
+    public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> { fields.makeIterator() }
+}
+
+/// One HTTP request as a handler sees it: the body read whole, the query string decoded.
+public struct HTTPRequest: Sendable {
+    /// Upper-case method, e.g. `GET`.
+    public var method: String
+    /// The percent-decoded path without the query string, e.g. `/parse/classes/Book`.
+    public var path: String
+    /// Query parameters in order, percent-decoded (`+` read as a space).
+    public var query: [(name: String, value: String)]
+    public var headers: HTTPHeaders
+    public var body: [UInt8]
+    /// The peer's IP address, e.g. `127.0.0.1`.
+    public var remoteAddress: String
+
+    public init(method: String, path: String, query: [(name: String, value: String)] = [], headers: HTTPHeaders = HTTPHeaders(),
+                body: [UInt8] = [], remoteAddress: String = "127.0.0.1") {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+        self.remoteAddress = remoteAddress
+    }
+
+    /// The first value of query parameter `name`.
+    public func queryValue(_ name: String) -> String? { query.first { $0.name == name }?.value }
+}
+
+/// A complete response; the server adds `Content-Length` and `Connection`.
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    public var headers: HTTPHeaders
+    public var body: [UInt8]
+
+    public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// Answers requests; called on the connection's thread, so it must be safe to call from
+/// several threads at once.
+public protocol HTTPHandler: Sendable {
+    /// The response to `request`. Throwing ``HTTPAbort`` closes the connection without an answer.
+    func respond(to request: HTTPRequest) throws -> HTTPResponse
+}
+
+/// Thrown by a handler to drop the connection without answering (what a crashed or
+/// unplugged server looks like to the client).
+public struct HTTPAbort: Error, Sendable {
+    public init() {}
+}

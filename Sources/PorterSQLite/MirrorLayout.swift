@@ -1,0 +1,83 @@
+import CSQLite
+import ParseModel
+
+/// Names and column types of the mirror's tables.
+public enum MirrorLayout {
+    /// `_SCHEMA` and the `_PorterMigrations` history, created with every mirror.
+    public static let bookkeepingTablesSQL = [
+        "CREATE TABLE IF NOT EXISTS _SCHEMA (className TEXT PRIMARY KEY, schema TEXT)",
+        """
+        CREATE TABLE IF NOT EXISTS _PorterMigrations (version TEXT PRIMARY KEY, name TEXT, checksum TEXT, appliedAt TEXT, \
+        durationMs INTEGER, success INTEGER, host TEXT)
+        """,
+    ]
+
+    /// Stores a class's `/schemas` JSON: `?1` the class name, `?2` the JSON text.
+    public static let saveSchemaSQL = "INSERT INTO _SCHEMA (className, schema) VALUES (?1, ?2) ON CONFLICT(className) DO UPDATE SET schema = excluded.schema"
+
+    /// The table of a new class: the default columns only.
+    public static func createClassTableSQL(_ className: String) -> String {
+        "CREATE TABLE \(quoted(className)) (\"objectId\" TEXT PRIMARY KEY, \"createdAt\" TEXT, \"updatedAt\" TEXT, \"ACL\" TEXT)"
+    }
+
+    /// A new field: a column, or a join table for a Relation.
+    public static func addFieldSQL(className: String, _ field: SchemaField) -> String {
+        if case .relation = field.type {
+            let table = joinTable(owner: className, field: field.name)
+            return "CREATE TABLE IF NOT EXISTS \(quoted(table)) (owningId TEXT, relatedId TEXT, PRIMARY KEY(owningId, relatedId)) WITHOUT ROWID"
+        }
+        return "ALTER TABLE \(quoted(className)) ADD COLUMN \(quoted(field.name)) \(columnType(field.type))"
+    }
+
+    public static func joinTable(owner: String, field: String) -> String { "_Join:\(field):\(owner)" }
+
+    /// String → TEXT, Number → NUMERIC, Boolean → INTEGER, Date and Pointer → TEXT, the rest JSON TEXT.
+    public static func columnType(_ type: FieldType) -> String {
+        switch type {
+        case .number: "NUMERIC"
+        case .boolean: "INTEGER"
+        default: "TEXT"
+        }
+    }
+}
+
+extension SQLiteStatement {
+    /// Binds a value in the mirror's column encoding (DESIGN §4): numbers and booleans as
+    /// numbers, dates as ISO text, pointers as the target's objectId, the rest as JSON text.
+    public func bind(_ value: ParseValue, at index: Int) {
+        switch value {
+        case .null: bindNull(at: index)
+        case .string(let s): bind(text: s, at: index)
+        case .integer(let i): bind(integer: i, at: index)
+        case .double(let d): bind(double: d, at: index)
+        case .boolean(let b): bind(integer: b ? 1 : 0, at: index)
+        case .date(let d): bind(text: d.iso, at: index)
+        case .pointer(let p): bind(text: p.objectId, at: index)
+        default: bind(text: value.wireJSON.serialized(sortedKeys: true), at: index)
+        }
+    }
+
+    /// Reads a column written by ``bind(_:at:)`` back as a value of `type`; `nil` when the
+    /// stored text does not decode as that type.
+    public func value(at column: Int, as type: FieldType) -> ParseValue? {
+        let storage = storageClass(at: column)
+        if storage == SQLITE_NULL { return .null }
+        switch type {
+        case .number:
+            return storage == SQLITE_INTEGER ? .integer(integer(at: column)) : .double(double(at: column))
+        case .boolean:
+            return .boolean(integer(at: column) != 0)
+        case .string:
+            return text(at: column).map(ParseValue.string)
+        case .date:
+            return text(at: column).flatMap(ParseDate.init(iso:)).map(ParseValue.date)
+        case .pointer(let target):
+            return text(at: column).map { .pointer(PointerRef(className: target, objectId: $0)) }
+        case .relation(let target):
+            return .relation(RelationRef(className: target))
+        default:
+            guard let text = text(at: column), let json = try? JSONParser.parse(text) else { return nil }
+            return try? ParseValue(wire: json, as: type)
+        }
+    }
+}
