@@ -3,6 +3,7 @@
 # floor of `sqlite3 .import` on the same CSV files.
 #
 # Usage: Benchmarks/import.sh [BOOKS]          (default 1000000)
+#        SECTIONS=rest Benchmarks/import.sh 100000
 #
 # Steps:
 #   1. generate the library dataset into Benchmarks/out/library-BOOKS/ with
@@ -12,10 +13,18 @@
 #   3. section "import": time and peak RSS of
 #        parse-porter import DIR --to NEW.sqlite --quiet --json
 #      and of sqlite3 .mode csv + .import of the five CSV files (no types, no
-#      pointers, no relations), then a table, the ratio and the targets.
+#      pointers, no relations), then a table, the ratio and the targets;
+#   4. section "rest": `parse-porter serve` on a fresh mirror on 127.0.0.1, then
+#        parse-porter import DIR --to http://127.0.0.1:PORT/parse --quiet --json
+#      (objects/s, HTTP requests, requests per object), and beside it, in the
+#      same run, Benchmarks/naive_rest.py on NAIVE_BOOKS books into another fresh
+#      served mirror: one save request per object, then one request per relation
+#      link, as the Parse SDK tutorials do; its objects/s is the reference.
 #
 # Environment:
 #   SEED=S                 dataset seed (default 42)
+#   SECTIONS="import rest" sections to run (default: both)
+#   NAIVE_BOOKS=N          books for the naive REST reference (default 10000)
 #   PARSE_PORTER_BIN=PATH  use this binary instead of building one
 #   BENCH_STRICT=1         exit 1 when a target is missed (default: report only)
 #
@@ -43,6 +52,10 @@ BENCH_STRICT=${BENCH_STRICT:-0}
 # Targets (section "import").
 TARGET_RATIO=0.5        # parse-porter rows/s >= 0.5 x sqlite3 .import rows/s
 TARGET_RSS_MB=300       # parse-porter peak RSS < 300 MB (MB = 1024 KiB, as time(1) reports KiB)
+
+# Targets (section "rest").
+TARGET_REQUESTS_PER_OBJECT=0.025   # at most 1 request per 40 objects, relations included
+TARGET_NAIVE_SPEEDUP=20            # parse-porter objects/s >= 20 x the naive approach's
 
 TARGETS_MISSED=0
 
@@ -366,6 +379,83 @@ section_import() {
 }
 
 # --------------------------------------------------------------------------
+# section: import through the Parse REST API into a served mirror, vs the naive approach
+
+SERVE_PID=""
+SERVE_URL=""
+
+# start_server MIRROR LOG: `parse-porter serve` on a free port; sets SERVE_PID and SERVE_URL.
+start_server() {
+    local mirror=$1 log_file=$2 i
+    fresh_db "$mirror"
+    PARSE_APPLICATION_ID=benchApp PARSE_MASTER_KEY=benchMasterKey "$PARSE_PORTER" serve "$mirror" --port 0 >"$log_file" 2>/dev/null &
+    SERVE_PID=$!
+    for i in $(seq 1 100); do
+        SERVE_URL=$(grep -o 'http://[0-9.:]*/parse' "$log_file" | head -n 1 || true)
+        [[ -n $SERVE_URL ]] && return
+        sleep 0.1
+    done
+    die "parse-porter serve did not start (see $log_file)"
+}
+
+stop_server() {
+    [[ -n $SERVE_PID ]] && kill "$SERVE_PID" 2>/dev/null && wait "$SERVE_PID" 2>/dev/null || true
+    SERVE_PID=""
+}
+
+section_rest() {
+    RUN_DIR=$OUT/rest-$BOOKS
+    mkdir -p "$RUN_DIR"
+    : >"$RUN_DIR/results.tsv"
+    RESULT_TOOLS=() RESULT_ROWS=() RESULT_SECS=() RESULT_KB=()
+    local naive_books=${NAIVE_BOOKS:-10000}
+    trap stop_server EXIT
+
+    start_server "$RUN_DIR/served.sqlite" "$RUN_DIR/serve.log"
+    log "rest: parse-porter import $DATASET --to $SERVE_URL --quiet --json ..."
+    PARSE_APPLICATION_ID=benchApp PARSE_MASTER_KEY=benchMasterKey measure rest-import -- "$PARSE_PORTER" import "$DATASET" --to "$SERVE_URL" --quiet --json
+    ((MEASURE_STATUS == 0)) || { tail -n 20 "$RUN_DIR/rest-import.stderr" >&2; stop_server; die "REST import exited with status $MEASURE_STATUS"; }
+    stop_server
+    local pp_secs=$MEASURE_SECS pp_kb=$MEASURE_KB
+    read -r pp_objects pp_links pp_requests < <(python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+print(sum(c["inserted"] for c in r["classes"]), sum(x["added"] for x in r["relations"]), sum(t["requests"] for t in r["requests"]))' "$RUN_DIR/rest-import.stdout")
+    record_result rest "parse-porter REST" "$pp_objects" "$pp_secs" "$pp_kb"
+
+    start_server "$RUN_DIR/naive.sqlite" "$RUN_DIR/serve-naive.log"
+    log "rest: naive approach (one request per object and per link) on $naive_books books ..."
+    PARSE_APPLICATION_ID=benchApp PARSE_MASTER_KEY=benchMasterKey measure naive -- python3 "$BENCH_DIR/naive_rest.py" "$SERVE_URL" "$DATASET" "$naive_books"
+    ((MEASURE_STATUS == 0)) || { tail -n 20 "$RUN_DIR/naive.stderr" >&2; stop_server; die "naive REST import exited with status $MEASURE_STATUS"; }
+    stop_server
+    trap - EXIT
+    local naive_objects naive_links naive_requests naive_secs
+    read -r naive_objects naive_links naive_requests naive_secs < <(python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+print(r["objects"], r["links"], r["requests"], r["seconds"])' "$RUN_DIR/naive.stdout")
+    record_result rest "naive, $naive_books books" "$naive_objects" "$naive_secs" "$MEASURE_KB"
+
+    {
+        echo
+        echo "== rest: $BOOKS books through the Parse REST API into a served mirror on 127.0.0.1 =="
+        print_table
+        awk -v o="$pp_objects" -v l="$pp_links" -v r="$pp_requests" -v s="$pp_secs" 'BEGIN {
+            printf "parse-porter: %d objects + %d relation links in %.2f s = %.0f objects/s; %d HTTP requests, %.4f requests per object (1 per %.0f)\n", o, l, s, o / s, r, r / o, o / r }'
+        awk -v o="$naive_objects" -v l="$naive_links" -v r="$naive_requests" -v s="$naive_secs" -v big="$pp_objects" 'BEGIN {
+            printf "naive:        %d objects + %d relation links in %.2f s = %.0f objects/s; %d HTTP requests, %.2f requests per object; extrapolated to %d objects: %.0f s\n", o, l, s, o / s, r, r / o, big, s * big / o }'
+        local speedup
+        speedup=$(awk -v po="$pp_objects" -v ps="$pp_secs" -v no="$naive_objects" -v ns="$naive_secs" 'BEGIN { printf "%.1f", (po / ps) / (no / ns) }')
+        echo "ratio (parse-porter objects/s / naive objects/s): ${speedup}x"
+        check_target "requests per object <= $TARGET_REQUESTS_PER_OBJECT" "r / o <= t" r="$pp_requests" o="$pp_objects" t="$TARGET_REQUESTS_PER_OBJECT"
+        check_target "objects/s >= ${TARGET_NAIVE_SPEEDUP}x naive" "x >= t" x="$speedup" t="$TARGET_NAIVE_SPEEDUP"
+    } | tee "$RUN_DIR/summary.txt"
+    grep -q 'MISSED$' "$RUN_DIR/summary.txt" && TARGETS_MISSED=1
+    log ""
+    log "outputs: $RUN_DIR"
+}
+
+# --------------------------------------------------------------------------
 
 main() {
     case ${1:-} in
@@ -382,9 +472,14 @@ main() {
     prepare_dataset
     build_parse_porter
 
-    section_import
-    # Later: section_import_rest, section_export, ... (each sets RUN_DIR and
-    # uses measure/record_result/print_table).
+    local section
+    for section in ${SECTIONS:-import rest}; do
+        case $section in
+            import) section_import ;;
+            rest) section_rest ;;
+            *) die "unknown section '$section' (import, rest)" ;;
+        esac
+    done
 
     if ((TARGETS_MISSED)) && [[ $BENCH_STRICT == 1 ]]; then
         exit 1

@@ -46,19 +46,27 @@ public struct ClassSchema: Hashable, Sendable {
             "updatedAt": .object(JSONObject(["type": .string("Date")])),
             "ACL": .object(JSONObject(["type": .string("ACL")])),
         ])
-        for field in fields {
-            var spec = JSONObject(["type": .string(field.type.name)])
-            if let target = field.type.targetClass { spec["targetClass"] = .string(target) }
-            if field.required { spec["required"] = .bool(true) }
-            if let value = field.defaultValue { spec["defaultValue"] = value.wireJSON }
-            fieldsJSON[field.name] = .object(spec)
-        }
+        if case .object(let own) = self.fieldsJSON { fieldsJSON.members += own.members }
         var object = JSONObject([
             "className": .string(className),
             "fields": .object(fieldsJSON),
             "classLevelPermissions": classLevelPermissions ?? ClassSchema.defaultCLP,
         ])
         if let indexes, indexes != .object(JSONObject()) { object["indexes"] = indexes }
+        return .object(object)
+    }
+
+    /// The class's own fields (no default fields) as `/schemas` spells them: what a POST or PUT
+    /// to `/schemas/<className>` sends.
+    public var fieldsJSON: JSONValue {
+        var object = JSONObject()
+        for field in fields {
+            var spec = JSONObject(["type": .string(field.type.name)])
+            if let target = field.type.targetClass { spec["targetClass"] = .string(target) }
+            if field.required { spec["required"] = .bool(true) }
+            if let value = field.defaultValue { spec["defaultValue"] = value.wireJSON }
+            object[field.name] = .object(spec)
+        }
         return .object(object)
     }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PorterPipeline
+import PorterREST
 import PorterSQLite
 
 /// The dataset argument shared by import, validate and plan.
@@ -8,16 +9,45 @@ struct DatasetArgument: ParsableArguments {
     @Argument(help: "A dataset folder holding dataset.yml or dataset.json, or the manifest file itself.")
     var dataset: String
 
-    /// The target a path names: a SQLite mirror file (Parse REST URLs come with a later release).
-    func sink(_ target: String) throws(PorterError) -> SQLiteMirror {
-        if target.hasPrefix("http://") || target.hasPrefix("https://") {
-            throw PorterError(.usage, "\(target): Parse REST targets are not supported by this version yet; give a SQLite mirror path")
-        }
-        return SQLiteMirror(path: target)
-    }
-
     /// `<dataset folder>/<folder name>.sqlite`, the default mirror.
     func defaultTarget() throws(PorterError) -> String {
         try ManifestLoader.defaultMirror(for: dataset)
+    }
+}
+
+/// How to reach a target: a SQLite mirror path, or a Parse Server URL with its keys.
+struct TargetOptions: ParsableArguments {
+    @Option(name: .customLong("app-id"), help: "Parse application id (default: $PARSE_APPLICATION_ID).")
+    var applicationId: String?
+
+    @Option(name: .customLong("master-key"), help: "Parse master key (default: $PARSE_MASTER_KEY; prefer the variable: options show in ps).")
+    var masterKey: String?
+
+    @Option(name: .customLong("rest-key"), help: "Parse REST API key (default: $PARSE_REST_API_KEY).")
+    var restAPIKey: String?
+
+    @Option(name: .long, help: "Seconds a request to a Parse Server may take.")
+    var timeout: Double = 30
+
+    @Flag(name: .long, help: "Allow sending the master key over plain http to a host other than this machine.")
+    var allowInsecureHTTP = false
+
+    static func isServerURL(_ target: String) -> Bool {
+        target.hasPrefix("http://") || target.hasPrefix("https://")
+    }
+
+    /// The sink `target` names. `batchSize` and `concurrency` shape `/batch` requests to a server.
+    func sink(_ target: String, batchSize: Int = 50, concurrency: Int = 4, dryRun: Bool = false) throws(PorterError) -> ObjectSink {
+        guard Self.isServerURL(target) else { return SQLiteMirror(path: target) }
+        let environment = ProcessInfo.processInfo.environment
+        let address = try ParseServerAddress(url: target, applicationId: applicationId ?? environment["PARSE_APPLICATION_ID"],
+                                             masterKey: masterKey ?? environment["PARSE_MASTER_KEY"],
+                                             restAPIKey: restAPIKey ?? environment["PARSE_REST_API_KEY"], allowInsecureHTTP: allowInsecureHTTP)
+        let client = ParseRESTClient(address: address, timeout: timeout, maximumConnections: concurrency)
+        return RESTSink(client: client, options: RESTSinkOptions(batchSize: batchSize, concurrency: concurrency, dryRun: dryRun))
+    }
+
+    func validate() throws {
+        if timeout <= 0 { throw ValidationError("--timeout must be more than 0") }
     }
 }

@@ -14,15 +14,22 @@ struct ImportCommand: ParsableCommand {
               parse-porter import Fixtures/library
               parse-porter import Fixtures/recipes --to /tmp/recipes.sqlite
               parse-porter import Fixtures/library --max-errors 10 --rejects /tmp/rejects
+              PARSE_APPLICATION_ID=myApp PARSE_MASTER_KEY=… parse-porter import Fixtures/library --to http://127.0.0.1:1337/parse
+
+            A Parse Server target is written only after the whole dataset validated. Objects are matched by natural key:
+            missing ones are created, changed ones updated, so a second run sends no writes and an interrupted run is
+            finished by running it again. An object the server refuses is reported and skipped (exit 1).
             """
     )
 
     @OptionGroup var source: DatasetArgument
 
-    @Option(name: .long, help: "The target: a SQLite mirror file (default: <dataset>/<name>.sqlite).")
+    @Option(name: .long, help: "The target: a SQLite mirror file (default: <dataset>/<name>.sqlite) or a Parse Server URL with its mount path.")
     var to: String?
 
-    @Flag(name: .long, help: "Write, report what would change, then roll everything back.")
+    @OptionGroup var server: TargetOptions
+
+    @Flag(name: .long, help: "Mirror: write, report what would change, roll back. Parse Server: read what is there, report what would change and the requests it would send; nothing is written.")
     var dryRun = false
 
     @Option(name: .long, help: "Load the valid rows when at most N rows are rejected; rejected rows go to the rejects folder.")
@@ -31,8 +38,11 @@ struct ImportCommand: ParsableCommand {
     @Option(name: .long, help: "Where --max-errors writes <Class>.csv files of rejected rows (default: <dataset>/rejects).")
     var rejects: String?
 
-    @Option(name: .long, help: "Objects per write.")
-    var batchSize = 1000
+    @Option(name: .long, help: "Objects per write (mirror, default 1000) or operations per /batch request (Parse Server, default 50).")
+    var batchSize: Int?
+
+    @Option(name: .long, help: "/batch requests in flight at once (Parse Server).")
+    var concurrency = 4
 
     @Flag(name: .long, help: "Print the summary as JSON.")
     var json = false
@@ -42,15 +52,19 @@ struct ImportCommand: ParsableCommand {
 
     func validate() throws {
         if let maxErrors, maxErrors < 0 { throw ValidationError("--max-errors must be 0 or more") }
-        if batchSize < 1 { throw ValidationError("--batch-size must be at least 1") }
+        if let batchSize, batchSize < 1 { throw ValidationError("--batch-size must be at least 1") }
+        if concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
     }
 
     func run() throws {
         let target = try to ?? source.defaultTarget()
-        let sink = try source.sink(target)
+        let toServer = TargetOptions.isServerURL(target)
+        let sink = try server.sink(target, batchSize: batchSize ?? 50, concurrency: concurrency, dryRun: dryRun)
         let manifest = try ManifestLoader.load(source.dataset, targetClasses: Set(sink.existingSchemas().map(\.className)))
         let rejectsDirectory = rejects ?? (manifest.directory as NSString).appendingPathComponent("rejects")
-        let options = ImportOptions(maxErrors: maxErrors, batchSize: batchSize, rejectsDirectory: rejectsDirectory, dryRun: dryRun)
+        // To a server, each sink call carries enough objects to keep every connection busy.
+        let objectsPerCall = toServer ? max(1000, (batchSize ?? 50) * concurrency * 5) : batchSize ?? 1000
+        let options = ImportOptions(maxErrors: maxErrors, batchSize: objectsPerCall, rejectsDirectory: rejectsDirectory, dryRun: dryRun)
         let interruption = Interruption.catchInterrupts()
         defer { interruption.stop() }
         let report = try Importer(manifest: manifest, options: options).run(into: sink, progress: ProgressDisplay.callback(quiet: quiet || json))
@@ -61,7 +75,11 @@ struct ImportCommand: ParsableCommand {
         }
         FaultPrinter.print(report)
         guard report.succeeded else {
-            Terminal.error("nothing was written to \(target)")
+            if report.committed {
+                Terminal.error("\(report.classes.map(\.rejected).reduce(0, +)) objects were refused by \(target); everything else was written")
+            } else {
+                Terminal.error("nothing was written to \(target)")
+            }
             throw ExitCode(PorterError.Kind.invalidData.rawValue)
         }
         guard !json else { return }

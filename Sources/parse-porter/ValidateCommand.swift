@@ -21,8 +21,10 @@ struct ValidateCommand: ParsableCommand {
 
     @OptionGroup var source: DatasetArgument
 
-    @Option(name: .long, help: "Also check against this target's schema (a SQLite mirror file).")
+    @Option(name: .long, help: "Also check against this target's schema (a SQLite mirror file or a Parse Server URL).")
     var against: String?
+
+    @OptionGroup var server: TargetOptions
 
     @Option(name: .long, help: "Output format: text, json or junit.")
     var format: Format = .text
@@ -31,7 +33,7 @@ struct ValidateCommand: ParsableCommand {
     var quiet = false
 
     func run() throws {
-        let targetSchemas = try against.map { target throws(PorterError) in try source.sink(target).existingSchemas() } ?? []
+        let targetSchemas = try against.map { target throws(PorterError) in try server.sink(target).existingSchemas() } ?? []
         let manifest = try ManifestLoader.load(source.dataset, targetClasses: Set(targetSchemas.map(\.className)))
         let report = try Importer(manifest: manifest).validate(against: targetSchemas, progress: ProgressDisplay.callback(quiet: quiet || format != .text))
         switch format {

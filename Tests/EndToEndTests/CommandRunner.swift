@@ -25,12 +25,14 @@ enum CommandRunner {
         return packageRoot.appendingPathComponent(".build/debug/parse-porter")
     }()
 
+    /// Runs `parse-porter` to its end; `environment` is added to this process's.
     @discardableResult
-    static func run(_ arguments: [String], currentDirectory: URL? = nil) throws -> Result {
+    static func run(_ arguments: [String], currentDirectory: URL? = nil, environment: [String: String] = [:]) throws -> Result {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
         if let currentDirectory { process.currentDirectoryURL = currentDirectory }
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -44,6 +46,18 @@ enum CommandRunner {
         while !reader.isFinished { usleep(1000) }
         return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
                       stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    /// Starts `parse-porter` without waiting for it; its output goes nowhere.
+    static func start(_ arguments: [String], environment: [String: String] = [:]) throws -> Process {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
     }
 
     /// A fresh temporary folder, removed when the test ends.
@@ -113,6 +127,11 @@ struct ImportSummary: Decodable {
     let errorCount: Int
     let errors: [String]
     let rejectFiles: [String]
+    struct RequestTally: Decodable {
+        let phase: String
+        let requests, operations: Int
+    }
+    let requests: [RequestTally]
 
     static func parse(_ result: CommandRunner.Result) throws -> ImportSummary {
         try JSONDecoder().decode(ImportSummary.self, from: Data(result.stdout.utf8))

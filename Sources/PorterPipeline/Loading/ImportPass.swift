@@ -76,18 +76,23 @@ final class ImportPass {
     func apply(_ completions: [SinkWriter.Completion]) {
         for completion in completions {
             switch completion {
-            case .objects(let className, let source, let lines, let outcomes):
+            case .objects(let className, let source, let lines, let outcomes, let links):
                 for (line, outcome) in zip(lines, outcomes) { count(outcome, className: className, source: source, line: line) }
+                tally(links)
             case .patches(let className, let source, let outcomes):
                 for outcome in outcomes {
                     if case .failed = outcome { count(outcome, className: className, source: source, line: 0) }
                 }
             case .links(let changes):
-                for (relation, change) in changes {
-                    relationTallies[relation]!.added += change.added
-                    relationTallies[relation]!.removed += change.removed
-                }
+                tally(changes)
             }
+        }
+    }
+
+    private func tally(_ changes: [String: LinkChanges]) {
+        for (relation, change) in changes {
+            relationTallies[relation]!.added += change.added
+            relationTallies[relation]!.removed += change.removed
         }
     }
 
@@ -236,11 +241,15 @@ final class ImportPass {
                     progress?(ImportProgress(phase: phase, records: records, bytesRead: reader.bytesRead, totalBytes: totalBytes))
                 }
                 for load in loads { try process(record, for: load) }
+                // The whole group goes out together, in plan order: a batch never points at
+                // objects of an earlier class that are still waiting in that class's batch.
+                if loads.contains(where: { $0.batch.count >= options.batchSize }) {
+                    for load in loads { try flush(load) }
+                }
             }
         }
         for load in loads {
-            try flush(&load.batch, className: load.className, mapping: load.mapping)
-            try flushRelations(&load.relationBatches, mapping: load.mapping)
+            try flush(load)
             completeClasses.insert(load.className)
         }
         progress?(ImportProgress(phase: phase, records: records, bytesRead: totalBytes, totalBytes: totalBytes))
@@ -330,10 +339,6 @@ final class ImportPass {
         if sink != nil {
             load.batch.append(ResolvedObject(objectId: draft.objectId, line: draft.line, fields: fields, acl: draft.acl,
                                              createdAt: draft.createdAt, updatedAt: draft.updatedAt))
-            if load.batch.count >= options.batchSize {
-                try flush(&load.batch, className: className, mapping: load.mapping)
-                try flushRelations(&load.relationBatches, mapping: load.mapping)
-            }
         }
     }
 
@@ -401,13 +406,22 @@ final class ImportPass {
         }
     }
 
-    private func flush(_ batch: inout [ResolvedObject], className: String, mapping: ClassMapping) throws(PorterError) {
-        defer { batch.removeAll(keepingCapacity: true) }
-        guard let sink, !batch.isEmpty else { return }
-        let objects = batch, mode = mapping.mode, source = mapping.source
+    /// Sends one class's waiting objects with the relation links they carry.
+    private func flush(_ load: ClassLoad) throws(PorterError) {
+        defer {
+            load.batch.removeAll(keepingCapacity: true)
+            load.relationBatches.removeAll(keepingCapacity: true)
+        }
+        guard let sink, !load.batch.isEmpty || !load.relationBatches.isEmpty else { return }
+        let objects = load.batch, mapping = load.mapping, className = load.className
+        let relations = load.relationBatches.keys.sorted().map { field in
+            RelationBatch(field: field, targetClass: mapping.field(named: field)!.type.targetClass!, links: load.relationBatches[field]!,
+                          replace: mapping.mode != .merge)
+        }
         try submit { () throws(PorterError) in
-            .objects(className: className, source: source, lines: objects.map(\.line),
-                     outcomes: try sink.write(objects, className: className, mode: mode))
+            let written = try sink.write(objects, className: className, mode: mapping.mode, relations: relations)
+            return .objects(className: className, source: mapping.source, lines: objects.map(\.line), outcomes: written.outcomes,
+                            links: Dictionary(uniqueKeysWithValues: written.links.map { ("\(className).\($0.key)", $0.value) }))
         }
     }
 
@@ -418,15 +432,12 @@ final class ImportPass {
         case .unchanged: classTallies[className]!.unchanged += 1
         case .failed(let reason):
             log.add(Diagnostic(SourceLocation(file: source, line: line), reason), fatal: true)
-            sinkOpen = false
-        }
-    }
-
-    private func flushRelations(_ batches: inout [String: [RelationLinks]], mapping: ClassMapping) throws(PorterError) {
-        defer { batches.removeAll(keepingCapacity: true) }
-        guard let sink else { return }
-        for (fieldName, links) in batches where !links.isEmpty {
-            try submitLinks(links, owner: mapping.className, field: fieldName, replace: mapping.mode != .merge, sink: sink)
+            // A target that cannot roll back has the rest of the data already: go on, skip this one.
+            if case .writing(let sink, _) = mode, !sink.isTransactional {
+                classTallies[className]!.rejected += 1
+            } else {
+                sinkOpen = false
+            }
         }
     }
 

@@ -30,6 +30,8 @@ public struct ImportReport: Sendable {
     /// the dataset is valid. Rows rejected within `--max-errors` do not make it false.
     public var succeeded: Bool
     public var elapsedSeconds: Double
+    /// Requests sent to a network target, by phase (in a dry run: the requests it would send).
+    public var requests: [RequestTally] = []
 }
 
 /// What the command shows while an import runs.

@@ -64,7 +64,8 @@ public struct Importer {
         let targetSchemas = try sink.existingSchemas()
         var rejectPlan: RejectPlan?
         var rejectedFaults: [Diagnostic] = []
-        if options.maxErrors != nil || !SchemaCompatibility.conflicts(of: manifest, with: targetSchemas).isEmpty {
+        // A target that cannot roll back is written only once the whole dataset has validated.
+        if options.maxErrors != nil || !sink.isTransactional || !SchemaCompatibility.conflicts(of: manifest, with: targetSchemas).isEmpty {
             var (checked, rejects, fatal) = try check(against: targetSchemas, progress: progress)
             let allowed = options.maxErrors ?? 0
             if fatal || rejects.reasons.count > allowed {
@@ -91,7 +92,10 @@ public struct Importer {
             sink.rollback()
             // Reject files describe a load that did not happen: they go with it.
             for file in rejectFiles { try? FileManager.default.removeItem(atPath: file) }
-            var unwritten = report(pass, committed: false, succeeded: pass.log.count == 0, rejectFiles: [], started: started)
+            // A target without rollback keeps what was written before the refused objects.
+            let kept = !sink.isTransactional && !options.dryRun
+            var unwritten = report(pass, committed: kept, succeeded: pass.log.count == 0, rejectFiles: [], started: started)
+            unwritten.requests = sink.requestTallies
             if pass.log.count == 0 {
                 unwritten.errors = rejectedFaults
                 unwritten.errorCount = rejectPlan?.reasons.count ?? 0
@@ -100,6 +104,7 @@ public struct Importer {
         }
         try sink.commit()
         var written = report(pass, committed: true, succeeded: true, rejectFiles: rejectFiles, started: started)
+        written.requests = sink.requestTallies
         written.errors = rejectedFaults
         written.errorCount = rejectPlan?.reasons.count ?? 0
         return written

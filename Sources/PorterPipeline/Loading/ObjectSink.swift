@@ -59,10 +59,42 @@ public struct LinkChanges: Sendable, Equatable {
     }
 }
 
-/// A target an import writes to: the SQLite mirror, or (later) a Parse Server over REST.
+/// The relation links of one field that a batch of objects carries.
+public struct RelationBatch: Sendable {
+    public let field: String
+    public let targetClass: String
+    public let links: [RelationLinks]
+    /// Each listed owner's links become exactly the given set (else links are only added).
+    public let replace: Bool
+    public init(field: String, targetClass: String, links: [RelationLinks], replace: Bool) {
+        self.field = field
+        self.targetClass = targetClass
+        self.links = links
+        self.replace = replace
+    }
+}
+
+/// Requests a network target sent (or, in a dry run, would send) in one phase of an import.
+public struct RequestTally: Sendable, Equatable {
+    public let phase: String
+    public var requests = 0
+    /// Operations inside those requests (a `/batch` request carries several).
+    public var operations = 0
+    public init(phase: String, requests: Int = 0, operations: Int = 0) {
+        self.phase = phase
+        self.requests = requests
+        self.operations = operations
+    }
+}
+
+/// A target an import writes to: the SQLite mirror, or a Parse Server over REST.
 /// Calls come in plan order: ``begin(schemas:naturalKeys:)``, object writes class by class,
 /// patches, relation links, ``flush()``, then ``commit()`` or ``rollback()``.
 public protocol ObjectSink: AnyObject {
+    /// Whether ``rollback()`` undoes everything. A target that cannot (a Parse Server) is
+    /// written only after the whole dataset validated, and an object it refuses is reported
+    /// and skipped instead of stopping the import.
+    var isTransactional: Bool { get }
     /// The class schemas the target has now (empty for a new target).
     func existingSchemas() throws(PorterError) -> [ClassSchema]
     /// Creates missing classes and fields and starts the import's unit of work.
@@ -70,6 +102,10 @@ public protocol ObjectSink: AnyObject {
     func begin(schemas: [ClassSchema], naturalKeys: [String: [String]]) throws(PorterError)
     /// Writes objects of one class, one outcome per object in order.
     func write(_ objects: [ResolvedObject], className: String, mode: WriteMode) throws(PorterError) -> [WriteOutcome]
+    /// Writes objects with the relation links they carry; link changes by field name.
+    /// A sink that can send both in one request overrides the default (write, then link).
+    func write(_ objects: [ResolvedObject], className: String, mode: WriteMode, relations: [RelationBatch]) throws(PorterError)
+        -> (outcomes: [WriteOutcome], links: [String: LinkChanges])
     /// Sets one pointer field of objects already written (the plan's patch phase).
     func patch(className: String, field: String, values: [(objectId: String, value: ParseValue)]) throws(PorterError) -> [WriteOutcome]
     /// Adds relation links; with `replace`, each listed owner's links become exactly the given set.
@@ -81,6 +117,23 @@ public protocol ObjectSink: AnyObject {
     func hasObject(className: String, objectId: String) throws(PorterError) -> Bool
     /// Makes everything since ``begin(schemas:naturalKeys:)`` durable.
     func commit() throws(PorterError)
-    /// Leaves the target as it was before ``begin(schemas:naturalKeys:)``.
+    /// Leaves the target as it was before ``begin(schemas:naturalKeys:)`` (when transactional).
     func rollback()
+    /// The requests sent so far, by phase (empty for targets that are not reached over a network).
+    var requestTallies: [RequestTally] { get }
+}
+
+extension ObjectSink {
+    public var isTransactional: Bool { true }
+    public var requestTallies: [RequestTally] { [] }
+
+    public func write(_ objects: [ResolvedObject], className: String, mode: WriteMode, relations: [RelationBatch]) throws(PorterError)
+        -> (outcomes: [WriteOutcome], links: [String: LinkChanges]) {
+        let outcomes = objects.isEmpty ? [] : try write(objects, className: className, mode: mode)
+        var links: [String: LinkChanges] = [:]
+        for batch in relations where !batch.links.isEmpty {
+            links[batch.field] = try link(owner: className, field: batch.field, targetClass: batch.targetClass, batch.links, replace: batch.replace)
+        }
+        return (outcomes, links)
+    }
 }

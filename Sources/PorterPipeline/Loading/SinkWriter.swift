@@ -6,7 +6,8 @@ import Foundation
 final class SinkWriter: @unchecked Sendable {
     /// What a finished call reports back to the pass.
     enum Completion {
-        case objects(className: String, source: String, lines: [Int], outcomes: [WriteOutcome])
+        /// Objects written, and the links they carried by `Owner.field`.
+        case objects(className: String, source: String, lines: [Int], outcomes: [WriteOutcome], links: [String: LinkChanges])
         case patches(className: String, source: String, outcomes: [WriteOutcome])
         /// Link changes by `Owner.field` (from a link call, or reported late by ``ObjectSink/flush()``).
         case links([String: LinkChanges])

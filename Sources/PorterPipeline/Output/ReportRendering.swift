@@ -14,6 +14,11 @@ extension ImportReport {
                 + relations.map { [$0.relation, "\($0.added)", "\($0.removed)", "\($0.rejected)"] }
             text += "\n\n" + Self.align(relationRows)
         }
+        if !requests.isEmpty {
+            let total = RequestTally(phase: "total", requests: requests.map(\.requests).reduce(0, +), operations: requests.map(\.operations).reduce(0, +))
+            let requestRows = [["phase", "requests", "operations"]] + (requests + [total]).map { [$0.phase, "\($0.requests)", "\($0.operations)"] }
+            text += "\n\n" + Self.align(requestRows)
+        }
         return text
     }
 
@@ -44,6 +49,10 @@ extension ImportReport {
             "errorCount": .integer(Int64(errorCount)),
             "errors": .array(errors.map { .string($0.description) }),
             "rejectFiles": .array(rejectFiles.map(JSONValue.string)),
+            "requests": .array(requests.map { tally in
+                .object(JSONObject(["phase": .string(tally.phase), "requests": .integer(Int64(tally.requests)),
+                                    "operations": .integer(Int64(tally.operations))]))
+            }),
         ]))
     }
 

@@ -1,0 +1,156 @@
+import Foundation
+import ParseModel
+
+/// One query's parameters, parsed and checked (where, order, limit, skip, keys, excludeKeys, include, count).
+///
+/// Parsing follows Parse Server's `ClassesRouter.optionsFromBody` and `RestQuery`: list parameters
+/// are read as JavaScript's `String(value)` would render them (an array joins with commas), and
+/// `count` is on when its value is truthy.
+public struct ParseQuery: Sendable {
+    /// One sort key: a field name (dotted into Object fields) and its direction.
+    public struct SortKey: Sendable, Equatable {
+        public let field: String
+        public let descending: Bool
+    }
+
+    public let className: String
+    /// The `where` object; empty when the query has none.
+    public let constraints: JSONObject
+    public let order: [SortKey]
+    /// At most this many results; 100 unless given.
+    public let limit: Int
+    public let skip: Int
+    /// The selected keys (dotted allowed), `nil` for all fields.
+    public let keys: [String]?
+    public let excludeKeys: [String]?
+    /// Pointer paths to include, such as `genre` or `post.author`.
+    public let include: [String]
+    /// `include=*` or `includeAll`: every pointer field of the queried class.
+    public let includeAll: Bool
+    public let count: Bool
+
+    /// Parameters accepted by Parse Server; those with no meaning for a mirror are ignored.
+    private static let allowedParameters: Set<String> = [
+        "where", "order", "limit", "skip", "keys", "excludeKeys", "include", "includeAll", "count", "explain", "hint",
+        "comment", "readPreference", "includeReadPreference", "subqueryReadPreference", "redirectClassNameForKey",
+    ]
+
+    /// `parameters`: the query's parameters as JSON values, already JSON-decoded where the text parsed as JSON
+    /// (so `limit` may be .integer(10) or .string("10"), `order` a string "-a,b" or an array ["-a","b"],
+    /// `keys`/`include` a comma string or an array, `where` an object (or a string holding JSON), `count` 1/true/"1").
+    /// Unknown parameters → 102 "Invalid parameter for query: X".
+    public init(className: String, parameters: JSONObject) throws(QueryError) {
+        for key in parameters.keys where !Self.allowedParameters.contains(key) {
+            throw QueryError(code: 102, "Invalid parameter for query: \(key)")
+        }
+        self.className = className
+        constraints = try Self.whereObject(parameters["where"])
+        order = try Self.sortKeys(parameters["order"])
+        limit = try Self.number(parameters["limit"], named: "limit") ?? 100
+        skip = try Self.number(parameters["skip"], named: "skip") ?? 0
+        guard skip >= 0 else { throw QueryError(code: 102, "Invalid value for skip: \(skip)") }
+        keys = Self.list(parameters["keys"])
+        excludeKeys = Self.list(parameters["excludeKeys"])
+        let include = Self.list(parameters["include"]) ?? []
+        includeAll = include.contains("*") || (parameters["includeAll"]?.isTruthy ?? false)
+        self.include = include.filter { $0 != "*" }
+        count = parameters["count"]?.isTruthy ?? false
+    }
+
+    /// A query built by the reader itself (a GET by objectId).
+    init(className: String, constraints: JSONObject, limit: Int, keys: [String]?, include: [String]) {
+        self.className = className
+        self.constraints = constraints
+        order = []
+        self.limit = limit
+        skip = 0
+        self.keys = keys
+        excludeKeys = nil
+        includeAll = include.contains("*")
+        self.include = include.filter { $0 != "*" }
+        count = false
+    }
+
+    private static func whereObject(_ value: JSONValue?) throws(QueryError) -> JSONObject {
+        switch value {
+        case nil, .null?: return JSONObject()
+        case .object(let object)?: return object
+        case .string(let text)?:
+            guard case .object(let object)? = try? JSONParser.parse(text) else {
+                throw QueryError(code: 102, "where must be a JSON object")
+            }
+            return object
+        default: throw QueryError(code: 102, "where must be a JSON object")
+        }
+    }
+
+    /// `-a,b` → a descending, b ascending. Parse Server's aliases `_created_at` and `_updated_at`
+    /// are renamed; `$score` (text search) is dropped; other names must be valid field names.
+    private static func sortKeys(_ value: JSONValue?) throws(QueryError) -> [SortKey] {
+        var keys: [SortKey] = []
+        for item in list(value) ?? [] {
+            let field = item.trimmingCharacters(in: .whitespaces)
+            let descending = field.hasPrefix("-")
+            var name = descending ? String(field.dropFirst()) : field
+            switch name {
+            case "$score", "score": continue
+            case "_created_at": name = "createdAt"
+            case "_updated_at": name = "updatedAt"
+            default: break
+            }
+            let root = name.split(separator: ".", omittingEmptySubsequences: false)[0]
+            guard ParseNames.defaultFields.contains(String(root)) || ParseNames.fieldNameProblem(String(root)) == nil else {
+                throw QueryError(code: 105, "Invalid field name: \(name).")
+            }
+            if !keys.contains(where: { $0.field == name }) { keys.append(SortKey(field: name, descending: descending)) }
+        }
+        return keys
+    }
+
+    /// `limit` or `skip`: an integer, possibly as text or an integral double. A negative limit
+    /// counts like a positive one, as MongoDB reads it.
+    private static func number(_ value: JSONValue?, named name: String) throws(QueryError) -> Int? {
+        let number: Int?
+        switch value {
+        case nil, .null?: return nil
+        case .integer(let i)?: number = Int(exactly: i)
+        case .double(let d)?: number = Int(exactly: d)
+        case .string(let s)?: number = s.isEmpty ? nil : Int(s.trimmingCharacters(in: .whitespaces))
+        case .bool(let b)?: number = b ? 1 : 0
+        default: number = nil
+        }
+        guard let number else { throw QueryError(code: 102, "Invalid value for \(name): \(value?.javaScriptString ?? "")") }
+        return name == "limit" ? abs(number) : number
+    }
+
+    /// The comma-separated items of `String(value)`, without empty ones; `nil` when absent.
+    private static func list(_ value: JSONValue?) -> [String]? {
+        guard let value, value != .null else { return nil }
+        return value.javaScriptString.split(separator: ",").map(String.init).filter { !$0.isEmpty }
+    }
+}
+
+extension JSONValue {
+    /// JavaScript truthiness: `false`, `0`, `""` and `null` are false.
+    var isTruthy: Bool {
+        switch self {
+        case .null: false
+        case .bool(let b): b
+        case .integer(let i): i != 0
+        case .double(let d): d != 0 && !d.isNaN
+        case .string(let s): !s.isEmpty
+        case .array, .object: true
+        }
+    }
+
+    /// The value as JavaScript's `String(value)` renders it: arrays join their items with commas.
+    var javaScriptString: String {
+        switch self {
+        case .null: ""
+        case .string(let s): s
+        case .array(let items): items.map(\.javaScriptString).joined(separator: ",")
+        case .object: "[object Object]"
+        default: serialized()
+        }
+    }
+}

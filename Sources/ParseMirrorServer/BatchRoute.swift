@@ -1,0 +1,45 @@
+import ParseModel
+
+/// `POST /batch`: `{"requests":[{"method","path","body"}],"transaction":bool}`.
+extension ParseMirrorAPI {
+    /// Runs the sub-requests one after another in one write transaction, with the outer
+    /// request's credentials, and answers `[{"success":…}|{"error":{"code","error"}}]` in request
+    /// order. Every path must carry the mount path and name a route, else the whole batch is
+    /// 107 before anything runs. Without `transaction` each sub-request is undone alone when it
+    /// fails (a savepoint); with it any failure undoes them all and the answer is 500
+    /// `{"code":1,"message":"Internal server error."}`, as Parse Server answers.
+    func batch(_ request: APIRequest, caller: Caller) throws -> APIResponse {
+        guard case .array(let items)? = request.body["requests"] else { throw APIError.parse(107, "requests must be an array") }
+        let transactional = request.body["transaction"] == .bool(true)
+        let requests = try items.map { item throws -> APIRequest in
+            guard case .string(let path)? = item["path"] else { throw APIError.parse(107, "cannot route batch path undefined") }
+            guard let routed = routePath(path) else { throw APIError.parse(107, "cannot route batch path \(path)") }
+            let method = item["method"]?.stringValue ?? ""
+            guard Endpoint(method: method, path: routed) != nil else { throw APIError.parse(107, "cannot route \(method) \(path)") }
+            var body = JSONObject()
+            if case .object(let given)? = item["body"] { body = given }
+            return APIRequest(method: method, path: routed, body: body, credentials: request.credentials, publicURL: request.publicURL)
+        }
+        return try store.write { connection in
+            let data = DataAccess(store: store, batch: connection)
+            var results: [JSONValue] = []
+            for subrequest in requests {
+                if transactional {
+                    do { results.append(.object(JSONObject(["success": try route(subrequest, caller: caller, data: data).body]))) } catch { throw APIError.internalError }
+                    continue
+                }
+                try connection.database.execute("SAVEPOINT batch_request")
+                do {
+                    let response = try route(subrequest, caller: caller, data: data)
+                    try connection.database.execute("RELEASE batch_request")
+                    results.append(.object(JSONObject(["success": response.body])))
+                } catch {
+                    try connection.database.execute("ROLLBACK TO batch_request")
+                    try connection.database.execute("RELEASE batch_request")
+                    results.append(.object(JSONObject(["error": APIError(error).body])))
+                }
+            }
+            return APIResponse(.array(results))
+        }
+    }
+}

@@ -1,0 +1,178 @@
+import CSQLite
+import MirrorQuery
+import ParseModel
+import PorterSQLite
+
+/// One connection to the mirror with the server's operations on it: the schemas, class and
+/// field DDL (in the importer's layout, ``MirrorLayout``), and single-row reads and writes in
+/// the importer's column codec, so a mirror filled through the server and one filled by
+/// `parse-porter import` compare row by row. Used by one thread at a time.
+final class MirrorConnection {
+    let database: SQLiteDatabase
+    private let schemaCache: SchemaCache
+    private var cachedReader: MirrorReader?
+
+    init(database: SQLiteDatabase, schemaCache: SchemaCache) {
+        self.database = database
+        self.schemaCache = schemaCache
+    }
+
+    /// The query engine on this connection.
+    func reader() throws -> MirrorReader {
+        if let cachedReader { return cachedReader }
+        let reader = try MirrorReader(database: database)
+        cachedReader = reader
+        return reader
+    }
+
+    // MARK: Schemas
+
+    /// Every class's schema as committed (or as changed by the running transaction).
+    func schemas() throws -> [String: ClassSchema] {
+        var result: [String: ClassSchema] = [:]
+        for row in try database.rows("SELECT className, schema FROM _SCHEMA") {
+            guard let className = row[0], let text = row[1] else { continue }
+            result[className] = try schemaCache.schema(className: className, text: text)
+        }
+        return result
+    }
+
+    func schema(_ className: String) throws -> ClassSchema? {
+        guard let text = try database.rows("SELECT schema FROM _SCHEMA WHERE className = ?1", [className]).first?[0] else { return nil }
+        return try schemaCache.schema(className: className, text: text)
+    }
+
+    func saveSchema(_ schema: ClassSchema) throws {
+        let statement = try database.prepare(MirrorLayout.saveSchemaSQL)
+        statement.bind(text: schema.className, at: 1)
+        statement.bind(text: schema.schemaJSON.serialized(), at: 2)
+        try statement.run()
+    }
+
+    /// Creates the table of a new class and its fields' columns and join tables.
+    func createClass(_ schema: ClassSchema) throws {
+        try database.execute(MirrorLayout.createClassTableSQL(schema.className))
+        for field in schema.fields { try database.execute(MirrorLayout.addFieldSQL(className: schema.className, field)) }
+        try saveSchema(schema)
+    }
+
+    /// Adds fields to an existing class (columns or join tables) and saves its schema, which
+    /// already lists them.
+    func addFields(_ fields: [SchemaField], savingSchema schema: ClassSchema) throws {
+        for field in fields { try database.execute(MirrorLayout.addFieldSQL(className: schema.className, field)) }
+        try saveSchema(schema)
+    }
+
+    /// Removes a field with its data: the column, or the join table of a Relation.
+    func dropField(_ name: String, from schema: inout ClassSchema) throws {
+        guard let index = schema.fields.firstIndex(where: { $0.name == name }) else { return }
+        if case .relation = schema.fields[index].type {
+            try database.execute("DROP TABLE IF EXISTS \(quoted(MirrorLayout.joinTable(owner: schema.className, field: name)))")
+        } else {
+            try dropIndexes(on: name, of: schema.className)
+            try database.execute("ALTER TABLE \(quoted(schema.className)) DROP COLUMN \(quoted(name))")
+        }
+        schema.fields.remove(at: index)
+        try saveSchema(schema)
+    }
+
+    /// Drops a class: its table, its join tables and its schema row.
+    func dropClass(_ schema: ClassSchema) throws {
+        for field in schema.fields {
+            guard case .relation = field.type else { continue }
+            try database.execute("DROP TABLE IF EXISTS \(quoted(MirrorLayout.joinTable(owner: schema.className, field: field.name)))")
+        }
+        try database.execute("DROP TABLE IF EXISTS \(quoted(schema.className))")
+        let delete = try database.prepare("DELETE FROM _SCHEMA WHERE className = ?1")
+        delete.bind(text: schema.className, at: 1)
+        try delete.run()
+    }
+
+    /// SQLite refuses to drop a column an index uses (the importer's natural-key index).
+    private func dropIndexes(on column: String, of table: String) throws {
+        let indexes = try database.rows("SELECT DISTINCT il.name FROM pragma_index_list(?1) AS il, pragma_index_info(il.name) AS ii WHERE ii.name = ?2 AND il.origin = 'c'", [table, column])
+        for row in indexes { if let name = row[0] { try database.execute("DROP INDEX \(quoted(name))") } }
+    }
+
+    func objectCount(_ className: String) throws -> Int {
+        try database.rows("SELECT count(*) FROM \(quoted(className))").first?[0].flatMap { Int($0) } ?? 0
+    }
+
+    // MARK: Rows
+
+    /// One stored object's ACL and the values of `fields`; `nil` when there is no such object.
+    func row(_ className: String, objectId: String, fields: [SchemaField]) throws -> StoredRow? {
+        let columns = (["ACL"] + fields.map(\.name)).map(quoted).joined(separator: ", ")
+        let select = try database.prepare("SELECT \(columns) FROM \(quoted(className)) WHERE objectId = ?1")
+        select.bind(text: objectId, at: 1)
+        guard try select.step() else { return nil }
+        var values: [String: ParseValue] = [:]
+        for (i, field) in fields.enumerated() { values[field.name] = select.value(at: i + 1, as: field.type) ?? .null }
+        var acl: ParseACL?
+        if case .acl(let stored)? = select.value(at: 0, as: .acl) { acl = stored }
+        return StoredRow(acl: acl, values: values)
+    }
+
+    /// Inserts one object; a taken objectId (or a value the importer's natural-key index holds) is error 137.
+    func insert(_ className: String, objectId: String, createdAt: ParseDate, acl: ParseACL?, columns: [(name: String, value: ParseValue)]) throws {
+        let names = (ParseNames.defaultFields + columns.map(\.name)).map(quoted).joined(separator: ", ")
+        let placeholders = (1...(4 + columns.count)).map { "?\($0)" }.joined(separator: ", ")
+        let insert = try database.prepare("INSERT INTO \(quoted(className)) (\(names)) VALUES (\(placeholders))")
+        insert.bind(text: objectId, at: 1)
+        insert.bind(text: createdAt.iso, at: 2)
+        insert.bind(text: createdAt.iso, at: 3)
+        insert.bind(acl.map(ParseValue.acl) ?? .null, at: 4)
+        for (i, column) in columns.enumerated() { insert.bind(column.value, at: i + 5) }
+        try runReportingDuplicates(insert)
+    }
+
+    /// Sets `updatedAt` and the given columns of one object.
+    func update(_ className: String, objectId: String, updatedAt: ParseDate, columns: [(name: String, value: ParseValue)]) throws {
+        let assignments = (["updatedAt"] + columns.map(\.name)).enumerated().map { "\(quoted($1)) = ?\($0 + 2)" }.joined(separator: ", ")
+        let update = try database.prepare("UPDATE \(quoted(className)) SET \(assignments) WHERE objectId = ?1")
+        update.bind(text: objectId, at: 1)
+        update.bind(text: updatedAt.iso, at: 2)
+        for (i, column) in columns.enumerated() { update.bind(column.value, at: i + 3) }
+        try runReportingDuplicates(update)
+    }
+
+    /// Runs a write; a unique-constraint failure is Parse's 137.
+    private func runReportingDuplicates(_ statement: SQLiteStatement) throws {
+        do {
+            try statement.run()
+        } catch {
+            guard sqlite3_errcode(database.handle) == SQLITE_CONSTRAINT else { throw error }
+            throw APIError.parse(137, "A duplicate value for a field with unique values was provided")
+        }
+    }
+
+    func delete(_ className: String, objectId: String) throws {
+        let delete = try database.prepare("DELETE FROM \(quoted(className)) WHERE objectId = ?1")
+        delete.bind(text: objectId, at: 1)
+        try delete.run()
+    }
+
+    /// Adds and removes the links of one owner in a relation's join table.
+    func link(_ className: String, field: String, owner: String, add: [String], remove: [String]) throws {
+        let table = quoted(MirrorLayout.joinTable(owner: className, field: field))
+        let insert = try database.prepare("INSERT OR IGNORE INTO \(table) (owningId, relatedId) VALUES (?1, ?2)")
+        for related in add {
+            insert.bind(text: owner, at: 1)
+            insert.bind(text: related, at: 2)
+            try insert.run()
+        }
+        let delete = try database.prepare("DELETE FROM \(table) WHERE owningId = ?1 AND relatedId = ?2")
+        for related in remove {
+            delete.bind(text: owner, at: 1)
+            delete.bind(text: related, at: 2)
+            try delete.run()
+        }
+    }
+}
+
+/// What the server reads of a stored object before changing it.
+struct StoredRow {
+    /// `nil`: the object has no ACL and is public.
+    var acl: ParseACL?
+    var values: [String: ParseValue]
+}

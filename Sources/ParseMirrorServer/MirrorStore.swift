@@ -1,0 +1,91 @@
+import Foundation
+import ParseModel
+import PorterSQLite
+
+/// The mirror file as the server uses it from many threads: WAL mode, one writer at a time
+/// (a process-wide lock plus `BEGIN IMMEDIATE`, which also waits for writers in other
+/// processes), and a pool of read connections that each read one snapshot per request.
+final class MirrorStore: @unchecked Sendable {
+    let path: String
+    /// Serialises writes; `writer` is only used while it is held.
+    private let writeLock = NSLock()
+    private let writer: MirrorConnection
+    /// Guards `idle`.
+    private let poolLock = NSLock()
+    private var idle: [MirrorConnection] = []
+    private let schemaCache = SchemaCache()
+    /// Read connections kept open between requests; more are opened under load and closed after.
+    private static let idleLimit = 8
+
+    /// Opens the mirror at `path`, creating an empty one (`_SCHEMA`, `_PorterMigrations`) when
+    /// the file does not exist.
+    init(path: String) throws {
+        self.path = path
+        let database = try SQLiteDatabase(path: path, create: true)
+        try database.execute("PRAGMA journal_mode = WAL")
+        try database.execute("BEGIN IMMEDIATE")
+        for sql in MirrorLayout.bookkeepingTablesSQL { try database.execute(sql) }
+        try database.execute("COMMIT")
+        writer = MirrorConnection(database: database, schemaCache: schemaCache)
+    }
+
+    /// Runs `body` in one read transaction on a pooled connection.
+    func read<T>(_ body: (MirrorConnection) throws -> T) throws -> T {
+        let connection = try checkOut()
+        defer { checkIn(connection) }
+        try connection.database.execute("BEGIN")
+        defer { try? connection.database.execute("COMMIT") }
+        return try body(connection)
+    }
+
+    /// Runs `body` in the write transaction: committed when it returns, rolled back when it throws.
+    func write<T>(_ body: (MirrorConnection) throws -> T) throws -> T {
+        writeLock.lock()
+        defer { writeLock.unlock() }
+        try writer.database.execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body(writer)
+            try writer.database.execute("COMMIT")
+            return result
+        } catch {
+            try? writer.database.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    private func checkOut() throws -> MirrorConnection {
+        poolLock.lock()
+        let pooled = idle.popLast()
+        poolLock.unlock()
+        if let pooled { return pooled }
+        return MirrorConnection(database: try SQLiteDatabase(path: path, create: false), schemaCache: schemaCache)
+    }
+
+    private func checkIn(_ connection: MirrorConnection) {
+        poolLock.lock()
+        defer { poolLock.unlock() }
+        if idle.count < Self.idleLimit { idle.append(connection) }
+    }
+}
+
+/// Parsed `_SCHEMA` rows shared by all connections, keyed by class and reused while the
+/// stored JSON text is unchanged, so every request sees the committed schema (also changes
+/// made by other connections or processes) without re-parsing it.
+final class SchemaCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var parsed: [String: (text: String, schema: ClassSchema)] = [:]
+
+    func schema(className: String, text: String) throws -> ClassSchema {
+        lock.lock()
+        let cached = parsed[className]
+        lock.unlock()
+        if let cached, cached.text == text { return cached.schema }
+        guard let json = try? JSONParser.parse(text), let schema = try? ClassSchema(schemaJSON: json) else {
+            throw APIError.parse(1, "_SCHEMA row for \(className) is not a valid /schemas JSON")
+        }
+        lock.lock()
+        parsed[className] = (text, schema)
+        lock.unlock()
+        return schema
+    }
+}

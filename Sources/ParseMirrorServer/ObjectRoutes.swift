@@ -1,0 +1,201 @@
+import MirrorQuery
+import ParseModel
+
+/// `/classes/:className[/:objectId]`: create, get, update, delete and query objects.
+extension ParseMirrorAPI {
+    func create(_ request: APIRequest, className: String, caller: Caller, data: DataAccess) throws -> APIResponse {
+        try Self.checkClassName(className)
+        if className == "_User" { return try signUp(request, caller: caller, data: data) }
+        let objectId = try customObjectId(request.body, className: className) ?? RandomTokens.objectId()
+        return try data.write { connection in
+            let plan = try writePlan(request.body, className: className, current: connection.schema(className), caller: caller, creating: true)
+            let created = try insert(plan, objectId: objectId, connection: connection)
+            return APIResponse(created, status: 201, location: "\(request.publicURL)/classes/\(className)/\(objectId)")
+        }
+    }
+
+    func update(_ request: APIRequest, className: String, objectId: String, caller: Caller, data: DataAccess) throws -> APIResponse {
+        try Self.checkClassName(className)
+        var body = request.body
+        let passwordHash = className == "_User" ? try Self.takePassword(from: &body).map(Passwords.hash) : nil
+        return try data.write { connection in
+            guard let current = try connection.schema(className) else { throw Self.missingClass(className, caller: caller) }
+            if className == "_User" { try checkUserFields(body, excluding: objectId, caller: caller, connection: connection) }
+            let plan = try writePlan(body, className: className, current: current, caller: caller, creating: false)
+            let response = try save(plan, objectId: objectId, caller: caller, connection: connection)
+            if let passwordHash { try storePasswordHash(passwordHash, userId: objectId, connection: connection) }
+            return APIResponse(response)
+        }
+    }
+
+    func delete(className: String, objectId: String, caller: Caller, data: DataAccess) throws -> APIResponse {
+        try Self.checkClassName(className)
+        return try data.write { connection in
+            guard let schema = try connection.schema(className) else { throw Self.missingClass(className, caller: caller) }
+            try caller.checkPermission("delete", on: schema)
+            guard let row = try connection.row(className, objectId: objectId, fields: []), caller.canWrite(row.acl) else { throw APIError.objectNotFound }
+            try connection.delete(className, objectId: objectId)
+            if className == "_User" { try deleteSessions(userId: objectId, connection: connection) }
+            return APIResponse(JSONObject())
+        }
+    }
+
+    /// `GET /classes/C/id`: only `keys`, `include`, `excludeKeys` and the read preferences are
+    /// allowed (102 otherwise); a missing or unreadable object is 101.
+    func get(_ request: APIRequest, className: String, objectId: String, caller: Caller, data: DataAccess) throws -> APIResponse {
+        try Self.checkClassName(className)
+        let allowed: Set = ["keys", "include", "excludeKeys", "readPreference", "includeReadPreference", "subqueryReadPreference"]
+        guard request.parameters.keys.allSatisfy(allowed.contains) else { throw APIError.parse(102, "Improper encode of parameter") }
+        return try data.read { connection in
+            let schemas = try connection.schemas()
+            guard let schema = schemas[className] else { throw Self.missingClass(className, caller: caller) }
+            try caller.checkPermission("get", on: schema)
+            guard var object = try connection.reader().get(className: className, objectId: objectId, keys: Self.names(request.parameters["keys"]),
+                                                           include: Self.names(request.parameters["include"]) ?? [], schemas: schemas,
+                                                           access: caller.readAccess) else { throw APIError.objectNotFound }
+            for key in Self.names(request.parameters["excludeKeys"]) ?? [] { object[key] = nil }
+            return APIResponse(Self.redacted(object, className: className))
+        }
+    }
+
+    /// `GET /classes/C` (or POST with `_method: GET`): `{"results":[…]}` plus `count` when asked.
+    /// A class that does not exist has no objects for the master key and is 119 for others.
+    func find(_ request: APIRequest, className: String, caller: Caller, data: DataAccess) throws -> APIResponse {
+        try Self.checkClassName(className)
+        let query = try ParseQuery(className: className, parameters: request.parameters)
+        let counting = [JSONValue.integer(1), .bool(true), .string("1"), .string("true")].contains(request.parameters["count"])
+        return try data.read { connection in
+            let schemas = try connection.schemas()
+            guard let schema = schemas[className] else {
+                guard Self.mayUseMissingClass(className, caller: caller) else { throw APIError.nonExistentClass(className) }
+                return APIResponse(JSONObject(counting ? ["results": .array([]), "count": .integer(0)] : ["results": .array([])]))
+            }
+            try caller.checkPermission(counting ? "count" : "find", on: schema)
+            let found = try connection.reader().find(query, schemas: schemas, access: caller.readAccess)
+            var body = JSONObject(["results": .array(found.results.map { .object(Self.redacted($0, className: className)) })])
+            if let count = found.count { body["count"] = .integer(Int64(count)) }
+            return APIResponse(body)
+        }
+    }
+
+    // MARK: Shared by the object and user routes
+
+    /// 103 unless `className` is a valid class name or one of Parse's own classes.
+    static func checkClassName(_ className: String) throws {
+        guard ParseNames.classNameProblem(className) == nil else { throw APIError.invalidClassName(className) }
+    }
+
+    /// The objectId a create body asks for. Without `allowCustomObjectId` an `objectId` (or
+    /// `id`) member is 105; with it an empty or null one is 104.
+    func customObjectId(_ body: JSONObject, className: String) throws -> String? {
+        guard configuration.allowCustomObjectId else {
+            for key in ["objectId", "id"] where ![nil, .null, .string("")].contains(body[key]) {
+                throw APIError.parse(105, "\(key) is an invalid field name.")
+            }
+            return nil
+        }
+        guard let value = body["objectId"] else { return nil }
+        guard case .string(let objectId) = value, !objectId.isEmpty else {
+            throw APIError.parse(104, "objectId must not be empty, null or undefined")
+        }
+        if className == "_User" && objectId.hasPrefix("role:") { throw APIError.parse(119, "Invalid object ID.") }
+        return objectId
+    }
+
+    /// Whether the caller may read or create a class that is not in `_SCHEMA` yet: the master
+    /// key, or anyone for Parse's own classes (Parse Server always has them). Others get 119, as
+    /// Parse 7 answers with its default `allowClientClassCreation: false`.
+    static func mayUseMissingClass(_ className: String, caller: Caller) -> Bool {
+        caller.isMaster || ParseNames.systemClasses.contains(className)
+    }
+
+    /// The answer for an object of a class that does not exist: 101, or 119 when the caller
+    /// may not even know whether the class exists.
+    static func missingClass(_ className: String, caller: Caller) -> APIError {
+        mayUseMissingClass(className, caller: caller) ? .objectNotFound : .nonExistentClass(className)
+    }
+
+    /// Checks a body against the class (see ``mayUseMissingClass(_:caller:)``; the
+    /// `create`/`update` CLP) and its schema.
+    func writePlan(_ body: JSONObject, className: String, current: ClassSchema?, caller: Caller, creating: Bool) throws -> WritePlan {
+        guard current != nil || Self.mayUseMissingClass(className, caller: caller) else { throw APIError.nonExistentClass(className) }
+        if let current { try caller.checkPermission(creating ? "create" : "update", on: current) }
+        return try WritePlan(className: className, body: WriteBody(body), current: current, caller: caller, creating: creating)
+    }
+
+    /// Creates the class or fields the plan adds, then inserts the object and its relation
+    /// links; returns `{"objectId","createdAt"}` plus the operators' results.
+    func insert(_ plan: WritePlan, objectId: String, connection: MirrorConnection) throws -> JSONObject {
+        try connection.applySchemaGrowth(plan)
+        let changes = plan.changes(from: [:])
+        let createdAt = ParseDate.now
+        let acl = Self.ownACL(plan.body.acl ?? nil, className: plan.className, objectId: objectId)
+        try connection.insert(plan.className, objectId: objectId, createdAt: createdAt, acl: acl, columns: changes.columns)
+        for link in changes.links { try connection.link(plan.className, field: link.field, owner: objectId, add: link.add, remove: link.remove) }
+        var response = JSONObject(["objectId": .string(objectId), "createdAt": .string(createdAt.iso)])
+        response.members += changes.results.members
+        return response
+    }
+
+    /// Updates a stored object the caller may write (101 otherwise, as for a missing one);
+    /// returns `{"updatedAt"}` plus the operators' results.
+    func save(_ plan: WritePlan, objectId: String, caller: Caller, connection: MirrorConnection) throws -> JSONObject {
+        let stored = plan.schema.fields.filter { field in
+            guard !plan.newFields.contains(field), plan.body.edit(of: field.name) != nil else { return false }
+            if case .relation = field.type { return false }
+            return true
+        }
+        guard let row = try connection.row(plan.className, objectId: objectId, fields: stored), caller.canWrite(row.acl) else {
+            throw APIError.objectNotFound
+        }
+        try connection.applySchemaGrowth(plan)
+        let changes = plan.changes(from: row.values)
+        var columns = changes.columns
+        if case .some(let acl) = plan.body.acl {
+            let kept = caller.isMaster ? acl : Self.ownACL(acl, className: plan.className, objectId: objectId)
+            columns.append(("ACL", kept.map(ParseValue.acl) ?? .null))
+        }
+        let updatedAt = ParseDate.now
+        try connection.update(plan.className, objectId: objectId, updatedAt: updatedAt, columns: columns)
+        for link in changes.links { try connection.link(plan.className, field: link.field, owner: objectId, add: link.add, remove: link.remove) }
+        var response = JSONObject(["updatedAt": .string(updatedAt.iso)])
+        response.members += changes.results.members
+        return response
+    }
+
+    /// A user always keeps read and write access to itself (Parse adds the entry on create and
+    /// on non-master ACL updates); other classes keep the ACL as given.
+    private static func ownACL(_ acl: ParseACL?, className: String, objectId: String) -> ParseACL? {
+        guard className == "_User" else { return acl }
+        var entries = acl?.entries ?? [:]
+        entries[objectId] = .init(read: true, write: true)
+        return ParseACL(entries)
+    }
+
+    /// `keys`, `include`, `excludeKeys`: a comma-separated string or a JSON array of names.
+    static func names(_ value: JSONValue?) -> [String]? {
+        switch value {
+        case .string(let text)?: text.split(separator: ",").map { String($0) }
+        case .array(let items)?: items.compactMap(\.stringValue)
+        default: nil
+        }
+    }
+}
+
+extension MirrorConnection {
+    /// Creates the class a write plan needs, or the fields it adds to an existing class.
+    func applySchemaGrowth(_ plan: WritePlan) throws {
+        if plan.createsClass {
+            try createClass(plan.schema)
+        } else if !plan.newFields.isEmpty {
+            try addFields(plan.newFields, savingSchema: plan.schema)
+        }
+    }
+}
+
+extension JSONValue {
+    var stringValue: String? {
+        if case .string(let text) = self { return text }
+        return nil
+    }
+}

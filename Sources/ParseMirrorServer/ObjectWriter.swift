@@ -1,0 +1,270 @@
+import ParseModel
+
+/// One field's change as a write body asks for it (PARSE_REST §3, update operators).
+enum FieldEdit {
+    /// A value; `.null` clears the field; a Relation placeholder only declares the field.
+    case set(ParseValue)
+    case delete
+    case increment(ParseValue)
+    case add([ParseValue])
+    case addUnique([ParseValue])
+    case remove([ParseValue])
+    /// `AddRelation`/`RemoveRelation` (or a `Batch` of them): objectIds of `targetClass`.
+    case relation(targetClass: String?, add: [String], remove: [String])
+
+    /// The type the field must have; `nil` when any type will do.
+    var fieldType: FieldType? {
+        switch self {
+        case .set(let value): value.fieldType
+        case .delete: nil
+        case .increment: .number
+        case .add, .addUnique, .remove: .array
+        case .relation(let target, _, _): target.map { .relation(targetClass: $0) }
+        }
+    }
+
+    /// Whether the field is left empty: null or `Delete`.
+    var clears: Bool {
+        switch self {
+        case .set(.null), .delete: true
+        default: false
+        }
+    }
+}
+
+/// A create or update body decoded and checked member by member, before any schema is read.
+struct WriteBody {
+    /// `nil` when the body does not mention the ACL; `.some(nil)` when it removes it.
+    var acl: ParseACL??
+    var edits: [(field: String, edit: FieldEdit)] = []
+
+    /// `objectId`, `createdAt` and `updatedAt` are skipped (the routes handle the objectId);
+    /// invalid names are 105, malformed values 111, malformed operators 107, unknown ones 108.
+    init(_ body: JSONObject) throws {
+        for member in body {
+            switch member.key {
+            case "objectId", "createdAt", "updatedAt":
+                continue
+            case "ACL":
+                acl = .some(try Self.acl(member.value))
+            default:
+                guard ParseNames.fieldNameProblem(member.key) == nil else { throw APIError.parse(105, "Invalid field name: \(member.key).") }
+                try Self.checkNestedKeys(member.value)
+                edits.append((member.key, try Self.edit(member.value)))
+            }
+        }
+    }
+
+    func edit(of field: String) -> FieldEdit? { edits.last { $0.field == field }?.edit }
+
+    private static func acl(_ json: JSONValue) throws -> ParseACL? {
+        switch json {
+        case .null: return nil
+        case .object(let object) where object["__op"] == .string("Delete"): return nil
+        case .object(let object):
+            do { return try ParseACL(wire: object) } catch { throw APIError.parse(123, error.message) }
+        default: throw APIError.parse(123, "invalid ACL: expected an object like {\"*\":{\"read\":true}}")
+        }
+    }
+
+    /// Nested object keys may not hold `$` or `.` (121); `constructor` and `__proto__` are
+    /// refused anywhere (105, Parse's `requestKeywordDenylist`).
+    private static func checkNestedKeys(_ json: JSONValue) throws {
+        switch json {
+        case .array(let items):
+            for item in items { try checkNestedKeys(item) }
+        case .object(let object):
+            for member in object {
+                if member.key == "constructor" || member.key == "__proto__" {
+                    throw APIError.parse(105, "Prohibited keyword in request data: {\"key\":\"\(member.key)\"}.")
+                }
+                if member.key.contains("$") || member.key.contains(".") {
+                    throw APIError.parse(121, "Nested keys should not contain the '$' or '.' characters")
+                }
+                try checkNestedKeys(member.value)
+            }
+        default:
+            break
+        }
+    }
+
+    private static func edit(_ json: JSONValue) throws -> FieldEdit {
+        guard case .object(let object) = json, case .string(let op)? = object["__op"] else { return .set(try value(json)) }
+        switch op {
+        case "Delete":
+            return .delete
+        case "Increment":
+            guard let amount = object["amount"], amount.doubleValue != nil else {
+                throw APIError.parse(107, "incrementing must provide a number")
+            }
+            return .increment(try value(amount))
+        case "Add", "AddUnique", "Remove":
+            guard case .array(let items)? = object["objects"] else {
+                throw APIError.parse(107, op == "Remove" ? "objects to remove must be an array" : "objects to add must be an array")
+            }
+            let values = try items.map(value)
+            return op == "Add" ? .add(values) : op == "AddUnique" ? .addUnique(values) : .remove(values)
+        case "AddRelation", "RemoveRelation":
+            return try relationEdit(op, object)
+        case "Batch":
+            guard case .array(let ops)? = object["ops"] else { throw APIError.parse(107, "Batch ops must be an array") }
+            var merged = FieldEdit.relation(targetClass: nil, add: [], remove: [])
+            for case .object(let inner) in ops {
+                guard case .string(let innerOp)? = inner["__op"], innerOp == "AddRelation" || innerOp == "RemoveRelation" else {
+                    throw APIError.parse(107, "Batch ops must be AddRelation or RemoveRelation")
+                }
+                merged = try merge(merged, relationEdit(innerOp, inner))
+            }
+            return merged
+        default:
+            throw APIError.parse(108, "The \(op) operator is not supported yet.")
+        }
+    }
+
+    /// A written value: Parse's wire encoding, where `{"__type":"Object"}` (an included
+    /// object) is not accepted.
+    private static func value(_ json: JSONValue) throws -> ParseValue {
+        if json["__type"] == .string("Object") { throw APIError.parse(111, "This is not a valid Object") }
+        do { return try ParseValue(wire: json) } catch { throw APIError.parse(111, error.message) }
+    }
+
+    private static func relationEdit(_ op: String, _ object: JSONObject) throws -> FieldEdit {
+        guard case .array(let items)? = object["objects"] else { throw APIError.parse(107, "objects to \(op == "AddRelation" ? "add" : "remove") must be an array") }
+        var target: String?
+        var ids: [String] = []
+        for item in items {
+            guard case .pointer(let pointer) = try value(item) else { throw APIError.parse(111, "\(op) needs Pointers") }
+            if let target, target != pointer.className {
+                throw APIError.parse(111, "schema mismatch: \(op) objects point at \(target) and \(pointer.className)")
+            }
+            target = pointer.className
+            ids.append(pointer.objectId)
+        }
+        return op == "AddRelation" ? .relation(targetClass: target, add: ids, remove: []) : .relation(targetClass: target, add: [], remove: ids)
+    }
+
+    private static func merge(_ a: FieldEdit, _ b: FieldEdit) throws -> FieldEdit {
+        guard case .relation(let t1, let add1, let remove1) = a, case .relation(let t2, let add2, let remove2) = b else { return b }
+        if let t1, let t2, t1 != t2 { throw APIError.parse(111, "schema mismatch: relation objects point at \(t1) and \(t2)") }
+        return .relation(targetClass: t1 ?? t2, add: add1 + add2, remove: remove1 + remove2)
+    }
+}
+
+/// A write body checked against its class's schema, with the fields it adds, defaults filled
+/// in (create) and required fields enforced; nothing has been written yet.
+struct WritePlan {
+    let className: String
+    /// The class's schema after the write: the current one, or a new class's system fields, plus `newFields`.
+    private(set) var schema: ClassSchema
+    let createsClass: Bool
+    /// Fields the write adds, typed by their first non-null value (schema auto-growth).
+    private(set) var newFields: [SchemaField] = []
+    private(set) var body: WriteBody
+
+    /// Types each edit against the schema (111 on a mismatch), grows it (the caller needs
+    /// `addField` unless master; a new class needs the master key and is checked before),
+    /// then fills `defaultValue`s and checks `required` fields (142) on create, or checks that
+    /// an update does not clear a required field.
+    init(className: String, body: WriteBody, current: ClassSchema?, caller: Caller, creating: Bool) throws {
+        self.className = className
+        self.body = body
+        createsClass = current == nil
+        schema = current ?? ClassSchema(className: className, fields: SystemClasses.defaultFields(of: className))
+        for (field, edit) in body.edits {
+            guard let type = edit.fieldType else { continue }
+            if let existing = schema.field(named: field) {
+                guard existing.type == type else {
+                    throw APIError.parse(111, "schema mismatch for \(className).\(field); expected \(existing.type) but got \(type)")
+                }
+                continue
+            }
+            if type == .geoPoint, let other = schema.fields.first(where: { $0.type == .geoPoint }) {
+                throw APIError.parse(111, "currently, only one GeoPoint field may exist in an object. Adding \(field) when \(other.name) already exists.")
+            }
+            let added = SchemaField(name: field, type: type)
+            newFields.append(added)
+            schema.fields.append(added)
+        }
+        if let current, !newFields.isEmpty { try caller.checkPermission("addField", on: current) }
+        if creating {
+            try completeCreate()
+        } else {
+            for (field, edit) in body.edits where edit.clears && schema.field(named: field)?.required == true {
+                throw APIError.parse(142, "\(field) is required")
+            }
+        }
+    }
+
+    private mutating func completeCreate() throws {
+        for field in schema.fields {
+            guard let value = field.defaultValue, body.edit(of: field.name)?.clears ?? true else { continue }
+            body.edits.removeAll { $0.field == field.name }
+            body.edits.append((field.name, .set(value)))
+        }
+        for field in schema.fields where field.required {
+            guard let edit = body.edit(of: field.name), !edit.clears else { throw APIError.parse(142, "\(field.name) is required") }
+        }
+        if className == "_Role" {
+            guard case .some(.some) = body.acl else { throw APIError.parse(111, "ACL is required.") }
+            guard case .set(.string)? = body.edit(of: "name") else { throw APIError.parse(111, "name is required.") }
+        }
+    }
+
+    /// What the write stores given the object's stored values (empty on create): the column
+    /// values, the results Parse reports for operators (Increment and the array operators),
+    /// and the relation links to add and remove.
+    func changes(from stored: [String: ParseValue]) -> WriteChanges {
+        var changes = WriteChanges()
+        for (field, edit) in body.edits {
+            guard let type = schema.field(named: field)?.type else { continue }   // null or Delete on an unknown field
+            if case .relation = type {
+                if case .relation(_, let add, let remove) = edit { changes.links.append((field, add, remove)) }
+                continue
+            }
+            let value: ParseValue
+            switch edit {
+            case .set(let v): value = v
+            case .delete: value = .null
+            case .increment(let amount): value = Self.sum(stored[field], amount)
+            case .add(let items): value = .array(Self.items(stored[field]) + items)
+            case .addUnique(let items):
+                var result = Self.items(stored[field])
+                for item in items where !result.contains(item) { result.append(item) }
+                value = .array(result)
+            case .remove(let items): value = .array(Self.items(stored[field]).filter { !items.contains($0) })
+            case .relation: continue
+            }
+            changes.columns.append((field, value))
+            switch edit {
+            case .increment, .add, .addUnique, .remove: changes.results[field] = value.wireJSON
+            default: break
+            }
+        }
+        return changes
+    }
+
+    private static func items(_ stored: ParseValue?) -> [ParseValue] {
+        if case .array(let items)? = stored { return items }
+        return []
+    }
+
+    /// `stored + amount`: exact for integers that do not overflow, else as doubles; a missing value counts as 0.
+    private static func sum(_ stored: ParseValue?, _ amount: ParseValue) -> ParseValue {
+        switch (stored ?? .null, amount) {
+        case (.integer(let a), .integer(let b)):
+            let (result, overflow) = a.addingReportingOverflow(b)
+            return overflow ? .double(Double(a) + Double(b)) : .integer(result)
+        case (.integer(let a), .double(let b)): return .double(Double(a) + b)
+        case (.double(let a), .integer(let b)): return .double(a + Double(b))
+        case (.double(let a), .double(let b)): return .double(a + b)
+        default: return amount
+        }
+    }
+}
+
+/// What one write stores: see ``WritePlan/changes(from:)``.
+struct WriteChanges {
+    var columns: [(name: String, value: ParseValue)] = []
+    var results = JSONObject()
+    var links: [(field: String, add: [String], remove: [String])] = []
+}

@@ -1,0 +1,103 @@
+import MirrorQuery
+import ParseModel
+import PorterHTTP
+
+/// An error answered in one of Parse Server's shapes (PARSE_REST §9).
+struct APIError: Error {
+    let status: Int
+    /// The Parse error code; `nil` for the code-less 403/404 answers.
+    let code: Int?
+    let message: String
+    /// `error`, or `message` for uncaught errors (Parse's own inconsistency, kept for fidelity).
+    private let messageKey: String
+
+    /// A Parse error: HTTP 404 for code 101, 500 for code 1, 400 for every other code.
+    static func parse(_ code: Int, _ message: String) -> APIError {
+        APIError(status: code == 101 ? 404 : code == 1 ? 500 : 400, code: code, message: message)
+    }
+
+    /// 403 `{"error":"unauthorized"}`: bad application id, client key or master-key address.
+    static let unauthorized = APIError(status: 403, code: nil, message: "unauthorized")
+    /// 403 on master-key-only routes.
+    static let masterKeyRequired = APIError(status: 403, code: nil, message: "unauthorized: master key is required")
+    /// 500 `{"code":1,"message":"Internal server error."}`: what Parse Server answers for uncaught
+    /// errors and for a failed transactional batch.
+    static let internalError = APIError(status: 500, code: 1, message: "Internal server error.", messageKey: "message")
+
+    static let objectNotFound = APIError.parse(101, "Object not found.")
+    static let invalidSessionToken = APIError.parse(209, "Invalid session token")
+
+    static func invalidClassName(_ name: String) -> APIError {
+        .parse(103, "Invalid classname: \(name), classnames can only have alphanumeric characters and _, and must start with an alpha character ")
+    }
+
+    static func nonExistentClass(_ name: String) -> APIError {
+        .parse(119, "This user is not allowed to access non-existent class: \(name)")
+    }
+
+    /// A body that is not a JSON object: 400 without a code, as Express's body parser answers.
+    static func invalidJSON(_ detail: String) -> APIError {
+        APIError(status: 400, code: nil, message: "Invalid JSON: \(detail)")
+    }
+
+    /// An unroutable request: Express answers 404 "Cannot GET /path"; we answer it as JSON.
+    static func noRoute(_ method: String, _ path: String) -> APIError {
+        APIError(status: 404, code: nil, message: "Cannot \(method) \(path)")
+    }
+
+    /// The JSON body: `{"code":N,"error":"…"}`, `{"error":"…"}` without a code, or
+    /// `{"code":1,"message":"…"}` for internal errors.
+    var body: JSONValue {
+        var object = JSONObject()
+        if let code { object["code"] = .integer(Int64(code)) }
+        object[messageKey] = .string(message)
+        return .object(object)
+    }
+
+    /// Any error a route throws, in Parse's shape: query errors keep their code, anything
+    /// unexpected (SQLite failures) is an internal error.
+    init(_ error: any Error) {
+        switch error {
+        case let error as APIError: self = error
+        case let error as QueryError: self = .parse(error.code, error.message)
+        default: self = .internalError
+        }
+    }
+
+    private init(status: Int, code: Int?, message: String, messageKey: String = "error") {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.messageKey = messageKey
+    }
+}
+
+/// A route's answer before it becomes an ``HTTPResponse``.
+struct APIResponse {
+    var status: Int
+    var body: JSONValue
+    var location: String?
+
+    init(_ body: JSONValue, status: Int = 200, location: String? = nil) {
+        self.status = status
+        self.body = body
+        self.location = location
+    }
+
+    init(_ object: JSONObject, status: Int = 200, location: String? = nil) {
+        self.init(.object(object), status: status, location: location)
+    }
+
+    init(error: APIError) {
+        self.init(error.body, status: error.status)
+    }
+
+    /// The HTTP response: JSON, never cached (ParseSwift on Linux caches by path, §14).
+    var httpResponse: HTTPResponse {
+        var headers = HTTPHeaders()
+        headers.add("Content-Type", "application/json; charset=utf-8")
+        headers.add("Cache-Control", "no-store")
+        if let location { headers.add("Location", location) }
+        return HTTPResponse(status: status, headers: headers, body: Array(body.serialized().utf8))
+    }
+}

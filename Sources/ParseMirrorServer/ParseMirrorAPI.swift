@@ -1,0 +1,164 @@
+import ParseModel
+import PorterHTTP
+
+/// Parse Server's REST API over a SQLite mirror: objects, queries, schemas, batch, users and
+/// sessions, with Parse's status codes, error codes and JSON shapes (PARSE_REST.md).
+///
+/// Serve it with `HTTPServer(host:port:handler:)`, or call ``respond(to:)`` directly:
+///
+/// ```swift
+/// let api = try ParseMirrorAPI(mirrorPath: "library.sqlite",
+///                              configuration: ParseServerConfiguration(applicationId: "library", masterKey: key))
+/// let response = api.respond(to: HTTPRequest(method: "GET", path: "/parse/classes/Book",
+///                                            headers: HTTPHeaders([("X-Parse-Application-Id", "library")])))
+/// ```
+///
+/// Routes, under the mount path: `GET /health`, `GET /serverInfo`, `/schemas[/:className]`,
+/// `/classes/:className[/:objectId]` (and the aliases `/users`, `/roles`, `/sessions`,
+/// `/installations`), `POST /batch`, `/login`, `POST /logout`, `GET /users/me`. A POST whose
+/// body has `_method` is answered as that method. Unknown routes get 404 `{"error":"Cannot GET /path"}`
+/// (Express answers them with an HTML page).
+public final class ParseMirrorAPI: HTTPHandler {
+    public let configuration: ParseServerConfiguration
+    let store: MirrorStore
+    let mountPath: String
+
+    /// Opens the mirror at `mirrorPath`, creating an empty one when the file does not exist.
+    public init(mirrorPath: String, configuration: ParseServerConfiguration) throws {
+        self.configuration = configuration
+        self.mountPath = configuration.normalizedMountPath
+        self.store = try MirrorStore(path: mirrorPath)
+    }
+
+    /// Answers one request; every error becomes Parse's error shape.
+    public func respond(to request: HTTPRequest) -> HTTPResponse {
+        do {
+            return try answer(request).httpResponse
+        } catch {
+            return APIResponse(error: APIError(error)).httpResponse
+        }
+    }
+
+    private func answer(_ http: HTTPRequest) throws -> APIResponse {
+        guard let path = routePath(http.path) else { throw APIError.noRoute(http.method, http.path) }
+        if path == "/health" && http.method == "GET" { return APIResponse(JSONObject(["status": .string("ok")])) }
+        let request = try APIRequest(http, path: path, publicURL: publicURL(http))
+        let caller = try store.read { connection in
+            try Caller.authenticate(request.credentials, remoteAddress: http.remoteAddress, configuration: configuration, connection: connection)
+        }
+        return try route(request, caller: caller, data: DataAccess(store: store, batch: nil))
+    }
+
+    /// The path below the mount path (`/classes/Book`), or `nil` when it is not under it.
+    func routePath(_ path: String) -> String? {
+        guard !mountPath.isEmpty else { return path }
+        if path == mountPath { return "/" }
+        guard path.hasPrefix(mountPath + "/") else { return nil }
+        return String(path.dropFirst(mountPath.count))
+    }
+
+    /// `http://host:port/parse`, from the request's Host header, for `Location` headers.
+    private func publicURL(_ http: HTTPRequest) -> String {
+        http.headers["Host"].map { "http://\($0)\(mountPath)" } ?? mountPath
+    }
+
+    /// Dispatches one request (or batch sub-request) to its route.
+    func route(_ request: APIRequest, caller: Caller, data: DataAccess) throws -> APIResponse {
+        guard let endpoint = Endpoint(method: request.method, path: request.path) else { throw APIError.noRoute(request.method, request.path) }
+        switch endpoint {
+        case .serverInfo: return try serverInfo(caller)
+        case .schemas(let className): return try schemaRoute(request, className: className, caller: caller, data: data)
+        case .batch:
+            guard data.batch == nil else { throw APIError.parse(107, "cannot route batch path \(request.path)") }
+            return try batch(request, caller: caller)
+        case .logIn: return try logIn(request, data: data)
+        case .logOut: return try logOut(caller, data: data)
+        case .currentUser: return try currentUser(caller, data: data)
+        case .query(let className): return try find(request, className: className, caller: caller, data: data)
+        case .create(let className): return try create(request, className: className, caller: caller, data: data)
+        case .get(let className, let objectId): return try get(request, className: className, objectId: objectId, caller: caller, data: data)
+        case .update(let className, let objectId):
+            return try update(request, className: className, objectId: objectId, caller: caller, data: data)
+        case .delete(let className, let objectId): return try delete(className: className, objectId: objectId, caller: caller, data: data)
+        }
+    }
+
+    private func serverInfo(_ caller: Caller) throws -> APIResponse {
+        guard caller.isMaster else { throw APIError.masterKeyRequired }
+        let on = JSONValue.bool(true), off = JSONValue.bool(false)
+        let features = JSONObject([
+            "globalConfig": .object(JSONObject(["create": off, "read": off, "update": off, "delete": off])),
+            "hooks": .object(JSONObject(["create": off, "read": off, "update": off, "delete": off])),
+            "cloudCode": .object(JSONObject(["jobs": off])),
+            "logs": .object(JSONObject(["level": off, "size": off, "order": off, "until": off, "from": off])),
+            "push": .object(JSONObject(["immediatePush": off, "scheduledPush": off, "storedPushData": off, "pushAudiences": off, "localization": off])),
+            "schemas": .object(JSONObject(["addField": on, "removeField": on, "addClass": on, "removeClass": on,
+                                           "clearAllDataFromClass": off, "exportClass": off, "editClassLevelPermissions": on,
+                                           "editPointerPermissions": off])),
+        ])
+        return APIResponse(JSONObject(["parseServerVersion": .string(configuration.parseServerVersion), "features": .object(features)]))
+    }
+}
+
+/// Where a route reads and writes: a transaction of its own on the store, or the running
+/// batch's transaction.
+struct DataAccess {
+    let store: MirrorStore
+    /// The batch's connection, already in a write transaction.
+    let batch: MirrorConnection?
+
+    func read<T>(_ body: (MirrorConnection) throws -> T) throws -> T {
+        if let batch { return try body(batch) }
+        return try store.read(body)
+    }
+
+    func write<T>(_ body: (MirrorConnection) throws -> T) throws -> T {
+        if let batch { return try body(batch) }
+        return try store.write(body)
+    }
+}
+
+/// What a method and path ask for.
+enum Endpoint {
+    case serverInfo
+    case schemas(className: String?)
+    case batch
+    case logIn, logOut, currentUser
+    case query(className: String), create(className: String)
+    case get(className: String, objectId: String), update(className: String, objectId: String), delete(className: String, objectId: String)
+
+    /// `nil` when no route answers the method on the path (below the mount path).
+    init?(method: String, path: String) {
+        let parts = path.split(separator: "/").map(String.init)
+        guard let first = parts.first else { return nil }
+        switch (method, first, parts.count) {
+        case ("GET", "serverInfo", 1): self = .serverInfo
+        case ("GET", "schemas", 1...2), ("POST", "schemas", 1...2), ("PUT", "schemas", 2), ("DELETE", "schemas", 2):
+            self = .schemas(className: parts.count == 2 ? parts[1] : nil)
+        case ("POST", "batch", 1): self = .batch
+        case ("GET", "login", 1), ("POST", "login", 1): self = .logIn
+        case ("POST", "logout", 1): self = .logOut
+        case ("GET", "users", 2) where parts[1] == "me": self = .currentUser
+        case (_, "classes", 2...3):
+            self.init(method: method, className: parts[1], objectId: parts.count == 3 ? parts[2] : nil)
+        case (_, _, 1...2):
+            guard let className = Self.aliases[first] else { return nil }
+            self.init(method: method, className: className, objectId: parts.count == 2 ? parts[1] : nil)
+        default: return nil
+        }
+    }
+
+    private init?(method: String, className: String, objectId: String?) {
+        switch (method, objectId) {
+        case ("GET", nil): self = .query(className: className)
+        case ("POST", nil): self = .create(className: className)
+        case ("GET", let id?): self = .get(className: className, objectId: id)
+        case ("PUT", let id?): self = .update(className: className, objectId: id)
+        case ("DELETE", let id?): self = .delete(className: className, objectId: id)
+        default: return nil
+        }
+    }
+
+    /// `/users`, `/roles`, `/sessions`, `/installations`: the system classes' own routes.
+    private static let aliases = ["users": "_User", "roles": "_Role", "sessions": "_Session", "installations": "_Installation"]
+}

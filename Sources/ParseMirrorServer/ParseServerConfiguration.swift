@@ -1,0 +1,44 @@
+/// How a ``ParseMirrorAPI`` authenticates callers and where it is mounted.
+///
+/// ```swift
+/// let configuration = ParseServerConfiguration(applicationId: "library", masterKey: key)
+/// let api = try ParseMirrorAPI(mirrorPath: "library.sqlite", configuration: configuration)
+/// ```
+public struct ParseServerConfiguration: Sendable {
+    /// Required on every request except `/health` (`X-Parse-Application-Id` or body `_ApplicationId`).
+    public var applicationId: String
+    /// Grants full access (`X-Parse-Master-Key` or body `_MasterKey`); required for `/schemas` and `/serverInfo`.
+    public var masterKey: String
+    /// When set, every request without the master key must carry it in `X-Parse-REST-API-Key`,
+    /// `X-Parse-Client-Key`, `X-Parse-Javascript-Key` or `X-Parse-Windows-Key` (or body
+    /// `_ClientKey`/`_JavaScriptKey`). When `nil` no client key is checked, as in Parse Server.
+    public var restAPIKey: String?
+    /// Where the API is served: `/parse` by default; `""` or `"/"` serves at the root (as Back4App does).
+    public var mountPath: String
+    /// Accept `objectId` in create bodies (Parse Server's `allowCustomObjectId`).
+    public var allowCustomObjectId: Bool
+    /// Addresses the master key is accepted from; `nil` accepts it from anywhere. Parse Server
+    /// defaults to `["127.0.0.1", "::1"]`; `serve` binds to 127.0.0.1 by default instead.
+    public var masterKeyIPs: [String]?
+    /// Reported by `/serverInfo` as `parseServerVersion`: the Parse Server release this API imitates.
+    public var parseServerVersion: String
+
+    public init(applicationId: String, masterKey: String, restAPIKey: String? = nil, mountPath: String = "/parse",
+                allowCustomObjectId: Bool = false, masterKeyIPs: [String]? = nil, parseServerVersion: String = "7.4.0") {
+        self.applicationId = applicationId
+        self.masterKey = masterKey
+        self.restAPIKey = restAPIKey
+        self.mountPath = mountPath
+        self.allowCustomObjectId = allowCustomObjectId
+        self.masterKeyIPs = masterKeyIPs
+        self.parseServerVersion = parseServerVersion
+    }
+
+    /// The mount path without a trailing slash: `/parse`, or `""` at the root.
+    public var normalizedMountPath: String {
+        var path = mountPath
+        while path.hasSuffix("/") { path.removeLast() }
+        if !path.isEmpty && !path.hasPrefix("/") { path = "/" + path }
+        return path
+    }
+}

@@ -1,0 +1,34 @@
+import CCrypt
+
+/// bcrypt password hashes, as Parse Server stores them in `_User._hashed_password`
+/// (`$2b$10$…`, cost 10), made and checked by the system's libcrypt.
+enum Passwords {
+    /// A new bcrypt hash of `password` with a random salt.
+    static func hash(_ password: String) throws -> String {
+        var setting = [CChar](repeating: 0, count: Int(CRYPT_GENSALT_OUTPUT_SIZE))
+        guard crypt_gensalt_rn("$2b$", 10, nil, 0, &setting, Int32(setting.count)) != nil else { throw APIError.internalError }
+        let salt = String(decoding: setting.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let hash = crypt(password, setting: salt) else { throw APIError.internalError }
+        return hash
+    }
+
+    /// Whether `password` hashes to `hash`.
+    static func verify(_ password: String, hash: String) -> Bool {
+        guard let computed = crypt(password, setting: hash) else { return false }
+        // Compare every byte, so the time taken does not tell how much of the hash matched.
+        let a = Array(computed.utf8), b = Array(hash.utf8)
+        guard a.count == b.count else { return false }
+        return zip(a, b).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+
+    /// `crypt_rn` with a private work area (thread-safe); `nil` when the setting is not a valid hash.
+    private static func crypt(_ password: String, setting: String) -> String? {
+        let size = MemoryLayout<crypt_data>.size
+        let data = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: MemoryLayout<crypt_data>.alignment)
+        defer { data.deallocate() }
+        data.initializeMemory(as: UInt8.self, repeating: 0, count: size)
+        guard let result = crypt_rn(password, setting, data, Int32(size)) else { return nil }
+        let text = String(cString: result)
+        return text.hasPrefix("$2") ? text : nil
+    }
+}

@@ -1,0 +1,179 @@
+import ParseModel
+
+/// `/schemas[/:className]` (master key only): list, read, create, change and drop classes,
+/// answered with the `/schemas` JSON of PARSE_REST §7. Indexes are kept in the schema JSON
+/// only; the mirror's tables get no SQL index for them.
+extension ParseMirrorAPI {
+    func schemaRoute(_ request: APIRequest, className: String?, caller: Caller, data: DataAccess) throws -> APIResponse {
+        guard caller.isMaster else { throw APIError.masterKeyRequired }
+        if let className { try Self.checkClassName(className) }
+        switch (request.method, className) {
+        case ("GET", nil):
+            let schemas = try data.read { try $0.schemas() }
+            return APIResponse(JSONObject(["results": .array(schemas.values.sorted { $0.className < $1.className }.map(\.schemaJSON))]))
+        case ("GET", let className?):
+            guard let schema = try data.read({ try $0.schema(className) }) else { throw Self.classDoesNotExist(className) }
+            return APIResponse(schema.schemaJSON)
+        case ("POST", _):
+            return try createSchema(request.body, className: className, data: data)
+        case ("PUT", let className?):
+            return try updateSchema(request.body, className: className, data: data)
+        case ("DELETE", let className?):
+            return try deleteSchema(className, data: data)
+        default:
+            throw APIError.noRoute(request.method, request.path)
+        }
+    }
+
+    private func createSchema(_ body: JSONObject, className pathName: String?, data: DataAccess) throws -> APIResponse {
+        let bodyName = body["className"]?.stringValue
+        if let pathName, let bodyName, pathName != bodyName { throw APIError.parse(103, "Class name mismatch between \(bodyName) and \(pathName).") }
+        guard let className = pathName ?? bodyName else { throw APIError.parse(135, "POST \(mountPath)/schemas needs a class name.") }
+        try Self.checkClassName(className)
+        return try data.write { connection in
+            guard try connection.schema(className) == nil else { throw APIError.parse(103, "Class \(className) already exists.") }
+            var schema = ClassSchema(className: className, fields: SystemClasses.defaultFields(of: className))
+            try Self.applyChanges(body, to: &schema, connection: nil)
+            try connection.createClass(schema)
+            return APIResponse(schema.schemaJSON)
+        }
+    }
+
+    private func updateSchema(_ body: JSONObject, className: String, data: DataAccess) throws -> APIResponse {
+        if let bodyName = body["className"]?.stringValue, bodyName != className {
+            throw APIError.parse(103, "Class name mismatch between \(bodyName) and \(className).")
+        }
+        return try data.write { connection in
+            guard var schema = try connection.schema(className) else { throw Self.classDoesNotExist(className) }
+            try Self.applyChanges(body, to: &schema, connection: connection)
+            try connection.saveSchema(schema)
+            return APIResponse(schema.schemaJSON)
+        }
+    }
+
+    /// Drops an empty class (255 when it holds objects); a class that does not exist is `{}` as well.
+    private func deleteSchema(_ className: String, data: DataAccess) throws -> APIResponse {
+        try data.write { connection in
+            guard let schema = try connection.schema(className) else { return APIResponse(JSONObject()) }
+            let count = try connection.objectCount(className)
+            guard count == 0 else { throw APIError.parse(255, "Class \(className) is not empty, contains \(count) objects, cannot drop schema.") }
+            try connection.dropClass(schema)
+            return APIResponse(JSONObject())
+        }
+    }
+
+    private static func classDoesNotExist(_ className: String) -> APIError {
+        .parse(103, "Class \(className) does not exist.")
+    }
+
+    /// Applies a POST or PUT body's `fields`, `classLevelPermissions` and `indexes`. With a
+    /// connection (PUT on an existing class) added fields get their columns and deleted ones lose
+    /// theirs at once; a new class's columns are created with its table.
+    private static func applyChanges(_ body: JSONObject, to schema: inout ClassSchema, connection: MirrorConnection?) throws {
+        if let fields = body["fields"] {
+            guard case .object(let members) = fields else { throw APIError.parse(107, "fields must be an object") }
+            for member in members { try applyField(member.key, member.value, to: &schema, connection: connection) }
+        }
+        if let permissions = body["classLevelPermissions"] {
+            schema.classLevelPermissions = try classLevelPermissions(permissions)
+        }
+        if let indexes = body["indexes"] {
+            schema.indexes = try mergedIndexes(indexes, into: schema.indexes, schema: schema)
+        }
+    }
+
+    private static func applyField(_ name: String, _ spec: JSONValue, to schema: inout ClassSchema, connection: MirrorConnection?) throws {
+        let className = schema.className
+        if spec["__op"] == .string("Delete") {
+            if SystemClasses.isDefaultField(name, of: className) { throw APIError.parse(136, "field \(name) cannot be changed") }
+            guard schema.field(named: name) != nil, let connection else { throw APIError.parse(255, "Field \(name) does not exist, cannot delete.") }
+            try connection.dropField(name, from: &schema)
+            return
+        }
+        if SystemClasses.isDefaultField(name, of: className) { throw APIError.parse(136, "field \(name) cannot be added") }
+        guard ParseNames.fieldNameProblem(name) == nil else { throw APIError.parse(105, "invalid field name: \(name)") }
+        let field = try schemaField(name, spec, className: className)
+        if let index = schema.fields.firstIndex(where: { $0.name == name }) {
+            guard schema.fields[index].type == field.type else { throw APIError.parse(255, "Field \(name) exists, cannot update.") }
+            schema.fields[index] = field
+            return
+        }
+        if field.type == .geoPoint, let other = schema.fields.first(where: { $0.type == .geoPoint }) {
+            throw APIError.parse(111, "currently, only one GeoPoint field may exist in an object. Adding \(name) when \(other.name) already exists.")
+        }
+        schema.fields.append(field)
+        try connection?.addFields([field], savingSchema: schema)
+    }
+
+    /// `{"type":"Pointer","targetClass":"Genre","required":true,"defaultValue":…}`, checked as
+    /// Parse Server's `fieldTypeIsInvalid` and `validateSchemaData` check it.
+    private static func schemaField(_ name: String, _ spec: JSONValue, className: String) throws -> SchemaField {
+        guard case .string(let typeName)? = spec["type"] else { throw APIError.parse(111, "invalid field type: \(spec["type"].map { $0.serialized() } ?? "undefined")") }
+        let targetClass = spec["targetClass"]?.stringValue
+        if typeName == "Pointer" || typeName == "Relation" {
+            guard let targetClass else { throw APIError.parse(135, "type \(typeName) needs a class name") }
+            try checkClassName(targetClass)
+        }
+        guard let type = FieldType(name: typeName, targetClass: targetClass), type != .acl else {
+            throw APIError.parse(111, "invalid field type: \(typeName)")
+        }
+        let required = spec["required"] == .bool(true)
+        var defaultValue: ParseValue?
+        if let json = spec["defaultValue"], json != .null {
+            do { defaultValue = try ParseValue(wire: json, as: type) } catch { throw APIError.parse(111, error.message) }
+            if let actual = defaultValue?.fieldType, actual != type {
+                throw APIError.parse(111, "schema mismatch for \(className).\(name) default value; expected \(type) but got \(actual)")
+            }
+        }
+        if case .relation = type, required || defaultValue != nil {
+            throw APIError.parse(111, "The '\(required ? "required" : "defaultValue")' option is not applicable for Relation")
+        }
+        return SchemaField(name: name, type: type, required: required, defaultValue: defaultValue)
+    }
+
+    /// The CLP operations Parse knows; values must be exactly `true` (107 otherwise). The stored
+    /// CLP lists every operation, `{}` (master only) for those not given, as Parse reports it.
+    private static let permissionOperations = ["find", "count", "get", "create", "update", "delete", "addField"]
+
+    private static func classLevelPermissions(_ json: JSONValue) throws -> JSONValue {
+        guard case .object(let given) = json else { throw APIError.parse(107, "class level permissions must be an object") }
+        var result = JSONObject(permissionOperations.map { JSONMember($0, .object(JSONObject())) } + [JSONMember("protectedFields", .object(JSONObject()))])
+        for member in given {
+            switch member.key {
+            case _ where permissionOperations.contains(member.key):
+                guard case .object(let entries) = member.value else { throw APIError.parse(107, "\(member.key) must be an object") }
+                for entry in entries where entry.key != "pointerFields" && entry.value != .bool(true) {
+                    throw APIError.parse(107, "'\(entry.value.serialized())' is not a valid value for class level permissions \(member.key):\(entry.key):\(entry.value.serialized())")
+                }
+            case "protectedFields", "readUserFields", "writeUserFields":
+                break
+            default:
+                throw APIError.parse(107, "\(member.key) is not a valid operation for class level permissions")
+            }
+            result[member.key] = member.value
+        }
+        return .object(result)
+    }
+
+    /// Adds the given indexes (102 when one exists or names a field the class lacks) and removes
+    /// those given as `{"__op":"Delete"}` (102 when missing).
+    private static func mergedIndexes(_ json: JSONValue, into current: JSONValue?, schema: ClassSchema) throws -> JSONValue {
+        guard case .object(let given) = json else { throw APIError.parse(102, "indexes must be an object") }
+        var indexes: JSONObject
+        if case .object(let existing)? = current { indexes = existing } else { indexes = JSONObject() }
+        for member in given {
+            if member.value["__op"] == .string("Delete") {
+                guard indexes[member.key] != nil else { throw APIError.parse(102, "Index \(member.key) does not exist, cannot delete.") }
+                indexes[member.key] = nil
+                continue
+            }
+            guard indexes[member.key] == nil else { throw APIError.parse(102, "Index \(member.key) exists, cannot update.") }
+            guard case .object(let keys) = member.value else { throw APIError.parse(102, "Index \(member.key) must be an object") }
+            for key in keys.keys where schema.field(named: key) == nil && !ParseNames.defaultFields.contains(key) {
+                throw APIError.parse(102, "Field \(key) does not exist, cannot add index.")
+            }
+            indexes[member.key] = member.value
+        }
+        return .object(indexes)
+    }
+}

@@ -1,0 +1,113 @@
+/// Serves one accepted connection on the calling thread: reads requests, calls the handler and
+/// writes the responses, until either side closes. Closing the socket is left to the caller.
+final class HTTPConnection {
+    private let socket: Socket
+    private let handler: any HTTPHandler
+    private let maxBodyBytes: Int
+    private let remoteAddress: String
+    /// Received bytes not consumed yet: the rest of a request, or requests pipelined behind it.
+    private var buffer: [UInt8] = []
+    private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
+
+    init(socket: Socket, handler: any HTTPHandler, maxBodyBytes: Int) {
+        self.socket = socket
+        self.handler = handler
+        self.maxBodyBytes = maxBodyBytes
+        self.remoteAddress = socket.peerAddress()
+    }
+
+    deinit { scratch.deallocate() }
+
+    /// Answers requests until the peer closes or goes idle, a response closes the connection, or
+    /// a request cannot be read.
+    func run() {
+        while true {
+            let received: (head: RequestHead, body: [UInt8])?
+            do {
+                received = try readRequest()
+            } catch {
+                reject(error)
+                return
+            }
+            guard let (head, body) = received, respond(to: head, body: body) else { return }
+        }
+    }
+
+    /// The next request, or nil when the peer closed or timed out first.
+    private func readRequest() throws(HTTPRequestError) -> (head: RequestHead, body: [UInt8])? {
+        while true {
+            if let (head, length) = try HTTPParser.parseHead(buffer[...]) {
+                buffer.removeFirst(length)
+                return try readBody(of: head).map { (head, $0) }
+            }
+            guard receive() else { return nil }
+        }
+    }
+
+    private func readBody(of head: RequestHead) throws(HTTPRequestError) -> [UInt8]? {
+        switch head.bodyFraming {
+        case .none:
+            return []
+        case .length(let length):
+            guard length <= maxBodyBytes else { throw .bodyTooLarge }
+            guard sendContinueIfAwaited(head) else { return nil }
+            buffer.reserveCapacity(length)
+            while buffer.count < length {
+                guard receive() else { return nil }
+            }
+            defer { buffer.removeFirst(length) }
+            return Array(buffer[..<length])
+        case .chunked:
+            guard sendContinueIfAwaited(head) else { return nil }
+            var decoder = ChunkedDecoder(maxBodyBytes: maxBodyBytes)
+            while true {
+                buffer.removeFirst(try decoder.consume(buffer[...]))
+                if decoder.isComplete { return decoder.body }
+                guard receive() else { return nil }
+            }
+        }
+    }
+
+    /// Sends `100 Continue` when the client waits for it before sending the body; false when that failed.
+    private func sendContinueIfAwaited(_ head: RequestHead) -> Bool {
+        guard head.expectsContinue, buffer.isEmpty else { return true }
+        return socket.sendAll(HTTPResponse.continueBytes)
+    }
+
+    /// Calls the handler and sends its response; whether to read another request.
+    private func respond(to head: RequestHead, body: [UInt8]) -> Bool {
+        let (path, query) = HTTPParser.splitTarget(head.target)
+        let request = HTTPRequest(method: head.method, path: path, query: query, headers: head.headers, body: body,
+                                  remoteAddress: remoteAddress)
+        let response: HTTPResponse
+        do {
+            response = try handler.respond(to: request)
+        } catch is HTTPAbort {
+            return false
+        } catch {
+            response = .internalServerError
+        }
+        let keepAlive = head.keepAlive && !response.asksToClose
+        let connection: HTTPResponse.ConnectionHeader = !keepAlive ? .close : head.minorVersion == 0 ? .keepAlive : .none
+        return socket.sendAll(response.serialized(connection: connection, isHeadRequest: head.method == "HEAD")) && keepAlive
+    }
+
+    /// Answers an unreadable request and closes gracefully: stops writing, then drops what the
+    /// client still sends (for up to two seconds) so that closing does not reset the connection
+    /// before the client has read the answer.
+    private func reject(_ error: HTTPRequestError) {
+        guard socket.sendAll(error.response.serialized(connection: .close, isHeadRequest: false)) else { return }
+        socket.shutdownWrite()
+        socket.setReceiveTimeout(0.5)
+        let deadline = ContinuousClock.now + .seconds(2)
+        while ContinuousClock.now < deadline, socket.receive(into: scratch) > 0 {}
+    }
+
+    /// Appends what arrives next to `buffer`; false at end of stream, on error or on timeout.
+    private func receive() -> Bool {
+        let count = socket.receive(into: scratch)
+        guard count > 0 else { return false }
+        buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[..<count]))
+        return true
+    }
+}

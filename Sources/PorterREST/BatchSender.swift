@@ -1,0 +1,152 @@
+import Foundation
+import ParseModel
+import PorterPipeline
+
+/// One operation of a `/batch` request.
+struct BatchOperation: Sendable {
+    let method: String
+    /// Relative to the mount path, e.g. `/classes/Book/abc`.
+    let path: String
+    let body: JSONObject
+}
+
+/// What the server answered for one operation.
+enum BatchResult: Sendable {
+    case success(JSONValue)
+    case failure(code: Int, message: String)
+}
+
+/// Sends operations in `/batch` requests of at most `batchSize`, `concurrency` requests at a time,
+/// and retries what failed for a reason worth retrying. Operations inside one batch may run
+/// concurrently on the server, so callers never put dependent operations in one call.
+struct BatchSender {
+    let client: ParseRESTClient
+    let batchSize: Int
+    let concurrency: Int
+    /// Request bodies stay under this many bytes (Parse Server's default limit is 20 MB).
+    var maximumBodyBytes = 16 * 1024 * 1024
+
+    /// Asked before operations whose request may have reached the server are sent again: the
+    /// results of those (among the given indices) that already took effect. Creates need it;
+    /// updates and relation operations can simply be sent again.
+    typealias Recovery = @Sendable ([Int]) throws(PorterError) -> [Int: JSONValue]
+
+    /// Results in operation order. Throws when the server stays unavailable or refuses whole batches.
+    func send(_ operations: [BatchOperation], phase: String, recover: Recovery? = nil) throws(PorterError) -> [BatchResult] {
+        guard !operations.isEmpty else { return [] }
+        let chunks = stride(from: 0, to: operations.count, by: batchSize).map { Array($0..<min($0 + batchSize, operations.count)) }
+        let state = SendState(count: operations.count)
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = max(1, concurrency)
+        for chunk in chunks {
+            queue.addOperation {
+                guard !state.failed else { return }
+                do throws(PorterError) {
+                    try self.sendChunk(chunk, of: operations, phase: phase, recover: recover, into: state)
+                } catch {
+                    state.fail(error)
+                }
+            }
+        }
+        queue.waitUntilAllOperationsAreFinished()
+        if let failure = state.failure { throw failure }
+        return state.results.map { $0! }
+    }
+
+    private func sendChunk(_ indices: [Int], of operations: [BatchOperation], phase: String, recover: Recovery?, into state: SendState) throws(PorterError) {
+        var pending = indices
+        var attempt = 1
+        while !pending.isEmpty {
+            let requests = pending.map { index -> JSONValue in
+                let operation = operations[index]
+                return .object(JSONObject(["method": .string(operation.method), "path": .string(client.address.mountPath + operation.path),
+                                           "body": .object(operation.body)]))
+            }
+            let body = JSONValue.object(JSONObject(["requests": .array(requests)]))
+            if pending.count > 1 && body.serialized().utf8.count > maximumBodyBytes {
+                let half = pending.count / 2
+                try sendChunk(Array(pending[..<half]), of: operations, phase: phase, recover: recover, into: state)
+                try sendChunk(Array(pending[half...]), of: operations, phase: phase, recover: recover, into: state)
+                return
+            }
+            var retryReason = ""
+            var retryAfter: Double?
+            var reachedServer = false
+            switch client.attemptOnce("POST", "/batch", body: body, phase: phase, operations: pending.count) {
+            case .success(.array(let items)) where items.count == pending.count:
+                var again: [Int] = []
+                for (index, item) in zip(pending, items) {
+                    if let success = item["success"] {
+                        state.set(index, .success(success))
+                    } else if case .integer(let code)? = item["error"]?["code"], RetryPolicy.retryableCodes.contains(Int(code)) {
+                        again.append(index)
+                        retryReason = "Parse error \(code)"
+                    } else {
+                        let code: Int = if case .integer(let c)? = item["error"]?["code"] { Int(c) } else { -1 }
+                        let message: String = if case .string(let m)? = item["error"]?["error"] { m } else { "no message" }
+                        state.set(index, .failure(code: code, message: message))
+                    }
+                }
+                pending = again
+                reachedServer = true
+            case .success:
+                throw PorterError(.target, "\(client.address): /batch answered with something other than one result per request")
+            case .failure(.final(let refusal)):
+                throw PorterError(.target, "\(client.address): the server refused a /batch request: \(ParseRESTErrors.describe(refusal))")
+            case .failure(.retryable(let reason, let after)):
+                retryReason = reason
+                retryAfter = after
+            }
+            guard !pending.isEmpty else { return }
+            guard attempt < client.retry.attempts else {
+                throw PorterError(.target, "\(client.address): the server stopped answering (\(retryReason)); gave up after \(attempt) attempts")
+            }
+            Thread.sleep(forTimeInterval: client.retry.delay(after: attempt, retryAfter: retryAfter))
+            attempt += 1
+            if !reachedServer, let recover {
+                let done = try recover(pending)
+                for (index, result) in done { state.set(index, .success(result)) }
+                pending.removeAll { done[$0] != nil }
+            }
+        }
+    }
+}
+
+/// Results of a send, filled from several threads.
+private final class SendState: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storage: [BatchResult?]
+    private var firstFailure: PorterError?
+
+    init(count: Int) { storage = Array(repeating: nil, count: count) }
+
+    func set(_ index: Int, _ result: BatchResult) {
+        lock.lock()
+        storage[index] = result
+        lock.unlock()
+    }
+
+    func fail(_ error: PorterError) {
+        lock.lock()
+        firstFailure = firstFailure ?? error
+        lock.unlock()
+    }
+
+    var failed: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return firstFailure != nil
+    }
+
+    var failure: PorterError? {
+        lock.lock()
+        defer { lock.unlock() }
+        return firstFailure
+    }
+
+    var results: [BatchResult?] {
+        lock.lock()
+        defer { lock.unlock() }
+        return storage
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import PorterPipeline
+
+/// Where a Parse Server is and how to authenticate: the server URL with its mount path
+/// (`https://host/parse`, or none on Back4App) and the keys. Keys are never printed.
+public struct ParseServerAddress: Sendable, CustomStringConvertible {
+    public let url: URL
+    public let applicationId: String
+    public let masterKey: String?
+    public let restAPIKey: String?
+
+    /// Checks the URL and the keys. A master key is refused over plain `http://` to anything but
+    /// this machine, unless `allowInsecureHTTP`: it would cross the network readable by anyone.
+    public init(url text: String, applicationId: String?, masterKey: String?, restAPIKey: String?, allowInsecureHTTP: Bool = false) throws(PorterError) {
+        guard let url = URL(string: text.hasSuffix("/") ? String(text.dropLast()) : text), let scheme = url.scheme?.lowercased(),
+              scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty else {
+            throw PorterError(.usage, "\(text): not a Parse Server URL (expected http(s)://host[:port]/mount, e.g. https://parseapi.back4app.com or http://127.0.0.1:1337/parse)")
+        }
+        guard let applicationId, !applicationId.isEmpty else {
+            throw PorterError(.usage, "no application id: set PARSE_APPLICATION_ID or give --app-id")
+        }
+        if masterKey == nil && restAPIKey == nil {
+            throw PorterError(.usage, "no key: set PARSE_MASTER_KEY (or PARSE_REST_API_KEY, which cannot create classes) or give --master-key / --rest-key")
+        }
+        if scheme == "http", masterKey != nil, !Self.isLoopback(host), !allowInsecureHTTP {
+            throw PorterError(.usage, "\(Self.redacted(url)): refusing to send the master key over plain http to a host other than this machine; use https, or --allow-insecure-http if the network is trusted")
+        }
+        self.url = url
+        self.applicationId = applicationId
+        self.masterKey = masterKey.flatMap { $0.isEmpty ? nil : $0 }
+        self.restAPIKey = restAPIKey.flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// The mount path as batch sub-requests must spell it: `/parse`, or empty at the root.
+    public var mountPath: String { url.path == "/" ? "" : url.path }
+
+    /// The URL without user info or query: what reports and errors show.
+    public var description: String { Self.redacted(url) }
+
+    static func redacted(_ url: URL) -> String {
+        var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        components?.user = nil
+        components?.password = nil
+        components?.query = nil
+        return components?.string ?? url.absoluteString
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+    }
+}

@@ -1,0 +1,77 @@
+import ParseModel
+import PorterPipeline
+
+/// The plan's later phases: cyclic pointers patched in, and relation links to classes loaded later.
+extension RESTSink {
+    public func patch(className: String, field: String, values: [(objectId: String, value: ParseValue)]) throws(PorterError) -> [WriteOutcome] {
+        let state = try remoteClass(className)
+        guard let position = state.fieldPositions[field] else { return values.map { _ in .failed("\(className).\(field) is not a field") } }
+        var outcomes = [WriteOutcome](repeating: .unchanged, count: values.count)
+        var operations: [BatchOperation] = [], sent: [(index: Int, identity: String, digest: UInt64)] = []
+        for (index, (identity, value)) in values.enumerated() {
+            guard let entry = state[identity] else {
+                outcomes[index] = .failed("\(className) \(identity) is not on the server (it was refused)")
+                continue
+            }
+            guard let serverValue = serverValue(value) else {
+                outcomes[index] = .failed("\(field) points to an object the server does not have (it was refused)")
+                continue
+            }
+            let digest = FieldDigest.of(serverValue)
+            guard digest != entry.digests[position] else { continue }
+            let wire = serverValue == .null ? JSONValue.object(JSONObject(["__op": .string("Delete")])) : serverValue.wireJSON
+            operations.append(BatchOperation(method: "PUT", path: "/classes/\(className)/\(entry.serverId)", body: JSONObject([JSONMember(field, wire)])))
+            sent.append((index, identity, digest))
+        }
+        let results = try send(operations, phase: "patch \(className).\(field)")
+        for (item, result) in zip(sent, results) {
+            switch result {
+            case .success:
+                state.update(identity: item.identity, digests: [(position, item.digest)])
+                outcomes[item.index] = .updated
+                counted(className, updated: 1)
+            case .failure(let code, let message):
+                outcomes[item.index] = .failed("the server refused \(className).\(field): Parse error \(code): \(message)")
+            }
+        }
+        return outcomes
+    }
+
+    /// Adds (and with `replace`, removes) links, one update per owner with all its targets.
+    public func link(owner className: String, field: String, targetClass: String, _ links: [RelationLinks], replace: Bool) throws(PorterError) -> LinkChanges {
+        let state = try remoteClass(className)
+        var order: [String] = []
+        var wanted: [String: [String]] = [:]
+        for link in links {
+            if wanted[link.ownerId] == nil { order.append(link.ownerId) }
+            wanted[link.ownerId, default: []].append(contentsOf: link.relatedIds)
+        }
+        var owners: [(identity: String, entry: RemoteClass.Entry, targets: [String])] = []
+        for identity in order {
+            guard let entry = state[identity] else { continue }
+            let targets = wanted[identity]!.compactMap { serverPointer(PointerRef(className: targetClass, objectId: $0))?.objectId }
+            owners.append((identity, entry, targets))
+        }
+        let existing = owners.filter { !$0.entry.createdNow }.map(\.entry.serverId)
+        let current = existing.isEmpty ? [:] : try currentLinks(owner: className, field: field, targetClass: targetClass, ownerIds: existing)
+        var changes = LinkChanges()
+        var operations: [BatchOperation] = [], pending: [LinkChanges] = []
+        for owner in owners {
+            let now = current[owner.entry.serverId] ?? []
+            var seen = Set<String>()
+            let add = owner.targets.filter { !now.contains($0) && seen.insert($0).inserted }
+            let remove = replace ? now.subtracting(owner.targets).sorted() : []
+            guard let operation = Self.relationOperation(add: add.map { PointerRef(className: targetClass, objectId: $0) },
+                                                         remove: remove.map { PointerRef(className: targetClass, objectId: $0) }) else { continue }
+            operations.append(BatchOperation(method: "PUT", path: "/classes/\(className)/\(owner.entry.serverId)", body: JSONObject([JSONMember(field, operation)])))
+            pending.append(LinkChanges(added: add.count, removed: remove.count))
+        }
+        let results = try send(operations, phase: "relations \(className).\(field)")
+        for (change, result) in zip(pending, results) {
+            guard case .success = result else { continue }
+            changes.added += change.added
+            changes.removed += change.removed
+        }
+        return changes
+    }
+}

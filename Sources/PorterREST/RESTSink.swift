@@ -1,0 +1,226 @@
+import Foundation
+import ParseModel
+import PorterPipeline
+
+/// Settings of an import into a Parse Server.
+public struct RESTSinkOptions: Sendable {
+    /// Operations per `/batch` request.
+    public var batchSize = 50
+    /// `/batch` requests in flight at once.
+    public var concurrency = 4
+    /// Read what the server has and count the writes an import would send, without sending them.
+    public var dryRun = false
+    public init(batchSize: Int = 50, concurrency: Int = 4, dryRun: Bool = false) {
+        self.batchSize = batchSize
+        self.concurrency = concurrency
+        self.dryRun = dryRun
+    }
+}
+
+/// Loads into a Parse Server over its REST API (PARSE_REST.md).
+///
+/// Before a class is written, the objects already on the server are read (paged by objectId)
+/// and matched by natural key: missing objects are created, changed ones updated, the rest left
+/// alone, so a second run sends no writes and a run cut short is finished by the next. When the
+/// server accepts custom objectIds, objects keep the loader's deterministic ids; otherwise the
+/// server's ids are recorded and pointers are written with them. Objects are created with their
+/// relation links (`AddRelation` in the create body).
+public final class RESTSink: ObjectSink {
+    let client: ParseRESTClient
+    let options: RESTSinkOptions
+    let sender: BatchSender
+    var declared: [String: ClassSchema] = [:]
+    var naturalKeys: [String: [String]] = [:]
+    var serverSchemas: [String: ClassSchema]?
+    var remote: [String: RemoteClass] = [:]
+    /// Whether the server takes the loader's objectIds (`allowCustomObjectId`).
+    public private(set) var acceptsCustomObjectIds = false
+    /// Writes a dry run would have sent, by phase.
+    private var plannedTallies: [RequestTally] = []
+    /// Objects created and updated so far, by class: what an import that fails half-way reports.
+    private var progress: [String: (created: Int, updated: Int)] = [:]
+
+    public init(client: ParseRESTClient, options: RESTSinkOptions = RESTSinkOptions()) {
+        self.client = client
+        self.options = options
+        self.sender = BatchSender(client: client, batchSize: options.batchSize, concurrency: options.concurrency)
+    }
+
+    public var isTransactional: Bool { false }
+
+    public var requestTallies: [RequestTally] {
+        var tallies = client.requestTallies
+        for planned in plannedTallies {
+            if let index = tallies.firstIndex(where: { $0.phase == planned.phase }) {
+                tallies[index].requests += planned.requests
+                tallies[index].operations += planned.operations
+            } else {
+                tallies.append(planned)
+            }
+        }
+        return tallies
+    }
+
+    // MARK: Schemas and preflight
+
+    public func existingSchemas() throws(PorterError) -> [ClassSchema] {
+        if let serverSchemas { return Array(serverSchemas.values) }
+        guard client.address.masterKey != nil else {
+            // /schemas needs the master key: without it the schema is not known until objects are written.
+            serverSchemas = [:]
+            return []
+        }
+        let json: JSONValue
+        do {
+            json = try client.send("GET", "/schemas", phase: "preflight")
+        } catch {
+            throw ParseRESTErrors.preflight(error, address: client.address)
+        }
+        guard case .array(let results)? = json["results"] else {
+            throw PorterError(.target, "\(client.address)/schemas: the answer has no results; is this a Parse Server?")
+        }
+        var schemas: [String: ClassSchema] = [:]
+        for item in results {
+            if let schema = try? ClassSchema(schemaJSON: item) { schemas[schema.className] = schema }
+        }
+        serverSchemas = schemas
+        return Array(schemas.values)
+    }
+
+    public func begin(schemas: [ClassSchema], naturalKeys: [String: [String]]) throws(PorterError) {
+        _ = try existingSchemas()
+        self.declared = Dictionary(uniqueKeysWithValues: schemas.map { ($0.className, $0) })
+        self.naturalKeys = naturalKeys
+        try createMissingSchemas(schemas)
+        acceptsCustomObjectIds = try probeCustomObjectIds()
+        let keyless = schemas.map(\.className).filter { naturalKeys[$0]?.isEmpty ?? true }
+        if !acceptsCustomObjectIds && !keyless.isEmpty {
+            throw PorterError(.target, """
+                \(client.address): \(keyless.joined(separator: ", ")) \(keyless.count == 1 ? "has" : "have") no natural key, so \
+                objects are identified by their objectId, but this server does not accept custom objectIds. Start Parse Server \
+                with allowCustomObjectId: true, or give the class a key in the manifest.
+                """)
+        }
+    }
+
+    /// Creates missing classes and adds missing fields through `/schemas` (master key only).
+    private func createMissingSchemas(_ schemas: [ClassSchema]) throws(PorterError) {
+        guard let existing = serverSchemas else { return }
+        var requests: [(method: String, className: String, fields: [SchemaField])] = []
+        for schema in schemas {
+            let custom = schema.fields.filter { !ParseNames.defaultFields.contains($0.name) }
+            if let current = existing[schema.className] {
+                let missing = custom.filter { current.field(named: $0.name) == nil }
+                if !missing.isEmpty { requests.append(("PUT", schema.className, missing)) }
+            } else if client.address.masterKey != nil {
+                requests.append(("POST", schema.className, custom))
+            }
+        }
+        guard !requests.isEmpty else { return }
+        guard client.address.masterKey != nil else {
+            let missing = requests.flatMap { request in request.fields.map { "\(request.className).\($0.name)" } }
+            throw PorterError(.target, "\(client.address): without the master key ParsePorter cannot add \(missing.joined(separator: ", ")); create them in the dashboard or set PARSE_MASTER_KEY")
+        }
+        for request in requests {
+            let body = JSONValue.object(JSONObject(["className": .string(request.className),
+                                                    "fields": ClassSchema(className: request.className, fields: request.fields).fieldsJSON]))
+            if options.dryRun {
+                plan(phase: "schemas", requests: 1, operations: 1)
+                continue
+            }
+            do {
+                _ = try client.send(request.method, "/schemas/\(request.className)", body: body, phase: "schemas")
+            } catch {
+                // A retried request whose first attempt took effect is refused as already done.
+                if try hasFields(request.fields, className: request.className) { continue }
+                throw PorterError(.target, "\(client.address): cannot \(request.method == "POST" ? "create class" : "add fields to") \(request.className): \(ParseRESTErrors.describe(error))")
+            }
+        }
+    }
+
+    /// Whether the server's class has these fields with these types.
+    private func hasFields(_ fields: [SchemaField], className: String) throws(PorterError) -> Bool {
+        guard let json = try? client.send("GET", "/schemas/\(className)", phase: "schemas"), let schema = try? ClassSchema(schemaJSON: json) else {
+            return false
+        }
+        return fields.allSatisfy { schema.field(named: $0.name)?.type == $0.type }
+    }
+
+    /// Whether the server accepts client objectIds. A create carrying an objectId and an
+    /// impossible value is refused before anything is written: with 105 when custom ids are off
+    /// (the objectId is checked first), with 111 for the value when they are on.
+    private func probeCustomObjectIds() throws(PorterError) -> Bool {
+        let existing = Set(serverSchemas?.keys.map { $0 } ?? [])
+        guard let className = declared.keys.sorted().first(where: { existing.contains($0) || !options.dryRun }) else { return false }
+        let probe = "parsePorterProbe"
+        let body = JSONValue.object(JSONObject(["objectId": .string(probe),
+                                                probe: .object(JSONObject(["__type": .string("ParsePorterProbe")]))]))
+        do {
+            _ = try client.send("POST", "/classes/\(className)", body: body, phase: "preflight")
+            // A server that stored it takes custom ids; take the probe away again.
+            _ = try? client.send("DELETE", "/classes/\(className)/\(probe)", phase: "preflight")
+            return true
+        } catch .refused(_, 105?, _) {
+            return false
+        } catch .refused(_, 111?, _) {
+            return true
+        } catch {
+            throw ParseRESTErrors.preflight(error, address: client.address)
+        }
+    }
+
+    func plan(phase: String, requests: Int, operations: Int) {
+        if let index = plannedTallies.firstIndex(where: { $0.phase == phase }) {
+            plannedTallies[index].requests += requests
+            plannedTallies[index].operations += operations
+        } else {
+            plannedTallies.append(RequestTally(phase: phase, requests: requests, operations: operations))
+        }
+    }
+
+    // MARK: Sending
+
+    /// Sends operations of one phase (in a dry run: counts them), with what failed the server
+    /// for good reported with the objects written so far.
+    func send(_ operations: [BatchOperation], phase: String, recover: BatchSender.Recovery? = nil) throws(PorterError) -> [BatchResult] {
+        guard !operations.isEmpty else { return [] }
+        if options.dryRun {
+            plan(phase: phase, requests: (operations.count + options.batchSize - 1) / options.batchSize, operations: operations.count)
+            return operations.map { operation in
+                let id: String = if case .string(let given)? = operation.body["objectId"] { given } else { "dryRun" }
+                return .success(.object(JSONObject(["objectId": .string(id)])))
+            }
+        }
+        do {
+            return try sender.send(operations, phase: phase, recover: recover)
+        } catch {
+            let written = progress.keys.sorted().map { "\($0): \(progress[$0]!.created) created, \(progress[$0]!.updated) updated" }
+            let summary = written.isEmpty ? "nothing was written" : "written before that: " + written.joined(separator: "; ")
+            throw PorterError(.target, "\(error.message); \(summary). Run the same import again to finish it.")
+        }
+    }
+
+    func counted(_ className: String, created: Int = 0, updated: Int = 0) {
+        progress[className, default: (0, 0)].created += created
+        progress[className, default: (0, 0)].updated += updated
+    }
+
+    public func flush() throws(PorterError) -> [String: LinkChanges] { [:] }
+
+    public func hasObject(className: String, objectId: String) throws(PorterError) -> Bool {
+        do {
+            _ = try client.send("GET", "/classes/\(className)/\(objectId)", query: [("keys", "objectId")], phase: "read \(className)")
+            return true
+        } catch .refused(_, 101?, _) {
+            return false
+        } catch {
+            throw PorterError(.target, "\(client.address): \(ParseRESTErrors.describe(error))")
+        }
+    }
+
+    /// Everything was sent as it went: there is nothing to make durable.
+    public func commit() throws(PorterError) {}
+
+    /// A Parse Server has no transactions across requests: what was written stays (a dry run wrote nothing).
+    public func rollback() {}
+}

@@ -1,0 +1,94 @@
+import Foundation
+import XCTest
+
+/// Imports through REST while the server misbehaves, is killed mid-way, or is reached wrongly.
+final class RESTFaultTests: XCTestCase {
+    /// 15% of requests fail (500, 503, 429, connections dropped before or after the work,
+    /// stalls past the timeout): the import still ends with exactly the right data.
+    func testImportSurvivesServerFaults() throws {
+        let directory = try CommandRunner.temporaryDirectory(self)
+        for (fixture, customIds, seed) in [("library", false, UInt64(42)), ("library", true, 7), ("org", false, 3)] {
+            let direct = directory.appendingPathComponent("\(fixture)-direct.sqlite")
+            if !FileManager.default.fileExists(atPath: direct.path) {
+                XCTAssertEqual(try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent(fixture).path, "--to", direct.path, "-q"]).status, 0)
+            }
+            let keys = try RESTImportTests.naturalKeys(direct)
+            let served = directory.appendingPathComponent("\(fixture)-\(seed).sqlite")
+            let server = try ServedMirror(path: served.path, allowCustomObjectId: customIds,
+                                          faults: .init(share: 0.15, seed: seed, stallSeconds: 2.5))
+            let result = try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent(fixture).path, "--to", server.url,
+                                                "--batch-size", "3", "--timeout", "1.5", "--json"], environment: ServedMirror.environment)
+            XCTAssertEqual(result.status, 0, "\(fixture) seed \(seed): \(result.stdout) \(result.stderr)")
+            XCTAssertGreaterThan(server.injector.faultCount, 2, "the seed must inject faults")
+            let content = try MirrorContent(served, keys: keys), expected = try MirrorContent(direct, keys: keys)
+            XCTAssertEqual(content, expected, "\(fixture) seed \(seed) (\(server.injector.injected)): " + content.differences(from: expected).joined(separator: "\n"))
+        }
+    }
+
+    /// A run killed part-way and started again ends exactly like an uninterrupted run.
+    func testKilledRunFinishesWhenStartedAgain() throws {
+        let directory = try CommandRunner.temporaryDirectory(self)
+        let library = CommandRunner.fixtures.appendingPathComponent("library").path
+        let direct = directory.appendingPathComponent("direct.sqlite")
+        XCTAssertEqual(try CommandRunner.run(["import", library, "--to", direct.path, "-q"]).status, 0)
+        let keys = try RESTImportTests.naturalKeys(direct)
+        let expected = try MirrorContent(direct, keys: keys)
+        for killAfter in [4, 12] {
+            let served = directory.appendingPathComponent("served-\(killAfter).sqlite")
+            let server = try ServedMirror(path: served.path, allowCustomObjectId: false)
+            let process = try CommandRunner.start(["import", library, "--to", server.url, "--batch-size", "2", "--concurrency", "1", "-q"],
+                                                  environment: ServedMirror.environment)
+            let deadline = Date().addingTimeInterval(60)
+            while server.injector.writes < killAfter && process.isRunning && Date() < deadline { usleep(500) }
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let partial = try MirrorContent(served, keys: keys)
+            XCTAssertLessThan(partial.objectCount + partial.linkCount, expected.objectCount + expected.linkCount, "killed after \(killAfter) writes")
+            let again = try CommandRunner.run(["import", library, "--to", server.url, "--json"], environment: ServedMirror.environment)
+            XCTAssertEqual(again.status, 0, again.stderr)
+            let content = try MirrorContent(served, keys: keys)
+            XCTAssertEqual(content, expected, "killed after \(killAfter) writes: " + content.differences(from: expected).joined(separator: "\n"))
+        }
+    }
+
+    /// The master key never shows, whatever happens; plain http to another host is refused with it.
+    func testMasterKeyIsNeverShown() throws {
+        let directory = try CommandRunner.temporaryDirectory(self)
+        let server = try ServedMirror(path: directory.appendingPathComponent("served.sqlite").path, allowCustomObjectId: false)
+        let library = CommandRunner.fixtures.appendingPathComponent("library").path
+        let wrongKey = "wrong-master-key-91c2"
+        var outputs: [CommandRunner.Result] = []
+        outputs.append(try CommandRunner.run(["import", library, "--to", server.url], environment: ServedMirror.environment))
+        outputs.append(try CommandRunner.run(["import", library, "--to", server.url, "--json", "--dry-run"], environment: ServedMirror.environment))
+        outputs.append(try CommandRunner.run(["import", library, "--to", server.url, "--master-key", wrongKey], environment: ServedMirror.environment))
+        XCTAssertEqual(outputs.last?.status, 3)
+        XCTAssertTrue(outputs.last!.stderr.contains("masterKeyIps"), outputs.last!.stderr)
+        outputs.append(try CommandRunner.run(["import", library, "--to", "http://10.20.30.40/parse"], environment: ServedMirror.environment))
+        XCTAssertEqual(outputs.last?.status, 2)
+        XCTAssertTrue(outputs.last!.stderr.contains("--allow-insecure-http"), outputs.last!.stderr)
+        outputs.append(try CommandRunner.run(["validate", library, "--against", server.url], environment: ServedMirror.environment))
+        XCTAssertEqual(outputs[0].status, 0, outputs[0].stderr)
+        for output in outputs {
+            for secret in [ServedMirror.masterKey, wrongKey] {
+                XCTAssertFalse(output.stdout.contains(secret) || output.stderr.contains(secret), "a key was printed: \(output.stdout) \(output.stderr)")
+            }
+        }
+    }
+
+    /// A wrong mount path and a server that is not there end in exit 3 with a message that says so.
+    func testUnreachableOrWrongMountPath() throws {
+        let directory = try CommandRunner.temporaryDirectory(self)
+        let server = try ServedMirror(path: directory.appendingPathComponent("served.sqlite").path, allowCustomObjectId: false)
+        let library = CommandRunner.fixtures.appendingPathComponent("library").path
+        let wrongMount = try CommandRunner.run(["import", library, "--to", server.url.replacingOccurrences(of: "/parse", with: "/api")],
+                                               environment: ServedMirror.environment)
+        XCTAssertEqual(wrongMount.status, 3)
+        XCTAssertTrue(wrongMount.stderr.contains("mount path"), wrongMount.stderr)
+        let closed = try ServedMirror(path: directory.appendingPathComponent("closed.sqlite").path, allowCustomObjectId: false)
+        let closedURL = closed.url
+        closed.server.stop()
+        let unreachable = try CommandRunner.run(["import", library, "--to", closedURL, "--timeout", "1"], environment: ServedMirror.environment)
+        XCTAssertEqual(unreachable.status, 3)
+        XCTAssertTrue(unreachable.stderr.contains("connection refused"), unreachable.stderr)
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import XCTest
+
+/// Imports through the Parse REST API into a served mirror, checked against direct imports of
+/// the same datasets into a mirror file.
+final class RESTImportTests: XCTestCase {
+    /// Every fixture, through REST with server-assigned ids and with the loader's own ids,
+    /// ends equal to the direct import (objects, typed values, pointers, relations; ids aside).
+    func testFixturesThroughRESTEqualDirectImports() throws {
+        let directory = try CommandRunner.temporaryDirectory(self)
+        for fixture in ["library", "todo", "recipes", "contacts", "org", "parse-export"] {
+            let direct = directory.appendingPathComponent("\(fixture)-direct.sqlite")
+            let imported = try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent(fixture).path, "--to", direct.path, "-q"])
+            XCTAssertEqual(imported.status, 0, imported.stderr)
+            let keys = try Self.naturalKeys(direct)
+            let expected = try MirrorContent(direct, keys: keys)
+            for customIds in [false, true] {
+                let served = directory.appendingPathComponent("\(fixture)-rest-\(customIds).sqlite")
+                let server = try ServedMirror(path: served.path, allowCustomObjectId: customIds)
+                let result = try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent(fixture).path, "--to", server.url, "--json"],
+                                                   environment: ServedMirror.environment)
+                if fixture == "parse-export" && !customIds {
+                    // No natural keys: objects are identified by objectId, which this server refuses.
+                    XCTAssertEqual(result.status, 3, result.stdout)
+                    XCTAssertTrue(result.stderr.contains("allowCustomObjectId"), result.stderr)
+                    continue
+                }
+                XCTAssertEqual(result.status, 0, "\(fixture) customIds=\(customIds): \(result.stdout) \(result.stderr)")
+                let content = try MirrorContent(served, keys: keys)
+                XCTAssertEqual(content, expected, "\(fixture) customIds=\(customIds): " + content.differences(from: expected).joined(separator: "\n"))
+                XCTAssertGreaterThan(content.objectCount, 0)
+                if customIds && !keys.values.contains([]) {
+                    // With custom ids the server keeps the loader's deterministic ids: the same as the direct import's.
+                    let ids = try Mirror(served).rows("SELECT objectId FROM \"\(keys.keys.sorted()[0])\" ORDER BY objectId")
+                    XCTAssertEqual(ids, try Mirror(direct).rows("SELECT objectId FROM \"\(keys.keys.sorted()[0])\" ORDER BY objectId"))
+                }
+            }
+        }
+    }
+
+    /// A second run reads and compares, and sends no write at all.
+    func testSecondRunSendsNoWrites() throws {
+        let directory = try CommandRunner.temporaryDirectory(self)
+        let server = try ServedMirror(path: directory.appendingPathComponent("served.sqlite").path, allowCustomObjectId: false)
+        let library = CommandRunner.fixtures.appendingPathComponent("library").path
+        let first = try ImportSummary.parse(try CommandRunner.run(["import", library, "--to", server.url, "--json"], environment: ServedMirror.environment))
+        XCTAssertEqual(first.tally("Book")?.inserted, first.tally("Book")?.read)
+        XCTAssertGreaterThan(first.relation("Book.authors")?.added ?? 0, 0)
+        let writesBefore = server.injector.writes
+        let second = try ImportSummary.parse(try CommandRunner.run(["import", library, "--to", server.url, "--json"], environment: ServedMirror.environment))
+        XCTAssertTrue(second.succeeded)
+        for tally in second.classes {
+            XCTAssertEqual(tally.unchanged, tally.read, tally.className)
+            XCTAssertEqual(tally.inserted + tally.updated, 0, tally.className)
+        }
+        XCTAssertEqual(second.relations.map(\.added).reduce(0, +), 0)
+        // Only reads: GETs, and /batch requests made of GET operations (relation links).
+        let writePhases = second.requests.filter { $0.phase.hasPrefix("write") || $0.phase.hasPrefix("patch") || $0.phase.hasPrefix("relations") || $0.phase == "schemas" }
+        XCTAssertEqual(writePhases.map(\.requests).reduce(0, +), 0, "\(second.requests)")
+        // Every POST of the second run is a /batch of relation reads, or the custom-objectId probe (which the server refuses).
+        let relationReads = second.requests.filter { $0.phase.hasPrefix("read ") && $0.phase.contains(".") }.map(\.requests).reduce(0, +)
+        XCTAssertEqual(server.injector.writes - writesBefore, relationReads + 1)
+    }
+
+    /// A changed row is updated in place; a new row is created; the rest is left alone.
+    func testChangedSourceUpdatesOnlyWhatChanged() throws {
+        let directory = try CommandRunner.temporaryDirectory(self)
+        let dataset = try CommandRunner.copyFixture("library", to: directory)
+        let served = directory.appendingPathComponent("served.sqlite")
+        let server = try ServedMirror(path: served.path, allowCustomObjectId: false)
+        XCTAssertEqual(try CommandRunner.run(["import", dataset.path, "--to", server.url, "-q"], environment: ServedMirror.environment).status, 0)
+        let books = dataset.appendingPathComponent("books.csv")
+        let text = try String(contentsOf: books, encoding: .utf8)
+        XCTAssertTrue(text.contains("Dune,1965,"))
+        try text.replacingOccurrences(of: "Dune,1965,", with: "Dune,1111,").write(to: books, atomically: true, encoding: .utf8)
+        let summary = try ImportSummary.parse(try CommandRunner.run(["import", dataset.path, "--to", server.url, "--json"], environment: ServedMirror.environment))
+        XCTAssertEqual(summary.tally("Book")?.updated, 1)
+        XCTAssertEqual(summary.tally("Book")?.unchanged, (summary.tally("Book")?.read ?? 0) - 1)
+        XCTAssertEqual(try Mirror(served).value("SELECT count(*) FROM Book WHERE publishingYear = 1111"), "1")
+        let direct = directory.appendingPathComponent("direct.sqlite")
+        XCTAssertEqual(try CommandRunner.run(["import", dataset.path, "--to", direct.path, "-q"]).status, 0)
+        let keys = try Self.naturalKeys(direct)
+        XCTAssertEqual(try MirrorContent(served, keys: keys), try MirrorContent(direct, keys: keys))
+    }
+
+    /// `--dry-run` reads, counts the requests a real run would send per phase, and writes nothing.
+    func testDryRunCountsRequestsAndWritesNothing() throws {
+        let directory = try CommandRunner.temporaryDirectory(self)
+        let served = directory.appendingPathComponent("served.sqlite")
+        let server = try ServedMirror(path: served.path, allowCustomObjectId: false)
+        let result = try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent("library").path, "--to", server.url, "--dry-run"],
+                                           environment: ServedMirror.environment)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.contains("write Book"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("dry run: nothing was written"), result.stdout)
+        XCTAssertEqual(server.injector.writes, 0, "a dry run sends no write")
+        XCTAssertEqual(try Mirror(served).value("SELECT count(*) FROM _SCHEMA"), "0")
+    }
+
+    /// An object the server refuses is reported with its file and line and the Parse error;
+    /// the rest of the data is written.
+    func testRefusedObjectsAreReportedAndTheRestWritten() throws {
+        let directory = try CommandRunner.temporaryDirectory(self)
+        let served = directory.appendingPathComponent("served.sqlite")
+        let server = try ServedMirror(path: served.path, allowCustomObjectId: false)
+        // The server's schema requires a description, which some to-dos lack: those get 142.
+        let schema = #"{"className":"TodoListItem","fields":{"description":{"type":"String","required":true}}}"#
+        XCTAssertEqual(try Self.curl(server, "POST", "/schemas/TodoListItem", schema).status, 0)
+        let dataset = CommandRunner.fixtures.appendingPathComponent("todo")
+        let direct = directory.appendingPathComponent("direct.sqlite")
+        XCTAssertEqual(try CommandRunner.run(["import", dataset.path, "--to", direct.path, "-q"]).status, 0)
+        let withoutDescription = Int(try Mirror(direct).value("SELECT count(*) FROM TodoListItem WHERE description IS NULL") ?? "") ?? 0
+        XCTAssertGreaterThan(withoutDescription, 0)
+        let result = try CommandRunner.run(["import", dataset.path, "--to", server.url, "--json"], environment: ServedMirror.environment)
+        XCTAssertEqual(result.status, 1)
+        let summary = try ImportSummary.parse(result)
+        XCTAssertTrue(summary.committed)
+        XCTAssertEqual(summary.tally("TodoListItem")?.rejected, withoutDescription)
+        XCTAssertEqual(summary.tally("TodoListItem")?.inserted, (summary.tally("TodoListItem")?.read ?? 0) - withoutDescription)
+        XCTAssertTrue(summary.errors.contains { $0.hasPrefix("todos.tsv:") && $0.contains("Parse error 142") }, "\(summary.errors)")
+        XCTAssertEqual(try Mirror(served).value("SELECT count(*) FROM TodoListItem"), "\(summary.tally("TodoListItem")!.inserted)")
+        XCTAssertEqual(try Mirror(served).value("SELECT count(*) FROM TodoListItem WHERE description IS NULL"), "0")
+    }
+
+    static func naturalKeys(_ mirror: URL) throws -> [String: [String]] {
+        let db = try Mirror(mirror)
+        var keys: [String: [String]] = [:]
+        for row in try db.rows("SELECT className FROM _SCHEMA") {
+            let className = row[0]!
+            keys[className] = try db.rows("SELECT name FROM pragma_index_info('\(className)_naturalKey') ORDER BY seqno").map { $0[0]! }
+        }
+        return keys
+    }
+
+    /// Sends one request with curl (a client other than ours), with the master key.
+    static func curl(_ server: ServedMirror, _ method: String, _ path: String, _ body: String) throws -> CommandRunner.Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["curl", "-sf", "-X", method, "-H", "X-Parse-Application-Id: \(ServedMirror.applicationId)",
+                             "-H", "X-Parse-Master-Key: \(ServedMirror.masterKey)", "-H", "Content-Type: application/json",
+                             "-d", body, server.url + path]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return CommandRunner.Result(status: process.terminationStatus, stdout: String(decoding: data, as: UTF8.self), stderr: "")
+    }
+}
