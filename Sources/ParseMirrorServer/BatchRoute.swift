@@ -1,24 +1,28 @@
+import Foundation
 import ParseModel
 
 /// `POST /batch`: `{"requests":[{"method","path","body"}],"transaction":bool}`.
 extension ParseMirrorAPI {
     /// Runs the sub-requests one after another in one write transaction, with the outer
-    /// request's credentials, and answers `[{"success":…}|{"error":{"code","error"}}]` in request
-    /// order. Every path must carry the mount path and name a route, else the whole batch is
-    /// 107 before anything runs. Without `transaction` each sub-request is undone alone when it
-    /// fails (a savepoint); with it any failure undoes them all and the answer is 500
-    /// `{"code":1,"message":"Internal server error."}`, as Parse Server answers.
+    /// request's credentials, and answers `[{"success":…}|{"error":{"code","error"}}]` in
+    /// request order. Every path must carry the mount path and name a route other than
+    /// `/batch`, else the whole batch is 107 before anything runs. Without `transaction` a
+    /// failed sub-request is undone alone (a savepoint); with it any failure undoes them all
+    /// and the answer is 500 `{"code":1,"message":"Internal server error."}`, as Parse Server's.
     func batch(_ request: APIRequest, caller: Caller) throws -> APIResponse {
         guard case .array(let items)? = request.body["requests"] else { throw APIError.parse(107, "requests must be an array") }
         let transactional = request.body["transaction"] == .bool(true)
         let requests = try items.map { item throws -> APIRequest in
-            guard case .string(let path)? = item["path"] else { throw APIError.parse(107, "cannot route batch path undefined") }
-            guard let routed = routePath(path) else { throw APIError.parse(107, "cannot route batch path \(path)") }
+            guard case .string(let target)? = item["path"] else { throw APIError.parse(107, "cannot route batch path undefined") }
+            let path = String(target.prefix { $0 != "?" })
+            guard let routed = routePath(path) else { throw APIError.parse(107, "cannot route batch path \(target)") }
             let method = item["method"]?.stringValue ?? ""
-            guard Endpoint(method: method, path: routed) != nil else { throw APIError.parse(107, "cannot route \(method) \(path)") }
+            guard let endpoint = Endpoint(method: method, path: routed) else { throw APIError.parse(107, "cannot route \(method) \(path)") }
+            if case .batch = endpoint { throw APIError.parse(107, "nested batch requests are not allowed: \(path)") }
             var body = JSONObject()
             if case .object(let given)? = item["body"] { body = given }
-            return APIRequest(method: method, path: routed, body: body, credentials: request.credentials, publicURL: request.publicURL)
+            return APIRequest(method: method, path: routed, body: body, query: Self.queryPairs(target.drop { $0 != "?" }.dropFirst()),
+                              credentials: request.credentials, publicURL: request.publicURL)
         }
         return try store.write { connection in
             let data = DataAccess(store: store, batch: connection)
@@ -40,6 +44,15 @@ extension ParseMirrorAPI {
                 }
             }
             return APIResponse(.array(results))
+        }
+    }
+
+    /// `a=1&b=%7B%7D` → `[("a","1"),("b","{}")]`, `+` read as a space.
+    private static func queryPairs(_ query: Substring) -> [(name: String, value: String)] {
+        query.split(separator: "&").map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let decode = { (text: Substring) in text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(text) }
+            return (decode(parts[0]), parts.count > 1 ? decode(parts[1]) : "")
         }
     }
 }

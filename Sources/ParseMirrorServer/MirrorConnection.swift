@@ -11,10 +11,20 @@ final class MirrorConnection {
     let database: SQLiteDatabase
     private let schemaCache: SchemaCache
     private var cachedReader: MirrorReader?
+    /// Prepared row statements by SQL text (SQLite re-prepares them itself after schema changes).
+    private var statements: [String: SQLiteStatement] = [:]
 
     init(database: SQLiteDatabase, schemaCache: SchemaCache) {
         self.database = database
         self.schemaCache = schemaCache
+    }
+
+    /// A prepared statement for `sql`, kept for the next call with the same text.
+    private func statement(_ sql: String) throws -> SQLiteStatement {
+        if let cached = statements[sql] { return cached }
+        let prepared = try database.prepare(sql)
+        statements[sql] = prepared
+        return prepared
     }
 
     /// The query engine on this connection.
@@ -103,8 +113,9 @@ final class MirrorConnection {
     /// One stored object's ACL and the values of `fields`; `nil` when there is no such object.
     func row(_ className: String, objectId: String, fields: [SchemaField]) throws -> StoredRow? {
         let columns = (["ACL"] + fields.map(\.name)).map(quoted).joined(separator: ", ")
-        let select = try database.prepare("SELECT \(columns) FROM \(quoted(className)) WHERE objectId = ?1")
+        let select = try statement("SELECT \(columns) FROM \(quoted(className)) WHERE objectId = ?1")
         select.bind(text: objectId, at: 1)
+        defer { select.reset() }
         guard try select.step() else { return nil }
         var values: [String: ParseValue] = [:]
         for (i, field) in fields.enumerated() { values[field.name] = select.value(at: i + 1, as: field.type) ?? .null }
@@ -117,7 +128,7 @@ final class MirrorConnection {
     func insert(_ className: String, objectId: String, createdAt: ParseDate, acl: ParseACL?, columns: [(name: String, value: ParseValue)]) throws {
         let names = (ParseNames.defaultFields + columns.map(\.name)).map(quoted).joined(separator: ", ")
         let placeholders = (1...(4 + columns.count)).map { "?\($0)" }.joined(separator: ", ")
-        let insert = try database.prepare("INSERT INTO \(quoted(className)) (\(names)) VALUES (\(placeholders))")
+        let insert = try statement("INSERT INTO \(quoted(className)) (\(names)) VALUES (\(placeholders))")
         insert.bind(text: objectId, at: 1)
         insert.bind(text: createdAt.iso, at: 2)
         insert.bind(text: createdAt.iso, at: 3)
@@ -129,7 +140,7 @@ final class MirrorConnection {
     /// Sets `updatedAt` and the given columns of one object.
     func update(_ className: String, objectId: String, updatedAt: ParseDate, columns: [(name: String, value: ParseValue)]) throws {
         let assignments = (["updatedAt"] + columns.map(\.name)).enumerated().map { "\(quoted($1)) = ?\($0 + 2)" }.joined(separator: ", ")
-        let update = try database.prepare("UPDATE \(quoted(className)) SET \(assignments) WHERE objectId = ?1")
+        let update = try statement("UPDATE \(quoted(className)) SET \(assignments) WHERE objectId = ?1")
         update.bind(text: objectId, at: 1)
         update.bind(text: updatedAt.iso, at: 2)
         for (i, column) in columns.enumerated() { update.bind(column.value, at: i + 3) }
@@ -155,13 +166,13 @@ final class MirrorConnection {
     /// Adds and removes the links of one owner in a relation's join table.
     func link(_ className: String, field: String, owner: String, add: [String], remove: [String]) throws {
         let table = quoted(MirrorLayout.joinTable(owner: className, field: field))
-        let insert = try database.prepare("INSERT OR IGNORE INTO \(table) (owningId, relatedId) VALUES (?1, ?2)")
+        let insert = try statement("INSERT OR IGNORE INTO \(table) (owningId, relatedId) VALUES (?1, ?2)")
         for related in add {
             insert.bind(text: owner, at: 1)
             insert.bind(text: related, at: 2)
             try insert.run()
         }
-        let delete = try database.prepare("DELETE FROM \(table) WHERE owningId = ?1 AND relatedId = ?2")
+        let delete = try statement("DELETE FROM \(table) WHERE owningId = ?1 AND relatedId = ?2")
         for related in remove {
             delete.bind(text: owner, at: 1)
             delete.bind(text: related, at: 2)

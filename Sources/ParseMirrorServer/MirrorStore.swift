@@ -23,6 +23,8 @@ final class MirrorStore: @unchecked Sendable {
         self.path = path
         let database = try SQLiteDatabase(path: path, create: true)
         try database.execute("PRAGMA journal_mode = WAL")
+        // In WAL mode NORMAL keeps the mirror consistent after a crash; a power loss may undo the last commits.
+        try database.execute("PRAGMA synchronous = NORMAL")
         try database.execute("BEGIN IMMEDIATE")
         for sql in MirrorLayout.bookkeepingTablesSQL { try database.execute(sql) }
         try database.execute("COMMIT")

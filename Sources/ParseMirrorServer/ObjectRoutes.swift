@@ -54,7 +54,7 @@ extension ParseMirrorAPI {
                                                            include: Self.names(request.parameters["include"]) ?? [], schemas: schemas,
                                                            access: caller.readAccess) else { throw APIError.objectNotFound }
             for key in Self.names(request.parameters["excludeKeys"]) ?? [] { object[key] = nil }
-            return APIResponse(Self.redacted(object, className: className))
+            return APIResponse(Self.redacted(object, className: className, for: caller))
         }
     }
 
@@ -63,16 +63,15 @@ extension ParseMirrorAPI {
     func find(_ request: APIRequest, className: String, caller: Caller, data: DataAccess) throws -> APIResponse {
         try Self.checkClassName(className)
         let query = try ParseQuery(className: className, parameters: request.parameters)
-        let counting = [JSONValue.integer(1), .bool(true), .string("1"), .string("true")].contains(request.parameters["count"])
         return try data.read { connection in
             let schemas = try connection.schemas()
             guard let schema = schemas[className] else {
                 guard Self.mayUseMissingClass(className, caller: caller) else { throw APIError.nonExistentClass(className) }
-                return APIResponse(JSONObject(counting ? ["results": .array([]), "count": .integer(0)] : ["results": .array([])]))
+                return APIResponse(JSONObject(query.count ? ["results": .array([]), "count": .integer(0)] : ["results": .array([])]))
             }
-            try caller.checkPermission(counting ? "count" : "find", on: schema)
+            try caller.checkPermission(query.count ? "count" : "find", on: schema)
             let found = try connection.reader().find(query, schemas: schemas, access: caller.readAccess)
-            var body = JSONObject(["results": .array(found.results.map { .object(Self.redacted($0, className: className)) })])
+            var body = JSONObject(["results": .array(found.results.map { .object(Self.redacted($0, className: className, for: caller)) })])
             if let count = found.count { body["count"] = .integer(Int64(count)) }
             return APIResponse(body)
         }

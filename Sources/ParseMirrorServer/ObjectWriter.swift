@@ -78,7 +78,7 @@ struct WriteBody {
                 if member.key == "constructor" || member.key == "__proto__" {
                     throw APIError.parse(105, "Prohibited keyword in request data: {\"key\":\"\(member.key)\"}.")
                 }
-                if member.key.contains("$") || member.key.contains(".") {
+                if member.key.utf8.contains(where: { $0 == UInt8(ascii: "$") || $0 == UInt8(ascii: ".") }) {
                     throw APIError.parse(121, "Nested keys should not contain the '$' or '.' characters")
                 }
                 try checkNestedKeys(member.value)

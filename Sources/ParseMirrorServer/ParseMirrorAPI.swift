@@ -15,9 +15,9 @@ import PorterHTTP
 ///
 /// Routes, under the mount path: `GET /health`, `GET /serverInfo`, `/schemas[/:className]`,
 /// `/classes/:className[/:objectId]` (and the aliases `/users`, `/roles`, `/sessions`,
-/// `/installations`), `POST /batch`, `/login`, `POST /logout`, `GET /users/me`. A POST whose
-/// body has `_method` is answered as that method. Unknown routes get 404 `{"error":"Cannot GET /path"}`
-/// (Express answers them with an HTML page).
+/// `/installations`), `POST /batch`, `/login`, `POST /logout`, `GET /users/me`, and `OPTIONS`
+/// (CORS preflight) on any path. A POST whose body has `_method` is answered as that method.
+/// Unknown routes get 404 `{"error":"Cannot GET /path"}` (Express answers them with an HTML page).
 public final class ParseMirrorAPI: HTTPHandler {
     public let configuration: ParseServerConfiguration
     let store: MirrorStore
@@ -42,11 +42,11 @@ public final class ParseMirrorAPI: HTTPHandler {
     private func answer(_ http: HTTPRequest) throws -> APIResponse {
         guard let path = routePath(http.path) else { throw APIError.noRoute(http.method, http.path) }
         if path == "/health" && http.method == "GET" { return APIResponse(JSONObject(["status": .string("ok")])) }
+        if http.method == "OPTIONS" { return APIResponse(JSONObject()) }
         let request = try APIRequest(http, path: path, publicURL: publicURL(http))
-        let caller = try store.read { connection in
-            try Caller.authenticate(request.credentials, remoteAddress: http.remoteAddress, configuration: configuration, connection: connection)
-        }
-        return try route(request, caller: caller, data: DataAccess(store: store, batch: nil))
+        let data = DataAccess(store: store, batch: nil)
+        let caller = try Caller.authenticate(request.credentials, remoteAddress: http.remoteAddress, configuration: configuration, data: data)
+        return try route(request, caller: caller, data: data)
     }
 
     /// The path below the mount path (`/classes/Book`), or `nil` when it is not under it.
@@ -68,9 +68,7 @@ public final class ParseMirrorAPI: HTTPHandler {
         switch endpoint {
         case .serverInfo: return try serverInfo(caller)
         case .schemas(let className): return try schemaRoute(request, className: className, caller: caller, data: data)
-        case .batch:
-            guard data.batch == nil else { throw APIError.parse(107, "cannot route batch path \(request.path)") }
-            return try batch(request, caller: caller)
+        case .batch: return try batch(request, caller: caller)
         case .logIn: return try logIn(request, data: data)
         case .logOut: return try logOut(caller, data: data)
         case .currentUser: return try currentUser(caller, data: data)

@@ -67,7 +67,7 @@ struct Caller: Sendable {
     /// a wrong application id or client key, or the master key from an address not allowed,
     /// is 403; an unknown or expired session token is 209. The master key ignores the token.
     static func authenticate(_ credentials: Credentials, remoteAddress: String, configuration: ParseServerConfiguration,
-                             connection: MirrorConnection) throws -> Caller {
+                             data: DataAccess) throws -> Caller {
         guard credentials.applicationId == configuration.applicationId else { throw APIError.unauthorized }
         if credentials.masterKey == configuration.masterKey {
             if let allowed = configuration.masterKeyIPs, !allowed.contains(remoteAddress) { throw APIError.unauthorized }
@@ -75,9 +75,11 @@ struct Caller: Sendable {
         }
         if let clientKey = configuration.restAPIKey, !credentials.clientKeys.contains(clientKey) { throw APIError.unauthorized }
         guard let token = credentials.sessionToken else { return .anonymous }
-        guard let userId = try sessionUser(token: token, connection: connection) else { throw APIError.invalidSessionToken }
-        let roles = try roleNames(userId: userId, connection: connection)
-        return Caller(isMaster: false, userId: userId, sessionToken: token, principals: Set(["*", userId] + roles.map { "role:" + $0 }))
+        return try data.read { connection in
+            guard let userId = try sessionUser(token: token, connection: connection) else { throw APIError.invalidSessionToken }
+            let roles = try roleNames(userId: userId, connection: connection)
+            return Caller(isMaster: false, userId: userId, sessionToken: token, principals: Set(["*", userId] + roles.map { "role:" + $0 }))
+        }
     }
 
     /// The user of an unexpired `_Session` with this token.

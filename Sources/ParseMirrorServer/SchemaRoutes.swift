@@ -137,7 +137,6 @@ extension ParseMirrorAPI {
 
     private static func classLevelPermissions(_ json: JSONValue) throws -> JSONValue {
         guard case .object(let given) = json else { throw APIError.parse(107, "class level permissions must be an object") }
-        var result = JSONObject(permissionOperations.map { JSONMember($0, .object(JSONObject())) } + [JSONMember("protectedFields", .object(JSONObject()))])
         for member in given {
             switch member.key {
             case _ where permissionOperations.contains(member.key):
@@ -150,9 +149,10 @@ extension ParseMirrorAPI {
             default:
                 throw APIError.parse(107, "\(member.key) is not a valid operation for class level permissions")
             }
-            result[member.key] = member.value
         }
-        return .object(result)
+        let listed = (permissionOperations + ["protectedFields"]).map { JSONMember($0, given[$0] ?? .object(JSONObject())) }
+        let userFields = ["readUserFields", "writeUserFields"].compactMap { name in given[name].map { JSONMember(name, $0) } }
+        return .object(JSONObject(listed + userFields))
     }
 
     /// Adds the given indexes (102 when one exists or names a field the class lacks) and removes

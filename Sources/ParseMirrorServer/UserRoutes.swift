@@ -113,10 +113,15 @@ extension ParseMirrorAPI {
         try delete.run()
     }
 
-    /// A `_User` object as clients may see it: without the password or its hash.
-    static func redacted(_ object: JSONObject, className: String) -> JSONObject {
+    /// A `_User` object as the caller may see it: never the password or its hash, and the
+    /// email only for the master key and the user itself (Parse Server's default
+    /// `protectedFields: {_User: {"*": ["email"]}}`).
+    static func redacted(_ object: JSONObject, className: String, for caller: Caller) -> JSONObject {
         guard className == "_User" else { return object }
-        return JSONObject(object.members.filter { !["password", "_hashed_password", "sessionToken"].contains($0.key) })
+        let isSelf = caller.isMaster || (caller.userId != nil && object["objectId"]?.stringValue == caller.userId)
+        var hidden: Set = ["password", "_hashed_password", "sessionToken"]
+        if !isSelf { hidden.insert("email") }
+        return JSONObject(object.members.filter { !hidden.contains($0.key) })
     }
 
     private func hasPasswordColumn(_ connection: MirrorConnection) throws -> Bool {
@@ -142,6 +147,6 @@ extension ParseMirrorAPI {
 
     private func userJSON(_ userId: String, connection: MirrorConnection) throws -> JSONObject? {
         try connection.reader().get(className: "_User", objectId: userId, keys: nil, include: [], schemas: connection.schemas(), access: .master)
-            .map { Self.redacted($0, className: "_User") }
+            .map { Self.redacted($0, className: "_User", for: .master) }
     }
 }

@@ -77,6 +77,12 @@ public final class ParseRESTClient: @unchecked Sendable {
     /// Sends a request once.
     public func attemptOnce(_ method: String, _ path: String, query: [(String, String)] = [], body: JSONValue? = nil,
                             phase: String, operations: Int = 1) -> Result<JSONValue, AttemptFailure> {
+        attemptOnce(method, path, query: query, bodyText: body?.serialized(), phase: phase, operations: operations)
+    }
+
+    /// Sends a request once, with a body already serialized.
+    public func attemptOnce(_ method: String, _ path: String, query: [(String, String)] = [], bodyText: String?,
+                            phase: String, operations: Int = 1) -> Result<JSONValue, AttemptFailure> {
         count(phase: phase, operations: operations)
         var components = URLComponents(url: address.url.appendingPathComponent(String(path.dropFirst())), resolvingAgainstBaseURL: false)!
         if !query.isEmpty { components.queryItems = query.map { URLQueryItem(name: $0.0, value: $0.1) } }
@@ -87,9 +93,9 @@ public final class ParseRESTClient: @unchecked Sendable {
         request.setValue(address.applicationId, forHTTPHeaderField: "X-Parse-Application-Id")
         if let key = address.masterKey { request.setValue(key, forHTTPHeaderField: "X-Parse-Master-Key") }
         if let key = address.restAPIKey { request.setValue(key, forHTTPHeaderField: "X-Parse-REST-API-Key") }
-        if let body {
+        if let bodyText {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.httpBody = Data(body.serialized().utf8)
+            request.httpBody = Data(bodyText.utf8)
         }
         let (data, response, error) = exchange(request)
         guard let http = response as? HTTPURLResponse, error == nil else {

@@ -55,7 +55,7 @@ extension RESTSink {
         let existing = owners.filter { !$0.entry.createdNow }.map(\.entry.serverId)
         let current = existing.isEmpty ? [:] : try currentLinks(owner: className, field: field, targetClass: targetClass, ownerIds: existing)
         var changes = LinkChanges()
-        var operations: [BatchOperation] = [], pending: [LinkChanges] = []
+        var operations: [BatchOperation] = [], pending: [(owner: String, change: LinkChanges)] = []
         for owner in owners {
             let now = current[owner.entry.serverId] ?? []
             var seen = Set<String>()
@@ -64,13 +64,17 @@ extension RESTSink {
             guard let operation = Self.relationOperation(add: add.map { PointerRef(className: targetClass, objectId: $0) },
                                                          remove: remove.map { PointerRef(className: targetClass, objectId: $0) }) else { continue }
             operations.append(BatchOperation(method: "PUT", path: "/classes/\(className)/\(owner.entry.serverId)", body: JSONObject([JSONMember(field, operation)])))
-            pending.append(LinkChanges(added: add.count, removed: remove.count))
+            pending.append((owner.entry.serverId, LinkChanges(added: add.count, removed: remove.count)))
         }
         let results = try send(operations, phase: "relations \(className).\(field)")
-        for (change, result) in zip(pending, results) {
-            guard case .success = result else { continue }
-            changes.added += change.added
-            changes.removed += change.removed
+        for (item, result) in zip(pending, results) {
+            switch result {
+            case .success:
+                changes.added += item.change.added
+                changes.removed += item.change.removed
+            case .failure(let code, let message):
+                changes.refused.append("the server refused the links of \(className) \(item.owner): Parse error \(code): \(message)")
+            }
         }
         return changes
     }

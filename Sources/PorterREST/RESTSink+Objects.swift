@@ -164,8 +164,11 @@ extension RESTSink {
     func serverPointer(_ pointer: PointerRef) -> PointerRef? {
         // A class outside the dataset is referred to by its objectId as it is.
         guard declared[pointer.className] != nil else { return pointer }
-        guard let entry = remote[pointer.className]?[pointer.objectId] else { return nil }
-        return PointerRef(className: pointer.className, objectId: entry.serverId)
+        if let entry = remote[pointer.className]?[pointer.objectId] {
+            return PointerRef(className: pointer.className, objectId: entry.serverId)
+        }
+        // Not sent yet: with custom objectIds it will be created under the loader's id.
+        return acceptsCustomObjectIds ? pointer : nil
     }
 
     /// Fills in the links existing owners have now, for the relation batches that name them.

@@ -49,7 +49,7 @@ extension RESTSink {
         } catch {
             // Reading a class that does not exist yet without the master key (PARSE_REST.md §5).
             if case .refused(_, 119?, _) = error { return [] }
-            throw PorterError(.target, "\(client.address): reading \(path): \(ParseRESTErrors.describe(error))")
+            throw withSummary(PorterError(.target, "\(client.address): reading \(path): \(ParseRESTErrors.describe(error))"))
         }
         guard case .array(let items)? = json["results"] else {
             throw PorterError(.target, "\(client.address)\(path): a query answered without results")
@@ -70,7 +70,7 @@ extension RESTSink {
                 return BatchOperation(method: "GET", path: "/classes/\(targetClass)", body: JSONObject([
                     "where": .object(constraint), "keys": .string("objectId"), "order": .string("objectId"), "limit": .integer(Int64(Self.pageSize))]))
             }
-            let answers = try sender.send(operations, phase: "read \(className).\(field)")
+            let answers = try send(operations, phase: "read \(className).\(field)")
             var next: [(String, String?)] = []
             for ((ownerId, _), answer) in zip(pending, answers) {
                 guard case .success(let json) = answer, case .array(let items)? = json["results"] else {

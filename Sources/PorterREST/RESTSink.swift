@@ -48,6 +48,10 @@ public final class RESTSink: ObjectSink {
 
     public var isTransactional: Bool { false }
 
+    /// With custom objectIds, objects are created with the loader's ids: one request per
+    /// object carries every pointer and relation, with no patch phase.
+    public var takesReferencesAhead: Bool { acceptsCustomObjectIds }
+
     public var requestTallies: [RequestTally] {
         var tallies = client.requestTallies
         for planned in plannedTallies {
@@ -184,7 +188,8 @@ public final class RESTSink: ObjectSink {
     /// for good reported with the objects written so far.
     func send(_ operations: [BatchOperation], phase: String, recover: BatchSender.Recovery? = nil) throws(PorterError) -> [BatchResult] {
         guard !operations.isEmpty else { return [] }
-        if options.dryRun {
+        // A dry run sends its reads (GET operations) and only counts its writes.
+        if options.dryRun && operations.contains(where: { $0.method != "GET" }) {
             plan(phase: phase, requests: (operations.count + options.batchSize - 1) / options.batchSize, operations: operations.count)
             return operations.map { operation in
                 let id: String = if case .string(let given)? = operation.body["objectId"] { given } else { "dryRun" }
@@ -194,10 +199,15 @@ public final class RESTSink: ObjectSink {
         do {
             return try sender.send(operations, phase: phase, recover: recover)
         } catch {
-            let written = progress.keys.sorted().map { "\($0): \(progress[$0]!.created) created, \(progress[$0]!.updated) updated" }
-            let summary = written.isEmpty ? "nothing was written" : "written before that: " + written.joined(separator: "; ")
-            throw PorterError(.target, "\(error.message); \(summary). Run the same import again to finish it.")
+            throw withSummary(error)
         }
+    }
+
+    /// A target error that ends the import, with what was written before it.
+    func withSummary(_ error: PorterError) -> PorterError {
+        let written = progress.keys.sorted().map { "\($0): \(progress[$0]!.created) created, \(progress[$0]!.updated) updated" }
+        let summary = written.isEmpty ? "nothing was written" : "written before that: " + written.joined(separator: "; ")
+        return PorterError(error.kind, "\(error.message); \(summary). Run the same import again to finish it.")
     }
 
     func counted(_ className: String, created: Int = 0, updated: Int = 0) {

@@ -51,6 +51,21 @@ final class RESTFaultTests: XCTestCase {
         }
     }
 
+    /// A server that goes away for good mid-import: exit 3, with what was written before.
+    func testServerGoneForGoodEndsWithExit3AndSummary() throws {
+        let directory = try CommandRunner.temporaryDirectory(self)
+        let served = directory.appendingPathComponent("served.sqlite")
+        let server = try ServedMirror(path: served.path, allowCustomObjectId: false,
+                                      faults: .init(share: 0, seed: 1, stallSeconds: 0, goneAfterWrites: 9))
+        let result = try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent("library").path, "--to", server.url,
+                                            "--batch-size", "5", "--concurrency", "1", "--timeout", "1"], environment: ServedMirror.environment)
+        XCTAssertEqual(result.status, 3, result.stderr)
+        XCTAssertTrue(result.stderr.contains("gave up after 6 attempts"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("written before that: "), result.stderr)
+        let genres = try Mirror(served).value("SELECT count(*) FROM Genre") ?? "0"
+        XCTAssertTrue(result.stderr.contains("Genre: \(genres) created"), "\(genres) genres on the server; \(result.stderr)")
+    }
+
     /// The master key never shows, whatever happens; plain http to another host is refused with it.
     func testMasterKeyIsNeverShown() throws {
         let directory = try CommandRunner.temporaryDirectory(self)

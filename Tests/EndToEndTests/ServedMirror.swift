@@ -42,6 +42,8 @@ final class FaultInjector: HTTPHandler, @unchecked Sendable {
         var seed: UInt64
         /// How long a stalled request waits before its connection is dropped.
         var stallSeconds: Double
+        /// After this many answered writes, every connection is dropped: the server is gone for good.
+        var goneAfterWrites: Int? = nil
         static let none = Settings(share: 0, seed: 1, stallSeconds: 0)
     }
 
@@ -74,6 +76,7 @@ final class FaultInjector: HTTPHandler, @unchecked Sendable {
     }
 
     func respond(to request: HTTPRequest) throws -> HTTPResponse {
+        if let gone = settings.goneAfterWrites, writes >= gone { throw HTTPAbort() }
         let fault = nextFault(for: request)
         switch fault {
         case .status500?: return Self.error(500, #"{"code":1,"message":"Internal server error."}"#)

@@ -68,6 +68,13 @@ final class AuthAndRoutingTests: XCTestCase {
         }
     }
 
+    func testCORSPreflight() throws {
+        let reply = try TestServer().send("OPTIONS", "/classes/Book", auth: .none)
+        XCTAssertEqual(reply.status, 200)
+        XCTAssertEqual(reply.headers["Access-Control-Allow-Origin"], "*")
+        XCTAssertTrue(reply.headers["Access-Control-Allow-Headers"]?.contains("X-Parse-Session-Token") ?? false)
+    }
+
     func testHealthNeedsNoKeys() throws {
         let reply = try TestServer().send("GET", "/health", auth: .none)
         XCTAssertEqual(reply.status, 200)

@@ -27,6 +27,11 @@ final class ImportPass {
     var classTallies: [String: ImportReport.ClassTally] = [:]
     var relationTallies: [String: ImportReport.RelationTally] = [:]
     let indexes: [String: KeyIndex]
+    /// The complete key indexes of the validating pass that ran before this one, if any.
+    var validatedIndexes: [String: KeyIndex]?
+    /// Whether references are resolved against ``validatedIndexes`` as they are read (see
+    /// ``ObjectSink/takesReferencesAhead``); decided once the sink has begun.
+    lazy var resolvesAhead: Bool = validatedIndexes != nil && sink?.takesReferencesAhead == true
     var completeClasses: Set<String> = []
     var deferred: [DeferredReference] = []
     var rejects: RejectFiles?
@@ -93,6 +98,10 @@ final class ImportPass {
         for (relation, change) in changes {
             relationTallies[relation]!.added += change.added
             relationTallies[relation]!.removed += change.removed
+            relationTallies[relation]!.rejected += change.refused.count
+            for reason in change.refused {
+                log.add(Diagnostic(SourceLocation(file: manifest.fileName, line: 0, field: relation), reason), fatal: true)
+            }
         }
     }
 
@@ -301,12 +310,13 @@ final class ImportPass {
         }
         var fields: [FieldValue] = []
         fields.reserveCapacity(draft.values.count)
+        let ahead = resolvesAhead
         for index in draft.values.indices {
             func later(_ references: [ObjectReference]) {
                 deferred.append(DeferredReference(className: className, field: mapper.fields[index], ownerId: draft.objectId,
                                                   ownerKeyHash: draft.keyHash, row: row, references: references))
             }
-            let isCyclic = load.cyclicIndices.contains(index)
+            let isCyclic = load.cyclicIndices.contains(index) && !ahead
             switch draft.values[index] {
             case .value(let v) where isCyclic:
                 if v != .null || load.mapping.mode != .merge { later([]) }
@@ -314,14 +324,14 @@ final class ImportPass {
                 fields.append(FieldValue(load.fieldNames[index], v))
             case .pointer(let reference) where isCyclic:
                 later([reference])
-            case .pointer(let reference) where !isComplete(reference.targetClass) && indexes[reference.targetClass]?.lookup(reference.identity) == .missing:
+            case .pointer(let reference) where !ahead && !isComplete(reference.targetClass) && indexes[reference.targetClass]?.lookup(reference.identity) == .missing:
                 // A class read in the same pass whose object comes further down the file.
                 later([reference])
             case .pointer(let reference):
                 if let objectId = resolve(reference, from: row, mapper: mapper, field: index, problems: &problems) {
                     fields.append(FieldValue(load.fieldNames[index], .pointer(PointerRef(className: reference.targetClass, objectId: objectId))))
                 }
-            case .relation(let refs) where !isComplete(mapper.fields[index].type.targetClass!):
+            case .relation(let refs) where !ahead && !isComplete(mapper.fields[index].type.targetClass!):
                 later(refs)
             case .relation(let refs):
                 var ids: [String] = []
@@ -357,7 +367,7 @@ final class ImportPass {
     func resolve(_ reference: ObjectReference, from row: RowID?, location: @autoclosure () -> SourceLocation,
                          problems: inout [Diagnostic]) -> String? {
         let target = reference.targetClass
-        guard let index = indexes[target] else {
+        guard let index = resolvesAhead ? validatedIndexes?[target] : indexes[target] else {
             return resolveOutsideDataset(reference, location: location(), problems: &problems)
         }
         switch index.lookup(reference.identity) {

@@ -47,14 +47,15 @@ public struct Importer {
     /// The validating pass: its report, the rows to reject, and whether a fault no
     /// `--max-errors` can skip (a schema conflict, an unreadable file) was found.
     private func check(against targetSchemas: [ClassSchema], progress: (@Sendable (ImportProgress) -> Void)?) throws(PorterError)
-        -> (report: ImportReport, rejects: RejectPlan, fatal: Bool) {
+        -> (report: ImportReport, rejects: RejectPlan, fatal: Bool, indexes: [String: KeyIndex]) {
         let started = Date()
         let pass = ImportPass(manifest: manifest, plan: plan, mode: options.maxErrors == nil ? .validating : .collectingRejects,
                               options: options, progress: progress)
         let schemaFaults = SchemaCompatibility.conflicts(of: manifest, with: targetSchemas)
         for fault in schemaFaults { pass.log.add(fault, fatal: true) }
         if schemaFaults.isEmpty { _ = try pass.run() }
-        return (report(pass, committed: false, succeeded: pass.log.count == 0, rejectFiles: [], started: started), pass.rejectPlan, pass.log.hasFatal)
+        return (report(pass, committed: false, succeeded: pass.log.count == 0, rejectFiles: [], started: started), pass.rejectPlan, pass.log.hasFatal,
+                pass.indexes)
     }
 
     /// Imports into `sink`. Nothing is committed unless the dataset is valid, or (with
@@ -63,10 +64,11 @@ public struct Importer {
         let started = Date()
         let targetSchemas = try sink.existingSchemas()
         var rejectPlan: RejectPlan?
+        var validatedIndexes: [String: KeyIndex]?
         var rejectedFaults: [Diagnostic] = []
         // A target that cannot roll back is written only once the whole dataset has validated.
         if options.maxErrors != nil || !sink.isTransactional || !SchemaCompatibility.conflicts(of: manifest, with: targetSchemas).isEmpty {
-            var (checked, rejects, fatal) = try check(against: targetSchemas, progress: progress)
+            var (checked, rejects, fatal, indexes) = try check(against: targetSchemas, progress: progress)
             let allowed = options.maxErrors ?? 0
             if fatal || rejects.reasons.count > allowed {
                 if !fatal {
@@ -77,9 +79,11 @@ public struct Importer {
                 return checked
             }
             rejectPlan = rejects
+            validatedIndexes = indexes
             rejectedFaults = checked.errors
         }
         let pass = ImportPass(manifest: manifest, plan: plan, mode: .writing(sink, rejectPlan), options: options, progress: progress)
+        pass.validatedIndexes = validatedIndexes
         try sink.begin(schemas: manifest.schemas, naturalKeys: Dictionary(uniqueKeysWithValues: manifest.classes.map { ($0.className, $0.key) }))
         let rejectFiles: [String]
         do {

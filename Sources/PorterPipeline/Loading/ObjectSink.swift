@@ -49,13 +49,16 @@ public struct RelationLinks: Sendable {
     }
 }
 
-/// Counts of relation links a write added and removed.
+/// Counts of relation links a write added and removed, and the links a target refused.
 public struct LinkChanges: Sendable, Equatable {
     public var added = 0
     public var removed = 0
-    public init(added: Int = 0, removed: Int = 0) {
+    /// Why the target refused links, one entry per owner whose links it refused.
+    public var refused: [String] = []
+    public init(added: Int = 0, removed: Int = 0, refused: [String] = []) {
         self.added = added
         self.removed = removed
+        self.refused = refused
     }
 }
 
@@ -95,6 +98,10 @@ public protocol ObjectSink: AnyObject {
     /// written only after the whole dataset validated, and an object it refuses is reported
     /// and skipped instead of stopping the import.
     var isTransactional: Bool { get }
+    /// Whether an object may point at, or link to, objects not sent yet: true when the target
+    /// stores the loader's objectIds as they are. Cyclic pointers and relations to classes read
+    /// later then go out with their object, and there is no patch phase.
+    var takesReferencesAhead: Bool { get }
     /// The class schemas the target has now (empty for a new target).
     func existingSchemas() throws(PorterError) -> [ClassSchema]
     /// Creates missing classes and fields and starts the import's unit of work.
@@ -125,6 +132,7 @@ public protocol ObjectSink: AnyObject {
 
 extension ObjectSink {
     public var isTransactional: Bool { true }
+    public var takesReferencesAhead: Bool { false }
     public var requestTallies: [RequestTally] { [] }
 
     public func write(_ objects: [ResolvedObject], className: String, mode: WriteMode, relations: [RelationBatch]) throws(PorterError)

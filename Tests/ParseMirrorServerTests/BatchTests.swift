@@ -1,0 +1,86 @@
+import ParseMirrorServer
+import ParseModel
+import XCTest
+
+/// `POST /batch`: per-request results in order, routing errors, transactions.
+final class BatchTests: XCTestCase {
+    func testMixedSuccessAndErrorInRequestOrder() throws {
+        let server = try TestServer()
+        let existing = server.create("Book", #"{"title":"Emma"}"#)
+        let reply = server.send("POST", "/batch", """
+            {"requests":[
+              {"method":"POST","path":"/parse/classes/Book","body":{"title":"Persuasion"}},
+              {"method":"PUT","path":"/parse/classes/Book/missing","body":{"title":"x"}},
+              {"method":"POST","path":"/parse/classes/Book","body":{"title":12}},
+              {"method":"PUT","path":"/parse/classes/Book/\(existing)","body":{"title":"Emma!"}},
+              {"method":"GET","path":"/parse/classes/Book","body":{"where":{"title":"Persuasion"}}},
+              {"method":"GET","path":"/parse/classes/Book?where=%7B%22title%22%3A%22Persuasion%22%7D&count=1"},
+              {"method":"DELETE","path":"/parse/classes/Book/\(existing)"}
+            ],"transaction":false}
+            """)
+        XCTAssertEqual(reply.status, 200)
+        guard case .array(let items) = reply.json else { return XCTFail(reply.json.serialized()) }
+        XCTAssertEqual(items.count, 7)
+        XCTAssertNotNil(items[0]["success"]?["objectId"])
+        XCTAssertNotNil(items[0]["success"]?["createdAt"])
+        XCTAssertEqual(items[1], .parse(#"{"error":{"code":101,"error":"Object not found."}}"#))
+        XCTAssertEqual(items[2]["error"]?["code"], .integer(111))
+        XCTAssertNotNil(items[3]["success"]?["updatedAt"])
+        XCTAssertEqual(items[4]["success"]?["results"].map { if case .array(let r) = $0 { r.count } else { -1 } }, 1,
+                       "a GET sees the writes before it in the batch")
+        XCTAssertEqual(items[5]["success"]?["count"], .integer(1), "parameters may also come in the path's query string")
+        XCTAssertEqual(items[6], .parse(#"{"success":{}}"#))
+        XCTAssertEqual(try server.rows("SELECT title FROM Book"), [["Persuasion"]])
+    }
+
+    func testPathsMustCarryTheMountPath() throws {
+        let server = try TestServer()
+        let reply = server.send("POST", "/batch", """
+            {"requests":[{"method":"POST","path":"/parse/classes/Book","body":{"title":"a"}},
+                         {"method":"POST","path":"/classes/Book","body":{"title":"b"}}]}
+            """)
+        XCTAssertParseError(reply, status: 400, code: 107, message: "cannot route batch path /classes/Book")
+        XCTAssertFalse(try server.tableExists("Book"), "nothing ran")
+        XCTAssertParseError(server.send("POST", "/batch", #"{"requests":[{"method":"PATCH","path":"/parse/classes/Book"}]}"#),
+                            status: 400, code: 107, message: "cannot route PATCH /parse/classes/Book")
+        XCTAssertParseError(server.send("POST", "/batch", #"{"requests":{}}"#), status: 400, code: 107, message: "requests must be an array")
+        XCTAssertParseError(server.send("POST", "/batch", #"{"requests":[{"method":"POST","path":"/parse/batch","body":{"requests":[]}}]}"#),
+                            status: 400, code: 107)
+    }
+
+    func testTransactionIsAllOrNothing() throws {
+        let server = try TestServer()
+        _ = server.create("Book", #"{"title":"Emma"}"#)
+        let failing = server.send("POST", "/batch", """
+            {"requests":[{"method":"POST","path":"/parse/classes/Book","body":{"title":"a"}},
+                         {"method":"POST","path":"/parse/classes/Book","body":{"title":"b","pages":1}},
+                         {"method":"POST","path":"/parse/classes/Book","body":{"title":3}}],"transaction":true}
+            """)
+        XCTAssertEqual(failing.status, 500)
+        XCTAssertEqual(failing.json, .parse(#"{"code":1,"message":"Internal server error."}"#))
+        XCTAssertEqual(try server.rows("SELECT title FROM Book"), [["Emma"]])
+        XCTAssertFalse(try server.columns(of: "Book").contains("pages"), "schema growth is rolled back too")
+
+        let passing = server.send("POST", "/batch", """
+            {"requests":[{"method":"POST","path":"/parse/classes/Book","body":{"title":"a"}},
+                         {"method":"POST","path":"/parse/classes/Book","body":{"title":"b"}}],"transaction":true}
+            """)
+        XCTAssertEqual(passing.status, 200)
+        XCTAssertEqual(try server.rows("SELECT count(*) FROM Book"), [["3"]])
+    }
+
+    func testSubRequestsUseTheOuterCredentials() throws {
+        let server = try TestServer()
+        let (_, token) = server.signUp("ann")
+        _ = server.create("Book", #"{"title":"Emma"}"#)
+        let reply = server.send("POST", "/batch", """
+            {"requests":[{"method":"POST","path":"/parse/classes/Book","body":{"title":"mine","ACL":{"*":{"read":true}}}},
+                         {"method":"POST","path":"/parse/classes/Secret","body":{}},
+                         {"method":"GET","path":"/parse/schemas"}]}
+            """, auth: .session(token))
+        guard case .array(let items) = reply.json else { return XCTFail(reply.json.serialized()) }
+        XCTAssertNotNil(items[0]["success"])
+        XCTAssertEqual(items[1]["error"]?["code"], .integer(119))
+        XCTAssertEqual(items[2], .parse(#"{"error":{"error":"unauthorized: master key is required"}}"#))
+    }
+}

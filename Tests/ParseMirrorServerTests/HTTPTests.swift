@@ -1,0 +1,162 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import ParseMirrorServer
+import ParseModel
+import PorterHTTP
+import PorterSQLite
+import XCTest
+
+/// The API behind a real ``HTTPServer``, and the `parse-porter serve` command.
+final class HTTPTests: XCTestCase {
+    private static func send(_ method: String, _ url: String, body: String? = nil, master: Bool = true) throws -> (status: Int, json: JSONValue, headers: [AnyHashable: Any]) {
+        var request = URLRequest(url: try XCTUnwrap(URL(string: url)))
+        request.httpMethod = method
+        request.setValue(TestServer.appId, forHTTPHeaderField: "X-Parse-Application-Id")
+        if master { request.setValue(TestServer.masterKey, forHTTPHeaderField: "X-Parse-Master-Key") }
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = body.map { Data($0.utf8) }
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var result: (Data?, URLResponse?, (any Error)?)
+        URLSession.shared.dataTask(with: request) { data, response, error in
+            result = (data, response, error)
+            done.signal()
+        }.resume()
+        done.wait()
+        if let error = result.2 { throw error }
+        let response = try XCTUnwrap(result.1 as? HTTPURLResponse)
+        return (response.statusCode, (try? JSONParser.parse(bytes: Array(result.0 ?? Data()))) ?? .null, response.allHeaderFields)
+    }
+
+    func testConcurrentWritersAllLand() throws {
+        let server = try TestServer()
+        let http = HTTPServer(port: 0, handler: server.api)
+        let port = try http.start()
+        defer { http.stop() }
+        let url = "http://127.0.0.1:\(port)/parse"
+        XCTAssertEqual(try Self.send("POST", "\(url)/classes/Counter", body: #"{"n":0}"#).status, 201)
+        let threads = 8, perThread = 25
+        let failures = NSLock()
+        nonisolated(unsafe) var problems: [String] = []
+        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            for i in 0..<perThread {
+                do {
+                    let reply = try Self.send("POST", "\(url)/classes/Book", body: #"{"thread":\#(thread),"i":\#(i),"field\#(thread)":"x"}"#)
+                    if reply.status != 201 { failures.withLock { problems.append(reply.json.serialized()) } }
+                    let query = try Self.send("GET", "\(url)/classes/Book?limit=1&where=%7B%7D", master: false)
+                    if query.status != 200 { failures.withLock { problems.append(query.json.serialized()) } }
+                } catch {
+                    failures.withLock { problems.append("\(error)") }
+                }
+            }
+        }
+        XCTAssertEqual(problems, [])
+        XCTAssertEqual(try server.rows("SELECT count(*) FROM Book"), [["\(threads * perThread)"]])
+        let fields = try XCTUnwrap(server.send("GET", "/schemas/Book").json["fields"])
+        for thread in 0..<threads { XCTAssertEqual(fields["field\(thread)"], .parse(#"{"type":"String"}"#), "every thread's new field was added once") }
+    }
+
+    func testHeadersOverHTTP() throws {
+        let server = try TestServer()
+        let http = HTTPServer(port: 0, handler: server.api)
+        let port = try http.start()
+        defer { http.stop() }
+        let created = try Self.send("POST", "http://127.0.0.1:\(port)/parse/classes/Book", body: #"{"title":"Emma"}"#)
+        XCTAssertEqual(created.status, 201)
+        XCTAssertEqual(created.headers["Location"] as? String,
+                       "http://127.0.0.1:\(port)/parse/classes/Book/\(created.json["objectId"]?.text ?? "")")
+        XCTAssertEqual(created.headers["Cache-Control"] as? String, "no-store")
+        XCTAssertEqual(created.headers["Content-Type"] as? String, "application/json; charset=utf-8")
+    }
+
+    // MARK: parse-porter serve
+
+    /// The `parse-porter` beside the test bundle (`swift test` builds it).
+    private static let binary: URL? = {
+        var directory = Bundle.main.bundleURL
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent("parse-porter")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory.deleteLastPathComponent()
+        }
+        return nil
+    }()
+
+    private func serve(_ arguments: [String], environment: [String: String] = [:]) throws -> (process: Process, stdout: Pipe, stderr: Pipe) {
+        let process = Process()
+        process.executableURL = try XCTUnwrap(Self.binary, "parse-porter is not built")
+        process.arguments = ["serve"] + arguments
+        var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PARSE_") }
+        env.merge(environment) { $1 }
+        process.environment = env
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        return (process, out, err)
+    }
+
+    private func firstLine(of pipe: Pipe) -> String {
+        var data = Data()
+        while !data.contains(UInt8(ascii: "\n")) {
+            let chunk = pipe.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            data.append(chunk)
+        }
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
+    }
+
+    func testServeCommand() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let mirror = directory.appendingPathComponent("app.sqlite").path
+        let key = "super-secret-master-key"
+        let (process, out, err) = try serve([mirror, "--port", "0", "--app-id", TestServer.appId], environment: ["PARSE_MASTER_KEY": key])
+        let line = firstLine(of: out)
+        let match = try XCTUnwrap(line.wholeMatch(of: /serving (.+) at http:\/\/127\.0\.0\.1:(\d+)\/parse/), line)
+        XCTAssertEqual(String(match.1), mirror)
+        let url = "http://127.0.0.1:\(match.2)/parse"
+        var request = URLRequest(url: try XCTUnwrap(URL(string: "\(url)/classes/Book")))
+        request.httpMethod = "POST"
+        request.setValue(TestServer.appId, forHTTPHeaderField: "X-Parse-Application-Id")
+        request.setValue(key, forHTTPHeaderField: "X-Parse-Master-Key")
+        request.httpBody = Data(#"{"title":"Emma"}"#.utf8)
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var status = 0
+        URLSession.shared.dataTask(with: request) { _, response, _ in
+            status = (response as? HTTPURLResponse)?.statusCode ?? 0
+            done.signal()
+        }.resume()
+        done.wait()
+        XCTAssertEqual(status, 201)
+        process.terminate()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        let log = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertTrue(log.contains("POST /parse/classes/Book 201"), log)
+        XCTAssertFalse(log.contains(key) || line.contains(key))
+        let database = try SQLiteDatabase(path: mirror, create: false)
+        defer { database.close() }
+        XCTAssertEqual(try database.rows("SELECT title FROM Book"), [["Emma"]])
+    }
+
+    func testServeRefusals() throws {
+        let noKey = try serve(["/tmp/unused-\(UUID().uuidString).sqlite", "--app-id", "a"])
+        noKey.process.waitUntilExit()
+        XCTAssertEqual(noKey.process.terminationStatus, 2)
+        let badPath = try serve(["/nonexistent-\(UUID().uuidString)/app.sqlite", "--app-id", "a", "--master-key", "k", "--port", "0"])
+        badPath.process.waitUntilExit()
+        XCTAssertEqual(badPath.process.terminationStatus, 3)
+        let error = String(decoding: badPath.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertFalse(error.contains("\"k\""), error)
+
+        let busy = HTTPServer(port: 0, handler: try TestServer().api)
+        let port = try busy.start()
+        defer { busy.stop() }
+        let taken = try serve(["/tmp/unused-\(UUID().uuidString).sqlite", "--app-id", "a", "--master-key", "k", "--port", "\(port)"])
+        taken.process.waitUntilExit()
+        XCTAssertEqual(taken.process.terminationStatus, 3)
+    }
+}
