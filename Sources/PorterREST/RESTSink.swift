@@ -109,6 +109,7 @@ public final class RESTSink: ObjectSink {
 
     /// Creates missing classes and adds missing fields through `/schemas` (master key only).
     private func createMissingSchemas(_ schemas: [ClassSchema]) throws(PorterError) {
+        guard client.address.masterKey != nil else { return try requireClassesWithoutMasterKey(schemas) }
         guard let existing = serverSchemas else { return }
         var requests: [(method: String, className: String, fields: [SchemaField])] = []
         for schema in schemas {
@@ -116,14 +117,9 @@ public final class RESTSink: ObjectSink {
             if let current = existing[schema.className] {
                 let missing = custom.filter { current.field(named: $0.name) == nil }
                 if !missing.isEmpty { requests.append(("PUT", schema.className, missing)) }
-            } else if client.address.masterKey != nil {
+            } else {
                 requests.append(("POST", schema.className, custom))
             }
-        }
-        guard !requests.isEmpty else { return }
-        guard client.address.masterKey != nil else {
-            let missing = requests.flatMap { request in request.fields.map { "\(request.className).\($0.name)" } }
-            throw PorterError(.target, "\(client.address): without the master key ParsePorter cannot add \(missing.joined(separator: ", ")); create them in the dashboard or set PARSE_MASTER_KEY")
         }
         for request in requests {
             let body = JSONValue.object(JSONObject(["className": .string(request.className),
@@ -139,6 +135,28 @@ public final class RESTSink: ObjectSink {
                 if try hasFields(request.fields, className: request.className) { continue }
                 throw PorterError(.target, "\(client.address): cannot \(request.method == "POST" ? "create class" : "add fields to") \(request.className): \(ParseRESTErrors.describe(error))")
             }
+        }
+    }
+
+    /// Without the master key nothing can be created and `/schemas` cannot be read: each class
+    /// must exist already (a query on a missing class is refused with 119). New fields are added
+    /// by the writes themselves where the class-level permissions allow it.
+    private func requireClassesWithoutMasterKey(_ schemas: [ClassSchema]) throws(PorterError) {
+        var missing: [String] = []
+        for schema in schemas {
+            do {
+                _ = try client.send("GET", "/classes/\(schema.className)", query: [("limit", "0")], phase: "preflight")
+            } catch {
+                guard case .refused(_, 119?, _) = error else { throw ParseRESTErrors.preflight(error, address: client.address) }
+                missing.append(schema.className)
+            }
+        }
+        guard missing.isEmpty else {
+            throw PorterError(.target, """
+                \(client.address): \(missing.joined(separator: ", ")) \(missing.count == 1 ? "does" : "do") not exist on the server, and \
+                without the master key ParsePorter cannot create classes (or check fields and their types). Create them in Parse \
+                Dashboard, or set PARSE_MASTER_KEY.
+                """)
         }
     }
 
