@@ -37,6 +37,11 @@ public struct ParseServerAddress: Sendable, CustomStringConvertible {
     /// The URL without user info or query: what reports and errors show.
     public var description: String { Self.redacted(url) }
 
+    /// `text` without user info or query, when it is a URL.
+    public static func redacted(_ text: String) -> String {
+        URL(string: text).map(redacted) ?? text
+    }
+
     static func redacted(_ url: URL) -> String {
         var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         components?.user = nil

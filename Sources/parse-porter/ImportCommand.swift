@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PorterPipeline
+import PorterREST
 
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -57,9 +58,11 @@ struct ImportCommand: ParsableCommand {
     }
 
     func run() throws {
-        let target = try to ?? source.defaultTarget()
-        let toServer = TargetOptions.isServerURL(target)
-        let sink = try server.sink(target, batchSize: batchSize ?? 50, concurrency: concurrency, dryRun: dryRun)
+        let given = try to ?? source.defaultTarget()
+        let toServer = TargetOptions.isServerURL(given)
+        // What messages show: a URL without user info, which may hold keys.
+        let target = toServer ? ParseServerAddress.redacted(given) : given
+        let sink = try server.sink(given, batchSize: batchSize ?? 50, concurrency: concurrency, dryRun: dryRun)
         let manifest = try ManifestLoader.load(source.dataset, targetClasses: Set(sink.existingSchemas().map(\.className)))
         let rejectsDirectory = rejects ?? (manifest.directory as NSString).appendingPathComponent("rejects")
         // To a server, each sink call carries enough objects to keep every connection busy.
@@ -67,7 +70,9 @@ struct ImportCommand: ParsableCommand {
         let options = ImportOptions(maxErrors: maxErrors, batchSize: objectsPerCall, rejectsDirectory: rejectsDirectory, dryRun: dryRun)
         let interruption = Interruption.catchInterrupts()
         defer { interruption.stop() }
-        let report = try Importer(manifest: manifest, options: options).run(into: sink, progress: ProgressDisplay.callback(quiet: quiet || json))
+        let importer = Importer(manifest: manifest, options: options)
+        if dryRun && toServer && !json { Terminal.output(importer.plan.text + "\n") }
+        let report = try importer.run(into: sink, progress: ProgressDisplay.callback(quiet: quiet || json))
         if json {
             Terminal.output(report.json.serialized())
         } else if report.succeeded {
