@@ -60,4 +60,28 @@ final class BadInputTests: XCTestCase {
             XCTAssertFalse(FileManager.default.fileExists(atPath: copy.appendingPathComponent("rejects").path))
         }
     }
+
+    /// Importing a bad dataset into a Parse Server sends no write at all: the server holds
+    /// exactly what it held before.
+    func testImportIntoAServerSendsNothing() throws {
+        let scratch = try CommandRunner.temporaryDirectory(self)
+        let served = scratch.appendingPathComponent("served.sqlite")
+        let server = try ServedMirror(path: served.path, allowCustomObjectId: false)
+        let seeded = try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent("todo").path, "--to", server.url, "--quiet"],
+                                           environment: ServedMirror.environment)
+        XCTAssertEqual(seeded.status, 0, seeded.stderr)
+        let writes = server.injector.writes
+        let before = try MirrorContent(served, keys: ["TodoListItem": ["title"]])
+        for dataset in try badDatasets() {
+            let expected = try Expectation(dataset.appendingPathComponent("expected-error.txt"))
+            let copy = try CommandRunner.copyFixture("bad/\(dataset.lastPathComponent)", to: scratch)
+            let result = try CommandRunner.run(["import", copy.path, "--to", server.url, "--quiet"], environment: ServedMirror.environment)
+            XCTAssertEqual(result.status, expected.exitCode, "\(dataset.lastPathComponent): \(result.stderr)")
+            for fragment in expected.fragments {
+                XCTAssertTrue(result.stderr.contains(fragment), "\(dataset.lastPathComponent): stderr lacks \"\(fragment)\"")
+            }
+            XCTAssertEqual(server.injector.writes, writes, "\(dataset.lastPathComponent) sent a write")
+        }
+        XCTAssertEqual(try MirrorContent(served, keys: ["TodoListItem": ["title"]]), before)
+    }
 }

@@ -143,6 +143,20 @@ final class RESTImportTests: XCTestCase {
         XCTAssertEqual(try Mirror(served).value("SELECT count(*) FROM Book"), "0")
     }
 
+    /// An invalid dataset sends nothing to a server: every fault is reported once, exit 1.
+    func testInvalidDatasetSendsNothing() throws {
+        let directory = try CommandRunner.temporaryDirectory(self)
+        let served = directory.appendingPathComponent("served.sqlite")
+        let server = try ServedMirror(path: served.path, allowCustomObjectId: false)
+        let result = try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent("bad/dangling-pointer").path, "--to", server.url],
+                                           environment: ServedMirror.environment)
+        XCTAssertEqual(result.status, 1, result.stderr)
+        XCTAssertEqual(result.stderr.components(separatedBy: "no Genre has key \"Fantasyy\"").count - 1, 1, result.stderr)
+        XCTAssertTrue(result.stderr.contains("nothing was written"), result.stderr)
+        XCTAssertEqual(server.injector.writes, 0)
+        XCTAssertEqual(try Mirror(served).value("SELECT count(*) FROM _SCHEMA"), "0")
+    }
+
     /// Without the master key, classes that do not exist are named, and nothing is written.
     func testWithoutMasterKeyMissingClassesAreNamed() throws {
         let directory = try CommandRunner.temporaryDirectory(self)

@@ -70,8 +70,10 @@ public struct Importer {
         if options.maxErrors != nil || !sink.isTransactional || !SchemaCompatibility.conflicts(of: manifest, with: targetSchemas).isEmpty {
             var (checked, rejects, fatal, indexes) = try check(against: targetSchemas, progress: progress)
             let allowed = options.maxErrors ?? 0
-            if fatal || rejects.reasons.count > allowed {
-                if !fatal {
+            // Without --max-errors the validating pass only counts faults: any one of them stops the import.
+            let invalid = options.maxErrors == nil ? !checked.succeeded : rejects.reasons.count > allowed
+            if fatal || invalid {
+                if !fatal && options.maxErrors != nil {
                     checked.errors.append(Diagnostic(SourceLocation(file: manifest.fileName, line: 0),
                                                      "\(rejects.reasons.count) rows rejected, more than --max-errors \(allowed): nothing written"))
                     checked.errorCount += 1
