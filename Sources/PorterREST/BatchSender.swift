@@ -33,27 +33,20 @@ struct BatchSender {
 
     /// Results in operation order. Throws when the server stays unavailable or refuses whole batches.
     func send(_ operations: [BatchOperation], phase: String, recover: Recovery? = nil) throws(PorterError) -> [BatchResult] {
-        guard !operations.isEmpty else { return [] }
-        let chunks = stride(from: 0, to: operations.count, by: batchSize).map { Array($0..<min($0 + batchSize, operations.count)) }
-        let state = SendState(count: operations.count)
-        let queue = OperationQueue()
-        queue.maxConcurrentOperationCount = max(1, concurrency)
-        for chunk in chunks {
-            queue.addOperation {
-                guard !state.failed else { return }
-                do throws(PorterError) {
-                    try self.sendChunk(chunk, of: operations, phase: phase, recover: recover, into: state)
-                } catch {
-                    state.fail(error)
-                }
-            }
-        }
-        queue.waitUntilAllOperationsAreFinished()
-        if let failure = state.failure { throw failure }
-        return state.results.map { $0! }
+        let pipeline = BatchPipeline(sender: self, phase: phase)
+        pipeline.submit(operations, recover: recover)
+        return try pipeline.finish()
     }
 
-    private func sendChunk(_ indices: [Int], of operations: [BatchOperation], phase: String, recover: Recovery?, into state: SendState) throws(PorterError) {
+    /// Sends the operations of `indices` (one batch, split further when the body is too large)
+    /// until each has a result; results go to `state` at `offset + index`.
+    fileprivate func sendChunk(_ indices: [Int], of operations: [BatchOperation], phase: String, recover: Recovery?,
+                               into state: SendState, offset: Int) throws(PorterError) {
+        try sendChunk(indices, of: operations, phase: phase, recover: recover) { index, result in state.set(offset + index, result) }
+    }
+
+    private func sendChunk(_ indices: [Int], of operations: [BatchOperation], phase: String, recover: Recovery?,
+                           record: (Int, BatchResult) -> Void) throws(PorterError) {
         var pending = indices
         var attempt = 1
         while !pending.isEmpty {
@@ -65,8 +58,8 @@ struct BatchSender {
             let body = JSONValue.object(JSONObject(["requests": .array(requests)])).serialized()
             if pending.count > 1 && body.utf8.count > maximumBodyBytes {
                 let half = pending.count / 2
-                try sendChunk(Array(pending[..<half]), of: operations, phase: phase, recover: recover, into: state)
-                try sendChunk(Array(pending[half...]), of: operations, phase: phase, recover: recover, into: state)
+                try sendChunk(Array(pending[..<half]), of: operations, phase: phase, recover: recover, record: record)
+                try sendChunk(Array(pending[half...]), of: operations, phase: phase, recover: recover, record: record)
                 return
             }
             var retryReason = ""
@@ -77,14 +70,14 @@ struct BatchSender {
                 var again: [Int] = []
                 for (index, item) in zip(pending, items) {
                     if let success = item["success"] {
-                        state.set(index, .success(success))
+                        record(index, .success(success))
                     } else if case .integer(let code)? = item["error"]?["code"], RetryPolicy.retryableCodes.contains(Int(code)) {
                         again.append(index)
                         retryReason = "Parse error \(code)"
                     } else {
                         let code: Int = if case .integer(let c)? = item["error"]?["code"] { Int(c) } else { -1 }
                         let message: String = if case .string(let m)? = item["error"]?["error"] { m } else { "no message" }
-                        state.set(index, .failure(code: code, message: message))
+                        record(index, .failure(code: code, message: message))
                     }
                 }
                 pending = again
@@ -105,20 +98,66 @@ struct BatchSender {
             attempt += 1
             if !reachedServer, let recover {
                 let done = try recover(pending)
-                for (index, result) in done { state.set(index, .success(result)) }
+                for (index, result) in done { record(index, .success(result)) }
                 pending.removeAll { done[$0] != nil }
             }
         }
     }
 }
 
+/// Batches sent in the background, `concurrency` requests at a time, while the caller
+/// prepares more; results come back in submission order.
+final class BatchPipeline: @unchecked Sendable {
+    private let sender: BatchSender
+    private let phase: String
+    private let queue = OperationQueue()
+    private let state = SendState()
+
+    init(sender: BatchSender, phase: String) {
+        self.sender = sender
+        self.phase = phase
+        queue.maxConcurrentOperationCount = max(1, sender.concurrency)
+    }
+
+    /// Queues operations, in batches of the sender's size; `recover` gets indices into `operations`.
+    func submit(_ operations: [BatchOperation], recover: BatchSender.Recovery?) {
+        guard !operations.isEmpty else { return }
+        let offset = state.reserve(operations.count)
+        let sender = sender, phase = phase, state = state
+        for start in stride(from: 0, to: operations.count, by: sender.batchSize) {
+            let chunk = Array(start..<min(start + sender.batchSize, operations.count))
+            queue.addOperation {
+                guard !state.failed else { return }
+                do throws(PorterError) {
+                    try sender.sendChunk(chunk, of: operations, phase: phase, recover: recover, into: state, offset: offset)
+                } catch {
+                    state.fail(error)
+                }
+            }
+        }
+    }
+
+    /// Waits for every queued batch: the results in submission order, or the first failure.
+    func finish() throws(PorterError) -> [BatchResult] {
+        queue.waitUntilAllOperationsAreFinished()
+        if let failure = state.failure { throw failure }
+        return state.results.map { $0! }
+    }
+}
+
 /// Results of a send, filled from several threads.
 private final class SendState: @unchecked Sendable {
     private let lock = NSLock()
-    private var storage: [BatchResult?]
+    private var storage: [BatchResult?] = []
     private var firstFailure: PorterError?
 
-    init(count: Int) { storage = Array(repeating: nil, count: count) }
+    /// Room for `count` more results; returns where they start.
+    func reserve(_ count: Int) -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        storage += Array(repeating: nil, count: count)
+        return storage.count - count
+    }
 
     func set(_ index: Int, _ result: BatchResult) {
         lock.lock()

@@ -3,13 +3,13 @@ import ParseModel
 /// A 64-bit digest of a field value, equal for values Parse stores alike: what decides whether an
 /// object on the server needs an update without keeping its values in memory.
 enum FieldDigest {
-    /// 0 for null and for absent fields.
+    /// 0 for null and for absent fields. Digests are compared within one run only, so the
+    /// standard library's per-process seeded hashing is good enough.
     static func of(_ value: ParseValue) -> UInt64 {
         if value == .null { return 0 }
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in normalized(value).wireJSON.serialized(sortedKeys: true).utf8 {
-            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
-        }
+        var hasher = Hasher()
+        normalized(value).hash(into: &hasher)
+        let hash = UInt64(bitPattern: Int64(hasher.finalize()))
         return hash == 0 ? 1 : hash
     }
 

@@ -18,28 +18,34 @@ extension RESTSink {
         }
         var outcomes = [WriteOutcome?](repeating: nil, count: objects.count)
         var plans: [ObjectPlan] = []
-        for (index, object) in objects.enumerated() {
-            switch plan(object, state: state, mode: mode, relations: relations, links: linksByOwner[object.objectId] ?? []) {
-            case .failure(let failure): outcomes[index] = .failed(failure.reason)
-            case .success(var plan):
-                plan.index = index
-                plans.append(plan)
-            }
-        }
-        try readCurrentLinks(for: &plans, className: className, relations: relations)
-        var operations: [BatchOperation] = []
         var sent: [Int] = []
-        var lookups: [Int: JSONObject] = [:]
-        for (position, plan) in plans.enumerated() {
-            guard let operation = operation(for: plan, className: className, relations: relations) else {
-                outcomes[plan.index] = .unchanged
-                continue
+        // One batch at a time is planned and queued, so the server works while the next is planned.
+        let outgoing = OutgoingBatches(sink: self, phase: "write \(className)")
+        for start in stride(from: 0, to: objects.count, by: options.batchSize) {
+            let first = plans.count
+            for index in start..<min(start + options.batchSize, objects.count) {
+                switch plan(objects[index], state: state, mode: mode, relations: relations, links: linksByOwner[objects[index].objectId] ?? []) {
+                case .failure(let failure): outcomes[index] = .failed(failure.reason)
+                case .success(var plan):
+                    plan.index = index
+                    plans.append(plan)
+                }
             }
-            if plan.existing == nil { lookups[operations.count] = plan.lookup }
-            operations.append(operation)
-            sent.append(position)
+            try readCurrentLinks(for: &plans[first...], className: className, relations: relations)
+            var operations: [BatchOperation] = []
+            var lookups: [Int: JSONObject] = [:]
+            for position in first..<plans.count {
+                guard let operation = operation(for: plans[position], className: className, relations: relations) else {
+                    outcomes[plans[position].index] = .unchanged
+                    continue
+                }
+                if plans[position].existing == nil { lookups[operations.count] = plans[position].lookup }
+                operations.append(operation)
+                sent.append(position)
+            }
+            outgoing.submit(operations, recover: recovery(className: className, state: state, lookups: lookups))
         }
-        let results = try send(operations, phase: "write \(className)", recover: recovery(className: className, state: state, lookups: lookups))
+        let results = try outgoing.finish()
         var links: [String: LinkChanges] = [:]
         for (position, result) in zip(sent, results) {
             let plan = plans[position]
@@ -172,7 +178,7 @@ extension RESTSink {
     }
 
     /// Fills in the links existing owners have now, for the relation batches that name them.
-    private func readCurrentLinks(for plans: inout [ObjectPlan], className: String, relations: [RelationBatch]) throws(PorterError) {
+    private func readCurrentLinks(for plans: inout ArraySlice<ObjectPlan>, className: String, relations: [RelationBatch]) throws(PorterError) {
         for (batch, relation) in relations.enumerated() {
             let owners = plans.indices.filter { plans[$0].wantedLinks[batch] != nil && plans[$0].existing.map { !$0.createdNow } == true }
             guard !owners.isEmpty else { continue }

@@ -221,6 +221,34 @@ public final class RESTSink: ObjectSink {
         }
     }
 
+    /// Writes of one phase queued while the next are prepared (in a dry run: collected and counted).
+    final class OutgoingBatches {
+        private let sink: RESTSink
+        private let phase: String
+        private let pipeline: BatchPipeline?
+        private var counted: [BatchOperation] = []
+
+        init(sink: RESTSink, phase: String) {
+            self.sink = sink
+            self.phase = phase
+            pipeline = sink.options.dryRun ? nil : BatchPipeline(sender: sink.sender, phase: phase)
+        }
+
+        func submit(_ operations: [BatchOperation], recover: BatchSender.Recovery?) {
+            if let pipeline { pipeline.submit(operations, recover: recover) } else { counted += operations }
+        }
+
+        /// Every result in submission order; a server gone for good ends the import with a summary.
+        func finish() throws(PorterError) -> [BatchResult] {
+            guard let pipeline else { return try sink.send(counted, phase: phase) }
+            do {
+                return try pipeline.finish()
+            } catch {
+                throw sink.withSummary(error)
+            }
+        }
+    }
+
     /// A target error that ends the import, with what was written before it.
     func withSummary(_ error: PorterError) -> PorterError {
         let written = progress.keys.sorted().map { "\($0): \(progress[$0]!.created) created, \(progress[$0]!.updated) updated" }
