@@ -130,8 +130,9 @@ final class MirrorConnection {
         let placeholders = (1...(4 + columns.count)).map { "?\($0)" }.joined(separator: ", ")
         let insert = try statement("INSERT INTO \(quoted(className)) (\(names)) VALUES (\(placeholders))")
         insert.bind(text: objectId, at: 1)
-        insert.bind(text: createdAt.iso, at: 2)
-        insert.bind(text: createdAt.iso, at: 3)
+        let created = createdAt.iso
+        insert.bind(text: created, at: 2)
+        insert.bind(text: created, at: 3)
         insert.bind(acl.map(ParseValue.acl) ?? .null, at: 4)
         for (i, column) in columns.enumerated() { insert.bind(column.value, at: i + 5) }
         try runReportingDuplicates(insert)

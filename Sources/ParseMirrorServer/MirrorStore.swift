@@ -25,6 +25,9 @@ final class MirrorStore: @unchecked Sendable {
         try database.execute("PRAGMA journal_mode = WAL")
         // In WAL mode NORMAL keeps the mirror consistent after a crash; a power loss may undo the last commits.
         try database.execute("PRAGMA synchronous = NORMAL")
+        // The writer keeps the pages it writes (64 MB, as the importer) and checkpoints every ~40 MB of log.
+        try database.execute("PRAGMA cache_size = -65536")
+        try database.execute("PRAGMA wal_autocheckpoint = 10000")
         try database.execute("BEGIN IMMEDIATE")
         for sql in MirrorLayout.bookkeepingTablesSQL { try database.execute(sql) }
         try database.execute("COMMIT")

@@ -2,35 +2,42 @@ extension JSONValue {
     /// Compact JSON text. With `sortedKeys` object members are written in key order, which
     /// makes the text canonical (used for stored values and change detection).
     public func serialized(sortedKeys: Bool = false) -> String {
-        var out = ""
+        String(decoding: serializedBytes(sortedKeys: sortedKeys), as: UTF8.self)
+    }
+
+    /// The UTF-8 bytes of ``serialized(sortedKeys:)``: what a request body needs, without
+    /// building a String first.
+    public func serializedBytes(sortedKeys: Bool = false) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
         write(to: &out, sortedKeys: sortedKeys)
         return out
     }
 
-    func write(to out: inout String, sortedKeys: Bool) {
+    func write(to out: inout [UInt8], sortedKeys: Bool) {
         switch self {
-        case .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .integer(let i): out += String(i)
-        case .double(let d): out += JSONValue.format(d)
+        case .null: out += "null".utf8
+        case .bool(let b): out += (b ? "true" : "false").utf8
+        case .integer(let i): out += String(i).utf8
+        case .double(let d): out += JSONValue.format(d).utf8
         case .string(let s): JSONValue.writeString(s, to: &out)
         case .array(let items):
-            out += "["
+            out.append(UInt8(ascii: "["))
             for (i, item) in items.enumerated() {
-                if i > 0 { out += "," }
+                if i > 0 { out.append(UInt8(ascii: ",")) }
                 item.write(to: &out, sortedKeys: sortedKeys)
             }
-            out += "]"
+            out.append(UInt8(ascii: "]"))
         case .object(let object):
-            out += "{"
+            out.append(UInt8(ascii: "{"))
             let members = sortedKeys ? object.members.sorted { $0.key < $1.key } : object.members
             for (i, member) in members.enumerated() {
-                if i > 0 { out += "," }
+                if i > 0 { out.append(UInt8(ascii: ",")) }
                 JSONValue.writeString(member.key, to: &out)
-                out += ":"
+                out.append(UInt8(ascii: ":"))
                 member.value.write(to: &out, sortedKeys: sortedKeys)
             }
-            out += "}"
+            out.append(UInt8(ascii: "}"))
         }
     }
 
@@ -40,30 +47,22 @@ extension JSONValue {
         return "\(d)"
     }
 
-    static func writeString(_ s: String, to out: inout String) {
-        out += "\""
-        // Most strings need no escape: append them whole.
-        guard s.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) else {
-            out += s
-            out += "\""
-            return
-        }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(s.utf8.count + 16)
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// A JSON string literal: quotes, backslashes and control characters escaped.
+    static func writeString(_ s: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
         for byte in s.utf8 {
             switch byte {
-            case 0x22: bytes += [0x5C, 0x22]                       // \"
-            case 0x5C: bytes += [0x5C, 0x5C]                       // \\
-            case 0x0A: bytes += [0x5C, UInt8(ascii: "n")]
-            case 0x0D: bytes += [0x5C, UInt8(ascii: "r")]
-            case 0x09: bytes += [0x5C, UInt8(ascii: "t")]
-            case ..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                bytes += [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
-            default: bytes.append(byte)
+            case 0x22: out += [0x5C, 0x22]
+            case 0x5C: out += [0x5C, 0x5C]
+            case 0x0A: out += [0x5C, UInt8(ascii: "n")]
+            case 0x0D: out += [0x5C, UInt8(ascii: "r")]
+            case 0x09: out += [0x5C, UInt8(ascii: "t")]
+            case ..<0x20: out += [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0xF)]]
+            default: out.append(byte)
             }
         }
-        out += String(decoding: bytes, as: UTF8.self)
-        out += "\""
+        out.append(UInt8(ascii: "\""))
     }
 }

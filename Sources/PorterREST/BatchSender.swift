@@ -55,8 +55,8 @@ struct BatchSender {
                 return .object(JSONObject(["method": .string(operation.method), "path": .string(client.address.mountPath + operation.path),
                                            "body": .object(operation.body)]))
             }
-            let body = JSONValue.object(JSONObject(["requests": .array(requests)])).serialized()
-            if pending.count > 1 && body.utf8.count > maximumBodyBytes {
+            let body = JSONValue.object(JSONObject(["requests": .array(requests)])).serializedBytes()
+            if pending.count > 1 && body.count > maximumBodyBytes {
                 let half = pending.count / 2
                 try sendChunk(Array(pending[..<half]), of: operations, phase: phase, recover: recover, record: record)
                 try sendChunk(Array(pending[half...]), of: operations, phase: phase, recover: recover, record: record)
@@ -65,7 +65,7 @@ struct BatchSender {
             var retryReason = ""
             var retryAfter: Double?
             var reachedServer = false
-            switch client.attemptOnce("POST", "/batch", bodyText: body, phase: phase, operations: pending.count) {
+            switch client.attemptOnce("POST", "/batch", bodyBytes: body, phase: phase, operations: pending.count) {
             case .success(.array(let items)) where items.count == pending.count:
                 var again: [Int] = []
                 for (index, item) in zip(pending, items) {

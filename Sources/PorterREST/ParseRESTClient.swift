@@ -77,11 +77,11 @@ public final class ParseRESTClient: @unchecked Sendable {
     /// Sends a request once.
     public func attemptOnce(_ method: String, _ path: String, query: [(String, String)] = [], body: JSONValue? = nil,
                             phase: String, operations: Int = 1) -> Result<JSONValue, AttemptFailure> {
-        attemptOnce(method, path, query: query, bodyText: body?.serialized(), phase: phase, operations: operations)
+        attemptOnce(method, path, query: query, bodyBytes: body?.serializedBytes(), phase: phase, operations: operations)
     }
 
     /// Sends a request once, with a body already serialized.
-    public func attemptOnce(_ method: String, _ path: String, query: [(String, String)] = [], bodyText: String?,
+    public func attemptOnce(_ method: String, _ path: String, query: [(String, String)] = [], bodyBytes: [UInt8]?,
                             phase: String, operations: Int = 1) -> Result<JSONValue, AttemptFailure> {
         count(phase: phase, operations: operations)
         var components = URLComponents(url: address.url.appendingPathComponent(String(path.dropFirst())), resolvingAgainstBaseURL: false)!
@@ -93,9 +93,9 @@ public final class ParseRESTClient: @unchecked Sendable {
         request.setValue(address.applicationId, forHTTPHeaderField: "X-Parse-Application-Id")
         if let key = address.masterKey { request.setValue(key, forHTTPHeaderField: "X-Parse-Master-Key") }
         if let key = address.restAPIKey { request.setValue(key, forHTTPHeaderField: "X-Parse-REST-API-Key") }
-        if let bodyText {
+        if let bodyBytes {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.httpBody = Data(bodyText.utf8)
+            request.httpBody = Data(bodyBytes)
         }
         let (data, response, error) = exchange(request)
         guard let http = response as? HTTPURLResponse, error == nil else {
