@@ -12,6 +12,9 @@ public struct ParseServerAddress: Sendable, CustomStringConvertible {
     /// Checks the URL and the keys. A master key is refused over plain `http://` to anything but
     /// this machine, unless `allowInsecureHTTP`: it would cross the network readable by anyone.
     public init(url text: String, applicationId: String?, masterKey: String?, restAPIKey: String?, allowInsecureHTTP: Bool = false) throws(PorterError) {
+        // An empty key is no key.
+        let masterKey = masterKey?.isEmpty == false ? masterKey : nil
+        let restAPIKey = restAPIKey?.isEmpty == false ? restAPIKey : nil
         guard let url = URL(string: text.hasSuffix("/") ? String(text.dropLast()) : text), let scheme = url.scheme?.lowercased(),
               scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty else {
             throw PorterError(.usage, "\(text): not a Parse Server URL (expected http(s)://host[:port]/mount, e.g. https://parseapi.back4app.com or http://127.0.0.1:1337/parse)")
@@ -27,8 +30,8 @@ public struct ParseServerAddress: Sendable, CustomStringConvertible {
         }
         self.url = url
         self.applicationId = applicationId
-        self.masterKey = masterKey.flatMap { $0.isEmpty ? nil : $0 }
-        self.restAPIKey = restAPIKey.flatMap { $0.isEmpty ? nil : $0 }
+        self.masterKey = masterKey
+        self.restAPIKey = restAPIKey
     }
 
     /// The mount path as batch sub-requests must spell it: `/parse`, or empty at the root.

@@ -15,16 +15,31 @@ struct DatasetArgument: ParsableArguments {
     }
 }
 
-/// How to reach a target: a SQLite mirror path, or a Parse Server URL with its keys.
-struct TargetOptions: ParsableArguments {
+/// A Parse app's id and keys, from the options or else from the variables Parse Server and its
+/// dashboard use. Empty values count as not given.
+struct ParseKeyOptions: ParsableArguments {
     @Option(name: .customLong("app-id"), help: "Parse application id (default: $PARSE_APPLICATION_ID).")
-    var applicationId: String?
+    var givenApplicationId: String?
 
     @Option(name: .customLong("master-key"), help: "Parse master key (default: $PARSE_MASTER_KEY; prefer the variable: options show in ps).")
-    var masterKey: String?
+    var givenMasterKey: String?
 
     @Option(name: .customLong("rest-key"), help: "Parse REST API key (default: $PARSE_REST_API_KEY).")
-    var restAPIKey: String?
+    var givenRESTAPIKey: String?
+
+    var applicationId: String? { Self.value(givenApplicationId, "PARSE_APPLICATION_ID") }
+    var masterKey: String? { Self.value(givenMasterKey, "PARSE_MASTER_KEY") }
+    var restAPIKey: String? { Self.value(givenRESTAPIKey, "PARSE_REST_API_KEY") }
+
+    private static func value(_ given: String?, _ variable: String) -> String? {
+        let value = given ?? ProcessInfo.processInfo.environment[variable]
+        return value?.isEmpty == false ? value : nil
+    }
+}
+
+/// How to reach a target: a SQLite mirror path, or a Parse Server URL with its keys.
+struct TargetOptions: ParsableArguments {
+    @OptionGroup var keys: ParseKeyOptions
 
     @Option(name: .long, help: "Seconds a request to a Parse Server may take.")
     var timeout: Double = 30
@@ -39,10 +54,8 @@ struct TargetOptions: ParsableArguments {
     /// The sink `target` names. `batchSize` and `concurrency` shape `/batch` requests to a server.
     func sink(_ target: String, batchSize: Int = 50, concurrency: Int = 4, dryRun: Bool = false) throws(PorterError) -> ObjectSink {
         guard Self.isServerURL(target) else { return SQLiteMirror(path: target) }
-        let environment = ProcessInfo.processInfo.environment
-        let address = try ParseServerAddress(url: target, applicationId: applicationId ?? environment["PARSE_APPLICATION_ID"],
-                                             masterKey: masterKey ?? environment["PARSE_MASTER_KEY"],
-                                             restAPIKey: restAPIKey ?? environment["PARSE_REST_API_KEY"], allowInsecureHTTP: allowInsecureHTTP)
+        let address = try ParseServerAddress(url: target, applicationId: keys.applicationId, masterKey: keys.masterKey,
+                                             restAPIKey: keys.restAPIKey, allowInsecureHTTP: allowInsecureHTTP)
         let client = ParseRESTClient(address: address, timeout: timeout, maximumConnections: concurrency)
         return RESTSink(client: client, options: RESTSinkOptions(batchSize: batchSize, concurrency: concurrency, dryRun: dryRun))
     }

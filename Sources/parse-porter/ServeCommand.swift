@@ -34,14 +34,8 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "The mount path; \"/\" serves at the root, as Back4App does.")
     var mount = "/parse"
 
-    @Option(name: .customLong("app-id"), help: "The application id (default: $PARSE_APPLICATION_ID).")
-    var appId: String?
-
-    @Option(name: .customLong("master-key"), help: "The master key (default: $PARSE_MASTER_KEY); required.")
-    var masterKey: String?
-
-    @Option(name: .customLong("rest-key"), help: "A REST API key clients must send (default: $PARSE_REST_API_KEY; none: not checked).")
-    var restKey: String?
+    /// The app id and master key are required; a REST key, when given, is one clients must send.
+    @OptionGroup var keys: ParseKeyOptions
 
     @Flag(help: "Accept objectIds in create bodies (Parse Server's allowCustomObjectId).")
     var allowCustomObjectId = false
@@ -50,16 +44,15 @@ struct ServeCommand: ParsableCommand {
     var quiet = false
 
     func run() throws {
-        let environment = ProcessInfo.processInfo.environment
-        guard let applicationId = appId ?? environment["PARSE_APPLICATION_ID"], !applicationId.isEmpty else {
+        guard let applicationId = keys.applicationId else {
             throw PorterError(.usage, "serve needs an application id: --app-id or PARSE_APPLICATION_ID")
         }
-        guard let masterKey = masterKey ?? environment["PARSE_MASTER_KEY"], !masterKey.isEmpty else {
+        guard let masterKey = keys.masterKey else {
             throw PorterError(.usage, "serve needs a master key: --master-key or PARSE_MASTER_KEY")
         }
         guard (0...65535).contains(port) else { throw PorterError(.usage, "--port must be 0...65535") }
         let configuration = ParseServerConfiguration(
-            applicationId: applicationId, masterKey: masterKey, restAPIKey: restKey ?? environment["PARSE_REST_API_KEY"].flatMap { $0.isEmpty ? nil : $0 },
+            applicationId: applicationId, masterKey: masterKey, restAPIKey: keys.restAPIKey,
             mountPath: mount, allowCustomObjectId: allowCustomObjectId)
         let api = try ParseMirrorAPI(mirrorPath: mirror, configuration: configuration)
         let server = HTTPServer(host: host, port: port, handler: quiet ? api : RequestLog(api))
