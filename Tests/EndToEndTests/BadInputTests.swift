@@ -65,17 +65,16 @@ final class BadInputTests: XCTestCase {
     /// exactly what it held before.
     func testImportIntoAServerSendsNothing() throws {
         let scratch = try CommandRunner.temporaryDirectory(self)
-        let served = scratch.appendingPathComponent("served.sqlite")
-        let server = try ServedMirror(path: served.path, allowCustomObjectId: false)
-        let seeded = try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent("todo").path, "--to", server.url, "--quiet"],
-                                           environment: ServedMirror.environment)
+        let server = try ServedMirror(in: self)
+        let served = server.file
+        let seeded = try server.runImport(CommandRunner.fixtures.appendingPathComponent("todo").path, ["--quiet"])
         XCTAssertEqual(seeded.status, 0, seeded.stderr)
         let writes = server.injector.writes
         let before = try MirrorContent(served, keys: ["TodoListItem": ["title"]])
         for dataset in try badDatasets() {
             let expected = try Expectation(dataset.appendingPathComponent("expected-error.txt"))
             let copy = try CommandRunner.copyFixture("bad/\(dataset.lastPathComponent)", to: scratch)
-            let result = try CommandRunner.run(["import", copy.path, "--to", server.url, "--quiet"], environment: ServedMirror.environment)
+            let result = try server.runImport(copy.path, ["--quiet"])
             XCTAssertEqual(result.status, expected.exitCode, "\(dataset.lastPathComponent): \(result.stderr)")
             for fragment in expected.fragments {
                 XCTAssertTrue(result.stderr.contains(fragment), "\(dataset.lastPathComponent): stderr lacks \"\(fragment)\"")

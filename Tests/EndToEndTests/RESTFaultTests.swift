@@ -44,7 +44,7 @@ final class RESTFaultTests: XCTestCase {
             process.waitUntilExit()
             let partial = try MirrorContent(served, keys: keys)
             XCTAssertLessThan(partial.objectCount + partial.linkCount, expected.objectCount + expected.linkCount, "killed after \(killAfter) writes")
-            let again = try CommandRunner.run(["import", library, "--to", server.url, "--json"], environment: ServedMirror.environment)
+            let again = try server.runImport(library, ["--json"])
             XCTAssertEqual(again.status, 0, again.stderr)
             let content = try MirrorContent(served, keys: keys)
             XCTAssertEqual(content, expected, "killed after \(killAfter) writes: " + content.differences(from: expected).joined(separator: "\n"))
@@ -53,10 +53,8 @@ final class RESTFaultTests: XCTestCase {
 
     /// A server that goes away for good mid-import: exit 3, with what was written before.
     func testServerGoneForGoodEndsWithExit3AndSummary() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
-        let served = directory.appendingPathComponent("served.sqlite")
-        let server = try ServedMirror(path: served.path, allowCustomObjectId: false,
-                                      faults: .init(share: 0, seed: 1, stallSeconds: 0, goneAfterWrites: 9))
+        let server = try ServedMirror(in: self, faults: .init(share: 0, seed: 1, stallSeconds: 0, goneAfterWrites: 9))
+        let served = server.file
         let result = try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent("library").path, "--to", server.url,
                                             "--batch-size", "5", "--concurrency", "1", "--timeout", "1"], environment: ServedMirror.environment)
         XCTAssertEqual(result.status, 3, result.stderr)
@@ -68,14 +66,13 @@ final class RESTFaultTests: XCTestCase {
 
     /// The master key never shows, whatever happens; plain http to another host is refused with it.
     func testMasterKeyIsNeverShown() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
-        let server = try ServedMirror(path: directory.appendingPathComponent("served.sqlite").path, allowCustomObjectId: false)
+        let server = try ServedMirror(in: self)
         let library = CommandRunner.fixtures.appendingPathComponent("library").path
         let wrongKey = "wrong-master-key-91c2"
         var outputs: [CommandRunner.Result] = []
-        outputs.append(try CommandRunner.run(["import", library, "--to", server.url], environment: ServedMirror.environment))
-        outputs.append(try CommandRunner.run(["import", library, "--to", server.url, "--json", "--dry-run"], environment: ServedMirror.environment))
-        outputs.append(try CommandRunner.run(["import", library, "--to", server.url, "--master-key", wrongKey], environment: ServedMirror.environment))
+        outputs.append(try server.runImport(library))
+        outputs.append(try server.runImport(library, ["--json", "--dry-run"]))
+        outputs.append(try server.runImport(library, ["--master-key", wrongKey]))
         XCTAssertEqual(outputs.last?.status, 3)
         XCTAssertTrue(outputs.last!.stderr.contains("masterKeyIps"), outputs.last!.stderr)
         outputs.append(try CommandRunner.run(["import", library, "--to", "http://10.20.30.40/parse"], environment: ServedMirror.environment))
@@ -93,7 +90,7 @@ final class RESTFaultTests: XCTestCase {
     /// A wrong mount path and a server that is not there end in exit 3 with a message that says so.
     func testUnreachableOrWrongMountPath() throws {
         let directory = try CommandRunner.temporaryDirectory(self)
-        let server = try ServedMirror(path: directory.appendingPathComponent("served.sqlite").path, allowCustomObjectId: false)
+        let server = try ServedMirror(in: self)
         let library = CommandRunner.fixtures.appendingPathComponent("library").path
         let wrongMount = try CommandRunner.run(["import", library, "--to", server.url.replacingOccurrences(of: "/parse", with: "/api")],
                                                environment: ServedMirror.environment)

@@ -17,8 +17,7 @@ final class RESTImportTests: XCTestCase {
             for customIds in [false, true] {
                 let served = directory.appendingPathComponent("\(fixture)-rest-\(customIds).sqlite")
                 let server = try ServedMirror(path: served.path, allowCustomObjectId: customIds)
-                let result = try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent(fixture).path, "--to", server.url, "--json"],
-                                                   environment: ServedMirror.environment)
+                let result = try server.runImport(CommandRunner.fixtures.appendingPathComponent(fixture).path, ["--json"])
                 if fixture == "parse-export" && !customIds {
                     // No natural keys: objects are identified by objectId, which this server refuses.
                     XCTAssertEqual(result.status, 3, result.stdout)
@@ -45,14 +44,13 @@ final class RESTImportTests: XCTestCase {
 
     /// A second run reads and compares, and sends no write at all.
     func testSecondRunSendsNoWrites() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
-        let server = try ServedMirror(path: directory.appendingPathComponent("served.sqlite").path, allowCustomObjectId: false)
+        let server = try ServedMirror(in: self)
         let library = CommandRunner.fixtures.appendingPathComponent("library").path
-        let first = try ImportSummary.parse(try CommandRunner.run(["import", library, "--to", server.url, "--json"], environment: ServedMirror.environment))
+        let first = try ImportSummary.parse(try server.runImport(library, ["--json"]))
         XCTAssertEqual(first.tally("Book")?.inserted, first.tally("Book")?.read)
         XCTAssertGreaterThan(first.relation("Book.authors")?.added ?? 0, 0)
         let writesBefore = server.injector.writes
-        let second = try ImportSummary.parse(try CommandRunner.run(["import", library, "--to", server.url, "--json"], environment: ServedMirror.environment))
+        let second = try ImportSummary.parse(try server.runImport(library, ["--json"]))
         XCTAssertTrue(second.succeeded)
         for tally in second.classes {
             XCTAssertEqual(tally.unchanged, tally.read, tally.className)
@@ -73,12 +71,12 @@ final class RESTImportTests: XCTestCase {
         let dataset = try CommandRunner.copyFixture("library", to: directory)
         let served = directory.appendingPathComponent("served.sqlite")
         let server = try ServedMirror(path: served.path, allowCustomObjectId: false)
-        XCTAssertEqual(try CommandRunner.run(["import", dataset.path, "--to", server.url, "-q"], environment: ServedMirror.environment).status, 0)
+        XCTAssertEqual(try server.runImport(dataset.path, ["-q"]).status, 0)
         let books = dataset.appendingPathComponent("books.csv")
         let text = try String(contentsOf: books, encoding: .utf8)
         XCTAssertTrue(text.contains("Dune,1965,"))
         try text.replacingOccurrences(of: "Dune,1965,", with: "Dune,1111,").write(to: books, atomically: true, encoding: .utf8)
-        let summary = try ImportSummary.parse(try CommandRunner.run(["import", dataset.path, "--to", server.url, "--json"], environment: ServedMirror.environment))
+        let summary = try ImportSummary.parse(try server.runImport(dataset.path, ["--json"]))
         XCTAssertEqual(summary.tally("Book")?.updated, 1)
         XCTAssertEqual(summary.tally("Book")?.unchanged, (summary.tally("Book")?.read ?? 0) - 1)
         XCTAssertEqual(try Mirror(served).value("SELECT count(*) FROM Book WHERE publishingYear = 1111"), "1")
@@ -90,11 +88,9 @@ final class RESTImportTests: XCTestCase {
 
     /// `--dry-run` reads, counts the requests a real run would send per phase, and writes nothing.
     func testDryRunCountsRequestsAndWritesNothing() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
-        let served = directory.appendingPathComponent("served.sqlite")
-        let server = try ServedMirror(path: served.path, allowCustomObjectId: false)
-        let result = try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent("library").path, "--to", server.url, "--dry-run"],
-                                           environment: ServedMirror.environment)
+        let server = try ServedMirror(in: self)
+        let served = server.file
+        let result = try server.runImport(CommandRunner.fixtures.appendingPathComponent("library").path, ["--dry-run"])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertTrue(result.stdout.contains("write Book"), result.stdout)
         XCTAssertTrue(result.stdout.contains("dry run: nothing was written"), result.stdout)
@@ -106,8 +102,8 @@ final class RESTImportTests: XCTestCase {
     /// the rest of the data is written.
     func testRefusedObjectsAreReportedAndTheRestWritten() throws {
         let directory = try CommandRunner.temporaryDirectory(self)
-        let served = directory.appendingPathComponent("served.sqlite")
-        let server = try ServedMirror(path: served.path, allowCustomObjectId: false)
+        let server = try ServedMirror(in: self)
+        let served = server.file
         // The server's schema requires a description, which some to-dos lack: those get 142.
         let schema = #"{"className":"TodoListItem","fields":{"description":{"type":"String","required":true}}}"#
         XCTAssertEqual(try Self.curl(server, "POST", "/schemas/TodoListItem", schema).status, 0)
@@ -116,7 +112,7 @@ final class RESTImportTests: XCTestCase {
         XCTAssertEqual(try CommandRunner.run(["import", dataset.path, "--to", direct.path, "-q"]).status, 0)
         let withoutDescription = Int(try Mirror(direct).value("SELECT count(*) FROM TodoListItem WHERE description IS NULL") ?? "") ?? 0
         XCTAssertGreaterThan(withoutDescription, 0)
-        let result = try CommandRunner.run(["import", dataset.path, "--to", server.url, "--json"], environment: ServedMirror.environment)
+        let result = try server.runImport(dataset.path, ["--json"])
         XCTAssertEqual(result.status, 1)
         let summary = try ImportSummary.parse(result)
         XCTAssertTrue(summary.committed)
@@ -129,13 +125,11 @@ final class RESTImportTests: XCTestCase {
 
     /// A field whose type differs on the server is a validation error: exit 1, nothing written.
     func testSchemaConflictWithTheServerWritesNothing() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
-        let served = directory.appendingPathComponent("served.sqlite")
-        let server = try ServedMirror(path: served.path, allowCustomObjectId: false)
+        let server = try ServedMirror(in: self)
+        let served = server.file
         XCTAssertEqual(try Self.curl(server, "POST", "/schemas/Book", #"{"className":"Book","fields":{"publishingYear":{"type":"String"}}}"#).status, 0)
         let writesBefore = server.injector.writes
-        let result = try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent("library").path, "--to", server.url],
-                                           environment: ServedMirror.environment)
+        let result = try server.runImport(CommandRunner.fixtures.appendingPathComponent("library").path)
         XCTAssertEqual(result.status, 1, result.stderr)
         XCTAssertTrue(result.stderr.contains("Book.publishingYear"), result.stderr)
         XCTAssertEqual(server.injector.writes, writesBefore, "nothing sent")
@@ -145,11 +139,9 @@ final class RESTImportTests: XCTestCase {
 
     /// An invalid dataset sends nothing to a server: every fault is reported once, exit 1.
     func testInvalidDatasetSendsNothing() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
-        let served = directory.appendingPathComponent("served.sqlite")
-        let server = try ServedMirror(path: served.path, allowCustomObjectId: false)
-        let result = try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent("bad/dangling-pointer").path, "--to", server.url],
-                                           environment: ServedMirror.environment)
+        let server = try ServedMirror(in: self)
+        let served = server.file
+        let result = try server.runImport(CommandRunner.fixtures.appendingPathComponent("bad/dangling-pointer").path)
         XCTAssertEqual(result.status, 1, result.stderr)
         XCTAssertEqual(result.stderr.components(separatedBy: "no Genre has key \"Fantasyy\"").count - 1, 1, result.stderr)
         XCTAssertTrue(result.stderr.contains("nothing was written"), result.stderr)
@@ -159,9 +151,8 @@ final class RESTImportTests: XCTestCase {
 
     /// Without the master key, classes that do not exist are named, and nothing is written.
     func testWithoutMasterKeyMissingClassesAreNamed() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
-        let served = directory.appendingPathComponent("served.sqlite")
-        let server = try ServedMirror(path: served.path, allowCustomObjectId: false)
+        let server = try ServedMirror(in: self)
+        let served = server.file
         XCTAssertEqual(try Self.curl(server, "POST", "/schemas/Genre", #"{"className":"Genre","fields":{"name":{"type":"String"}}}"#).status, 0)
         let result = try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent("library").path, "--to", server.url,
                                             "--rest-key", "anyRestKey"], environment: ["PARSE_APPLICATION_ID": ServedMirror.applicationId, "PARSE_MASTER_KEY": ""])

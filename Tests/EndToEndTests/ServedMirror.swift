@@ -24,7 +24,21 @@ final class ServedMirror {
         url = "http://127.0.0.1:\(port)/parse"
     }
 
+    /// A server over a new mirror file in a fresh temporary folder of `test`.
+    convenience init(in test: XCTestCase, allowCustomObjectId: Bool = false, faults: FaultInjector.Settings = .none) throws {
+        let directory = try CommandRunner.temporaryDirectory(test)
+        try self.init(path: directory.appendingPathComponent("served.sqlite").path, allowCustomObjectId: allowCustomObjectId, faults: faults)
+    }
+
     deinit { server.stop() }
+
+    /// The mirror file behind the server.
+    var file: URL { URL(fileURLWithPath: path) }
+
+    /// `parse-porter import DATASET --to <this server> ARGUMENTS…`, with the app id and master key.
+    func runImport(_ dataset: String, _ arguments: [String] = [], environment: [String: String] = ServedMirror.environment) throws -> CommandRunner.Result {
+        try CommandRunner.run(["import", dataset, "--to", url] + arguments, environment: environment)
+    }
 
     /// The environment a `parse-porter` run needs to reach this server.
     static var environment: [String: String] {
