@@ -1,0 +1,43 @@
+import Foundation
+import XCTest
+
+/// Files under `Fixtures/bad-targets/` given as a mirror: refused with exit 3, left untouched.
+final class BadTargetTests: XCTestCase {
+    /// The bad targets as files in a fresh folder, with the fragment each error must carry.
+    private func badTargets() throws -> [(file: URL, fragment: String)] {
+        let directory = try CommandRunner.temporaryDirectory(self)
+        let folder = CommandRunner.fixtures.appendingPathComponent("bad-targets")
+        let notADatabase = directory.appendingPathComponent("not-a-database.db")
+        try FileManager.default.copyItem(at: folder.appendingPathComponent("not-a-database.db"), to: notADatabase)
+        let brokenSchema = directory.appendingPathComponent("broken-schema.db")
+        let loader = Process()
+        loader.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        loader.arguments = ["sqlite3", brokenSchema.path, ".read \(folder.appendingPathComponent("broken-schema.sql").path)"]
+        try loader.run()
+        loader.waitUntilExit()
+        XCTAssertEqual(loader.terminationStatus, 0)
+        return [(notADatabase, "file is not a database"), (brokenSchema, "_SCHEMA row for Book is not a valid /schemas JSON")]
+    }
+
+    func testImportAndValidateRefuseAndLeaveTheFile() throws {
+        let todo = CommandRunner.fixtures.appendingPathComponent("todo").path
+        for (file, fragment) in try badTargets() {
+            let before = try Data(contentsOf: file)
+            for arguments in [["import", todo, "--to", file.path], ["validate", todo, "--against", file.path]] {
+                let result = try CommandRunner.run(arguments)
+                XCTAssertEqual(result.status, 3, "\(arguments): \(result.stderr)")
+                XCTAssertTrue(result.stderr.contains(file.path) && result.stderr.contains(fragment), "\(arguments): \(result.stderr)")
+                XCTAssertEqual(try Data(contentsOf: file), before, "\(arguments) changed \(file.lastPathComponent)")
+            }
+        }
+    }
+
+    func testServeRefusesAFileThatIsNotADatabase() throws {
+        let (file, fragment) = try badTargets()[0]
+        let before = try Data(contentsOf: file)
+        let result = try CommandRunner.run(["serve", file.path, "--port", "0"], environment: ServedMirror.environment)
+        XCTAssertEqual(result.status, 3, result.stderr)
+        XCTAssertTrue(result.stderr.contains(fragment), result.stderr)
+        XCTAssertEqual(try Data(contentsOf: file), before)
+    }
+}
