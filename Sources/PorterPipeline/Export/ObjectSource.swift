@@ -1,0 +1,65 @@
+import ParseModel
+
+/// An object as a target stores it: Parse's default fields and the values of the class's
+/// stored fields (every field but Relations, whose links are read with
+/// ``ObjectSource/links(owner:field:targetClass:ownerIds:)``).
+public struct StoredObject: Sendable, Equatable {
+    public var objectId: String
+    public var createdAt: ParseDate?
+    public var updatedAt: ParseDate?
+    public var acl: ParseACL?
+    /// One value per field of ``ClassSchema/storedFields``, in that order; `.null` when unset.
+    public var values: [ParseValue]
+
+    public init(objectId: String, createdAt: ParseDate?, updatedAt: ParseDate?, acl: ParseACL?, values: [ParseValue]) {
+        self.objectId = objectId
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.acl = acl
+        self.values = values
+    }
+}
+
+/// One relation link: the owner's objectId and the related object's, as a `_Join` table holds them.
+public struct RelationLink: Sendable, Hashable {
+    public var owningId: String
+    public var relatedId: String
+    public init(owningId: String, relatedId: String) {
+        self.owningId = owningId
+        self.relatedId = relatedId
+    }
+}
+
+/// Where an export or a pull reads from: a SQLite mirror or a Parse Server (DESIGN §3, the
+/// source side of the sinks). Objects are read a page at a time and each page is handed on
+/// before the next is read, so memory stays flat however large the class.
+public protocol ObjectSource: AnyObject {
+    /// The classes the target has, as `/schemas` lists them.
+    func schemas() throws(PorterError) -> [ClassSchema]
+
+    /// How many objects of the class match `constraints` (a Parse `where`; `nil` for all).
+    func count(of schema: ClassSchema, matching constraints: JSONObject?) throws(PorterError) -> Int
+
+    /// Hands the objects of the class that match `constraints` to `page`, a page at a time;
+    /// `values` follow `schema.storedFields`. Each object comes exactly once.
+    func readObjects(of schema: ClassSchema, matching constraints: JSONObject?,
+                     page: ([StoredObject]) throws(PorterError) -> Void) throws(PorterError)
+
+    /// Hands every objectId of the class to `page`, a page at a time.
+    func readObjectIds(of className: String, page: ([String]) throws(PorterError) -> Void) throws(PorterError)
+
+    /// The links of the relation field `owner.field` whose owners are among `ownerIds`.
+    func links(owner className: String, field: String, targetClass: String, ownerIds: [String]) throws(PorterError) -> [RelationLink]
+}
+
+extension ClassSchema {
+    /// The fields whose values objects carry: every field but Relations.
+    public var storedFields: [SchemaField] {
+        fields.filter { if case .relation = $0.type { false } else { true } }
+    }
+
+    /// The Relation fields, whose links live in `_Join:<field>:<className>`.
+    public var relationFields: [SchemaField] {
+        fields.filter { if case .relation = $0.type { true } else { false } }
+    }
+}
