@@ -54,10 +54,15 @@ struct TargetOptions: ParsableArguments {
     /// The sink `target` names. `batchSize` and `concurrency` shape `/batch` requests to a server.
     func sink(_ target: String, batchSize: Int = 50, concurrency: Int = 4, dryRun: Bool = false) throws(PorterError) -> ObjectSink {
         guard Self.isServerURL(target) else { return SQLiteMirror(path: target) }
-        let address = try ParseServerAddress(url: target, applicationId: keys.applicationId, masterKey: keys.masterKey,
+        return RESTSink(client: try client(target, concurrency: concurrency),
+                        options: RESTSinkOptions(batchSize: batchSize, concurrency: concurrency, dryRun: dryRun))
+    }
+
+    /// A client of the Parse Server at `url`, with the keys and timeout given.
+    func client(_ url: String, concurrency: Int = 4) throws(PorterError) -> ParseRESTClient {
+        let address = try ParseServerAddress(url: url, applicationId: keys.applicationId, masterKey: keys.masterKey,
                                              restAPIKey: keys.restAPIKey, allowInsecureHTTP: allowInsecureHTTP)
-        let client = ParseRESTClient(address: address, timeout: timeout, maximumConnections: concurrency)
-        return RESTSink(client: client, options: RESTSinkOptions(batchSize: batchSize, concurrency: concurrency, dryRun: dryRun))
+        return ParseRESTClient(address: address, timeout: timeout, maximumConnections: concurrency)
     }
 
     func validate() throws {
