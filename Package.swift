@@ -31,7 +31,7 @@ let package = Package(
         .target(name: "ParseMirrorServer", dependencies: ["ParseModel", "PorterPipeline", "PorterSQLite", "MirrorQuery", "PorterHTTP", "CSQLite", "CCrypt"]),
         .target(name: "PorterREST", dependencies: ["ParseModel", "PorterPipeline"]),
         .executableTarget(name: "parse-porter", dependencies: [
-            "ParseModel", "PorterReaders", "PorterPipeline", "PorterSQLite", "PorterREST", "ParseMirrorServer", "PorterHTTP",
+            "ParseModel", "PorterReaders", "PorterPipeline", "PorterSQLite", "PorterREST", "MirrorQuery", "ParseMirrorServer", "PorterHTTP",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(name: "ParseModelTests", dependencies: ["ParseModel"]),

@@ -14,7 +14,8 @@ extension JSONValue {
         return out
     }
 
-    func write(to out: inout [UInt8], sortedKeys: Bool) {
+    /// Appends the compact JSON text to `out`.
+    public func write(to out: inout [UInt8], sortedKeys: Bool = false) {
         switch self {
         case .null: out += "null".utf8
         case .bool(let b): out += (b ? "true" : "false").utf8

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MirrorQuery
 import PorterPipeline
 import PorterREST
 import PorterSQLite
@@ -56,6 +57,12 @@ struct TargetOptions: ParsableArguments {
         guard Self.isServerURL(target) else { return SQLiteMirror(path: target) }
         return RESTSink(client: try client(target, concurrency: concurrency),
                         options: RESTSinkOptions(batchSize: batchSize, concurrency: concurrency, dryRun: dryRun))
+    }
+
+    /// The source `target` names, for export.
+    func source(_ target: String, concurrency: Int = 4) throws(PorterError) -> ObjectSource {
+        guard Self.isServerURL(target) else { return try MirrorObjectSource(path: target) }
+        throw PorterError(.usage, "\(ParseServerAddress.redacted(target)): exporting from a Parse Server comes with RESTObjectSource")
     }
 
     /// A client of the Parse Server at `url`, with the keys and timeout given.

@@ -1,0 +1,151 @@
+import Foundation
+import ParseModel
+import PorterPipeline
+import PorterSQLite
+
+/// Reads a SQLite mirror for an export: its classes from `_SCHEMA`, objects in insertion order
+/// straight from the class tables (one statement per class, stepped a page at a time), and
+/// relation links from the `_Join` tables. A `where` is compiled as `serve` compiles it.
+public final class MirrorObjectSource: ObjectSource {
+    public let path: String
+    private let database: SQLiteDatabase
+    private let regexes = RegexCache()
+    private var knownSchemas: [String: ClassSchema]?
+    /// Objects per page handed on.
+    static let pageSize = 1000
+
+    /// Opens the mirror at `path`; a missing file or one that is not a mirror is a target error (exit 3).
+    public init(path: String) throws(PorterError) {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw PorterError(.target, "\(path): no such mirror")
+        }
+        self.path = path
+        database = try SQLiteDatabase(path: path, create: false)
+        do { try RegexFunction.register(on: database, cache: regexes) } catch { throw PorterError(.target, "\(path): \(error.message)") }
+    }
+
+    public func schemas() throws(PorterError) -> [ClassSchema] {
+        if let knownSchemas { return knownSchemas.values.sorted { $0.className < $1.className } }
+        let schemas = try SQLiteMirror(path: path).existingSchemas()
+        guard !schemas.isEmpty || (try? database.rows("SELECT 1 FROM _SCHEMA LIMIT 1")) != nil else {
+            throw PorterError(.target, "\(path): not a ParsePorter mirror (it has no _SCHEMA table)")
+        }
+        knownSchemas = Dictionary(schemas.map { ($0.className, $0) }, uniquingKeysWith: { a, _ in a })
+        return schemas
+    }
+
+    public func count(of schema: ClassSchema, matching constraints: JSONObject?) throws(PorterError) -> Int {
+        let statement = try prepare(SQLFragment("SELECT count(*) FROM \(quoted(schema.className)) AS t WHERE ") + condition(schema, constraints))
+        return try statement.step() ? Int(statement.integer(at: 0)) : 0
+    }
+
+    public func readObjects(of schema: ClassSchema, matching constraints: JSONObject?,
+                            page: ([StoredObject]) throws(PorterError) -> Void) throws(PorterError) {
+        let fields = schema.storedFields
+        let columns = (ParseNames.defaultFields + fields.map(\.name)).map { "t." + quoted($0) }.joined(separator: ", ")
+        let statement = try prepare(SQLFragment("SELECT \(columns) FROM \(quoted(schema.className)) AS t WHERE ") + condition(schema, constraints))
+        var decoder = RowDecoder(className: schema.className, fields: fields, path: path)
+        var objects: [StoredObject] = []
+        objects.reserveCapacity(Self.pageSize)
+        while try statement.step() {
+            objects.append(try decoder.decode(statement))
+            if objects.count == Self.pageSize {
+                try page(objects)
+                objects.removeAll(keepingCapacity: true)
+            }
+        }
+        if !objects.isEmpty { try page(objects) }
+    }
+
+    public func readObjectIds(of className: String, page: ([String]) throws(PorterError) -> Void) throws(PorterError) {
+        let statement = try database.prepare("SELECT objectId FROM \(quoted(className))")
+        var ids: [String] = []
+        while try statement.step() {
+            ids.append(statement.text(at: 0) ?? "")
+            if ids.count == Self.pageSize {
+                try page(ids)
+                ids.removeAll(keepingCapacity: true)
+            }
+        }
+        if !ids.isEmpty { try page(ids) }
+    }
+
+    public func links(owner className: String, field: String, targetClass: String, ownerIds: [String]) throws(PorterError) -> [RelationLink] {
+        let table = MirrorLayout.joinTable(owner: className, field: field)
+        guard try !database.rows("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", [table]).isEmpty else { return [] }
+        var links: [RelationLink] = []
+        var start = ownerIds.startIndex
+        while start < ownerIds.endIndex {
+            let chunk = ownerIds[start..<min(start + 500, ownerIds.endIndex)]
+            let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+            let statement = try database.prepare("SELECT owningId, relatedId FROM \(quoted(table)) WHERE owningId IN (\(placeholders)) ORDER BY owningId, relatedId")
+            for (i, id) in chunk.enumerated() { statement.bind(text: id, at: i + 1) }
+            while try statement.step() {
+                links.append(RelationLink(owningId: statement.text(at: 0) ?? "", relatedId: statement.text(at: 1) ?? ""))
+            }
+            start = chunk.endIndex
+        }
+        return links
+    }
+
+    /// The SQL condition of a `where`; a `where` the mirror cannot run is a usage error (exit 2).
+    private func condition(_ schema: ClassSchema, _ constraints: JSONObject?) throws(PorterError) -> SQLFragment {
+        guard let constraints else { return .alwaysTrue }
+        let compiler = WhereCompiler(schema: schema, schemas: knownSchemas ?? [schema.className: schema], isMaster: true, regexes: regexes)
+        do { return try compiler.compile(constraints) } catch { throw PorterError(.usage, "--where on \(schema.className): \(error.message)") }
+    }
+
+    private func prepare(_ sql: SQLFragment) throws(PorterError) -> SQLiteStatement {
+        let statement = try database.prepare(sql.sql)
+        sql.bind(to: statement)
+        return statement
+    }
+}
+
+/// Decodes rows of `objectId, createdAt, updatedAt, ACL, <stored fields>`; a value that does not
+/// decode as its field's type means the mirror was changed behind our back (exit 3).
+private struct RowDecoder {
+    let className: String
+    let fields: [SchemaField]
+    let path: String
+    /// Most objects of a class share their ACL: its text is parsed once while it repeats.
+    private var lastACL: (text: String, acl: ParseACL?)?
+
+    init(className: String, fields: [SchemaField], path: String) {
+        self.className = className
+        self.fields = fields
+        self.path = path
+    }
+
+    mutating func decode(_ row: SQLiteStatement) throws(PorterError) -> StoredObject {
+        let objectId = row.text(at: 0) ?? ""
+        var values: [ParseValue] = []
+        values.reserveCapacity(fields.count)
+        for (i, field) in fields.enumerated() {
+            guard let value = row.value(at: i + 4, as: field.type) else {
+                throw PorterError(.target, "\(path): \(className) \(objectId): the stored \(field.name) \"\(row.text(at: i + 4) ?? "")\" is not a \(field.type)")
+            }
+            values.append(value)
+        }
+        return StoredObject(objectId: objectId, createdAt: try date(row, 1, "createdAt", objectId), updatedAt: try date(row, 2, "updatedAt", objectId),
+                            acl: try acl(row, objectId), values: values)
+    }
+
+    private func date(_ row: SQLiteStatement, _ column: Int, _ name: String, _ objectId: String) throws(PorterError) -> ParseDate? {
+        guard let text = row.text(at: column) else { return nil }
+        guard let date = ParseDate(iso: text) else {
+            throw PorterError(.target, "\(path): \(className) \(objectId): the stored \(name) \"\(text)\" is not an ISO 8601 date")
+        }
+        return date
+    }
+
+    private mutating func acl(_ row: SQLiteStatement, _ objectId: String) throws(PorterError) -> ParseACL? {
+        guard let text = row.text(at: 3) else { return nil }
+        if let lastACL, lastACL.text == text { return lastACL.acl }
+        guard case .acl(let acl)? = row.value(at: 3, as: .acl) else {
+            throw PorterError(.target, "\(path): \(className) \(objectId): the stored ACL \(text) is not a Parse ACL")
+        }
+        lastACL = (text, acl)
+        return acl
+    }
+}

@@ -1,0 +1,46 @@
+import ParseModel
+
+extension StoredObject {
+    /// The object as Parse REST returns it: objectId, createdAt and updatedAt as ISO strings,
+    /// the ACL, and every set field in its wire encoding (unset fields are left out).
+    func wireJSON(_ fields: [SchemaField]) -> JSONValue {
+        var members: [JSONMember] = [JSONMember("objectId", .string(objectId))]
+        members.reserveCapacity(fields.count + 4)
+        if let createdAt { members.append(JSONMember("createdAt", .string(createdAt.iso))) }
+        if let updatedAt { members.append(JSONMember("updatedAt", .string(updatedAt.iso))) }
+        if let acl { members.append(JSONMember("ACL", ParseValue.acl(acl).wireJSON)) }
+        for (field, value) in zip(fields, values) where value != .null {
+            members.append(JSONMember(field.name, value.wireJSON))
+        }
+        return .object(JSONObject(members))
+    }
+}
+
+/// Writes values into CSV cells the way an import reads them back: numbers and booleans as
+/// text, dates as ISO 8601 UTC, Bytes as base64, pointers as the target's objectId (or its
+/// natural key when the export knows the keys), everything else as JSON text.
+struct CSVValueEncoder {
+    let keyNames: NaturalKeyNames?
+
+    func append(_ value: ParseValue, field: String, of className: String, objectId: String, to file: CSVRecordFile) throws(PorterError) {
+        switch value {
+        case .null: file.emptyCell()
+        case .string(let text): file.cell(text)
+        case .integer(let number): file.cell(String(number))
+        case .double(let number): file.cell(JSONValue.double(number).serialized())
+        case .boolean(let flag): file.cell(flag ? "true" : "false")
+        case .date(let date): file.cell(date.iso)
+        case .bytes(let base64): file.cell(base64)
+        case .pointer(let pointer):
+            guard let keyNames else { return file.cell(pointer.objectId) }
+            file.cell(try keyNames.reference(to: pointer, from: "\(className) \(objectId) \(field)"))
+        default: file.cell(json: value.wireJSON)
+        }
+    }
+
+    /// The cell naming an object in a join file: its objectId, or its natural key.
+    func reference(_ className: String, _ objectId: String, from context: String) throws(PorterError) -> String {
+        guard let keyNames else { return objectId }
+        return try keyNames.reference(to: PointerRef(className: className, objectId: objectId), from: context)
+    }
+}

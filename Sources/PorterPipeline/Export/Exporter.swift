@@ -1,0 +1,232 @@
+import Foundation
+import ParseModel
+
+/// What an export selects and how it writes (`parse-porter export`).
+public struct ExportOptions: Sendable {
+    public var format: ExportFormat
+    /// The classes to export; `nil` for every class the source has.
+    public var classes: [String]?
+    /// A Parse `where` the exported objects match (with exactly one class).
+    public var constraints: JSONObject?
+    /// Natural keys by class (from `--manifest`): CSV references name objects by key.
+    public var naturalKeys: [String: [String]]
+    /// Also write a `dataset.yml` that re-imports the export.
+    public var emitManifest: Bool
+    /// Write into a folder that is not empty.
+    public var force: Bool
+
+    public init(format: ExportFormat, classes: [String]? = nil, constraints: JSONObject? = nil, naturalKeys: [String: [String]] = [:],
+                emitManifest: Bool = false, force: Bool = false) {
+        self.format = format
+        self.classes = classes
+        self.constraints = constraints
+        self.naturalKeys = naturalKeys
+        self.emitManifest = emitManifest
+        self.force = force
+    }
+}
+
+/// What an export wrote, per class.
+public struct ExportReport: Sendable {
+    public struct RelationFile: Sendable {
+        public let field: String
+        public let file: String
+        public let links: Int
+    }
+
+    public struct ClassFile: Sendable {
+        public let className: String
+        public let file: String
+        public let objects: Int
+        public let relations: [RelationFile]
+    }
+
+    public var classes: [ClassFile] = []
+    /// Other files written: `schema.json`, `dataset.yml`.
+    public var otherFiles: [String] = []
+    public var elapsedSeconds = 0.0
+}
+
+/// Where an export stands: objects of a class written so far, of how many.
+public struct ExportProgress: Sendable {
+    public let className: String
+    public let objects: Int
+    public let total: Int
+}
+
+/// Exports classes of an ``ObjectSource`` into a folder, one file per class and per relation,
+/// streaming: a page of objects is written, with its owners' links, before the next is read.
+public final class Exporter {
+    private let source: ObjectSource
+    private let options: ExportOptions
+
+    public init(source: ObjectSource, options: ExportOptions) {
+        self.source = source
+        self.options = options
+    }
+
+    public func run(to path: String, progress: ((ExportProgress) -> Void)? = nil) throws(PorterError) -> ExportReport {
+        let started = Date()
+        let all = try source.schemas()
+        let selected = try select(all)
+        let schemas = Dictionary(all.map { ($0.className, $0) }, uniquingKeysWith: { a, _ in a })
+        let keyNames = options.format == .csv && !options.naturalKeys.isEmpty
+            ? try NaturalKeyNames(source: source, schemas: schemas, keys: options.naturalKeys) : nil
+        let folder = try ExportFolder(path: path, force: options.force)
+        var report = ExportReport()
+        var manifest = ManifestEmitter()
+        do {
+            for schema in selected {
+                let written = try export(schema, into: folder, keyNames: keyNames, progress: progress)
+                report.classes.append(written)
+                manifest.classes.append(.init(schema: schema, file: written.file, key: keyNames?.isKeyed(schema.className) == true ? options.naturalKeys[schema.className]! : []))
+                let keyed = keyNames != nil
+                for relation in written.relations {
+                    manifest.relations.append(.init(owner: schema.className, field: relation.field, file: relation.file,
+                                                    ownerColumn: keyed ? "owner" : "owningId", targetColumn: keyed ? "related" : "relatedId"))
+                }
+            }
+            if options.format == .parse {
+                try write(JSONValue.object(JSONObject(["results": .array(selected.map(\.schemaJSON))])).serialized() + "\n", to: "schema.json", in: folder)
+                report.otherFiles.append("schema.json")
+            }
+            if options.emitManifest {
+                try write(manifest.yaml(format: options.format), to: "dataset.yml", in: folder)
+                report.otherFiles.append("dataset.yml")
+            }
+            try folder.publish()
+        } catch {
+            folder.discard()
+            throw error
+        }
+        report.elapsedSeconds = Date().timeIntervalSince(started)
+        return report
+    }
+
+    /// The classes to export, each with names that are safe to build file names from.
+    private func select(_ schemas: [ClassSchema]) throws(PorterError) -> [ClassSchema] {
+        for schema in schemas {
+            if let problem = ParseNames.classNameProblem(schema.className) {
+                throw PorterError(.target, "the source's schema names a class \(JSONValue.string(schema.className).serialized()): \(problem); no file is written for it")
+            }
+            for field in schema.relationFields {
+                if let problem = ParseNames.fieldNameProblem(field.name) {
+                    throw PorterError(.target, "the source's schema names a relation \(schema.className).\(JSONValue.string(field.name).serialized()): \(problem); no file is written for it")
+                }
+            }
+        }
+        var selected = schemas.sorted { $0.className < $1.className }
+        if let wanted = options.classes {
+            let known = Set(schemas.map(\.className))
+            for name in wanted where !known.contains(name) {
+                throw PorterError(.usage, "--classes: the source has no class \(name) (it has: \(known.sorted().joined(separator: ", ")))")
+            }
+            selected = selected.filter { wanted.contains($0.className) }
+        }
+        if options.constraints != nil && selected.count != 1 {
+            throw PorterError(.usage, "--where applies to one class: name it with --classes")
+        }
+        return selected
+    }
+
+    private func export(_ schema: ClassSchema, into folder: ExportFolder, keyNames: NaturalKeyNames?,
+                        progress: ((ExportProgress) -> Void)?) throws(PorterError) -> ExportReport.ClassFile {
+        let className = schema.className
+        let fields = schema.storedFields
+        let objectFile = "\(className).\(options.format.fileExtension)"
+        let total = progress == nil ? 0 : try source.count(of: schema, matching: options.constraints)
+        let objects = try ObjectFileWriter(path: folder.stagedPath(objectFile), format: options.format, fields: fields,
+                                           className: className, encoder: CSVValueEncoder(keyNames: keyNames))
+        let relations = try schema.relationFields.map { (field) throws(PorterError) in
+            let name = "_Join:\(field.name):\(className).\(options.format.fileExtension)"
+            return (field, name, try LinkFileWriter(path: folder.stagedPath(name), format: options.format, keyed: keyNames != nil,
+                                                    encoder: CSVValueEncoder(keyNames: keyNames)))
+        }
+        var count = 0
+        try source.readObjects(of: schema, matching: options.constraints) { (page) throws(PorterError) in
+            if Interruption.isRequested { throw PorterError(.interrupted, "interrupted; nothing was written to the export folder") }
+            for object in page { try objects.append(object) }
+            let ownerIds = page.map(\.objectId)
+            for (field, _, writer) in relations {
+                let links = try source.links(owner: className, field: field.name, targetClass: field.type.targetClass!, ownerIds: ownerIds)
+                try writer.append(links, owner: className, field: field.name, targetClass: field.type.targetClass!)
+            }
+            count += page.count
+            progress?(ExportProgress(className: className, objects: count, total: max(total, count)))
+        }
+        progress?(ExportProgress(className: className, objects: count, total: count))
+        try objects.close()
+        for (_, _, writer) in relations { try writer.close() }
+        return ExportReport.ClassFile(className: className, file: objectFile, objects: count,
+                                      relations: relations.map { .init(field: $0.0.name, file: $0.1, links: $0.2.count) })
+    }
+
+    private func write(_ text: String, to name: String, in folder: ExportFolder) throws(PorterError) {
+        let file = try OutputFile(path: folder.stagedPath(name))
+        file.buffer += text.utf8
+        try file.close()
+    }
+}
+
+/// Writes one class's objects in the export's format.
+private final class ObjectFileWriter {
+    private let file: RecordFile
+    private let fields: [SchemaField]
+    private let className: String
+    private let encoder: CSVValueEncoder
+
+    init(path: String, format: ExportFormat, fields: [SchemaField], className: String, encoder: CSVValueEncoder) throws(PorterError) {
+        file = try RecordFile(path: path, format: format, header: ParseNames.defaultFields + fields.map(\.name))
+        self.fields = fields
+        self.className = className
+        self.encoder = encoder
+    }
+
+    func append(_ object: StoredObject) throws(PorterError) {
+        switch file {
+        case .json(let json):
+            try json.append(object.wireJSON(fields))
+        case .csv(let csv):
+            csv.cell(object.objectId)
+            if let date = object.createdAt { csv.cell(date.iso) } else { csv.emptyCell() }
+            if let date = object.updatedAt { csv.cell(date.iso) } else { csv.emptyCell() }
+            if let acl = object.acl { csv.cell(json: ParseValue.acl(acl).wireJSON) } else { csv.emptyCell() }
+            for (field, value) in zip(fields, object.values) {
+                try encoder.append(value, field: field.name, of: className, objectId: object.objectId, to: csv)
+            }
+            try csv.endRow()
+        }
+    }
+
+    func close() throws(PorterError) { try file.close() }
+}
+
+/// Writes one relation's links: `{"owningId","relatedId"}` records, or CSV rows naming both
+/// sides by objectId (`owningId,relatedId`) or by natural key (`owner,related`).
+private final class LinkFileWriter {
+    private let file: RecordFile
+    private let encoder: CSVValueEncoder
+    private(set) var count = 0
+
+    init(path: String, format: ExportFormat, keyed: Bool, encoder: CSVValueEncoder) throws(PorterError) {
+        file = try RecordFile(path: path, format: format, header: keyed ? ["owner", "related"] : ["owningId", "relatedId"])
+        self.encoder = encoder
+    }
+
+    func append(_ links: [RelationLink], owner: String, field: String, targetClass: String) throws(PorterError) {
+        count += links.count
+        for link in links {
+            switch file {
+            case .json(let json):
+                try json.append(.object(JSONObject(["owningId": .string(link.owningId), "relatedId": .string(link.relatedId)])))
+            case .csv(let csv):
+                let context = "\(owner) \(link.owningId) \(field)"
+                csv.cell(try encoder.reference(owner, link.owningId, from: context))
+                csv.cell(try encoder.reference(targetClass, link.relatedId, from: context))
+                try csv.endRow()
+            }
+        }
+    }
+
+    func close() throws(PorterError) { try file.close() }
+}
