@@ -19,11 +19,19 @@
 #      (objects/s, HTTP requests, requests per object), and beside it, in the
 #      same run, Benchmarks/naive_rest.py on NAIVE_BOOKS books into another fresh
 #      served mirror: one save request per object, then one request per relation
-#      link, as the Parse SDK tutorials do; its objects/s is the reference.
+#      link, as the Parse SDK tutorials do; its objects/s is the reference;
+#   5. section "export": the dataset imported into a mirror (not timed), then
+#        parse-porter export --from MIRROR --format csv|ndjson --classes Book
+#      (Book.csv plus its two join files) beside `sqlite3 -csv -header MIRROR`
+#      selecting the same three tables (the floor; the Book table alone is shown
+#      too), and `parse-porter export --format parse` of a served mirror of
+#      REST_BOOKS books through the REST API.
 #
 # Environment:
 #   SEED=S                 dataset seed (default 42)
-#   SECTIONS="import rest" sections to run (default: both)
+#   SECTIONS="import rest export" sections to run (default: all three)
+#   REST_BOOKS=N           books in the served mirror the export section reads
+#                          through REST (default 100000)
 #   NAIVE_BOOKS=N          books for the naive REST reference (default 10000)
 #   PARSE_PORTER_BIN=PATH  use this binary instead of building one
 #   BENCH_STRICT=1         exit 1 when a target is missed (default: report only)
@@ -56,6 +64,10 @@ TARGET_RSS_MB=300       # parse-porter peak RSS < 300 MB (MB = 1024 KiB, as time
 # Targets (section "rest").
 TARGET_REQUESTS_PER_OBJECT=0.025   # at most 1 request per 40 objects, relations included
 TARGET_NAIVE_SPEEDUP=20            # parse-porter objects/s >= 20 x the naive approach's
+
+# Targets (section "export").
+TARGET_EXPORT_RATIO=0.5      # parse-porter mirror -> CSV objects/s >= 0.5 x sqlite3 -csv rows/s
+TARGET_EXPORT_RSS_MB=200     # parse-porter export peak RSS < 200 MB
 
 TARGETS_MISSED=0
 
@@ -384,10 +396,15 @@ section_import() {
 SERVE_PID=""
 SERVE_URL=""
 
-# start_server MIRROR LOG: `parse-porter serve` on a free port; sets SERVE_PID and SERVE_URL.
+# start_server MIRROR LOG: `parse-porter serve` on a new mirror on a free port; sets SERVE_PID and SERVE_URL.
 start_server() {
+    fresh_db "$1"
+    serve_mirror "$@"
+}
+
+# serve_mirror MIRROR LOG: `parse-porter serve` on an existing mirror, as start_server.
+serve_mirror() {
     local mirror=$1 log_file=$2 i
-    fresh_db "$mirror"
     PARSE_APPLICATION_ID=benchApp PARSE_MASTER_KEY=benchMasterKey "$PARSE_PORTER" serve "$mirror" --port 0 >"$log_file" 2>/dev/null &
     SERVE_PID=$!
     for i in $(seq 1 100); do
@@ -456,6 +473,90 @@ print(r["objects"], r["links"], r["requests"], r["seconds"])' "$RUN_DIR/naive.st
 }
 
 # --------------------------------------------------------------------------
+# section: export (mirror -> CSV and NDJSON, served mirror -> Parse layout) vs sqlite3 -csv
+
+# export_mirror DATASET DB: import DATASET into a fresh mirror DB (not timed).
+export_mirror() {
+    local dataset=$1 db=$2
+    fresh_db "$db"
+    log "export: importing $dataset into $db (not timed) ..."
+    "$PARSE_PORTER" import "$dataset" --to "$db" --quiet >/dev/null || die "import of $dataset failed"
+}
+
+section_export() {
+    RUN_DIR=$OUT/export-$BOOKS
+    mkdir -p "$RUN_DIR"
+    : >"$RUN_DIR/results.tsv"
+    RESULT_TOOLS=() RESULT_ROWS=() RESULT_SECS=() RESULT_KB=()
+    local db=$RUN_DIR/source.sqlite format
+    export_mirror "$DATASET" "$db"
+    local books
+    books=$(sqlite3 "$db" 'SELECT count(*) FROM "Book"')
+
+    for format in csv ndjson; do
+        rm -rf "$RUN_DIR/$format"
+        log "export: parse-porter export --from $db --to $RUN_DIR/$format --format $format --classes Book --quiet ..."
+        measure "export-$format" -- "$PARSE_PORTER" export --from "$db" --to "$RUN_DIR/$format" --format "$format" --classes Book --quiet
+        ((MEASURE_STATUS == 0)) || { tail -n 20 "$RUN_DIR/export-$format.stderr" >&2; die "export to $format exited with status $MEASURE_STATUS"; }
+        record_result export "parse-porter $format" "$books" "$MEASURE_SECS" "$MEASURE_KB"
+        eval "pp_${format}_secs=$MEASURE_SECS pp_${format}_kb=$MEASURE_KB"
+    done
+    # The floor: sqlite3 writing the same tables as CSV (the Book table and its two join
+    # tables, what parse-porter writes; no types, no checks).
+    local floor='SELECT * FROM "Book"; SELECT * FROM "_Join:authors:Book"; SELECT * FROM "_Join:publishers:Book"'
+    log "export: sqlite3 -csv -header $db '$floor' ..."
+    measure sqlite3-csv -- sqlite3 -csv -header "$db" "$floor"
+    ((MEASURE_STATUS == 0)) || die "sqlite3 -csv exited with status $MEASURE_STATUS"
+    record_result export "sqlite3 -csv" "$books" "$MEASURE_SECS" "$MEASURE_KB"
+    local sq_secs=$MEASURE_SECS
+    # The Book table alone, for reference.
+    measure sqlite3-csv-book -- sqlite3 -csv -header "$db" 'SELECT * FROM "Book"'
+    ((MEASURE_STATUS == 0)) || die "sqlite3 -csv exited with status $MEASURE_STATUS"
+    record_result export "sqlite3 -csv, Book only" "$books" "$MEASURE_SECS" "$MEASURE_KB"
+    # Sanity check (not timed): every book is in the export.
+    local lines
+    lines=$(python3 -c 'import csv, sys; print(sum(1 for _ in csv.reader(open(sys.argv[1], newline="", encoding="utf-8"))) - 1)' "$RUN_DIR/csv/Book.csv")
+    [[ $lines == "$books" ]] || die "Book.csv has $lines rows, the mirror $books books"
+
+    # Through REST: the Parse layout from `parse-porter serve` over a mirror of REST_BOOKS books.
+    local rest_books=${REST_BOOKS:-100000} saved_books=$BOOKS saved_dataset=$DATASET saved_rows=$DATASET_ROWS
+    BOOKS=$rest_books
+    prepare_dataset
+    BOOKS=$saved_books
+    local rest_db=$RUN_DIR/served.sqlite
+    export_mirror "$DATASET" "$rest_db"
+    DATASET=$saved_dataset DATASET_ROWS=$saved_rows
+    local rest_objects
+    rest_objects=$(sqlite3 "$rest_db" 'SELECT (SELECT count(*) FROM "Book") + (SELECT count(*) FROM "ISBN") + (SELECT count(*) FROM "Author") + (SELECT count(*) FROM "Genre") + (SELECT count(*) FROM "Publisher")')
+    trap stop_server EXIT
+    cp "$rest_db" "$RUN_DIR/served-copy.sqlite"
+    serve_mirror "$RUN_DIR/served-copy.sqlite" "$RUN_DIR/serve.log"
+    rm -rf "$RUN_DIR/rest"
+    log "export: parse-porter export --from $SERVE_URL --to $RUN_DIR/rest --format parse --quiet ..."
+    PARSE_APPLICATION_ID=benchApp PARSE_MASTER_KEY=benchMasterKey measure export-rest -- "$PARSE_PORTER" export --from "$SERVE_URL" --to "$RUN_DIR/rest" --format parse --quiet
+    ((MEASURE_STATUS == 0)) || { tail -n 20 "$RUN_DIR/export-rest.stderr" >&2; stop_server; die "REST export exited with status $MEASURE_STATUS"; }
+    stop_server
+    trap - EXIT
+    record_result export "parse-porter REST, $rest_books books" "$rest_objects" "$MEASURE_SECS" "$MEASURE_KB"
+
+    {
+        echo
+        echo "== export: $books books from a mirror (Book with its two relations); $rest_objects objects through REST =="
+        print_table
+        local ratio
+        ratio=$(awk -v p="$pp_csv_secs" -v s="$sq_secs" 'BEGIN { printf "%.2f", (p > 0 ? s / p : 0) }')
+        echo "ratio (parse-porter csv / sqlite3 -csv): ${ratio}x"
+        echo "ratio (parse-porter ndjson / sqlite3 -csv): $(awk -v p="$pp_ndjson_secs" -v s="$sq_secs" 'BEGIN { printf "%.2f", (p > 0 ? s / p : 0) }')x"
+        check_target "csv ratio >= $TARGET_EXPORT_RATIO" "r >= t" r="$ratio" t="$TARGET_EXPORT_RATIO"
+        check_target "csv export peak RSS < $TARGET_EXPORT_RSS_MB MB" "kb / 1024 < t" kb="$pp_csv_kb" t="$TARGET_EXPORT_RSS_MB"
+        check_target "ndjson export peak RSS < $TARGET_EXPORT_RSS_MB MB" "kb / 1024 < t" kb="$pp_ndjson_kb" t="$TARGET_EXPORT_RSS_MB"
+    } | tee "$RUN_DIR/summary.txt"
+    grep -q 'MISSED$' "$RUN_DIR/summary.txt" && TARGETS_MISSED=1
+    log ""
+    log "outputs: $RUN_DIR"
+}
+
+# --------------------------------------------------------------------------
 
 main() {
     case ${1:-} in
@@ -473,11 +574,12 @@ main() {
     build_parse_porter
 
     local section
-    for section in ${SECTIONS:-import rest}; do
+    for section in ${SECTIONS:-import rest export}; do
         case $section in
             import) section_import ;;
             rest) section_rest ;;
-            *) die "unknown section '$section' (import, rest)" ;;
+            export) section_export ;;
+            *) die "unknown section '$section' (import, rest, export)" ;;
         esac
     done
 

@@ -8,6 +8,7 @@ import PorterSQLite
 /// relation links from the `_Join` tables. A `where` is compiled as `serve` compiles it.
 public final class MirrorObjectSource: ObjectSource {
     public let path: String
+    public var location: String { path }
     private let database: SQLiteDatabase
     private let regexes = RegexCache()
     private var knownSchemas: [String: ClassSchema]?
@@ -21,6 +22,8 @@ public final class MirrorObjectSource: ObjectSource {
         }
         self.path = path
         database = try SQLiteDatabase(path: path, create: false)
+        // Relation links are looked up by owner in join tables that outgrow SQLite's default cache.
+        try database.execute("PRAGMA cache_size = -65536")
         do { try RegexFunction.register(on: database, cache: regexes) } catch { throw PorterError(.target, "\(path): \(error.message)") }
     }
 
@@ -86,6 +89,24 @@ public final class MirrorObjectSource: ObjectSource {
             start = chunk.endIndex
         }
         return links
+    }
+
+    /// The join table in its stored order.
+    public func readLinks(owner className: String, field: String, targetClass: String,
+                          page: ([RelationLink]) throws(PorterError) -> Void) throws(PorterError) {
+        let table = MirrorLayout.joinTable(owner: className, field: field)
+        guard try !database.rows("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", [table]).isEmpty else { return }
+        let statement = try database.prepare("SELECT owningId, relatedId FROM \(quoted(table))")
+        var links: [RelationLink] = []
+        links.reserveCapacity(Self.pageSize)
+        while try statement.step() {
+            links.append(RelationLink(owningId: statement.text(at: 0) ?? "", relatedId: statement.text(at: 1) ?? ""))
+            if links.count == Self.pageSize {
+                try page(links)
+                links.removeAll(keepingCapacity: true)
+            }
+        }
+        if !links.isEmpty { try page(links) }
     }
 
     /// The SQL condition of a `where`; a `where` the mirror cannot run is a usage error (exit 2).

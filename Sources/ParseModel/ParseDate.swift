@@ -19,20 +19,25 @@ public struct ParseDate: Hashable, Comparable, Sendable, CustomStringConvertible
 
     /// ISO 8601 in UTC with milliseconds: `2024-01-31T09:30:00.000Z`.
     public var iso: String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24)
+        writeISO(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends the bytes of ``iso`` to `out`, without building a String.
+    public func writeISO(to out: inout [UInt8]) {
         let ms = millisecondsSince1970
         let days = ms >= 0 ? ms / 86_400_000 : (ms - 86_399_999) / 86_400_000
         let msOfDay = Int(ms - days * 86_400_000)
         let (y, m, d) = ParseDate.civilFromDays(days)
-        var out = ""
-        out.reserveCapacity(24)
-        ParseDate.append(y, width: 4, to: &out); out += "-"
-        ParseDate.append(m, width: 2, to: &out); out += "-"
-        ParseDate.append(d, width: 2, to: &out); out += "T"
-        ParseDate.append(msOfDay / 3_600_000, width: 2, to: &out); out += ":"
-        ParseDate.append(msOfDay / 60_000 % 60, width: 2, to: &out); out += ":"
-        ParseDate.append(msOfDay / 1000 % 60, width: 2, to: &out); out += "."
-        ParseDate.append(msOfDay % 1000, width: 3, to: &out); out += "Z"
-        return out
+        ParseDate.append(y, width: 4, to: &out); out.append(UInt8(ascii: "-"))
+        ParseDate.append(m, width: 2, to: &out); out.append(UInt8(ascii: "-"))
+        ParseDate.append(d, width: 2, to: &out); out.append(UInt8(ascii: "T"))
+        ParseDate.append(msOfDay / 3_600_000, width: 2, to: &out); out.append(UInt8(ascii: ":"))
+        ParseDate.append(msOfDay / 60_000 % 60, width: 2, to: &out); out.append(UInt8(ascii: ":"))
+        ParseDate.append(msOfDay / 1000 % 60, width: 2, to: &out); out.append(UInt8(ascii: "."))
+        ParseDate.append(msOfDay % 1000, width: 3, to: &out); out.append(UInt8(ascii: "Z"))
     }
 
     public var description: String { iso }
@@ -40,6 +45,10 @@ public struct ParseDate: Hashable, Comparable, Sendable, CustomStringConvertible
     /// Parses ISO 8601: `YYYY-MM-DD`, optionally `THH:MM[:SS[.fff…]]` (also with a space
     /// instead of `T`) and a zone `Z`, `±HH:MM`, `±HHMM` or `±HH`; no zone means UTC.
     public init?(iso text: String) {
+        if let canonical = ParseDate(canonical: text) {
+            self = canonical
+            return
+        }
         var p = ISOScanner(Array(text.utf8))
         guard let year = p.digits(4), p.take(UInt8(ascii: "-")), let month = p.digits(2),
               p.take(UInt8(ascii: "-")), let day = p.digits(2) else { return nil }
@@ -72,6 +81,30 @@ public struct ParseDate: Hashable, Comparable, Sendable, CustomStringConvertible
         guard p.atEnd else { return nil }
         self.init(year: year, month: month, day: day, hour: hour, minute: minute, second: second,
                   millisecond: millisecond, offsetMinutes: offset)
+    }
+
+    /// The form ``iso`` writes (`2024-01-31T09:30:00.000Z`), read without copying the text:
+    /// what mirrors and Parse Servers store, so most dates take this path.
+    private init?(canonical text: String) {
+        guard text.utf8.count == 24 else { return nil }
+        var text = text
+        let fields: (Int, Int, Int, Int, Int, Int, Int)? = text.withUTF8 { b in
+            func number(_ start: Int, _ count: Int) -> Int? {
+                var value = 0
+                for i in start..<start + count {
+                    let digit = Int(b[i]) - 48
+                    guard (0...9).contains(digit) else { return nil }
+                    value = value * 10 + digit
+                }
+                return value
+            }
+            guard b[4] == 0x2D, b[7] == 0x2D, b[10] == 0x54, b[13] == 0x3A, b[16] == 0x3A, b[19] == 0x2E, b[23] == 0x5A,
+                  let year = number(0, 4), let month = number(5, 2), let day = number(8, 2), let hour = number(11, 2),
+                  let minute = number(14, 2), let second = number(17, 2), let millisecond = number(20, 3) else { return nil }
+            return (year, month, day, hour, minute, second, millisecond)
+        }
+        guard let f = fields else { return nil }
+        self.init(year: f.0, month: f.1, day: f.2, hour: f.3, minute: f.4, second: f.5, millisecond: f.6)
     }
 
     static func isLeap(_ y: Int) -> Bool { (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 }
@@ -107,10 +140,19 @@ public struct ParseDate: Hashable, Comparable, Sendable, CustomStringConvertible
         return (Int(yoe + era * 400 + (m <= 2 ? 1 : 0)), Int(m), Int(d))
     }
 
-    static func append(_ value: Int, width: Int, to out: inout String) {
-        let digits = String(value)
-        if digits.count < width { out += String(repeating: "0", count: width - digits.count) }
-        out += digits
+    /// `value` in decimal, zero-padded to `width` digits.
+    static func append(_ value: Int, width: Int, to out: inout [UInt8]) {
+        var divisor = 1
+        for _ in 1..<width { divisor *= 10 }
+        guard value >= 0, value < divisor * 10 else {
+            // Outside what ISO dates of years 1...9999 hold: written as it is.
+            out += String(value).utf8
+            return
+        }
+        while divisor > 0 {
+            out.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: value / divisor % 10))
+            divisor /= 10
+        }
     }
 }
 

@@ -9,13 +9,7 @@ final class BadTargetTests: XCTestCase {
         let folder = CommandRunner.fixtures.appendingPathComponent("bad-targets")
         let notADatabase = directory.appendingPathComponent("not-a-database.db")
         try FileManager.default.copyItem(at: folder.appendingPathComponent("not-a-database.db"), to: notADatabase)
-        let brokenSchema = directory.appendingPathComponent("broken-schema.db")
-        let loader = Process()
-        loader.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        loader.arguments = ["sqlite3", brokenSchema.path, ".read \(folder.appendingPathComponent("broken-schema.sql").path)"]
-        try loader.run()
-        loader.waitUntilExit()
-        XCTAssertEqual(loader.terminationStatus, 0)
+        let brokenSchema = try CommandRunner.loadSQLFixture("bad-targets/broken-schema.sql", into: directory)
         return [(notADatabase, "file is not a database"), (brokenSchema, "_SCHEMA row for Book is not a valid /schemas JSON")]
     }
 

@@ -69,6 +69,18 @@ enum CommandRunner {
     }
 
     /// A copy of a fixture dataset in `directory`, so tests never write into `Fixtures/`.
+    /// A new SQLite file in `directory` made by running the SQL fixture `name` (a path under Fixtures/).
+    static func loadSQLFixture(_ name: String, into directory: URL) throws -> URL {
+        let file = directory.appendingPathComponent(URL(fileURLWithPath: name).deletingPathExtension().lastPathComponent + ".db")
+        let loader = Process()
+        loader.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        loader.arguments = ["sqlite3", file.path, ".read \(fixtures.appendingPathComponent(name).path)"]
+        try loader.run()
+        loader.waitUntilExit()
+        XCTAssertEqual(loader.terminationStatus, 0, "sqlite3 .read \(name)")
+        return file
+    }
+
     static func copyFixture(_ name: String, to directory: URL) throws -> URL {
         let destination = directory.appendingPathComponent(URL(fileURLWithPath: name).lastPathComponent)
         try FileManager.default.copyItem(at: fixtures.appendingPathComponent(name), to: destination)

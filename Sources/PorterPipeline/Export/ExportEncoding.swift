@@ -22,19 +22,19 @@ extension StoredObject {
 struct CSVValueEncoder {
     let keyNames: NaturalKeyNames?
 
-    func append(_ value: ParseValue, field: String, of className: String, objectId: String, to file: CSVRecordFile) throws(PorterError) {
+    func append(_ value: ParseValue, field: String, of className: String, objectId: String, to row: inout CSVRow) throws(PorterError) {
         switch value {
-        case .null: file.emptyCell()
-        case .string(let text): file.cell(text)
-        case .integer(let number): file.cell(String(number))
-        case .double(let number): file.cell(JSONValue.double(number).serialized())
-        case .boolean(let flag): file.cell(flag ? "true" : "false")
-        case .date(let date): file.cell(date.iso)
-        case .bytes(let base64): file.cell(base64)
+        case .null: row.emptyCell()
+        case .string(let text): row.cell(text)
+        case .integer(let number): row.cell(String(number))
+        case .double(let number): row.cell(JSONValue.double(number).serialized())
+        case .boolean(let flag): row.cell(flag ? "true" : "false")
+        case .date(let date): row.cell(date: date)
+        case .bytes(let base64): row.cell(base64)
         case .pointer(let pointer):
-            guard let keyNames else { return file.cell(pointer.objectId) }
-            file.cell(try keyNames.reference(to: pointer, from: "\(className) \(objectId) \(field)"))
-        default: file.cell(json: value.wireJSON)
+            guard let keyNames else { return row.cell(pointer.objectId) }
+            row.cell(try keyNames.reference(to: pointer, from: "\(className) \(objectId) \(field)"))
+        default: row.cell(json: value.wireJSON)
         }
     }
 

@@ -107,11 +107,11 @@ public final class Exporter {
     private func select(_ schemas: [ClassSchema]) throws(PorterError) -> [ClassSchema] {
         for schema in schemas {
             if let problem = ParseNames.classNameProblem(schema.className) {
-                throw PorterError(.target, "the source's schema names a class \(JSONValue.string(schema.className).serialized()): \(problem); no file is written for it")
+                throw PorterError(.target, "\(source.location): the schema names a class \(JSONValue.string(schema.className).serialized()): \(problem); no file is written for it")
             }
             for field in schema.relationFields {
                 if let problem = ParseNames.fieldNameProblem(field.name) {
-                    throw PorterError(.target, "the source's schema names a relation \(schema.className).\(JSONValue.string(field.name).serialized()): \(problem); no file is written for it")
+                    throw PorterError(.target, "\(source.location): the schema names a relation \(schema.className).\(JSONValue.string(field.name).serialized()): \(problem); no file is written for it")
                 }
             }
         }
@@ -146,13 +146,23 @@ public final class Exporter {
         try source.readObjects(of: schema, matching: options.constraints) { (page) throws(PorterError) in
             if Interruption.isRequested { throw PorterError(.interrupted, "interrupted; nothing was written to the export folder") }
             for object in page { try objects.append(object) }
-            let ownerIds = page.map(\.objectId)
-            for (field, _, writer) in relations {
-                let links = try source.links(owner: className, field: field.name, targetClass: field.type.targetClass!, ownerIds: ownerIds)
-                try writer.append(links, owner: className, field: field.name, targetClass: field.type.targetClass!)
+            // A selection exports the links of the selected owners only.
+            if options.constraints != nil {
+                let ownerIds = page.map(\.objectId)
+                for (field, _, writer) in relations {
+                    let links = try source.links(owner: className, field: field.name, targetClass: field.type.targetClass!, ownerIds: ownerIds)
+                    try writer.append(links, owner: className, field: field.name, targetClass: field.type.targetClass!)
+                }
             }
             count += page.count
             progress?(ExportProgress(className: className, objects: count, total: max(total, count)))
+        }
+        if options.constraints == nil {
+            for (field, _, writer) in relations {
+                try source.readLinks(owner: className, field: field.name, targetClass: field.type.targetClass!) { (links) throws(PorterError) in
+                    try writer.append(links, owner: className, field: field.name, targetClass: field.type.targetClass!)
+                }
+            }
         }
         progress?(ExportProgress(className: className, objects: count, total: count))
         try objects.close()
@@ -187,14 +197,15 @@ private final class ObjectFileWriter {
         case .json(let json):
             try json.append(object.wireJSON(fields))
         case .csv(let csv):
-            csv.cell(object.objectId)
-            if let date = object.createdAt { csv.cell(date.iso) } else { csv.emptyCell() }
-            if let date = object.updatedAt { csv.cell(date.iso) } else { csv.emptyCell() }
-            if let acl = object.acl { csv.cell(json: ParseValue.acl(acl).wireJSON) } else { csv.emptyCell() }
-            for (field, value) in zip(fields, object.values) {
-                try encoder.append(value, field: field.name, of: className, objectId: object.objectId, to: csv)
+            try csv.writeRow { (row) throws(PorterError) in
+                row.cell(object.objectId)
+                if let date = object.createdAt { row.cell(date: date) } else { row.emptyCell() }
+                if let date = object.updatedAt { row.cell(date: date) } else { row.emptyCell() }
+                if let acl = object.acl { row.cell(json: ParseValue.acl(acl).wireJSON) } else { row.emptyCell() }
+                for (field, value) in zip(fields, object.values) {
+                    try encoder.append(value, field: field.name, of: className, objectId: object.objectId, to: &row)
+                }
             }
-            try csv.endRow()
         }
     }
 
@@ -221,9 +232,11 @@ private final class LinkFileWriter {
                 try json.append(.object(JSONObject(["owningId": .string(link.owningId), "relatedId": .string(link.relatedId)])))
             case .csv(let csv):
                 let context = "\(owner) \(link.owningId) \(field)"
-                csv.cell(try encoder.reference(owner, link.owningId, from: context))
-                csv.cell(try encoder.reference(targetClass, link.relatedId, from: context))
-                try csv.endRow()
+                let cells = (try encoder.reference(owner, link.owningId, from: context), try encoder.reference(targetClass, link.relatedId, from: context))
+                try csv.writeRow { row in
+                    row.cell(cells.0)
+                    row.cell(cells.1)
+                }
             }
         }
     }

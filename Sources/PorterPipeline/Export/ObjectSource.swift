@@ -34,6 +34,9 @@ public struct RelationLink: Sendable, Hashable {
 /// source side of the sinks). Objects are read a page at a time and each page is handed on
 /// before the next is read, so memory stays flat however large the class.
 public protocol ObjectSource: AnyObject {
+    /// Where the objects come from, for messages: a mirror's path, or a server URL without keys.
+    var location: String { get }
+
     /// The classes the target has, as `/schemas` lists them.
     func schemas() throws(PorterError) -> [ClassSchema]
 
@@ -50,6 +53,21 @@ public protocol ObjectSource: AnyObject {
 
     /// The links of the relation field `owner.field` whose owners are among `ownerIds`.
     func links(owner className: String, field: String, targetClass: String, ownerIds: [String]) throws(PorterError) -> [RelationLink]
+
+    /// Hands every link of the relation field `owner.field` to `page`, a page at a time.
+    func readLinks(owner className: String, field: String, targetClass: String,
+                   page: ([RelationLink]) throws(PorterError) -> Void) throws(PorterError)
+}
+
+extension ObjectSource {
+    /// Every link, read owner by owner: for sources that can only look links up by owner.
+    public func readLinks(owner className: String, field: String, targetClass: String,
+                          page: ([RelationLink]) throws(PorterError) -> Void) throws(PorterError) {
+        try readObjectIds(of: className) { (ownerIds) throws(PorterError) in
+            let links = try self.links(owner: className, field: field, targetClass: targetClass, ownerIds: ownerIds)
+            if !links.isEmpty { try page(links) }
+        }
+    }
 }
 
 extension ClassSchema {

@@ -37,57 +37,86 @@ final class JSONRecordFile {
     }
 }
 
-/// Rows of RFC 4180 CSV: a cell is quoted when it holds a comma, a quote, a line break, or
-/// leading or trailing blanks (which readers may trim); an empty cell is null.
+/// A CSV file of rows; see ``CSVRow`` for how cells are written.
 final class CSVRecordFile {
     private let file: OutputFile
-    private var rowIsEmpty = true
 
     init(path: String, header: [String]) throws(PorterError) {
         file = try OutputFile(path: path)
-        for name in header { cell(name) }
-        try endRow()
+        try writeRow { row in for name in header { row.cell(name) } }
     }
 
-    func cell(_ text: String) {
-        separate()
-        var needsQuotes = false
-        for byte in text.utf8 where byte == 0x2C || byte == 0x22 || byte == 0x0A || byte == 0x0D {
-            needsQuotes = true
-            break
+    /// Writes one row, whose cells `fill` appends.
+    func writeRow(_ fill: (inout CSVRow) throws(PorterError) -> Void) throws(PorterError) {
+        // The buffer is moved into the row and back (swapped, so it is never shared): the row
+        // is built without a copy and without an exclusivity check per byte.
+        var row = CSVRow(bytes: [])
+        swap(&row.bytes, &file.buffer)
+        do {
+            try fill(&row)
+        } catch {
+            swap(&row.bytes, &file.buffer)
+            throw error
         }
-        if !needsQuotes, let first = text.utf8.first, let last = text.utf8.last {
-            needsQuotes = first == 0x20 || first == 0x09 || last == 0x20 || last == 0x09
-        }
-        guard needsQuotes else {
-            file.buffer += text.utf8
-            return
-        }
-        file.buffer.append(0x22)
-        for byte in text.utf8 {
-            if byte == 0x22 { file.buffer.append(0x22) }
-            file.buffer.append(byte)
-        }
-        file.buffer.append(0x22)
-    }
-
-    /// A cell of JSON text.
-    func cell(json: JSONValue) { cell(json.serialized()) }
-
-    func emptyCell() { separate() }
-
-    private func separate() {
-        if !rowIsEmpty { file.buffer.append(UInt8(ascii: ",")) }
-        rowIsEmpty = false
-    }
-
-    func endRow() throws(PorterError) {
-        file.buffer.append(UInt8(ascii: "\n"))
-        rowIsEmpty = true
+        row.bytes.append(UInt8(ascii: "\n"))
+        swap(&row.bytes, &file.buffer)
         try file.flushIfFull()
     }
 
     func close() throws(PorterError) { try file.close() }
+}
+
+/// One row of RFC 4180 CSV: a cell is quoted when it holds a comma, a quote, a line break, or
+/// leading or trailing blanks (which readers may trim); an empty cell is null.
+struct CSVRow {
+    var bytes: [UInt8]
+    private var isEmpty = true
+
+    init(bytes: [UInt8]) { self.bytes = bytes }
+
+    /// Bit n is set when byte n makes a cell quoted: line feed, carriage return, quote, comma.
+    private static let quotedBytes: UInt64 = 1 << 0x0A | 1 << 0x0D | 1 << 0x22 | 1 << 0x2C
+
+    mutating func cell(_ text: String) {
+        separate()
+        var text = text
+        text.withUTF8 { utf8 in
+            var needsQuotes = false
+            for byte in utf8 where byte < 64 && (Self.quotedBytes >> UInt64(byte)) & 1 != 0 {
+                needsQuotes = true
+                break
+            }
+            if !needsQuotes, let first = utf8.first, let last = utf8.last {
+                needsQuotes = first == 0x20 || first == 0x09 || last == 0x20 || last == 0x09
+            }
+            guard needsQuotes else {
+                bytes.append(contentsOf: utf8)
+                return
+            }
+            bytes.append(0x22)
+            for byte in utf8 {
+                if byte == 0x22 { bytes.append(0x22) }
+                bytes.append(byte)
+            }
+            bytes.append(0x22)
+        }
+    }
+
+    /// A cell of JSON text.
+    mutating func cell(json: JSONValue) { cell(json.serialized()) }
+
+    /// A date in ISO 8601 UTC (never needs quotes).
+    mutating func cell(date: ParseDate) {
+        separate()
+        date.writeISO(to: &bytes)
+    }
+
+    mutating func emptyCell() { separate() }
+
+    private mutating func separate() {
+        if !isEmpty { bytes.append(UInt8(ascii: ",")) }
+        isEmpty = false
+    }
 }
 
 /// The file of one class or relation, in the export's format.
