@@ -180,14 +180,17 @@ public final class SQLiteMirror: ObjectSink {
 
     public func patch(className: String, field: String, values: [(objectId: String, value: ParseValue)]) throws(PorterError) -> [WriteOutcome] {
         guard let db = database else { return [] }
+        // A table this import created holds only objects it has just written, whose updatedAt
+        // (the source's, or this import's time) the patch keeps.
+        let touchesUpdatedAt = !freshTables.contains(className)
         let update = try statement("patch", className, [field]) {
-            "UPDATE \(quoted(className)) SET \(quoted(field)) = ?2, updatedAt = ?3 WHERE objectId = ?1 AND \(quoted(field)) IS NOT ?2"
+            "UPDATE \(quoted(className)) SET \(quoted(field)) = ?2\(touchesUpdatedAt ? ", updatedAt = ?3" : "") WHERE objectId = ?1 AND \(quoted(field)) IS NOT ?2"
         }
         var outcomes: [WriteOutcome] = []
         for (objectId, value) in values {
             update.bind(text: objectId, at: 1)
             update.bind(value, at: 2)
-            update.bind(text: now, at: 3)
+            if touchesUpdatedAt { update.bind(text: now, at: 3) }
             try update.run()
             outcomes.append(db.changes == 1 ? .updated : .unchanged)
         }
