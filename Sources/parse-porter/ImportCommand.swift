@@ -14,6 +14,7 @@ struct ImportCommand: ParsableCommand {
             Examples:
               parse-porter import Fixtures/library
               parse-porter import Fixtures/recipes --to /tmp/recipes.sqlite
+              parse-porter import Fixtures/parse-app    # a Parse export folder: schema.json, <Class>.json, _Join:<field>:<Class>.json
               parse-porter import Fixtures/library --max-errors 10 --rejects /tmp/rejects
               PARSE_APPLICATION_ID=myApp PARSE_MASTER_KEY=… parse-porter import Fixtures/library --to http://127.0.0.1:1337/parse
 
