@@ -180,17 +180,17 @@ public final class SQLiteMirror: ObjectSink {
 
     public func patch(className: String, field: String, values: [(objectId: String, value: ParseValue)]) throws(PorterError) -> [WriteOutcome] {
         guard let db = database else { return [] }
-        // Every row of a table this import created was written by it, with the updatedAt it
-        // should keep (the source's, or this import's time): the patch completes that write.
-        let stamp = freshTables.contains(className) ? "" : ", updatedAt = ?3"
+        // A table this import created holds only objects it has just written, whose updatedAt
+        // (the source's, or this import's time) the patch keeps.
+        let touchesUpdatedAt = !freshTables.contains(className)
         let update = try statement("patch", className, [field]) {
-            "UPDATE \(quoted(className)) SET \(quoted(field)) = ?2\(stamp) WHERE objectId = ?1 AND \(quoted(field)) IS NOT ?2"
+            "UPDATE \(quoted(className)) SET \(quoted(field)) = ?2\(touchesUpdatedAt ? ", updatedAt = ?3" : "") WHERE objectId = ?1 AND \(quoted(field)) IS NOT ?2"
         }
         var outcomes: [WriteOutcome] = []
         for (objectId, value) in values {
             update.bind(text: objectId, at: 1)
             update.bind(value, at: 2)
-            if !stamp.isEmpty { update.bind(text: now, at: 3) }
+            if touchesUpdatedAt { update.bind(text: now, at: 3) }
             try update.run()
             outcomes.append(db.changes == 1 ? .updated : .unchanged)
         }

@@ -7,8 +7,15 @@ import PorterSQLite
 
 /// The dataset argument shared by import, validate and plan.
 struct DatasetArgument: ParsableArguments {
-    @Argument(help: "A dataset folder holding dataset.yml or dataset.json, or the manifest file itself.")
+    @Argument(help: "A dataset folder holding dataset.yml or dataset.json, a Parse export folder (schema.json, <Class>.json, _Join:<field>:<Class>.json), or the manifest file itself.")
     var dataset: String
+
+    /// The dataset's manifest; its notes (a class left out) go to stderr.
+    func manifest(targetClasses: Set<String> = []) throws(PorterError) -> DatasetManifest {
+        let manifest = try ManifestLoader.load(dataset, targetClasses: targetClasses)
+        for note in manifest.notes { Terminal.error(note) }
+        return manifest
+    }
 
     /// `<dataset folder>/<folder name>.sqlite`, the default mirror.
     func defaultTarget() throws(PorterError) -> String {

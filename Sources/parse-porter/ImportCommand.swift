@@ -14,6 +14,7 @@ struct ImportCommand: ParsableCommand {
             Examples:
               parse-porter import Fixtures/library
               parse-porter import Fixtures/recipes --to /tmp/recipes.sqlite
+              parse-porter import Fixtures/parse-app    # a Parse export folder: schema.json, <Class>.json, _Join:<field>:<Class>.json
               parse-porter import Fixtures/library --max-errors 10 --rejects /tmp/rejects
               PARSE_APPLICATION_ID=myApp PARSE_MASTER_KEY=… parse-porter import Fixtures/library --to http://127.0.0.1:1337/parse
 
@@ -63,7 +64,7 @@ struct ImportCommand: ParsableCommand {
         // What messages show: a URL without user info, which may hold keys.
         let target = toServer ? ParseServerAddress.redacted(given) : given
         let sink = try server.sink(given, batchSize: batchSize ?? 50, concurrency: concurrency, dryRun: dryRun)
-        let manifest = try ManifestLoader.load(source.dataset, targetClasses: Set(sink.existingSchemas().map(\.className)))
+        let manifest = try source.manifest(targetClasses: Set(sink.existingSchemas().map(\.className)))
         let rejectsDirectory = rejects ?? (manifest.directory as NSString).appendingPathComponent("rejects")
         // To a server, each sink call carries enough objects to keep every connection busy.
         let objectsPerCall = toServer ? max(1000, (batchSize ?? 50) * concurrency * 5) : batchSize ?? 1000

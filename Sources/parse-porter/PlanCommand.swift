@@ -23,7 +23,7 @@ struct PlanCommand: ParsableCommand {
     var format: Format = .text
 
     func run() throws {
-        let plan = Planner.plan(try ManifestLoader.load(source.dataset))
+        let plan = Planner.plan(try source.manifest())
         switch format {
         case .text: Terminal.output(plan.text)
         case .json: Terminal.output(plan.json.serialized())

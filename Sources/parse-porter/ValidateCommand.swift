@@ -34,7 +34,7 @@ struct ValidateCommand: ParsableCommand {
 
     func run() throws {
         let targetSchemas = try against.map { target throws(PorterError) in try server.sink(target).existingSchemas() } ?? []
-        let manifest = try ManifestLoader.load(source.dataset, targetClasses: Set(targetSchemas.map(\.className)))
+        let manifest = try source.manifest(targetClasses: Set(targetSchemas.map(\.className)))
         let report = try Importer(manifest: manifest).validate(against: targetSchemas, progress: ProgressDisplay.callback(quiet: quiet || format != .text))
         switch format {
         case .text:

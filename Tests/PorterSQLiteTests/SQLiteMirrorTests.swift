@@ -96,6 +96,28 @@ final class SQLiteMirrorTests: XCTestCase {
         XCTAssertEqual(try rows("SELECT objectId, year, genre FROM Book ORDER BY objectId"), [["b1", "1937", "g1"], ["b2", "1965", nil], ["b3", "1937", "g1"]])
     }
 
+    /// A patch of a table the import created keeps the source's updatedAt; on an existing
+    /// table, an object whose pointer changes gets this import's time.
+    func testPatchKeepsTheSourceUpdatedAtInANewTable() throws {
+        let source = ParseDate(iso: "2023-06-01T12:00:00.000Z")!
+        let genre = ParseValue.pointer(PointerRef(className: "Genre", objectId: "g1"))
+        let mirror = SQLiteMirror(path: path)
+        try mirror.begin(schemas: [book], naturalKeys: [:])
+        let written = ResolvedObject(objectId: "b1", line: 2, fields: [FieldValue("title", .string("Dune"))], acl: nil, createdAt: source, updatedAt: source)
+        XCTAssertEqual(try mirror.write([written], className: "Book", mode: .upsert), [.inserted])
+        XCTAssertEqual(try mirror.patch(className: "Book", field: "genre", values: [("b1", genre)]), [.updated])
+        _ = try mirror.flush()
+        try mirror.commit()
+        XCTAssertEqual(try rows("SELECT genre, updatedAt FROM Book"), [["g1", source.iso]])
+
+        let again = SQLiteMirror(path: path)
+        try again.begin(schemas: [book], naturalKeys: [:])
+        XCTAssertEqual(try again.patch(className: "Book", field: "genre", values: [("b1", .null)]), [.updated])
+        _ = try again.flush()
+        try again.commit()
+        XCTAssertNotEqual(try rows("SELECT updatedAt FROM Book"), [[source.iso]])
+    }
+
     func testMergeKeepsWhatTheObjectLacks() throws {
         let mirror = SQLiteMirror(path: path)
         try mirror.begin(schemas: [book], naturalKeys: ["Book": ["title"]])

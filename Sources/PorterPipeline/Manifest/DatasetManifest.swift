@@ -4,16 +4,20 @@ import ParseModel
 public struct DatasetManifest: Sendable {
     /// The folder the manifest's relative paths start from.
     public var directory: String
-    /// The manifest file's name as shown in messages (`dataset.yml`).
+    /// The manifest file's name as shown in messages (`dataset.yml`, or `schema.json` for a Parse export).
     public var fileName: String
     public var classes: [ClassMapping]
     public var relations: [JoinRelationMapping]
+    /// What the user should know about how the dataset was read (a class left out); commands
+    /// print them on stderr.
+    public var notes: [String]
 
-    public init(directory: String, fileName: String, classes: [ClassMapping], relations: [JoinRelationMapping]) {
+    public init(directory: String, fileName: String, classes: [ClassMapping], relations: [JoinRelationMapping], notes: [String] = []) {
         self.directory = directory
         self.fileName = fileName
         self.classes = classes
         self.relations = relations
+        self.notes = notes
     }
 
     public func mapping(for className: String) -> ClassMapping? { classes.first { $0.className == className } }

@@ -7,7 +7,8 @@ import Yams
 public enum ManifestLoader {
     public static let fileNames = ["dataset.yml", "dataset.yaml", "dataset.json"]
 
-    /// Loads `path`: a dataset folder holding a manifest, or the manifest file itself.
+    /// Loads `path`: a dataset folder holding a manifest, or the manifest file itself. A folder
+    /// without a manifest but with a `schema.json` is a Parse export (``ParseExportLayout``).
     /// `targetClasses` are the classes the target already has (pointers may name them).
     public static func load(_ path: String, targetClasses: Set<String> = []) throws(PorterError) -> DatasetManifest {
         let (directory, fileName) = try locate(path)
@@ -16,8 +17,13 @@ public enum ManifestLoader {
             throw PorterError(.usage, "\(fileName): cannot read the manifest (not a UTF-8 text file)")
         }
         let document = try parse(text, fileName: fileName)
-        var decoder = ManifestDecoder(fileName: fileName, directory: directory)
-        let manifest = try decoder.decode(document)
+        let manifest: DatasetManifest
+        if fileName == ParseExportLayout.schemaFile {
+            manifest = try ParseExportLayout(directory: directory, targetClasses: targetClasses).manifest(from: document)
+        } else {
+            var decoder = ManifestDecoder(fileName: fileName, directory: directory)
+            manifest = try decoder.decode(document)
+        }
         try ManifestChecker(manifest: manifest, targetClasses: targetClasses).check()
         return manifest
     }
@@ -37,10 +43,10 @@ public enum ManifestLoader {
             let url = URL(fileURLWithPath: path)
             return (url.deletingLastPathComponent().path, url.lastPathComponent)
         }
-        for name in fileNames where FileManager.default.fileExists(atPath: (path as NSString).appendingPathComponent(name)) {
+        for name in fileNames + [ParseExportLayout.schemaFile] where FileManager.default.fileExists(atPath: (path as NSString).appendingPathComponent(name)) {
             return (path, name)
         }
-        throw PorterError(.usage, "\(path): no dataset.yml or dataset.json in this folder")
+        throw PorterError(.usage, "\(path): no dataset.yml or dataset.json in this folder, nor the schema.json of a Parse export")
     }
 
     static func parse(_ text: String, fileName: String) throws(PorterError) -> JSONValue {

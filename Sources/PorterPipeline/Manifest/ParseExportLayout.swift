@@ -1,0 +1,172 @@
+import Foundation
+import ParseModel
+
+/// A Parse export folder read without a manifest (README "Importing a Parse export"):
+/// `schema.json` lists the classes as `/schemas` does (`{"results":[…]}` or a plain array),
+/// `<Class>.json` holds a class's objects in REST encoding, and `_Join:<field>:<Class>.json`
+/// (or Back4App's `_Join꞉<field>꞉<Class>.json`) holds a Relation's `owningId`/`relatedId` rows.
+///
+/// Its one job is to build the ``DatasetManifest`` that imports such a folder. Class and field
+/// names are checked before any file name is made from them; every fault in the layout is a
+/// usage error naming the file and the key path in it.
+struct ParseExportLayout {
+    /// The file that makes a folder without a manifest a Parse export.
+    static let schemaFile = "schema.json"
+    /// A join file's name is `_Join`, field and class joined by one of these, then `.json`.
+    static let joinSeparators = [":", "\u{A789}"]
+    /// System classes left out: records the source server issued for its own clients (sessions;
+    /// idempotency records, which expire within minutes).
+    static let skippedClasses: Set<String> = ["_Session", "_Idempotency"]
+
+    /// The export folder.
+    let directory: String
+    /// The classes the target already has: pointers and relations may name them.
+    let targetClasses: Set<String>
+
+    func fail(_ path: String, _ reason: String) -> PorterError {
+        PorterError(.usage, path.isEmpty ? "\(Self.schemaFile): \(reason)" : "\(Self.schemaFile): \(path): \(reason)")
+    }
+
+    func isFile(_ name: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        let path = (directory as NSString).appendingPathComponent(name)
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
+    }
+
+    /// The manifest for the folder, from the parsed `schema.json`.
+    func manifest(from document: JSONValue) throws(PorterError) -> DatasetManifest {
+        let (items, listPath) = try classList(document)
+        var classes: [ClassMapping] = []
+        var paths: [String] = []
+        var listed: Set<String> = []
+        var notes: [String] = []
+        for (index, item) in items.enumerated() {
+            let path = "\(listPath)[\(index)]"
+            guard case .object(let spec) = item else { throw fail(path, "must be a class, not \(item.kindName)") }
+            guard case .string(let className)? = spec["className"] else { throw fail("\(path).className", "is required") }
+            if let problem = ParseNames.classNameProblem(className) { throw fail("\(path).className", "\"\(className)\": \(problem)") }
+            guard listed.insert(className).inserted else { throw fail("\(path).className", "\(className) is listed twice") }
+            if Self.skippedClasses.contains(className) {
+                notes.append("\(Self.schemaFile): skipped \(className): its objects belong to the server that issued them")
+                continue
+            }
+            let fields = try self.fields(of: spec, at: path)
+            let source = "\(className).json"
+            guard isFile(source) else { throw PorterError(.usage, "\(Self.schemaFile) declares class \(className) but \(source) is missing") }
+            classes.append(ClassMapping(className: className, source: source, key: [], fields: fields))
+            paths.append(path)
+        }
+        guard !classes.isEmpty else { throw fail(listPath, "no class to import") }
+        try checkTargets(of: classes, at: paths)
+        let relations = try joinFiles(of: classes, skipped: listed.intersection(Self.skippedClasses))
+        return DatasetManifest(directory: directory, fileName: Self.schemaFile, classes: classes, relations: relations, notes: notes)
+    }
+
+    /// The classes of `/schemas` JSON (`{"results":[…]}`) or of Parse Dashboard's export (a plain
+    /// list), and the key path of the list.
+    func classList(_ document: JSONValue) throws(PorterError) -> (items: [JSONValue], path: String) {
+        switch document {
+        case .array(let items):
+            return (items, "")
+        case .object(let object):
+            guard case .array(let items)? = object["results"] else { throw fail("results", "must be a list of classes") }
+            return (items, "results")
+        default:
+            throw fail("", "must be {\"results\": [classes…]} or a list of classes, not \(document.kindName)")
+        }
+    }
+
+    /// Every Pointer and Relation names a class of the export or of the target.
+    func checkTargets(of classes: [ClassMapping], at paths: [String]) throws(PorterError) {
+        let known = targetClasses.union(classes.map(\.className))
+        for (mapping, path) in zip(classes, paths) {
+            for field in mapping.fields {
+                if let target = field.type.targetClass, !known.contains(target) {
+                    throw fail("\(path).fields.\(field.name).targetClass", "\(target) is a class neither of \(Self.schemaFile) nor of the target")
+                }
+            }
+        }
+    }
+
+    /// A class's own fields (the default ones left out), each read from the key of its name;
+    /// Relations come from join files.
+    func fields(of spec: JSONObject, at path: String) throws(PorterError) -> [FieldMapping] {
+        guard case .object(let specs)? = spec["fields"] else { throw fail("\(path).fields", "must map field names to types") }
+        var fields: [FieldMapping] = []
+        for member in specs where !ParseNames.defaultFields.contains(member.key) {
+            if let problem = ParseNames.fieldNameProblem(member.key) { throw fail("\(path).fields", "\"\(member.key)\": \(problem)") }
+            let fieldPath = "\(path).fields.\(member.key)"
+            if fields.contains(where: { $0.name == member.key }) { throw fail(fieldPath, "field listed twice") }
+            fields.append(try field(member.key, member.value, at: fieldPath))
+        }
+        return fields
+    }
+
+    /// One `/schemas` field: `{"type":…, "targetClass":…, "required":…, "defaultValue":…}`.
+    func field(_ name: String, _ spec: JSONValue, at path: String) throws(PorterError) -> FieldMapping {
+        guard case .object = spec else { throw fail(path, "must be a field like {\"type\": \"String\"}, not \(spec.kindName)") }
+        guard case .string(let typeName)? = spec["type"] else { throw fail("\(path).type", "is required") }
+        var targetClass: String?
+        switch spec["targetClass"] {
+        case nil, .null?: break
+        case .string(let target)?:
+            if let problem = ParseNames.classNameProblem(target) { throw fail("\(path).targetClass", "\"\(target)\": \(problem)") }
+            targetClass = target
+        case let other?: throw fail("\(path).targetClass", "must be a class name, not \(other.kindName)")
+        }
+        guard let type = FieldType(name: typeName, targetClass: targetClass) else {
+            if typeName == "Pointer" || typeName == "Relation" { throw fail(path, "\(typeName) needs a targetClass") }
+            throw fail("\(path).type", "unknown type \"\(typeName)\" (String, Number, Boolean, Date, Object, Array, GeoPoint, File, Bytes, Polygon, ACL, Pointer, Relation)")
+        }
+        var required = false
+        switch spec["required"] {
+        case nil, .null?: break
+        case .bool(let flag)?: required = flag
+        case let other?: throw fail("\(path).required", "must be true or false, not \(other.kindName)")
+        }
+        let isRelation = if case .relation = type { true } else { false }
+        if isRelation && required { throw fail("\(path).required", "a Relation cannot be required") }
+        var defaultValue: ParseValue?
+        if let json = spec["defaultValue"], json != .null {
+            if isRelation { throw fail("\(path).defaultValue", "a Relation cannot have a default") }
+            guard let value = try? ParseValue(wire: json, as: type), value.fieldType == type else {
+                throw fail("\(path).defaultValue", "\(json.serialized()) is not a \(type)")
+            }
+            defaultValue = value
+        }
+        return FieldMapping(name: name, type: type, required: required, defaultValue: defaultValue, fromJoinFile: isRelation)
+    }
+
+    /// The join file of each Relation field that has one (a Relation without one has no links),
+    /// after checking that every join file in the folder belongs to a Relation of `classes`.
+    func joinFiles(of classes: [ClassMapping], skipped: Set<String>) throws(PorterError) -> [JoinRelationMapping] {
+        var relations: [JoinRelationMapping] = []
+        var claimed: Set<String> = []
+        for mapping in classes {
+            for field in mapping.fields {
+                guard case .relation(let target) = field.type else { continue }
+                let names = Self.joinSeparators.map { "_Join\($0)\(field.name)\($0)\(mapping.className).json" }.filter(isFile)
+                claimed.formUnion(names)
+                guard let source = names.first else { continue }
+                if names.count > 1 { throw PorterError(.usage, "\(names.joined(separator: " and ")): two join files for \(mapping.className).\(field.name)") }
+                relations.append(JoinRelationMapping(owner: mapping.className, field: field.name, targetClass: target, source: source,
+                                                     ownerColumn: "owningId", targetColumn: "relatedId"))
+            }
+        }
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        for entry in entries.sorted() where !claimed.contains(entry) {
+            guard let separator = Self.joinSeparators.first(where: { entry.hasPrefix("_Join\($0)") }) else { continue }
+            let parts = entry.dropFirst("_Join".count + separator.count).components(separatedBy: separator)
+            guard parts.count == 2, parts[1].hasSuffix(".json") else {
+                throw PorterError(.usage, "\(entry): not a join file name (_Join\(separator)<field>\(separator)<Class>.json)")
+            }
+            let field = parts[0], owner = String(parts[1].dropLast(".json".count))
+            if skipped.contains(owner) { continue }
+            guard classes.contains(where: { $0.className == owner }) else {
+                throw PorterError(.usage, "\(entry): \(owner) is not a class in \(Self.schemaFile)")
+            }
+            throw PorterError(.usage, "\(entry): \(owner) has no Relation field \(field)")
+        }
+        return relations
+    }
+}
