@@ -5,7 +5,7 @@ import XCTest
 /// objects, ids, typed values, pointers and relations, for every fixture, every format, and
 /// both kinds of source (a mirror, and a Parse Server: `serve` over a mirror).
 final class ExportRoundTripTests: XCTestCase {
-    static let fixtures = ["library", "todo", "recipes", "contacts", "org", "parse-export"]
+    static let fixtures = ["library", "todo", "recipes", "contacts", "org", "parse-export", "parse-app"]
 
     /// Exports `source` in `format` into a new folder and imports that folder into a new mirror.
     private func roundTrip(from source: String, format: String, extra: [String] = [], in directory: URL, name: String,
@@ -28,7 +28,7 @@ final class ExportRoundTripTests: XCTestCase {
             XCTAssertEqual(imported.status, 0, imported.stderr)
             let expected = try MirrorSnapshot(original)
             let variants: [(format: String, extra: [String])] = [
-                ("json", ["--emit-manifest"]), ("ndjson", ["--emit-manifest"]), ("csv", ["--emit-manifest"]),
+                ("parse", []), ("json", ["--emit-manifest"]), ("ndjson", ["--emit-manifest"]), ("csv", ["--emit-manifest"]),
                 ("csv", ["--emit-manifest", "--manifest", CommandRunner.fixtures.appendingPathComponent(fixture).path]),
             ]
             for (index, variant) in variants.enumerated() {
