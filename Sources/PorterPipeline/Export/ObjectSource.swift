@@ -50,6 +50,21 @@ public protocol ObjectSource: AnyObject {
 
     /// The links of the relation field `owner.field` whose owners are among `ownerIds`.
     func links(owner className: String, field: String, targetClass: String, ownerIds: [String]) throws(PorterError) -> [RelationLink]
+
+    /// The newest `updatedAt` among the class's objects; `nil` for an empty class. A pull asks
+    /// before it reads a class: everything written later has a newer `updatedAt`.
+    func newestUpdate(of className: String) throws(PorterError) -> ParseDate?
+}
+
+extension ObjectSource {
+    /// Reads every object of the class; a source that can ask for the maximum directly overrides it.
+    public func newestUpdate(of className: String) throws(PorterError) -> ParseDate? {
+        var newest: ParseDate?
+        try readObjects(of: ClassSchema(className: className, fields: []), matching: nil) { (objects) throws(PorterError) in
+            for case let updatedAt? in objects.map(\.updatedAt) { newest = max(newest ?? updatedAt, updatedAt) }
+        }
+        return newest
+    }
 }
 
 extension ClassSchema {
