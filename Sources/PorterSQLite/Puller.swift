@@ -164,7 +164,7 @@ public final class Puller {
         progress?(PullProgress(className: className, objects: 0, total: total))
         var tally = classTallies[className]!
         try source.readObjects(of: schema, matching: constraints) { (objects) throws(PorterError) in
-            guard !Interruption.isRequested else { throw PorterError(.interrupted, "interrupted while pulling \(className); the mirror was left as it was") }
+            try stopIfInterrupted(className)
             for outcome in try mirror.store(objects, of: schema) {
                 switch outcome {
                 case .inserted: tally.added += 1
@@ -178,7 +178,10 @@ public final class Puller {
             progress?(PullProgress(className: className, objects: tally.read, total: max(total, tally.read)))
         }
         if options.full {
-            try source.readObjectIds(of: className) { (ids) throws(PorterError) in try mirror.keepObjectIds(ids) }
+            try source.readObjectIds(of: className) { (ids) throws(PorterError) in
+                try stopIfInterrupted(className)
+                try mirror.keepObjectIds(ids)
+            }
             let deletion = try mirror.deleteObjectsNotKept(of: className)
             tally.deleted = deletion.objects
             for (relation, removed) in deletion.links { tallyLinks(relation, removed: removed) }
@@ -198,6 +201,11 @@ public final class Puller {
             let changes = try mirror.link(owner: schema.className, field: field.name, targetClass: targetClass, sets, replace: true)
             tallyLinks("\(schema.className).\(field.name)", added: changes.added, removed: changes.removed)
         }
+    }
+
+    /// Ctrl-C stops the pull between pages; the mirror is then rolled back.
+    private func stopIfInterrupted(_ className: String) throws(PorterError) {
+        guard !Interruption.isRequested else { throw PorterError(.interrupted, "interrupted while pulling \(className); the mirror was left as it was") }
     }
 
     private func tallyLinks(_ relation: String, added: Int = 0, removed: Int = 0) {

@@ -210,6 +210,32 @@ final class PullTests: XCTestCase {
         try assertSameData(copy, as: servedFile)
     }
 
+    /// Ctrl-C mid-pull: exit 130, the mirror as it was.
+    func testInterruptLeavesTheMirrorAsItWas() throws {
+        let directory = try CommandRunner.temporaryDirectory(self)
+        let items = directory.appendingPathComponent("items")
+        try FileManager.default.createDirectory(at: items, withIntermediateDirectories: true)
+        try "version: 1\nclasses:\n  Item: {source: items.csv, key: [name], fields: {name: String!, price: Number}}\n"
+            .write(to: items.appendingPathComponent("dataset.yml"), atomically: true, encoding: .utf8)
+        try ("name,price\n" + (0..<30_000).map { "item \($0),\($0 % 97)\n" }.joined()).write(to: items.appendingPathComponent("items.csv"), atomically: true, encoding: .utf8)
+        let servedFile = directory.appendingPathComponent("served.sqlite"), copy = directory.appendingPathComponent("pulled.sqlite")
+        XCTAssertEqual(try CommandRunner.run(["import", items.path, "--to", servedFile.path, "-q"]).status, 0)
+        try "name,price\npen,2\n".write(to: items.appendingPathComponent("items.csv"), atomically: true, encoding: .utf8)
+        XCTAssertEqual(try CommandRunner.run(["import", items.path, "--to", copy.path, "-q"]).status, 0)
+        let before = try Data(contentsOf: copy)
+        let server = try ServedMirror(path: servedFile.path, allowCustomObjectId: false)
+        let process = try CommandRunner.start(["pull", server.url, "--to", copy.path, "-q"], environment: ServedMirror.environment)
+        // The transaction has begun once SQLite's journal exists.
+        let deadline = Date().addingTimeInterval(30)
+        while !FileManager.default.fileExists(atPath: copy.path + "-journal") && process.isRunning && Date() < deadline { usleep(500) }
+        XCTAssertTrue(process.isRunning, "the pull finished before it could be interrupted")
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 130)
+        XCTAssertEqual(try Data(contentsOf: copy), before)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: copy.path + "-journal"))
+    }
+
     /// A quarter of the requests fail (500, 503, 429, dropped connections, stalls past the
     /// timeout): the retries still bring exactly the server's data.
     func testPullSurvivesServerFaults() throws {
