@@ -14,13 +14,8 @@ final class PullTests: XCTestCase {
             let relation: String
             let added, removed: Int
         }
-        struct RequestTally: Decodable {
-            let phase: String
-            let requests: Int
-        }
         let classes: [ClassTally]
         let relations: [RelationTally]
-        let requests: [RequestTally]
 
         func tally(_ className: String) throws -> ClassTally { try XCTUnwrap(classes.first { $0.className == className }, className) }
         func relation(_ name: String) throws -> RelationTally { try XCTUnwrap(relations.first { $0.relation == name }, name) }
@@ -284,5 +279,14 @@ final class PullTests: XCTestCase {
         XCTAssertEqual(text.status, 0, text.stderr)
         XCTAssertTrue(text.stdout.contains("class ") && text.stdout.contains("deleted") && text.stdout.contains("pulled \(server.url) into"), text.stdout)
         XCTAssertEqual(text.stderr, "", "a short pull prints no progress into a pipe")
+
+        // A field deleted and added again with another type on the server cannot go into the mirror's column.
+        XCTAssertEqual(try RESTImportTests.curl(server, "PUT", "/schemas/Book", #"{"fields":{"publishingYear":{"__op":"Delete"}}}"#).status, 0)
+        XCTAssertEqual(try RESTImportTests.curl(server, "PUT", "/schemas/Book", #"{"fields":{"publishingYear":{"type":"String"}}}"#).status, 0)
+        let before = try Data(contentsOf: some)
+        let conflict = try pull(server.url, to: some)
+        XCTAssertEqual(conflict.status, 1, conflict.stderr)
+        XCTAssertTrue(conflict.stderr.contains("Book.publishingYear is Number in the mirror and String on \(server.url)"), conflict.stderr)
+        XCTAssertEqual(try Data(contentsOf: some), before)
     }
 }
