@@ -110,12 +110,13 @@ public final class Puller {
         let mirrored = try mirror.existingSchemas()
         let schemas = try selected(try source.schemas())
         try checkTypes(of: schemas, against: mirrored)
+        classTallies = Dictionary(uniqueKeysWithValues: schemas.map { ($0.className, PullReport.ClassTally(className: $0.className)) })
+        relationTallies = [:]
         for schema in schemas {
-            classTallies[schema.className] = PullReport.ClassTally(className: schema.className)
             for field in schema.relationFields { tallyLinks("\(schema.className).\(field.name)") }
         }
-        try mirror.begin(schemas: schemas, naturalKeys: [:])
         do {
+            try mirror.begin(schemas: schemas, naturalKeys: [:])
             for schema in schemas { try pull(schema, progress: progress) }
             for (relation, changes) in try mirror.flush() { tallyLinks(relation, added: changes.added) }
             try mirror.commit()
@@ -127,9 +128,10 @@ public final class Puller {
                           elapsedSeconds: Date().timeIntervalSince(started))
     }
 
-    /// The source's classes by name, or those ``PullOptions/classes`` names.
+    /// The source's classes (each name once) in name order, or those ``PullOptions/classes`` names.
     private func selected(_ schemas: [ClassSchema]) throws(PorterError) -> [ClassSchema] {
-        let sorted = schemas.sorted { $0.className < $1.className }
+        let byName = Dictionary(schemas.map { ($0.className, $0) }, uniquingKeysWith: { first, _ in first })
+        let sorted = byName.values.sorted { $0.className < $1.className }
         guard let wanted = options.classes else { return sorted }
         let unknown = wanted.filter { name in !sorted.contains { $0.className == name } }
         guard unknown.isEmpty else {
