@@ -91,6 +91,11 @@ public final class MirrorObjectSource: ObjectSource {
         return links
     }
 
+    public func newestUpdate(of className: String) throws(PorterError) -> ParseDate? {
+        let statement = try database.prepare("SELECT max(updatedAt) FROM \(quoted(className))")
+        return try statement.step() ? statement.text(at: 0).flatMap(ParseDate.init(iso:)) : nil
+    }
+
     /// The join table in its stored order.
     public func readLinks(owner className: String, field: String, targetClass: String,
                           page: ([RelationLink]) throws(PorterError) -> Void) throws(PorterError) {

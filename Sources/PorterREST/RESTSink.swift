@@ -29,6 +29,7 @@ public final class RESTSink: ObjectSink {
     let client: ParseRESTClient
     let options: RESTSinkOptions
     let sender: BatchSender
+    let reader: RESTReader
     var declared: [String: ClassSchema] = [:]
     var naturalKeys: [String: [String]] = [:]
     var serverSchemas: [String: ClassSchema]?
@@ -44,6 +45,7 @@ public final class RESTSink: ObjectSink {
         self.client = client
         self.options = options
         self.sender = BatchSender(client: client, batchSize: options.batchSize, concurrency: options.concurrency)
+        self.reader = RESTReader(client: client, sender: sender)
     }
 
     public var isTransactional: Bool { false }
@@ -74,17 +76,8 @@ public final class RESTSink: ObjectSink {
             serverSchemas = [:]
             return []
         }
-        let json: JSONValue
-        do {
-            json = try client.send("GET", "/schemas", phase: "preflight")
-        } catch {
-            throw ParseRESTErrors.preflight(error, address: client.address)
-        }
-        guard case .array(let results)? = json["results"] else {
-            throw PorterError(.target, "\(client.address)/schemas: the answer has no results; is this a Parse Server?")
-        }
         var schemas: [String: ClassSchema] = [:]
-        for item in results {
+        for item in try reader.schemaEntries(phase: "preflight") {
             if let schema = try? ClassSchema(schemaJSON: item) { schemas[schema.className] = schema }
         }
         serverSchemas = schemas

@@ -12,6 +12,17 @@ public enum MirrorLayout {
         """,
     ]
 
+    /// `_PorterPull`, created by the first pull: per class, the server it was pulled from (a URL
+    /// without keys), the watermark (the newest `updatedAt` the server had when the pull began;
+    /// the next pull reads the objects updated since) and when it was pulled.
+    public static let pullTableSQL = "CREATE TABLE IF NOT EXISTS _PorterPull (className TEXT PRIMARY KEY, server TEXT, watermark TEXT, pulledAt TEXT)"
+
+    /// Records a pull: `?1` class, `?2` server, `?3` watermark, `?4` time of the pull.
+    public static let recordPullSQL = """
+        INSERT INTO _PorterPull (className, server, watermark, pulledAt) VALUES (?1, ?2, ?3, ?4) \
+        ON CONFLICT(className) DO UPDATE SET server = excluded.server, watermark = excluded.watermark, pulledAt = excluded.pulledAt
+        """
+
     /// Stores a class's `/schemas` JSON: `?1` the class name, `?2` the JSON text.
     public static let saveSchemaSQL = "INSERT INTO _SCHEMA (className, schema) VALUES (?1, ?2) ON CONFLICT(className) DO UPDATE SET schema = excluded.schema"
 

@@ -8,10 +8,10 @@ import PorterPipeline
 /// An import is one transaction; a mirror the import created is removed again on rollback.
 public final class SQLiteMirror: ObjectSink {
     public let path: String
-    private var database: SQLiteDatabase?
+    var database: SQLiteDatabase?
     private var createdFile = false
     /// This import's time, for `createdAt` and `updatedAt`, in stored form.
-    private var now = ParseDate(millisecondsSince1970: 0).iso
+    private(set) var now = ParseDate(millisecondsSince1970: 0).iso
     private var schemas: [String: ClassSchema] = [:]
     private var naturalKeys: [String: [String]] = [:]
     /// Tables this import created: they hold no earlier rows, so rows go in by multi-row INSERTs.
@@ -76,6 +76,9 @@ public final class SQLiteMirror: ObjectSink {
                 try db.execute(MirrorLayout.addFieldSQL(className: schema.className, field))
                 if case .relation = field.type { freshTables.insert(MirrorLayout.joinTable(owner: schema.className, field: field.name)) }
             }
+            // A manifest declares neither; a pulled schema brings the server's.
+            if let permissions = schema.classLevelPermissions { merged.classLevelPermissions = permissions }
+            if let indexes = schema.indexes { merged.indexes = indexes }
             schemas[schema.className] = merged
             saveSchema.bind(text: schema.className, at: 1)
             saveSchema.bind(text: merged.schemaJSON.serialized(), at: 2)
@@ -84,20 +87,31 @@ public final class SQLiteMirror: ObjectSink {
     }
 
     public func write(_ objects: [ResolvedObject], className: String, mode: WriteMode) throws(PorterError) -> [WriteOutcome] {
+        try upsert(objects, className: className, mode: mode, copyingTimestamps: false)
+    }
+
+    /// Inserts new objects and updates changed ones. An import sets `updatedAt` of an object whose
+    /// fields changed; a copy (`copyingTimestamps`) compares and sets `createdAt` and `updatedAt` like fields.
+    func upsert(_ objects: [ResolvedObject], className: String, mode: WriteMode, copyingTimestamps: Bool) throws(PorterError) -> [WriteOutcome] {
         guard let db = database, let first = objects.first else { return [] }
         let columns = first.fields.map(\.name)
         if freshTables.contains(className) { return try insertFresh(objects, className: className, columns: columns) }
         let insert = try statement("insert", className, columns) {
             insertSQL(className, columns, rows: 1) + " ON CONFLICT(objectId) DO NOTHING"
         }
-        let update = try statement(mode.rawValue, className, columns) {
-            // ?1 objectId, ?2 updatedAt, ?3 ACL, ?4… the fields
+        let update = try statement(copyingTimestamps ? "copy" : mode.rawValue, className, columns) {
+            // ?1 objectId, ?2 updatedAt, ?3 ACL, ?4… the fields, then createdAt when copying timestamps
             let targets = ["ACL"] + columns
-            let assignments = targets.enumerated().map { i, name in
+            var assignments = targets.enumerated().map { i, name in
                 mode == .merge ? "\(quoted(name)) = coalesce(?\(i + 3), \(quoted(name)))" : "\(quoted(name)) = ?\(i + 3)"
             }
-            let differences = targets.enumerated().map { i, name in
+            var differences = targets.enumerated().map { i, name in
                 mode == .merge ? "(?\(i + 3) IS NOT NULL AND \(quoted(name)) IS NOT ?\(i + 3))" : "\(quoted(name)) IS NOT ?\(i + 3)"
+            }
+            if copyingTimestamps {
+                let createdAt = "?\(targets.count + 3)"
+                assignments.append("createdAt = \(createdAt)")
+                differences += ["updatedAt IS NOT ?2", "createdAt IS NOT \(createdAt)"]
             }
             return "UPDATE \(quoted(className)) SET \(assignments.joined(separator: ", ")), updatedAt = ?2 WHERE objectId = ?1 AND (\(differences.joined(separator: " OR ")))"
         }
@@ -124,6 +138,7 @@ public final class SQLiteMirror: ObjectSink {
             update.bind(text: object.updatedAt?.iso ?? now, at: 2)
             update.bind(object.acl.map(ParseValue.acl) ?? .null, at: 3)
             for (i, field) in object.fields.enumerated() { update.bind(field.value, at: i + 4) }
+            if copyingTimestamps { update.bind(text: object.createdAt?.iso ?? now, at: columns.count + 4) }
             do { try update.run() } catch { outcomes.append(.failed(conflictReason(className, object, error))); continue }
             outcomes.append(db.changes == 1 ? .updated : .unchanged)
         }
@@ -317,7 +332,7 @@ public final class SQLiteMirror: ObjectSink {
     }
 
     /// A cached statement for one purpose, class and column list.
-    private func statement(_ purpose: String, _ table: String, _ columns: [String], _ sql: () -> String) throws(PorterError) -> SQLiteStatement {
+    func statement(_ purpose: String, _ table: String, _ columns: [String], _ sql: () -> String) throws(PorterError) -> SQLiteStatement {
         let cacheKey = ([purpose, table] + columns).joined(separator: "\u{1F}")
         if let cached = statements[cacheKey] { return cached }
         let prepared = try database!.prepare(sql())

@@ -69,7 +69,7 @@ struct TargetOptions: ParsableArguments {
     /// The source `target` names, for export.
     func source(_ target: String, concurrency: Int = 4) throws(PorterError) -> ObjectSource {
         guard Self.isServerURL(target) else { return try MirrorObjectSource(path: target) }
-        throw PorterError(.usage, "\(ParseServerAddress.redacted(target)): exporting from a Parse Server comes with RESTObjectSource")
+        return RESTObjectSource(client: try client(target, concurrency: concurrency), concurrency: concurrency)
     }
 
     /// A client of the Parse Server at `url`, with the keys and timeout given.

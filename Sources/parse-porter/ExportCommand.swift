@@ -70,7 +70,7 @@ struct ExportCommand: ParsableCommand {
                                     naturalKeys: try naturalKeys(), emitManifest: emitManifest, force: force)
         let interruption = Interruption.catchInterrupts()
         defer { interruption.stop() }
-        let report = try Exporter(source: source, options: options).run(to: to, progress: ProgressDisplay.exportCallback(quiet: quiet))
+        let report = try Exporter(source: source, options: options).run(to: to, progress: ProgressDisplay.callback(quiet: quiet))
         for written in report.classes {
             Terminal.output("\(written.className): \(written.objects) objects → \(written.file)")
             for relation in written.relations {

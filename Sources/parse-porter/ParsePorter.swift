@@ -6,11 +6,11 @@ import PorterPipeline
 struct ParsePorter: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "parse-porter",
-        abstract: "Move data into and out of Parse backends: CSV/JSON datasets into a SQLite mirror, pointers and relations resolved.",
+        abstract: "Move data into and out of Parse backends: CSV/JSON datasets into a SQLite mirror or a Parse Server, pointers and relations resolved; whole apps pulled into a mirror.",
         discussion: """
             Exit codes: 0 ok, 1 data invalid or check failed, 2 usage or manifest error, 3 target unreachable, refused or failing.
             """,
-        subcommands: [ImportCommand.self, ValidateCommand.self, PlanCommand.self, ExportCommand.self, ServeCommand.self]
+        subcommands: [ImportCommand.self, ValidateCommand.self, PlanCommand.self, ExportCommand.self, PullCommand.self, ServeCommand.self]
     )
 
     /// Runs the command; library errors and usage errors map to the documented exit codes.

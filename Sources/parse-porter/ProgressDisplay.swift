@@ -1,6 +1,29 @@
 import Foundation
 import PorterPipeline
 
+/// What one progress line shows: a phase, how far it is, and what was counted.
+protocol ProgressReport: Sendable {
+    var phase: String { get }
+    /// 0…1; 0 when the total is not known.
+    var fraction: Double { get }
+    var finished: Bool { get }
+    /// `43 records`, `500 of 1200 objects`.
+    var counted: String { get }
+}
+
+extension ImportProgress: ProgressReport {
+    var fraction: Double { totalBytes > 0 ? min(1, Double(bytesRead) / Double(totalBytes)) : 0 }
+    var finished: Bool { totalBytes > 0 && bytesRead >= totalBytes }
+    var counted: String { "\(records) records" }
+}
+
+extension ClassProgress: ProgressReport {
+    var phase: String { className }
+    var fraction: Double { total > 0 ? min(1, Double(objects) / Double(total)) : 1 }
+    var finished: Bool { objects >= total }
+    var counted: String { "\(objects) of \(total) objects" }
+}
+
 /// Shows progress on stderr: a redrawn bar on a terminal, a plain line every few seconds
 /// otherwise (logs, CI), nothing when quiet.
 final class ProgressDisplay: @unchecked Sendable {
@@ -11,47 +34,31 @@ final class ProgressDisplay: @unchecked Sendable {
 
     init() { interactive = Terminal.stderrIsTerminal }
 
-    /// The callback to hand to the importer, or `nil` when quiet.
-    static func callback(quiet: Bool) -> (@Sendable (ImportProgress) -> Void)? {
+    /// The callback to hand to an import, export or pull, or `nil` when quiet.
+    static func callback<Progress: ProgressReport>(quiet: Bool) -> (@Sendable (Progress) -> Void)? {
         guard !quiet else { return nil }
         let display = ProgressDisplay()
-        return { progress in
-            let fraction = progress.totalBytes > 0 ? Double(progress.bytesRead) / Double(progress.totalBytes) : 0
-            display.show(phase: progress.phase, count: progress.records, unit: "records", fraction: fraction,
-                         finished: progress.totalBytes > 0 && progress.bytesRead >= progress.totalBytes)
-        }
+        return { display.show($0) }
     }
 
-    /// The callback to hand to an export, or `nil` when quiet.
-    static func exportCallback(quiet: Bool) -> ((ExportProgress) -> Void)? {
-        guard !quiet else { return nil }
-        let display = ProgressDisplay()
-        return { progress in
-            display.show(phase: progress.className, count: progress.objects, unit: "objects",
-                         fraction: progress.total > 0 ? Double(progress.objects) / Double(progress.total) : 1,
-                         finished: progress.objects >= progress.total)
-        }
-    }
-
-    /// One phase's progress: `count` things done, `fraction` of the phase.
-    func show(phase: String, count: Int, unit: String, fraction: Double, finished: Bool) {
+    func show(_ progress: some ProgressReport) {
         lock.lock()
         defer { lock.unlock() }
         let now = Date()
         let interval = interactive ? 0.1 : 5.0
-        let newPhase = interactive && phase != lastPhase
-        guard now.timeIntervalSince(lastShown) >= interval || (interactive && finished) || newPhase else { return }
+        let newPhase = interactive && progress.phase != lastPhase
+        guard now.timeIntervalSince(lastShown) >= interval || (interactive && progress.finished) || newPhase else { return }
         lastShown = now
-        lastPhase = phase
-        let percent = Int(min(1, fraction) * 100)
+        lastPhase = progress.phase
+        let percent = Int(progress.fraction * 100)
         if interactive {
             let width = 30
-            let filled = Int(min(1, fraction) * Double(width))
+            let filled = Int(progress.fraction * Double(width))
             let bar = String(repeating: "=", count: filled) + String(repeating: " ", count: width - filled)
-            let line = "\u{1B}[2K\r\(phase.padding(toLength: 14, withPad: " ", startingAt: 0)) [\(bar)] \(percent)% \(count) \(unit)"
-            FileHandle.standardError.write(Data((line + (finished ? "\n" : "")).utf8))
+            let line = "\u{1B}[2K\r\(progress.phase.padding(toLength: 14, withPad: " ", startingAt: 0)) [\(bar)] \(percent)% \(progress.counted)"
+            FileHandle.standardError.write(Data((line + (progress.finished ? "\n" : "")).utf8))
         } else {
-            Terminal.error("\(phase): \(count) \(unit) (\(percent)%)")
+            Terminal.error("\(progress.phase): \(progress.counted) (\(percent)%)")
         }
     }
 }

@@ -26,6 +26,18 @@ final class BadTargetTests: XCTestCase {
         }
     }
 
+    func testPullRefusesAndLeavesTheFile() throws {
+        let server = try ServedMirror(in: self)
+        XCTAssertEqual(try server.runImport(CommandRunner.fixtures.appendingPathComponent("todo").path, ["-q"]).status, 0)
+        for (file, fragment) in try badTargets() {
+            let before = try Data(contentsOf: file)
+            let result = try CommandRunner.run(["pull", server.url, "--to", file.path], environment: ServedMirror.environment)
+            XCTAssertEqual(result.status, 3, result.stderr)
+            XCTAssertTrue(result.stderr.contains(file.path) && result.stderr.contains(fragment), result.stderr)
+            XCTAssertEqual(try Data(contentsOf: file), before, "pull changed \(file.lastPathComponent)")
+        }
+    }
+
     func testServeRefusesAFileThatIsNotADatabase() throws {
         let (file, fragment) = try badTargets()[0]
         let before = try Data(contentsOf: file)

@@ -37,4 +37,30 @@ final class ExportRoundTripTests: XCTestCase {
             }
         }
     }
+
+    /// From a Parse Server (custom objectIds on, so the served mirror holds the fixture's ids),
+    /// in the Parse layout and as CSV: the copy equals the mirror behind the server.
+    func testEveryFixtureFromAParseServer() throws {
+        let directory = try CommandRunner.temporaryDirectory(self)
+        for fixture in Self.fixtures {
+            let server = try ServedMirror(path: directory.appendingPathComponent("\(fixture)-served.sqlite").path, allowCustomObjectId: true)
+            let imported = try server.runImport(CommandRunner.fixtures.appendingPathComponent(fixture).path, ["--quiet"])
+            XCTAssertEqual(imported.status, 0, imported.stderr)
+            let expected = try MirrorSnapshot(server.file)
+            for (format, extra) in [("parse", [String]()), ("csv", ["--emit-manifest"])] {
+                let copy = try roundTrip(from: server.url, format: format, extra: extra, in: directory, name: fixture, environment: ServedMirror.environment)
+                MirrorSnapshot.assertEqual(try MirrorSnapshot(copy), expected, "\(fixture) from a Parse Server via \(format)")
+            }
+        }
+    }
+
+    /// Without custom objectIds the server assigns the ids; the export keeps those.
+    func testServerAssignedIdsSurvive() throws {
+        let server = try ServedMirror(in: self, allowCustomObjectId: false)
+        let imported = try server.runImport(CommandRunner.fixtures.appendingPathComponent("org").path, ["--quiet"])
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        let copy = try roundTrip(from: server.url, format: "parse", in: try CommandRunner.temporaryDirectory(self), name: "org",
+                                 environment: ServedMirror.environment)
+        MirrorSnapshot.assertEqual(try MirrorSnapshot(copy), try MirrorSnapshot(server.file), "org with server-assigned ids")
+    }
 }

@@ -198,4 +198,38 @@ final class ExportTests: XCTestCase {
         XCTAssertTrue(refused.stderr.contains("file is not a database"), refused.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: out))
     }
+
+    /// From a Parse Server: a `where` is sent as a query, the master key never shows, and a
+    /// server that cannot be reached or refuses the key is exit 3 with nothing written.
+    func testFromAParseServer() throws {
+        let server = try ServedMirror(in: self, allowCustomObjectId: true)
+        XCTAssertEqual(try server.runImport(CommandRunner.fixtures.appendingPathComponent("library").path, ["--quiet"]).status, 0)
+        let out = directory.appendingPathComponent("served")
+        let result = try CommandRunner.run(["export", "--from", server.url, "--to", out.path, "--classes", "Book,Genre", "--format", "ndjson"],
+                                           environment: ServedMirror.environment)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertFalse((result.stdout + result.stderr).contains(ServedMirror.masterKey))
+        XCTAssertEqual(try String(contentsOf: out.appendingPathComponent("Book.ndjson"), encoding: .utf8).split(separator: "\n").count, 43)
+        let genreLinks = try String(contentsOf: out.appendingPathComponent("_Join:books:Genre.ndjson"), encoding: .utf8).split(separator: "\n").count
+        XCTAssertEqual(String(genreLinks), try Mirror(server.file).value(#"SELECT count(*) FROM "_Join:books:Genre""#))
+
+        let selected = directory.appendingPathComponent("selected")
+        let filtered = try CommandRunner.run(["export", "--from", server.url, "--to", selected.path, "--classes", "Book", "--where", #"{"publishingYear":{"$lt":1900}}"#, "--quiet"],
+                                             environment: ServedMirror.environment)
+        XCTAssertEqual(filtered.status, 0, filtered.stderr)
+        let expected = try Mirror(server.file).rows(#"SELECT objectId FROM "Book" WHERE publishingYear < 1900"#).compactMap { $0[0] }
+        XCTAssertEqual(Set(try jsonRecords(selected.appendingPathComponent("Book.json")).compactMap { $0["objectId"] as? String }), Set(expected))
+
+        let wrongKey = try CommandRunner.run(["export", "--from", server.url, "--to", directory.appendingPathComponent("refused").path, "--quiet"],
+                                             environment: ["PARSE_APPLICATION_ID": ServedMirror.applicationId, "PARSE_MASTER_KEY": "not-the-key"])
+        XCTAssertEqual(wrongKey.status, 3, wrongKey.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.appendingPathComponent("refused").path))
+        XCTAssertFalse((wrongKey.stdout + wrongKey.stderr).contains("not-the-key"))
+
+        let unreachable = try CommandRunner.run(["export", "--from", "http://127.0.0.1:1/parse", "--to", directory.appendingPathComponent("nowhere").path, "--quiet", "--timeout", "2"],
+                                                environment: ServedMirror.environment)
+        XCTAssertEqual(unreachable.status, 3, unreachable.stderr)
+        XCTAssertTrue(unreachable.stderr.contains("127.0.0.1:1"), unreachable.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.appendingPathComponent("nowhere").path))
+    }
 }

@@ -6,12 +6,18 @@ final class ProgressTests: XCTestCase {
     func testBarOnATerminal() throws {
         let scratch = try CommandRunner.temporaryDirectory(self)
         let target = scratch.appendingPathComponent("library.sqlite")
-        // `script` runs the command under a pseudo-terminal and copies what it shows to stdout.
-        let command = [CommandRunner.binary.path, "import", CommandRunner.fixtures.appendingPathComponent("library").path, "--to", target.path]
-            .map { "'\($0)'" }.joined(separator: " ")
+        let shown = try Self.underTerminal([CommandRunner.binary.path, "import", CommandRunner.fixtures.appendingPathComponent("library").path,
+                                            "--to", target.path])
+        XCTAssertTrue(shown.contains("[==============================] 100% 43 records"), shown)
+        XCTAssertTrue(shown.contains("Genre"), shown)
+    }
+
+    /// Runs a command under a pseudo-terminal (`script`) and returns what it showed; it must succeed.
+    private static func underTerminal(_ arguments: [String], environment: [String: String] = [:]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        process.arguments = ["-q", "-e", "-c", command, "/dev/null"]
+        process.arguments = ["-q", "-e", "-c", arguments.map { "'\($0)'" }.joined(separator: " "), "/dev/null"]
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let output = Pipe()
         process.standardOutput = output
         process.standardInput = FileHandle.nullDevice
@@ -19,7 +25,16 @@ final class ProgressTests: XCTestCase {
         let shown = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 0, shown)
-        XCTAssertTrue(shown.contains("[==============================] 100% 43 records"), shown)
+        return shown
+    }
+
+    /// A pull shows each class as "n of total objects".
+    func testPullBarOnATerminal() throws {
+        let server = try ServedMirror(in: self)
+        XCTAssertEqual(try server.runImport(CommandRunner.fixtures.appendingPathComponent("library").path, ["-q"]).status, 0)
+        let target = server.file.deletingLastPathComponent().appendingPathComponent("pulled.sqlite")
+        let shown = try Self.underTerminal([CommandRunner.binary.path, "pull", server.url, "--to", target.path], environment: ServedMirror.environment)
+        XCTAssertTrue(shown.contains("Book           [==============================] 100% 43 of 43 objects"), shown)
         XCTAssertTrue(shown.contains("Genre"), shown)
     }
 

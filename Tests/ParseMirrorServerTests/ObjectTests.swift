@@ -99,6 +99,20 @@ final class ObjectTests: XCTestCase {
                             message: "schema mismatch for Book.authors; expected Relation<Author> but got Relation<Genre>")
     }
 
+    /// As in Parse Server, an update that only adds or removes relation links moves `updatedAt`
+    /// (PARSE_REST §6): an incremental pull finds the owners whose links changed that way.
+    func testRelationOnlyUpdatesMoveUpdatedAt() throws {
+        let server = try TestServer()
+        let id = server.create("Book", #"{"title":"Emma"}"#)
+        let created = try XCTUnwrap(try server.rows("SELECT updatedAt FROM Book")[0][0])
+        Thread.sleep(forTimeInterval: 0.005)
+        let reply = server.send("PUT", "/classes/Book/\(id)", #"{"authors":{"__op":"AddRelation","objects":[{"__type":"Pointer","className":"Author","objectId":"a1"}]}}"#)
+        XCTAssertEqual(reply.status, 200)
+        let updatedAt = try XCTUnwrap(reply["updatedAt"]?.text)
+        XCTAssertGreaterThan(updatedAt, created)
+        XCTAssertEqual(try server.rows("SELECT updatedAt FROM Book"), [[updatedAt]])
+    }
+
     func testUnknownOperator() throws {
         let server = try TestServer()
         XCTAssertParseError(server.send("POST", "/classes/Book", #"{"n":{"__op":"Multiply","amount":2}}"#),

@@ -5,8 +5,8 @@ import PorterPipeline
 import PorterSQLite
 import XCTest
 
-/// The mirror sink on its own: layout, outcomes, schema growth, links, commit and rollback.
-final class SQLiteMirrorTests: XCTestCase {
+/// A mirror file in a fresh folder, a Book schema, and read-only SQL on the file.
+class MirrorTestCase: XCTestCase {
     var directory: URL!
     var path: String { directory.appendingPathComponent("mirror.sqlite").path }
 
@@ -29,15 +29,6 @@ final class SQLiteMirrorTests: XCTestCase {
         SchemaField(name: "authors", type: .relation(targetClass: "Author")),
     ])
 
-    func object(_ id: String, title: String, year: ParseValue = .integer(1937), line: Int = 2) -> ResolvedObject {
-        ResolvedObject(objectId: id, line: line, fields: [
-            FieldValue("title", .string(title)), FieldValue("year", year), FieldValue("inPrint", .boolean(true)),
-            FieldValue("released", .date(ParseDate(iso: "1937-09-21")!)),
-            FieldValue("genre", .pointer(PointerRef(className: "Genre", objectId: "g1"))),
-            FieldValue("tags", .array([.string("b"), .string("a")])),
-        ], acl: ParseACL(["*": .init(read: true, write: false)]))
-    }
-
     func rows(_ sql: String) throws -> [[String?]] {
         var db: OpaquePointer?
         XCTAssertEqual(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nil), SQLITE_OK)
@@ -50,6 +41,18 @@ final class SQLiteMirrorTests: XCTestCase {
             result.append((0..<sqlite3_column_count(statement)).map { sqlite3_column_text(statement, $0).map { String(cString: $0) } })
         }
         return result
+    }
+}
+
+/// The mirror sink on its own: layout, outcomes, schema growth, links, commit and rollback.
+final class SQLiteMirrorTests: MirrorTestCase {
+    func object(_ id: String, title: String, year: ParseValue = .integer(1937), line: Int = 2) -> ResolvedObject {
+        ResolvedObject(objectId: id, line: line, fields: [
+            FieldValue("title", .string(title)), FieldValue("year", year), FieldValue("inPrint", .boolean(true)),
+            FieldValue("released", .date(ParseDate(iso: "1937-09-21")!)),
+            FieldValue("genre", .pointer(PointerRef(className: "Genre", objectId: "g1"))),
+            FieldValue("tags", .array([.string("b"), .string("a")])),
+        ], acl: ParseACL(["*": .init(read: true, write: false)]))
     }
 
     func testLayoutAndTypedColumns() throws {

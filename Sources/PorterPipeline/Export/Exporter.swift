@@ -47,13 +47,6 @@ public struct ExportReport: Sendable {
     public var elapsedSeconds = 0.0
 }
 
-/// Where an export stands: objects of a class written so far, of how many.
-public struct ExportProgress: Sendable {
-    public let className: String
-    public let objects: Int
-    public let total: Int
-}
-
 /// Exports classes of an ``ObjectSource`` into a folder, one file per class and per relation,
 /// streaming: a page of objects is written, with its owners' links, before the next is read.
 public final class Exporter {
@@ -65,7 +58,7 @@ public final class Exporter {
         self.options = options
     }
 
-    public func run(to path: String, progress: ((ExportProgress) -> Void)? = nil) throws(PorterError) -> ExportReport {
+    public func run(to path: String, progress: ((ClassProgress) -> Void)? = nil) throws(PorterError) -> ExportReport {
         let started = Date()
         let all = try source.schemas()
         let selected = try select(all)
@@ -130,7 +123,7 @@ public final class Exporter {
     }
 
     private func export(_ schema: ClassSchema, into folder: ExportFolder, keyNames: NaturalKeyNames?,
-                        progress: ((ExportProgress) -> Void)?) throws(PorterError) -> ExportReport.ClassFile {
+                        progress: ((ClassProgress) -> Void)?) throws(PorterError) -> ExportReport.ClassFile {
         let className = schema.className
         let fields = schema.storedFields
         let objectFile = "\(className).\(options.format.fileExtension)"
@@ -155,7 +148,7 @@ public final class Exporter {
                 }
             }
             count += page.count
-            progress?(ExportProgress(className: className, objects: count, total: max(total, count)))
+            progress?(ClassProgress(className: className, objects: count, total: max(total, count)))
         }
         if options.constraints == nil {
             for (field, _, writer) in relations {
@@ -164,7 +157,7 @@ public final class Exporter {
                 }
             }
         }
-        progress?(ExportProgress(className: className, objects: count, total: count))
+        progress?(ClassProgress(className: className, objects: count, total: count))
         try objects.close()
         for (_, _, writer) in relations { try writer.close() }
         return ExportReport.ClassFile(className: className, file: objectFile, objects: count,

@@ -57,6 +57,10 @@ public protocol ObjectSource: AnyObject {
     /// Hands every link of the relation field `owner.field` to `page`, a page at a time.
     func readLinks(owner className: String, field: String, targetClass: String,
                    page: ([RelationLink]) throws(PorterError) -> Void) throws(PorterError)
+
+    /// The newest `updatedAt` among the class's objects; `nil` for an empty class. A pull asks
+    /// before it reads a class: everything written later has a newer `updatedAt`.
+    func newestUpdate(of className: String) throws(PorterError) -> ParseDate?
 }
 
 extension ObjectSource {
@@ -67,6 +71,20 @@ extension ObjectSource {
             let links = try self.links(owner: className, field: field, targetClass: targetClass, ownerIds: ownerIds)
             if !links.isEmpty { try page(links) }
         }
+    }
+}
+
+/// How far the reading of a class from an ``ObjectSource`` is (an export or a pull): objects
+/// done, of the `total` the source counted.
+public struct ClassProgress: Sendable {
+    public let className: String
+    public let objects: Int
+    public let total: Int
+
+    public init(className: String, objects: Int, total: Int) {
+        self.className = className
+        self.objects = objects
+        self.total = total
     }
 }
 

@@ -8,28 +8,18 @@ extension ImportReport {
     public var table: String {
         var rows = [["class", "read", "inserted", "updated", "unchanged", "rejected"]]
         rows += classes.map { [$0.className, "\($0.read)", "\($0.inserted)", "\($0.updated)", "\($0.unchanged)", "\($0.rejected)"] }
-        var text = Self.align(rows)
+        var text = TextTable.aligned(rows)
         if !relations.isEmpty {
             let relationRows = [["relation", "links added", "removed", "rejected"]]
                 + relations.map { [$0.relation, "\($0.added)", "\($0.removed)", "\($0.rejected)"] }
-            text += "\n\n" + Self.align(relationRows)
+            text += "\n\n" + TextTable.aligned(relationRows)
         }
         if !requests.isEmpty {
             let total = RequestTally(phase: "total", requests: requests.map(\.requests).reduce(0, +), operations: requests.map(\.operations).reduce(0, +))
             let requestRows = [["phase", "requests", "operations"]] + (requests + [total]).map { [$0.phase, "\($0.requests)", "\($0.operations)"] }
-            text += "\n\n" + Self.align(requestRows)
+            text += "\n\n" + TextTable.aligned(requestRows)
         }
         return text
-    }
-
-    static func align(_ rows: [[String]]) -> String {
-        let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
-        return rows.map { row in
-            row.enumerated().map { i, cell in
-                i == 0 ? cell.padding(toLength: widths[i], withPad: " ", startingAt: 0)
-                       : String(repeating: " ", count: widths[i] - cell.count) + cell
-            }.joined(separator: "  ")
-        }.joined(separator: "\n")
     }
 
     public var json: JSONValue {

@@ -1,0 +1,116 @@
+import ParseModel
+import PorterPipeline
+
+/// Reads what a Parse Server has: the `/schemas` entries, a class's objects paged by objectId
+/// (never by skip, PARSE_REST.md §5 "Paging a huge class"), and relation links with
+/// `$relatedTo` queries sent as GET operations of `/batch` requests (§6). The import sink
+/// reads through it before it writes, ``RESTObjectSource`` for export and pull.
+struct RESTReader {
+    let client: ParseRESTClient
+    /// Sends the `$relatedTo` queries, `batchSize` per request, `concurrency` requests at a time.
+    let sender: BatchSender
+    /// Objects per page (Parse Server has no maximum unless `maxLimit` is set).
+    let pageSize: Int
+
+    init(client: ParseRESTClient, sender: BatchSender, pageSize: Int = 1000) {
+        self.client = client
+        self.sender = sender
+        self.pageSize = pageSize
+    }
+
+    /// The entries of `GET /schemas` (master key); refusals are explained as for a first request.
+    func schemaEntries(phase: String) throws(PorterError) -> [JSONValue] {
+        let json: JSONValue
+        do {
+            json = try client.send("GET", "/schemas", phase: phase)
+        } catch {
+            throw ParseRESTErrors.preflight(error, address: client.address)
+        }
+        guard case .array(let results)? = json["results"] else {
+            throw PorterError(.target, "\(client.address)/schemas: the answer has no results; is this a Parse Server?")
+        }
+        return results
+    }
+
+    /// The whole answer to one query (`results`, and `count` when asked for).
+    func query(_ path: String, phase: String, _ parameters: JSONObject) throws(PorterError) -> JSONValue {
+        let query = parameters.map { member -> (String, String) in
+            if case .string(let text) = member.value { return (member.key, text) }
+            return (member.key, member.value.serialized())
+        }
+        do {
+            return try client.send("GET", path, query: query, phase: phase)
+        } catch {
+            // Reading a class that does not exist yet without the master key (PARSE_REST.md §5).
+            if case .refused(_, 119?, _) = error { return .object(JSONObject(["results": .array([])])) }
+            throw PorterError(.target, "\(client.address): reading \(path): \(ParseRESTErrors.describe(error))")
+        }
+    }
+
+    /// The results of one query; a class the server does not have yet has none.
+    func results(of path: String, phase: String, _ parameters: JSONObject) throws(PorterError) -> [JSONObject] {
+        guard case .array(let items)? = try query(path, phase: phase, parameters)["results"] else {
+            throw PorterError(.target, "\(client.address)\(path): a query answered without results")
+        }
+        return items.compactMap { if case .object(let object) = $0 { object } else { nil } }
+    }
+
+    /// Hands the class's objects that match `constraints` to `page`, a page at a time in
+    /// objectId order: `order=objectId` with `objectId $gt` the last one seen. `keys` limits
+    /// the fields read (`nil`: all of them).
+    func pages(of className: String, matching constraints: JSONObject?, keys: String?, phase: String,
+               _ page: ([JSONObject]) throws(PorterError) -> Void) throws(PorterError) {
+        var last: String?
+        while true {
+            var parameters = JSONObject(["where": .object(Self.constraints(constraints, after: last)), "order": .string("objectId"),
+                                         "limit": .integer(Int64(pageSize))])
+            if let keys { parameters["keys"] = .string(keys) }
+            let objects = try results(of: "/classes/\(className)", phase: phase, parameters)
+            try page(objects)
+            guard objects.count >= pageSize, case .string(let id)? = objects.last?["objectId"], id != last else { return }
+            last = id
+        }
+    }
+
+    /// `constraints` narrowed to objectIds after `last`: the key is added, or both go in an
+    /// `$and` when `constraints` already constrains the objectId.
+    static func constraints(_ constraints: JSONObject?, after last: String?) -> JSONObject {
+        guard let last else { return constraints ?? JSONObject() }
+        let after = JSONValue.object(JSONObject(["$gt": .string(last)]))
+        guard var combined = constraints, !combined.isEmpty else { return JSONObject(["objectId": after]) }
+        if combined["objectId"] != nil {
+            return JSONObject(["$and": .array([.object(combined), .object(JSONObject(["objectId": after]))])])
+        }
+        combined["objectId"] = after
+        return combined
+    }
+
+    /// The objectIds each owner links to in the relation field `className.field`, read with
+    /// `$relatedTo` queries sent as GET operations of `/batch` requests, paged per owner by
+    /// objectId. Every owner has an entry.
+    func links(owner className: String, field: String, targetClass: String, ownerIds: [String], phase: String) throws(PorterError) -> [String: Set<String>] {
+        var links = Dictionary(ownerIds.map { ($0, Set<String>()) }, uniquingKeysWith: { a, _ in a })
+        var pending = ownerIds.map { ($0, String?.none) }
+        while !pending.isEmpty {
+            let operations = pending.map { ownerId, after -> BatchOperation in
+                let related = JSONObject(["$relatedTo": .object(JSONObject([
+                    "object": ParseValue.pointer(PointerRef(className: className, objectId: ownerId)).wireJSON, "key": .string(field)]))])
+                return BatchOperation(method: "GET", path: "/classes/\(targetClass)", body: JSONObject([
+                    "where": .object(Self.constraints(related, after: after)), "keys": .string("objectId"), "order": .string("objectId"),
+                    "limit": .integer(Int64(pageSize))]))
+            }
+            let answers = try sender.send(operations, phase: phase)
+            var next: [(String, String?)] = []
+            for ((ownerId, _), answer) in zip(pending, answers) {
+                guard case .success(let json) = answer, case .array(let items)? = json["results"] else {
+                    throw PorterError(.target, "\(client.address): reading the \(className).\(field) links of \(ownerId) failed: \(answer)")
+                }
+                let ids = items.compactMap { item -> String? in if case .string(let id)? = item["objectId"] { id } else { nil } }
+                links[ownerId, default: []].formUnion(ids)
+                if ids.count >= pageSize, let last = ids.last { next.append((ownerId, last)) }
+            }
+            pending = next
+        }
+        return links
+    }
+}

@@ -1,0 +1,210 @@
+import Foundation
+import ParseModel
+import PorterPipeline
+
+/// Settings of a pull.
+public struct PullOptions: Sendable {
+    /// Who the source is (a server URL without keys): a watermark counts only for the source that set it.
+    public var source: String
+    /// Only these classes; `nil` for every class the source has.
+    public var classes: [String]?
+    /// Also compare objectIds, and delete from the mirror the objects the source no longer has.
+    public var full: Bool
+
+    public init(source: String, classes: [String]? = nil, full: Bool = false) {
+        self.source = source
+        self.classes = classes
+        self.full = full
+    }
+}
+
+/// What a pull did, per class and per relation.
+public struct PullReport: Sendable {
+    public struct ClassTally: Sendable, Equatable {
+        public let className: String
+        /// Objects read from the source: all of them the first time, then those updated since the watermark.
+        public var read = 0
+        public var added = 0
+        public var updated = 0
+        public var unchanged = 0
+        /// Objects the source no longer has (only with ``PullOptions/full``).
+        public var deleted = 0
+    }
+
+    public struct RelationTally: Sendable, Equatable {
+        /// `Owner.field`
+        public let relation: String
+        public var added = 0
+        public var removed = 0
+    }
+
+    public var classes: [ClassTally]
+    public var relations: [RelationTally]
+    public var elapsedSeconds: Double
+    /// Requests sent to the source, by phase (the caller, which knows the source, fills them in).
+    public var requests: [RequestTally] = []
+
+    /// Per class: read, added, updated, unchanged, deleted; per relation: links added and removed.
+    public var table: String {
+        var text = TextTable.aligned([["class", "read", "added", "updated", "unchanged", "deleted"]]
+            + classes.map { [$0.className, "\($0.read)", "\($0.added)", "\($0.updated)", "\($0.unchanged)", "\($0.deleted)"] })
+        if !relations.isEmpty {
+            text += "\n\n" + TextTable.aligned([["relation", "links added", "removed"]] + relations.map { [$0.relation, "\($0.added)", "\($0.removed)"] })
+        }
+        return text
+    }
+
+    public var json: JSONValue {
+        func number(_ value: Int) -> JSONValue { .integer(Int64(value)) }
+        return .object(JSONObject([
+            "elapsedSeconds": .double((elapsedSeconds * 1000).rounded() / 1000),
+            "classes": .array(classes.map { tally in
+                .object(JSONObject(["className": .string(tally.className), "read": number(tally.read), "added": number(tally.added),
+                                    "updated": number(tally.updated), "unchanged": number(tally.unchanged), "deleted": number(tally.deleted)]))
+            }),
+            "relations": .array(relations.map { tally in
+                .object(JSONObject(["relation": .string(tally.relation), "added": number(tally.added), "removed": number(tally.removed)]))
+            }),
+            "requests": .array(requests.map { tally in
+                .object(JSONObject(["phase": .string(tally.phase), "requests": number(tally.requests), "operations": number(tally.operations)]))
+            }),
+        ]))
+    }
+}
+
+/// Copies a source (a Parse Server) into a SQLite mirror, in one transaction: a pull that fails
+/// half-way leaves the mirror as it was.
+///
+/// Each class's schema is stored as the source reports it (class-level permissions and indexes
+/// included), its objects with their objectIds, `createdAt`, `updatedAt`, ACLs and values, and
+/// its relations' links. The mirror keeps a watermark per class (`_PorterPull`): the newest
+/// `updatedAt` the source had when the class's pull began. The next pull reads only the objects
+/// updated since (`updatedAt $gte` the watermark, so that a write in the same millisecond is not
+/// missed), stores those that differ, and reads the links of exactly those owners again. Objects
+/// the source deleted are noticed only by comparing objectIds (``PullOptions/full``).
+public final class Puller {
+    private let source: ObjectSource
+    private let mirror: SQLiteMirror
+    private let options: PullOptions
+    private var classTallies: [String: PullReport.ClassTally] = [:]
+    private var relationTallies: [String: PullReport.RelationTally] = [:]
+
+    public init(source: ObjectSource, mirror: SQLiteMirror, options: PullOptions) {
+        self.source = source
+        self.mirror = mirror
+        self.options = options
+    }
+
+    /// Pulls and commits; on any failure the mirror is rolled back and the error rethrown.
+    /// `progress` is called after each page of objects.
+    public func run(progress: (@Sendable (ClassProgress) -> Void)? = nil) throws(PorterError) -> PullReport {
+        let started = Date()
+        // A file that is not a mirror is refused before the source is asked anything.
+        let mirrored = try mirror.existingSchemas()
+        let schemas = try selected(try source.schemas())
+        try checkTypes(of: schemas, against: mirrored)
+        classTallies = Dictionary(uniqueKeysWithValues: schemas.map { ($0.className, PullReport.ClassTally(className: $0.className)) })
+        relationTallies = [:]
+        for schema in schemas {
+            for field in schema.relationFields { tallyLinks("\(schema.className).\(field.name)") }
+        }
+        do {
+            try mirror.begin(schemas: schemas, naturalKeys: [:])
+            for schema in schemas { try pull(schema, progress: progress) }
+            for (relation, changes) in try mirror.flush() { tallyLinks(relation, added: changes.added) }
+            try mirror.commit()
+        } catch {
+            mirror.rollback()
+            throw error
+        }
+        return PullReport(classes: schemas.map { classTallies[$0.className]! }, relations: relationTallies.values.sorted { $0.relation < $1.relation },
+                          elapsedSeconds: Date().timeIntervalSince(started))
+    }
+
+    /// The source's classes (each name once) in name order, or those ``PullOptions/classes`` names.
+    private func selected(_ schemas: [ClassSchema]) throws(PorterError) -> [ClassSchema] {
+        let byName = Dictionary(schemas.map { ($0.className, $0) }, uniquingKeysWith: { first, _ in first })
+        let sorted = byName.values.sorted { $0.className < $1.className }
+        guard let wanted = options.classes else { return sorted }
+        let unknown = wanted.filter { name in !sorted.contains { $0.className == name } }
+        guard unknown.isEmpty else {
+            throw PorterError(.usage, "\(options.source) has no class \(unknown.joined(separator: ", ")); it has \(sorted.map(\.className).joined(separator: ", "))")
+        }
+        return sorted.filter { wanted.contains($0.className) }
+    }
+
+    /// A field whose type differs between the mirror and the source cannot be copied into the
+    /// mirror's column without losing what it holds.
+    private func checkTypes(of schemas: [ClassSchema], against mirrored: [ClassSchema]) throws(PorterError) {
+        var conflicts: [String] = []
+        for schema in schemas {
+            guard let existing = mirrored.first(where: { $0.className == schema.className }) else { continue }
+            for field in schema.fields {
+                guard let current = existing.field(named: field.name), current.type != field.type else { continue }
+                conflicts.append("\(schema.className).\(field.name) is \(current.type) in the mirror and \(field.type) on \(options.source)")
+            }
+        }
+        guard conflicts.isEmpty else {
+            throw PorterError(.invalidData, "\(mirror.path): \(conflicts.joined(separator: "; ")). Nothing was changed; pull into a new mirror file.")
+        }
+    }
+
+    private func pull(_ schema: ClassSchema, progress: (@Sendable (ClassProgress) -> Void)?) throws(PorterError) {
+        let className = schema.className
+        // Asked first: whatever is written while the class is read has a newer updatedAt, and comes with the next pull.
+        let newest = try source.newestUpdate(of: className)
+        let watermark = try mirror.pullWatermark(of: className, source: options.source)
+        let constraints = watermark.map { JSONObject(["updatedAt": .object(JSONObject(["$gte": ParseValue.date($0).wireJSON]))]) }
+        let total = try source.count(of: schema, matching: constraints)
+        progress?(ClassProgress(className: className, objects: 0, total: total))
+        var tally = classTallies[className]!
+        try source.readObjects(of: schema, matching: constraints) { (objects) throws(PorterError) in
+            try stopIfInterrupted(className)
+            for outcome in try mirror.store(objects, of: schema) {
+                switch outcome {
+                case .inserted: tally.added += 1
+                case .updated: tally.updated += 1
+                case .unchanged: tally.unchanged += 1
+                case .failed(let reason): throw PorterError(.target, "\(mirror.path): \(reason)")
+                }
+            }
+            try pullLinks(of: schema, owners: objects.map(\.objectId))
+            tally.read += objects.count
+            progress?(ClassProgress(className: className, objects: tally.read, total: max(total, tally.read)))
+        }
+        if options.full {
+            try source.readObjectIds(of: className) { (ids) throws(PorterError) in
+                try stopIfInterrupted(className)
+                try mirror.keepObjectIds(ids)
+            }
+            let deletion = try mirror.deleteObjectsNotKept(of: className)
+            tally.deleted = deletion.objects
+            for (relation, removed) in deletion.links { tallyLinks(relation, removed: removed) }
+        }
+        classTallies[className] = tally
+        try mirror.recordPull(of: className, source: options.source, watermark: newest ?? watermark)
+    }
+
+    /// Replaces the links of `owners` in each of the class's relations with the source's.
+    private func pullLinks(of schema: ClassSchema, owners: [String]) throws(PorterError) {
+        guard !owners.isEmpty else { return }
+        for field in schema.relationFields {
+            let targetClass = field.type.targetClass ?? ""
+            let links = try source.links(owner: schema.className, field: field.name, targetClass: targetClass, ownerIds: owners)
+            let byOwner = Dictionary(grouping: links, by: \.owningId)
+            let sets = owners.map { RelationLinks(ownerId: $0, relatedIds: byOwner[$0]?.map(\.relatedId) ?? [], line: 0) }
+            let changes = try mirror.link(owner: schema.className, field: field.name, targetClass: targetClass, sets, replace: true)
+            tallyLinks("\(schema.className).\(field.name)", added: changes.added, removed: changes.removed)
+        }
+    }
+
+    /// Ctrl-C stops the pull between pages; the mirror is then rolled back.
+    private func stopIfInterrupted(_ className: String) throws(PorterError) {
+        guard !Interruption.isRequested else { throw PorterError(.interrupted, "interrupted while pulling \(className); the mirror was left as it was") }
+    }
+
+    private func tallyLinks(_ relation: String, added: Int = 0, removed: Int = 0) {
+        relationTallies[relation, default: PullReport.RelationTally(relation: relation)].added += added
+        relationTallies[relation, default: PullReport.RelationTally(relation: relation)].removed += removed
+    }
+}
