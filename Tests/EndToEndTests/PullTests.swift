@@ -36,31 +36,13 @@ final class PullTests: XCTestCase {
         return try JSONDecoder().decode(Summary.self, from: Data(result.stdout.utf8))
     }
 
-    /// The pulled mirror holds what the served one holds: the same `_SCHEMA` rows, every class
-    /// table row by row and column by column (objectId, createdAt, updatedAt, ACL, each value
-    /// with its SQLite type), every join table. A Parse Server keeps the join rows of deleted
-    /// objects, which no REST query returns: with `ignoringDanglingLinks` the served side's are
-    /// left out.
+    /// The pulled mirror holds exactly what the served one does, schemas with their permissions
+    /// and indexes included. A Parse Server keeps the join rows of deleted objects, which no REST
+    /// query returns: with `ignoringDanglingLinks` the served side's are left out.
     private func assertSameData(_ pulled: URL, as served: URL, ignoringDanglingLinks: Bool = false, _ message: String = "",
                                 line: UInt = #line) throws {
-        let copy = try Mirror(pulled), original = try Mirror(served)
-        let schemas = "SELECT className, schema FROM _SCHEMA ORDER BY className"
-        XCTAssertEqual(try copy.rows(schemas), try original.rows(schemas), "_SCHEMA \(message)", line: line)
-        for row in try original.rows(schemas) {
-            let className = row[0]!
-            let columns = try original.rows("SELECT name FROM pragma_table_info('\(className)') ORDER BY name").map { $0[0]! }
-            let select = "SELECT " + columns.map { "quote(\"\($0)\")" }.joined(separator: ", ") + " FROM \"\(className)\" ORDER BY objectId"
-            XCTAssertEqual(try copy.rows(select), try original.rows(select), "\(className) \(message)", line: line)
-            let fields = try JSONSerialization.jsonObject(with: Data(row[1]!.utf8)) as? [String: Any]
-            for case let (field, spec as [String: Any]) in fields?["fields"] as? [String: Any] ?? [:] where spec["type"] as? String == "Relation" {
-                let table = "\"_Join:\(field):\(className)\"", target = "\"\(spec["targetClass"] as! String)\""
-                let all = "SELECT owningId, relatedId FROM \(table)"
-                let linked = ignoringDanglingLinks
-                    ? all + " j WHERE EXISTS (SELECT 1 FROM \"\(className)\" o WHERE o.objectId = j.owningId) AND EXISTS (SELECT 1 FROM \(target) t WHERE t.objectId = j.relatedId)"
-                    : all
-                XCTAssertEqual(try copy.rows(all + " ORDER BY 1, 2"), try original.rows(linked + " ORDER BY 1, 2"), "\(table) \(message)", line: line)
-            }
-        }
+        MirrorSnapshot.assertEqual(try MirrorSnapshot(pulled, wholeSchemas: true),
+                                   try MirrorSnapshot(served, wholeSchemas: true, droppingDanglingLinks: ignoringDanglingLinks), message, line: line)
     }
 
     /// Every fixture, imported into a served mirror through REST, is copied exactly: ids,
