@@ -232,4 +232,32 @@ final class ExportTests: XCTestCase {
         XCTAssertTrue(unreachable.stderr.contains("127.0.0.1:1"), unreachable.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: directory.appendingPathComponent("nowhere").path))
     }
+
+    /// Ctrl-C mid-export: exit 130, and the folder as it was (the staged files removed).
+    func testInterruptLeavesTheFolderAsItWas() throws {
+        let items = directory.appendingPathComponent("items")
+        try FileManager.default.createDirectory(at: items, withIntermediateDirectories: true)
+        try "version: 1\nclasses:\n  Item: {source: items.csv, key: [name], fields: {name: String!, price: Number}}\n"
+            .write(to: items.appendingPathComponent("dataset.yml"), atomically: true, encoding: .utf8)
+        try ("name,price\n" + (0..<30_000).map { "item \($0),\($0 % 97)\n" }.joined()).write(to: items.appendingPathComponent("items.csv"), atomically: true, encoding: .utf8)
+        let served = directory.appendingPathComponent("served.sqlite")
+        XCTAssertEqual(try CommandRunner.run(["import", items.path, "--to", served.path, "-q"]).status, 0)
+        let server = try ServedMirror(path: served.path, allowCustomObjectId: false)
+        let out = directory.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        try Data("keep me\n".utf8).write(to: out.appendingPathComponent("notes.txt"))
+        let process = try CommandRunner.start(["export", "--from", server.url, "--to", out.path, "--force", "-q"], environment: ServedMirror.environment)
+        // The objects are being read once the staged Item.json exists.
+        let deadline = Date().addingTimeInterval(30)
+        func staged() -> Bool {
+            let entries = (try? FileManager.default.contentsOfDirectory(atPath: out.path)) ?? []
+            return entries.contains { FileManager.default.fileExists(atPath: out.appendingPathComponent($0).appendingPathComponent("Item.json").path) }
+        }
+        while !staged() && process.isRunning && Date() < deadline { usleep(200) }
+        XCTAssertTrue(process.isRunning, "the export finished before it could be interrupted")
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 130)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.path), ["notes.txt"])
+    }
 }

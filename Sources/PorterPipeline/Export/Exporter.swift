@@ -137,7 +137,7 @@ public final class Exporter {
         }
         var count = 0
         try source.readObjects(of: schema, matching: options.constraints) { (page) throws(PorterError) in
-            if Interruption.isRequested { throw PorterError(.interrupted, "interrupted; nothing was written to the export folder") }
+            try Self.stopIfInterrupted()
             for object in page { try objects.append(object) }
             // A selection exports the links of the selected owners only.
             if options.constraints != nil {
@@ -153,6 +153,7 @@ public final class Exporter {
         if options.constraints == nil {
             for (field, _, writer) in relations {
                 try source.readLinks(owner: className, field: field.name, targetClass: field.type.targetClass!) { (links) throws(PorterError) in
+                    try Self.stopIfInterrupted()
                     try writer.append(links, owner: className, field: field.name, targetClass: field.type.targetClass!)
                 }
             }
@@ -162,6 +163,11 @@ public final class Exporter {
         for (_, _, writer) in relations { try writer.close() }
         return ExportReport.ClassFile(className: className, file: objectFile, objects: count,
                                       relations: relations.map { .init(field: $0.0.name, file: $0.1, links: $0.2.count) })
+    }
+
+    /// Ctrl-C stops the export between pages; the staged files are then removed.
+    private static func stopIfInterrupted() throws(PorterError) {
+        if Interruption.isRequested { throw PorterError(.interrupted, "interrupted; nothing was written to the export folder") }
     }
 
     private func write(_ text: String, to name: String, in folder: ExportFolder) throws(PorterError) {
