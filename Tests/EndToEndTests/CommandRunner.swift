@@ -69,6 +69,16 @@ enum CommandRunner {
     }
 
     /// A copy of a fixture dataset in `directory`, so tests never write into `Fixtures/`.
+    /// A dataset folder with one class, Item (key `name`, a Number `price`), of `count` objects:
+    /// big enough that a command reading it through REST can be interrupted.
+    static func writeItemsDataset(_ count: Int, to folder: URL) throws {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try "version: 1\nclasses:\n  Item: {source: items.csv, key: [name], fields: {name: String!, price: Number}}\n"
+            .write(to: folder.appendingPathComponent("dataset.yml"), atomically: true, encoding: .utf8)
+        try ("name,price\n" + (0..<count).map { "item \($0),\($0 % 97)\n" }.joined())
+            .write(to: folder.appendingPathComponent("items.csv"), atomically: true, encoding: .utf8)
+    }
+
     /// A new SQLite file in `directory` made by running the SQL fixture `name` (a path under Fixtures/).
     static func loadSQLFixture(_ name: String, into directory: URL) throws -> URL {
         let file = directory.appendingPathComponent(URL(fileURLWithPath: name).deletingPathExtension().lastPathComponent + ".db")

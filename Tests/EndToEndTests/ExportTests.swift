@@ -236,10 +236,7 @@ final class ExportTests: XCTestCase {
     /// Ctrl-C mid-export: exit 130, and the folder as it was (the staged files removed).
     func testInterruptLeavesTheFolderAsItWas() throws {
         let items = directory.appendingPathComponent("items")
-        try FileManager.default.createDirectory(at: items, withIntermediateDirectories: true)
-        try "version: 1\nclasses:\n  Item: {source: items.csv, key: [name], fields: {name: String!, price: Number}}\n"
-            .write(to: items.appendingPathComponent("dataset.yml"), atomically: true, encoding: .utf8)
-        try ("name,price\n" + (0..<30_000).map { "item \($0),\($0 % 97)\n" }.joined()).write(to: items.appendingPathComponent("items.csv"), atomically: true, encoding: .utf8)
+        try CommandRunner.writeItemsDataset(30_000, to: items)
         let served = directory.appendingPathComponent("served.sqlite")
         XCTAssertEqual(try CommandRunner.run(["import", items.path, "--to", served.path, "-q"]).status, 0)
         let server = try ServedMirror(path: served.path, allowCustomObjectId: false)

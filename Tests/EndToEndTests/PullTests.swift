@@ -191,10 +191,7 @@ final class PullTests: XCTestCase {
     func testInterruptLeavesTheMirrorAsItWas() throws {
         let directory = try CommandRunner.temporaryDirectory(self)
         let items = directory.appendingPathComponent("items")
-        try FileManager.default.createDirectory(at: items, withIntermediateDirectories: true)
-        try "version: 1\nclasses:\n  Item: {source: items.csv, key: [name], fields: {name: String!, price: Number}}\n"
-            .write(to: items.appendingPathComponent("dataset.yml"), atomically: true, encoding: .utf8)
-        try ("name,price\n" + (0..<30_000).map { "item \($0),\($0 % 97)\n" }.joined()).write(to: items.appendingPathComponent("items.csv"), atomically: true, encoding: .utf8)
+        try CommandRunner.writeItemsDataset(30_000, to: items)
         let servedFile = directory.appendingPathComponent("served.sqlite"), copy = directory.appendingPathComponent("pulled.sqlite")
         XCTAssertEqual(try CommandRunner.run(["import", items.path, "--to", servedFile.path, "-q"]).status, 0)
         try "name,price\npen,2\n".write(to: items.appendingPathComponent("items.csv"), atomically: true, encoding: .utf8)
