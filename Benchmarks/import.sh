@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # ParsePorter benchmarks: import into the SQLite mirror, measured against the
-# floor of `sqlite3 .import` on the same CSV files.
+# floor of `sqlite3 .import` on the same CSV files; import through REST against
+# the naive approach; export against the floor of `sqlite3 -csv`.
 #
 # Usage: Benchmarks/import.sh [BOOKS]          (default 1000000)
 #        SECTIONS=rest Benchmarks/import.sh 100000
