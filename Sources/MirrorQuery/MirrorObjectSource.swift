@@ -12,6 +12,8 @@ public final class MirrorObjectSource: ObjectSource {
     private let database: SQLiteDatabase
     private let regexes = RegexCache()
     private var knownSchemas: [String: ClassSchema]?
+    /// The mirror's tables, read once: a relation declared in `_SCHEMA` may have no join table yet.
+    private var tables: Set<String>?
     /// Objects per page handed on.
     static let pageSize = 1000
 
@@ -75,7 +77,7 @@ public final class MirrorObjectSource: ObjectSource {
 
     public func links(owner className: String, field: String, targetClass: String, ownerIds: [String]) throws(PorterError) -> [RelationLink] {
         let table = MirrorLayout.joinTable(owner: className, field: field)
-        guard try !database.rows("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", [table]).isEmpty else { return [] }
+        guard try hasTable(table) else { return [] }
         var links: [RelationLink] = []
         var start = ownerIds.startIndex
         while start < ownerIds.endIndex {
@@ -100,7 +102,7 @@ public final class MirrorObjectSource: ObjectSource {
     public func readLinks(owner className: String, field: String, targetClass: String,
                           page: ([RelationLink]) throws(PorterError) -> Void) throws(PorterError) {
         let table = MirrorLayout.joinTable(owner: className, field: field)
-        guard try !database.rows("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", [table]).isEmpty else { return }
+        guard try hasTable(table) else { return }
         let statement = try database.prepare("SELECT owningId, relatedId FROM \(quoted(table))")
         var links: [RelationLink] = []
         links.reserveCapacity(Self.pageSize)
@@ -112,6 +114,11 @@ public final class MirrorObjectSource: ObjectSource {
             }
         }
         if !links.isEmpty { try page(links) }
+    }
+
+    private func hasTable(_ name: String) throws(PorterError) -> Bool {
+        if tables == nil { tables = Set(try database.rows("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap { $0[0] }) }
+        return tables!.contains(name)
     }
 
     /// The SQL condition of a `where`; a `where` the mirror cannot run is a usage error (exit 2).

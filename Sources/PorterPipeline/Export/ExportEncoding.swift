@@ -39,8 +39,8 @@ struct CSVValueEncoder {
     }
 
     /// The cell naming an object in a join file: its objectId, or its natural key.
-    func reference(_ className: String, _ objectId: String, from context: String) throws(PorterError) -> String {
+    func reference(_ className: String, _ objectId: String, from context: @autoclosure () -> String) throws(PorterError) -> String {
         guard let keyNames else { return objectId }
-        return try keyNames.reference(to: PointerRef(className: className, objectId: objectId), from: context)
+        return try keyNames.reference(to: PointerRef(className: className, objectId: objectId), from: context())
     }
 }

@@ -230,8 +230,9 @@ private final class LinkFileWriter {
             case .json(let json):
                 try json.append(.object(JSONObject(["owningId": .string(link.owningId), "relatedId": .string(link.relatedId)])))
             case .csv(let csv):
-                let context = "\(owner) \(link.owningId) \(field)"
-                let cells = (try encoder.reference(owner, link.owningId, from: context), try encoder.reference(targetClass, link.relatedId, from: context))
+                // Who refers, for the error when a side cannot be named; built only then.
+                let context = { "\(owner) \(link.owningId) \(field)" }
+                let cells = (try encoder.reference(owner, link.owningId, from: context()), try encoder.reference(targetClass, link.relatedId, from: context()))
                 try csv.writeRow { row in
                     row.cell(cells.0)
                     row.cell(cells.1)

@@ -28,11 +28,11 @@ final class NaturalKeyNames {
 
     /// The cell naming the pointer's target; `context` says who points there, for the error
     /// when the target does not exist.
-    func reference(to pointer: PointerRef, from context: String) throws(PorterError) -> String {
+    func reference(to pointer: PointerRef, from context: @autoclosure () -> String) throws(PorterError) -> String {
         guard isKeyed(pointer.className) else { return pointer.objectId }
         if names[pointer.className] == nil { try load(pointer.className) }
         guard let name = names[pointer.className]?[pointer.objectId] else {
-            throw PorterError(.invalidData, "\(context) points at \(pointer.className) \(pointer.objectId), which does not exist or has no complete key; export without --manifest to keep objectIds")
+            throw PorterError(.invalidData, "\(context()) points at \(pointer.className) \(pointer.objectId), which does not exist or has no complete key; export without --manifest to keep objectIds")
         }
         return name
     }
@@ -65,7 +65,7 @@ final class NaturalKeyNames {
     }
 
     /// One part of a key as JSON: text parts as strings, a pointer part as its target's key text.
-    private func keyPart(_ value: ParseValue, from context: String) throws(PorterError) -> JSONValue? {
+    private func keyPart(_ value: ParseValue, from context: @autoclosure () -> String) throws(PorterError) -> JSONValue? {
         switch value {
         case .null: nil
         case .string(let text): .string(text)
@@ -73,7 +73,7 @@ final class NaturalKeyNames {
         case .double(let number): .double(number)
         case .boolean(let flag): .bool(flag)
         case .date(let date): .string(date.iso)
-        case .pointer(let pointer): .string(try reference(to: pointer, from: context))
+        case .pointer(let pointer): .string(try reference(to: pointer, from: context()))
         default: value.wireJSON
         }
     }
