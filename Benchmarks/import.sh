@@ -202,6 +202,19 @@ check_target() {
     fi
 }
 
+# speed_ratio REFERENCE_SECS SECS: how many times as fast as the reference (same rows), e.g. 0.67
+speed_ratio() {
+    awk -v s="$1" -v p="$2" 'BEGIN { printf "%.2f", (p > 0 ? s / p : 0) }'
+}
+
+# finish_section: carry a missed target out of the summary (written in a pipe's subshell)
+# and say where the outputs are.
+finish_section() {
+    grep -q 'MISSED$' "$RUN_DIR/summary.txt" && TARGETS_MISSED=1
+    log ""
+    log "outputs: $RUN_DIR"
+}
+
 # --------------------------------------------------------------------------
 # dataset
 
@@ -377,9 +390,9 @@ section_import() {
         print_table
         # same rows for both, so the rows/s ratio is the inverse ratio of the times
         local ratio
-        ratio=$(awk -v p="$pp_secs" -v s="$sq_secs" 'BEGIN { printf "%.2f", (p > 0 ? s / p : 0) }')
+        ratio=$(speed_ratio "$sq_secs" "$pp_secs")
         echo "ratio (parse-porter / sqlite3 .import): ${ratio}x"
-        echo "ratio (parse-porter / sqlite3 SQL writing the same mirror layout): $(awk -v p="$pp_secs" -v s="$layout_secs" 'BEGIN { printf "%.2f", (p > 0 ? s / p : 0) }')x"
+        echo "ratio (parse-porter / sqlite3 SQL writing the same mirror layout): $(speed_ratio "$layout_secs" "$pp_secs")x"
         check_target "ratio >= $TARGET_RATIO" "r >= t" r="$ratio" t="$TARGET_RATIO"
         check_target "parse-porter peak RSS < $TARGET_RSS_MB MB" "kb / 1024 < t" kb="$pp_kb" t="$TARGET_RSS_MB"
     } | tee "$RUN_DIR/summary.txt"
@@ -468,9 +481,7 @@ print(r["objects"], r["links"], r["requests"], r["seconds"])' "$RUN_DIR/naive.st
         check_target "requests per object <= $TARGET_REQUESTS_PER_OBJECT" "r / o <= t" r="$pp_requests" o="$pp_objects" t="$TARGET_REQUESTS_PER_OBJECT"
         check_target "objects/s >= ${TARGET_NAIVE_SPEEDUP}x naive" "x >= t" x="$speedup" t="$TARGET_NAIVE_SPEEDUP"
     } | tee "$RUN_DIR/summary.txt"
-    grep -q 'MISSED$' "$RUN_DIR/summary.txt" && TARGETS_MISSED=1
-    log ""
-    log "outputs: $RUN_DIR"
+    finish_section
 }
 
 # --------------------------------------------------------------------------
@@ -545,16 +556,14 @@ section_export() {
         echo "== export: $books books from a mirror (Book with its two relations); $rest_objects objects through REST =="
         print_table
         local ratio
-        ratio=$(awk -v p="$pp_csv_secs" -v s="$sq_secs" 'BEGIN { printf "%.2f", (p > 0 ? s / p : 0) }')
+        ratio=$(speed_ratio "$sq_secs" "$pp_csv_secs")
         echo "ratio (parse-porter csv / sqlite3 -csv): ${ratio}x"
-        echo "ratio (parse-porter ndjson / sqlite3 -csv): $(awk -v p="$pp_ndjson_secs" -v s="$sq_secs" 'BEGIN { printf "%.2f", (p > 0 ? s / p : 0) }')x"
+        echo "ratio (parse-porter ndjson / sqlite3 -csv): $(speed_ratio "$sq_secs" "$pp_ndjson_secs")x"
         check_target "csv ratio >= $TARGET_EXPORT_RATIO" "r >= t" r="$ratio" t="$TARGET_EXPORT_RATIO"
         check_target "csv export peak RSS < $TARGET_EXPORT_RSS_MB MB" "kb / 1024 < t" kb="$pp_csv_kb" t="$TARGET_EXPORT_RSS_MB"
         check_target "ndjson export peak RSS < $TARGET_EXPORT_RSS_MB MB" "kb / 1024 < t" kb="$pp_ndjson_kb" t="$TARGET_EXPORT_RSS_MB"
     } | tee "$RUN_DIR/summary.txt"
-    grep -q 'MISSED$' "$RUN_DIR/summary.txt" && TARGETS_MISSED=1
-    log ""
-    log "outputs: $RUN_DIR"
+    finish_section
 }
 
 # --------------------------------------------------------------------------
