@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "MirrorQuery", targets: ["MirrorQuery"]),
         .library(name: "ParseMirrorServer", targets: ["ParseMirrorServer"]),
         .library(name: "PorterREST", targets: ["PorterREST"]),
+        .library(name: "PorterMigrations", targets: ["PorterMigrations"]),
         .executable(name: "parse-porter", targets: ["parse-porter"]),
     ],
     dependencies: [
@@ -30,8 +31,12 @@ let package = Package(
         .systemLibrary(name: "CCrypt", path: "Sources/CCrypt"),
         .target(name: "ParseMirrorServer", dependencies: ["ParseModel", "PorterPipeline", "PorterSQLite", "MirrorQuery", "PorterHTTP", "CSQLite", "CCrypt"]),
         .target(name: "PorterREST", dependencies: ["ParseModel", "PorterPipeline"]),
+        .target(name: "PorterMigrations", dependencies: [
+            "ParseModel", "PorterPipeline", "PorterSQLite", "PorterREST", "ParseMirrorServer", .product(name: "Yams", package: "Yams"),
+        ]),
         .executableTarget(name: "parse-porter", dependencies: [
             "ParseModel", "PorterReaders", "PorterPipeline", "PorterSQLite", "PorterREST", "MirrorQuery", "ParseMirrorServer", "PorterHTTP",
+            "PorterMigrations",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(name: "ParseModelTests", dependencies: ["ParseModel"]),
@@ -42,6 +47,9 @@ let package = Package(
         .testTarget(name: "MirrorQueryTests", dependencies: ["MirrorQuery", "PorterSQLite", "PorterPipeline", "ParseModel"]),
         .testTarget(name: "ParseMirrorServerTests", dependencies: ["ParseMirrorServer", "PorterHTTP", "PorterSQLite", "ParseModel"]),
         .testTarget(name: "PorterRESTTests", dependencies: ["PorterREST", "PorterPipeline", "ParseModel", "ParseMirrorServer", "PorterHTTP"]),
+        .testTarget(name: "PorterMigrationsTests", dependencies: [
+            "PorterMigrations", "PorterPipeline", "PorterSQLite", "PorterREST", "ParseMirrorServer", "PorterHTTP", "ParseModel",
+        ]),
         .testTarget(name: "EndToEndTests", dependencies: ["CSQLite", "parse-porter", "ParseMirrorServer", "PorterHTTP"]),
     ]
 )

@@ -9,7 +9,7 @@ extension ParseMirrorAPI {
     /// `/batch`, else the whole batch is 107 before anything runs. Without `transaction` a
     /// failed sub-request is undone alone (a savepoint); with it any failure undoes them all
     /// and the answer is 500 `{"code":1,"message":"Internal server error."}`, as Parse Server's.
-    func batch(_ request: APIRequest, caller: Caller) throws -> APIResponse {
+    func batch(_ request: APIRequest, caller: Caller, data outer: DataAccess) throws -> APIResponse {
         guard case .array(let items)? = request.body["requests"] else { throw APIError.parse(107, "requests must be an array") }
         let transactional = request.body["transaction"] == .bool(true)
         let requests = try items.map { item throws -> APIRequest in
@@ -24,7 +24,7 @@ extension ParseMirrorAPI {
             return APIRequest(method: method, path: routed, body: body, query: Self.queryPairs(target.drop { $0 != "?" }.dropFirst()),
                               credentials: request.credentials, publicURL: request.publicURL)
         }
-        return try store.write { connection in
+        return try outer.write { connection in
             let data = DataAccess(store: store, batch: connection)
             var results: [JSONValue] = []
             for subrequest in requests {

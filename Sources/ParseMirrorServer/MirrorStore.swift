@@ -7,9 +7,10 @@ import PorterSQLite
 /// processes), and a pool of read connections that each read one snapshot per request.
 final class MirrorStore: @unchecked Sendable {
     let path: String
-    /// Serialises writes; `writer` is only used while it is held.
+    /// Serialises writes; `writer` is only used while it is held (or by a ``MirrorSession``,
+    /// which owns its store).
     private let writeLock = NSLock()
-    private let writer: MirrorConnection
+    let writer: MirrorConnection
     /// Guards `idle`.
     private let poolLock = NSLock()
     private var idle: [MirrorConnection] = []

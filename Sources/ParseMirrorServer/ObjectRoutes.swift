@@ -191,10 +191,3 @@ extension MirrorConnection {
         }
     }
 }
-
-extension JSONValue {
-    var stringValue: String? {
-        if case .string(let text) = self { return text }
-        return nil
-    }
-}

@@ -68,7 +68,7 @@ public final class ParseMirrorAPI: HTTPHandler {
         switch endpoint {
         case .serverInfo: return try serverInfo(caller)
         case .schemas(let className): return try schemaRoute(request, className: className, caller: caller, data: data)
-        case .batch: return try batch(request, caller: caller)
+        case .batch: return try batch(request, caller: caller, data: data)
         case .logIn: return try logIn(request, data: data)
         case .logOut: return try logOut(caller, data: data)
         case .currentUser: return try currentUser(caller, data: data)

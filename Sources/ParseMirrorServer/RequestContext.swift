@@ -21,6 +21,9 @@ struct Credentials {
         "_ClientVersion", "_RevocableSession", "_ContentType", "_context", "_method",
     ]
 
+    /// No credentials: what an in-process ``MirrorSession`` request carries (it acts as master).
+    init() {}
+
     init(headers: HTTPHeaders, body: JSONObject?) {
         if let appId = headers["X-Parse-Application-Id"] {
             applicationId = appId

@@ -26,6 +26,12 @@ public enum JSONValue: Hashable, Sendable {
     }
 
     /// A short name of the JSON kind, for error messages.
+    /// The text of a string value; `nil` for any other kind.
+    public var stringValue: String? {
+        if case .string(let text) = self { return text }
+        return nil
+    }
+
     public var kindName: String {
         switch self {
         case .null: "null"

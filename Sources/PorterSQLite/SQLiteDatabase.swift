@@ -34,6 +34,11 @@ public final class SQLiteDatabase {
 
     deinit { close() }
 
+    /// How long a statement waits for another connection's write lock before failing busy.
+    public func setBusyTimeout(seconds: Double) {
+        sqlite3_busy_timeout(handle, Int32(min(seconds * 1000, Double(Int32.max))))
+    }
+
     public func close() {
         if let handle { sqlite3_close_v2(handle) }
         handle = nil

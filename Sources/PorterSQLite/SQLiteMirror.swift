@@ -10,6 +10,8 @@ public final class SQLiteMirror: ObjectSink {
     public let path: String
     var database: SQLiteDatabase?
     private var createdFile = false
+    /// Whether ``database`` belongs to a caller's transaction (``init(sharing:)``).
+    private let shared: Bool
     /// This import's time, for `createdAt` and `updatedAt`, in stored form.
     private(set) var now = ParseDate(millisecondsSince1970: 0).iso
     private var schemas: [String: ClassSchema] = [:]
@@ -25,6 +27,15 @@ public final class SQLiteMirror: ObjectSink {
     /// A mirror at `path`; the file is created by the first import that commits.
     public init(path: String) {
         self.path = path
+        shared = false
+    }
+
+    /// A mirror on a connection whose owner has a transaction open (a migration): the import
+    /// runs in a savepoint of it, and commit or rollback end only the savepoint.
+    public init(sharing database: SQLiteDatabase) {
+        self.path = database.path
+        self.database = database
+        shared = true
     }
 
     private func open(create: Bool) throws(PorterError) -> SQLiteDatabase {
@@ -57,7 +68,7 @@ public final class SQLiteMirror: ObjectSink {
         now = ParseDate(millisecondsSince1970: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))).iso
         self.naturalKeys = naturalKeys
         try db.execute("PRAGMA cache_size = -65536")
-        try db.execute("BEGIN IMMEDIATE")
+        try db.execute(shared ? "SAVEPOINT porter_import" : "BEGIN IMMEDIATE")
         for sql in MirrorLayout.bookkeepingTablesSQL { try db.execute(sql) }
         let saveSchema = try db.prepare(MirrorLayout.saveSchemaSQL)
         for schema in declared {
@@ -315,13 +326,18 @@ public final class SQLiteMirror: ObjectSink {
             }
         }
         statements = [:]
-        try db.execute("COMMIT")
+        try db.execute(shared ? "RELEASE porter_import" : "COMMIT")
     }
 
     public func rollback() {
         statements = [:]
         stagedJoinTables = []
         guard let db = database else { return }
+        if shared {
+            try? db.execute("ROLLBACK TO porter_import")
+            try? db.execute("RELEASE porter_import")
+            return
+        }
         try? db.execute("ROLLBACK")
         db.close()
         database = nil

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MirrorQuery
 import PorterPipeline
+import PorterMigrations
 import PorterREST
 import PorterSQLite
 
@@ -81,5 +82,14 @@ struct TargetOptions: ParsableArguments {
 
     func validate() throws {
         if timeout <= 0 { throw ValidationError("--timeout must be more than 0") }
+    }
+}
+
+extension TargetOptions {
+    /// The target of migrations and schema commands: a mirror path (made empty when `create` and
+    /// missing) or a Parse Server URL, spoken to with the master key.
+    func migrationTarget(_ target: String, create: Bool = false) throws(PorterError) -> MigrationTarget {
+        guard Self.isServerURL(target) else { return try MirrorTarget(path: target, create: create) }
+        return ServerTarget(client: try client(target))
     }
 }

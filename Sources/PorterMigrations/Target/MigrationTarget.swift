@@ -1,0 +1,60 @@
+import ParseModel
+import PorterPipeline
+
+/// Where migrations and schema commands apply: a SQLite mirror or a Parse Server, both spoken
+/// to through Parse's REST API (``api``), plus what differs between the two.
+public protocol MigrationTarget: AnyObject {
+    /// The mirror's path or the server's URL (never with keys), for messages.
+    var location: String { get }
+    var api: ParseAPI { get }
+    /// Starts a unit of work: on a mirror one transaction, kept by ``commit()`` and undone by
+    /// ``rollback()``; on a Parse Server nothing (each request stands alone).
+    func begin() throws(PorterError)
+    func commit() throws(PorterError)
+    func rollback()
+    /// The sink an import writes into, inside the current unit of work.
+    func importSink() -> ObjectSink
+}
+
+/// Classes a Parse Server target holds for parse-porter's own bookkeeping, left out of every
+/// schema the commands read.
+public enum BookkeepingClasses {
+    /// The migration history (a mirror keeps it in its `_PorterMigrations` table instead).
+    public static let history = "PorterMigrations"
+    /// The lock object two `migrate up` runs contend for.
+    public static let lock = "PorterMigrationLock"
+    public static let all: Set<String> = [history, lock]
+}
+
+extension ParseAPI {
+    /// Every class's schema as `GET /schemas` reports it, without the bookkeeping classes.
+    public func schemas() throws(PorterError) -> [ClassSchema] {
+        let answer: JSONValue
+        do { answer = try send("GET", "/schemas") } catch { throw error.porterError("reading the schemas") }
+        guard case .array(let entries)? = answer["results"] else {
+            throw PorterError(.target, "reading the schemas: the answer has no results array")
+        }
+        var schemas: [ClassSchema] = []
+        for entry in entries {
+            do {
+                let schema = try ClassSchema(schemaJSON: entry)
+                if !BookkeepingClasses.all.contains(schema.className) { schemas.append(schema) }
+            } catch {
+                throw PorterError(.target, "reading the schemas: \(error.message)")
+            }
+        }
+        return schemas.sorted { $0.className < $1.className }
+    }
+
+    /// One class's schema, or `nil` when the class does not exist (Parse error 103).
+    public func schema(of className: String) throws(PorterError) -> ClassSchema? {
+        let answer: JSONValue
+        do {
+            answer = try send("GET", "/schemas/\(className)")
+        } catch {
+            if error.code == 103 { return nil }
+            throw error.porterError("reading the schema of \(className)")
+        }
+        do { return try ClassSchema(schemaJSON: answer) } catch { throw PorterError(.target, "reading the schema of \(className): \(error.message)") }
+    }
+}

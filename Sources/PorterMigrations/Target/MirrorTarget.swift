@@ -1,0 +1,53 @@
+import ParseMirrorServer
+import ParseModel
+import PorterPipeline
+import PorterSQLite
+
+/// A SQLite mirror as a migration target: requests answered in-process by a ``MirrorSession``
+/// (the rules `serve` applies), a unit of work is one transaction, imports share it.
+public final class MirrorTarget: MigrationTarget, ParseAPI {
+    public let session: MirrorSession
+    public var location: String { session.path }
+    public var api: ParseAPI { self }
+    /// Seconds a unit of work waits for another process's write transaction.
+    public var busyTimeout: Double
+
+    /// The mirror at `path`; `create` makes an empty one when there is none.
+    public init(path: String, create: Bool, busyTimeout: Double = 5) throws(PorterError) {
+        session = try MirrorSession(path: path, create: create)
+        self.busyTimeout = busyTimeout
+    }
+
+    public func begin() throws(PorterError) { try session.begin(busyTimeout: busyTimeout) }
+    public func commit() throws(PorterError) { try session.commit() }
+    public func rollback() { session.rollback() }
+
+    public func importSink() -> ObjectSink { SQLiteMirror(sharing: session.database) }
+
+    /// Outside a unit of work each request is a transaction of its own.
+    public func send(_ method: String, _ path: String, query: [(String, String)], body: JSONValue?) throws(ParseAPIError) -> JSONValue {
+        let answer: (status: Int, body: JSONValue)
+        do throws(PorterError) {
+            if session.inTransaction {
+                answer = try session.send(method, path, query: query, body: body)
+            } else {
+                try session.begin(busyTimeout: busyTimeout)
+                do {
+                    answer = try session.send(method, path, query: query, body: body)
+                    try session.commit()
+                } catch {
+                    session.rollback()
+                    throw error
+                }
+            }
+        } catch {
+            throw .failed(error)
+        }
+        guard (200..<300).contains(answer.status) else {
+            let code: Int? = if case .integer(let c)? = answer.body["code"] { Int(c) } else { nil }
+            let message = answer.body["error"]?.stringValue ?? answer.body["message"]?.stringValue ?? answer.body.serialized()
+            throw .refused(status: answer.status, code: code, message: message)
+        }
+        return answer.body
+    }
+}

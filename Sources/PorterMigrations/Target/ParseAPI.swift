@@ -1,0 +1,41 @@
+import ParseModel
+import PorterPipeline
+
+/// Why a Parse API request did not succeed.
+public enum ParseAPIError: Error, Sendable {
+    /// The server answered with an error: the HTTP status, Parse's error code when the body has
+    /// one, and the message.
+    case refused(status: Int, code: Int?, message: String)
+    /// No answer: the server is unreachable or the mirror file failed.
+    case failed(PorterError)
+
+    /// The error as the command reports it, `context` naming what was asked.
+    public func porterError(_ context: String) -> PorterError {
+        switch self {
+        case .refused(let status, let code, let message):
+            PorterError(.target, "\(context): \(code.map { "Parse error \($0)" } ?? "HTTP \(status)"): \(message)")
+        case .failed(let error):
+            PorterError(error.kind, "\(context): \(error.message)")
+        }
+    }
+
+    /// Parse's error code of a refusal.
+    public var code: Int? {
+        if case .refused(_, let code, _) = self { return code }
+        return nil
+    }
+}
+
+/// Parse's REST API as migrations and schema commands speak it, with the master key: over HTTP
+/// to a Parse Server, or answered in-process over a mirror file. Paths are below the mount path
+/// (`/schemas/Book`, `/classes/Book`, `/batch`).
+public protocol ParseAPI: AnyObject {
+    /// Sends one request and returns the JSON answer; an error answer is thrown as `.refused`.
+    func send(_ method: String, _ path: String, query: [(String, String)], body: JSONValue?) throws(ParseAPIError) -> JSONValue
+}
+
+extension ParseAPI {
+    public func send(_ method: String, _ path: String, body: JSONValue? = nil) throws(ParseAPIError) -> JSONValue {
+        try send(method, path, query: [], body: body)
+    }
+}

@@ -1,0 +1,34 @@
+import ParseModel
+import PorterPipeline
+import PorterREST
+
+/// A Parse Server as a migration target, reached with the master key. Requests stand alone:
+/// there is no transaction, so every operation is written to be safe to run again.
+public final class ServerTarget: MigrationTarget, ParseAPI {
+    public let client: ParseRESTClient
+    public var location: String { client.address.description }
+    public var api: ParseAPI { self }
+    private let importOptions: RESTSinkOptions
+
+    public init(client: ParseRESTClient, importOptions: RESTSinkOptions = RESTSinkOptions()) {
+        self.client = client
+        self.importOptions = importOptions
+    }
+
+    public func begin() throws(PorterError) {}
+    public func commit() throws(PorterError) {}
+    public func rollback() {}
+
+    public func importSink() -> ObjectSink { RESTSink(client: client, options: importOptions) }
+
+    public func send(_ method: String, _ path: String, query: [(String, String)], body: JSONValue?) throws(ParseAPIError) -> JSONValue {
+        do {
+            return try client.send(method, path, query: query, body: body, phase: "migrate")
+        } catch {
+            switch error {
+            case .refused(let status, let code, let message): throw .refused(status: status, code: code, message: message)
+            case .unavailable(let reason): throw .failed(PorterError(.target, "\(client.address): \(reason)"))
+            }
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+import ParseModel
+import PorterMigrations
+import XCTest
+
+final class MirrorTargetTests: XCTestCase {
+    private func temporaryMirror() throws -> String {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("porter-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
+        return folder.appendingPathComponent("app.sqlite").path
+    }
+
+    func testARolledBackUnitOfWorkLeavesTheMirrorAsItWas() throws {
+        let path = try temporaryMirror()
+        let target = try MirrorTarget(path: path, create: true)
+        _ = try target.send("POST", "/schemas/Book", body: .object(JSONObject(["fields": .object(JSONObject(["title": .object(JSONObject(["type": .string("String")]))]))])))
+        try target.begin()
+        _ = try target.send("PUT", "/schemas/Book", body: .object(JSONObject(["fields": .object(JSONObject(["pages": .object(JSONObject(["type": .string("Number")]))]))])))
+        XCTAssertEqual(try target.schema(of: "Book")?.fields.map(\.name), ["title", "pages"])
+        target.rollback()
+        XCTAssertEqual(try target.schema(of: "Book")?.fields.map(\.name), ["title"])
+        XCTAssertNil(try target.schema(of: "Author"))
+    }
+
+    func testARefusedRequestCarriesParseErrorCodeAndChangesNothing() throws {
+        let target = try MirrorTarget(path: try temporaryMirror(), create: true)
+        _ = try target.send("POST", "/schemas/Book", body: .object(JSONObject(["fields": .object(JSONObject(["title": .object(JSONObject(["type": .string("String")]))]))])))
+        try target.begin()
+        XCTAssertThrowsError(try target.send("PUT", "/schemas/Book", body: .object(JSONObject(["fields": .object(JSONObject([
+            "pages": .object(JSONObject(["type": .string("Number")])),
+            "title": .object(JSONObject(["type": .string("Number")])),
+        ]))])))) { error in
+            XCTAssertEqual((error as? ParseAPIError)?.code, 255)
+        }
+        try target.commit()
+        XCTAssertEqual(try target.schema(of: "Book")?.fields.map(\.name), ["title"])
+    }
+}
