@@ -1,0 +1,47 @@
+import Foundation
+import ParseMirrorServer
+import ParseModel
+import PorterHTTP
+import PorterMigrations
+import PorterREST
+import XCTest
+
+/// The two kinds of migration target a test runs against, each over its own fresh mirror file:
+/// the mirror itself, and a Parse Server (`serve` over another mirror, on a free loopback port,
+/// stopped when the test ends). `file` is the mirror holding the data either way, for checks
+/// that read it without going through the target.
+struct TargetFixture {
+    enum Kind: String, CaseIterable { case mirror, server }
+
+    let kind: Kind
+    let target: MigrationTarget
+    let file: String
+
+    /// A fresh target of `kind` in a temporary folder removed after `test`.
+    static func make(_ kind: Kind, in test: XCTestCase) throws -> TargetFixture {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("porter-migrations-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let file = folder.appendingPathComponent("\(kind.rawValue).sqlite").path
+        switch kind {
+        case .mirror:
+            test.addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
+            return TargetFixture(kind: kind, target: try MirrorTarget(path: file, create: true), file: file)
+        case .server:
+            let api = try ParseMirrorAPI(mirrorPath: file, configuration: ParseServerConfiguration(applicationId: "app", masterKey: "mk"))
+            let server = HTTPServer(port: 0, handler: api)
+            let url = "http://127.0.0.1:\(try server.start())/parse"
+            test.addTeardownBlock {
+                server.stop()
+                try? FileManager.default.removeItem(at: folder)
+            }
+            let client = ParseRESTClient(address: try ParseServerAddress(url: url, applicationId: "app", masterKey: "mk"),
+                                         timeout: 10, retry: RetryPolicy(attempts: 2, initialDelay: 0.01, maximumDelay: 0.02))
+            return TargetFixture(kind: kind, target: ServerTarget(client: client), file: file)
+        }
+    }
+
+    /// One fresh target of each kind.
+    static func all(in test: XCTestCase) throws -> [TargetFixture] {
+        try Kind.allCases.map { try make($0, in: test) }
+    }
+}
