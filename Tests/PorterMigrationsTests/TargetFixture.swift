@@ -34,7 +34,7 @@ struct TargetFixture {
                 server.stop()
                 try? FileManager.default.removeItem(at: folder)
             }
-            let client = ParseRESTClient(address: try ParseServerAddress(url: url, applicationId: "app", masterKey: "mk"),
+            let client = ParseRESTClient(address: try ParseServerAddress(url: url, applicationId: "app", masterKey: "mk", restAPIKey: nil),
                                          timeout: 10, retry: RetryPolicy(attempts: 2, initialDelay: 0.01, maximumDelay: 0.02))
             return TargetFixture(kind: kind, target: ServerTarget(client: client), file: file)
         }
