@@ -1,6 +1,5 @@
 import Foundation
 import ParseModel
-import Yams
 
 /// Finds, parses and checks a dataset manifest; every fault is a usage error (exit 2)
 /// naming the manifest and the key path (`classes.Book.fields.genre.type`).
@@ -16,7 +15,9 @@ public enum ManifestLoader {
         guard let data = FileManager.default.contents(atPath: fullPath), let text = String(data: data, encoding: .utf8) else {
             throw PorterError(.usage, "\(fileName): cannot read the manifest (not a UTF-8 text file)")
         }
-        let document = try parse(text, fileName: fileName)
+        guard let document = try StructuredText.parse(text, fileName: fileName) else {
+            throw PorterError(.usage, "\(fileName): the manifest is empty")
+        }
         let manifest: DatasetManifest
         if fileName == ParseExportLayout.schemaFile {
             manifest = try ParseExportLayout(directory: directory, targetClasses: targetClasses).manifest(from: document)
@@ -47,43 +48,5 @@ public enum ManifestLoader {
             return (path, name)
         }
         throw PorterError(.usage, "\(path): no dataset.yml or dataset.json in this folder, nor the schema.json of a Parse export")
-    }
-
-    static func parse(_ text: String, fileName: String) throws(PorterError) -> JSONValue {
-        if fileName.hasSuffix(".json") {
-            do {
-                return try JSONParser.parse(text)
-            } catch {
-                throw PorterError(.usage, "\(fileName):\(error.line): invalid JSON: \(error.message)")
-            }
-        }
-        let node: Node?
-        do {
-            node = try Yams.compose(yaml: text)
-        } catch {
-            throw PorterError(.usage, "\(fileName): invalid YAML: \(String(describing: error).split(separator: "\n").first ?? "")")
-        }
-        guard let node else { throw PorterError(.usage, "\(fileName): the manifest is empty") }
-        return json(from: node)
-    }
-
-    /// YAML as a JSON tree; mapping keys are taken as text, scalars by their resolved tag.
-    static func json(from node: Node) -> JSONValue {
-        switch node {
-        case .scalar(let scalar):
-            switch Tag.Name(rawValue: node.tag.rawValue) {
-            case .null: return .null
-            case .bool: return node.bool.map(JSONValue.bool) ?? .string(scalar.string)
-            case .int: return Int64(scalar.string).map(JSONValue.integer) ?? node.float.map(JSONValue.double) ?? .string(scalar.string)
-            case .float: return node.float.map(JSONValue.double) ?? .string(scalar.string)
-            default: return .string(scalar.string)
-            }
-        case .mapping(let mapping):
-            return .object(JSONObject(mapping.map { JSONMember($0.key.string ?? "", json(from: $0.value)) }))
-        case .sequence(let sequence):
-            return .array(sequence.map(json(from:)))
-        case .alias:
-            return .null
-        }
     }
 }
