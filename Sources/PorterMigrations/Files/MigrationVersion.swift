@@ -1,0 +1,30 @@
+/// The version of a migration, as Flyway spells it in a file name: `1`, `1.1`, `2_1` (an
+/// underscore is a dot), `010` (leading zeros are ignored).
+///
+/// Versions compare numerically part by part, so `2` < `10` and `1.1` < `1.2` < `2`.
+/// Missing parts count as zero: `1`, `1.0` and `1_0_0` are the same version (equal and with
+/// the same hash), so two files named that way are duplicates. ``description`` is the
+/// canonical spelling: dots, no leading zeros, no trailing `.0` parts.
+public struct MigrationVersion: Comparable, Hashable, Sendable, CustomStringConvertible {
+    /// The numeric parts without trailing zeros (`1.0.2.0` is `[1, 0, 2]`; `0` is `[]`).
+    public let parts: [UInt64]
+
+    /// Reads `1`, `1.1`, `2_1`; `nil` unless every part is decimal digits (and fits 64 bits).
+    public init?(_ text: String) {
+        var parts: [UInt64] = []
+        for part in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "." || $0 == "_" }) {
+            guard !part.isEmpty, part.utf8.allSatisfy({ (48...57).contains($0) }), let number = UInt64(part) else { return nil }
+            parts.append(number)
+        }
+        while parts.last == 0 { parts.removeLast() }
+        self.parts = parts
+    }
+
+    public var description: String {
+        parts.isEmpty ? "0" : parts.map(String.init).joined(separator: ".")
+    }
+
+    public static func < (lhs: MigrationVersion, rhs: MigrationVersion) -> Bool {
+        lhs.parts.lexicographicallyPrecedes(rhs.parts)
+    }
+}
