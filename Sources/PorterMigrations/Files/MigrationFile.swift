@@ -11,8 +11,12 @@ public struct MigrationFile: Sendable {
     /// The folder given to ``MigrationDirectory/load(_:)`` joined with ``fileName``; every
     /// error about the file starts with it.
     public let path: String
-    /// SHA-256 (lowercase hex) of the file's parsed document in canonical form; see
-    /// ``MigrationChecksum``. It identifies the content, not the spelling.
+    /// SHA-256, as 64 lowercase hex digits, of the file's parsed document in canonical form:
+    /// compact JSON (no whitespace) with every object's keys sorted, a duplicate key kept once
+    /// (the last, as decoding reads it), and numbers with an integral value written without a
+    /// fraction (`0.0` is `0`). So re-indenting, reordering keys, quoting style and comments
+    /// leave it as it was, any change of a value changes it, and a YAML file and its JSON
+    /// translation have the same checksum.
     public let checksum: String
     public let operations: [MigrationOperation]
 
