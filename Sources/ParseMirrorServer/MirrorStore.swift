@@ -29,9 +29,14 @@ final class MirrorStore: @unchecked Sendable {
         // The writer keeps the pages it writes (64 MB, as the importer) and checkpoints every ~40 MB of log.
         try database.execute("PRAGMA cache_size = -65536")
         try database.execute("PRAGMA wal_autocheckpoint = 10000")
-        try database.execute("BEGIN IMMEDIATE")
-        for sql in MirrorLayout.bookkeepingTablesSQL { try database.execute(sql) }
-        try database.execute("COMMIT")
+        // Only a mirror that lacks them takes the write lock: another process may be in a long
+        // write transaction (a migration) that a reader must not wait for.
+        let present = try database.rows("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('_SCHEMA', '_PorterMigrations')")
+        if present.first?.first != "2" {
+            try database.execute("BEGIN IMMEDIATE")
+            for sql in MirrorLayout.bookkeepingTablesSQL { try database.execute(sql) }
+            try database.execute("COMMIT")
+        }
         writer = MirrorConnection(database: database, schemaCache: schemaCache)
     }
 

@@ -3,12 +3,13 @@ import ParseModel
 
 /// Names and column types of the mirror's tables.
 public enum MirrorLayout {
-    /// `_SCHEMA` and the `_PorterMigrations` history, created with every mirror.
+    /// `_SCHEMA` and the `_PorterMigrations` history (one row per applied, failed or started
+    /// version), created with every mirror.
     public static let bookkeepingTablesSQL = [
         "CREATE TABLE IF NOT EXISTS _SCHEMA (className TEXT PRIMARY KEY, schema TEXT)",
         """
         CREATE TABLE IF NOT EXISTS _PorterMigrations (version TEXT PRIMARY KEY, name TEXT, checksum TEXT, appliedAt TEXT, \
-        durationMs INTEGER, success INTEGER, host TEXT)
+        durationMs INTEGER, success INTEGER, host TEXT, error TEXT)
         """,
     ]
 

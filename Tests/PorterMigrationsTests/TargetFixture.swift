@@ -10,7 +10,7 @@ import XCTest
 /// the mirror itself, and a Parse Server (`serve` over another mirror, on a free loopback port,
 /// stopped when the test ends). `file` is the mirror holding the data either way, for checks
 /// that read it without going through the target.
-struct TargetFixture {
+struct TargetFixture: @unchecked Sendable {
     enum Kind: String, CaseIterable { case mirror, server }
 
     let kind: Kind
@@ -37,6 +37,14 @@ struct TargetFixture {
             let client = ParseRESTClient(address: try ParseServerAddress(url: url, applicationId: "app", masterKey: "mk", restAPIKey: nil),
                                          timeout: 10, retry: RetryPolicy(attempts: 2, initialDelay: 0.01, maximumDelay: 0.02))
             return TargetFixture(kind: kind, target: ServerTarget(client: client), file: file)
+        }
+    }
+
+    /// Another target object for the same mirror or server, as a second process would open it.
+    func reopened() throws -> MigrationTarget {
+        switch target {
+        case let server as ServerTarget: ServerTarget(client: server.client)
+        default: try MirrorTarget(path: file, create: false)
         }
     }
 

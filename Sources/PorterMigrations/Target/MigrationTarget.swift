@@ -14,6 +14,10 @@ public protocol MigrationTarget: AnyObject {
     func rollback()
     /// The sink an import writes into, inside the current unit of work.
     func importSink() -> ObjectSink
+    /// Where the target keeps its migration history.
+    func history() throws(PorterError) -> MigrationHistory
+    /// The lock `migrate up` runs hold while they migrate the target.
+    func migrationLock(timing: LockTiming) -> MigrationLock
 }
 
 /// Classes a Parse Server target holds for parse-porter's own bookkeeping, left out of every

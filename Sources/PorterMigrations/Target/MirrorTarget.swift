@@ -24,6 +24,10 @@ public final class MirrorTarget: MigrationTarget, ParseAPI {
 
     public func importSink() -> ObjectSink { SQLiteMirror(sharing: session.database) }
 
+    public func history() throws(PorterError) -> MigrationHistory { try MirrorHistory(database: session.database) }
+
+    public func migrationLock(timing: LockTiming) -> MigrationLock { MirrorLock(target: self, timing: timing) }
+
     /// Outside a unit of work each request is a transaction of its own.
     public func send(_ method: String, _ path: String, query: [(String, String)], body: JSONValue?) throws(ParseAPIError) -> JSONValue {
         let answer: (status: Int, body: JSONValue)

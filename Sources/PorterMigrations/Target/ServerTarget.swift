@@ -21,6 +21,10 @@ public final class ServerTarget: MigrationTarget, ParseAPI {
 
     public func importSink() -> ObjectSink { RESTSink(client: client, options: importOptions) }
 
+    public func history() throws(PorterError) -> MigrationHistory { ServerHistory(api: self) }
+
+    public func migrationLock(timing: LockTiming) -> MigrationLock { ServerLock(api: self, location: location, timing: timing) }
+
     public func send(_ method: String, _ path: String, query: [(String, String)], body: JSONValue?) throws(ParseAPIError) -> JSONValue {
         do {
             return try client.send(method, path, query: query, body: body, phase: "migrate")

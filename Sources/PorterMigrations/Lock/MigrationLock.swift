@@ -1,0 +1,60 @@
+import Foundation
+import ParseModel
+import PorterPipeline
+
+/// Who holds a target's migration lock, as `migrate status` shows it.
+public struct LockHolder: Equatable, Sendable {
+    /// `host:pid:random`, unique per runner.
+    public var owner: String
+    public var heartbeatAt: ParseDate?
+    /// When the holder counts as dead if it has not sent a heartbeat by then.
+    public var expiresAt: ParseDate?
+}
+
+/// The lock two `migrate up` runs against one target contend for, so that each migration is
+/// applied once. It has an owner, a heartbeat and an expiry: a runner that was killed stops
+/// sending heartbeats, and once its lock expired the next runner takes it over.
+public protocol MigrationLock: AnyObject {
+    /// Takes the lock for `owner`, waiting up to `wait` seconds while a live runner holds it
+    /// (exit 3 when it is still held then).
+    func acquire(owner: String, wait: Double) throws(PorterError)
+    /// Pushes the expiry out; fails (exit 3) when another runner took the lock over meanwhile.
+    func heartbeat() throws(PorterError)
+    /// Gives the lock up, when this runner still holds it.
+    func release()
+    /// The current holder, `nil` when the lock is free.
+    func holder() throws(PorterError) -> LockHolder?
+}
+
+/// How long a lock lives without heartbeats, and how often a holder sends them.
+public struct LockTiming: Sendable {
+    /// Seconds after the last heartbeat at which a holder counts as dead.
+    public var timeToLive: Double
+    /// Seconds between attempts while waiting for the lock.
+    public var poll: Double
+
+    public init(timeToLive: Double = 60, poll: Double = 0.25) {
+        self.timeToLive = timeToLive
+        self.poll = poll
+    }
+
+    /// Seconds between a holder's heartbeats: a third of the time to live.
+    public var heartbeatInterval: Double { timeToLive / 3 }
+
+    func expiry(from date: ParseDate) -> ParseDate {
+        ParseDate(millisecondsSince1970: date.millisecondsSince1970 + Int64(timeToLive * 1000))
+    }
+}
+
+enum LockMessages {
+    static func stillHeld(_ location: String, _ holder: LockHolder?, waited: Double) -> PorterError {
+        let who = holder.map { h in
+            "\(h.owner)" + (h.heartbeatAt.map { ", last heartbeat \($0.iso)" } ?? "") + (h.expiresAt.map { ", expires \($0.iso)" } ?? "")
+        } ?? "another runner"
+        return PorterError(.target, "\(location): the migrations are locked by \(who); gave up after waiting \(Int(waited)) s (--lock-wait)")
+    }
+
+    static func lost(_ location: String, owner: String) -> PorterError {
+        PorterError(.target, "\(location): this runner (\(owner)) lost the migration lock to another runner after missing its heartbeats; stopping")
+    }
+}

@@ -1,0 +1,196 @@
+import Foundation
+import ParseModel
+import PorterPipeline
+
+/// Who runs migrations, how long to wait for the lock and how long a lock lives.
+public struct RunnerIdentity: Sendable {
+    /// The host recorded in the history.
+    public var host: String
+    /// The lock owner: host, process id and a random part, unique per run.
+    public var owner: String
+    /// Seconds `up`, `baseline` and `repair` wait for a lock another runner holds.
+    public var lockWait: Double
+    public var timing: LockTiming
+
+    public init(lockWait: Double = 300, timing: LockTiming = LockTiming()) {
+        host = ProcessInfo.processInfo.hostName
+        owner = "\(host):\(ProcessInfo.processInfo.processIdentifier):\(UUID().uuidString.prefix(8).lowercased())"
+        self.lockWait = lockWait
+        self.timing = timing
+    }
+}
+
+/// What `up` reports while it works.
+public enum MigrationEvent: Sendable {
+    case note(String)
+    case started(MigrationFile)
+    case operation(MigrationFile, index: Int, OperationResult)
+    case finished(MigrationFile, durationMs: Int)
+}
+
+/// Applies the files of a migrations folder to a target (Flyway's `migrate`, `info`,
+/// `baseline`, `repair`): under the target's lock, pending versions in order, each in one unit
+/// of work, recorded in the target's history.
+public final class MigrationRunner {
+    public let target: MigrationTarget
+    public let files: [MigrationFile]
+    public let folder: String
+    public let identity: RunnerIdentity
+
+    public init(target: MigrationTarget, files: [MigrationFile], folder: String, identity: RunnerIdentity = RunnerIdentity()) {
+        self.target = target
+        self.files = files
+        self.folder = folder
+        self.identity = identity
+    }
+
+    public func status() throws(PorterError) -> [MigrationStatus] {
+        MigrationStatus.compare(files: files, history: try target.history().entries())
+    }
+
+    /// The files `up` would apply, in order, up to `last`; exit 1 when the history does not
+    /// agree with the files (failed, changed or out-of-order migrations).
+    public func pending(upTo last: MigrationVersion?) throws(PorterError) -> [MigrationFile] {
+        try Self.pending(try status(), upTo: last, location: target.location)
+    }
+
+    static func pending(_ statuses: [MigrationStatus], upTo last: MigrationVersion?, location: String) throws(PorterError) -> [MigrationFile] {
+        let errors = statuses.filter(\.isError)
+        if !errors.isEmpty {
+            throw PorterError(.invalidData, "\(location): the history does not agree with the migration files:\n" + errors.map(Self.explain).joined(separator: "\n"))
+        }
+        return statuses.filter { $0.state == .pending || $0.state == .interrupted }.compactMap(\.file)
+            .filter { last == nil || $0.version <= last! }
+    }
+
+    private static func explain(_ status: MigrationStatus) -> String {
+        let label = "  V\(status.version) \(status.name)"
+        switch status.state {
+        case .failed:
+            return "\(label): failed on \(status.applied?.host ?? "?") at \(status.applied?.appliedAt.iso ?? "?"): \(status.applied?.error ?? "")\n"
+                + "    fix the cause, then run `parse-porter migrate repair` to clear the entry and `migrate up` to run it again"
+        case .checksumMismatch:
+            return "\(label): \(status.file?.fileName ?? "the file") changed after it was applied (checksum \(status.applied?.checksum.prefix(12) ?? "")… applied, \(status.file?.checksum.prefix(12) ?? "")… now)\n"
+                + "    restore the file and put the change in a new version, or run `parse-porter migrate repair` to accept the file as it is"
+        case .outOfOrder:
+            return "\(label): \(status.file?.fileName ?? "the file") is older than a migration already applied and was never applied itself\n"
+                + "    give it a version above the newest applied one"
+        default:
+            return label
+        }
+    }
+
+    /// Applies the pending migrations up to `last` under the lock; returns the history entries it wrote.
+    public func up(to last: MigrationVersion?, events: (MigrationEvent) -> Void) throws(PorterError) -> [AppliedMigration] {
+        let lock = target.migrationLock(timing: identity.timing)
+        try lock.acquire(owner: identity.owner, wait: identity.lockWait)
+        defer { lock.release() }
+        let history = try target.history()
+        let statuses = MigrationStatus.compare(files: files, history: try history.entries())
+        for status in statuses where status.state == .interrupted {
+            events(.note("V\(status.version) was started by \(status.applied?.host ?? "another runner") at \(status.applied?.appliedAt.iso ?? "?") and never finished; running it again (its operations are safe to repeat)"))
+        }
+        var applied: [AppliedMigration] = []
+        for file in try Self.pending(statuses, upTo: last, location: target.location) {
+            applied.append(try apply(file, history: history, lock: lock, events: events))
+        }
+        return applied
+    }
+
+    private func apply(_ file: MigrationFile, history: MigrationHistory, lock: MigrationLock, events: (MigrationEvent) -> Void) throws(PorterError) -> AppliedMigration {
+        events(.started(file))
+        let started = Date()
+        var entry = AppliedMigration(version: file.version.description, name: file.name, checksum: file.checksum, appliedAt: .now,
+                                     durationMs: 0, success: false, host: identity.host, error: nil)
+        let operations = OperationRunner(target: target, migrationsFolder: folder)
+        var index = 0
+        do throws(PorterError) {
+            try lock.heartbeat()
+            try target.begin()
+            // On a server this marks the version as started, so a runner killed in the middle
+            // leaves a trace; on a mirror it rolls back with everything else.
+            try history.record(entry)
+            for operation in file.operations {
+                let result = try operations.apply(operation)
+                events(.operation(file, index: index, result))
+                index += 1
+                try lock.heartbeat()
+            }
+            entry.success = true
+            entry.durationMs = Int(Date().timeIntervalSince(started) * 1000)
+            try history.record(entry)
+            try target.commit()
+        } catch {
+            target.rollback()
+            entry.durationMs = Int(Date().timeIntervalSince(started) * 1000)
+            entry.error = index < file.operations.count
+                ? "operation \(index + 1) (\(OperationRunner.describe(file.operations[index], migrationsFolder: folder))): \(error.message)"
+                : error.message
+            try? history.record(entry)
+            throw PorterError(error.kind, "\(file.fileName): V\(entry.version) failed at \(entry.error!)\n"
+                + "It is recorded as failed. \(rollbackNote(completed: index))\n"
+                + "Fix the cause, then run `parse-porter migrate repair` and `parse-porter migrate up` again.")
+        }
+        events(.finished(file, durationMs: entry.durationMs))
+        return entry
+    }
+
+    private func rollbackNote(completed: Int) -> String {
+        target is MirrorTarget
+            ? "The mirror was rolled back: none of its operations took effect."
+            : "The \(completed) operation(s) before it stay done on the server; running the migration again repeats them safely."
+    }
+
+    /// Marks a target that already has the schema as migrated up to `version` (Flyway's
+    /// `baseline`): files at or below it are never applied. Only on a target without history.
+    public func baseline(version: MigrationVersion, name: String? = nil) throws(PorterError) -> AppliedMigration {
+        let lock = target.migrationLock(timing: identity.timing)
+        try lock.acquire(owner: identity.owner, wait: identity.lockWait)
+        defer { lock.release() }
+        let history = try target.history()
+        let existing = try history.entries()
+        guard existing.isEmpty else {
+            throw PorterError(.invalidData, "\(target.location): baseline needs a target without migration history; it has \(existing.count) entr\(existing.count == 1 ? "y" : "ies") (newest V\(existing.last!.version))")
+        }
+        let entry = AppliedMigration(version: version.description, name: AppliedMigration.baselineName, checksum: "", appliedAt: .now,
+                                     durationMs: 0, success: true, host: identity.host, error: nil)
+        try history.record(entry)
+        return entry
+    }
+
+    /// What `repair` changed.
+    public enum RepairAction: Equatable, Sendable {
+        /// A failed or interrupted entry removed: the version is pending again.
+        case removed(AppliedMigration)
+        /// An applied entry given the checksum (and name) of its file as it is now.
+        case realigned(AppliedMigration, checksum: String)
+    }
+
+    /// Removes failed and interrupted entries and realigns the checksums of applied files that
+    /// changed (Flyway's `repair`), under the lock.
+    public func repair() throws(PorterError) -> [RepairAction] {
+        let lock = target.migrationLock(timing: identity.timing)
+        try lock.acquire(owner: identity.owner, wait: identity.lockWait)
+        defer { lock.release() }
+        let history = try target.history()
+        var actions: [RepairAction] = []
+        for status in MigrationStatus.compare(files: files, history: try history.entries()) {
+            guard let entry = status.applied else { continue }
+            switch status.state {
+            case .failed, .interrupted:
+                try history.remove(version: entry.version)
+                actions.append(.removed(entry))
+            case .checksumMismatch:
+                guard let file = status.file else { continue }
+                var realigned = entry
+                realigned.checksum = file.checksum
+                realigned.name = file.name
+                try history.record(realigned)
+                actions.append(.realigned(entry, checksum: file.checksum))
+            default:
+                continue
+            }
+        }
+        return actions
+    }
+}

@@ -1,0 +1,207 @@
+import ArgumentParser
+import Foundation
+import ParseModel
+import PorterMigrations
+import PorterPipeline
+import PorterREST
+
+struct MigrateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "migrate",
+        abstract: "Apply the versioned migrations of a folder to a SQLite mirror or a Parse Server, once each.",
+        discussion: """
+            Files are named V<version>__<name>.yml (or .json) and applied in version order (2 before 10). Each \
+            applied version is recorded in the target's history with the SHA-256 of its file: the _PorterMigrations \
+            table of a mirror, the PorterMigrations class on a Parse Server. A file changed after it was applied is \
+            an error until it is restored or `repair` accepts it.
+
+            Two runs against one target at once apply each migration once: they take the target's lock, which has an \
+            owner, a heartbeat and an expiry (--lock-ttl), so a killed runner does not block the next one for longer.
+            """,
+        subcommands: [Status.self, Plan.self, Up.self, Baseline.self, Repair.self]
+    )
+
+    /// The options every migrate subcommand takes.
+    struct Options: ParsableArguments {
+        @Option(name: .long, help: "The migrations folder.")
+        var dir = "Migrations"
+
+        @Option(name: .long, help: "A SQLite mirror path or a Parse Server URL (with the master key in $PARSE_MASTER_KEY).")
+        var target: String
+
+        @Option(name: .customLong("lock-wait"), help: "Seconds to wait for the lock while another runner holds it.")
+        var lockWait: Double = 300
+
+        @Option(name: .customLong("lock-ttl"), help: "Seconds after its last heartbeat at which a runner holding the lock counts as dead.")
+        var lockTTL: Double = 60
+
+        @OptionGroup var server: TargetOptions
+
+        func validate() throws {
+            if lockWait < 0 { throw ValidationError("--lock-wait must not be negative") }
+            if lockTTL <= 0 { throw ValidationError("--lock-ttl must be more than 0") }
+        }
+
+        func files() throws(PorterError) -> [MigrationFile] { try MigrationDirectory.load(dir) }
+
+        var identity: RunnerIdentity { RunnerIdentity(lockWait: lockWait, timing: LockTiming(timeToLive: lockTTL)) }
+
+        /// A runner on the target; `nil` for a mirror that does not exist unless `create`.
+        func runner(create: Bool) throws(PorterError) -> MigrationRunner? {
+            let files = try files()
+            if !create && !TargetOptions.isServerURL(target) && !FileManager.default.fileExists(atPath: target) { return nil }
+            return MigrationRunner(target: try server.migrationTarget(target, create: create), files: files, folder: dir, identity: identity)
+        }
+    }
+
+    struct Status: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List every version with its state: applied, pending, failed, interrupted, checksum mismatch, baseline.",
+            discussion: "Exit 1 when the history and the files disagree (a failed migration, a changed file, a file older than the newest applied one).")
+
+        @OptionGroup var options: Options
+
+        @Flag(name: .long, help: "Print the status as JSON.")
+        var json = false
+
+        func run() throws {
+            let statuses: [MigrationStatus]
+            var holder: LockHolder?
+            if let runner = try options.runner(create: false) {
+                statuses = try runner.status()
+                holder = try runner.target.migrationLock(timing: options.identity.timing).holder()
+            } else {
+                statuses = MigrationStatus.compare(files: try options.files(), history: [])
+            }
+            if json {
+                Terminal.output(MigrationReport.json(statuses, lock: holder).serialized())
+            } else {
+                Terminal.output(MigrationReport.table(statuses))
+                if let holder { Terminal.output("locked by \(holder.owner)" + (holder.expiresAt.map { " until \($0.iso)" } ?? "")) }
+            }
+            if statuses.contains(where: \.isError) { throw ExitCode(PorterError.Kind.invalidData.rawValue) }
+        }
+    }
+
+    struct Plan: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print exactly what `up` would apply, operation by operation; writes nothing.")
+
+        @OptionGroup var options: Options
+
+        @Option(name: .long, help: "Stop at this version.")
+        var to: String?
+
+        func run() throws {
+            let last = try MigrateCommand.version(to)
+            let pending: [MigrationFile]
+            if let runner = try options.runner(create: false) {
+                pending = try runner.pending(upTo: last)
+            } else {
+                pending = try options.files().filter { last == nil || $0.version <= last! }
+            }
+            guard !pending.isEmpty else {
+                Terminal.output("\(options.target) is up to date: nothing to apply")
+                return
+            }
+            Terminal.output("would apply \(pending.count) migration\(pending.count == 1 ? "" : "s") to \(MigrateCommand.shown(options.target)):")
+            for file in pending {
+                Terminal.output("V\(file.version) \(file.name) (\(file.fileName), sha256 \(file.checksum.prefix(12))…)")
+                for (index, operation) in file.operations.enumerated() {
+                    Terminal.output("  \(index + 1). \(OperationRunner.describe(operation, migrationsFolder: options.dir))")
+                }
+            }
+        }
+    }
+
+    struct Up: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Apply the pending migrations in version order, each once, under the target's lock.",
+            discussion: """
+                On a mirror each migration is one transaction: a failure rolls it back. On a Parse Server a failure leaves \
+                the operations before it done; they are written to be safe to run again. Either way the migration is \
+                recorded as failed with its error, and `up` refuses to go on until `repair` cleared it.
+                """)
+
+        @OptionGroup var options: Options
+
+        @Option(name: .long, help: "Stop after this version.")
+        var to: String?
+
+        @Flag(name: .shortAndLong, help: "Print only the summary.")
+        var quiet = false
+
+        func run() throws {
+            let last = try MigrateCommand.version(to)
+            guard let runner = try options.runner(create: true) else { return }
+            let started = Date()
+            let applied = try runner.up(to: last) { event in
+                switch event {
+                case .note(let text): Terminal.error(text)
+                case .started(let file): if !quiet { Terminal.output("V\(file.version) \(file.name)") }
+                case .operation(_, let index, let result): if !quiet { Terminal.output("  \(index + 1). \(result.summary)") }
+                case .finished(_, let durationMs): if !quiet { Terminal.output("  done in \(durationMs) ms") }
+                }
+            }
+            let newest = try runner.status().last { $0.state == .applied || $0.state == .baseline }
+            Terminal.output(String(format: "applied %d migration%@ to %@ in %.2f s; now at %@", applied.count, applied.count == 1 ? "" : "s",
+                                   MigrateCommand.shown(options.target), Date().timeIntervalSince(started), newest.map { "V" + $0.version } ?? "no version"))
+        }
+    }
+
+    struct Baseline: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Mark a target that already has the schema as being at a version: files up to it are never applied.",
+            discussion: "Only on a target without migration history (Flyway's baseline).")
+
+        @OptionGroup var options: Options
+
+        @Option(name: .long, help: "The version the target already has.")
+        var version: String
+
+        func run() throws {
+            let version = try MigrateCommand.version(version)!
+            guard let runner = try options.runner(create: true) else { return }
+            _ = try runner.baseline(version: version)
+            Terminal.output("baselined \(MigrateCommand.shown(options.target)) at V\(version): migrations up to V\(version) will not be applied")
+        }
+    }
+
+    struct Repair: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Clear failed and interrupted entries (after a human fixed the cause) and accept changed files' checksums.")
+
+        @OptionGroup var options: Options
+
+        func run() throws {
+            guard let runner = try options.runner(create: false) else {
+                throw PorterError(.target, "\(options.target): no such mirror")
+            }
+            let actions = try runner.repair()
+            guard !actions.isEmpty else {
+                Terminal.output("nothing to repair")
+                return
+            }
+            for action in actions {
+                switch action {
+                case .removed(let entry):
+                    Terminal.output("removed V\(entry.version) \(entry.name) (\(entry.error.map { "failed: \($0)" } ?? "interrupted")): it is pending again")
+                case .realigned(let entry, let checksum):
+                    Terminal.output("V\(entry.version) \(entry.name): accepted the file as it is now (checksum \(entry.checksum.prefix(12))… → \(checksum.prefix(12))…)")
+                }
+            }
+        }
+    }
+
+    /// `--to`/`--version` as a version; exit 2 when it is not one.
+    static func version(_ text: String?) throws(PorterError) -> MigrationVersion? {
+        guard let text else { return nil }
+        let trimmed = text.hasPrefix("V") || text.hasPrefix("v") ? String(text.dropFirst()) : text
+        guard let version = MigrationVersion(trimmed) else { throw PorterError(.usage, "\(text): not a migration version (e.g. 3 or 1.2)") }
+        return version
+    }
+
+    /// A target as messages show it: a mirror path, or a URL without credentials.
+    static func shown(_ target: String) -> String {
+        TargetOptions.isServerURL(target) ? ParseServerAddress.redacted(target) : target
+    }
+}
