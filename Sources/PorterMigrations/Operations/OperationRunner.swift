@@ -25,7 +25,8 @@ public struct OperationRunner {
     /// The folder of the migration files: dataset paths are relative to it.
     public let migrationsFolder: String
     let api: ParseAPI
-    let pager: ObjectPager
+    /// Variable for tests that page in small steps.
+    var pager: ObjectPager
     let writer: BatchWriter
 
     public init(target: MigrationTarget, migrationsFolder: String) {
