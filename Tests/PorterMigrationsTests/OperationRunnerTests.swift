@@ -166,6 +166,9 @@ final class OperationRunnerTests: XCTestCase {
             for (from, to) in [("year", "publishingYear"), ("genre", "category"), ("authors", "writers")] {
                 try assertRerunChangesNothing(.renameField(className: "Book", from: from, to: to), on: fixture)
             }
+            assertFails(.invalidData, containing: ["renamed to itself"], label) {
+                try runner(fixture).apply(.renameField(className: "Book", from: "title", to: "title"))
+            }
             assertFails(.invalidData, containing: ["Book has neither shelf nor place"], label) {
                 try runner(fixture).apply(.renameField(className: "Book", from: "shelf", to: "place"))
             }

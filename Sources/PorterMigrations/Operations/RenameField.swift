@@ -12,7 +12,9 @@ extension OperationRunner {
             guard schema.field(named: to) != nil else { throw PorterError(.invalidData, "cannot rename \(name): \(className) has neither \(from) nor \(to)") }
             return OperationResult("\(name) was renamed to \(to) already")
         }
-        if let problem = ParseNames.fieldNameProblem(to) { throw PorterError(.invalidData, "cannot rename \(name) to \(to): \(problem)") }
+        if let problem = from == to ? "a field cannot be renamed to itself" : ParseNames.fieldNameProblem(to) {
+            throw PorterError(.invalidData, "cannot rename \(name) to \(to): \(problem)")
+        }
         var renamed = source
         renamed.name = to
         var schemaChanges = 0
