@@ -46,6 +46,20 @@ final class PagingTests: XCTestCase {
         }
     }
 
+    func testLinksToMoreThanFiftyDeletedObjectsAreAllRemoved() throws {
+        for fixture in try TargetFixture.all(in: self) {
+            let label = "\(fixture.kind)"
+            let api = fixture.target.api
+            try authors(60, on: api)
+            let ids = try fixture.rows("SELECT objectId FROM Author").compactMap { $0[0] }
+            let pointers = ids.map { #"{"__type":"Pointer","className":"Author","objectId":"\#($0)"}"# }.joined(separator: ",")
+            _ = try api.send("POST", "/classes/Shelf", body: json(#"{"authors":{"__op":"AddRelation","objects":[\#(pointers)]}}"#))
+            XCTAssertEqual(try fixture.rows(#"SELECT count(*) FROM "_Join:authors:Shelf""#), [["60"]], label)
+            _ = try OperationRunner(target: fixture.target, migrationsFolder: ".").apply(.deleteObjects(className: "Author", where: JSONObject()))
+            XCTAssertEqual(try fixture.rows(#"SELECT count(*) FROM "_Join:authors:Shelf""#), [["0"]], label)
+        }
+    }
+
     func testUpdatesGoOutInBatchesOfFifty() throws {
         for fixture in try TargetFixture.all(in: self) {
             let label = "\(fixture.kind)"

@@ -72,12 +72,16 @@ extension OperationRunner {
                                objectsWritten: deleted, objectsUnchanged: gone)
     }
 
-    /// Removes the links to `ids` from the `field` Relation of every `owner` object that has one.
+    /// Removes the links to `ids` from the `field` Relation of every `owner` object that has one,
+    /// asking for the owners of 50 objects at a time (the `where` travels in the URL).
     private func unlink(_ ids: [String], of className: String, from field: String, of owner: String) throws(PorterError) {
-        let pointers = ids.map { ParseValue.pointer(PointerRef(className: className, objectId: $0)).wireJSON }
-        try pager.forEachPage(of: owner, where: JSONObject([field: .object(JSONObject(["$in": .array(pointers)]))]), keys: []) { owners throws(PorterError) in
-            let remove = Self.relationOperation("RemoveRelation", ids, of: className)
-            _ = try writer.send(owners.compactMap { $0["objectId"]?.stringValue }.map { .update(owner, $0, JSONObject([field: remove])) }, alreadyDone: [101])
+        for start in stride(from: 0, to: ids.count, by: 50) {
+            let chunk = Array(ids[start..<min(start + 50, ids.count)])
+            let pointers = chunk.map { ParseValue.pointer(PointerRef(className: className, objectId: $0)).wireJSON }
+            let remove = Self.relationOperation("RemoveRelation", chunk, of: className)
+            try pager.forEachPage(of: owner, where: JSONObject([field: .object(JSONObject(["$in": .array(pointers)]))]), keys: []) { owners throws(PorterError) in
+                _ = try writer.send(owners.compactMap { $0["objectId"]?.stringValue }.map { .update(owner, $0, JSONObject([field: remove])) }, alreadyDone: [101])
+            }
         }
     }
 
