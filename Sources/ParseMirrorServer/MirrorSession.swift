@@ -34,6 +34,9 @@ public final class MirrorSession {
     /// (an import through ``SQLiteMirror``).
     public var database: SQLiteDatabase { connection.database }
 
+    /// The mount path requests are answered under (`/parse`): `/batch` sub-request paths carry it.
+    public var mountPath: String { api.mountPath }
+
     /// Starts a write transaction; waits up to `busyTimeout` seconds while another process writes.
     public func begin(busyTimeout: Double = 5) throws(PorterError) {
         database.setBusyTimeout(seconds: busyTimeout)

@@ -169,7 +169,10 @@ extension ParseMirrorAPI {
             }
             guard indexes[member.key] == nil else { throw APIError.parse(102, "Index \(member.key) exists, cannot update.") }
             guard case .object(let keys) = member.value else { throw APIError.parse(102, "Index \(member.key) must be an object") }
-            for key in keys.keys where schema.field(named: key) == nil && !ParseNames.defaultFields.contains(key) {
+            // A Pointer field is named `_p_<field>` in index keys (Mongo notation), as Parse Server accepts it.
+            for key in keys.keys {
+                let field = key.hasPrefix("_p_") ? String(key.dropFirst(3)) : key
+                guard schema.field(named: field) == nil && !ParseNames.defaultFields.contains(field) else { continue }
                 throw APIError.parse(102, "Field \(key) does not exist, cannot add index.")
             }
             indexes[member.key] = member.value

@@ -4,6 +4,7 @@ import ParseModel
 import PorterHTTP
 import PorterMigrations
 import PorterREST
+import PorterSQLite
 import XCTest
 
 /// The two kinds of migration target a test runs against, each over its own fresh mirror file:
@@ -51,5 +52,24 @@ struct TargetFixture: @unchecked Sendable {
     /// One fresh target of each kind.
     static func all(in test: XCTestCase) throws -> [TargetFixture] {
         try Kind.allCases.map { try make($0, in: test) }
+    }
+}
+
+extension TargetFixture {
+    /// The rows of `sql` on the mirror file, read with a connection of its own, as text.
+    func rows(_ sql: String) throws -> [[String?]] {
+        let database = try SQLiteDatabase(path: file, create: false)
+        defer { database.close() }
+        return try database.rows(sql)
+    }
+
+    /// Every table of the mirror file with its rows (sorted), for "nothing changed" checks.
+    func snapshot() throws -> [String: [[String?]]] {
+        var tables: [String: [[String?]]] = [:]
+        for row in try rows("SELECT name FROM sqlite_master WHERE type = 'table'") {
+            guard let table = row[0] else { continue }
+            tables[table] = try rows("SELECT * FROM \(quoted(table))").sorted { $0.map { $0 ?? "" }.lexicographicallyPrecedes($1.map { $0 ?? "" }) }
+        }
+        return tables
     }
 }
