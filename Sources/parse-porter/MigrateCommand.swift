@@ -94,8 +94,10 @@ struct MigrateCommand: ParsableCommand {
         func run() throws {
             let last = try MigrateCommand.version(to)
             let pending: [MigrationFile]
+            var schemas: [ClassSchema] = []
             if let runner = try options.runner(create: false) {
                 pending = try runner.pending(upTo: last)
+                schemas = try runner.target.api.schemas()
             } else {
                 pending = try options.files().filter { last == nil || $0.version <= last! }
             }
@@ -107,7 +109,7 @@ struct MigrateCommand: ParsableCommand {
             for file in pending {
                 Terminal.output("V\(file.version) \(file.name) (\(file.fileName), sha256 \(file.checksum.prefix(12))…)")
                 for (index, operation) in file.operations.enumerated() {
-                    Terminal.output("  \(index + 1). \(OperationRunner.describe(operation, migrationsFolder: options.dir))")
+                    Terminal.output("  \(index + 1). \(OperationRunner.describe(operation, migrationsFolder: options.dir, schemas: schemas))")
                 }
             }
         }
