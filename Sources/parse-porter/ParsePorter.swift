@@ -10,7 +10,7 @@ struct ParsePorter: ParsableCommand {
         discussion: """
             Exit codes: 0 ok, 1 data invalid or check failed, 2 usage or manifest error, 3 target unreachable, refused or failing.
             """,
-        subcommands: [ImportCommand.self, ValidateCommand.self, PlanCommand.self, ExportCommand.self, PullCommand.self, ServeCommand.self]
+        subcommands: [ImportCommand.self, ValidateCommand.self, PlanCommand.self, ExportCommand.self, PullCommand.self, ServeCommand.self, SchemaCommand.self]
     )
 
     /// Runs the command; library errors and usage errors map to the documented exit codes.
