@@ -87,6 +87,8 @@ final class SchemaDiffTests: XCTestCase {
         let liveRole = #"{"className":"_Role","fields":{"name":{"type":"String"},"users":{"type":"Relation","targetClass":"_User"},"roles":{"type":"Relation","targetClass":"_Role"}},"indexes":{"_id_":{"_id":1},"name_1":{"name":1}}}"#
         let declaredBook = book(#""title":{"type":"String"}"#, #","indexes":{"_id_":{"title":-1}}"#)
         XCTAssertTrue(try diff([declaredUser, #"{"className":"_Role"}"#, declaredBook], [liveUser, liveRole, book()]).isEmpty)
+        XCTAssertTrue(try diff([book(), #"{"className":"PorterMigrations","fields":{"version":{"type":"String"}}}"#], [book()]).isEmpty,
+                      "migrate's bookkeeping classes are never compared")
         let onBook = try diff([book()], [book(#""title":{"type":"String"}"#, #","indexes":{"username_1":{"title":1}}"#)])
         XCTAssertEqual(onBook.classes.first?.indexes.map(\.name), ["username_1"], "username_1 is Parse's own on _User only")
     }

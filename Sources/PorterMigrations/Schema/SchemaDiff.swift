@@ -47,7 +47,11 @@ public struct SchemaDiff: Sendable {
     public var isEmpty: Bool { classes.isEmpty }
     public var count: Int { classes.map(\.count).reduce(0, +) }
 
+    /// Compares `declared` with `live`; the classes of parse-porter's own bookkeeping
+    /// (``BookkeepingClasses``) are left out of both.
     public init(declared: [ClassSchema], live: [ClassSchema]) {
+        let declared = declared.filter { !BookkeepingClasses.all.contains($0.className) }
+        let live = live.filter { !BookkeepingClasses.all.contains($0.className) }
         let declaredByName = Dictionary(declared.map { ($0.className, $0) }, uniquingKeysWith: { first, _ in first })
         let liveByName = Dictionary(live.map { ($0.className, $0) }, uniquingKeysWith: { first, _ in first })
         classNames = Set(declaredByName.keys).union(liveByName.keys).sorted()
