@@ -32,7 +32,7 @@ let package = Package(
         .target(name: "ParseMirrorServer", dependencies: ["ParseModel", "PorterPipeline", "PorterSQLite", "MirrorQuery", "PorterHTTP", "CSQLite", "CCrypt"]),
         .target(name: "PorterREST", dependencies: ["ParseModel", "PorterPipeline"]),
         .target(name: "PorterMigrations", dependencies: [
-            "ParseModel", "PorterPipeline", "PorterSQLite", "PorterREST", "ParseMirrorServer", .product(name: "Yams", package: "Yams"),
+            "ParseModel", "PorterReaders", "PorterPipeline", "PorterSQLite", "PorterREST", "ParseMirrorServer", .product(name: "Yams", package: "Yams"),
         ]),
         .executableTarget(name: "parse-porter", dependencies: [
             "ParseModel", "PorterReaders", "PorterPipeline", "PorterSQLite", "PorterREST", "MirrorQuery", "ParseMirrorServer", "PorterHTTP",

@@ -11,6 +11,15 @@ public struct SchemaField: Hashable, Sendable {
         self.required = required
         self.defaultValue = defaultValue
     }
+
+    /// The field as `/schemas` spells it: `{"type":"Pointer","targetClass":"Genre","required":true,"defaultValue":…}`.
+    public var specJSON: JSONValue {
+        var spec = JSONObject(["type": .string(type.name)])
+        if let target = type.targetClass { spec["targetClass"] = .string(target) }
+        if required { spec["required"] = .bool(true) }
+        if let defaultValue { spec["defaultValue"] = defaultValue.wireJSON }
+        return .object(spec)
+    }
 }
 
 /// A class schema in Parse's `/schemas` format: fields (without the default ones),
@@ -59,15 +68,7 @@ public struct ClassSchema: Hashable, Sendable {
     /// The class's own fields (no default fields) as `/schemas` spells them: what a POST or PUT
     /// to `/schemas/<className>` sends.
     public var fieldsJSON: JSONValue {
-        var object = JSONObject()
-        for field in fields {
-            var spec = JSONObject(["type": .string(field.type.name)])
-            if let target = field.type.targetClass { spec["targetClass"] = .string(target) }
-            if field.required { spec["required"] = .bool(true) }
-            if let value = field.defaultValue { spec["defaultValue"] = value.wireJSON }
-            object[field.name] = .object(spec)
-        }
-        return .object(object)
+        .object(JSONObject(fields.map { JSONMember($0.name, $0.specJSON) }))
     }
 
     /// Reads a `/schemas` entry; default fields are dropped, unknown types are errors.

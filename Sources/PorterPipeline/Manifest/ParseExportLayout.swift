@@ -23,9 +23,11 @@ struct ParseExportLayout {
     /// The classes the target already has: pointers and relations may name them.
     let targetClasses: Set<String>
 
-    func fail(_ path: String, _ reason: String) -> PorterError {
+    static func fail(_ path: String, _ reason: String) -> PorterError {
         PorterError(.usage, path.isEmpty ? "\(Self.schemaFile): \(reason)" : "\(Self.schemaFile): \(path): \(reason)")
     }
+
+    let entryReader = SchemaEntryReader(fail: ParseExportLayout.fail)
 
     func isFile(_ name: String) -> Bool {
         var isDirectory: ObjCBool = false
@@ -42,10 +44,9 @@ struct ParseExportLayout {
         var notes: [String] = []
         for (index, item) in items.enumerated() {
             let path = "\(listPath)[\(index)]"
-            guard case .object(let spec) = item else { throw fail(path, "must be a class, not \(item.kindName)") }
-            guard case .string(let className)? = spec["className"] else { throw fail("\(path).className", "is required") }
-            if let problem = ParseNames.classNameProblem(className) { throw fail("\(path).className", "\"\(className)\": \(problem)") }
-            guard listed.insert(className).inserted else { throw fail("\(path).className", "\(className) is listed twice") }
+            guard case .object(let spec) = item else { throw Self.fail(path, "must be a class, not \(item.kindName)") }
+            let className = try entryReader.className(of: spec, at: path)
+            guard listed.insert(className).inserted else { throw Self.fail("\(path).className", "\(className) is listed twice") }
             if Self.skippedClasses.contains(className) {
                 notes.append("\(Self.schemaFile): skipped \(className): its objects belong to the server that issued them")
                 continue
@@ -56,7 +57,7 @@ struct ParseExportLayout {
             classes.append(ClassMapping(className: className, source: source, key: [], fields: fields))
             paths.append(path)
         }
-        guard !classes.isEmpty else { throw fail(listPath, "no class to import") }
+        guard !classes.isEmpty else { throw Self.fail(listPath, "no class to import") }
         try checkTargets(of: classes, at: paths)
         let relations = try joinFiles(of: classes, skipped: listed.intersection(Self.skippedClasses))
         return DatasetManifest(directory: directory, fileName: Self.schemaFile, classes: classes, relations: relations, notes: notes)
@@ -69,10 +70,10 @@ struct ParseExportLayout {
         case .array(let items):
             return (items, "")
         case .object(let object):
-            guard case .array(let items)? = object["results"] else { throw fail("results", "must be a list of classes") }
+            guard case .array(let items)? = object["results"] else { throw Self.fail("results", "must be a list of classes") }
             return (items, "results")
         default:
-            throw fail("", "must be {\"results\": [classes…]} or a list of classes, not \(document.kindName)")
+            throw Self.fail("", "must be {\"results\": [classes…]} or a list of classes, not \(document.kindName)")
         }
     }
 
@@ -82,7 +83,7 @@ struct ParseExportLayout {
         for (mapping, path) in zip(classes, paths) {
             for field in mapping.fields {
                 if let target = field.type.targetClass, !known.contains(target) {
-                    throw fail("\(path).fields.\(field.name).targetClass", "\(target) is a class neither of \(Self.schemaFile) nor of the target")
+                    throw Self.fail("\(path).fields.\(field.name).targetClass", "\(target) is a class neither of \(Self.schemaFile) nor of the target")
                 }
             }
         }
@@ -91,50 +92,11 @@ struct ParseExportLayout {
     /// A class's own fields (the default ones left out), each read from the key of its name;
     /// Relations come from join files.
     func fields(of spec: JSONObject, at path: String) throws(PorterError) -> [FieldMapping] {
-        guard case .object(let specs)? = spec["fields"] else { throw fail("\(path).fields", "must map field names to types") }
-        var fields: [FieldMapping] = []
-        for member in specs where !ParseNames.defaultFields.contains(member.key) {
-            if let problem = ParseNames.fieldNameProblem(member.key) { throw fail("\(path).fields", "\"\(member.key)\": \(problem)") }
-            let fieldPath = "\(path).fields.\(member.key)"
-            if fields.contains(where: { $0.name == member.key }) { throw fail(fieldPath, "field listed twice") }
-            fields.append(try field(member.key, member.value, at: fieldPath))
+        guard case .object(let specs)? = spec["fields"] else { throw Self.fail("\(path).fields", "must map field names to types") }
+        return try entryReader.fields(specs, at: "\(path).fields").map { field in
+            let isRelation = if case .relation = field.type { true } else { false }
+            return FieldMapping(name: field.name, type: field.type, required: field.required, defaultValue: field.defaultValue, fromJoinFile: isRelation)
         }
-        return fields
-    }
-
-    /// One `/schemas` field: `{"type":…, "targetClass":…, "required":…, "defaultValue":…}`.
-    func field(_ name: String, _ spec: JSONValue, at path: String) throws(PorterError) -> FieldMapping {
-        guard case .object = spec else { throw fail(path, "must be a field like {\"type\": \"String\"}, not \(spec.kindName)") }
-        guard case .string(let typeName)? = spec["type"] else { throw fail("\(path).type", "is required") }
-        var targetClass: String?
-        switch spec["targetClass"] {
-        case nil, .null?: break
-        case .string(let target)?:
-            if let problem = ParseNames.classNameProblem(target) { throw fail("\(path).targetClass", "\"\(target)\": \(problem)") }
-            targetClass = target
-        case let other?: throw fail("\(path).targetClass", "must be a class name, not \(other.kindName)")
-        }
-        guard let type = FieldType(name: typeName, targetClass: targetClass) else {
-            if typeName == "Pointer" || typeName == "Relation" { throw fail(path, "\(typeName) needs a targetClass") }
-            throw fail("\(path).type", "unknown type \"\(typeName)\" (String, Number, Boolean, Date, Object, Array, GeoPoint, File, Bytes, Polygon, ACL, Pointer, Relation)")
-        }
-        var required = false
-        switch spec["required"] {
-        case nil, .null?: break
-        case .bool(let flag)?: required = flag
-        case let other?: throw fail("\(path).required", "must be true or false, not \(other.kindName)")
-        }
-        let isRelation = if case .relation = type { true } else { false }
-        if isRelation && required { throw fail("\(path).required", "a Relation cannot be required") }
-        var defaultValue: ParseValue?
-        if let json = spec["defaultValue"], json != .null {
-            if isRelation { throw fail("\(path).defaultValue", "a Relation cannot have a default") }
-            guard let value = try? ParseValue(wire: json, as: type), value.fieldType == type else {
-                throw fail("\(path).defaultValue", "\(json.serialized()) is not a \(type)")
-            }
-            defaultValue = value
-        }
-        return FieldMapping(name: name, type: type, required: required, defaultValue: defaultValue, fromJoinFile: isRelation)
     }
 
     /// The join file of each Relation field that has one (a Relation without one has no links),

@@ -51,33 +51,17 @@ extension ImportReport {
         func faults(of className: String) -> [Diagnostic] {
             errors.filter { $0.location.field?.hasPrefix("\(className).") == true || $0.location.field?.hasPrefix("classes.\(className).") == true }
         }
-        let failing = classes.filter { $0.rejected > 0 || !faults(of: $0.className).isEmpty }.count
-        let unattributed = errors.filter { error in !classes.contains { error.location.field?.contains("\($0.className).") == true } }
-        let extra = unattributed.isEmpty ? 0 : 1
-        var lines = ["<?xml version=\"1.0\" encoding=\"UTF-8\"?>"]
-        lines.append("<testsuite name=\"parse-porter validate\" tests=\"\(classes.count + extra)\" failures=\"\(failing + extra)\" time=\"\(String(format: "%.3f", elapsedSeconds))\">")
-        for tally in classes {
+        var cases = classes.map { tally in
             let classFaults = faults(of: tally.className)
-            lines.append("  <testcase classname=\"dataset\" name=\(quote(tally.className))>")
-            if tally.rejected > 0 || !classFaults.isEmpty {
-                let body = classFaults.map(\.description).joined(separator: "\n")
-                lines.append("    <failure message=\(quote("\(max(tally.rejected, classFaults.count)) invalid records"))>\(escape(body))</failure>")
-            }
-            lines.append("  </testcase>")
+            let failed = tally.rejected > 0 || !classFaults.isEmpty
+            return JUnitReport.TestCase(className: "dataset", name: tally.className, failure: failed ? JUnitReport.Failure(
+                message: "\(max(tally.rejected, classFaults.count)) invalid records", details: classFaults.map(\.description).joined(separator: "\n")) : nil)
         }
+        let unattributed = errors.filter { error in !classes.contains { error.location.field?.contains("\($0.className).") == true } }
         if !unattributed.isEmpty {
-            lines.append("  <testcase classname=\"dataset\" name=\"files\">")
-            lines.append("    <failure message=\(quote("\(unattributed.count) faults"))>\(escape(unattributed.map(\.description).joined(separator: "\n")))</failure>")
-            lines.append("  </testcase>")
+            cases.append(JUnitReport.TestCase(className: "dataset", name: "files", failure: JUnitReport.Failure(
+                message: "\(unattributed.count) faults", details: unattributed.map(\.description).joined(separator: "\n"))))
         }
-        lines.append("</testsuite>")
-        return lines.joined(separator: "\n")
-    }
-
-    private func quote(_ text: String) -> String { "\"" + escape(text) + "\"" }
-
-    private func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+        return JUnitReport(suiteName: "parse-porter validate", cases: cases, seconds: elapsedSeconds).xml
     }
 }

@@ -1,0 +1,68 @@
+import ParseModel
+
+/// Reads the classes of Parse's `/schemas` JSON (a Parse export's `schema.json`, a schema file of
+/// the `schema` commands) with the checks Parse Server makes when it is given them. Each fault
+/// names its key path, e.g. `results[2].fields.genre.type`.
+public struct SchemaEntryReader: Sendable {
+    /// Makes the error for a fault at a key path (`""` for the whole document).
+    public let fail: @Sendable (_ path: String, _ reason: String) -> PorterError
+
+    public init(fail: @escaping @Sendable (_ path: String, _ reason: String) -> PorterError) {
+        self.fail = fail
+    }
+
+    /// The entry's `className`, which must be a valid Parse class name.
+    public func className(of spec: JSONObject, at path: String) throws(PorterError) -> String {
+        guard case .string(let className)? = spec["className"] else { throw fail("\(path).className", "is required") }
+        if let problem = ParseNames.classNameProblem(className) { throw fail("\(path).className", "\"\(className)\": \(problem)") }
+        return className
+    }
+
+    /// The fields of `specs` (the entry's `fields` object) other than `objectId`, `createdAt`,
+    /// `updatedAt` and `ACL`; `path` is the key path of that object.
+    public func fields(_ specs: JSONObject, at path: String) throws(PorterError) -> [SchemaField] {
+        var fields: [SchemaField] = []
+        for member in specs where !ParseNames.defaultFields.contains(member.key) {
+            if let problem = ParseNames.fieldNameProblem(member.key) { throw fail(path, "\"\(member.key)\": \(problem)") }
+            let fieldPath = "\(path).\(member.key)"
+            if fields.contains(where: { $0.name == member.key }) { throw fail(fieldPath, "field listed twice") }
+            fields.append(try field(member.key, member.value, at: fieldPath))
+        }
+        return fields
+    }
+
+    /// One field: `{"type":…, "targetClass":…, "required":…, "defaultValue":…}`.
+    public func field(_ name: String, _ spec: JSONValue, at path: String) throws(PorterError) -> SchemaField {
+        guard case .object = spec else { throw fail(path, "must be a field like {\"type\": \"String\"}, not \(spec.kindName)") }
+        guard case .string(let typeName)? = spec["type"] else { throw fail("\(path).type", "is required") }
+        var targetClass: String?
+        switch spec["targetClass"] {
+        case nil, .null?: break
+        case .string(let target)?:
+            if let problem = ParseNames.classNameProblem(target) { throw fail("\(path).targetClass", "\"\(target)\": \(problem)") }
+            targetClass = target
+        case let other?: throw fail("\(path).targetClass", "must be a class name, not \(other.kindName)")
+        }
+        guard let type = FieldType(name: typeName, targetClass: targetClass) else {
+            if typeName == "Pointer" || typeName == "Relation" { throw fail(path, "\(typeName) needs a targetClass") }
+            throw fail("\(path).type", "unknown type \"\(typeName)\" (String, Number, Boolean, Date, Object, Array, GeoPoint, File, Bytes, Polygon, ACL, Pointer, Relation)")
+        }
+        var required = false
+        switch spec["required"] {
+        case nil, .null?: break
+        case .bool(let flag)?: required = flag
+        case let other?: throw fail("\(path).required", "must be true or false, not \(other.kindName)")
+        }
+        let isRelation = if case .relation = type { true } else { false }
+        if isRelation && required { throw fail("\(path).required", "a Relation cannot be required") }
+        var defaultValue: ParseValue?
+        if let json = spec["defaultValue"], json != .null {
+            if isRelation { throw fail("\(path).defaultValue", "a Relation cannot have a default") }
+            guard let value = try? ParseValue(wire: json, as: type), value.fieldType == type else {
+                throw fail("\(path).defaultValue", "\(json.serialized()) is not a \(type)")
+            }
+            defaultValue = value
+        }
+        return SchemaField(name: name, type: type, required: required, defaultValue: defaultValue)
+    }
+}

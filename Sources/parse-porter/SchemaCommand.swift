@@ -1,0 +1,196 @@
+import ArgumentParser
+import Foundation
+import ParseModel
+import PorterMigrations
+import PorterPipeline
+
+struct SchemaCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "schema",
+        abstract: "Pull a target's class schemas into a file, push a file onto a target, and compare the two.",
+        discussion: """
+            A schema file lists classes as GET /schemas does ({"results":[…]}), or as a plain list (Parse Dashboard's \
+            schema export, the definitions of Parse Server's defined schemas): fields, classLevelPermissions, indexes.
+            The target is a SQLite mirror file or a Parse Server URL (master key from $PARSE_MASTER_KEY).
+
+            Examples:
+              parse-porter schema pull --target app.sqlite --out schema.json
+              parse-porter schema diff --target https://parse.example.com/parse schema.json
+              parse-porter schema check --target https://parse.example.com/parse schema.json --format junit > schema-report.xml
+              parse-porter schema push --target app.sqlite schema.json --dry-run
+            """,
+        subcommands: [Pull.self, Push.self, Diff.self, Check.self]
+    )
+}
+
+/// The target of a schema command and how to reach it.
+struct SchemaTargetOptions: ParsableArguments {
+    @Option(name: .long, help: "A SQLite mirror file or a Parse Server URL with its mount path.")
+    var target: String
+
+    @OptionGroup var server: TargetOptions
+
+    /// The target's schemas; a mirror that does not exist is exit 3.
+    func liveSchemas() throws(PorterError) -> (location: String, schemas: [ClassSchema]) {
+        let migrationTarget = try server.migrationTarget(target)
+        return (migrationTarget.location, try migrationTarget.api.schemas())
+    }
+}
+
+/// The schema file argument of push, diff and check.
+struct SchemaFileArgument: ParsableArguments {
+    @Argument(help: "The schema file: {\"results\":[classes…]} as GET /schemas answers, or a list of classes.")
+    var file: String
+
+    /// The file and the target compared; the file is read first, so a bad file is exit 2 whatever the target.
+    func diff(against target: SchemaTargetOptions) throws(PorterError) -> (location: String, diff: SchemaDiff) {
+        let document = try SchemaDocument.read(file)
+        let (location, live) = try target.liveSchemas()
+        return (location, SchemaDiff(declared: document.classes, live: live))
+    }
+}
+
+extension SchemaCommand {
+    struct Pull: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write the target's class schemas as a schema file (stdout without --out).",
+            discussion: "Classes by name, fields, permissions and indexes in a fixed order: the same schema always gives the same bytes."
+        )
+
+        @OptionGroup var target: SchemaTargetOptions
+
+        @Option(name: .long, help: "The file to write (replaced when it exists).")
+        var out: String?
+
+        func run() throws {
+            let (location, schemas) = try target.liveSchemas()
+            let text = SchemaDocument(classes: schemas).text
+            guard let out else {
+                Terminal.output(String(text.dropLast()))
+                return
+            }
+            do {
+                try text.write(toFile: out, atomically: true, encoding: .utf8)
+            } catch {
+                throw PorterError(.usage, "\(out): cannot write the schema file: \(error.localizedDescription)")
+            }
+            Terminal.error("pulled \(schemas.count) classes from \(location) into \(out)")
+        }
+    }
+
+    struct Push: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make the target's schemas match a schema file, as Parse Server's defined schemas do.",
+            discussion: """
+                Creates missing classes, adds missing fields, updates required and defaultValue, sets class-level \
+                permissions, and adds, drops or recreates indexes (Parse's own are left alone). Fields only on the \
+                target are kept, classes only on the target are left alone. A field whose type changed is refused \
+                (exit 1, nothing changed) unless --recreate-modified-fields. On a mirror the push is one transaction; \
+                a mirror that does not exist is created.
+                """
+        )
+
+        @OptionGroup var target: SchemaTargetOptions
+        @OptionGroup var schema: SchemaFileArgument
+
+        @Flag(name: .long, help: "Delete fields the target has and the file does not, with their values.")
+        var deleteExtraFields = false
+
+        @Flag(name: .long, help: "Delete and add again fields whose type or targetClass changed; their values are lost.")
+        var recreateModifiedFields = false
+
+        @Flag(name: .long, help: "Print what would change; send nothing.")
+        var dryRun = false
+
+        func run() throws {
+            let document = try SchemaDocument.read(schema.file)
+            let options = SchemaPushOptions(deleteExtraFields: deleteExtraFields, recreateModifiedFields: recreateModifiedFields)
+            let newMirror = !TargetOptions.isServerURL(target.target) && !FileManager.default.fileExists(atPath: target.target)
+            if dryRun && newMirror {
+                try report(SchemaPush(diff: SchemaDiff(declared: document.classes, live: []), options: options), location: target.target)
+                return
+            }
+            do {
+                let migrationTarget = try target.server.migrationTarget(target.target, create: true)
+                let push = try SchemaPush(diff: SchemaDiff(declared: document.classes, live: try migrationTarget.api.schemas()), options: options)
+                if !dryRun { try push.apply(to: migrationTarget) }
+                report(push, location: migrationTarget.location)
+            } catch {
+                if newMirror { Self.remove(mirror: target.target) }
+                throw error
+            }
+        }
+
+        private func report(_ push: SchemaPush, location: String) {
+            if !push.classes.isEmpty { Terminal.output(push.text) }
+            let classes = push.classes.filter { !$0.changes.isEmpty }.count
+            let tally = "\(SchemaCommand.count(push.changeCount, "change")) in \(SchemaCommand.count(classes, "class")) "
+                + "(\(SchemaCommand.count(push.requestCount, "request")))"
+            Terminal.output(dryRun ? "dry run: would push \(tally) to \(location); nothing was sent" : "pushed \(tally) to \(location)")
+        }
+
+        /// A mirror this push created and could not fill is removed again.
+        private static func remove(mirror path: String) {
+            for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        }
+    }
+
+    struct Diff: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print how the target's schemas differ from a schema file (exit 0 whatever the differences).",
+            discussion: "+ declared but not on the target, - on the target but not declared, ~ on both but different (live → declared)."
+        )
+
+        enum Format: String, ExpressibleByArgument, CaseIterable { case text, json }
+
+        @OptionGroup var target: SchemaTargetOptions
+        @OptionGroup var schema: SchemaFileArgument
+
+        @Option(name: .long, help: "Output format: text or json.")
+        var format: Format = .text
+
+        func run() throws {
+            let (location, diff) = try schema.diff(against: target)
+            switch format {
+            case .text: Terminal.output(SchemaCommand.text(diff, file: schema.file, location: location))
+            case .json: Terminal.output(diff.json.serialized())
+            }
+        }
+    }
+
+    struct Check: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check that the target's schemas match a schema file, for CI.",
+            discussion: "Exit 0 when they match, 1 when they differ, 2 for a bad schema file or usage, 3 when the target is unreachable or missing."
+        )
+
+        enum Format: String, ExpressibleByArgument, CaseIterable { case text, json, junit }
+
+        @OptionGroup var target: SchemaTargetOptions
+        @OptionGroup var schema: SchemaFileArgument
+
+        @Option(name: .long, help: "Output format: text, json, or junit (one test case per class).")
+        var format: Format = .text
+
+        func run() throws {
+            let (location, diff) = try schema.diff(against: target)
+            switch format {
+            case .text: Terminal.output(SchemaCommand.text(diff, file: schema.file, location: location))
+            case .json: Terminal.output(diff.json.serialized())
+            case .junit: Terminal.output(diff.junit.xml)
+            }
+            if !diff.isEmpty { throw ExitCode(PorterError.Kind.invalidData.rawValue) }
+        }
+    }
+
+    /// The differences, then a line saying how many, or that there are none.
+    static func text(_ diff: SchemaDiff, file: String, location: String) -> String {
+        guard !diff.isEmpty else { return "\(location) matches \(file): \(count(diff.classNames.count, "class")), no differences" }
+        return diff.text + "\n\(count(diff.count, "difference")) in \(count(diff.classes.count, "class")) between \(file) and \(location)"
+    }
+
+    /// `1 class`, `2 classes`.
+    static func count(_ number: Int, _ noun: String) -> String {
+        number == 1 ? "1 \(noun)" : "\(number) \(noun)\(noun.hasSuffix("s") ? "es" : "s")"
+    }
+}
