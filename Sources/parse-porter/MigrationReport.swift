@@ -12,7 +12,7 @@ enum MigrationReport {
              status.applied?.host ?? "", status.applied.map { "\($0.durationMs) ms" } ?? "",
              status.applied?.error ?? ""]
         }
-        return TextTable.aligned([["version", "name", "state", "applied at", "host", "duration", "error"]] + rows)
+        return TextTable.aligned([["version", "name", "state", "applied at", "host", "duration", "error"]] + rows, leftAligned: 5)
     }
 
     /// `{"migrations":[{"version","name","state","file","checksum","appliedAt","host","durationMs","error"}],"lock":{…}|null}`.
