@@ -68,8 +68,7 @@ struct MigrateCommand: ParsableCommand {
             let statuses: [MigrationStatus]
             var holder: LockHolder?
             if let runner = try options.runner(create: false) {
-                statuses = try runner.status()
-                holder = try runner.target.migrationLock(timing: options.identity.timing).holder()
+                (statuses, holder) = try runner.status()
             } else {
                 statuses = MigrationStatus.compare(files: try options.files(), history: [])
             }
@@ -144,7 +143,7 @@ struct MigrateCommand: ParsableCommand {
                 case .finished(_, let durationMs): if !quiet { Terminal.output("  done in \(durationMs) ms") }
                 }
             }
-            let newest = try runner.status().last { $0.state == .applied || $0.state == .baseline }
+            let newest = try runner.status().migrations.last { $0.state == .applied || $0.state == .baseline }
             Terminal.output(String(format: "applied %d migration%@ to %@ in %.2f s; now at %@", applied.count, applied.count == 1 ? "" : "s",
                                    MigrateCommand.shown(options.target), Date().timeIntervalSince(started), newest.map { "V" + $0.version } ?? "no version"))
         }

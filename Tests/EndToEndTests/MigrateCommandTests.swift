@@ -227,6 +227,10 @@ final class MigrateCommandTests: XCTestCase {
             let mirror = try Mirror(place.file)
             if place.isServer {
                 XCTAssertEqual(try history(place), [["1", "1", "1"], ["2", "0", "1"]], "V2 recorded as started, never finished")
+                // Until its lock expires the killed runner might still be alive: running, then interrupted.
+                let early = try migrate("status", root, place)
+                XCTAssertTrue(early.stdout.contains("running"), early.stdout)
+                Thread.sleep(forTimeInterval: 2.5)
                 let status = try migrate("status", root, place)
                 XCTAssertTrue(status.stdout.contains("interrupted"), status.stdout)
             } else {

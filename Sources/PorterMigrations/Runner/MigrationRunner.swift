@@ -44,14 +44,19 @@ public final class MigrationRunner {
         self.identity = identity
     }
 
-    public func status() throws(PorterError) -> [MigrationStatus] {
-        MigrationStatus.compare(files: files, history: try target.history().entries())
+    /// Each version's state, and who holds the lock (`nil` when no runner does). A started
+    /// migration is `running` while its lock has not expired, `interrupted` after.
+    public func status() throws(PorterError) -> (migrations: [MigrationStatus], lock: LockHolder?) {
+        let holder = try target.migrationLock(timing: identity.timing).holder()
+        // A holder past its expiry has most likely stopped (display only: the lock decides by itself).
+        let live = holder.map { holder in holder.expiresAt.map { ParseDate.now < $0 } ?? true } ?? false
+        return (MigrationStatus.compare(files: files, history: try target.history().entries(), locked: live), holder)
     }
 
     /// The files `up` would apply, in order, up to `last`; exit 1 when the history does not
     /// agree with the files (failed, changed or out-of-order migrations).
     public func pending(upTo last: MigrationVersion?) throws(PorterError) -> [MigrationFile] {
-        try Self.pending(try status(), upTo: last, location: target.location)
+        try Self.pending(try status().migrations, upTo: last, location: target.location)
     }
 
     static func pending(_ statuses: [MigrationStatus], upTo last: MigrationVersion?, location: String) throws(PorterError) -> [MigrationFile] {

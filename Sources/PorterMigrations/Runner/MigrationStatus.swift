@@ -8,6 +8,8 @@ public struct MigrationStatus: Sendable {
         case failed
         /// Started on a Parse Server and never finished (its runner was stopped); `up` runs it again.
         case interrupted
+        /// Started on a Parse Server by the runner that holds the lock now.
+        case running
         /// Applied, but the file changed since: an error, as Flyway's `validate` has it.
         case checksumMismatch = "checksum mismatch"
         /// A file older than the newest applied migration, never applied: an error.
@@ -28,7 +30,8 @@ public struct MigrationStatus: Sendable {
     public var isError: Bool { state == .failed || state == .checksumMismatch || state == .outOfOrder }
 
     /// Compares the files with the history: one status per version either knows, in version order.
-    public static func compare(files: [MigrationFile], history: [AppliedMigration]) -> [MigrationStatus] {
+    /// While a runner holds the lock (`locked`), a started migration is running, not interrupted.
+    public static func compare(files: [MigrationFile], history: [AppliedMigration], locked: Bool = false) -> [MigrationStatus] {
         let applied = Dictionary(history.map { ($0.version, $0) }, uniquingKeysWith: { _, last in last })
         let baseline = history.filter(\.isBaseline).compactMap { MigrationVersion($0.version) }.max()
         let newestApplied = history.filter { $0.success && !$0.isBaseline }.compactMap { MigrationVersion($0.version) }.max()
@@ -41,14 +44,16 @@ public struct MigrationStatus: Sendable {
                 return MigrationStatus(version: version, name: file.name, state: state, file: file, applied: nil)
             }
             let state: State = if entry.isBaseline { .baseline }
-                else if !entry.success { entry.error == nil ? .interrupted : .failed }
+                else if !entry.success { entry.error == nil ? (locked ? .running : .interrupted) : .failed }
                 else if entry.checksum != file.checksum { .checksumMismatch }
                 else { .applied }
             return MigrationStatus(version: version, name: file.name, state: state, file: file, applied: entry)
         }
         let fileVersions = Set(files.map(\.version.description))
         for entry in history where !fileVersions.contains(entry.version) {
-            let state: State = entry.isBaseline ? .baseline : (!entry.success ? (entry.error == nil ? .interrupted : .failed) : .missingFile)
+            let state: State = entry.isBaseline ? .baseline
+                : !entry.success ? (entry.error == nil ? (locked ? .running : .interrupted) : .failed)
+                : .missingFile
             statuses.append(MigrationStatus(version: entry.version, name: entry.name, state: state, file: nil, applied: entry))
         }
         return statuses.sorted { a, b in
