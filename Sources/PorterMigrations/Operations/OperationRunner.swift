@@ -34,7 +34,7 @@ public struct OperationRunner {
         self.migrationsFolder = migrationsFolder
         api = target.api
         pager = ObjectPager(api: target.api)
-        writer = BatchWriter(api: target.api, mountPath: Self.mountPath(of: target))
+        writer = BatchWriter(api: target.api, mountPath: target.api.mountPath)
     }
 
     /// Applies one operation; see the case's documentation in ``MigrationOperation`` and the
@@ -70,15 +70,5 @@ public struct OperationRunner {
         }
         let resolved = parts.joined(separator: "/")
         return joined.hasPrefix("/") ? "/" + resolved : resolved.isEmpty ? "." : resolved
-    }
-
-    /// The mount path `/batch` sub-requests carry: the server URL's path, or the one the mirror
-    /// session answers under.
-    private static func mountPath(of target: MigrationTarget) -> String {
-        switch target {
-        case let server as ServerTarget: server.client.address.mountPath
-        case let mirror as MirrorTarget: mirror.session.mountPath
-        default: "/parse"  // Parse Server's default mount path
-        }
     }
 }

@@ -9,6 +9,7 @@ public final class MirrorTarget: MigrationTarget, ParseAPI {
     public let session: MirrorSession
     public var location: String { session.path }
     public var api: ParseAPI { self }
+    public var mountPath: String { session.mountPath }
     /// Seconds a unit of work waits for another process's write transaction.
     public var busyTimeout: Double
 

@@ -30,6 +30,9 @@ public enum ParseAPIError: Error, Sendable {
 /// to a Parse Server, or answered in-process over a mirror file. Paths are below the mount path
 /// (`/schemas/Book`, `/classes/Book`, `/batch`).
 public protocol ParseAPI: AnyObject {
+    /// The mount path (`/parse`): `/batch` sub-requests must carry it.
+    var mountPath: String { get }
+
     /// Sends one request and returns the JSON answer; an error answer is thrown as `.refused`.
     func send(_ method: String, _ path: String, query: [(String, String)], body: JSONValue?) throws(ParseAPIError) -> JSONValue
 }

@@ -8,6 +8,7 @@ public final class ServerTarget: MigrationTarget, ParseAPI {
     public let client: ParseRESTClient
     public var location: String { client.address.description }
     public var api: ParseAPI { self }
+    public var mountPath: String { client.address.mountPath }
     private let importOptions: RESTSinkOptions
 
     public init(client: ParseRESTClient, importOptions: RESTSinkOptions = RESTSinkOptions()) {
