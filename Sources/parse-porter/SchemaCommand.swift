@@ -74,7 +74,7 @@ extension SchemaCommand {
             } catch {
                 throw PorterError(.usage, "\(out): cannot write the schema file: \(error.localizedDescription)")
             }
-            Terminal.error("pulled \(schemas.count) classes from \(location) into \(out)")
+            Terminal.error("pulled \(Noun.counted(schemas.count, "class")) from \(location) into \(out)")
         }
     }
 
@@ -124,8 +124,8 @@ extension SchemaCommand {
         private func report(_ push: SchemaPush, location: String) {
             if !push.classes.isEmpty { Terminal.output(push.text) }
             let classes = push.classes.filter { !$0.changes.isEmpty }.count
-            let tally = "\(SchemaCommand.count(push.changeCount, "change")) in \(SchemaCommand.count(classes, "class")) "
-                + "(\(SchemaCommand.count(push.requestCount, "request")))"
+            let tally = "\(Noun.counted(push.changeCount, "change")) in \(Noun.counted(classes, "class")) "
+                + "(\(Noun.counted(push.requestCount, "request")))"
             Terminal.output(dryRun ? "dry run: would push \(tally) to \(location); nothing was sent" : "pushed \(tally) to \(location)")
         }
 
@@ -185,12 +185,7 @@ extension SchemaCommand {
 
     /// The differences, then a line saying how many, or that there are none.
     static func text(_ diff: SchemaDiff, file: String, location: String) -> String {
-        guard !diff.isEmpty else { return "\(location) matches \(file): \(count(diff.classNames.count, "class")), no differences" }
-        return diff.text + "\n\(count(diff.count, "difference")) in \(count(diff.classes.count, "class")) between \(file) and \(location)"
-    }
-
-    /// `1 class`, `2 classes`.
-    static func count(_ number: Int, _ noun: String) -> String {
-        number == 1 ? "1 \(noun)" : "\(number) \(noun)\(noun.hasSuffix("s") ? "es" : "s")"
+        guard !diff.isEmpty else { return "\(location) matches \(file): \(Noun.counted(diff.classNames.count, "class")), no differences" }
+        return diff.text + "\n\(Noun.counted(diff.count, "difference")) in \(Noun.counted(diff.classes.count, "class")) between \(file) and \(location)"
     }
 }

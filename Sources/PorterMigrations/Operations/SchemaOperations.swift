@@ -17,7 +17,7 @@ extension OperationRunner {
             try changeSchema("POST", of: className, body, "creating class \(className)") { schema in
                 wanted.fields.allSatisfy { schema?.field(named: $0.name)?.type == $0.type }
             }
-            return OperationResult("created class \(className) (\(Self.counted(wanted.fields.count, "field")), \(Self.counted(indexes.members.count, "index")))",
+            return OperationResult("created class \(className) (\(Noun.counted(wanted.fields.count, "field")), \(Noun.counted(indexes.members.count, "index")))",
                                    schemaChanges: 1)
         }
         var conflicts: [String] = []
@@ -150,10 +150,5 @@ extension OperationRunner {
         default: ["_id_"]
         }
         return JSONObject((indexes?.objectMembers ?? []).filter { !automatic.contains($0.key) })
-    }
-
-    /// "1 field", "3 indexes".
-    static func counted(_ count: Int, _ noun: String) -> String {
-        "\(count) \(noun)\(count == 1 ? "" : noun.hasSuffix("x") ? "es" : "s")"
     }
 }
