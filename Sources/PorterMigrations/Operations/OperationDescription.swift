@@ -9,7 +9,7 @@ extension OperationRunner {
         switch operation {
         case .createClass(let schema):
             let permissions = schema.classLevelPermissions == nil ? "" : ", permissions"
-            let indexes = declaredIndexes(schema.indexes, of: schema.className).members.count
+            let indexes = SchemaDiff.ownIndexes(of: schema).count
             return "create class \(schema.className) (\(Noun.counted(schema.fields.count, "field")), \(Noun.counted(indexes, "index"))\(permissions))"
         case .addField(let className, let field):
             return "add field \(className).\(field.name) (\(field.type)\(field.required ? ", required" : ""))"
