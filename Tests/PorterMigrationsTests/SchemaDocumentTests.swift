@@ -112,6 +112,8 @@ final class SchemaDocumentTests: XCTestCase {
         XCTAssertEqual(try fault("[\n{\"className\": \"A\"},\n{\"className\": \"A\"}]").message, ":3: [1].className: A is listed twice (first at line 2)")
         XCTAssertEqual(try fault("{\"results\": [{\"className\": \"A\",\n \"classLevelPermissions\": {\"find\": {\"*\": false}}}]}").message,
                        #":1: results[0].classLevelPermissions.find.*: must be true, not false (Parse refuses other values: leave the entry out to deny)"#)
+        XCTAssertEqual(try fault("[{\"className\": \"A\", \"classLevelPermissions\": {\"readUserFields\": [\"owner\", \"\"]}}]").message,
+                       #":1: [0].classLevelPermissions.readUserFields: must be a list of field names, not ["owner",""]"#, "a name is never empty")
         XCTAssertEqual(try fault("{\"results\": [{\"className\": \"A\"},\n {\"className\": \"B\" \"fields\": {}}]}").message,
                        ":2: invalid JSON: expected ',' or '}' after object member at column 20")
     }

@@ -3,10 +3,6 @@ import PorterPipeline
 
 /// `createClass`, class-level permissions and indexes, as `/schemas` spells them.
 extension MigrationDecoder {
-    /// The operations a class-level permission is given for.
-    static let permissionOperations = [
-        "find", "count", "get", "create", "update", "delete", "addField", "readUserFields", "writeUserFields", "protectedFields",
-    ]
     /// What an index maps a field to.
     static let indexKinds: [JSONValue] = [.integer(1), .integer(-1), .double(1), .double(-1), .string("text"), .string("2dsphere")]
 
@@ -51,36 +47,9 @@ extension MigrationDecoder {
         return value
     }
 
-    /// Class-level permissions as `/schemas` takes them; a permission is granted by `true` only.
+    /// Class-level permissions as `/schemas` takes them (``ClassLevelPermissions/check(_:at:fail:)``).
     func permissions(_ value: JSONValue, at keyPath: String) throws(PorterError) -> JSONValue {
-        let clp = try mapping(value, at: keyPath, allowed: Self.permissionOperations)
-        for member in clp {
-            let operationPath = "\(keyPath).\(member.key)"
-            switch member.key {
-            case "readUserFields", "writeUserFields":
-                try names(member.value, at: operationPath)
-            case "protectedFields":
-                guard case .object(let entities) = member.value else { throw fail(operationPath, "must map entities to lists of fields, not \(member.value.kindName)") }
-                for entity in entities { try names(entity.value, at: "\(operationPath).\(entity.key)") }
-            default:
-                guard case .object(let entities) = member.value else {
-                    throw fail(operationPath, "must map entities (\"*\", \"role:Name\", a user id) to true, not \(member.value.kindName)")
-                }
-                for entity in entities where entity.key == "pointerFields" {
-                    try names(entity.value, at: "\(operationPath).pointerFields")
-                }
-                for entity in entities where entity.key != "pointerFields" && entity.value != .bool(true) {
-                    throw fail("\(operationPath).\(entity.key)", "must be true, not \(entity.value.serialized()) (leave an entity out to deny it)")
-                }
-            }
-        }
+        try ClassLevelPermissions.check(value, at: keyPath, fail: fail)
         return value
-    }
-
-    /// Checks that `value` is a list of names.
-    private func names(_ value: JSONValue, at keyPath: String) throws(PorterError) {
-        guard case .array(let items) = value, items.allSatisfy({ $0.stringValue?.isEmpty == false }) else {
-            throw fail(keyPath, "must be a list of field names, not \(value.serialized())")
-        }
     }
 }
