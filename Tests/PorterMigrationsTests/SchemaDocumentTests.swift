@@ -106,7 +106,7 @@ final class SchemaDocumentTests: XCTestCase {
             return PorterError(.usage, "")
         }
         XCTAssertEqual(try fault("{\"results\": [\n  {\"className\": \"A\"},\n  {\"className\": \"B\", \"fields\": {\"pages\": {\"type\": \"Numbr\"}}}\n]}").message,
-                       #":3: results[1].fields.pages.type: unknown type "Numbr" (String, Number, Boolean, Date, Object, Array, GeoPoint, File, Bytes, Polygon, ACL, Pointer, Relation)"#)
+                       #":3: results[1].fields.pages.type: unknown type "Numbr" (expected String, Number, Boolean, Date, Object, Array, GeoPoint, File, Bytes, Polygon, Pointer, Relation)"#)
         XCTAssertEqual(try fault("[{\"className\": \"A\", \"indexes\": {\"i\": {\"a\": 2}}}]").message,
                        #":1: [0].indexes.i.a: must be 1, -1, "text", "2d", "2dsphere" or "hashed", not 2"#)
         XCTAssertEqual(try fault("[\n{\"className\": \"A\"},\n{\"className\": \"A\"}]").message, ":3: [1].className: A is listed twice (first at line 2)")

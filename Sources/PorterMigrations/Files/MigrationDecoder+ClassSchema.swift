@@ -8,12 +8,12 @@ extension MigrationDecoder {
         var fields: [SchemaField] = []
         if let value = args["fields"], value != .null {
             guard case .object(let specs) = value else {
-                throw fail("\(keyPath).fields", "must map field names to field specs like {type: String}, not \(value.kindName)")
+                throw fail("\(keyPath).fields", #"must map field names to field specs like {"title": {"type": "String"}}, not \#(value.kindName)"#)
             }
             for member in specs {
                 let fieldPath = "\(keyPath).fields.\(member.key)"
-                if let problem = ParseNames.fieldNameProblem(member.key) { throw fail(fieldPath, problem) }
-                if fields.contains(where: { $0.name == member.key }) { throw fail(fieldPath, "declared twice") }
+                if let problem = ParseNames.fieldNameProblem(member.key) { throw fail("\(keyPath).fields", "\"\(member.key)\": \(problem)") }
+                if fields.contains(where: { $0.name == member.key }) { throw fail(fieldPath, "field listed twice") }
                 fields.append(try field(member.key, try mapping(member.value, at: fieldPath, allowed: Self.fieldSpecKeys), at: fieldPath))
             }
         }

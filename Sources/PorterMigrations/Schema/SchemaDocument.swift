@@ -102,7 +102,7 @@ private struct ClassEntry {
         switch spec["fields"] {
         case nil, .null?: break
         case .object(let specs)?: fields = try reader.fields(specs, at: "\(path).fields")
-        case let other?: throw fail("\(path).fields", "must map field names to types, not \(other.kindName)")
+        case let other?: throw fail("\(path).fields", #"must map field names to field specs like {"title": {"type": "String"}}, not \#(other.kindName)"#)
         }
         let permissions = spec["classLevelPermissions"].flatMap { $0 == .null ? nil : $0 }
         if let permissions { try ClassLevelPermissions.check(permissions, at: "\(path).classLevelPermissions", fail: fail) }
