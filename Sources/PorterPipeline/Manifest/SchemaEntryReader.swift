@@ -42,10 +42,9 @@ public struct SchemaEntryReader: Sendable {
         case .bool(let flag)?: required = flag
         case let other?: throw fail("\(path).required", "must be true or false, not \(other.kindName)")
         }
-        let isRelation = if case .relation = type { true } else { false }
-        if isRelation && required { throw fail("\(path).required", "a Relation cannot be required") }
+        if type.isRelation && required { throw fail("\(path).required", "a Relation cannot be required") }
         guard let json = spec["defaultValue"], json != .null else { return SchemaField(name: name, type: type, required: required) }
-        if isRelation { throw fail("\(path).defaultValue", "a Relation cannot have a defaultValue") }
+        if type.isRelation { throw fail("\(path).defaultValue", "a Relation cannot have a defaultValue") }
         let value: ParseValue
         do { value = try ParseValue(wire: json, as: type) } catch { throw fail("\(path).defaultValue", "\(json.serialized()): \(error.message)") }
         guard value.fieldType == type else { throw fail("\(path).defaultValue", "\(json.serialized()) is not a \(type)") }
