@@ -3,7 +3,7 @@ import PorterPipeline
 
 /// Turns a migration file's document (YAML or JSON, same structure) into its operations,
 /// naming the key path of each fault: `Migrations/V3__x.yml: operations[2].addField.type:
-/// unknown field type "Strin" (expected String, Number, …)`. Every fault is a usage error
+/// unknown type "Strin" (expected String, Number, …)`. Every fault is a usage error
 /// (exit 2). Only what the file says is checked here; whether classes, fields and indexes
 /// exist is checked when the migration runs.
 ///
