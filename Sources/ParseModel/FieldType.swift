@@ -23,6 +23,12 @@ public enum FieldType: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Whether this is a Relation, whose links live in a join table rather than in the object.
+    public var isRelation: Bool {
+        if case .relation = self { return true }
+        return false
+    }
+
     /// The class a Pointer or Relation refers to.
     public var targetClass: String? {
         switch self {

@@ -41,10 +41,3 @@ extension RESTSink {
         }
     }
 }
-
-extension FieldType {
-    var isRelation: Bool {
-        if case .relation = self { return true }
-        return false
-    }
-}

@@ -42,11 +42,25 @@ struct SchemaFileArgument: ParsableArguments {
     @Argument(help: "The schema file: {\"results\":[classes…]} as GET /schemas answers, or a list of classes.")
     var file: String
 
-    /// The file and the target compared; the file is read first, so a bad file is exit 2 whatever the target.
-    func diff(against target: SchemaTargetOptions) throws(PorterError) -> (location: String, diff: SchemaDiff) {
+    /// Compares the file with the target and prints the differences in `format`, the text ending
+    /// with a line that counts them or says there are none (diff and check print the same). The
+    /// file is read first, so a bad file is exit 2 whatever the target.
+    @discardableResult
+    func printDiff(against target: SchemaTargetOptions, as format: SchemaCommand.OutputFormat) throws(PorterError) -> SchemaDiff {
         let document = try SchemaDocument.read(file)
         let (location, live) = try target.liveSchemas()
-        return (location, SchemaDiff(declared: document.classes, live: live))
+        let diff = SchemaDiff(declared: document.classes, live: live)
+        switch format {
+        case .text where diff.isEmpty:
+            Terminal.output("\(location) matches \(file): \(Noun.counted(diff.classNames.count, "class")), no differences")
+        case .text:
+            Terminal.output(diff.text + "\n\(Noun.counted(diff.count, "difference")) in \(Noun.counted(diff.classes.count, "class")) between \(file) and \(location)")
+        case .json:
+            Terminal.output(diff.json.serialized())
+        case .junit:
+            Terminal.output(diff.junit.xml)
+        }
+        return diff
     }
 }
 
@@ -74,7 +88,7 @@ extension SchemaCommand {
             } catch {
                 throw PorterError(.usage, "\(out): cannot write the schema file: \(error.localizedDescription)")
             }
-            Terminal.error("pulled \(schemas.count) classes from \(location) into \(out)")
+            Terminal.error("pulled \(Noun.counted(schemas.count, "class")) from \(location) into \(out)")
         }
     }
 
@@ -124,8 +138,8 @@ extension SchemaCommand {
         private func report(_ push: SchemaPush, location: String) {
             if !push.classes.isEmpty { Terminal.output(push.text) }
             let classes = push.classes.filter { !$0.changes.isEmpty }.count
-            let tally = "\(SchemaCommand.count(push.changeCount, "change")) in \(SchemaCommand.count(classes, "class")) "
-                + "(\(SchemaCommand.count(push.requestCount, "request")))"
+            let tally = "\(Noun.counted(push.changeCount, "change")) in \(Noun.counted(classes, "class")) "
+                + "(\(Noun.counted(push.requestCount, "request")))"
             Terminal.output(dryRun ? "dry run: would push \(tally) to \(location); nothing was sent" : "pushed \(tally) to \(location)")
         }
 
@@ -141,7 +155,12 @@ extension SchemaCommand {
             discussion: "+ declared but not on the target, - on the target but not declared, ~ on both but different (live → declared)."
         )
 
-        enum Format: String, ExpressibleByArgument, CaseIterable { case text, json }
+        /// ``OutputFormat`` without junit: diff checks nothing, so it has no test cases to report.
+        enum Format: String, ExpressibleByArgument, CaseIterable {
+            case text, json
+
+            var output: OutputFormat { self == .text ? .text : .json }
+        }
 
         @OptionGroup var target: SchemaTargetOptions
         @OptionGroup var schema: SchemaFileArgument
@@ -150,11 +169,7 @@ extension SchemaCommand {
         var format: Format = .text
 
         func run() throws {
-            let (location, diff) = try schema.diff(against: target)
-            switch format {
-            case .text: Terminal.output(SchemaCommand.text(diff, file: schema.file, location: location))
-            case .json: Terminal.output(diff.json.serialized())
-            }
+            try schema.printDiff(against: target, as: format.output)
         }
     }
 
@@ -164,33 +179,18 @@ extension SchemaCommand {
             discussion: "Exit 0 when they match, 1 when they differ, 2 for a bad schema file or usage, 3 when the target is unreachable or missing."
         )
 
-        enum Format: String, ExpressibleByArgument, CaseIterable { case text, json, junit }
-
         @OptionGroup var target: SchemaTargetOptions
         @OptionGroup var schema: SchemaFileArgument
 
         @Option(name: .long, help: "Output format: text, json, or junit (one test case per class).")
-        var format: Format = .text
+        var format: OutputFormat = .text
 
         func run() throws {
-            let (location, diff) = try schema.diff(against: target)
-            switch format {
-            case .text: Terminal.output(SchemaCommand.text(diff, file: schema.file, location: location))
-            case .json: Terminal.output(diff.json.serialized())
-            case .junit: Terminal.output(diff.junit.xml)
-            }
+            let diff = try schema.printDiff(against: target, as: format)
             if !diff.isEmpty { throw ExitCode(PorterError.Kind.invalidData.rawValue) }
         }
     }
 
-    /// The differences, then a line saying how many, or that there are none.
-    static func text(_ diff: SchemaDiff, file: String, location: String) -> String {
-        guard !diff.isEmpty else { return "\(location) matches \(file): \(count(diff.classNames.count, "class")), no differences" }
-        return diff.text + "\n\(count(diff.count, "difference")) in \(count(diff.classes.count, "class")) between \(file) and \(location)"
-    }
-
-    /// `1 class`, `2 classes`.
-    static func count(_ number: Int, _ noun: String) -> String {
-        number == 1 ? "1 \(noun)" : "\(number) \(noun)\(noun.hasSuffix("s") ? "es" : "s")"
-    }
+    /// How check (and diff, but for junit) prints the differences.
+    enum OutputFormat: String, ExpressibleByArgument, CaseIterable { case text, json, junit }
 }

@@ -288,7 +288,7 @@ final class SchemaCommandTests: XCTestCase {
         "class-name-invalid.json": #"2: [0].className: "../Book": invalid class name"#,
         "class-listed-twice.json": "4: results[2].className: Book is listed twice (first at line 2)",
         "unknown-class-key.json": "2: results[0].classLevelPermission: unknown key (a class has className, fields, classLevelPermissions, indexes)",
-        "fields-not-an-object.json": "2: [0].fields: must map field names to types, not array",
+        "fields-not-an-object.json": #"2: [0].fields: must map field names to field specs like {"title": {"type": "String"}}, not array"#,
         "unknown-field-type.json": #"5: results[3].fields.pages.type: unknown type "Integer""#,
         "pointer-without-target.json": "2: results[0].fields.genre: Pointer needs a targetClass",
         "relation-required.json": "2: results[0].fields.authors.required: a Relation cannot be required",

@@ -208,6 +208,17 @@ final class MigrationFileTests: XCTestCase {
         }
     }
 
+    /// Index keys take the kinds a schema file takes, and a whole double counts as its integer,
+    /// so the index compares equal to the one Parse reports.
+    func testIndexKeysTakeEveryKindAndWholeDoublesAsIntegers() throws {
+        let files = try load(["V1__indexes.yml": """
+            operations:
+              - addIndex: {className: Place, name: mixed, keys: {rank: 1.0, age: -1.0, where: 2d, tag: hashed}}
+            """])
+        XCTAssertEqual(files.first?.operations,
+                       [.addIndex(className: "Place", name: "mixed", keys: try json(#"{"rank": 1, "age": -1, "where": "2d", "tag": "hashed"}"#))])
+    }
+
     // MARK: Checksums
 
     static let editionYAML = """

@@ -106,12 +106,14 @@ final class SchemaDocumentTests: XCTestCase {
             return PorterError(.usage, "")
         }
         XCTAssertEqual(try fault("{\"results\": [\n  {\"className\": \"A\"},\n  {\"className\": \"B\", \"fields\": {\"pages\": {\"type\": \"Numbr\"}}}\n]}").message,
-                       #":3: results[1].fields.pages.type: unknown type "Numbr" (String, Number, Boolean, Date, Object, Array, GeoPoint, File, Bytes, Polygon, ACL, Pointer, Relation)"#)
+                       #":3: results[1].fields.pages.type: unknown type "Numbr" (expected String, Number, Boolean, Date, Object, Array, GeoPoint, File, Bytes, Polygon, Pointer, Relation)"#)
         XCTAssertEqual(try fault("[{\"className\": \"A\", \"indexes\": {\"i\": {\"a\": 2}}}]").message,
                        #":1: [0].indexes.i.a: must be 1, -1, "text", "2d", "2dsphere" or "hashed", not 2"#)
         XCTAssertEqual(try fault("[\n{\"className\": \"A\"},\n{\"className\": \"A\"}]").message, ":3: [1].className: A is listed twice (first at line 2)")
         XCTAssertEqual(try fault("{\"results\": [{\"className\": \"A\",\n \"classLevelPermissions\": {\"find\": {\"*\": false}}}]}").message,
                        #":1: results[0].classLevelPermissions.find.*: must be true, not false (Parse refuses other values: leave the entry out to deny)"#)
+        XCTAssertEqual(try fault("[{\"className\": \"A\", \"classLevelPermissions\": {\"readUserFields\": [\"owner\", \"\"]}}]").message,
+                       #":1: [0].classLevelPermissions.readUserFields: must be a list of field names, not ["owner",""]"#, "a name is never empty")
         XCTAssertEqual(try fault("{\"results\": [{\"className\": \"A\"},\n {\"className\": \"B\" \"fields\": {}}]}").message,
                        ":2: invalid JSON: expected ',' or '}' after object member at column 20")
     }

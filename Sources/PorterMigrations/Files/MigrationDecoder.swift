@@ -3,7 +3,7 @@ import PorterPipeline
 
 /// Turns a migration file's document (YAML or JSON, same structure) into its operations,
 /// naming the key path of each fault: `Migrations/V3__x.yml: operations[2].addField.type:
-/// unknown field type "Strin" (expected String, Number, …)`. Every fault is a usage error
+/// unknown type "Strin" (expected String, Number, …)`. Every fault is a usage error
 /// (exit 2). Only what the file says is checked here; whether classes, fields and indexes
 /// exist is checked when the migration runs.
 ///
@@ -20,7 +20,7 @@ import PorterPipeline
 ///         author: {type: Pointer, targetClass: Author}
 ///         pages: {type: Number, defaultValue: 0}
 ///       classLevelPermissions: {find: {"*": true}, get: {"*": true}}   # optional, as /schemas
-///       indexes: {title_1: {title: 1}}    # optional; values 1, -1, "text" or "2dsphere"
+///       indexes: {title_1: {title: 1}}    # optional; values 1, -1, "text", "2d", "2dsphere" or "hashed"
 ///   - addField: {className: Book, name: isbn, type: String, required: false, defaultValue: null}
 ///   - deleteField: {className: Book, name: isbn}
 ///   - addIndex: {className: Book, name: title_1, keys: {title: 1}}
@@ -98,7 +98,7 @@ struct MigrationDecoder {
         case "addIndex":
             let args = try mapping(value, at: keyPath, allowed: ["className", "name", "keys"])
             return .addIndex(className: try className(args, at: keyPath), name: try requiredString(args, "name", at: keyPath),
-                             keys: try indexKeys(try required(args, "keys", at: keyPath), at: "\(keyPath).keys"))
+                             keys: try IndexKeys.check(try required(args, "keys", at: keyPath), at: "\(keyPath).keys", fail: fail))
         case "dropIndex":
             let args = try mapping(value, at: keyPath, allowed: ["className", "name"])
             return .dropIndex(className: try className(args, at: keyPath), name: try requiredString(args, "name", at: keyPath))

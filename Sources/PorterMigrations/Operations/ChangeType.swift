@@ -58,8 +58,8 @@ extension OperationRunner {
         }
         let copied = try copyValues(of: className, from: temporary, to: final) { $0 }
         try deleteFields([temporary.name], of: className)
-        let loss = dropped > 0 ? "; \(Self.counted(dropped, "unconvertible value")) unset" : ""
-        return OperationResult("changed \(name) to \(type) (\(Self.counted(copied.written, "value")) converted\(loss))",
+        let loss = dropped > 0 ? "; \(Noun.counted(dropped, "unconvertible value")) unset" : ""
+        return OperationResult("changed \(name) to \(type) (\(Noun.counted(copied.written, "value")) converted\(loss))",
                                schemaChanges: schemaChanges + 1, objectsWritten: copied.written, objectsUnchanged: copied.unchanged)
     }
 
@@ -82,7 +82,7 @@ extension OperationRunner {
         var isEmpty: Bool { count == 0 }
         var description: String {
             let more = count > examples.count ? " and \(count - examples.count) more" : ""
-            return "\(OperationRunner.counted(count, "value")) \(count == 1 ? "does" : "do") not convert: \(examples.joined(separator: ", "))\(more)"
+            return "\(Noun.counted(count, "value")) \(count == 1 ? "does" : "do") not convert: \(examples.joined(separator: ", "))\(more)"
         }
     }
 

@@ -53,13 +53,6 @@ extension OperationRunner {
     }
 }
 
-extension FieldType {
-    var isRelation: Bool {
-        if case .relation = self { return true }
-        return false
-    }
-}
-
 extension JSONValue {
     /// The members of an object; none for other values.
     var objectMembers: [JSONMember] {

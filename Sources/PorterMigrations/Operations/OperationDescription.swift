@@ -1,4 +1,5 @@
 import ParseModel
+import PorterPipeline
 
 extension OperationRunner {
     /// The line `migrate plan` prints for an operation, e.g. "create class Book (3 fields, 1 index)"
@@ -8,8 +9,8 @@ extension OperationRunner {
         switch operation {
         case .createClass(let schema):
             let permissions = schema.classLevelPermissions == nil ? "" : ", permissions"
-            let indexes = declaredIndexes(schema.indexes, of: schema.className).members.count
-            return "create class \(schema.className) (\(counted(schema.fields.count, "field")), \(counted(indexes, "index"))\(permissions))"
+            let indexes = SchemaDiff.ownIndexes(of: schema).count
+            return "create class \(schema.className) (\(Noun.counted(schema.fields.count, "field")), \(Noun.counted(indexes, "index"))\(permissions))"
         case .addField(let className, let field):
             return "add field \(className).\(field.name) (\(field.type)\(field.required ? ", required" : ""))"
         case .deleteField(let className, let name):

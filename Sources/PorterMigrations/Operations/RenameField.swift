@@ -34,7 +34,7 @@ extension OperationRunner {
             try copyValues(of: className, from: source, to: renamed, where: JSONObject([from: .object(JSONObject(["$exists": .bool(true)]))])) { $0 }
         }
         try deleteFields([from], of: className)
-        return OperationResult("renamed \(name) → \(to) (\(Self.counted(copied.written, "object")) copied, \(copied.unchanged) had it already)",
+        return OperationResult("renamed \(name) → \(to) (\(Noun.counted(copied.written, "object")) copied, \(copied.unchanged) had it already)",
                                schemaChanges: schemaChanges + 1, objectsWritten: copied.written, objectsUnchanged: copied.unchanged)
     }
 }

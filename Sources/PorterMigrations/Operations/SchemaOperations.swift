@@ -6,10 +6,12 @@ import PorterPipeline
 extension OperationRunner {
     /// Creates the class when missing. An existing class gets the fields and indexes it lacks
     /// and the permissions when they differ; a field of another type or an index of the same
-    /// name on other keys is exit 1, before anything is written.
+    /// name on other keys is exit 1, before anything is written. Parse's own indexes (`_id_`,
+    /// ``SystemClasses/isProtectedIndex(_:of:)``) are left out: re-sending them is error 102.
+    /// Permissions compare as Parse means them (``ClassLevelPermissions``).
     func createClass(_ wanted: ClassSchema) throws(PorterError) -> OperationResult {
         let className = wanted.className
-        let indexes = Self.declaredIndexes(wanted.indexes, of: className)
+        let indexes = JSONObject(SchemaDiff.ownIndexes(of: wanted))
         guard let current = try api.schema(of: className) else {
             var body = JSONObject(["className": .string(className), "fields": wanted.fieldsJSON])
             if let permissions = wanted.classLevelPermissions { body["classLevelPermissions"] = permissions }
@@ -17,7 +19,7 @@ extension OperationRunner {
             try changeSchema("POST", of: className, body, "creating class \(className)") { schema in
                 wanted.fields.allSatisfy { schema?.field(named: $0.name)?.type == $0.type }
             }
-            return OperationResult("created class \(className) (\(Self.counted(wanted.fields.count, "field")), \(Self.counted(indexes.members.count, "index")))",
+            return OperationResult("created class \(className) (\(Noun.counted(wanted.fields.count, "field")), \(Noun.counted(indexes.members.count, "index")))",
                                    schemaChanges: 1)
         }
         var conflicts: [String] = []
@@ -50,7 +52,7 @@ extension OperationRunner {
             body["indexes"] = .object(newIndexes)
             done.append("added indexes \(newIndexes.keys.joined(separator: ", "))")
         }
-        if let permissions = wanted.classLevelPermissions, !Self.samePermissions(permissions, current.classLevelPermissions) {
+        if let permissions = wanted.classLevelPermissions, ClassLevelPermissions(permissions) != ClassLevelPermissions(current.classLevelPermissions) {
             body["classLevelPermissions"] = permissions
             done.append("set its permissions")
         }
@@ -118,42 +120,12 @@ extension OperationRunner {
 
     /// Sets the class-level permissions unless the class has them already.
     func setPermissions(_ permissions: JSONValue, of className: String) throws(PorterError) -> OperationResult {
-        guard !Self.samePermissions(permissions, try existingClass(className).classLevelPermissions) else {
+        guard ClassLevelPermissions(permissions) != ClassLevelPermissions(try existingClass(className).classLevelPermissions) else {
             return OperationResult("\(className) has these permissions")
         }
         try changeSchema(of: className, JSONObject(["classLevelPermissions": permissions]), "setting the permissions of \(className)") {
-            Self.samePermissions(permissions, $0?.classLevelPermissions)
+            ClassLevelPermissions(permissions) == ClassLevelPermissions($0?.classLevelPermissions)
         }
         return OperationResult("set the permissions of \(className)", schemaChanges: 1)
-    }
-
-    /// Whether two CLPs grant the same: per operation, an operation one leaves out is `{}`
-    /// (master key only), and member order does not matter.
-    static func samePermissions(_ wanted: JSONValue, _ current: JSONValue?) -> Bool {
-        let given = wanted.objectMembers, stored = current?.objectMembers ?? []
-        let operations = Set(given.map(\.key) + stored.map(\.key))
-        return operations.allSatisfy { operation in
-            let canonical = { (members: [JSONMember]) in
-                (members.last { $0.key == operation }?.value ?? .object(JSONObject())).serialized(sortedKeys: true)
-            }
-            return canonical(given) == canonical(stored)
-        }
-    }
-
-    /// The indexes a declared class asks for, without those Parse makes itself (re-sending them
-    /// is 102): `_id_`, and the `_User`, `_Role` and `_Idempotency` ones (PARSE_REST §7).
-    static func declaredIndexes(_ indexes: JSONValue?, of className: String) -> JSONObject {
-        let automatic: Set<String> = switch className {
-        case "_User": ["_id_", "username_1", "email_1", "case_insensitive_username", "case_insensitive_email"]
-        case "_Role": ["_id_", "name_1"]
-        case "_Idempotency": ["_id_", "reqId_1", "ttl"]
-        default: ["_id_"]
-        }
-        return JSONObject((indexes?.objectMembers ?? []).filter { !automatic.contains($0.key) })
-    }
-
-    /// "1 field", "3 indexes".
-    static func counted(_ count: Int, _ noun: String) -> String {
-        "\(count) \(noun)\(count == 1 ? "" : noun.hasSuffix("x") ? "es" : "s")"
     }
 }

@@ -155,7 +155,7 @@ public final class MigrationRunner {
         let history = try target.history()
         let existing = try history.entries()
         guard existing.isEmpty else {
-            throw PorterError(.invalidData, "\(target.location): baseline needs a target without migration history; it has \(existing.count) entr\(existing.count == 1 ? "y" : "ies") (newest V\(existing.last!.version))")
+            throw PorterError(.invalidData, "\(target.location): baseline needs a target without migration history; it has \(Noun.counted(existing.count, "entry")) (newest V\(existing.last!.version))")
         }
         let entry = AppliedMigration(version: version.description, name: AppliedMigration.baselineName, checksum: "", appliedAt: .now,
                                      durationMs: 0, success: true, host: identity.host, error: nil)

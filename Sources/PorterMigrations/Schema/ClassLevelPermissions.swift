@@ -68,11 +68,12 @@ public struct ClassLevelPermissions: Equatable, Sendable {
 
     /// Checks that `json` has the shape Parse Server accepts (it refuses others with error 107):
     /// known operations; access entries exactly `true` (or a `pointerFields` list); lists of field
-    /// names for `protectedFields`, `readUserFields` and `writeUserFields`.
+    /// names (non-empty text) for `protectedFields`, `readUserFields` and `writeUserFields`. Used
+    /// for schema files and migration files alike; `fail` makes the error for a key path.
     static func check(_ json: JSONValue, at path: String, fail: (String, String) -> PorterError) throws(PorterError) {
         guard case .object(let given) = json else { throw fail(path, "must map operations to permissions, not \(json.kindName)") }
         func checkNames(_ value: JSONValue, at path: String) throws(PorterError) {
-            guard case .array(let names) = value, names.allSatisfy({ $0.stringValue != nil }) else {
+            guard case .array(let names) = value, names.allSatisfy({ $0.stringValue?.isEmpty == false }) else {
                 throw fail(path, "must be a list of field names, not \(value.serialized())")
             }
         }
@@ -81,7 +82,7 @@ public struct ClassLevelPermissions: Equatable, Sendable {
             switch member.key {
             case _ where accessOperations.contains(member.key):
                 guard case .object(let entries) = member.value else {
-                    throw fail(operationPath, "must map \"*\", users or roles to true, not \(member.value.kindName)")
+                    throw fail(operationPath, "must map \"*\", user ids or roles (\"role:Name\") to true, not \(member.value.kindName)")
                 }
                 for entry in entries {
                     if entry.key == "pointerFields" {
@@ -98,7 +99,7 @@ public struct ClassLevelPermissions: Equatable, Sendable {
             case _ where userFieldLists.contains(member.key):
                 try checkNames(member.value, at: operationPath)
             default:
-                throw fail(operationPath, "unknown operation (\(operations.joined(separator: ", ")))")
+                throw fail(operationPath, "unknown operation \"\(member.key)\" (expected one of \(operations.joined(separator: ", ")))")
             }
         }
     }

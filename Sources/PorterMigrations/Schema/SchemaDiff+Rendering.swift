@@ -60,7 +60,7 @@ extension SchemaDiff {
     static func summary(of schema: ClassSchema?) -> String {
         guard let schema else { return "" }
         let fields = ownFields(of: schema).count, indexes = ownIndexes(of: schema).count
-        return "\(fields) field\(fields == 1 ? "" : "s"), \(indexes) index\(indexes == 1 ? "" : "es")"
+        return "\(Noun.counted(fields, "field")), \(Noun.counted(indexes, "index"))"
     }
 
     /// `{"matches", "differences", "classes": [{"className", "change", "declared", "live",
@@ -95,7 +95,7 @@ extension SchemaDiff {
         let byName = Dictionary(classes.map { ($0.className, $0) }, uniquingKeysWith: { first, _ in first })
         return JUnitReport(suiteName: "schema check", cases: classNames.map { name in
             let failure = byName[name].map { difference in
-                JUnitReport.Failure(message: "\(difference.count) difference\(difference.count == 1 ? "" : "s")",
+                JUnitReport.Failure(message: Noun.counted(difference.count, "difference"),
                                     details: lines(of: difference).joined(separator: "\n"))
             }
             return JUnitReport.TestCase(className: "parse-porter.schema", name: name, failure: failure)

@@ -87,8 +87,6 @@ private struct ClassEntry {
     let path: String
 
     static let keys = ["className", "fields", "classLevelPermissions", "indexes"]
-    /// What an index may map a field to (Parse's Mongo notation).
-    static let indexKinds: [JSONValue] = [.integer(1), .integer(-1), .string("text"), .string("2d"), .string("2dsphere"), .string("hashed")]
 
     func fail(_ keyPath: String, _ reason: String) -> PorterError {
         PorterError(.usage, "\(file):\(line): \(keyPath): \(reason)")
@@ -104,27 +102,12 @@ private struct ClassEntry {
         switch spec["fields"] {
         case nil, .null?: break
         case .object(let specs)?: fields = try reader.fields(specs, at: "\(path).fields")
-        case let other?: throw fail("\(path).fields", "must map field names to types, not \(other.kindName)")
+        case let other?: throw fail("\(path).fields", #"must map field names to field specs like {"title": {"type": "String"}}, not \#(other.kindName)"#)
         }
         let permissions = spec["classLevelPermissions"].flatMap { $0 == .null ? nil : $0 }
         if let permissions { try ClassLevelPermissions.check(permissions, at: "\(path).classLevelPermissions", fail: fail) }
-        let indexes = spec["indexes"].flatMap { $0 == .null ? nil : $0 }
-        if let indexes { try checkIndexes(indexes) }
+        var indexes: JSONValue?
+        if let given = spec["indexes"], given != .null { indexes = try IndexKeys.checkIndexes(given, at: "\(path).indexes", fail: fail) }
         return ClassSchema(className: className, fields: fields, classLevelPermissions: permissions, indexes: indexes)
-    }
-
-    /// `{"name": {"field": 1, …}, …}`: each index a non-empty map of fields to 1, -1, "text",
-    /// "2d", "2dsphere" or "hashed".
-    private func checkIndexes(_ json: JSONValue) throws(PorterError) {
-        let indexesPath = "\(path).indexes"
-        guard case .object(let indexes) = json else { throw fail(indexesPath, "must map index names to their keys, not \(json.kindName)") }
-        for index in indexes {
-            guard case .object(let keys) = index.value, !keys.isEmpty else {
-                throw fail("\(indexesPath).\(index.key)", "must map fields to 1, -1, \"text\", \"2d\", \"2dsphere\" or \"hashed\", not \(index.value.serialized())")
-            }
-            for key in keys where !Self.indexKinds.contains(key.value.canonicalNumbers()) {
-                throw fail("\(indexesPath).\(index.key).\(key.key)", "must be 1, -1, \"text\", \"2d\", \"2dsphere\" or \"hashed\", not \(key.value.serialized())")
-            }
-        }
     }
 }

@@ -94,8 +94,7 @@ struct ParseExportLayout {
     func fields(of spec: JSONObject, at path: String) throws(PorterError) -> [FieldMapping] {
         guard case .object(let specs)? = spec["fields"] else { throw Self.fail("\(path).fields", "must map field names to types") }
         return try entryReader.fields(specs, at: "\(path).fields").map { field in
-            let isRelation = if case .relation = field.type { true } else { false }
-            return FieldMapping(name: field.name, type: field.type, required: field.required, defaultValue: field.defaultValue, fromJoinFile: isRelation)
+            FieldMapping(name: field.name, type: field.type, required: field.required, defaultValue: field.defaultValue, fromJoinFile: field.type.isRelation)
         }
     }
 

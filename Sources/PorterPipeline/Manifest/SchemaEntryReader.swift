@@ -31,10 +31,35 @@ public struct SchemaEntryReader: Sendable {
         return fields
     }
 
-    /// One field: `{"type":…, "targetClass":…, "required":…, "defaultValue":…}`.
+    /// One field: `{"type":…, "targetClass":…, "required":…, "defaultValue":…}`. A Relation is
+    /// neither required nor has a default; a `defaultValue` is wire JSON of the field's type.
     public func field(_ name: String, _ spec: JSONValue, at path: String) throws(PorterError) -> SchemaField {
-        guard case .object = spec else { throw fail(path, "must be a field like {\"type\": \"String\"}, not \(spec.kindName)") }
-        guard case .string(let typeName)? = spec["type"] else { throw fail("\(path).type", "is required") }
+        guard case .object(let spec) = spec else { throw fail(path, "must be a field like {\"type\": \"String\"}, not \(spec.kindName)") }
+        let type = try type(of: spec, at: path)
+        var required = false
+        switch spec["required"] {
+        case nil, .null?: break
+        case .bool(let flag)?: required = flag
+        case let other?: throw fail("\(path).required", "must be true or false, not \(other.kindName)")
+        }
+        if type.isRelation && required { throw fail("\(path).required", "a Relation cannot be required") }
+        guard let json = spec["defaultValue"], json != .null else { return SchemaField(name: name, type: type, required: required) }
+        if type.isRelation { throw fail("\(path).defaultValue", "a Relation cannot have a defaultValue") }
+        let value: ParseValue
+        do { value = try ParseValue(wire: json, as: type) } catch { throw fail("\(path).defaultValue", "\(json.serialized()): \(error.message)") }
+        guard value.fieldType == type else { throw fail("\(path).defaultValue", "\(json.serialized()) is not a \(type)") }
+        return SchemaField(name: name, type: type, required: required, defaultValue: value)
+    }
+
+    /// The type a field spec gives with `type` and `targetClass`, which a Pointer and a Relation
+    /// need (`Pointer<Genre>`) and other types ignore.
+    public func type(of spec: JSONObject, at path: String) throws(PorterError) -> FieldType {
+        let typeName: String
+        switch spec["type"] {
+        case nil, .null?: throw fail("\(path).type", "is required")
+        case .string(let name)?: typeName = name
+        case let other?: throw fail("\(path).type", "must be a type name like \"String\", not \(other.kindName)")
+        }
         var targetClass: String?
         switch spec["targetClass"] {
         case nil, .null?: break
@@ -44,25 +69,13 @@ public struct SchemaEntryReader: Sendable {
         case let other?: throw fail("\(path).targetClass", "must be a class name, not \(other.kindName)")
         }
         guard let type = FieldType(name: typeName, targetClass: targetClass) else {
-            if typeName == "Pointer" || typeName == "Relation" { throw fail(path, "\(typeName) needs a targetClass") }
-            throw fail("\(path).type", "unknown type \"\(typeName)\" (String, Number, Boolean, Date, Object, Array, GeoPoint, File, Bytes, Polygon, ACL, Pointer, Relation)")
+            if typeName == "Pointer" || typeName == "Relation" { throw fail(path, "\(typeName) needs a targetClass (the class it refers to)") }
+            throw fail("\(path).type", "unknown type \"\(typeName)\" (expected \(Self.declaredTypes))")
         }
-        var required = false
-        switch spec["required"] {
-        case nil, .null?: break
-        case .bool(let flag)?: required = flag
-        case let other?: throw fail("\(path).required", "must be true or false, not \(other.kindName)")
-        }
-        let isRelation = if case .relation = type { true } else { false }
-        if isRelation && required { throw fail("\(path).required", "a Relation cannot be required") }
-        var defaultValue: ParseValue?
-        if let json = spec["defaultValue"], json != .null {
-            if isRelation { throw fail("\(path).defaultValue", "a Relation cannot have a default") }
-            guard let value = try? ParseValue(wire: json, as: type), value.fieldType == type else {
-                throw fail("\(path).defaultValue", "\(json.serialized()) is not a \(type)")
-            }
-            defaultValue = value
-        }
-        return SchemaField(name: name, type: type, required: required, defaultValue: defaultValue)
+        return type
     }
+
+    /// The types a field is declared with, as messages list them; `ACL` is left out: it is the
+    /// type of every class's own `ACL` field.
+    static let declaredTypes = "String, Number, Boolean, Date, Object, Array, GeoPoint, File, Bytes, Polygon, Pointer, Relation"
 }
