@@ -104,7 +104,7 @@ struct MigrateCommand: ParsableCommand {
                 Terminal.output("\(options.target) is up to date: nothing to apply")
                 return
             }
-            Terminal.output("would apply \(pending.count) migration\(pending.count == 1 ? "" : "s") to \(MigrateCommand.shown(options.target)):")
+            Terminal.output("would apply \(Noun.counted(pending.count, "migration")) to \(MigrateCommand.shown(options.target)):")
             for file in pending {
                 Terminal.output("V\(file.version) \(file.name) (\(file.fileName), sha256 \(file.checksum.prefix(12))…)")
                 for (index, operation) in file.operations.enumerated() {
@@ -144,7 +144,7 @@ struct MigrateCommand: ParsableCommand {
                 }
             }
             let newest = try runner.status().migrations.last { $0.state == .applied || $0.state == .baseline }
-            Terminal.output(String(format: "applied %d migration%@ to %@ in %.2f s; now at %@", applied.count, applied.count == 1 ? "" : "s",
+            Terminal.output(String(format: "applied %@ to %@ in %.2f s; now at %@", Noun.counted(applied.count, "migration"),
                                    MigrateCommand.shown(options.target), Date().timeIntervalSince(started), newest.map { "V" + $0.version } ?? "no version"))
         }
     }

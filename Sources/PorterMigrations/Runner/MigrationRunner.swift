@@ -87,10 +87,11 @@ public final class MigrationRunner {
 
     /// Applies the pending migrations up to `last` under the lock; returns the history entries it wrote.
     public func up(to last: MigrationVersion?, events: (MigrationEvent) -> Void) throws(PorterError) -> [AppliedMigration] {
-        let lock = target.migrationLock(timing: identity.timing)
-        try lock.acquire(owner: identity.owner, wait: identity.lockWait)
-        defer { lock.release() }
-        let history = try target.history()
+        try underLock { (lock, history) throws(PorterError) in try up(to: last, lock: lock, history: history, events: events) }
+    }
+
+    private func up(to last: MigrationVersion?, lock: MigrationLock, history: MigrationHistory,
+                    events: (MigrationEvent) -> Void) throws(PorterError) -> [AppliedMigration] {
         let statuses = MigrationStatus.compare(files: files, history: try history.entries())
         for status in statuses where status.state == .interrupted {
             events(.note("V\(status.version) was started by \(status.applied?.host ?? "another runner") at \(status.applied?.appliedAt.iso ?? "?") and never finished; running it again (its operations are safe to repeat)"))
@@ -148,11 +149,11 @@ public final class MigrationRunner {
 
     /// Marks a target that already has the schema as migrated up to `version` (Flyway's
     /// `baseline`): files at or below it are never applied. Only on a target without history.
-    public func baseline(version: MigrationVersion, name: String? = nil) throws(PorterError) -> AppliedMigration {
-        let lock = target.migrationLock(timing: identity.timing)
-        try lock.acquire(owner: identity.owner, wait: identity.lockWait)
-        defer { lock.release() }
-        let history = try target.history()
+    public func baseline(version: MigrationVersion) throws(PorterError) -> AppliedMigration {
+        try underLock { (_, history) throws(PorterError) in try baseline(version: version, history: history) }
+    }
+
+    private func baseline(version: MigrationVersion, history: MigrationHistory) throws(PorterError) -> AppliedMigration {
         let existing = try history.entries()
         guard existing.isEmpty else {
             throw PorterError(.invalidData, "\(target.location): baseline needs a target without migration history; it has \(Noun.counted(existing.count, "entry")) (newest V\(existing.last!.version))")
@@ -174,10 +175,10 @@ public final class MigrationRunner {
     /// Removes failed and interrupted entries and realigns the checksums of applied files that
     /// changed (Flyway's `repair`), under the lock.
     public func repair() throws(PorterError) -> [RepairAction] {
-        let lock = target.migrationLock(timing: identity.timing)
-        try lock.acquire(owner: identity.owner, wait: identity.lockWait)
-        defer { lock.release() }
-        let history = try target.history()
+        try underLock { (_, history) throws(PorterError) in try repair(history: history) }
+    }
+
+    private func repair(history: MigrationHistory) throws(PorterError) -> [RepairAction] {
         var actions: [RepairAction] = []
         for status in MigrationStatus.compare(files: files, history: try history.entries()) {
             guard let entry = status.applied else { continue }
@@ -197,5 +198,13 @@ public final class MigrationRunner {
             }
         }
         return actions
+    }
+
+    /// Runs `body` holding the target's lock, with the target's history.
+    private func underLock<T>(_ body: (MigrationLock, MigrationHistory) throws(PorterError) -> T) throws(PorterError) -> T {
+        let lock = target.migrationLock(timing: identity.timing)
+        try lock.acquire(owner: identity.owner, wait: identity.lockWait)
+        defer { lock.release() }
+        return try body(lock, try target.history())
     }
 }
