@@ -34,4 +34,19 @@ final class BadMigrationTests: XCTestCase {
         XCTAssertEqual(result.status, 2)
         XCTAssertTrue(result.stderr.contains("Nope"), result.stderr)
     }
+
+    func testABadVersionOrAMissingMirrorIsRefusedWithoutCreatingIt() throws {
+        let scratch = try CommandRunner.temporaryDirectory(self)
+        let mirror = scratch.appendingPathComponent("app.sqlite")
+        let migrations = CommandRunner.packageRoot.appendingPathComponent("Migrations").path
+        let badTo = try CommandRunner.run(["migrate", "up", "--dir", migrations, "--target", mirror.path, "--to", "three"])
+        XCTAssertEqual(badTo.status, 2)
+        XCTAssertTrue(badTo.stderr.contains("three: not a migration version"), badTo.stderr)
+        let badBaseline = try CommandRunner.run(["migrate", "baseline", "--dir", migrations, "--target", mirror.path, "--version", "1..2"])
+        XCTAssertEqual(badBaseline.status, 2)
+        let repair = try CommandRunner.run(["migrate", "repair", "--dir", migrations, "--target", mirror.path])
+        XCTAssertEqual(repair.status, 3)
+        XCTAssertTrue(repair.stderr.contains("no such mirror"), repair.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: mirror.path))
+    }
 }
