@@ -18,8 +18,8 @@ final class SHA256Tests: XCTestCase {
     /// Files whose lengths sit on each side of the padding boundaries (55/56 and 63/64 bytes
     /// of a block) hash as `sha256sum` hashes them.
     func testMatchesSha256sumOnFiles() throws {
+        // coreutils is Essential on Debian: sha256sum is always there.
         let tool = URL(fileURLWithPath: "/usr/bin/sha256sum")
-        guard FileManager.default.isExecutableFile(atPath: tool.path) else { throw XCTSkip("no sha256sum") }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sha256-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
