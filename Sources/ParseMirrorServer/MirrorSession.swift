@@ -38,9 +38,11 @@ public final class MirrorSession {
     public var mountPath: String { api.mountPath }
 
     /// Starts a write transaction; waits up to `busyTimeout` seconds while another process writes.
-    public func begin(busyTimeout: Double = 5) throws(PorterError) {
+    /// A `readOnly` transaction reads one snapshot and waits for no writer (the mirror is in WAL
+    /// mode); requests that write fail in it.
+    public func begin(busyTimeout: Double = 5, readOnly: Bool = false) throws(PorterError) {
         database.setBusyTimeout(seconds: busyTimeout)
-        try database.execute("BEGIN IMMEDIATE")
+        try database.execute(readOnly ? "BEGIN" : "BEGIN IMMEDIATE")
         inTransaction = true
     }
 

@@ -34,6 +34,13 @@ public final class SQLiteDatabase {
 
     deinit { close() }
 
+    /// Whether the last failure was another connection holding the lock (`SQLITE_BUSY` or
+    /// `SQLITE_LOCKED`), as opposed to a broken file or statement.
+    public var lastFailureWasBusy: Bool {
+        let code = sqlite3_errcode(handle) & 0xff
+        return code == SQLITE_BUSY || code == SQLITE_LOCKED
+    }
+
     /// How long a statement waits for another connection's write lock before failing busy.
     public func setBusyTimeout(seconds: Double) {
         sqlite3_busy_timeout(handle, Int32(min(seconds * 1000, Double(Int32.max))))

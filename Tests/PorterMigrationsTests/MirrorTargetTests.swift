@@ -1,6 +1,7 @@
 import Foundation
 import ParseModel
 import PorterMigrations
+import PorterSQLite
 import XCTest
 
 final class MirrorTargetTests: XCTestCase {
@@ -35,5 +36,23 @@ final class MirrorTargetTests: XCTestCase {
         }
         try target.commit()
         XCTAssertEqual(try target.schema(of: "Book")?.fields.map(\.name), ["title"])
+    }
+
+    func testReadsOutsideAUnitOfWorkDoNotWaitForAnotherProcesssWriteTransaction() throws {
+        let path = try temporaryMirror()
+        let target = try MirrorTarget(path: path, create: true, busyTimeout: 0.2)
+        _ = try target.send("POST", "/schemas/Book", body: .object(JSONObject(["fields": .object(JSONObject(["title": .object(JSONObject(["type": .string("String")]))]))])))
+        try target.history().record(AppliedMigration(version: "1", name: "books", checksum: "c", appliedAt: ParseDate(millisecondsSince1970: 0),
+                                                     durationMs: 1, success: true, host: "h", error: nil))
+        let migration = try SQLiteDatabase(path: path, create: false)
+        try migration.execute("BEGIN IMMEDIATE")
+        defer { try? migration.execute("ROLLBACK") }
+        let started = Date()
+        XCTAssertEqual(try target.schemas().map(\.className), ["Book"])
+        XCTAssertEqual(try target.history().entries().map(\.version), ["1"])
+        XCTAssertNil(try target.migrationLock(timing: LockTiming()).holder())
+        XCTAssertLessThan(Date().timeIntervalSince(started), 0.2, "a read waited for the writer")
+        // A write does wait, and fails busy once its timeout is over.
+        XCTAssertThrowsError(try target.send("PUT", "/schemas/Book", body: .object(JSONObject(["fields": .object(JSONObject(["pages": .object(JSONObject(["type": .string("Number")]))]))]))))
     }
 }

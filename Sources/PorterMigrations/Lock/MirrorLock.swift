@@ -30,8 +30,8 @@ final class MirrorLock: MigrationLock {
                     return
                 }
             } catch {
-                // Busy: another runner's migration transaction is open.
-                if !error.message.contains("locked") && !error.message.contains("busy") { throw error }
+                // Busy: another runner's migration transaction is open; anything else is a failure.
+                if !database.lastFailureWasBusy { throw error }
             }
             if Date() >= deadline { throw LockMessages.stillHeld(target.location, try? holder(), waited: wait) }
             Thread.sleep(forTimeInterval: timing.poll)

@@ -29,14 +29,15 @@ public final class MirrorTarget: MigrationTarget, ParseAPI {
 
     public func migrationLock(timing: LockTiming) -> MigrationLock { MirrorLock(target: self, timing: timing) }
 
-    /// Outside a unit of work each request is a transaction of its own.
+    /// Outside a unit of work each request is a transaction of its own, a read-only one for a GET.
     public func send(_ method: String, _ path: String, query: [(String, String)], body: JSONValue?) throws(ParseAPIError) -> JSONValue {
         let answer: (status: Int, body: JSONValue)
         do throws(PorterError) {
             if session.inTransaction {
                 answer = try session.send(method, path, query: query, body: body)
             } else {
-                try session.begin(busyTimeout: busyTimeout)
+                // A read waits for no writer: `status` and `schema check` run beside a long migration.
+                try session.begin(busyTimeout: busyTimeout, readOnly: method == "GET")
                 do {
                     answer = try session.send(method, path, query: query, body: body)
                     try session.commit()
