@@ -28,3 +28,16 @@ public struct MigrationVersion: Comparable, Hashable, Sendable, CustomStringConv
         lhs.parts.lexicographicallyPrecedes(rhs.parts)
     }
 }
+
+extension MigrationVersion {
+    /// Whether the version text `a` comes before `b`: numerically when both are versions,
+    /// text that is no version (a history row written by hand) after those that are.
+    static func precedes(_ a: String, _ b: String) -> Bool {
+        switch (MigrationVersion(a), MigrationVersion(b)) {
+        case (let x?, let y?): x < y
+        case (_?, nil): true
+        case (nil, _?): false
+        case (nil, nil): a < b
+        }
+    }
+}

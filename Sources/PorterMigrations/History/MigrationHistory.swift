@@ -51,3 +51,10 @@ extension ParseDate {
     /// The current time, to the millisecond.
     static var now: ParseDate { ParseDate(millisecondsSince1970: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))) }
 }
+
+extension [AppliedMigration] {
+    /// Sorted by version number (`2` before `10`).
+    func sortedByVersion() -> [AppliedMigration] {
+        sorted { MigrationVersion.precedes($0.version, $1.version) }
+    }
+}

@@ -105,17 +105,3 @@ enum MasterOnly {
         }
     }
 }
-
-extension [AppliedMigration] {
-    /// Sorted by version number (`2` before `10`), entries whose version does not parse last.
-    func sortedByVersion() -> [AppliedMigration] {
-        sorted { a, b in
-            switch (MigrationVersion(a.version), MigrationVersion(b.version)) {
-            case (let x?, let y?): x < y
-            case (_?, nil): true
-            case (nil, _?): false
-            case (nil, nil): a.version < b.version
-            }
-        }
-    }
-}

@@ -56,11 +56,6 @@ public struct MigrationStatus: Sendable {
                 : .missingFile
             statuses.append(MigrationStatus(version: entry.version, name: entry.name, state: state, file: nil, applied: entry))
         }
-        return statuses.sorted { a, b in
-            switch (MigrationVersion(a.version), MigrationVersion(b.version)) {
-            case (let x?, let y?): x < y
-            default: a.version < b.version
-            }
-        }
+        return statuses.sorted { MigrationVersion.precedes($0.version, $1.version) }
     }
 }
