@@ -67,7 +67,7 @@ public final class MirrorReader {
 
     /// The objects a statement selecting ``ObjectDecoder/selectList`` reads; with `scoreColumn`,
     /// each carries that column as its text-search `score`.
-    private func objects(_ sql: SQLFragment, _ decoder: ObjectDecoder, scoreColumn: Int? = nil) throws(QueryError) -> [JSONObject] {
+    func objects(_ sql: SQLFragment, _ decoder: ObjectDecoder, scoreColumn: Int? = nil) throws(QueryError) -> [JSONObject] {
         let statement = try prepare(sql)
         var results: [JSONObject] = []
         while try step(statement) {
