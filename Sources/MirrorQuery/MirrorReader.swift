@@ -10,19 +10,21 @@ public final class MirrorReader {
     private let database: SQLiteDatabase
     private let maxLimit: Int?
     private let regexes = RegexCache()
+    private let textIndexes: TextIndexes
 
     /// Registers the `$regex` SQL function on the connection. `maxLimit` silently lowers larger limits.
     public init(database: SQLiteDatabase, maxLimit: Int? = nil) throws(QueryError) {
         self.database = database
         self.maxLimit = maxLimit
+        textIndexes = TextIndexes(database: database)
         try RegexFunction.register(on: database, cache: regexes)
     }
 
     /// Runs a query: results as Parse REST JSON objects, and the count when asked (count ignores limit/skip).
     public func find(_ query: ParseQuery, schemas: [String: ClassSchema], access: ReadAccess) throws(QueryError) -> (results: [JSONObject], count: Int?) {
         guard let schema = schemas[query.className] else { return ([], query.count ? 0 : nil) }
-        let compiler = WhereCompiler(schema: schema, schemas: schemas, isMaster: access.principals == nil, regexes: regexes)
-        let condition = SQLFragment.all([try compiler.compile(query.constraints), Self.readable(by: access)])
+        let compiler = whereCompiler(schema, schemas: schemas, access: access)
+        let condition = SQLFragment.all([try compiler.compile(query.constraints), WhereCompiler.readable(by: access)])
         let table = quoted(schema.className)
         var count: Int?
         if query.count {
@@ -31,10 +33,13 @@ public final class MirrorReader {
         }
         let limit = min(query.limit, maxLimit ?? .max)
         guard limit > 0 else { return ([], count) }
+        let score = try compiler.textScore(query.constraints)
+        let selectsScore = score != nil && (query.keys ?? []).contains("$score")
         let decoder = ObjectDecoder(schema: schema, keys: query.keys, excludeKeys: query.excludeKeys)
-        let sql = "SELECT \(decoder.selectList) FROM \(table) AS t WHERE " + condition + " ORDER BY " + Self.order(query.order, schema)
-            + " LIMIT " + .parameter(.integer(Int64(limit))) + " OFFSET " + .parameter(.integer(Int64(query.skip)))
-        var results = try objects(sql, decoder)
+        let order = Self.order(query.order, schema, score: score, distance: query.order.isEmpty ? try compiler.nearSphereDistance(query.constraints) : nil)
+        let sql = "SELECT \(decoder.selectList)" + (selectsScore ? ", " + score! : SQLFragment("")) + " FROM \(table) AS t WHERE " + condition
+            + " ORDER BY " + order + " LIMIT " + .parameter(.integer(Int64(limit))) + " OFFSET " + .parameter(.integer(Int64(query.skip)))
+        var results = try objects(sql, decoder, scoreColumn: selectsScore ? decoder.columnCount : nil)
         try include(query, schema: schema, schemas: schemas, access: access, into: &results)
         return (results, count)
     }
@@ -51,7 +56,7 @@ public final class MirrorReader {
         var start = 0
         while start < objectIds.count {
             let chunk = Array(objectIds[start..<min(start + 500, objectIds.count)])
-            let condition = SQLFragment.all(["\(column("objectId")) IN (" + .parameters(chunk.map(ParseValue.string)) + ")", Self.readable(by: access)])
+            let condition = SQLFragment.all(["\(column("objectId")) IN (" + .parameters(chunk.map(ParseValue.string)) + ")", WhereCompiler.readable(by: access)])
             for object in try objects("SELECT \(decoder.selectList) FROM \(quoted(schema.className)) AS t WHERE " + condition, decoder) {
                 if case .string(let id)? = object["objectId"] { found[id] = object }
             }
@@ -60,33 +65,45 @@ public final class MirrorReader {
         return found
     }
 
-    private func objects(_ sql: SQLFragment, _ decoder: ObjectDecoder) throws(QueryError) -> [JSONObject] {
+    /// The objects a statement selecting ``ObjectDecoder/selectList`` reads; with `scoreColumn`,
+    /// each carries that column as its text-search `score`.
+    func objects(_ sql: SQLFragment, _ decoder: ObjectDecoder, scoreColumn: Int? = nil) throws(QueryError) -> [JSONObject] {
         let statement = try prepare(sql)
         var results: [JSONObject] = []
-        while try step(statement) { results.append(decoder.decode(statement)) }
+        while try step(statement) {
+            var object = decoder.decode(statement)
+            if let scoreColumn { object["score"] = .double(statement.double(at: scoreColumn)) }
+            results.append(object)
+        }
         return results
     }
 
-    /// Unless master: rows without an ACL (public) or whose ACL grants read to a principal.
-    private static func readable(by access: ReadAccess) -> SQLFragment {
-        guard let principals = access.principals else { return .alwaysTrue }
-        return "(t.\"ACL\" IS NULL OR EXISTS (SELECT 1 FROM json_each(t.\"ACL\") AS a WHERE a.key IN ("
-            + .parameters(principals.sorted().map(ParseValue.string)) + ") AND json_extract(a.value, '$.read') = 1))"
+    /// The `where` compiler for a query of `schema`'s class by `access`.
+    func whereCompiler(_ schema: ClassSchema, schemas: [String: ClassSchema], access: ReadAccess) -> WhereCompiler {
+        var compiler = WhereCompiler(schema: schema, schemas: schemas, isMaster: access.principals == nil, regexes: regexes)
+        compiler.access = access
+        compiler.textIndexes = textIndexes
+        return compiler
     }
 
-    /// The sort keys the class has (others are dropped, as Parse does), then insertion order.
-    private static func order(_ keys: [ParseQuery.SortKey], _ schema: ClassSchema) -> SQLFragment {
+    /// The sort keys the class has (others are dropped, as Parse does; `$score` sorts by text-search
+    /// relevance, best first), else the distance of a `$nearSphere`, then insertion order.
+    private static func order(_ keys: [ParseQuery.SortKey], _ schema: ClassSchema, score: SQLFragment?, distance: SQLFragment?) -> SQLFragment {
         var parts: [SQLFragment] = []
         for key in keys {
             let direction = key.descending ? " DESC" : " ASC"
+            if key.field == ParseQuery.SortKey.score.field {
+                if let score { parts.append(score + " DESC") }
+                continue
+            }
             switch QueryTarget(key: key.field, schema: schema) {
             case .column(let name, let type) where type != .acl: parts.append(SQLFragment(column(name) + direction))
             case .nested(let name, let path): parts.append(JSONSlot.nested(name, path: path).value + direction)
             default: continue
             }
         }
-        let taken = Set(schema.fields.map(\.name))
-        parts.append(SQLFragment("t." + (["_rowid_", "rowid", "oid"].first { !taken.contains($0) } ?? "\"objectId\"")))
+        if let distance { parts.append(distance + " ASC") }
+        parts.append(SQLFragment("t." + rowid(of: schema)))
         return parts.dropFirst().reduce(parts[0]) { $0 + ", " + $1 }
     }
 

@@ -27,6 +27,9 @@ struct ObjectDecoder {
         (ParseNames.defaultFields + columns.map(\.name)).map(column).joined(separator: ", ")
     }
 
+    /// How many columns ``selectList`` selects.
+    var columnCount: Int { ParseNames.defaultFields.count + columns.count }
+
     /// The object of the current row of a statement selecting ``selectList``.
     func decode(_ row: SQLiteStatement) -> JSONObject {
         var object = JSONObject()

@@ -11,6 +11,9 @@ public struct ParseQuery: Sendable {
     public struct SortKey: Sendable, Equatable {
         public let field: String
         public let descending: Bool
+
+        /// `$score` (or `-$score`): text-search relevance, best first.
+        static let score = SortKey(field: "$score", descending: true)
     }
 
     public let className: String
@@ -85,7 +88,7 @@ public struct ParseQuery: Sendable {
     }
 
     /// `-a,b` → a descending, b ascending. Parse Server's aliases `_created_at` and `_updated_at`
-    /// are renamed; `$score` (text search) is dropped; other names must be valid field names.
+    /// are renamed; `$score` and `-$score` sort by text-search relevance; other names must be valid field names.
     private static func sortKeys(_ value: JSONValue?) throws(QueryError) -> [SortKey] {
         var keys: [SortKey] = []
         for item in list(value) ?? [] {
@@ -93,7 +96,10 @@ public struct ParseQuery: Sendable {
             let descending = field.hasPrefix("-")
             var name = descending ? String(field.dropFirst()) : field
             switch name {
-            case "$score", "score": continue
+            case "$score":
+                if !keys.contains(SortKey.score) { keys.append(SortKey.score) }
+                continue
+            case "score": continue
             case "_created_at": name = "createdAt"
             case "_updated_at": name = "updatedAt"
             default: break

@@ -31,6 +31,13 @@ enum QueryTarget {
     }
 }
 
+/// The name of the class table's rowid (`_rowid_` unless the class has such a field), by which
+/// results without an order come in insertion order.
+func rowid(of schema: ClassSchema) -> String {
+    let taken = Set(schema.fields.map(\.name))
+    return ["_rowid_", "rowid", "oid"].first { !taken.contains($0) } ?? "\"objectId\""
+}
+
 /// A column reference `t."name"`.
 func column(_ name: String) -> String { "t." + quoted(name) }
 

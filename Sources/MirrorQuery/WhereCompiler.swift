@@ -13,13 +13,15 @@ struct WhereCompiler {
     /// The master key may use any key name.
     let isMaster: Bool
     let regexes: RegexCache
+    /// Who reads: sub-queries (`$inQuery`, `$select`…) see only what this reader may find.
+    var access = ReadAccess.master
+    /// Full-text indexes for `$text`; without them `$text` is refused.
+    var textIndexes: TextIndexes?
+    /// How many sub-queries this one is inside.
+    var depth = 0
 
     private static let logicalKeys: Set<String> = ["$and", "$or", "$nor"]
-    private static let unsupported: Set<String> = [
-        "$select", "$dontSelect", "$inQuery", "$notInQuery", "$text", "$nearSphere", "$maxDistance",
-        "$maxDistanceInRadians", "$maxDistanceInMiles", "$maxDistanceInKilometers", "$within", "$geoWithin",
-        "$geoIntersects", "$relativeTime",
-    ]
+    private static let unsupported: Set<String> = ["$relativeTime"]
 
     func compile(_ query: JSONObject) throws(QueryError) -> SQLFragment {
         if query["ACL"] != nil { throw QueryError(code: 102, "Cannot query on ACL.") }
@@ -50,7 +52,7 @@ struct WhereCompiler {
     }
 
     /// `^[a-zA-Z][a-zA-Z0-9_\.]*$` unless master; never an unknown `$` operator.
-    private func checkKeyName(_ key: String) throws(QueryError) {
+    func checkKeyName(_ key: String) throws(QueryError) {
         let valid = key.first.map { $0.isASCII && $0.isLetter } == true
             && key.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == ".") }
         guard valid || (isMaster && !key.hasPrefix("$")) || key == "_rperm" || key == "_wperm" else {
@@ -89,7 +91,18 @@ struct WhereCompiler {
             case "$regex":
                 guard case .string(let pattern) = operand else { throw QueryError(code: 107, "bad regex: \(operand.javaScriptString)") }
                 parts.append(try regex(pattern, options: try Self.regexOptions(constraints), on: target))
-            case "$options": continue
+            case "$options", "$maxDistance", "$maxDistanceInRadians", "$maxDistanceInMiles", "$maxDistanceInKilometers": continue
+            case "$inQuery", "$notInQuery":
+                let matches = try inQuery(operand, constraint.key, on: target)
+                parts.append(constraint.key == "$inQuery" ? matches : matches.negated)
+            case "$select", "$dontSelect":
+                let matches = try select(operand, constraint.key, on: target)
+                parts.append(constraint.key == "$select" ? matches : matches.negated)
+            case "$nearSphere": parts.append(try nearSphere(operand, constraints, on: target).condition)
+            case "$within": parts.append(try withinBox(operand, on: target))
+            case "$geoWithin": parts.append(try geoWithin(operand, on: target))
+            case "$geoIntersects": parts.append(try geoIntersects(operand, on: target))
+            case "$text": parts.append(try textSearch(operand, on: target).condition)
             case let key where Self.unsupported.contains(key):
                 throw QueryError(code: 102, "\(key) is not supported by the mirror")
             default: throw QueryError(code: 107, "bad constraint: \(constraint.key)")
@@ -217,7 +230,7 @@ struct WhereCompiler {
     // MARK: Values
 
     /// `EXISTS` an element of the Array column for which `condition` (on `j`) holds.
-    private static func anyElement(of name: String, _ condition: SQLFragment) -> SQLFragment {
+    static func anyElement(of name: String, _ condition: SQLFragment) -> SQLFragment {
         "EXISTS (SELECT 1 FROM json_each(\(column(name))) AS j WHERE " + condition + ")"
     }
 

@@ -1,3 +1,4 @@
+import MirrorQuery
 import ParseModel
 
 extension Caller {
@@ -18,7 +19,25 @@ extension Caller {
         throw denied(operation, schema.className)
     }
 
+    /// Why this caller may not run a sub-query on `className` (`schema` is `nil` when the class
+    /// does not exist): exactly what a query of its own on the class would answer; `nil` when it may.
+    func subqueryDenial(_ className: String, _ schema: ClassSchema?) -> QueryError? {
+        guard let schema else {
+            guard ParseMirrorAPI.mayUseMissingClass(className, caller: self) else { return QueryError(APIError.nonExistentClass(className)) }
+            return nil
+        }
+        do { try checkPermission("find", on: schema) } catch { return QueryError(APIError(error)) }
+        return nil
+    }
+
     private func denied(_ operation: String, _ className: String) -> APIError {
         .parse(119, "Permission denied for action \(operation) on class \(className).")
+    }
+}
+
+extension QueryError {
+    /// A route's Parse error as a query error (its code, or 1 for one without).
+    init(_ error: APIError) {
+        self.init(code: error.code ?? ParseErrorCode.internalServerError.rawValue, error.message)
     }
 }

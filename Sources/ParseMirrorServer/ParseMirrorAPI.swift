@@ -15,7 +15,7 @@ import PorterHTTP
 ///
 /// Routes, under the mount path: `GET /health`, `GET /serverInfo`, `/schemas[/:className]`,
 /// `/classes/:className[/:objectId]` (and the aliases `/users`, `/roles`, `/sessions`,
-/// `/installations`), `POST /batch`, `/login`, `POST /logout`, `GET /users/me`, and `OPTIONS`
+/// `/installations`), `GET /aggregate/:className`, `POST /batch`, `/login`, `POST /logout`, `GET /users/me`, and `OPTIONS`
 /// (CORS preflight) on any path. A POST whose body has `_method` is answered as that method.
 /// Unknown routes get 404 `{"error":"Cannot GET /path"}` (Express answers them with an HTML page).
 public final class ParseMirrorAPI: HTTPHandler {
@@ -73,6 +73,7 @@ public final class ParseMirrorAPI: HTTPHandler {
         case .logOut: return try logOut(caller, data: data)
         case .currentUser: return try currentUser(caller, data: data)
         case .query(let className): return try find(request, className: className, caller: caller, data: data)
+        case .aggregate(let className): return try aggregate(request, className: className, caller: caller, data: data)
         case .create(let className): return try create(request, className: className, caller: caller, data: data)
         case .get(let className, let objectId): return try get(request, className: className, objectId: objectId, caller: caller, data: data)
         case .update(let className, let objectId):
@@ -123,6 +124,7 @@ enum Endpoint {
     case batch
     case logIn, logOut, currentUser
     case query(className: String), create(className: String)
+    case aggregate(className: String)
     case get(className: String, objectId: String), update(className: String, objectId: String), delete(className: String, objectId: String)
 
     /// `nil` when no route answers the method on the path (below the mount path).
@@ -137,6 +139,7 @@ enum Endpoint {
         case ("GET", "login", 1), ("POST", "login", 1): self = .logIn
         case ("POST", "logout", 1): self = .logOut
         case ("GET", "users", 2) where parts[1] == "me": self = .currentUser
+        case ("GET", "aggregate", 2): self = .aggregate(className: parts[1])
         case (_, "classes", 2...3):
             self.init(method: method, className: parts[1], objectId: parts.count == 3 ? parts[2] : nil)
         case (_, _, 1...2):

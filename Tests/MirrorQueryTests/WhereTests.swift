@@ -131,7 +131,8 @@ final class WhereTests: LibraryMirrorTestCase {
         assertError(107, "bad $in value") { _ = try find("Book", #"{"where":{"year":{"$in":1937}}}"#) }
         assertError(107, "bad $all value") { _ = try find("Book", #"{"where":{"tags":{"$all":"x"}}}"#) }
         assertError(107, "bad $containedBy: should be an array") { _ = try find("Book", #"{"where":{"tags":{"$containedBy":"x"}}}"#) }
-        assertError(102, "$nearSphere is not supported by the mirror") { _ = try find("Book", #"{"where":{"info":{"$nearSphere":{}}}}"#) }
+        assertError(107, "bad $nearSphere value; should be a GeoPoint") { _ = try find("Book", #"{"where":{"info":{"$nearSphere":{}}}}"#) }
+        assertError(102, "$relativeTime is not supported by the mirror") { _ = try find("Book", #"{"where":{"year":{"$relativeTime":"in 1 day"}}}"#) }
         XCTAssertEqual(books(where: #"{"bad-key":1}"#), [], "the master key may use any key name")
     }
 
