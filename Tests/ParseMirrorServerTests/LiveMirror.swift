@@ -7,7 +7,7 @@ import XCTest
 
 /// A ``TestServer``'s API behind a real ``HTTPServer`` on a free 127.0.0.1 port, and a
 /// blocking client that speaks HTTP/1.1 to it over its own socket.
-final class LiveMirror {
+final class LiveMirror: @unchecked Sendable {
     let mirror: TestServer
     let http: HTTPServer
     let port: Int
