@@ -11,12 +11,14 @@ final class MirrorConnection {
     let database: SQLiteDatabase
     private let schemaCache: SchemaCache
     private var cachedReader: MirrorReader?
+    private let queryTimeLimit: Double
     /// Prepared row statements by SQL text (SQLite re-prepares them itself after schema changes).
     private var statements: [String: SQLiteStatement] = [:]
 
-    init(database: SQLiteDatabase, schemaCache: SchemaCache) {
+    init(database: SQLiteDatabase, schemaCache: SchemaCache, queryTimeLimit: Double) {
         self.database = database
         self.schemaCache = schemaCache
+        self.queryTimeLimit = queryTimeLimit
     }
 
     /// A prepared statement for `sql`, kept for the next call with the same text.
@@ -30,7 +32,7 @@ final class MirrorConnection {
     /// The query engine on this connection.
     func reader() throws -> MirrorReader {
         if let cachedReader { return cachedReader }
-        let reader = try MirrorReader(database: database)
+        let reader = try MirrorReader(database: database, timeLimit: queryTimeLimit)
         cachedReader = reader
         return reader
     }
