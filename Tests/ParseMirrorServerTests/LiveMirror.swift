@@ -12,9 +12,9 @@ final class LiveMirror: @unchecked Sendable {
     let http: HTTPServer
     let port: Int
 
-    init(_ configure: (inout ParseServerConfiguration) -> Void = { _ in }) throws {
+    init(limits: HTTPServer.Limits = HTTPServer.Limits(), _ configure: (inout ParseServerConfiguration) -> Void = { _ in }) throws {
         mirror = try TestServer(configure)
-        http = HTTPServer(port: 0, handler: mirror.api)
+        http = HTTPServer(port: 0, handler: mirror.api, limits: limits)
         port = try http.start()
     }
 
