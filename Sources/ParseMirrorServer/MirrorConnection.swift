@@ -63,8 +63,11 @@ final class MirrorConnection {
 
     /// Creates the table of a new class and its fields' columns and join tables.
     func createClass(_ schema: ClassSchema) throws {
-        try database.execute(MirrorLayout.createClassTableSQL(schema.className))
-        for field in schema.fields { try database.execute(MirrorLayout.addFieldSQL(className: schema.className, field)) }
+        try database.execute(MirrorLayout.createClassTableSQL(schema.className, fields: schema.fields))
+        for field in schema.fields {
+            guard case .relation = field.type else { continue }
+            try database.execute(MirrorLayout.addFieldSQL(className: schema.className, field))
+        }
         try saveSchema(schema)
     }
 

@@ -119,7 +119,8 @@ extension ParseMirrorAPI {
     func writePlan(_ body: JSONObject, className: String, current: ClassSchema?, caller: Caller, creating: Bool) throws -> WritePlan {
         guard current != nil || Self.mayUseMissingClass(className, caller: caller) else { throw APIError.nonExistentClass(className) }
         if let current { try caller.checkPermission(creating ? "create" : "update", on: current) }
-        return try WritePlan(className: className, body: WriteBody(body), current: current, caller: caller, creating: creating)
+        return try WritePlan(className: className, body: WriteBody(body), current: current, caller: caller, creating: creating,
+                             fieldLimit: configuration.limits.fieldsPerClass)
     }
 
     /// Creates the class or fields the plan adds, then inserts the object and its relation

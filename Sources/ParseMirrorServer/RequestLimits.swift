@@ -10,8 +10,8 @@ public struct RequestLimits: Sendable {
     /// Bytes of stored values the queries of one request (a batch's together) may read: past
     /// it the query is 102, instead of an answer of gigabytes.
     public var resultBytes: Int
-    /// Fields a class may have (its default fields included): a write or schema change that
-    /// would add more is 255.
+    /// Fields a class may have besides `objectId`, `createdAt`, `updatedAt` and `ACL`: an
+    /// object write that would add more is 255 before anything is written.
     public var fieldsPerClass: Int
     /// Seconds a query may run before it ends with 124.
     public var queryTimeLimit: Double
