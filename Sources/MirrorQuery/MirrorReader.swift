@@ -7,21 +7,47 @@ import PorterSQLite
 /// Results without an `order` come in insertion order (the table's rowid), which is also the
 /// last tie-breaker of every order, so that paging with `skip` is stable.
 public final class MirrorReader {
+    /// The seconds a query (with its count and includes) may run before it fails with 124, unless told otherwise.
+    public static let defaultTimeLimit = 10.0
+
     private let database: SQLiteDatabase
     private let maxLimit: Int?
+    private let timeLimit: Double
     private let regexes = RegexCache()
     private let textIndexes: TextIndexes
+    private let clock = QueryClock()
+    /// The running query's request budget.
+    private var budget: ResultBudget?
 
-    /// Registers the `$regex` SQL function on the connection. `maxLimit` silently lowers larger limits.
-    public init(database: SQLiteDatabase, maxLimit: Int? = nil) throws(QueryError) {
+    /// Registers the `$regex` SQL function and a progress handler that ends queries running
+    /// past `timeLimit` seconds on the connection. `maxLimit` silently lowers larger limits.
+    public init(database: SQLiteDatabase, maxLimit: Int? = nil, timeLimit: Double = MirrorReader.defaultTimeLimit) throws(QueryError) {
         self.database = database
         self.maxLimit = maxLimit
+        self.timeLimit = timeLimit
         textIndexes = TextIndexes(database: database)
         try RegexFunction.register(on: database, cache: regexes)
+        clock.install(on: database)
     }
 
-    /// Runs a query: results as Parse REST JSON objects, and the count when asked (count ignores limit/skip).
-    public func find(_ query: ParseQuery, schemas: [String: ClassSchema], access: ReadAccess) throws(QueryError) -> (results: [JSONObject], count: Int?) {
+    deinit { QueryClock.uninstall(from: database) }
+
+    /// Runs a query: results as Parse REST JSON objects, and the count when asked (count ignores
+    /// limit/skip). The rows read are charged to `budget`; a query running longer than the time
+    /// limit fails with 124.
+    public func find(_ query: ParseQuery, schemas: [String: ClassSchema], access: ReadAccess,
+                     budget: ResultBudget? = nil) throws(QueryError) -> (results: [JSONObject], count: Int?) {
+        regexes.clearFailure()
+        clock.start(seconds: timeLimit)
+        self.budget = budget
+        defer {
+            clock.stop()
+            self.budget = nil
+        }
+        return try run(query, schemas: schemas, access: access)
+    }
+
+    private func run(_ query: ParseQuery, schemas: [String: ClassSchema], access: ReadAccess) throws(QueryError) -> (results: [JSONObject], count: Int?) {
         guard let schema = schemas[query.className] else { return ([], query.count ? 0 : nil) }
         let compiler = whereCompiler(schema, schemas: schemas, access: access)
         let condition = SQLFragment.all([try compiler.compile(query.constraints), WhereCompiler.readable(by: access)])
@@ -45,9 +71,10 @@ public final class MirrorReader {
     }
 
     /// One object by id (GET /classes/X/id with keys/include), nil when missing or not readable.
-    public func get(className: String, objectId: String, keys: [String]?, include: [String], schemas: [String: ClassSchema], access: ReadAccess) throws(QueryError) -> JSONObject? {
+    public func get(className: String, objectId: String, keys: [String]?, include: [String], schemas: [String: ClassSchema], access: ReadAccess,
+                    budget: ResultBudget? = nil) throws(QueryError) -> JSONObject? {
         let query = ParseQuery(className: className, constraints: JSONObject(["objectId": .string(objectId)]), limit: 1, keys: keys, include: include)
-        return try find(query, schemas: schemas, access: access).results.first
+        return try find(query, schemas: schemas, access: access, budget: budget).results.first
     }
 
     /// The readable objects of `schema`'s class among `objectIds`, by objectId.
@@ -71,6 +98,7 @@ public final class MirrorReader {
         let statement = try prepare(sql)
         var results: [JSONObject] = []
         while try step(statement) {
+            if let budget { try budget.charge((0..<statement.columnCount).reduce(0) { $0 + statement.byteCount(at: $1) }) }
             var object = decoder.decode(statement)
             if let scoreColumn { object["score"] = .double(statement.double(at: scoreColumn)) }
             results.append(object)
@@ -115,6 +143,12 @@ public final class MirrorReader {
     }
 
     private func step(_ statement: SQLiteStatement) throws(QueryError) -> Bool {
-        do { return try statement.step() } catch { throw QueryError(code: 1, error.message) }
+        do { return try statement.step() } catch {
+            if clock.expired {
+                throw QueryError(code: ParseErrorCode.timeout.rawValue,
+                                 "The query ran longer than the server's limit of \(timeLimit.formatted()) s; narrow its where or lower its limit")
+            }
+            throw regexes.failure ?? QueryError(code: ParseErrorCode.internalServerError.rawValue, error.message)
+        }
     }
 }

@@ -113,8 +113,13 @@ public struct ParseQuery: Sendable {
         return keys
     }
 
-    /// `limit` or `skip`: an integer, possibly as text or an integral double. A negative limit
-    /// counts like a positive one, as MongoDB reads it.
+    /// The largest `limit` or `skip` magnitude accepted: JavaScript's `Number.MAX_SAFE_INTEGER`,
+    /// the largest count Parse Server itself can hold exactly.
+    public static let maxCount = (1 << 53) - 1
+
+    /// `limit` or `skip`: an integer, possibly as text or an integral double, of at most
+    /// ``maxCount`` either way (102 otherwise). A negative limit counts like a positive one, as
+    /// MongoDB reads it.
     private static func number(_ value: JSONValue?, named name: String) throws(QueryError) -> Int? {
         let number: Int?
         switch value {
@@ -125,7 +130,9 @@ public struct ParseQuery: Sendable {
         case .bool(let b)?: number = b ? 1 : 0
         default: number = nil
         }
-        guard let number else { throw QueryError(code: 102, "Invalid value for \(name): \(value?.javaScriptString ?? "")") }
+        guard let number, number.magnitude <= UInt(maxCount) else {
+            throw QueryError(code: ParseErrorCode.invalidQuery.rawValue, "Invalid value for \(name): \(value?.javaScriptString ?? "")")
+        }
         return name == "limit" ? abs(number) : number
     }
 

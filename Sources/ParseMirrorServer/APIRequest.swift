@@ -1,3 +1,4 @@
+import MirrorQuery
 import ParseModel
 import PorterHTTP
 
@@ -17,6 +18,11 @@ struct APIRequest {
     var credentials: Credentials
     /// `http://host:port/parse`, the prefix of `Location` headers.
     var publicURL: String
+    /// What the request's queries may still read; a batch's sub-requests share their batch's.
+    var budget: ResultBudget?
+    /// The bcrypt hash of the body's `password`, made before the batch holding this
+    /// sub-request took the write lock.
+    var passwordHash: String?
 
     /// Reads an HTTP request; a body that is not a JSON object is 400 `{"error":"Invalid JSON: …"}`.
     init(_ http: HTTPRequest, path: String, publicURL: String) throws {
@@ -44,5 +50,10 @@ struct APIRequest {
         var parameters = self.body
         for (name, value) in query { parameters[name] = (try? JSONParser.parse(value)) ?? .string(value) }
         self.parameters = parameters
+    }
+
+    /// The bcrypt hash of `password`: the one made in advance, or a new one.
+    func hash(_ password: String) throws -> String {
+        try passwordHash ?? Passwords.hash(password)
     }
 }

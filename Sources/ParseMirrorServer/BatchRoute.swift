@@ -3,16 +3,26 @@ import ParseModel
 
 /// `POST /batch`: `{"requests":[{"method","path","body"}],"transaction":bool}`.
 extension ParseMirrorAPI {
-    /// Runs the sub-requests one after another in one write transaction, with the outer
-    /// request's credentials, and answers `[{"success":…}|{"error":{"code","error"}}]` in
-    /// request order. Every path must carry the mount path and name a route other than
-    /// `/batch`, else the whole batch is 107 before anything runs. Without `transaction` a
-    /// failed sub-request is undone alone (a savepoint); with it any failure undoes them all
-    /// and the answer is 500 `{"code":1,"message":"Internal server error."}`, as Parse Server's.
+    /// Runs the sub-requests in request order with the outer request's credentials and answers
+    /// `[{"success":…}|{"error":{"code","error"}}]`. More than ``RequestLimits/batchRequests``
+    /// sub-requests, or a path without the mount path or naming no route (or `/batch`), is 107
+    /// before anything runs.
+    ///
+    /// The write lock is held only for writes: passwords of user writes are hashed before it is
+    /// taken, and reads and log-ins (``Endpoint/runsOutsideWriteLock``) run outside it, each as
+    /// its own request. Consecutive writes share one write transaction. Without `transaction` a
+    /// failed write is undone alone (a savepoint); with it the reads and log-ins run first, and
+    /// any failure undoes every write and is answered 500 `{"code":1,"message":"Internal server
+    /// error."}`, as Parse Server's.
     func batch(_ request: APIRequest, caller: Caller, data outer: DataAccess) throws -> APIResponse {
         guard case .array(let items)? = request.body["requests"] else { throw APIError.parse(107, "requests must be an array") }
+        let limit = configuration.limits.batchRequests
+        guard items.count <= limit else {
+            throw APIError.parse(ParseErrorCode.invalidJSON.rawValue,
+                                 "Batch request contains \(items.count) sub-requests, which exceeds the limit of \(limit).")
+        }
         let transactional = request.body["transaction"] == .bool(true)
-        let requests = try items.map { item throws -> APIRequest in
+        let requests = try items.map { item throws -> (endpoint: Endpoint, request: APIRequest) in
             guard case .string(let target)? = item["path"] else { throw APIError.parse(107, "cannot route batch path undefined") }
             let path = String(target.prefix { $0 != "?" })
             guard let routed = routePath(path) else { throw APIError.parse(107, "cannot route batch path \(target)") }
@@ -21,30 +31,71 @@ extension ParseMirrorAPI {
             if case .batch = endpoint { throw APIError.parse(107, "nested batch requests are not allowed: \(path)") }
             var body = JSONObject()
             if case .object(let given)? = item["body"] { body = given }
-            return APIRequest(method: method, path: routed, body: body, query: Self.queryPairs(target.drop { $0 != "?" }.dropFirst()),
-                              credentials: request.credentials, publicURL: request.publicURL)
+            var subrequest = APIRequest(method: method, path: routed, body: body, query: Self.queryPairs(target.drop { $0 != "?" }.dropFirst()),
+                                        credentials: request.credentials, publicURL: request.publicURL)
+            subrequest.budget = request.budget
+            subrequest.passwordHash = try Self.passwordHash(for: subrequest, endpoint)
+            return (endpoint, subrequest)
         }
-        return try outer.write { connection in
-            let data = DataAccess(store: store, batch: connection)
-            var results: [JSONValue] = []
-            for subrequest in requests {
-                if transactional {
-                    do { results.append(.object(JSONObject(["success": try route(subrequest, caller: caller, data: data).body]))) } catch { throw APIError.internalError }
-                    continue
-                }
-                try connection.database.execute("SAVEPOINT batch_request")
-                do {
-                    let response = try route(subrequest, caller: caller, data: data)
-                    try connection.database.execute("RELEASE batch_request")
-                    results.append(.object(JSONObject(["success": response.body])))
-                } catch {
-                    try connection.database.execute("ROLLBACK TO batch_request")
-                    try connection.database.execute("RELEASE batch_request")
-                    results.append(.object(JSONObject(["error": APIError(error).body])))
+        var results = [JSONValue?](repeating: nil, count: requests.count)
+        let unlocked = requests.indices.filter { requests[$0].endpoint.runsOutsideWriteLock }
+        let locked = requests.indices.filter { !requests[$0].endpoint.runsOutsideWriteLock }
+        if transactional {
+            for index in unlocked {
+                do { results[index] = .object(JSONObject(["success": try route(requests[index].request, caller: caller, data: outer).body])) } catch {
+                    throw APIError.internalError
                 }
             }
-            return APIResponse(.array(results))
+            if !locked.isEmpty {
+                try outer.write { connection in
+                    let data = DataAccess(store: store, batch: connection)
+                    for index in locked {
+                        do { results[index] = .object(JSONObject(["success": try route(requests[index].request, caller: caller, data: data).body])) } catch {
+                            throw APIError.internalError
+                        }
+                    }
+                }
+            }
+            return APIResponse(.array(results.map { $0 ?? .null }))
         }
+        var index = 0
+        while index < requests.count {
+            if requests[index].endpoint.runsOutsideWriteLock {
+                results[index] = Self.outcome { try route(requests[index].request, caller: caller, data: outer) }
+                index += 1
+                continue
+            }
+            let run = index..<(requests[index...].firstIndex { $0.endpoint.runsOutsideWriteLock } ?? requests.endIndex)
+            try outer.write { connection in
+                let data = DataAccess(store: store, batch: connection)
+                for member in run {
+                    try connection.database.execute("SAVEPOINT batch_request")
+                    results[member] = Self.outcome { try route(requests[member].request, caller: caller, data: data) }
+                    if results[member]?["error"] != nil { try connection.database.execute("ROLLBACK TO batch_request") }
+                    try connection.database.execute("RELEASE batch_request")
+                }
+            }
+            index = run.upperBound
+        }
+        return APIResponse(.array(results.map { $0 ?? .null }))
+    }
+
+    /// `{"success":body}`, or `{"error":{"code","error"}}` when `route` throws.
+    private static func outcome(_ route: () throws -> APIResponse) -> JSONValue {
+        do { return .object(JSONObject(["success": try route().body])) } catch {
+            return .object(JSONObject(["error": APIError(error).body]))
+        }
+    }
+
+    /// The bcrypt hash of a user create's or update's `password`, made before the batch takes
+    /// the write lock; nil for other sub-requests and bodies without a usable password.
+    private static func passwordHash(for request: APIRequest, _ endpoint: Endpoint) throws -> String? {
+        switch endpoint {
+        case .create("_User"), .update("_User", _): break
+        default: return nil
+        }
+        guard case .string(let password)? = request.body["password"], !password.isEmpty else { return nil }
+        return try Passwords.hash(password)
     }
 
     /// `a=1&b=%7B%7D` → `[("a","1"),("b","{}")]`, `+` read as a space.

@@ -11,12 +11,14 @@ final class MirrorConnection {
     let database: SQLiteDatabase
     private let schemaCache: SchemaCache
     private var cachedReader: MirrorReader?
+    private let queryTimeLimit: Double
     /// Prepared row statements by SQL text (SQLite re-prepares them itself after schema changes).
     private var statements: [String: SQLiteStatement] = [:]
 
-    init(database: SQLiteDatabase, schemaCache: SchemaCache) {
+    init(database: SQLiteDatabase, schemaCache: SchemaCache, queryTimeLimit: Double) {
         self.database = database
         self.schemaCache = schemaCache
+        self.queryTimeLimit = queryTimeLimit
     }
 
     /// A prepared statement for `sql`, kept for the next call with the same text.
@@ -30,7 +32,7 @@ final class MirrorConnection {
     /// The query engine on this connection.
     func reader() throws -> MirrorReader {
         if let cachedReader { return cachedReader }
-        let reader = try MirrorReader(database: database)
+        let reader = try MirrorReader(database: database, timeLimit: queryTimeLimit)
         cachedReader = reader
         return reader
     }
@@ -61,8 +63,11 @@ final class MirrorConnection {
 
     /// Creates the table of a new class and its fields' columns and join tables.
     func createClass(_ schema: ClassSchema) throws {
-        try database.execute(MirrorLayout.createClassTableSQL(schema.className))
-        for field in schema.fields { try database.execute(MirrorLayout.addFieldSQL(className: schema.className, field)) }
+        try database.execute(MirrorLayout.createClassTableSQL(schema.className, fields: schema.fields))
+        for field in schema.fields {
+            guard case .relation = field.type else { continue }
+            try database.execute(MirrorLayout.addFieldSQL(className: schema.className, field))
+        }
         try saveSchema(schema)
     }
 

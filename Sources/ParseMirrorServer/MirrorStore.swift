@@ -1,4 +1,5 @@
 import Foundation
+import MirrorQuery
 import ParseModel
 import PorterSQLite
 
@@ -18,10 +19,14 @@ final class MirrorStore: @unchecked Sendable {
     /// Read connections kept open between requests; more are opened under load and closed after.
     private static let idleLimit = 8
 
+    /// Seconds a query on any of the store's connections may run.
+    private let queryTimeLimit: Double
+
     /// Opens the mirror at `path`, creating an empty one (`_SCHEMA`, `_PorterMigrations`) when
     /// the file does not exist.
-    init(path: String) throws {
+    init(path: String, queryTimeLimit: Double = MirrorReader.defaultTimeLimit) throws {
         self.path = path
+        self.queryTimeLimit = queryTimeLimit
         let database = try SQLiteDatabase(path: path, create: true)
         try database.execute("PRAGMA journal_mode = WAL")
         // In WAL mode NORMAL keeps the mirror consistent after a crash; a power loss may undo the last commits.
@@ -37,7 +42,7 @@ final class MirrorStore: @unchecked Sendable {
             for sql in MirrorLayout.bookkeepingTablesSQL { try database.execute(sql) }
             try database.execute("COMMIT")
         }
-        writer = MirrorConnection(database: database, schemaCache: schemaCache)
+        writer = MirrorConnection(database: database, schemaCache: schemaCache, queryTimeLimit: queryTimeLimit)
     }
 
     /// Runs `body` in one read transaction on a pooled connection.
@@ -69,7 +74,7 @@ final class MirrorStore: @unchecked Sendable {
         let pooled = idle.popLast()
         poolLock.unlock()
         if let pooled { return pooled }
-        return MirrorConnection(database: try SQLiteDatabase(path: path, create: false), schemaCache: schemaCache)
+        return MirrorConnection(database: try SQLiteDatabase(path: path, create: false), schemaCache: schemaCache, queryTimeLimit: queryTimeLimit)
     }
 
     private func checkIn(_ connection: MirrorConnection) {

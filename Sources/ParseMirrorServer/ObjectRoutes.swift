@@ -17,7 +17,7 @@ extension ParseMirrorAPI {
     func update(_ request: APIRequest, className: String, objectId: String, caller: Caller, data: DataAccess) throws -> APIResponse {
         try Self.checkClassName(className)
         var body = request.body
-        let passwordHash = className == "_User" ? try Self.takePassword(from: &body).map(Passwords.hash) : nil
+        let passwordHash = className == "_User" ? try Self.takePassword(from: &body).map(request.hash) : nil
         return try data.write { connection in
             guard let current = try connection.schema(className) else { throw Self.missingClass(className, caller: caller) }
             if className == "_User" { try checkUserFields(body, excluding: objectId, caller: caller, connection: connection) }
@@ -52,7 +52,7 @@ extension ParseMirrorAPI {
             try caller.checkPermission("get", on: schema)
             guard var object = try connection.reader().get(className: className, objectId: objectId, keys: Self.names(request.parameters["keys"]),
                                                            include: Self.names(request.parameters["include"]) ?? [], schemas: schemas,
-                                                           access: caller.readAccess) else { throw APIError.objectNotFound }
+                                                           access: caller.readAccess, budget: request.budget) else { throw APIError.objectNotFound }
             for key in Self.names(request.parameters["excludeKeys"]) ?? [] { object[key] = nil }
             return APIResponse(Self.redacted(object, className: className, for: caller))
         }
@@ -70,7 +70,7 @@ extension ParseMirrorAPI {
                 return APIResponse(JSONObject(query.count ? ["results": .array([]), "count": .integer(0)] : ["results": .array([])]))
             }
             try caller.checkPermission(query.count ? "count" : "find", on: schema)
-            let found = try connection.reader().find(query, schemas: schemas, access: caller.readAccess)
+            let found = try connection.reader().find(query, schemas: schemas, access: caller.readAccess, budget: request.budget)
             var body = JSONObject(["results": .array(found.results.map { .object(Self.redacted($0, className: className, for: caller)) })])
             if let count = found.count { body["count"] = .integer(Int64(count)) }
             return APIResponse(body)
@@ -119,7 +119,8 @@ extension ParseMirrorAPI {
     func writePlan(_ body: JSONObject, className: String, current: ClassSchema?, caller: Caller, creating: Bool) throws -> WritePlan {
         guard current != nil || Self.mayUseMissingClass(className, caller: caller) else { throw APIError.nonExistentClass(className) }
         if let current { try caller.checkPermission(creating ? "create" : "update", on: current) }
-        return try WritePlan(className: className, body: WriteBody(body), current: current, caller: caller, creating: creating)
+        return try WritePlan(className: className, body: WriteBody(body), current: current, caller: caller, creating: creating,
+                             fieldLimit: configuration.limits.fieldsPerClass)
     }
 
     /// Creates the class or fields the plan adds, then inserts the object and its relation

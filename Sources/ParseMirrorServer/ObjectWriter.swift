@@ -162,30 +162,40 @@ struct WritePlan {
     private(set) var body: WriteBody
 
     /// Types each edit against the schema (111 on a mismatch), grows it (the caller needs
-    /// `addField` unless master; a new class needs the master key and is checked before),
+    /// `addField` unless master, checked before any field is typed; a new class needs the
+    /// master key and is checked before; a class may not grow past `fieldLimit` fields, 255),
     /// then fills `defaultValue`s and checks `required` fields (142) on create, or checks that
-    /// an update does not clear a required field.
-    init(className: String, body: WriteBody, current: ClassSchema?, caller: Caller, creating: Bool) throws {
+    /// an update does not clear a required field. Linear in the fields of the class and the body.
+    init(className: String, body: WriteBody, current: ClassSchema?, caller: Caller, creating: Bool, fieldLimit: Int = .max) throws {
         self.className = className
         self.body = body
         createsClass = current == nil
         schema = current ?? ClassSchema(className: className, fields: SystemClasses.defaultFields(of: className))
+        var known = Dictionary(schema.fields.map { ($0.name, $0.type) }, uniquingKeysWith: { first, _ in first })
+        let adding = body.edits.filter { known[$0.0] == nil && $0.1.fieldType != nil }.count
+        if let current, adding > 0 { try caller.checkPermission("addField", on: current) }
+        guard schema.fields.count + adding <= fieldLimit else {
+            throw APIError.parse(ParseErrorCode.invalidSchemaOperation.rawValue,
+                                 "\(className) would have \(schema.fields.count + adding) fields; the server allows at most \(fieldLimit) per class")
+        }
+        var geoPoint = schema.fields.first { $0.type == .geoPoint }?.name
         for (field, edit) in body.edits {
             guard let type = edit.fieldType else { continue }
-            if let existing = schema.field(named: field) {
-                guard existing.type == type else {
-                    throw APIError.parse(111, "schema mismatch for \(className).\(field); expected \(existing.type) but got \(type)")
+            if let existing = known[field] {
+                guard existing == type else {
+                    throw APIError.parse(111, "schema mismatch for \(className).\(field); expected \(existing) but got \(type)")
                 }
                 continue
             }
-            if type == .geoPoint, let other = schema.fields.first(where: { $0.type == .geoPoint }) {
-                throw APIError.parse(111, "currently, only one GeoPoint field may exist in an object. Adding \(field) when \(other.name) already exists.")
+            if type == .geoPoint, let other = geoPoint {
+                throw APIError.parse(111, "currently, only one GeoPoint field may exist in an object. Adding \(field) when \(other) already exists.")
             }
+            if type == .geoPoint { geoPoint = field }
             let added = SchemaField(name: field, type: type)
+            known[field] = type
             newFields.append(added)
             schema.fields.append(added)
         }
-        if let current, !newFields.isEmpty { try caller.checkPermission("addField", on: current) }
         if creating {
             try completeCreate()
         } else {

@@ -1,3 +1,4 @@
+import MirrorQuery
 import ParseModel
 import PorterHTTP
 
@@ -27,7 +28,7 @@ public final class ParseMirrorAPI: HTTPHandler {
     public init(mirrorPath: String, configuration: ParseServerConfiguration) throws {
         self.configuration = configuration
         self.mountPath = configuration.normalizedMountPath
-        self.store = try MirrorStore(path: mirrorPath)
+        self.store = try MirrorStore(path: mirrorPath, queryTimeLimit: configuration.limits.queryTimeLimit)
     }
 
     /// Answers one request; every error becomes Parse's error shape.
@@ -43,7 +44,8 @@ public final class ParseMirrorAPI: HTTPHandler {
         guard let path = routePath(http.path) else { throw APIError.noRoute(http.method, http.path) }
         if path == "/health" && http.method == "GET" { return APIResponse(JSONObject(["status": .string("ok")])) }
         if http.method == "OPTIONS" { return APIResponse(JSONObject()) }
-        let request = try APIRequest(http, path: path, publicURL: publicURL(http))
+        var request = try APIRequest(http, path: path, publicURL: publicURL(http))
+        request.budget = ResultBudget(bytes: configuration.limits.resultBytes)
         let data = DataAccess(store: store, batch: nil)
         let caller = try Caller.authenticate(request.credentials, remoteAddress: http.remoteAddress, configuration: configuration, data: data)
         return try route(request, caller: caller, data: data)
@@ -146,6 +148,15 @@ enum Endpoint {
             guard let className = Self.aliases[first] else { return nil }
             self.init(method: method, className: className, objectId: parts.count == 2 ? parts[1] : nil)
         default: return nil
+        }
+    }
+
+    /// Whether the route only reads (or, for log-in, checks a password before its short write):
+    /// a batch runs it outside the write lock.
+    var runsOutsideWriteLock: Bool {
+        switch self {
+        case .serverInfo, .logIn, .currentUser, .query, .get: true
+        case .schemas, .batch, .logOut, .create, .update, .delete: false
         }
     }
 

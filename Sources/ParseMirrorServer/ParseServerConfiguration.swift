@@ -22,9 +22,13 @@ public struct ParseServerConfiguration: Sendable {
     public var masterKeyIPs: [String]?
     /// Reported by `/serverInfo` as `parseServerVersion`: the Parse Server release this API imitates.
     public var parseServerVersion: String
+    /// The work one request may ask for: batch size, result bytes, fields per class, query time.
+    public var limits: RequestLimits
 
     public init(applicationId: String, masterKey: String, restAPIKey: String? = nil, mountPath: String = "/parse",
-                allowCustomObjectId: Bool = false, masterKeyIPs: [String]? = nil, parseServerVersion: String = "7.4.0") {
+                allowCustomObjectId: Bool = false, masterKeyIPs: [String]? = nil, parseServerVersion: String = "7.4.0",
+                limits: RequestLimits = RequestLimits()) {
+        self.limits = limits
         self.applicationId = applicationId
         self.masterKey = masterKey
         self.restAPIKey = restAPIKey

@@ -13,7 +13,7 @@ extension ParseMirrorAPI {
         guard case .string(let username)? = body["username"], !username.isEmpty else { throw APIError.parse(200, "bad or missing username") }
         guard let password = try Self.takePassword(from: &body) else { throw APIError.parse(201, "password is required") }
         let objectId = try customObjectId(body, className: "_User") ?? RandomTokens.objectId()
-        let hash = try Passwords.hash(password)
+        let hash = try request.hash(password)
         return try data.write { connection in
             try checkUserFields(body, excluding: nil, caller: caller, connection: connection)
             let plan = try writePlan(body, className: "_User", current: connection.schema("_User"), caller: caller, creating: true)

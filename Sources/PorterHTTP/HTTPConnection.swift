@@ -3,16 +3,19 @@
 final class HTTPConnection {
     private let socket: Socket
     private let handler: any HTTPHandler
-    private let maxBodyBytes: Int
+    private let limits: HTTPServer.Limits
     private let remoteAddress: String
     /// Received bytes not consumed yet: the rest of a request, or requests pipelined behind it.
     private var buffer: [UInt8] = []
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
 
-    init(socket: Socket, handler: any HTTPHandler, maxBodyBytes: Int) {
+    /// When the request being read must have arrived whole; nil between requests.
+    private var deadline: ContinuousClock.Instant?
+
+    init(socket: Socket, handler: any HTTPHandler, limits: HTTPServer.Limits) {
         self.socket = socket
         self.handler = handler
-        self.maxBodyBytes = maxBodyBytes
+        self.limits = limits
         self.remoteAddress = socket.peerAddress()
     }
 
@@ -33,15 +36,25 @@ final class HTTPConnection {
         }
     }
 
-    /// The next request, or nil when the peer closed or timed out first.
+    /// The next request, or nil when the peer closed or went idle first; ``HTTPRequestError/timedOut``
+    /// when it started arriving but did not arrive whole within the request timeout.
     private func readRequest() throws(HTTPRequestError) -> (head: RequestHead, body: [UInt8])? {
+        deadline = nil
+        defer { deadline = nil }
         while true {
+            if !buffer.isEmpty { startDeadline() }
             if let (head, length) = try HTTPParser.parseHead(buffer[...]) {
                 buffer.removeFirst(length)
                 return try readBody(of: head).map { (head, $0) }
             }
-            guard receive() else { return nil }
+            guard try receive() else { return nil }
         }
+    }
+
+    /// Starts the request timeout at the request's first byte.
+    private func startDeadline() {
+        guard deadline == nil, limits.requestTimeout > 0 else { return }
+        deadline = .now + .milliseconds(Int64(limits.requestTimeout * 1000))
     }
 
     private func readBody(of head: RequestHead) throws(HTTPRequestError) -> [UInt8]? {
@@ -49,21 +62,22 @@ final class HTTPConnection {
         case .none:
             return []
         case .length(let length):
-            guard length <= maxBodyBytes else { throw .bodyTooLarge }
+            guard length <= limits.maxBodyBytes else { throw .bodyTooLarge }
             guard sendContinueIfAwaited(head) else { return nil }
-            buffer.reserveCapacity(length)
+            // Memory grows with what arrives, not with what the header announces.
+            buffer.reserveCapacity(min(length, 1 << 20))
             while buffer.count < length {
-                guard receive() else { return nil }
+                guard try receive() else { return nil }
             }
             defer { buffer.removeFirst(length) }
             return Array(buffer[..<length])
         case .chunked:
             guard sendContinueIfAwaited(head) else { return nil }
-            var decoder = ChunkedDecoder(maxBodyBytes: maxBodyBytes)
+            var decoder = ChunkedDecoder(maxBodyBytes: limits.maxBodyBytes)
             while true {
                 buffer.removeFirst(try decoder.consume(buffer[...]))
                 if decoder.isComplete { return decoder.body }
-                guard receive() else { return nil }
+                guard try receive() else { return nil }
             }
         }
     }
@@ -103,11 +117,24 @@ final class HTTPConnection {
         while ContinuousClock.now < deadline, socket.receive(into: scratch) > 0 {}
     }
 
-    /// Appends what arrives next to `buffer`; false at end of stream, on error or on timeout.
-    private func receive() -> Bool {
+    /// Appends what arrives next to `buffer`; false at end of stream, on error or when idle past
+    /// the idle timeout; ``HTTPRequestError/timedOut`` once the request's deadline has passed.
+    private func receive() throws(HTTPRequestError) -> Bool {
+        if let deadline {
+            let remaining = deadline - .now
+            guard remaining > .zero else { throw .timedOut }
+            let seconds = Double(remaining.components.seconds) + Double(remaining.components.attoseconds) / 1e18
+            socket.setReceiveTimeout(max(0.001, limits.idleTimeout > 0 ? min(seconds, limits.idleTimeout) : seconds))
+        } else {
+            socket.setReceiveTimeout(max(limits.idleTimeout, 0))
+        }
         let count = socket.receive(into: scratch)
-        guard count > 0 else { return false }
+        guard count > 0 else {
+            if count < 0, let deadline, ContinuousClock.now >= deadline { throw .timedOut }
+            return false
+        }
         buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[..<count]))
+        startDeadline()
         return true
     }
 }

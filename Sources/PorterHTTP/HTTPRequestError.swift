@@ -10,6 +10,8 @@ enum HTTPRequestError: Error, Equatable {
     case unsupportedTransferEncoding
     /// An `Expect` other than `100-continue`.
     case unsupportedExpectation
+    /// The head and body did not arrive within the server's request timeout.
+    case timedOut
 
     var response: HTTPResponse {
         switch self {
@@ -18,6 +20,7 @@ enum HTTPRequestError: Error, Equatable {
         case .bodyTooLarge: .json(status: 413, #"{"error":"request entity too large"}"#)
         case .unsupportedTransferEncoding: .json(status: 501, #"{"error":"unsupported transfer encoding"}"#)
         case .unsupportedExpectation: .json(status: 417, #"{"error":"expectation failed"}"#)
+        case .timedOut: .json(status: 408, #"{"error":"request timeout: the request did not arrive in time"}"#)
         }
     }
 }
@@ -25,6 +28,8 @@ enum HTTPRequestError: Error, Equatable {
 extension HTTPResponse {
     /// The answer to a handler that threw something other than ``HTTPAbort``, in Parse's error format.
     static let internalServerError = HTTPResponse.json(status: 500, #"{"code":1,"message":"Internal server error."}"#)
+    /// The answer to a connection beyond the server's ``HTTPServer/Limits/maxConnections``.
+    static let tooManyConnections = HTTPResponse.json(status: 503, #"{"error":"too many connections: try again later"}"#)
 
     static func json(status: Int, _ text: String) -> HTTPResponse {
         HTTPResponse(status: status, headers: HTTPHeaders([("Content-Type", "application/json; charset=utf-8")]),

@@ -19,8 +19,7 @@ public final class HTTPServer: @unchecked Sendable {
     private let host: String
     private let requestedPort: Int
     private let handler: any HTTPHandler
-    private let maxBodyBytes: Int
-    private let idleTimeout: Double
+    private let limits: Limits
 
     /// Guards the state below; broadcast when a server thread ends and when the server has stopped.
     private let condition = NSCondition()
@@ -31,20 +30,39 @@ public final class HTTPServer: @unchecked Sendable {
     /// The accept thread and the connection threads still running.
     private var runningThreads = 0
 
+    /// What one connection may cost the server.
+    public struct Limits: Sendable {
+        /// Larger request bodies are answered with 413 and the connection closed. Parse Server's
+        /// `maxUploadSize` default: 20 MB.
+        public var maxBodyBytes: Int
+        /// Seconds a connection may wait for the client's next request, and each read or write
+        /// may stall, before it is closed; 0 or less waits forever.
+        public var idleTimeout: Double
+        /// Seconds from a request's first byte until its whole head and body have arrived;
+        /// past it the request is answered with 408 and the connection closed (slow clients
+        /// cannot hold a thread and a partial body forever); 0 or less has no deadline.
+        public var requestTimeout: Double
+        /// Connections served at once. Further connections are answered with 503 and closed at once.
+        public var maxConnections: Int
+
+        public init(maxBodyBytes: Int = 20 * 1024 * 1024, idleTimeout: Double = 60, requestTimeout: Double = 30, maxConnections: Int = 128) {
+            self.maxBodyBytes = maxBodyBytes
+            self.idleTimeout = idleTimeout
+            self.requestTimeout = requestTimeout
+            self.maxConnections = maxConnections
+        }
+    }
+
     /// A server for `handler` on `host` (`127.0.0.1`, `0.0.0.0`, `::1`, `::` or a host name).
     ///
     /// - Parameters:
     ///   - port: The port to listen on; 0 lets the system choose a free one.
-    ///   - maxBodyBytes: Larger request bodies are answered with 413 and the connection closed.
-    ///   - idleTimeout: Seconds a connection may wait for the client's next bytes before it is
-    ///     closed; 0 or less waits forever.
-    public init(host: String = "127.0.0.1", port: Int = 0, handler: any HTTPHandler, maxBodyBytes: Int = 20 * 1024 * 1024,
-                idleTimeout: Double = 60) {
+    ///   - limits: Body size, timeouts and the number of connections served at once.
+    public init(host: String = "127.0.0.1", port: Int = 0, handler: any HTTPHandler, limits: Limits = Limits()) {
         self.host = host
         self.requestedPort = port
         self.handler = handler
-        self.maxBodyBytes = maxBodyBytes
-        self.idleTimeout = idleTimeout
+        self.limits = limits
     }
 
     /// Binds and listens, then accepts connections on a background thread.
@@ -112,11 +130,11 @@ public final class HTTPServer: @unchecked Sendable {
         while true {
             switch listener.accept() {
             case .connection(let socket):
-                guard register(socket) else {
-                    socket.close()
-                    continue
+                switch register(socket) {
+                case .accepted: spawn("PorterHTTP connection") { self.serve(socket) }
+                case .busy: refuse(socket)
+                case .stopping: socket.close()
                 }
-                spawn("PorterHTTP connection") { self.serve(socket) }
             case .retry:
                 continue
             case .failed:
@@ -126,19 +144,32 @@ public final class HTTPServer: @unchecked Sendable {
         }
     }
 
-    /// Counts a new connection's thread; false once the server is stopping.
-    private func register(_ socket: Socket) -> Bool {
+    private enum Registration { case accepted, busy, stopping }
+
+    /// Counts a new connection's thread, unless the server is stopping or already serves
+    /// ``Limits/maxConnections`` connections.
+    private func register(_ socket: Socket) -> Registration {
         condition.lock()
         defer { condition.unlock() }
-        guard state == .running else { return false }
+        guard state == .running else { return .stopping }
+        guard connections.count < limits.maxConnections else { return .busy }
         connections.insert(socket)
         runningThreads += 1
-        return true
+        return .accepted
+    }
+
+    /// Answers a connection over the limit with 503 and closes it, without reading its request
+    /// (and without waiting for a client that does not read).
+    private func refuse(_ socket: Socket) {
+        socket.configureConnection(timeout: 0.1)
+        _ = socket.sendAll(HTTPResponse.tooManyConnections.serialized(connection: .close, isHeadRequest: false))
+        socket.shutdownWrite()
+        socket.close()
     }
 
     private func serve(_ socket: Socket) {
-        socket.configureConnection(timeout: idleTimeout)
-        HTTPConnection(socket: socket, handler: handler, maxBodyBytes: maxBodyBytes).run()
+        socket.configureConnection(timeout: limits.idleTimeout)
+        HTTPConnection(socket: socket, handler: handler, limits: limits).run()
         condition.lock()
         connections.remove(socket)
         socket.close()

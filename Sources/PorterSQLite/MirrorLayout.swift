@@ -28,8 +28,13 @@ public enum MirrorLayout {
     public static let saveSchemaSQL = "INSERT INTO _SCHEMA (className, schema) VALUES (?1, ?2) ON CONFLICT(className) DO UPDATE SET schema = excluded.schema"
 
     /// The table of a new class: the default columns only.
-    public static func createClassTableSQL(_ className: String) -> String {
-        "CREATE TABLE \(quoted(className)) (\"objectId\" TEXT PRIMARY KEY, \"createdAt\" TEXT, \"updatedAt\" TEXT, \"ACL\" TEXT)"
+    ///
+    /// `fields` other than Relations become columns of the new table at once: one statement,
+    /// where adding them one by one would re-read the growing table definition each time.
+    public static func createClassTableSQL(_ className: String, fields: [SchemaField] = []) -> String {
+        let columns = fields.filter { if case .relation = $0.type { false } else { true } }
+            .map { ", \(quoted($0.name)) \(columnType($0.type))" }.joined()
+        return "CREATE TABLE \(quoted(className)) (\"objectId\" TEXT PRIMARY KEY, \"createdAt\" TEXT, \"updatedAt\" TEXT, \"ACL\" TEXT\(columns))"
     }
 
     /// A new field: a column, or a join table for a Relation.

@@ -126,6 +126,8 @@ public final class SQLiteStatement {
 
     public func integer(at column: Int) -> Int64 { sqlite3_column_int64(statement, Int32(column)) }
     public func double(at column: Int) -> Double { sqlite3_column_double(statement, Int32(column)) }
+    /// The size in bytes of a column's text or blob value (0 for NULL).
+    public func byteCount(at column: Int) -> Int { Int(sqlite3_column_bytes(statement, Int32(column))) }
     /// `SQLITE_INTEGER`, `SQLITE_FLOAT`, `SQLITE_TEXT`, `SQLITE_BLOB` or `SQLITE_NULL`.
     public func storageClass(at column: Int) -> Int32 { sqlite3_column_type(statement, Int32(column)) }
     public func columnName(at column: Int) -> String { String(cString: sqlite3_column_name(statement, Int32(column))) }

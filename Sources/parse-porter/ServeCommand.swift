@@ -43,6 +43,21 @@ struct ServeCommand: ParsableCommand {
     @Flag(name: .shortAndLong, help: "No request log.")
     var quiet = false
 
+    @Option(help: "Connections served at once; more are answered 503.")
+    var maxConnections = 128
+
+    @Option(help: "Seconds a request's head and body may take to arrive; then 408.")
+    var requestTimeout = 30.0
+
+    @Option(help: "The largest request body in MB; larger is 413.")
+    var maxBodyMb = 20
+
+    @Option(help: "Sub-requests in one batch; more is 107.")
+    var batchLimit = 100
+
+    @Option(help: "Seconds a query may run; then 124.")
+    var queryTimeout = 10.0
+
     func run() throws {
         guard let applicationId = keys.applicationId else {
             throw PorterError(.usage, "serve needs an application id: --app-id or PARSE_APPLICATION_ID")
@@ -51,11 +66,20 @@ struct ServeCommand: ParsableCommand {
             throw PorterError(.usage, "serve needs a master key: --master-key or PARSE_MASTER_KEY")
         }
         guard (0...65535).contains(port) else { throw PorterError(.usage, "--port must be 0...65535") }
+        for (name, value) in [("--max-connections", Double(maxConnections)), ("--request-timeout", requestTimeout),
+                              ("--max-body-mb", Double(maxBodyMb)), ("--batch-limit", Double(batchLimit)), ("--query-timeout", queryTimeout)]
+        where !(value > 0 && value <= 1_000_000) {
+            throw PorterError(.usage, "\(name) must be a positive number up to 1000000")
+        }
+        var limits = RequestLimits()
+        limits.batchRequests = batchLimit
+        limits.queryTimeLimit = queryTimeout
         let configuration = ParseServerConfiguration(
             applicationId: applicationId, masterKey: masterKey, restAPIKey: keys.restAPIKey,
-            mountPath: mount, allowCustomObjectId: allowCustomObjectId)
+            mountPath: mount, allowCustomObjectId: allowCustomObjectId, limits: limits)
         let api = try ParseMirrorAPI(mirrorPath: mirror, configuration: configuration)
-        let server = HTTPServer(host: host, port: port, handler: quiet ? api : RequestLog(api))
+        let server = HTTPServer(host: host, port: port, handler: quiet ? api : RequestLog(api), limits: HTTPServer.Limits(
+            maxBodyBytes: maxBodyMb * 1024 * 1024, requestTimeout: requestTimeout, maxConnections: maxConnections))
         let boundPort: Int
         do {
             boundPort = try server.start()

@@ -156,7 +156,7 @@ extension XCTestCase {
     /// A started server for `handler`, stopped when the test ends.
     func startServer(_ handler: any HTTPHandler = EchoHandler(), host: String = "127.0.0.1", maxBodyBytes: Int = 1 << 20,
                      idleTimeout: Double = 30) throws -> HTTPServer {
-        let server = HTTPServer(host: host, handler: handler, maxBodyBytes: maxBodyBytes, idleTimeout: idleTimeout)
+        let server = HTTPServer(host: host, handler: handler, limits: HTTPServer.Limits(maxBodyBytes: maxBodyBytes, idleTimeout: idleTimeout))
         try server.start()
         addTeardownBlock { server.stop() }
         return server

@@ -1,0 +1,44 @@
+import Foundation
+import ParseModel
+import XCTest
+
+/// A write that adds fields is checked against the `addField` permission and the field cap
+/// before any work, and adding fields costs time in proportion to their number. Over HTTP.
+final class HostileSchemaGrowthTests: XCTestCase {
+    private static func body(fields: Int) -> String {
+        "{" + (0..<fields).map { #""f\#($0)":\#($0)"# }.joined(separator: ",") + "}"
+    }
+
+    func testManyNewFieldsAreRefusedByTheCLPBeforeAnyWork() throws {
+        let live = try LiveMirror()
+        live.mirror.create("Book", #"{"title":"Dune"}"#)
+        XCTAssertEqual(live.mirror.send("PUT", "/schemas/Book", #"{"classLevelPermissions":{"create":{"*":true},"find":{"*":true},"addField":{}}}"#).status, 200)
+        var reply: TestServer.Reply?
+        let seconds = LiveMirror.seconds { reply = live.send("POST", "/classes/Book", Self.body(fields: 80_000), auth: .anonymous, timeout: 60) }
+        XCTAssertParseError(try XCTUnwrap(reply), status: 400, code: ParseErrorCode.operationForbidden.rawValue)
+        XCTAssertLessThan(seconds, 3, "refused before typing 80,000 fields")
+        XCTAssertEqual(try live.mirror.columns(of: "Book").filter { $0.hasPrefix("f") }, [])
+    }
+
+    func testFieldsPerClassAreCapped() throws {
+        let live = try LiveMirror { $0.limits.fieldsPerClass = 300 }
+        var reply: TestServer.Reply?
+        let seconds = LiveMirror.seconds { reply = live.send("POST", "/classes/Wide", Self.body(fields: 20_000), timeout: 60) }
+        XCTAssertParseError(try XCTUnwrap(reply), status: 400, code: ParseErrorCode.invalidSchemaOperation.rawValue,
+                            message: "Wide would have 20000 fields; the server allows at most 300 per class")
+        XCTAssertLessThan(seconds, 3)
+        XCTAssertFalse(try live.mirror.tableExists("Wide"), "nothing was created")
+        XCTAssertEqual(live.send("POST", "/classes/Wide", Self.body(fields: 300))?.status, 201, "up to the cap (objectId, createdAt, updatedAt and ACL not counted)")
+        XCTAssertEqual(try live.mirror.columns(of: "Wide").count, 304)
+        XCTAssertParseError(try XCTUnwrap(live.send("PUT", "/classes/Wide/x", #"{"one":1}"#)), status: 400,
+                            code: ParseErrorCode.invalidSchemaOperation.rawValue)
+    }
+
+    func testAddingFieldsScalesWithTheirNumber() throws {
+        let live = try LiveMirror()
+        let small = LiveMirror.seconds { XCTAssertEqual(live.send("POST", "/classes/A", Self.body(fields: 100))?.status, 201) }
+        let large = LiveMirror.seconds { XCTAssertEqual(live.send("POST", "/classes/B", Self.body(fields: 900))?.status, 201) }
+        XCTAssertEqual(try live.mirror.columns(of: "B").count, 904)
+        XCTAssertLessThan(large, max(small, 0.02) * 9 * 4, "9× the fields take at most about 9× the time (quadratic would be 81×)")
+    }
+}
