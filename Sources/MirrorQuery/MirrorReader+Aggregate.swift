@@ -10,8 +10,13 @@ extension MirrorReader {
     /// The objects an aggregation may read after its leading `$match`; more is 102.
     public static let aggregateReadLimit = 100_000
 
-    /// Runs `pipeline` on the class's objects (the caller has the master key: no ACL applies).
+    /// Runs `pipeline` on the class's objects (the caller has the master key: no ACL applies),
+    /// under the query time limit.
     public func aggregate(_ className: String, _ pipeline: AggregatePipeline, schemas: [String: ClassSchema]) throws(QueryError) -> [JSONObject] {
+        try timed { () throws(QueryError) in try run(pipeline, on: className, schemas: schemas) }
+    }
+
+    private func run(_ pipeline: AggregatePipeline, on className: String, schemas: [String: ClassSchema]) throws(QueryError) -> [JSONObject] {
         guard let schema = schemas[className] else { return [] }
         var stages = pipeline.stages[...]
         var conditions: [SQLFragment] = []

@@ -37,6 +37,11 @@ public final class MirrorReader {
     /// limit fails with 124.
     public func find(_ query: ParseQuery, schemas: [String: ClassSchema], access: ReadAccess,
                      budget: ResultBudget? = nil) throws(QueryError) -> (results: [JSONObject], count: Int?) {
+        try timed(budget: budget) { () throws(QueryError) in try run(query, schemas: schemas, access: access) }
+    }
+
+    /// Runs `body` under the time limit, charging the rows it reads to `budget`.
+    func timed<T>(budget: ResultBudget? = nil, _ body: () throws(QueryError) -> T) throws(QueryError) -> T {
         regexes.clearFailure()
         clock.start(seconds: timeLimit)
         self.budget = budget
@@ -44,7 +49,7 @@ public final class MirrorReader {
             clock.stop()
             self.budget = nil
         }
-        return try run(query, schemas: schemas, access: access)
+        return try body()
     }
 
     private func run(_ query: ParseQuery, schemas: [String: ClassSchema], access: ReadAccess) throws(QueryError) -> (results: [JSONObject], count: Int?) {

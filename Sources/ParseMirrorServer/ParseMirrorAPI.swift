@@ -155,7 +155,7 @@ enum Endpoint {
     /// a batch runs it outside the write lock.
     var runsOutsideWriteLock: Bool {
         switch self {
-        case .serverInfo, .logIn, .currentUser, .query, .get: true
+        case .serverInfo, .logIn, .currentUser, .query, .get, .aggregate: true
         case .schemas, .batch, .logOut, .create, .update, .delete: false
         }
     }
