@@ -41,6 +41,9 @@ final class ImportPass {
     var references: [RowID: [RowID]] = [:]
     /// False once a fault is seen in all-or-nothing mode: nothing more is sent to the sink.
     var sinkOpen: Bool
+    /// Whether the records of objects sent are kept until the sink has answered: a target that
+    /// cannot roll back skips the objects it refuses, which go to the rejects folder as read.
+    let keepsSentRecords: Bool
     /// Records read from every source so far.
     private var recordsRead = 0
 
@@ -57,6 +60,7 @@ final class ImportPass {
         }
         if case .writing = mode { sinkOpen = true } else { sinkOpen = false }
         self.indexes = Dictionary(uniqueKeysWithValues: manifest.classes.map { ($0.className, KeyIndex(className: $0.className)) })
+        if case .writing(let sink, _) = mode { keepsSentRecords = !sink.isTransactional && rejects != nil } else { keepsSentRecords = false }
         for mapping in manifest.classes {
             classTallies[mapping.className] = .init(className: mapping.className)
             for field in mapping.fields {
@@ -73,13 +77,6 @@ final class ImportPass {
 
     /// The thread the sink is called on while the pass runs (writing mode only).
     lazy var writer = SinkWriter()
-
-    /// Whether the records of objects sent are kept until the sink has answered: a target that
-    /// cannot roll back skips the objects it refuses, which go to the rejects folder as read.
-    var keepsSentRecords: Bool {
-        if case .writing(let sink, _) = mode { return !sink.isTransactional && rejects != nil }
-        return false
-    }
 
     /// Hands a sink call to the writer thread and takes in what earlier calls reported.
     func submit(_ job: @escaping SinkWriter.Job) throws(PorterError) {
