@@ -21,7 +21,7 @@ extension RESTSink {
             \(client.address): \(Self.list(cycle)) \(cycle.count == 1 ? "is a required pointer" : "are required pointers") in a cycle. \
             This server assigns its own objectIds, so \(Self.list(names)) could only be set after the objects \
             \(names.count == 1 ? "it points" : "they point") to exist, and Parse Server refuses to create an object without a \
-            required field (error 142). Nothing was written. Either start Parse Server with allowCustomObjectId: true (objects \
+            required field (error \(ParseErrorCode.validationError)). Nothing was written. Either start Parse Server with allowCustomObjectId: true (objects \
             then keep ParsePorter's ids and are created with their pointers), or make one of \
             \(cycle.count == 1 ? "this field" : "these fields") optional (required: false in the manifest, and on the server).
             """)
