@@ -21,6 +21,11 @@
 #      same run, Benchmarks/naive_rest.py on NAIVE_BOOKS books into another fresh
 #      served mirror: one save request per object, then one request per relation
 #      link, as the Parse SDK tutorials do; its objects/s is the reference;
+#      then the small dataset Fixtures/campus (666 objects, 1,500 relation
+#      links) imported into another served mirror (not timed) and imported
+#      again with --concurrency 1, 2, 4 and 8 (timed): a re-import only reads,
+#      so its time is the client's fixed cost per connection, which must not
+#      grow with the number of connections;
 #   5. section "export": the dataset imported into a mirror (not timed), then
 #        parse-porter export --from MIRROR --format csv|ndjson --classes Book
 #      (Book.csv plus its two join files) beside `sqlite3 -csv -header MIRROR`
@@ -65,6 +70,7 @@ TARGET_RSS_MB=300       # parse-porter peak RSS < 300 MB (MB = 1024 KiB, as time
 # Targets (section "rest").
 TARGET_REQUESTS_PER_OBJECT=0.025   # at most 1 request per 40 objects, relations included
 TARGET_NAIVE_SPEEDUP=20            # parse-porter objects/s >= 20 x the naive approach's
+TARGET_REIMPORT_SLOWDOWN=2         # small re-import at --concurrency 8 takes < 2 x the time at 1
 
 # Targets (section "export").
 TARGET_EXPORT_RATIO=0.5      # parse-porter mirror -> CSV objects/s >= 0.5 x sqlite3 -csv rows/s
@@ -467,6 +473,26 @@ r = json.load(open(sys.argv[1]))
 print(r["objects"], r["links"], r["requests"], r["seconds"])' "$RUN_DIR/naive.stdout")
     record_result rest "naive, $naive_books books" "$naive_objects" "$naive_secs" "$MEASURE_KB"
 
+    # A small re-import at growing concurrency: reads only, one idle second per extra connection
+    # would show here (it did, until the /batch senders stopped blocking Dispatch workers).
+    local campus=$ROOT/Fixtures/campus concurrency reimport_1=0 reimport_2=0 reimport_4=0 reimport_8=0
+    local campus_objects
+    campus_objects=$(python3 -c 'import csv, os, sys; print(sum(sum(1 for _ in open(os.path.join(sys.argv[1], f), encoding="utf-8")) - 1 for f in ("departments.csv", "teachers.csv", "rooms.csv", "courses.csv", "students.csv")))' "$campus")
+    trap stop_server EXIT
+    start_server "$RUN_DIR/campus.sqlite" "$RUN_DIR/serve-campus.log"
+    log "rest: parse-porter import $campus --to $SERVE_URL (first import, not timed) ..."
+    PARSE_APPLICATION_ID=benchApp PARSE_MASTER_KEY=benchMasterKey "$PARSE_PORTER" import "$campus" --to "$SERVE_URL" --quiet --rejects "$RUN_DIR/campus-rejects" >/dev/null \
+        || { stop_server; die "import of $campus into a served mirror failed"; }
+    for concurrency in 1 2 4 8; do
+        log "rest: re-import of $campus with --concurrency $concurrency ..."
+        PARSE_APPLICATION_ID=benchApp PARSE_MASTER_KEY=benchMasterKey measure "reimport-c$concurrency" -- "$PARSE_PORTER" import "$campus" --to "$SERVE_URL" --quiet --concurrency "$concurrency" --rejects "$RUN_DIR/campus-rejects"
+        ((MEASURE_STATUS == 0)) || { tail -n 20 "$RUN_DIR/reimport-c$concurrency.stderr" >&2; stop_server; die "re-import exited with status $MEASURE_STATUS"; }
+        record_result rest "re-import campus, c=$concurrency" "$campus_objects" "$MEASURE_SECS" "$MEASURE_KB"
+        eval "reimport_$concurrency=$MEASURE_SECS"
+    done
+    stop_server
+    trap - EXIT
+
     {
         echo
         echo "== rest: $BOOKS books through the Parse REST API into a served mirror on 127.0.0.1 =="
@@ -480,6 +506,10 @@ print(r["objects"], r["links"], r["requests"], r["seconds"])' "$RUN_DIR/naive.st
         echo "ratio (parse-porter objects/s / naive objects/s): ${speedup}x"
         check_target "requests per object <= $TARGET_REQUESTS_PER_OBJECT" "r / o <= t" r="$pp_requests" o="$pp_objects" t="$TARGET_REQUESTS_PER_OBJECT"
         check_target "objects/s >= ${TARGET_NAIVE_SPEEDUP}x naive" "x >= t" x="$speedup" t="$TARGET_NAIVE_SPEEDUP"
+        awk -v a="$reimport_1" -v b="$reimport_2" -v c="$reimport_4" -v d="$reimport_8" 'BEGIN {
+            printf "re-import of Fixtures/campus (reads only): %.2f s at --concurrency 1, %.2f s at 2, %.2f s at 4, %.2f s at 8\n", a, b, c, d
+            printf "ratio (re-import time at --concurrency 2, 4, 8 / at 1): %.2fx, %.2fx, %.2fx\n", b / a, c / a, d / a }'
+        check_target "re-import at c=8 < ${TARGET_REIMPORT_SLOWDOWN}x c=1" "d < t * a" a="$reimport_1" d="$reimport_8" t="$TARGET_REIMPORT_SLOWDOWN"
     } | tee "$RUN_DIR/summary.txt"
     finish_section
 }

@@ -13,7 +13,7 @@ struct BatchOperation: Sendable {
 /// What the server answered for one operation.
 enum BatchResult: Sendable {
     case success(JSONValue)
-    case failure(code: Int, message: String)
+    case failure(code: ParseErrorCode, message: String)
 }
 
 /// Sends operations in `/batch` requests of at most `batchSize`, `concurrency` requests at a time,
@@ -71,11 +71,11 @@ struct BatchSender {
                 for (index, item) in zip(pending, items) {
                     if let success = item["success"] {
                         record(index, .success(success))
-                    } else if case .integer(let code)? = item["error"]?["code"], RetryPolicy.retryableCodes.contains(Int(code)) {
+                    } else if let code = ParseErrorCode(errorBody: item["error"]), RetryPolicy.retryableCodes.contains(code) {
                         again.append(index)
                         retryReason = "Parse error \(code)"
                     } else {
-                        let code: Int = if case .integer(let c)? = item["error"]?["code"] { Int(c) } else { -1 }
+                        let code = ParseErrorCode(errorBody: item["error"]) ?? .otherCause
                         let message: String = if case .string(let m)? = item["error"]?["error"] { m } else { "no message" }
                         record(index, .failure(code: code, message: message))
                     }
@@ -84,6 +84,8 @@ struct BatchSender {
                 reachedServer = true
             case .success:
                 throw PorterError(.target, "\(client.address): /batch answered with something other than one result per request")
+            case .failure(.final(.unavailable(let reason))):
+                throw PorterError(.target, "\(client.address): \(reason)")
             case .failure(.final(let refusal)):
                 throw PorterError(.target, "\(client.address): the server refused a /batch request: \(ParseRESTErrors.describe(refusal))")
             case .failure(.retryable(let reason, let after)):
@@ -107,16 +109,23 @@ struct BatchSender {
 
 /// Batches sent in the background, `concurrency` requests at a time, while the caller
 /// prepares more; results come back in submission order.
+///
+/// The senders are threads of their own, not Dispatch or `OperationQueue` workers: each waits
+/// for its answer, and on Linux Dispatch adds a worker for blocked ones only about once a
+/// second, while URLSession needs a free worker to deliver any answer (with `concurrency`
+/// blocked workers on a 2-core machine, each request past the first waited about a second).
 final class BatchPipeline: @unchecked Sendable {
     private let sender: BatchSender
     private let phase: String
-    private let queue = OperationQueue()
     private let state = SendState()
+    /// Guards the chunks waiting and the sender threads running; broadcast when a thread ends.
+    private let condition = NSCondition()
+    private var waiting: [@Sendable () -> Void] = []
+    private var threads = 0
 
     init(sender: BatchSender, phase: String) {
         self.sender = sender
         self.phase = phase
-        queue.maxConcurrentOperationCount = max(1, sender.concurrency)
     }
 
     /// Queues operations, in batches of the sender's size; `recover` gets indices into `operations`.
@@ -126,7 +135,7 @@ final class BatchPipeline: @unchecked Sendable {
         let sender = sender, phase = phase, state = state
         for start in stride(from: 0, to: operations.count, by: sender.batchSize) {
             let chunk = Array(start..<min(start + sender.batchSize, operations.count))
-            queue.addOperation {
+            enqueue {
                 guard !state.failed else { return }
                 do throws(PorterError) {
                     try sender.sendChunk(chunk, of: operations, phase: phase, recover: recover, into: state, offset: offset)
@@ -139,9 +148,39 @@ final class BatchPipeline: @unchecked Sendable {
 
     /// Waits for every queued batch: the results in submission order, or the first failure.
     func finish() throws(PorterError) -> [BatchResult] {
-        queue.waitUntilAllOperationsAreFinished()
+        condition.lock()
+        while threads > 0 { condition.wait() }
+        condition.unlock()
         if let failure = state.failure { throw failure }
         return state.results.map { $0! }
+    }
+
+    /// Queues a chunk; starts a sender thread while fewer than `concurrency` run.
+    private func enqueue(_ chunk: @escaping @Sendable () -> Void) {
+        condition.lock()
+        defer { condition.unlock() }
+        waiting.append(chunk)
+        guard threads < max(1, sender.concurrency) else { return }
+        threads += 1
+        let thread = Thread { [self] in sendWaitingChunks() }
+        thread.name = "parse-porter /batch"
+        thread.start()
+    }
+
+    /// Sends chunks until none is waiting, then ends the thread.
+    private func sendWaitingChunks() {
+        while true {
+            condition.lock()
+            guard !waiting.isEmpty else {
+                threads -= 1
+                condition.broadcast()
+                condition.unlock()
+                return
+            }
+            let chunk = waiting.removeFirst()
+            condition.unlock()
+            chunk()
+        }
     }
 }
 

@@ -9,8 +9,9 @@ import PorterPipeline
 public enum ParseRESTFailure: Error, Sendable {
     /// The server answered with an error that another try would not change: the Parse error
     /// code when the body has one (403 and 413 bodies have none), and the message.
-    case refused(status: Int, code: Int?, message: String)
-    /// No answer worth having after every attempt: network errors, timeouts, HTTP 5xx, 429.
+    case refused(status: Int, code: ParseErrorCode?, message: String)
+    /// No answer worth having after every attempt (network errors, timeouts, HTTP 5xx, 429), or a
+    /// connection refused before the server ever answered (nothing listens there: no retries).
     case unavailable(String)
 }
 
@@ -23,6 +24,9 @@ public final class ParseRESTClient: @unchecked Sendable {
     private let session: URLSession
     private let lock = NSLock()
     private var tallies: [RequestTally] = []
+    /// Whether any request got an HTTP answer: until then, a refused connection means nothing
+    /// listens at the address (not worth retrying); after, that the server went away for a while.
+    private var answered = false
 
     /// `timeout`: seconds one request may take before it counts as failed.
     public init(address: ParseServerAddress, timeout: Double = 30, retry: RetryPolicy = RetryPolicy(), maximumConnections: Int = 4) {
@@ -102,10 +106,14 @@ public final class ParseRESTClient: @unchecked Sendable {
             let reason = error.map(Self.describe) ?? "no HTTP response"
             // A certificate that is not trusted stays untrusted: no point in asking again.
             if reason.hasPrefix("TLS") { return .failure(.final(.unavailable(reason))) }
+            if (error as? URLError)?.code == .cannotConnectToHost && !hasAnswered {
+                return .failure(.final(.unavailable("connection refused: nothing is listening there (is the server running, and are the host and port right?)")))
+            }
             return .failure(.retryable(reason: reason, retryAfter: nil))
         }
+        markAnswered()
         let json = data.flatMap { try? JSONParser.parse(bytes: Array($0)) }
-        let code: Int? = if case .integer(let c)? = json?["code"] { Int(c) } else { nil }
+        let code = ParseErrorCode(errorBody: json)
         if (200..<300).contains(http.statusCode), let json { return .success(json) }
         let message = Self.errorMessage(json, data: data, status: http.statusCode)
         if RetryPolicy.isRetryable(status: http.statusCode) || code.map(RetryPolicy.retryableCodes.contains) == true {
@@ -124,6 +132,18 @@ public final class ParseRESTClient: @unchecked Sendable {
         }.resume()
         done.wait()
         return result
+    }
+
+    private var hasAnswered: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return answered
+    }
+
+    private func markAnswered() {
+        lock.lock()
+        answered = true
+        lock.unlock()
     }
 
     private func count(phase: String, operations: Int) {

@@ -42,7 +42,7 @@ struct RESTReader {
             return try client.send("GET", path, query: query, phase: phase)
         } catch {
             // Reading a class that does not exist yet without the master key (PARSE_REST.md §5).
-            if case .refused(_, 119?, _) = error { return .object(JSONObject(["results": .array([])])) }
+            if case .refused(_, .operationForbidden?, _) = error { return .object(JSONObject(["results": .array([])])) }
             throw PorterError(.target, "\(client.address): reading \(path): \(ParseRESTErrors.describe(error))")
         }
     }

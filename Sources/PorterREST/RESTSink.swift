@@ -85,24 +85,42 @@ public final class RESTSink: ObjectSink {
     }
 
     public func begin(schemas: [ClassSchema], naturalKeys: [String: [String]]) throws(PorterError) {
+        try begin(schemas: schemas, naturalKeys: naturalKeys, plan: nil)
+    }
+
+    /// Checks, before anything is written, that the server can take the dataset the way `plan`
+    /// writes it; then creates missing classes and fields.
+    public func begin(schemas: [ClassSchema], naturalKeys: [String: [String]], plan: ImportPlan) throws(PorterError) {
+        try begin(schemas: schemas, naturalKeys: naturalKeys, plan: Optional(plan))
+    }
+
+    private func begin(schemas: [ClassSchema], naturalKeys: [String: [String]], plan: ImportPlan?) throws(PorterError) {
         _ = try existingSchemas()
         self.declared = Dictionary(uniqueKeysWithValues: schemas.map { ($0.className, $0) })
         self.naturalKeys = naturalKeys
-        try createMissingSchemas(schemas)
+        if client.address.masterKey == nil { try requireClassesWithoutMasterKey(schemas) }
         acceptsCustomObjectIds = try probeCustomObjectIds()
-        let keyless = schemas.map(\.className).filter { naturalKeys[$0]?.isEmpty ?? true }
-        if !acceptsCustomObjectIds && !keyless.isEmpty {
-            throw PorterError(.target, """
-                \(client.address): \(keyless.joined(separator: ", ")) \(keyless.count == 1 ? "has" : "have") no natural key, so \
-                objects are identified by their objectId, but this server does not accept custom objectIds. Start Parse Server \
-                with allowCustomObjectId: true, or give the class a key in the manifest.
-                """)
+        if !acceptsCustomObjectIds {
+            try refuseKeylessClasses(schemas)
+            if let plan { try refuseRequiredPointersPatchedLater(plan) }
         }
+        try createMissingSchemas(schemas)
+    }
+
+    /// Without a natural key, objects are identified by objectId, which the server must then take.
+    private func refuseKeylessClasses(_ schemas: [ClassSchema]) throws(PorterError) {
+        let keyless = schemas.map(\.className).filter { naturalKeys[$0]?.isEmpty ?? true }
+        guard !keyless.isEmpty else { return }
+        throw PorterError(.target, """
+            \(client.address): \(keyless.joined(separator: ", ")) \(keyless.count == 1 ? "has" : "have") no natural key, so \
+            objects are identified by their objectId, but this server does not accept custom objectIds. Start Parse Server \
+            with allowCustomObjectId: true, or give the class a key in the manifest.
+            """)
     }
 
     /// Creates missing classes and adds missing fields through `/schemas` (master key only).
     private func createMissingSchemas(_ schemas: [ClassSchema]) throws(PorterError) {
-        guard client.address.masterKey != nil else { return try requireClassesWithoutMasterKey(schemas) }
+        guard client.address.masterKey != nil else { return }
         guard let existing = serverSchemas else { return }
         var requests: [(method: String, className: String, fields: [SchemaField])] = []
         for schema in schemas {
@@ -140,7 +158,7 @@ public final class RESTSink: ObjectSink {
             do {
                 _ = try client.send("GET", "/classes/\(schema.className)", query: [("limit", "0")], phase: "preflight")
             } catch {
-                guard case .refused(_, 119?, _) = error else { throw ParseRESTErrors.preflight(error, address: client.address) }
+                guard case .refused(_, .operationForbidden?, _) = error else { throw ParseRESTErrors.preflight(error, address: client.address) }
                 missing.append(schema.className)
             }
         }
@@ -164,9 +182,20 @@ public final class RESTSink: ObjectSink {
     /// Whether the server accepts client objectIds. A create carrying an objectId and an
     /// impossible value is refused before anything is written: with 105 when custom ids are off
     /// (the objectId is checked first), with 111 for the value when they are on.
+    ///
+    /// It goes to a class the server has when there is one. Sent to a new class of a server
+    /// that takes custom ids, it may leave the class behind (Parse Server creates the class
+    /// before it checks the value), so that class is read again; a dry run never sends it there.
     private func probeCustomObjectIds() throws(PorterError) -> Bool {
         let existing = Set(serverSchemas?.keys.map { $0 } ?? [])
-        guard let className = declared.keys.sorted().first(where: { existing.contains($0) || !options.dryRun }) else { return false }
+        let names = declared.keys.sorted()
+        guard let className = names.first(where: existing.contains) ?? (options.dryRun ? nil : names.first) else { return false }
+        let accepted = try probeCustomObjectIds(in: className)
+        if accepted && !existing.contains(className) { rereadSchema(className) }
+        return accepted
+    }
+
+    private func probeCustomObjectIds(in className: String) throws(PorterError) -> Bool {
         let probe = "parsePorterProbe"
         let body = JSONValue.object(JSONObject(["objectId": .string(probe),
                                                 probe: .object(JSONObject(["__type": .string("ParsePorterProbe")]))]))
@@ -175,13 +204,20 @@ public final class RESTSink: ObjectSink {
             // A server that stored it takes custom ids; take the probe away again.
             _ = try? client.send("DELETE", "/classes/\(className)/\(probe)", phase: "preflight")
             return true
-        } catch .refused(_, 105?, _) {
+        } catch .refused(_, .invalidKeyName?, _) {
             return false
-        } catch .refused(_, 111?, _) {
+        } catch .refused(_, .incorrectType?, _) {
             return true
         } catch {
             throw ParseRESTErrors.preflight(error, address: client.address)
         }
+    }
+
+    /// Reads one class's schema again into ``serverSchemas`` (nothing when it does not exist).
+    private func rereadSchema(_ className: String) {
+        guard client.address.masterKey != nil, let json = try? client.send("GET", "/schemas/\(className)", phase: "preflight"),
+              let schema = try? ClassSchema(schemaJSON: json) else { return }
+        serverSchemas?[className] = schema
     }
 
     func plan(phase: String, requests: Int, operations: Int) {
@@ -260,7 +296,7 @@ public final class RESTSink: ObjectSink {
         do {
             _ = try client.send("GET", "/classes/\(className)/\(objectId)", query: [("keys", "objectId")], phase: "read \(className)")
             return true
-        } catch .refused(_, 101?, _) {
+        } catch .refused(_, .objectNotFound?, _) {
             return false
         } catch {
             throw PorterError(.target, "\(client.address): \(ParseRESTErrors.describe(error))")

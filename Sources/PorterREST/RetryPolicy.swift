@@ -1,4 +1,5 @@
 import Foundation
+import ParseModel
 
 /// When and how long to wait before sending a request again: network errors, HTTP 5xx, 429 and
 /// Parse's retryable codes, with exponential backoff and jitter, a bounded number of times.
@@ -17,7 +18,7 @@ public struct RetryPolicy: Sendable {
 
     /// Parse error codes worth another try (PARSE_REST.md §9): internal error, connection
     /// failed (Parse Server's rate limit answer), timeout, request limit exceeded (hosted servers).
-    public static let retryableCodes: Set<Int> = [1, 100, 124, 155]
+    public static let retryableCodes: Set<ParseErrorCode> = [.internalServerError, .connectionFailed, .timeout, .requestLimitExceeded]
 
     /// Whether an HTTP status is worth another try.
     public static func isRetryable(status: Int) -> Bool { status == 429 || status >= 500 }

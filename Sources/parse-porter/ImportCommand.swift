@@ -20,7 +20,8 @@ struct ImportCommand: ParsableCommand {
 
             A Parse Server target is written only after the whole dataset validated. Objects are matched by natural key:
             missing ones are created, changed ones updated, so a second run sends no writes and an interrupted run is
-            finished by running it again. An object the server refuses is reported and skipped (exit 1).
+            finished by running it again. An object the server refuses is reported, skipped and written to
+            <rejects>/<Class>.csv with the Parse error (exit 1).
             """
     )
 
@@ -37,7 +38,7 @@ struct ImportCommand: ParsableCommand {
     @Option(name: .long, help: "Load the valid rows when at most N rows are rejected; rejected rows go to the rejects folder.")
     var maxErrors: Int?
 
-    @Option(name: .long, help: "Where --max-errors writes <Class>.csv files of rejected rows (default: <dataset>/rejects).")
+    @Option(name: .long, help: "Where rejected rows go, as <Class>.csv files: those --max-errors leaves out, and objects a Parse Server refuses (default: <dataset>/rejects).")
     var rejects: String?
 
     @Option(name: .long, help: "Objects per write (mirror, default 1000) or operations per /batch request (Parse Server, default 50).")
@@ -82,7 +83,8 @@ struct ImportCommand: ParsableCommand {
         FaultPrinter.print(report)
         guard report.succeeded else {
             if report.committed {
-                Terminal.error("\(report.classes.map(\.rejected).reduce(0, +)) objects were refused by \(target); everything else was written")
+                let listed = report.rejectFiles.isEmpty ? "" : "; refused objects are in \(report.rejectFiles.joined(separator: ", "))"
+                Terminal.error("\(report.classes.map(\.rejected).reduce(0, +)) objects were refused by \(target); everything else was written\(listed)")
             } else {
                 Terminal.error("nothing was written to \(target)")
             }

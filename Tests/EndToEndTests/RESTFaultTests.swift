@@ -99,8 +99,38 @@ final class RESTFaultTests: XCTestCase {
         let closed = try ServedMirror(path: directory.appendingPathComponent("closed.sqlite").path, allowCustomObjectId: false)
         let closedURL = closed.url
         closed.server.stop()
-        let unreachable = try CommandRunner.run(["import", library, "--to", closedURL, "--timeout", "1"], environment: ServedMirror.environment)
+        let started = Date()
+        let unreachable = try CommandRunner.run(["import", library, "--to", closedURL], environment: ServedMirror.environment)
+        let seconds = Date().timeIntervalSince(started)
         XCTAssertEqual(unreachable.status, 3)
-        XCTAssertTrue(unreachable.stderr.contains("connection refused"), unreachable.stderr)
+        XCTAssertTrue(unreachable.stderr.contains("\(closedURL): connection refused: nothing is listening there"), unreachable.stderr)
+        // Refused before the server ever answered: no retries (they took 4 to 8 s).
+        XCTAssertFalse(unreachable.stderr.contains("gave up"), unreachable.stderr)
+        XCTAssertLessThan(seconds, 2, "a closed port took \(seconds) s")
+    }
+
+    /// A server that answered once and then refuses connections is waited for: retried, then exit 3.
+    func testConnectionRefusedMidRunIsRetried() throws {
+        let server = try ServedMirror(in: self)
+        nonisolated(unsafe) var result: CommandRunner.Result?
+        let done = DispatchSemaphore(value: 0)
+        let arguments = ["import", CommandRunner.fixtures.appendingPathComponent("library").path, "--to", server.url,
+                         "--batch-size", "2", "--concurrency", "1", "-q"]
+        DispatchQueue.global().async {
+            result = try? CommandRunner.run(arguments, environment: ServedMirror.environment)
+            done.signal()
+        }
+        let deadline = Date().addingTimeInterval(60)
+        while server.injector.writes < 20 && Date() < deadline { usleep(500) }
+        server.server.stop()
+        let stopped = Date()
+        done.wait()
+        let retried = Date().timeIntervalSince(stopped)
+        let ended = try XCTUnwrap(result)
+        XCTAssertEqual(ended.status, 3, ended.stderr)
+        XCTAssertTrue(ended.stderr.contains("connection refused") && ended.stderr.contains("gave up after 6 attempts"), ended.stderr)
+        XCTAssertTrue(ended.stderr.contains("written before that: "), ended.stderr)
+        // Five waits of 0.25, 0.5, 1, 2 and 4 s, each jittered down to no less than half.
+        XCTAssertGreaterThan(retried, 3.5, "retried with backoff before giving up")
     }
 }

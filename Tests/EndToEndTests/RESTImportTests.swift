@@ -8,7 +8,7 @@ final class RESTImportTests: XCTestCase {
     /// ends equal to the direct import (objects, typed values, pointers, relations; ids aside).
     func testFixturesThroughRESTEqualDirectImports() throws {
         let directory = try CommandRunner.temporaryDirectory(self)
-        for fixture in ["library", "todo", "recipes", "contacts", "org", "parse-export"] {
+        for fixture in ["library", "todo", "recipes", "contacts", "org", "parse-export", "campus"] {
             let direct = directory.appendingPathComponent("\(fixture)-direct.sqlite")
             let imported = try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent(fixture).path, "--to", direct.path, "-q"])
             XCTAssertEqual(imported.status, 0, imported.stderr)
@@ -98,8 +98,8 @@ final class RESTImportTests: XCTestCase {
         XCTAssertEqual(try Mirror(served).value("SELECT count(*) FROM _SCHEMA"), "0")
     }
 
-    /// An object the server refuses is reported with its file and line and the Parse error;
-    /// the rest of the data is written.
+    /// An object the server refuses is reported with its file and line and the Parse error, and
+    /// written to rejects/<Class>.csv as it was read; the rest of the data is written.
     func testRefusedObjectsAreReportedAndTheRestWritten() throws {
         let directory = try CommandRunner.temporaryDirectory(self)
         let server = try ServedMirror(in: self)
@@ -107,7 +107,7 @@ final class RESTImportTests: XCTestCase {
         // The server's schema requires a description, which some to-dos lack: those get 142.
         let schema = #"{"className":"TodoListItem","fields":{"description":{"type":"String","required":true}}}"#
         XCTAssertEqual(try Self.curl(server, "POST", "/schemas/TodoListItem", schema).status, 0)
-        let dataset = CommandRunner.fixtures.appendingPathComponent("todo")
+        let dataset = try CommandRunner.copyFixture("todo", to: directory)
         let direct = directory.appendingPathComponent("direct.sqlite")
         XCTAssertEqual(try CommandRunner.run(["import", dataset.path, "--to", direct.path, "-q"]).status, 0)
         let withoutDescription = Int(try Mirror(direct).value("SELECT count(*) FROM TodoListItem WHERE description IS NULL") ?? "") ?? 0
@@ -121,6 +121,21 @@ final class RESTImportTests: XCTestCase {
         XCTAssertTrue(summary.errors.contains { $0.hasPrefix("todos.tsv:") && $0.contains("Parse error 142") }, "\(summary.errors)")
         XCTAssertEqual(try Mirror(served).value("SELECT count(*) FROM TodoListItem"), "\(summary.tally("TodoListItem")!.inserted)")
         XCTAssertEqual(try Mirror(served).value("SELECT count(*) FROM TodoListItem WHERE description IS NULL"), "0")
+        // The refused rows, as the source has them, with their line and the server's code and message.
+        let rejects = dataset.appendingPathComponent("rejects/TodoListItem.csv")
+        XCTAssertEqual(summary.rejectFiles, [rejects.path])
+        let source = try String(contentsOf: dataset.appendingPathComponent("todos.tsv"), encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        var expected = "_line,title,description,_error\n"
+        for (index, row) in source.enumerated().dropFirst() where row.hasSuffix("\t") {
+            expected += "\(index + 1),\(row.dropLast()),,the server refused TodoListItem: Parse error 142: description is required\n"
+        }
+        XCTAssertEqual(expected.split(separator: "\n").count - 1, withoutDescription)
+        XCTAssertEqual(try String(contentsOf: rejects, encoding: .utf8), expected)
+        // Without --json, the summary names the file.
+        let again = try server.runImport(dataset.path)
+        XCTAssertEqual(again.status, 1)
+        XCTAssertTrue(again.stderr.contains("\(withoutDescription) objects were refused by \(server.url); everything else was written; refused objects are in \(rejects.path)"), again.stderr)
+        XCTAssertEqual(try String(contentsOf: rejects, encoding: .utf8), expected)
     }
 
     /// A field whose type differs on the server is a validation error: exit 1, nothing written.

@@ -32,7 +32,7 @@ final class MirrorTargetTests: XCTestCase {
             "pages": .object(JSONObject(["type": .string("Number")])),
             "title": .object(JSONObject(["type": .string("Number")])),
         ]))])))) { error in
-            XCTAssertEqual((error as? ParseAPIError)?.code, 255)
+            XCTAssertEqual((error as? ParseAPIError)?.code, .invalidSchemaOperation)
         }
         try target.commit()
         XCTAssertEqual(try target.schema(of: "Book")?.fields.map(\.name), ["title"])

@@ -93,6 +93,36 @@ final class PlannerTests: XCTestCase {
         XCTAssertEqual(plan.cyclicFields, ["A": ["b"], "B": ["c"]])
     }
 
+    /// Inside a cycle, required pointers go out with their objects and the optional one waits,
+    /// whatever the manifest order; a cycle of required pointers alone keeps manifest order.
+    func testRequiredPointersOfACycleAreNotPatched() {
+        func required(_ className: String, _ fields: [String: String]) -> ClassMapping {
+            var mapping = mapping(className, ["name": .string])
+            for (field, target) in fields.sorted(by: { $0.key < $1.key }) {
+                mapping.fields.append(FieldMapping(name: field, type: .pointer(targetClass: target), required: field != "a"))
+            }
+            return mapping
+        }
+        let plan = plan([required("A", ["b": "B"]), required("B", ["c": "C"]), required("C", ["a": "A"])])
+        XCTAssertEqual(phases(plan), ["1 insert C", "2 insert B", "3 insert A", "4 patch C.a"])
+        XCTAssertEqual(plan.cyclicFields, ["C": ["a"]])
+
+        let campus = self.plan([
+            ClassMapping(className: "Department", source: "d.csv", key: ["name"], fields: [
+                FieldMapping(name: "name", type: .string), FieldMapping(name: "head", type: .pointer(targetClass: "Teacher"), required: true)]),
+            ClassMapping(className: "Teacher", source: "t.csv", key: ["name"], fields: [
+                FieldMapping(name: "name", type: .string), FieldMapping(name: "department", type: .pointer(targetClass: "Department"))]),
+        ])
+        XCTAssertEqual(phases(campus), ["1 insert Teacher", "2 insert Department", "3 patch Teacher.department"])
+        let bothRequired = self.plan([
+            ClassMapping(className: "Department", source: "d.csv", key: ["name"], fields: [
+                FieldMapping(name: "name", type: .string), FieldMapping(name: "head", type: .pointer(targetClass: "Teacher"), required: true)]),
+            ClassMapping(className: "Teacher", source: "t.csv", key: ["name"], fields: [
+                FieldMapping(name: "name", type: .string), FieldMapping(name: "department", type: .pointer(targetClass: "Department"), required: true)]),
+        ])
+        XCTAssertEqual(phases(bothRequired), ["1 insert Department", "2 insert Teacher", "3 patch Department.head"])
+    }
+
     func testOnlyFieldsOnTheCycleArePatched() {
         let plan = plan([
             mapping("D", ["name": .string, "a": .pointer(targetClass: "A")]),

@@ -100,7 +100,7 @@ final class BatchSenderTests: XCTestCase {
         for (index, result) in results.enumerated() {
             switch result {
             case .success(let json): XCTAssertNotEqual(index, 4); XCTAssertNotNil(json["objectId"])
-            case .failure(let code, _): XCTAssertEqual(index, 4); XCTAssertEqual(code, 111)
+            case .failure(let code, _): XCTAssertEqual(index, 4); XCTAssertEqual(code, .incorrectType)
             }
         }
         let stored = try client.send("GET", "/classes/Item", query: [("order", "n"), ("limit", "100")], phase: "check")
@@ -122,11 +122,25 @@ final class BatchSenderTests: XCTestCase {
     }
 
     func testAServerThatIsGoneIsReportedAfterTheRetries() throws {
+        // The client has had an answer: a refused connection now is a server away for a while.
+        _ = try client.send("GET", "/classes/Item", phase: "before")
         server.stop()
         let sender = BatchSender(client: client, batchSize: 5, concurrency: 1)
         XCTAssertThrowsError(try sender.send([BatchOperation(method: "POST", path: "/classes/Item", body: JSONObject())], phase: "gone")) { error in
             XCTAssertEqual((error as? PorterError)?.kind, .target)
             XCTAssertTrue((error as? PorterError)?.message.contains("gave up after 2 attempts") ?? false, "\(error)")
         }
+    }
+
+    /// A connection refused before any answer: nothing listens there, and no retry changes that.
+    func testNothingListeningFailsAtOnce() throws {
+        server.stop()
+        let started = Date()
+        let sender = BatchSender(client: client, batchSize: 5, concurrency: 1)
+        XCTAssertThrowsError(try sender.send([BatchOperation(method: "POST", path: "/classes/Item", body: JSONObject())], phase: "never")) { error in
+            XCTAssertEqual((error as? PorterError)?.message, "\(client.address): connection refused: nothing is listening there (is the server running, and are the host and port right?)")
+        }
+        XCTAssertEqual(client.requestTallies.first { $0.phase == "never" }?.requests, 1)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 0.5)
     }
 }

@@ -42,7 +42,7 @@ final class ServerHistory: MigrationHistory {
         for object in try objects(where: JSONObject(["version": .string(version)])) {
             guard let objectId = object["objectId"]?.stringValue else { continue }
             do { _ = try api.send("DELETE", "\(Self.path)/\(objectId)") } catch {
-                if error.code != 101 { throw error.porterError("removing migration \(version) from \(Self.className)") }
+                if error.code != .objectNotFound { throw error.porterError("removing migration \(version) from \(Self.className)") }
             }
         }
     }
@@ -101,7 +101,7 @@ enum MasterOnly {
         do {
             _ = try api.send("POST", "/schemas/\(className)", body: .object(schema))
         } catch {
-            if error.code != 103 { throw error.porterError("creating the \(className) class") }
+            if error.code != .invalidClassName { throw error.porterError("creating the \(className) class") }
         }
     }
 }

@@ -34,7 +34,7 @@ struct BatchWriter {
 
     /// Sends `writes`; a write refused with another code stops the operation (exit 3) once its
     /// batch is answered, naming the object and Parse's answer.
-    func send(_ writes: [ObjectWrite], alreadyDone: Set<Int> = []) throws(PorterError) -> Tally {
+    func send(_ writes: [ObjectWrite], alreadyDone: Set<ParseErrorCode> = []) throws(PorterError) -> Tally {
         var tally = Tally()
         for start in stride(from: 0, to: writes.count, by: Self.writesPerBatch) {
             let chunk = writes[start..<min(start + Self.writesPerBatch, writes.count)]
@@ -59,7 +59,7 @@ struct BatchWriter {
                     tally.written += 1
                     continue
                 }
-                let code: Int? = if case .integer(let c)? = result["error"]?["code"] { Int(c) } else { nil }
+                let code = ParseErrorCode(errorBody: result["error"])
                 if let code, alreadyDone.contains(code) {
                     tally.alreadyDone += 1
                 } else if refusal == nil {

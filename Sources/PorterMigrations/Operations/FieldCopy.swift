@@ -30,7 +30,7 @@ extension OperationRunner {
                     writes.append(.update(className, objectId, JSONObject([to.name: wanted?.wireJSON ?? Self.deleteOperation])))
                 }
             }
-            tally.written += try writer.send(writes, alreadyDone: [101]).written
+            tally.written += try writer.send(writes, alreadyDone: [.objectNotFound]).written
         }
         return tally
     }
@@ -51,7 +51,7 @@ extension OperationRunner {
                 }
                 writes.append(.update(className, objectId, JSONObject([to: Self.relationOperation("AddRelation", missing.sorted(), of: targetClass)])))
             }
-            tally.written += try writer.send(writes, alreadyDone: [101]).written
+            tally.written += try writer.send(writes, alreadyDone: [.objectNotFound]).written
         }
         return tally
     }

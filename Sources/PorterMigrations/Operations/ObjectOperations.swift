@@ -25,7 +25,7 @@ extension OperationRunner {
                     writes.append(.update(className, objectId, body))
                 }
             }
-            let tally = try writer.send(writes, alreadyDone: [101])
+            let tally = try writer.send(writes, alreadyDone: [.objectNotFound])
             written += tally.written
             unchanged += tally.alreadyDone
         }
@@ -60,11 +60,11 @@ extension OperationRunner {
                     }
                 }
             }
-            _ = try writer.send(unlinks, alreadyDone: [101])
+            _ = try writer.send(unlinks, alreadyDone: [.objectNotFound])
             for relation in incoming {
                 try unlink(ids, of: className, from: relation.field, of: relation.className)
             }
-            let tally = try writer.send(ids.map { .delete(className, $0) }, alreadyDone: [101])
+            let tally = try writer.send(ids.map { .delete(className, $0) }, alreadyDone: [.objectNotFound])
             deleted += tally.written
             gone += tally.alreadyDone
         }
@@ -80,7 +80,7 @@ extension OperationRunner {
             let pointers = chunk.map { ParseValue.pointer(PointerRef(className: className, objectId: $0)).wireJSON }
             let remove = Self.relationOperation("RemoveRelation", chunk, of: className)
             try pager.forEachPage(of: owner, where: JSONObject([field: .object(JSONObject(["$in": .array(pointers)]))]), keys: []) { owners throws(PorterError) in
-                _ = try writer.send(owners.compactMap { $0["objectId"]?.stringValue }.map { .update(owner, $0, JSONObject([field: remove])) }, alreadyDone: [101])
+                _ = try writer.send(owners.compactMap { $0["objectId"]?.stringValue }.map { .update(owner, $0, JSONObject([field: remove])) }, alreadyDone: [.objectNotFound])
             }
         }
     }

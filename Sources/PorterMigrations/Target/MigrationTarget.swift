@@ -56,7 +56,7 @@ extension ParseAPI {
         do {
             answer = try send("GET", "/schemas/\(className)")
         } catch {
-            if error.code == 103 { return nil }
+            if error.code == .invalidClassName { return nil }
             throw error.porterError("reading the schema of \(className)")
         }
         do { return try ClassSchema(schemaJSON: answer) } catch { throw PorterError(.target, "reading the schema of \(className): \(error.message)") }

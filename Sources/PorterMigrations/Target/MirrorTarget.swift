@@ -50,7 +50,7 @@ public final class MirrorTarget: MigrationTarget, ParseAPI {
             throw .failed(error)
         }
         guard (200..<300).contains(answer.status) else {
-            let code: Int? = if case .integer(let c)? = answer.body["code"] { Int(c) } else { nil }
+            let code = ParseErrorCode(errorBody: answer.body)
             let message = answer.body["error"]?.stringValue ?? answer.body["message"]?.stringValue ?? answer.body.serialized()
             throw .refused(status: answer.status, code: code, message: message)
         }

@@ -5,7 +5,7 @@ import PorterPipeline
 public enum ParseAPIError: Error, Sendable {
     /// The server answered with an error: the HTTP status, Parse's error code when the body has
     /// one, and the message.
-    case refused(status: Int, code: Int?, message: String)
+    case refused(status: Int, code: ParseErrorCode?, message: String)
     /// No answer: the server is unreachable or the mirror file failed.
     case failed(PorterError)
 
@@ -20,7 +20,7 @@ public enum ParseAPIError: Error, Sendable {
     }
 
     /// Parse's error code of a refusal.
-    public var code: Int? {
+    public var code: ParseErrorCode? {
         if case .refused(_, let code, _) = self { return code }
         return nil
     }

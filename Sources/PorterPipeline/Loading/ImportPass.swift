@@ -9,7 +9,8 @@ import PorterReaders
 /// - `collectingRejects`: no sink; also decides which rows `--max-errors` leaves out,
 ///   following references so that rows pointing at rejected rows are rejected too.
 /// - `writing`: sends to the sink while no fault has been seen; rows in the reject plan are
-///   skipped and written to the rejects folder.
+///   skipped and written to the rejects folder, and so are the objects a target that cannot
+///   roll back refuses.
 final class ImportPass {
     enum Mode {
         case validating
@@ -40,6 +41,9 @@ final class ImportPass {
     var references: [RowID: [RowID]] = [:]
     /// False once a fault is seen in all-or-nothing mode: nothing more is sent to the sink.
     var sinkOpen: Bool
+    /// Whether the records of objects sent are kept until the sink has answered: a target that
+    /// cannot roll back skips the objects it refuses, which go to the rejects folder as read.
+    let keepsSentRecords: Bool
     /// Records read from every source so far.
     private var recordsRead = 0
 
@@ -51,11 +55,12 @@ final class ImportPass {
         self.options = options
         self.progress = progress
         self.log = DiagnosticLog(limit: options.shownErrorLimit)
-        if case .writing(_, .some) = mode, let directory = options.rejectsDirectory {
+        if case .writing(let sink, let plan) = mode, plan != nil || !sink.isTransactional, let directory = options.rejectsDirectory {
             self.rejects = RejectFiles(directory: directory)
         }
         if case .writing = mode { sinkOpen = true } else { sinkOpen = false }
         self.indexes = Dictionary(uniqueKeysWithValues: manifest.classes.map { ($0.className, KeyIndex(className: $0.className)) })
+        if case .writing(let sink, _) = mode { keepsSentRecords = !sink.isTransactional && rejects != nil } else { keepsSentRecords = false }
         for mapping in manifest.classes {
             classTallies[mapping.className] = .init(className: mapping.className)
             for field in mapping.fields {
@@ -75,14 +80,17 @@ final class ImportPass {
 
     /// Hands a sink call to the writer thread and takes in what earlier calls reported.
     func submit(_ job: @escaping SinkWriter.Job) throws(PorterError) {
-        apply(try writer.submit(job))
+        try apply(try writer.submit(job))
     }
 
-    func apply(_ completions: [SinkWriter.Completion]) {
+    func apply(_ completions: [SinkWriter.Completion]) throws(PorterError) {
         for completion in completions {
             switch completion {
-            case .objects(let className, let source, let lines, let outcomes, let links):
-                for (line, outcome) in zip(lines, outcomes) { count(outcome, className: className, source: source, line: line) }
+            case .objects(let className, let source, let lines, let records, let outcomes, let links):
+                for (index, (line, outcome)) in zip(lines, outcomes).enumerated() {
+                    count(outcome, className: className, source: source, line: line)
+                    if case .failed(let reason) = outcome, index < records.count { try rejects?.add(records[index], reason: reason, to: className) }
+                }
                 tally(links)
             case .patches(let className, let source, let outcomes):
                 for outcome in outcomes {
@@ -117,22 +125,25 @@ final class ImportPass {
 
     /// Runs the pass; returns the reject files written.
     func run() throws(PorterError) -> [String] {
-        guard case .writing = mode else { return try readEverything() }
+        guard case .writing = mode else {
+            try readEverything()
+            return []
+        }
         defer { writer.stop() }
         do {
-            let rejectFiles = try readEverything()
+            try readEverything()
             if let sink {
                 try submit { () throws(PorterError) in .links(try sink.flush()) }
             }
-            apply(try writer.drain())
-            return rejectFiles
+            try apply(try writer.drain())
+            return try rejects?.close() ?? []
         } catch {
             rejects?.discard()
             throw error
         }
     }
 
-    private func readEverything() throws(PorterError) -> [String] {
+    private func readEverything() throws(PorterError) {
         var loaded: Set<String> = []
         for className in plan.classOrder where !loaded.contains(className) {
             let group = sourceGroup(startingAt: className, loaded: loaded)
@@ -144,7 +155,6 @@ final class ImportPass {
             try loadJoinFile(relation, source: manifest.classes.count + index)
         }
         if collecting { followReferences() }
-        return try rejects?.close() ?? []
     }
 
     // MARK: Classes, one source file at a time
@@ -218,6 +228,8 @@ final class ImportPass {
         let cyclicIndices: Set<Int>
         let fieldNames: [String]
         var batch: [ResolvedObject] = []
+        /// The records of ``batch`` as read, when ``ImportPass/keepsSentRecords``.
+        var records: [SourceRecord] = []
         var relationBatches: [String: [RelationLinks]] = [:]
         var checkedHeader = false
 
@@ -349,6 +361,7 @@ final class ImportPass {
         if sink != nil {
             load.batch.append(ResolvedObject(objectId: draft.objectId, line: draft.line, fields: fields, acl: draft.acl,
                                              createdAt: draft.createdAt, updatedAt: draft.updatedAt))
+            if keepsSentRecords { load.records.append(record) }
         }
     }
 
@@ -393,7 +406,7 @@ final class ImportPass {
         }
         if case .writing(let sink, _) = mode {
             do {
-                apply(try writer.drain())
+                try apply(try writer.drain())
                 guard try sink.hasObject(className: reference.targetClass, objectId: id) else {
                     problems.append(Diagnostic(location, "no \(reference.targetClass) has objectId \"\(id)\" in the target"))
                     return nil
@@ -420,17 +433,18 @@ final class ImportPass {
     private func flush(_ load: ClassLoad) throws(PorterError) {
         defer {
             load.batch.removeAll(keepingCapacity: true)
+            load.records.removeAll(keepingCapacity: true)
             load.relationBatches.removeAll(keepingCapacity: true)
         }
         guard let sink, !load.batch.isEmpty || !load.relationBatches.isEmpty else { return }
-        let objects = load.batch, mapping = load.mapping, className = load.className
+        let objects = load.batch, records = load.records, mapping = load.mapping, className = load.className
         let relations = load.relationBatches.keys.sorted().map { field in
             RelationBatch(field: field, targetClass: mapping.field(named: field)!.type.targetClass!, links: load.relationBatches[field]!,
                           replace: mapping.mode != .merge)
         }
         try submit { () throws(PorterError) in
             let written = try sink.write(objects, className: className, mode: mapping.mode, relations: relations)
-            return .objects(className: className, source: mapping.source, lines: objects.map(\.line), outcomes: written.outcomes,
+            return .objects(className: className, source: mapping.source, lines: objects.map(\.line), records: records, outcomes: written.outcomes,
                             links: Dictionary(uniqueKeysWithValues: written.links.map { ("\(className).\($0.key)", $0.value) }))
         }
     }

@@ -22,7 +22,8 @@ public struct ImportReport: Sendable {
     /// The faults found, up to the display limit; ``errorCount`` counts them all.
     public var errors: [Diagnostic]
     public var errorCount: Int
-    /// Files written under the rejects folder (with `--max-errors`).
+    /// Files written under the rejects folder: rows `--max-errors` left out, and objects a
+    /// target that cannot roll back refused.
     public var rejectFiles: [String]
     /// Whether the target was changed (false for validation, dry runs and failures).
     public var committed: Bool

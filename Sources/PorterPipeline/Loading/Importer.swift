@@ -86,7 +86,7 @@ public struct Importer {
         }
         let pass = ImportPass(manifest: manifest, plan: plan, mode: .writing(sink, rejectPlan), options: options, progress: progress)
         pass.validatedIndexes = validatedIndexes
-        try sink.begin(schemas: manifest.schemas, naturalKeys: Dictionary(uniqueKeysWithValues: manifest.classes.map { ($0.className, $0.key) }))
+        try sink.begin(schemas: manifest.schemas, naturalKeys: Dictionary(uniqueKeysWithValues: manifest.classes.map { ($0.className, $0.key) }), plan: plan)
         let rejectFiles: [String]
         do {
             rejectFiles = try pass.run()
@@ -96,11 +96,12 @@ public struct Importer {
         }
         if pass.log.count > 0 || options.dryRun {
             sink.rollback()
-            // Reject files describe a load that did not happen: they go with it.
-            for file in rejectFiles { try? FileManager.default.removeItem(atPath: file) }
-            // A target without rollback keeps what was written before the refused objects.
+            // A target without rollback keeps what was written besides the refused objects,
+            // and the reject files that list those; otherwise the files describe a load that did
+            // not happen, and go with it.
             let kept = !sink.isTransactional && !options.dryRun
-            var unwritten = report(pass, committed: kept, succeeded: pass.log.count == 0, rejectFiles: [], started: started)
+            if !kept { for file in rejectFiles { try? FileManager.default.removeItem(atPath: file) } }
+            var unwritten = report(pass, committed: kept, succeeded: pass.log.count == 0, rejectFiles: kept ? rejectFiles : [], started: started)
             unwritten.requests = sink.requestTallies
             if pass.log.count == 0 {
                 unwritten.errors = rejectedFaults

@@ -107,6 +107,10 @@ public protocol ObjectSink: AnyObject {
     /// Creates missing classes and fields and starts the import's unit of work.
     /// `naturalKeys` maps class names to their key fields.
     func begin(schemas: [ClassSchema], naturalKeys: [String: [String]]) throws(PorterError)
+    /// ``begin(schemas:naturalKeys:)`` for an import that follows `plan`: a target that cannot
+    /// carry out the plan (e.g. create objects whose required pointers it patches in later)
+    /// refuses here, before anything is written. By default the plan is not looked at.
+    func begin(schemas: [ClassSchema], naturalKeys: [String: [String]], plan: ImportPlan) throws(PorterError)
     /// Writes objects of one class, one outcome per object in order.
     func write(_ objects: [ResolvedObject], className: String, mode: WriteMode) throws(PorterError) -> [WriteOutcome]
     /// Writes objects with the relation links they carry; link changes by field name.
@@ -134,6 +138,10 @@ extension ObjectSink {
     public var isTransactional: Bool { true }
     public var takesReferencesAhead: Bool { false }
     public var requestTallies: [RequestTally] { [] }
+
+    public func begin(schemas: [ClassSchema], naturalKeys: [String: [String]], plan: ImportPlan) throws(PorterError) {
+        try begin(schemas: schemas, naturalKeys: naturalKeys)
+    }
 
     public func write(_ objects: [ResolvedObject], className: String, mode: WriteMode, relations: [RelationBatch]) throws(PorterError)
         -> (outcomes: [WriteOutcome], links: [String: LinkChanges]) {

@@ -1,4 +1,5 @@
 import Foundation
+import PorterReaders
 
 /// Runs an import's sink calls on a thread of their own, one after another in submission
 /// order, so that writing overlaps reading and mapping. At most `capacity` calls wait at a
@@ -6,8 +7,9 @@ import Foundation
 final class SinkWriter: @unchecked Sendable {
     /// What a finished call reports back to the pass.
     enum Completion {
-        /// Objects written, and the links they carried by `Owner.field`.
-        case objects(className: String, source: String, lines: [Int], outcomes: [WriteOutcome], links: [String: LinkChanges])
+        /// Objects written, and the links they carried by `Owner.field`; `records` are the
+        /// objects' records as read, when the pass keeps them (else empty).
+        case objects(className: String, source: String, lines: [Int], records: [SourceRecord], outcomes: [WriteOutcome], links: [String: LinkChanges])
         case patches(className: String, source: String, outcomes: [WriteOutcome])
         /// Link changes by `Owner.field` (from a link call, or reported late by ``ObjectSink/flush()``).
         case links([String: LinkChanges])

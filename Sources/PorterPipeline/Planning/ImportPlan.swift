@@ -34,13 +34,13 @@ public enum Planner {
     public static func plan(_ manifest: DatasetManifest) -> ImportPlan {
         let names = manifest.classes.map(\.className)
         let position = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) })
-        var pointerEdges: [(from: String, field: String, to: String)] = []
+        var pointerEdges: [(from: String, field: String, to: String, required: Bool)] = []
         var relationEdges: [ImportPlan.PointerEdge] = []
         for mapping in manifest.classes {
             for field in mapping.fields {
                 switch field.type {
                 case .pointer(let target) where position[target] != nil:
-                    pointerEdges.append((mapping.className, field.name, target))
+                    pointerEdges.append((mapping.className, field.name, target, field.required))
                 case .relation(let target):
                     relationEdges.append(.init(from: mapping.className, field: field.name, to: target, cyclic: false))
                 default: break
@@ -48,14 +48,15 @@ public enum Planner {
             }
         }
         // A pointer closes a cycle when it stays inside its strongly connected component and
-        // points at a class not before its own (in manifest order): those are patched later.
+        // points at a class not ranked before its own (see `cycleRanks`): those are patched later.
         // The other pointers form a DAG, whose longest paths give the insert phases.
         let components = StronglyConnectedComponents(nodes: names, edges: pointerEdges.map { ($0.from, $0.to) }).components
         let componentOf = Dictionary(uniqueKeysWithValues: components.enumerated().flatMap { index, members in members.map { ($0, index) } })
+        let rank = cycleRanks(components, required: pointerEdges.filter(\.required).map { ($0.from, $0.to) }, position: position)
         var cyclicFields: [String: Set<String>] = [:]
         var dependencies: [String: [String]] = [:]
         for edge in pointerEdges {
-            if componentOf[edge.to] == componentOf[edge.from] && position[edge.to]! >= position[edge.from]! {
+            if componentOf[edge.to] == componentOf[edge.from] && rank[edge.to]! >= rank[edge.from]! {
                 cyclicFields[edge.from, default: []].insert(edge.field)
             } else {
                 dependencies[edge.from, default: []].append(edge.to)
@@ -81,6 +82,28 @@ public enum Planner {
         }
         let edges = pointerEdges.map { ImportPlan.PointerEdge(from: $0.from, field: $0.field, to: $0.to, cyclic: cyclicFields[$0.from]?.contains($0.field) ?? false) }
         return ImportPlan(phases: phases, classOrder: classOrder, cyclicFields: cyclicFields, pointerEdges: edges, relationEdges: relationEdges)
+    }
+
+    /// The order of the classes inside each pointer cycle, which decides the pointers patched
+    /// later (those to a class not before their own). A class comes after the classes its
+    /// required pointers name where the cycle allows it, so that required pointers go out with
+    /// their object and optional ones are patched; otherwise manifest order decides. Only a
+    /// cycle made of required pointers alone leaves a required pointer to patch.
+    private static func cycleRanks(_ components: [[String]], required: [(from: String, to: String)], position: [String: Int]) -> [String: Int] {
+        var rank: [String: Int] = [:]
+        for component in components {
+            let members = Set(component)
+            var waitsFor: [String: Set<String>] = [:]
+            for edge in required where edge.from != edge.to && members.contains(edge.from) && members.contains(edge.to) {
+                waitsFor[edge.from, default: []].insert(edge.to)
+            }
+            var remaining = component.sorted { position[$0]! < position[$1]! }
+            while !remaining.isEmpty {
+                let next = remaining.firstIndex { (waitsFor[$0] ?? []).allSatisfy { rank[$0] != nil } } ?? 0
+                rank[remaining.remove(at: next)] = rank.count
+            }
+        }
+        return rank
     }
 }
 
