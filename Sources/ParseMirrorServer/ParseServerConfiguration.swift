@@ -22,6 +22,8 @@ public struct ParseServerConfiguration: Sendable {
     public var masterKeyIPs: [String]?
     /// Reported by `/serverInfo` as `parseServerVersion`: the Parse Server release this API imitates.
     public var parseServerVersion: String
+    /// Who may upload files (`POST /files/:name`) without the master key.
+    public var fileUpload = FileUploadOptions()
 
     public init(applicationId: String, masterKey: String, restAPIKey: String? = nil, mountPath: String = "/parse",
                 allowCustomObjectId: Bool = false, masterKeyIPs: [String]? = nil, parseServerVersion: String = "7.4.0") {
