@@ -1,6 +1,7 @@
 import MirrorQuery
 import ParseModel
 import PorterHTTP
+import PorterSQLite
 
 /// Parse Server's REST API over a SQLite mirror: objects, queries, schemas, batch, users and
 /// sessions, with Parse's status codes, error codes and JSON shapes (PARSE_REST.md).
@@ -16,12 +17,15 @@ import PorterHTTP
 ///
 /// Routes, under the mount path: `GET /health`, `GET /serverInfo`, `/schemas[/:className]`,
 /// `/classes/:className[/:objectId]` (and the aliases `/users`, `/roles`, `/sessions`,
-/// `/installations`), `GET /aggregate/:className`, `POST /batch`, `/login`, `POST /logout`, `GET /users/me`, and `OPTIONS`
+/// `/installations`), `GET /aggregate/:className`, `POST /batch`, `/login`, `POST /logout`, `GET /users/me`, the file routes
+/// (`POST /files/:name`, `GET /files/:appId/:name`, `DELETE /files/:name`), and `OPTIONS`
 /// (CORS preflight) on any path. A POST whose body has `_method` is answered as that method.
 /// Unknown routes get 404 `{"error":"Cannot GET /path"}` (Express answers them with an HTML page).
 public final class ParseMirrorAPI: HTTPHandler {
     public let configuration: ParseServerConfiguration
     let store: MirrorStore
+    /// Uploaded files, in the folder beside the mirror (`<mirror>.files`).
+    let files: MirrorFiles
     let mountPath: String
 
     /// Opens the mirror at `mirrorPath`, creating an empty one when the file does not exist.
@@ -29,26 +33,28 @@ public final class ParseMirrorAPI: HTTPHandler {
         self.configuration = configuration
         self.mountPath = configuration.normalizedMountPath
         self.store = try MirrorStore(path: mirrorPath, queryTimeLimit: configuration.limits.queryTimeLimit)
+        self.files = MirrorFiles(mirrorPath: mirrorPath)
     }
 
     /// Answers one request; every error becomes Parse's error shape.
     public func respond(to request: HTTPRequest) -> HTTPResponse {
         do {
-            return try answer(request).httpResponse
+            return try answer(request)
         } catch {
             return APIResponse(error: APIError(error)).httpResponse
         }
     }
 
-    private func answer(_ http: HTTPRequest) throws -> APIResponse {
+    private func answer(_ http: HTTPRequest) throws -> HTTPResponse {
         guard let path = routePath(http.path) else { throw APIError.noRoute(http.method, http.path) }
-        if path == "/health" && http.method == "GET" { return APIResponse(JSONObject(["status": .string("ok")])) }
-        if http.method == "OPTIONS" { return APIResponse(JSONObject()) }
+        if path == "/health" && http.method == "GET" { return APIResponse(JSONObject(["status": .string("ok")])).httpResponse }
+        if http.method == "OPTIONS" { return APIResponse(JSONObject()).httpResponse }
+        if let endpoint = FileEndpoint(method: http.method, path: path) { return try fileRoute(endpoint, http) }
         var request = try APIRequest(http, path: path, publicURL: publicURL(http))
         request.budget = ResultBudget(bytes: configuration.limits.resultBytes)
         let data = DataAccess(store: store, batch: nil)
         let caller = try Caller.authenticate(request.credentials, remoteAddress: http.remoteAddress, configuration: configuration, data: data)
-        return try route(request, caller: caller, data: data)
+        return try route(request, caller: caller, data: data).httpResponse
     }
 
     /// The path below the mount path (`/classes/Book`), or `nil` when it is not under it.
@@ -60,7 +66,7 @@ public final class ParseMirrorAPI: HTTPHandler {
     }
 
     /// `http://host:port/parse`, from the request's Host header, for `Location` headers.
-    private func publicURL(_ http: HTTPRequest) -> String {
+    func publicURL(_ http: HTTPRequest) -> String {
         http.headers["Host"].map { "http://\($0)\(mountPath)" } ?? mountPath
     }
 
@@ -73,15 +79,23 @@ public final class ParseMirrorAPI: HTTPHandler {
         case .batch: return try batch(request, caller: caller, data: data)
         case .logIn: return try logIn(request, data: data)
         case .logOut: return try logOut(caller, data: data)
-        case .currentUser: return try currentUser(caller, data: data)
-        case .query(let className): return try find(request, className: className, caller: caller, data: data)
+        case .currentUser: return try withFileURLs(currentUser(caller, data: data), request)
+        case .query(let className): return try withFileURLs(find(request, className: className, caller: caller, data: data), request)
         case .aggregate(let className): return try aggregate(request, className: className, caller: caller, data: data)
         case .create(let className): return try create(request, className: className, caller: caller, data: data)
-        case .get(let className, let objectId): return try get(request, className: className, objectId: objectId, caller: caller, data: data)
+        case .get(let className, let objectId):
+            return try withFileURLs(get(request, className: className, objectId: objectId, caller: caller, data: data), request)
         case .update(let className, let objectId):
             return try update(request, className: className, objectId: objectId, caller: caller, data: data)
         case .delete(let className, let objectId): return try delete(className: className, objectId: objectId, caller: caller, data: data)
         }
+    }
+
+    /// A read's answer with working `url`s in its File values.
+    private func withFileURLs(_ response: APIResponse, _ request: APIRequest) -> APIResponse {
+        var expanded = response
+        expanded.body = withFileURLs(response.body, publicURL: request.publicURL)
+        return expanded
     }
 
     private func serverInfo(_ caller: Caller) throws -> APIResponse {

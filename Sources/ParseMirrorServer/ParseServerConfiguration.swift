@@ -24,6 +24,8 @@ public struct ParseServerConfiguration: Sendable {
     public var parseServerVersion: String
     /// The work one request may ask for: batch size, result bytes, fields per class, query time.
     public var limits: RequestLimits
+    /// Who may upload files (`POST /files/:name`) without the master key.
+    public var fileUpload = FileUploadOptions()
 
     public init(applicationId: String, masterKey: String, restAPIKey: String? = nil, mountPath: String = "/parse",
                 allowCustomObjectId: Bool = false, masterKeyIPs: [String]? = nil, parseServerVersion: String = "7.4.0",

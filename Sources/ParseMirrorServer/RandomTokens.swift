@@ -24,9 +24,12 @@ enum RandomTokens {
     }
 
     /// `r:` and 32 hex digits: a revocable session token.
-    static func sessionToken() -> String {
+    static func sessionToken() -> String { "r:" + hex32() }
+
+    /// 32 random hex digits: also the prefix that makes an uploaded file's name unique.
+    static func hex32() -> String {
         var generator = SystemRandomNumberGenerator()
-        return "r:" + (0..<16).map { _ in
+        return (0..<16).map { _ in
             let byte = UInt8.random(in: .min ... .max, using: &generator)
             return (byte < 16 ? "0" : "") + String(byte, radix: 16)
         }.joined()

@@ -54,9 +54,16 @@ public final class ParseRESTClient: @unchecked Sendable {
     /// many operations it carries (for the request tallies).
     public func send(_ method: String, _ path: String, query: [(String, String)] = [], body: JSONValue? = nil,
                      phase: String, operations: Int = 1) throws(ParseRESTFailure) -> JSONValue {
+        try send(method, path, query: query, bodyBytes: body?.serializedBytes(), phase: phase, operations: operations)
+    }
+
+    /// Sends a raw body (a file upload, with its `contentType`) until it gets an answer, as
+    /// ``send(_:_:query:body:phase:operations:)``.
+    public func send(_ method: String, _ path: String, query: [(String, String)] = [], bodyBytes: [UInt8]?,
+                     contentType: String = "application/json", phase: String, operations: Int = 1) throws(ParseRESTFailure) -> JSONValue {
         var attempt = 1
         while true {
-            switch attemptOnce(method, path, query: query, body: body, phase: phase, operations: operations) {
+            switch attemptOnce(method, path, query: query, bodyBytes: bodyBytes, contentType: contentType, phase: phase, operations: operations) {
             case .success(let json):
                 return json
             case .failure(.final(let refusal)):
@@ -86,7 +93,7 @@ public final class ParseRESTClient: @unchecked Sendable {
 
     /// Sends a request once, with a body already serialized.
     public func attemptOnce(_ method: String, _ path: String, query: [(String, String)] = [], bodyBytes: [UInt8]?,
-                            phase: String, operations: Int = 1) -> Result<JSONValue, AttemptFailure> {
+                            contentType: String = "application/json", phase: String, operations: Int = 1) -> Result<JSONValue, AttemptFailure> {
         count(phase: phase, operations: operations)
         var components = URLComponents(url: address.url.appendingPathComponent(String(path.dropFirst())), resolvingAgainstBaseURL: false)!
         if !query.isEmpty { components.queryItems = query.map { URLQueryItem(name: $0.0, value: $0.1) } }
@@ -98,7 +105,7 @@ public final class ParseRESTClient: @unchecked Sendable {
         if let key = address.masterKey { request.setValue(key, forHTTPHeaderField: "X-Parse-Master-Key") }
         if let key = address.restAPIKey { request.setValue(key, forHTTPHeaderField: "X-Parse-REST-API-Key") }
         if let bodyBytes {
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.setValue(contentType, forHTTPHeaderField: "Content-Type")
             request.httpBody = Data(bodyBytes)
         }
         let (data, response, error) = exchange(request)

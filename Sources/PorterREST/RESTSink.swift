@@ -40,6 +40,10 @@ public final class RESTSink: ObjectSink {
     private var plannedTallies: [RequestTally] = []
     /// Objects created and updated so far, by class: what an import that fails half-way reports.
     private var progress: [String: (created: Int, updated: Int)] = [:]
+    /// Files stored on the server in this run or an earlier one, by content hash.
+    var uploadedFiles: [String: ParseFile] = [:]
+    /// Whether the server has the class that records uploads (``fileRecordClass``).
+    var fileRecordsReady = false
 
     public init(client: ParseRESTClient, options: RESTSinkOptions = RESTSinkOptions()) {
         self.client = client

@@ -23,6 +23,8 @@ public final class SQLiteMirror: ObjectSink {
     /// another instead of at random, which matters once the tables outgrow the page cache.
     private var stagedJoinTables: Set<String> = []
     private var statements: [String: SQLiteStatement] = [:]
+    /// Files to write into the files folder when the import commits, by stored name.
+    var stagedFiles: [String: LocalFile] = [:]
 
     /// A mirror at `path`; the file is created by the first import that commits.
     public init(path: String) {
@@ -326,12 +328,14 @@ public final class SQLiteMirror: ObjectSink {
             }
         }
         statements = [:]
+        try writeStagedFiles()
         try db.execute(shared ? "RELEASE porter_import" : "COMMIT")
     }
 
     public func rollback() {
         statements = [:]
         stagedJoinTables = []
+        stagedFiles = [:]
         guard let db = database else { return }
         if shared {
             try? db.execute("ROLLBACK TO porter_import")

@@ -1,4 +1,5 @@
 import Foundation
+import ParseModel
 @testable import PorterMigrations
 import XCTest
 

@@ -84,6 +84,10 @@ final class MemorySink: ObjectSink {
     }
 
     func hasObject(className: String, objectId: String) throws(PorterError) -> Bool { false }
+    /// Files keep the names the import gives them: an in-memory target has nowhere else to put them.
+    func store(_ files: [LocalFile]) throws(PorterError) -> [String: ParseFile] {
+        Dictionary(uniqueKeysWithValues: files.map { ($0.storedName, ParseFile(name: $0.storedName)) })
+    }
     func flush() throws(PorterError) -> [String: LinkChanges] { [:] }
 
     func commit() throws(PorterError) {

@@ -1,5 +1,6 @@
 import ParseModel
 import PorterPipeline
+import PorterREST
 
 /// Where migrations and schema commands apply: a SQLite mirror or a Parse Server, both spoken
 /// to through Parse's REST API (``api``), plus what differs between the two.
@@ -27,7 +28,9 @@ public enum BookkeepingClasses {
     public static let history = "PorterMigrations"
     /// The lock object two `migrate up` runs contend for.
     public static let lock = "PorterMigrationLock"
-    public static let all: Set<String> = [history, lock]
+    /// The record of files an import uploaded, by content hash.
+    public static let fileRecords = RESTSink.fileRecordClass
+    public static let all: Set<String> = [history, lock, fileRecords]
 }
 
 extension ParseAPI {

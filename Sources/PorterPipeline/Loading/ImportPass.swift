@@ -231,6 +231,8 @@ final class ImportPass {
         /// The records of ``batch`` as read, when ``ImportPass/keepsSentRecords``.
         var records: [SourceRecord] = []
         var relationBatches: [String: [RelationLinks]] = [:]
+        /// The local files the waiting objects name, by ``LocalFile/storedName``.
+        var uploads: [String: LocalFile] = [:]
         var checkedHeader = false
 
         init(_ mapping: ClassMapping, manifest: DatasetManifest, index: KeyIndex, source: Int, cyclic: Set<String>) {
@@ -345,6 +347,9 @@ final class ImportPass {
                 }
             case .relation(let refs) where !ahead && !isComplete(mapper.fields[index].type.targetClass!):
                 later(refs)
+            case .upload(let file):
+                fields.append(FieldValue(load.fieldNames[index], .file(ParseFile(name: file.storedName))))
+                if sink != nil { load.uploads[file.storedName] = file }
             case .relation(let refs):
                 var ids: [String] = []
                 for reference in refs {
@@ -435,6 +440,7 @@ final class ImportPass {
             load.batch.removeAll(keepingCapacity: true)
             load.records.removeAll(keepingCapacity: true)
             load.relationBatches.removeAll(keepingCapacity: true)
+            load.uploads.removeAll(keepingCapacity: true)
         }
         guard let sink, !load.batch.isEmpty || !load.relationBatches.isEmpty else { return }
         let objects = load.batch, records = load.records, mapping = load.mapping, className = load.className
@@ -442,7 +448,10 @@ final class ImportPass {
             RelationBatch(field: field, targetClass: mapping.field(named: field)!.type.targetClass!, links: load.relationBatches[field]!,
                           replace: mapping.mode != .merge)
         }
+        let uploads = Array(load.uploads.values)
         try submit { () throws(PorterError) in
+            let stored = uploads.isEmpty ? [:] : try sink.store(uploads)
+            let objects = stored.isEmpty ? objects : objects.map { $0.naming(files: stored) }
             let written = try sink.write(objects, className: className, mode: mapping.mode, relations: relations)
             return .objects(className: className, source: mapping.source, lines: objects.map(\.line), records: records, outcomes: written.outcomes,
                             links: Dictionary(uniqueKeysWithValues: written.links.map { ("\(className).\($0.key)", $0.value) }))

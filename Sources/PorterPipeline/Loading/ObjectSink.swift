@@ -117,6 +117,10 @@ public protocol ObjectSink: AnyObject {
     /// A sink that can send both in one request overrides the default (write, then link).
     func write(_ objects: [ResolvedObject], className: String, mode: WriteMode, relations: [RelationBatch]) throws(PorterError)
         -> (outcomes: [WriteOutcome], links: [String: LinkChanges])
+    /// Stores local files (File fields with `upload: true`) before the objects naming them are
+    /// written: each content once, reusing what an earlier run stored. Returns the File value
+    /// the target gives each, by ``LocalFile/storedName``.
+    func store(_ files: [LocalFile]) throws(PorterError) -> [String: ParseFile]
     /// Sets one pointer field of objects already written (the plan's patch phase).
     func patch(className: String, field: String, values: [(objectId: String, value: ParseValue)]) throws(PorterError) -> [WriteOutcome]
     /// Adds relation links; with `replace`, each listed owner's links become exactly the given set.
@@ -132,6 +136,17 @@ public protocol ObjectSink: AnyObject {
     func rollback()
     /// The requests sent so far, by phase (empty for targets that are not reached over a network).
     var requestTallies: [RequestTally] { get }
+}
+
+extension ResolvedObject {
+    /// The object with the placeholder names of its uploaded files replaced by the target's files.
+    func naming(files: [String: ParseFile]) -> ResolvedObject {
+        let named = fields.map { field -> FieldValue in
+            guard case .file(let file) = field.value, let stored = files[file.name] else { return field }
+            return FieldValue(field.name, .file(stored))
+        }
+        return ResolvedObject(objectId: objectId, line: line, fields: named, acl: acl, createdAt: createdAt, updatedAt: updatedAt)
+    }
 }
 
 extension ObjectSink {

@@ -91,6 +91,9 @@ public struct FieldMapping: Sendable {
     public var nullTokens: Set<String>
     /// Fed from a join file in `relations:`, not from the class's own source.
     public var fromJoinFile: Bool
+    /// A File field whose cells are paths of local files (relative to the source file's
+    /// folder), uploaded to the target; the field gets the name and URL the target gives.
+    public var upload = false
 
     public init(name: String, type: FieldType, column: String? = nil, columns: [String]? = nil, required: Bool = false,
                 defaultValue: ParseValue? = nil, format: String? = nil, split: String? = nil,

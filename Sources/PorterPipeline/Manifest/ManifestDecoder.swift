@@ -8,7 +8,7 @@ struct ManifestDecoder {
 
     static let topKeys: Set<String> = ["version", "classes", "relations"]
     static let classKeys: Set<String> = ["source", "key", "fields", "acl", "mode", "strict", "delimiter"]
-    static let fieldKeys: Set<String> = ["type", "column", "columns", "required", "default", "format", "split", "values", "null"]
+    static let fieldKeys: Set<String> = ["type", "column", "columns", "required", "default", "format", "split", "values", "null", "upload"]
     static let relationKeys: Set<String> = ["owner", "field", "source", "ownerColumn", "targetColumn", "targetClass", "delimiter"]
 
     func fail(_ path: String, _ reason: String) -> PorterError {
@@ -155,6 +155,11 @@ struct ManifestDecoder {
             default: throw fail("\(path).split", "only Array and Relation fields can be split")
             }
             guard field.split?.isEmpty == false else { throw fail("\(path).split", "must not be empty") }
+        }
+        if try bool(spec["upload"], at: "\(path).upload") == true {
+            guard type == .file else { throw fail("\(path).upload", "only a File field uploads files") }
+            guard spec["values"] == nil, spec["default"] == nil else { throw fail("\(path).upload", "a field that uploads files takes no values or default") }
+            field.upload = true
         }
         if let nullValue = spec["null"] {
             field.nullTokens = Set(try stringList(nullValue, at: "\(path).null") ?? [])

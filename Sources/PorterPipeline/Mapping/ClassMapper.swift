@@ -1,3 +1,4 @@
+import Foundation
 import ParseModel
 import PorterReaders
 
@@ -59,7 +60,10 @@ public final class ClassMapper: Sendable {
         self.mapping = mapping
         self.sourceName = mapping.source
         self.fields = mapping.fields.filter { !$0.fromJoinFile }
-        self.coercers = fields.map { FieldCoercer(field: $0, references: ClassMapper.referenceParser(for: $0.type, manifest: manifest)) }
+        let sourceDirectory = (manifest.directory as NSString).appendingPathComponent((mapping.source as NSString).deletingLastPathComponent)
+        self.coercers = fields.map {
+            FieldCoercer(field: $0, references: ClassMapper.referenceParser(for: $0.type, manifest: manifest), sourceDirectory: sourceDirectory)
+        }
         let fieldNames = fields.map(\.name)
         self.keyIndices = mapping.key.compactMap { fieldNames.firstIndex(of: $0) }
         self.knownColumns = Set(fields.flatMap(\.sourceColumns).map { ColumnPath($0).components[0] } + ParseNames.defaultFields)
@@ -122,6 +126,7 @@ public final class ClassMapper: Sendable {
                 case .value(let v): v
                 case .pointer(let reference): .string(reference.sourceText)
                 case .relation: .null
+                case .upload(let file): .string(file.sha256)
                 }
             }
             key = NaturalKey.text(of: parts)

@@ -9,10 +9,15 @@ public final class FieldCoercer: Sendable {
     let columnPaths: [ColumnPath]
     let datePattern: DatePattern?
     let references: ReferenceParser?
+    /// The folder the paths of an uploading File field start from: the source file's.
+    let sourceDirectory: String
 
-    /// - Parameter references: how to read references to the field's target class (Pointer and Relation fields).
-    init(field: FieldMapping, references: ReferenceParser?) {
+    /// - Parameters:
+    ///   - references: how to read references to the field's target class (Pointer and Relation fields).
+    ///   - sourceDirectory: the folder of the source file, for the paths of an uploading File field.
+    init(field: FieldMapping, references: ReferenceParser?, sourceDirectory: String = ".") {
         self.field = field
+        self.sourceDirectory = sourceDirectory
         self.columnPaths = field.sourceColumns.map(ColumnPath.init)
         self.datePattern = field.format.flatMap(DatePattern.init)
         self.references = references
@@ -50,6 +55,12 @@ public final class FieldCoercer: Sendable {
 
     func coerce(_ cell: SourceCell) throws(CoercionError) -> MappedValue {
         if let values = field.values { return .value(try enumValue(cell, values)) }
+        if field.upload {
+            switch cell {
+            case .text(let path), .json(.string(let path)): return .upload(try LocalFile.read(path, relativeTo: sourceDirectory))
+            case .json(let json): throw CoercionError("expected the path of a file, got \(json.kindName)")
+            }
+        }
         switch field.type {
         case .pointer:
             return .pointer(try references!.reference(cell))

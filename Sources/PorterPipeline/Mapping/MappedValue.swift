@@ -32,6 +32,8 @@ public enum MappedValue: Sendable, Equatable {
     case value(ParseValue)
     case pointer(ObjectReference)
     case relation([ObjectReference])
+    /// A local file to store on the target (a File field with `upload: true`).
+    case upload(LocalFile)
 
     public var isNull: Bool { self == .value(.null) }
 }

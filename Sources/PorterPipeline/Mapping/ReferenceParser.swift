@@ -64,6 +64,7 @@ final class ReferenceParser: Sendable {
             // as ClassMapper keys the objects themselves.
             case .pointer(let reference): values.append(.string(reference.sourceText))
             case .relation: throw CoercionError("a Relation cannot be part of a key")
+            case .upload: throw CoercionError("an uploaded file cannot be part of a key")
             }
         }
         guard let key = NaturalKey.text(of: values) else { throw CoercionError("empty key of \(targetClass)") }

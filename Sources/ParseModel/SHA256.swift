@@ -1,8 +1,9 @@
-/// SHA-256 as FIPS 180-4 defines it, for migration checksums (Foundation on Linux has no
-/// CryptoKit). Whole messages only: migration files are small.
-enum SHA256 {
+/// SHA-256 as FIPS 180-4 defines it, for migration checksums and the content hashes of
+/// imported files (Foundation on Linux has no CryptoKit). Whole messages only: migration files
+/// are small, and files are bounded by the upload limit.
+package enum SHA256 {
     /// The 32-byte digest of `message`.
-    static func digest(_ message: [UInt8]) -> [UInt8] {
+    package static func digest(_ message: [UInt8]) -> [UInt8] {
         var state: [UInt32] = [
             0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
         ]
@@ -36,7 +37,7 @@ enum SHA256 {
     }
 
     /// The digest of `message` as 64 lowercase hex digits, as `sha256sum` prints it.
-    static func hex(_ message: [UInt8]) -> String {
+    package static func hex(_ message: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
         return String(decoding: digest(message).flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0xF)]] }, as: UTF8.self)
     }

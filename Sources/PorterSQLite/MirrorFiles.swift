@@ -1,0 +1,89 @@
+import Foundation
+import ParseModel
+
+/// The files of a mirror: a folder beside the mirror file (`app.sqlite.files/`) that holds each
+/// file's bytes under its Parse name, and its content type in `.types/<name>`.
+///
+/// Every method takes only names made of the characters Parse allows in file names (no `/`, no
+/// NUL, no leading `.`), so no name reaches outside the folder; an invalid name is a file that does
+/// not exist. Writes are atomic (a temporary file renamed into place), so a reader sees a
+/// file whole or not at all.
+public struct MirrorFiles: Sendable {
+    /// The folder, `<mirror>.files`.
+    public let folder: String
+
+    public init(mirrorPath: String) {
+        folder = mirrorPath + ".files"
+    }
+
+    /// A stored file.
+    public struct StoredFile: Sendable {
+        public let bytes: [UInt8]
+        public let contentType: String
+    }
+
+    /// Why a file could not be stored or removed.
+    public struct StorageError: Error, Sendable, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Stores `bytes` as `name`, replacing a file of that name. The content type is written
+    /// first, so a file whose bytes are visible always has its type.
+    public func save(_ bytes: [UInt8], name: String, contentType: String) throws(StorageError) {
+        guard ParseNames.isStoredFileName(name) else { throw StorageError(description: "invalid file name \(name)") }
+        do {
+            try FileManager.default.createDirectory(atPath: typesFolder, withIntermediateDirectories: true)
+        } catch {
+            throw StorageError(description: "cannot create \(typesFolder): \(error.localizedDescription)")
+        }
+        try write(Array(contentType.utf8), to: typePath(name))
+        try write(bytes, to: bytesPath(name))
+    }
+
+    /// Writes a hidden temporary file and renames it to `path`.
+    private func write(_ bytes: [UInt8], to path: String) throws(StorageError) {
+        let temporary = folder + "/.tmp-" + UUID().uuidString
+        guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else {
+            throw StorageError(description: "cannot write \(temporary)")
+        }
+        guard rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw StorageError(description: "cannot move a file into \(path): \(reason)")
+        }
+    }
+
+    /// The file called `name`; `nil` when there is none (or the name is not a valid one).
+    public func load(name: String) -> StoredFile? {
+        guard ParseNames.isStoredFileName(name), let data = FileManager.default.contents(atPath: bytesPath(name)) else { return nil }
+        let type = FileManager.default.contents(atPath: typePath(name)).map { String(decoding: $0, as: UTF8.self) }
+        return StoredFile(bytes: [UInt8](data), contentType: type ?? MediaTypes.type(forFileName: name) ?? MediaTypes.fallback)
+    }
+
+    /// Whether a file called `name` is stored.
+    public func contains(name: String) -> Bool {
+        ParseNames.isStoredFileName(name) && FileManager.default.fileExists(atPath: bytesPath(name))
+    }
+
+    /// Removes the file called `name`; false when there was none.
+    public func delete(name: String) throws(StorageError) -> Bool {
+        guard contains(name: name) else { return false }
+        do {
+            try FileManager.default.removeItem(atPath: bytesPath(name))
+        } catch {
+            throw StorageError(description: "cannot remove \(bytesPath(name)): \(error.localizedDescription)")
+        }
+        try? FileManager.default.removeItem(atPath: typePath(name))
+        return true
+    }
+
+    /// The names of the stored files (hidden entries, such as the types folder, left out).
+    public func names() -> [String] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return entries.filter { ParseNames.isStoredFileName($0) }
+    }
+
+    private var typesFolder: String { folder + "/.types" }
+    private func bytesPath(_ name: String) -> String { folder + "/" + name }
+    private func typePath(_ name: String) -> String { typesFolder + "/" + name }
+}
