@@ -22,7 +22,7 @@ public final class MirrorReader {
     public func find(_ query: ParseQuery, schemas: [String: ClassSchema], access: ReadAccess) throws(QueryError) -> (results: [JSONObject], count: Int?) {
         guard let schema = schemas[query.className] else { return ([], query.count ? 0 : nil) }
         let compiler = WhereCompiler(schema: schema, schemas: schemas, isMaster: access.principals == nil, regexes: regexes)
-        let condition = SQLFragment.all([try compiler.compile(query.constraints), Self.readable(by: access)])
+        let condition = SQLFragment.all([try compiler.compile(query.constraints), Self.readable(schema.className, by: access)])
         let table = quoted(schema.className)
         var count: Int?
         if query.count {
@@ -34,7 +34,7 @@ public final class MirrorReader {
         let decoder = ObjectDecoder(schema: schema, keys: query.keys, excludeKeys: query.excludeKeys)
         let sql = "SELECT \(decoder.selectList) FROM \(table) AS t WHERE " + condition + " ORDER BY " + Self.order(query.order, schema)
             + " LIMIT " + .parameter(.integer(Int64(limit))) + " OFFSET " + .parameter(.integer(Int64(query.skip)))
-        var results = try objects(sql, decoder)
+        var results = try objects(sql, decoder).map { access.hidingProtectedFields(of: $0, className: schema.className) }
         try include(query, schema: schema, schemas: schemas, access: access, into: &results)
         return (results, count)
     }
@@ -51,9 +51,10 @@ public final class MirrorReader {
         var start = 0
         while start < objectIds.count {
             let chunk = Array(objectIds[start..<min(start + 500, objectIds.count)])
-            let condition = SQLFragment.all(["\(column("objectId")) IN (" + .parameters(chunk.map(ParseValue.string)) + ")", Self.readable(by: access)])
+            let condition = SQLFragment.all(["\(column("objectId")) IN (" + .parameters(chunk.map(ParseValue.string)) + ")",
+                                             Self.readable(schema.className, by: access)])
             for object in try objects("SELECT \(decoder.selectList) FROM \(quoted(schema.className)) AS t WHERE " + condition, decoder) {
-                if case .string(let id)? = object["objectId"] { found[id] = object }
+                if case .string(let id)? = object["objectId"] { found[id] = access.hidingProtectedFields(of: object, className: schema.className) }
             }
             start += chunk.count
         }
@@ -67,11 +68,16 @@ public final class MirrorReader {
         return results
     }
 
-    /// Unless master: rows without an ACL (public) or whose ACL grants read to a principal.
-    private static func readable(by access: ReadAccess) -> SQLFragment {
+    /// Unless master: rows without an ACL (public) or whose ACL grants read to a principal; of
+    /// `_Session`, only the reader's own sessions (Parse Server's `RestQuery` adds `user == caller`,
+    /// so a session without an ACL, such as one `pull` copied, stays private too).
+    private static func readable(_ className: String, by access: ReadAccess) -> SQLFragment {
         guard let principals = access.principals else { return .alwaysTrue }
-        return "(t.\"ACL\" IS NULL OR EXISTS (SELECT 1 FROM json_each(t.\"ACL\") AS a WHERE a.key IN ("
+        let acl = "(t.\"ACL\" IS NULL OR EXISTS (SELECT 1 FROM json_each(t.\"ACL\") AS a WHERE a.key IN ("
             + .parameters(principals.sorted().map(ParseValue.string)) + ") AND json_extract(a.value, '$.read') = 1))"
+        guard className == "_Session" else { return acl }
+        guard let userId = access.userId else { return .alwaysFalse }
+        return .all([acl, "t.\"user\" = " + .parameter(.string(userId))])
     }
 
     /// The sort keys the class has (others are dropped, as Parse does), then insertion order.

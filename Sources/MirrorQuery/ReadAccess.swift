@@ -1,10 +1,49 @@
+import ParseModel
+
 /// Who reads: `principals == nil` is the master key (no ACL filter); otherwise the ACL entries that grant
 /// access: "*" always, plus the user's objectId and "role:<name>" entries when known.
 public struct ReadAccess: Sendable {
     public let principals: Set<String>?
-    public init(principals: Set<String>?) { self.principals = principals }
+    /// The signed-in user (not for the master key). It reads only its own `_Session` objects, and
+    /// only its own `email` and `authData` among `_User` objects.
+    public let userId: String?
+
+    public init(principals: Set<String>?, userId: String? = nil) {
+        self.principals = principals
+        self.userId = userId
+    }
+
     /// The master key: every object is readable.
     public static let master = ReadAccess(principals: nil)
     /// No session: only objects public for reading.
     public static let anonymous = ReadAccess(principals: ["*"])
+
+    public var isMaster: Bool { principals == nil }
+
+    /// Checks a class-level permission (`find`, `count`, `get`, `create`, `update`, `delete`,
+    /// `addField`) as Parse Server's `validatePermission` does: a class without CLPs is public;
+    /// once CLPs are set an operation they do not name is master-only. Entries granting `*`, the
+    /// user, one of the user's roles, or `requiresAuthentication` for any signed-in user are
+    /// honoured; `pointerFields`, `readUserFields` and `writeUserFields` grant nothing here.
+    /// Denied: 119, or 101 when only signing in is missing.
+    public func checkPermission(_ operation: String, on schema: ClassSchema) throws(QueryError) {
+        guard let principals, let permissions = schema.classLevelPermissions else { return }
+        let denied = QueryError(code: ParseErrorCode.operationForbidden.rawValue,
+                                "Permission denied for action \(operation) on class \(schema.className).")
+        guard case .object(let entries)? = permissions[operation] else { throw denied }
+        for entry in entries where entry.value == .bool(true) {
+            if principals.contains(entry.key) || (entry.key == "requiresAuthentication" && userId != nil) { return }
+        }
+        if entries["requiresAuthentication"] == .bool(true) && userId == nil {
+            throw QueryError(code: ParseErrorCode.objectNotFound.rawValue, "Permission denied, user needs to be authenticated.")
+        }
+        throw denied
+    }
+
+    /// `object` (of `className`) without what Parse Server hides from this reader: another
+    /// user's `email` and `authData` (its default `protectedFields` and `filterSensitiveData`).
+    func hidingProtectedFields(of object: JSONObject, className: String) -> JSONObject {
+        guard className == "_User", !isMaster, object["objectId"]?.stringValue != userId || userId == nil else { return object }
+        return JSONObject(object.members.filter { $0.key != "email" && $0.key != "authData" })
+    }
 }

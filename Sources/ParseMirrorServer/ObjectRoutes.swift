@@ -6,6 +6,10 @@ extension ParseMirrorAPI {
     func create(_ request: APIRequest, className: String, caller: Caller, data: DataAccess) throws -> APIResponse {
         try Self.checkClassName(className)
         if className == "_User" { return try signUp(request, caller: caller, data: data) }
+        if className == "_Session" {
+            try Self.checkSessionWrite(request.body, caller: caller, creating: true)
+            if !caller.isMaster { return try createOwnSession(request, caller: caller, data: data) }
+        }
         let objectId = try customObjectId(request.body, className: className) ?? RandomTokens.objectId()
         return try data.write { connection in
             let plan = try writePlan(request.body, className: className, current: connection.schema(className), caller: caller, creating: true)
@@ -17,9 +21,11 @@ extension ParseMirrorAPI {
     func update(_ request: APIRequest, className: String, objectId: String, caller: Caller, data: DataAccess) throws -> APIResponse {
         try Self.checkClassName(className)
         var body = request.body
+        if className == "_Session" { try Self.checkSessionWrite(body, caller: caller, creating: false) }
         let passwordHash = className == "_User" ? try Self.takePassword(from: &body).map(Passwords.hash) : nil
         return try data.write { connection in
             guard let current = try connection.schema(className) else { throw Self.missingClass(className, caller: caller) }
+            if className == "_Session" { try Self.checkSessionOwner(objectId, caller: caller, connection: connection) }
             if className == "_User" { try checkUserFields(body, excluding: objectId, caller: caller, connection: connection) }
             let plan = try writePlan(body, className: className, current: current, caller: caller, creating: false)
             let response = try save(plan, objectId: objectId, caller: caller, connection: connection)
@@ -33,6 +39,7 @@ extension ParseMirrorAPI {
         return try data.write { connection in
             guard let schema = try connection.schema(className) else { throw Self.missingClass(className, caller: caller) }
             try caller.checkPermission("delete", on: schema)
+            if className == "_Session" { try Self.checkSessionOwner(objectId, caller: caller, connection: connection) }
             guard let row = try connection.row(className, objectId: objectId, fields: []), caller.canWrite(row.acl) else { throw APIError.objectNotFound }
             try connection.delete(className, objectId: objectId)
             if className == "_User" { try deleteSessions(userId: objectId, connection: connection) }
@@ -46,6 +53,7 @@ extension ParseMirrorAPI {
         try Self.checkClassName(className)
         let allowed: Set = ["keys", "include", "excludeKeys", "readPreference", "includeReadPreference", "subqueryReadPreference"]
         guard request.parameters.keys.allSatisfy(allowed.contains) else { throw APIError.parse(102, "Improper encode of parameter") }
+        try Self.checkSessionRead(className, caller: caller)
         return try data.read { connection in
             let schemas = try connection.schemas()
             guard let schema = schemas[className] else { throw Self.missingClass(className, caller: caller) }
@@ -62,6 +70,7 @@ extension ParseMirrorAPI {
     /// A class that does not exist has no objects for the master key and is 119 for others.
     func find(_ request: APIRequest, className: String, caller: Caller, data: DataAccess) throws -> APIResponse {
         try Self.checkClassName(className)
+        try Self.checkSessionRead(className, caller: caller)
         let query = try ParseQuery(className: className, parameters: request.parameters)
         return try data.read { connection in
             let schemas = try connection.schemas()

@@ -16,6 +16,8 @@ struct APIError: Error {
         APIError(status: code == 101 ? 404 : code == 1 ? 500 : 400, code: code, message: message)
     }
 
+    static func parse(_ code: ParseErrorCode, _ message: String) -> APIError { parse(code.rawValue, message) }
+
     /// 403 `{"error":"unauthorized"}`: bad application id, client key or master-key address.
     static let unauthorized = APIError(status: 403, code: nil, message: "unauthorized")
     /// 403 on master-key-only routes.

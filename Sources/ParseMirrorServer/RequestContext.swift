@@ -58,7 +58,7 @@ struct Caller: Sendable {
     static let anonymous = Caller(isMaster: false, userId: nil, sessionToken: nil, principals: ["*"])
 
     /// What the query engine may show this caller.
-    var readAccess: ReadAccess { isMaster ? .master : ReadAccess(principals: principals) }
+    var readAccess: ReadAccess { isMaster ? .master : ReadAccess(principals: principals, userId: userId) }
 
     /// Whether an object with this ACL may be changed or deleted; no ACL is public.
     func canWrite(_ acl: ParseACL?) -> Bool {
