@@ -12,6 +12,7 @@ extension ParseMirrorAPI {
         }
         let objectId = try customObjectId(request.body, className: className) ?? RandomTokens.objectId()
         return try data.write { connection in
+            if className == "_Role" { try Self.checkRoleName(request.body, objectId: nil, connection: connection) }
             let plan = try writePlan(request.body, className: className, current: connection.schema(className), caller: caller, creating: true)
             let created = try insert(plan, objectId: objectId, connection: connection)
             return APIResponse(created, status: 201, location: "\(request.publicURL)/classes/\(className)/\(objectId)")
@@ -26,6 +27,7 @@ extension ParseMirrorAPI {
         return try data.write { connection in
             guard let current = try connection.schema(className) else { throw Self.missingClass(className, caller: caller) }
             if className == "_Session" { try Self.checkSessionOwner(objectId, caller: caller, connection: connection) }
+            if className == "_Role" { try Self.checkRoleName(body, objectId: objectId, connection: connection) }
             if className == "_User" { try checkUserFields(body, excluding: objectId, caller: caller, connection: connection) }
             let plan = try writePlan(body, className: className, current: current, caller: caller, creating: false)
             let response = try save(plan, objectId: objectId, caller: caller, connection: connection)
