@@ -40,10 +40,14 @@ public struct ReadAccess: Sendable {
         throw denied
     }
 
-    /// `object` (of `className`) without what Parse Server hides from this reader: another
-    /// user's `email` and `authData` (its default `protectedFields` and `filterSensitiveData`).
+    /// `object` (of `className`) without what Parse Server never shows of a `_User`: the password,
+    /// its hash and a session token (sign-up, log-in and `/users/me` add the caller's own), nor,
+    /// except to the user itself and the master key, its `email` (Parse's default `protectedFields`)
+    /// and `authData`.
     func hidingProtectedFields(of object: JSONObject, className: String) -> JSONObject {
-        guard className == "_User", !isMaster, object["objectId"]?.stringValue != userId || userId == nil else { return object }
-        return JSONObject(object.members.filter { $0.key != "email" && $0.key != "authData" })
+        guard className == "_User" else { return object }
+        let isSelf = isMaster || (userId != nil && object["objectId"]?.stringValue == userId)
+        let hidden: Set = isSelf ? ["password", "_hashed_password", "sessionToken"] : ["password", "_hashed_password", "sessionToken", "email", "authData"]
+        return JSONObject(object.members.filter { !hidden.contains($0.key) })
     }
 }

@@ -23,6 +23,9 @@ extension ParseMirrorAPI {
         try Self.checkClassName(className)
         var body = request.body
         if className == "_Session" { try Self.checkSessionWrite(body, caller: caller, creating: false) }
+        if className == "_User" && !caller.isMaster && caller.userId == nil {
+            throw APIError.parse(.sessionMissing, "Cannot modify user \(objectId).")
+        }
         let passwordHash = className == "_User" ? try Self.takePassword(from: &body).map(Passwords.hash) : nil
         return try data.write { connection in
             guard let current = try connection.schema(className) else { throw Self.missingClass(className, caller: caller) }
@@ -30,14 +33,24 @@ extension ParseMirrorAPI {
             if className == "_Role" { try Self.checkRoleName(body, objectId: objectId, connection: connection) }
             if className == "_User" { try checkUserFields(body, excluding: objectId, caller: caller, connection: connection) }
             let plan = try writePlan(body, className: className, current: current, caller: caller, creating: false)
-            let response = try save(plan, objectId: objectId, caller: caller, connection: connection)
-            if let passwordHash { try storePasswordHash(passwordHash, userId: objectId, connection: connection) }
+            var response: JSONObject
+            do {
+                response = try save(plan, objectId: objectId, caller: caller, connection: connection)
+            } catch let error as APIError where className == "_User" && error.code == ParseErrorCode.objectNotFound.rawValue && !caller.isMaster {
+                throw APIError.parse(.sessionMissing, "Insufficient auth.")
+            }
+            if let passwordHash {
+                try changePassword(passwordHash, userId: objectId, caller: caller, request: request, connection: connection, response: &response)
+            }
             return APIResponse(response)
         }
     }
 
     func delete(className: String, objectId: String, caller: Caller, data: DataAccess) throws -> APIResponse {
         try Self.checkClassName(className)
+        if className == "_User" && !caller.isMaster && caller.userId == nil {
+            throw APIError.parse(.sessionMissing, "Insufficient auth to delete user")
+        }
         return try data.write { connection in
             guard let schema = try connection.schema(className) else { throw Self.missingClass(className, caller: caller) }
             try caller.checkPermission("delete", on: schema)
@@ -64,7 +77,7 @@ extension ParseMirrorAPI {
                                                            include: Self.names(request.parameters["include"]) ?? [], schemas: schemas,
                                                            access: caller.readAccess) else { throw APIError.objectNotFound }
             for key in Self.names(request.parameters["excludeKeys"]) ?? [] { object[key] = nil }
-            return APIResponse(Self.redacted(object, className: className, for: caller))
+            return APIResponse(object)
         }
     }
 
@@ -82,7 +95,7 @@ extension ParseMirrorAPI {
             }
             try caller.checkPermission(query.count ? "count" : "find", on: schema)
             let found = try connection.reader().find(query, schemas: schemas, access: caller.readAccess)
-            var body = JSONObject(["results": .array(found.results.map { .object(Self.redacted($0, className: className, for: caller)) })])
+            var body = JSONObject(["results": .array(found.results.map(JSONValue.object))])
             if let count = found.count { body["count"] = .integer(Int64(count)) }
             return APIResponse(body)
         }

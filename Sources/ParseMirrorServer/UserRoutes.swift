@@ -108,22 +108,23 @@ extension ParseMirrorAPI {
         try update.run()
     }
 
+    /// Stores a new password hash and ends every session of the user, as Parse Server's
+    /// `revokeSessionOnPasswordReset` (on by default) does; a user who changed their own password
+    /// gets a new session, whose token the response carries.
+    func changePassword(_ hash: String, userId: String, caller: Caller, request: APIRequest, connection: MirrorConnection,
+                        response: inout JSONObject) throws {
+        try storePasswordHash(hash, userId: userId, connection: connection)
+        try deleteSessions(userId: userId, connection: connection)
+        guard !caller.isMaster, caller.userId == userId else { return }
+        response["sessionToken"] = try createSession(userId: userId, action: "signup", installationId: request.credentials.installationId,
+                                                     connection: connection)["sessionToken"]
+    }
+
     func deleteSessions(userId: String, connection: MirrorConnection) throws {
         guard try connection.schema("_Session") != nil else { return }
         let delete = try connection.database.prepare("DELETE FROM _Session WHERE user = ?1")
         delete.bind(text: userId, at: 1)
         try delete.run()
-    }
-
-    /// A `_User` object as the caller may see it: never the password or its hash, and the
-    /// email only for the master key and the user itself (Parse Server's default
-    /// `protectedFields: {_User: {"*": ["email"]}}`).
-    static func redacted(_ object: JSONObject, className: String, for caller: Caller) -> JSONObject {
-        guard className == "_User" else { return object }
-        let isSelf = caller.isMaster || (caller.userId != nil && object["objectId"]?.stringValue == caller.userId)
-        var hidden: Set = ["password", "_hashed_password", "sessionToken"]
-        if !isSelf { hidden.insert("email") }
-        return JSONObject(object.members.filter { !hidden.contains($0.key) })
     }
 
     private func hasPasswordColumn(_ connection: MirrorConnection) throws -> Bool {
@@ -159,6 +160,5 @@ extension ParseMirrorAPI {
 
     private func userJSON(_ userId: String, connection: MirrorConnection) throws -> JSONObject? {
         try connection.reader().get(className: "_User", objectId: userId, keys: nil, include: [], schemas: connection.schemas(), access: .master)
-            .map { Self.redacted($0, className: "_User", for: .master) }
     }
 }
