@@ -27,9 +27,13 @@ extension ParseMirrorAPI {
         return try outer.write { connection in
             let data = DataAccess(store: store, batch: connection)
             var results: [JSONValue] = []
-            for subrequest in requests {
+            var failures: [String] = []
+            for (index, subrequest) in requests.enumerated() {
                 if transactional {
-                    do { results.append(.object(JSONObject(["success": try route(subrequest, caller: caller, data: data).body]))) } catch { throw APIError.internalError }
+                    do { results.append(.object(JSONObject(["success": try route(subrequest, caller: caller, data: data).body]))) } catch {
+                        let failure = APIError(error)
+                        throw APIError.internalFailure("transactional batch request \(index) failed: \(failure.cause ?? failure.message)")
+                    }
                     continue
                 }
                 try connection.database.execute("SAVEPOINT batch_request")
@@ -40,10 +44,14 @@ extension ParseMirrorAPI {
                 } catch {
                     try connection.database.execute("ROLLBACK TO batch_request")
                     try connection.database.execute("RELEASE batch_request")
-                    results.append(.object(JSONObject(["error": APIError(error).body])))
+                    let failure = APIError(error)
+                    results.append(.object(JSONObject(["error": failure.body])))
+                    if let cause = failure.cause { failures.append("batch request \(index): \(cause)") }
                 }
             }
-            return APIResponse(.array(results))
+            var response = APIResponse(.array(results))
+            response.internalFailures = failures
+            return response
         }
     }
 

@@ -32,11 +32,16 @@ public final class ParseMirrorAPI: HTTPHandler {
 
     /// Answers one request; every error becomes Parse's error shape.
     public func respond(to request: HTTPRequest) -> HTTPResponse {
-        do {
-            return try answer(request).httpResponse
-        } catch {
-            return APIResponse(error: APIError(error)).httpResponse
-        }
+        respondExplaining(to: request).response
+    }
+
+    /// Answers one request as ``respond(to:)`` does, and tells what caused its internal errors
+    /// (a 500 answers only "Internal server error.", never the mirror's path or SQL), for the
+    /// server's own log; empty when there was none.
+    public func respondExplaining(to request: HTTPRequest) -> (response: HTTPResponse, internalFailures: [String]) {
+        let response: APIResponse
+        do { response = try answer(request) } catch { response = APIResponse(error: APIError(error)) }
+        return (response.httpResponse, response.internalFailures)
     }
 
     private func answer(_ http: HTTPRequest) throws -> APIResponse {

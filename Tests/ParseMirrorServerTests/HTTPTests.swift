@@ -142,6 +142,50 @@ final class HTTPTests: XCTestCase {
         XCTAssertEqual(try database.rows("SELECT title FROM Book"), [["Emma"]])
     }
 
+    /// Runs curl with `arguments`; its stdout.
+    private func curl(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["curl", "-s", "-g", "--path-as-is"] + arguments
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    func testRequestLogHasTimesEscapesControlCharactersAndExplainsInternalErrors() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let mirror = directory.appendingPathComponent("app.sqlite").path
+        let (process, out, err) = try serve([mirror, "--port", "0", "--app-id", TestServer.appId, "--master-key", TestServer.masterKey])
+        let line = firstLine(of: out)
+        let port = try XCTUnwrap(line.firstMatch(of: /:(\d+)\/parse/).map { String($0.1) }, line)
+        let url = "http://127.0.0.1:\(port)/parse"
+        let app = ["-H", "X-Parse-Application-Id: \(TestServer.appId)"]
+        XCTAssertTrue(try curl(app + ["-H", "X-Parse-Master-Key: \(TestServer.masterKey)", "-d", #"{"title":"Emma"}"#, "\(url)/classes/Book"]).contains("objectId"))
+        let database = try SQLiteDatabase(path: mirror, create: false)
+        _ = try database.rows(#"UPDATE _SCHEMA SET schema = json_set(schema, '$.fields.ghost', json('{"type":"String"}')) WHERE className = 'Book'"#)
+        database.close()
+        let failed = try curl(app + ["\(url)/classes/Book"])
+        XCTAssertEqual(failed, #"{"code":1,"message":"Internal server error."}"#)
+        _ = try curl(app + ["\(url)/classes/Bo%0A2026-01-01T00:00:00.000Z%20GET%20/forged%20200%1B[31m%5C"])
+        process.terminate()
+        process.waitUntilExit()
+        let log = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let lines = log.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.count, 3, log)
+        for entry in lines { XCTAssertNotNil(entry.prefixMatch(of: #/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z (POST|GET) /#), entry) }
+        let failure = try XCTUnwrap(lines.first { $0.contains(" 500 ") }, log)
+        XCTAssertTrue(failure.contains("GET /parse/classes/Book 500"), failure)
+        XCTAssertTrue(failure.contains("no such column"), failure)
+        XCTAssertTrue(log.contains(#"/parse/classes/Bo\u{A}2026-01-01T00:00:00.000Z GET /forged 200\u{1B}[31m\\ 400"#), log)
+        XCTAssertFalse(log.contains("\u{1B}"))
+        XCTAssertFalse(log.contains(TestServer.masterKey))
+    }
+
     func testServeRefusals() throws {
         let noKey = try serve(["/tmp/unused-\(UUID().uuidString).sqlite", "--app-id", "a"])
         noKey.process.waitUntilExit()
