@@ -28,7 +28,7 @@ extension ParseMirrorAPI {
         }
         let passwordHash = className == "_User" ? try Self.takePassword(from: &body).map(Passwords.hash) : nil
         return try data.write { connection in
-            guard let current = try connection.schema(className) else { throw Self.missingClass(className, caller: caller) }
+            guard let current = try connection.schema(className) else { throw missingClass(className, caller: caller) }
             if className == "_Session" { try Self.checkSessionOwner(objectId, caller: caller, connection: connection) }
             if className == "_Role" { try Self.checkRoleName(body, objectId: objectId, connection: connection) }
             if className == "_User" { try checkUserFields(body, excluding: objectId, caller: caller, connection: connection) }
@@ -52,7 +52,7 @@ extension ParseMirrorAPI {
             throw APIError.parse(.sessionMissing, "Insufficient auth to delete user")
         }
         return try data.write { connection in
-            guard let schema = try connection.schema(className) else { throw Self.missingClass(className, caller: caller) }
+            guard let schema = try connection.schema(className) else { throw missingClass(className, caller: caller) }
             try caller.checkPermission("delete", on: schema)
             if className == "_Session" { try Self.checkSessionOwner(objectId, caller: caller, connection: connection) }
             guard let row = try connection.row(className, objectId: objectId, fields: []), caller.canWrite(row.acl) else { throw APIError.objectNotFound }
@@ -71,7 +71,7 @@ extension ParseMirrorAPI {
         try Self.checkSessionRead(className, caller: caller)
         return try data.read { connection in
             let schemas = try connection.schemas()
-            guard let schema = schemas[className] else { throw Self.missingClass(className, caller: caller) }
+            guard let schema = schemas[className] else { throw missingClass(className, caller: caller) }
             try caller.checkPermission("get", on: schema)
             guard var object = try connection.reader().get(className: className, objectId: objectId, keys: Self.names(request.parameters["keys"]),
                                                            include: Self.names(request.parameters["include"]) ?? [], schemas: schemas,
@@ -90,7 +90,7 @@ extension ParseMirrorAPI {
         return try data.read { connection in
             let schemas = try connection.schemas()
             guard let schema = schemas[className] else {
-                guard Self.mayUseMissingClass(className, caller: caller) else { throw APIError.nonExistentClass(className) }
+                guard mayUseMissingClass(className, caller: caller) else { throw APIError.nonExistentClass(className) }
                 return APIResponse(JSONObject(query.count ? ["results": .array([]), "count": .integer(0)] : ["results": .array([])]))
             }
             try caller.checkPermission(query.count ? "count" : "find", on: schema)
@@ -126,22 +126,23 @@ extension ParseMirrorAPI {
     }
 
     /// Whether the caller may read or create a class that is not in `_SCHEMA` yet: the master
-    /// key, or anyone for Parse's own classes (Parse Server always has them). Others get 119, as
-    /// Parse 7 answers with its default `allowClientClassCreation: false`.
-    static func mayUseMissingClass(_ className: String, caller: Caller) -> Bool {
-        caller.isMaster || ParseNames.systemClasses.contains(className)
+    /// key, anyone for Parse's own classes (Parse Server always has them), and anyone at all with
+    /// ``ParseServerConfiguration/allowClientClassCreation``. Others get 119, as Parse Server's
+    /// `validateClientClassCreation` answers.
+    func mayUseMissingClass(_ className: String, caller: Caller) -> Bool {
+        caller.isMaster || configuration.allowClientClassCreation || ParseNames.systemClasses.contains(className)
     }
 
     /// The answer for an object of a class that does not exist: 101, or 119 when the caller
     /// may not even know whether the class exists.
-    static func missingClass(_ className: String, caller: Caller) -> APIError {
+    func missingClass(_ className: String, caller: Caller) -> APIError {
         mayUseMissingClass(className, caller: caller) ? .objectNotFound : .nonExistentClass(className)
     }
 
     /// Checks a body against the class (see ``mayUseMissingClass(_:caller:)``; the
     /// `create`/`update` CLP) and its schema.
     func writePlan(_ body: JSONObject, className: String, current: ClassSchema?, caller: Caller, creating: Bool) throws -> WritePlan {
-        guard current != nil || Self.mayUseMissingClass(className, caller: caller) else { throw APIError.nonExistentClass(className) }
+        guard current != nil || mayUseMissingClass(className, caller: caller) else { throw APIError.nonExistentClass(className) }
         if let current { try caller.checkPermission(creating ? "create" : "update", on: current) }
         return try WritePlan(className: className, body: WriteBody(body), current: current, caller: caller, creating: creating)
     }

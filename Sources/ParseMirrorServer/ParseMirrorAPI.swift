@@ -1,5 +1,6 @@
 import ParseModel
 import PorterHTTP
+import PorterPipeline
 
 /// Parse Server's REST API over a SQLite mirror: objects, queries, schemas, batch, users and
 /// sessions, with Parse's status codes, error codes and JSON shapes (PARSE_REST.md).
@@ -13,7 +14,7 @@ import PorterHTTP
 ///                                            headers: HTTPHeaders([("X-Parse-Application-Id", "library")])))
 /// ```
 ///
-/// Routes, under the mount path: `GET /health`, `GET /serverInfo`, `/schemas[/:className]`,
+/// Routes, under the mount path: `/health` (any method), `GET /serverInfo`, `/schemas[/:className]`,
 /// `/classes/:className[/:objectId]` (and the aliases `/users`, `/roles`, `/sessions`,
 /// `/installations`), `POST /batch`, `/login`, `POST /logout`, `GET /users/me`, and `OPTIONS`
 /// (CORS preflight) on any path. A POST whose body has `_method` is answered as that method.
@@ -46,8 +47,9 @@ public final class ParseMirrorAPI: HTTPHandler {
 
     private func answer(_ http: HTTPRequest) throws -> APIResponse {
         guard let path = routePath(http.path) else { throw APIError.noRoute(http.method, http.path) }
-        if path == "/health" && http.method == "GET" { return APIResponse(JSONObject(["status": .string("ok")])) }
         if http.method == "OPTIONS" { return APIResponse(JSONObject()) }
+        // Any method, as Parse Server mounts it (ParseSwift's health check sends POST).
+        if path == "/health" { return APIResponse(JSONObject(["status": .string("ok")])) }
         let request = try APIRequest(http, path: path, publicURL: publicURL(http))
         let data = DataAccess(store: store, batch: nil)
         let caller = try Caller.authenticate(request.credentials, remoteAddress: http.remoteAddress, configuration: configuration, data: data)
@@ -99,7 +101,9 @@ public final class ParseMirrorAPI: HTTPHandler {
                                            "clearAllDataFromClass": off, "exportClass": off, "editClassLevelPermissions": on,
                                            "editPointerPermissions": off])),
         ])
-        return APIResponse(JSONObject(["parseServerVersion": .string(configuration.parseServerVersion), "features": .object(features)]))
+        // Parse Server's shape, naming this server instead of claiming a Parse Server version.
+        return APIResponse(JSONObject(["features": .object(features), "serverName": .string(PorterRelease.name),
+                                       "serverVersion": .string(PorterRelease.version)]))
     }
 }
 

@@ -20,18 +20,19 @@ public struct ParseServerConfiguration: Sendable {
     /// Addresses the master key is accepted from; `nil` accepts it from anywhere. Parse Server
     /// defaults to `["127.0.0.1", "::1"]`; `serve` binds to 127.0.0.1 by default instead.
     public var masterKeyIPs: [String]?
-    /// Reported by `/serverInfo` as `parseServerVersion`: the Parse Server release this API imitates.
-    public var parseServerVersion: String
+    /// Let clients without the master key create classes by saving their first object (Parse
+    /// Server's `allowClientClassCreation`, off by default since Parse Server 7); when off they get 119.
+    public var allowClientClassCreation: Bool
 
     public init(applicationId: String, masterKey: String, restAPIKey: String? = nil, mountPath: String = "/parse",
-                allowCustomObjectId: Bool = false, masterKeyIPs: [String]? = nil, parseServerVersion: String = "7.4.0") {
+                allowCustomObjectId: Bool = false, masterKeyIPs: [String]? = nil, allowClientClassCreation: Bool = false) {
         self.applicationId = applicationId
         self.masterKey = masterKey
         self.restAPIKey = restAPIKey
         self.mountPath = mountPath
         self.allowCustomObjectId = allowCustomObjectId
         self.masterKeyIPs = masterKeyIPs
-        self.parseServerVersion = parseServerVersion
+        self.allowClientClassCreation = allowClientClassCreation
     }
 
     /// The mount path without a trailing slash: `/parse`, or `""` at the root.

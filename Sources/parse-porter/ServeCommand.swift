@@ -41,6 +41,9 @@ struct ServeCommand: ParsableCommand {
     @Flag(help: "Accept objectIds in create bodies (Parse Server's allowCustomObjectId).")
     var allowCustomObjectId = false
 
+    @Flag(help: "Let clients without the master key create classes by saving their first object (Parse Server's allowClientClassCreation; off by default, as in Parse Server 7).")
+    var allowClientClassCreation = false
+
     @Flag(name: .shortAndLong, help: "No request log.")
     var quiet = false
 
@@ -54,7 +57,7 @@ struct ServeCommand: ParsableCommand {
         guard (0...65535).contains(port) else { throw PorterError(.usage, "--port must be 0...65535") }
         let configuration = ParseServerConfiguration(
             applicationId: applicationId, masterKey: masterKey, restAPIKey: keys.restAPIKey,
-            mountPath: mount, allowCustomObjectId: allowCustomObjectId)
+            mountPath: mount, allowCustomObjectId: allowCustomObjectId, allowClientClassCreation: allowClientClassCreation)
         let api = try ParseMirrorAPI(mirrorPath: mirror, configuration: configuration)
         let server = HTTPServer(host: host, port: port, handler: quiet ? api : RequestLog(api))
         let boundPort: Int
