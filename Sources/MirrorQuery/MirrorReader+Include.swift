@@ -3,8 +3,10 @@ import ParseModel
 /// `include`: pointers replaced by the objects they point to, as Parse Server's `RestQuery`
 /// does: each path's prefixes are included first, `keys`/`excludeKeys` such as `post.title`
 /// include `post` and project it, and pointers inside arrays along a path are followed too.
-/// An included object is read with the same access and carries `"__type":"Object"` and its
-/// `className`; a pointer whose target is missing or unreadable stays a pointer.
+/// An included object is read with the same access, and its class's `get` permission is checked
+/// as Parse Server checks it (a denied class fails the query: 119, or 101); it carries
+/// `"__type":"Object"` and its `className`; a pointer whose target is missing or unreadable
+/// stays a pointer.
 extension MirrorReader {
     func include(_ query: ParseQuery, schema: ClassSchema, schemas: [String: ClassSchema], access: ReadAccess, into results: inout [JSONObject]) throws(QueryError) {
         for path in Self.includePaths(query, schema) {
@@ -14,6 +16,7 @@ extension MirrorReader {
             var targets: [String: [String: JSONObject]] = [:]
             for (className, ids) in pointers {
                 guard let targetSchema = schemas[className] else { continue }
+                try access.checkPermission("get", on: targetSchema)
                 let decoder = ObjectDecoder(schema: targetSchema, keys: Self.subKeys(query.keys, below: path), excludeKeys: Self.subExcludeKeys(query.excludeKeys, below: path))
                 targets[className] = try objects(targetSchema, ids: ids.sorted(), decoder: decoder, access: access)
             }

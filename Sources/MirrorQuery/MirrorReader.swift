@@ -55,7 +55,7 @@ public final class MirrorReader {
     private func run(_ query: ParseQuery, schemas: [String: ClassSchema], access: ReadAccess) throws(QueryError) -> (results: [JSONObject], count: Int?) {
         guard let schema = schemas[query.className] else { return ([], query.count ? 0 : nil) }
         let compiler = whereCompiler(schema, schemas: schemas, access: access)
-        let condition = SQLFragment.all([try compiler.compile(query.constraints), WhereCompiler.readable(by: access)])
+        let condition = SQLFragment.all([try compiler.compile(query.constraints), WhereCompiler.readable(schema.className, by: access)])
         let table = quoted(schema.className)
         var count: Int?
         if query.count {
@@ -71,6 +71,7 @@ public final class MirrorReader {
         let sql = "SELECT \(decoder.selectList)" + (selectsScore ? ", " + score! : SQLFragment("")) + " FROM \(table) AS t WHERE " + condition
             + " ORDER BY " + order + " LIMIT " + .parameter(.integer(Int64(limit))) + " OFFSET " + .parameter(.integer(Int64(query.skip)))
         var results = try objects(sql, decoder, scoreColumn: selectsScore ? decoder.columnCount : nil)
+            .map { access.hidingProtectedFields(of: $0, className: schema.className) }
         try include(query, schema: schema, schemas: schemas, access: access, into: &results)
         return (results, count)
     }
@@ -88,9 +89,10 @@ public final class MirrorReader {
         var start = 0
         while start < objectIds.count {
             let chunk = Array(objectIds[start..<min(start + 500, objectIds.count)])
-            let condition = SQLFragment.all(["\(column("objectId")) IN (" + .parameters(chunk.map(ParseValue.string)) + ")", WhereCompiler.readable(by: access)])
+            let condition = SQLFragment.all(["\(column("objectId")) IN (" + .parameters(chunk.map(ParseValue.string)) + ")",
+                                             WhereCompiler.readable(schema.className, by: access)])
             for object in try objects("SELECT \(decoder.selectList) FROM \(quoted(schema.className)) AS t WHERE " + condition, decoder) {
-                if case .string(let id)? = object["objectId"] { found[id] = object }
+                if case .string(let id)? = object["objectId"] { found[id] = access.hidingProtectedFields(of: object, className: schema.className) }
             }
             start += chunk.count
         }

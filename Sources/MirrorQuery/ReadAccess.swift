@@ -4,13 +4,18 @@ import ParseModel
 /// access: "*" always, plus the user's objectId and "role:<name>" entries when known.
 public struct ReadAccess: Sendable {
     public let principals: Set<String>?
+    /// The signed-in user (not for the master key). It reads only its own `_Session` objects, and
+    /// only its own `email` and `authData` among `_User` objects.
+    public let userId: String?
     /// Why the reader may not query a class a sub-query (`$inQuery`, `$select`…) names, given its
     /// schema (`nil` when the class does not exist): its class-level `find` permission, as for the
     /// outer query. `nil` when it may.
     public let subqueryDenial: @Sendable (_ className: String, _ schema: ClassSchema?) -> QueryError?
 
-    public init(principals: Set<String>?, subqueryDenial: @escaping @Sendable (_ className: String, _ schema: ClassSchema?) -> QueryError? = { _, _ in nil }) {
+    public init(principals: Set<String>?, userId: String? = nil,
+                subqueryDenial: @escaping @Sendable (_ className: String, _ schema: ClassSchema?) -> QueryError? = { _, _ in nil }) {
         self.principals = principals
+        self.userId = userId
         self.subqueryDenial = subqueryDenial
     }
 
@@ -18,4 +23,37 @@ public struct ReadAccess: Sendable {
     public static let master = ReadAccess(principals: nil)
     /// No session: only objects public for reading.
     public static let anonymous = ReadAccess(principals: ["*"])
+
+    public var isMaster: Bool { principals == nil }
+
+    /// Checks a class-level permission (`find`, `count`, `get`, `create`, `update`, `delete`,
+    /// `addField`) as Parse Server's `validatePermission` does: a class without CLPs is public;
+    /// once CLPs are set an operation they do not name is master-only. Entries granting `*`, the
+    /// user, one of the user's roles, or `requiresAuthentication` for any signed-in user are
+    /// honoured; `pointerFields`, `readUserFields` and `writeUserFields` grant nothing here.
+    /// Denied: 119, or 101 when only signing in is missing.
+    public func checkPermission(_ operation: String, on schema: ClassSchema) throws(QueryError) {
+        guard let principals, let permissions = schema.classLevelPermissions else { return }
+        let denied = QueryError(code: ParseErrorCode.operationForbidden.rawValue,
+                                "Permission denied for action \(operation) on class \(schema.className).")
+        guard case .object(let entries)? = permissions[operation] else { throw denied }
+        for entry in entries where entry.value == .bool(true) {
+            if principals.contains(entry.key) || (entry.key == "requiresAuthentication" && userId != nil) { return }
+        }
+        if entries["requiresAuthentication"] == .bool(true) && userId == nil {
+            throw QueryError(code: ParseErrorCode.objectNotFound.rawValue, "Permission denied, user needs to be authenticated.")
+        }
+        throw denied
+    }
+
+    /// `object` (of `className`) without what Parse Server never shows of a `_User`: the password,
+    /// its hash and a session token (sign-up, log-in and `/users/me` add the caller's own), nor,
+    /// except to the user itself and the master key, its `email` (Parse's default `protectedFields`)
+    /// and `authData`.
+    func hidingProtectedFields(of object: JSONObject, className: String) -> JSONObject {
+        guard className == "_User" else { return object }
+        let isSelf = isMaster || (userId != nil && object["objectId"]?.stringValue == userId)
+        let hidden: Set = isSelf ? ["password", "_hashed_password", "sessionToken"] : ["password", "_hashed_password", "sessionToken", "email", "authData"]
+        return JSONObject(object.members.filter { !hidden.contains($0.key) })
+    }
 }

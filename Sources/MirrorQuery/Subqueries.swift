@@ -83,14 +83,19 @@ extension WhereCompiler {
         compiler.access = access
         compiler.textIndexes = textIndexes
         compiler.depth = depth + 1
-        return (subSchema, .all([try compiler.compile(constraints), Self.readable(by: access)]))
+        return (subSchema, .all([try compiler.compile(constraints), Self.readable(subSchema.className, by: access)]))
     }
 
-    /// Unless master: rows without an ACL (public) or whose ACL grants read to a principal.
-    static func readable(by access: ReadAccess) -> SQLFragment {
+    /// Unless master: rows without an ACL (public) or whose ACL grants read to a principal; of
+    /// `_Session`, only the reader's own sessions (Parse Server's `RestQuery` adds `user == caller`,
+    /// so a session without an ACL, such as one `pull` copied, stays private too).
+    static func readable(_ className: String, by access: ReadAccess) -> SQLFragment {
         guard let principals = access.principals else { return .alwaysTrue }
-        return "(t.\"ACL\" IS NULL OR EXISTS (SELECT 1 FROM json_each(t.\"ACL\") AS a WHERE a.key IN ("
+        let acl = "(t.\"ACL\" IS NULL OR EXISTS (SELECT 1 FROM json_each(t.\"ACL\") AS a WHERE a.key IN ("
             + .parameters(principals.sorted().map(ParseValue.string)) + ") AND json_extract(a.value, '$.read') = 1))"
+        guard className == "_Session" else { return acl }
+        guard let userId = access.userId else { return .alwaysFalse }
+        return .all([acl, "t.\"user\" = " + .parameter(.string(userId))])
     }
 
     /// A pointer to `className` whose objectId is among `ids`, held in `slot`.

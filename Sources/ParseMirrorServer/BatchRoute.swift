@@ -38,30 +38,38 @@ extension ParseMirrorAPI {
             return (endpoint, subrequest)
         }
         var results = [JSONValue?](repeating: nil, count: requests.count)
-        let unlocked = requests.indices.filter { requests[$0].endpoint.runsOutsideWriteLock }
-        let locked = requests.indices.filter { !requests[$0].endpoint.runsOutsideWriteLock }
         if transactional {
-            for index in unlocked {
-                do { results[index] = .object(JSONObject(["success": try route(requests[index].request, caller: caller, data: outer).body])) } catch {
-                    throw APIError.internalError
+            /// Runs sub-request `index`; any failure ends the whole batch, its cause kept for the log.
+            func run(_ index: Int, _ data: DataAccess) throws {
+                do { results[index] = .object(JSONObject(["success": try route(requests[index].request, caller: caller, data: data).body])) } catch {
+                    let failure = APIError(error)
+                    throw APIError.internalFailure("transactional batch request \(index) failed: \(failure.cause ?? failure.message)")
                 }
             }
+            for index in requests.indices where requests[index].endpoint.runsOutsideWriteLock { try run(index, outer) }
+            let locked = requests.indices.filter { !requests[$0].endpoint.runsOutsideWriteLock }
             if !locked.isEmpty {
                 try outer.write { connection in
                     let data = DataAccess(store: store, batch: connection)
-                    for index in locked {
-                        do { results[index] = .object(JSONObject(["success": try route(requests[index].request, caller: caller, data: data).body])) } catch {
-                            throw APIError.internalError
-                        }
-                    }
+                    for index in locked { try run(index, data) }
                 }
             }
             return APIResponse(.array(results.map { $0 ?? .null }))
         }
+        var failures: [String] = []
+        /// `{"success":body}`, or `{"error":{"code","error"}}` when the route throws (an internal
+        /// failure's cause goes to the log, not to the client).
+        func outcome(_ index: Int, _ data: DataAccess) -> JSONValue {
+            do { return .object(JSONObject(["success": try route(requests[index].request, caller: caller, data: data).body])) } catch {
+                let failure = APIError(error)
+                if let cause = failure.cause { failures.append("batch request \(index): \(cause)") }
+                return .object(JSONObject(["error": failure.body]))
+            }
+        }
         var index = 0
         while index < requests.count {
             if requests[index].endpoint.runsOutsideWriteLock {
-                results[index] = Self.outcome { try route(requests[index].request, caller: caller, data: outer) }
+                results[index] = outcome(index, outer)
                 index += 1
                 continue
             }
@@ -70,22 +78,18 @@ extension ParseMirrorAPI {
                 let data = DataAccess(store: store, batch: connection)
                 for member in run {
                     try connection.database.execute("SAVEPOINT batch_request")
-                    results[member] = Self.outcome { try route(requests[member].request, caller: caller, data: data) }
+                    results[member] = outcome(member, data)
                     if results[member]?["error"] != nil { try connection.database.execute("ROLLBACK TO batch_request") }
                     try connection.database.execute("RELEASE batch_request")
                 }
             }
             index = run.upperBound
         }
-        return APIResponse(.array(results.map { $0 ?? .null }))
+        var response = APIResponse(.array(results.map { $0 ?? .null }))
+        response.internalFailures = failures
+        return response
     }
 
-    /// `{"success":body}`, or `{"error":{"code","error"}}` when `route` throws.
-    private static func outcome(_ route: () throws -> APIResponse) -> JSONValue {
-        do { return .object(JSONObject(["success": try route().body])) } catch {
-            return .object(JSONObject(["error": APIError(error).body]))
-        }
-    }
 
     /// The bcrypt hash of a user create's or update's `password`, made before the batch takes
     /// the write lock; nil for other sub-requests and bodies without a usable password.

@@ -63,6 +63,8 @@ final class MirrorConnection {
 
     /// Creates the table of a new class and its fields' columns and join tables.
     func createClass(_ schema: ClassSchema) throws {
+        try checkTableNameIsFree(schema.className)
+        try checkFieldNamesAreDistinct(schema.fields.map(\.name), in: schema)
         try database.execute(MirrorLayout.createClassTableSQL(schema.className, fields: schema.fields))
         for field in schema.fields {
             guard case .relation = field.type else { continue }
@@ -74,8 +76,33 @@ final class MirrorConnection {
     /// Adds fields to an existing class (columns or join tables) and saves its schema, which
     /// already lists them.
     func addFields(_ fields: [SchemaField], savingSchema schema: ClassSchema) throws {
+        try checkFieldNamesAreDistinct(fields.map(\.name), in: schema)
         for field in fields { try database.execute(MirrorLayout.addFieldSQL(className: schema.className, field)) }
         try saveSchema(schema)
+    }
+
+    /// SQLite's table names ignore case and `sqlite_` names are its own, so a class is refused
+    /// (103) when the mirror has a table of that name in any case (`metA` beside `meta`).
+    private func checkTableNameIsFree(_ className: String) throws {
+        if className.lowercased().hasPrefix("sqlite_") {
+            throw APIError.parse(.invalidClassName, "Invalid classname: \(className), names starting with sqlite_ are reserved by the mirror's SQLite.")
+        }
+        let taken = try database.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name = ?1 COLLATE NOCASE", [className])
+        if let existing = taken.first?[0] ?? nil {
+            throw APIError.parse(.invalidClassName, "Class \(className) cannot be created beside \(existing): the mirror's SQLite table names ignore case.")
+        }
+    }
+
+    /// SQLite's column names ignore case, and so would the names of Relation join tables: a new
+    /// field whose name equals another field's (or objectId, createdAt, updatedAt, ACL) in all but
+    /// case is refused (105), so no two fields share storage.
+    private func checkFieldNamesAreDistinct(_ names: [String], in schema: ClassSchema) throws {
+        let all = ParseNames.defaultFields + schema.fields.map(\.name)
+        for name in names {
+            if let other = all.first(where: { $0 != name && $0.lowercased() == name.lowercased() }) {
+                throw APIError.parse(.invalidKeyName, "Invalid field name: \(name). The class has \(other), and the mirror's SQLite column names ignore case.")
+            }
+        }
     }
 
     /// Removes a field with its data: the column, or the join table of a Relation.

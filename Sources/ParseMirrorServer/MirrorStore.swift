@@ -97,7 +97,7 @@ final class SchemaCache: @unchecked Sendable {
         lock.unlock()
         if let cached, cached.text == text { return cached.schema }
         guard let json = try? JSONParser.parse(text), let schema = try? ClassSchema(schemaJSON: json) else {
-            throw APIError.parse(1, "_SCHEMA row for \(className) is not a valid /schemas JSON")
+            throw APIError.internalFailure("_SCHEMA row for \(className) is not a valid /schemas JSON")
         }
         lock.lock()
         parsed[className] = (text, schema)

@@ -6,8 +6,13 @@ extension ParseMirrorAPI {
     func create(_ request: APIRequest, className: String, caller: Caller, data: DataAccess) throws -> APIResponse {
         try Self.checkClassName(className)
         if className == "_User" { return try signUp(request, caller: caller, data: data) }
+        if className == "_Session" {
+            try Self.checkSessionWrite(request.body, caller: caller, creating: true)
+            if !caller.isMaster { return try createOwnSession(request, caller: caller, data: data) }
+        }
         let objectId = try customObjectId(request.body, className: className) ?? RandomTokens.objectId()
         return try data.write { connection in
+            if className == "_Role" { try Self.checkRoleName(request.body, objectId: nil, connection: connection) }
             let plan = try writePlan(request.body, className: className, current: connection.schema(className), caller: caller, creating: true)
             let created = try insert(plan, objectId: objectId, connection: connection)
             return APIResponse(created, status: 201, location: "\(request.publicURL)/classes/\(className)/\(objectId)")
@@ -17,22 +22,39 @@ extension ParseMirrorAPI {
     func update(_ request: APIRequest, className: String, objectId: String, caller: Caller, data: DataAccess) throws -> APIResponse {
         try Self.checkClassName(className)
         var body = request.body
+        if className == "_Session" { try Self.checkSessionWrite(body, caller: caller, creating: false) }
+        if className == "_User" && !caller.isMaster && caller.userId == nil {
+            throw APIError.parse(.sessionMissing, "Cannot modify user \(objectId).")
+        }
         let passwordHash = className == "_User" ? try Self.takePassword(from: &body).map(request.hash) : nil
         return try data.write { connection in
-            guard let current = try connection.schema(className) else { throw Self.missingClass(className, caller: caller) }
+            guard let current = try connection.schema(className) else { throw missingClass(className, caller: caller) }
+            if className == "_Session" { try Self.checkSessionOwner(objectId, caller: caller, connection: connection) }
+            if className == "_Role" { try Self.checkRoleName(body, objectId: objectId, connection: connection) }
             if className == "_User" { try checkUserFields(body, excluding: objectId, caller: caller, connection: connection) }
             let plan = try writePlan(body, className: className, current: current, caller: caller, creating: false)
-            let response = try save(plan, objectId: objectId, caller: caller, connection: connection)
-            if let passwordHash { try storePasswordHash(passwordHash, userId: objectId, connection: connection) }
+            var response: JSONObject
+            do {
+                response = try save(plan, objectId: objectId, caller: caller, connection: connection)
+            } catch let error as APIError where className == "_User" && error.code == ParseErrorCode.objectNotFound.rawValue && !caller.isMaster {
+                throw APIError.parse(.sessionMissing, "Insufficient auth.")
+            }
+            if let passwordHash {
+                try changePassword(passwordHash, userId: objectId, caller: caller, request: request, connection: connection, response: &response)
+            }
             return APIResponse(response)
         }
     }
 
     func delete(className: String, objectId: String, caller: Caller, data: DataAccess) throws -> APIResponse {
         try Self.checkClassName(className)
+        if className == "_User" && !caller.isMaster && caller.userId == nil {
+            throw APIError.parse(.sessionMissing, "Insufficient auth to delete user")
+        }
         return try data.write { connection in
-            guard let schema = try connection.schema(className) else { throw Self.missingClass(className, caller: caller) }
+            guard let schema = try connection.schema(className) else { throw missingClass(className, caller: caller) }
             try caller.checkPermission("delete", on: schema)
+            if className == "_Session" { try Self.checkSessionOwner(objectId, caller: caller, connection: connection) }
             guard let row = try connection.row(className, objectId: objectId, fields: []), caller.canWrite(row.acl) else { throw APIError.objectNotFound }
             try connection.delete(className, objectId: objectId)
             if className == "_User" { try deleteSessions(userId: objectId, connection: connection) }
@@ -46,15 +68,16 @@ extension ParseMirrorAPI {
         try Self.checkClassName(className)
         let allowed: Set = ["keys", "include", "excludeKeys", "readPreference", "includeReadPreference", "subqueryReadPreference"]
         guard request.parameters.keys.allSatisfy(allowed.contains) else { throw APIError.parse(102, "Improper encode of parameter") }
+        try Self.checkSessionRead(className, caller: caller)
         return try data.read { connection in
             let schemas = try connection.schemas()
-            guard let schema = schemas[className] else { throw Self.missingClass(className, caller: caller) }
+            guard let schema = schemas[className] else { throw missingClass(className, caller: caller) }
             try caller.checkPermission("get", on: schema)
             guard var object = try connection.reader().get(className: className, objectId: objectId, keys: Self.names(request.parameters["keys"]),
                                                            include: Self.names(request.parameters["include"]) ?? [], schemas: schemas,
                                                            access: caller.readAccess, budget: request.budget) else { throw APIError.objectNotFound }
             for key in Self.names(request.parameters["excludeKeys"]) ?? [] { object[key] = nil }
-            return APIResponse(Self.redacted(object, className: className, for: caller))
+            return APIResponse(object)
         }
     }
 
@@ -62,16 +85,17 @@ extension ParseMirrorAPI {
     /// A class that does not exist has no objects for the master key and is 119 for others.
     func find(_ request: APIRequest, className: String, caller: Caller, data: DataAccess) throws -> APIResponse {
         try Self.checkClassName(className)
+        try Self.checkSessionRead(className, caller: caller)
         let query = try ParseQuery(className: className, parameters: request.parameters)
         return try data.read { connection in
             let schemas = try connection.schemas()
             guard let schema = schemas[className] else {
-                guard Self.mayUseMissingClass(className, caller: caller) else { throw APIError.nonExistentClass(className) }
+                guard mayUseMissingClass(className, caller: caller) else { throw APIError.nonExistentClass(className) }
                 return APIResponse(JSONObject(query.count ? ["results": .array([]), "count": .integer(0)] : ["results": .array([])]))
             }
             try caller.checkPermission(query.count ? "count" : "find", on: schema)
             let found = try connection.reader().find(query, schemas: schemas, access: caller.readAccess, budget: request.budget)
-            var body = JSONObject(["results": .array(found.results.map { .object(Self.redacted($0, className: className, for: caller)) })])
+            var body = JSONObject(["results": .array(found.results.map(JSONValue.object))])
             if let count = found.count { body["count"] = .integer(Int64(count)) }
             return APIResponse(body)
         }
@@ -102,22 +126,23 @@ extension ParseMirrorAPI {
     }
 
     /// Whether the caller may read or create a class that is not in `_SCHEMA` yet: the master
-    /// key, or anyone for Parse's own classes (Parse Server always has them). Others get 119, as
-    /// Parse 7 answers with its default `allowClientClassCreation: false`.
-    static func mayUseMissingClass(_ className: String, caller: Caller) -> Bool {
-        caller.isMaster || ParseNames.systemClasses.contains(className)
+    /// key, anyone for Parse's own classes (Parse Server always has them), and anyone at all with
+    /// ``ParseServerConfiguration/allowClientClassCreation``. Others get 119, as Parse Server's
+    /// `validateClientClassCreation` answers.
+    func mayUseMissingClass(_ className: String, caller: Caller) -> Bool {
+        caller.isMaster || configuration.allowClientClassCreation || ParseNames.systemClasses.contains(className)
     }
 
     /// The answer for an object of a class that does not exist: 101, or 119 when the caller
     /// may not even know whether the class exists.
-    static func missingClass(_ className: String, caller: Caller) -> APIError {
+    func missingClass(_ className: String, caller: Caller) -> APIError {
         mayUseMissingClass(className, caller: caller) ? .objectNotFound : .nonExistentClass(className)
     }
 
     /// Checks a body against the class (see ``mayUseMissingClass(_:caller:)``; the
     /// `create`/`update` CLP) and its schema.
     func writePlan(_ body: JSONObject, className: String, current: ClassSchema?, caller: Caller, creating: Bool) throws -> WritePlan {
-        guard current != nil || Self.mayUseMissingClass(className, caller: caller) else { throw APIError.nonExistentClass(className) }
+        guard current != nil || mayUseMissingClass(className, caller: caller) else { throw APIError.nonExistentClass(className) }
         if let current { try caller.checkPermission(creating ? "create" : "update", on: current) }
         return try WritePlan(className: className, body: WriteBody(body), current: current, caller: caller, creating: creating,
                              fieldLimit: configuration.limits.fieldsPerClass)

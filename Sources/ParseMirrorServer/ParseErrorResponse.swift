@@ -1,6 +1,7 @@
 import MirrorQuery
 import ParseModel
 import PorterHTTP
+import PorterPipeline
 
 /// An error answered in one of Parse Server's shapes (PARSE_REST §9).
 struct APIError: Error {
@@ -10,16 +11,18 @@ struct APIError: Error {
     let message: String
     /// `error`, or `message` for uncaught errors (Parse's own inconsistency, kept for fidelity).
     private let messageKey: String
+    /// What went wrong behind an internal error, for the server's own log; never sent, since it
+    /// may name the mirror's path or SQL.
+    let cause: String?
 
-    /// A Parse error: HTTP 404 for code 101, 500 for code 1, 400 for every other code.
+    /// A Parse error: HTTP 404 for code 101, 400 for every other code; code 1 is an internal
+    /// error whose message stays in the server's log (see ``internalFailure(_:)``).
     static func parse(_ code: Int, _ message: String) -> APIError {
-        APIError(status: code == 101 ? 404 : code == 1 ? 500 : 400, code: code, message: message)
+        code == ParseErrorCode.internalServerError.rawValue
+            ? internalFailure(message) : APIError(status: code == 101 ? 404 : 400, code: code, message: message)
     }
 
-    /// A Parse error by its ``ParseErrorCode``.
-    static func parse(_ code: ParseErrorCode, _ message: String) -> APIError {
-        .parse(code.rawValue, message)
-    }
+    static func parse(_ code: ParseErrorCode, _ message: String) -> APIError { parse(code.rawValue, message) }
 
     /// 403 `{"error":"unauthorized"}`: bad application id, client key or master-key address.
     static let unauthorized = APIError(status: 403, code: nil, message: "unauthorized")
@@ -28,6 +31,11 @@ struct APIError: Error {
     /// 500 `{"code":1,"message":"Internal server error."}`: what Parse Server answers for uncaught
     /// errors and for a failed transactional batch.
     static let internalError = APIError(status: 500, code: 1, message: "Internal server error.", messageKey: "message")
+
+    /// ``internalError`` with its cause, which only the server's log shows.
+    static func internalFailure(_ cause: String) -> APIError {
+        APIError(status: 500, code: 1, message: "Internal server error.", messageKey: "message", cause: cause)
+    }
 
     static let objectNotFound = APIError.parse(101, "Object not found.")
     static let invalidSessionToken = APIError.parse(209, "Invalid session token")
@@ -65,15 +73,17 @@ struct APIError: Error {
         switch error {
         case let error as APIError: self = error
         case let error as QueryError: self = .parse(error.code, error.message)
-        default: self = .internalError
+        case let error as PorterError: self = .internalFailure(error.message)
+        default: self = .internalFailure(String(describing: error))
         }
     }
 
-    private init(status: Int, code: Int?, message: String, messageKey: String = "error") {
+    private init(status: Int, code: Int?, message: String, messageKey: String = "error", cause: String? = nil) {
         self.status = status
         self.code = code
         self.message = message
         self.messageKey = messageKey
+        self.cause = cause
     }
 }
 
@@ -82,6 +92,9 @@ struct APIResponse {
     var status: Int
     var body: JSONValue
     var location: String?
+    /// Causes of internal errors behind this answer (a failed request, or failed sub-requests of
+    /// a batch), for the server's log.
+    var internalFailures: [String] = []
 
     init(_ body: JSONValue, status: Int = 200, location: String? = nil) {
         self.status = status
@@ -95,6 +108,7 @@ struct APIResponse {
 
     init(error: APIError) {
         self.init(error.body, status: error.status)
+        internalFailures = error.cause.map { [$0] } ?? []
     }
 
     /// The HTTP response: JSON, never cached (ParseSwift on Linux caches by path, §14), open to

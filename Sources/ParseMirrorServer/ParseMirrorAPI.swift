@@ -2,6 +2,7 @@ import MirrorQuery
 import ParseModel
 import PorterHTTP
 import PorterSQLite
+import PorterPipeline
 
 /// Parse Server's REST API over a SQLite mirror: objects, queries, schemas, batch, users and
 /// sessions, with Parse's status codes, error codes and JSON shapes (PARSE_REST.md).
@@ -15,7 +16,7 @@ import PorterSQLite
 ///                                            headers: HTTPHeaders([("X-Parse-Application-Id", "library")])))
 /// ```
 ///
-/// Routes, under the mount path: `GET /health`, `GET /serverInfo`, `/schemas[/:className]`,
+/// Routes, under the mount path: `/health` (any method), `GET /serverInfo`, `/schemas[/:className]`,
 /// `/classes/:className[/:objectId]` (and the aliases `/users`, `/roles`, `/sessions`,
 /// `/installations`), `GET /aggregate/:className`, `POST /batch`, `/login`, `POST /logout`, `GET /users/me`, the file routes
 /// (`POST /files/:name`, `GET /files/:appId/:name`, `DELETE /files/:name`), and `OPTIONS`
@@ -38,23 +39,32 @@ public final class ParseMirrorAPI: HTTPHandler {
 
     /// Answers one request; every error becomes Parse's error shape.
     public func respond(to request: HTTPRequest) -> HTTPResponse {
-        do {
-            return try answer(request)
-        } catch {
-            return APIResponse(error: APIError(error)).httpResponse
+        respondExplaining(to: request).response
+    }
+
+    /// Answers one request as ``respond(to:)`` does, and tells what caused its internal errors
+    /// (a 500 answers only "Internal server error.", never the mirror's path or SQL), for the
+    /// server's own log; empty when there was none.
+    public func respondExplaining(to request: HTTPRequest) -> (response: HTTPResponse, internalFailures: [String]) {
+        do { return try answer(request) } catch {
+            let response = APIResponse(error: APIError(error))
+            return (response.httpResponse, response.internalFailures)
         }
     }
 
-    private func answer(_ http: HTTPRequest) throws -> HTTPResponse {
+    /// The response, and the causes of its internal errors for the log.
+    private func answer(_ http: HTTPRequest) throws -> (HTTPResponse, [String]) {
         guard let path = routePath(http.path) else { throw APIError.noRoute(http.method, http.path) }
-        if path == "/health" && http.method == "GET" { return APIResponse(JSONObject(["status": .string("ok")])).httpResponse }
-        if http.method == "OPTIONS" { return APIResponse(JSONObject()).httpResponse }
-        if let endpoint = FileEndpoint(method: http.method, path: path) { return try fileRoute(endpoint, http) }
+        if http.method == "OPTIONS" { return (APIResponse(JSONObject()).httpResponse, []) }
+        // Any method, as Parse Server mounts it (ParseSwift's health check sends POST).
+        if path == "/health" { return (APIResponse(JSONObject(["status": .string("ok")])).httpResponse, []) }
+        if let endpoint = FileEndpoint(method: http.method, path: path) { return (try fileRoute(endpoint, http), []) }
         var request = try APIRequest(http, path: path, publicURL: publicURL(http))
         request.budget = ResultBudget(bytes: configuration.limits.resultBytes)
         let data = DataAccess(store: store, batch: nil)
         let caller = try Caller.authenticate(request.credentials, remoteAddress: http.remoteAddress, configuration: configuration, data: data)
-        return try route(request, caller: caller, data: data).httpResponse
+        let response = try route(request, caller: caller, data: data)
+        return (response.httpResponse, response.internalFailures)
     }
 
     /// The path below the mount path (`/classes/Book`), or `nil` when it is not under it.
@@ -111,7 +121,9 @@ public final class ParseMirrorAPI: HTTPHandler {
                                            "clearAllDataFromClass": off, "exportClass": off, "editClassLevelPermissions": on,
                                            "editPointerPermissions": off])),
         ])
-        return APIResponse(JSONObject(["parseServerVersion": .string(configuration.parseServerVersion), "features": .object(features)]))
+        // Parse Server's shape, naming this server instead of claiming a Parse Server version.
+        return APIResponse(JSONObject(["features": .object(features), "serverName": .string(PorterRelease.name),
+                                       "serverVersion": .string(PorterRelease.version)]))
     }
 }
 

@@ -20,15 +20,16 @@ public struct ParseServerConfiguration: Sendable {
     /// Addresses the master key is accepted from; `nil` accepts it from anywhere. Parse Server
     /// defaults to `["127.0.0.1", "::1"]`; `serve` binds to 127.0.0.1 by default instead.
     public var masterKeyIPs: [String]?
-    /// Reported by `/serverInfo` as `parseServerVersion`: the Parse Server release this API imitates.
-    public var parseServerVersion: String
     /// The work one request may ask for: batch size, result bytes, fields per class, query time.
     public var limits: RequestLimits
     /// Who may upload files (`POST /files/:name`) without the master key.
     public var fileUpload = FileUploadOptions()
+    /// Let clients without the master key create classes by saving their first object (Parse
+    /// Server's `allowClientClassCreation`, off by default since Parse Server 7); when off they get 119.
+    public var allowClientClassCreation: Bool
 
     public init(applicationId: String, masterKey: String, restAPIKey: String? = nil, mountPath: String = "/parse",
-                allowCustomObjectId: Bool = false, masterKeyIPs: [String]? = nil, parseServerVersion: String = "7.4.0",
+                allowCustomObjectId: Bool = false, masterKeyIPs: [String]? = nil, allowClientClassCreation: Bool = false,
                 limits: RequestLimits = RequestLimits()) {
         self.limits = limits
         self.applicationId = applicationId
@@ -37,7 +38,7 @@ public struct ParseServerConfiguration: Sendable {
         self.mountPath = mountPath
         self.allowCustomObjectId = allowCustomObjectId
         self.masterKeyIPs = masterKeyIPs
-        self.parseServerVersion = parseServerVersion
+        self.allowClientClassCreation = allowClientClassCreation
     }
 
     /// The mount path without a trailing slash: `/parse`, or `""` at the root.

@@ -3,18 +3,23 @@ import CCrypt
 /// bcrypt password hashes, as Parse Server stores them in `_User._hashed_password`
 /// (`$2b$10$…`, cost 10), made and checked by the system's libcrypt.
 enum Passwords {
-    /// A new bcrypt hash of `password` with a random salt.
+    /// A new bcrypt hash of `password` with a random salt. A password with a NUL character is
+    /// 142: libcrypt reads C strings, so it would hash (and later accept) only the part before it.
     static func hash(_ password: String) throws -> String {
+        guard !password.utf8.contains(0) else {
+            throw APIError.parse(.validationError, "A password cannot contain the NUL character (\\u0000).")
+        }
         var setting = [CChar](repeating: 0, count: Int(CRYPT_GENSALT_OUTPUT_SIZE))
-        guard crypt_gensalt_rn("$2b$", 10, nil, 0, &setting, Int32(setting.count)) != nil else { throw APIError.internalError }
+        guard crypt_gensalt_rn("$2b$", 10, nil, 0, &setting, Int32(setting.count)) != nil else { throw APIError.internalFailure("libcrypt could not make a bcrypt salt") }
         let salt = String(decoding: setting.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        guard let hash = crypt(password, setting: salt) else { throw APIError.internalError }
+        guard let hash = crypt(password, setting: salt) else { throw APIError.internalFailure("libcrypt could not hash a password") }
         return hash
     }
 
-    /// Whether `password` hashes to `hash`.
+    /// Whether `password` hashes to `hash`; never for a password with a NUL character, which
+    /// libcrypt would cut short (see ``hash(_:)``).
     static func verify(_ password: String, hash: String) -> Bool {
-        guard let computed = crypt(password, setting: hash) else { return false }
+        guard !password.utf8.contains(0), let computed = crypt(password, setting: hash) else { return false }
         // Compare every byte, so the time taken does not tell how much of the hash matched.
         let a = Array(computed.utf8), b = Array(hash.utf8)
         guard a.count == b.count else { return false }

@@ -59,7 +59,7 @@ struct Caller: Sendable {
 
     /// What the query engine may show this caller.
     var readAccess: ReadAccess {
-        isMaster ? .master : ReadAccess(principals: principals) { [self] className, schema in subqueryDenial(className, schema) }
+        isMaster ? .master : ReadAccess(principals: principals, userId: userId) { [self] className, schema in subqueryDenial(className, schema) }
     }
 
     /// Whether an object with this ACL may be changed or deleted; no ACL is public.

@@ -19,7 +19,8 @@ extension ParseMirrorAPI {
             let plan = try writePlan(body, className: "_User", current: connection.schema("_User"), caller: caller, creating: true)
             var response = try insert(plan, objectId: objectId, connection: connection)
             try storePasswordHash(hash, userId: objectId, connection: connection)
-            response["sessionToken"] = .string(try createSession(userId: objectId, action: "signup", request: request, connection: connection))
+            response["sessionToken"] = try createSession(userId: objectId, action: "signup", installationId: request.credentials.installationId,
+                                                         connection: connection)["sessionToken"]
             return APIResponse(response, status: 201, location: "\(request.publicURL)/users/\(objectId)")
         }
     }
@@ -42,9 +43,10 @@ extension ParseMirrorAPI {
         }
         guard let account, Passwords.verify(password, hash: account.hash) else { throw invalid }
         return try data.write { connection in
-            let token = try createSession(userId: account.id, action: "login", request: request, connection: connection)
+            let session = try createSession(userId: account.id, action: "login", installationId: request.credentials.installationId,
+                                            connection: connection)
             guard var user = try userJSON(account.id, connection: connection) else { throw invalid }
-            user["sessionToken"] = .string(token)
+            user["sessionToken"] = session["sessionToken"]
             return APIResponse(user)
         }
     }
@@ -106,6 +108,18 @@ extension ParseMirrorAPI {
         try update.run()
     }
 
+    /// Stores a new password hash and ends every session of the user, as Parse Server's
+    /// `revokeSessionOnPasswordReset` (on by default) does; a user who changed their own password
+    /// gets a new session, whose token the response carries.
+    func changePassword(_ hash: String, userId: String, caller: Caller, request: APIRequest, connection: MirrorConnection,
+                        response: inout JSONObject) throws {
+        try storePasswordHash(hash, userId: userId, connection: connection)
+        try deleteSessions(userId: userId, connection: connection)
+        guard !caller.isMaster, caller.userId == userId else { return }
+        response["sessionToken"] = try createSession(userId: userId, action: "signup", installationId: request.credentials.installationId,
+                                                     connection: connection)["sessionToken"]
+    }
+
     func deleteSessions(userId: String, connection: MirrorConnection) throws {
         guard try connection.schema("_Session") != nil else { return }
         let delete = try connection.database.prepare("DELETE FROM _Session WHERE user = ?1")
@@ -113,40 +127,38 @@ extension ParseMirrorAPI {
         try delete.run()
     }
 
-    /// A `_User` object as the caller may see it: never the password or its hash, and the
-    /// email only for the master key and the user itself (Parse Server's default
-    /// `protectedFields: {_User: {"*": ["email"]}}`).
-    static func redacted(_ object: JSONObject, className: String, for caller: Caller) -> JSONObject {
-        guard className == "_User" else { return object }
-        let isSelf = caller.isMaster || (caller.userId != nil && object["objectId"]?.stringValue == caller.userId)
-        var hidden: Set = ["password", "_hashed_password", "sessionToken"]
-        if !isSelf { hidden.insert("email") }
-        return JSONObject(object.members.filter { !hidden.contains($0.key) })
-    }
-
     private func hasPasswordColumn(_ connection: MirrorConnection) throws -> Bool {
         !(try connection.database.rows("SELECT 1 FROM pragma_table_info('_User') WHERE name = '_hashed_password'")).isEmpty
     }
 
-    /// A new `_Session` of the user, valid for a year (Parse's default `sessionLength`): its token.
-    private func createSession(userId: String, action: String, request: APIRequest, connection: MirrorConnection) throws -> String {
+    /// A new `_Session` of the user, valid for a year (Parse's default `sessionLength`), with
+    /// `additional` fields: the session as stored, with its objectId and createdAt. A session of an
+    /// installation replaces the user's other sessions of that installation (Parse Server's
+    /// `destroyDuplicatedSessions`).
+    func createSession(userId: String, action: String, installationId: String?, additional: JSONObject = JSONObject(),
+                       connection: MirrorConnection) throws -> JSONObject {
         let token = RandomTokens.sessionToken()
         let expiresAt = ParseDate(millisecondsSince1970: ParseDate.now.millisecondsSince1970 + 365 * 24 * 3_600_000)
-        var session = JSONObject([
-            "sessionToken": .string(token),
-            "user": ParseValue.pointer(PointerRef(className: "_User", objectId: userId)).wireJSON,
-            "createdWith": .object(JSONObject(["action": .string(action), "authProvider": .string("password")])),
-            "expiresAt": ParseValue.date(expiresAt).wireJSON,
-            "ACL": .object(JSONObject([JSONMember(userId, .object(JSONObject(["read": .bool(true), "write": .bool(true)])))])),
-        ])
-        if let installationId = request.credentials.installationId { session["installationId"] = .string(installationId) }
-        let plan = try WritePlan(className: "_Session", body: WriteBody(session), current: connection.schema("_Session"), caller: .master, creating: true)
-        _ = try insert(plan, objectId: RandomTokens.objectId(), connection: connection)
-        return token
+        var session = additional
+        session["sessionToken"] = .string(token)
+        session["user"] = ParseValue.pointer(PointerRef(className: "_User", objectId: userId)).wireJSON
+        session["createdWith"] = .object(JSONObject(["action": .string(action), "authProvider": .string("password")]))
+        session["expiresAt"] = ParseValue.date(expiresAt).wireJSON
+        if let installationId { session["installationId"] = .string(installationId) }
+        let acl = JSONObject([JSONMember(userId, .object(JSONObject(["read": .bool(true), "write": .bool(true)])))])
+        var stored = session
+        stored["ACL"] = .object(acl)
+        let plan = try WritePlan(className: "_Session", body: WriteBody(stored), current: connection.schema("_Session"), caller: .master, creating: true)
+        let created = try insert(plan, objectId: RandomTokens.objectId(), connection: connection)
+        if let installationId {
+            _ = try connection.database.rows("DELETE FROM _Session WHERE user = ?1 AND installationId = ?2 AND sessionToken IS NOT ?3",
+                                             [userId, installationId, token])
+        }
+        session.members += created.members
+        return session
     }
 
     private func userJSON(_ userId: String, connection: MirrorConnection) throws -> JSONObject? {
         try connection.reader().get(className: "_User", objectId: userId, keys: nil, include: [], schemas: connection.schemas(), access: .master)
-            .map { Self.redacted($0, className: "_User", for: .master) }
     }
 }

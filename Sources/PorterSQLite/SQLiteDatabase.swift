@@ -92,7 +92,12 @@ public final class SQLiteStatement {
 
     deinit { sqlite3_finalize(statement) }
 
-    public func bind(text: String, at index: Int) { sqlite3_bind_text(statement, Int32(index), text, -1, sqliteTransient) }
+    /// Binds all of the text's UTF-8 bytes, NUL characters included (a C string would end at the first).
+    public func bind(text: String, at index: Int) {
+        text.utf8CString.withUnsafeBufferPointer { bytes in
+            _ = sqlite3_bind_text(statement, Int32(index), bytes.baseAddress, Int32(bytes.count - 1), sqliteTransient)
+        }
+    }
     public func bind(integer: Int64, at index: Int) { sqlite3_bind_int64(statement, Int32(index), integer) }
     public func bind(double: Double, at index: Int) { sqlite3_bind_double(statement, Int32(index), double) }
     public func bindNull(at index: Int) { sqlite3_bind_null(statement, Int32(index)) }
@@ -119,9 +124,11 @@ public final class SQLiteStatement {
 
     public var columnCount: Int { Int(sqlite3_column_count(statement)) }
 
+    /// The column's text, all of its bytes (NUL characters included).
     public func text(at column: Int) -> String? {
         guard let pointer = sqlite3_column_text(statement, Int32(column)) else { return nil }
-        return String(cString: pointer)
+        let count = Int(sqlite3_column_bytes(statement, Int32(column)))
+        return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
     }
 
     public func integer(at column: Int) -> Int64 { sqlite3_column_int64(statement, Int32(column)) }

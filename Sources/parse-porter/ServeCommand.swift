@@ -13,7 +13,8 @@ struct ServeCommand: ParsableCommand {
             Objects, queries, schemas, batch, users and sessions, with Parse Server's status codes, error codes and JSON \
             shapes. An empty mirror is created when the file does not exist. Credentials default to PARSE_APPLICATION_ID, \
             PARSE_MASTER_KEY and PARSE_REST_API_KEY; keys are never printed. Prints one line, "serving MIRROR at URL", \
-            then one line per request on stderr (method, path, status, milliseconds) unless --quiet. Stops on Ctrl-C or \
+            then one line per request on stderr (time, method, path, status, milliseconds, and the cause of an internal \
+            error) unless --quiet. Stops on Ctrl-C or \
             SIGTERM.
 
             Examples:
@@ -39,6 +40,9 @@ struct ServeCommand: ParsableCommand {
 
     @Flag(help: "Accept objectIds in create bodies (Parse Server's allowCustomObjectId).")
     var allowCustomObjectId = false
+
+    @Flag(help: "Let clients without the master key create classes by saving their first object (Parse Server's allowClientClassCreation; off by default, as in Parse Server 7).")
+    var allowClientClassCreation = false
 
     @Flag(name: .shortAndLong, help: "No request log.")
     var quiet = false
@@ -76,7 +80,7 @@ struct ServeCommand: ParsableCommand {
         limits.queryTimeLimit = queryTimeout
         let configuration = ParseServerConfiguration(
             applicationId: applicationId, masterKey: masterKey, restAPIKey: keys.restAPIKey,
-            mountPath: mount, allowCustomObjectId: allowCustomObjectId, limits: limits)
+            mountPath: mount, allowCustomObjectId: allowCustomObjectId, allowClientClassCreation: allowClientClassCreation, limits: limits)
         let api = try ParseMirrorAPI(mirrorPath: mirror, configuration: configuration)
         let server = HTTPServer(host: host, port: port, handler: quiet ? api : RequestLog(api), limits: HTTPServer.Limits(
             maxBodyBytes: maxBodyMb * 1024 * 1024, requestTimeout: requestTimeout, maxConnections: maxConnections))
@@ -97,21 +101,5 @@ struct ServeCommand: ParsableCommand {
         Terminal.output("serving \(mirror) at http://\(address):\(boundPort)\(configuration.normalizedMountPath)")
         server.wait()
         signals.forEach { $0.cancel() }
-    }
-}
-
-/// Logs each request on stderr as `METHOD /path status ms`: never headers, query strings or bodies,
-/// which may carry keys, session tokens or passwords.
-struct RequestLog: HTTPHandler {
-    let inner: ParseMirrorAPI
-
-    init(_ inner: ParseMirrorAPI) { self.inner = inner }
-
-    func respond(to request: HTTPRequest) throws -> HTTPResponse {
-        let start = DispatchTime.now().uptimeNanoseconds
-        let response = inner.respond(to: request)
-        let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000
-        Terminal.error(String(format: "%@ %@ %d %.1f ms", request.method, request.path, response.status, milliseconds))
-        return response
     }
 }

@@ -5,6 +5,7 @@ import FoundationNetworking
 import ParseMirrorServer
 import ParseModel
 import PorterHTTP
+import PorterPipeline
 import PorterSQLite
 import XCTest
 
@@ -140,6 +141,97 @@ final class HTTPTests: XCTestCase {
         let database = try SQLiteDatabase(path: mirror, create: false)
         defer { database.close() }
         XCTAssertEqual(try database.rows("SELECT title FROM Book"), [["Emma"]])
+    }
+
+    /// Runs curl with `arguments`; its stdout.
+    private func curl(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["curl", "-s", "-g", "--path-as-is"] + arguments
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    func testRequestLogHasTimesEscapesControlCharactersAndExplainsInternalErrors() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let mirror = directory.appendingPathComponent("app.sqlite").path
+        let (process, out, err) = try serve([mirror, "--port", "0", "--app-id", TestServer.appId, "--master-key", TestServer.masterKey])
+        let line = firstLine(of: out)
+        let port = try XCTUnwrap(line.firstMatch(of: /:(\d+)\/parse/).map { String($0.1) }, line)
+        let url = "http://127.0.0.1:\(port)/parse"
+        let app = ["-H", "X-Parse-Application-Id: \(TestServer.appId)"]
+        XCTAssertTrue(try curl(app + ["-H", "X-Parse-Master-Key: \(TestServer.masterKey)", "-d", #"{"title":"Emma"}"#, "\(url)/classes/Book"]).contains("objectId"))
+        let database = try SQLiteDatabase(path: mirror, create: false)
+        _ = try database.rows(#"UPDATE _SCHEMA SET schema = json_set(schema, '$.fields.ghost', json('{"type":"String"}')) WHERE className = 'Book'"#)
+        database.close()
+        let failed = try curl(app + ["\(url)/classes/Book"])
+        XCTAssertEqual(failed, #"{"code":1,"message":"Internal server error."}"#)
+        _ = try curl(app + ["\(url)/classes/Bo%0A2026-01-01T00:00:00.000Z%20GET%20/forged%20200%1B[31m%5C"])
+        process.terminate()
+        process.waitUntilExit()
+        let log = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let lines = log.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.count, 3, log)
+        for entry in lines { XCTAssertNotNil(entry.prefixMatch(of: #/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z (POST|GET) /#), entry) }
+        let failure = try XCTUnwrap(lines.first { $0.contains(" 500 ") }, log)
+        XCTAssertTrue(failure.contains("GET /parse/classes/Book 500"), failure)
+        XCTAssertTrue(failure.contains("no such column"), failure)
+        XCTAssertTrue(log.contains(#"/parse/classes/Bo\u{A}2026-01-01T00:00:00.000Z GET /forged 200\u{1B}[31m\\ 400"#), log)
+        XCTAssertFalse(log.contains("\u{1B}"))
+        XCTAssertFalse(log.contains(TestServer.masterKey))
+    }
+
+    /// Serves a new mirror with `options`; its URL, the process and the mirror's path.
+    private func serveNewMirror(_ options: [String]) throws -> (url: String, process: Process, mirror: String) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
+        let mirror = directory.appendingPathComponent("app.sqlite").path
+        let (process, out, _) = try serve([mirror, "--port", "0", "--app-id", TestServer.appId, "--master-key", TestServer.masterKey, "--quiet"] + options)
+        addTeardownBlock {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        let line = firstLine(of: out)
+        let port = try XCTUnwrap(line.firstMatch(of: /:(\d+)\/parse/).map { String($0.1) }, line)
+        return ("http://127.0.0.1:\(port)/parse", process, mirror)
+    }
+
+    func testClientClassCreationIsAnOption() throws {
+        let on = try serveNewMirror(["--allow-client-class-creation"])
+        let created = try Self.send("POST", "\(on.url)/classes/Gadget", body: #"{"name":"lamp","watts":40}"#, master: false)
+        XCTAssertEqual(created.status, 201, created.json.serialized())
+        let schema = try Self.send("GET", "\(on.url)/schemas/Gadget")
+        XCTAssertEqual(schema.json["fields"]?["watts"], .parse(#"{"type":"Number"}"#))
+        XCTAssertEqual(try Self.send("GET", "\(on.url)/classes/Gadget", master: false).json["results"], .parse(#"[{"objectId":"\#(created.json["objectId"]?.text ?? "")","name":"lamp","watts":40,"createdAt":"\#(created.json["createdAt"]?.text ?? "")","updatedAt":"\#(created.json["createdAt"]?.text ?? "")"}]"#))
+
+        let off = try serveNewMirror([])
+        let refused = try Self.send("POST", "\(off.url)/classes/Gadget", body: #"{"name":"lamp"}"#, master: false)
+        XCTAssertEqual(refused.status, 400)
+        XCTAssertEqual(refused.json, .parse(#"{"code":119,"error":"This user is not allowed to access non-existent class: Gadget"}"#))
+        XCTAssertEqual(try Self.send("GET", "\(off.url)/schemas/Gadget").json["code"], .integer(103), "no class was made")
+        XCTAssertEqual(try Self.send("POST", "\(off.url)/classes/Gadget", body: #"{"name":"lamp"}"#).status, 201, "the master key may")
+    }
+
+    func testHealthAnswersEveryMethodAndServerInfoNamesParsePorter() throws {
+        let served = try serveNewMirror([])
+        for method in ["GET", "POST", "PUT", "DELETE", "HEAD"] {
+            let reply = try Self.send(method, "\(served.url)/health", body: method == "POST" ? "{}" : nil, master: false)
+            XCTAssertEqual(reply.status, 200, method)
+            if method != "HEAD" { XCTAssertEqual(reply.json, .parse(#"{"status":"ok"}"#), method) }
+        }
+        let info = try Self.send("GET", "\(served.url)/serverInfo")
+        XCTAssertEqual(info.status, 200)
+        XCTAssertEqual(info.json["serverName"], .string("ParsePorter"))
+        XCTAssertEqual(info.json["serverVersion"], .string(PorterRelease.version))
+        XCTAssertNil(info.json["parseServerVersion"])
+        XCTAssertEqual(info.json["features"]?["schemas"]?["addClass"], .bool(true))
     }
 
     func testServeRefusals() throws {

@@ -5,7 +5,8 @@ import PorterHTTP
 import PorterSQLite
 import XCTest
 
-/// A ``ParseMirrorAPI`` over a fresh mirror in a temporary folder, called directly (no sockets).
+/// A ``ParseMirrorAPI`` over a fresh mirror in a temporary folder, called directly (no sockets), or
+/// served by a real ``HTTPServer`` on 127.0.0.1 when made with `overHTTP: true`.
 final class TestServer {
     static let appId = "testApp"
     static let masterKey = "test-master-key"
@@ -13,17 +14,28 @@ final class TestServer {
     let directory: URL
     let path: String
     let api: ParseMirrorAPI
+    /// The server when requests go over HTTP; `nil` when they call the API directly.
+    private var http: HTTPServer?
+    private(set) var port = 0
 
-    init(_ configure: (inout ParseServerConfiguration) -> Void = { _ in }) throws {
+    init(overHTTP: Bool = false, _ configure: (inout ParseServerConfiguration) -> Void = { _ in }) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("mirror-server-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         path = directory.appendingPathComponent("mirror.sqlite").path
         var configuration = ParseServerConfiguration(applicationId: Self.appId, masterKey: Self.masterKey)
         configure(&configuration)
         api = try ParseMirrorAPI(mirrorPath: path, configuration: configuration)
+        if overHTTP {
+            let server = HTTPServer(port: 0, handler: api)
+            port = try server.start()
+            http = server
+        }
     }
 
-    deinit { try? FileManager.default.removeItem(at: directory) }
+    deinit {
+        http?.stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
 
     /// Who sends a request.
     enum Auth {
@@ -59,6 +71,7 @@ final class TestServer {
             break
         }
         for (name, value) in extra { headers.add(name, value) }
+        if http != nil { return sendOverHTTP(method, "/parse" + path, body: body, headers: headers, query: query) }
         let request = HTTPRequest(method: method, path: "/parse" + path, query: query.map { (name: $0.0, value: $0.1) }, headers: headers,
                                   body: Array((body ?? "").utf8), remoteAddress: remoteAddress)
         let response = api.respond(to: request)

@@ -89,12 +89,14 @@ final class UserTests: XCTestCase {
 
     func testPasswordChangeAndUserDeletion() throws {
         let server = try TestServer()
-        let (id, token) = server.signUp("ann")
-        XCTAssertEqual(server.send("PUT", "/users/\(id)", #"{"password":"new one"}"#, auth: .session(token)).status, 200)
+        let (id, oldToken) = server.signUp("ann")
+        let changed = server.send("PUT", "/users/\(id)", #"{"password":"new one"}"#, auth: .session(oldToken))
+        XCTAssertEqual(changed.status, 200)
+        let token = try XCTUnwrap(changed["sessionToken"]?.text, "a password change ends the old session and starts a new one")
         XCTAssertEqual(server.send("GET", "/login", auth: .anonymous, query: [("username", "ann"), ("password", "new one")]).status, 200)
         XCTAssertParseError(server.send("GET", "/login", auth: .anonymous, query: [("username", "ann"), ("password", "secret")]), status: 404, code: 101)
         let (_, otherToken) = server.signUp("bob")
-        XCTAssertParseError(server.send("PUT", "/users/\(id)", #"{"password":"hijack"}"#, auth: .session(otherToken)), status: 404, code: 101)
+        XCTAssertParseError(server.send("PUT", "/users/\(id)", #"{"password":"hijack"}"#, auth: .session(otherToken)), status: 400, code: 206)
         XCTAssertParseError(server.send("PUT", "/users/\(id)", #"{"username":"bob"}"#, auth: .session(token)), status: 400, code: 202)
         XCTAssertEqual(server.send("DELETE", "/users/\(id)", auth: .session(token)).status, 200)
         XCTAssertEqual(try server.rows("SELECT count(*) FROM _Session WHERE user = ?1", [id]), [["0"]])
