@@ -22,8 +22,9 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CLibCSV", path: "Sources/CLibCSV", providers: [.apt(["libcsv-dev"])]),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CLibZip", path: "Sources/CLibZip", providers: [.apt(["libzip-dev"])]),
         .target(name: "ParseModel"),
-        .target(name: "PorterReaders", dependencies: ["ParseModel", "CLibCSV"]),
+        .target(name: "PorterReaders", dependencies: ["ParseModel", "CLibCSV", "CLibZip"]),
         .target(name: "PorterPipeline", dependencies: ["ParseModel", "PorterReaders", .product(name: "Yams", package: "Yams")]),
         .target(name: "PorterSQLite", dependencies: ["ParseModel", "PorterPipeline", "CSQLite"]),
         .target(name: "PorterHTTP"),
