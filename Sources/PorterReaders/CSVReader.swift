@@ -37,15 +37,20 @@ public struct CSVReader: RecordReader {
     public init(
         path: String, displayName: String, delimiter: UInt8 = UInt8(ascii: ","), chunkSize: Int = 1 << 16
     ) throws(ReaderError) {
+        try Self.checkDelimiter(delimiter, displayName: displayName)
         try self.init(input: FileInput(path: path, displayName: displayName), displayName: displayName, delimiter: delimiter, chunkSize: chunkSize)
     }
 
-    /// Reads `input` (a file or an archive entry) as ``init(path:displayName:delimiter:chunkSize:)`` reads a file.
-    init(input: any ByteInput, displayName: String, delimiter: UInt8, chunkSize: Int = 1 << 16) throws(ReaderError) {
+    private static func checkDelimiter(_ delimiter: UInt8, displayName: String) throws(ReaderError) {
         guard ![UInt8(ascii: "\""), UInt8(ascii: "\r"), UInt8(ascii: "\n")].contains(delimiter) else {
             let shown = Character(Unicode.Scalar(delimiter)).debugDescription
             throw ReaderError(file: displayName, line: 0, reason: "unusable CSV delimiter \(shown)")
         }
+    }
+
+    /// Reads `input` (a file or an archive entry) as ``init(path:displayName:delimiter:chunkSize:)`` reads a file.
+    init(input: any ByteInput, displayName: String, delimiter: UInt8, chunkSize: Int = 1 << 16) throws(ReaderError) {
+        try Self.checkDelimiter(delimiter, displayName: displayName)
         self.displayName = displayName
         rows = CSVRowStream(input: input, displayName: displayName, delimiter: delimiter, chunkSize: chunkSize)
         guard let headerRow = try rows.next() else {

@@ -203,7 +203,7 @@ extension SchemaCommand {
             discussion: """
                 Reads every <Class>.json of the folder or .zip (a schema.json there is not read) and types each key by its \
                 values' wire encoding; Relations come from placeholders and join files. Values of one field that disagree \
-                on the type are faults naming both objects (exit 1). Saved as schema.json beside the files, the output is \
+                on the type are faults naming both objects (exit 1); the field is printed with the type first seen. Saved as schema.json beside the files, the output is \
                 what import reads instead of inferring.
                 """
         )
@@ -212,9 +212,10 @@ extension SchemaCommand {
         var export: String
 
         func run() throws {
-            let (classes, notes) = try ManifestLoader.inferSchema(export)
-            for note in notes { Terminal.error(note) }
+            let (classes, notes, faults) = try ManifestLoader.inferSchema(export)
+            for note in notes + faults { Terminal.error(note) }
             Terminal.output(String(SchemaDocument(classes: classes).text.dropLast()))
+            if !faults.isEmpty { throw ExitCode(PorterError.Kind.invalidData.rawValue) }
         }
     }
 }

@@ -18,6 +18,9 @@ struct ExportSchemaInference {
         var classes: [ClassSchema]
         var notes: [String]
         var skippedClasses: [SkippedClass]
+        /// Values that disagree or cannot be typed, each naming its object; the field keeps the
+        /// type first seen. An import refuses the export while there is any.
+        var faults: [String]
     }
 
     /// Where a value was seen: `Post.json:7 (objectId "p2")`.
@@ -84,9 +87,8 @@ struct ExportSchemaInference {
             classes.append(ClassSchema(className: className, fields: fields))
         }
         try relate(&classes, joins: joins, faults: &faults)
-        guard faults.isEmpty else { throw PorterError(.invalidData, faults.joined(separator: "\n")) }
         notes.append("no \(ParseExportLayout.schemaFile): the classes were inferred from the objects; classes created get all-public class-level permissions (review them with parse-porter schema infer, then schema push)")
-        return Inferred(classes: classes, notes: notes, skippedClasses: skipped)
+        return Inferred(classes: classes, notes: notes, skippedClasses: skipped, faults: faults)
     }
 
     /// The fields of one class file, in the order first seen.
@@ -131,6 +133,7 @@ struct ExportSchemaInference {
         for name in order {
             let state = states[name]!
             if let conflict = state.conflict {
+                fields.append(SchemaField(name: name, type: state.type))
                 faults.append("\(conflict.at): \(className).\(name) is a \(conflict.type) here but a \(state.type) at \(state.first): "
                               + "a field's values must have one type; declare it in a \(ParseExportLayout.schemaFile) beside the files "
                               + "(parse-porter schema infer gives one to edit) and the values that do not fit are reported")

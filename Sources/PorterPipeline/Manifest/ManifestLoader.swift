@@ -31,19 +31,21 @@ public enum ManifestLoader {
             manifest = try decoder.decode(document(directory, fileName))
         case .export(let directory, let files):
             let layout = ParseExportLayout(directory: directory, files: files, targetClasses: targetClasses)
-            if files.isFile(ParseExportLayout.schemaFile) {
-                manifest = try layout.manifest(from: schemaDocument(in: files))
-            } else {
-                manifest = try layout.inferredManifest()
+            var found = files.isFile(ParseExportLayout.schemaFile) ? try layout.manifest(from: schemaDocument(in: files)) : try layout.inferredManifest()
+            if case .zip(let archive) = files {
+                found.notes += archive.nested.map { "\(archive.displayName): \($0) is not read: it is below the export's folder" }
             }
+            manifest = found
         }
         try ManifestChecker(manifest: manifest, targetClasses: targetClasses).check()
         return manifest
     }
 
     /// The classes a Parse export's objects give, as `/schemas` lists them (`schema infer`); the
-    /// export's `schema.json`, if it has one, is not read. Also what the user should know.
-    public static func inferSchema(_ path: String, targetClasses: Set<String> = []) throws(PorterError) -> (classes: [ClassSchema], notes: [String]) {
+    /// export's `schema.json`, if it has one, is not read. Also what the user should know, and the
+    /// values that disagree on a field's type (the field then has the type first seen).
+    public static func inferSchema(_ path: String, targetClasses: Set<String> = []) throws(PorterError)
+        -> (classes: [ClassSchema], notes: [String], faults: [String]) {
         let files: SourceFiles
         switch try locate(path) {
         case .export(_, let found): files = found
@@ -51,7 +53,7 @@ public enum ManifestLoader {
         case .manifest(_, let fileName): throw PorterError(.usage, "\(path): a dataset with a manifest (\(fileName)); schema infer reads a Parse export's <Class>.json files")
         }
         let inferred = try ExportSchemaInference(files: files, targetClasses: targetClasses).infer()
-        return (inferred.classes, inferred.notes.filter { !$0.hasPrefix("no \(ParseExportLayout.schemaFile):") })
+        return (inferred.classes, inferred.notes.filter { !$0.hasPrefix("no \(ParseExportLayout.schemaFile):") }, inferred.faults)
     }
 
     /// The default target of the dataset at `path`: `<folder>/<folder name>.sqlite`, or for an

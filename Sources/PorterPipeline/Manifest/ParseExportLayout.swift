@@ -60,6 +60,7 @@ struct ParseExportLayout {
     /// The manifest of an export without `schema.json`: its classes inferred from the objects.
     func inferredManifest() throws(PorterError) -> DatasetManifest {
         let inferred = try ExportSchemaInference(files: files, targetClasses: targetClasses).infer()
+        guard inferred.faults.isEmpty else { throw PorterError(.invalidData, inferred.faults.joined(separator: "\n")) }
         var layout = self
         layout.schemaLabel = "inferred schema"
         var manifest = try layout.manifest(from: .object(JSONObject(["results": .array(inferred.classes.map(\.schemaJSON))])))
