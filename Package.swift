@@ -51,6 +51,6 @@ let package = Package(
         .testTarget(name: "PorterMigrationsTests", dependencies: [
             "PorterMigrations", "PorterPipeline", "PorterSQLite", "PorterREST", "ParseMirrorServer", "PorterHTTP", "ParseModel",
         ]),
-        .testTarget(name: "EndToEndTests", dependencies: ["CSQLite", "parse-porter", "ParseMirrorServer", "PorterHTTP"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["CSQLite", "CLibZip", "parse-porter", "ParseMirrorServer", "PorterHTTP"], exclude: ["Snapshots"]),
     ]
 )

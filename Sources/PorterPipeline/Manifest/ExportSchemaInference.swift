@@ -21,6 +21,8 @@ struct ExportSchemaInference {
         /// Values that disagree or cannot be typed, each naming its object; the field keeps the
         /// type first seen. An import refuses the export while there is any.
         var faults: [String]
+        /// Join files left out: empty, with no placeholder to name their target.
+        var unreadJoinFiles: Set<String> = []
     }
 
     /// Where a value was seen: `Post.json:7 (objectId "p2")`.
@@ -86,9 +88,10 @@ struct ExportSchemaInference {
             let fields = try inferFields(of: className, from: file, joins: &joins, faults: &faults)
             classes.append(ClassSchema(className: className, fields: fields))
         }
-        try relate(&classes, joins: joins, faults: &faults)
+        var unread: Set<String> = []
+        try relate(&classes, joins: joins, notes: &notes, unread: &unread, faults: &faults)
         notes.append("no \(ParseExportLayout.schemaFile): the classes were inferred from the objects; classes created get all-public class-level permissions (review them with parse-porter schema infer, then schema push)")
-        return Inferred(classes: classes, notes: notes, skippedClasses: skipped, faults: faults)
+        return Inferred(classes: classes, notes: notes, skippedClasses: skipped, faults: faults, unreadJoinFiles: unread)
     }
 
     /// The fields of one class file, in the order first seen.
@@ -199,7 +202,7 @@ struct ExportSchemaInference {
     /// Each join file's Relation: the owner's placeholders name the target; failing that, the
     /// class holding most of the sampled `relatedId`s (a Parse system class's own relation,
     /// `_Role.users`, has its fixed target).
-    private func relate(_ classes: inout [ClassSchema], joins: [JoinFile], faults: inout [String]) throws(PorterError) {
+    private func relate(_ classes: inout [ClassSchema], joins: [JoinFile], notes: inout [String], unread: inout Set<String>, faults: inout [String]) throws(PorterError) {
         for join in joins {
             guard let ownerIndex = classes.firstIndex(where: { $0.className == join.owner }) else { continue }
             if let field = classes[ownerIndex].field(named: join.field) {
@@ -217,9 +220,15 @@ struct ExportSchemaInference {
                 target = systemTarget
             } else {
                 let ranked = join.matches.sorted { $0.value > $1.value || ($0.value == $1.value && $0.key < $1.key) }
+                if join.sample.isEmpty {
+                    // No row and no placeholder: no link to lose, and no class to name.
+                    notes.append("\(join.name): not read: it has no rows, and no \(join.owner) object says which class \(join.owner).\(join.field) relates to")
+                    unread.insert(join.name)
+                    continue
+                }
                 guard let best = ranked.first else {
                     faults.append("\(join.name): cannot tell which class \(join.owner).\(join.field) relates to: "
-                                  + (join.sample.isEmpty ? "it has no relatedId" : "no object of the export has one of its relatedIds (\(join.sample.sorted().prefix(3).joined(separator: ", ")))")
+                                  + "no object of the export has one of its relatedIds (\(join.sample.sorted().prefix(3).joined(separator: ", ")))"
                                   + "; declare the field in a \(ParseExportLayout.schemaFile)")
                     continue
                 }

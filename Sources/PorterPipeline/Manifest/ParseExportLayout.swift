@@ -39,6 +39,8 @@ struct ParseExportLayout {
     let targetClasses: Set<String>
     /// What messages call the schema: `schema.json`, or `inferred schema`.
     var schemaLabel = ParseExportLayout.schemaFile
+    /// Join files the inference left out (empty, target unknown), which are not refused.
+    var unreadJoinFiles: Set<String> = []
 
     init(directory: String, files: SourceFiles? = nil, targetClasses: Set<String>) {
         self.directory = directory
@@ -63,6 +65,7 @@ struct ParseExportLayout {
         guard inferred.faults.isEmpty else { throw PorterError(.invalidData, inferred.faults.joined(separator: "\n")) }
         var layout = self
         layout.schemaLabel = "inferred schema"
+        layout.unreadJoinFiles = inferred.unreadJoinFiles
         var manifest = try layout.manifest(from: .object(JSONObject(["results": .array(inferred.classes.map(\.schemaJSON))])))
         manifest.notes = inferred.notes + manifest.notes
         manifest.skippedClasses += inferred.skippedClasses
@@ -153,7 +156,7 @@ struct ParseExportLayout {
                                                      ownerColumn: "owningId", targetColumn: "relatedId"))
             }
         }
-        for entry in files.fileNames where !claimed.contains(entry) {
+        for entry in files.fileNames where !claimed.contains(entry) && !unreadJoinFiles.contains(entry) {
             guard let (field, owner) = try Self.joinFileName(entry) else { continue }
             if skipped.contains(owner) { continue }
             guard classes.contains(where: { $0.className == owner }) else {
