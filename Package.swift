@@ -23,8 +23,9 @@ let package = Package(
         .systemLibrary(name: "CLibCSV", path: "Sources/CLibCSV", providers: [.apt(["libcsv-dev"])]),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CPCRE2", path: "Sources/CPCRE2", providers: [.apt(["libpcre2-dev"])]),
+        .systemLibrary(name: "CLibZip", path: "Sources/CLibZip", providers: [.apt(["libzip-dev"])]),
         .target(name: "ParseModel"),
-        .target(name: "PorterReaders", dependencies: ["ParseModel", "CLibCSV"]),
+        .target(name: "PorterReaders", dependencies: ["ParseModel", "CLibCSV", "CLibZip"]),
         .target(name: "PorterPipeline", dependencies: ["ParseModel", "PorterReaders", .product(name: "Yams", package: "Yams")]),
         .target(name: "PorterSQLite", dependencies: ["ParseModel", "PorterPipeline", "CSQLite"]),
         .target(name: "PorterHTTP"),
@@ -51,6 +52,6 @@ let package = Package(
         .testTarget(name: "PorterMigrationsTests", dependencies: [
             "PorterMigrations", "PorterPipeline", "PorterSQLite", "PorterREST", "ParseMirrorServer", "PorterHTTP", "ParseModel",
         ]),
-        .testTarget(name: "EndToEndTests", dependencies: ["CSQLite", "parse-porter", "ParseMirrorServer", "PorterHTTP"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["CSQLite", "CLibZip", "parse-porter", "ParseMirrorServer", "PorterHTTP"], exclude: ["Snapshots"]),
     ]
 )

@@ -37,12 +37,22 @@ public struct CSVReader: RecordReader {
     public init(
         path: String, displayName: String, delimiter: UInt8 = UInt8(ascii: ","), chunkSize: Int = 1 << 16
     ) throws(ReaderError) {
+        try Self.checkDelimiter(delimiter, displayName: displayName)
+        try self.init(input: FileInput(path: path, displayName: displayName), displayName: displayName, delimiter: delimiter, chunkSize: chunkSize)
+    }
+
+    private static func checkDelimiter(_ delimiter: UInt8, displayName: String) throws(ReaderError) {
         guard ![UInt8(ascii: "\""), UInt8(ascii: "\r"), UInt8(ascii: "\n")].contains(delimiter) else {
             let shown = Character(Unicode.Scalar(delimiter)).debugDescription
             throw ReaderError(file: displayName, line: 0, reason: "unusable CSV delimiter \(shown)")
         }
+    }
+
+    /// Reads `input` (a file or an archive entry) as ``init(path:displayName:delimiter:chunkSize:)`` reads a file.
+    init(input: any ByteInput, displayName: String, delimiter: UInt8, chunkSize: Int = 1 << 16) throws(ReaderError) {
+        try Self.checkDelimiter(delimiter, displayName: displayName)
         self.displayName = displayName
-        rows = try CSVRowStream(path: path, displayName: displayName, delimiter: delimiter, chunkSize: chunkSize)
+        rows = CSVRowStream(input: input, displayName: displayName, delimiter: delimiter, chunkSize: chunkSize)
         guard let headerRow = try rows.next() else {
             throw ReaderError(file: displayName, line: 1, reason: "no header row")
         }
@@ -84,7 +94,7 @@ final class CSVRowStream {
     /// libcsv's `ROW_NOT_BEGUN` state (the constant is private to libcsv.c).
     private static let rowNotBegun: Int32 = 0
 
-    private let input: FileInput
+    private let input: any ByteInput
     private let displayName: String
     private let parser: UnsafeMutablePointer<csv_parser>
     /// libcsv's `data` pointer: a fixed address, and no reference counting or exclusivity
@@ -106,8 +116,8 @@ final class CSVRowStream {
         didSet { collector.pointee.expectedCellCount = columnNames.count }
     }
 
-    init(path: String, displayName: String, delimiter: UInt8, chunkSize: Int) throws(ReaderError) {
-        input = try FileInput(path: path, displayName: displayName)
+    init(input: any ByteInput, displayName: String, delimiter: UInt8, chunkSize: Int) {
+        self.input = input
         self.displayName = displayName
         parser = .allocate(capacity: 1)
         parser.initialize(to: csv_parser())
@@ -182,7 +192,7 @@ final class CSVRowStream {
     private func readChunk() throws(ReaderError) {
         bytesBeforeBuffer += Int64(filled)
         position = 0
-        do throws(FileInput.ReadFailure) {
+        do throws(InputReadFailure) {
             filled = try input.readChunk(into: buffer)
         } catch {
             filled = 0

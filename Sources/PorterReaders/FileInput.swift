@@ -4,13 +4,22 @@ import Glibc
 import Darwin
 #endif
 
-/// A source file open for sequential reading in chunks; closed when released.
-final class FileInput {
-    /// A failed `read`, described by the system's message.
-    struct ReadFailure: Error {
-        let message: String
-    }
+/// Where a reader takes a source file's bytes from, in order, a chunk at a time: a file on
+/// disk (``FileInput``) or an entry of a zip archive (``ZipEntryInput``).
+protocol ByteInput: AnyObject {
+    /// Fills `buffer` as far as the input allows; returns the byte count, 0 at the end.
+    func readChunk(into buffer: UnsafeMutableRawBufferPointer) throws(InputReadFailure) -> Int
+    /// Goes back to the start.
+    func rewind() throws(InputReadFailure)
+}
 
+/// A failed read, described by the system's or the archive library's message.
+struct InputReadFailure: Error {
+    let message: String
+}
+
+/// A source file open for sequential reading in chunks; closed when released.
+final class FileInput: ByteInput {
     private let descriptor: Int32
 
     /// Opens `path`; a missing or unreadable file, or a directory, is a `ReaderError`
@@ -38,7 +47,7 @@ final class FileInput {
     }
 
     /// Fills `buffer` as far as the file allows; returns the byte count, 0 at the end of the file.
-    func readChunk(into buffer: UnsafeMutableRawBufferPointer) throws(ReadFailure) -> Int {
+    func readChunk(into buffer: UnsafeMutableRawBufferPointer) throws(InputReadFailure) -> Int {
         var count = 0
         while count < buffer.count, let base = buffer.baseAddress {
             let result = read(descriptor, base + count, buffer.count - count)
@@ -47,15 +56,15 @@ final class FileInput {
             } else if result == 0 {
                 break
             } else if errno != EINTR {
-                throw ReadFailure(message: FileInput.systemMessage())
+                throw InputReadFailure(message: FileInput.systemMessage())
             }
         }
         return count
     }
 
     /// Goes back to the start of the file.
-    func rewind() throws(ReadFailure) {
-        guard lseek(descriptor, 0, SEEK_SET) == 0 else { throw ReadFailure(message: FileInput.systemMessage()) }
+    func rewind() throws(InputReadFailure) {
+        guard lseek(descriptor, 0, SEEK_SET) == 0 else { throw InputReadFailure(message: FileInput.systemMessage()) }
     }
 
     private static func systemMessage() -> String {

@@ -21,7 +21,7 @@ public enum JSONLayout: Sendable {
 /// records.
 public struct JSONRecordReader: RecordReader {
     public let displayName: String
-    private let input: FileInput
+    private let input: any ByteInput
     private let chunkSize: Int
     private var stream: JSONStream
     private var state: State
@@ -48,9 +48,14 @@ public struct JSONRecordReader: RecordReader {
     public init(
         path: String, displayName: String, layout: JSONLayout, chunkSize: Int = 1 << 16
     ) throws(ReaderError) {
+        try self.init(input: FileInput(path: path, displayName: displayName), displayName: displayName, layout: layout, chunkSize: chunkSize)
+    }
+
+    /// Reads `input` (a file or an archive entry) as ``init(path:displayName:layout:chunkSize:)`` reads a file.
+    init(input: any ByteInput, displayName: String, layout: JSONLayout, chunkSize: Int = 1 << 16) throws(ReaderError) {
         self.displayName = displayName
         self.chunkSize = chunkSize
-        input = try FileInput(path: path, displayName: displayName)
+        self.input = input
         stream = JSONRecordReader.makeStream(input, chunkSize: chunkSize)
         state = .lines
         switch layout {
@@ -102,9 +107,9 @@ public struct JSONRecordReader: RecordReader {
 
     // MARK: Layouts
 
-    private static func makeStream(_ input: FileInput, chunkSize: Int) -> JSONStream {
+    private static func makeStream(_ input: any ByteInput, chunkSize: Int) -> JSONStream {
         JSONStream(chunkSize: chunkSize) { buffer throws(JSONStreamError) in
-            do throws(FileInput.ReadFailure) {
+            do throws(InputReadFailure) {
                 return try input.readChunk(into: buffer)
             } catch {
                 throw .readFailed(error.message)
@@ -147,7 +152,7 @@ public struct JSONRecordReader: RecordReader {
     }
 
     private mutating func restartAsLines() throws(ReaderError) {
-        do throws(FileInput.ReadFailure) {
+        do throws(InputReadFailure) {
             try input.rewind()
         } catch {
             throw readerError(.readFailed(error.message))

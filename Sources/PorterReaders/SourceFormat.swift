@@ -25,13 +25,18 @@ public enum SourceFormat: Hashable, Sendable {
     /// Opens `path` with this format's reader; `displayName` names the file in locations.
     /// A file that cannot be opened is a `ReaderError` at line 0 (`cannot open file: …`).
     public func openReader(path: String, displayName: String) throws(ReaderError) -> any RecordReader {
+        try openReader(input: FileInput(path: path, displayName: displayName), displayName: displayName)
+    }
+
+    /// Reads `input` (a file or an archive entry) with this format's reader.
+    func openReader(input: any ByteInput, displayName: String) throws(ReaderError) -> any RecordReader {
         switch self {
         case .csv(let delimiter):
-            return try CSVReader(path: path, displayName: displayName, delimiter: delimiter)
+            return try CSVReader(input: input, displayName: displayName, delimiter: delimiter)
         case .json:
-            return try JSONRecordReader(path: path, displayName: displayName, layout: .automatic)
+            return try JSONRecordReader(input: input, displayName: displayName, layout: .automatic)
         case .ndjson:
-            return try JSONRecordReader(path: path, displayName: displayName, layout: .lines)
+            return try JSONRecordReader(input: input, displayName: displayName, layout: .lines)
         }
     }
 }

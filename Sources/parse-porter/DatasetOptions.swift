@@ -8,12 +8,18 @@ import PorterSQLite
 
 /// The dataset argument shared by import, validate and plan.
 struct DatasetArgument: ParsableArguments {
-    @Argument(help: "A dataset folder holding dataset.yml or dataset.json, a Parse export folder (schema.json, <Class>.json, _Join:<field>:<Class>.json), or the manifest file itself.")
+    @Argument(help: "A dataset folder holding dataset.yml or dataset.json, a Parse export folder (<Class>.json, _Join:<field>:<Class>.json, and schema.json if there is one) or its .zip, or the manifest file itself.")
     var dataset: String
+
+    @Flag(name: .long, help: "Keys of JSON objects and CSV columns that no field reads are faults, in every class (as strict: true in a manifest).")
+    var strict = false
 
     /// The dataset's manifest; its notes (a class left out) go to stderr.
     func manifest(targetClasses: Set<String> = []) throws(PorterError) -> DatasetManifest {
-        let manifest = try ManifestLoader.load(dataset, targetClasses: targetClasses)
+        var manifest = try ManifestLoader.load(dataset, targetClasses: targetClasses)
+        if strict {
+            for index in manifest.classes.indices { manifest.classes[index].strict = true }
+        }
         for note in manifest.notes { Terminal.error(note) }
         return manifest
     }

@@ -18,8 +18,9 @@ struct SchemaCommand: ParsableCommand {
               parse-porter schema diff --target https://parse.example.com/parse schema.json
               parse-porter schema check --target https://parse.example.com/parse schema.json --format junit > schema-report.xml
               parse-porter schema push --target app.sqlite schema.json --dry-run
+              parse-porter schema infer exported-app.zip > exported-app/schema.json
             """,
-        subcommands: [Pull.self, Push.self, Diff.self, Check.self]
+        subcommands: [Pull.self, Push.self, Diff.self, Check.self, Infer.self]
     )
 }
 
@@ -193,4 +194,28 @@ extension SchemaCommand {
 
     /// How check (and diff, but for junit) prints the differences.
     enum OutputFormat: String, ExpressibleByArgument, CaseIterable { case text, json, junit }
+}
+
+extension SchemaCommand {
+    struct Infer: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the classes a Parse export's objects give, as a schema file, for review.",
+            discussion: """
+                Reads every <Class>.json of the folder or .zip (a schema.json there is not read) and types each key by its \
+                values' wire encoding; Relations come from placeholders and join files. Values of one field that disagree \
+                on the type are faults naming both objects (exit 1); the field is printed with the type first seen. Saved as schema.json beside the files, the output is \
+                what import reads instead of inferring.
+                """
+        )
+
+        @Argument(help: "A Parse export folder or .zip.")
+        var export: String
+
+        func run() throws {
+            let (classes, notes, faults) = try ManifestLoader.inferSchema(export)
+            for note in notes + faults { Terminal.error(note) }
+            Terminal.output(String(SchemaDocument(classes: classes).text.dropLast()))
+            if !faults.isEmpty { throw ExitCode(PorterError.Kind.invalidData.rawValue) }
+        }
+    }
 }

@@ -7,9 +7,12 @@ final class BadInputTests: XCTestCase {
     struct Expectation {
         let exitCode: Int32
         let fragments: [String]
+        /// The file in the folder the commands are given (`path: export.zip`), else the folder.
+        let path: String?
 
         init(_ url: URL) throws {
             let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n").map(String.init)
+            path = lines.first { $0.hasPrefix("path: ") }.map { String($0.dropFirst("path: ".count)) }
             exitCode = Int32(lines.first { $0.hasPrefix("exit:") }!.dropFirst(5).trimmingCharacters(in: .whitespaces))!
             fragments = lines.filter { $0.hasPrefix("contains: ") }.map { String($0.dropFirst("contains: ".count)) }
         }
@@ -28,7 +31,7 @@ final class BadInputTests: XCTestCase {
     func testValidateReportsEachFault() throws {
         for dataset in try badDatasets() {
             let expected = try Expectation(dataset.appendingPathComponent("expected-error.txt"))
-            let result = try CommandRunner.run(["validate", dataset.path, "--quiet"])
+            let result = try CommandRunner.run(["validate", expected.path.map { dataset.appendingPathComponent($0).path } ?? dataset.path, "--quiet"])
             XCTAssertEqual(result.status, expected.exitCode, "\(dataset.lastPathComponent): \(result.stderr)")
             for fragment in expected.fragments {
                 XCTAssertTrue(result.stderr.contains(fragment), "\(dataset.lastPathComponent): stderr lacks \"\(fragment)\":\n\(result.stderr)")
@@ -48,13 +51,14 @@ final class BadInputTests: XCTestCase {
             let expected = try Expectation(dataset.appendingPathComponent("expected-error.txt"))
             let copy = try CommandRunner.copyFixture("bad/\(dataset.lastPathComponent)", to: scratch)
             let fresh = scratch.appendingPathComponent("\(dataset.lastPathComponent).sqlite")
-            let result = try CommandRunner.run(["import", copy.path, "--to", fresh.path, "--quiet"])
+            let given = expected.path.map { copy.appendingPathComponent($0).path } ?? copy.path
+            let result = try CommandRunner.run(["import", given, "--to", fresh.path, "--quiet"])
             XCTAssertEqual(result.status, expected.exitCode, "\(dataset.lastPathComponent): \(result.stderr)")
             for fragment in expected.fragments {
                 XCTAssertTrue(result.stderr.contains(fragment), "\(dataset.lastPathComponent): stderr lacks \"\(fragment)\"")
             }
             XCTAssertFalse(FileManager.default.fileExists(atPath: fresh.path), "\(dataset.lastPathComponent) created \(fresh.lastPathComponent)")
-            let intoExisting = try CommandRunner.run(["import", copy.path, "--to", existing.path, "--quiet"])
+            let intoExisting = try CommandRunner.run(["import", given, "--to", existing.path, "--quiet"])
             XCTAssertEqual(intoExisting.status, expected.exitCode, dataset.lastPathComponent)
             XCTAssertEqual(try Data(contentsOf: existing), before, "\(dataset.lastPathComponent) changed an existing mirror")
             XCTAssertFalse(FileManager.default.fileExists(atPath: copy.appendingPathComponent("rejects").path))
@@ -74,7 +78,7 @@ final class BadInputTests: XCTestCase {
         for dataset in try badDatasets() {
             let expected = try Expectation(dataset.appendingPathComponent("expected-error.txt"))
             let copy = try CommandRunner.copyFixture("bad/\(dataset.lastPathComponent)", to: scratch)
-            let result = try server.runImport(copy.path, ["--quiet"])
+            let result = try server.runImport(expected.path.map { copy.appendingPathComponent($0).path } ?? copy.path, ["--quiet"])
             XCTAssertEqual(result.status, expected.exitCode, "\(dataset.lastPathComponent): \(result.stderr)")
             for fragment in expected.fragments {
                 XCTAssertTrue(result.stderr.contains(fragment), "\(dataset.lastPathComponent): stderr lacks \"\(fragment)\"")

@@ -438,7 +438,7 @@ final class ManifestTests: XCTestCase {
         let empty = try TemporaryDataset(["genres.csv": "name\n"])
         guard let error = empty.loadError() else { return }
         XCTAssertEqual(error.kind, .usage)
-        XCTAssertEqual(error.message, "\(empty.directory): no dataset.yml or dataset.json in this folder, nor the schema.json of a Parse export")
+        XCTAssertEqual(error.message, "\(empty.directory): no dataset.yml or dataset.json in this folder, nor the <Class>.json files of a Parse export")
 
         let missing = empty.path("nowhere")
         do {

@@ -46,6 +46,9 @@ final class ImportPass {
     let keepsSentRecords: Bool
     /// Records read from every source so far.
     private var recordsRead = 0
+    /// Keys of JSON objects no field reads, in the order first seen, and where each is.
+    var skippedKeys: [SkippedKey] = []
+    private var skippedKeyIndex: [String: Int] = [:]
 
     init(manifest: DatasetManifest, plan: ImportPlan, mode: Mode, options: ImportOptions,
          progress: (@Sendable (ImportProgress) -> Void)?) {
@@ -164,11 +167,10 @@ final class ImportPass {
     }
 
     func openReader(_ source: String, delimiter: UInt8?) -> (any RecordReader)? {
-        let path = (manifest.directory as NSString).appendingPathComponent(source)
         guard var format = SourceFormat.forFile(source) else { return nil }
         if let delimiter, case .csv = format { format = .csv(delimiter: delimiter) }
         do {
-            return try format.openReader(path: path, displayName: source)
+            return try manifest.files.openReader(source, format: format)
         } catch {
             log.add(Diagnostic(error.location, error.reason), fatal: true)
             return nil
@@ -194,8 +196,7 @@ final class ImportPass {
     }
 
     func fileSize(_ source: String) -> Int64 {
-        let path = (manifest.directory as NSString).appendingPathComponent(source)
-        return (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int64) ?? 0
+        manifest.files.size(of: source)
     }
 
     /// Classes read together in one pass over their shared source: `first` and the classes
@@ -263,6 +264,9 @@ final class ImportPass {
                 if records % 20_000 == 0 {
                     progress?(ImportProgress(phase: phase, records: records, bytesRead: reader.bytesRead, totalBytes: totalBytes))
                 }
+                if case .json(let object) = record.content, !loads.contains(where: \.mapping.strict) {
+                    countSkippedKeys(of: object, line: record.line, loads: loads)
+                }
                 for load in loads { try process(record, for: load) }
                 // The whole group goes out together, in plan order: a batch never points at
                 // objects of an earlier class that are still waiting in that class's batch.
@@ -276,6 +280,19 @@ final class ImportPass {
             completeClasses.insert(load.className)
         }
         progress?(ImportProgress(phase: phase, records: records, bytesRead: totalBytes, totalBytes: totalBytes))
+    }
+
+    /// Counts the keys of `object` that no class of the group reads (a strict class makes them faults instead).
+    private func countSkippedKeys(of object: JSONObject, line: Int, loads: [ClassLoad]) {
+        for member in object where !loads.contains(where: { $0.mapper.reads(member.key) }) {
+            let className = loads[0].className, id = "\(className)\u{0}\(member.key)"
+            if let index = skippedKeyIndex[id] {
+                skippedKeys[index].count += 1
+            } else {
+                skippedKeyIndex[id] = skippedKeys.count
+                skippedKeys.append(SkippedKey(className: className, key: member.key, file: loads[0].mapping.source, firstLine: line, count: 1))
+            }
+        }
     }
 
     /// Maps one record onto one class: checks it, resolves its references, queues it for the sink.

@@ -33,6 +33,23 @@ public struct ImportReport: Sendable {
     public var elapsedSeconds: Double
     /// Requests sent to a network target, by phase (in a dry run: the requests it would send).
     public var requests: [RequestTally] = []
+    /// Classes of the source left out, each with why.
+    public var skippedClasses: [SkippedClass] = []
+    /// Keys of JSON objects that no field reads, per class and key, with how many objects had them.
+    public var skippedKeys: [SkippedKey] = []
+    /// What the user should know about how the dataset was read (the manifest's notes).
+    public var notes: [String] = []
+}
+
+/// A key of a class's JSON objects that no field reads: not imported.
+public struct SkippedKey: Sendable, Equatable {
+    public let className: String
+    public let key: String
+    /// The file and the line of the first object that had it.
+    public let file: String
+    public let firstLine: Int
+    /// How many objects had it.
+    public var count: Int
 }
 
 /// What the command shows while an import runs.

@@ -121,6 +121,7 @@ public struct Importer {
         ImportReport(classes: plan.classOrder.map { pass.classTallies[$0]! },
                      relations: pass.relationTallies.values.sorted { $0.relation < $1.relation },
                      errors: pass.log.shown, errorCount: pass.log.count, rejectFiles: rejectFiles,
-                     committed: committed, succeeded: succeeded, elapsedSeconds: Date().timeIntervalSince(started))
+                     committed: committed, succeeded: succeeded, elapsedSeconds: Date().timeIntervalSince(started),
+                     skippedClasses: manifest.skippedClasses, skippedKeys: pass.skippedKeys, notes: manifest.notes)
     }
 }

@@ -1,4 +1,5 @@
 import ParseModel
+import PorterReaders
 
 /// A dataset: which source files feed which Parse classes, and how (DESIGN §2).
 public struct DatasetManifest: Sendable {
@@ -11,13 +12,20 @@ public struct DatasetManifest: Sendable {
     /// What the user should know about how the dataset was read (a class left out); commands
     /// print them on stderr.
     public var notes: [String]
+    /// Where the source files are: the manifest's folder, or the zip archive of a Parse export.
+    public var files: SourceFiles
+    /// Classes of a Parse export left out, each with why; reports list them.
+    public var skippedClasses: [SkippedClass]
 
-    public init(directory: String, fileName: String, classes: [ClassMapping], relations: [JoinRelationMapping], notes: [String] = []) {
+    public init(directory: String, fileName: String, classes: [ClassMapping], relations: [JoinRelationMapping], notes: [String] = [],
+                files: SourceFiles? = nil, skippedClasses: [SkippedClass] = []) {
         self.directory = directory
         self.fileName = fileName
         self.classes = classes
         self.relations = relations
         self.notes = notes
+        self.files = files ?? .folder(directory)
+        self.skippedClasses = skippedClasses
     }
 
     public func mapping(for className: String) -> ClassMapping? { classes.first { $0.className == className } }
@@ -27,6 +35,17 @@ public struct DatasetManifest: Sendable {
         classes.map { mapping in
             ClassSchema(className: mapping.className, fields: mapping.fields.map(\.schemaField))
         }
+    }
+}
+
+/// A class of the source that is not imported, and why.
+public struct SkippedClass: Sendable, Equatable {
+    public let className: String
+    public let reason: String
+
+    public init(className: String, reason: String) {
+        self.className = className
+        self.reason = reason
     }
 }
 
@@ -55,6 +74,9 @@ public struct ClassMapping: Sendable {
     public var strict: Bool
     /// The CSV delimiter byte; `nil` means the file extension's default.
     public var delimiter: UInt8?
+    /// Source keys read by no field on purpose, which are neither faults nor reported as
+    /// skipped (a Dashboard export's `className`, Relation placeholders fed from join files).
+    public var ignoredColumns: Set<String> = []
 
     public init(className: String, source: String, key: [String], fields: [FieldMapping], defaultACL: ParseACL? = nil,
                 mode: WriteMode = .upsert, strict: Bool = false, delimiter: UInt8? = nil) {

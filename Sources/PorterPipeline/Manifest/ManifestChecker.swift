@@ -41,9 +41,7 @@ struct ManifestChecker {
     }
 
     func checkSource(_ source: String, at path: String) throws(PorterError) {
-        let full = (manifest.directory as NSString).appendingPathComponent(source)
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory), !isDirectory.boolValue else {
+        guard manifest.files.isFile(source) else {
             throw fail(path, "file \"\(source)\" does not exist")
         }
         guard SourceFormat.forFile(source) != nil else {

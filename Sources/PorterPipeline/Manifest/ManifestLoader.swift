@@ -1,52 +1,125 @@
 import Foundation
 import ParseModel
+import PorterReaders
 
 /// Finds, parses and checks a dataset manifest; every fault is a usage error (exit 2)
 /// naming the manifest and the key path (`classes.Book.fields.genre.type`).
 public enum ManifestLoader {
     public static let fileNames = ["dataset.yml", "dataset.yaml", "dataset.json"]
+    /// The largest `schema.json` read from an archive.
+    static let schemaFileLimit = 64 << 20
+
+    /// What a dataset path names.
+    enum Located {
+        /// A manifest file (`dataset.yml`, or a Parse export's `schema.json`) in its folder.
+        case manifest(directory: String, fileName: String)
+        /// A Parse export without a manifest: a folder of `<Class>.json` files, or its `.zip`.
+        case export(directory: String, files: SourceFiles)
+    }
 
     /// Loads `path`: a dataset folder holding a manifest, or the manifest file itself. A folder
-    /// without a manifest but with a `schema.json` is a Parse export (``ParseExportLayout``).
+    /// without a manifest is a Parse export (``ParseExportLayout``): with a `schema.json`, or with
+    /// classes inferred from its `<Class>.json` files; so is a `.zip` of one.
     /// `targetClasses` are the classes the target already has (pointers may name them).
     public static func load(_ path: String, targetClasses: Set<String> = []) throws(PorterError) -> DatasetManifest {
-        let (directory, fileName) = try locate(path)
-        let fullPath = (directory as NSString).appendingPathComponent(fileName)
-        guard let data = FileManager.default.contents(atPath: fullPath), let text = String(data: data, encoding: .utf8) else {
-            throw PorterError(.usage, "\(fileName): cannot read the manifest (not a UTF-8 text file)")
-        }
-        guard let document = try StructuredText.parse(text, fileName: fileName) else {
-            throw PorterError(.usage, "\(fileName): the manifest is empty")
-        }
         let manifest: DatasetManifest
-        if fileName == ParseExportLayout.schemaFile {
-            manifest = try ParseExportLayout(directory: directory, targetClasses: targetClasses).manifest(from: document)
-        } else {
+        switch try locate(path) {
+        case .manifest(let directory, let fileName) where fileName == ParseExportLayout.schemaFile:
+            manifest = try ParseExportLayout(directory: directory, targetClasses: targetClasses).manifest(from: document(directory, fileName))
+        case .manifest(let directory, let fileName):
             var decoder = ManifestDecoder(fileName: fileName, directory: directory)
-            manifest = try decoder.decode(document)
+            manifest = try decoder.decode(document(directory, fileName))
+        case .export(let directory, let files):
+            let layout = ParseExportLayout(directory: directory, files: files, targetClasses: targetClasses)
+            var found = files.isFile(ParseExportLayout.schemaFile) ? try layout.manifest(from: schemaDocument(in: files)) : try layout.inferredManifest()
+            if case .zip(let archive) = files {
+                found.notes += archive.nested.map { "\(archive.displayName): \($0) is not read: it is below the export's folder" }
+            }
+            manifest = found
         }
         try ManifestChecker(manifest: manifest, targetClasses: targetClasses).check()
         return manifest
     }
 
-    /// The default target of the dataset at `path`: `<folder>/<folder name>.sqlite`.
-    public static func defaultMirror(for path: String) throws(PorterError) -> String {
-        let directory = URL(fileURLWithPath: try locate(path).directory).standardizedFileURL
-        return directory.appendingPathComponent("\(directory.lastPathComponent).sqlite").path
+    /// The classes a Parse export's objects give, as `/schemas` lists them (`schema infer`); the
+    /// export's `schema.json`, if it has one, is not read. Also what the user should know, and the
+    /// values that disagree on a field's type (the field then has the type first seen).
+    public static func inferSchema(_ path: String, targetClasses: Set<String> = []) throws(PorterError)
+        -> (classes: [ClassSchema], notes: [String], faults: [String]) {
+        let files: SourceFiles
+        switch try locate(path) {
+        case .export(_, let found): files = found
+        case .manifest(let directory, let fileName) where fileName == ParseExportLayout.schemaFile: files = .folder(directory)
+        case .manifest(_, let fileName): throw PorterError(.usage, "\(path): a dataset with a manifest (\(fileName)); schema infer reads a Parse export's <Class>.json files")
+        }
+        let inferred = try ExportSchemaInference(files: files, targetClasses: targetClasses).infer()
+        return (inferred.classes, inferred.notes.filter { !$0.hasPrefix("no \(ParseExportLayout.schemaFile):") }, inferred.faults)
     }
 
-    static func locate(_ path: String) throws(PorterError) -> (directory: String, fileName: String) {
+    /// The default target of the dataset at `path`: `<folder>/<folder name>.sqlite`, or for an
+    /// archive `<its folder>/<its name>.sqlite`.
+    public static func defaultMirror(for path: String) throws(PorterError) -> String {
+        if isArchive(path) {
+            let url = URL(fileURLWithPath: path).standardizedFileURL
+            return url.deletingPathExtension().appendingPathExtension("sqlite").path
+        }
+        let directory: String
+        switch try locate(path) {
+        case .manifest(let folder, _), .export(let folder, _): directory = folder
+        }
+        let url = URL(fileURLWithPath: directory).standardizedFileURL
+        return url.appendingPathComponent("\(url.lastPathComponent).sqlite").path
+    }
+
+    static func isArchive(_ path: String) -> Bool { path.lowercased().hasSuffix(".zip") }
+
+    static func document(_ directory: String, _ fileName: String) throws(PorterError) -> JSONValue {
+        let fullPath = (directory as NSString).appendingPathComponent(fileName)
+        guard let data = FileManager.default.contents(atPath: fullPath), let text = String(data: data, encoding: .utf8) else {
+            throw PorterError(.usage, "\(fileName): cannot read the manifest (not a UTF-8 text file)")
+        }
+        return try parse(text, fileName: fileName)
+    }
+
+    static func schemaDocument(in files: SourceFiles) throws(PorterError) -> JSONValue {
+        let name = ParseExportLayout.schemaFile
+        let data: [UInt8]
+        do { data = try files.contents(of: name, limit: schemaFileLimit) } catch { throw PorterError(.usage, error.description) }
+        guard let text = String(validating: data, as: UTF8.self) else {
+            throw PorterError(.usage, "\(name): cannot read the manifest (not a UTF-8 text file)")
+        }
+        return try parse(text, fileName: name)
+    }
+
+    static func parse(_ text: String, fileName: String) throws(PorterError) -> JSONValue {
+        guard let document = try StructuredText.parse(text, fileName: fileName) else {
+            throw PorterError(.usage, "\(fileName): the manifest is empty")
+        }
+        return document
+    }
+
+    static func locate(_ path: String) throws(PorterError) -> Located {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw PorterError(.usage, "\(path): no such dataset folder or manifest")
         }
         if !isDirectory.boolValue {
             let url = URL(fileURLWithPath: path)
-            return (url.deletingLastPathComponent().path, url.lastPathComponent)
+            let directory = url.deletingLastPathComponent().path
+            guard isArchive(path) else { return .manifest(directory: directory, fileName: url.lastPathComponent) }
+            do {
+                return .export(directory: directory, files: .zip(try ZipArchive(path: path)))
+            } catch {
+                throw PorterError(.usage, error.message)
+            }
         }
         for name in fileNames + [ParseExportLayout.schemaFile] where FileManager.default.fileExists(atPath: (path as NSString).appendingPathComponent(name)) {
-            return (path, name)
+            return .manifest(directory: path, fileName: name)
         }
-        throw PorterError(.usage, "\(path): no dataset.yml or dataset.json in this folder, nor the schema.json of a Parse export")
+        let files = SourceFiles.folder(path)
+        guard files.fileNames.contains(where: { $0.hasSuffix(".json") }) else {
+            throw PorterError(.usage, "\(path): no dataset.yml or dataset.json in this folder, nor the <Class>.json files of a Parse export")
+        }
+        return .export(directory: path, files: files)
     }
 }

@@ -1,10 +1,14 @@
 import Foundation
 import ParseModel
+import PorterReaders
 
 /// A Parse export folder read without a manifest (README "Importing a Parse export"):
 /// `schema.json` lists the classes as `/schemas` does (`{"results":[…]}` or a plain array),
 /// `<Class>.json` holds a class's objects in REST encoding, and `_Join:<field>:<Class>.json`
 /// (or Back4App's `_Join꞉<field>꞉<Class>.json`) holds a Relation's `owningId`/`relatedId` rows.
+///
+/// Without `schema.json`, the classes are inferred from the objects (``ExportSchemaInference``).
+/// The folder may also be a `.zip` of it, read in place (``ZipArchive``).
 ///
 /// Its one job is to build the ``DatasetManifest`` that imports such a folder. Class and field
 /// names are checked before any file name is made from them; every fault in the layout is a
@@ -17,22 +21,55 @@ struct ParseExportLayout {
     /// System classes left out: records the source server issued for its own clients (sessions;
     /// idempotency records, which expire within minutes).
     static let skippedClasses: Set<String> = ["_Session", "_Idempotency"]
-
-    /// The export folder.
-    let directory: String
-    /// The classes the target already has: pointers and relations may name them.
-    let targetClasses: Set<String>
-
-    static func fail(_ path: String, _ reason: String) -> PorterError {
-        PorterError(.usage, path.isEmpty ? "\(Self.schemaFile): \(reason)" : "\(Self.schemaFile): \(path): \(reason)")
+    /// Why a class of ``skippedClasses`` is left out.
+    static let skipReason = "its objects belong to the server that issued them"
+    /// Keys of an exported object that are no field: a Dashboard export's `className`; of
+    /// `_User`, what Parse.com exported beside the fields (`bcryptPassword`, `sessionToken`) and
+    /// `password`, which are not imported as readable fields.
+    static func isNotAField(_ key: String, of className: String) -> Bool {
+        ParseNames.defaultFields.contains(key) || key == "className"
+            || className == "_User" && ["password", "bcryptPassword", "sessionToken"].contains(key)
     }
 
-    let entryReader = SchemaEntryReader(fail: ParseExportLayout.fail)
+    /// The export folder (or the folder holding the export's zip).
+    let directory: String
+    /// The export's files: the folder's, or the zip's.
+    let files: SourceFiles
+    /// The classes the target already has: pointers and relations may name them.
+    let targetClasses: Set<String>
+    /// What messages call the schema: `schema.json`, or `inferred schema`.
+    var schemaLabel = ParseExportLayout.schemaFile
+    /// Join files the inference left out (empty, target unknown), which are not refused.
+    var unreadJoinFiles: Set<String> = []
 
-    func isFile(_ name: String) -> Bool {
-        var isDirectory: ObjCBool = false
-        let path = (directory as NSString).appendingPathComponent(name)
-        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
+    init(directory: String, files: SourceFiles? = nil, targetClasses: Set<String>) {
+        self.directory = directory
+        self.files = files ?? .folder(directory)
+        self.targetClasses = targetClasses
+    }
+
+    func fail(_ path: String, _ reason: String) -> PorterError {
+        PorterError(.usage, path.isEmpty ? "\(schemaLabel): \(reason)" : "\(schemaLabel): \(path): \(reason)")
+    }
+
+    var entryReader: SchemaEntryReader {
+        let label = schemaLabel
+        return SchemaEntryReader { path, reason in PorterError(.usage, path.isEmpty ? "\(label): \(reason)" : "\(label): \(path): \(reason)") }
+    }
+
+    func isFile(_ name: String) -> Bool { files.isFile(name) }
+
+    /// The manifest of an export without `schema.json`: its classes inferred from the objects.
+    func inferredManifest() throws(PorterError) -> DatasetManifest {
+        let inferred = try ExportSchemaInference(files: files, targetClasses: targetClasses).infer()
+        guard inferred.faults.isEmpty else { throw PorterError(.invalidData, inferred.faults.joined(separator: "\n")) }
+        var layout = self
+        layout.schemaLabel = "inferred schema"
+        layout.unreadJoinFiles = inferred.unreadJoinFiles
+        var manifest = try layout.manifest(from: .object(JSONObject(["results": .array(inferred.classes.map(\.schemaJSON))])))
+        manifest.notes = inferred.notes + manifest.notes
+        manifest.skippedClasses += inferred.skippedClasses
+        return manifest
     }
 
     /// The manifest for the folder, from the parsed `schema.json`.
@@ -42,25 +79,30 @@ struct ParseExportLayout {
         var paths: [String] = []
         var listed: Set<String> = []
         var notes: [String] = []
+        var skipped: [SkippedClass] = []
         for (index, item) in items.enumerated() {
             let path = "\(listPath)[\(index)]"
-            guard case .object(let spec) = item else { throw Self.fail(path, "must be a class, not \(item.kindName)") }
+            guard case .object(let spec) = item else { throw fail(path, "must be a class, not \(item.kindName)") }
             let className = try entryReader.className(of: spec, at: path)
-            guard listed.insert(className).inserted else { throw Self.fail("\(path).className", "\(className) is listed twice") }
+            guard listed.insert(className).inserted else { throw fail("\(path).className", "\(className) is listed twice") }
             if Self.skippedClasses.contains(className) {
-                notes.append("\(Self.schemaFile): skipped \(className): its objects belong to the server that issued them")
+                notes.append("\(schemaLabel): skipped \(className): \(Self.skipReason)")
+                skipped.append(SkippedClass(className: className, reason: Self.skipReason))
                 continue
             }
             let fields = try self.fields(of: spec, at: path)
             let source = "\(className).json"
-            guard isFile(source) else { throw PorterError(.usage, "\(Self.schemaFile) declares class \(className) but \(source) is missing") }
-            classes.append(ClassMapping(className: className, source: source, key: [], fields: fields))
+            guard isFile(source) else { throw PorterError(.usage, "\(schemaLabel) declares class \(className) but \(source) is missing") }
+            var mapping = ClassMapping(className: className, source: source, key: [], fields: fields)
+            mapping.ignoredColumns = Set(["className"] + fields.filter(\.fromJoinFile).map(\.name))
+            classes.append(mapping)
             paths.append(path)
         }
-        guard !classes.isEmpty else { throw Self.fail(listPath, "no class to import") }
+        guard !classes.isEmpty else { throw fail(listPath, "no class to import") }
         try checkTargets(of: classes, at: paths)
         let relations = try joinFiles(of: classes, skipped: listed.intersection(Self.skippedClasses))
-        return DatasetManifest(directory: directory, fileName: Self.schemaFile, classes: classes, relations: relations, notes: notes)
+        return DatasetManifest(directory: directory, fileName: schemaLabel, classes: classes, relations: relations, notes: notes,
+                               files: files, skippedClasses: skipped)
     }
 
     /// The classes of `/schemas` JSON (`{"results":[…]}`) or of Parse Dashboard's export (a plain
@@ -70,10 +112,10 @@ struct ParseExportLayout {
         case .array(let items):
             return (items, "")
         case .object(let object):
-            guard case .array(let items)? = object["results"] else { throw Self.fail("results", "must be a list of classes") }
+            guard case .array(let items)? = object["results"] else { throw fail("results", "must be a list of classes") }
             return (items, "results")
         default:
-            throw Self.fail("", "must be {\"results\": [classes…]} or a list of classes, not \(document.kindName)")
+            throw fail("", "must be {\"results\": [classes…]} or a list of classes, not \(document.kindName)")
         }
     }
 
@@ -83,7 +125,7 @@ struct ParseExportLayout {
         for (mapping, path) in zip(classes, paths) {
             for field in mapping.fields {
                 if let target = field.type.targetClass, !known.contains(target) {
-                    throw Self.fail("\(path).fields.\(field.name).targetClass", "\(target) is a class neither of \(Self.schemaFile) nor of the target")
+                    throw fail("\(path).fields.\(field.name).targetClass", "\(target) is a class neither of \(schemaLabel) nor of the target")
                 }
             }
         }
@@ -92,7 +134,7 @@ struct ParseExportLayout {
     /// A class's own fields (the default ones left out), each read from the key of its name;
     /// Relations come from join files.
     func fields(of spec: JSONObject, at path: String) throws(PorterError) -> [FieldMapping] {
-        guard case .object(let specs)? = spec["fields"] else { throw Self.fail("\(path).fields", "must map field names to types") }
+        guard case .object(let specs)? = spec["fields"] else { throw fail("\(path).fields", "must map field names to types") }
         return try entryReader.fields(specs, at: "\(path).fields").map { field in
             FieldMapping(name: field.name, type: field.type, required: field.required, defaultValue: field.defaultValue, fromJoinFile: field.type.isRelation)
         }
@@ -114,20 +156,25 @@ struct ParseExportLayout {
                                                      ownerColumn: "owningId", targetColumn: "relatedId"))
             }
         }
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        for entry in entries.sorted() where !claimed.contains(entry) {
-            guard let separator = Self.joinSeparators.first(where: { entry.hasPrefix("_Join\($0)") }) else { continue }
-            let parts = entry.dropFirst("_Join".count + separator.count).components(separatedBy: separator)
-            guard parts.count == 2, parts[1].hasSuffix(".json") else {
-                throw PorterError(.usage, "\(entry): not a join file name (_Join\(separator)<field>\(separator)<Class>.json)")
-            }
-            let field = parts[0], owner = String(parts[1].dropLast(".json".count))
+        for entry in files.fileNames where !claimed.contains(entry) && !unreadJoinFiles.contains(entry) {
+            guard let (field, owner) = try Self.joinFileName(entry) else { continue }
             if skipped.contains(owner) { continue }
             guard classes.contains(where: { $0.className == owner }) else {
-                throw PorterError(.usage, "\(entry): \(owner) is not a class in \(Self.schemaFile)")
+                throw PorterError(.usage, "\(entry): \(owner) is not a class in \(schemaLabel)")
             }
             throw PorterError(.usage, "\(entry): \(owner) has no Relation field \(field)")
         }
         return relations
+    }
+
+    /// The field and owner class a join file's name gives, `nil` for a name that is no join
+    /// file's; a name that starts like one but is not of the form is a usage error.
+    static func joinFileName(_ entry: String) throws(PorterError) -> (field: String, owner: String)? {
+        guard let separator = joinSeparators.first(where: { entry.hasPrefix("_Join\($0)") }) else { return nil }
+        let parts = entry.dropFirst("_Join".count + separator.count).components(separatedBy: separator)
+        guard parts.count == 2, parts[1].hasSuffix(".json") else {
+            throw PorterError(.usage, "\(entry): not a join file name (_Join\(separator)<field>\(separator)<Class>.json)")
+        }
+        return (parts[0], String(parts[1].dropLast(".json".count)))
     }
 }

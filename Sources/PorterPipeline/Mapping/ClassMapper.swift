@@ -82,7 +82,13 @@ public final class ClassMapper: Sendable {
     /// In strict mode, the source columns no field reads (for CSV: checked once, on the header).
     public func unknownColumns(of record: SourceRecord) -> [String] {
         guard mapping.strict else { return [] }
-        return record.columnNames.filter { !knownColumns.contains($0) }
+        return record.columnNames.filter { !reads($0) }
+    }
+
+    /// Whether a source column (a JSON object's key) is read by a field, is one of Parse's
+    /// default fields, or is ignored on purpose (``ClassMapping/ignoredColumns``).
+    public func reads(_ column: String) -> Bool {
+        knownColumns.contains(column) || mapping.ignoredColumns.contains(column)
     }
 
     func location(_ line: Int, _ field: FieldMapping?, value: String? = nil) -> SourceLocation {

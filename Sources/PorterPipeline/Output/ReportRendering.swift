@@ -14,12 +14,23 @@ extension ImportReport {
                 + relations.map { [$0.relation, "\($0.added)", "\($0.removed)", "\($0.rejected)"] }
             text += "\n\n" + TextTable.aligned(relationRows)
         }
+        if !skippedClasses.isEmpty || !skippedKeys.isEmpty {
+            text += "\n\n" + skippedText
+        }
         if !requests.isEmpty {
             let total = RequestTally(phase: "total", requests: requests.map(\.requests).reduce(0, +), operations: requests.map(\.operations).reduce(0, +))
             let requestRows = [["phase", "requests", "operations"]] + (requests + [total]).map { [$0.phase, "\($0.requests)", "\($0.operations)"] }
             text += "\n\n" + TextTable.aligned(requestRows)
         }
         return text
+    }
+
+    /// Classes left out and keys no field reads, one per line:
+    /// `skipped key Post.extra: 3 objects (Post.json:4 first)`.
+    public var skippedText: String {
+        let classLines = skippedClasses.map { "skipped class \($0.className): \($0.reason)" }
+        let keyLines = skippedKeys.map { "skipped key \($0.className).\($0.key): not a field, in \(Noun.counted($0.count, "object")) (first \($0.file):\($0.firstLine))" }
+        return (classLines + keyLines).joined(separator: "\n")
     }
 
     public var json: JSONValue {
@@ -43,6 +54,14 @@ extension ImportReport {
                 .object(JSONObject(["phase": .string(tally.phase), "requests": .integer(Int64(tally.requests)),
                                     "operations": .integer(Int64(tally.operations))]))
             }),
+            "skippedClasses": .array(skippedClasses.map { skipped in
+                .object(JSONObject(["className": .string(skipped.className), "reason": .string(skipped.reason)]))
+            }),
+            "skippedKeys": .array(skippedKeys.map { skipped in
+                .object(JSONObject(["className": .string(skipped.className), "key": .string(skipped.key), "objects": .integer(Int64(skipped.count)),
+                                    "file": .string(skipped.file), "firstLine": .integer(Int64(skipped.firstLine))]))
+            }),
+            "notes": .array(notes.map(JSONValue.string)),
         ]))
     }
 
