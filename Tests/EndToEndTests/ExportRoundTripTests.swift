@@ -49,7 +49,7 @@ final class ExportRoundTripTests: XCTestCase {
             let expected = try MirrorSnapshot(server.file)
             for (format, extra) in [("parse", [String]()), ("csv", ["--emit-manifest"])] {
                 let copy = try roundTrip(from: server.url, format: format, extra: extra, in: directory, name: fixture, environment: ServedMirror.environment)
-                MirrorSnapshot.assertEqual(try MirrorSnapshot(copy), expected, "\(fixture) from a Parse Server via \(format)")
+                MirrorSnapshot.assertEqual(try MirrorSnapshot(copy, fileURLsServedBy: server.url), expected, "\(fixture) from a Parse Server via \(format)")
             }
         }
     }

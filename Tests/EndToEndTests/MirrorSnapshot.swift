@@ -15,8 +15,11 @@ struct MirrorSnapshot: Equatable {
     /// Reads `url`. `leavingOut` drops columns (e.g. timestamps a server assigns); with
     /// `wholeSchemas` class-level permissions and indexes count too; with `droppingDanglingLinks`
     /// join rows whose owner or related object is gone are left out (a Parse Server keeps them,
-    /// and no REST query returns them).
-    init(_ url: URL, leavingOut: Set<String> = [], wholeSchemas: Bool = false, droppingDanglingLinks: Bool = false) throws {
+    /// and no REST query returns them). `fileURLsServedBy` drops the `url` a Parse Server at that
+    /// address gives every File value it returns (it stores only the name; a copy read through
+    /// REST keeps the url).
+    init(_ url: URL, leavingOut: Set<String> = [], wholeSchemas: Bool = false, droppingDanglingLinks: Bool = false,
+         fileURLsServedBy server: String? = nil) throws {
         let mirror = try Mirror(url)
         var targets: [String: String] = [:]
         for row in try mirror.rows("SELECT className, schema FROM _SCHEMA") {
@@ -38,7 +41,12 @@ struct MirrorSnapshot: Equatable {
             if droppingDanglingLinks, let target = targets[table], let owner = table.split(separator: ":").last {
                 sql += " WHERE EXISTS (SELECT 1 FROM \"\(owner)\" o WHERE o.objectId = j.owningId) AND EXISTS (SELECT 1 FROM \"\(target)\" t WHERE t.objectId = j.relatedId)"
             }
-            rows[table] = try mirror.rows(sql).map { $0[0] ?? "" }.sorted()
+            let servedURL = server.map { try! NSRegularExpression(pattern: #",\\?"url\\?":\\?""# + NSRegularExpression.escapedPattern(for: $0 + "/files/") + #"[^"\\]*\\?""#) }
+            rows[table] = try mirror.rows(sql).map { row in
+                let text = row[0] ?? ""
+                guard let servedURL else { return text }
+                return servedURL.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text), withTemplate: "")
+            }.sorted()
         }
     }
 

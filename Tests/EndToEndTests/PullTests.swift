@@ -39,9 +39,9 @@ final class PullTests: XCTestCase {
     /// The pulled mirror holds exactly what the served one does, schemas with their permissions
     /// and indexes included. A Parse Server keeps the join rows of deleted objects, which no REST
     /// query returns: with `ignoringDanglingLinks` the served side's are left out.
-    private func assertSameData(_ pulled: URL, as served: URL, ignoringDanglingLinks: Bool = false, _ message: String = "",
+    private func assertSameData(_ pulled: URL, as served: URL, from server: ServedMirror, ignoringDanglingLinks: Bool = false, _ message: String = "",
                                 line: UInt = #line) throws {
-        MirrorSnapshot.assertEqual(try MirrorSnapshot(pulled, wholeSchemas: true),
+        MirrorSnapshot.assertEqual(try MirrorSnapshot(pulled, wholeSchemas: true, fileURLsServedBy: server.url),
                                    try MirrorSnapshot(served, wholeSchemas: true, droppingDanglingLinks: ignoringDanglingLinks), message, line: line)
     }
 
@@ -64,7 +64,7 @@ final class PullTests: XCTestCase {
                 XCTAssertEqual(tally.read, tally.added)
             }
             XCTAssertGreaterThan(summary.read, 0, fixture)
-            try assertSameData(copy, as: server.file, fixture)
+            try assertSameData(copy, as: server.file, from: server, fixture)
             XCTAssertFalse(try Data(contentsOf: copy).range(of: Data(ServedMirror.masterKey.utf8)) != nil, "the master key is in the mirror file")
         }
         let library = try Mirror(directory.appendingPathComponent("library-pulled.sqlite"))
@@ -148,7 +148,7 @@ final class PullTests: XCTestCase {
         XCTAssertEqual(full.classes.map(\.added) + full.classes.map(\.updated), Array(repeating: 0, count: 10))
         XCTAssertEqual(try full.relation("Book.authors").removed, authorsGone)
         XCTAssertEqual(try full.relation("Genre.books").removed, genresGone)
-        try assertSameData(copy, as: server.file, ignoringDanglingLinks: true, "after --full")
+        try assertSameData(copy, as: server.file, from: server, ignoringDanglingLinks: true, "after --full")
     }
 
     /// A server that is not there, or goes away mid-pull, leaves the mirror exactly as it was (exit 3).
@@ -184,7 +184,7 @@ final class PullTests: XCTestCase {
 
         let again = try pulled(server, to: copy)
         XCTAssertEqual(try again.tally("Book").updated, 1)
-        try assertSameData(copy, as: servedFile)
+        try assertSameData(copy, as: servedFile, from: server)
     }
 
     /// Ctrl-C mid-pull: exit 130, the mirror as it was.
@@ -224,7 +224,7 @@ final class PullTests: XCTestCase {
             let result = try pull(faulty.url, to: copy, ["--timeout", "1", "--concurrency", "2", "-q"])
             XCTAssertEqual(result.status, 0, result.stderr)
             faults += faulty.injector.faultCount
-            try assertSameData(copy, as: servedFile, "seed \(seed), faults \(faulty.injector.injected)")
+            try assertSameData(copy, as: servedFile, from: faulty, "seed \(seed), faults \(faulty.injector.injected)")
         }
         XCTAssertGreaterThan(faults, 6, "the seeds must inject faults")
     }
