@@ -42,6 +42,8 @@ final class ImportPass {
     var sinkOpen: Bool
     /// Records read from every source so far.
     private var recordsRead = 0
+    /// `_User` objects read with a password hash.
+    var passwordHashes = 0
 
     init(manifest: DatasetManifest, plan: ImportPlan, mode: Mode, options: ImportOptions,
          progress: (@Sendable (ImportProgress) -> Void)?) {
@@ -346,9 +348,10 @@ final class ImportPass {
             rowFailed(row, className: className, problems)
             return
         }
+        if draft.passwordHash != nil { passwordHashes += 1 }
         if sink != nil {
             load.batch.append(ResolvedObject(objectId: draft.objectId, line: draft.line, fields: fields, acl: draft.acl,
-                                             createdAt: draft.createdAt, updatedAt: draft.updatedAt))
+                                             createdAt: draft.createdAt, updatedAt: draft.updatedAt, passwordHash: draft.passwordHash))
         }
     }
 

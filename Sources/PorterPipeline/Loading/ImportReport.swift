@@ -32,6 +32,13 @@ public struct ImportReport: Sendable {
     public var elapsedSeconds: Double
     /// Requests sent to a network target, by phase (in a dry run: the requests it would send).
     public var requests: [RequestTally] = []
+    /// Classes of the source left out on purpose, with why.
+    public var skippedClasses: [SkippedClass] = []
+    /// `_User` objects whose source has a password hash.
+    public var usersWithPasswordHashes = 0
+    /// What the import did not carry over as the source had it (permissions a new class lacks,
+    /// password hashes and timestamps a Parse Server does not take).
+    public var notes: [String] = []
 }
 
 /// What the command shows while an import runs.

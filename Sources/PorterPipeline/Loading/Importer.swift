@@ -14,6 +14,11 @@ public struct ImportOptions: Sendable {
     public var shownErrorLimit = 50
     /// Write everything, report what changed, then roll back.
     public var dryRun = false
+    /// Into a target that takes no password hashes (a Parse Server), write `_User` objects
+    /// whose source has one without it; otherwise such an import writes nothing.
+    public var usersWithoutPasswords = false
+    /// Told, before anything is written, what the import will not carry over.
+    public var notice: (@Sendable (String) -> Void)?
 
     public init(maxErrors: Int? = nil, batchSize: Int = 1000, rejectsDirectory: String? = nil, shownErrorLimit: Int = 50, dryRun: Bool = false) {
         self.maxErrors = maxErrors
@@ -67,7 +72,9 @@ public struct Importer {
         var validatedIndexes: [String: KeyIndex]?
         var rejectedFaults: [Diagnostic] = []
         // A target that cannot roll back is written only once the whole dataset has validated.
-        if options.maxErrors != nil || !sink.isTransactional || !SchemaCompatibility.conflicts(of: manifest, with: targetSchemas).isEmpty {
+        var notes = manifest.notes
+        if options.maxErrors != nil || !sink.isTransactional || !sink.storesPasswordHashes
+            || !SchemaCompatibility.conflicts(of: manifest, with: targetSchemas).isEmpty {
             var (checked, rejects, fatal, indexes) = try check(against: targetSchemas, progress: progress)
             let allowed = options.maxErrors ?? 0
             // Without --max-errors the validating pass only counts faults: any one of them stops the import.
@@ -79,6 +86,17 @@ public struct Importer {
                     checked.errorCount += 1
                 }
                 return checked
+            }
+            if !sink.storesPasswordHashes && checked.usersWithPasswordHashes > 0 {
+                let notice = PasswordHash.notice(users: checked.usersWithPasswordHashes, written: options.usersWithoutPasswords)
+                guard options.usersWithoutPasswords else {
+                    checked.errors.append(Diagnostic(SourceLocation(file: manifest.fileName, line: 0), notice))
+                    checked.errorCount += 1
+                    checked.succeeded = false
+                    return checked
+                }
+                options.notice?(notice)
+                notes.append(notice)
             }
             rejectPlan = rejects
             validatedIndexes = indexes
@@ -102,6 +120,7 @@ public struct Importer {
             let kept = !sink.isTransactional && !options.dryRun
             var unwritten = report(pass, committed: kept, succeeded: pass.log.count == 0, rejectFiles: [], started: started)
             unwritten.requests = sink.requestTallies
+            unwritten.notes = notes + sink.notes
             if pass.log.count == 0 {
                 unwritten.errors = rejectedFaults
                 unwritten.errorCount = rejectPlan?.reasons.count ?? 0
@@ -111,6 +130,7 @@ public struct Importer {
         try sink.commit()
         var written = report(pass, committed: true, succeeded: true, rejectFiles: rejectFiles, started: started)
         written.requests = sink.requestTallies
+        written.notes = notes + sink.notes
         written.errors = rejectedFaults
         written.errorCount = rejectPlan?.reasons.count ?? 0
         return written
@@ -120,6 +140,7 @@ public struct Importer {
         ImportReport(classes: plan.classOrder.map { pass.classTallies[$0]! },
                      relations: pass.relationTallies.values.sorted { $0.relation < $1.relation },
                      errors: pass.log.shown, errorCount: pass.log.count, rejectFiles: rejectFiles,
-                     committed: committed, succeeded: succeeded, elapsedSeconds: Date().timeIntervalSince(started))
+                     committed: committed, succeeded: succeeded, elapsedSeconds: Date().timeIntervalSince(started),
+                     skippedClasses: manifest.skippedClasses, usersWithPasswordHashes: pass.passwordHashes, notes: manifest.notes)
     }
 }

@@ -11,6 +11,8 @@ public struct DatasetManifest: Sendable {
     /// What the user should know about how the dataset was read (a class left out); commands
     /// print them on stderr.
     public var notes: [String]
+    /// Classes of the source left out on purpose (a Parse export's sessions), each with why.
+    public var skippedClasses: [SkippedClass] = []
 
     public init(directory: String, fileName: String, classes: [ClassMapping], relations: [JoinRelationMapping], notes: [String] = []) {
         self.directory = directory
@@ -25,7 +27,8 @@ public struct DatasetManifest: Sendable {
     /// The Parse schema every declared class gets (fields, required flags, defaults).
     public var schemas: [ClassSchema] {
         classes.map { mapping in
-            ClassSchema(className: mapping.className, fields: mapping.fields.map(\.schemaField))
+            ClassSchema(className: mapping.className, fields: mapping.fields.map(\.schemaField),
+                        classLevelPermissions: mapping.classLevelPermissions, indexes: mapping.indexes)
         }
     }
 }
@@ -55,6 +58,13 @@ public struct ClassMapping: Sendable {
     public var strict: Bool
     /// The CSV delimiter byte; `nil` means the file extension's default.
     public var delimiter: UInt8?
+    /// Class-level permissions and indexes in `/schemas` JSON, given to the class when the
+    /// import creates it (a Parse export's `schema.json` has them; a manifest does not).
+    public var classLevelPermissions: JSONValue?
+    public var indexes: JSONValue?
+    /// Source keys that may hold a `_User`'s bcrypt password hash (a Parse export's
+    /// `bcryptPassword` or `_hashed_password`); empty for other classes.
+    public var passwordHashKeys: [String] = []
 
     public init(className: String, source: String, key: [String], fields: [FieldMapping], defaultACL: ParseACL? = nil,
                 mode: WriteMode = .upsert, strict: Bool = false, delimiter: UInt8? = nil) {
@@ -69,6 +79,16 @@ public struct ClassMapping: Sendable {
     }
 
     public func field(named name: String) -> FieldMapping? { fields.first { $0.name == name } }
+}
+
+/// A class of the source an import leaves out, and why.
+public struct SkippedClass: Sendable, Equatable {
+    public let className: String
+    public let reason: String
+    public init(className: String, reason: String) {
+        self.className = className
+        self.reason = reason
+    }
 }
 
 /// How one Parse field is read from a source record.

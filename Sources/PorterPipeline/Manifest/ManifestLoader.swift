@@ -9,7 +9,8 @@ public enum ManifestLoader {
     /// Loads `path`: a dataset folder holding a manifest, or the manifest file itself. A folder
     /// without a manifest but with a `schema.json` is a Parse export (``ParseExportLayout``).
     /// `targetClasses` are the classes the target already has (pointers may name them).
-    public static func load(_ path: String, targetClasses: Set<String> = []) throws(PorterError) -> DatasetManifest {
+    /// `includeInstallations` imports a Parse export's `_Installation` objects instead of skipping them.
+    public static func load(_ path: String, targetClasses: Set<String> = [], includeInstallations: Bool = false) throws(PorterError) -> DatasetManifest {
         let (directory, fileName) = try locate(path)
         let fullPath = (directory as NSString).appendingPathComponent(fileName)
         guard let data = FileManager.default.contents(atPath: fullPath), let text = String(data: data, encoding: .utf8) else {
@@ -20,7 +21,9 @@ public enum ManifestLoader {
         }
         let manifest: DatasetManifest
         if fileName == ParseExportLayout.schemaFile {
-            manifest = try ParseExportLayout(directory: directory, targetClasses: targetClasses).manifest(from: document)
+            var layout = ParseExportLayout(directory: directory, targetClasses: targetClasses)
+            layout.systemClasses = ParseExportSystemClasses(includeInstallations: includeInstallations)
+            manifest = try layout.manifest(from: document)
         } else {
             var decoder = ManifestDecoder(fileName: fileName, directory: directory)
             manifest = try decoder.decode(document)

@@ -14,14 +14,12 @@ struct ParseExportLayout {
     static let schemaFile = "schema.json"
     /// A join file's name is `_Join`, field and class joined by one of these, then `.json`.
     static let joinSeparators = [":", "\u{A789}"]
-    /// System classes left out: records the source server issued for its own clients (sessions;
-    /// idempotency records, which expire within minutes).
-    static let skippedClasses: Set<String> = ["_Session", "_Idempotency"]
-
     /// The export folder.
     let directory: String
     /// The classes the target already has: pointers and relations may name them.
     let targetClasses: Set<String>
+    /// Which system classes are skipped (``ParseExportSystemClasses``).
+    var systemClasses = ParseExportSystemClasses(includeInstallations: false)
 
     static func fail(_ path: String, _ reason: String) -> PorterError {
         PorterError(.usage, path.isEmpty ? "\(Self.schemaFile): \(reason)" : "\(Self.schemaFile): \(path): \(reason)")
@@ -42,25 +40,37 @@ struct ParseExportLayout {
         var paths: [String] = []
         var listed: Set<String> = []
         var notes: [String] = []
+        var skipped: [SkippedClass] = []
+        var withoutPermissions: [String] = []
         for (index, item) in items.enumerated() {
             let path = "\(listPath)[\(index)]"
             guard case .object(let spec) = item else { throw Self.fail(path, "must be a class, not \(item.kindName)") }
             let className = try entryReader.className(of: spec, at: path)
             guard listed.insert(className).inserted else { throw Self.fail("\(path).className", "\(className) is listed twice") }
-            if Self.skippedClasses.contains(className) {
-                notes.append("\(Self.schemaFile): skipped \(className): its objects belong to the server that issued them")
+            if let reason = systemClasses.skipReason(className) {
+                skipped.append(SkippedClass(className: className, reason: reason))
+                notes.append("\(Self.schemaFile): skipped \(className): \(reason)")
                 continue
             }
-            let fields = try self.fields(of: spec, at: path)
+            let fields = ParseExportSystemClasses.fields(try self.fields(of: spec, at: path), of: className)
+            let (permissions, indexes) = try permissionsAndIndexes(of: spec, at: path)
             let source = "\(className).json"
             guard isFile(source) else { throw PorterError(.usage, "\(Self.schemaFile) declares class \(className) but \(source) is missing") }
-            classes.append(ClassMapping(className: className, source: source, key: [], fields: fields))
+            var mapping = ClassMapping(className: className, source: source, key: [], fields: fields)
+            mapping.classLevelPermissions = permissions
+            mapping.indexes = indexes
+            if className == "_User" { mapping.passwordHashKeys = ParseExportSystemClasses.passwordHashKeys }
+            if permissions == nil { withoutPermissions.append(className) }
+            classes.append(mapping)
             paths.append(path)
         }
         guard !classes.isEmpty else { throw Self.fail(listPath, "no class to import") }
         try checkTargets(of: classes, at: paths)
-        let relations = try joinFiles(of: classes, skipped: listed.intersection(Self.skippedClasses))
-        return DatasetManifest(directory: directory, fileName: Self.schemaFile, classes: classes, relations: relations, notes: notes)
+        let relations = try joinFiles(of: classes, skipped: Set(skipped.map(\.className)))
+        if let note = Self.publicClassesNote(withoutPermissions) { notes.append(note) }
+        var manifest = DatasetManifest(directory: directory, fileName: Self.schemaFile, classes: classes, relations: relations, notes: notes)
+        manifest.skippedClasses = skipped
+        return manifest
     }
 
     /// The classes of `/schemas` JSON (`{"results":[…]}`) or of Parse Dashboard's export (a plain

@@ -19,6 +19,10 @@ extension ImportReport {
             let requestRows = [["phase", "requests", "operations"]] + (requests + [total]).map { [$0.phase, "\($0.requests)", "\($0.operations)"] }
             text += "\n\n" + TextTable.aligned(requestRows)
         }
+        if !skippedClasses.isEmpty {
+            text += "\n\n" + skippedClasses.map { "skipped \($0.className): \($0.reason)" }.joined(separator: "\n")
+        }
+        if !notes.isEmpty { text += "\n\n" + notes.map { "note: " + $0 }.joined(separator: "\n") }
         return text
     }
 
@@ -39,6 +43,9 @@ extension ImportReport {
             "errorCount": .integer(Int64(errorCount)),
             "errors": .array(errors.map { .string($0.description) }),
             "rejectFiles": .array(rejectFiles.map(JSONValue.string)),
+            "skippedClasses": .array(skippedClasses.map { .object(JSONObject(["className": .string($0.className), "reason": .string($0.reason)])) }),
+            "usersWithPasswordHashes": .integer(Int64(usersWithPasswordHashes)),
+            "notes": .array(notes.map(JSONValue.string)),
             "requests": .array(requests.map { tally in
                 .object(JSONObject(["phase": .string(tally.phase), "requests": .integer(Int64(tally.requests)),
                                     "operations": .integer(Int64(tally.operations))]))
