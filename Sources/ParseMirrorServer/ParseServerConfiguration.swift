@@ -22,9 +22,16 @@ public struct ParseServerConfiguration: Sendable {
     public var masterKeyIPs: [String]?
     /// Reported by `/serverInfo` as `parseServerVersion`: the Parse Server release this API imitates.
     public var parseServerVersion: String
+    /// Parse Server's `maintenanceKey` (`X-Parse-Maintenance-Key`), checked before the master key:
+    /// object reads and writes as the master key, plus creates that keep a given `createdAt` and
+    /// `updatedAt`; no `/schemas` or `/serverInfo` (403). `nil`: no maintenance key is accepted.
+    public var maintenanceKey: String?
+    /// Addresses the maintenance key is accepted from; `nil` accepts it from anywhere.
+    public var maintenanceKeyIPs: [String]?
 
     public init(applicationId: String, masterKey: String, restAPIKey: String? = nil, mountPath: String = "/parse",
-                allowCustomObjectId: Bool = false, masterKeyIPs: [String]? = nil, parseServerVersion: String = "7.4.0") {
+                allowCustomObjectId: Bool = false, masterKeyIPs: [String]? = nil, parseServerVersion: String = "7.4.0",
+                maintenanceKey: String? = nil, maintenanceKeyIPs: [String]? = nil) {
         self.applicationId = applicationId
         self.masterKey = masterKey
         self.restAPIKey = restAPIKey
@@ -32,6 +39,8 @@ public struct ParseServerConfiguration: Sendable {
         self.allowCustomObjectId = allowCustomObjectId
         self.masterKeyIPs = masterKeyIPs
         self.parseServerVersion = parseServerVersion
+        self.maintenanceKey = maintenanceKey?.isEmpty == false ? maintenanceKey : nil
+        self.maintenanceKeyIPs = maintenanceKeyIPs
     }
 
     /// The mount path without a trailing slash: `/parse`, or `""` at the root.

@@ -11,9 +11,12 @@ struct DatasetArgument: ParsableArguments {
     @Argument(help: "A dataset folder holding dataset.yml or dataset.json, a Parse export folder (schema.json, <Class>.json, _Join:<field>:<Class>.json), or the manifest file itself.")
     var dataset: String
 
+    @Flag(name: .long, help: "A Parse export's _Installation objects are imported instead of skipped.")
+    var includeInstallations = false
+
     /// The dataset's manifest; its notes (a class left out) go to stderr.
     func manifest(targetClasses: Set<String> = []) throws(PorterError) -> DatasetManifest {
-        let manifest = try ManifestLoader.load(dataset, targetClasses: targetClasses)
+        let manifest = try ManifestLoader.load(dataset, targetClasses: targetClasses, includeInstallations: includeInstallations)
         for note in manifest.notes { Terminal.error(note) }
         return manifest
     }
@@ -36,9 +39,13 @@ struct ParseKeyOptions: ParsableArguments {
     @Option(name: .customLong("rest-key"), help: "Parse REST API key (default: $PARSE_REST_API_KEY).")
     var givenRESTAPIKey: String?
 
+    @Option(name: .customLong("maintenance-key"), help: "Parse Server maintenance key (default: $PARSE_MAINTENANCE_KEY): import keeps createdAt/updatedAt; serve accepts it.")
+    var givenMaintenanceKey: String?
+
     var applicationId: String? { Self.value(givenApplicationId, "PARSE_APPLICATION_ID") }
     var masterKey: String? { Self.value(givenMasterKey, "PARSE_MASTER_KEY") }
     var restAPIKey: String? { Self.value(givenRESTAPIKey, "PARSE_REST_API_KEY") }
+    var maintenanceKey: String? { Self.value(givenMaintenanceKey, "PARSE_MAINTENANCE_KEY") }
 
     private static func value(_ given: String?, _ variable: String) -> String? {
         let value = given ?? ProcessInfo.processInfo.environment[variable]
@@ -61,10 +68,11 @@ struct TargetOptions: ParsableArguments {
     }
 
     /// The sink `target` names. `batchSize` and `concurrency` shape `/batch` requests to a server.
-    func sink(_ target: String, batchSize: Int = 50, concurrency: Int = 4, dryRun: Bool = false) throws(PorterError) -> ObjectSink {
+    /// `usersWithoutPasswords`: see ``RESTSinkOptions/usersWithoutPasswords``.
+    func sink(_ target: String, batchSize: Int = 50, concurrency: Int = 4, dryRun: Bool = false, usersWithoutPasswords: Bool = false) throws(PorterError) -> ObjectSink {
         guard Self.isServerURL(target) else { return SQLiteMirror(path: target) }
         return RESTSink(client: try client(target, concurrency: concurrency),
-                        options: RESTSinkOptions(batchSize: batchSize, concurrency: concurrency, dryRun: dryRun))
+                        options: RESTSinkOptions(batchSize: batchSize, concurrency: concurrency, dryRun: dryRun, usersWithoutPasswords: usersWithoutPasswords))
     }
 
     /// The source `target` names, for export.
@@ -76,7 +84,7 @@ struct TargetOptions: ParsableArguments {
     /// A client of the Parse Server at `url`, with the keys and timeout given.
     func client(_ url: String, concurrency: Int = 4) throws(PorterError) -> ParseRESTClient {
         let address = try ParseServerAddress(url: url, applicationId: keys.applicationId, masterKey: keys.masterKey,
-                                             restAPIKey: keys.restAPIKey, allowInsecureHTTP: allowInsecureHTTP)
+                                             restAPIKey: keys.restAPIKey, maintenanceKey: keys.maintenanceKey, allowInsecureHTTP: allowInsecureHTTP)
         return ParseRESTClient(address: address, timeout: timeout, maximumConnections: concurrency)
     }
 

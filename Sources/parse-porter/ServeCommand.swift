@@ -53,7 +53,7 @@ struct ServeCommand: ParsableCommand {
         guard (0...65535).contains(port) else { throw PorterError(.usage, "--port must be 0...65535") }
         let configuration = ParseServerConfiguration(
             applicationId: applicationId, masterKey: masterKey, restAPIKey: keys.restAPIKey,
-            mountPath: mount, allowCustomObjectId: allowCustomObjectId)
+            mountPath: mount, allowCustomObjectId: allowCustomObjectId, maintenanceKey: keys.maintenanceKey)
         let api = try ParseMirrorAPI(mirrorPath: mirror, configuration: configuration)
         let server = HTTPServer(host: host, port: port, handler: quiet ? api : RequestLog(api))
         let boundPort: Int
