@@ -14,11 +14,18 @@ struct DatasetArgument: ParsableArguments {
     @Flag(name: .long, help: "A Parse export's _Installation objects are imported instead of skipped.")
     var includeInstallations = false
 
-    /// The dataset's manifest; its notes (a class left out) go to stderr.
-    func manifest(targetClasses: Set<String> = []) throws(PorterError) -> DatasetManifest {
+    /// The dataset's manifest; its notes and the classes it leaves out go to stderr unless
+    /// `printingNotes` is false (import shows them in its summary).
+    func manifest(targetClasses: Set<String> = [], printingNotes: Bool = true) throws(PorterError) -> DatasetManifest {
         let manifest = try ManifestLoader.load(dataset, targetClasses: targetClasses, includeInstallations: includeInstallations)
-        for note in manifest.notes { Terminal.error(note) }
+        if printingNotes { Self.printNotes(skipped: manifest.skippedClasses, notes: manifest.notes) }
         return manifest
+    }
+
+    /// One line on stderr per class left out, with why, and per note.
+    static func printNotes(skipped: [SkippedClass], notes: [String]) {
+        for skipped in skipped { Terminal.error("skipped \(skipped.className): \(skipped.reason)") }
+        for note in notes { Terminal.error("note: " + note) }
     }
 
     /// `<dataset folder>/<folder name>.sqlite`, the default mirror.

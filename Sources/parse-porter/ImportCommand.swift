@@ -68,7 +68,7 @@ struct ImportCommand: ParsableCommand {
         let target = toServer ? ParseServerAddress.redacted(given) : given
         let sink = try server.sink(given, batchSize: batchSize ?? 50, concurrency: concurrency, dryRun: dryRun,
                                    usersWithoutPasswords: usersWithoutPasswords)
-        let manifest = try source.manifest(targetClasses: Set(sink.existingSchemas().map(\.className)))
+        let manifest = try source.manifest(targetClasses: Set(sink.existingSchemas().map(\.className)), printingNotes: false)
         let rejectsDirectory = rejects ?? (manifest.directory as NSString).appendingPathComponent("rejects")
         // To a server, each sink call carries enough objects to keep every connection busy.
         let objectsPerCall = toServer ? max(1000, (batchSize ?? 50) * concurrency * 5) : batchSize ?? 1000
@@ -84,6 +84,9 @@ struct ImportCommand: ParsableCommand {
             Terminal.output(report.json.serialized())
         } else if report.succeeded {
             Terminal.output(report.table)
+        }
+        if !json && !report.succeeded {
+            DatasetArgument.printNotes(skipped: report.skippedClasses, notes: report.notes)
         }
         FaultPrinter.print(report)
         guard report.succeeded else {

@@ -72,7 +72,6 @@ public struct Importer {
         var validatedIndexes: [String: KeyIndex]?
         var rejectedFaults: [Diagnostic] = []
         // A target that cannot roll back is written only once the whole dataset has validated.
-        var notes = manifest.notes
         if options.maxErrors != nil || !sink.isTransactional || !sink.storesPasswordHashes
             || !SchemaCompatibility.conflicts(of: manifest, with: targetSchemas).isEmpty {
             var (checked, rejects, fatal, indexes) = try check(against: targetSchemas, progress: progress)
@@ -96,7 +95,6 @@ public struct Importer {
                     return checked
                 }
                 options.notice?(notice)
-                notes.append(notice)
             }
             rejectPlan = rejects
             validatedIndexes = indexes
@@ -120,7 +118,7 @@ public struct Importer {
             let kept = !sink.isTransactional && !options.dryRun
             var unwritten = report(pass, committed: kept, succeeded: pass.log.count == 0, rejectFiles: [], started: started)
             unwritten.requests = sink.requestTallies
-            unwritten.notes = notes + sink.notes
+            unwritten.notes = manifest.notes + sink.notes
             if pass.log.count == 0 {
                 unwritten.errors = rejectedFaults
                 unwritten.errorCount = rejectPlan?.reasons.count ?? 0
@@ -130,7 +128,7 @@ public struct Importer {
         try sink.commit()
         var written = report(pass, committed: true, succeeded: true, rejectFiles: rejectFiles, started: started)
         written.requests = sink.requestTallies
-        written.notes = notes + sink.notes
+        written.notes = manifest.notes + sink.notes
         written.errors = rejectedFaults
         written.errorCount = rejectPlan?.reasons.count ?? 0
         return written

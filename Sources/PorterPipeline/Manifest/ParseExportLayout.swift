@@ -49,7 +49,6 @@ struct ParseExportLayout {
             guard listed.insert(className).inserted else { throw Self.fail("\(path).className", "\(className) is listed twice") }
             if let reason = systemClasses.skipReason(className) {
                 skipped.append(SkippedClass(className: className, reason: reason))
-                notes.append("\(Self.schemaFile): skipped \(className): \(reason)")
                 continue
             }
             let fields = ParseExportSystemClasses.fields(try self.fields(of: spec, at: path), of: className)

@@ -15,8 +15,9 @@ enum PasswordHash {
             case nil, .text("")?, .json(.null)?:
                 continue
             case .text(let text)?, .json(.string(let text))?:
+                // The value is not shown: it may be a password in plain text.
                 guard isBcrypt(text) else {
-                    throw SystemColumns.Fault(column: key, value: String(text.prefix(7)) + "…",
+                    throw SystemColumns.Fault(column: key, value: "(\(text.count) characters, not shown)",
                                               reason: "not a bcrypt password hash ($2a$, $2b$ or $2y$, a cost of 04 to 31, then 53 characters of ./A-Za-z0-9)")
                 }
                 return text
