@@ -20,10 +20,11 @@ extension RESTSink {
         if let updatedAt = plan.updatedAt { body["updatedAt"] = ParseValue.date(updatedAt).wireJSON }
     }
 
-    /// A new `_User` needs a password (or `authData`): with ``RESTSinkOptions/usersWithoutPasswords``
-    /// one gets a random password nobody knows, to be reset; otherwise the server refuses it (201).
+    /// A new `_User` needs a password: with ``RESTSinkOptions/usersWithoutPasswords`` one gets a
+    /// random password nobody knows, to be reset; otherwise the server refuses it (201), unless
+    /// it has `authData` its provider accepts.
     func addRandomPassword(to body: inout JSONObject) {
-        guard options.usersWithoutPasswords, body["password"] == nil, body["authData"] == nil else { return }
+        guard options.usersWithoutPasswords, body["password"] == nil else { return }
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
         var generator = SystemRandomNumberGenerator()
         body["password"] = .string(String((0..<32).map { _ in alphabet.randomElement(using: &generator)! }))

@@ -10,8 +10,8 @@ public struct RESTSinkOptions: Sendable {
     public var concurrency = 4
     /// Read what the server has and count the writes an import would send, without sending them.
     public var dryRun = false
-    /// Create `_User` objects that have neither `password` nor `authData` with a random
-    /// password (their source's hash cannot be sent); otherwise the server refuses them.
+    /// Create `_User` objects with a random password (their source's hash cannot be sent);
+    /// otherwise the server refuses those without `password` or `authData`.
     public var usersWithoutPasswords = false
     public init(batchSize: Int = 50, concurrency: Int = 4, dryRun: Bool = false, usersWithoutPasswords: Bool = false) {
         self.batchSize = batchSize
