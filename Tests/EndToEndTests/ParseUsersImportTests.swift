@@ -139,6 +139,24 @@ final class ParseUsersImportTests: XCTestCase {
         XCTAssertEqual(try call(server, "POST", "/classes/Diary", body: #"{"title":"by an editor"}"#, headers: editor).status, 201, file: file, line: line)
     }
 
+    /// Permissions and indexes go to the classes an import creates; a class the target already
+    /// has keeps its own (a note says so when the source's differ), as into a Parse Server.
+    func testExistingClassKeepsItsPermissions() throws {
+        let copy = try CommandRunner.copyFixture("parse-com-users", to: try CommandRunner.temporaryDirectory(self))
+        let mirror = copy.appendingPathComponent("app.sqlite")
+        XCTAssertEqual(try CommandRunner.run(["import", copy.path, "--to", mirror.path, "-q"]).status, 0)
+        let before = try Mirror(mirror).value("SELECT schema FROM _SCHEMA WHERE className = 'Diary'")
+        let again = try CommandRunner.run(["import", copy.path, "--to", mirror.path, "-q"])
+        XCTAssertFalse(again.stdout.contains("already exist"), again.stdout)
+        let schema = copy.appendingPathComponent("schema.json")
+        try String(contentsOf: schema, encoding: .utf8).replacingOccurrences(of: #""create": {"role:Editors": true}"#, with: #""create": {"*": true}"#)
+            .replacingOccurrences(of: #""title_1": {"title": 1}"#, with: #""title_1": {"title": -1}"#).write(to: schema, atomically: true, encoding: .utf8)
+        let changed = try CommandRunner.run(["import", copy.path, "--to", mirror.path, "-q"])
+        XCTAssertEqual(changed.status, 0, changed.stderr)
+        XCTAssertTrue(changed.stdout.contains("note: Diary already exists in the target and keeps its class-level permissions and indexes"), changed.stdout)
+        XCTAssertEqual(try Mirror(mirror).value("SELECT schema FROM _SCHEMA WHERE className = 'Diary'"), before)
+    }
+
     /// `--include-installations` imports `_Installation`; `_Session` stays out.
     func testIncludeInstallations() throws {
         let (mirror, summary) = try importIntoMirror(["--include-installations"])

@@ -102,7 +102,8 @@ public struct Importer {
         }
         let pass = ImportPass(manifest: manifest, plan: plan, mode: .writing(sink, rejectPlan), options: options, progress: progress)
         pass.validatedIndexes = validatedIndexes
-        try sink.begin(schemas: manifest.schemas, naturalKeys: Dictionary(uniqueKeysWithValues: manifest.classes.map { ($0.className, $0.key) }))
+        let (schemas, existingClassNotes) = Self.schemasToCreate(manifest.schemas, existing: targetSchemas)
+        try sink.begin(schemas: schemas, naturalKeys: Dictionary(uniqueKeysWithValues: manifest.classes.map { ($0.className, $0.key) }))
         let rejectFiles: [String]
         do {
             rejectFiles = try pass.run()
@@ -118,7 +119,7 @@ public struct Importer {
             let kept = !sink.isTransactional && !options.dryRun
             var unwritten = report(pass, committed: kept, succeeded: pass.log.count == 0, rejectFiles: [], started: started)
             unwritten.requests = sink.requestTallies
-            unwritten.notes = manifest.notes + sink.notes
+            unwritten.notes = manifest.notes + existingClassNotes + sink.notes
             if pass.log.count == 0 {
                 unwritten.errors = rejectedFaults
                 unwritten.errorCount = rejectPlan?.reasons.count ?? 0
@@ -128,10 +129,29 @@ public struct Importer {
         try sink.commit()
         var written = report(pass, committed: true, succeeded: true, rejectFiles: rejectFiles, started: started)
         written.requests = sink.requestTallies
-        written.notes = manifest.notes + sink.notes
+        written.notes = manifest.notes + existingClassNotes + sink.notes
         written.errors = rejectedFaults
         written.errorCount = rejectPlan?.reasons.count ?? 0
         return written
+    }
+
+    /// The schemas to begin with: class-level permissions and indexes go only to the classes the
+    /// import creates, as `schema push` creates them; a class the target has keeps its own, with
+    /// a note when the source's differ.
+    static func schemasToCreate(_ declared: [ClassSchema], existing: [ClassSchema]) -> (schemas: [ClassSchema], notes: [String]) {
+        let current = Dictionary(existing.map { ($0.className, $0) }, uniquingKeysWith: { first, _ in first })
+        var kept: [String] = []
+        let schemas = declared.map { schema -> ClassSchema in
+            guard let live = current[schema.className] else { return schema }
+            let indexes = { (schema: ClassSchema) in schema.ownIndexes.map { "\($0.key)=\($0.value.canonicalNumbers().serialized())" } }
+            let permissionsDiffer = schema.classLevelPermissions != nil
+                && ClassLevelPermissions(schema.classLevelPermissions) != ClassLevelPermissions(live.classLevelPermissions)
+            if permissionsDiffer || !Set(indexes(schema)).isSubset(of: indexes(live)) { kept.append(schema.className) }
+            return ClassSchema(className: schema.className, fields: schema.fields)
+        }
+        guard !kept.isEmpty else { return (schemas, []) }
+        let subject = kept.count == 1 ? "\(kept[0]) already exists in the target and keeps its" : "\(kept.joined(separator: ", ")) already exist in the target and keep their"
+        return (schemas, ["\(subject) class-level permissions and indexes, which differ from the source's; `schema push` applies the source's"])
     }
 
     private func report(_ pass: ImportPass, committed: Bool, succeeded: Bool, rejectFiles: [String], started: Date) -> ImportReport {
