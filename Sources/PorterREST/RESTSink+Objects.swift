@@ -61,7 +61,9 @@ extension RESTSink {
                 state.update(identity: plan.identity, digests: plan.changed.map { ($0.position, $0.digest) })
                 outcomes[plan.index] = plan.changed.isEmpty ? .unchanged : .updated
                 if !plan.changed.isEmpty { counted(className, updated: 1) }
-                if plan.updatedAt != nil { timestamps.newUpdatedAt += 1 }
+                if !plan.changed.isEmpty || plan.linkChanges(relations).contains(where: { $0.1 != LinkChanges() }) {
+                    timestamps.updated.insert("\(className)/\(plan.existing!.serverId)")
+                }
             } else {
                 if plan.createdAt != nil && client.address.maintenanceKey == nil { timestamps.notKept += 1 }
                 let serverId: String = if case .string(let id)? = answer["objectId"] { id } else { plan.identity }

@@ -8,8 +8,10 @@ extension RESTSink {
     struct TimestampTally {
         /// Created with the server's own `createdAt`/`updatedAt` (no maintenance key).
         var notKept = 0
-        /// Updated: every update sets a new `updatedAt`, maintenance key or not.
-        var newUpdatedAt = 0
+        /// Objects (`Class/serverId`) updated after or instead of their create: every update sets
+        /// a new `updatedAt`, maintenance key or not (links from join files and cyclic pointers
+        /// are written as updates).
+        var updated: Set<String> = []
     }
 
     /// With the maintenance key, a create carries the source's `createdAt` and `updatedAt` as
@@ -37,8 +39,9 @@ extension RESTSink {
             notes.append("timestamps not kept: \(timestamps.notKept) created objects got the server's createdAt/updatedAt instead of the source's "
                 + "(Parse Server keeps them only on a create with its maintenance key)")
         }
-        if timestamps.newUpdatedAt > 0 {
-            notes.append("\(timestamps.newUpdatedAt) updated objects got a new updatedAt: Parse Server sets one on every update")
+        if !timestamps.updated.isEmpty {
+            notes.append("\(timestamps.updated.count) objects got a new updatedAt from an update (changed fields, relation links from join files, "
+                + "cyclic pointers): Parse Server sets one on every update")
         }
         return notes
     }

@@ -241,6 +241,10 @@ final class ParseUsersImportTests: XCTestCase {
         XCTAssertEqual(try served.rows("SELECT createdAt, updatedAt FROM Diary"), [["2014-04-01T09:00:00.000Z", "2014-04-02T10:30:00.500Z"]])
         XCTAssertEqual(try served.rows("SELECT objectId, createdAt FROM _Role ORDER BY objectId"),
                        [["RoAdmins01", "2014-03-02T00:00:01.000Z"], ["RoEditors1", "2014-03-02T00:00:00.000Z"]])
+        // The roles' links come from join files, written as updates after the creates: those set a
+        // new updatedAt, and the summary counts them.
+        XCTAssertEqual(try served.value("SELECT count(*) FROM _Role WHERE updatedAt LIKE '2014-%'"), "0")
+        XCTAssertTrue(result.stdout.contains("2 objects got a new updatedAt from an update"), result.stdout)
         // GET answers show them as the source had them.
         XCTAssertEqual(try call(server, "GET", "/classes/Note/NoPublic01").json["createdAt"] as? String, "2014-06-02T12:00:00.000Z")
     }
