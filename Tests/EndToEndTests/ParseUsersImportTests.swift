@@ -98,6 +98,10 @@ final class ParseUsersImportTests: XCTestCase {
             XCTAssertEqual(answer.status, 200, "\(path): \(answer.body)")
             assertNoHash(answer.body, path)
         }
+        // Nor can a query probe it, which would tell it character by character.
+        let probe = try call(server, "GET", "/classes/_User?where=%7B%22_hashed_password%22%3A%7B%22%24regex%22%3A%22%5E%5C%5C%242a%22%7D%7D")
+        XCTAssertEqual(probe.json["code"] as? Int, 105, probe.body)
+        XCTAssertEqual(try call(server, "GET", "/classes/_User?order=_hashed_password").json["code"] as? Int, 105)
         let own = try call(server, "GET", "/users/me", headers: ada).json
         XCTAssertEqual(own["email"] as? String, "ada@example.com")
         XCTAssertEqual(own["emailVerified"] as? Bool, true)
