@@ -60,9 +60,10 @@ struct Caller: Sendable {
 
     static let master = Caller(isMaster: true, userId: nil, sessionToken: nil, principals: ["*"])
     static let maintenance = Caller(isMaster: true, userId: nil, sessionToken: nil, principals: ["*"], isMaintenance: true)
+    static let anonymous = Caller(isMaster: false, userId: nil, sessionToken: nil, principals: ["*"])
+
     /// Whether the caller holds the master key itself (`/schemas`, `/serverInfo`).
     var hasMasterKey: Bool { isMaster && !isMaintenance }
-    static let anonymous = Caller(isMaster: false, userId: nil, sessionToken: nil, principals: ["*"])
 
     /// What the query engine may show this caller.
     var readAccess: ReadAccess { isMaster ? .master : ReadAccess(principals: principals) }

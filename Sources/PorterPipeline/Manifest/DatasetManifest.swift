@@ -8,8 +8,8 @@ public struct DatasetManifest: Sendable {
     public var fileName: String
     public var classes: [ClassMapping]
     public var relations: [JoinRelationMapping]
-    /// What the user should know about how the dataset was read (a class left out); commands
-    /// print them on stderr.
+    /// What the user should know about how the dataset was read (classes a Parse export gives
+    /// no permissions); commands print them with the summary or on stderr.
     public var notes: [String]
     /// Classes of the source left out on purpose (a Parse export's sessions), each with why.
     public var skippedClasses: [SkippedClass] = []
