@@ -72,7 +72,9 @@ public struct Importer {
         var validatedIndexes: [String: KeyIndex]?
         var rejectedFaults: [Diagnostic] = []
         // A target that cannot roll back is written only once the whole dataset has validated.
-        if options.maxErrors != nil || !sink.isTransactional || !sink.storesPasswordHashes
+        // So is one that takes no password hashes, when the dataset may carry some.
+        let mayDropHashes = !sink.storesPasswordHashes && manifest.classes.contains { !$0.passwordHashKeys.isEmpty }
+        if options.maxErrors != nil || !sink.isTransactional || mayDropHashes
             || !SchemaCompatibility.conflicts(of: manifest, with: targetSchemas).isEmpty {
             var (checked, rejects, fatal, indexes) = try check(against: targetSchemas, progress: progress)
             let allowed = options.maxErrors ?? 0
