@@ -157,14 +157,14 @@ final class MirrorConnection {
     }
 
     /// Inserts one object; a taken objectId (or a value the importer's natural-key index holds) is error 137.
-    func insert(_ className: String, objectId: String, createdAt: ParseDate, acl: ParseACL?, columns: [(name: String, value: ParseValue)]) throws {
+    func insert(_ className: String, objectId: String, createdAt: ParseDate, updatedAt: ParseDate? = nil, acl: ParseACL?,
+                columns: [(name: String, value: ParseValue)]) throws {
         let names = (ParseNames.defaultFields + columns.map(\.name)).map(quoted).joined(separator: ", ")
         let placeholders = (1...(4 + columns.count)).map { "?\($0)" }.joined(separator: ", ")
         let insert = try statement("INSERT INTO \(quoted(className)) (\(names)) VALUES (\(placeholders))")
         insert.bind(text: objectId, at: 1)
-        let created = createdAt.iso
-        insert.bind(text: created, at: 2)
-        insert.bind(text: created, at: 3)
+        insert.bind(text: createdAt.iso, at: 2)
+        insert.bind(text: (updatedAt ?? createdAt).iso, at: 3)
         insert.bind(acl.map(ParseValue.acl) ?? .null, at: 4)
         for (i, column) in columns.enumerated() { insert.bind(column.value, at: i + 5) }
         try runReportingDuplicates(insert)

@@ -14,7 +14,7 @@ extension ParseMirrorAPI {
         return try data.write { connection in
             if className == "_Role" { try Self.checkRoleName(request.body, objectId: nil, connection: connection) }
             let plan = try writePlan(request.body, className: className, current: connection.schema(className), caller: caller, creating: true)
-            let created = try insert(plan, objectId: objectId, connection: connection)
+            let created = try insert(plan, objectId: objectId, timestamps: Self.givenTimestamps(request.body, caller: caller), connection: connection)
             return APIResponse(created, status: 201, location: "\(request.publicURL)/classes/\(className)/\(objectId)")
         }
     }
@@ -150,12 +150,16 @@ extension ParseMirrorAPI {
 
     /// Creates the class or fields the plan adds, then inserts the object and its relation
     /// links; returns `{"objectId","createdAt"}` plus the operators' results.
-    func insert(_ plan: WritePlan, objectId: String, connection: MirrorConnection) throws -> JSONObject {
+    /// Stores a new object, created now or (`timestamps`, from ``givenTimestamps(_:caller:)``) at the given times.
+    func insert(_ plan: WritePlan, objectId: String, timestamps: (createdAt: ParseDate, updatedAt: ParseDate)? = nil,
+                connection: MirrorConnection) throws -> JSONObject {
         try connection.applySchemaGrowth(plan)
         let changes = plan.changes(from: [:])
-        let createdAt = ParseDate.now
+        let now = ParseDate.now
+        let createdAt = timestamps?.createdAt ?? now
         let acl = Self.ownACL(plan.body.acl ?? nil, className: plan.className, objectId: objectId)
-        try connection.insert(plan.className, objectId: objectId, createdAt: createdAt, acl: acl, columns: changes.columns)
+        try connection.insert(plan.className, objectId: objectId, createdAt: createdAt, updatedAt: timestamps?.updatedAt ?? now, acl: acl,
+                              columns: changes.columns)
         for link in changes.links { try connection.link(plan.className, field: link.field, owner: objectId, add: link.add, remove: link.remove) }
         var response = JSONObject(["objectId": .string(objectId), "createdAt": .string(createdAt.iso)])
         response.members += changes.results.members

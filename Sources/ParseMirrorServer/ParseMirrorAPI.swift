@@ -109,7 +109,7 @@ public final class ParseMirrorAPI: HTTPHandler {
     }
 
     private func serverInfo(_ caller: Caller) throws -> APIResponse {
-        guard caller.isMaster else { throw APIError.masterKeyRequired }
+        guard caller.hasMasterKey else { throw APIError.masterKeyRequired }
         let on = JSONValue.bool(true), off = JSONValue.bool(false)
         let features = JSONObject([
             "globalConfig": .object(JSONObject(["create": off, "read": off, "update": off, "delete": off])),

@@ -27,10 +27,16 @@ public struct ParseServerConfiguration: Sendable {
     /// Let clients without the master key create classes by saving their first object (Parse
     /// Server's `allowClientClassCreation`, off by default since Parse Server 7); when off they get 119.
     public var allowClientClassCreation: Bool
+    /// Parse Server's `maintenanceKey` (`X-Parse-Maintenance-Key`), checked before the master key:
+    /// object reads and writes as the master key, plus creates that keep a given `createdAt` and
+    /// `updatedAt`; no `/schemas` or `/serverInfo` (403). `nil`: no maintenance key is accepted.
+    public var maintenanceKey: String?
+    /// Addresses the maintenance key is accepted from; `nil` accepts it from anywhere.
+    public var maintenanceKeyIPs: [String]?
 
     public init(applicationId: String, masterKey: String, restAPIKey: String? = nil, mountPath: String = "/parse",
                 allowCustomObjectId: Bool = false, masterKeyIPs: [String]? = nil, allowClientClassCreation: Bool = false,
-                limits: RequestLimits = RequestLimits()) {
+                maintenanceKey: String? = nil, maintenanceKeyIPs: [String]? = nil, limits: RequestLimits = RequestLimits()) {
         self.limits = limits
         self.applicationId = applicationId
         self.masterKey = masterKey
@@ -39,6 +45,8 @@ public struct ParseServerConfiguration: Sendable {
         self.allowCustomObjectId = allowCustomObjectId
         self.masterKeyIPs = masterKeyIPs
         self.allowClientClassCreation = allowClientClassCreation
+        self.maintenanceKey = maintenanceKey?.isEmpty == false ? maintenanceKey : nil
+        self.maintenanceKeyIPs = maintenanceKeyIPs
     }
 
     /// The mount path without a trailing slash: `/parse`, or `""` at the root.

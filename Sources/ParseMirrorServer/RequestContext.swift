@@ -10,6 +10,7 @@ import PorterSQLite
 struct Credentials {
     var applicationId: String?
     var masterKey: String?
+    var maintenanceKey: String?
     /// REST API, client, JavaScript and Windows keys: any of them may carry the client key.
     var clientKeys: [String] = []
     var sessionToken: String?
@@ -28,6 +29,7 @@ struct Credentials {
         if let appId = headers["X-Parse-Application-Id"] {
             applicationId = appId
             masterKey = headers["X-Parse-Master-Key"]
+            maintenanceKey = headers["X-Parse-Maintenance-Key"]
             clientKeys = ["X-Parse-REST-API-Key", "X-Parse-Client-Key", "X-Parse-Javascript-Key", "X-Parse-Windows-Key"].compactMap { headers[$0] }
             sessionToken = headers["X-Parse-Session-Token"]
             installationId = headers["X-Parse-Installation-Id"]
@@ -53,9 +55,15 @@ struct Caller: Sendable {
     /// The ACL entries that grant this caller access: `*`, the user's objectId and `role:<name>`
     /// for each role the user has (directly or through the roles' `roles` relations).
     let principals: Set<String>
+    /// The maintenance key: master access to objects, creates keep given timestamps, no schemas.
+    var isMaintenance = false
 
     static let master = Caller(isMaster: true, userId: nil, sessionToken: nil, principals: ["*"])
+    static let maintenance = Caller(isMaster: true, userId: nil, sessionToken: nil, principals: ["*"], isMaintenance: true)
     static let anonymous = Caller(isMaster: false, userId: nil, sessionToken: nil, principals: ["*"])
+
+    /// Whether the caller holds the master key itself (`/schemas`, `/serverInfo`).
+    var hasMasterKey: Bool { isMaster && !isMaintenance }
 
     /// What the query engine may show this caller.
     var readAccess: ReadAccess {
@@ -74,6 +82,11 @@ struct Caller: Sendable {
     static func authenticate(_ credentials: Credentials, remoteAddress: String, configuration: ParseServerConfiguration,
                              data: DataAccess) throws -> Caller {
         guard credentials.applicationId == configuration.applicationId else { throw APIError.unauthorized }
+        // Parse Server checks the maintenance key first; from an address not allowed it is ignored.
+        if let key = configuration.maintenanceKey, credentials.maintenanceKey == key,
+           configuration.maintenanceKeyIPs?.contains(remoteAddress) ?? true {
+            return .maintenance
+        }
         if credentials.masterKey == configuration.masterKey {
             if let allowed = configuration.masterKeyIPs, !allowed.contains(remoteAddress) { throw APIError.unauthorized }
             return .master

@@ -5,7 +5,7 @@ import ParseModel
 /// only; the mirror's tables get no SQL index for them.
 extension ParseMirrorAPI {
     func schemaRoute(_ request: APIRequest, className: String?, caller: Caller, data: DataAccess) throws -> APIResponse {
-        guard caller.isMaster else { throw APIError.masterKeyRequired }
+        guard caller.hasMasterKey else { throw APIError.masterKeyRequired }
         if let className { try Self.checkClassName(className) }
         switch (request.method, className) {
         case ("GET", nil):

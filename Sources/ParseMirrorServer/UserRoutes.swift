@@ -17,7 +17,7 @@ extension ParseMirrorAPI {
         return try data.write { connection in
             try checkUserFields(body, excluding: nil, caller: caller, connection: connection)
             let plan = try writePlan(body, className: "_User", current: connection.schema("_User"), caller: caller, creating: true)
-            var response = try insert(plan, objectId: objectId, connection: connection)
+            var response = try insert(plan, objectId: objectId, timestamps: Self.givenTimestamps(request.body, caller: caller), connection: connection)
             try storePasswordHash(hash, userId: objectId, connection: connection)
             response["sessionToken"] = try createSession(userId: objectId, action: "signup", installationId: request.credentials.installationId,
                                                          connection: connection)["sessionToken"]

@@ -65,7 +65,9 @@ struct BatchSender {
             var retryReason = ""
             var retryAfter: Double?
             var reachedServer = false
-            switch client.attemptOnce("POST", "/batch", bodyBytes: body, phase: phase, operations: pending.count) {
+            // Creates carrying the source's timestamps need the maintenance key to keep them.
+            let maintenance = pending.contains { operations[$0].body["createdAt"] != nil }
+            switch client.attemptOnce("POST", "/batch", bodyBytes: body, phase: phase, operations: pending.count, maintenance: maintenance) {
             case .success(.array(let items)) where items.count == pending.count:
                 var again: [Int] = []
                 for (index, item) in zip(pending, items) {

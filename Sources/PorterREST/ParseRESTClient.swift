@@ -91,9 +91,10 @@ public final class ParseRESTClient: @unchecked Sendable {
         attemptOnce(method, path, query: query, bodyBytes: body?.serializedBytes(), phase: phase, operations: operations)
     }
 
-    /// Sends a request once, with a body already serialized.
+    /// Sends a request once, with a body already serialized; `maintenance` adds the maintenance
+    /// key, which Parse Server checks before the master key.
     public func attemptOnce(_ method: String, _ path: String, query: [(String, String)] = [], bodyBytes: [UInt8]?,
-                            contentType: String = "application/json", phase: String, operations: Int = 1) -> Result<JSONValue, AttemptFailure> {
+                            contentType: String = "application/json", phase: String, operations: Int = 1, maintenance: Bool = false) -> Result<JSONValue, AttemptFailure> {
         count(phase: phase, operations: operations)
         var components = URLComponents(url: address.url.appendingPathComponent(String(path.dropFirst())), resolvingAgainstBaseURL: false)!
         if !query.isEmpty { components.queryItems = query.map { URLQueryItem(name: $0.0, value: $0.1) } }
@@ -104,6 +105,7 @@ public final class ParseRESTClient: @unchecked Sendable {
         request.setValue(address.applicationId, forHTTPHeaderField: "X-Parse-Application-Id")
         if let key = address.masterKey { request.setValue(key, forHTTPHeaderField: "X-Parse-Master-Key") }
         if let key = address.restAPIKey { request.setValue(key, forHTTPHeaderField: "X-Parse-REST-API-Key") }
+        if maintenance, let key = address.maintenanceKey { request.setValue(key, forHTTPHeaderField: "X-Parse-Maintenance-Key") }
         if let bodyBytes {
             request.setValue(contentType, forHTTPHeaderField: "Content-Type")
             request.httpBody = Data(bodyBytes)

@@ -8,13 +8,18 @@ public struct ParseServerAddress: Sendable, CustomStringConvertible {
     public let applicationId: String
     public let masterKey: String?
     public let restAPIKey: String?
+    /// Parse Server's `maintenanceKey`: creates sent with it keep the source's `createdAt` and
+    /// `updatedAt` (PARSE_REST §12).
+    public let maintenanceKey: String?
 
-    /// Checks the URL and the keys. A master key is refused over plain `http://` to anything but
-    /// this machine, unless `allowInsecureHTTP`: it would cross the network readable by anyone.
-    public init(url text: String, applicationId: String?, masterKey: String?, restAPIKey: String?, allowInsecureHTTP: Bool = false) throws(PorterError) {
+    /// Checks the URL and the keys. A master or maintenance key is refused over plain `http://` to
+    /// anything but this machine, unless `allowInsecureHTTP`: it would cross the network readable by anyone.
+    public init(url text: String, applicationId: String?, masterKey: String?, restAPIKey: String?, maintenanceKey: String? = nil,
+                allowInsecureHTTP: Bool = false) throws(PorterError) {
         // An empty key is no key.
         let masterKey = masterKey?.isEmpty == false ? masterKey : nil
         let restAPIKey = restAPIKey?.isEmpty == false ? restAPIKey : nil
+        let maintenanceKey = maintenanceKey?.isEmpty == false ? maintenanceKey : nil
         guard let url = URL(string: text.hasSuffix("/") ? String(text.dropLast()) : text), let scheme = url.scheme?.lowercased(),
               scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty else {
             throw PorterError(.usage, "\(text): not a Parse Server URL (expected http(s)://host[:port]/mount, e.g. https://parseapi.back4app.com or http://127.0.0.1:1337/parse)")
@@ -25,13 +30,14 @@ public struct ParseServerAddress: Sendable, CustomStringConvertible {
         if masterKey == nil && restAPIKey == nil {
             throw PorterError(.usage, "no key: set PARSE_MASTER_KEY (or PARSE_REST_API_KEY, which cannot create classes) or give --master-key / --rest-key")
         }
-        if scheme == "http", masterKey != nil, !Self.isLoopback(host), !allowInsecureHTTP {
-            throw PorterError(.usage, "\(Self.redacted(url)): refusing to send the master key over plain http to a host other than this machine; use https, or --allow-insecure-http if the network is trusted")
+        if scheme == "http", masterKey != nil || maintenanceKey != nil, !Self.isLoopback(host), !allowInsecureHTTP {
+            throw PorterError(.usage, "\(Self.redacted(url)): refusing to send the \(masterKey != nil ? "master" : "maintenance") key over plain http to a host other than this machine; use https, or --allow-insecure-http if the network is trusted")
         }
         self.url = url
         self.applicationId = applicationId
         self.masterKey = masterKey
         self.restAPIKey = restAPIKey
+        self.maintenanceKey = maintenanceKey
     }
 
     /// The mount path as batch sub-requests must spell it: `/parse`, or empty at the root.

@@ -30,6 +30,7 @@ extension RESTSink {
                 state.update(identity: item.identity, digests: [(position, item.digest)])
                 outcomes[item.index] = .updated
                 counted(className, updated: 1)
+                if let serverId = state[item.identity]?.serverId { timestamps.updated.insert("\(className)/\(serverId)") }
             case .failure(let code, let message):
                 outcomes[item.index] = .failed("the server refused \(className).\(field): Parse error \(code): \(message)")
             }
@@ -72,6 +73,7 @@ extension RESTSink {
             case .success:
                 changes.added += item.change.added
                 changes.removed += item.change.removed
+                timestamps.updated.insert("\(className)/\(item.owner)")
             case .failure(let code, let message):
                 changes.refused.append("the server refused the links of \(className) \(item.owner): Parse error \(code): \(message)")
             }

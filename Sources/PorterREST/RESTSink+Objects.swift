@@ -61,7 +61,11 @@ extension RESTSink {
                 state.update(identity: plan.identity, digests: plan.changed.map { ($0.position, $0.digest) })
                 outcomes[plan.index] = plan.changed.isEmpty ? .unchanged : .updated
                 if !plan.changed.isEmpty { counted(className, updated: 1) }
+                if !plan.changed.isEmpty || plan.linkChanges(relations).contains(where: { $0.1 != LinkChanges() }) {
+                    timestamps.updated.insert("\(className)/\(plan.existing!.serverId)")
+                }
             } else {
+                if plan.createdAt != nil && client.address.maintenanceKey == nil { timestamps.notKept += 1 }
                 let serverId: String = if case .string(let id)? = answer["objectId"] { id } else { plan.identity }
                 var digests = state.emptyDigests
                 for change in plan.changed { digests[change.position] = change.digest }
@@ -88,6 +92,9 @@ extension RESTSink {
         let replaceLinks: [Int: Bool]
         /// The key fields as a query constraint: how a create whose answer was lost is found again.
         let lookup: JSONObject
+        /// The source's timestamps, which a create with the maintenance key keeps.
+        var createdAt: ParseDate?
+        var updatedAt: ParseDate?
 
         func linksToAdd(_ batch: Int) -> [String] {
             let current = currentLinks[batch] ?? []
@@ -145,7 +152,8 @@ extension RESTSink {
             for name in state.key { lookup[name] = values[name]?.wireJSON ?? .null }
         }
         return .success(ObjectPlan(identity: object.objectId, key: key, existing: existing, changed: changed, wantedLinks: wanted,
-                                   replaceLinks: Dictionary(uniqueKeysWithValues: relations.enumerated().map { ($0, $1.replace) }), lookup: lookup))
+                                   replaceLinks: Dictionary(uniqueKeysWithValues: relations.enumerated().map { ($0, $1.replace) }), lookup: lookup,
+                                   createdAt: object.createdAt, updatedAt: object.updatedAt))
     }
 
     struct PlanFailure: Error {
@@ -203,6 +211,8 @@ extension RESTSink {
             return body.isEmpty ? nil : BatchOperation(method: "PUT", path: "/classes/\(className)/\(existing.serverId)", body: body)
         }
         if acceptsCustomObjectIds { body["objectId"] = .string(plan.identity) }
+        addTimestamps(of: plan, to: &body)
+        if className == "_User" { addRandomPassword(to: &body) }
         return BatchOperation(method: "POST", path: "/classes/\(className)", body: body)
     }
 

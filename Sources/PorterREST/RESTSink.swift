@@ -10,10 +10,14 @@ public struct RESTSinkOptions: Sendable {
     public var concurrency = 4
     /// Read what the server has and count the writes an import would send, without sending them.
     public var dryRun = false
-    public init(batchSize: Int = 50, concurrency: Int = 4, dryRun: Bool = false) {
+    /// Create `_User` objects with a random password (their source's hash cannot be sent);
+    /// otherwise the server refuses those without `password` or `authData`.
+    public var usersWithoutPasswords = false
+    public init(batchSize: Int = 50, concurrency: Int = 4, dryRun: Bool = false, usersWithoutPasswords: Bool = false) {
         self.batchSize = batchSize
         self.concurrency = concurrency
         self.dryRun = dryRun
+        self.usersWithoutPasswords = usersWithoutPasswords
     }
 }
 
@@ -44,6 +48,8 @@ public final class RESTSink: ObjectSink {
     var uploadedFiles: [String: ParseFile] = [:]
     /// Whether the server has the class that records uploads (``fileRecordClass``).
     var fileRecordsReady = false
+    /// Objects whose source timestamps the server did not keep.
+    var timestamps = TimestampTally()
 
     public init(client: ParseRESTClient, options: RESTSinkOptions = RESTSinkOptions()) {
         self.client = client
@@ -126,19 +132,20 @@ public final class RESTSink: ObjectSink {
     private func createMissingSchemas(_ schemas: [ClassSchema]) throws(PorterError) {
         guard client.address.masterKey != nil else { return }
         guard let existing = serverSchemas else { return }
-        var requests: [(method: String, className: String, fields: [SchemaField])] = []
+        var requests: [(method: String, className: String, fields: [SchemaField], body: JSONValue)] = []
         for schema in schemas {
-            let custom = schema.fields.filter { !ParseNames.defaultFields.contains($0.name) }
             if let current = existing[schema.className] {
-                let missing = custom.filter { current.field(named: $0.name) == nil }
-                if !missing.isEmpty { requests.append(("PUT", schema.className, missing)) }
+                let missing = schema.fields.filter { !ParseNames.defaultFields.contains($0.name) && current.field(named: $0.name) == nil }
+                let body = JSONValue.object(JSONObject(["className": .string(schema.className),
+                                                        "fields": ClassSchema(className: schema.className, fields: missing).fieldsJSON]))
+                if !missing.isEmpty { requests.append(("PUT", schema.className, missing, body)) }
             } else {
-                requests.append(("POST", schema.className, custom))
+                // A new class gets its class-level permissions and indexes, as `schema push` creates it.
+                requests.append(("POST", schema.className, schema.ownFields, schema.creationJSON))
             }
         }
         for request in requests {
-            let body = JSONValue.object(JSONObject(["className": .string(request.className),
-                                                    "fields": ClassSchema(className: request.className, fields: request.fields).fieldsJSON]))
+            let body = request.body
             if options.dryRun {
                 plan(phase: "schemas", requests: 1, operations: 1)
                 continue

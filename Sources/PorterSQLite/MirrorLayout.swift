@@ -48,6 +48,10 @@ public enum MirrorLayout {
 
     public static func joinTable(owner: String, field: String) -> String { "_Join:\(field):\(owner)" }
 
+    /// The `_User` column of bcrypt password hashes, as Parse Server names it; no `_SCHEMA` field
+    /// names it, so queries and exports never read it.
+    public static let passwordHashColumn = "_hashed_password"
+
     /// String → TEXT, Number → NUMERIC, Boolean → INTEGER, Date and Pointer → TEXT, the rest JSON TEXT.
     public static func columnType(_ type: FieldType) -> String {
         switch type {

@@ -99,8 +99,44 @@ public final class SQLiteMirror: ObjectSink {
         }
     }
 
+    /// `_User` password hashes go into Parse Server's own column, `_hashed_password`, which no
+    /// `_SCHEMA` field names: queries and exports never read it, `serve`'s log-in does.
+    public var storesPasswordHashes: Bool { true }
+
     public func write(_ objects: [ResolvedObject], className: String, mode: WriteMode) throws(PorterError) -> [WriteOutcome] {
-        try upsert(objects, className: className, mode: mode, copyingTimestamps: false)
+        var outcomes = try upsert(objects, className: className, mode: mode, copyingTimestamps: false)
+        if className == "_User" && objects.contains(where: { $0.passwordHash != nil }) {
+            try addPasswordHashColumn()
+            for (index, object) in objects.enumerated() {
+                guard let hash = object.passwordHash else { continue }
+                if case .failed = outcomes[index] { continue }
+                if try storePasswordHash(hash, userId: object.objectId), outcomes[index] == .unchanged { outcomes[index] = .updated }
+            }
+        }
+        return outcomes
+    }
+
+    /// Adds `_hashed_password` to a `_User` table that has none.
+    private func addPasswordHashColumn() throws(PorterError) {
+        guard let db = database else { return }
+        let column = MirrorLayout.passwordHashColumn
+        if try db.rows("SELECT 1 FROM pragma_table_info('_User') WHERE name = ?1", [column]).isEmpty {
+            statements = [:]
+            try db.execute("ALTER TABLE _User ADD COLUMN \(quoted(column)) TEXT")
+        }
+    }
+
+    /// Sets a user's `_hashed_password`; whether it changed.
+    private func storePasswordHash(_ hash: String, userId: String) throws(PorterError) -> Bool {
+        guard let db = database else { return false }
+        let column = MirrorLayout.passwordHashColumn
+        let update = try statement("passwordHash", "_User", []) {
+            "UPDATE _User SET \(quoted(column)) = ?2 WHERE objectId = ?1 AND \(quoted(column)) IS NOT ?2"
+        }
+        update.bind(text: userId, at: 1)
+        update.bind(text: hash, at: 2)
+        try update.run()
+        return db.changes == 1
     }
 
     /// Inserts new objects and updates changed ones. An import sets `updatedAt` of an object whose

@@ -14,14 +14,24 @@ struct DatasetArgument: ParsableArguments {
     @Flag(name: .long, help: "Keys of JSON objects and CSV columns that no field reads are faults, in every class (as strict: true in a manifest).")
     var strict = false
 
-    /// The dataset's manifest; its notes (a class left out) go to stderr.
-    func manifest(targetClasses: Set<String> = []) throws(PorterError) -> DatasetManifest {
-        var manifest = try ManifestLoader.load(dataset, targetClasses: targetClasses)
+    @Flag(name: .long, help: "A Parse export's _Installation objects are imported instead of skipped.")
+    var includeInstallations = false
+
+    /// The dataset's manifest; its notes and the classes it leaves out go to stderr unless
+    /// `printingNotes` is false (import shows them in its summary).
+    func manifest(targetClasses: Set<String> = [], printingNotes: Bool = true) throws(PorterError) -> DatasetManifest {
+        var manifest = try ManifestLoader.load(dataset, targetClasses: targetClasses, includeInstallations: includeInstallations)
         if strict {
             for index in manifest.classes.indices { manifest.classes[index].strict = true }
         }
-        for note in manifest.notes { Terminal.error(note) }
+        if printingNotes { Self.printNotes(skipped: manifest.skippedClasses, notes: manifest.notes) }
         return manifest
+    }
+
+    /// One line on stderr per class left out, with why, and per note.
+    static func printNotes(skipped: [SkippedClass], notes: [String]) {
+        for skipped in skipped { Terminal.error("skipped \(skipped.className): \(skipped.reason)") }
+        for note in notes { Terminal.error("note: " + note) }
     }
 
     /// `<dataset folder>/<folder name>.sqlite`, the default mirror.
@@ -42,9 +52,13 @@ struct ParseKeyOptions: ParsableArguments {
     @Option(name: .customLong("rest-key"), help: "Parse REST API key (default: $PARSE_REST_API_KEY).")
     var givenRESTAPIKey: String?
 
+    @Option(name: .customLong("maintenance-key"), help: "Parse Server maintenance key (default: $PARSE_MAINTENANCE_KEY): import keeps createdAt/updatedAt; serve accepts it.")
+    var givenMaintenanceKey: String?
+
     var applicationId: String? { Self.value(givenApplicationId, "PARSE_APPLICATION_ID") }
     var masterKey: String? { Self.value(givenMasterKey, "PARSE_MASTER_KEY") }
     var restAPIKey: String? { Self.value(givenRESTAPIKey, "PARSE_REST_API_KEY") }
+    var maintenanceKey: String? { Self.value(givenMaintenanceKey, "PARSE_MAINTENANCE_KEY") }
 
     private static func value(_ given: String?, _ variable: String) -> String? {
         let value = given ?? ProcessInfo.processInfo.environment[variable]
@@ -67,10 +81,11 @@ struct TargetOptions: ParsableArguments {
     }
 
     /// The sink `target` names. `batchSize` and `concurrency` shape `/batch` requests to a server.
-    func sink(_ target: String, batchSize: Int = 50, concurrency: Int = 4, dryRun: Bool = false) throws(PorterError) -> ObjectSink {
+    /// `usersWithoutPasswords`: see ``RESTSinkOptions/usersWithoutPasswords``.
+    func sink(_ target: String, batchSize: Int = 50, concurrency: Int = 4, dryRun: Bool = false, usersWithoutPasswords: Bool = false) throws(PorterError) -> ObjectSink {
         guard Self.isServerURL(target) else { return SQLiteMirror(path: target) }
         return RESTSink(client: try client(target, concurrency: concurrency),
-                        options: RESTSinkOptions(batchSize: batchSize, concurrency: concurrency, dryRun: dryRun))
+                        options: RESTSinkOptions(batchSize: batchSize, concurrency: concurrency, dryRun: dryRun, usersWithoutPasswords: usersWithoutPasswords))
     }
 
     /// The source `target` names, for export.
@@ -82,7 +97,7 @@ struct TargetOptions: ParsableArguments {
     /// A client of the Parse Server at `url`, with the keys and timeout given.
     func client(_ url: String, concurrency: Int = 4) throws(PorterError) -> ParseRESTClient {
         let address = try ParseServerAddress(url: url, applicationId: keys.applicationId, masterKey: keys.masterKey,
-                                             restAPIKey: keys.restAPIKey, allowInsecureHTTP: allowInsecureHTTP)
+                                             restAPIKey: keys.restAPIKey, maintenanceKey: keys.maintenanceKey, allowInsecureHTTP: allowInsecureHTTP)
         return ParseRESTClient(address: address, timeout: timeout, maximumConnections: concurrency)
     }
 

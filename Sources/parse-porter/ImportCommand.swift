@@ -47,6 +47,9 @@ struct ImportCommand: ParsableCommand {
     @Option(name: .long, help: "/batch requests in flight at once (Parse Server).")
     var concurrency = 4
 
+    @Flag(name: .long, help: "Parse Server: write _User objects whose source has a password hash without it (a random password they must reset); without this flag such an import writes nothing.")
+    var usersWithoutPasswords = false
+
     @Flag(name: .long, help: "Print the summary as JSON.")
     var json = false
 
@@ -64,12 +67,15 @@ struct ImportCommand: ParsableCommand {
         let toServer = TargetOptions.isServerURL(given)
         // What messages show: a URL without user info, which may hold keys.
         let target = toServer ? ParseServerAddress.redacted(given) : given
-        let sink = try server.sink(given, batchSize: batchSize ?? 50, concurrency: concurrency, dryRun: dryRun)
-        let manifest = try source.manifest(targetClasses: Set(sink.existingSchemas().map(\.className)))
+        let sink = try server.sink(given, batchSize: batchSize ?? 50, concurrency: concurrency, dryRun: dryRun,
+                                   usersWithoutPasswords: usersWithoutPasswords)
+        let manifest = try source.manifest(targetClasses: Set(sink.existingSchemas().map(\.className)), printingNotes: false)
         let rejectsDirectory = rejects ?? (manifest.directory as NSString).appendingPathComponent("rejects")
         // To a server, each sink call carries enough objects to keep every connection busy.
         let objectsPerCall = toServer ? max(1000, (batchSize ?? 50) * concurrency * 5) : batchSize ?? 1000
-        let options = ImportOptions(maxErrors: maxErrors, batchSize: objectsPerCall, rejectsDirectory: rejectsDirectory, dryRun: dryRun)
+        var options = ImportOptions(maxErrors: maxErrors, batchSize: objectsPerCall, rejectsDirectory: rejectsDirectory, dryRun: dryRun)
+        options.usersWithoutPasswords = usersWithoutPasswords
+        options.notice = { Terminal.error("note: " + $0) }
         let interruption = Interruption.catchInterrupts()
         defer { interruption.stop() }
         let importer = Importer(manifest: manifest, options: options)
@@ -80,12 +86,18 @@ struct ImportCommand: ParsableCommand {
         } else if report.succeeded {
             Terminal.output(report.table)
         }
+        if !json && !report.succeeded {
+            DatasetArgument.printNotes(skipped: report.skippedClasses, notes: report.notes)
+        }
         FaultPrinter.print(report)
         guard report.succeeded else {
             if report.committed {
                 let listed = report.rejectFiles.isEmpty ? "" : "; refused objects are in \(report.rejectFiles.joined(separator: ", "))"
                 Terminal.error("\(report.classes.map(\.rejected).reduce(0, +)) objects were refused by \(target); everything else was written\(listed)")
             } else {
+                if report.usersWithPasswordHashes > 0 && !sink.storesPasswordHashes && !usersWithoutPasswords {
+                    Terminal.error("--users-without-passwords writes those users with random passwords instead")
+                }
                 Terminal.error("nothing was written to \(target)")
             }
             throw ExitCode(PorterError.Kind.invalidData.rawValue)

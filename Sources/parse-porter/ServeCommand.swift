@@ -80,7 +80,8 @@ struct ServeCommand: ParsableCommand {
         limits.queryTimeLimit = queryTimeout
         let configuration = ParseServerConfiguration(
             applicationId: applicationId, masterKey: masterKey, restAPIKey: keys.restAPIKey,
-            mountPath: mount, allowCustomObjectId: allowCustomObjectId, allowClientClassCreation: allowClientClassCreation, limits: limits)
+            mountPath: mount, allowCustomObjectId: allowCustomObjectId, allowClientClassCreation: allowClientClassCreation,
+            maintenanceKey: keys.maintenanceKey, limits: limits)
         let api = try ParseMirrorAPI(mirrorPath: mirror, configuration: configuration)
         let server = HTTPServer(host: host, port: port, handler: quiet ? api : RequestLog(api), limits: HTTPServer.Limits(
             maxBodyBytes: maxBodyMb * 1024 * 1024, requestTimeout: requestTimeout, maxConnections: maxConnections))

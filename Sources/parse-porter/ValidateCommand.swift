@@ -34,7 +34,8 @@ struct ValidateCommand: ParsableCommand {
 
     func run() throws {
         let targetSchemas = try against.map { target throws(PorterError) in try server.sink(target).existingSchemas() } ?? []
-        let manifest = try source.manifest(targetClasses: Set(targetSchemas.map(\.className)))
+        // A text report shows the notes in its table, or below the faults.
+        let manifest = try source.manifest(targetClasses: Set(targetSchemas.map(\.className)), printingNotes: format != .text)
         let report = try Importer(manifest: manifest).validate(against: targetSchemas, progress: ProgressDisplay.callback(quiet: quiet || format != .text))
         switch format {
         case .text:
@@ -42,6 +43,7 @@ struct ValidateCommand: ParsableCommand {
                 Terminal.output(report.table)
                 Terminal.output("valid: \(report.classes.map(\.read).reduce(0, +)) records in \(report.classes.count) classes")
             } else {
+                DatasetArgument.printNotes(skipped: report.skippedClasses, notes: report.notes)
                 FaultPrinter.print(report)
             }
         case .json: Terminal.output(report.json.serialized())

@@ -14,10 +14,10 @@ final class ServedMirror {
     let injector: FaultInjector
     let url: String
 
-    init(path: String, allowCustomObjectId: Bool, faults: FaultInjector.Settings = .none) throws {
+    init(path: String, allowCustomObjectId: Bool, faults: FaultInjector.Settings = .none, maintenanceKey: String? = nil) throws {
         self.path = path
         let api = try ParseMirrorAPI(mirrorPath: path, configuration: ParseServerConfiguration(
-            applicationId: Self.applicationId, masterKey: Self.masterKey, allowCustomObjectId: allowCustomObjectId))
+            applicationId: Self.applicationId, masterKey: Self.masterKey, allowCustomObjectId: allowCustomObjectId, maintenanceKey: maintenanceKey))
         injector = FaultInjector(api, settings: faults)
         server = HTTPServer(port: 0, handler: injector)
         let port = try server.start()
@@ -25,9 +25,10 @@ final class ServedMirror {
     }
 
     /// A server over a new mirror file in a fresh temporary folder of `test`.
-    convenience init(in test: XCTestCase, allowCustomObjectId: Bool = false, faults: FaultInjector.Settings = .none) throws {
+    convenience init(in test: XCTestCase, allowCustomObjectId: Bool = false, faults: FaultInjector.Settings = .none, maintenanceKey: String? = nil) throws {
         let directory = try CommandRunner.temporaryDirectory(test)
-        try self.init(path: directory.appendingPathComponent("served.sqlite").path, allowCustomObjectId: allowCustomObjectId, faults: faults)
+        try self.init(path: directory.appendingPathComponent("served.sqlite").path, allowCustomObjectId: allowCustomObjectId, faults: faults,
+                      maintenanceKey: maintenanceKey)
     }
 
     deinit { server.stop() }

@@ -42,7 +42,8 @@ final class ParseExportLayoutTests: XCTestCase {
         let manifest = try dataset.load()
         XCTAssertEqual(manifest.fileName, "schema.json")
         XCTAssertEqual(manifest.directory, dataset.directory)
-        XCTAssertEqual(manifest.notes, [])
+        XCTAssertEqual(manifest.notes.count, 1)
+        XCTAssertTrue(manifest.notes[0].hasPrefix("schema.json: no classLevelPermissions for Book, Genre, Author: a class the import creates is all-public"))
         XCTAssertEqual(manifest.classes.map(\.className), ["Book", "Genre", "Author"])
         XCTAssertEqual(manifest.classes.map(\.source), ["Book.json", "Genre.json", "Author.json"])
         XCTAssertTrue(manifest.classes.allSatisfy { $0.key.isEmpty && $0.mode == .upsert && !$0.strict && $0.defaultACL == nil })
@@ -84,6 +85,18 @@ final class ParseExportLayoutTests: XCTestCase {
         XCTAssertEqual(try dataset.load().fileName, "dataset.yml")
     }
 
+    /// `classLevelPermissions` and `indexes` reach the schema a new class is created with.
+    func testPermissionsAndIndexes() throws {
+        let diary = #"{"className": "Diary", "fields": {"title": {"type": "String"}}, "classLevelPermissions": {"find": {"requiresAuthentication": true}, "create": {"role:Editors": true}}, "indexes": {"_id_": {"_id": 1}, "title_1": {"title": 1.0}}}"#
+        let manifest = try layout([diary], files: ["Diary.json": "[]"]).load()
+        let schema = try XCTUnwrap(manifest.schemas.first)
+        XCTAssertEqual(schema.classLevelPermissions?.serialized(sortedKeys: true), #"{"create":{"role:Editors":true},"find":{"requiresAuthentication":true}}"#)
+        XCTAssertEqual(schema.indexes?.serialized(sortedKeys: true), #"{"_id_":{"_id":1},"title_1":{"title":1}}"#)
+        XCTAssertEqual(schema.creationJSON.serialized(sortedKeys: true),
+                       #"{"classLevelPermissions":{"create":{"role:Editors":true},"find":{"requiresAuthentication":true}},"className":"Diary","fields":{"title":{"type":"String"}},"indexes":{"title_1":{"title":1}}}"#)
+        XCTAssertEqual(manifest.notes, [])
+    }
+
     func testSystemClasses() throws {
         let user = #"{"className": "_User", "fields": {"username": {"type": "String"}, "password": {"type": "String"}, "email": {"type": "String"}, "emailVerified": {"type": "Boolean"}, "authData": {"type": "Object"}}}"#
         let role = #"{"className": "_Role", "fields": {"name": {"type": "String"}, "users": {"type": "Relation", "targetClass": "_User"}, "roles": {"type": "Relation", "targetClass": "_Role"}}}"#
@@ -96,10 +109,14 @@ final class ParseExportLayoutTests: XCTestCase {
         ])
         let manifest = try dataset.load()
         XCTAssertEqual(manifest.classes.map(\.className), ["_User", "_Role", "Note"])
-        XCTAssertEqual(manifest.mapping(for: "_User")?.fields.map(\.name), ["username", "password", "email", "emailVerified", "authData"])
+        // `password` is no stored field (Parse keeps only the hash, in `_hashed_password`).
+        XCTAssertEqual(manifest.mapping(for: "_User")?.fields.map(\.name), ["username", "email", "emailVerified", "authData"])
+        XCTAssertEqual(manifest.mapping(for: "_User")?.passwordHashKeys, ["bcryptPassword", "_hashed_password"])
         XCTAssertEqual(manifest.relations.map(\.source), ["_Join:users:_Role.json"], "a skipped class's join files are skipped too")
-        XCTAssertEqual(manifest.notes, ["schema.json: skipped _Session: its objects belong to the server that issued them",
-                                        "schema.json: skipped _Idempotency: its objects belong to the server that issued them"])
+        XCTAssertEqual(manifest.skippedClasses.map(\.className), ["_Session", "_Idempotency"])
+        XCTAssertTrue(manifest.skippedClasses[0].reason.contains("users log in again"))
+        XCTAssertEqual(manifest.notes.count, 1)
+        XCTAssertTrue(manifest.notes[0].hasPrefix("schema.json: no classLevelPermissions for _User, _Role, Note: a class the import creates is all-public"), manifest.notes[0])
         XCTAssertEqual(message(try layout([session])), "schema.json: results: no class to import")
     }
 

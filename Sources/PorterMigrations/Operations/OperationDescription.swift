@@ -9,7 +9,7 @@ extension OperationRunner {
         switch operation {
         case .createClass(let schema):
             let permissions = schema.classLevelPermissions == nil ? "" : ", permissions"
-            let indexes = SchemaDiff.ownIndexes(of: schema).count
+            let indexes = schema.ownIndexes.count
             return "create class \(schema.className) (\(Noun.counted(schema.fields.count, "field")), \(Noun.counted(indexes, "index"))\(permissions))"
         case .addField(let className, let field):
             return "add field \(className).\(field.name) (\(field.type)\(field.required ? ", required" : ""))"

@@ -11,7 +11,7 @@ extension OperationRunner {
     /// Permissions compare as Parse means them (``ClassLevelPermissions``).
     func createClass(_ wanted: ClassSchema) throws(PorterError) -> OperationResult {
         let className = wanted.className
-        let indexes = JSONObject(SchemaDiff.ownIndexes(of: wanted))
+        let indexes = JSONObject(wanted.ownIndexes)
         guard let current = try api.schema(of: className) else {
             var body = JSONObject(["className": .string(className), "fields": wanted.fieldsJSON])
             if let permissions = wanted.classLevelPermissions { body["classLevelPermissions"] = permissions }

@@ -59,7 +59,7 @@ extension SchemaDiff {
     /// `3 fields, 1 index`
     static func summary(of schema: ClassSchema?) -> String {
         guard let schema else { return "" }
-        let fields = ownFields(of: schema).count, indexes = ownIndexes(of: schema).count
+        let fields = schema.ownFields.count, indexes = schema.ownIndexes.count
         return "\(Noun.counted(fields, "field")), \(Noun.counted(indexes, "index"))"
     }
 

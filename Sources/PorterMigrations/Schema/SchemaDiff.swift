@@ -1,4 +1,5 @@
 import ParseModel
+import PorterPipeline
 
 /// How a target's schema differs from the one a file declares, class by class: classes, fields
 /// (type, `targetClass`, `required`, `defaultValue`), indexes and class-level permissions.
@@ -70,21 +71,10 @@ public struct SchemaDiff: Sendable {
         }
     }
 
-    /// The fields of `schema` that are its own (not default ones of Parse).
-    static func ownFields(of schema: ClassSchema) -> [SchemaField] {
-        schema.fields.filter { !SystemClasses.isDefaultField($0.name, of: schema.className) }
-    }
-
-    /// The indexes of `schema` that are not Parse's own, by name.
-    static func ownIndexes(of schema: ClassSchema) -> [JSONMember] {
-        guard case .object(let indexes)? = schema.indexes else { return [] }
-        return indexes.members.filter { !SystemClasses.isProtectedIndex($0.key, of: schema.className) }.sorted { $0.key < $1.key }
-    }
-
     private static func compare(_ declared: ClassSchema, _ live: ClassSchema) -> ClassDifference {
         var difference = ClassDifference(className: declared.className, change: .changed, declared: declared, live: live)
-        difference.fields = differences(ownFields(of: declared).map { ($0.name, $0) }, ownFields(of: live).map { ($0.name, $0) }, same: sameField)
-        difference.indexes = differences(ownIndexes(of: declared).map { ($0.key, $0.value) }, ownIndexes(of: live).map { ($0.key, $0.value) }) {
+        difference.fields = differences(declared.ownFields.map { ($0.name, $0) }, live.ownFields.map { ($0.name, $0) }, same: sameField)
+        difference.indexes = differences(declared.ownIndexes.map { ($0.key, $0.value) }, live.ownIndexes.map { ($0.key, $0.value) }) {
             $0.canonicalNumbers() == $1.canonicalNumbers()
         }
         let declaredPermissions = ClassLevelPermissions(declared.classLevelPermissions)

@@ -74,12 +74,7 @@ public struct SchemaPush: Sendable {
     private static func creation(_ difference: SchemaDiff.ClassDifference, diff: SchemaDiff) -> ClassPush {
         var push = ClassPush(className: difference.className, changes: diff.lines(of: difference))
         guard let schema = difference.declared else { return push }
-        var body = JSONObject(["className": .string(schema.className),
-                               "fields": .object(JSONObject(SchemaDiff.ownFields(of: schema).map { JSONMember($0.name, $0.specJSON) }))])
-        if let permissions = schema.classLevelPermissions { body["classLevelPermissions"] = permissions }
-        let indexes = SchemaDiff.ownIndexes(of: schema)
-        if !indexes.isEmpty { body["indexes"] = .object(JSONObject(indexes)) }
-        push.requests = [Request(method: "POST", path: "/schemas/\(schema.className)", body: .object(body))]
+        push.requests = [Request(method: "POST", path: "/schemas/\(schema.className)", body: schema.creationJSON)]
         return push
     }
 

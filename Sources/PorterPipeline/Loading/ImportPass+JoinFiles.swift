@@ -55,7 +55,9 @@ extension ImportPass {
                 }
                 continue
             }
-            if sink != nil {
+            if sink != nil && joinFilesAhead {
+                linksAhead[tallyKey, default: [:]][ids[0], default: []].append(RelationLinks(ownerId: ids[0], relatedIds: [ids[1]], line: record.line))
+            } else if sink != nil {
                 batch.append(RelationLinks(ownerId: ids[0], relatedIds: [ids[1]], line: record.line))
                 if batch.count >= options.batchSize { try flushJoin(&batch, relation) }
             }

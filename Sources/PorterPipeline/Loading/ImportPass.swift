@@ -49,6 +49,15 @@ final class ImportPass {
     /// Keys of JSON objects no field reads, in the order first seen, and where each is.
     var skippedKeys: [SkippedKey] = []
     private var skippedKeyIndex: [String: Int] = [:]
+    /// `_User` objects read with a password hash.
+    var passwordHashes = 0
+    /// Links read from join files before their owners' class (see ``joinFilesAhead``), by
+    /// `Owner.field` and owner objectId.
+    var linksAhead: [String: [String: [RelationLinks]]] = [:]
+    /// Whether join files are read before the classes, so that each owner is created with its
+    /// links in one request: when references resolve ahead (a server that takes the loader's
+    /// objectIds). A later update would set a new `updatedAt`, which no key can keep.
+    var joinFilesAhead: Bool { sink != nil && resolvesAhead }
 
     init(manifest: DatasetManifest, plan: ImportPlan, mode: Mode, options: ImportOptions,
          progress: (@Sendable (ImportProgress) -> Void)?) {
@@ -147,6 +156,10 @@ final class ImportPass {
     }
 
     private func readEverything() throws(PorterError) {
+        let joinsAhead = joinFilesAhead
+        if joinsAhead {
+            for (index, relation) in manifest.relations.enumerated() { try loadJoinFile(relation, source: manifest.classes.count + index) }
+        }
         var loaded: Set<String> = []
         for className in plan.classOrder where !loaded.contains(className) {
             let group = sourceGroup(startingAt: className, loaded: loaded)
@@ -154,7 +167,7 @@ final class ImportPass {
             try load(group)
         }
         try resolveDeferred()
-        for (index, relation) in manifest.relations.enumerated() {
+        for (index, relation) in manifest.relations.enumerated() where !joinsAhead {
             try loadJoinFile(relation, source: manifest.classes.count + index)
         }
         if collecting { followReferences() }
@@ -380,9 +393,16 @@ final class ImportPass {
             rowFailed(row, className: className, problems)
             return
         }
+        if draft.passwordHash != nil { passwordHashes += 1 }
+        if sink != nil && !linksAhead.isEmpty {
+            for field in load.mapping.fields where field.fromJoinFile {
+                guard let links = linksAhead["\(className).\(field.name)"]?.removeValue(forKey: draft.objectId) else { continue }
+                load.relationBatches[field.name, default: []] += links
+            }
+        }
         if sink != nil {
             load.batch.append(ResolvedObject(objectId: draft.objectId, line: draft.line, fields: fields, acl: draft.acl,
-                                             createdAt: draft.createdAt, updatedAt: draft.updatedAt))
+                                             createdAt: draft.createdAt, updatedAt: draft.updatedAt, passwordHash: draft.passwordHash))
             if keepsSentRecords { load.records.append(record) }
         }
     }
@@ -462,8 +482,9 @@ final class ImportPass {
         guard let sink, !load.batch.isEmpty || !load.relationBatches.isEmpty else { return }
         let objects = load.batch, records = load.records, mapping = load.mapping, className = load.className
         let relations = load.relationBatches.keys.sorted().map { field in
+            // Links from a join file are added, as when they are sent on their own.
             RelationBatch(field: field, targetClass: mapping.field(named: field)!.type.targetClass!, links: load.relationBatches[field]!,
-                          replace: mapping.mode != .merge)
+                          replace: mapping.mode != .merge && !mapping.field(named: field)!.fromJoinFile)
         }
         let uploads = Array(load.uploads.values)
         try submit { () throws(PorterError) in

@@ -33,11 +33,15 @@ public struct ImportReport: Sendable {
     public var elapsedSeconds: Double
     /// Requests sent to a network target, by phase (in a dry run: the requests it would send).
     public var requests: [RequestTally] = []
-    /// Classes of the source left out, each with why.
+    /// Classes of the source left out on purpose, each with why.
     public var skippedClasses: [SkippedClass] = []
     /// Keys of JSON objects that no field reads, per class and key, with how many objects had them.
     public var skippedKeys: [SkippedKey] = []
-    /// What the user should know about how the dataset was read (the manifest's notes).
+    /// `_User` objects whose source has a password hash.
+    public var usersWithPasswordHashes = 0
+    /// What the user should know about how the dataset was read and what the import did not
+    /// carry over as the source had it (permissions a new class lacks, password hashes and
+    /// timestamps a Parse Server does not take).
     public var notes: [String] = []
 }
 

@@ -14,6 +14,11 @@ public struct ImportOptions: Sendable {
     public var shownErrorLimit = 50
     /// Write everything, report what changed, then roll back.
     public var dryRun = false
+    /// Into a target that takes no password hashes (a Parse Server), write `_User` objects
+    /// whose source has one without it; otherwise such an import writes nothing.
+    public var usersWithoutPasswords = false
+    /// Told, before anything is written, what the import will not carry over.
+    public var notice: (@Sendable (String) -> Void)?
 
     public init(maxErrors: Int? = nil, batchSize: Int = 1000, rejectsDirectory: String? = nil, shownErrorLimit: Int = 50, dryRun: Bool = false) {
         self.maxErrors = maxErrors
@@ -67,7 +72,10 @@ public struct Importer {
         var validatedIndexes: [String: KeyIndex]?
         var rejectedFaults: [Diagnostic] = []
         // A target that cannot roll back is written only once the whole dataset has validated.
-        if options.maxErrors != nil || !sink.isTransactional || !SchemaCompatibility.conflicts(of: manifest, with: targetSchemas).isEmpty {
+        // So is one that takes no password hashes, when the dataset may carry some.
+        let mayDropHashes = !sink.storesPasswordHashes && manifest.classes.contains { !$0.passwordHashKeys.isEmpty }
+        if options.maxErrors != nil || !sink.isTransactional || mayDropHashes
+            || !SchemaCompatibility.conflicts(of: manifest, with: targetSchemas).isEmpty {
             var (checked, rejects, fatal, indexes) = try check(against: targetSchemas, progress: progress)
             let allowed = options.maxErrors ?? 0
             // Without --max-errors the validating pass only counts faults: any one of them stops the import.
@@ -80,13 +88,24 @@ public struct Importer {
                 }
                 return checked
             }
+            if !sink.storesPasswordHashes && checked.usersWithPasswordHashes > 0 {
+                let notice = PasswordHash.notice(users: checked.usersWithPasswordHashes, written: options.usersWithoutPasswords)
+                guard options.usersWithoutPasswords else {
+                    checked.errors.append(Diagnostic(SourceLocation(file: manifest.fileName, line: 0), notice))
+                    checked.errorCount += 1
+                    checked.succeeded = false
+                    return checked
+                }
+                options.notice?(notice)
+            }
             rejectPlan = rejects
             validatedIndexes = indexes
             rejectedFaults = checked.errors
         }
         let pass = ImportPass(manifest: manifest, plan: plan, mode: .writing(sink, rejectPlan), options: options, progress: progress)
         pass.validatedIndexes = validatedIndexes
-        try sink.begin(schemas: manifest.schemas, naturalKeys: Dictionary(uniqueKeysWithValues: manifest.classes.map { ($0.className, $0.key) }), plan: plan)
+        let (schemas, existingClassNotes) = Self.schemasToCreate(manifest.schemas, existing: targetSchemas)
+        try sink.begin(schemas: schemas, naturalKeys: Dictionary(uniqueKeysWithValues: manifest.classes.map { ($0.className, $0.key) }), plan: plan)
         let rejectFiles: [String]
         do {
             rejectFiles = try pass.run()
@@ -103,6 +122,7 @@ public struct Importer {
             if !kept { for file in rejectFiles { try? FileManager.default.removeItem(atPath: file) } }
             var unwritten = report(pass, committed: kept, succeeded: pass.log.count == 0, rejectFiles: kept ? rejectFiles : [], started: started)
             unwritten.requests = sink.requestTallies
+            unwritten.notes = manifest.notes + existingClassNotes + sink.notes
             if pass.log.count == 0 {
                 unwritten.errors = rejectedFaults
                 unwritten.errorCount = rejectPlan?.reasons.count ?? 0
@@ -112,9 +132,29 @@ public struct Importer {
         try sink.commit()
         var written = report(pass, committed: true, succeeded: true, rejectFiles: rejectFiles, started: started)
         written.requests = sink.requestTallies
+        written.notes = manifest.notes + existingClassNotes + sink.notes
         written.errors = rejectedFaults
         written.errorCount = rejectPlan?.reasons.count ?? 0
         return written
+    }
+
+    /// The schemas to begin with: class-level permissions and indexes go only to the classes the
+    /// import creates, as `schema push` creates them; a class the target has keeps its own, with
+    /// a note when the source's differ.
+    static func schemasToCreate(_ declared: [ClassSchema], existing: [ClassSchema]) -> (schemas: [ClassSchema], notes: [String]) {
+        let current = Dictionary(existing.map { ($0.className, $0) }, uniquingKeysWith: { first, _ in first })
+        var kept: [String] = []
+        let schemas = declared.map { schema -> ClassSchema in
+            guard let live = current[schema.className] else { return schema }
+            let indexes = { (schema: ClassSchema) in schema.ownIndexes.map { "\($0.key)=\($0.value.canonicalNumbers().serialized())" } }
+            let permissionsDiffer = schema.classLevelPermissions != nil
+                && ClassLevelPermissions(schema.classLevelPermissions) != ClassLevelPermissions(live.classLevelPermissions)
+            if permissionsDiffer || !Set(indexes(schema)).isSubset(of: indexes(live)) { kept.append(schema.className) }
+            return ClassSchema(className: schema.className, fields: schema.fields)
+        }
+        guard !kept.isEmpty else { return (schemas, []) }
+        let subject = kept.count == 1 ? "\(kept[0]) already exists in the target and keeps its" : "\(kept.joined(separator: ", ")) already exist in the target and keep their"
+        return (schemas, ["\(subject) class-level permissions and indexes, which differ from the source's; `schema push` applies the source's"])
     }
 
     private func report(_ pass: ImportPass, committed: Bool, succeeded: Bool, rejectFiles: [String], started: Date) -> ImportReport {
@@ -122,6 +162,7 @@ public struct Importer {
                      relations: pass.relationTallies.values.sorted { $0.relation < $1.relation },
                      errors: pass.log.shown, errorCount: pass.log.count, rejectFiles: rejectFiles,
                      committed: committed, succeeded: succeeded, elapsedSeconds: Date().timeIntervalSince(started),
-                     skippedClasses: manifest.skippedClasses, skippedKeys: pass.skippedKeys, notes: manifest.notes)
+                     skippedClasses: manifest.skippedClasses, skippedKeys: pass.skippedKeys, usersWithPasswordHashes: pass.passwordHashes,
+                     notes: manifest.notes)
     }
 }

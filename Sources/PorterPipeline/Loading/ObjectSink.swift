@@ -19,14 +19,19 @@ public struct ResolvedObject: Sendable {
     public let acl: ParseACL?
     public let createdAt: ParseDate?
     public let updatedAt: ParseDate?
+    /// A `_User`'s bcrypt password hash, which a target that ``ObjectSink/storesPasswordHashes``
+    /// keeps in Parse Server's `_hashed_password`; never a readable field.
+    public let passwordHash: String?
 
-    public init(objectId: String, line: Int, fields: [FieldValue], acl: ParseACL?, createdAt: ParseDate? = nil, updatedAt: ParseDate? = nil) {
+    public init(objectId: String, line: Int, fields: [FieldValue], acl: ParseACL?, createdAt: ParseDate? = nil, updatedAt: ParseDate? = nil,
+                passwordHash: String? = nil) {
         self.objectId = objectId
         self.line = line
         self.fields = fields
         self.acl = acl
         self.createdAt = createdAt
         self.updatedAt = updatedAt
+        self.passwordHash = passwordHash
     }
 }
 
@@ -136,6 +141,11 @@ public protocol ObjectSink: AnyObject {
     func rollback()
     /// The requests sent so far, by phase (empty for targets that are not reached over a network).
     var requestTallies: [RequestTally] { get }
+    /// Whether `_User` password hashes are stored (a mirror); a Parse Server takes none over REST.
+    var storesPasswordHashes: Bool { get }
+    /// What the import could not carry over as the source had it (timestamps a server set
+    /// itself), for the summary.
+    var notes: [String] { get }
 }
 
 extension ResolvedObject {
@@ -153,6 +163,8 @@ extension ObjectSink {
     public var isTransactional: Bool { true }
     public var takesReferencesAhead: Bool { false }
     public var requestTallies: [RequestTally] { [] }
+    public var storesPasswordHashes: Bool { false }
+    public var notes: [String] { [] }
 
     public func begin(schemas: [ClassSchema], naturalKeys: [String: [String]], plan: ImportPlan) throws(PorterError) {
         try begin(schemas: schemas, naturalKeys: naturalKeys)

@@ -9,8 +9,8 @@ public struct DatasetManifest: Sendable {
     public var fileName: String
     public var classes: [ClassMapping]
     public var relations: [JoinRelationMapping]
-    /// What the user should know about how the dataset was read (a class left out); commands
-    /// print them on stderr.
+    /// What the user should know about how the dataset was read (classes a Parse export gives
+    /// no permissions); commands print them with the summary or on stderr.
     public var notes: [String]
     /// Where the source files are: the manifest's folder, or the zip archive of a Parse export.
     public var files: SourceFiles
@@ -33,7 +33,8 @@ public struct DatasetManifest: Sendable {
     /// The Parse schema every declared class gets (fields, required flags, defaults).
     public var schemas: [ClassSchema] {
         classes.map { mapping in
-            ClassSchema(className: mapping.className, fields: mapping.fields.map(\.schemaField))
+            ClassSchema(className: mapping.className, fields: mapping.fields.map(\.schemaField),
+                        classLevelPermissions: mapping.classLevelPermissions, indexes: mapping.indexes)
         }
     }
 }
@@ -77,6 +78,13 @@ public struct ClassMapping: Sendable {
     /// Source keys read by no field on purpose, which are neither faults nor reported as
     /// skipped (a Dashboard export's `className`, Relation placeholders fed from join files).
     public var ignoredColumns: Set<String> = []
+    /// Class-level permissions and indexes in `/schemas` JSON, given to the class when the
+    /// import creates it (a Parse export's `schema.json` has them; a manifest does not).
+    public var classLevelPermissions: JSONValue?
+    public var indexes: JSONValue?
+    /// Source keys that may hold a `_User`'s bcrypt password hash (a Parse export's
+    /// `bcryptPassword` or `_hashed_password`); empty for other classes.
+    public var passwordHashKeys: [String] = []
 
     public init(className: String, source: String, key: [String], fields: [FieldMapping], defaultACL: ParseACL? = nil,
                 mode: WriteMode = .upsert, strict: Bool = false, delimiter: UInt8? = nil) {

@@ -12,6 +12,8 @@ struct ExportSchemaInference {
     let files: SourceFiles
     /// The classes the target already has: pointers and relations may name them.
     let targetClasses: Set<String>
+    /// Which system classes are skipped (``ParseExportSystemClasses``).
+    var systemClasses = ParseExportSystemClasses(includeInstallations: false)
 
     /// What the objects say: the classes, and what the user should know about how they were read.
     struct Inferred {
@@ -67,9 +69,8 @@ struct ExportSchemaInference {
             let className = String(name.dropLast(".json".count))
             if let problem = ParseNames.classNameProblem(className) {
                 notes.append("\(name): not read: \"\(className)\" is not a class name (\(problem))")
-            } else if ParseExportLayout.skippedClasses.contains(className) {
-                skipped.append(SkippedClass(className: className, reason: ParseExportLayout.skipReason))
-                notes.append("\(name): skipped \(className): \(ParseExportLayout.skipReason)")
+            } else if let reason = systemClasses.skipReason(className) {
+                skipped.append(SkippedClass(className: className, reason: reason))
             } else {
                 classFiles.append((className, name))
             }

@@ -21,16 +21,21 @@ public enum ManifestLoader {
     /// without a manifest is a Parse export (``ParseExportLayout``): with a `schema.json`, or with
     /// classes inferred from its `<Class>.json` files; so is a `.zip` of one.
     /// `targetClasses` are the classes the target already has (pointers may name them).
-    public static func load(_ path: String, targetClasses: Set<String> = []) throws(PorterError) -> DatasetManifest {
+    /// `includeInstallations` imports a Parse export's `_Installation` objects instead of skipping them.
+    public static func load(_ path: String, targetClasses: Set<String> = [], includeInstallations: Bool = false) throws(PorterError) -> DatasetManifest {
+        let systemClasses = ParseExportSystemClasses(includeInstallations: includeInstallations)
         let manifest: DatasetManifest
         switch try locate(path) {
         case .manifest(let directory, let fileName) where fileName == ParseExportLayout.schemaFile:
-            manifest = try ParseExportLayout(directory: directory, targetClasses: targetClasses).manifest(from: document(directory, fileName))
+            var layout = ParseExportLayout(directory: directory, targetClasses: targetClasses)
+            layout.systemClasses = systemClasses
+            manifest = try layout.manifest(from: document(directory, fileName))
         case .manifest(let directory, let fileName):
             var decoder = ManifestDecoder(fileName: fileName, directory: directory)
             manifest = try decoder.decode(document(directory, fileName))
         case .export(let directory, let files):
-            let layout = ParseExportLayout(directory: directory, files: files, targetClasses: targetClasses)
+            var layout = ParseExportLayout(directory: directory, files: files, targetClasses: targetClasses)
+            layout.systemClasses = systemClasses
             var found = files.isFile(ParseExportLayout.schemaFile) ? try layout.manifest(from: schemaDocument(in: files)) : try layout.inferredManifest()
             if case .zip(let archive) = files {
                 found.notes += archive.nested.map { "\(archive.displayName): \($0) is not read: it is below the export's folder" }

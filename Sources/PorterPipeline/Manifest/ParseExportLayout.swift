@@ -18,17 +18,12 @@ struct ParseExportLayout {
     static let schemaFile = "schema.json"
     /// A join file's name is `_Join`, field and class joined by one of these, then `.json`.
     static let joinSeparators = [":", "\u{A789}"]
-    /// System classes left out: records the source server issued for its own clients (sessions;
-    /// idempotency records, which expire within minutes).
-    static let skippedClasses: Set<String> = ["_Session", "_Idempotency"]
-    /// Why a class of ``skippedClasses`` is left out.
-    static let skipReason = "its objects belong to the server that issued them"
     /// Keys of an exported object that are no field: a Dashboard export's `className`; of
-    /// `_User`, what Parse.com exported beside the fields (`bcryptPassword`, `sessionToken`) and
-    /// `password`, which are not imported as readable fields.
+    /// `_User`, what Parse.com exported beside the fields (`bcryptPassword`, `sessionToken`), a
+    /// database dump's `_hashed_password`, and `password`, which are not imported as readable fields.
     static func isNotAField(_ key: String, of className: String) -> Bool {
         ParseNames.defaultFields.contains(key) || key == "className"
-            || className == "_User" && ["password", "bcryptPassword", "sessionToken"].contains(key)
+            || className == "_User" && (["password", "sessionToken"] + ParseExportSystemClasses.passwordHashKeys).contains(key)
     }
 
     /// The export folder (or the folder holding the export's zip).
@@ -41,6 +36,8 @@ struct ParseExportLayout {
     var schemaLabel = ParseExportLayout.schemaFile
     /// Join files the inference left out (empty, target unknown), which are not refused.
     var unreadJoinFiles: Set<String> = []
+    /// Which system classes are skipped (``ParseExportSystemClasses``).
+    var systemClasses = ParseExportSystemClasses(includeInstallations: false)
 
     init(directory: String, files: SourceFiles? = nil, targetClasses: Set<String>) {
         self.directory = directory
@@ -61,7 +58,7 @@ struct ParseExportLayout {
 
     /// The manifest of an export without `schema.json`: its classes inferred from the objects.
     func inferredManifest() throws(PorterError) -> DatasetManifest {
-        let inferred = try ExportSchemaInference(files: files, targetClasses: targetClasses).infer()
+        let inferred = try ExportSchemaInference(files: files, targetClasses: targetClasses, systemClasses: systemClasses).infer()
         guard inferred.faults.isEmpty else { throw PorterError(.invalidData, inferred.faults.joined(separator: "\n")) }
         var layout = self
         layout.schemaLabel = "inferred schema"
@@ -80,27 +77,34 @@ struct ParseExportLayout {
         var listed: Set<String> = []
         var notes: [String] = []
         var skipped: [SkippedClass] = []
+        var withoutPermissions: [String] = []
         for (index, item) in items.enumerated() {
             let path = "\(listPath)[\(index)]"
             guard case .object(let spec) = item else { throw fail(path, "must be a class, not \(item.kindName)") }
             let className = try entryReader.className(of: spec, at: path)
             guard listed.insert(className).inserted else { throw fail("\(path).className", "\(className) is listed twice") }
-            if Self.skippedClasses.contains(className) {
-                notes.append("\(schemaLabel): skipped \(className): \(Self.skipReason)")
-                skipped.append(SkippedClass(className: className, reason: Self.skipReason))
+            if let reason = systemClasses.skipReason(className) {
+                skipped.append(SkippedClass(className: className, reason: reason))
                 continue
             }
-            let fields = try self.fields(of: spec, at: path)
+            let fields = ParseExportSystemClasses.fields(try self.fields(of: spec, at: path), of: className)
+            let (permissions, indexes) = try permissionsAndIndexes(of: spec, at: path)
             let source = "\(className).json"
             guard isFile(source) else { throw PorterError(.usage, "\(schemaLabel) declares class \(className) but \(source) is missing") }
             var mapping = ClassMapping(className: className, source: source, key: [], fields: fields)
             mapping.ignoredColumns = Set(["className"] + fields.filter(\.fromJoinFile).map(\.name))
+            mapping.classLevelPermissions = permissions
+            mapping.indexes = indexes
+            if className == "_User" { mapping.passwordHashKeys = ParseExportSystemClasses.passwordHashKeys }
+            if permissions == nil { withoutPermissions.append(className) }
             classes.append(mapping)
             paths.append(path)
         }
         guard !classes.isEmpty else { throw fail(listPath, "no class to import") }
         try checkTargets(of: classes, at: paths)
-        let relations = try joinFiles(of: classes, skipped: listed.intersection(Self.skippedClasses))
+        let relations = try joinFiles(of: classes, skipped: Set(skipped.map(\.className)))
+        // An inferred schema says so in a note of its own.
+        if schemaLabel == Self.schemaFile, let note = Self.publicClassesNote(withoutPermissions) { notes.append(note) }
         return DatasetManifest(directory: directory, fileName: schemaLabel, classes: classes, relations: relations, notes: notes,
                                files: files, skippedClasses: skipped)
     }

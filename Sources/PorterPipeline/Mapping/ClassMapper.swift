@@ -18,6 +18,8 @@ public struct ObjectDraft: Sendable {
     public let acl: ParseACL?
     public let createdAt: ParseDate?
     public let updatedAt: ParseDate?
+    /// A `_User`'s bcrypt password hash, from ``ClassMapping/passwordHashKeys``.
+    public let passwordHash: String?
 }
 
 /// One fault in a record, with its location (`file:line: column "x" (Class.field): value "…"`).
@@ -125,6 +127,13 @@ public final class ClassMapper: Sendable {
         do { if SystemColumns.mayBePresent(in: record) { system = try SystemColumns(record) } } catch {
             problems.append(Diagnostic(SourceLocation(file: sourceName, line: record.line, column: error.column, value: error.value), error.reason))
         }
+        var passwordHash: String?
+        if !mapping.passwordHashKeys.isEmpty {
+            do { passwordHash = try PasswordHash.read(record, keys: mapping.passwordHashKeys) } catch {
+                problems.append(Diagnostic(SourceLocation(file: sourceName, line: record.line, column: error.column, field: "\(mapping.className).\(error.column)",
+                                                          value: error.value), error.reason))
+            }
+        }
         var key: String?
         if !keyIndices.isEmpty {
             let parts = keyIndices.map { index -> ParseValue in
@@ -157,7 +166,8 @@ public final class ClassMapper: Sendable {
         }
         return .success(ObjectDraft(className: mapping.className, line: record.line, objectId: objectId,
                                     hasSourceObjectId: system.objectId != nil, key: key, keyHash: keyHash, values: values,
-                                    acl: system.acl ?? mapping.defaultACL, createdAt: system.createdAt, updatedAt: system.updatedAt))
+                                    acl: system.acl ?? mapping.defaultACL, createdAt: system.createdAt, updatedAt: system.updatedAt,
+                                    passwordHash: passwordHash))
     }
 
     func cellText(_ record: SourceRecord, _ field: FieldMapping, column: String? = nil) -> String {

@@ -22,13 +22,14 @@ extension ImportReport {
             let requestRows = [["phase", "requests", "operations"]] + (requests + [total]).map { [$0.phase, "\($0.requests)", "\($0.operations)"] }
             text += "\n\n" + TextTable.aligned(requestRows)
         }
+        if !notes.isEmpty { text += "\n\n" + notes.map { "note: " + $0 }.joined(separator: "\n") }
         return text
     }
 
     /// Classes left out and keys no field reads, one per line:
-    /// `skipped key Post.extra: 3 objects (Post.json:4 first)`.
+    /// `skipped _Session: why` and `skipped key Post.extra: not a field, in 3 objects (first Post.json:4)`.
     public var skippedText: String {
-        let classLines = skippedClasses.map { "skipped class \($0.className): \($0.reason)" }
+        let classLines = skippedClasses.map { "skipped \($0.className): \($0.reason)" }
         let keyLines = skippedKeys.map { "skipped key \($0.className).\($0.key): not a field, in \(Noun.counted($0.count, "object")) (first \($0.file):\($0.firstLine))" }
         return (classLines + keyLines).joined(separator: "\n")
     }
@@ -50,6 +51,7 @@ extension ImportReport {
             "errorCount": .integer(Int64(errorCount)),
             "errors": .array(errors.map { .string($0.description) }),
             "rejectFiles": .array(rejectFiles.map(JSONValue.string)),
+            "usersWithPasswordHashes": .integer(Int64(usersWithPasswordHashes)),
             "requests": .array(requests.map { tally in
                 .object(JSONObject(["phase": .string(tally.phase), "requests": .integer(Int64(tally.requests)),
                                     "operations": .integer(Int64(tally.operations))]))

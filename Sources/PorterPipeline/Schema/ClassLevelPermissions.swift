@@ -1,5 +1,4 @@
 import ParseModel
-import PorterPipeline
 
 /// Class-level permissions as Parse means them, so that two can be compared: an operation left
 /// out is `{}` (master key only), a class without any has Parse's default
@@ -70,7 +69,7 @@ public struct ClassLevelPermissions: Equatable, Sendable {
     /// known operations; access entries exactly `true` (or a `pointerFields` list); lists of field
     /// names (non-empty text) for `protectedFields`, `readUserFields` and `writeUserFields`. Used
     /// for schema files and migration files alike; `fail` makes the error for a key path.
-    static func check(_ json: JSONValue, at path: String, fail: (String, String) -> PorterError) throws(PorterError) {
+    package static func check(_ json: JSONValue, at path: String, fail: (String, String) -> PorterError) throws(PorterError) {
         guard case .object(let given) = json else { throw fail(path, "must map operations to permissions, not \(json.kindName)") }
         func checkNames(_ value: JSONValue, at path: String) throws(PorterError) {
             guard case .array(let names) = value, names.allSatisfy({ $0.stringValue?.isEmpty == false }) else {

@@ -3,7 +3,7 @@ import ParseModel
 extension JSONValue {
     /// The value with whole doubles as integers (`1.0` as `1`), as a JavaScript server would
     /// write them; member order kept.
-    func canonicalNumbers() -> JSONValue {
+    package func canonicalNumbers() -> JSONValue {
         switch self {
         case .double(let d) where d == d.rounded() && abs(d) < 1e15: .integer(Int64(d))
         case .array(let items): .array(items.map { $0.canonicalNumbers() })
@@ -13,7 +13,7 @@ extension JSONValue {
     }
 
     /// The value with every object's members sorted by key, at every depth.
-    func sortingKeys() -> JSONValue {
+    package func sortingKeys() -> JSONValue {
         switch self {
         case .array(let items): .array(items.map { $0.sortingKeys() })
         case .object(let object): .object(JSONObject(object.members.sorted { $0.key < $1.key }.map { JSONMember($0.key, $0.value.sortingKeys()) }))

@@ -1,0 +1,57 @@
+import ParseModel
+import PorterReaders
+
+/// A `_User`'s password hash as a source row carries it: a bcrypt string in modular-crypt form
+/// (`$2a$10$` + 22 characters of salt + 31 of hash), as Parse.com exported it (`$2a$`) and
+/// Parse Server stores it (`$2b$`); `$2y$` is the same algorithm by PHP's name.
+enum PasswordHash {
+    /// The variants the system's libcrypt checks at log-in.
+    static let prefixes = ["$2a$", "$2b$", "$2y$"]
+
+    /// The hash under the first of `keys` the row has; `nil` when it has none.
+    static func read(_ record: SourceRecord, keys: [String]) throws(SystemColumns.Fault) -> String? {
+        for key in keys {
+            switch record.cell(ColumnPath(key)) {
+            case nil, .text("")?, .json(.null)?:
+                continue
+            case .text(let text)?, .json(.string(let text))?:
+                // The value is not shown: it may be a password in plain text.
+                guard isBcrypt(text) else {
+                    throw SystemColumns.Fault(column: key, value: "(\(text.count) characters, not shown)",
+                                              reason: "not a bcrypt password hash ($2a$, $2b$ or $2y$, a cost of 04 to 31, then 53 characters of ./A-Za-z0-9)")
+                }
+                return text
+            case .json(let other)?:
+                throw SystemColumns.Fault(column: key, value: other.kindName, reason: "a password hash must be text, not \(other.kindName)")
+            }
+        }
+        return nil
+    }
+
+    /// Whether `text` is a bcrypt hash libcrypt can check: one of ``prefixes``, a two-digit cost
+    /// from 04 to 31, `$`, and 53 characters of bcrypt's base-64 alphabet.
+    static func isBcrypt(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 60, prefixes.contains(where: { text.hasPrefix($0) }), bytes[6] == UInt8(ascii: "$"),
+              let cost = Int(String(decoding: bytes[4..<6], as: UTF8.self)), (4...31).contains(cost) else { return false }
+        return bytes[7...].allSatisfy { byte in
+            byte == UInt8(ascii: ".") || byte == UInt8(ascii: "/") || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+        }
+    }
+}
+
+extension PasswordHash {
+    /// What happens to `users` password hashes in a target that takes none over REST (PARSE_REST
+    /// §12: Parse Server hashes the password it is given and has no way to set a hash).
+    static func notice(users: Int, written: Bool) -> String {
+        let subject = "\(users) _User object\(users == 1 ? " has a password hash" : "s have password hashes")"
+        guard written else {
+            return "\(subject), which a Parse Server does not take over REST (it only hashes a password it is given): "
+                + "nothing was written. Import into a mirror to keep them, or write the users without them: each then gets a random "
+                + "password nobody knows and must reset it"
+        }
+        return "\(subject), which a Parse Server does not take over REST: those users are written without them, each with a random "
+            + "password nobody knows, and must reset it to log in"
+    }
+}

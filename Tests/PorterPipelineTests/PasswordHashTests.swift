@@ -1,0 +1,33 @@
+import XCTest
+@testable import PorterPipeline
+
+/// Which password hashes an export's `_User` rows may carry: bcrypt strings libcrypt checks.
+final class PasswordHashTests: XCTestCase {
+    let hash = "$2a$10$G79K/V8v.SpVAroW0R52Uuhog3UHST6zTDOEiQlDVQMNq9nip2iYe"
+
+    func testBcryptVariantsAreTaken() {
+        for prefix in ["$2a$", "$2b$", "$2y$"] { XCTAssertTrue(PasswordHash.isBcrypt(prefix + hash.dropFirst(4)), prefix) }
+        XCTAssertTrue(PasswordHash.isBcrypt("$2b$04$" + hash.dropFirst(7)))
+        XCTAssertTrue(PasswordHash.isBcrypt("$2b$31$" + hash.dropFirst(7)))
+    }
+
+    func testOtherTextIsRefused() {
+        XCTAssertFalse(PasswordHash.isBcrypt("hunter2"))
+        XCTAssertFalse(PasswordHash.isBcrypt(""))
+        XCTAssertFalse(PasswordHash.isBcrypt("$2x$" + hash.dropFirst(4)), "the buggy $2x$ variant")
+        XCTAssertFalse(PasswordHash.isBcrypt("$2$10$" + hash.dropFirst(7)))
+        XCTAssertFalse(PasswordHash.isBcrypt("$2a$03$" + hash.dropFirst(7)), "cost below 4")
+        XCTAssertFalse(PasswordHash.isBcrypt("$2a$32$" + hash.dropFirst(7)), "cost above 31")
+        XCTAssertFalse(PasswordHash.isBcrypt(String(hash.dropLast())), "too short")
+        XCTAssertFalse(PasswordHash.isBcrypt(hash + "x"), "too long")
+        XCTAssertFalse(PasswordHash.isBcrypt(String(hash.dropLast()) + "!"), "not bcrypt's base 64")
+        XCTAssertFalse(PasswordHash.isBcrypt("$6$rounds=5000$usesomesillystri$D4IrlXatmP7rx3P3InaxBeoomnAihCKRVQP22JZ6EY47Wc6BkroIuUUBOov1i.S5KPgErtP/EN5mcO.ChWQW21"),
+                       "sha512-crypt")
+    }
+
+    func testNotices() {
+        XCTAssertTrue(PasswordHash.notice(users: 1, written: false).hasPrefix("1 _User object has a password hash, which a Parse Server does not take over REST"))
+        XCTAssertTrue(PasswordHash.notice(users: 2, written: true).hasPrefix("2 _User objects have password hashes"))
+        XCTAssertTrue(PasswordHash.notice(users: 2, written: true).contains("random password"))
+    }
+}
