@@ -67,12 +67,12 @@ struct APIError: Error {
         return .object(object)
     }
 
-    /// Any error a route throws, in Parse's shape: query errors keep their code, anything
+    /// Any error a route throws, in Parse's shape: Parse errors keep their code, anything
     /// unexpected (SQLite failures) is an internal error.
     init(_ error: any Error) {
         switch error {
         case let error as APIError: self = error
-        case let error as QueryError: self = .parse(error.code, error.message)
+        case let error as ParseError: self = .parse(error.code, error.message)
         case let error as PorterError: self = .internalFailure(error.message)
         default: self = .internalFailure(String(describing: error))
         }
