@@ -24,6 +24,6 @@ extension Caller {
 extension ParseError {
     /// A route's error as a Parse error (its code, or `internalServerError` for one without).
     init(_ error: APIError) {
-        self.init(error.code.map(ParseErrorCode.init(rawValue:)) ?? .internalServerError, error.message)
+        self.init(error.code ?? .internalServerError, error.message)
     }
 }
