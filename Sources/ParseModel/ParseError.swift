@@ -1,6 +1,6 @@
 /// A Parse error: its code and message, as Parse Server sends them in `{"code": N, "error": "…"}`
-/// and Parse's SDKs surface them in their `ParseError`.
-public struct ParseError: Error, Sendable, Equatable {
+/// and Parse's SDKs surface them in their `ParseError`. Described as `Parse error 137: …`.
+public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
     public let code: ParseErrorCode
     public let message: String
 
@@ -8,4 +8,6 @@ public struct ParseError: Error, Sendable, Equatable {
         self.code = code
         self.message = message
     }
+
+    public var description: String { "Parse error \(code): \(message)" }
 }

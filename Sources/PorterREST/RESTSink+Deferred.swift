@@ -30,8 +30,8 @@ extension RESTSink {
                 state.update(identity: item.identity, digests: [(position, item.digest)])
                 outcomes[item.index] = .updated
                 counted(className, updated: 1)
-            case .failure(let code, let message):
-                outcomes[item.index] = .failed("the server refused \(className).\(field): Parse error \(code): \(message)")
+            case .failure(let error):
+                outcomes[item.index] = .failed("the server refused \(className).\(field): \(error)")
             }
         }
         return outcomes
@@ -72,8 +72,8 @@ extension RESTSink {
             case .success:
                 changes.added += item.change.added
                 changes.removed += item.change.removed
-            case .failure(let code, let message):
-                changes.refused.append("the server refused the links of \(className) \(item.owner): Parse error \(code): \(message)")
+            case .failure(let error):
+                changes.refused.append("the server refused the links of \(className) \(item.owner): \(error)")
             }
         }
         return changes
