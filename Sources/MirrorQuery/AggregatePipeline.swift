@@ -21,7 +21,7 @@ public struct AggregatePipeline: Sendable {
     private static let options: Set = ["distinct", "where", "hint", "explain", "comment", "readPreference"]
     static let accumulators: Set = ["$sum", "$avg", "$min", "$max", "$first", "$last", "$push", "$addToSet"]
 
-    public init(parameters: JSONObject) throws(QueryError) {
+    public init(parameters: JSONObject) throws(ParseError) {
         var given: [JSONObject] = []
         switch parameters["pipeline"] {
         case .array(let items)?:
@@ -44,7 +44,7 @@ public struct AggregatePipeline: Sendable {
         self.stages = stages
     }
 
-    private static func stage(_ name: String, _ value: JSONValue) throws(QueryError) -> Stage {
+    private static func stage(_ name: String, _ value: JSONValue) throws(ParseError) -> Stage {
         guard name.hasPrefix("$") else { throw invalid("Invalid aggregate stage '\(name)'.") }
         switch (name, value) {
         case ("$match", .object(let query)): return .match(query)
@@ -88,5 +88,5 @@ public struct AggregatePipeline: Sendable {
         return Int(number)
     }
 
-    static func invalid(_ message: String) -> QueryError { QueryError(code: ParseErrorCode.invalidQuery.rawValue, message) }
+    static func invalid(_ message: String) -> ParseError { ParseError(.invalidQuery, message) }
 }

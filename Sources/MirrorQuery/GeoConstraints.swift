@@ -14,14 +14,14 @@ extension WhereCompiler {
 
     /// `{"$nearSphere":GeoPoint,"$maxDistance…":d}`: the objects within `d` (any distance without one),
     /// and the distance to sort them by.
-    func nearSphere(_ value: JSONValue, _ constraints: JSONObject, on target: QueryTarget) throws(QueryError) -> (condition: SQLFragment, distance: SQLFragment?) {
+    func nearSphere(_ value: JSONValue, _ constraints: JSONObject, on target: QueryTarget) throws(ParseError) -> (condition: SQLFragment, distance: SQLFragment?) {
         let center = try Self.geoPoint(value, "bad $nearSphere value; should be a GeoPoint")
         var maxDistance: Double?
         for (key, scale) in [("$maxDistance", 1.0), ("$maxDistanceInRadians", 1.0), ("$maxDistanceInMiles", Self.earthRadiusMiles),
                              ("$maxDistanceInKilometers", Self.earthRadiusKilometers)] {
             guard let given = constraints[key] else { continue }
             guard let distance = given.number, distance >= 0, distance.isFinite else {
-                throw QueryError(code: ParseErrorCode.invalidJSON.rawValue, "bad \(key) value; should be a number not below 0")
+                throw ParseError(.invalidJSON, "bad \(key) value; should be a number not below 0")
             }
             maxDistance = distance / scale
         }
@@ -33,7 +33,7 @@ extension WhereCompiler {
 
     /// The distance to sort by of the first top-level `$nearSphere` of `query`, as Parse sorts
     /// `$nearSphere` results nearest first when no order is given.
-    func nearSphereDistance(_ query: JSONObject) throws(QueryError) -> SQLFragment? {
+    func nearSphereDistance(_ query: JSONObject) throws(ParseError) -> SQLFragment? {
         for member in query where !member.key.hasPrefix("$") {
             guard case .object(let constraints) = member.value, let center = constraints["$nearSphere"] else { continue }
             return try nearSphere(center, constraints, on: QueryTarget(key: member.key, schema: schema)).distance
@@ -43,9 +43,9 @@ extension WhereCompiler {
 
     /// `{"$within":{"$box":[southwest, northeast]}}`; corners given the other way round are swapped,
     /// as Postgres' `box` does.
-    func withinBox(_ value: JSONValue, on target: QueryTarget) throws(QueryError) -> SQLFragment {
+    func withinBox(_ value: JSONValue, on target: QueryTarget) throws(ParseError) -> SQLFragment {
         let message = "malformatted $within arg"
-        guard case .array(let corners)? = value["$box"], corners.count == 2 else { throw QueryError(code: ParseErrorCode.invalidJSON.rawValue, message) }
+        guard case .array(let corners)? = value["$box"], corners.count == 2 else { throw ParseError(.invalidJSON, message) }
         let a = try Self.geoPoint(corners[0], message), b = try Self.geoPoint(corners[1], message)
         guard let point = Self.point(of: target) else { return .alwaysFalse }
         return .all([
@@ -56,15 +56,15 @@ extension WhereCompiler {
     }
 
     /// `{"$geoWithin":{"$polygon":[…]}}` or `{"$geoWithin":{"$centerSphere":[center, radians]}}`.
-    func geoWithin(_ value: JSONValue, on target: QueryTarget) throws(QueryError) -> SQLFragment {
+    func geoWithin(_ value: JSONValue, on target: QueryTarget) throws(ParseError) -> SQLFragment {
         if let polygon = value["$polygon"] { return try withinPolygon(polygon, on: target) }
-        guard let centerSphere = value["$centerSphere"] else { throw QueryError(code: ParseErrorCode.invalidJSON.rawValue, "bad $geoWithin value") }
+        guard let centerSphere = value["$centerSphere"] else { throw ParseError(.invalidJSON, "bad $geoWithin value") }
         guard case .array(let items) = centerSphere, items.count >= 2 else {
-            throw QueryError(code: ParseErrorCode.invalidJSON.rawValue, "bad $geoWithin value; $centerSphere should be an array of Parse.GeoPoint and distance")
+            throw ParseError(.invalidJSON, "bad $geoWithin value; $centerSphere should be an array of Parse.GeoPoint and distance")
         }
         let center = try Self.vertex(items[0], "bad $geoWithin value; $centerSphere geo point invalid")
         guard let radius = items[1].number, radius >= 0, radius.isFinite else {
-            throw QueryError(code: ParseErrorCode.invalidJSON.rawValue, "bad $geoWithin value; $centerSphere distance invalid")
+            throw ParseError(.invalidJSON, "bad $geoWithin value; $centerSphere distance invalid")
         }
         guard let point = Self.point(of: target) else { return .alwaysFalse }
         return .all([point.present, Self.distance(point, center) + " <= " + .parameter(.double(radius))])
@@ -72,22 +72,22 @@ extension WhereCompiler {
 
     /// `$polygon`: GeoPoints, `[longitude, latitude]` pairs (as Parse Server reads pairs here), or a
     /// Polygon object whose coordinates it reads the same way.
-    private func withinPolygon(_ polygon: JSONValue, on target: QueryTarget) throws(QueryError) -> SQLFragment {
+    private func withinPolygon(_ polygon: JSONValue, on target: QueryTarget) throws(ParseError) -> SQLFragment {
         let vertices: [JSONValue]
         switch polygon {
         case .object where polygon["__type"] == .string("Polygon"):
             guard case .array(let coordinates)? = polygon["coordinates"], coordinates.count >= 3 else {
-                throw QueryError(code: ParseErrorCode.invalidJSON.rawValue, "bad $geoWithin value; Polygon.coordinates should contain at least 3 lon/lat pairs")
+                throw ParseError(.invalidJSON, "bad $geoWithin value; Polygon.coordinates should contain at least 3 lon/lat pairs")
             }
             vertices = coordinates
         case .array(let points):
-            guard points.count >= 3 else { throw QueryError(code: ParseErrorCode.invalidJSON.rawValue, "bad $geoWithin value; $polygon should contain at least 3 GeoPoints") }
+            guard points.count >= 3 else { throw ParseError(.invalidJSON, "bad $geoWithin value; $polygon should contain at least 3 GeoPoints") }
             vertices = points
         default:
-            throw QueryError(code: ParseErrorCode.invalidJSON.rawValue, "bad $geoWithin value; $polygon should be Polygon object or Array of Parse.GeoPoint's")
+            throw ParseError(.invalidJSON, "bad $geoWithin value; $polygon should be Polygon object or Array of Parse.GeoPoint's")
         }
         guard vertices.count <= Self.maxPolygonVertices else {
-            throw QueryError(code: ParseErrorCode.invalidJSON.rawValue, "bad $geoWithin value; $polygon has \(vertices.count) points, more than \(Self.maxPolygonVertices)")
+            throw ParseError(.invalidJSON, "bad $geoWithin value; $polygon has \(vertices.count) points, more than \(Self.maxPolygonVertices)")
         }
         var ring: [GeoCoordinate] = []
         for vertex in vertices { ring.append(try Self.vertex(vertex, "bad $geoWithin value")) }
@@ -106,7 +106,7 @@ extension WhereCompiler {
     }
 
     /// `{"$geoIntersects":{"$point":GeoPoint}}` on a Polygon field: polygons holding the point.
-    func geoIntersects(_ value: JSONValue, on target: QueryTarget) throws(QueryError) -> SQLFragment {
+    func geoIntersects(_ value: JSONValue, on target: QueryTarget) throws(ParseError) -> SQLFragment {
         let point = try Self.geoPoint(value["$point"], "bad $geoIntersect value; $point should be GeoPoint")
         guard case .column(let name, .polygon) = target else { return .alwaysFalse }
         // Stored coordinates are [latitude, longitude]; each vertex joins the next, the last the first.
@@ -153,13 +153,13 @@ extension WhereCompiler {
     // MARK: Operands
 
     /// A query's GeoPoint, `{"__type":"GeoPoint","latitude":…,"longitude":…}`, in range.
-    static func geoPoint(_ value: JSONValue?, _ message: String) throws(QueryError) -> GeoCoordinate {
-        guard let value, value["__type"] == .string("GeoPoint") else { throw QueryError(code: ParseErrorCode.invalidJSON.rawValue, message) }
+    static func geoPoint(_ value: JSONValue?, _ message: String) throws(ParseError) -> GeoCoordinate {
+        guard let value, value["__type"] == .string("GeoPoint") else { throw ParseError(.invalidJSON, message) }
         return try GeoCoordinate(latitude: value["latitude"], longitude: value["longitude"])
     }
 
     /// A GeoPoint or a `[longitude, latitude]` pair.
-    private static func vertex(_ value: JSONValue, _ message: String) throws(QueryError) -> GeoCoordinate {
+    private static func vertex(_ value: JSONValue, _ message: String) throws(ParseError) -> GeoCoordinate {
         if case .array(let pair) = value, pair.count == 2 { return try GeoCoordinate(latitude: pair[1], longitude: pair[0]) }
         return try geoPoint(value, message)
     }
@@ -170,15 +170,15 @@ struct GeoCoordinate {
     let latitude: Double
     let longitude: Double
 
-    init(latitude: JSONValue?, longitude: JSONValue?) throws(QueryError) {
+    init(latitude: JSONValue?, longitude: JSONValue?) throws(ParseError) {
         guard let lat = latitude?.number, let lng = longitude?.number, lat.isFinite, lng.isFinite else {
-            throw QueryError(code: ParseErrorCode.invalidJSON.rawValue, "GeoPoint latitude and longitude must be valid numbers")
+            throw ParseError(.invalidJSON, "GeoPoint latitude and longitude must be valid numbers")
         }
         let shown = { (value: JSONValue?) in value?.serialized() ?? "" }
-        if lat < -90 { throw QueryError(code: ParseErrorCode.invalidJSON.rawValue, "GeoPoint latitude out of bounds: \(shown(latitude)) < -90.0.") }
-        if lat > 90 { throw QueryError(code: ParseErrorCode.invalidJSON.rawValue, "GeoPoint latitude out of bounds: \(shown(latitude)) > 90.0.") }
-        if lng < -180 { throw QueryError(code: ParseErrorCode.invalidJSON.rawValue, "GeoPoint longitude out of bounds: \(shown(longitude)) < -180.0.") }
-        if lng > 180 { throw QueryError(code: ParseErrorCode.invalidJSON.rawValue, "GeoPoint longitude out of bounds: \(shown(longitude)) > 180.0.") }
+        if lat < -90 { throw ParseError(.invalidJSON, "GeoPoint latitude out of bounds: \(shown(latitude)) < -90.0.") }
+        if lat > 90 { throw ParseError(.invalidJSON, "GeoPoint latitude out of bounds: \(shown(latitude)) > 90.0.") }
+        if lng < -180 { throw ParseError(.invalidJSON, "GeoPoint longitude out of bounds: \(shown(longitude)) < -180.0.") }
+        if lng > 180 { throw ParseError(.invalidJSON, "GeoPoint longitude out of bounds: \(shown(longitude)) > 180.0.") }
         self.latitude = lat
         self.longitude = lng
     }

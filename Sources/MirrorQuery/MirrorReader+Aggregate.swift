@@ -12,11 +12,11 @@ extension MirrorReader {
 
     /// Runs `pipeline` on the class's objects (the caller has the master key: no ACL applies),
     /// under the query time limit.
-    public func aggregate(_ className: String, _ pipeline: AggregatePipeline, schemas: [String: ClassSchema]) throws(QueryError) -> [JSONObject] {
-        try timed { () throws(QueryError) in try run(pipeline, on: className, schemas: schemas) }
+    public func aggregate(_ className: String, _ pipeline: AggregatePipeline, schemas: [String: ClassSchema]) throws(ParseError) -> [JSONObject] {
+        try timed { () throws(ParseError) in try run(pipeline, on: className, schemas: schemas) }
     }
 
-    private func run(_ pipeline: AggregatePipeline, on className: String, schemas: [String: ClassSchema]) throws(QueryError) -> [JSONObject] {
+    private func run(_ pipeline: AggregatePipeline, on className: String, schemas: [String: ClassSchema]) throws(ParseError) -> [JSONObject] {
         guard let schema = schemas[className] else { return [] }
         var stages = pipeline.stages[...]
         var conditions: [SQLFragment] = []
@@ -44,7 +44,7 @@ extension MirrorReader {
 
 /// The stages after the leading `$match`, on documents in memory.
 enum AggregateStages {
-    static func apply(_ stage: AggregatePipeline.Stage, to documents: [JSONObject]) throws(QueryError) -> [JSONObject] {
+    static func apply(_ stage: AggregatePipeline.Stage, to documents: [JSONObject]) throws(ParseError) -> [JSONObject] {
         switch stage {
         case .match(let query):
             var kept: [JSONObject] = []
@@ -79,7 +79,7 @@ enum AggregateStages {
     }
 
     /// An expression: `"$path"`, an object of expressions (a composite group key), or a literal.
-    static func evaluate(_ expression: JSONValue, in document: JSONObject) throws(QueryError) -> JSONValue? {
+    static func evaluate(_ expression: JSONValue, in document: JSONObject) throws(ParseError) -> JSONValue? {
         switch expression {
         case .string(let text) where text.hasPrefix("$"): return value(String(text.dropFirst()), in: document)
         case .object(let object):
@@ -126,7 +126,7 @@ enum AggregateStages {
     // MARK: Stages
 
     private static func group(_ documents: [JSONObject], id: JSONValue,
-                              accumulators: [(field: String, op: String, expression: JSONValue)]) throws(QueryError) -> [JSONObject] {
+                              accumulators: [(field: String, op: String, expression: JSONValue)]) throws(ParseError) -> [JSONObject] {
         var keys: [JSONValue] = []
         var index: [String: Int] = [:]
         var values: [[[JSONValue?]]] = []
@@ -180,7 +180,7 @@ enum AggregateStages {
         }
     }
 
-    private static func project(_ documents: [JSONObject], _ projection: JSONObject) throws(QueryError) -> [JSONObject] {
+    private static func project(_ documents: [JSONObject], _ projection: JSONObject) throws(ParseError) -> [JSONObject] {
         var keepId = true
         var included: [(String, JSONValue)] = [], excluded: [String] = []
         for member in projection {
@@ -212,7 +212,7 @@ enum AggregateStages {
 
     /// An in-memory `$match` (after another stage): field equality and `$eq`, `$ne`, `$gt`, `$gte`,
     /// `$lt`, `$lte`, `$in`, `$nin`, `$exists`, combined with `$and`, `$or`, `$nor`.
-    private static func matches(_ document: JSONObject, _ query: JSONObject) throws(QueryError) -> Bool {
+    private static func matches(_ document: JSONObject, _ query: JSONObject) throws(ParseError) -> Bool {
         for member in query {
             switch member.key {
             case "$and", "$or", "$nor":
@@ -231,7 +231,7 @@ enum AggregateStages {
         return true
     }
 
-    private static func holds(_ value: JSONValue?, _ condition: JSONValue) throws(QueryError) -> Bool {
+    private static func holds(_ value: JSONValue?, _ condition: JSONValue) throws(ParseError) -> Bool {
         let equals = { (operand: JSONValue) -> Bool in
             if case .array(let items)? = value, items.contains(where: { compare($0, operand) == 0 }) { return true }
             return compare(value, operand) == 0

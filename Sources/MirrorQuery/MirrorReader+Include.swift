@@ -8,7 +8,7 @@ import ParseModel
 /// `"__type":"Object"` and its `className`; a pointer whose target is missing or unreadable
 /// stays a pointer.
 extension MirrorReader {
-    func include(_ query: ParseQuery, schema: ClassSchema, schemas: [String: ClassSchema], access: ReadAccess, into results: inout [JSONObject]) throws(QueryError) {
+    func include(_ query: ParseQuery, schema: ClassSchema, schemas: [String: ClassSchema], access: ReadAccess, into results: inout [JSONObject]) throws(ParseError) {
         for path in Self.includePaths(query, schema) {
             var pointers: [String: Set<String>] = [:]
             for object in results { Self.collectPointers(in: .object(object), path[...], into: &pointers) }

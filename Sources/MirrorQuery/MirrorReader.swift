@@ -21,7 +21,7 @@ public final class MirrorReader {
 
     /// Registers the `$regex` SQL function and a progress handler that ends queries running
     /// past `timeLimit` seconds on the connection. `maxLimit` silently lowers larger limits.
-    public init(database: SQLiteDatabase, maxLimit: Int? = nil, timeLimit: Double = MirrorReader.defaultTimeLimit) throws(QueryError) {
+    public init(database: SQLiteDatabase, maxLimit: Int? = nil, timeLimit: Double = MirrorReader.defaultTimeLimit) throws(ParseError) {
         self.database = database
         self.maxLimit = maxLimit
         self.timeLimit = timeLimit
@@ -36,12 +36,12 @@ public final class MirrorReader {
     /// limit/skip). The rows read are charged to `budget`; a query running longer than the time
     /// limit fails with 124.
     public func find(_ query: ParseQuery, schemas: [String: ClassSchema], access: ReadAccess,
-                     budget: ResultBudget? = nil) throws(QueryError) -> (results: [JSONObject], count: Int?) {
-        try timed(budget: budget) { () throws(QueryError) in try run(query, schemas: schemas, access: access) }
+                     budget: ResultBudget? = nil) throws(ParseError) -> (results: [JSONObject], count: Int?) {
+        try timed(budget: budget) { () throws(ParseError) in try run(query, schemas: schemas, access: access) }
     }
 
     /// Runs `body` under the time limit, charging the rows it reads to `budget`.
-    func timed<T>(budget: ResultBudget? = nil, _ body: () throws(QueryError) -> T) throws(QueryError) -> T {
+    func timed<T>(budget: ResultBudget? = nil, _ body: () throws(ParseError) -> T) throws(ParseError) -> T {
         regexes.clearFailure()
         clock.start(seconds: timeLimit)
         self.budget = budget
@@ -52,7 +52,7 @@ public final class MirrorReader {
         return try body()
     }
 
-    private func run(_ query: ParseQuery, schemas: [String: ClassSchema], access: ReadAccess) throws(QueryError) -> (results: [JSONObject], count: Int?) {
+    private func run(_ query: ParseQuery, schemas: [String: ClassSchema], access: ReadAccess) throws(ParseError) -> (results: [JSONObject], count: Int?) {
         guard let schema = schemas[query.className] else { return ([], query.count ? 0 : nil) }
         let compiler = whereCompiler(schema, schemas: schemas, access: access)
         let condition = SQLFragment.all([try compiler.compile(query.constraints), WhereCompiler.readable(schema.className, by: access)])
@@ -78,13 +78,13 @@ public final class MirrorReader {
 
     /// One object by id (GET /classes/X/id with keys/include), nil when missing or not readable.
     public func get(className: String, objectId: String, keys: [String]?, include: [String], schemas: [String: ClassSchema], access: ReadAccess,
-                    budget: ResultBudget? = nil) throws(QueryError) -> JSONObject? {
+                    budget: ResultBudget? = nil) throws(ParseError) -> JSONObject? {
         let query = ParseQuery(className: className, constraints: JSONObject(["objectId": .string(objectId)]), limit: 1, keys: keys, include: include)
         return try find(query, schemas: schemas, access: access, budget: budget).results.first
     }
 
     /// The readable objects of `schema`'s class among `objectIds`, by objectId.
-    func objects(_ schema: ClassSchema, ids objectIds: [String], decoder: ObjectDecoder, access: ReadAccess) throws(QueryError) -> [String: JSONObject] {
+    func objects(_ schema: ClassSchema, ids objectIds: [String], decoder: ObjectDecoder, access: ReadAccess) throws(ParseError) -> [String: JSONObject] {
         var found: [String: JSONObject] = [:]
         var start = 0
         while start < objectIds.count {
@@ -101,7 +101,7 @@ public final class MirrorReader {
 
     /// The objects a statement selecting ``ObjectDecoder/selectList`` reads; with `scoreColumn`,
     /// each carries that column as its text-search `score`.
-    func objects(_ sql: SQLFragment, _ decoder: ObjectDecoder, scoreColumn: Int? = nil) throws(QueryError) -> [JSONObject] {
+    func objects(_ sql: SQLFragment, _ decoder: ObjectDecoder, scoreColumn: Int? = nil) throws(ParseError) -> [JSONObject] {
         let statement = try prepare(sql)
         var results: [JSONObject] = []
         while try step(statement) {
@@ -142,20 +142,20 @@ public final class MirrorReader {
         return parts.dropFirst().reduce(parts[0]) { $0 + ", " + $1 }
     }
 
-    private func prepare(_ sql: SQLFragment) throws(QueryError) -> SQLiteStatement {
+    private func prepare(_ sql: SQLFragment) throws(ParseError) -> SQLiteStatement {
         let statement: SQLiteStatement
-        do { statement = try database.prepare(sql.sql) } catch { throw QueryError(code: 1, error.message) }
+        do { statement = try database.prepare(sql.sql) } catch { throw ParseError(.internalServerError, error.message) }
         sql.bind(to: statement)
         return statement
     }
 
-    private func step(_ statement: SQLiteStatement) throws(QueryError) -> Bool {
+    private func step(_ statement: SQLiteStatement) throws(ParseError) -> Bool {
         do { return try statement.step() } catch {
             if clock.expired {
-                throw QueryError(code: ParseErrorCode.timeout.rawValue,
+                throw ParseError(.timeout,
                                  "The query ran longer than the server's limit of \(timeLimit.formatted()) s; narrow its where or lower its limit")
             }
-            throw regexes.failure ?? QueryError(code: ParseErrorCode.internalServerError.rawValue, error.message)
+            throw regexes.failure ?? ParseError(.internalServerError, error.message)
         }
     }
 }

@@ -42,16 +42,16 @@ public struct ParseQuery: Sendable {
     /// (so `limit` may be .integer(10) or .string("10"), `order` a string "-a,b" or an array ["-a","b"],
     /// `keys`/`include` a comma string or an array, `where` an object (or a string holding JSON), `count` 1/true/"1").
     /// Unknown parameters → 102 "Invalid parameter for query: X".
-    public init(className: String, parameters: JSONObject) throws(QueryError) {
+    public init(className: String, parameters: JSONObject) throws(ParseError) {
         for key in parameters.keys where !Self.allowedParameters.contains(key) {
-            throw QueryError(code: 102, "Invalid parameter for query: \(key)")
+            throw ParseError(.invalidQuery, "Invalid parameter for query: \(key)")
         }
         self.className = className
         constraints = try Self.whereObject(parameters["where"])
         order = try Self.sortKeys(parameters["order"])
         limit = try Self.number(parameters["limit"], named: "limit") ?? 100
         skip = try Self.number(parameters["skip"], named: "skip") ?? 0
-        guard skip >= 0 else { throw QueryError(code: 102, "Invalid value for skip: \(skip)") }
+        guard skip >= 0 else { throw ParseError(.invalidQuery, "Invalid value for skip: \(skip)") }
         keys = Self.list(parameters["keys"])
         excludeKeys = Self.list(parameters["excludeKeys"])
         let include = Self.list(parameters["include"]) ?? []
@@ -74,22 +74,22 @@ public struct ParseQuery: Sendable {
         count = false
     }
 
-    private static func whereObject(_ value: JSONValue?) throws(QueryError) -> JSONObject {
+    private static func whereObject(_ value: JSONValue?) throws(ParseError) -> JSONObject {
         switch value {
         case nil, .null?: return JSONObject()
         case .object(let object)?: return object
         case .string(let text)?:
             guard case .object(let object)? = try? JSONParser.parse(text) else {
-                throw QueryError(code: 102, "where must be a JSON object")
+                throw ParseError(.invalidQuery, "where must be a JSON object")
             }
             return object
-        default: throw QueryError(code: 102, "where must be a JSON object")
+        default: throw ParseError(.invalidQuery, "where must be a JSON object")
         }
     }
 
     /// `-a,b` → a descending, b ascending. Parse Server's aliases `_created_at` and `_updated_at`
     /// are renamed; `$score` and `-$score` sort by text-search relevance; other names must be valid field names.
-    private static func sortKeys(_ value: JSONValue?) throws(QueryError) -> [SortKey] {
+    private static func sortKeys(_ value: JSONValue?) throws(ParseError) -> [SortKey] {
         var keys: [SortKey] = []
         for item in list(value) ?? [] {
             let field = item.trimmingCharacters(in: .whitespaces)
@@ -106,7 +106,7 @@ public struct ParseQuery: Sendable {
             }
             let root = name.split(separator: ".", omittingEmptySubsequences: false)[0]
             guard ParseNames.defaultFields.contains(String(root)) || ParseNames.fieldNameProblem(String(root)) == nil else {
-                throw QueryError(code: 105, "Invalid field name: \(name).")
+                throw ParseError(.invalidKeyName, "Invalid field name: \(name).")
             }
             if !keys.contains(where: { $0.field == name }) { keys.append(SortKey(field: name, descending: descending)) }
         }
@@ -120,7 +120,7 @@ public struct ParseQuery: Sendable {
     /// `limit` or `skip`: an integer, possibly as text or an integral double, of at most
     /// ``maxCount`` either way (102 otherwise). A negative limit counts like a positive one, as
     /// MongoDB reads it.
-    private static func number(_ value: JSONValue?, named name: String) throws(QueryError) -> Int? {
+    private static func number(_ value: JSONValue?, named name: String) throws(ParseError) -> Int? {
         let number: Int?
         switch value {
         case nil, .null?: return nil
@@ -131,7 +131,7 @@ public struct ParseQuery: Sendable {
         default: number = nil
         }
         guard let number, number.magnitude <= UInt(maxCount) else {
-            throw QueryError(code: ParseErrorCode.invalidQuery.rawValue, "Invalid value for \(name): \(value?.javaScriptString ?? "")")
+            throw ParseError(.invalidQuery, "Invalid value for \(name): \(value?.javaScriptString ?? "")")
         }
         return name == "limit" ? abs(number) : number
     }

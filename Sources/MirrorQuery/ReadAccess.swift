@@ -10,10 +10,10 @@ public struct ReadAccess: Sendable {
     /// Why the reader may not query a class a sub-query (`$inQuery`, `$select`…) names, given its
     /// schema (`nil` when the class does not exist): its class-level `find` permission, as for the
     /// outer query. `nil` when it may.
-    public let subqueryDenial: @Sendable (_ className: String, _ schema: ClassSchema?) -> QueryError?
+    public let subqueryDenial: @Sendable (_ className: String, _ schema: ClassSchema?) -> ParseError?
 
     public init(principals: Set<String>?, userId: String? = nil,
-                subqueryDenial: @escaping @Sendable (_ className: String, _ schema: ClassSchema?) -> QueryError? = { _, _ in nil }) {
+                subqueryDenial: @escaping @Sendable (_ className: String, _ schema: ClassSchema?) -> ParseError? = { _, _ in nil }) {
         self.principals = principals
         self.userId = userId
         self.subqueryDenial = subqueryDenial
@@ -32,16 +32,16 @@ public struct ReadAccess: Sendable {
     /// user, one of the user's roles, or `requiresAuthentication` for any signed-in user are
     /// honoured; `pointerFields`, `readUserFields` and `writeUserFields` grant nothing here.
     /// Denied: 119, or 101 when only signing in is missing.
-    public func checkPermission(_ operation: String, on schema: ClassSchema) throws(QueryError) {
+    public func checkPermission(_ operation: String, on schema: ClassSchema) throws(ParseError) {
         guard let principals, let permissions = schema.classLevelPermissions else { return }
-        let denied = QueryError(code: ParseErrorCode.operationForbidden.rawValue,
+        let denied = ParseError(.operationForbidden,
                                 "Permission denied for action \(operation) on class \(schema.className).")
         guard case .object(let entries)? = permissions[operation] else { throw denied }
         for entry in entries where entry.value == .bool(true) {
             if principals.contains(entry.key) || (entry.key == "requiresAuthentication" && userId != nil) { return }
         }
         if entries["requiresAuthentication"] == .bool(true) && userId == nil {
-            throw QueryError(code: ParseErrorCode.objectNotFound.rawValue, "Permission denied, user needs to be authenticated.")
+            throw ParseError(.objectNotFound, "Permission denied, user needs to be authenticated.")
         }
         throw denied
     }

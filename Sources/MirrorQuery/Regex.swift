@@ -37,7 +37,7 @@ final class RegexCache {
     private var compiled: [String: CompiledRegex] = [:]
     private let context: OpaquePointer?
     /// Why the last statement's regex function failed: a match that hit a limit.
-    private(set) var failure: QueryError?
+    private(set) var failure: ParseError?
 
     init() {
         context = pcre2_match_context_create_8(nil)
@@ -51,7 +51,7 @@ final class RegexCache {
     /// The pattern compiled with Parse's `$options` letters: `i` ignore case, `m` `^`/`$` at line
     /// breaks, `x` ignore whitespace and `#` comments, `s` `.` matches line breaks. Patterns are
     /// UTF-8, as MongoDB compiles them.
-    func regex(_ pattern: String, options: String) throws(QueryError) -> CompiledRegex {
+    func regex(_ pattern: String, options: String) throws(ParseError) -> CompiledRegex {
         let key = options + "\u{0}" + pattern
         if let regex = compiled[key] { return regex }
         var flags = UInt32(PCRE2_UTF | PCRE2_MATCH_INVALID_UTF)
@@ -61,7 +61,7 @@ final class RegexCache {
             case "m": flags |= UInt32(PCRE2_MULTILINE)
             case "x": flags |= UInt32(PCRE2_EXTENDED)
             case "s": flags |= UInt32(PCRE2_DOTALL)
-            default: throw QueryError(code: ParseErrorCode.invalidQuery.rawValue, "Bad $options value for query: \(options)")
+            default: throw ParseError(.invalidQuery, "Bad $options value for query: \(options)")
             }
         }
         var errorCode: Int32 = 0
@@ -71,7 +71,7 @@ final class RegexCache {
             buffer.baseAddress.flatMap { pcre2_compile_8($0, bytes.count - 1, flags, &errorCode, &errorOffset, nil) }
         }
         guard let code, let matchData = pcre2_match_data_create_from_pattern_8(code, nil) else {
-            throw QueryError(code: ParseErrorCode.invalidQuery.rawValue, "Invalid regular expression: \(pattern)")
+            throw ParseError(.invalidQuery, "Invalid regular expression: \(pattern)")
         }
         if compiled.count >= 512 { compiled.removeAll(keepingCapacity: true) }
         let regex = CompiledRegex(code: code, matchData: matchData)
@@ -85,7 +85,7 @@ final class RegexCache {
         let status = pcre2_match_8(regex.code, text, count, 0, 0, regex.matchData, context)
         switch status {
         case PCRE2_ERROR_MATCHLIMIT, PCRE2_ERROR_DEPTHLIMIT, PCRE2_ERROR_HEAPLIMIT:
-            failure = QueryError(code: ParseErrorCode.invalidQuery.rawValue,
+            failure = ParseError(.invalidQuery,
                                  "$regex \(pattern) backtracks too much: a match went past the regex engine's limits; simplify the pattern or anchor it")
             return nil
         default:
@@ -103,11 +103,11 @@ final class RegexCache {
 enum RegexFunction {
     static let name = "parse_regex"
 
-    static func register(on database: SQLiteDatabase, cache: RegexCache) throws(QueryError) {
+    static func register(on database: SQLiteDatabase, cache: RegexCache) throws(ParseError) {
         let context = Unmanaged.passRetained(cache).toOpaque()
         let status = sqlite3_create_function_v2(
             database.handle, name, 3, SQLITE_UTF8 | SQLITE_DETERMINISTIC, context, call, nil, nil, release)
-        guard status == SQLITE_OK else { throw QueryError(code: 1, "cannot register \(name): SQLite status \(status)") }
+        guard status == SQLITE_OK else { throw ParseError(.internalServerError, "cannot register \(name): SQLite status \(status)") }
     }
 
     private static let call: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, arguments in

@@ -15,10 +15,10 @@ public final class ResultBudget: @unchecked Sendable {
     }
 
     /// Takes `bytes` from the budget; 102 once it is spent.
-    func charge(_ bytes: Int) throws(QueryError) {
+    func charge(_ bytes: Int) throws(ParseError) {
         remaining -= bytes
         guard remaining >= 0 else {
-            throw QueryError(code: ParseErrorCode.invalidQuery.rawValue,
+            throw ParseError(.invalidQuery,
                              "The results exceed the server's limit of \(limit / 1_048_576) MB per request; ask for fewer objects with limit or fewer fields with keys")
         }
     }

@@ -11,9 +11,9 @@ extension WhereCompiler {
 
     /// `{"$inQuery":{"className":"Post","where":{…}}}` on a Pointer, Relation or Array field (or a
     /// path into an Object); the caller negates it for `$notInQuery`.
-    func inQuery(_ value: JSONValue, _ key: String, on target: QueryTarget) throws(QueryError) -> SQLFragment {
+    func inQuery(_ value: JSONValue, _ key: String, on target: QueryTarget) throws(ParseError) -> SQLFragment {
         guard case .string(let className)? = value["className"], !className.isEmpty, case .object(let constraints)? = value["where"] else {
-            throw QueryError(code: ParseErrorCode.invalidQuery.rawValue, "improper usage of \(key)")
+            throw ParseError(.invalidQuery, "improper usage of \(key)")
         }
         guard let (_, condition) = try subquery(className, constraints) else { return .alwaysFalse }
         let ids = "SELECT t.\"objectId\" FROM \(quoted(className)) AS t WHERE " + condition
@@ -34,8 +34,8 @@ extension WhereCompiler {
     /// `key` of one of the objects found. Values compare within one type, as everywhere in the
     /// mirror: String, Number, Boolean, Date, Pointer (same target) and the JSON types by their
     /// stored text; Array fields hold one of the String, Number or Boolean values.
-    func select(_ value: JSONValue, _ key: String, on target: QueryTarget) throws(QueryError) -> SQLFragment {
-        let improper = QueryError(code: ParseErrorCode.invalidQuery.rawValue, "improper usage of \(key)")
+    func select(_ value: JSONValue, _ key: String, on target: QueryTarget) throws(ParseError) -> SQLFragment {
+        let improper = ParseError(.invalidQuery, "improper usage of \(key)")
         guard case .object(let select) = value, select.members.count == 2, case .object(let query)? = select["query"],
               case .string(let className)? = query["className"], !className.isEmpty, case .string(let selectedKey)? = select["key"],
               !selectedKey.isEmpty else { throw improper }
@@ -72,9 +72,9 @@ extension WhereCompiler {
 
     /// The condition (on `t`) of the objects of `className` the reader finds with `constraints`;
     /// `nil` when the class does not exist (and the reader may know that).
-    private func subquery(_ className: String, _ constraints: JSONObject) throws(QueryError) -> (ClassSchema, SQLFragment)? {
+    private func subquery(_ className: String, _ constraints: JSONObject) throws(ParseError) -> (ClassSchema, SQLFragment)? {
         guard depth < Self.maxSubqueryDepth else {
-            throw QueryError(code: ParseErrorCode.invalidQuery.rawValue, "sub-queries nest more than \(Self.maxSubqueryDepth) deep")
+            throw ParseError(.invalidQuery, "sub-queries nest more than \(Self.maxSubqueryDepth) deep")
         }
         let subSchema = schemas[className]
         if !isMaster, let denial = access.subqueryDenial(className, subSchema) { throw denial }

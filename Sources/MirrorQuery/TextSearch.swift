@@ -30,7 +30,7 @@ public final class TextIndexes {
 
     /// The name of the current FTS5 table (in `temp`) over `field` of `className`, by the class
     /// table's `rowid`.
-    func table(className: String, field: String, rowid: String, tokenizer: String) throws(QueryError) -> String {
+    func table(className: String, field: String, rowid: String, tokenizer: String) throws(ParseError) -> String {
         let key = [className, field, tokenizer].joined(separator: "\u{0}")
         let version = try currentVersion()
         if let index = built[key], index.version == version { return index.table }
@@ -50,17 +50,17 @@ public final class TextIndexes {
         return table
     }
 
-    private func currentVersion() throws(QueryError) -> Version {
+    private func currentVersion() throws(ParseError) -> Version {
         let dataVersion: Int64
         do {
             let statement = try database.prepare("PRAGMA main.data_version")
             dataVersion = try statement.step() ? statement.integer(at: 0) : 0
-        } catch { throw QueryError(code: ParseErrorCode.internalServerError.rawValue, error.message) }
+        } catch { throw ParseError(.internalServerError, error.message) }
         return Version(dataVersion: dataVersion, changes: sqlite3_total_changes64(database.handle) - ownChanges)
     }
 
-    private func execute(_ sql: String) throws(QueryError) {
-        do { try database.execute(sql) } catch { throw QueryError(code: ParseErrorCode.internalServerError.rawValue, error.message) }
+    private func execute(_ sql: String) throws(ParseError) {
+        do { try database.execute(sql) } catch { throw ParseError(.internalServerError, error.message) }
     }
 }
 
@@ -76,8 +76,8 @@ extension WhereCompiler {
         let score: SQLFragment?
     }
 
-    func textSearch(_ value: JSONValue, on target: QueryTarget) throws(QueryError) -> TextMatch {
-        let invalid = { (message: String) in QueryError(code: ParseErrorCode.invalidJSON.rawValue, "bad $text: \(message)") }
+    func textSearch(_ value: JSONValue, on target: QueryTarget) throws(ParseError) -> TextMatch {
+        let invalid = { (message: String) in ParseError(.invalidJSON, "bad $text: \(message)") }
         guard case .object(let search)? = value["$search"] else { throw invalid("$search, should be object") }
         guard case .string(let term)? = search["$term"], !term.isEmpty else { throw invalid("$term, should be string") }
         var stemming = true
@@ -97,7 +97,7 @@ extension WhereCompiler {
         case .bool(let flag)?: diacriticSensitive = flag
         default: throw invalid("$diacriticSensitive, should be boolean")
         }
-        guard let textIndexes else { throw QueryError(code: ParseErrorCode.invalidQuery.rawValue, "$text is not supported here") }
+        guard let textIndexes else { throw ParseError(.invalidQuery, "$text is not supported here") }
         guard case .column(let name, .string) = target, let match = Self.ftsQuery(term) else { return TextMatch(condition: .alwaysFalse, score: nil) }
         let tokenizer = (stemming ? "porter " : "") + "unicode61 remove_diacritics " + (diacriticSensitive ? "0" : "2")
         let table = quoted(try textIndexes.table(className: schema.className, field: name, rowid: rowid(of: schema), tokenizer: tokenizer))
@@ -107,7 +107,7 @@ extension WhereCompiler {
     }
 
     /// The score of the first top-level `$text` constraint of `query`.
-    func textScore(_ query: JSONObject) throws(QueryError) -> SQLFragment? {
+    func textScore(_ query: JSONObject) throws(ParseError) -> SQLFragment? {
         for member in query where !member.key.hasPrefix("$") {
             guard case .object(let constraints) = member.value, let text = constraints["$text"] else { continue }
             return try textSearch(text, on: QueryTarget(key: member.key, schema: schema)).score

@@ -23,8 +23,8 @@ struct WhereCompiler {
     private static let logicalKeys: Set<String> = ["$and", "$or", "$nor"]
     private static let unsupported: Set<String> = ["$relativeTime"]
 
-    func compile(_ query: JSONObject) throws(QueryError) -> SQLFragment {
-        if query["ACL"] != nil { throw QueryError(code: 102, "Cannot query on ACL.") }
+    func compile(_ query: JSONObject) throws(ParseError) -> SQLFragment {
+        if query["ACL"] != nil { throw ParseError(.invalidQuery, "Cannot query on ACL.") }
         var parts: [SQLFragment] = []
         for member in query {
             switch member.key {
@@ -41,29 +41,29 @@ struct WhereCompiler {
         return .all(parts)
     }
 
-    private func subqueries(_ value: JSONValue, _ key: String, message: String) throws(QueryError) -> [SQLFragment] {
-        guard case .array(let items) = value, !items.isEmpty else { throw QueryError(code: 102, message) }
+    private func subqueries(_ value: JSONValue, _ key: String, message: String) throws(ParseError) -> [SQLFragment] {
+        guard case .array(let items) = value, !items.isEmpty else { throw ParseError(.invalidQuery, message) }
         var parts: [SQLFragment] = []
         for item in items {
-            guard case .object(let subquery) = item else { throw QueryError(code: 102, message) }
+            guard case .object(let subquery) = item else { throw ParseError(.invalidQuery, message) }
             parts.append(try compile(subquery))
         }
         return parts
     }
 
     /// `^[a-zA-Z][a-zA-Z0-9_\.]*$` unless master; never an unknown `$` operator.
-    func checkKeyName(_ key: String) throws(QueryError) {
+    func checkKeyName(_ key: String) throws(ParseError) {
         let valid = key.first.map { $0.isASCII && $0.isLetter } == true
             && key.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == ".") }
         guard valid || (isMaster && !key.hasPrefix("$")) || key == "_rperm" || key == "_wperm" else {
-            throw QueryError(code: 105, "Invalid key name: \(key)")
+            throw ParseError(.invalidKeyName, "Invalid key name: \(key)")
         }
     }
 
     /// `{"$relatedTo":{"object":<owner pointer>,"key":"likes"}}`: objects linked from the owner.
-    private func relatedTo(_ value: JSONValue) throws(QueryError) -> SQLFragment {
+    private func relatedTo(_ value: JSONValue) throws(ParseError) -> SQLFragment {
         guard case .string(let key)? = value["key"], let owner = value["object"].flatMap(Self.pointer) else {
-            throw QueryError(code: 102, "improper usage of $relatedTo")
+            throw ParseError(.invalidQuery, "improper usage of $relatedTo")
         }
         guard case .relation? = schemas[owner.className]?.field(named: key)?.type else { return .alwaysFalse }
         let table = quoted(MirrorLayout.joinTable(owner: owner.className, field: key))
@@ -72,7 +72,7 @@ struct WhereCompiler {
 
     // MARK: Constraints on one key
 
-    private func condition(_ value: JSONValue, on target: QueryTarget) throws(QueryError) -> SQLFragment {
+    private func condition(_ value: JSONValue, on target: QueryTarget) throws(ParseError) -> SQLFragment {
         guard case .object(let constraints) = value, !constraints.isEmpty, constraints.keys.allSatisfy({ $0.hasPrefix("$") }) else {
             return equality(value, on: target)
         }
@@ -89,7 +89,7 @@ struct WhereCompiler {
             case "$all": parts.append(try containsAll(try Self.array(operand, "bad $all value"), on: target))
             case "$containedBy": parts.append(containedBy(try Self.array(operand, "bad $containedBy: should be an array"), on: target))
             case "$regex":
-                guard case .string(let pattern) = operand else { throw QueryError(code: 107, "bad regex: \(operand.javaScriptString)") }
+                guard case .string(let pattern) = operand else { throw ParseError(.invalidJSON, "bad regex: \(operand.javaScriptString)") }
                 parts.append(try regex(pattern, options: try Self.regexOptions(constraints), on: target))
             case "$options", "$maxDistance", "$maxDistanceInRadians", "$maxDistanceInMiles", "$maxDistanceInKilometers": continue
             case "$inQuery", "$notInQuery":
@@ -104,8 +104,8 @@ struct WhereCompiler {
             case "$geoIntersects": parts.append(try geoIntersects(operand, on: target))
             case "$text": parts.append(try textSearch(operand, on: target).condition)
             case let key where Self.unsupported.contains(key):
-                throw QueryError(code: 102, "\(key) is not supported by the mirror")
-            default: throw QueryError(code: 107, "bad constraint: \(constraint.key)")
+                throw ParseError(.invalidQuery, "\(key) is not supported by the mirror")
+            default: throw ParseError(.invalidJSON, "bad constraint: \(constraint.key)")
             }
         }
         return .all(parts)
@@ -113,16 +113,16 @@ struct WhereCompiler {
 
     private static let comparisonOperators = ["$lt": "<", "$lte": "<=", "$gt": ">", "$gte": ">="]
 
-    private static func array(_ value: JSONValue, _ message: String) throws(QueryError) -> [JSONValue] {
-        guard case .array(let items) = value else { throw QueryError(code: 107, message) }
+    private static func array(_ value: JSONValue, _ message: String) throws(ParseError) -> [JSONValue] {
+        guard case .array(let items) = value else { throw ParseError(.invalidJSON, message) }
         return items
     }
 
     /// `$options` when it is a string (Parse ignores other values): letters of `imxs`.
-    private static func regexOptions(_ constraints: JSONObject) throws(QueryError) -> String {
+    private static func regexOptions(_ constraints: JSONObject) throws(ParseError) -> String {
         guard case .string(let options)? = constraints["$options"] else { return "" }
         guard !options.isEmpty, options.allSatisfy({ "imxs".contains($0) }) else {
-            throw QueryError(code: 102, "Bad $options value for query: \(options)")
+            throw ParseError(.invalidQuery, "Bad $options value for query: \(options)")
         }
         return options
     }
@@ -186,7 +186,7 @@ struct WhereCompiler {
     }
 
     /// `$all`: holds every value; items may be `{"$regex":…}` ("holds one matching each").
-    private func containsAll(_ values: [JSONValue], on target: QueryTarget) throws(QueryError) -> SQLFragment {
+    private func containsAll(_ values: [JSONValue], on target: QueryTarget) throws(ParseError) -> SQLFragment {
         guard !values.isEmpty else { return .alwaysFalse }
         var parts: [SQLFragment] = []
         for value in values {
@@ -206,7 +206,7 @@ struct WhereCompiler {
         return "(\(column(name)) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM json_each(\(column(name))) AS j WHERE " + allowed.negated + "))"
     }
 
-    private func regex(_ pattern: String, options: String, on target: QueryTarget) throws(QueryError) -> SQLFragment {
+    private func regex(_ pattern: String, options: String, on target: QueryTarget) throws(ParseError) -> SQLFragment {
         _ = try regexes.regex(pattern, options: options)
         let call = { (text: SQLFragment) in
             "\(RegexFunction.name)(" + .parameters([.string(pattern), .string(options)]) + ", " + text + ")"

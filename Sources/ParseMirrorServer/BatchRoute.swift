@@ -15,20 +15,20 @@ extension ParseMirrorAPI {
     /// any failure undoes every write and is answered 500 `{"code":1,"message":"Internal server
     /// error."}`, as Parse Server's.
     func batch(_ request: APIRequest, caller: Caller, data outer: DataAccess) throws -> APIResponse {
-        guard case .array(let items)? = request.body["requests"] else { throw APIError.parse(107, "requests must be an array") }
+        guard case .array(let items)? = request.body["requests"] else { throw APIError.parse(.invalidJSON, "requests must be an array") }
         let limit = configuration.limits.batchRequests
         guard items.count <= limit else {
-            throw APIError.parse(ParseErrorCode.invalidJSON.rawValue,
+            throw APIError.parse(.invalidJSON,
                                  "Batch request contains \(items.count) sub-requests, which exceeds the limit of \(limit).")
         }
         let transactional = request.body["transaction"] == .bool(true)
         let requests = try items.map { item throws -> (endpoint: Endpoint, request: APIRequest) in
-            guard case .string(let target)? = item["path"] else { throw APIError.parse(107, "cannot route batch path undefined") }
+            guard case .string(let target)? = item["path"] else { throw APIError.parse(.invalidJSON, "cannot route batch path undefined") }
             let path = String(target.prefix { $0 != "?" })
-            guard let routed = routePath(path) else { throw APIError.parse(107, "cannot route batch path \(target)") }
+            guard let routed = routePath(path) else { throw APIError.parse(.invalidJSON, "cannot route batch path \(target)") }
             let method = item["method"]?.stringValue ?? ""
-            guard let endpoint = Endpoint(method: method, path: routed) else { throw APIError.parse(107, "cannot route \(method) \(path)") }
-            if case .batch = endpoint { throw APIError.parse(107, "nested batch requests are not allowed: \(path)") }
+            guard let endpoint = Endpoint(method: method, path: routed) else { throw APIError.parse(.invalidJSON, "cannot route \(method) \(path)") }
+            if case .batch = endpoint { throw APIError.parse(.invalidJSON, "nested batch requests are not allowed: \(path)") }
             var body = JSONObject()
             if case .object(let given)? = item["body"] { body = given }
             var subrequest = APIRequest(method: method, path: routed, body: body, query: Self.queryPairs(target.drop { $0 != "?" }.dropFirst()),

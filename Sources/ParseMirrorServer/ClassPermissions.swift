@@ -11,19 +11,19 @@ extension Caller {
     /// does not exist): what a query of its own on the class would answer with client class
     /// creation off (a missing class is 119 but for the master key and Parse's own classes); `nil`
     /// when it may.
-    func subqueryDenial(_ className: String, _ schema: ClassSchema?) -> QueryError? {
+    func subqueryDenial(_ className: String, _ schema: ClassSchema?) -> ParseError? {
         guard let schema else {
-            guard isMaster || ParseNames.systemClasses.contains(className) else { return QueryError(APIError.nonExistentClass(className)) }
+            guard isMaster || ParseNames.systemClasses.contains(className) else { return ParseError(APIError.nonExistentClass(className)) }
             return nil
         }
-        do { try checkPermission("find", on: schema) } catch { return QueryError(APIError(error)) }
+        do { try checkPermission("find", on: schema) } catch { return ParseError(APIError(error)) }
         return nil
     }
 }
 
-extension QueryError {
-    /// A route's Parse error as a query error (its code, or 1 for one without).
+extension ParseError {
+    /// A route's error as a Parse error (its code, or `internalServerError` for one without).
     init(_ error: APIError) {
-        self.init(code: error.code ?? ParseErrorCode.internalServerError.rawValue, error.message)
+        self.init(error.code ?? .internalServerError, error.message)
     }
 }

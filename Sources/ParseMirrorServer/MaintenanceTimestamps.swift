@@ -13,7 +13,7 @@ extension ParseMirrorAPI {
         guard caller.isMaintenance, let createdAt = date(body["createdAt"]) else { return nil }
         guard let updatedAt = date(body["updatedAt"]) else { return (createdAt, createdAt) }
         guard updatedAt.millisecondsSince1970 >= createdAt.millisecondsSince1970 else {
-            throw APIError.parse(ParseErrorCode.validationError.rawValue, "updatedAt cannot occur before createdAt")
+            throw APIError.parse(.validationError, "updatedAt cannot occur before createdAt")
         }
         return (createdAt, updatedAt)
     }

@@ -186,7 +186,7 @@ final class MirrorConnection {
             try statement.run()
         } catch {
             guard sqlite3_errcode(database.handle) == SQLITE_CONSTRAINT else { throw error }
-            throw APIError.parse(137, "A duplicate value for a field with unique values was provided")
+            throw APIError.parse(.duplicateValue, "A duplicate value for a field with unique values was provided")
         }
     }
 

@@ -36,7 +36,7 @@ extension ParseMirrorAPI {
             var response: JSONObject
             do {
                 response = try save(plan, objectId: objectId, caller: caller, connection: connection)
-            } catch let error as APIError where className == "_User" && error.code == ParseErrorCode.objectNotFound.rawValue && !caller.isMaster {
+            } catch let error as APIError where className == "_User" && error.code == .objectNotFound && !caller.isMaster {
                 throw APIError.parse(.sessionMissing, "Insufficient auth.")
             }
             if let passwordHash {
@@ -67,7 +67,7 @@ extension ParseMirrorAPI {
     func get(_ request: APIRequest, className: String, objectId: String, caller: Caller, data: DataAccess) throws -> APIResponse {
         try Self.checkClassName(className)
         let allowed: Set = ["keys", "include", "excludeKeys", "readPreference", "includeReadPreference", "subqueryReadPreference"]
-        guard request.parameters.keys.allSatisfy(allowed.contains) else { throw APIError.parse(102, "Improper encode of parameter") }
+        guard request.parameters.keys.allSatisfy(allowed.contains) else { throw APIError.parse(.invalidQuery, "Improper encode of parameter") }
         try Self.checkSessionRead(className, caller: caller)
         return try data.read { connection in
             let schemas = try connection.schemas()
@@ -113,15 +113,15 @@ extension ParseMirrorAPI {
     func customObjectId(_ body: JSONObject, className: String) throws -> String? {
         guard configuration.allowCustomObjectId else {
             for key in ["objectId", "id"] where ![nil, .null, .string("")].contains(body[key]) {
-                throw APIError.parse(105, "\(key) is an invalid field name.")
+                throw APIError.parse(.invalidKeyName, "\(key) is an invalid field name.")
             }
             return nil
         }
         guard let value = body["objectId"] else { return nil }
         guard case .string(let objectId) = value, !objectId.isEmpty else {
-            throw APIError.parse(104, "objectId must not be empty, null or undefined")
+            throw APIError.parse(.missingObjectId, "objectId must not be empty, null or undefined")
         }
-        if className == "_User" && objectId.hasPrefix("role:") { throw APIError.parse(119, "Invalid object ID.") }
+        if className == "_User" && objectId.hasPrefix("role:") { throw APIError.parse(.operationForbidden, "Invalid object ID.") }
         return objectId
     }
 

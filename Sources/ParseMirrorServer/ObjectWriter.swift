@@ -48,7 +48,7 @@ struct WriteBody {
             case "ACL":
                 acl = .some(try Self.acl(member.value))
             default:
-                guard ParseNames.fieldNameProblem(member.key) == nil else { throw APIError.parse(105, "Invalid field name: \(member.key).") }
+                guard ParseNames.fieldNameProblem(member.key) == nil else { throw APIError.parse(.invalidKeyName, "Invalid field name: \(member.key).") }
                 try Self.checkNestedKeys(member.value)
                 edits.append((member.key, try Self.edit(member.value)))
             }
@@ -62,8 +62,8 @@ struct WriteBody {
         case .null: return nil
         case .object(let object) where object["__op"] == .string("Delete"): return nil
         case .object(let object):
-            do { return try ParseACL(wire: object) } catch { throw APIError.parse(123, error.message) }
-        default: throw APIError.parse(123, "invalid ACL: expected an object like {\"*\":{\"read\":true}}")
+            do { return try ParseACL(wire: object) } catch { throw APIError.parse(.invalidACL, error.message) }
+        default: throw APIError.parse(.invalidACL, "invalid ACL: expected an object like {\"*\":{\"read\":true}}")
         }
     }
 
@@ -76,10 +76,10 @@ struct WriteBody {
         case .object(let object):
             for member in object {
                 if member.key == "constructor" || member.key == "__proto__" {
-                    throw APIError.parse(105, "Prohibited keyword in request data: {\"key\":\"\(member.key)\"}.")
+                    throw APIError.parse(.invalidKeyName, "Prohibited keyword in request data: {\"key\":\"\(member.key)\"}.")
                 }
                 if member.key.utf8.contains(where: { $0 == UInt8(ascii: "$") || $0 == UInt8(ascii: ".") }) {
-                    throw APIError.parse(121, "Nested keys should not contain the '$' or '.' characters")
+                    throw APIError.parse(.invalidNestedKey, "Nested keys should not contain the '$' or '.' characters")
                 }
                 try checkNestedKeys(member.value)
             }
@@ -95,47 +95,47 @@ struct WriteBody {
             return .delete
         case "Increment":
             guard let amount = object["amount"], amount.doubleValue != nil else {
-                throw APIError.parse(107, "incrementing must provide a number")
+                throw APIError.parse(.invalidJSON, "incrementing must provide a number")
             }
             return .increment(try value(amount))
         case "Add", "AddUnique", "Remove":
             guard case .array(let items)? = object["objects"] else {
-                throw APIError.parse(107, op == "Remove" ? "objects to remove must be an array" : "objects to add must be an array")
+                throw APIError.parse(.invalidJSON, op == "Remove" ? "objects to remove must be an array" : "objects to add must be an array")
             }
             let values = try items.map(value)
             return op == "Add" ? .add(values) : op == "AddUnique" ? .addUnique(values) : .remove(values)
         case "AddRelation", "RemoveRelation":
             return try relationEdit(op, object)
         case "Batch":
-            guard case .array(let ops)? = object["ops"] else { throw APIError.parse(107, "Batch ops must be an array") }
+            guard case .array(let ops)? = object["ops"] else { throw APIError.parse(.invalidJSON, "Batch ops must be an array") }
             var merged = FieldEdit.relation(targetClass: nil, add: [], remove: [])
             for case .object(let inner) in ops {
                 guard case .string(let innerOp)? = inner["__op"], innerOp == "AddRelation" || innerOp == "RemoveRelation" else {
-                    throw APIError.parse(107, "Batch ops must be AddRelation or RemoveRelation")
+                    throw APIError.parse(.invalidJSON, "Batch ops must be AddRelation or RemoveRelation")
                 }
                 merged = try merge(merged, relationEdit(innerOp, inner))
             }
             return merged
         default:
-            throw APIError.parse(108, "The \(op) operator is not supported yet.")
+            throw APIError.parse(.commandUnavailable, "The \(op) operator is not supported yet.")
         }
     }
 
     /// A written value: Parse's wire encoding, where `{"__type":"Object"}` (an included
     /// object) is not accepted.
     private static func value(_ json: JSONValue) throws -> ParseValue {
-        if json["__type"] == .string("Object") { throw APIError.parse(111, "This is not a valid Object") }
-        do { return try ParseValue(wire: json) } catch { throw APIError.parse(111, error.message) }
+        if json["__type"] == .string("Object") { throw APIError.parse(.incorrectType, "This is not a valid Object") }
+        do { return try ParseValue(wire: json) } catch { throw APIError.parse(.incorrectType, error.message) }
     }
 
     private static func relationEdit(_ op: String, _ object: JSONObject) throws -> FieldEdit {
-        guard case .array(let items)? = object["objects"] else { throw APIError.parse(107, "objects to \(op == "AddRelation" ? "add" : "remove") must be an array") }
+        guard case .array(let items)? = object["objects"] else { throw APIError.parse(.invalidJSON, "objects to \(op == "AddRelation" ? "add" : "remove") must be an array") }
         var target: String?
         var ids: [String] = []
         for item in items {
-            guard case .pointer(let pointer) = try value(item) else { throw APIError.parse(111, "\(op) needs Pointers") }
+            guard case .pointer(let pointer) = try value(item) else { throw APIError.parse(.incorrectType, "\(op) needs Pointers") }
             if let target, target != pointer.className {
-                throw APIError.parse(111, "schema mismatch: \(op) objects point at \(target) and \(pointer.className)")
+                throw APIError.parse(.incorrectType, "schema mismatch: \(op) objects point at \(target) and \(pointer.className)")
             }
             target = pointer.className
             ids.append(pointer.objectId)
@@ -145,7 +145,7 @@ struct WriteBody {
 
     private static func merge(_ a: FieldEdit, _ b: FieldEdit) throws -> FieldEdit {
         guard case .relation(let t1, let add1, let remove1) = a, case .relation(let t2, let add2, let remove2) = b else { return b }
-        if let t1, let t2, t1 != t2 { throw APIError.parse(111, "schema mismatch: relation objects point at \(t1) and \(t2)") }
+        if let t1, let t2, t1 != t2 { throw APIError.parse(.incorrectType, "schema mismatch: relation objects point at \(t1) and \(t2)") }
         return .relation(targetClass: t1 ?? t2, add: add1 + add2, remove: remove1 + remove2)
     }
 }
@@ -175,7 +175,7 @@ struct WritePlan {
         let adding = body.edits.filter { known[$0.0] == nil && $0.1.fieldType != nil }.count
         if let current, adding > 0 { try caller.checkPermission("addField", on: current) }
         guard schema.fields.count + adding <= fieldLimit else {
-            throw APIError.parse(ParseErrorCode.invalidSchemaOperation.rawValue,
+            throw APIError.parse(.invalidSchemaOperation,
                                  "\(className) would have \(schema.fields.count + adding) fields; the server allows at most \(fieldLimit) per class")
         }
         var geoPoint = schema.fields.first { $0.type == .geoPoint }?.name
@@ -183,12 +183,12 @@ struct WritePlan {
             guard let type = edit.fieldType else { continue }
             if let existing = known[field] {
                 guard existing == type else {
-                    throw APIError.parse(111, "schema mismatch for \(className).\(field); expected \(existing) but got \(type)")
+                    throw APIError.parse(.incorrectType, "schema mismatch for \(className).\(field); expected \(existing) but got \(type)")
                 }
                 continue
             }
             if type == .geoPoint, let other = geoPoint {
-                throw APIError.parse(111, "currently, only one GeoPoint field may exist in an object. Adding \(field) when \(other) already exists.")
+                throw APIError.parse(.incorrectType, "currently, only one GeoPoint field may exist in an object. Adding \(field) when \(other) already exists.")
             }
             if type == .geoPoint { geoPoint = field }
             let added = SchemaField(name: field, type: type)
@@ -200,7 +200,7 @@ struct WritePlan {
             try completeCreate()
         } else {
             for (field, edit) in body.edits where edit.clears && schema.field(named: field)?.required == true {
-                throw APIError.parse(142, "\(field) is required")
+                throw APIError.parse(.validationError, "\(field) is required")
             }
         }
     }
@@ -212,11 +212,11 @@ struct WritePlan {
             body.edits.append((field.name, .set(value)))
         }
         for field in schema.fields where field.required {
-            guard let edit = body.edit(of: field.name), !edit.clears else { throw APIError.parse(142, "\(field.name) is required") }
+            guard let edit = body.edit(of: field.name), !edit.clears else { throw APIError.parse(.validationError, "\(field.name) is required") }
         }
         if className == "_Role" {
-            guard case .some(.some) = body.acl else { throw APIError.parse(111, "ACL is required.") }
-            guard case .set(.string)? = body.edit(of: "name") else { throw APIError.parse(111, "name is required.") }
+            guard case .some(.some) = body.acl else { throw APIError.parse(.incorrectType, "ACL is required.") }
+            guard case .set(.string)? = body.edit(of: "name") else { throw APIError.parse(.incorrectType, "name is required.") }
         }
     }
 

@@ -7,7 +7,7 @@ import PorterPipeline
 struct APIError: Error {
     let status: Int
     /// The Parse error code; `nil` for the code-less 403/404 answers.
-    let code: Int?
+    let code: ParseErrorCode?
     let message: String
     /// `error`, or `message` for uncaught errors (Parse's own inconsistency, kept for fidelity).
     private let messageKey: String
@@ -15,14 +15,12 @@ struct APIError: Error {
     /// may name the mirror's path or SQL.
     let cause: String?
 
-    /// A Parse error: HTTP 404 for code 101, 400 for every other code; code 1 is an internal
-    /// error whose message stays in the server's log (see ``internalFailure(_:)``).
-    static func parse(_ code: Int, _ message: String) -> APIError {
-        code == ParseErrorCode.internalServerError.rawValue
-            ? internalFailure(message) : APIError(status: code == 101 ? 404 : 400, code: code, message: message)
+    /// A Parse error: HTTP 404 for `objectNotFound`, 400 for every other code; `internalServerError`
+    /// is an internal error whose message stays in the server's log (see ``internalFailure(_:)``).
+    static func parse(_ code: ParseErrorCode, _ message: String) -> APIError {
+        code == .internalServerError
+            ? internalFailure(message) : APIError(status: code == .objectNotFound ? 404 : 400, code: code, message: message)
     }
-
-    static func parse(_ code: ParseErrorCode, _ message: String) -> APIError { parse(code.rawValue, message) }
 
     /// 403 `{"error":"unauthorized"}`: bad application id, client key or master-key address.
     static let unauthorized = APIError(status: 403, code: nil, message: "unauthorized")
@@ -30,22 +28,22 @@ struct APIError: Error {
     static let masterKeyRequired = APIError(status: 403, code: nil, message: "unauthorized: master key is required")
     /// 500 `{"code":1,"message":"Internal server error."}`: what Parse Server answers for uncaught
     /// errors and for a failed transactional batch.
-    static let internalError = APIError(status: 500, code: 1, message: "Internal server error.", messageKey: "message")
+    static let internalError = APIError(status: 500, code: .internalServerError, message: "Internal server error.", messageKey: "message")
 
     /// ``internalError`` with its cause, which only the server's log shows.
     static func internalFailure(_ cause: String) -> APIError {
-        APIError(status: 500, code: 1, message: "Internal server error.", messageKey: "message", cause: cause)
+        APIError(status: 500, code: .internalServerError, message: "Internal server error.", messageKey: "message", cause: cause)
     }
 
-    static let objectNotFound = APIError.parse(101, "Object not found.")
-    static let invalidSessionToken = APIError.parse(209, "Invalid session token")
+    static let objectNotFound = APIError.parse(.objectNotFound, "Object not found.")
+    static let invalidSessionToken = APIError.parse(.invalidSessionToken, "Invalid session token")
 
     static func invalidClassName(_ name: String) -> APIError {
-        .parse(103, "Invalid classname: \(name), classnames can only have alphanumeric characters and _, and must start with an alpha character ")
+        .parse(.invalidClassName, "Invalid classname: \(name), classnames can only have alphanumeric characters and _, and must start with an alpha character ")
     }
 
     static func nonExistentClass(_ name: String) -> APIError {
-        .parse(119, "This user is not allowed to access non-existent class: \(name)")
+        .parse(.operationForbidden, "This user is not allowed to access non-existent class: \(name)")
     }
 
     /// A body that is not a JSON object: 400 without a code, as Express's body parser answers.
@@ -62,23 +60,23 @@ struct APIError: Error {
     /// `{"code":1,"message":"…"}` for internal errors.
     var body: JSONValue {
         var object = JSONObject()
-        if let code { object["code"] = .integer(Int64(code)) }
+        if let code { object["code"] = .integer(Int64(code.rawValue)) }
         object[messageKey] = .string(message)
         return .object(object)
     }
 
-    /// Any error a route throws, in Parse's shape: query errors keep their code, anything
+    /// Any error a route throws, in Parse's shape: Parse errors keep their code, anything
     /// unexpected (SQLite failures) is an internal error.
     init(_ error: any Error) {
         switch error {
         case let error as APIError: self = error
-        case let error as QueryError: self = .parse(error.code, error.message)
+        case let error as ParseError: self = .parse(error.code, error.message)
         case let error as PorterError: self = .internalFailure(error.message)
         default: self = .internalFailure(String(describing: error))
         }
     }
 
-    private init(status: Int, code: Int?, message: String, messageKey: String = "error", cause: String? = nil) {
+    private init(status: Int, code: ParseErrorCode?, message: String, messageKey: String = "error", cause: String? = nil) {
         self.status = status
         self.code = code
         self.message = message

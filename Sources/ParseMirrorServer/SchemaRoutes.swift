@@ -27,11 +27,11 @@ extension ParseMirrorAPI {
 
     private func createSchema(_ body: JSONObject, className pathName: String?, data: DataAccess) throws -> APIResponse {
         let bodyName = body["className"]?.stringValue
-        if let pathName, let bodyName, pathName != bodyName { throw APIError.parse(103, "Class name mismatch between \(bodyName) and \(pathName).") }
-        guard let className = pathName ?? bodyName else { throw APIError.parse(135, "POST \(mountPath)/schemas needs a class name.") }
+        if let pathName, let bodyName, pathName != bodyName { throw APIError.parse(.invalidClassName, "Class name mismatch between \(bodyName) and \(pathName).") }
+        guard let className = pathName ?? bodyName else { throw APIError.parse(.missingRequiredFieldError, "POST \(mountPath)/schemas needs a class name.") }
         try Self.checkClassName(className)
         return try data.write { connection in
-            guard try connection.schema(className) == nil else { throw APIError.parse(103, "Class \(className) already exists.") }
+            guard try connection.schema(className) == nil else { throw APIError.parse(.invalidClassName, "Class \(className) already exists.") }
             var schema = ClassSchema(className: className, fields: SystemClasses.defaultFields(of: className))
             try Self.applyChanges(body, to: &schema, connection: nil)
             try connection.createClass(schema)
@@ -41,7 +41,7 @@ extension ParseMirrorAPI {
 
     private func updateSchema(_ body: JSONObject, className: String, data: DataAccess) throws -> APIResponse {
         if let bodyName = body["className"]?.stringValue, bodyName != className {
-            throw APIError.parse(103, "Class name mismatch between \(bodyName) and \(className).")
+            throw APIError.parse(.invalidClassName, "Class name mismatch between \(bodyName) and \(className).")
         }
         return try data.write { connection in
             guard var schema = try connection.schema(className) else { throw Self.classDoesNotExist(className) }
@@ -56,14 +56,14 @@ extension ParseMirrorAPI {
         try data.write { connection in
             guard let schema = try connection.schema(className) else { return APIResponse(JSONObject()) }
             let count = try connection.objectCount(className)
-            guard count == 0 else { throw APIError.parse(255, "Class \(className) is not empty, contains \(count) objects, cannot drop schema.") }
+            guard count == 0 else { throw APIError.parse(.invalidSchemaOperation, "Class \(className) is not empty, contains \(count) objects, cannot drop schema.") }
             try connection.dropClass(schema)
             return APIResponse(JSONObject())
         }
     }
 
     private static func classDoesNotExist(_ className: String) -> APIError {
-        .parse(103, "Class \(className) does not exist.")
+        .parse(.invalidClassName, "Class \(className) does not exist.")
     }
 
     /// Applies a POST or PUT body's `fields`, `classLevelPermissions` and `indexes`. With a
@@ -71,7 +71,7 @@ extension ParseMirrorAPI {
     /// theirs at once; a new class's columns are created with its table.
     private static func applyChanges(_ body: JSONObject, to schema: inout ClassSchema, connection: MirrorConnection?) throws {
         if let fields = body["fields"] {
-            guard case .object(let members) = fields else { throw APIError.parse(107, "fields must be an object") }
+            guard case .object(let members) = fields else { throw APIError.parse(.invalidJSON, "fields must be an object") }
             for member in members { try applyField(member.key, member.value, to: &schema, connection: connection) }
         }
         if let permissions = body["classLevelPermissions"] {
@@ -85,21 +85,21 @@ extension ParseMirrorAPI {
     private static func applyField(_ name: String, _ spec: JSONValue, to schema: inout ClassSchema, connection: MirrorConnection?) throws {
         let className = schema.className
         if spec["__op"] == .string("Delete") {
-            if SystemClasses.isDefaultField(name, of: className) { throw APIError.parse(136, "field \(name) cannot be changed") }
-            guard schema.field(named: name) != nil, let connection else { throw APIError.parse(255, "Field \(name) does not exist, cannot delete.") }
+            if SystemClasses.isDefaultField(name, of: className) { throw APIError.parse(.changedImmutableFieldError, "field \(name) cannot be changed") }
+            guard schema.field(named: name) != nil, let connection else { throw APIError.parse(.invalidSchemaOperation, "Field \(name) does not exist, cannot delete.") }
             try connection.dropField(name, from: &schema)
             return
         }
-        if SystemClasses.isDefaultField(name, of: className) { throw APIError.parse(136, "field \(name) cannot be added") }
-        guard ParseNames.fieldNameProblem(name) == nil else { throw APIError.parse(105, "invalid field name: \(name)") }
+        if SystemClasses.isDefaultField(name, of: className) { throw APIError.parse(.changedImmutableFieldError, "field \(name) cannot be added") }
+        guard ParseNames.fieldNameProblem(name) == nil else { throw APIError.parse(.invalidKeyName, "invalid field name: \(name)") }
         let field = try schemaField(name, spec, className: className)
         if let index = schema.fields.firstIndex(where: { $0.name == name }) {
-            guard schema.fields[index].type == field.type else { throw APIError.parse(255, "Field \(name) exists, cannot update.") }
+            guard schema.fields[index].type == field.type else { throw APIError.parse(.invalidSchemaOperation, "Field \(name) exists, cannot update.") }
             schema.fields[index] = field
             return
         }
         if field.type == .geoPoint, let other = schema.fields.first(where: { $0.type == .geoPoint }) {
-            throw APIError.parse(111, "currently, only one GeoPoint field may exist in an object. Adding \(name) when \(other.name) already exists.")
+            throw APIError.parse(.incorrectType, "currently, only one GeoPoint field may exist in an object. Adding \(name) when \(other.name) already exists.")
         }
         schema.fields.append(field)
         try connection?.addFields([field], savingSchema: schema)
@@ -108,25 +108,25 @@ extension ParseMirrorAPI {
     /// `{"type":"Pointer","targetClass":"Genre","required":true,"defaultValue":…}`, checked as
     /// Parse Server's `fieldTypeIsInvalid` and `validateSchemaData` check it.
     private static func schemaField(_ name: String, _ spec: JSONValue, className: String) throws -> SchemaField {
-        guard case .string(let typeName)? = spec["type"] else { throw APIError.parse(111, "invalid field type: \(spec["type"].map { $0.serialized() } ?? "undefined")") }
+        guard case .string(let typeName)? = spec["type"] else { throw APIError.parse(.incorrectType, "invalid field type: \(spec["type"].map { $0.serialized() } ?? "undefined")") }
         let targetClass = spec["targetClass"]?.stringValue
         if typeName == "Pointer" || typeName == "Relation" {
-            guard let targetClass else { throw APIError.parse(135, "type \(typeName) needs a class name") }
+            guard let targetClass else { throw APIError.parse(.missingRequiredFieldError, "type \(typeName) needs a class name") }
             try checkClassName(targetClass)
         }
         guard let type = FieldType(name: typeName, targetClass: targetClass), type != .acl else {
-            throw APIError.parse(111, "invalid field type: \(typeName)")
+            throw APIError.parse(.incorrectType, "invalid field type: \(typeName)")
         }
         let required = spec["required"] == .bool(true)
         var defaultValue: ParseValue?
         if let json = spec["defaultValue"], json != .null {
-            do { defaultValue = try ParseValue(wire: json, as: type) } catch { throw APIError.parse(111, error.message) }
+            do { defaultValue = try ParseValue(wire: json, as: type) } catch { throw APIError.parse(.incorrectType, error.message) }
             if let actual = defaultValue?.fieldType, actual != type {
-                throw APIError.parse(111, "schema mismatch for \(className).\(name) default value; expected \(type) but got \(actual)")
+                throw APIError.parse(.incorrectType, "schema mismatch for \(className).\(name) default value; expected \(type) but got \(actual)")
             }
         }
         if case .relation = type, required || defaultValue != nil {
-            throw APIError.parse(111, "The '\(required ? "required" : "defaultValue")' option is not applicable for Relation")
+            throw APIError.parse(.incorrectType, "The '\(required ? "required" : "defaultValue")' option is not applicable for Relation")
         }
         return SchemaField(name: name, type: type, required: required, defaultValue: defaultValue)
     }
@@ -136,18 +136,18 @@ extension ParseMirrorAPI {
     private static let permissionOperations = ["find", "count", "get", "create", "update", "delete", "addField"]
 
     private static func classLevelPermissions(_ json: JSONValue) throws -> JSONValue {
-        guard case .object(let given) = json else { throw APIError.parse(107, "class level permissions must be an object") }
+        guard case .object(let given) = json else { throw APIError.parse(.invalidJSON, "class level permissions must be an object") }
         for member in given {
             switch member.key {
             case _ where permissionOperations.contains(member.key):
-                guard case .object(let entries) = member.value else { throw APIError.parse(107, "\(member.key) must be an object") }
+                guard case .object(let entries) = member.value else { throw APIError.parse(.invalidJSON, "\(member.key) must be an object") }
                 for entry in entries where entry.key != "pointerFields" && entry.value != .bool(true) {
-                    throw APIError.parse(107, "'\(entry.value.serialized())' is not a valid value for class level permissions \(member.key):\(entry.key):\(entry.value.serialized())")
+                    throw APIError.parse(.invalidJSON, "'\(entry.value.serialized())' is not a valid value for class level permissions \(member.key):\(entry.key):\(entry.value.serialized())")
                 }
             case "protectedFields", "readUserFields", "writeUserFields":
                 break
             default:
-                throw APIError.parse(107, "\(member.key) is not a valid operation for class level permissions")
+                throw APIError.parse(.invalidJSON, "\(member.key) is not a valid operation for class level permissions")
             }
         }
         let listed = (permissionOperations + ["protectedFields"]).map { JSONMember($0, given[$0] ?? .object(JSONObject())) }
@@ -158,22 +158,22 @@ extension ParseMirrorAPI {
     /// Adds the given indexes (102 when one exists or names a field the class lacks) and removes
     /// those given as `{"__op":"Delete"}` (102 when missing).
     private static func mergedIndexes(_ json: JSONValue, into current: JSONValue?, schema: ClassSchema) throws -> JSONValue {
-        guard case .object(let given) = json else { throw APIError.parse(102, "indexes must be an object") }
+        guard case .object(let given) = json else { throw APIError.parse(.invalidQuery, "indexes must be an object") }
         var indexes: JSONObject
         if case .object(let existing)? = current { indexes = existing } else { indexes = JSONObject() }
         for member in given {
             if member.value["__op"] == .string("Delete") {
-                guard indexes[member.key] != nil else { throw APIError.parse(102, "Index \(member.key) does not exist, cannot delete.") }
+                guard indexes[member.key] != nil else { throw APIError.parse(.invalidQuery, "Index \(member.key) does not exist, cannot delete.") }
                 indexes[member.key] = nil
                 continue
             }
-            guard indexes[member.key] == nil else { throw APIError.parse(102, "Index \(member.key) exists, cannot update.") }
-            guard case .object(let keys) = member.value else { throw APIError.parse(102, "Index \(member.key) must be an object") }
+            guard indexes[member.key] == nil else { throw APIError.parse(.invalidQuery, "Index \(member.key) exists, cannot update.") }
+            guard case .object(let keys) = member.value else { throw APIError.parse(.invalidQuery, "Index \(member.key) must be an object") }
             // A Pointer field is named `_p_<field>` in index keys (Mongo notation), as Parse Server accepts it.
             for key in keys.keys {
                 let field = key.hasPrefix("_p_") ? String(key.dropFirst(3)) : key
                 guard schema.field(named: field) == nil && !ParseNames.defaultFields.contains(field) else { continue }
-                throw APIError.parse(102, "Field \(key) does not exist, cannot add index.")
+                throw APIError.parse(.invalidQuery, "Field \(key) does not exist, cannot add index.")
             }
             indexes[member.key] = member.value
         }

@@ -10,8 +10,8 @@ extension ParseMirrorAPI {
     /// new user's `objectId`, `createdAt` and a new session's `sessionToken`.
     func signUp(_ request: APIRequest, caller: Caller, data: DataAccess) throws -> APIResponse {
         var body = request.body
-        guard case .string(let username)? = body["username"], !username.isEmpty else { throw APIError.parse(200, "bad or missing username") }
-        guard let password = try Self.takePassword(from: &body) else { throw APIError.parse(201, "password is required") }
+        guard case .string(let username)? = body["username"], !username.isEmpty else { throw APIError.parse(.usernameMissing, "bad or missing username") }
+        guard let password = try Self.takePassword(from: &body) else { throw APIError.parse(.passwordMissing, "password is required") }
         let objectId = try customObjectId(body, className: "_User") ?? RandomTokens.objectId()
         let hash = try request.hash(password)
         return try data.write { connection in
@@ -32,9 +32,9 @@ extension ParseMirrorAPI {
             request.body[name]?.stringValue ?? request.query.first { $0.name == name }?.value
         }
         let login = parameter("username").map { ("username", $0) } ?? parameter("email").map { ("email", $0) }
-        guard let (column, name) = login else { throw APIError.parse(200, "username/email is required.") }
-        guard let password = parameter("password") else { throw APIError.parse(201, "password is required.") }
-        let invalid = APIError.parse(101, "Invalid username/password.")
+        guard let (column, name) = login else { throw APIError.parse(.usernameMissing, "username/email is required.") }
+        guard let password = parameter("password") else { throw APIError.parse(.passwordMissing, "password is required.") }
+        let invalid = APIError.parse(.objectNotFound, "Invalid username/password.")
         let account = try data.read { connection -> (id: String, hash: String)? in
             guard try connection.schema("_User") != nil, try hasPasswordColumn(connection) else { return nil }
             let row = try connection.database.rows("SELECT objectId, _hashed_password FROM _User WHERE \(quoted(column)) = ?1", [name]).first
@@ -79,7 +79,7 @@ extension ParseMirrorAPI {
     static func takePassword(from body: inout JSONObject) throws -> String? {
         guard let value = body["password"] else { return nil }
         body["password"] = nil
-        guard case .string(let password) = value, !password.isEmpty else { throw APIError.parse(201, "password is required") }
+        guard case .string(let password) = value, !password.isEmpty else { throw APIError.parse(.passwordMissing, "password is required") }
         return password
     }
 
@@ -87,13 +87,13 @@ extension ParseMirrorAPI {
     /// (203, or 125 when it is not an address), or set `emailVerified` without the master key (119).
     func checkUserFields(_ body: JSONObject, excluding userId: String?, caller: Caller, connection: MirrorConnection) throws {
         if !caller.isMaster && body["emailVerified"] != nil {
-            throw APIError.parse(119, "Clients aren't allowed to manually update email verification.")
+            throw APIError.parse(.operationForbidden, "Clients aren't allowed to manually update email verification.")
         }
         if case .string(let email)? = body["email"], !email.dropFirst().dropLast().contains("@") {
-            throw APIError.parse(125, "Email address format is invalid.")
+            throw APIError.parse(.invalidEmailAddress, "Email address format is invalid.")
         }
         guard try connection.schema("_User") != nil else { return }
-        for (field, code, message) in [("username", 202, "Account already exists for this username."), ("email", 203, "Account already exists for this email address.")] {
+        for (field, code, message) in [("username", ParseErrorCode.usernameTaken, "Account already exists for this username."), ("email", ParseErrorCode.emailTaken, "Account already exists for this email address.")] {
             guard case .string(let value)? = body[field] else { continue }
             let taken = try connection.database.rows("SELECT 1 FROM _User WHERE lower(\(quoted(field))) = lower(?1) AND objectId IS NOT ?2", [value, userId ?? ""])
             if !taken.isEmpty { throw APIError.parse(code, message) }

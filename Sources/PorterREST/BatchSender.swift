@@ -13,7 +13,7 @@ struct BatchOperation: Sendable {
 /// What the server answered for one operation.
 enum BatchResult: Sendable {
     case success(JSONValue)
-    case failure(code: ParseErrorCode, message: String)
+    case failure(ParseError)
 }
 
 /// Sends operations in `/batch` requests of at most `batchSize`, `concurrency` requests at a time,
@@ -79,7 +79,7 @@ struct BatchSender {
                     } else {
                         let code = ParseErrorCode(errorBody: item["error"]) ?? .otherCause
                         let message: String = if case .string(let m)? = item["error"]?["error"] { m } else { "no message" }
-                        record(index, .failure(code: code, message: message))
+                        record(index, .failure(ParseError(code, message)))
                     }
                 }
                 pending = again

@@ -31,8 +31,8 @@ extension RESTSink {
                 outcomes[item.index] = .updated
                 counted(className, updated: 1)
                 if let serverId = state[item.identity]?.serverId { timestamps.updated.insert("\(className)/\(serverId)") }
-            case .failure(let code, let message):
-                outcomes[item.index] = .failed("the server refused \(className).\(field): Parse error \(code): \(message)")
+            case .failure(let error):
+                outcomes[item.index] = .failed("the server refused \(className).\(field): \(error)")
             }
         }
         return outcomes
@@ -74,8 +74,8 @@ extension RESTSink {
                 changes.added += item.change.added
                 changes.removed += item.change.removed
                 timestamps.updated.insert("\(className)/\(item.owner)")
-            case .failure(let code, let message):
-                changes.refused.append("the server refused the links of \(className) \(item.owner): Parse error \(code): \(message)")
+            case .failure(let error):
+                changes.refused.append("the server refused the links of \(className) \(item.owner): \(error)")
             }
         }
         return changes

@@ -50,7 +50,7 @@ extension RESTSink {
         for (position, result) in zip(sent, results) {
             let plan = plans[position]
             guard case .success(let answer) = result else {
-                if case .failure(let code, let message) = result { outcomes[plan.index] = .failed("the server refused \(className): Parse error \(code): \(message)") }
+                if case .failure(let error) = result { outcomes[plan.index] = .failed("the server refused \(className): \(error)") }
                 continue
             }
             for (batch, change) in plan.linkChanges(relations) {

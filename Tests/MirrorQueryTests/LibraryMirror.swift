@@ -131,9 +131,9 @@ class LibraryMirrorTestCase: XCTestCase {
         ids("Book", #"{"where":\#(constraints)}"#, access: access, file: file, line: line)
     }
 
-    func assertError(_ code: Int, _ message: String, file: StaticString = #filePath, line: UInt = #line, _ body: () throws -> Void) {
+    func assertError(_ code: ParseErrorCode, _ message: String, file: StaticString = #filePath, line: UInt = #line, _ body: () throws -> Void) {
         XCTAssertThrowsError(try body(), file: file, line: line) { error in
-            XCTAssertEqual(error as? QueryError, QueryError(code: code, message), file: file, line: line)
+            XCTAssertEqual(error as? ParseError, ParseError(code, message), file: file, line: line)
         }
     }
 

@@ -30,7 +30,7 @@ final class ResultTests: LibraryMirrorTestCase {
         XCTAssertEqual(ids("Book", #"{"order":"-info.pages,title"}"#), ["b1", "b2", "b3", "b6", "b4", "b5"])
         XCTAssertEqual(ids("Book", #"{"order":"nothing,-title"}"#), ["b5", "b1", "b4", "b6", "b3", "b2"], "unknown keys are dropped")
         XCTAssertEqual(ids("Book", #"{"order":"authors,-objectId"}"#), ["b6", "b5", "b4", "b3", "b2", "b1"], "relations are dropped")
-        assertError(105, "Invalid field name: bad-key.") { _ = try find("Book", #"{"order":"-bad-key"}"#) }
+        assertError(.invalidKeyName, "Invalid field name: bad-key.") { _ = try find("Book", #"{"order":"-bad-key"}"#) }
     }
 
     func testLimitSkipAndCount() throws {

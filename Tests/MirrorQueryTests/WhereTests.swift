@@ -84,9 +84,9 @@ final class WhereTests: LibraryMirrorTestCase {
         XCTAssertEqual(ids("Review", #"{"where":{"text":{"$regex":"^and","$options":"m"}}}"#), ["r1"])
         XCTAssertEqual(ids("Review", #"{"where":{"text":{"$regex":"Lovely.and"}}}"#), [])
         XCTAssertEqual(ids("Review", #"{"where":{"text":{"$regex":"Lovely.and","$options":"s"}}}"#), ["r1"])
-        assertError(102, "Bad $options value for query: q") { _ = try find("Book", #"{"where":{"title":{"$regex":"a","$options":"q"}}}"#) }
-        assertError(107, "bad regex: 5") { _ = try find("Book", #"{"where":{"title":{"$regex":5}}}"#) }
-        assertError(102, "Invalid regular expression: (") { _ = try find("Book", #"{"where":{"title":{"$regex":"("}}}"#) }
+        assertError(.invalidQuery, "Bad $options value for query: q") { _ = try find("Book", #"{"where":{"title":{"$regex":"a","$options":"q"}}}"#) }
+        assertError(.invalidJSON, "bad regex: 5") { _ = try find("Book", #"{"where":{"title":{"$regex":5}}}"#) }
+        assertError(.invalidQuery, "Invalid regular expression: (") { _ = try find("Book", #"{"where":{"title":{"$regex":"("}}}"#) }
     }
 
     func testDottedKeysIntoObjectFields() {
@@ -104,9 +104,9 @@ final class WhereTests: LibraryMirrorTestCase {
         XCTAssertEqual(books(where: #"{"$and":[{"year":{"$gt":1960}},{"inPrint":true}]}"#), ["b2", "b4"])
         XCTAssertEqual(books(where: #"{"$nor":[{"inPrint":true},{"year":2001}]}"#), ["b3", "b5"])
         XCTAssertEqual(books(where: #"{"inPrint":true,"$or":[{"tags":"magic"},{"$and":[{"year":{"$lt":1950}},{"price":12.5}]}]}"#), ["b1", "b2"])
-        assertError(102, "Bad $or format - use an array value.") { _ = try find("Book", #"{"where":{"$or":{"year":1}}}"#) }
-        assertError(102, "Bad $and format - use an array value.") { _ = try find("Book", #"{"where":{"$and":"x"}}"#) }
-        assertError(102, "Bad $nor format - use an array of at least 1 value.") { _ = try find("Book", #"{"where":{"$nor":[]}}"#) }
+        assertError(.invalidQuery, "Bad $or format - use an array value.") { _ = try find("Book", #"{"where":{"$or":{"year":1}}}"#) }
+        assertError(.invalidQuery, "Bad $and format - use an array value.") { _ = try find("Book", #"{"where":{"$and":"x"}}"#) }
+        assertError(.invalidQuery, "Bad $nor format - use an array of at least 1 value.") { _ = try find("Book", #"{"where":{"$nor":[]}}"#) }
     }
 
     func testRelatedToAndRelationFields() {
@@ -119,20 +119,20 @@ final class WhereTests: LibraryMirrorTestCase {
         XCTAssertEqual(books(where: #"{"authors":{"__type":"Pointer","className":"Author","objectId":"a1"}}"#), ["b1", "b5"])
         XCTAssertEqual(books(where: #"{"authors":{"$in":[{"__type":"Pointer","className":"Author","objectId":"a2"},{"__type":"Pointer","className":"Author","objectId":"a3"}]}}"#), ["b2", "b3"])
         XCTAssertEqual(books(where: #"{"authors":{"$ne":{"__type":"Pointer","className":"Author","objectId":"a1"}}}"#), ["b2", "b3", "b4", "b6"])
-        assertError(102, "improper usage of $relatedTo") { _ = try find("Author", #"{"where":{"$relatedTo":{"key":"authors"}}}"#) }
+        assertError(.invalidQuery, "improper usage of $relatedTo") { _ = try find("Author", #"{"where":{"$relatedTo":{"key":"authors"}}}"#) }
     }
 
     func testInvalidConstraints() {
-        assertError(102, "Cannot query on ACL.") { _ = try find("Book", #"{"where":{"ACL":{"*":{"read":true}}}}"#) }
-        assertError(102, "Cannot query on ACL.") { _ = try find("Book", #"{"where":{"$or":[{"ACL":1}]}}"#) }
-        assertError(105, "Invalid key name: bad-key") { _ = try find("Book", #"{"where":{"bad-key":1}}"#, access: .anonymous) }
-        assertError(105, "Invalid key name: $where") { _ = try find("Book", #"{"where":{"$where":"1"}}"#) }
-        assertError(107, "bad constraint: $foo") { _ = try find("Book", #"{"where":{"year":{"$foo":1}}}"#) }
-        assertError(107, "bad $in value") { _ = try find("Book", #"{"where":{"year":{"$in":1937}}}"#) }
-        assertError(107, "bad $all value") { _ = try find("Book", #"{"where":{"tags":{"$all":"x"}}}"#) }
-        assertError(107, "bad $containedBy: should be an array") { _ = try find("Book", #"{"where":{"tags":{"$containedBy":"x"}}}"#) }
-        assertError(107, "bad $nearSphere value; should be a GeoPoint") { _ = try find("Book", #"{"where":{"info":{"$nearSphere":{}}}}"#) }
-        assertError(102, "$relativeTime is not supported by the mirror") { _ = try find("Book", #"{"where":{"year":{"$relativeTime":"in 1 day"}}}"#) }
+        assertError(.invalidQuery, "Cannot query on ACL.") { _ = try find("Book", #"{"where":{"ACL":{"*":{"read":true}}}}"#) }
+        assertError(.invalidQuery, "Cannot query on ACL.") { _ = try find("Book", #"{"where":{"$or":[{"ACL":1}]}}"#) }
+        assertError(.invalidKeyName, "Invalid key name: bad-key") { _ = try find("Book", #"{"where":{"bad-key":1}}"#, access: .anonymous) }
+        assertError(.invalidKeyName, "Invalid key name: $where") { _ = try find("Book", #"{"where":{"$where":"1"}}"#) }
+        assertError(.invalidJSON, "bad constraint: $foo") { _ = try find("Book", #"{"where":{"year":{"$foo":1}}}"#) }
+        assertError(.invalidJSON, "bad $in value") { _ = try find("Book", #"{"where":{"year":{"$in":1937}}}"#) }
+        assertError(.invalidJSON, "bad $all value") { _ = try find("Book", #"{"where":{"tags":{"$all":"x"}}}"#) }
+        assertError(.invalidJSON, "bad $containedBy: should be an array") { _ = try find("Book", #"{"where":{"tags":{"$containedBy":"x"}}}"#) }
+        assertError(.invalidJSON, "bad $nearSphere value; should be a GeoPoint") { _ = try find("Book", #"{"where":{"info":{"$nearSphere":{}}}}"#) }
+        assertError(.invalidQuery, "$relativeTime is not supported by the mirror") { _ = try find("Book", #"{"where":{"year":{"$relativeTime":"in 1 day"}}}"#) }
         XCTAssertEqual(books(where: #"{"bad-key":1}"#), [], "the master key may use any key name")
     }
 

@@ -12,15 +12,15 @@ final class AccessTests: XCTestCase {
         let open = server.create("Note", #"{"text":"open"}"#)
 
         XCTAssertEqual(server.send("GET", "/classes/Note/\(note)", auth: .session(ann.token))["text"], .string("ann's"))
-        XCTAssertParseError(server.send("GET", "/classes/Note/\(note)", auth: .session(bob.token)), status: 404, code: 101)
-        XCTAssertParseError(server.send("GET", "/classes/Note/\(note)", auth: .anonymous), status: 404, code: 101)
+        XCTAssertParseError(server.send("GET", "/classes/Note/\(note)", auth: .session(bob.token)), status: 404, code: .objectNotFound)
+        XCTAssertParseError(server.send("GET", "/classes/Note/\(note)", auth: .anonymous), status: 404, code: .objectNotFound)
         XCTAssertEqual(texts(server.send("GET", "/classes/Note", auth: .session(bob.token))), ["shared", "open"])
         XCTAssertEqual(texts(server.send("GET", "/classes/Note", auth: .session(ann.token))), ["ann's", "shared", "open"])
         XCTAssertEqual(texts(server.send("GET", "/classes/Note", auth: .master)), ["ann's", "shared", "open"])
 
         for id in [note, shared] {
-            XCTAssertParseError(server.send("PUT", "/classes/Note/\(id)", #"{"text":"bob was here"}"#, auth: .session(bob.token)), status: 404, code: 101)
-            XCTAssertParseError(server.send("DELETE", "/classes/Note/\(id)", auth: .session(bob.token)), status: 404, code: 101)
+            XCTAssertParseError(server.send("PUT", "/classes/Note/\(id)", #"{"text":"bob was here"}"#, auth: .session(bob.token)), status: 404, code: .objectNotFound)
+            XCTAssertParseError(server.send("DELETE", "/classes/Note/\(id)", auth: .session(bob.token)), status: 404, code: .objectNotFound)
         }
         XCTAssertEqual(server.send("PUT", "/classes/Note/\(open)", #"{"text":"bob was here"}"#, auth: .session(bob.token)).status, 200)
         XCTAssertEqual(server.send("PUT", "/classes/Note/\(shared)", #"{"text":"edited"}"#, auth: .session(ann.token)).status, 200)
@@ -38,8 +38,8 @@ final class AccessTests: XCTestCase {
         let draft = server.create("Note", #"{"text":"draft","ACL":{"role:Staff":{"read":true,"write":true}}}"#)
         XCTAssertEqual(server.send("GET", "/classes/Note/\(draft)", auth: .session(ann.token)).status, 200, "Editors inherit Staff")
         XCTAssertEqual(server.send("PUT", "/classes/Note/\(draft)", #"{"text":"ok"}"#, auth: .session(ann.token)).status, 200)
-        XCTAssertParseError(server.send("GET", "/classes/Note/\(draft)", auth: .session(bob.token)), status: 404, code: 101)
-        XCTAssertParseError(server.send("POST", "/classes/_Role", #"{"name":"NoACL"}"#), status: 400, code: 111, message: "ACL is required.")
+        XCTAssertParseError(server.send("GET", "/classes/Note/\(draft)", auth: .session(bob.token)), status: 404, code: .objectNotFound)
+        XCTAssertParseError(server.send("POST", "/classes/_Role", #"{"name":"NoACL"}"#), status: 400, code: .incorrectType, message: "ACL is required.")
     }
 
     private func texts(_ reply: TestServer.Reply) -> [String] {

@@ -34,7 +34,7 @@ final class AuthAndRoutingTests: XCTestCase {
             XCTAssertEqual(server.send("GET", "/classes/Book", auth: .anonymous, headers: [(header, "rest")]).status, 200, header)
         }
         XCTAssertEqual(server.send("GET", "/classes/Book", auth: .master).status, 200, "the master key needs no client key")
-        XCTAssertParseError(try TestServer().send("GET", "/classes/Book", auth: .anonymous), status: 400, code: 119)
+        XCTAssertParseError(try TestServer().send("GET", "/classes/Book", auth: .anonymous), status: 400, code: .operationForbidden)
     }
 
     func testMasterKeyFromAnAddressNotAllowed() throws {
@@ -52,11 +52,11 @@ final class AuthAndRoutingTests: XCTestCase {
 
     func testInvalidSessionToken() throws {
         let server = try TestServer()
-        XCTAssertParseError(server.send("GET", "/classes/Book", auth: .session("r:nonsense")), status: 400, code: 209, message: "Invalid session token")
+        XCTAssertParseError(server.send("GET", "/classes/Book", auth: .session("r:nonsense")), status: 400, code: .invalidSessionToken, message: "Invalid session token")
         let (_, token) = server.signUp("ann")
         XCTAssertEqual(server.send("GET", "/users/me", auth: .session(token)).status, 200)
         XCTAssertEqual(server.send("POST", "/logout", auth: .session(token)).json, .parse("{}"))
-        XCTAssertParseError(server.send("GET", "/users/me", auth: .session(token)), status: 400, code: 209)
+        XCTAssertParseError(server.send("GET", "/users/me", auth: .session(token)), status: 400, code: .invalidSessionToken)
     }
 
     func testEveryAnswerIsUncachedJSON() throws {

@@ -24,7 +24,7 @@ final class BatchTests: XCTestCase {
         XCTAssertNotNil(items[0]["success"]?["objectId"])
         XCTAssertNotNil(items[0]["success"]?["createdAt"])
         XCTAssertEqual(items[1], .parse(#"{"error":{"code":101,"error":"Object not found."}}"#))
-        XCTAssertEqual(items[2]["error"]?["code"], .integer(111))
+        XCTAssertEqual(ParseErrorCode(errorBody: items[2]["error"]), .incorrectType)
         XCTAssertNotNil(items[3]["success"]?["updatedAt"])
         XCTAssertEqual(items[4]["success"]?["results"].map { if case .array(let r) = $0 { r.count } else { -1 } }, 1,
                        "a GET sees the writes before it in the batch")
@@ -39,13 +39,13 @@ final class BatchTests: XCTestCase {
             {"requests":[{"method":"POST","path":"/parse/classes/Book","body":{"title":"a"}},
                          {"method":"POST","path":"/classes/Book","body":{"title":"b"}}]}
             """)
-        XCTAssertParseError(reply, status: 400, code: 107, message: "cannot route batch path /classes/Book")
+        XCTAssertParseError(reply, status: 400, code: .invalidJSON, message: "cannot route batch path /classes/Book")
         XCTAssertFalse(try server.tableExists("Book"), "nothing ran")
         XCTAssertParseError(server.send("POST", "/batch", #"{"requests":[{"method":"PATCH","path":"/parse/classes/Book"}]}"#),
-                            status: 400, code: 107, message: "cannot route PATCH /parse/classes/Book")
-        XCTAssertParseError(server.send("POST", "/batch", #"{"requests":{}}"#), status: 400, code: 107, message: "requests must be an array")
+                            status: 400, code: .invalidJSON, message: "cannot route PATCH /parse/classes/Book")
+        XCTAssertParseError(server.send("POST", "/batch", #"{"requests":{}}"#), status: 400, code: .invalidJSON, message: "requests must be an array")
         XCTAssertParseError(server.send("POST", "/batch", #"{"requests":[{"method":"POST","path":"/parse/batch","body":{"requests":[]}}]}"#),
-                            status: 400, code: 107)
+                            status: 400, code: .invalidJSON)
     }
 
     func testTransactionIsAllOrNothing() throws {
@@ -80,7 +80,7 @@ final class BatchTests: XCTestCase {
             """, auth: .session(token))
         guard case .array(let items) = reply.json else { return XCTFail(reply.json.serialized()) }
         XCTAssertNotNil(items[0]["success"])
-        XCTAssertEqual(items[1]["error"]?["code"], .integer(119))
+        XCTAssertEqual(ParseErrorCode(errorBody: items[1]["error"]), .operationForbidden)
         XCTAssertEqual(items[2], .parse(#"{"error":{"error":"unauthorized: master key is required"}}"#))
     }
 }

@@ -24,10 +24,10 @@ final class DataAndNamesTests: XCTestCase {
         let server = try TestServer(overHTTP: true)
         _ = server.signUp("ann", password: "secret")
         XCTAssertParseError(server.send("GET", "/login", auth: .anonymous, query: [("username", "ann"), ("password", "secret\u{0}anything")]),
-                            status: 404, code: 101, message: "Invalid username/password.")
-        XCTAssertParseError(server.send("POST", "/login", #"{"username":"ann","password":"secret\u0000x"}"#, auth: .anonymous), status: 404, code: 101)
+                            status: 404, code: .objectNotFound, message: "Invalid username/password.")
+        XCTAssertParseError(server.send("POST", "/login", #"{"username":"ann","password":"secret\u0000x"}"#, auth: .anonymous), status: 404, code: .objectNotFound)
         XCTAssertEqual(server.send("GET", "/login", auth: .anonymous, query: [("username", "ann"), ("password", "secret")]).status, 200)
-        XCTAssertParseError(server.send("POST", "/users", #"{"username":"bob","password":"pw\u0000tail"}"#, auth: .anonymous), status: 400, code: 142)
+        XCTAssertParseError(server.send("POST", "/users", #"{"username":"bob","password":"pw\u0000tail"}"#, auth: .anonymous), status: 400, code: .validationError)
         XCTAssertEqual(try server.rows("SELECT count(*) FROM _User WHERE username = 'bob'"), [["0"]])
     }
 
@@ -35,15 +35,15 @@ final class DataAndNamesTests: XCTestCase {
         let server = try TestServer(overHTTP: true)
         let meta = server.create("meta", #"{"holder":"a"}"#)
         XCTAssertEqual(server.send("PUT", "/schemas/meta", #"{"fields":{"likes":{"type":"Relation","targetClass":"_User"}}}"#).status, 200)
-        let replies = [
-            ("class", server.send("POST", "/classes/metA", #"{"x":1}"#), 103),
-            ("class by schema", server.send("POST", "/schemas/META", "{}"), 103),
-            ("SQLite's own name", server.send("POST", "/classes/sqlite_stat1", #"{"x":1}"#), 103),
-            ("field", server.send("POST", "/classes/meta", #"{"Holder":"b"}"#), 105),
-            ("field on update", server.send("PUT", "/classes/meta/\(meta)", #"{"HOLDER":"b"}"#), 105),
-            ("default field", server.send("POST", "/classes/meta", #"{"objectid":"x"}"#), 105),
-            ("relation", server.send("PUT", "/schemas/meta", #"{"fields":{"Likes":{"type":"Relation","targetClass":"_User"}}}"#), 105),
-            ("two at once", server.send("POST", "/schemas/Other", #"{"fields":{"a":{"type":"String"},"A":{"type":"Number"}}}"#), 105),
+        let replies: [(String, TestServer.Reply, ParseErrorCode)] = [
+            ("class", server.send("POST", "/classes/metA", #"{"x":1}"#), .invalidClassName),
+            ("class by schema", server.send("POST", "/schemas/META", "{}"), .invalidClassName),
+            ("SQLite's own name", server.send("POST", "/classes/sqlite_stat1", #"{"x":1}"#), .invalidClassName),
+            ("field", server.send("POST", "/classes/meta", #"{"Holder":"b"}"#), .invalidKeyName),
+            ("field on update", server.send("PUT", "/classes/meta/\(meta)", #"{"HOLDER":"b"}"#), .invalidKeyName),
+            ("default field", server.send("POST", "/classes/meta", #"{"objectid":"x"}"#), .invalidKeyName),
+            ("relation", server.send("PUT", "/schemas/meta", #"{"fields":{"Likes":{"type":"Relation","targetClass":"_User"}}}"#), .invalidKeyName),
+            ("two at once", server.send("POST", "/schemas/Other", #"{"fields":{"a":{"type":"String"},"A":{"type":"Number"}}}"#), .invalidKeyName),
         ]
         for (what, reply, code) in replies {
             XCTAssertParseError(reply, status: 400, code: code)

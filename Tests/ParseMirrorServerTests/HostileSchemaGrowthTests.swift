@@ -15,7 +15,7 @@ final class HostileSchemaGrowthTests: XCTestCase {
         XCTAssertEqual(live.mirror.send("PUT", "/schemas/Book", #"{"classLevelPermissions":{"create":{"*":true},"find":{"*":true},"addField":{}}}"#).status, 200)
         var reply: TestServer.Reply?
         let seconds = LiveMirror.seconds { reply = live.send("POST", "/classes/Book", Self.body(fields: 80_000), auth: .anonymous, timeout: 60) }
-        XCTAssertParseError(try XCTUnwrap(reply), status: 400, code: ParseErrorCode.operationForbidden.rawValue)
+        XCTAssertParseError(try XCTUnwrap(reply), status: 400, code: .operationForbidden)
         XCTAssertLessThan(seconds, 3, "refused before typing 80,000 fields")
         XCTAssertEqual(try live.mirror.columns(of: "Book").filter { $0.hasPrefix("f") }, [])
     }
@@ -24,14 +24,14 @@ final class HostileSchemaGrowthTests: XCTestCase {
         let live = try LiveMirror { $0.limits.fieldsPerClass = 300 }
         var reply: TestServer.Reply?
         let seconds = LiveMirror.seconds { reply = live.send("POST", "/classes/Wide", Self.body(fields: 20_000), timeout: 60) }
-        XCTAssertParseError(try XCTUnwrap(reply), status: 400, code: ParseErrorCode.invalidSchemaOperation.rawValue,
+        XCTAssertParseError(try XCTUnwrap(reply), status: 400, code: .invalidSchemaOperation,
                             message: "Wide would have 20000 fields; the server allows at most 300 per class")
         XCTAssertLessThan(seconds, 3)
         XCTAssertFalse(try live.mirror.tableExists("Wide"), "nothing was created")
         XCTAssertEqual(live.send("POST", "/classes/Wide", Self.body(fields: 300))?.status, 201, "up to the cap (objectId, createdAt, updatedAt and ACL not counted)")
         XCTAssertEqual(try live.mirror.columns(of: "Wide").count, 304)
         XCTAssertParseError(try XCTUnwrap(live.send("PUT", "/classes/Wide/x", #"{"one":1}"#)), status: 400,
-                            code: ParseErrorCode.invalidSchemaOperation.rawValue)
+                            code: .invalidSchemaOperation)
     }
 
     func testAddingFieldsScalesWithTheirNumber() throws {

@@ -36,7 +36,7 @@ final class ObjectTests: XCTestCase {
         XCTAssertEqual(server.send("DELETE", "/classes/Book/\(id)").json, .parse("{}"))
         XCTAssertEqual(try server.rows("SELECT count(*) FROM Book"), [["0"]])
         for (method, body) in [("GET", nil), ("PUT", #"{"title":"x"}"#), ("DELETE", nil)] {
-            XCTAssertParseError(server.send(method, "/classes/Book/\(id)", body), status: 404, code: 101, message: "Object not found.")
+            XCTAssertParseError(server.send(method, "/classes/Book/\(id)", body), status: 404, code: .objectNotFound, message: "Object not found.")
         }
         XCTAssertEqual(try server.rows("SELECT count(*) FROM Book"), [["0"]], "PUT never upserts")
     }
@@ -50,8 +50,8 @@ final class ObjectTests: XCTestCase {
         XCTAssertEqual(server.send("PUT", "/classes/Score/\(id)", #"{"points":{"__op":"Increment","amount":0.5}}"#)["points"], .double(3.5))
         XCTAssertEqual(try server.rows("SELECT points FROM Score"), [["3.5"]])
         XCTAssertParseError(server.send("PUT", "/classes/Score/\(id)", #"{"points":{"__op":"Increment","amount":"1"}}"#),
-                            status: 400, code: 107, message: "incrementing must provide a number")
-        XCTAssertParseError(server.send("PUT", "/classes/Score/\(id)", #"{"other":{"__op":"Increment"}}"#), status: 400, code: 107)
+                            status: 400, code: .invalidJSON, message: "incrementing must provide a number")
+        XCTAssertParseError(server.send("PUT", "/classes/Score/\(id)", #"{"other":{"__op":"Increment"}}"#), status: 400, code: .invalidJSON)
     }
 
     func testArrayOperators() throws {
@@ -63,9 +63,9 @@ final class ObjectTests: XCTestCase {
         XCTAssertEqual(server.send("PUT", "/classes/Post/\(id)", #"{"tags":{"__op":"Remove","objects":["a","z"]}}"#)["tags"], .parse(#"["b","c"]"#))
         XCTAssertEqual(try server.rows("SELECT tags FROM Post"), [[#"["b","c"]"#]])
         XCTAssertParseError(server.send("PUT", "/classes/Post/\(id)", #"{"tags":{"__op":"Add","objects":"a"}}"#),
-                            status: 400, code: 107, message: "objects to add must be an array")
+                            status: 400, code: .invalidJSON, message: "objects to add must be an array")
         XCTAssertParseError(server.send("PUT", "/classes/Post/\(id)", #"{"tags":{"__op":"Remove"}}"#),
-                            status: 400, code: 107, message: "objects to remove must be an array")
+                            status: 400, code: .invalidJSON, message: "objects to remove must be an array")
         let created = server.send("POST", "/classes/Post", #"{"tags":{"__op":"AddUnique","objects":[1,1,2]}}"#)
         XCTAssertEqual(created["tags"], .parse("[1,2]"))
         XCTAssertEqual(server.send("POST", "/classes/Post", #"{"tags":{"__op":"Remove","objects":[1]}}"#)["tags"], .parse("[]"))
@@ -95,7 +95,7 @@ final class ObjectTests: XCTestCase {
         XCTAssertEqual(try server.rows(#"SELECT relatedId FROM "_Join:authors:Book""#), [["a3"]])
         XCTAssertEqual(server.send("GET", "/classes/Book/\(id)")["authors"], .parse(#"{"__type":"Relation","className":"Author"}"#))
         let wrongTarget = #"{"authors":{"__op":"AddRelation","objects":[{"__type":"Pointer","className":"Genre","objectId":"g"}]}}"#
-        XCTAssertParseError(server.send("PUT", "/classes/Book/\(id)", wrongTarget), status: 400, code: 111,
+        XCTAssertParseError(server.send("PUT", "/classes/Book/\(id)", wrongTarget), status: 400, code: .incorrectType,
                             message: "schema mismatch for Book.authors; expected Relation<Author> but got Relation<Genre>")
     }
 
@@ -116,7 +116,7 @@ final class ObjectTests: XCTestCase {
     func testUnknownOperator() throws {
         let server = try TestServer()
         XCTAssertParseError(server.send("POST", "/classes/Book", #"{"n":{"__op":"Multiply","amount":2}}"#),
-                            status: 400, code: 108, message: "The Multiply operator is not supported yet.")
+                            status: 400, code: .commandUnavailable, message: "The Multiply operator is not supported yet.")
     }
 
     func testSchemaGrowsWithTheFirstNonNullValue() throws {
@@ -141,14 +141,14 @@ final class ObjectTests: XCTestCase {
     func testTypeMismatches() throws {
         let server = try TestServer()
         let id = server.create("Book", #"{"title":"Emma","genre":{"__type":"Pointer","className":"Genre","objectId":"g"}}"#)
-        XCTAssertParseError(server.send("PUT", "/classes/Book/\(id)", #"{"title":12}"#), status: 400, code: 111,
+        XCTAssertParseError(server.send("PUT", "/classes/Book/\(id)", #"{"title":12}"#), status: 400, code: .incorrectType,
                             message: "schema mismatch for Book.title; expected String but got Number")
         XCTAssertParseError(server.send("POST", "/classes/Book", #"{"genre":{"__type":"Pointer","className":"Shelf","objectId":"s"}}"#),
-                            status: 400, code: 111, message: "schema mismatch for Book.genre; expected Pointer<Genre> but got Pointer<Shelf>")
-        XCTAssertParseError(server.send("POST", "/classes/Book", #"{"x":{"__type":"Bogus"}}"#), status: 400, code: 111, message: "This is not a valid Bogus")
-        XCTAssertParseError(server.send("POST", "/classes/Book", #"{"x":{"__type":"Object","className":"A","objectId":"b"}}"#), status: 400, code: 111)
+                            status: 400, code: .incorrectType, message: "schema mismatch for Book.genre; expected Pointer<Genre> but got Pointer<Shelf>")
+        XCTAssertParseError(server.send("POST", "/classes/Book", #"{"x":{"__type":"Bogus"}}"#), status: 400, code: .incorrectType, message: "This is not a valid Bogus")
+        XCTAssertParseError(server.send("POST", "/classes/Book", #"{"x":{"__type":"Object","className":"A","objectId":"b"}}"#), status: 400, code: .incorrectType)
         XCTAssertParseError(server.send("POST", "/classes/Book", #"{"place":{"__type":"GeoPoint","latitude":1,"longitude":2},"other":{"__type":"GeoPoint","latitude":1,"longitude":2}}"#),
-                            status: 400, code: 111)
+                            status: 400, code: .incorrectType)
         XCTAssertEqual(try server.rows("SELECT count(*) FROM Book"), [["1"]])
         XCTAssertEqual(try server.columns(of: "Book"), ["objectId", "createdAt", "updatedAt", "ACL", "title", "genre"], "failed writes add no field")
     }
@@ -156,29 +156,29 @@ final class ObjectTests: XCTestCase {
     func testInvalidNames() throws {
         let server = try TestServer()
         for name in ["_private", "1st", "a-b", "className", "a.b"] {
-            XCTAssertParseError(server.send("POST", "/classes/Book", #"{"\#(name)":1}"#), status: 400, code: 105, message: "Invalid field name: \(name).")
+            XCTAssertParseError(server.send("POST", "/classes/Book", #"{"\#(name)":1}"#), status: 400, code: .invalidKeyName, message: "Invalid field name: \(name).")
         }
-        XCTAssertParseError(server.send("POST", "/classes/Book", #"{"o":{"constructor":1}}"#), status: 400, code: 105)
-        XCTAssertParseError(server.send("POST", "/classes/Book", #"{"o":{"a.b":1}}"#), status: 400, code: 121)
-        XCTAssertParseError(server.send("POST", "/classes/Bad-Name", #"{}"#), status: 400, code: 103)
+        XCTAssertParseError(server.send("POST", "/classes/Book", #"{"o":{"constructor":1}}"#), status: 400, code: .invalidKeyName)
+        XCTAssertParseError(server.send("POST", "/classes/Book", #"{"o":{"a.b":1}}"#), status: 400, code: .invalidNestedKey)
+        XCTAssertParseError(server.send("POST", "/classes/Bad-Name", #"{}"#), status: 400, code: .invalidClassName)
         XCTAssertFalse(try server.tableExists("Book"))
     }
 
     func testClassCreationNeedsTheMasterKey() throws {
         let server = try TestServer()
-        XCTAssertParseError(server.send("POST", "/classes/Book", #"{"title":"Emma"}"#, auth: .anonymous), status: 400, code: 119,
+        XCTAssertParseError(server.send("POST", "/classes/Book", #"{"title":"Emma"}"#, auth: .anonymous), status: 400, code: .operationForbidden,
                             message: "This user is not allowed to access non-existent class: Book")
-        XCTAssertParseError(server.send("GET", "/classes/Book", auth: .anonymous), status: 400, code: 119)
+        XCTAssertParseError(server.send("GET", "/classes/Book", auth: .anonymous), status: 400, code: .operationForbidden)
         XCTAssertEqual(server.send("GET", "/classes/Book").json, .parse(#"{"results":[]}"#), "the master key sees an empty class")
         _ = server.create("Book", #"{"title":"Emma"}"#)
         let reply = server.send("POST", "/classes/Book", #"{"title":"Emma","pages":100}"#, auth: .anonymous)
         XCTAssertEqual(reply.status, 201, "the default CLP lets anyone add fields")
         XCTAssertEqual(server.send("PUT", "/schemas/Book", #"{"classLevelPermissions":{"find":{"*":true},"create":{"*":true}}}"#).status, 200)
-        XCTAssertParseError(server.send("POST", "/classes/Book", #"{"isbn":"x"}"#, auth: .anonymous), status: 400, code: 119,
+        XCTAssertParseError(server.send("POST", "/classes/Book", #"{"isbn":"x"}"#, auth: .anonymous), status: 400, code: .operationForbidden,
                             message: "Permission denied for action addField on class Book.")
         XCTAssertEqual(server.send("POST", "/classes/Book", #"{"title":"x"}"#, auth: .anonymous).status, 201)
         XCTAssertParseError(server.send("PUT", "/classes/Book/\(reply["objectId"]?.text ?? "")", #"{"title":"y"}"#, auth: .anonymous),
-                            status: 400, code: 119, message: "Permission denied for action update on class Book.")
+                            status: 400, code: .operationForbidden, message: "Permission denied for action update on class Book.")
     }
 
     func testRequiredFieldsAndDefaults() throws {
@@ -187,11 +187,11 @@ final class ObjectTests: XCTestCase {
             {"fields":{"title":{"type":"String","required":true},"status":{"type":"String","defaultValue":"draft"},
                        "pages":{"type":"Number","required":true,"defaultValue":1}}}
             """).status, 200)
-        XCTAssertParseError(server.send("POST", "/classes/Book", #"{"status":"x"}"#), status: 400, code: 142, message: "title is required")
-        XCTAssertParseError(server.send("POST", "/classes/Book", #"{"title":null}"#), status: 400, code: 142, message: "title is required")
+        XCTAssertParseError(server.send("POST", "/classes/Book", #"{"status":"x"}"#), status: 400, code: .validationError, message: "title is required")
+        XCTAssertParseError(server.send("POST", "/classes/Book", #"{"title":null}"#), status: 400, code: .validationError, message: "title is required")
         let id = server.create("Book", #"{"title":"Emma","pages":null}"#)
         XCTAssertEqual(try server.rows("SELECT title, status, pages FROM Book"), [["Emma", "draft", "1"]])
-        XCTAssertParseError(server.send("PUT", "/classes/Book/\(id)", #"{"title":{"__op":"Delete"}}"#), status: 400, code: 142)
+        XCTAssertParseError(server.send("PUT", "/classes/Book/\(id)", #"{"title":{"__op":"Delete"}}"#), status: 400, code: .validationError)
         XCTAssertEqual(server.send("PUT", "/classes/Book/\(id)", #"{"status":null}"#).status, 200, "defaults apply on create only")
     }
 
@@ -199,25 +199,25 @@ final class ObjectTests: XCTestCase {
     func testCustomObjectIdProbeWhenOff() throws {
         let server = try TestServer()
         let probe = #"{"objectId":"x","someField":{"__type":"Bogus"}}"#
-        XCTAssertParseError(server.send("POST", "/classes/Probe", probe), status: 400, code: 105, message: "objectId is an invalid field name.")
-        XCTAssertParseError(server.send("POST", "/classes/Probe", #"{"id":"x"}"#), status: 400, code: 105, message: "id is an invalid field name.")
+        XCTAssertParseError(server.send("POST", "/classes/Probe", probe), status: 400, code: .invalidKeyName, message: "objectId is an invalid field name.")
+        XCTAssertParseError(server.send("POST", "/classes/Probe", #"{"id":"x"}"#), status: 400, code: .invalidKeyName, message: "id is an invalid field name.")
         XCTAssertEqual(try server.rows("SELECT className FROM _SCHEMA"), [])
         XCTAssertFalse(try server.tableExists("Probe"))
     }
 
     func testCustomObjectIdProbeWhenOn() throws {
         let server = try TestServer { $0.allowCustomObjectId = true }
-        XCTAssertParseError(server.send("POST", "/classes/Probe", #"{"objectId":"x","someField":{"__type":"Bogus"}}"#), status: 400, code: 111)
+        XCTAssertParseError(server.send("POST", "/classes/Probe", #"{"objectId":"x","someField":{"__type":"Bogus"}}"#), status: 400, code: .incorrectType)
         XCTAssertEqual(try server.rows("SELECT className FROM _SCHEMA"), [], "nothing was written")
         XCTAssertFalse(try server.tableExists("Probe"))
 
         let created = server.send("POST", "/classes/Book", #"{"objectId":"hobbit-1937","title":"The Hobbit"}"#)
         XCTAssertEqual(created.status, 201)
         XCTAssertEqual(created["objectId"], .string("hobbit-1937"))
-        XCTAssertParseError(server.send("POST", "/classes/Book", #"{"objectId":"hobbit-1937"}"#), status: 400, code: 137,
+        XCTAssertParseError(server.send("POST", "/classes/Book", #"{"objectId":"hobbit-1937"}"#), status: 400, code: .duplicateValue,
                             message: "A duplicate value for a field with unique values was provided")
-        XCTAssertParseError(server.send("POST", "/classes/Book", #"{"objectId":""}"#), status: 400, code: 104)
-        XCTAssertParseError(server.send("POST", "/classes/Book", #"{"objectId":null}"#), status: 400, code: 104)
+        XCTAssertParseError(server.send("POST", "/classes/Book", #"{"objectId":""}"#), status: 400, code: .missingObjectId)
+        XCTAssertParseError(server.send("POST", "/classes/Book", #"{"objectId":null}"#), status: 400, code: .missingObjectId)
         XCTAssertEqual(server.send("POST", "/classes/Book", #"{"title":"generated"}"#).status, 201)
         XCTAssertEqual(try server.rows("SELECT count(*) FROM Book"), [["2"]])
     }
@@ -227,7 +227,7 @@ final class ObjectTests: XCTestCase {
         let id = server.create("Book", #"{"ACL":{"*":{"read":true},"u1":{"read":true,"write":true}}}"#)
         XCTAssertEqual(try server.rows("SELECT ACL FROM Book"), [[#"{"*":{"read":true},"u1":{"read":true,"write":true}}"#]])
         XCTAssertEqual(server.send("GET", "/classes/Book/\(id)")["ACL"], .parse(#"{"*":{"read":true},"u1":{"read":true,"write":true}}"#))
-        XCTAssertParseError(server.send("POST", "/classes/Book", #"{"ACL":{"*":{"read":"yes"}}}"#), status: 400, code: 123)
+        XCTAssertParseError(server.send("POST", "/classes/Book", #"{"ACL":{"*":{"read":"yes"}}}"#), status: 400, code: .invalidACL)
         XCTAssertEqual(server.send("PUT", "/classes/Book/\(id)", #"{"ACL":null}"#).status, 200)
         XCTAssertEqual(try server.rows("SELECT ACL FROM Book"), [[nil]])
     }

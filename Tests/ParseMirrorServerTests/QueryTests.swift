@@ -47,12 +47,12 @@ final class QueryTests: XCTestCase {
         let id = try XCTUnwrap(server.send("GET", "/classes/Book", query: [("where", #"{"title":"Dune"}"#)]).results.first?["objectId"]?.text)
         let reply = server.send("GET", "/classes/Book/\(id)", auth: .anonymous, query: [("include", #"["genre"]"#)])
         XCTAssertEqual(reply["genre"]?["name"], .string("Fantasy"))
-        XCTAssertParseError(server.send("GET", "/classes/Book/\(id)", query: [("where", "{}")]), status: 400, code: 102, message: "Improper encode of parameter")
+        XCTAssertParseError(server.send("GET", "/classes/Book/\(id)", query: [("where", "{}")]), status: 400, code: .invalidQuery, message: "Improper encode of parameter")
     }
 
     func testInvalidParameter() throws {
         let server = try library()
-        XCTAssertParseError(server.send("GET", "/classes/Book", query: [("bogus", "1")]), status: 400, code: 102, message: "Invalid parameter for query: bogus")
+        XCTAssertParseError(server.send("GET", "/classes/Book", query: [("bogus", "1")]), status: 400, code: .invalidQuery, message: "Invalid parameter for query: bogus")
     }
 
     func testRelatedTo() throws {

@@ -91,11 +91,11 @@ final class ServedQueryTests: XCTestCase {
         let clp = #"{"classLevelPermissions":{"find":{"role:Staff":true},"get":{"*":true},"count":{},"create":{},"update":{},"delete":{},"addField":{}}}"#
         XCTAssertEqual(server.send("PUT", "/schemas/Post", clp).status, 200)
         XCTAssertParseError(try served.get("/classes/Comment", [("where", #"{"post":{"$inQuery":{"className":"Post","where":{}}}}"#)]),
-                            status: 400, code: 119, message: "Permission denied for action find on class Post.")
+                            status: 400, code: .operationForbidden, message: "Permission denied for action find on class Post.")
         XCTAssertParseError(try served.get("/classes/Comment", [("where", #"{"author":{"$select":{"query":{"className":"Post","where":{}},"key":"title"}}}"#)]),
-                            status: 400, code: 119)
+                            status: 400, code: .operationForbidden)
         XCTAssertParseError(try served.get("/classes/Comment", [("where", #"{"post":{"$inQuery":{"className":"Nowhere","where":{}}}}"#)]),
-                            status: 400, code: 119, message: "This user is not allowed to access non-existent class: Nowhere")
+                            status: 400, code: .operationForbidden, message: "This user is not allowed to access non-existent class: Nowhere")
         XCTAssertEqual(try served.find("Comment", #"{"post":{"$inQuery":{"className":"Post","where":{}}}}"#, auth: .master), ["c"])
     }
 
@@ -114,7 +114,7 @@ final class ServedQueryTests: XCTestCase {
         XCTAssertEqual(try served.find("Player", #"{"hometown":{"$dontSelect":\#(winners)}}"#), ["bo", "cy"])
         XCTAssertEqual(try served.find("Player", #"{"towns":{"$select":\#(winners)}}"#), ["ann", "di"], "an Array field holding a selected value")
         XCTAssertParseError(try served.get("/classes/Player", [("where", #"{"hometown":{"$select":{"query":{"className":"Team"},"key":"city","x":1}}}"#)]),
-                            status: 400, code: 102, message: "improper usage of $select")
+                            status: 400, code: .invalidQuery, message: "improper usage of $select")
     }
 
     // MARK: Geo
@@ -186,7 +186,7 @@ final class ServedQueryTests: XCTestCase {
             (#"{"at":{"$geoIntersects":{"$point":\#(point("-90.01", "0"))}}}"#, "GeoPoint latitude out of bounds: -90.01 < -90.0."),
         ]
         for (query, message) in cases {
-            XCTAssertParseError(try served.get("/classes/Place", [("where", query)]), status: 400, code: ParseErrorCode.invalidJSON.rawValue, message: message)
+            XCTAssertParseError(try served.get("/classes/Place", [("where", query)]), status: 400, code: .invalidJSON, message: message)
         }
     }
 
@@ -217,11 +217,11 @@ final class ServedQueryTests: XCTestCase {
         XCTAssertEqual(try served.find("Note", search("coffee")), ["coffee", "cafe"])
         XCTAssertEqual(try served.find("Note", search("\\\" AND NOT * ( \\\"")), [], "FTS5 syntax in a term is only text")
         XCTAssertParseError(try served.get("/classes/Note", [("where", #"{"body":{"$text":{"$search":"coffee"}}}"#)]),
-                            status: 400, code: 107, message: "bad $text: $search, should be object")
+                            status: 400, code: .invalidJSON, message: "bad $text: $search, should be object")
         XCTAssertParseError(try served.get("/classes/Note", [("where", #"{"body":{"$text":{"$search":{"$term":"a","$caseSensitive":true}}}}"#)]),
-                            status: 400, code: 107, message: "bad $text: $caseSensitive not supported, please use $regex or create a separate lower case column.")
+                            status: 400, code: .invalidJSON, message: "bad $text: $caseSensitive not supported, please use $regex or create a separate lower case column.")
         XCTAssertParseError(try served.get("/classes/Note", [("where", #"{"body":{"$text":{"$search":{"$term":"a","$language":3}}}}"#)]),
-                            status: 400, code: 107, message: "bad $text: $language, should be string")
+                            status: 400, code: .invalidJSON, message: "bad $text: $language, should be string")
     }
 
     // MARK: Aggregate
@@ -254,7 +254,7 @@ final class ServedQueryTests: XCTestCase {
             (#"[{"$group":{"_id":{"$year":"$createdAt"}}}]"#, #"Unsupported aggregate expression {"$year":"$createdAt"}; use "$field" or a literal."#),
         ]
         for (pipeline, message) in bad {
-            XCTAssertParseError(try served.get("/aggregate/Book", [("pipeline", pipeline)], auth: .master), status: 400, code: 102, message: message)
+            XCTAssertParseError(try served.get("/aggregate/Book", [("pipeline", pipeline)], auth: .master), status: 400, code: .invalidQuery, message: message)
         }
     }
 }

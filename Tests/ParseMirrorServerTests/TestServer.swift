@@ -48,7 +48,7 @@ final class TestServer {
         let headers: HTTPHeaders
 
         subscript(key: String) -> JSONValue? { json[key] }
-        var code: Int? { if case .integer(let c)? = json["code"] { return Int(c) } else { return nil } }
+        var code: ParseErrorCode? { ParseErrorCode(errorBody: json) }
         var error: String? { json["error"]?.text }
         var results: [JSONValue] { if case .array(let items)? = json["results"] { return items } else { return [] } }
     }
@@ -118,7 +118,7 @@ extension JSONValue {
 }
 
 /// Asserts a Parse error reply: HTTP status, code and (optionally) message.
-func XCTAssertParseError(_ reply: TestServer.Reply, status: Int, code: Int?, message: String? = nil,
+func XCTAssertParseError(_ reply: TestServer.Reply, status: Int, code: ParseErrorCode?, message: String? = nil,
                          file: StaticString = #filePath, line: UInt = #line) {
     XCTAssertEqual(reply.status, status, reply.json.serialized(), file: file, line: line)
     XCTAssertEqual(reply.code, code, reply.json.serialized(), file: file, line: line)

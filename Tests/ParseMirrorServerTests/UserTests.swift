@@ -42,7 +42,7 @@ final class UserTests: XCTestCase {
         let bob = server.signUp("bob")
         XCTAssertEqual(server.send("GET", "/users/\(id)", auth: .session(token))["email"], .string("ann@example.com"))
         XCTAssertEqual(server.send("GET", "/users/\(id)")["email"], .string("ann@example.com"))
-        XCTAssertParseError(server.send("GET", "/users/\(id)", auth: .session(bob.token)), status: 404, code: 101, message: "Object not found.")
+        XCTAssertParseError(server.send("GET", "/users/\(id)", auth: .session(bob.token)), status: 404, code: .objectNotFound, message: "Object not found.")
         XCTAssertEqual(server.send("PUT", "/users/\(id)", #"{"ACL":{"*":{"read":true}}}"#, auth: .session(token)).status, 200)
         let seenByBob = server.send("GET", "/users/\(id)", auth: .session(bob.token))
         XCTAssertEqual(seenByBob["username"], .string("ann"))
@@ -53,14 +53,14 @@ final class UserTests: XCTestCase {
 
     func testSignUpRefusals() throws {
         let server = try TestServer()
-        XCTAssertParseError(server.send("POST", "/users", #"{"password":"x"}"#, auth: .anonymous), status: 400, code: 200, message: "bad or missing username")
-        XCTAssertParseError(server.send("POST", "/users", #"{"username":"ann"}"#, auth: .anonymous), status: 400, code: 201, message: "password is required")
+        XCTAssertParseError(server.send("POST", "/users", #"{"password":"x"}"#, auth: .anonymous), status: 400, code: .usernameMissing, message: "bad or missing username")
+        XCTAssertParseError(server.send("POST", "/users", #"{"username":"ann"}"#, auth: .anonymous), status: 400, code: .passwordMissing, message: "password is required")
         _ = server.signUp("ann")
-        XCTAssertParseError(server.send("POST", "/users", #"{"username":"ANN","password":"x"}"#, auth: .anonymous), status: 400, code: 202,
+        XCTAssertParseError(server.send("POST", "/users", #"{"username":"ANN","password":"x"}"#, auth: .anonymous), status: 400, code: .usernameTaken,
                             message: "Account already exists for this username.")
-        XCTAssertParseError(server.send("POST", "/users", #"{"username":"bob","password":"x","email":"nope"}"#, auth: .anonymous), status: 400, code: 125)
+        XCTAssertParseError(server.send("POST", "/users", #"{"username":"bob","password":"x","email":"nope"}"#, auth: .anonymous), status: 400, code: .invalidEmailAddress)
         XCTAssertParseError(server.send("POST", "/users", #"{"username":"bob","password":"x","emailVerified":true}"#, auth: .anonymous),
-                            status: 400, code: 119)
+                            status: 400, code: .operationForbidden)
         XCTAssertEqual(try server.rows("SELECT count(*) FROM _User"), [["1"]])
     }
 
@@ -80,11 +80,11 @@ final class UserTests: XCTestCase {
         XCTAssertEqual(try server.rows("SELECT count(*) FROM _Session WHERE user = ?1", [id]), [["3"]])
 
         XCTAssertParseError(server.send("GET", "/login", auth: .anonymous, query: [("username", "ann"), ("password", "wrong")]),
-                            status: 404, code: 101, message: "Invalid username/password.")
-        XCTAssertParseError(server.send("GET", "/login", auth: .anonymous, query: [("username", "zed"), ("password", "pw 1")]), status: 404, code: 101)
-        XCTAssertParseError(server.send("GET", "/login", auth: .anonymous, query: [("password", "x")]), status: 400, code: 200)
-        XCTAssertParseError(server.send("GET", "/login", auth: .anonymous, query: [("username", "ann")]), status: 400, code: 201)
-        XCTAssertParseError(server.send("GET", "/users/me", auth: .anonymous), status: 400, code: 209)
+                            status: 404, code: .objectNotFound, message: "Invalid username/password.")
+        XCTAssertParseError(server.send("GET", "/login", auth: .anonymous, query: [("username", "zed"), ("password", "pw 1")]), status: 404, code: .objectNotFound)
+        XCTAssertParseError(server.send("GET", "/login", auth: .anonymous, query: [("password", "x")]), status: 400, code: .usernameMissing)
+        XCTAssertParseError(server.send("GET", "/login", auth: .anonymous, query: [("username", "ann")]), status: 400, code: .passwordMissing)
+        XCTAssertParseError(server.send("GET", "/users/me", auth: .anonymous), status: 400, code: .invalidSessionToken)
     }
 
     func testPasswordChangeAndUserDeletion() throws {
@@ -94,13 +94,13 @@ final class UserTests: XCTestCase {
         XCTAssertEqual(changed.status, 200)
         let token = try XCTUnwrap(changed["sessionToken"]?.text, "a password change ends the old session and starts a new one")
         XCTAssertEqual(server.send("GET", "/login", auth: .anonymous, query: [("username", "ann"), ("password", "new one")]).status, 200)
-        XCTAssertParseError(server.send("GET", "/login", auth: .anonymous, query: [("username", "ann"), ("password", "secret")]), status: 404, code: 101)
+        XCTAssertParseError(server.send("GET", "/login", auth: .anonymous, query: [("username", "ann"), ("password", "secret")]), status: 404, code: .objectNotFound)
         let (_, otherToken) = server.signUp("bob")
-        XCTAssertParseError(server.send("PUT", "/users/\(id)", #"{"password":"hijack"}"#, auth: .session(otherToken)), status: 400, code: 206)
-        XCTAssertParseError(server.send("PUT", "/users/\(id)", #"{"username":"bob"}"#, auth: .session(token)), status: 400, code: 202)
+        XCTAssertParseError(server.send("PUT", "/users/\(id)", #"{"password":"hijack"}"#, auth: .session(otherToken)), status: 400, code: .sessionMissing)
+        XCTAssertParseError(server.send("PUT", "/users/\(id)", #"{"username":"bob"}"#, auth: .session(token)), status: 400, code: .usernameTaken)
         XCTAssertEqual(server.send("DELETE", "/users/\(id)", auth: .session(token)).status, 200)
         XCTAssertEqual(try server.rows("SELECT count(*) FROM _Session WHERE user = ?1", [id]), [["0"]])
-        XCTAssertParseError(server.send("GET", "/classes/Book", auth: .session(token)), status: 400, code: 209)
+        XCTAssertParseError(server.send("GET", "/classes/Book", auth: .session(token)), status: 400, code: .invalidSessionToken)
     }
 }
 

@@ -100,7 +100,7 @@ final class BatchSenderTests: XCTestCase {
         for (index, result) in results.enumerated() {
             switch result {
             case .success(let json): XCTAssertNotEqual(index, 4); XCTAssertNotNil(json["objectId"])
-            case .failure(let code, _): XCTAssertEqual(index, 4); XCTAssertEqual(code, .incorrectType)
+            case .failure(let error): XCTAssertEqual(index, 4); XCTAssertEqual(error.code, .incorrectType)
             }
         }
         let stored = try client.send("GET", "/classes/Item", query: [("order", "n"), ("limit", "100")], phase: "check")

@@ -1,0 +1,13 @@
+/// A Parse error: its code and message, as Parse Server sends them in `{"code": N, "error": "…"}`
+/// and Parse's SDKs surface them in their `ParseError`. Described as `Parse error 137: …`.
+public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let code: ParseErrorCode
+    public let message: String
+
+    public init(_ code: ParseErrorCode, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "Parse error \(code): \(message)" }
+}

@@ -1,0 +1,48 @@
+import ParseModel
+import XCTest
+@testable import ParseMirrorServer
+
+/// `ParseErrorCode` as `serve` puts it on the wire: an error body reads back to the code and
+/// message it was made from, and the HTTP status follows the code as in Parse Server (§9).
+final class ParseErrorCodeTests: XCTestCase {
+    func testAnErrorBodyReadsBackToItsCode() throws {
+        let codes: [ParseErrorCode] = [.objectNotFound, .invalidQuery, .invalidKeyName, .duplicateValue, .invalidSessionToken,
+                                       .invalidSchemaOperation, .otherCause, ParseErrorCode(rawValue: 9_999)]
+        for code in codes {
+            let text = APIError.parse(code, "what went wrong").body.serialized()
+            let body = try JSONParser.parse(text)
+            XCTAssertEqual(ParseErrorCode(errorBody: body), code, text)
+            XCTAssertEqual(body["error"], .string("what went wrong"), text)
+        }
+        XCTAssertEqual(ParseErrorCode(errorBody: try JSONParser.parse(#"{"code":137,"error":"A duplicate value"}"#)), .duplicateValue)
+    }
+
+    func testBodiesWithoutACodeHaveNone() throws {
+        XCTAssertNil(ParseErrorCode(errorBody: try JSONParser.parse(APIError.unauthorized.body.serialized())))
+        XCTAssertNil(ParseErrorCode(errorBody: try JSONParser.parse(#"{"code":"101","error":"text, not a number"}"#)))
+        XCTAssertNil(ParseErrorCode(errorBody: try JSONParser.parse(#"{"code":101.5,"error":"not an integer"}"#)))
+        XCTAssertNil(ParseErrorCode(errorBody: nil))
+    }
+
+    func testObjectNotFoundIs404InternalServerErrorIs500OthersAre400() {
+        XCTAssertEqual(APIError.parse(.objectNotFound, "Object not found.").status, 404)
+        let internalError = APIError.parse(.internalServerError, "disk I/O error")
+        XCTAssertEqual(internalError.status, 500)
+        XCTAssertEqual(internalError.body, try JSONParser.parse(#"{"code":1,"message":"Internal server error."}"#),
+                       "the cause stays in the server's log")
+        XCTAssertEqual(internalError.cause, "disk I/O error")
+        let others: [ParseErrorCode] = [.otherCause, .connectionFailed, .invalidQuery, .invalidJSON, .operationForbidden, .timeout,
+                                        .duplicateValue, .invalidSessionToken, .sessionMissing, .invalidSchemaOperation]
+        for code in others { XCTAssertEqual(APIError.parse(code, "no").status, 400, "code \(code)") }
+    }
+
+    func testAParseErrorKeepsItsCodeAndMessageThroughServe() {
+        let error = APIError(ParseError(.invalidKeyName, "Invalid key name: $x"))
+        XCTAssertEqual(error.status, 400)
+        XCTAssertEqual(error.code, .invalidKeyName)
+        XCTAssertEqual(error.message, "Invalid key name: $x")
+        XCTAssertEqual(APIError(ParseError(.objectNotFound, "Object not found.")).status, 404)
+        XCTAssertEqual(ParseError(APIError.objectNotFound), ParseError(.objectNotFound, "Object not found."))
+        XCTAssertEqual(ParseError(APIError.unauthorized), ParseError(.internalServerError, "unauthorized"), "a code-less answer has no Parse code of its own")
+    }
+}
