@@ -177,6 +177,10 @@ final class ParseUsersImportTests: XCTestCase {
         let output = result.stdout + result.stderr
         XCTAssertEqual(output.components(separatedBy: "skipped _Session: sessions belong to the server").count - 1, 1, output)
         XCTAssertEqual(output.components(separatedBy: "skipped _Installation: ").count - 1, 1, output)
+        // The stale session token is dropped and said so; the hashes are kept, so not "skipped".
+        XCTAssertTrue(output.contains("skipped key _User.sessionToken: not a field, in 1 object"), output)
+        XCTAssertFalse(output.contains("skipped key _User.bcryptPassword"), output)
+        XCTAssertFalse(output.contains("skipped key _User._hashed_password"), output)
     }
 
     /// Into a Parse Server, password hashes cannot be set: without `--users-without-passwords`

@@ -88,9 +88,10 @@ public final class ClassMapper: Sendable {
     }
 
     /// Whether a source column (a JSON object's key) is read by a field, is one of Parse's
-    /// default fields, or is ignored on purpose (``ClassMapping/ignoredColumns``).
+    /// default fields, holds a `_User`'s password hash (``ClassMapping/passwordHashKeys``), or is
+    /// ignored on purpose (``ClassMapping/ignoredColumns``).
     public func reads(_ column: String) -> Bool {
-        knownColumns.contains(column) || mapping.ignoredColumns.contains(column)
+        knownColumns.contains(column) || mapping.passwordHashKeys.contains(column) || mapping.ignoredColumns.contains(column)
     }
 
     func location(_ line: Int, _ field: FieldMapping?, value: String? = nil) -> SourceLocation {
