@@ -95,7 +95,7 @@ struct ImportCommand: ParsableCommand {
                 let listed = report.rejectFiles.isEmpty ? "" : "; refused objects are in \(report.rejectFiles.joined(separator: ", "))"
                 Terminal.error("\(report.classes.map(\.rejected).reduce(0, +)) objects were refused by \(target); everything else was written\(listed)")
             } else {
-                if report.usersWithPasswordHashes > 0 && !sink.storesPasswordHashes && !usersWithoutPasswords {
+                if report.usersWithPasswordHashes + report.usersWithoutPassword > 0 && !sink.storesPasswordHashes && !usersWithoutPasswords {
                     Terminal.error("--users-without-passwords writes those users with random passwords instead")
                 }
                 Terminal.error("nothing was written to \(target)")

@@ -26,8 +26,12 @@ final class PasswordHashTests: XCTestCase {
     }
 
     func testNotices() {
-        XCTAssertTrue(PasswordHash.notice(users: 1, written: false).hasPrefix("1 _User object has a password hash, which a Parse Server does not take over REST"))
-        XCTAssertTrue(PasswordHash.notice(users: 2, written: true).hasPrefix("2 _User objects have password hashes"))
-        XCTAssertTrue(PasswordHash.notice(users: 2, written: true).contains("random password"))
+        XCTAssertTrue(PasswordHash.notice(hashes: 1, passwordless: 0, written: false)
+            .hasPrefix("1 _User object has a password hash, and a Parse Server takes no hash over REST"))
+        XCTAssertTrue(PasswordHash.notice(hashes: 2, passwordless: 0, written: true).hasPrefix("2 _User objects have password hashes, and"))
+        XCTAssertTrue(PasswordHash.notice(hashes: 2, passwordless: 0, written: true).contains("random password"))
+        XCTAssertTrue(PasswordHash.notice(hashes: 0, passwordless: 1, written: false).hasPrefix("1 _User object has no password at all, and"))
+        XCTAssertTrue(PasswordHash.notice(hashes: 2, passwordless: 3, written: false)
+            .hasPrefix("2 _User objects have password hashes and 3 _User objects have no password at all"))
     }
 }

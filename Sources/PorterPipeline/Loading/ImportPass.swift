@@ -51,6 +51,9 @@ final class ImportPass {
     private var skippedKeyIndex: [String: Int] = [:]
     /// `_User` objects read with a password hash.
     var passwordHashes = 0
+    /// `_User` objects of a Parse export read with neither a password hash nor `authData`: a
+    /// Parse Server creates no such user over REST (201, password is required).
+    var usersWithoutPassword = 0
     /// Links read from join files before their owners' class (see ``joinFilesAhead``), by
     /// `Owner.field` and owner objectId.
     var linksAhead: [String: [String: [RelationLinks]]] = [:]
@@ -295,6 +298,12 @@ final class ImportPass {
         progress?(ImportProgress(phase: phase, records: records, bytesRead: totalBytes, totalBytes: totalBytes))
     }
 
+    /// Whether a `_User` draft has `authData`, with which a Parse Server creates a user without a password.
+    static func hasAuthData(_ draft: ObjectDraft, _ mapper: ClassMapper) -> Bool {
+        guard let index = mapper.fields.firstIndex(where: { $0.name == "authData" }) else { return false }
+        return !draft.values[index].isNull
+    }
+
     /// Counts the keys of `object` that no class of the group reads (a strict class makes them faults instead).
     private func countSkippedKeys(of object: JSONObject, line: Int, loads: [ClassLoad]) {
         for member in object where !loads.contains(where: { $0.mapper.reads(member.key) }) {
@@ -393,7 +402,11 @@ final class ImportPass {
             rowFailed(row, className: className, problems)
             return
         }
-        if draft.passwordHash != nil { passwordHashes += 1 }
+        if draft.passwordHash != nil {
+            passwordHashes += 1
+        } else if !load.mapping.passwordHashKeys.isEmpty && !Self.hasAuthData(draft, mapper) {
+            usersWithoutPassword += 1
+        }
         if sink != nil && !linksAhead.isEmpty {
             for field in load.mapping.fields where field.fromJoinFile {
                 guard let links = linksAhead["\(className).\(field.name)"]?.removeValue(forKey: draft.objectId) else { continue }

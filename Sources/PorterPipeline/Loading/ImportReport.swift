@@ -39,6 +39,8 @@ public struct ImportReport: Sendable {
     public var skippedKeys: [SkippedKey] = []
     /// `_User` objects whose source has a password hash.
     public var usersWithPasswordHashes = 0
+    /// `_User` objects of a Parse export with neither a password hash nor `authData`.
+    public var usersWithoutPassword = 0
     /// What the user should know about how the dataset was read and what the import did not
     /// carry over as the source had it (permissions a new class lacks, password hashes and
     /// timestamps a Parse Server does not take).

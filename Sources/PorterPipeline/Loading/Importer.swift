@@ -88,8 +88,9 @@ public struct Importer {
                 }
                 return checked
             }
-            if !sink.storesPasswordHashes && checked.usersWithPasswordHashes > 0 {
-                let notice = PasswordHash.notice(users: checked.usersWithPasswordHashes, written: options.usersWithoutPasswords)
+            if !sink.storesPasswordHashes && checked.usersWithPasswordHashes + checked.usersWithoutPassword > 0 {
+                let notice = PasswordHash.notice(hashes: checked.usersWithPasswordHashes, passwordless: checked.usersWithoutPassword,
+                                                 written: options.usersWithoutPasswords)
                 guard options.usersWithoutPasswords else {
                     checked.errors.append(Diagnostic(SourceLocation(file: manifest.fileName, line: 0), notice))
                     checked.errorCount += 1
@@ -163,6 +164,7 @@ public struct Importer {
                      errors: pass.log.shown, errorCount: pass.log.count, rejectFiles: rejectFiles,
                      committed: committed, succeeded: succeeded, elapsedSeconds: Date().timeIntervalSince(started),
                      skippedClasses: manifest.skippedClasses, skippedKeys: pass.skippedKeys, usersWithPasswordHashes: pass.passwordHashes,
+                     usersWithoutPassword: pass.usersWithoutPassword,
                      notes: manifest.notes)
     }
 }

@@ -42,16 +42,21 @@ enum PasswordHash {
 }
 
 extension PasswordHash {
-    /// What happens to `users` password hashes in a target that takes none over REST (PARSE_REST
-    /// §12: Parse Server hashes the password it is given and has no way to set a hash).
-    static func notice(users: Int, written: Bool) -> String {
-        let subject = "\(users) _User object\(users == 1 ? " has a password hash" : "s have password hashes")"
+    /// What happens to the users of a Parse export in a target that takes no password hashes over
+    /// REST (PARSE_REST §12: Parse Server hashes the password it is given and has no way to set a
+    /// hash): `hashes` users have one, `passwordless` have neither a hash nor `authData` (Parse
+    /// Server creates no user without a password).
+    static func notice(hashes: Int, passwordless: Int, written: Bool) -> String {
+        var parts: [String] = []
+        if hashes > 0 { parts.append("\(hashes) _User object\(hashes == 1 ? " has a password hash" : "s have password hashes")") }
+        if passwordless > 0 { parts.append("\(passwordless) _User object\(passwordless == 1 ? " has" : "s have") no password at all") }
+        let subject = parts.joined(separator: " and ")
         guard written else {
-            return "\(subject), which a Parse Server does not take over REST (it only hashes a password it is given): "
-                + "nothing was written. Import into a mirror to keep them, or write the users without them: each then gets a random "
+            return "\(subject), and a Parse Server takes no hash over REST (it only hashes a password it is given) nor a user without a password: "
+                + "nothing was written. Import into a mirror to keep the hashes, or write the users without them: each then gets a random "
                 + "password nobody knows and must reset it"
         }
-        return "\(subject), which a Parse Server does not take over REST: those users are written without them, each with a random "
+        return "\(subject), and a Parse Server takes no hash over REST: those users are written with a random "
             + "password nobody knows, and must reset it to log in"
     }
 }

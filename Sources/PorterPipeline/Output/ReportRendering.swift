@@ -52,6 +52,7 @@ extension ImportReport {
             "errors": .array(errors.map { .string($0.description) }),
             "rejectFiles": .array(rejectFiles.map(JSONValue.string)),
             "usersWithPasswordHashes": .integer(Int64(usersWithPasswordHashes)),
+            "usersWithoutPassword": .integer(Int64(usersWithoutPassword)),
             "requests": .array(requests.map { tally in
                 .object(JSONObject(["phase": .string(tally.phase), "requests": .integer(Int64(tally.requests)),
                                     "operations": .integer(Int64(tally.operations))]))
