@@ -4,14 +4,14 @@ import XCTest
 /// `parse-porter serve` running as its own process on a free port, and curl requests to it:
 /// the command and an independent client, as a Parse app would use them.
 final class ServeProcess {
-    static let appId = "filesApp"
-    static let masterKey = "files-master-key-91b2"
+    static let appId = "servedApp"
+    static let masterKey = "serve-master-key-91b2"
 
     let mirror: URL
     let url: String
     private let process: Process
 
-    /// Serves `mirror` (created when missing); stops when the test ends.
+    /// Serves `mirror` (created when missing); stops when the test ends, and must then exit cleanly.
     init(mirror: URL, test: XCTestCase) throws {
         self.mirror = mirror
         process = Process()
@@ -34,6 +34,7 @@ final class ServeProcess {
         test.addTeardownBlock {
             process.terminate()
             process.waitUntilExit()
+            XCTAssertEqual(process.terminationStatus, 0, "serve did not exit cleanly")
         }
     }
 

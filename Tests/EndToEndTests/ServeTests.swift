@@ -4,36 +4,14 @@ import XCTest
 /// `parse-porter serve` over an imported mirror, driven by curl the way Parse clients send
 /// requests (PARSE_REST.md §14), with Parse Server's status codes and error shapes.
 final class ServeTests: XCTestCase {
-    private var process: Process!
     private var url = ""
-    private let appId = "libraryApp", masterKey = "serve-master-key-4d1e"
+    private let appId = ServeProcess.appId, masterKey = ServeProcess.masterKey
 
     override func setUpWithError() throws {
         let directory = try CommandRunner.temporaryDirectory(self)
         let mirror = directory.appendingPathComponent("library.sqlite")
         XCTAssertEqual(try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent("library").path, "--to", mirror.path, "-q"]).status, 0)
-        process = Process()
-        process.executableURL = CommandRunner.binary
-        process.arguments = ["serve", mirror.path, "--port", "0", "--app-id", appId]
-        process.environment = ProcessInfo.processInfo.environment.merging(["PARSE_MASTER_KEY": masterKey]) { $1 }
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = out.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { break }
-            line.append(chunk)
-        }
-        let text = String(decoding: line, as: UTF8.self)
-        url = try XCTUnwrap(text.firstMatch(of: /http:\/\/127\.0\.0\.1:\d+\/parse/).map { String($0.0) }, text)
-    }
-
-    override func tearDown() {
-        process.terminate()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0)
+        url = try ServeProcess(mirror: mirror, test: self).url
     }
 
     struct Answer {
