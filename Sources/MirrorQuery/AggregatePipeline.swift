@@ -21,6 +21,8 @@ public struct AggregatePipeline: Sendable {
     private static let options: Set = ["distinct", "where", "hint", "explain", "comment", "readPreference"]
     static let accumulators: Set = ["$sum", "$avg", "$min", "$max", "$first", "$last", "$push", "$addToSet"]
 
+    /// The pipeline of a request's parameters: `pipeline` (a JSON array of stages, or an object
+    /// of them), or stages given as parameters (`$group=…`); 102 for unknown or malformed stages.
     public init(parameters: JSONObject) throws(ParseError) {
         var given: [JSONObject] = []
         switch parameters["pipeline"] {

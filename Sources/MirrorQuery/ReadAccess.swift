@@ -12,6 +12,7 @@ public struct ReadAccess: Sendable {
     /// outer query. `nil` when it may.
     public let subqueryDenial: @Sendable (_ className: String, _ schema: ClassSchema?) -> ParseError?
 
+    /// A reader with these ACL principals (`nil`: the master key), signed in as `userId`.
     public init(principals: Set<String>?, userId: String? = nil,
                 subqueryDenial: @escaping @Sendable (_ className: String, _ schema: ClassSchema?) -> ParseError? = { _, _ in nil }) {
         self.principals = principals
@@ -24,6 +25,7 @@ public struct ReadAccess: Sendable {
     /// No session: only objects public for reading.
     public static let anonymous = ReadAccess(principals: ["*"])
 
+    /// Whether this is the master key, which no ACL or class-level permission limits.
     public var isMaster: Bool { principals == nil }
 
     /// Checks a class-level permission (`find`, `count`, `get`, `create`, `update`, `delete`,

@@ -7,8 +7,10 @@ import ParseModel
 public final class ResultBudget: @unchecked Sendable {
     /// The budget a request starts with.
     public let limit: Int
+    /// The bytes still allowed.
     public private(set) var remaining: Int
 
+    /// A budget of `bytes` bytes.
     public init(bytes: Int) {
         limit = bytes
         remaining = bytes

@@ -10,7 +10,7 @@ import PorterSQLite
 /// (`PRAGMA data_version` moved) or this connection wrote (its change count moved). Searches
 /// therefore always see the data of their own read snapshot; a class that is written to between
 /// searches is re-indexed once per search.
-public final class TextIndexes {
+final class TextIndexes {
     private struct Version: Equatable {
         let dataVersion: Int64
         let changes: Int64
@@ -24,7 +24,7 @@ public final class TextIndexes {
     /// Indexes kept per connection; more are dropped and rebuilt when needed.
     private static let capacity = 16
 
-    public init(database: SQLiteDatabase) {
+    init(database: SQLiteDatabase) {
         self.database = database
     }
 

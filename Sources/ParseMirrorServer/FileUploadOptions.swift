@@ -8,6 +8,7 @@ public struct FileUploadOptions: Sendable {
     /// Users signed in with a session token (not anonymous).
     public var enableForAuthenticatedUser: Bool
 
+    /// Parse Server's defaults: signed-in users may upload, anonymous users and the public may not.
     public init(enableForPublic: Bool = false, enableForAnonymousUser: Bool = false, enableForAuthenticatedUser: Bool = true) {
         self.enableForPublic = enableForPublic
         self.enableForAnonymousUser = enableForAnonymousUser

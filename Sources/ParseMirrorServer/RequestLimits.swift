@@ -16,6 +16,7 @@ public struct RequestLimits: Sendable {
     /// Seconds a query may run before it ends with 124.
     public var queryTimeLimit: Double
 
+    /// The defaults `serve` uses (its options change them).
     public init(batchRequests: Int = 100, resultBytes: Int = 64 * 1024 * 1024, fieldsPerClass: Int = 1000,
                 queryTimeLimit: Double = MirrorReader.defaultTimeLimit) {
         self.batchRequests = batchRequests

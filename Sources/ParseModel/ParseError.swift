@@ -2,8 +2,10 @@
 /// and Parse's SDKs surface them in their `ParseError`. Described as `Parse error 137: …`.
 public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
     public let code: ParseErrorCode
+    /// The `error` text, as the server wrote it.
     public let message: String
 
+    /// An error with `code` and `message`.
     public init(_ code: ParseErrorCode, _ message: String) {
         self.code = code
         self.message = message
