@@ -27,6 +27,7 @@ extension MirrorReader {
                 renamed["_id"] = nil
                 renamed["objectId"] = id
             }
+            try QueryComplexity.checkNesting(of: renamed)
             conditions.append(try compiler.compile(renamed))
             stages = stages.dropFirst()
         }

@@ -8,8 +8,8 @@ import ParseModel
 /// `"__type":"Object"` and its `className`; a pointer whose target is missing or unreadable
 /// stays a pointer.
 extension MirrorReader {
-    func include(_ query: ParseQuery, schema: ClassSchema, schemas: [String: ClassSchema], access: ReadAccess, into results: inout [JSONObject]) throws(ParseError) {
-        for path in Self.includePaths(query, schema) {
+    func include(_ paths: [[String]], of query: ParseQuery, schemas: [String: ClassSchema], access: ReadAccess, into results: inout [JSONObject]) throws(ParseError) {
+        for path in paths {
             var pointers: [String: Set<String>] = [:]
             for object in results { Self.collectPointers(in: .object(object), path[...], into: &pointers) }
             guard !pointers.isEmpty else { continue }
@@ -28,8 +28,9 @@ extension MirrorReader {
     }
 
     /// Every path to include with its prefixes, shortest first: from `include`, from dotted
-    /// `keys`/`excludeKeys` (all but the last component), and for `include=*` every Pointer field.
-    private static func includePaths(_ query: ParseQuery, _ schema: ClassSchema) -> [[String]] {
+    /// `keys`/`excludeKeys` (all but the last component), and for `include=*` every Pointer field;
+    /// 102 past ``QueryComplexity``'s include limits.
+    static func includePaths(_ query: ParseQuery, _ schema: ClassSchema) throws(ParseError) -> [[String]] {
         var paths = query.include.map { $0.split(separator: ".", omittingEmptySubsequences: false).map(String.init) }
         for key in (query.keys ?? []) + (query.excludeKeys ?? []) {
             let parts = key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
@@ -38,10 +39,13 @@ extension MirrorReader {
         if query.includeAll {
             paths += schema.fields.compactMap { if case .pointer = $0.type { [$0.name] } else { nil } }
         }
+        try QueryComplexity.checkIncludeDepth(paths)
         var unique: [[String]] = []
+        var seen: Set<[String]> = []
         for path in paths {
-            for length in 1...max(1, path.count) where !unique.contains(Array(path.prefix(length))) {
+            for length in 1...max(1, path.count) where seen.insert(Array(path.prefix(length))).inserted {
                 unique.append(Array(path.prefix(length)))
+                try QueryComplexity.checkIncludeCount(unique.count)
             }
         }
         return unique.enumerated().sorted { ($0.element.count, $0.offset) < ($1.element.count, $1.offset) }.map(\.element)

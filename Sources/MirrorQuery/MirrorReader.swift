@@ -53,7 +53,10 @@ public final class MirrorReader {
     }
 
     private func run(_ query: ParseQuery, schemas: [String: ClassSchema], access: ReadAccess) throws(ParseError) -> (results: [JSONObject], count: Int?) {
+        try QueryComplexity.checkNesting(of: query.constraints)
         guard let schema = schemas[query.className] else { return ([], query.count ? 0 : nil) }
+        try access.checkQueryable(query.constraints, order: query.order, className: schema.className)
+        let includePaths = try Self.includePaths(query, schema)
         let compiler = whereCompiler(schema, schemas: schemas, access: access)
         let condition = SQLFragment.all([try compiler.compile(query.constraints), WhereCompiler.readable(schema.className, by: access)])
         let table = quoted(schema.className)
@@ -72,7 +75,7 @@ public final class MirrorReader {
             + " ORDER BY " + order + " LIMIT " + .parameter(.integer(Int64(limit))) + " OFFSET " + .parameter(.integer(Int64(query.skip)))
         var results = try objects(sql, decoder, scoreColumn: selectsScore ? decoder.columnCount : nil)
             .map { access.hidingProtectedFields(of: $0, className: schema.className) }
-        try include(query, schema: schema, schemas: schemas, access: access, into: &results)
+        try include(includePaths, of: query, schemas: schemas, access: access, into: &results)
         return (results, count)
     }
 

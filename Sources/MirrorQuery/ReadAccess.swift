@@ -48,6 +48,32 @@ public struct ReadAccess: Sendable {
         throw denied
     }
 
+    /// Fields of `_User` shown only to the user itself and the master key: Parse Server's default
+    /// `protectedFields` (`email`), and `authData`.
+    static let protectedUserFields: Set = ["email", "authData"]
+
+    /// 119 when a reader other than the master key queries (in `constraints`, also inside `$or`,
+    /// `$and` and `$nor`) or sorts by a protected field of `className` or a path into one, as
+    /// Parse Server's `denyProtectedFields` refuses it: the answer would tell who has which
+    /// address. The user itself is refused too, as in Parse Server.
+    func checkQueryable(_ constraints: JSONObject, order: [ParseQuery.SortKey], className: String) throws(ParseError) {
+        guard !isMaster, className == "_User" else { return }
+        func isProtected(_ key: String) -> Bool { Self.protectedUserFields.contains(String(key.prefix { $0 != "." })) }
+        func check(_ constraints: JSONObject) throws(ParseError) {
+            for member in constraints {
+                if isProtected(member.key) {
+                    throw ParseError(.operationForbidden, "This user is not allowed to query \(member.key) on class \(className)")
+                }
+                guard ["$or", "$and", "$nor"].contains(member.key), case .array(let items) = member.value else { continue }
+                for case .object(let item) in items { try check(item) }
+            }
+        }
+        try check(constraints)
+        for key in order where isProtected(key.field) {
+            throw ParseError(.operationForbidden, "This user is not allowed to sort by \(key.field) on class \(className)")
+        }
+    }
+
     /// `object` (of `className`) without what Parse Server never shows of a `_User`: the password,
     /// its hash and a session token (sign-up, log-in and `/users/me` add the caller's own), nor,
     /// except to the user itself and the master key, its `email` (Parse's default `protectedFields`)
@@ -55,7 +81,8 @@ public struct ReadAccess: Sendable {
     func hidingProtectedFields(of object: JSONObject, className: String) -> JSONObject {
         guard className == "_User" else { return object }
         let isSelf = isMaster || (userId != nil && object["objectId"]?.stringValue == userId)
-        let hidden: Set = isSelf ? ["password", "_hashed_password", "sessionToken"] : ["password", "_hashed_password", "sessionToken", "email", "authData"]
+        let secret: Set = ["password", "_hashed_password", "sessionToken"]
+        let hidden = isSelf ? secret : secret.union(Self.protectedUserFields)
         return JSONObject(object.members.filter { !hidden.contains($0.key) })
     }
 }

@@ -116,7 +116,8 @@ enum RegexFunction {
         guard sqlite3_value_type(arguments[2]) == SQLITE_TEXT,
               let pattern = sqlite3_value_text(arguments[0]), let options = sqlite3_value_text(arguments[1]),
               let value = sqlite3_value_text(arguments[2]) else { return sqlite3_result_int(context, 0) }
-        let patternText = String(cString: pattern)
+        // By length, not as a C string: a pattern may hold NUL (`\u0000`), as a value may.
+        let patternText = String(decoding: UnsafeBufferPointer(start: pattern, count: Int(sqlite3_value_bytes(arguments[0]))), as: UTF8.self)
         guard let regex = try? cache.regex(patternText, options: String(cString: options)) else { return sqlite3_result_int(context, 0) }
         guard let matched = cache.matches(regex, value, count: Int(sqlite3_value_bytes(arguments[2])), pattern: patternText) else {
             return sqlite3_result_error(context, "regex match limit", -1)

@@ -6,9 +6,6 @@ import PorterSQLite
 /// A sub-query is compiled into the SQL (no result list is built) and sees exactly what the same
 /// reader could find with it as an outer query: the class's `find` permission and every object's ACL.
 extension WhereCompiler {
-    /// How deeply sub-queries may nest in one another.
-    static let maxSubqueryDepth = 8
-
     /// `{"$inQuery":{"className":"Post","where":{…}}}` on a Pointer, Relation or Array field (or a
     /// path into an Object); the caller negates it for `$notInQuery`.
     func inQuery(_ value: JSONValue, _ key: String, on target: QueryTarget) throws(ParseError) -> SQLFragment {
@@ -73,12 +70,11 @@ extension WhereCompiler {
     /// The condition (on `t`) of the objects of `className` the reader finds with `constraints`;
     /// `nil` when the class does not exist (and the reader may know that).
     private func subquery(_ className: String, _ constraints: JSONObject) throws(ParseError) -> (ClassSchema, SQLFragment)? {
-        guard depth < Self.maxSubqueryDepth else {
-            throw ParseError(.invalidQuery, "sub-queries nest more than \(Self.maxSubqueryDepth) deep")
-        }
+        guard depth < QueryComplexity.subqueryDepth else { throw QueryComplexity.subqueryTooDeep }
         let subSchema = schemas[className]
         if !isMaster, let denial = access.subqueryDenial(className, subSchema) { throw denial }
         guard let subSchema else { return nil }
+        try access.checkQueryable(constraints, order: [], className: className)
         var compiler = WhereCompiler(schema: subSchema, schemas: schemas, isMaster: isMaster, regexes: regexes)
         compiler.access = access
         compiler.textIndexes = textIndexes

@@ -34,7 +34,7 @@ extension ParseMirrorAPI {
             var subrequest = APIRequest(method: method, path: routed, body: body, query: Self.queryPairs(target.drop { $0 != "?" }.dropFirst()),
                                         credentials: request.credentials, publicURL: request.publicURL)
             subrequest.budget = request.budget
-            subrequest.passwordHash = try Self.passwordHash(for: subrequest, endpoint)
+            subrequest.passwordHash = Self.passwordHash(for: subrequest, endpoint)
             return (endpoint, subrequest)
         }
         var results = [JSONValue?](repeating: nil, count: requests.count)
@@ -92,14 +92,15 @@ extension ParseMirrorAPI {
 
 
     /// The bcrypt hash of a user create's or update's `password`, made before the batch takes
-    /// the write lock; nil for other sub-requests and bodies without a usable password.
-    private static func passwordHash(for request: APIRequest, _ endpoint: Endpoint) throws -> String? {
+    /// the write lock; nil for other sub-requests and bodies without a usable password, whose
+    /// sub-request then fails alone with its Parse error (201, 142) when it runs.
+    private static func passwordHash(for request: APIRequest, _ endpoint: Endpoint) -> String? {
         switch endpoint {
         case .create("_User"), .update("_User", _): break
         default: return nil
         }
         guard case .string(let password)? = request.body["password"], !password.isEmpty else { return nil }
-        return try Passwords.hash(password)
+        return try? Passwords.hash(password)
     }
 
     /// `a=1&b=%7B%7D` → `[("a","1"),("b","{}")]`, `+` read as a space.

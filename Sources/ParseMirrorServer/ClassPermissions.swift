@@ -9,9 +9,10 @@ extension Caller {
 
     /// Why this caller may not run a sub-query on `className` (`schema` is `nil` when the class
     /// does not exist): what a query of its own on the class would answer with client class
-    /// creation off (a missing class is 119 but for the master key and Parse's own classes); `nil`
-    /// when it may.
+    /// creation off (a missing class is 119 but for the master key and Parse's own classes; so
+    /// are installations); `nil` when it may.
     func subqueryDenial(_ className: String, _ schema: ClassSchema?) -> ParseError? {
+        do { try checkInstallationAccess("find", on: className) } catch { return error }
         guard let schema else {
             guard isMaster || ParseNames.systemClasses.contains(className) else { return ParseError(APIError.nonExistentClass(className)) }
             return nil

@@ -51,6 +51,7 @@ extension ParseMirrorAPI {
         if className == "_User" && !caller.isMaster && caller.userId == nil {
             throw APIError.parse(.sessionMissing, "Insufficient auth to delete user")
         }
+        try caller.checkInstallationAccess("delete", on: className)
         return try data.write { connection in
             guard let schema = try connection.schema(className) else { throw missingClass(className, caller: caller) }
             try caller.checkPermission("delete", on: schema)
@@ -86,6 +87,7 @@ extension ParseMirrorAPI {
     func find(_ request: APIRequest, className: String, caller: Caller, data: DataAccess) throws -> APIResponse {
         try Self.checkClassName(className)
         try Self.checkSessionRead(className, caller: caller)
+        try caller.checkInstallationAccess("find", on: className)
         let query = try ParseQuery(className: className, parameters: request.parameters)
         return try data.read { connection in
             let schemas = try connection.schemas()

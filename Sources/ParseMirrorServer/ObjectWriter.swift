@@ -175,8 +175,7 @@ struct WritePlan {
         let adding = body.edits.filter { known[$0.0] == nil && $0.1.fieldType != nil }.count
         if let current, adding > 0 { try caller.checkPermission("addField", on: current) }
         guard schema.fields.count + adding <= fieldLimit else {
-            throw APIError.parse(.invalidSchemaOperation,
-                                 "\(className) would have \(schema.fields.count + adding) fields; the server allows at most \(fieldLimit) per class")
+            throw APIError.tooManyFields(className, count: schema.fields.count + adding, limit: fieldLimit)
         }
         var geoPoint = schema.fields.first { $0.type == .geoPoint }?.name
         for (field, edit) in body.edits {

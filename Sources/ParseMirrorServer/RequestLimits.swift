@@ -11,7 +11,7 @@ public struct RequestLimits: Sendable {
     /// it the query is 102, instead of an answer of gigabytes.
     public var resultBytes: Int
     /// Fields a class may have besides `objectId`, `createdAt`, `updatedAt` and `ACL`: an
-    /// object write that would add more is 255 before anything is written.
+    /// object write or a `/schemas` change that would add more is 255 before anything is written.
     public var fieldsPerClass: Int
     /// Seconds a query may run before it ends with 124.
     public var queryTimeLimit: Double
@@ -23,5 +23,13 @@ public struct RequestLimits: Sendable {
         self.resultBytes = resultBytes
         self.fieldsPerClass = fieldsPerClass
         self.queryTimeLimit = queryTimeLimit
+    }
+}
+
+extension APIError {
+    /// 255 for a write or schema change that would give `className` `count` fields, more than
+    /// the `limit` (``RequestLimits/fieldsPerClass``).
+    static func tooManyFields(_ className: String, count: Int, limit: Int) -> APIError {
+        .parse(.invalidSchemaOperation, "\(className) would have \(count) fields; the server allows at most \(limit) per class")
     }
 }

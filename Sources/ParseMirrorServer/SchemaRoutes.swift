@@ -33,7 +33,7 @@ extension ParseMirrorAPI {
         return try data.write { connection in
             guard try connection.schema(className) == nil else { throw APIError.parse(.invalidClassName, "Class \(className) already exists.") }
             var schema = ClassSchema(className: className, fields: SystemClasses.defaultFields(of: className))
-            try Self.applyChanges(body, to: &schema, connection: nil)
+            try Self.applyChanges(body, to: &schema, connection: nil, fieldLimit: configuration.limits.fieldsPerClass)
             try connection.createClass(schema)
             return APIResponse(schema.schemaJSON)
         }
@@ -45,7 +45,7 @@ extension ParseMirrorAPI {
         }
         return try data.write { connection in
             guard var schema = try connection.schema(className) else { throw Self.classDoesNotExist(className) }
-            try Self.applyChanges(body, to: &schema, connection: connection)
+            try Self.applyChanges(body, to: &schema, connection: connection, fieldLimit: configuration.limits.fieldsPerClass)
             try connection.saveSchema(schema)
             return APIResponse(schema.schemaJSON)
         }
@@ -68,10 +68,16 @@ extension ParseMirrorAPI {
 
     /// Applies a POST or PUT body's `fields`, `classLevelPermissions` and `indexes`. With a
     /// connection (PUT on an existing class) added fields get their columns and deleted ones lose
-    /// theirs at once; a new class's columns are created with its table.
-    private static func applyChanges(_ body: JSONObject, to schema: inout ClassSchema, connection: MirrorConnection?) throws {
+    /// theirs at once; a new class's columns are created with its table. A change that would
+    /// leave the class more than `fieldLimit` fields is 255 before any field is touched.
+    private static func applyChanges(_ body: JSONObject, to schema: inout ClassSchema, connection: MirrorConnection?, fieldLimit: Int) throws {
         if let fields = body["fields"] {
             guard case .object(let members) = fields else { throw APIError.parse(.invalidJSON, "fields must be an object") }
+            var names = Set(schema.fields.map(\.name))
+            for member in members {
+                if member.value["__op"] == .string("Delete") { names.remove(member.key) } else { names.insert(member.key) }
+            }
+            guard names.count <= fieldLimit else { throw APIError.tooManyFields(schema.className, count: names.count, limit: fieldLimit) }
             for member in members { try applyField(member.key, member.value, to: &schema, connection: connection) }
         }
         if let permissions = body["classLevelPermissions"] {

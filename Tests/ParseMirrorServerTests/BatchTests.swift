@@ -83,4 +83,31 @@ final class BatchTests: XCTestCase {
         XCTAssertEqual(ParseErrorCode(errorBody: items[1]["error"]), .operationForbidden)
         XCTAssertEqual(items[2], .parse(#"{"error":{"error":"unauthorized: master key is required"}}"#))
     }
+    /// An invalid password fails its own sub-request only (the others run), over HTTP.
+    func testInvalidPasswordFailsOnlyItsSubRequest() throws {
+        let live = try LiveMirror()
+        let dan = live.mirror.signUp("dan")
+        live.mirror.create("Book", #"{"title":"Persuasion"}"#)
+        let reply = try XCTUnwrap(live.send("POST", "/batch", """
+            {"requests":[
+              {"method":"POST","path":"/parse/users","body":{"username":"eve","password":"pw\\u0000tail"}},
+              {"method":"POST","path":"/parse/users","body":{"username":"fay","password":""}},
+              {"method":"POST","path":"/parse/users","body":{"username":"gus","password":"good"}},
+              {"method":"PUT","path":"/parse/users/\(dan.id)","body":{"password":"new\\u0000pw"}},
+              {"method":"POST","path":"/parse/classes/Book","body":{"title":"Emma"}}
+            ]}
+            """, auth: .session(dan.token)))
+        XCTAssertEqual(reply.status, 200, reply.json.serialized())
+        XCTAssertEqual(reply.json[0]?["error"]?["code"], .integer(Int64(ParseErrorCode.validationError.rawValue)), reply.json.serialized())
+        XCTAssertEqual(reply.json[0]?["error"]?["error"]?.text, "A password cannot contain the NUL character (\\u0000).")
+        XCTAssertEqual(reply.json[1]?["error"]?["code"], .integer(Int64(ParseErrorCode.passwordMissing.rawValue)))
+        XCTAssertNotNil(reply.json[2]?["success"]?["sessionToken"]?.text)
+        XCTAssertEqual(reply.json[3]?["error"]?["code"], .integer(Int64(ParseErrorCode.validationError.rawValue)))
+        XCTAssertNotNil(reply.json[4]?["success"]?["objectId"]?.text)
+        XCTAssertEqual(try live.mirror.rows("SELECT username FROM _User ORDER BY username"), [["dan"], ["gus"]])
+        XCTAssertEqual(try live.mirror.rows("SELECT title FROM Book ORDER BY title"), [["Emma"], ["Persuasion"]])
+        XCTAssertEqual(live.send("POST", "/login", #"{"username":"dan","password":"secret"}"#, auth: .anonymous)?.status, 200,
+                       "the refused change left dan's password as it was")
+        XCTAssertEqual(live.send("POST", "/login", #"{"username":"gus","password":"good"}"#, auth: .anonymous)?.status, 200)
+    }
 }

@@ -58,4 +58,19 @@ final class HostileRegexTests: XCTestCase {
         let invalid = try XCTUnwrap(live.send("GET", "/classes/Book?where=%7B%22title%22%3A%7B%22%24regex%22%3A%22(%22%7D%7D"))
         XCTAssertParseError(invalid, status: 400, code: .invalidQuery, message: "Invalid regular expression: (")
     }
+
+    func testRegexMatchesTheWholeValueAcrossNUL() throws {
+        let live = try LiveMirror()
+        live.mirror.create("Note", #"{"text":"a\u0000b"}"#)
+        live.mirror.create("Note", #"{"text":"ab"}"#)
+        func texts(_ where_: String) -> [String] {
+            let reply = live.send("POST", "/classes/Note", #"{"_method":"GET","order":"text","where":\#(where_)}"#, auth: .anonymous)
+            XCTAssertEqual(reply?.status, 200, reply?.json.serialized() ?? "no answer")
+            return reply?.results.compactMap { $0["text"]?.text } ?? []
+        }
+        XCTAssertEqual(texts(#"{"text":{"$regex":"b$"}}"#), ["a\u{0}b", "ab"], "the part after the NUL is matched")
+        XCTAssertEqual(texts(#"{"text":{"$regex":"^a\\x00b$"}}"#), ["a\u{0}b"])
+        XCTAssertEqual(texts(#"{"text":{"$regex":"a\u0000b"}}"#), ["a\u{0}b"], "a NUL in the pattern is part of it")
+        XCTAssertEqual(texts(#"{"text":{"$regex":"^a$"}}"#), [], "a value is not cut at its NUL")
+    }
 }

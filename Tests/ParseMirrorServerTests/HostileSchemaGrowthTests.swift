@@ -34,6 +34,39 @@ final class HostileSchemaGrowthTests: XCTestCase {
                             code: .invalidSchemaOperation)
     }
 
+    /// `{"fields":{"f0":{"type":"Number"},…}}` for `POST`/`PUT /schemas`.
+    private static func schemaBody(fields range: Range<Int>, deleting deleted: Range<Int> = 0..<0) -> String {
+        let added = range.map { #""f\#($0)":{"type":"Number"}"# }
+        let dropped = deleted.map { #""f\#($0)":{"__op":"Delete"}"# }
+        return #"{"fields":{\#((added + dropped).joined(separator: ","))}}"#
+    }
+
+    func testSchemaRoutesAreHeldToTheFieldCapBeforeAnyWork() throws {
+        let live = try LiveMirror { $0.limits.fieldsPerClass = 300 }
+        var reply: TestServer.Reply?
+        let seconds = LiveMirror.seconds { reply = live.send("POST", "/schemas/Wide", Self.schemaBody(fields: 0..<20_000), timeout: 60) }
+        XCTAssertParseError(try XCTUnwrap(reply), status: 400, code: .invalidSchemaOperation,
+                            message: "Wide would have 20000 fields; the server allows at most 300 per class")
+        XCTAssertLessThan(seconds, 3)
+        XCTAssertFalse(try live.mirror.tableExists("Wide"), "nothing was created")
+
+        XCTAssertEqual(live.send("POST", "/schemas/Wide", Self.schemaBody(fields: 0..<250))?.status, 200)
+        var put: TestServer.Reply?
+        let putSeconds = LiveMirror.seconds { put = live.send("PUT", "/schemas/Wide", Self.schemaBody(fields: 250..<20_000), timeout: 60) }
+        XCTAssertParseError(try XCTUnwrap(put), status: 400, code: .invalidSchemaOperation,
+                            message: "Wide would have 20000 fields; the server allows at most 300 per class")
+        XCTAssertLessThan(putSeconds, 3, "refused before adding 19,750 columns one by one")
+        XCTAssertEqual(try live.mirror.columns(of: "Wide").count, 254, "no field was added")
+        XCTAssertEqual(live.send("GET", "/schemas/Wide")?["fields"]?["f250"], nil)
+
+        XCTAssertParseError(try XCTUnwrap(live.send("PUT", "/schemas/Wide", Self.schemaBody(fields: 250..<301))), status: 400,
+                            code: .invalidSchemaOperation, message: "Wide would have 301 fields; the server allows at most 300 per class")
+        XCTAssertEqual(live.send("PUT", "/schemas/Wide", Self.schemaBody(fields: 250..<301, deleting: 0..<1))?.status, 200,
+                       "fields deleted in the same change make room")
+        XCTAssertEqual(try live.mirror.columns(of: "Wide").count, 304)
+        XCTAssertEqual(live.send("PUT", "/schemas/Wide", Self.schemaBody(fields: 1..<300))?.status, 200, "fields that exist are not counted again")
+    }
+
     func testAddingFieldsScalesWithTheirNumber() throws {
         let live = try LiveMirror()
         let small = LiveMirror.seconds { XCTAssertEqual(live.send("POST", "/classes/A", Self.body(fields: 100))?.status, 201) }

@@ -113,6 +113,12 @@ final class TestServer {
 extension JSONValue {
     var text: String? { if case .string(let s) = self { return s } else { return nil } }
 
+    /// Item `index` of an array (a batch's answers), nil otherwise.
+    subscript(index: Int) -> JSONValue? {
+        guard case .array(let items) = self, items.indices.contains(index) else { return nil }
+        return items[index]
+    }
+
     /// Parses JSON test literals.
     static func parse(_ text: String) -> JSONValue { (try? JSONParser.parse(text)) ?? .null }
 }
