@@ -125,6 +125,6 @@ struct APIResponse {
     private static let allowedHeaders = [
         "X-Parse-Master-Key", "X-Parse-REST-API-Key", "X-Parse-Javascript-Key", "X-Parse-Client-Key", "X-Parse-Application-Id",
         "X-Parse-Client-Version", "X-Parse-Session-Token", "X-Requested-With", "X-Parse-Revocable-Session", "X-Parse-Request-Id",
-        "X-Parse-Installation-Id", "Content-Type", "Pragma", "Cache-Control",
+        "X-Parse-Installation-Id", "X-Parse-Maintenance-Key", "Content-Type", "Pragma", "Cache-Control",
     ].joined(separator: ", ")
 }

@@ -28,8 +28,9 @@ extension ParseMirrorAPI {
     /// `GET /login?username=…&password=…` or `POST /login` with a JSON body (also by `email`):
     /// the user with a new `sessionToken`; 101 "Invalid username/password." when they do not match.
     func logIn(_ request: APIRequest, data: DataAccess) throws -> APIResponse {
+        /// An empty value counts as missing, as Parse Server's falsy checks make it.
         func parameter(_ name: String) -> String? {
-            request.body[name]?.stringValue ?? request.query.first { $0.name == name }?.value
+            (request.body[name]?.stringValue ?? request.query.first { $0.name == name }?.value).flatMap { $0.isEmpty ? nil : $0 }
         }
         let login = parameter("username").map { ("username", $0) } ?? parameter("email").map { ("email", $0) }
         guard let (column, name) = login else { throw APIError.parse(.usernameMissing, "username/email is required.") }

@@ -84,6 +84,9 @@ final class UserTests: XCTestCase {
         XCTAssertParseError(server.send("GET", "/login", auth: .anonymous, query: [("username", "zed"), ("password", "pw 1")]), status: 404, code: .objectNotFound)
         XCTAssertParseError(server.send("GET", "/login", auth: .anonymous, query: [("password", "x")]), status: 400, code: .usernameMissing)
         XCTAssertParseError(server.send("GET", "/login", auth: .anonymous, query: [("username", "ann")]), status: 400, code: .passwordMissing)
+        // Empty values count as missing, as in Parse Server.
+        XCTAssertParseError(server.send("POST", "/login", #"{"username":"ann","password":""}"#, auth: .anonymous), status: 400, code: .passwordMissing)
+        XCTAssertParseError(server.send("POST", "/login", #"{"username":"","password":"pw 1"}"#, auth: .anonymous), status: 400, code: .usernameMissing)
         XCTAssertParseError(server.send("GET", "/users/me", auth: .anonymous), status: 400, code: .invalidSessionToken)
     }
 
