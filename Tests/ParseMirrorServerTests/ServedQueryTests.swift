@@ -12,38 +12,12 @@ final class ServedQueryTests: XCTestCase {
     /// ``TestServer``'s API behind a real ``HTTPServer`` on a free loopback port.
     private final class Served {
         let server: TestServer
-        let http: HTTPServer
-        let url: String
 
-        init() throws {
-            server = try TestServer()
-            http = HTTPServer(port: 0, handler: server.api)
-            url = "http://127.0.0.1:\(try http.start())/parse"
-        }
-
-        deinit { http.stop() }
+        init() throws { server = try TestServer(overHTTP: true) }
 
         /// `GET path?name=value…` (values URL-encoded), as the master, anonymous or a session.
         func get(_ path: String, _ parameters: [(String, String)], auth: TestServer.Auth = .anonymous) throws -> TestServer.Reply {
-            var components = try XCTUnwrap(URLComponents(string: url + path))
-            components.queryItems = parameters.map { URLQueryItem(name: $0.0, value: $0.1) }
-            var request = URLRequest(url: try XCTUnwrap(components.url))
-            request.setValue(TestServer.appId, forHTTPHeaderField: "X-Parse-Application-Id")
-            switch auth {
-            case .master: request.setValue(TestServer.masterKey, forHTTPHeaderField: "X-Parse-Master-Key")
-            case .session(let token): request.setValue(token, forHTTPHeaderField: "X-Parse-Session-Token")
-            case .anonymous, .none: break
-            }
-            let done = DispatchSemaphore(value: 0)
-            nonisolated(unsafe) var result: (Data?, URLResponse?, (any Error)?)
-            URLSession.shared.dataTask(with: request) { data, response, error in
-                result = (data, response, error)
-                done.signal()
-            }.resume()
-            done.wait()
-            if let error = result.2 { throw error }
-            let response = try XCTUnwrap(result.1 as? HTTPURLResponse)
-            return TestServer.Reply(status: response.statusCode, json: (try? JSONParser.parse(bytes: Array(result.0 ?? Data()))) ?? .null, headers: HTTPHeaders())
+            server.send("GET", path, auth: auth, query: parameters)
         }
 
         /// The `field` of each result of `GET /classes/<className>?where=…` plus extra parameters.
