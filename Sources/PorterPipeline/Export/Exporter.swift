@@ -129,6 +129,7 @@ public final class Exporter {
         let objectFile = "\(className).\(options.format.fileExtension)"
         let total = progress == nil ? 0 : try source.count(of: schema, matching: options.constraints)
         let objects = try ObjectFileWriter(path: folder.stagedPath(objectFile), format: options.format, fields: fields,
+                                           relationFields: options.format == .parse ? schema.relationFields : [],
                                            className: className, encoder: CSVValueEncoder(keyNames: keyNames))
         let relations = try schema.relationFields.map { (field) throws(PorterError) in
             let name = "_Join:\(field.name):\(className).\(options.format.fileExtension)"
@@ -181,12 +182,19 @@ public final class Exporter {
 private final class ObjectFileWriter {
     private let file: RecordFile
     private let fields: [SchemaField]
+    /// Each Relation field as Parse Server returns it in an object, `{"__type":"Relation","className":…}`
+    /// (the Parse layout has them, so the classes can be inferred again from the objects alone).
+    private let relationPlaceholders: [JSONMember]
     private let className: String
     private let encoder: CSVValueEncoder
 
-    init(path: String, format: ExportFormat, fields: [SchemaField], className: String, encoder: CSVValueEncoder) throws(PorterError) {
+    init(path: String, format: ExportFormat, fields: [SchemaField], relationFields: [SchemaField], className: String,
+         encoder: CSVValueEncoder) throws(PorterError) {
         file = try RecordFile(path: path, format: format, header: ParseNames.defaultFields + fields.map(\.name))
         self.fields = fields
+        relationPlaceholders = relationFields.compactMap { field in
+            field.type.targetClass.map { JSONMember(field.name, .object(JSONObject(["__type": .string("Relation"), "className": .string($0)]))) }
+        }
         self.className = className
         self.encoder = encoder
     }
@@ -194,7 +202,12 @@ private final class ObjectFileWriter {
     func append(_ object: StoredObject) throws(PorterError) {
         switch file {
         case .json(let json):
-            try json.append(object.wireJSON(fields))
+            var record = object.wireJSON(fields)
+            if !relationPlaceholders.isEmpty, case .object(var members) = record {
+                for placeholder in relationPlaceholders { members[placeholder.key] = placeholder.value }
+                record = .object(members)
+            }
+            try json.append(record)
         case .csv(let csv):
             try csv.writeRow { (row) throws(PorterError) in
                 row.cell(object.objectId)
