@@ -41,17 +41,19 @@ let package = Package(
             "PorterMigrations",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        // Test helpers shared by the test targets (not a product).
+        .target(name: "PorterTestSupport", path: "Tests/PorterTestSupport"),
         .testTarget(name: "ParseModelTests", dependencies: ["ParseModel"]),
-        .testTarget(name: "PorterReadersTests", dependencies: ["PorterReaders"]),
+        .testTarget(name: "PorterReadersTests", dependencies: ["PorterReaders", "PorterTestSupport"]),
         .testTarget(name: "PorterPipelineTests", dependencies: ["PorterPipeline", "PorterReaders", "ParseModel"]),
         .testTarget(name: "PorterSQLiteTests", dependencies: ["PorterSQLite", "PorterPipeline", "ParseModel", "CSQLite"]),
         .testTarget(name: "PorterHTTPTests", dependencies: ["PorterHTTP"]),
         .testTarget(name: "MirrorQueryTests", dependencies: ["MirrorQuery", "PorterSQLite", "PorterPipeline", "ParseModel"]),
-        .testTarget(name: "ParseMirrorServerTests", dependencies: ["ParseMirrorServer", "PorterHTTP", "PorterSQLite", "ParseModel"]),
+        .testTarget(name: "ParseMirrorServerTests", dependencies: ["ParseMirrorServer", "PorterTestSupport", "PorterHTTP", "PorterSQLite", "ParseModel"]),
         .testTarget(name: "PorterRESTTests", dependencies: ["PorterREST", "PorterPipeline", "ParseModel", "ParseMirrorServer", "PorterHTTP"]),
         .testTarget(name: "PorterMigrationsTests", dependencies: [
             "PorterMigrations", "PorterPipeline", "PorterSQLite", "PorterREST", "ParseMirrorServer", "PorterHTTP", "ParseModel",
         ]),
-        .testTarget(name: "EndToEndTests", dependencies: ["CSQLite", "CLibZip", "parse-porter", "ParseMirrorServer", "PorterHTTP"], exclude: ["Snapshots"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["CSQLite", "PorterTestSupport", "CLibZip", "parse-porter", "ParseMirrorServer", "PorterHTTP"], exclude: ["Snapshots"]),
     ]
 )

@@ -1,6 +1,7 @@
 import Foundation
 import ParseMirrorServer
 import PorterHTTP
+import PorterTestSupport
 import XCTest
 
 /// A Parse REST server over a mirror file, on a free loopback port in this test process,
@@ -131,18 +132,4 @@ final class FaultInjector: HTTPHandler, @unchecked Sendable {
     private static func error(_ status: Int, _ body: String) -> HTTPResponse {
         HTTPResponse(status: status, headers: HTTPHeaders([("Content-Type", "application/json")]), body: Array(body.utf8))
     }
-}
-
-/// A small seeded generator, so that a failing fault test can be replayed.
-struct SplitMix {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
-    }
-    mutating func nextDouble() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import ParseModel
+import PorterTestSupport
 import XCTest
 
 /// Numbers in query parameters that once trapped the server (`abs(Int.min)`), over HTTP and in
@@ -61,7 +62,7 @@ final class HostileParameterTests: XCTestCase {
     /// a 2xx, or a 4xx with Parse's `{"code","error"}` shape, and the server still answers.
     func testSeededParameterFuzzNeverCrashesOrFailsInternally() throws {
         let live = try libraryMirror()
-        var random = Generator(state: 0x5EED_2026)
+        var random = SplitMix(seed: 0x5EED_2026)
         let numbers = [Self.smallest, "9223372036854775807", "-1", "0", "1", "-0", "1e308", "-1e308", "1.5", "9007199254740993",
                        "4294967296", "-2147483649", "NaN", "Infinity", "\"12\"", "\" 7 \"", "true", "null", "[]", "{}", "\"\"", "1e-320"]
         let fields = ["pages", "title", "tags", "missing", "tags.0", "createdAt", "objectId"]
@@ -106,18 +107,4 @@ final class HostileParameterTests: XCTestCase {
         let after = try XCTUnwrap(live.send("GET", "/classes/Book?order=title"), "the server still answers after the fuzz")
         XCTAssertEqual(after.results.compactMap { $0["title"]?.text }, ["Dune", "Emma"])
     }
-}
-
-/// SplitMix64: a small deterministic generator, so a failure reproduces.
-struct Generator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-    mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
 }

@@ -1,28 +1,16 @@
 import Foundation
 import ParseModel
 import PorterReaders
+import PorterTestSupport
 import Testing
 
 /// Bad input never crashes a reader: thousands of mutated files (flipped bytes, stray quotes,
 /// line breaks, NULs, invalid UTF-8, truncation), generated from a fixed seed, each end in
 /// records or in one `ReaderError` with a sane location.
 @Suite struct MalformedInputTests {
-    /// SplitMix64: a small deterministic generator, so a failure reproduces.
-    struct Generator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-    }
-
     static let nasty: [[UInt8]] = [[34], [10], [13, 10], [13], [0], [0xFF], [0xC3], [0xE2, 0x82], [44], [9], [123], [91], [93], [125], [92], [58]]
 
-    func mutate(_ input: [UInt8], _ random: inout Generator) -> [UInt8] {
+    func mutate(_ input: [UInt8], _ random: inout SplitMix) -> [UInt8] {
         var bytes = input
         for _ in 0..<(1 + random.below(4)) {
             guard !bytes.isEmpty else { break }
@@ -63,7 +51,7 @@ import Testing
         Ulysses,1922,"stream ""of"" consciousness"
 
         """#.utf8)
-        var random = Generator(state: 42)
+        var random = SplitMix(seed: 42)
         for round in 0..<1500 {
             let bytes = mutate(original, &random)
             let path = try files.write(bytes: bytes, to: "m\(round).csv")
@@ -81,7 +69,7 @@ import Testing
         ]}
         """#.utf8)
         let lines = Array("{\"a\": 1}\n{\"b\": [true, false, null]}\n{\"c\": \"\\ud83d\\ude00\"}\n".utf8)
-        var random = Generator(state: 7)
+        var random = SplitMix(seed: 7)
         for round in 0..<1500 {
             for (layout, source) in [(JSONLayout.automatic, array), (.lines, lines)] {
                 let bytes = mutate(source, &random)
