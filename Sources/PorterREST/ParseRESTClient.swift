@@ -85,12 +85,6 @@ public final class ParseRESTClient: @unchecked Sendable {
         case final(ParseRESTFailure)
     }
 
-    /// Sends a request once.
-    public func attemptOnce(_ method: String, _ path: String, query: [(String, String)] = [], body: JSONValue? = nil,
-                            phase: String, operations: Int = 1) -> Result<JSONValue, AttemptFailure> {
-        attemptOnce(method, path, query: query, bodyBytes: body?.serializedBytes(), phase: phase, operations: operations)
-    }
-
     /// Sends a request once, with a body already serialized; `maintenance` adds the maintenance
     /// key, which Parse Server checks before the master key.
     public func attemptOnce(_ method: String, _ path: String, query: [(String, String)] = [], bodyBytes: [UInt8]?,

@@ -99,8 +99,12 @@ public struct ZipArchive: Sendable {
             guard seen.insert(file.entry.name).inserted else { throw Failure(message: "\(displayName): two entries are named \(file.entry.name)") }
             entries.append(file.entry)
         }
-        let total = entries.reduce(Int64(0)) { $0.addingReportingOverflow($1.size).partialValue }
-        if total > limits.maximumTotalSize || total < 0 {
+        // A sum past Int64 is over any limit: clamp it there rather than let it wrap back into range.
+        let total = entries.reduce(Int64(0)) { sum, entry in
+            let (next, overflow) = sum.addingReportingOverflow(entry.size)
+            return overflow || next < 0 ? .max : next
+        }
+        if total > limits.maximumTotalSize {
             throw Failure(message: "\(displayName): the files declare \(total) bytes in all, more than the \(limits.maximumTotalSize) allowed: unzip it and import the folder")
         }
         self.entries = entries.sorted { $0.name < $1.name }

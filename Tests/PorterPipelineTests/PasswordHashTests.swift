@@ -1,3 +1,4 @@
+import ParseModel
 import XCTest
 @testable import PorterPipeline
 
@@ -33,5 +34,16 @@ final class PasswordHashTests: XCTestCase {
         XCTAssertTrue(PasswordHash.notice(hashes: 0, passwordless: 1, written: false).hasPrefix("1 _User object has no password at all, and"))
         XCTAssertTrue(PasswordHash.notice(hashes: 2, passwordless: 3, written: false)
             .hasPrefix("2 _User objects have password hashes and 3 _User objects have no password at all"))
+    }
+}
+
+extension PasswordHashTests {
+    /// Naming an object's uploaded files keeps everything else it carries, its password hash included.
+    func testNamingUploadedFilesKeepsThePasswordHash() {
+        let object = ResolvedObject(objectId: "u1", line: 3, fields: [FieldValue("avatar", .file(ParseFile(name: "local.png")))], acl: nil,
+                                    passwordHash: hash)
+        let named = object.naming(files: ["local.png": ParseFile(name: "abc_local.png", url: "http://x/files/app/abc_local.png")])
+        XCTAssertEqual(named.passwordHash, hash)
+        XCTAssertEqual(named.fields.first?.value, .file(ParseFile(name: "abc_local.png", url: "http://x/files/app/abc_local.png")))
     }
 }

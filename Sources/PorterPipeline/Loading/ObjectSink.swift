@@ -155,7 +155,8 @@ extension ResolvedObject {
             guard case .file(let file) = field.value, let stored = files[file.name] else { return field }
             return FieldValue(field.name, .file(stored))
         }
-        return ResolvedObject(objectId: objectId, line: line, fields: named, acl: acl, createdAt: createdAt, updatedAt: updatedAt)
+        return ResolvedObject(objectId: objectId, line: line, fields: named, acl: acl, createdAt: createdAt, updatedAt: updatedAt,
+                              passwordHash: passwordHash)
     }
 }
 
