@@ -24,6 +24,8 @@ public struct AggregatePipeline: Sendable {
     /// The pipeline of a request's parameters: `pipeline` (a JSON array of stages, or an object
     /// of them), or stages given as parameters (`$group=…`); 102 for unknown or malformed stages.
     public init(parameters: JSONObject) throws(ParseError) {
+        // Refused rather than ignored: it would otherwise answer every object of the class.
+        if parameters["distinct"] != nil { throw Self.invalid("distinct is not supported by the mirror.") }
         var given: [JSONObject] = []
         switch parameters["pipeline"] {
         case .array(let items)?:

@@ -158,7 +158,10 @@ enum AggregateStages {
         let numbers = present.filter { $0.number != nil }
         switch op {
         case "$sum":
-            if let constant = expression.number, case .integer = expression { return .integer(Int64(constant) * Int64(values.count)) }
+            if case .integer(let constant) = expression {
+                let (product, overflow) = constant.multipliedReportingOverflow(by: Int64(values.count))
+                return overflow ? .double(Double(constant) * Double(values.count)) : .integer(product)
+            }
             if numbers.allSatisfy({ if case .integer = $0 { true } else { false } }) {
                 var sum: Int64 = 0
                 for case .integer(let i) in numbers {

@@ -108,7 +108,7 @@ public final class MirrorReader {
         let statement = try prepare(sql)
         var results: [JSONObject] = []
         while try step(statement) {
-            if let budget { try budget.charge((0..<statement.columnCount).reduce(0) { $0 + statement.byteCount(at: $1) }) }
+            if let budget { try budget.charge((0..<statement.columnCount).reduce(0) { $0 + statement.storedSize(at: $1) }) }
             var object = decoder.decode(statement)
             if let scoreColumn { object["score"] = .double(statement.double(at: scoreColumn)) }
             results.append(object)

@@ -5,7 +5,7 @@ import ParseModel
 /// `{"results":[…]}` of the pipeline (``AggregatePipeline``) run on the class's objects.
 extension ParseMirrorAPI {
     func aggregate(_ request: APIRequest, className: String, caller: Caller, data: DataAccess) throws -> APIResponse {
-        guard caller.isMaster else { throw APIError.masterKeyRequired }
+        guard caller.hasMasterKey else { throw APIError.masterKeyRequired }
         try Self.checkClassName(className)
         let pipeline = try AggregatePipeline(parameters: request.parameters)
         return try data.read { connection in

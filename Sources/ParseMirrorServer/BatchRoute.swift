@@ -8,12 +8,12 @@ extension ParseMirrorAPI {
     /// sub-requests, or a path without the mount path or naming no route (or `/batch`), is 107
     /// before anything runs.
     ///
-    /// The write lock is held only for writes: passwords of user writes are hashed before it is
-    /// taken, and reads and log-ins (``Endpoint/runsOutsideWriteLock``) run outside it, each as
-    /// its own request. Consecutive writes share one write transaction. Without `transaction` a
-    /// failed write is undone alone (a savepoint); with it the reads and log-ins run first, and
-    /// any failure undoes every write and is answered 500 `{"code":1,"message":"Internal server
-    /// error."}`, as Parse Server's.
+    /// Passwords of user writes are hashed before the write lock is taken. Without `transaction`
+    /// the lock is held only for writes: reads and log-ins (``Endpoint/runsOutsideWriteLock``) run
+    /// outside it, each as its own request; consecutive writes share one write transaction, and a
+    /// failed write is undone alone (a savepoint). With it every sub-request runs in order in one
+    /// write transaction, so a read sees the batch's earlier writes, and any failure undoes every
+    /// write and is answered 500 `{"code":1,"message":"Internal server error."}`, as Parse Server's.
     func batch(_ request: APIRequest, caller: Caller, data outer: DataAccess) throws -> APIResponse {
         guard case .array(let items)? = request.body["requests"] else { throw APIError.parse(.invalidJSON, "requests must be an array") }
         let limit = configuration.limits.batchRequests
@@ -34,7 +34,7 @@ extension ParseMirrorAPI {
             var subrequest = APIRequest(method: method, path: routed, body: body, query: Self.queryPairs(target.drop { $0 != "?" }.dropFirst()),
                                         credentials: request.credentials, publicURL: request.publicURL)
             subrequest.budget = request.budget
-            subrequest.passwordHash = Self.passwordHash(for: subrequest, endpoint)
+            subrequest.passwordHash = Self.passwordHash(for: subrequest, endpoint, caller: caller)
             return (endpoint, subrequest)
         }
         var results = [JSONValue?](repeating: nil, count: requests.count)
@@ -46,13 +46,10 @@ extension ParseMirrorAPI {
                     throw APIError.internalFailure("transactional batch request \(index) failed: \(failure.cause ?? failure.message)")
                 }
             }
-            for index in requests.indices where requests[index].endpoint.runsOutsideWriteLock { try run(index, outer) }
-            let locked = requests.indices.filter { !requests[$0].endpoint.runsOutsideWriteLock }
-            if !locked.isEmpty {
-                try outer.write { connection in
-                    let data = DataAccess(store: store, batch: connection)
-                    for index in locked { try run(index, data) }
-                }
+            // In request order, reads included, so a read sees the batch's earlier writes.
+            try outer.write { connection in
+                let data = DataAccess(store: store, batch: connection)
+                for index in requests.indices { try run(index, data) }
             }
             return APIResponse(.array(results.map { $0 ?? .null }))
         }
@@ -94,9 +91,12 @@ extension ParseMirrorAPI {
     /// The bcrypt hash of a user create's or update's `password`, made before the batch takes
     /// the write lock; nil for other sub-requests and bodies without a usable password, whose
     /// sub-request then fails alone with its Parse error (201, 142) when it runs.
-    private static func passwordHash(for request: APIRequest, _ endpoint: Endpoint) -> String? {
+    /// An update is hashed only for a caller who may change a user at all (the master key or a
+    /// signed-in user): anyone else's is refused with 206 without hashing, so it costs no bcrypt.
+    private static func passwordHash(for request: APIRequest, _ endpoint: Endpoint, caller: Caller) -> String? {
         switch endpoint {
-        case .create("_User"), .update("_User", _): break
+        case .create("_User"): break
+        case .update("_User", _) where caller.isMaster || caller.userId != nil: break
         default: return nil
         }
         guard case .string(let password)? = request.body["password"], !password.isEmpty else { return nil }

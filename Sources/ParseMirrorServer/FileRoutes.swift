@@ -46,7 +46,7 @@ extension ParseMirrorAPI {
             }
             return download(name: name)
         case .delete(let name):
-            guard try fileCaller(http).isMaster else { throw APIError.masterKeyRequired }
+            guard try fileCaller(http).hasMasterKey else { throw APIError.masterKeyRequired }
             guard (try? files.delete(name: name)) == true else { throw APIError.parse(ParseErrorCode.fileDeleteError, "Could not delete file.") }
             var response = APIResponse(JSONObject()).httpResponse
             response.headers.set("Content-Type", "text/plain")

@@ -26,11 +26,8 @@ struct APIError: Error {
     static let unauthorized = APIError(status: 403, code: nil, message: "unauthorized")
     /// 403 on master-key-only routes.
     static let masterKeyRequired = APIError(status: 403, code: nil, message: "unauthorized: master key is required")
-    /// 500 `{"code":1,"message":"Internal server error."}`: what Parse Server answers for uncaught
-    /// errors and for a failed transactional batch.
-    static let internalError = APIError(status: 500, code: .internalServerError, message: "Internal server error.", messageKey: "message")
-
-    /// ``internalError`` with its cause, which only the server's log shows.
+    /// 500 `{"code":1,"message":"Internal server error."}`, what Parse Server answers for uncaught
+    /// errors and for a failed transactional batch, with its cause, which only the server's log shows.
     static func internalFailure(_ cause: String) -> APIError {
         APIError(status: 500, code: .internalServerError, message: "Internal server error.", messageKey: "message", cause: cause)
     }

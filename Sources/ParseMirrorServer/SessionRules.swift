@@ -37,7 +37,9 @@ extension ParseMirrorAPI {
         var additional = request.body
         for field in ["objectId", "user", "installationId"] { additional[field] = nil }
         return try data.write { connection in
-            let session = try createSession(userId: userId, action: "create", installationId: request.body["installationId"]?.stringValue,
+            // The body's installationId, else the request's `X-Parse-Installation-Id`, as Parse Server takes it.
+            let installationId = request.body["installationId"]?.stringValue ?? request.credentials.installationId
+            let session = try createSession(userId: userId, action: "create", installationId: installationId,
                                             additional: additional, connection: connection)
             let objectId = session["objectId"]?.stringValue ?? ""
             return APIResponse(session, status: 201, location: "\(request.publicURL)/sessions/\(objectId)")

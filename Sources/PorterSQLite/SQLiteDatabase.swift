@@ -133,8 +133,16 @@ public final class SQLiteStatement {
 
     public func integer(at column: Int) -> Int64 { sqlite3_column_int64(statement, Int32(column)) }
     public func double(at column: Int) -> Double { sqlite3_column_double(statement, Int32(column)) }
-    /// The size in bytes of a column's text or blob value (0 for NULL).
-    public func byteCount(at column: Int) -> Int { Int(sqlite3_column_bytes(statement, Int32(column))) }
+    /// The size in bytes of a column's value without converting it: its bytes for text and blobs, 8
+    /// for a number, 0 for NULL. (`sqlite3_column_bytes` on a number would turn it into text,
+    /// after which SQLite no longer promises its storage class.)
+    public func storedSize(at column: Int) -> Int {
+        switch sqlite3_column_type(statement, Int32(column)) {
+        case SQLITE_TEXT, SQLITE_BLOB: Int(sqlite3_column_bytes(statement, Int32(column)))
+        case SQLITE_NULL: 0
+        default: 8
+        }
+    }
     /// `SQLITE_INTEGER`, `SQLITE_FLOAT`, `SQLITE_TEXT`, `SQLITE_BLOB` or `SQLITE_NULL`.
     public func storageClass(at column: Int) -> Int32 { sqlite3_column_type(statement, Int32(column)) }
     public func columnName(at column: Int) -> String { String(cString: sqlite3_column_name(statement, Int32(column))) }

@@ -282,6 +282,10 @@ final class ParseUsersImportTests: XCTestCase {
         let backwards = try call(server, "POST", "/classes/Event", body: #"{"name":"c","createdAt":\#(updated),"updatedAt":\#(created)}"#, headers: maintenance)
         XCTAssertEqual(backwards.json["code"] as? Int, 142, backwards.body)
         XCTAssertEqual(try call(server, "GET", "/schemas", headers: maintenance).status, 403)
+        // Master-key-only routes refuse it, as Parse Server's enforceMasterKeyAccess does.
+        XCTAssertEqual(try call(server, "GET", "/aggregate/Event?pipeline=%5B%7B%22%24count%22%3A%22n%22%7D%5D", headers: maintenance).status, 403)
+        XCTAssertEqual(try call(server, "GET", "/aggregate/Event?pipeline=%5B%7B%22%24count%22%3A%22n%22%7D%5D", headers: master).status, 200)
+        XCTAssertEqual(try call(server, "DELETE", "/files/none.txt", headers: maintenance).status, 403)
         let byMaster = try call(server, "POST", "/classes/Event", body: #"{"name":"d","createdAt":\#(created)}"#, headers: master).json
         XCTAssertNotEqual(byMaster["createdAt"] as? String, "2001-02-03T04:05:06.007Z")
         let wrongKey = try call(server, "POST", "/classes/Event", body: #"{"name":"e","createdAt":\#(created)}"#, headers: ["X-Parse-Maintenance-Key": "guess"])

@@ -67,6 +67,18 @@ final class BatchTests: XCTestCase {
             """)
         XCTAssertEqual(passing.status, 200)
         XCTAssertEqual(try server.rows("SELECT count(*) FROM Book"), [["3"]])
+
+        // In order: a read sees the writes before it, in a class the batch itself creates.
+        let ordered = server.send("POST", "/batch", """
+            {"requests":[{"method":"POST","path":"/parse/classes/Shelf","body":{"name":"top"}},
+                         {"method":"GET","path":"/parse/classes/Shelf","body":{"where":{"name":"top"}}}],"transaction":true}
+            """)
+        XCTAssertEqual(ordered.status, 200, ordered.json.serialized())
+        guard case .array(let items) = ordered.json, items.count == 2 else { return XCTFail(ordered.json.serialized()) }
+        let created = items[0]["success"]?["objectId"]
+        XCTAssertNotNil(created)
+        guard case .array(let found)? = items[1]["success"]?["results"] else { return XCTFail(ordered.json.serialized()) }
+        XCTAssertEqual(found.map { $0["objectId"] }, [created], ordered.json.serialized())
     }
 
     func testSubRequestsUseTheOuterCredentials() throws {

@@ -230,5 +230,12 @@ final class ServedQueryTests: XCTestCase {
         for (pipeline, message) in bad {
             XCTAssertParseError(try served.get("/aggregate/Book", [("pipeline", pipeline)], auth: .master), status: 400, code: .invalidQuery, message: message)
         }
+        // A constant $sum past Int64 is a Double, not a crash (the server answers afterwards).
+        let huge = try served.get("/aggregate/Book", [("pipeline", #"[{"$group":{"_id":null,"n":{"$sum":4611686018427387904}}}]"#)], auth: .master)
+        XCTAssertEqual(huge.json, .parse(#"{"results":[{"objectId":null,"n":18446744073709551616}]}"#), huge.json.serialized())
+        XCTAssertEqual(try served.get("/aggregate/Book", [("pipeline", #"[{"$count":"n"}]"#)], auth: .master).json, .parse(#"{"results":[{"n":4}]}"#))
+        // distinct is refused, not ignored (which would answer every object).
+        XCTAssertParseError(try served.get("/aggregate/Book", [("distinct", "genre")], auth: .master), status: 400, code: .invalidQuery,
+                            message: "distinct is not supported by the mirror.")
     }
 }

@@ -27,6 +27,11 @@ final class SessionSecurityTests: XCTestCase {
         XCTAssertEqual(server.send("GET", "/users/me", auth: .session(token))["objectId"]?.text, bob.id)
         XCTAssertEqual(try server.rows("SELECT user, note FROM _Session WHERE sessionToken = ?1", [token]), [[bob.id, "tablet"]])
         XCTAssertEqual(try server.rows("SELECT count(*) FROM _Session WHERE user = ?1", [ann.id]), [["1"]], "Ann still has only her own session")
+
+        // The installation comes from the X-Parse-Installation-Id header when the body has none.
+        let device = server.send("POST", "/sessions", "{}", auth: .session(bob.token), headers: [("X-Parse-Installation-Id", "device-7")])
+        XCTAssertEqual(device.status, 201, device.json.serialized())
+        XCTAssertEqual(try server.rows("SELECT installationId FROM _Session WHERE sessionToken = ?1", [device["sessionToken"]?.text ?? ""]), [["device-7"]])
     }
 
     func testASessionCannotBeMovedToAnotherUser() throws {
