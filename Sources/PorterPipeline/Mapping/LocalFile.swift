@@ -22,9 +22,16 @@ public struct LocalFile: Sendable, Hashable {
     /// the upload name.
     public var storedName: String { String(sha256.prefix(32)) + "_" + uploadName }
 
-    /// Reads the file `cell` names, relative to `directory`, to check and hash it.
+    /// Reads the file `cell` names, relative to `directory`, to check and hash it. Only a file
+    /// inside `directory` (links resolved) is read: a data file from elsewhere must not be able to
+    /// send other files of this machine to a server.
     static func read(_ cell: String, relativeTo directory: String) throws(CoercionError) -> LocalFile {
-        let path = cell.hasPrefix("/") ? cell : (directory as NSString).appendingPathComponent(cell)
+        let base = URL(fileURLWithPath: directory).standardizedFileURL.resolvingSymlinksInPath().path
+        let path = URL(fileURLWithPath: cell, relativeTo: URL(fileURLWithPath: base, isDirectory: true))
+            .standardizedFileURL.resolvingSymlinksInPath().path
+        guard path.hasPrefix(base == "/" ? "/" : base + "/") else {
+            throw CoercionError("\(path) is outside the folder of the source file, \(base): only files inside it are uploaded")
+        }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw CoercionError("no such file: \(path)") }
         guard !isDirectory.boolValue else { throw CoercionError("is a folder, not a file: \(path)") }
