@@ -42,8 +42,9 @@ public struct ImportReport: Sendable {
     /// `_User` objects of a Parse export with neither a password hash nor `authData`.
     public var usersWithoutPassword = 0
     /// What the user should know about how the dataset was read and what the import did not
-    /// carry over as the source had it (permissions a new class lacks, password hashes and
-    /// timestamps a Parse Server does not take).
+    /// carry over as the source had it (permissions a new class lacks, timestamps a Parse Server
+    /// set itself). Users whose hashes a Parse Server cannot take are counted above, and told
+    /// before anything is written (``ImportOptions/notice``).
     public var notes: [String] = []
 }
 
