@@ -146,6 +146,18 @@ final class ParseLayoutImportTests: XCTestCase {
         XCTAssertNil(try mirror.value("SELECT name FROM sqlite_master WHERE name = '_Session'"))
     }
 
+    /// A class file beside `schema.json` that it does not list is named as skipped, not ignored.
+    func testClassFilesTheSchemaDoesNotListAreNamed() throws {
+        let copy = try CommandRunner.copyFixture("parse-app", to: try CommandRunner.temporaryDirectory(self))
+        try #"[{"objectId": "Ex1", "note": "left out"}]"#.write(to: copy.appendingPathComponent("Extra.json"), atomically: true, encoding: .utf8)
+        let result = try CommandRunner.run(["import", copy.path, "--to", copy.appendingPathComponent("app.sqlite").path, "--json"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let skipped = try XCTUnwrap(json["skippedClasses"] as? [[String: String]])
+        XCTAssertEqual(skipped, [["className": "Extra", "reason": "Extra.json is not read: schema.json does not list Extra"]])
+        XCTAssertNil(try Mirror(copy.appendingPathComponent("app.sqlite")).value("SELECT name FROM sqlite_master WHERE name = 'Extra'"))
+    }
+
     /// Into a Parse Server that takes custom objectIds, the objects and links arrive as in a
     /// mirror, and a second run sends no write.
     func testImportIntoAParseServer() throws {

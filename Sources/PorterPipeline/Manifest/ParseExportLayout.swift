@@ -103,8 +103,11 @@ struct ParseExportLayout {
         guard !classes.isEmpty else { throw fail(listPath, "no class to import") }
         try checkTargets(of: classes, at: paths)
         let relations = try joinFiles(of: classes, skipped: Set(skipped.map(\.className)))
-        // An inferred schema says so in a note of its own.
-        if schemaLabel == Self.schemaFile, let note = Self.publicClassesNote(withoutPermissions) { notes.append(note) }
+        // An inferred schema lists every class file it read, and says so in a note of its own.
+        if schemaLabel == Self.schemaFile {
+            if let note = Self.publicClassesNote(withoutPermissions) { notes.append(note) }
+            skipped += try unlistedClassFiles(listed: listed)
+        }
         return DatasetManifest(directory: directory, fileName: schemaLabel, classes: classes, relations: relations, notes: notes,
                                files: files, skippedClasses: skipped)
     }
@@ -173,6 +176,18 @@ struct ParseExportLayout {
 
     /// The field and owner class a join file's name gives, `nil` for a name that is no join
     /// file's; a name that starts like one but is not of the form is a usage error.
+    /// The `<Class>.json` files beside `schema.json` that it does not list: not imported, and so
+    /// named in the summary rather than left out without a word.
+    private func unlistedClassFiles(listed: Set<String>) throws(PorterError) -> [SkippedClass] {
+        var unlisted: [SkippedClass] = []
+        for name in files.fileNames where name.hasSuffix(".json") && name != Self.schemaFile && !ManifestLoader.fileNames.contains(name) {
+            let className = String(name.dropLast(".json".count))
+            guard try Self.joinFileName(name) == nil, !listed.contains(className), ParseNames.classNameProblem(className) == nil else { continue }
+            unlisted.append(SkippedClass(className: className, reason: "\(name) is not read: \(Self.schemaFile) does not list \(className)"))
+        }
+        return unlisted
+    }
+
     static func joinFileName(_ entry: String) throws(PorterError) -> (field: String, owner: String)? {
         guard let separator = joinSeparators.first(where: { entry.hasPrefix("_Join\($0)") }) else { return nil }
         let parts = entry.dropFirst("_Join".count + separator.count).components(separatedBy: separator)
