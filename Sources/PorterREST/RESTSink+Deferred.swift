@@ -47,15 +47,27 @@ extension RESTSink {
             if wanted[link.ownerId] == nil { order.append(link.ownerId) }
             wanted[link.ownerId, default: []].append(contentsOf: link.relatedIds)
         }
+        // Links whose owner or target is not on the server (the server refused it) are refused
+        // too, and counted, rather than dropped.
+        var changes = LinkChanges()
         var owners: [(identity: String, entry: RemoteClass.Entry, targets: [String])] = []
         for identity in order {
-            guard let entry = state[identity] else { continue }
-            let targets = wanted[identity]!.compactMap { serverPointer(PointerRef(className: targetClass, objectId: $0))?.objectId }
+            guard let entry = state[identity] else {
+                changes.refused.append("\(className) \(identity) is not on the server, so its \(wanted[identity]!.count) \(field) links were not sent")
+                continue
+            }
+            var targets: [String] = []
+            for related in wanted[identity]! {
+                if let target = serverPointer(PointerRef(className: targetClass, objectId: related))?.objectId {
+                    targets.append(target)
+                } else {
+                    changes.refused.append("\(className) \(identity): the \(field) link to \(targetClass) \(related) was not sent: that object is not on the server")
+                }
+            }
             owners.append((identity, entry, targets))
         }
         let existing = owners.filter { !$0.entry.createdNow }.map(\.entry.serverId)
         let current = existing.isEmpty ? [:] : try currentLinks(owner: className, field: field, targetClass: targetClass, ownerIds: existing)
-        var changes = LinkChanges()
         var operations: [BatchOperation] = [], pending: [(owner: String, change: LinkChanges)] = []
         for owner in owners {
             let now = current[owner.entry.serverId] ?? []

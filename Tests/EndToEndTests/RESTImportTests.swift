@@ -100,6 +100,32 @@ final class RESTImportTests: XCTestCase {
 
     /// An object the server refuses is reported with its file and line and the Parse error, and
     /// written to rejects/<Class>.csv as it was read; the rest of the data is written.
+    /// Links to or from objects the server refused are counted as rejected, not dropped.
+    func testLinksOfRefusedObjectsAreCountedAsRejected() throws {
+        let directory = try CommandRunner.temporaryDirectory(self)
+        let server = try ServedMirror(in: self)
+        // No author has a nickname, so the server refuses every Author (142), and with them every
+        // Book (they point at authors); Genre.books then links to books that are not there.
+        let schema = #"{"className":"Author","fields":{"nickname":{"type":"String","required":true}}}"#
+        XCTAssertEqual(try Self.curl(server, "POST", "/schemas/Author", schema).status, 0)
+        let direct = directory.appendingPathComponent("direct.sqlite")
+        XCTAssertEqual(try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent("library").path, "--to", direct.path, "-q"]).status, 0)
+        let links = Int(try Mirror(direct).value(#"SELECT count(*) FROM "_Join:books:Genre""#) ?? "") ?? 0
+        XCTAssertGreaterThan(links, 0)
+        let dataset = try CommandRunner.copyFixture("library", to: directory)
+        let result = try server.runImport(dataset.path, ["--json"])
+        XCTAssertEqual(result.status, 1, result.stderr)
+        let summary = try ImportSummary.parse(result)
+        XCTAssertEqual(summary.tally("Author")?.rejected, 42)
+        XCTAssertEqual(summary.tally("Book")?.rejected, 43)
+        XCTAssertEqual(summary.relation("Genre.books")?.added, 0)
+        XCTAssertEqual(summary.relation("Genre.books")?.rejected, links, "every link to a refused book is counted")
+        let served = try Mirror(server.file)
+        if try served.value(#"SELECT name FROM sqlite_master WHERE name = '_Join:books:Genre'"#) != nil {
+            XCTAssertEqual(try served.value(#"SELECT count(*) FROM "_Join:books:Genre""#), "0", "no link reached the server")
+        }
+    }
+
     func testRefusedObjectsAreReportedAndTheRestWritten() throws {
         let directory = try CommandRunner.temporaryDirectory(self)
         let server = try ServedMirror(in: self)
