@@ -135,7 +135,7 @@ public final class RESTSink: ObjectSink {
         var requests: [(method: String, className: String, fields: [SchemaField], body: JSONValue)] = []
         for schema in schemas {
             if let current = existing[schema.className] {
-                let missing = schema.fields.filter { !ParseNames.defaultFields.contains($0.name) && current.field(named: $0.name) == nil }
+                let missing = schema.ownFields.filter { current.field(named: $0.name) == nil }
                 let body = JSONValue.object(JSONObject(["className": .string(schema.className),
                                                         "fields": ClassSchema(className: schema.className, fields: missing).fieldsJSON]))
                 if !missing.isEmpty { requests.append(("PUT", schema.className, missing, body)) }
@@ -195,14 +195,15 @@ public final class RESTSink: ObjectSink {
     /// (the objectId is checked first), with 111 for the value when they are on.
     ///
     /// It goes to a class the server has when there is one. Sent to a new class of a server
-    /// that takes custom ids, it may leave the class behind (Parse Server creates the class
-    /// before it checks the value), so that class is read again; a dry run never sends it there.
+    /// that takes custom ids, it may leave the class behind, empty and all-public (Parse Server
+    /// creates the class before it checks the value): that class is deleted again, so the import
+    /// creates it with its permissions and indexes; a dry run never sends it there.
     private func probeCustomObjectIds() throws(PorterError) -> Bool {
         let existing = Set(serverSchemas?.keys.map { $0 } ?? [])
         let names = declared.keys.sorted()
         guard let className = names.first(where: existing.contains) ?? (options.dryRun ? nil : names.first) else { return false }
         let accepted = try probeCustomObjectIds(in: className)
-        if accepted && !existing.contains(className) { rereadSchema(className) }
+        if accepted && !existing.contains(className) { removeClassLeftByProbe(className) }
         return accepted
     }
 
@@ -225,10 +226,12 @@ public final class RESTSink: ObjectSink {
     }
 
     /// Reads one class's schema again into ``serverSchemas`` (nothing when it does not exist).
-    private func rereadSchema(_ className: String) {
+    /// Deletes the empty class the probe made; should the server refuse, the class is kept as
+    /// the server has it, and the import adds its fields (its permissions stay the server's).
+    private func removeClassLeftByProbe(_ className: String) {
         guard client.address.masterKey != nil, let json = try? client.send("GET", "/schemas/\(className)", phase: "preflight"),
               let schema = try? ClassSchema(schemaJSON: json) else { return }
-        serverSchemas?[className] = schema
+        if (try? client.send("DELETE", "/schemas/\(className)", phase: "preflight")) == nil { serverSchemas?[className] = schema }
     }
 
     func plan(phase: String, requests: Int, operations: Int) {
