@@ -65,7 +65,11 @@ extension RESTSink {
                     timestamps.updated.insert("\(className)/\(plan.existing!.serverId)")
                 }
             } else {
-                if plan.createdAt != nil && client.address.maintenanceKey == nil { timestamps.notKept += 1 }
+                // Counted by what the server answered: without the key, and also when it ignored one
+                // (a wrong key, an address outside maintenanceKeyIps, a server before 6.5).
+                if let createdAt = plan.createdAt, answer["createdAt"]?.stringValue != ParseValue.date(createdAt).wireJSON["iso"]?.stringValue {
+                    timestamps.notKept += 1
+                }
                 let serverId: String = if case .string(let id)? = answer["objectId"] { id } else { plan.identity }
                 var digests = state.emptyDigests
                 for change in plan.changed { digests[change.position] = change.digest }

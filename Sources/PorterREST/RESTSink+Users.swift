@@ -6,7 +6,8 @@ import PorterPipeline
 extension RESTSink {
     /// Objects whose source timestamps the server did not keep.
     struct TimestampTally {
-        /// Created with the server's own `createdAt`/`updatedAt` (no maintenance key).
+        /// Created with the server's own `createdAt`/`updatedAt`: it was sent no maintenance key,
+        /// or ignored the one it was sent.
         var notKept = 0
         /// Objects (`Class/serverId`) updated after or instead of their create: every update sets
         /// a new `updatedAt`, maintenance key or not (links from join files and cyclic pointers

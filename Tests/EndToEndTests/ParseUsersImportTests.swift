@@ -260,6 +260,13 @@ final class ParseUsersImportTests: XCTestCase {
         XCTAssertEqual(summary.relation("_Role.users")?.added, 2)
         XCTAssertEqual(summary.relation("_Role.roles")?.added, 1)
         XCTAssertFalse(summary.requests.contains { $0.phase.hasPrefix("relations") }, "\(summary.requests)")
+
+        // A key the server does not take (another server's) is ignored there: the summary says so.
+        let other = try ServedMirror(in: self, allowCustomObjectId: true, maintenanceKey: "another-servers-key")
+        let ignored = try other.runImport(export, ["--users-without-passwords", "--json"], environment: environment)
+        XCTAssertEqual(ignored.status, 0, ignored.stderr)
+        XCTAssertTrue(ignored.stdout.contains("timestamps not kept: 8 created objects"), ignored.stdout)
+        XCTAssertNotEqual(try Mirror(other.file).value("SELECT createdAt FROM Diary"), "2014-04-01T09:00:00.000Z")
         // GET answers show them as the source had them.
         XCTAssertEqual(try call(server, "GET", "/classes/Note/NoPublic01").json["createdAt"] as? String, "2014-06-02T12:00:00.000Z")
     }
