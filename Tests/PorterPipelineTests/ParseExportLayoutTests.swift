@@ -113,7 +113,10 @@ final class ParseExportLayoutTests: XCTestCase {
         XCTAssertEqual(manifest.mapping(for: "_User")?.fields.map(\.name), ["username", "email", "emailVerified", "authData"])
         XCTAssertEqual(manifest.mapping(for: "_User")?.passwordHashKeys, ["bcryptPassword", "_hashed_password"])
         XCTAssertEqual(manifest.relations.map(\.source), ["_Join:users:_Role.json"], "a skipped class's join files are skipped too")
-        XCTAssertEqual(manifest.skippedClasses.map(\.className), ["_Session", "_Idempotency"])
+        // The layout's other object files (Author, Book, Genre), which this schema.json does not
+        // list, are named as skipped too.
+        XCTAssertEqual(manifest.skippedClasses.map(\.className), ["_Session", "_Idempotency", "Author", "Book", "Genre"])
+        XCTAssertEqual(manifest.skippedClasses[3].reason, "Book.json is not read: schema.json does not list Book")
         XCTAssertTrue(manifest.skippedClasses[0].reason.contains("users log in again"))
         XCTAssertEqual(manifest.notes.count, 1)
         XCTAssertTrue(manifest.notes[0].hasPrefix("schema.json: no classLevelPermissions for _User, _Role, Note: a class the import creates is all-public"), manifest.notes[0])
