@@ -9,7 +9,7 @@ import Darwin
 /// Streams the rows of a CSV file (or TSV, or any one-byte delimiter) through libcsv.
 ///
 /// The first row is the header and names the columns; it must not have empty or
-/// duplicate names. Quoting follows RFC 4180: quoted fields may hold delimiters, doubled
+/// duplicate names (compared without surrounding spaces, see ``CSVHeader``). Quoting follows RFC 4180: quoted fields may hold delimiters, doubled
 /// quotes and line breaks, and spaces around values are kept. Lines may end in LF or
 /// CRLF (a lone CR ends a row too, but only LF counts as a new line), blank lines are
 /// skipped, and a UTF-8 byte order mark is ignored. Rows with more
@@ -57,7 +57,8 @@ public struct CSVReader: RecordReader {
             throw ReaderError(file: displayName, line: 1, reason: "no header row")
         }
         var seen = Set<String>()
-        for (index, name) in headerRow.cells.enumerated() {
+        for (index, cell) in headerRow.cells.enumerated() {
+            let name = CSVHeader.columnName(cell)
             guard !name.isEmpty else {
                 throw ReaderError(file: displayName, line: headerRow.line, column: String(index + 1),
                                   reason: "empty column name in header")
@@ -68,7 +69,7 @@ public struct CSVReader: RecordReader {
             }
         }
         header = CSVHeader(names: headerRow.cells)
-        rows.columnNames = headerRow.cells
+        rows.columnNames = header.columnNames
     }
 
     public var bytesRead: Int64 { rows.bytesConsumed }

@@ -15,8 +15,14 @@ public enum SourceCell: Hashable, Sendable {
 }
 
 /// The names of a CSV file's columns, shared by all of its records.
+///
+/// Columns are looked up by their names without surrounding spaces or tabs (a spreadsheet's
+/// `name ,price` header has the columns `name` and `price`); ``names`` keeps the cells as they are.
 public final class CSVHeader: Sendable {
+    /// The header cells as the file has them.
     public let names: [String]
+    /// The column names as they are looked up: ``names`` without surrounding spaces.
+    public let columnNames: [String]
     private let indexByName: [String: Int]
 
     /// Whether any of Parse's default columns (`objectId`, `createdAt`, `updatedAt`, `ACL`) is present.
@@ -24,13 +30,23 @@ public final class CSVHeader: Sendable {
 
     public init(names: [String]) {
         self.names = names
+        let trimmed = names.map(CSVHeader.columnName)
+        self.columnNames = trimmed
         var index: [String: Int] = [:]
-        for (i, name) in names.enumerated() where index[name] == nil { index[name] = i }
+        for (i, name) in trimmed.enumerated() where index[name] == nil { index[name] = i }
         self.indexByName = index
         self.hasParseSystemColumns = ParseNames.defaultFields.contains { index[$0] != nil }
     }
 
     public func index(of name: String) -> Int? { indexByName[name] }
+
+    /// A header cell as a column name: without the spaces and tabs around it.
+    public static func columnName(_ cell: String) -> String {
+        let scalars = cell.unicodeScalars
+        guard let first = scalars.firstIndex(where: { $0 != " " && $0 != "\t" }) else { return "" }
+        let last = scalars.lastIndex(where: { $0 != " " && $0 != "\t" })!
+        return String(scalars[first...last])
+    }
 }
 
 /// One record of a source file with its provenance: the line on which it starts
@@ -65,10 +81,11 @@ public struct SourceRecord: Sendable {
         }
     }
 
-    /// The column names this record carries (CSV header, or the JSON object's top-level keys).
+    /// The column names this record carries (CSV header without surrounding spaces, or the
+    /// JSON object's top-level keys).
     public var columnNames: [String] {
         switch content {
-        case .csv(let header, _): header.names
+        case .csv(let header, _): header.columnNames
         case .json(let object): object.keys
         }
     }

@@ -20,7 +20,7 @@ final class CoercionTests: XCTestCase {
 
     private func field(_ type: FieldType, column: String = "c", columns: [String]? = nil, defaultValue: ParseValue? = nil,
                        format: String? = nil, split: String? = nil, values: [String: ParseValue]? = nil, null: Set<String> = []) -> FieldMapping {
-        FieldMapping(name: "f", type: type, column: column, columns: columns, defaultValue: defaultValue, format: format,
+        FieldMapping(name: "f", type: type, column: column, columns: columns, defaultValue: defaultValue, formats: format.map { [$0] } ?? [],
                      split: split, values: values, nullTokens: null)
     }
 

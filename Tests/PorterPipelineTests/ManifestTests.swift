@@ -176,7 +176,7 @@ final class ManifestTests: XCTestCase {
 
         let released = try XCTUnwrap(book.field(named: "released"))
         XCTAssertEqual(released.type, .date)
-        XCTAssertEqual(released.format, "dd.MM.yyyy")
+        XCTAssertEqual(released.formats, ["dd.MM.yyyy"])
         XCTAssertEqual(released.nullTokens, ["n/a", "-"])
 
         let category = try XCTUnwrap(book.field(named: "category"))
@@ -277,7 +277,7 @@ final class ManifestTests: XCTestCase {
             XCTAssertEqual(book.field(named: "title")?.required, true)
             XCTAssertEqual(book.field(named: "genre")?.type, .pointer(targetClass: "Genre"))
             let when = try XCTUnwrap(book.field(named: "when"))
-            XCTAssertEqual(when.format, "yyyy-MM-dd HH:mm:ss")
+            XCTAssertEqual(when.formats, ["yyyy-MM-dd HH:mm:ss"])
             XCTAssertEqual(when.nullTokens, ["null"])
             XCTAssertEqual(when.defaultValue, .date(ParseDate(iso: "2000-01-01")!))
             XCTAssertEqual(book.field(named: "shelves")?.split, ",")

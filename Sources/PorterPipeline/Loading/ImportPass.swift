@@ -51,6 +51,10 @@ final class ImportPass {
     private var skippedKeyIndex: [String: Int] = [:]
     /// `_User` objects read with a password hash.
     var passwordHashes = 0
+    /// What the report tells besides faults: columns some JSON records lack (``SourceColumnCheck``).
+    var notes: [String] = []
+    /// Sources whose reader stopped at a fault, so they were not read whole.
+    private var unreadSources: Set<String> = []
     /// `_User` objects of a Parse export read with neither a password hash nor `authData`: a
     /// Parse Server creates no such user over REST (201, password is required).
     var usersWithoutPassword = 0
@@ -159,6 +163,7 @@ final class ImportPass {
     }
 
     private func readEverything() throws(PorterError) {
+        try checkHeaders()
         let joinsAhead = joinFilesAhead
         if joinsAhead {
             for (index, relation) in manifest.relations.enumerated() { try loadJoinFile(relation, source: manifest.classes.count + index) }
@@ -183,13 +188,28 @@ final class ImportPass {
     }
 
     func openReader(_ source: String, delimiter: UInt8?) -> (any RecordReader)? {
-        guard var format = SourceFormat.forFile(source) else { return nil }
-        if let delimiter, case .csv = format { format = .csv(delimiter: delimiter) }
         do {
-            return try manifest.files.openReader(source, format: format)
+            return try reader(source, delimiter: delimiter)
         } catch {
             log.add(Diagnostic(error.location, error.reason), fatal: true)
             return nil
+        }
+    }
+
+    /// A reader of `source`; `nil` for a file type none reads (the manifest check has named it).
+    private func reader(_ source: String, delimiter: UInt8?) throws(ReaderError) -> (any RecordReader)? {
+        guard var format = SourceFormat.forFile(source) else { return nil }
+        if let delimiter, case .csv = format { format = .csv(delimiter: delimiter) }
+        return try manifest.files.openReader(source, format: format)
+    }
+
+    /// Before any record is read: every CSV header has the columns the fields read
+    /// (``SourceColumnCheck``). A file that cannot be opened is reported when it is read.
+    private func checkHeaders() throws(PorterError) {
+        for mapping in manifest.classes {
+            let check = SourceColumnCheck([mapping], manifest: manifest)
+            guard !check.isEmpty, let csv = (try? reader(mapping.source, delimiter: mapping.delimiter)) as? CSVReader else { continue }
+            try check.check(csv.header)
         }
     }
 
@@ -202,6 +222,7 @@ final class ImportPass {
         } catch {
             log.add(Diagnostic(error.location, error.reason), fatal: true)
             sinkOpen = false
+            unreadSources.insert(reader.displayName)
             return nil
         }
         recordsRead += 1
@@ -274,9 +295,11 @@ final class ImportPass {
         let phase = group.map(\.className).joined(separator: "+")
         let totalBytes = fileSize(source)
         var records = 0
+        var columns = SourceColumnCheck(group, manifest: manifest)
         if var reader = openReader(source, delimiter: group[0].delimiter) {
             while let record = try nextRecord(from: &reader) {
                 records += 1
+                columns.count(record)
                 if records % 20_000 == 0 {
                     progress?(ImportProgress(phase: phase, records: records, bytesRead: reader.bytesRead, totalBytes: totalBytes))
                 }
@@ -290,6 +313,7 @@ final class ImportPass {
                     for load in loads { try flush(load) }
                 }
             }
+            if !unreadSources.contains(source) { notes += try columns.finish() }
         }
         for load in loads {
             try flush(load)

@@ -123,7 +123,7 @@ public struct Importer {
             if !kept { for file in rejectFiles { try? FileManager.default.removeItem(atPath: file) } }
             var unwritten = report(pass, committed: kept, succeeded: pass.log.count == 0, rejectFiles: kept ? rejectFiles : [], started: started)
             unwritten.requests = sink.requestTallies
-            unwritten.notes = manifest.notes + existingClassNotes + sink.notes
+            unwritten.notes = manifest.notes + pass.notes + existingClassNotes + sink.notes
             if pass.log.count == 0 {
                 unwritten.errors = rejectedFaults
                 unwritten.errorCount = rejectPlan?.reasons.count ?? 0
@@ -133,7 +133,7 @@ public struct Importer {
         try sink.commit()
         var written = report(pass, committed: true, succeeded: true, rejectFiles: rejectFiles, started: started)
         written.requests = sink.requestTallies
-        written.notes = manifest.notes + existingClassNotes + sink.notes
+        written.notes = manifest.notes + pass.notes + existingClassNotes + sink.notes
         written.errors = rejectedFaults
         written.errorCount = rejectPlan?.reasons.count ?? 0
         return written
@@ -165,6 +165,6 @@ public struct Importer {
                      committed: committed, succeeded: succeeded, elapsedSeconds: Date().timeIntervalSince(started),
                      skippedClasses: manifest.skippedClasses, skippedKeys: pass.skippedKeys, usersWithPasswordHashes: pass.passwordHashes,
                      usersWithoutPassword: pass.usersWithoutPassword,
-                     notes: manifest.notes)
+                     notes: manifest.notes + pass.notes)
     }
 }

@@ -16,6 +16,9 @@ public struct DatasetManifest: Sendable {
     public var files: SourceFiles
     /// Classes of a Parse export left out, each with why; reports list them.
     public var skippedClasses: [SkippedClass]
+    /// Whether every column a field reads must be in its source unless the field is
+    /// ``FieldMapping/optional`` (a manifest written by hand); a Parse export's objects may lack any field.
+    public var requiresMappedColumns = false
 
     public init(directory: String, fileName: String, classes: [ClassMapping], relations: [JoinRelationMapping], notes: [String] = [],
                 files: SourceFiles? = nil, skippedClasses: [SkippedClass] = []) {
@@ -111,8 +114,9 @@ public struct FieldMapping: Sendable {
     public var columns: [String]?
     public var required: Bool
     public var defaultValue: ParseValue?
-    /// A date pattern such as `dd.MM.yyyy`; `nil` means ISO 8601.
-    public var format: String?
+    /// Date formats tried in order: patterns such as `dd.MM.yyyy`, or `unix` / `unix-ms`
+    /// (``DatePattern``); empty means ISO 8601.
+    public var formats: [String] = []
     /// Separator that splits one cell into Array items or Relation targets.
     public var split: String?
     /// Enum mapping from source text to the stored value.
@@ -124,9 +128,11 @@ public struct FieldMapping: Sendable {
     /// A File field whose cells are paths of local files (relative to the source file's
     /// folder), uploaded to the target; the field gets the name and URL the target gives.
     public var upload = false
+    /// The source may lack the field's column(s): not an error, nor a note (see ``DatasetManifest/requiresMappedColumns``).
+    public var optional = false
 
     public init(name: String, type: FieldType, column: String? = nil, columns: [String]? = nil, required: Bool = false,
-                defaultValue: ParseValue? = nil, format: String? = nil, split: String? = nil,
+                defaultValue: ParseValue? = nil, formats: [String] = [], split: String? = nil,
                 values: [String: ParseValue]? = nil, nullTokens: Set<String> = [], fromJoinFile: Bool = false) {
         self.name = name
         self.type = type
@@ -134,7 +140,7 @@ public struct FieldMapping: Sendable {
         self.columns = columns
         self.required = required
         self.defaultValue = defaultValue
-        self.format = format
+        self.formats = formats
         self.split = split
         self.values = values
         self.nullTokens = nullTokens

@@ -8,7 +8,8 @@ struct ManifestDecoder {
 
     static let topKeys: Set<String> = ["version", "classes", "relations"]
     static let classKeys: Set<String> = ["source", "key", "fields", "acl", "mode", "strict", "delimiter"]
-    static let fieldKeys: Set<String> = ["type", "column", "columns", "required", "default", "format", "split", "values", "null", "upload"]
+    static let fieldKeys: Set<String> = ["type", "column", "columns", "required", "default", "format", "split", "values", "null", "upload",
+                                               "optional"]
     static let relationKeys: Set<String> = ["owner", "field", "source", "ownerColumn", "targetColumn", "targetClass", "delimiter"]
 
     func fail(_ path: String, _ reason: String) -> PorterError {
@@ -89,7 +90,9 @@ struct ManifestDecoder {
                 relations.append(try decodeRelation(item, at: "relations[\(i)]", classes: &classes))
             }
         }
-        return DatasetManifest(directory: directory, fileName: fileName, classes: classes, relations: relations)
+        var manifest = DatasetManifest(directory: directory, fileName: fileName, classes: classes, relations: relations)
+        manifest.requiresMappedColumns = true
+        return manifest
     }
 
     func decodeClass(_ className: String, _ value: JSONValue, at path: String) throws(PorterError) -> ClassMapping {
@@ -143,10 +146,14 @@ struct ManifestDecoder {
             }
             field.columns = columns
         }
-        field.format = try string(spec["format"], at: "\(path).format")
-        if let format = field.format {
+        if let formats = try stringList(spec["format"], at: "\(path).format") {
             guard type == .date else { throw fail("\(path).format", "only a Date field takes a format") }
-            guard DatePattern(format) != nil else { throw fail("\(path).format", "unsupported date format \"\(format)\"") }
+            guard !formats.isEmpty else { throw fail("\(path).format", "must name at least one date format") }
+            for (i, format) in formats.enumerated() where DatePattern(format) == nil {
+                let at = formats.count == 1 && spec["format"]?.stringValue != nil ? "\(path).format" : "\(path).format[\(i)]"
+                throw fail(at, "unsupported date format \"\(format)\"")
+            }
+            field.formats = formats
         }
         field.split = try string(spec["split"], at: "\(path).split")
         if field.split != nil {
@@ -161,6 +168,7 @@ struct ManifestDecoder {
             guard spec["values"] == nil, spec["default"] == nil else { throw fail("\(path).upload", "a field that uploads files takes no values or default") }
             field.upload = true
         }
+        field.optional = try bool(spec["optional"], at: "\(path).optional") ?? false
         if let nullValue = spec["null"] {
             field.nullTokens = Set(try stringList(nullValue, at: "\(path).null") ?? [])
         }

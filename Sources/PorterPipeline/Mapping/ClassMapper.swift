@@ -64,7 +64,8 @@ public final class ClassMapper: Sendable {
         self.fields = mapping.fields.filter { !$0.fromJoinFile }
         let sourceDirectory = (manifest.directory as NSString).appendingPathComponent((mapping.source as NSString).deletingLastPathComponent)
         self.coercers = fields.map {
-            FieldCoercer(field: $0, references: ClassMapper.referenceParser(for: $0.type, manifest: manifest), sourceDirectory: sourceDirectory)
+            FieldCoercer(field: $0, references: ClassMapper.referenceParser(for: $0.type, manifest: manifest), sourceDirectory: sourceDirectory,
+                         className: mapping.className)
         }
         let fieldNames = fields.map(\.name)
         self.keyIndices = mapping.key.compactMap { fieldNames.firstIndex(of: $0) }

@@ -7,7 +7,10 @@ import PorterReaders
 public final class FieldCoercer: Sendable {
     public let field: FieldMapping
     let columnPaths: [ColumnPath]
-    let datePattern: DatePattern?
+    /// The field's date formats, tried in order; empty means ISO 8601.
+    let datePatterns: [DatePattern]
+    /// Where a message tells the user to add a date format: `classes.Order.fields.placedAt`.
+    let manifestPath: String
     let references: ReferenceParser?
     /// The folder the paths of an uploading File field start from: the source file's.
     let sourceDirectory: String
@@ -15,11 +18,13 @@ public final class FieldCoercer: Sendable {
     /// - Parameters:
     ///   - references: how to read references to the field's target class (Pointer and Relation fields).
     ///   - sourceDirectory: the folder of the source file, for the paths of an uploading File field.
-    init(field: FieldMapping, references: ReferenceParser?, sourceDirectory: String = ".") {
+    ///   - className: the field's class, named where a message suggests a change to the manifest.
+    init(field: FieldMapping, references: ReferenceParser?, sourceDirectory: String = ".", className: String? = nil) {
         self.field = field
         self.sourceDirectory = sourceDirectory
         self.columnPaths = field.sourceColumns.map(ColumnPath.init)
-        self.datePattern = field.format.flatMap(DatePattern.init)
+        self.datePatterns = field.formats.compactMap(DatePattern.init)
+        self.manifestPath = className.map { "classes.\($0).fields.\(field.name)" } ?? field.name
         self.references = references
     }
 
@@ -176,16 +181,38 @@ public final class FieldCoercer: Sendable {
     func date(_ cell: SourceCell) throws(CoercionError) -> ParseDate {
         switch cell {
         case .text(let t), .json(.string(let t)):
-            if let pattern = datePattern {
-                guard let date = pattern.parse(t) else { throw CoercionError("not a date in format \"\(field.format!)\"") }
-                return date
-            }
-            guard let date = ParseDate(iso: t) else { throw CoercionError("not a date (ISO 8601, e.g. 2024-01-31 or 2024-01-31T09:30:00Z)") }
-            return date
+            return try date(t)
+        case .json(let number) where number.doubleValue != nil && datePatterns.contains(where: \.isUnixTime):
+            return try date(number.serialized())
         case .json(let json):
             guard case .date(let date) = try typed(json, .date) else { throw CoercionError("not a date") }
             return date
         }
+    }
+
+    /// The date `text` denotes in the first of the field's formats that reads it (ISO 8601 without
+    /// any); a fault suggests a common format that would read it.
+    func date(_ text: String) throws(CoercionError) -> ParseDate {
+        guard !datePatterns.isEmpty else {
+            guard let date = ParseDate(iso: text) else {
+                throw CoercionError("not a date (ISO 8601, e.g. 2024-01-31 or 2024-01-31T09:30:00Z)" + formatHint(text, adding: "add format: "))
+            }
+            return date
+        }
+        for pattern in datePatterns {
+            if let date = pattern.parse(text) { return date }
+        }
+        let formats = field.formats.map { "\"\($0)\"" }.joined(separator: " or ")
+        throw CoercionError("not a date in format \(formats)" + formatHint(text, adding: "add "))
+    }
+
+    /// `; add format: "dd/MM/yyyy" to classes.Order.fields.placedAt` when a common format reads `text`.
+    func formatHint(_ text: String, adding verb: String) -> String {
+        let usable = DatePattern.commonFormats(parsing: text).filter { !field.formats.contains($0) }
+        guard let first = usable.first else { return "" }
+        let alternative = usable.count > 1 ? " (or \"\(usable[1])\")" : ""
+        let place = field.formats.isEmpty ? "to \(manifestPath)" : "to the format list of \(manifestPath)"
+        return "; \(verb)\"\(first)\"\(alternative) \(place)"
     }
 
     /// The cell as JSON: a JSON source value as is, CSV text parsed as JSON.
