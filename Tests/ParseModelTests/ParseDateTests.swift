@@ -163,5 +163,65 @@ final class ParseDateTests: XCTestCase {
         XCTAssertNil(DatePattern("yyyy-MM-dd'T"), "an unclosed quote is refused")
         XCTAssertNotNil(DatePattern("yyyy"))
         assertPattern("yyyy", "2024", "2024-01-01T00:00:00.000Z")
+        XCTAssertNil(DatePattern("yyyy-MM-dd hh:mm"), "a 12-hour clock needs AM/PM")
+        XCTAssertNil(DatePattern("yyyy-MM-dd HH:mm a"), "AM/PM needs a 12-hour clock")
+        XCTAssertNil(DatePattern("yyyy-MM-dd MMMMM"), "five Ms are no month")
+        XCTAssertNil(DatePattern("unix-s"))
+    }
+
+    func testMonthNames() {
+        assertPattern("dd MMM yyyy", "01 Mar 2024", "2024-03-01T00:00:00.000Z")
+        assertPattern("dd MMM yyyy", "15 JAN 2024", "2024-01-15T00:00:00.000Z")
+        assertPattern("dd MMM yyyy", "29 feb 2024", "2024-02-29T00:00:00.000Z")
+        assertPattern("dd MMM yyyy", "29 feb 2023", nil)
+        assertPattern("dd MMM yyyy", "01 March 2024", nil)
+        assertPattern("dd MMM yyyy", "01 Mrz 2024", nil)
+        assertPattern("MMMM d, yyyy", "September 7, 2023", "2023-09-07T00:00:00.000Z")
+        assertPattern("MMMM d, yyyy", "MAY 31, 2024", "2024-05-31T00:00:00.000Z")
+        assertPattern("MMMM d, yyyy", "Sep 7, 2023", nil)
+        assertPattern("dd-MMM-yy", "31-Dec-99", "1999-12-31T00:00:00.000Z")
+    }
+
+    func testTwelveHourTimes() {
+        let pattern = "MM/dd/yyyy hh:mm a"
+        assertPattern(pattern, "03/01/2024 12:00 AM", "2024-03-01T00:00:00.000Z")
+        assertPattern(pattern, "03/01/2024 12:30 pm", "2024-03-01T12:30:00.000Z")
+        assertPattern(pattern, "03/01/2024 01:15 Am", "2024-03-01T01:15:00.000Z")
+        assertPattern(pattern, "12/31/2023 11:59 PM", "2023-12-31T23:59:00.000Z")
+        assertPattern(pattern, "03/01/2024 13:30 PM", nil)
+        assertPattern(pattern, "03/01/2024 00:30 AM", nil)
+        assertPattern(pattern, "03/01/2024 10:30", nil)
+        assertPattern(pattern, "03/01/2024 10:30 XM", nil)
+        assertPattern("yyyy-MM-dd h:mma", "2024-03-01 9:05pm", "2024-03-01T21:05:00.000Z")
+    }
+
+    func testUnixTimes() {
+        assertPattern("unix", "1709251200", "2024-03-01T00:00:00.000Z")
+        assertPattern("unix", "1709251200.5", "2024-03-01T00:00:00.500Z")
+        assertPattern("unix", "1709251200.1239", "2024-03-01T00:00:00.123Z")
+        assertPattern("unix", "0", "1970-01-01T00:00:00.000Z")
+        assertPattern("unix", "-86400", "1969-12-31T00:00:00.000Z")
+        assertPattern("unix", "-1.5", "1969-12-31T23:59:58.500Z")
+        assertPattern("unix-ms", "1709251200123", "2024-03-01T00:00:00.123Z")
+        assertPattern("unix-ms", "-1", "1969-12-31T23:59:59.999Z")
+        for garbage in ["", "-", "12a", "1.", ".5", "1e9", " 1", "+1", "1709251200 "] {
+            assertPattern("unix", garbage, nil)
+        }
+        assertPattern("unix", "253402300800", nil)
+        assertPattern("unix", "1234567890123456", nil)
+        assertPattern("unix-ms", "253402300799999", "9999-12-31T23:59:59.999Z")
+    }
+
+    func testCommonFormatsForAValue() {
+        XCTAssertEqual(DatePattern.commonFormats(parsing: "31/03/2024").prefix(2), ["dd/MM/yyyy", "d/M/yyyy"])
+        XCTAssertEqual(Array(DatePattern.commonFormats(parsing: "01/03/2024").prefix(2)), ["dd/MM/yyyy", "MM/dd/yyyy"])
+        XCTAssertEqual(DatePattern.commonFormats(parsing: "01.03.2024").first, "dd.MM.yyyy")
+        XCTAssertEqual(DatePattern.commonFormats(parsing: "1 Mar 2024"), ["d MMM yyyy"])
+        XCTAssertEqual(DatePattern.commonFormats(parsing: "03/01/2024 1:30 PM"), ["MM/dd/yyyy h:mm a", "M/d/yyyy h:mm a"])
+        XCTAssertEqual(DatePattern.commonFormats(parsing: "1709251200"), ["unix"])
+        XCTAssertEqual(DatePattern.commonFormats(parsing: "1709251200123"), ["unix-ms"])
+        XCTAssertEqual(DatePattern.commonFormats(parsing: "20240301"), [], "a yyyyMMdd day is no Unix time of 1970")
+        XCTAssertEqual(DatePattern.commonFormats(parsing: "soon"), [])
+        XCTAssertTrue(DatePattern.commonFormats.allSatisfy { DatePattern($0) != nil })
     }
 }

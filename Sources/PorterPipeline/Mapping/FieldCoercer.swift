@@ -209,10 +209,13 @@ public final class FieldCoercer: Sendable {
     /// `; add format: "dd/MM/yyyy" to classes.Order.fields.placedAt` when a common format reads `text`.
     func formatHint(_ text: String, adding verb: String) -> String {
         let usable = DatePattern.commonFormats(parsing: text).filter { !field.formats.contains($0) }
-        guard let first = usable.first else { return "" }
-        let alternative = usable.count > 1 ? " (or \"\(usable[1])\")" : ""
+        guard let first = usable.first, let date = DatePattern(first)?.parse(text) else { return "" }
+        // Another reading of the text (01/03/2024 as 3 January), not a looser spelling of the same date.
+        let other = usable.first { DatePattern($0)?.parse(text) != date }
+        let formats = other.map { "\"\(first)\" (reads it as \(date.iso.prefix(10))) or \"\($0)\" (\(DatePattern($0)!.parse(text)!.iso.prefix(10)))" }
+            ?? "\"\(first)\""
         let place = field.formats.isEmpty ? "to \(manifestPath)" : "to the format list of \(manifestPath)"
-        return "; \(verb)\"\(first)\"\(alternative) \(place)"
+        return "; \(verb)\(formats) \(place)"
     }
 
     /// The cell as JSON: a JSON source value as is, CSV text parsed as JSON.
