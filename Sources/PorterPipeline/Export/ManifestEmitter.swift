@@ -32,7 +32,9 @@ struct ManifestEmitter {
                 continue
             }
             lines.append("    fields:")
-            for field in entry.schema.fields { lines.append("      \(field.name): \(Self.spec(field))") }
+            // A JSON object leaves out the fields it has no value for; a CSV header names every field.
+            let optional = format != .csv
+            for field in entry.schema.fields { lines.append("      \(field.name): \(Self.spec(field, optional: optional))") }
         }
         if !relations.isEmpty {
             lines.append("relations:")
@@ -44,13 +46,17 @@ struct ManifestEmitter {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// `Type`, `Type!`, or a flow mapping when the field has a default.
-    private static func spec(_ field: SchemaField) -> String {
+    /// `Type`, `Type!`, or a flow mapping when the field has a default or is `optional`.
+    private static func spec(_ field: SchemaField, optional: Bool) -> String {
         let type = field.type.description
-        guard let value = field.defaultValue else { return field.required ? type + "!" : type }
+        let optionalKey = optional && !field.type.isRelation ? ", optional: true" : ""
+        guard let value = field.defaultValue else {
+            guard !optionalKey.isEmpty else { return field.required ? type + "!" : type }
+            return "{type: \(type)\(field.required ? ", required: true" : "")\(optionalKey)}"
+        }
         // A default is read like a cell of the field; JSON is valid YAML flow syntax.
         let defaultJSON: JSONValue = if case .date(let date) = value { .string(date.iso) } else { value.wireJSON }
-        return "{type: \(type)\(field.required ? ", required: true" : ""), default: \(defaultJSON.serialized())}"
+        return "{type: \(type)\(field.required ? ", required: true" : ""), default: \(defaultJSON.serialized())\(optionalKey)}"
     }
 
     /// A file name as a YAML string (join files hold colons).
