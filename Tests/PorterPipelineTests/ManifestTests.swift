@@ -329,6 +329,28 @@ final class ManifestTests: XCTestCase {
                         #"dataset.yml: classes.Genre.fields.parent: target class "1Genre": invalid class name"#)
     }
 
+    func testDateFormatListsAndOptionalColumns() throws {
+        let manifest = try dataset("""
+            classes:
+              Book:
+                source: books.csv
+                fields:
+                  at: {type: Date, format: ["yyyy-MM-dd", "dd MMM yyyy", unix, unix-ms]}
+                  seen: {type: Date, format: "MM/dd/yyyy hh:mm a", optional: true}
+                  title: String
+            """).load()
+        XCTAssertTrue(manifest.requiresMappedColumns, "a hand-written manifest checks its columns")
+        let fields = try XCTUnwrap(manifest.mapping(for: "Book")).fields
+        XCTAssertEqual(fields.map(\.formats), [["yyyy-MM-dd", "dd MMM yyyy", "unix", "unix-ms"], ["MM/dd/yyyy hh:mm a"], []])
+        XCTAssertEqual(fields.map(\.optional), [false, true, false])
+        try assertFault("classes: {Book: {source: books.csv, fields: {at: {type: Date, format: [yyyy-MM-dd, unix-sec]}}}}",
+                        #"dataset.yml: classes.Book.fields.at.format[1]: unsupported date format "unix-sec""#)
+        try assertFault("classes: {Book: {source: books.csv, fields: {at: {type: Date, format: []}}}}",
+                        "dataset.yml: classes.Book.fields.at.format: must name at least one date format")
+        try assertFault("classes: {Book: {source: books.csv, fields: {at: {type: Date, optional: maybe}}}}",
+                        "dataset.yml: classes.Book.fields.at.optional: must be true or false")
+    }
+
     func testOptionsOnTheWrongType() throws {
         try assertFault("classes: {Book: {source: books.csv, fields: {year: {type: Number, split: ','}}}}",
                         "dataset.yml: classes.Book.fields.year.split: only Array and Relation fields can be split")
