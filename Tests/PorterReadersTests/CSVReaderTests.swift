@@ -240,6 +240,21 @@ import PorterReaders
         #expect(error?.location.column == "id")
     }
 
+    /// Header cells are looked up without the spaces around them; the cells keep theirs.
+    @Test func headerNamesAreTrimmed() throws {
+        let path = try files.write(bytes: Array("email , name,\tsince \n a@b.c , Ada ,2024\n".utf8), to: "data.csv")
+        var reader = try CSVReader(path: path, displayName: "data.csv")
+        #expect(reader.header.names == ["email ", " name", "\tsince "])
+        #expect(reader.header.columnNames == ["email", "name", "since"])
+        let record = try #require(try reader.next())
+        #expect(record.cell(ColumnPath("email")) == .text(" a@b.c "))
+        #expect(record.cell(ColumnPath("name")) == .text(" Ada "))
+        #expect(record.cell(ColumnPath("since")) == .text("2024"))
+        #expect(record.cell(ColumnPath("email ")) == nil)
+        let twice = try fault("id,name,name \n1,2,3\n")
+        #expect(twice?.reason == #"duplicate column name "name" in header"#)
+    }
+
     @Test func emptyColumnName() throws {
         let middle = try fault("id,,name\n")
         #expect(middle?.reason == "empty column name in header")
