@@ -143,6 +143,24 @@ final class CoercionTests: XCTestCase {
         assertValue(german, json(#"{"c": {"__type": "Date", "iso": "2024-01-31T00:00:00.000Z"}}"#), date("2024-01-31"))
     }
 
+    func testDateFormatListsAndHints() {
+        var mixed = field(.date)
+        mixed.formats = ["yyyy-MM-dd", "dd/MM/yyyy"]
+        assertValue(mixed, "2024-03-01", date("2024-03-01"))
+        assertValue(mixed, "01/03/2024", date("2024-03-01"))
+        // The first format that reads a value wins; a format is suggested only when a common one reads it.
+        assertRefused(mixed, "03.01.2024", #"not a date in format "yyyy-MM-dd" or "dd/MM/yyyy"; add "dd.MM.yyyy" to the format list of f"#)
+        assertRefused(mixed, "soon", #"not a date in format "yyyy-MM-dd" or "dd/MM/yyyy""#)
+        assertRefused(field(.date), "01/03/2024", #"not a date (ISO 8601, e.g. 2024-01-31 or 2024-01-31T09:30:00Z); add format: "dd/MM/yyyy" (reads it as 2024-03-01) or "MM/dd/yyyy" (2024-01-03) to f"#)
+        assertRefused(field(.date), "1709251200", #"not a date (ISO 8601, e.g. 2024-01-31 or 2024-01-31T09:30:00Z); add format: "unix" to f"#)
+        // A Unix time may be a JSON number; other formats take no numbers.
+        var epoch = field(.date)
+        epoch.formats = ["unix"]
+        assertValue(epoch, json(#"{"c": 1709251200}"#), date("2024-03-01"))
+        assertValue(epoch, json(#"{"c": 1709251200.5}"#), date("2024-03-01T00:00:00.500Z"))
+        assertRefused(field(.date, format: "dd.MM.yyyy"), json(#"{"c": 1709251200}"#), "expected a Date")
+    }
+
     // MARK: Arrays and objects
 
     func testArrays() {

@@ -77,7 +77,7 @@ public final class ClassMapper: Sendable {
         guard let target = type.targetClass else { return nil }
         guard let targetMapping = manifest.mapping(for: target) else { return ReferenceParser(targetClass: target, keyParts: []) }
         let keyParts = targetMapping.key.compactMap { name in
-            targetMapping.field(named: name).map { FieldCoercer(field: $0, references: referenceParser(for: $0.type, manifest: manifest)) }
+            targetMapping.field(named: name).map { FieldCoercer(field: $0, references: referenceParser(for: $0.type, manifest: manifest), className: target) }
         }
         return ReferenceParser(targetClass: target, keyParts: keyParts)
     }
