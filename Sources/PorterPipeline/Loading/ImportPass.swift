@@ -74,7 +74,10 @@ final class ImportPass {
             self.rejects = RejectFiles(directory: directory)
         }
         if case .writing = mode { sinkOpen = true } else { sinkOpen = false }
-        self.indexes = Dictionary(uniqueKeysWithValues: manifest.classes.map { ($0.className, KeyIndex(className: $0.className)) })
+        let namedBy = manifest.fieldsNamedByReferences
+        self.indexes = Dictionary(uniqueKeysWithValues: manifest.classes.map {
+            ($0.className, KeyIndex(className: $0.className, uniqueFields: namedBy[$0.className] ?? []))
+        })
         if case .writing(let sink, _) = mode { keepsSentRecords = !sink.isTransactional && rejects != nil } else { keepsSentRecords = false }
         for mapping in manifest.classes {
             classTallies[mapping.className] = .init(className: mapping.className)
@@ -244,6 +247,8 @@ final class ImportPass {
         /// Positions in ``ClassMapper/fields`` of the cyclic fields, and every field's name.
         let cyclicIndices: Set<Int>
         let fieldNames: [String]
+        /// Positions in ``ClassMapper/fields`` of the fields `by:` references name this class by.
+        let uniqueIndices: [(name: String, index: Int)]
         var batch: [ResolvedObject] = []
         /// The records of ``batch`` as read, when ``ImportPass/keepsSentRecords``.
         var records: [SourceRecord] = []
@@ -260,6 +265,7 @@ final class ImportPass {
             let names = mapper.fields.map(\.name)
             self.fieldNames = names
             self.cyclicIndices = Set(names.indices.filter { cyclic.contains(names[$0]) })
+            self.uniqueIndices = index.uniqueFields.compactMap { name in names.firstIndex(of: name).map { (name, $0) } }
         }
 
         var className: String { mapping.className }
@@ -283,7 +289,13 @@ final class ImportPass {
                 if case .json(let object) = record.content, !loads.contains(where: \.mapping.strict) {
                     countSkippedKeys(of: object, line: record.line, loads: loads)
                 }
-                for load in loads { try process(record, for: load) }
+                for load in loads {
+                    if let values = load.mapper.extractedRecords(of: record) {
+                        for value in values { try process(value, for: load) }
+                    } else {
+                        try process(record, for: load)
+                    }
+                }
                 // The whole group goes out together, in plan order: a batch never points at
                 // objects of an earlier class that are still waiting in that class's batch.
                 if loads.contains(where: { $0.batch.count >= options.batchSize }) {
@@ -352,7 +364,16 @@ final class ImportPass {
         var problems: [Diagnostic] = []
         var registered = false
         switch load.index.register(objectId: draft.objectId, keyHash: draft.keyHash, explicitId: draft.hasSourceObjectId, line: draft.line) {
-        case .added: registered = true
+        case .added:
+            registered = true
+            for (name, index) in load.uniqueIndices {
+                guard let value = Self.uniqueText(draft.values[index]) else { continue }
+                load.index.register(field: name, value: value, objectId: draft.objectId, keyHash: draft.keyHash, line: draft.line)
+            }
+        case .duplicateKey where load.mapping.extract != nil:
+            // A value named again by another record, or twice in one cell: the object read already.
+            classTallies[className]!.read -= 1
+            return
         case .duplicateKey(let first):
             let keyField = mapper.fields.first { $0.name == load.mapping.key.first }
             problems.append(Diagnostic(mapper.location(draft.line, keyField, value: draft.key.map { ObjectReference(targetClass: className, identity: .key($0)).sourceText }),
@@ -420,6 +441,15 @@ final class ImportPass {
         }
     }
 
+    /// A field's value as a `by:` reference names it (canonical text, as ``ReferenceParser`` makes it).
+    static func uniqueText(_ value: MappedValue) -> String? {
+        switch value {
+        case .value(let v): NaturalKey.text(of: [v])
+        case .pointer(let reference): NaturalKey.text(of: [.string(reference.sourceText)])
+        case .relation, .upload: nil
+        }
+    }
+
     func isComplete(_ className: String) -> Bool {
         completeClasses.contains(className) || manifest.mapping(for: className) == nil
     }
@@ -444,10 +474,16 @@ final class ImportPass {
             return objectId
         case .rejected(let line):
             problems.append(Diagnostic(location(), "points to \(target) \"\(reference.sourceText)\" (line \(line)), which is rejected"))
+        case .ambiguous(let line, let otherLine):
+            guard case .field(let field, _) = reference.identity else { break }
+            let file = manifest.mapping(for: target)?.source ?? target
+            problems.append(Diagnostic(location(), "two \(target) objects have \(field) \"\(reference.sourceText)\" (\(file) lines \(line) and \(otherLine)): "
+                                       + "by: \(field) needs a value unique among the \(target) objects"))
         case .missing:
             switch reference.identity {
             case .key: problems.append(Diagnostic(location(), "no \(target) has key \"\(reference.sourceText)\""))
             case .objectId(let id): problems.append(Diagnostic(location(), "no \(target) has objectId \"\(id)\""))
+            case .field(let field, _): problems.append(Diagnostic(location(), "no \(target) has \(field) \"\(reference.sourceText)\""))
             }
         }
         return nil

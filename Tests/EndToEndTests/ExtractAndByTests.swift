@@ -1,0 +1,132 @@
+import Foundation
+import XCTest
+
+/// `Fixtures/goodbooks-mini`: classes extracted from a column (`extract:`) and references that
+/// name their target by another unique field (`by:`, `ownerBy:`, `targetBy:`), into a mirror
+/// and through the REST API into a served mirror.
+final class ExtractAndByTests: XCTestCase {
+    var dataset: String { CommandRunner.fixtures.appendingPathComponent("goodbooks-mini").path }
+
+    /// The (user_id, book_id) pairs of a CSV file of the fixture, as written.
+    func pairs(_ file: String) throws -> Set<[String]> {
+        let text = try String(contentsOf: CommandRunner.fixtures.appendingPathComponent("goodbooks-mini/\(file)"), encoding: .utf8)
+        return Set(text.split(separator: "\n").dropFirst().map { $0.split(separator: ",").prefix(2).map(String.init) })
+    }
+
+    func importIntoMirror() throws -> (URL, ImportSummary) {
+        let target = try CommandRunner.temporaryDirectory(self).appendingPathComponent("goodbooks.sqlite")
+        let result = try CommandRunner.run(["import", dataset, "--to", target.path, "--json"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        return (target, try ImportSummary.parse(result))
+    }
+
+    /// The objects and links the import must leave, asserted on `target`.
+    func assertGoodbooks(_ target: URL, _ context: String) throws {
+        let mirror = try Mirror(target)
+        // One Author per distinct name of the split cells (parts trimmed; a name twice in one cell once).
+        XCTAssertEqual(try mirror.rows("SELECT name FROM Author ORDER BY name").map { $0[0]! }, [
+            "Alice Sebold", "F. Scott Fitzgerald", "Harper Lee", "J.K. Rowling", "Mary GrandPré", "Neil Gaiman",
+            "Rufus Beck", "Stephenie Meyer", "Suzanne Collins", "Terry Pratchett",
+        ], context)
+        func authors(_ title: String) throws -> [String] {
+            try mirror.rows("""
+                SELECT a.name FROM "_Join:authors:Book" j JOIN Book b ON b.objectId = j.owningId
+                JOIN Author a ON a.objectId = j.relatedId WHERE b.title = '\(title)' ORDER BY a.name
+                """).map { $0[0]! }
+        }
+        XCTAssertEqual(try authors("Harry Potter and the Prisoner of Azkaban"), ["J.K. Rowling", "Mary GrandPré", "Rufus Beck"], context)
+        XCTAssertEqual(try authors("Good Omens"), ["Neil Gaiman", "Terry Pratchett"], context)
+        XCTAssertEqual(try authors("Mockingjay"), ["Suzanne Collins"], context)
+        XCTAssertEqual(try mirror.value(#"SELECT count(*) FROM "_Join:authors:Book""#), "14", context)
+        // A Pointer to a class extracted from an unsplit column: the comma stays in the name.
+        XCTAssertEqual(try mirror.rows("SELECT name FROM Publisher ORDER BY name").map { $0[0]! },
+                       ["Harper Perennial", "Little, Brown and Company", "Scholastic Inc", "Scholastic Press", "Scribner"], context)
+        XCTAssertEqual(try mirror.rows("""
+            SELECT b.title, p.name FROM Book b LEFT JOIN Publisher p ON p.objectId = b.publisher
+            WHERE b.title IN ('Twilight', 'Good Omens', 'Catching Fire') ORDER BY b.title
+            """), [["Catching Fire", "Scholastic Press"], ["Good Omens", nil], ["Twilight", "Little, Brown and Company"]], context)
+        XCTAssertEqual(try mirror.value("SELECT count(*) FROM Book WHERE publisher IS NOT NULL"), "9", context)
+        // Ratings name books by book_id, not by the key goodreads_book_id: book_id 5 is Catching
+        // Fire, whose key is 6148028; the book whose key is 5 is the Prisoner of Azkaban.
+        let ratings = try mirror.rows("SELECT r.userId, b.bookId FROM Rating r JOIN Book b ON b.objectId = r.book")
+        XCTAssertEqual(Set(ratings.map { [$0[0]!, $0[1]!] }), try pairs("ratings.csv"), context)
+        XCTAssertEqual(try mirror.value("SELECT count(*) FROM Rating"), "7", context)
+        XCTAssertEqual(try mirror.rows("""
+            SELECT b.title FROM Rating r JOIN Book b ON b.objectId = r.book WHERE r.userId = 1 ORDER BY b.title
+            """).map { $0[0]! }, ["Catching Fire", "Harry Potter and the Sorcerer's Stone"], context)
+        // A join file naming its targets by tag_id (Tag's key is the name) and one naming its
+        // owners by book_id, its targets the Readers extracted from that file.
+        XCTAssertEqual(try mirror.rows("""
+            SELECT t.name FROM "_Join:tags:Book" j JOIN Book b ON b.objectId = j.owningId
+            JOIN Tag t ON t.objectId = j.relatedId WHERE b.title = 'The Hunger Games' ORDER BY t.name
+            """).map { $0[0]! }, ["to-read", "young-adult"], context)
+        XCTAssertEqual(try mirror.value(#"SELECT count(*) FROM "_Join:tags:Book""#), "7", context)
+        XCTAssertEqual(try mirror.rows("SELECT userId FROM Reader ORDER BY userId").map { $0[0]! }, ["1", "2", "4"], context)
+        let readers = try mirror.rows("""
+            SELECT r.userId, b.bookId FROM "_Join:readers:Book" j JOIN Book b ON b.objectId = j.owningId JOIN Reader r ON r.objectId = j.relatedId
+            """)
+        XCTAssertEqual(Set(readers.map { [$0[0]!, $0[1]!] }), try pairs("to_read.csv"), context)
+    }
+
+    func testGoodbooksIntoMirror() throws {
+        let (target, summary) = try importIntoMirror()
+        XCTAssertTrue(summary.succeeded)
+        // Distinct values are counted, not the records naming them.
+        for (className, count) in [("Author", 10), ("Publisher", 5), ("Reader", 3), ("Book", 10), ("Rating", 7), ("Tag", 5)] {
+            XCTAssertEqual(summary.tally(className)?.read, count, className)
+            XCTAssertEqual(summary.tally(className)?.inserted, count, className)
+        }
+        XCTAssertEqual(summary.relation("Book.authors")?.added, 14)
+        try assertGoodbooks(target, "mirror")
+    }
+
+    /// A second run of the same files changes nothing, extracted classes included.
+    func testReimportLeavesEverythingUnchanged() throws {
+        let (target, _) = try importIntoMirror()
+        let second = try CommandRunner.run(["import", dataset, "--to", target.path, "--json"])
+        XCTAssertEqual(second.status, 0, second.stderr)
+        let summary = try ImportSummary.parse(second)
+        for tally in summary.classes {
+            XCTAssertEqual(tally.unchanged, tally.read, tally.className)
+            XCTAssertEqual(tally.inserted + tally.updated + tally.rejected, 0, tally.className)
+        }
+        XCTAssertEqual(summary.tally("Author")?.unchanged, 10)
+        XCTAssertEqual(summary.relations.map(\.added).reduce(0, +), 0)
+        try assertGoodbooks(target, "after a re-import")
+    }
+
+    /// The extracted classes are written before the classes that name them.
+    func testPlanPutsExtractedClassesFirst() throws {
+        let json = try CommandRunner.run(["plan", dataset, "--format", "json"])
+        XCTAssertEqual(json.status, 0, json.stderr)
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let phases = try XCTUnwrap(object["phases"] as? [[String: Any]])
+        let inserts = phases.filter { $0["kind"] as? String == "insert" }.flatMap { $0["items"] as? [String] ?? [] }
+        for extracted in ["Author", "Publisher", "Reader"] {
+            XCTAssertLessThan(try XCTUnwrap(inserts.firstIndex(of: extracted)), try XCTUnwrap(inserts.firstIndex(of: "Book")), "\(inserts)")
+        }
+    }
+
+    /// Through the Parse REST API, with server-assigned and with the loader's objectIds: the same
+    /// objects and links as the direct import.
+    func testGoodbooksIntoServedMirror() throws {
+        let directory = try CommandRunner.temporaryDirectory(self)
+        let (direct, _) = try importIntoMirror()
+        let keys = try RESTImportTests.naturalKeys(direct)
+        XCTAssertEqual(keys["Author"], ["name"])
+        let expected = try MirrorContent(direct, keys: keys)
+        for customIds in [false, true] {
+            let served = directory.appendingPathComponent("served-\(customIds).sqlite")
+            let server = try ServedMirror(path: served.path, allowCustomObjectId: customIds)
+            let result = try server.runImport(dataset, ["--json"])
+            XCTAssertEqual(result.status, 0, "customIds=\(customIds): \(result.stdout) \(result.stderr)")
+            XCTAssertEqual(try ImportSummary.parse(result).tally("Author")?.inserted, 10)
+            let content = try MirrorContent(served, keys: keys)
+            XCTAssertEqual(content, expected, "customIds=\(customIds): " + content.differences(from: expected).joined(separator: "\n"))
+            try assertGoodbooks(served, "served, customIds=\(customIds)")
+            let again = try ImportSummary.parse(try server.runImport(dataset, ["--json"]))
+            XCTAssertEqual(again.tally("Author")?.unchanged, 10, "customIds=\(customIds)")
+            XCTAssertEqual(again.tally("Rating")?.unchanged, 7, "customIds=\(customIds)")
+        }
+    }
+}
