@@ -129,4 +129,54 @@ final class ExtractAndByTests: XCTestCase {
             XCTAssertEqual(again.tally("Rating")?.unchanged, 7, "customIds=\(customIds)")
         }
     }
+
+    /// With `--max-errors`, an extracted value that cannot be read is left out with the rows
+    /// naming it, and nothing else: the other values of its line are objects, and rows naming
+    /// them are written. Two books sharing an `isbn` no cell names are no fault.
+    func testUnreadableValueRejectsOnlyRowsNamingIt() throws {
+        let folder = try CommandRunner.temporaryDirectory(self).appendingPathComponent("years")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try """
+            version: 1
+            classes:
+              Book:
+                source: books.csv
+                key: [title]
+                fields:
+                  title: String!
+                  isbn: String
+                  years: {type: Relation<Year>, split: ";"}
+              Year:
+                extract: {source: books.csv, column: years, split: ";"}
+                fields: {value: Number!}
+              Review:
+                source: reviews.csv
+                key: [text]
+                fields:
+                  text: String!
+                  book: {type: Pointer<Book>, column: isbn, by: isbn}
+            """.write(to: folder.appendingPathComponent("dataset.yml"), atomically: true, encoding: .utf8)
+        try "title,isbn,years\nA,111,1990; 1991\nB,222,abc; 1992\nC,333,1992;1993\nD,111,1990\n"
+            .write(to: folder.appendingPathComponent("books.csv"), atomically: true, encoding: .utf8)
+        try "text,isbn\nGreat,333\n".write(to: folder.appendingPathComponent("reviews.csv"), atomically: true, encoding: .utf8)
+        let target = folder.appendingPathComponent("years.sqlite")
+        let strict = try CommandRunner.run(["import", folder.path, "--to", target.path])
+        XCTAssertEqual(strict.status, 1)
+        XCTAssertTrue(strict.stderr.contains(#"books.csv:3: column "years" (Year.value): value "abc": not a number"#), strict.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: target.path))
+        let result = try CommandRunner.run(["import", folder.path, "--to", target.path, "--max-errors", "2", "--json"], currentDirectory: folder)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let summary = try ImportSummary.parse(result)
+        XCTAssertEqual(summary.tally("Year")?.inserted, 4)
+        XCTAssertEqual(summary.tally("Year")?.rejected, 1)
+        XCTAssertEqual(summary.tally("Book")?.inserted, 3)
+        XCTAssertEqual(summary.tally("Book")?.rejected, 1)
+        let mirror = try Mirror(target)
+        XCTAssertEqual(try mirror.rows("SELECT value FROM Year ORDER BY value").map { $0[0]! }, ["1990", "1991", "1992", "1993"])
+        XCTAssertEqual(try mirror.rows("""
+            SELECT b.title, y.value FROM "_Join:years:Book" j JOIN Book b ON b.objectId = j.owningId
+            JOIN Year y ON y.objectId = j.relatedId ORDER BY b.title, y.value
+            """).map { [$0[0]!, $0[1]!] }, [["A", "1990"], ["A", "1991"], ["C", "1992"], ["C", "1993"], ["D", "1990"]])
+        XCTAssertEqual(try mirror.rows("SELECT b.title FROM Review r JOIN Book b ON b.objectId = r.book").map { $0[0]! }, ["C"])
+    }
 }

@@ -351,6 +351,9 @@ final class ImportPass {
         }
         let draft: ObjectDraft
         switch mapper.map(record) {
+        case .failure(let failure) where load.mapping.extract != nil:
+            try valueFailed(record, className: className, failure.diagnostics)
+            return
         case .failure(let failure):
             if let objectId = failure.objectId,
                load.index.register(objectId: objectId, keyHash: failure.keyHash, explicitId: failure.hasSourceObjectId, line: record.line) == .added {
@@ -518,6 +521,20 @@ final class ImportPass {
         if collecting {
             rejectPlan.reasons[row] = problems.map(\.reason).joined(separator: "; ")
         }
+    }
+
+    /// Counts a value of an extracted class that cannot be read. It fails wherever it is named,
+    /// and the rows naming it fail on their own; the other values of its line are not rejected
+    /// with it, so it is no row of the reject plan.
+    func valueFailed(_ record: SourceRecord, className: String, _ problems: [Diagnostic]) throws(PorterError) {
+        classTallies[className]!.rejected += 1
+        if givenRejects != nil {
+            try rejects?.add(record, reason: problems.map(\.reason).joined(separator: "; "), to: className)
+            return
+        }
+        for problem in problems { log.add(problem) }
+        sinkOpen = false
+        if collecting { rejectPlan.rejectedValues += 1 }
     }
 
     /// Sends one class's waiting objects with the relation links they carry.
