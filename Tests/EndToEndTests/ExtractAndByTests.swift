@@ -179,4 +179,31 @@ final class ExtractAndByTests: XCTestCase {
             """).map { [$0[0]!, $0[1]!] }, [["A", "1990"], ["A", "1991"], ["C", "1992"], ["C", "1993"], ["D", "1990"]])
         XCTAssertEqual(try mirror.rows("SELECT b.title FROM Review r JOIN Book b ON b.objectId = r.book").map { $0[0]! }, ["C"])
     }
+
+    /// `by` needs the target's fields: a class only the target has cannot be named by one (exit 2,
+    /// the mirror left as it was).
+    func testByToClassOutsideTheManifestIsRefused() throws {
+        let scratch = try CommandRunner.temporaryDirectory(self)
+        let target = scratch.appendingPathComponent("todo.sqlite")
+        XCTAssertEqual(try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent("todo").path, "--to", target.path, "-q"]).status, 0)
+        let before = try Data(contentsOf: target)
+        let folder = scratch.appendingPathComponent("notes")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try """
+            version: 1
+            classes:
+              Note:
+                source: notes.csv
+                key: [text]
+                fields:
+                  text: String!
+                  item: {type: Pointer<TodoListItem>, by: title}
+            """.write(to: folder.appendingPathComponent("dataset.yml"), atomically: true, encoding: .utf8)
+        try "text,item\nSoon,Buy milk\n".write(to: folder.appendingPathComponent("notes.csv"), atomically: true, encoding: .utf8)
+        let result = try CommandRunner.run(["import", folder.path, "--to", target.path])
+        XCTAssertEqual(result.status, 2, result.stderr)
+        XCTAssertTrue(result.stderr.contains("dataset.yml: classes.Note.fields.item.by: TodoListItem is not declared in this manifest, so its objects cannot be found by title"),
+                      result.stderr)
+        XCTAssertEqual(try Data(contentsOf: target), before)
+    }
 }
