@@ -478,7 +478,7 @@ final class ImportPass {
         case .rejected(let line):
             problems.append(Diagnostic(location(), "points to \(target) \"\(reference.sourceText)\" (line \(line)), which is rejected"))
         case .ambiguous(let line, let otherLine):
-            guard case .field(let field, _) = reference.identity else { break }
+            let field = if case .field(let name, _) = reference.identity { name } else { "key" }
             let file = manifest.mapping(for: target)?.source ?? target
             problems.append(Diagnostic(location(), "two \(target) objects have \(field) \"\(reference.sourceText)\" (\(file) lines \(line) and \(otherLine)): "
                                        + "by: \(field) needs a value unique among the \(target) objects"))

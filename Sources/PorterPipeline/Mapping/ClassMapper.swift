@@ -92,7 +92,7 @@ public final class ClassMapper: Sendable {
     /// the extracted column: the cell, the parts of a split cell (trimmed, as a split Relation
     /// cell's parts are), or the items of a JSON array; each holds that value alone, on the
     /// line of `record`. Empty and null values are left out. `nil` for any other class.
-    public func extractedRecords(of record: SourceRecord) -> [SourceRecord]? {
+    func extractedRecords(of record: SourceRecord) -> [SourceRecord]? {
         guard let column = extractColumn, let header = extractHeader, let extract = mapping.extract else { return nil }
         let cells: [SourceCell]
         switch record.cell(column) {

@@ -8,9 +8,9 @@ public struct ObjectReference: Hashable, Sendable {
         case key(String)
         /// The target's objectId, as a Parse export or pointer JSON carries it.
         case objectId(String)
-        /// The value, in canonical text, of the target's field named first (`by:`), which is
-        /// unique among the target's objects.
-        case field(String, String)
+        /// The value, in canonical text, of the target's field `name` (`by:`), which is unique
+        /// among the target's objects.
+        case field(name: String, value: String)
     }
 
     public let targetClass: String

@@ -77,7 +77,7 @@ final class ReferenceParser: Sendable {
 
     /// A reference by the target's key, or by its `by` field, in canonical text.
     func identity(_ text: String) -> ObjectReference.Identity {
-        by.map { .field($0, text) } ?? .key(text)
+        by.map { .field(name: $0, value: text) } ?? .key(text)
     }
 
     /// Several references: split text, a JSON array, or one reference.
