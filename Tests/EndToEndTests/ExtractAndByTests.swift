@@ -132,7 +132,8 @@ final class ExtractAndByTests: XCTestCase {
 
     /// With `--max-errors`, an extracted value that cannot be read is left out with the rows
     /// naming it, and nothing else: the other values of its line are objects, and rows naming
-    /// them are written. Two books sharing an `isbn` no cell names are no fault.
+    /// them are written. Two books sharing an `isbn` no cell names are no fault; a review naming
+    /// the rejected book by its `isbn` is rejected with it.
     func testUnreadableValueRejectsOnlyRowsNamingIt() throws {
         let folder = try CommandRunner.temporaryDirectory(self).appendingPathComponent("years")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -158,13 +159,15 @@ final class ExtractAndByTests: XCTestCase {
             """.write(to: folder.appendingPathComponent("dataset.yml"), atomically: true, encoding: .utf8)
         try "title,isbn,years\nA,111,1990; 1991\nB,222,abc; 1992\nC,333,1992;1993\nD,111,1990\n"
             .write(to: folder.appendingPathComponent("books.csv"), atomically: true, encoding: .utf8)
-        try "text,isbn\nGreat,333\n".write(to: folder.appendingPathComponent("reviews.csv"), atomically: true, encoding: .utf8)
+        try "text,isbn\nGreat,333\nDull,222\n".write(to: folder.appendingPathComponent("reviews.csv"), atomically: true, encoding: .utf8)
         let target = folder.appendingPathComponent("years.sqlite")
         let strict = try CommandRunner.run(["import", folder.path, "--to", target.path])
         XCTAssertEqual(strict.status, 1)
         XCTAssertTrue(strict.stderr.contains(#"books.csv:3: column "years" (Year.value): value "abc": not a number"#), strict.stderr)
+        // A reference by isbn to the rejected book B is told so, as one by its key would be.
+        XCTAssertTrue(strict.stderr.contains(#"reviews.csv:3: column "isbn" (Review.book): value "222": points to Book "222" (line 3), which is rejected"#), strict.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: target.path))
-        let result = try CommandRunner.run(["import", folder.path, "--to", target.path, "--max-errors", "2", "--json"], currentDirectory: folder)
+        let result = try CommandRunner.run(["import", folder.path, "--to", target.path, "--max-errors", "3", "--json"], currentDirectory: folder)
         XCTAssertEqual(result.status, 0, result.stderr)
         let summary = try ImportSummary.parse(result)
         XCTAssertEqual(summary.tally("Year")?.inserted, 4)

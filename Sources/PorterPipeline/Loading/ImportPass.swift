@@ -357,6 +357,7 @@ final class ImportPass {
         case .failure(let failure):
             if let objectId = failure.objectId,
                load.index.register(objectId: objectId, keyHash: failure.keyHash, explicitId: failure.hasSourceObjectId, line: record.line) == .added {
+                registerUniqueValues(failure.values, of: objectId, keyHash: failure.keyHash, line: record.line, in: load)
                 load.index.reject(objectId: objectId, keyHash: failure.keyHash)
             }
             rowFailed(row, className: className, failure.diagnostics)
@@ -369,10 +370,7 @@ final class ImportPass {
         switch load.index.register(objectId: draft.objectId, keyHash: draft.keyHash, explicitId: draft.hasSourceObjectId, line: draft.line) {
         case .added:
             registered = true
-            for (name, index) in load.uniqueIndices {
-                guard let value = Self.uniqueText(draft.values[index]) else { continue }
-                load.index.register(field: name, value: value, objectId: draft.objectId, keyHash: draft.keyHash, line: draft.line)
-            }
+            registerUniqueValues(draft.values, of: draft.objectId, keyHash: draft.keyHash, line: draft.line, in: load)
         case .duplicateKey where load.mapping.extract != nil:
             // A value named again by another record, or twice in one cell: the object read already.
             classTallies[className]!.read -= 1
@@ -441,6 +439,14 @@ final class ImportPass {
             load.batch.append(ResolvedObject(objectId: draft.objectId, line: draft.line, fields: fields, acl: draft.acl,
                                              createdAt: draft.createdAt, updatedAt: draft.updatedAt, passwordHash: draft.passwordHash))
             if keepsSentRecords { load.records.append(record) }
+        }
+    }
+
+    /// Records the values of the fields `by:` references name the object by.
+    private func registerUniqueValues(_ values: [MappedValue], of objectId: String, keyHash: KeyHash?, line: Int, in load: ClassLoad) {
+        for (name, index) in load.uniqueIndices where index < values.count {
+            guard let value = Self.uniqueText(values[index]) else { continue }
+            load.index.register(field: name, value: value, objectId: objectId, keyHash: keyHash, line: line)
         }
     }
 

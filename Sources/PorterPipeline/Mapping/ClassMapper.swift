@@ -44,6 +44,9 @@ public struct MappingFailure: Error, Sendable {
     public var key: String?
     public var keyHash: KeyHash?
     public var hasSourceObjectId = false
+    /// The values read, aligned with ``ClassMapper/fields`` (null where a value was faulty), so
+    /// that references by another field (`by:`) are told the object is rejected too.
+    public var values: [MappedValue] = []
 
     public init(_ diagnostics: [Diagnostic]) { self.diagnostics = diagnostics }
 }
@@ -196,6 +199,7 @@ public final class ClassMapper: Sendable {
             failure.key = key
             failure.keyHash = keyHash
             failure.hasSourceObjectId = system.objectId != nil
+            failure.values = values
             return .failure(failure)
         }
         return .success(ObjectDraft(className: mapping.className, line: record.line, objectId: objectId,
