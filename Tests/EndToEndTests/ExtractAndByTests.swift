@@ -209,4 +209,47 @@ final class ExtractAndByTests: XCTestCase {
                       result.stderr)
         XCTAssertEqual(try Data(contentsOf: target), before)
     }
+
+    /// From NDJSON: a JSON array gives one value per item, a JSON number a Number; a key no
+    /// field reads is named under the class read record by record, not the extracted one.
+    func testExtractFromJSONRecords() throws {
+        let folder = try CommandRunner.temporaryDirectory(self).appendingPathComponent("json")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try """
+            version: 1
+            classes:
+              Author:
+                extract: {source: books.ndjson, column: authors}
+                fields: {name: String!}
+              Year:
+                extract: {source: books.ndjson, column: year}
+                fields: {value: Number!}
+              Book:
+                source: books.ndjson
+                key: [title]
+                fields:
+                  title: String!
+                  authors: Relation<Author>
+                  year: Pointer<Year>
+            """.write(to: folder.appendingPathComponent("dataset.yml"), atomically: true, encoding: .utf8)
+        try """
+            {"title": "Good Omens", "authors": ["Terry Pratchett", "Neil Gaiman"], "year": 1990, "isbn": "0-575-04800-X"}
+            {"title": "Mort", "authors": ["Terry Pratchett"], "year": 1987}
+            {"title": "Coraline", "authors": "Neil Gaiman", "year": 2002}
+            {"title": "Anonymous", "authors": [], "year": null}
+
+            """.write(to: folder.appendingPathComponent("books.ndjson"), atomically: true, encoding: .utf8)
+        let target = folder.appendingPathComponent("json.sqlite")
+        let result = try CommandRunner.run(["import", folder.path, "--to", target.path])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.contains("skipped key Book.isbn: not a field, in 1 object (first books.ndjson:1)"), result.stdout)
+        let mirror = try Mirror(target)
+        XCTAssertEqual(try mirror.rows("SELECT name FROM Author ORDER BY name").map { $0[0]! }, ["Neil Gaiman", "Terry Pratchett"])
+        XCTAssertEqual(try mirror.rows("""
+            SELECT b.title, a.name FROM "_Join:authors:Book" j JOIN Book b ON b.objectId = j.owningId
+            JOIN Author a ON a.objectId = j.relatedId ORDER BY b.title, a.name
+            """).map { [$0[0]!, $0[1]!] }, [["Coraline", "Neil Gaiman"], ["Good Omens", "Neil Gaiman"], ["Good Omens", "Terry Pratchett"], ["Mort", "Terry Pratchett"]])
+        XCTAssertEqual(try mirror.rows("SELECT b.title, y.value FROM Book b LEFT JOIN Year y ON y.objectId = b.year ORDER BY b.title"),
+                       [["Anonymous", nil], ["Coraline", "2002"], ["Good Omens", "1990"], ["Mort", "1987"]])
+    }
 }

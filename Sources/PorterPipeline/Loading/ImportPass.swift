@@ -317,14 +317,17 @@ final class ImportPass {
     }
 
     /// Counts the keys of `object` that no class of the group reads (a strict class makes them faults instead).
+    /// They are named as keys of the group's first class read record by record, if it has one
+    /// (an extracted class reads one column of the records).
     private func countSkippedKeys(of object: JSONObject, line: Int, loads: [ClassLoad]) {
         for member in object where !loads.contains(where: { $0.mapper.reads(member.key) }) {
-            let className = loads[0].className, id = "\(className)\u{0}\(member.key)"
+            let owner = loads.first { $0.mapping.extract == nil } ?? loads[0]
+            let className = owner.className, id = "\(className)\u{0}\(member.key)"
             if let index = skippedKeyIndex[id] {
                 skippedKeys[index].count += 1
             } else {
                 skippedKeyIndex[id] = skippedKeys.count
-                skippedKeys.append(SkippedKey(className: className, key: member.key, file: loads[0].mapping.source, firstLine: line, count: 1))
+                skippedKeys.append(SkippedKey(className: className, key: member.key, file: owner.mapping.source, firstLine: line, count: 1))
             }
         }
     }
