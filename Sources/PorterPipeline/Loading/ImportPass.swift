@@ -402,8 +402,10 @@ final class ImportPass {
                 fields.append(FieldValue(load.fieldNames[index], v))
             case .pointer(let reference) where isCyclic:
                 later([reference])
-            case .pointer(let reference) where !ahead && !isComplete(reference.targetClass) && indexes[reference.targetClass]?.lookup(reference.identity) == .missing:
-                // A class read in the same pass whose object comes further down the file.
+            case .pointer(let reference) where !ahead && !isComplete(reference.targetClass)
+                && (reference.identity.isField || indexes[reference.targetClass]?.lookup(reference.identity) == .missing):
+                // A class read in the same pass whose object comes further down the file; by
+                // another field, always: an object further down may have the same value.
                 later([reference])
             case .pointer(let reference):
                 if let objectId = resolve(reference, from: row, mapper: mapper, field: index, problems: &problems) {

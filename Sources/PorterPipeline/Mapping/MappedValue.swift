@@ -11,6 +11,11 @@ public struct ObjectReference: Hashable, Sendable {
         /// The value, in canonical text, of the target's field `name` (`by:`), which is unique
         /// among the target's objects.
         case field(name: String, value: String)
+
+        var isField: Bool {
+            if case .field = self { return true }
+            return false
+        }
     }
 
     public let targetClass: String
