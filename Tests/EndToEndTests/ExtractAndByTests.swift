@@ -252,4 +252,32 @@ final class ExtractAndByTests: XCTestCase {
         XCTAssertEqual(try mirror.rows("SELECT b.title, y.value FROM Book b LEFT JOIN Year y ON y.objectId = b.year ORDER BY b.title"),
                        [["Anonymous", nil], ["Coraline", "2002"], ["Good Omens", "1990"], ["Mort", "1987"]])
     }
+
+    /// A split Relation cell naming its targets by another field, here of the owner's own
+    /// class, read further down the file.
+    func testSplitRelationByAnotherField() throws {
+        let folder = try CommandRunner.temporaryDirectory(self).appendingPathComponent("similar")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try """
+            version: 1
+            classes:
+              Book:
+                source: books.csv
+                key: [id]
+                fields:
+                  id: Number!
+                  code: String!
+                  title: String!
+                  similar: {type: Relation<Book>, split: ";", by: code}
+            """.write(to: folder.appendingPathComponent("dataset.yml"), atomically: true, encoding: .utf8)
+        try "id,code,title,similar\n100,A1,One,\"A2; A3\"\n200,A2,Two,A1\n300,A3,Three,\n"
+            .write(to: folder.appendingPathComponent("books.csv"), atomically: true, encoding: .utf8)
+        let target = folder.appendingPathComponent("similar.sqlite")
+        let result = try CommandRunner.run(["import", folder.path, "--to", target.path])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(try Mirror(target).rows("""
+            SELECT b.title, c.title FROM "_Join:similar:Book" j JOIN Book b ON b.objectId = j.owningId
+            JOIN Book c ON c.objectId = j.relatedId ORDER BY b.title, c.title
+            """).map { [$0[0]!, $0[1]!] }, [["One", "Three"], ["One", "Two"], ["Two", "One"]])
+    }
 }
