@@ -9,8 +9,8 @@ extension ImportPass {
         let tallyKey = "\(relation.owner).\(relation.field)"
         guard var reader = openReader(relation.source, delimiter: relation.delimiter) else { return }
         let ownerColumn = ColumnPath(relation.ownerColumn), targetColumn = ColumnPath(relation.targetColumn)
-        let ownerParser = ClassMapper.referenceParser(for: .pointer(targetClass: relation.owner), manifest: manifest)!
-        let targetParser = ClassMapper.referenceParser(for: .pointer(targetClass: relation.targetClass), manifest: manifest)!
+        let ownerParser = ClassMapper.referenceParser(for: .pointer(targetClass: relation.owner), by: relation.ownerBy, manifest: manifest)!
+        let targetParser = ClassMapper.referenceParser(for: .pointer(targetClass: relation.targetClass), by: relation.targetBy, manifest: manifest)!
         var batch: [RelationLinks] = []
         var checkedHeader = false
         let fieldName = "\(relation.owner).\(relation.field)"

@@ -78,7 +78,10 @@ final class ImportPass {
             self.rejects = RejectFiles(directory: directory)
         }
         if case .writing = mode { sinkOpen = true } else { sinkOpen = false }
-        self.indexes = Dictionary(uniqueKeysWithValues: manifest.classes.map { ($0.className, KeyIndex(className: $0.className)) })
+        let namedBy = manifest.fieldsNamedByReferences
+        self.indexes = Dictionary(uniqueKeysWithValues: manifest.classes.map {
+            ($0.className, KeyIndex(className: $0.className, uniqueFields: namedBy[$0.className] ?? []))
+        })
         if case .writing(let sink, _) = mode { keepsSentRecords = !sink.isTransactional && rejects != nil } else { keepsSentRecords = false }
         for mapping in manifest.classes {
             classTallies[mapping.className] = .init(className: mapping.className)
@@ -265,6 +268,8 @@ final class ImportPass {
         /// Positions in ``ClassMapper/fields`` of the cyclic fields, and every field's name.
         let cyclicIndices: Set<Int>
         let fieldNames: [String]
+        /// Positions in ``ClassMapper/fields`` of the fields `by:` references name this class by.
+        let uniqueIndices: [(name: String, index: Int)]
         var batch: [ResolvedObject] = []
         /// The records of ``batch`` as read, when ``ImportPass/keepsSentRecords``.
         var records: [SourceRecord] = []
@@ -281,6 +286,7 @@ final class ImportPass {
             let names = mapper.fields.map(\.name)
             self.fieldNames = names
             self.cyclicIndices = Set(names.indices.filter { cyclic.contains(names[$0]) })
+            self.uniqueIndices = index.uniqueFields.compactMap { name in names.firstIndex(of: name).map { (name, $0) } }
         }
 
         var className: String { mapping.className }
@@ -306,7 +312,13 @@ final class ImportPass {
                 if case .json(let object) = record.content, !loads.contains(where: \.mapping.strict) {
                     countSkippedKeys(of: object, line: record.line, loads: loads)
                 }
-                for load in loads { try process(record, for: load) }
+                for load in loads {
+                    if let values = load.mapper.extractedRecords(of: record) {
+                        for value in values { try process(value, for: load) }
+                    } else {
+                        try process(record, for: load)
+                    }
+                }
                 // The whole group goes out together, in plan order: a batch never points at
                 // objects of an earlier class that are still waiting in that class's batch.
                 if loads.contains(where: { $0.batch.count >= options.batchSize }) {
@@ -329,14 +341,17 @@ final class ImportPass {
     }
 
     /// Counts the keys of `object` that no class of the group reads (a strict class makes them faults instead).
+    /// They are named as keys of the group's first class read record by record, if it has one
+    /// (an extracted class reads one column of the records).
     private func countSkippedKeys(of object: JSONObject, line: Int, loads: [ClassLoad]) {
         for member in object where !loads.contains(where: { $0.mapper.reads(member.key) }) {
-            let className = loads[0].className, id = "\(className)\u{0}\(member.key)"
+            let owner = loads.first { $0.mapping.extract == nil } ?? loads[0]
+            let className = owner.className, id = "\(className)\u{0}\(member.key)"
             if let index = skippedKeyIndex[id] {
                 skippedKeys[index].count += 1
             } else {
                 skippedKeyIndex[id] = skippedKeys.count
-                skippedKeys.append(SkippedKey(className: className, key: member.key, file: loads[0].mapping.source, firstLine: line, count: 1))
+                skippedKeys.append(SkippedKey(className: className, key: member.key, file: owner.mapping.source, firstLine: line, count: 1))
             }
         }
     }
@@ -363,9 +378,13 @@ final class ImportPass {
         }
         let draft: ObjectDraft
         switch mapper.map(record) {
+        case .failure(let failure) where load.mapping.extract != nil:
+            try valueFailed(record, className: className, failure.diagnostics)
+            return
         case .failure(let failure):
             if let objectId = failure.objectId,
                load.index.register(objectId: objectId, keyHash: failure.keyHash, explicitId: failure.hasSourceObjectId, line: record.line) == .added {
+                registerUniqueValues(failure.values, of: objectId, keyHash: failure.keyHash, line: record.line, in: load)
                 load.index.reject(objectId: objectId, keyHash: failure.keyHash)
             }
             rowFailed(row, className: className, failure.diagnostics)
@@ -376,7 +395,13 @@ final class ImportPass {
         var problems: [Diagnostic] = []
         var registered = false
         switch load.index.register(objectId: draft.objectId, keyHash: draft.keyHash, explicitId: draft.hasSourceObjectId, line: draft.line) {
-        case .added: registered = true
+        case .added:
+            registered = true
+            registerUniqueValues(draft.values, of: draft.objectId, keyHash: draft.keyHash, line: draft.line, in: load)
+        case .duplicateKey where load.mapping.extract != nil:
+            // A value named again by another record, or twice in one cell: the object read already.
+            classTallies[className]!.read -= 1
+            return
         case .duplicateKey(let first):
             let keyField = mapper.fields.first { $0.name == load.mapping.key.first }
             problems.append(Diagnostic(mapper.location(draft.line, keyField, value: draft.key.map { ObjectReference(targetClass: className, identity: .key($0)).sourceText }),
@@ -401,8 +426,10 @@ final class ImportPass {
                 fields.append(FieldValue(load.fieldNames[index], v))
             case .pointer(let reference) where isCyclic:
                 later([reference])
-            case .pointer(let reference) where !ahead && !isComplete(reference.targetClass) && indexes[reference.targetClass]?.lookup(reference.identity) == .missing:
-                // A class read in the same pass whose object comes further down the file.
+            case .pointer(let reference) where !ahead && !isComplete(reference.targetClass)
+                && (reference.identity.isField || indexes[reference.targetClass]?.lookup(reference.identity) == .missing):
+                // A class read in the same pass whose object comes further down the file; by
+                // another field, always: an object further down may have the same value.
                 later([reference])
             case .pointer(let reference):
                 if let objectId = resolve(reference, from: row, mapper: mapper, field: index, problems: &problems) {
@@ -444,6 +471,23 @@ final class ImportPass {
         }
     }
 
+    /// Records the values of the fields `by:` references name the object by.
+    private func registerUniqueValues(_ values: [MappedValue], of objectId: String, keyHash: KeyHash?, line: Int, in load: ClassLoad) {
+        for (name, index) in load.uniqueIndices where index < values.count {
+            guard let value = Self.uniqueText(values[index]) else { continue }
+            load.index.register(field: name, value: value, objectId: objectId, keyHash: keyHash, line: line)
+        }
+    }
+
+    /// A field's value as a `by:` reference names it (canonical text, as ``ReferenceParser`` makes it).
+    static func uniqueText(_ value: MappedValue) -> String? {
+        switch value {
+        case .value(let v): NaturalKey.text(of: [v])
+        case .pointer(let reference): NaturalKey.text(of: [.string(reference.sourceText)])
+        case .relation, .upload: nil
+        }
+    }
+
     func isComplete(_ className: String) -> Bool {
         completeClasses.contains(className) || manifest.mapping(for: className) == nil
     }
@@ -468,10 +512,16 @@ final class ImportPass {
             return objectId
         case .rejected(let line):
             problems.append(Diagnostic(location(), "points to \(target) \"\(reference.sourceText)\" (line \(line)), which is rejected"))
+        case .ambiguous(let line, let otherLine):
+            let field = if case .field(let name, _) = reference.identity { name } else { "key" }
+            let file = manifest.mapping(for: target)?.source ?? target
+            problems.append(Diagnostic(location(), "two \(target) objects have \(field) \"\(reference.sourceText)\" (\(file) lines \(line) and \(otherLine)): "
+                                       + "by: \(field) needs a value unique among the \(target) objects"))
         case .missing:
             switch reference.identity {
             case .key: problems.append(Diagnostic(location(), "no \(target) has key \"\(reference.sourceText)\""))
             case .objectId(let id): problems.append(Diagnostic(location(), "no \(target) has objectId \"\(id)\""))
+            case .field(let field, _): problems.append(Diagnostic(location(), "no \(target) has \(field) \"\(reference.sourceText)\""))
             }
         }
         return nil
@@ -506,6 +556,20 @@ final class ImportPass {
         if collecting {
             rejectPlan.reasons[row] = problems.map(\.reason).joined(separator: "; ")
         }
+    }
+
+    /// Counts a value of an extracted class that cannot be read. It fails wherever it is named,
+    /// and the rows naming it fail on their own; the other values of its line are not rejected
+    /// with it, so it is no row of the reject plan.
+    func valueFailed(_ record: SourceRecord, className: String, _ problems: [Diagnostic]) throws(PorterError) {
+        classTallies[className]!.rejected += 1
+        if givenRejects != nil {
+            try rejects?.add(record, reason: problems.map(\.reason).joined(separator: "; "), to: className)
+            return
+        }
+        for problem in problems { log.add(problem) }
+        sinkOpen = false
+        if collecting { rejectPlan.rejectedValues += 1 }
     }
 
     /// Sends one class's waiting objects with the relation links they carry.

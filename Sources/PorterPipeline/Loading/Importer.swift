@@ -79,11 +79,11 @@ public struct Importer {
             var (checked, rejects, fatal, indexes) = try check(against: targetSchemas, progress: progress)
             let allowed = options.maxErrors ?? 0
             // Without --max-errors the validating pass only counts faults: any one of them stops the import.
-            let invalid = options.maxErrors == nil ? !checked.succeeded : rejects.reasons.count > allowed
+            let invalid = options.maxErrors == nil ? !checked.succeeded : rejects.count > allowed
             if fatal || invalid {
                 if !fatal && options.maxErrors != nil {
                     checked.errors.append(Diagnostic(SourceLocation(file: manifest.fileName, line: 0),
-                                                     "\(rejects.reasons.count) rows rejected, more than --max-errors \(allowed): nothing written"))
+                                                     "\(rejects.count) rows rejected, more than --max-errors \(allowed): nothing written"))
                     checked.errorCount += 1
                 }
                 return checked
@@ -126,7 +126,7 @@ public struct Importer {
             unwritten.notes = manifest.notes + pass.notes + existingClassNotes + sink.notes
             if pass.log.count == 0 {
                 unwritten.errors = rejectedFaults
-                unwritten.errorCount = rejectPlan?.reasons.count ?? 0
+                unwritten.errorCount = rejectPlan?.count ?? 0
             }
             return unwritten
         }
@@ -135,7 +135,7 @@ public struct Importer {
         written.requests = sink.requestTallies
         written.notes = manifest.notes + pass.notes + existingClassNotes + sink.notes
         written.errors = rejectedFaults
-        written.errorCount = rejectPlan?.reasons.count ?? 0
+        written.errorCount = rejectPlan?.count ?? 0
         return written
     }
 

@@ -10,8 +10,23 @@ final class KeyIndex {
     private var explicitIds: [KeyHash: String] = [:]
     /// Objects whose source gave their objectId: line + 1, negative when rejected.
     private var byObjectId: [String: Int32] = [:]
+    /// The fields whose values `by:` references name, and the objects by those values.
+    let uniqueFields: [String]
+    private var byField: [String: [KeyHash: UniqueValue]] = [:]
 
-    init(className: String) { self.className = className }
+    /// The object a value of a `by:` field names, and the line of a second object with the same
+    /// value, which makes references by it ambiguous.
+    private struct UniqueValue {
+        let objectId: String
+        let keyHash: KeyHash?
+        let line: Int
+        var otherLine: Int?
+    }
+
+    init(className: String, uniqueFields: [String] = []) {
+        self.className = className
+        self.uniqueFields = uniqueFields
+    }
 
     enum Registration: Equatable { case added, duplicateKey(firstLine: Int), duplicateObjectId(firstLine: Int) }
 
@@ -33,7 +48,22 @@ final class KeyIndex {
         if let stored = byObjectId[objectId], stored > 0 { byObjectId[objectId] = -stored }
     }
 
-    enum Lookup: Equatable { case found(objectId: String, line: Int), rejected(line: Int), missing }
+    /// Records the value (canonical text) of a `by:` field of an object registered before; a
+    /// value seen before keeps its first object and notes the second line.
+    func register(field: String, value: String, objectId: String, keyHash: KeyHash?, line: Int) {
+        let hash = KeyHash(className: className, key: value)
+        if byField[field]?[hash] != nil {
+            if byField[field]![hash]!.otherLine == nil { byField[field]![hash]!.otherLine = line }
+        } else {
+            byField[field, default: [:]][hash] = UniqueValue(objectId: objectId, keyHash: keyHash, line: line)
+        }
+    }
+
+    enum Lookup: Equatable {
+        case found(objectId: String, line: Int), rejected(line: Int), missing
+        /// A `by:` value that two objects have.
+        case ambiguous(line: Int, otherLine: Int)
+    }
 
     func lookup(_ identity: ObjectReference.Identity) -> Lookup {
         switch identity {
@@ -46,6 +76,30 @@ final class KeyIndex {
             guard let stored = byObjectId[id] else { return .missing }
             if stored < 0 { return .rejected(line: Int(-stored) - 1) }
             return .found(objectId: id, line: Int(stored) - 1)
+        case .field(let field, let value):
+            guard let entry = byField[field]?[KeyHash(className: className, key: value)] else { return .missing }
+            if let otherLine = entry.otherLine { return .ambiguous(line: entry.line, otherLine: otherLine) }
+            let rejected = entry.keyHash.map { byKey[$0]?.rejected == true } ?? ((byObjectId[entry.objectId] ?? 0) < 0)
+            return rejected ? .rejected(line: entry.line) : .found(objectId: entry.objectId, line: entry.line)
         }
+    }
+}
+
+extension DatasetManifest {
+    /// Per class, the fields that `by:` references (of fields and of join files) name it by.
+    var fieldsNamedByReferences: [String: [String]] {
+        var named: [String: [String]] = [:]
+        func add(_ field: String?, of className: String) {
+            guard let field, !(named[className] ?? []).contains(field) else { return }
+            named[className, default: []].append(field)
+        }
+        for mapping in classes {
+            for field in mapping.fields { if let target = field.type.targetClass { add(field.by, of: target) } }
+        }
+        for relation in relations {
+            add(relation.ownerBy, of: relation.owner)
+            add(relation.targetBy, of: relation.targetClass)
+        }
+        return named
     }
 }

@@ -13,6 +13,12 @@ struct RowID: Hashable, Sendable {
 /// validating pass, including rows that point at rejected rows.
 struct RejectPlan: Sendable {
     var reasons: [RowID: String] = [:]
+    /// Values of extracted classes that cannot be read, each time they are named: the rows
+    /// naming them are rejected on their own, the other values of those lines are not.
+    var rejectedValues = 0
 
     func reason(for row: RowID) -> String? { reasons.isEmpty ? nil : reasons[row] }
+
+    /// The rows and values left out.
+    var count: Int { reasons.count + rejectedValues }
 }

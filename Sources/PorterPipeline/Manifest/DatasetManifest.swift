@@ -88,6 +88,9 @@ public struct ClassMapping: Sendable {
     /// Source keys that may hold a `_User`'s bcrypt password hash (a Parse export's
     /// `bcryptPassword` or `_hashed_password`); empty for other classes.
     public var passwordHashKeys: [String] = []
+    /// For a class whose objects are the distinct values of a column of ``source`` (`extract:`),
+    /// which column and how its cells split; `nil` for a class read record by record.
+    public var extract: ValueExtraction?
 
     public init(className: String, source: String, key: [String], fields: [FieldMapping], defaultACL: ParseACL? = nil,
                 mode: WriteMode = .upsert, strict: Bool = false, delimiter: UInt8? = nil) {
@@ -102,6 +105,19 @@ public struct ClassMapping: Sendable {
     }
 
     public func field(named name: String) -> FieldMapping? { fields.first { $0.name == name } }
+}
+
+/// The values an extracted class takes from its source: one object per distinct value of
+/// `column`, or per distinct part of its cells split on `split` (parts trimmed of spaces and
+/// tabs, as a split Relation cell's are). The class's one field, its key, holds the value.
+public struct ValueExtraction: Sendable, Equatable {
+    public var column: String
+    public var split: String?
+
+    public init(column: String, split: String? = nil) {
+        self.column = column
+        self.split = split
+    }
 }
 
 /// How one Parse field is read from a source record.
@@ -125,6 +141,9 @@ public struct FieldMapping: Sendable {
     public var nullTokens: Set<String>
     /// Fed from a join file in `relations:`, not from the class's own source.
     public var fromJoinFile: Bool
+    /// For a Pointer or Relation: the target's field whose value a cell names (`by:`), unique
+    /// among the target's objects; `nil` means the target's natural key.
+    public var by: String?
     /// A File field whose cells are paths of local files (relative to the source file's
     /// folder), uploaded to the target; the field gets the name and URL the target gives.
     public var upload = false
@@ -166,6 +185,10 @@ public struct JoinRelationMapping: Sendable {
     public var ownerColumn: String
     public var targetColumn: String
     public var delimiter: UInt8?
+    /// The owner's and the target's fields whose values the two columns name (`ownerBy:`,
+    /// `targetBy:`); `nil` means the natural key.
+    public var ownerBy: String?
+    public var targetBy: String?
 
     public init(owner: String, field: String, targetClass: String, source: String, ownerColumn: String, targetColumn: String, delimiter: UInt8? = nil) {
         self.owner = owner

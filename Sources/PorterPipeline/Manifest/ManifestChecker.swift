@@ -28,16 +28,51 @@ struct ManifestChecker {
                     let where_ = relationIndex.map { "relations[\($0)].targetClass" } ?? "\(path).fields.\(field.name).type"
                     throw fail(where_, "class \"\(target)\" is not declared in this manifest nor in the target")
                 }
+                if let by = field.by, let target = field.type.targetClass {
+                    try checkBy(by, of: target, at: "\(path).fields.\(field.name).by")
+                }
             }
             let geoPoints = mapping.fields.filter { $0.type == .geoPoint }
             if geoPoints.count > 1 {
                 throw fail("\(path).fields.\(geoPoints[1].name)", "a class can have only one GeoPoint field (Parse Server's rule)")
             }
-            try checkSource(mapping.source, at: "\(path).source")
+            if let extract = mapping.extract {
+                try checkSource(mapping.source, at: "\(path).extract.source")
+                try checkExtractedColumn(extract.column, of: mapping, at: "\(path).extract.column")
+            } else {
+                try checkSource(mapping.source, at: "\(path).source")
+            }
         }
         for (i, relation) in manifest.relations.enumerated() {
             try checkSource(relation.source, at: "relations[\(i)].source")
+            if let by = relation.ownerBy { try checkBy(by, of: relation.owner, at: "relations[\(i)].ownerBy") }
+            if let by = relation.targetBy { try checkBy(by, of: relation.targetClass, at: "relations[\(i)].targetBy") }
         }
+    }
+
+    /// A `by:` names a field of the target, declared in this manifest, that a cell can name.
+    func checkBy(_ by: String, of target: String, at path: String) throws(PorterError) {
+        guard let mapping = manifest.mapping(for: target) else {
+            throw fail(path, "\(target) is not declared in this manifest, so its objects cannot be found by \(by)")
+        }
+        guard let field = mapping.field(named: by) else {
+            throw fail(path, "\(target) has no field \"\(by)\" (its fields: \(mapping.fields.map(\.name).joined(separator: ", ")))")
+        }
+        switch field.type {
+        case .relation: throw fail(path, "\(target).\(by) is a Relation, which cannot name one object")
+        case .geoPoint: throw fail(path, "\(target).\(by) is a GeoPoint, which a cell cannot name")
+        default: break
+        }
+    }
+
+    /// The column an extracted class takes its values from is in its CSV source's header (a
+    /// JSON source's records may each lack it).
+    func checkExtractedColumn(_ column: String, of mapping: ClassMapping, at path: String) throws(PorterError) {
+        guard case .csv(let defaultDelimiter)? = SourceFormat.forFile(mapping.source),
+              let reader = try? manifest.files.openReader(mapping.source, format: .csv(delimiter: mapping.delimiter ?? defaultDelimiter)) as? CSVReader
+        else { return }
+        guard reader.header.index(of: column) == nil else { return }
+        throw fail(path, "\(mapping.source) has no column \"\(column)\" (its header: \(reader.header.names.joined(separator: ", ")))")
     }
 
     func checkSource(_ source: String, at path: String) throws(PorterError) {

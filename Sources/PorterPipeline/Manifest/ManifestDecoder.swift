@@ -7,10 +7,11 @@ struct ManifestDecoder {
     let directory: String
 
     static let topKeys: Set<String> = ["version", "classes", "relations"]
-    static let classKeys: Set<String> = ["source", "key", "fields", "acl", "mode", "strict", "delimiter"]
+    static let classKeys: Set<String> = ["source", "key", "fields", "acl", "mode", "strict", "delimiter", "extract"]
     static let fieldKeys: Set<String> = ["type", "column", "columns", "required", "default", "format", "split", "values", "null", "upload",
-                                               "optional"]
-    static let relationKeys: Set<String> = ["owner", "field", "source", "ownerColumn", "targetColumn", "targetClass", "delimiter"]
+                                         "optional", "by"]
+    static let relationKeys: Set<String> = ["owner", "field", "source", "ownerColumn", "targetColumn", "targetClass", "delimiter", "ownerBy", "targetBy"]
+    static let extractKeys: Set<String> = ["source", "column", "split"]
 
     func fail(_ path: String, _ reason: String) -> PorterError {
         PorterError(.usage, path.isEmpty ? "\(fileName): \(reason)" : "\(fileName): \(path): \(reason)")
@@ -90,6 +91,10 @@ struct ManifestDecoder {
                 relations.append(try decodeRelation(item, at: "relations[\(i)]", classes: &classes))
             }
         }
+        for index in classes.indices where classes[index].extract != nil && classes[index].delimiter == nil {
+            // An extracted class reads its source as the classes reading the same file do.
+            classes[index].delimiter = classes.first { $0.extract == nil && $0.source == classes[index].source }?.delimiter
+        }
         var manifest = DatasetManifest(directory: directory, fileName: fileName, classes: classes, relations: relations)
         manifest.requiresMappedColumns = true
         return manifest
@@ -97,8 +102,9 @@ struct ManifestDecoder {
 
     func decodeClass(_ className: String, _ value: JSONValue, at path: String) throws(PorterError) -> ClassMapping {
         let spec = try object(value, at: path, allowed: Self.classKeys)
-        let source = try requiredString(spec["source"], at: "\(path).source")
-        let key = try stringList(spec["key"], at: "\(path).key") ?? []
+        let extraction = try decodeExtract(spec, at: path)
+        let source = if let extraction { extraction.source } else { try requiredString(spec["source"], at: "\(path).source") }
+        var key = try stringList(spec["key"], at: "\(path).key") ?? []
         guard case .object(let fieldsObject)? = spec["fields"], !fieldsObject.isEmpty else {
             throw fail("\(path).fields", "is required: a mapping of field names to types")
         }
@@ -107,6 +113,9 @@ struct ManifestDecoder {
             let fieldPath = "\(path).fields.\(member.key)"
             if let problem = ParseNames.fieldNameProblem(member.key) { throw fail(fieldPath, problem) }
             fields.append(try decodeField(member.key, member.value, at: fieldPath))
+        }
+        if let extraction {
+            try checkExtracted(fields: &fields, key: &key, extraction.values, at: path)
         }
         var acl: ParseACL?
         if let aclValue = spec["acl"], aclValue != .null {
@@ -120,9 +129,46 @@ struct ManifestDecoder {
             }
             mode = parsed
         }
-        return ClassMapping(className: className, source: source, key: key, fields: fields, defaultACL: acl, mode: mode,
-                            strict: try bool(spec["strict"], at: "\(path).strict") ?? false,
-                            delimiter: try delimiter(spec["delimiter"], at: "\(path).delimiter"))
+        var mapping = ClassMapping(className: className, source: source, key: key, fields: fields, defaultACL: acl, mode: mode,
+                                   strict: try bool(spec["strict"], at: "\(path).strict") ?? false,
+                                   delimiter: try delimiter(spec["delimiter"], at: "\(path).delimiter"))
+        mapping.extract = extraction?.values
+        return mapping
+    }
+
+    /// A class's `extract: {source, column, split}`: its objects are the distinct values of
+    /// another source's column, so it has no `source:` of its own.
+    func decodeExtract(_ spec: JSONObject, at path: String) throws(PorterError) -> (source: String, values: ValueExtraction)? {
+        guard let value = spec["extract"], value != .null else { return nil }
+        if spec["source"] != nil {
+            throw fail("\(path).extract", "a class has either source (one object per record) or extract (one object per distinct value), not both")
+        }
+        let extract = try object(value, at: "\(path).extract", allowed: Self.extractKeys)
+        let split = try string(extract["split"], at: "\(path).extract.split")
+        if split?.isEmpty == true { throw fail("\(path).extract.split", "must not be empty") }
+        return (try requiredString(extract["source"], at: "\(path).extract.source"),
+                ValueExtraction(column: try requiredString(extract["column"], at: "\(path).extract.column"), split: split))
+    }
+
+    /// An extracted class has one field, of a plain type, which is its key (the key may be left
+    /// out) and reads the extracted column.
+    func checkExtracted(fields: inout [FieldMapping], key: inout [String], _ extraction: ValueExtraction, at path: String) throws(PorterError) {
+        guard fields.count == 1 else {
+            throw fail("\(path).fields", "an extracted class has exactly one field, which takes each distinct value of \(extraction.column); it has \(fields.count)")
+        }
+        let field = fields[0]
+        switch field.type {
+        case .string, .number, .date, .boolean: break
+        default: throw fail("\(path).fields.\(field.name)", "the field of an extracted class is a String, Number, Date or Boolean, not \(field.type)")
+        }
+        if field.column != field.name && field.column != extraction.column {
+            throw fail("\(path).fields.\(field.name).column", "an extracted class reads extract.column (\(extraction.column)); leave column out")
+        }
+        if key.isEmpty { key = [field.name] }
+        guard key == [field.name] else {
+            throw fail("\(path).key", "an extracted class's key is its one field, [\(field.name)], not [\(key.joined(separator: ", "))]")
+        }
+        fields[0].column = extraction.column
     }
 
     func decodeField(_ name: String, _ value: JSONValue, at path: String) throws(PorterError) -> FieldMapping {
@@ -162,6 +208,10 @@ struct ManifestDecoder {
             default: throw fail("\(path).split", "only Array and Relation fields can be split")
             }
             guard field.split?.isEmpty == false else { throw fail("\(path).split", "must not be empty") }
+        }
+        field.by = try string(spec["by"], at: "\(path).by")
+        if field.by != nil, type.targetClass == nil {
+            throw fail("\(path).by", "only a Pointer or Relation names its target by one of the target's fields")
         }
         if try bool(spec["upload"], at: "\(path).upload") == true {
             guard type == .file else { throw fail("\(path).upload", "only a File field uploads files") }
@@ -243,10 +293,13 @@ struct ManifestDecoder {
             }
             classes[ownerIndex].fields.append(FieldMapping(name: field, type: .relation(targetClass: target), fromJoinFile: true))
         }
-        return JoinRelationMapping(owner: owner, field: field, targetClass: targetClass!,
-                                   source: try requiredString(spec["source"], at: "\(path).source"),
-                                   ownerColumn: try requiredString(spec["ownerColumn"], at: "\(path).ownerColumn"),
-                                   targetColumn: try requiredString(spec["targetColumn"], at: "\(path).targetColumn"),
-                                   delimiter: try delimiter(spec["delimiter"], at: "\(path).delimiter"))
+        var relation = JoinRelationMapping(owner: owner, field: field, targetClass: targetClass!,
+                                           source: try requiredString(spec["source"], at: "\(path).source"),
+                                           ownerColumn: try requiredString(spec["ownerColumn"], at: "\(path).ownerColumn"),
+                                           targetColumn: try requiredString(spec["targetColumn"], at: "\(path).targetColumn"),
+                                           delimiter: try delimiter(spec["delimiter"], at: "\(path).delimiter"))
+        relation.ownerBy = try string(spec["ownerBy"], at: "\(path).ownerBy")
+        relation.targetBy = try string(spec["targetBy"], at: "\(path).targetBy")
+        return relation
     }
 }

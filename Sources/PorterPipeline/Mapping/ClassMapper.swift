@@ -44,6 +44,9 @@ public struct MappingFailure: Error, Sendable {
     public var key: String?
     public var keyHash: KeyHash?
     public var hasSourceObjectId = false
+    /// The values read, aligned with ``ClassMapper/fields`` (null where a value was faulty), so
+    /// that references by another field (`by:`) are told the object is rejected too.
+    public var values: [MappedValue] = []
 
     public init(_ diagnostics: [Diagnostic]) { self.diagnostics = diagnostics }
 }
@@ -57,6 +60,10 @@ public final class ClassMapper: Sendable {
     let keyIndices: [Int]
     let knownColumns: Set<String>
     let sourceName: String
+    /// For an extracted class: its column, and the one-column header of the records
+    /// ``extractedRecords(of:)`` makes.
+    let extractColumn: ColumnPath?
+    let extractHeader: CSVHeader?
 
     public init(mapping: ClassMapping, manifest: DatasetManifest) {
         self.mapping = mapping
@@ -64,22 +71,51 @@ public final class ClassMapper: Sendable {
         self.fields = mapping.fields.filter { !$0.fromJoinFile }
         let sourceDirectory = (manifest.directory as NSString).appendingPathComponent((mapping.source as NSString).deletingLastPathComponent)
         self.coercers = fields.map {
-            FieldCoercer(field: $0, references: ClassMapper.referenceParser(for: $0.type, manifest: manifest), sourceDirectory: sourceDirectory,
+            FieldCoercer(field: $0, references: ClassMapper.referenceParser(for: $0.type, by: $0.by, manifest: manifest), sourceDirectory: sourceDirectory,
                          className: mapping.className)
         }
         let fieldNames = fields.map(\.name)
         self.keyIndices = mapping.key.compactMap { fieldNames.firstIndex(of: $0) }
         self.knownColumns = Set(fields.flatMap(\.sourceColumns).map { ColumnPath($0).components[0] } + ParseNames.defaultFields)
+        self.extractColumn = mapping.extract.map { ColumnPath($0.column) }
+        self.extractHeader = mapping.extract.map { CSVHeader(names: [$0.column]) }
     }
 
-    /// How references to a type's target class are read: by the target's key parts, or by objectId.
-    static func referenceParser(for type: FieldType, manifest: DatasetManifest) -> ReferenceParser? {
+    /// How references to a type's target class are read: by the target's key parts, by its
+    /// field `by` (``FieldMapping/by``), or by objectId.
+    static func referenceParser(for type: FieldType, by: String? = nil, manifest: DatasetManifest) -> ReferenceParser? {
         guard let target = type.targetClass else { return nil }
         guard let targetMapping = manifest.mapping(for: target) else { return ReferenceParser(targetClass: target, keyParts: []) }
-        let keyParts = targetMapping.key.compactMap { name in
-            targetMapping.field(named: name).map { FieldCoercer(field: $0, references: referenceParser(for: $0.type, manifest: manifest), className: target) }
+        let keyParts = (by.map { [$0] } ?? targetMapping.key).compactMap { name in
+            targetMapping.field(named: name).map { FieldCoercer(field: $0, references: referenceParser(for: $0.type, by: $0.by, manifest: manifest), className: target) }
         }
-        return ReferenceParser(targetClass: target, keyParts: keyParts)
+        return ReferenceParser(targetClass: target, keyParts: keyParts, by: by)
+    }
+
+    /// For an extracted class (``ClassMapping/extract``), one record per value `record` names in
+    /// the extracted column: the cell, the parts of a split cell (trimmed, as a split Relation
+    /// cell's parts are), or the items of a JSON array; each holds that value alone, on the
+    /// line of `record`. Empty and null values are left out. `nil` for any other class.
+    func extractedRecords(of record: SourceRecord) -> [SourceRecord]? {
+        guard let column = extractColumn, let header = extractHeader, let extract = mapping.extract else { return nil }
+        let cells: [SourceCell]
+        switch record.cell(column) {
+        case nil, .json(.null)?: return []
+        case .text(let text)?, .json(.string(let text))?:
+            cells = extract.split.map { CellText.split(text, by: $0).map(SourceCell.text) } ?? [.text(text)]
+        case .json(.array(let items))?: cells = items.map { if case .string(let text) = $0 { .text(text) } else { .json($0) } }
+        case let other?: cells = [other]
+        }
+        let nullTokens = fields[0].nullTokens
+        return cells.compactMap { cell in
+            switch cell {
+            case .text(let text):
+                if text.isEmpty || nullTokens.contains(text) { return nil }
+                return SourceRecord(line: record.line, content: .csv(header: header, cells: [text]))
+            case .json(.null): return nil
+            case .json(let json): return SourceRecord(line: record.line, content: .json(JSONObject([JSONMember(extract.column, json)])))
+            }
+        }
     }
 
     /// In strict mode, the source columns no field reads (for CSV: checked once, on the header).
@@ -164,6 +200,7 @@ public final class ClassMapper: Sendable {
             failure.key = key
             failure.keyHash = keyHash
             failure.hasSourceObjectId = system.objectId != nil
+            failure.values = values
             return .failure(failure)
         }
         return .success(ObjectDraft(className: mapping.className, line: record.line, objectId: objectId,

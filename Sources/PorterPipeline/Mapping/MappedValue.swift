@@ -8,6 +8,14 @@ public struct ObjectReference: Hashable, Sendable {
         case key(String)
         /// The target's objectId, as a Parse export or pointer JSON carries it.
         case objectId(String)
+        /// The value, in canonical text, of the target's field `name` (`by:`), which is unique
+        /// among the target's objects.
+        case field(name: String, value: String)
+
+        var isField: Bool {
+            if case .field = self { return true }
+            return false
+        }
     }
 
     public let targetClass: String
@@ -23,6 +31,7 @@ public struct ObjectReference: Hashable, Sendable {
         switch identity {
         case .key(let key): key.replacingOccurrences(of: String(NaturalKey.separator), with: ", ")
         case .objectId(let id): id
+        case .field(_, let value): value
         }
     }
 }

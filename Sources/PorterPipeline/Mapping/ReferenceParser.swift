@@ -4,24 +4,28 @@ import PorterReaders
 
 /// Reads references to one target class from cells: the target's natural key (a JSON array
 /// of parts for a composite key), or an objectId when the target is identified by objectId
-/// or the cell is Parse pointer JSON.
+/// or the cell is Parse pointer JSON; or, with `by`, the value of another unique field of the target.
 final class ReferenceParser: Sendable {
     let targetClass: String
-    /// Coercers for the target's key fields; empty when the target is identified by objectId.
+    /// Coercers for the target's key fields (or its `by` field); empty when the target is
+    /// identified by objectId.
     let keyParts: [FieldCoercer]
+    /// The target's field a cell names instead of its key (``FieldMapping/by``).
+    let by: String?
     /// The key is one plain String field: a cell's text is the key as it is (the common case,
     /// taken without the general coercion).
     let keyIsOneString: Bool
 
-    init(targetClass: String, keyParts: [FieldCoercer]) {
+    init(targetClass: String, keyParts: [FieldCoercer], by: String? = nil) {
         self.targetClass = targetClass
         self.keyParts = keyParts
+        self.by = by
         self.keyIsOneString = keyParts.count == 1 && keyParts[0].field.type == .string && keyParts[0].field.values == nil
     }
 
     func reference(_ cell: SourceCell) throws(CoercionError) -> ObjectReference {
         if keyIsOneString, case .text(let text) = cell, !text.hasPrefix("{") {
-            return ObjectReference(targetClass: targetClass, identity: .key(text))
+            return ObjectReference(targetClass: targetClass, identity: identity(text))
         }
         switch cell {
         case .json(.object(let object)):
@@ -67,8 +71,13 @@ final class ReferenceParser: Sendable {
             case .upload: throw CoercionError("an uploaded file cannot be part of a key")
             }
         }
-        guard let key = NaturalKey.text(of: values) else { throw CoercionError("empty key of \(targetClass)") }
-        return ObjectReference(targetClass: targetClass, identity: .key(key))
+        guard let key = NaturalKey.text(of: values) else { throw CoercionError(by.map { "empty \(targetClass).\($0)" } ?? "empty key of \(targetClass)") }
+        return ObjectReference(targetClass: targetClass, identity: identity(key))
+    }
+
+    /// A reference by the target's key, or by its `by` field, in canonical text.
+    func identity(_ text: String) -> ObjectReference.Identity {
+        by.map { .field(name: $0, value: text) } ?? .key(text)
     }
 
     /// Several references: split text, a JSON array, or one reference.

@@ -62,6 +62,10 @@ public enum Planner {
                 dependencies[edge.from, default: []].append(edge.to)
             }
         }
+        // An extracted class points at nothing: it is read before the classes whose relations name its values.
+        for edge in relationEdges where edge.from != edge.to && manifest.mapping(for: edge.to)?.extract != nil {
+            dependencies[edge.from, default: []].append(edge.to)
+        }
         var level: [String: Int] = [:]
         func levelOf(_ name: String) -> Int {
             if let known = level[name] { return known }
