@@ -18,8 +18,15 @@ extension SQLiteMirror {
             ORDER BY \(order) LIMIT \(Self.sampleSize)
             """).compactMap { $0[0] }
         let labels = try keyLabels(className, first)
+        if className == "_User" { try deleteSessionsOfUsersNotKept() }
         let deletion = try deleteObjectsNotKept(of: className)
         return PruneResult(count: deletion.objects, first: first.map { labels[$0] ?? $0 }, links: deletion.links)
+    }
+
+    /// The sessions `serve` gave the users about to be deleted go with them, as `serve`'s `DELETE` does.
+    private func deleteSessionsOfUsersNotKept() throws(PorterError) {
+        guard let db = database, !(try db.rows("SELECT 1 FROM _SCHEMA WHERE className = '_Session'")).isEmpty else { return }
+        try db.execute("DELETE FROM _Session WHERE user IN (SELECT objectId FROM _User WHERE objectId NOT IN (SELECT objectId FROM \(Self.keptTable)))")
     }
 
     /// Deletes the rows of the relation's join table that `held` (owner → related objectIds) does not list.
