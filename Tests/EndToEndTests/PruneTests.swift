@@ -142,12 +142,35 @@ final class PruneTests: XCTestCase {
         XCTAssertEqual(after["ISBN"], before["ISBN"]!.filter { $0[1] != Self.goneISBN })
     }
 
+    /// `mode: merge` only adds a split cell's links, with `--prune` too; objects still go. Without
+    /// merge the same cell edit removes the link (so the test would see a change).
+    func testMergeKeepsLinksACellStopsNaming() throws {
+        try edit("dataset.yml") { $0.replacingOccurrences(of: "    key: [title]\n", with: "    key: [title]\n    mode: merge\n") }
+        _ = try run(["--quiet"])
+        let before = try Self.content(target)
+        try removeRows()
+        try edit("books.csv") { $0.replacingOccurrences(of: "Good Omens,1990,Humor,978-0-06-085398-3,Terry Pratchett;Neil Gaiman,", with: "Good Omens,1990,Humor,978-0-06-085398-3,Neil Gaiman,") }
+        let summary = try PruneSummary.parse(try run(["--prune", "--json"]))
+        XCTAssertEqual(summary.deleted["Book"], 1)
+        let after = try Self.content(target)
+        XCTAssertEqual(after["_Join:authors:Book"], before["_Join:authors:Book"]!.filter { $0[0] != Self.goneBook })
+        XCTAssertTrue(after["_Join:authors:Book"]!.contains(["Good Omens", "Terry Pratchett"]))
+        XCTAssertEqual(after["Book"]!.map { $0[1] }, before["Book"]!.map { $0[1] }.filter { $0 != Self.goneBook })
+    }
+
     // MARK: A Parse Server (a served mirror)
 
-    /// The same sync over REST, against a server that assigns its own objectIds: `RemoveRelation`
-    /// and `DELETE` in `/batch` requests; a dry run sends no write.
+    /// The same sync over REST, against a server that assigns its own objectIds and one that takes
+    /// the loader's: `RemoveRelation` and `DELETE` in `/batch` requests; a dry run sends no write.
     func testPruneOnAParseServer() throws {
-        let server = try ServedMirror(in: self)
+        for customIds in [false, true] {
+            try setUpWithError()
+            try pruneOnAParseServer(allowCustomObjectId: customIds)
+        }
+    }
+
+    func pruneOnAParseServer(allowCustomObjectId: Bool) throws {
+        let server = try ServedMirror(in: self, allowCustomObjectId: allowCustomObjectId)
         XCTAssertEqual(try server.runImport(dataset.path, ["-q"]).status, 0)
         let before = try Self.content(server.file, updatedAt: false)
         let stamped = try Self.content(server.file)
@@ -174,21 +197,20 @@ final class PruneTests: XCTestCase {
     /// next run against the server back finishes the job, with exactly the same result.
     func testInterruptedPruneIsFinishedByTheNextRun() throws {
         let served = scratch.appendingPathComponent("served.sqlite"), whole = scratch.appendingPathComponent("whole.sqlite")
-        var before: [String: [[String?]]] = [:]
-        do {
-            let server = try ServedMirror(path: served.path, allowCustomObjectId: false)
+        // Read while its server runs: one that is shutting down may still hold the file.
+        let (before, beforeWhole) = try ([served, whole].map { file in
+            let server = try ServedMirror(path: file.path, allowCustomObjectId: false)
             XCTAssertEqual(try server.runImport(dataset.path, ["-q"]).status, 0)
-            before = try Self.content(served, updatedAt: false)
-        }
-        try FileManager.default.copyItem(at: served, to: whole)
+            return try Self.content(file, updatedAt: false)
+        }).splat()
         try removeRows()
-        // How many write requests a whole run sends, on a copy.
+        // How many write requests a whole run sends, on the other server.
         let writes: Int
         do {
             let server = try ServedMirror(path: whole.path, allowCustomObjectId: false)
             XCTAssertEqual(try server.runImport(dataset.path, ["--prune", "-q", "--concurrency", "1"]).status, 0)
             writes = server.injector.writes
-            XCTAssertEqual(try Self.content(whole, updatedAt: false), Self.pruned(before))
+            XCTAssertEqual(try Self.content(whole, updatedAt: false), Self.pruned(beforeWhole))
         }
         do {
             let flaky = try ServedMirror(path: served.path, allowCustomObjectId: false,
@@ -197,10 +219,10 @@ final class PruneTests: XCTestCase {
             XCTAssertEqual(cut.status, 3, cut.stderr)
             XCTAssertTrue(cut.stderr.contains("Run the same import again to finish it"), cut.stderr)
         }
+        let server = try ServedMirror(path: served.path, allowCustomObjectId: false)
         let cut = try Self.content(served, updatedAt: false)
         XCTAssertNotEqual(cut, before, "the cut run deleted nothing")
         XCTAssertNotEqual(cut, Self.pruned(before), "the cut run finished the job")
-        let server = try ServedMirror(path: served.path, allowCustomObjectId: false)
         let finished = try server.runImport(dataset.path, ["--prune", "-q"])
         XCTAssertEqual(finished.status, 0, finished.stderr)
         XCTAssertEqual(try Self.content(served, updatedAt: false), Self.pruned(before))
@@ -213,6 +235,11 @@ final class PruneTests: XCTestCase {
         XCTAssertTrue(result.stderr.contains("--prune deletes objects on a Parse Server with the master key"), result.stderr)
         XCTAssertEqual(server.injector.writes, 0)
     }
+}
+
+private extension Array {
+    /// The two elements of a two-element array.
+    func splat() -> (Element, Element) { (self[0], self[1]) }
 }
 
 /// What `import --prune --json` reports of its deletions.
