@@ -122,6 +122,7 @@ final class PruneTests: XCTestCase {
         let before = try Data(contentsOf: target)
         let failed = try run(["--prune", "--quiet"], status: 1)
         XCTAssertTrue(failed.stderr.contains("two thousand one"), failed.stderr)
+        XCTAssertTrue(failed.stderr.contains("--prune deleted nothing: the import did not go through"), failed.stderr)
         XCTAssertEqual(try Data(contentsOf: target), before)
     }
 

@@ -134,6 +134,7 @@ public struct Importer {
             unwritten.requests = sink.requestTallies
             unwritten.notes = manifest.notes + existingClassNotes + sink.notes + (pruned?.notes ?? [])
             unwritten.pruned = pruned?.items
+            if options.prune && pass.log.count > 0 { unwritten.notes.append("--prune deleted nothing: the import did not go through") }
             if pass.log.count == 0 {
                 unwritten.errors = rejectedFaults
                 unwritten.errorCount = rejectPlan?.reasons.count ?? 0
