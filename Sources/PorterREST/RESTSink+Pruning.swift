@@ -5,7 +5,6 @@ import PorterPipeline
 /// the links of objects about to go, then `DELETE`s, all in `/batch` requests. What is read
 /// first decides what is sent, so a run cut short is finished by the next.
 extension RESTSink {
-    private static let sampleSize = 10
 
     public func prune(_ className: String, keeping held: HeldObjects) throws(PorterError) -> PruneResult {
         let state = try remoteClass(className)
@@ -21,7 +20,8 @@ extension RESTSink {
         let keys = state.key.isEmpty ? Set(held.objectIds.map { KeyHash(className: className, key: $0) }) : held.keyHashes
         let gone = state.entries(notHeld: held.objectIds, keys: keys)
         guard !gone.isEmpty else { return PruneResult() }
-        var result = PruneResult(count: gone.count, first: gone.prefix(Self.sampleSize).map { $0.label ?? $0.serverId })
+        let names = gone.map { $0.label ?? $0.serverId }.sorted()
+        var result = PruneResult(count: gone.count, first: Array(names.prefix(PruneResult.sampleSize)))
         result.links = try unlink(Set(gone.map(\.serverId)), of: className)
         let deletes = gone.map { BatchOperation(method: "DELETE", path: "/classes/\(className)/\($0.serverId)", body: JSONObject()) }
         try check(try send(deletes, phase: "prune \(className)"), what: "delete \(className) objects")
@@ -50,7 +50,7 @@ extension RESTSink {
                   what: "remove \(className).\(field) links")
         let ownerLabels = labels(className), targetLabels = labels(targetClass)
         let first = stale.flatMap { owner, related in related.map { "\(ownerLabels[owner] ?? owner) → \(targetLabels[$0] ?? $0)" } }
-        return PruneResult(count: count, first: Array(first.prefix(Self.sampleSize)))
+        return PruneResult(count: count, first: Array(first.prefix(PruneResult.sampleSize)))
     }
 
     /// Removes every link of the dataset's relations from or to the objects `gone` of `className`,

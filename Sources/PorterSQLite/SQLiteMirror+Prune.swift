@@ -3,7 +3,6 @@ import PorterPipeline
 
 /// `--prune`: deleting, in the import's transaction, what the sources no longer hold.
 extension SQLiteMirror {
-    private static let sampleSize = 10
     private static let keptLinksTable = "temp.\(quoted("porter:keptLinks"))"
 
     /// Deletes the class's objects whose objectIds `held` does not list, with their relation
@@ -15,7 +14,7 @@ extension SQLiteMirror {
         let order = (key.isEmpty ? ["objectId"] : key).map(quoted).joined(separator: ", ")
         let first = try db.rows("""
             SELECT objectId FROM \(quoted(className)) WHERE objectId NOT IN (SELECT objectId FROM \(Self.keptTable)) \
-            ORDER BY \(order) LIMIT \(Self.sampleSize)
+            ORDER BY \(order) LIMIT \(PruneResult.sampleSize)
             """).compactMap { $0[0] }
         let labels = try keyLabels(className, first)
         if className == "_User" { try deleteSessionsOfUsersNotKept() }
@@ -47,7 +46,7 @@ extension SQLiteMirror {
             FROM \(table) WHERE NOT EXISTS (SELECT 1 FROM \(Self.keptLinksTable) kept \
             WHERE kept.owningId = \(table).owningId AND kept.relatedId = \(table).relatedId)
             """
-        let first = try db.rows("SELECT owningId, relatedId \(gone) ORDER BY owningId, relatedId LIMIT \(Self.sampleSize)")
+        let first = try db.rows("SELECT owningId, relatedId \(gone) ORDER BY owningId, relatedId LIMIT \(PruneResult.sampleSize)")
         let owners = try keyLabels(className, first.compactMap { $0[0] })
         let targets = try keyLabels(targetClass, first.compactMap { $0[1] })
         try db.execute("DELETE \(gone)")

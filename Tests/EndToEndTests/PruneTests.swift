@@ -143,6 +143,20 @@ final class PruneTests: XCTestCase {
         XCTAssertEqual(after["ISBN"], before["ISBN"]!.filter { $0[1] != Self.goneISBN })
     }
 
+    /// A rejected row whose key cannot be read names no object: its class is left alone (note),
+    /// the other classes are pruned.
+    func testRowWithoutKeyLeavesItsClassAlone() throws {
+        _ = try run(["--quiet"])
+        let before = try Self.content(target)
+        try removeRows()
+        try edit("books.csv") { $0 + ",2024,Fantasy,978-0-00-000000-2,,,\n" }
+        let result = try run(["--prune", "--max-errors", "5", "--rejects", scratch.appendingPathComponent("rejects").path])
+        XCTAssertTrue(result.stdout.contains("--prune left Book alone: 1 rejected row had no readable key"), result.stdout)
+        let after = try Self.content(target)
+        XCTAssertEqual(after["Book"], before["Book"])
+        XCTAssertEqual(after["ISBN"]!.map { $0[1] }, (before["ISBN"]!.map { $0[1] }.filter { $0 != Self.goneISBN } + ["978-0-00-000000-2"]).sorted { $0! < $1! })
+    }
+
     /// `mode: merge` only adds a split cell's links, with `--prune` too; objects still go. Without
     /// merge the same cell edit removes the link (so the test would see a change).
     func testMergeKeepsLinksACellStopsNaming() throws {

@@ -17,7 +17,9 @@ public struct HeldObjects: Sendable {
 public struct PruneResult: Sendable, Equatable {
     /// Objects, or links for a relation.
     public var count = 0
-    /// The first ones deleted (at most ten): an object's natural key
+    /// How many deleted objects or links ``first`` names.
+    public static let sampleSize = 10
+    /// The first ones deleted (at most ``sampleSize``): an object's natural key
     /// (its objectId when the class has none), a link as `owner → related`.
     public var first: [String] = []
     /// Relation links removed with the deleted objects (as owner or as related object), by `Owner.field`.
@@ -43,9 +45,6 @@ public struct PrunedItems: Sendable, Equatable {
 
 /// The keys and links the sources hold, collected while the writing pass reads them.
 struct PruneTracker {
-    /// Objects to show per class or relation.
-    static let sampleSize = 10
-
     var held: [String: HeldObjects] = [:]
     /// Rejected rows whose key could not be read: the object they meant is unknown.
     var unidentified: [String: Int] = [:]
