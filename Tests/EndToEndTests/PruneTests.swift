@@ -130,13 +130,27 @@ final class PruneTests: XCTestCase {
     /// a join file with rejected rows (the link to the rejected book) are left alone (said in a
     /// note), but the gone book still goes, with its links.
     func testRejectedRowKeepsItsObject() throws {
+        try rejectedRowKeepsItsObject(run: { try self.run($0) }, file: target, updatedAt: true)
+    }
+
+    /// The same over REST, where the rejected row is never sent and its object is matched by key.
+    func testRejectedRowKeepsItsObjectOnAParseServer() throws {
+        let server = try ServedMirror(in: self)
+        try rejectedRowKeepsItsObject(run: { arguments in
+            let result = try server.runImport(self.dataset.path, arguments)
+            XCTAssertEqual(result.status, 0, result.stderr)
+            return result
+        }, file: server.file, updatedAt: false)
+    }
+
+    func rejectedRowKeepsItsObject(run: ([String]) throws -> CommandRunner.Result, file: URL, updatedAt: Bool) throws {
         _ = try run(["--quiet"])
-        let before = try Self.content(target)
+        let before = try Self.content(file, updatedAt: updatedAt)
         try removeRows(keepingOtherLink: true)
         try edit("books.csv") { $0.replacingOccurrences(of: "American Gods,2001,", with: "American Gods,two thousand one,") }
         let result = try run(["--prune", "--max-errors", "5", "--rejects", scratch.appendingPathComponent("rejects").path])
         XCTAssertTrue(result.stdout.contains("--prune left the links of Genre.books alone"), result.stdout)
-        let after = try Self.content(target)
+        let after = try Self.content(file, updatedAt: updatedAt)
         XCTAssertEqual(after["Book"], before["Book"]!.filter { $0[1] != Self.goneBook })
         XCTAssertEqual(after["Book"]!.filter { $0[1] == "American Gods" }, before["Book"]!.filter { $0[1] == "American Gods" })
         XCTAssertEqual(after["_Join:books:Genre"], before["_Join:books:Genre"]!.filter { $0[1] != Self.goneBook })
