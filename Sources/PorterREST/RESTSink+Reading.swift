@@ -23,7 +23,8 @@ extension RESTSink {
                     values["ACL"] = object["ACL"].flatMap { try? ParseValue(wire: $0, as: .acl) } ?? .null
                     guard let key = state.serverKey({ values[$0] }, serverId: serverId) else { continue }
                     let digests = state.fieldNames.map { FieldDigest.of(values[$0] ?? .null) }
-                    state.recordExisting(key: key, .init(serverId: serverId, digests: digests, createdNow: false))
+                    let label = state.key.isEmpty ? nil : state.key.map { values[$0].flatMap(NaturalKey.canonicalText) ?? "" }.joined(separator: "/")
+                    state.recordExisting(key: key, .init(serverId: serverId, digests: digests, createdNow: false, label: label))
                 }
             }
         } catch {

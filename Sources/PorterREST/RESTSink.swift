@@ -50,6 +50,9 @@ public final class RESTSink: ObjectSink {
     var fileRecordsReady = false
     /// Objects whose source timestamps the server did not keep.
     var timestamps = TimestampTally()
+    /// `--prune`: the links already removed (`Owner.field`, owner, related as one string), so
+    /// that a dry run, where they stay, does not count them twice.
+    var prunedLinks: Set<String> = []
 
     public init(client: ParseRESTClient, options: RESTSinkOptions = RESTSinkOptions()) {
         self.client = client

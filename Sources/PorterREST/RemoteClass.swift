@@ -11,6 +11,8 @@ final class RemoteClass {
         var digests: [UInt64]
         /// Created by this import: it had no relation links before.
         var createdNow: Bool
+        /// How the object is named to people: its key's values (joined by `/`), for `--prune`'s report.
+        var label: String? = nil
     }
 
     let className: String
@@ -73,6 +75,17 @@ final class RemoteClass {
         byIdentity[identity] = index
         if let key { byKey[key] = index }
     }
+
+    /// The objects read from the server that no identity in `identities` is bound to and whose
+    /// key is not in `keys`: those `--prune` deletes.
+    func entries(notHeld identities: Set<String>, keys: Set<KeyHash>) -> [Entry] {
+        var held = Set(identities.compactMap { byIdentity[$0] })
+        for key in keys { if let index = byKey[key] { held.insert(index) } }
+        return entries.indices.filter { !held.contains($0) && !entries[$0].createdNow }.map { entries[$0] }
+    }
+
+    /// The objects read from the server (not those this import created).
+    var existingEntries: [Entry] { entries.filter { !$0.createdNow } }
 
     func update(identity: String, digests: [(position: Int, digest: UInt64)]) {
         guard let index = byIdentity[identity] else { return }

@@ -26,11 +26,11 @@ extension SQLiteMirror {
         return try upsert(resolved, className: schema.className, mode: .upsert, copyingTimestamps: true)
     }
 
-    private static let keptTable = "temp.\(quoted("porter:kept"))"
+    static let keptTable = "temp.\(quoted("porter:kept"))"
     private static let goneTable = "temp.\(quoted("porter:gone"))"
 
     /// Notes objectIds the source still has, for ``deleteObjectsNotKept(of:)``.
-    public func keepObjectIds(_ objectIds: [String]) throws(PorterError) {
+    public func keepObjectIds(_ objectIds: some Sequence<String>) throws(PorterError) {
         guard let db = database else { return }
         try db.execute("CREATE TEMP TABLE IF NOT EXISTS \(quoted("porter:kept")) (objectId TEXT PRIMARY KEY)")
         let insert = try statement("keep", "porter:kept", []) { "INSERT OR IGNORE INTO \(Self.keptTable) (objectId) VALUES (?1)" }

@@ -15,7 +15,7 @@ public final class SQLiteMirror: ObjectSink {
     /// This import's time, for `createdAt` and `updatedAt`, in stored form.
     private(set) var now = ParseDate(millisecondsSince1970: 0).iso
     private var schemas: [String: ClassSchema] = [:]
-    private var naturalKeys: [String: [String]] = [:]
+    private(set) var naturalKeys: [String: [String]] = [:]
     /// Tables this import created: they hold no earlier rows, so rows go in by multi-row INSERTs.
     private var freshTables: Set<String> = []
     /// Join tables this import created, whose links wait in a TEMP staging table until

@@ -22,16 +22,19 @@ struct ExportCommand: ParsableCommand {
               parse-porter export --from Fixtures/library/library.sqlite --to out/
               parse-porter export --from Fixtures/library/library.sqlite --to out/ --format csv --manifest Fixtures/library --emit-manifest
               PARSE_APPLICATION_ID=myApp PARSE_MASTER_KEY=… parse-porter export --from http://127.0.0.1:1337/parse --to out/ --classes Book
+              parse-porter export --from Fixtures/library/library.sqlite --classes Book --format ndjson --to - | jq .title
 
             Files are written into a hidden folder inside DIR and moved into place when all are complete: a failed
             export leaves DIR as it was. A folder that is not empty is refused unless --force.
+            With --to - the one class named by --classes goes to standard output, and nothing else does: its relation
+            links are left out (said on stderr), and a failure part-way leaves the objects written so far in the stream.
             """
     )
 
     @Option(name: .long, help: "The source: a SQLite mirror file or a Parse Server URL with its mount path.")
     var from: String
 
-    @Option(name: .long, help: "The folder to write into.")
+    @Option(name: .long, help: "The folder to write into, or - for standard output (one class, --format ndjson or csv; messages go to stderr).")
     var to: String
 
     @Option(name: .long, help: "parse, json, ndjson or csv.")
@@ -70,6 +73,10 @@ struct ExportCommand: ParsableCommand {
                                     naturalKeys: try naturalKeys(), emitManifest: emitManifest, force: force)
         let interruption = Interruption.catchInterrupts()
         defer { interruption.stop() }
+        if to == "-" {
+            try exportToStandardOutput(Exporter(source: source, options: options))
+            return
+        }
         let report = try Exporter(source: source, options: options).run(to: to, progress: ProgressDisplay.callback(quiet: quiet))
         for written in report.classes {
             Terminal.output("\(written.className): \(written.objects) objects → \(written.file)")
@@ -80,6 +87,14 @@ struct ExportCommand: ParsableCommand {
         let objects = report.classes.map { $0.objects }.reduce(0, +)
         let others = report.otherFiles.isEmpty ? "" : " and " + report.otherFiles.joined(separator: ", ")
         Terminal.output(String(format: "exported %d objects of %d classes%@ into %@ in %.2f s", objects, report.classes.count, others, to, report.elapsedSeconds))
+    }
+
+    /// `--to -`: the objects on stdout, everything else on stderr.
+    private func exportToStandardOutput(_ exporter: Exporter) throws {
+        let report = try exporter.runToStandardOutput(progress: ProgressDisplay.callback(quiet: quiet))
+        for note in report.notes { Terminal.error("note: " + note) }
+        guard !quiet, let written = report.classes.first else { return }
+        Terminal.error(String(format: "exported %d %@ objects to standard output in %.2f s", written.objects, written.className, report.elapsedSeconds))
     }
 
     private func classList() throws(PorterError) -> [String]? {

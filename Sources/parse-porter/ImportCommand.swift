@@ -9,13 +9,15 @@ struct ImportCommand: ParsableCommand {
         abstract: "Validate a dataset and load it into a target, pointers and relations resolved.",
         discussion: """
             Nothing is written unless the whole dataset is valid; a failed or interrupted import leaves the target as it was.
-            Re-running an import changes only what changed in the sources.
+            Re-running an import changes only what changed in the sources, and never deletes anything: objects and
+            links removed from the sources stay in the target unless --prune is given.
 
             Examples:
               parse-porter import Fixtures/library
               parse-porter import Fixtures/recipes --to /tmp/recipes.sqlite
               parse-porter import Fixtures/parse-app    # a Parse export folder: schema.json, <Class>.json, _Join:<field>:<Class>.json
               parse-porter import Fixtures/library --max-errors 10 --rejects /tmp/rejects
+              parse-porter import Fixtures/library --prune --dry-run    # what a sync would delete
               PARSE_APPLICATION_ID=myApp PARSE_MASTER_KEY=… parse-porter import Fixtures/library --to http://127.0.0.1:1337/parse
 
             A Parse Server target is written only after the whole dataset validated. Objects are matched by natural key:
@@ -34,6 +36,9 @@ struct ImportCommand: ParsableCommand {
 
     @Flag(name: .long, help: "Mirror: write, report what would change, roll back. Parse Server: read what is there, report what would change and the requests it would send; nothing is written.")
     var dryRun = false
+
+    @Flag(name: .long, help: "Sync: once the import succeeded, delete from the target the objects of each imported class whose keys the sources no longer hold, and the relation links the join files no longer list. With --dry-run: show them. Without it nothing is ever deleted.")
+    var prune = false
 
     @Option(name: .long, help: "Load the valid rows when at most N rows are rejected; rejected rows go to the rejects folder.")
     var maxErrors: Int?
@@ -65,6 +70,9 @@ struct ImportCommand: ParsableCommand {
     func run() throws {
         let given = try to ?? source.defaultTarget()
         let toServer = TargetOptions.isServerURL(given)
+        if prune && toServer && server.keys.masterKey == nil {
+            throw PorterError(.usage, "--prune deletes objects on a Parse Server with the master key: set PARSE_MASTER_KEY (or --master-key)")
+        }
         // What messages show: a URL without user info, which may hold keys.
         let target = toServer ? ParseServerAddress.redacted(given) : given
         let sink = try server.sink(given, batchSize: batchSize ?? 50, concurrency: concurrency, dryRun: dryRun,
@@ -75,6 +83,7 @@ struct ImportCommand: ParsableCommand {
         let objectsPerCall = toServer ? max(1000, (batchSize ?? 50) * concurrency * 5) : batchSize ?? 1000
         var options = ImportOptions(maxErrors: maxErrors, batchSize: objectsPerCall, rejectsDirectory: rejectsDirectory, dryRun: dryRun)
         options.usersWithoutPasswords = usersWithoutPasswords
+        options.prune = prune
         options.notice = { Terminal.error("note: " + $0) }
         let interruption = Interruption.catchInterrupts()
         defer { interruption.stop() }

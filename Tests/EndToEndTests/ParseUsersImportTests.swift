@@ -308,3 +308,41 @@ final class ParseUsersImportTests: XCTestCase {
         XCTAssertTrue((ignored.json["createdAt"] as? String)?.hasPrefix("20") == true && ignored.json["createdAt"] as? String != "2001-02-03T04:05:06.007Z", ignored.body)
     }
 }
+
+extension ParseUsersImportTests {
+    /// `--prune` of a user no longer in the export: the user goes from the mirror with the
+    /// session `serve` gave it and its role link; the others and their sessions stay.
+    func testPruneDeletesAUserWithItsSessions() throws {
+        let folder = try CommandRunner.temporaryDirectory(self)
+        let copy = try CommandRunner.copyFixture("parse-com-users", to: folder)
+        let mirror = folder.appendingPathComponent("users.sqlite")
+        XCTAssertEqual(try CommandRunner.run(["import", copy.path, "--to", mirror.path, "-q"]).status, 0)
+        do {
+            let server = try ServedMirror(path: mirror.path, allowCustomObjectId: false)
+            for user in ["ada", "grace"] { _ = try session(server, user) }
+        }
+        XCTAssertEqual(try Mirror(mirror).value("SELECT group_concat(user, ',') FROM (SELECT user FROM _Session ORDER BY user)"), "UsAda18150,UsGrace190")
+        for file in ["_User.json", "_Join:users:_Role.json"] {
+            let url = copy.appendingPathComponent(file)
+            var lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            // Grace's record: four lines in _User.json; the last link of the join file, and the comma before it.
+            let first = try XCTUnwrap(lines.firstIndex { $0.contains("UsGrace190") })
+            if file == "_User.json" {
+                lines.removeSubrange(first..<(first + 4))
+            } else {
+                lines.remove(at: first)
+                lines[first - 1] = String(lines[first - 1].dropLast())
+            }
+            try lines.joined(separator: "\n").write(to: url, atomically: true, encoding: .utf8)
+        }
+        let result = try CommandRunner.run(["import", copy.path, "--to", mirror.path, "--prune", "--json"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let summary = try PruneSummary.parse(result)
+        XCTAssertEqual(summary.deleted["_User"], 1)
+        XCTAssertEqual(summary.first["_User"], ["UsGrace190"])
+        XCTAssertEqual(summary.first["_Role.users"], ["RoAdmins01 → UsGrace190"])
+        XCTAssertEqual(try Mirror(mirror).rows("SELECT username FROM _User ORDER BY username"), [["ada"], ["alan"]])
+        XCTAssertEqual(try Mirror(mirror).value("SELECT group_concat(user, ',') FROM _Session"), "UsAda18150")
+        XCTAssertEqual(try Mirror(mirror).rows(#"SELECT owningId, relatedId FROM "_Join:users:_Role""#), [["RoEditors1", "UsAda18150"]])
+    }
+}

@@ -44,6 +44,8 @@ public struct ExportReport: Sendable {
     public var classes: [ClassFile] = []
     /// Other files written: `schema.json`, `dataset.yml`.
     public var otherFiles: [String] = []
+    /// What was left out, for the user (relation links of a class written to standard output).
+    public var notes: [String] = []
     public var elapsedSeconds = 0.0
 }
 
@@ -70,7 +72,8 @@ public final class Exporter {
         var manifest = ManifestEmitter()
         do {
             for schema in selected {
-                let written = try export(schema, into: folder, keyNames: keyNames, progress: progress)
+                let written = try export(schema, opening: { (name) throws(PorterError) in try OutputFile(path: folder.stagedPath(name)) },
+                                         withRelations: true, keyNames: keyNames, progress: progress)
                 report.classes.append(written)
                 manifest.classes.append(.init(schema: schema, file: written.file, key: keyNames?.isKeyed(schema.className) == true ? options.naturalKeys[schema.className]! : []))
                 let keyed = keyNames != nil
@@ -92,6 +95,30 @@ public final class Exporter {
             folder.discard()
             throw error
         }
+        report.elapsedSeconds = Date().timeIntervalSince(started)
+        return report
+    }
+
+    /// Writes one class's objects to standard output, as NDJSON or CSV: no relation links (a
+    /// stream holds one file, the report's notes name the relations left out) and no other files.
+    public func runToStandardOutput(progress: ((ClassProgress) -> Void)? = nil) throws(PorterError) -> ExportReport {
+        let started = Date()
+        guard options.format == .ndjson || options.format == .csv else {
+            throw PorterError(.usage, "standard output takes the ndjson or csv format, not \(options.format.rawValue)")
+        }
+        guard !options.emitManifest else { throw PorterError(.usage, "a manifest is a file of its own: export to a folder to write dataset.yml") }
+        let all = try source.schemas()
+        guard let wanted = options.classes, wanted.count == 1 else {
+            let named = options.classes.map { "\($0.count) classes (\($0.joined(separator: ", ")))" } ?? "no class"
+            throw PorterError(.usage, "standard output takes one class, but the export names \(named): name one class, or export to a folder")
+        }
+        let schema = try select(all)[0]
+        let schemas = Dictionary(all.map { ($0.className, $0) }, uniquingKeysWith: { a, _ in a })
+        let keyNames = options.format == .csv && !options.naturalKeys.isEmpty
+            ? try NaturalKeyNames(source: source, schemas: schemas, keys: options.naturalKeys) : nil
+        var report = ExportReport()
+        report.classes.append(try export(schema, opening: { _ in OutputFile.standardOutput() }, withRelations: false, keyNames: keyNames, progress: progress))
+        report.notes = schema.relationFields.map { "\(schema.className).\($0.name): relation links are not written to standard output; export to a folder for its join file" }
         report.elapsedSeconds = Date().timeIntervalSince(started)
         return report
     }
@@ -122,18 +149,19 @@ public final class Exporter {
         return selected
     }
 
-    private func export(_ schema: ClassSchema, into folder: ExportFolder, keyNames: NaturalKeyNames?,
+    /// Writes one class into the files `open` gives by name; its relations' links too, `withRelations`.
+    private func export(_ schema: ClassSchema, opening open: (String) throws(PorterError) -> OutputFile, withRelations: Bool, keyNames: NaturalKeyNames?,
                         progress: ((ClassProgress) -> Void)?) throws(PorterError) -> ExportReport.ClassFile {
         let className = schema.className
         let fields = schema.storedFields
         let objectFile = "\(className).\(options.format.fileExtension)"
         let total = progress == nil ? 0 : try source.count(of: schema, matching: options.constraints)
-        let objects = try ObjectFileWriter(path: folder.stagedPath(objectFile), format: options.format, fields: fields,
+        let objects = try ObjectFileWriter(file: try open(objectFile), format: options.format, fields: fields,
                                            relationFields: options.format == .parse ? schema.relationFields : [],
                                            className: className, encoder: CSVValueEncoder(keyNames: keyNames))
-        let relations = try schema.relationFields.map { (field) throws(PorterError) in
+        let relations = try (withRelations ? schema.relationFields : []).map { (field) throws(PorterError) in
             let name = "_Join:\(field.name):\(className).\(options.format.fileExtension)"
-            return (field, name, try LinkFileWriter(path: folder.stagedPath(name), format: options.format, keyed: keyNames != nil,
+            return (field, name, try LinkFileWriter(file: try open(name), format: options.format, keyed: keyNames != nil,
                                                     encoder: CSVValueEncoder(keyNames: keyNames)))
         }
         var count = 0
@@ -188,9 +216,9 @@ private final class ObjectFileWriter {
     private let className: String
     private let encoder: CSVValueEncoder
 
-    init(path: String, format: ExportFormat, fields: [SchemaField], relationFields: [SchemaField], className: String,
+    init(file output: OutputFile, format: ExportFormat, fields: [SchemaField], relationFields: [SchemaField], className: String,
          encoder: CSVValueEncoder) throws(PorterError) {
-        file = try RecordFile(path: path, format: format, header: ParseNames.defaultFields + fields.map(\.name))
+        file = try RecordFile(file: output, format: format, header: ParseNames.defaultFields + fields.map(\.name))
         self.fields = fields
         relationPlaceholders = relationFields.compactMap { field in
             field.type.targetClass.map { JSONMember(field.name, .object(JSONObject(["__type": .string("Relation"), "className": .string($0)]))) }
@@ -231,8 +259,8 @@ private final class LinkFileWriter {
     private let encoder: CSVValueEncoder
     private(set) var count = 0
 
-    init(path: String, format: ExportFormat, keyed: Bool, encoder: CSVValueEncoder) throws(PorterError) {
-        file = try RecordFile(path: path, format: format, header: keyed ? ["owner", "related"] : ["owningId", "relatedId"])
+    init(file output: OutputFile, format: ExportFormat, keyed: Bool, encoder: CSVValueEncoder) throws(PorterError) {
+        file = try RecordFile(file: output, format: format, header: keyed ? ["owner", "related"] : ["owningId", "relatedId"])
         self.encoder = encoder
     }
 

@@ -6,8 +6,8 @@ final class JSONRecordFile {
     private let format: ExportFormat
     private var isFirst = true
 
-    init(path: String, format: ExportFormat) throws(PorterError) {
-        file = try OutputFile(path: path)
+    init(file: OutputFile, format: ExportFormat) {
+        self.file = file
         self.format = format
         switch format {
         case .parse: file.buffer += #"{"results":["#.utf8
@@ -41,8 +41,8 @@ final class JSONRecordFile {
 final class CSVRecordFile {
     private let file: OutputFile
 
-    init(path: String, header: [String]) throws(PorterError) {
-        file = try OutputFile(path: path)
+    init(file: OutputFile, header: [String]) throws(PorterError) {
+        self.file = file
         try writeRow { row in for name in header { row.cell(name) } }
     }
 
@@ -125,8 +125,8 @@ enum RecordFile {
     case csv(CSVRecordFile)
 
     /// A JSON file in the export's format, or a CSV file with `header` for `--format csv`.
-    init(path: String, format: ExportFormat, header: [String]) throws(PorterError) {
-        self = format == .csv ? .csv(try CSVRecordFile(path: path, header: header)) : .json(try JSONRecordFile(path: path, format: format))
+    init(file: OutputFile, format: ExportFormat, header: [String]) throws(PorterError) {
+        self = format == .csv ? .csv(try CSVRecordFile(file: file, header: header)) : .json(JSONRecordFile(file: file, format: format))
     }
 
     func close() throws(PorterError) {

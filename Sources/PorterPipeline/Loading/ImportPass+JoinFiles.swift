@@ -46,6 +46,7 @@ extension ImportPass {
             }
             if !problems.isEmpty {
                 relationTallies[tallyKey]!.rejected += 1
+                pruneTracker?.rejectedLinks[tallyKey, default: 0] += 1
                 if givenRejects != nil {
                     try rejects?.add(record, reason: problems.map(\.reason).joined(separator: "; "), to: "_Join:\(relation.field):\(relation.owner)")
                 } else {
@@ -55,6 +56,7 @@ extension ImportPass {
                 }
                 continue
             }
+            pruneTracker?.hold(link: ids[0], ids[1], relation: tallyKey)
             if sink != nil && joinFilesAhead {
                 linksAhead[tallyKey, default: [:]][ids[0], default: []].append(RelationLinks(ownerId: ids[0], relatedIds: [ids[1]], line: record.line))
             } else if sink != nil {

@@ -65,6 +65,8 @@ final class ImportPass {
     /// links in one request: when references resolve ahead (a server that takes the loader's
     /// objectIds). A later update would set a new `updatedAt`, which no key can keep.
     var joinFilesAhead: Bool { sink != nil && resolvesAhead }
+    /// With `--prune`, while writing: the keys and links the sources hold.
+    var pruneTracker: PruneTracker?
 
     init(manifest: DatasetManifest, plan: ImportPlan, mode: Mode, options: ImportOptions,
          progress: (@Sendable (ImportProgress) -> Void)?) {
@@ -78,6 +80,7 @@ final class ImportPass {
             self.rejects = RejectFiles(directory: directory)
         }
         if case .writing = mode { sinkOpen = true } else { sinkOpen = false }
+        if case .writing = mode, options.prune { pruneTracker = PruneTracker() }
         let namedBy = manifest.fieldsNamedByReferences
         self.indexes = Dictionary(uniqueKeysWithValues: manifest.classes.map {
             ($0.className, KeyIndex(className: $0.className, uniqueFields: namedBy[$0.className] ?? []))
@@ -373,6 +376,13 @@ final class ImportPass {
         let row = RowID(source: load.source, line: record.line)
         if let reason = givenRejects?.reason(for: row) {
             classTallies[className]!.rejected += 1
+            if pruneTracker != nil {
+                // A rejected row still holds its object: --prune never deletes it.
+                switch mapper.map(record) {
+                case .failure(let failure): pruneTracker!.hold(className, objectId: failure.objectId, keyHash: failure.keyHash)
+                case .success(let draft): pruneTracker!.hold(className, objectId: draft.objectId, keyHash: draft.keyHash)
+                }
+            }
             try rejects?.add(record, reason: reason, to: className)
             return
         }
@@ -382,6 +392,7 @@ final class ImportPass {
             try valueFailed(record, className: className, failure.diagnostics)
             return
         case .failure(let failure):
+            pruneTracker?.hold(className, objectId: failure.objectId, keyHash: failure.keyHash)
             if let objectId = failure.objectId,
                load.index.register(objectId: objectId, keyHash: failure.keyHash, explicitId: failure.hasSourceObjectId, line: record.line) == .added {
                 registerUniqueValues(failure.values, of: objectId, keyHash: failure.keyHash, line: record.line, in: load)
@@ -392,6 +403,7 @@ final class ImportPass {
         case .success(let mapped):
             draft = mapped
         }
+        pruneTracker?.hold(className, objectId: draft.objectId, keyHash: draft.keyHash)
         var problems: [Diagnostic] = []
         var registered = false
         switch load.index.register(objectId: draft.objectId, keyHash: draft.keyHash, explicitId: draft.hasSourceObjectId, line: draft.line) {

@@ -7,6 +7,8 @@ public struct ImportReport: Sendable {
         public var updated = 0
         public var unchanged = 0
         public var rejected = 0
+        /// Objects `--prune` deleted (in a dry run: would delete).
+        public var deleted = 0
     }
 
     public struct RelationTally: Sendable, Equatable {
@@ -15,6 +17,9 @@ public struct ImportReport: Sendable {
         public var added = 0
         public var removed = 0
         public var rejected = 0
+        /// Links `--prune` deleted (in a dry run: would delete): not listed in the join file
+        /// any more, or of an object it deleted.
+        public var deleted = 0
     }
 
     public var classes: [ClassTally]
@@ -41,6 +46,9 @@ public struct ImportReport: Sendable {
     public var usersWithPasswordHashes = 0
     /// `_User` objects of a Parse export with neither a password hash nor `authData`.
     public var usersWithoutPassword = 0
+    /// With `--prune`: per join-file relation and per class, what was deleted (in a dry run:
+    /// would be), with the first keys; `nil` without `--prune` or when the import failed.
+    public var pruned: [PrunedItems]?
     /// What the user should know about how the dataset was read and what the import did not
     /// carry over as the source had it (permissions a new class lacks, timestamps a Parse Server
     /// set itself). Users whose hashes a Parse Server cannot take are counted above, and told

@@ -17,6 +17,13 @@ public struct ImportOptions: Sendable {
     /// Into a target that takes no password hashes (a Parse Server), write `_User` objects
     /// whose source has one without it; otherwise such an import writes nothing.
     public var usersWithoutPasswords = false
+    /// `--prune`: once everything is written, delete from the target the objects of each
+    /// imported class whose keys the sources no longer hold, and the links its join files no
+    /// longer list, in the import's unit of work (see ``ObjectSink/prune(_:keeping:)``).
+    /// Only when the import succeeds; rows rejected under ``maxErrors`` still hold their
+    /// objects. `_Session` and `_Installation` are never pruned. Without it, an import never
+    /// deletes anything.
+    public var prune = false
     /// Told, before anything is written, what the import will not carry over.
     public var notice: (@Sendable (String) -> Void)?
 
@@ -108,8 +115,10 @@ public struct Importer {
         let (schemas, existingClassNotes) = Self.schemasToCreate(manifest.schemas, existing: targetSchemas)
         try sink.begin(schemas: schemas, naturalKeys: Dictionary(uniqueKeysWithValues: manifest.classes.map { ($0.className, $0.key) }), plan: plan)
         let rejectFiles: [String]
+        var pruned: (items: [PrunedItems], notes: [String])?
         do {
             rejectFiles = try pass.run()
+            if options.prune && pass.log.count == 0 { pruned = try pass.prune(sink) }
         } catch {
             sink.rollback()
             throw error
@@ -123,7 +132,9 @@ public struct Importer {
             if !kept { for file in rejectFiles { try? FileManager.default.removeItem(atPath: file) } }
             var unwritten = report(pass, committed: kept, succeeded: pass.log.count == 0, rejectFiles: kept ? rejectFiles : [], started: started)
             unwritten.requests = sink.requestTallies
-            unwritten.notes = manifest.notes + pass.notes + existingClassNotes + sink.notes
+            unwritten.notes = manifest.notes + pass.notes + existingClassNotes + sink.notes + (pruned?.notes ?? [])
+            unwritten.pruned = pruned?.items
+            if options.prune && pass.log.count > 0 { unwritten.notes.append("--prune deleted nothing: the import did not go through") }
             if pass.log.count == 0 {
                 unwritten.errors = rejectedFaults
                 unwritten.errorCount = rejectPlan?.count ?? 0
@@ -133,7 +144,8 @@ public struct Importer {
         try sink.commit()
         var written = report(pass, committed: true, succeeded: true, rejectFiles: rejectFiles, started: started)
         written.requests = sink.requestTallies
-        written.notes = manifest.notes + pass.notes + existingClassNotes + sink.notes
+        written.notes = manifest.notes + pass.notes + existingClassNotes + sink.notes + (pruned?.notes ?? [])
+        written.pruned = pruned?.items
         written.errors = rejectedFaults
         written.errorCount = rejectPlan?.count ?? 0
         return written

@@ -97,7 +97,7 @@ public struct RequestTally: Sendable, Equatable {
 
 /// A target an import writes to: the SQLite mirror, or a Parse Server over REST.
 /// Calls come in plan order: ``begin(schemas:naturalKeys:)``, object writes class by class,
-/// patches, relation links, ``flush()``, then ``commit()`` or ``rollback()``.
+/// patches, relation links, ``flush()``, with `--prune` the deletions, then ``commit()`` or ``rollback()``.
 public protocol ObjectSink: AnyObject {
     /// Whether ``rollback()`` undoes everything. A target that cannot (a Parse Server) is
     /// written only after the whole dataset validated, and an object it refuses is reported
@@ -133,6 +133,13 @@ public protocol ObjectSink: AnyObject {
     /// Writes whatever the sink still buffers. Returns the link changes it has not reported
     /// from ``link(owner:field:targetClass:_:replace:)`` yet, by `Owner.field`.
     func flush() throws(PorterError) -> [String: LinkChanges]
+    /// `--prune`: deletes the objects of `className` the sources no longer hold, with their
+    /// relation links (as owner and as related object). Called after every write, before
+    /// ``commit()``; a dry run only finds them.
+    func prune(_ className: String, keeping held: HeldObjects) throws(PorterError) -> PruneResult
+    /// `--prune`: removes the links of a relation read from a join file that it no longer
+    /// lists. `held` maps owner objectIds to related objectIds (the loader's ids).
+    func pruneLinks(owner className: String, field: String, targetClass: String, keeping held: [String: Set<String>]) throws(PorterError) -> PruneResult
     /// Whether the target has this object (for references to classes outside the dataset).
     func hasObject(className: String, objectId: String) throws(PorterError) -> Bool
     /// Makes everything since ``begin(schemas:naturalKeys:)`` durable.
@@ -166,6 +173,15 @@ extension ObjectSink {
     public var requestTallies: [RequestTally] { [] }
     public var storesPasswordHashes: Bool { false }
     public var notes: [String] { [] }
+
+    /// A sink that does not implement pruning refuses `--prune` (before anything is committed).
+    public func prune(_ className: String, keeping held: HeldObjects) throws(PorterError) -> PruneResult {
+        throw PorterError(.target, "this target cannot delete the objects the sources no longer hold")
+    }
+
+    public func pruneLinks(owner className: String, field: String, targetClass: String, keeping held: [String: Set<String>]) throws(PorterError) -> PruneResult {
+        throw PorterError(.target, "this target cannot delete the relation links the sources no longer list")
+    }
 
     public func begin(schemas: [ClassSchema], naturalKeys: [String: [String]], plan: ImportPlan) throws(PorterError) {
         try begin(schemas: schemas, naturalKeys: naturalKeys)

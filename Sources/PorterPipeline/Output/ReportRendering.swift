@@ -5,15 +5,20 @@ import ParseModel
 extension ImportReport {
     /// Per class: read, inserted, updated, unchanged, rejected; per relation: links added,
     /// removed, rejected.
+    /// With `--prune`, a `deleted` column each, and what was deleted with the first keys.
     public var table: String {
-        var rows = [["class", "read", "inserted", "updated", "unchanged", "rejected"]]
-        rows += classes.map { [$0.className, "\($0.read)", "\($0.inserted)", "\($0.updated)", "\($0.unchanged)", "\($0.rejected)"] }
+        let pruning = pruned != nil
+        var rows = [["class", "read", "inserted", "updated", "unchanged", "rejected"] + (pruning ? ["deleted"] : [])]
+        rows += classes.map {
+            [$0.className, "\($0.read)", "\($0.inserted)", "\($0.updated)", "\($0.unchanged)", "\($0.rejected)"] + (pruning ? ["\($0.deleted)"] : [])
+        }
         var text = TextTable.aligned(rows)
         if !relations.isEmpty {
-            let relationRows = [["relation", "links added", "removed", "rejected"]]
-                + relations.map { [$0.relation, "\($0.added)", "\($0.removed)", "\($0.rejected)"] }
+            let relationRows = [["relation", "links added", "removed", "rejected"] + (pruning ? ["deleted"] : [])]
+                + relations.map { [$0.relation, "\($0.added)", "\($0.removed)", "\($0.rejected)"] + (pruning ? ["\($0.deleted)"] : []) }
             text += "\n\n" + TextTable.aligned(relationRows)
         }
+        if let pruned, !pruned.isEmpty { text += "\n\n" + prunedText(pruned) }
         if !skippedClasses.isEmpty || !skippedKeys.isEmpty {
             text += "\n\n" + skippedText
         }
@@ -24,6 +29,18 @@ extension ImportReport {
         }
         if !notes.isEmpty { text += "\n\n" + notes.map { "note: " + $0 }.joined(separator: "\n") }
         return text
+    }
+
+    /// One line per class or relation `--prune` deleted from (a dry run: would delete from), e.g.
+    /// `would delete 2 Customer objects: C002, C005` or `deleted 1 Book.tags link: b1 → t3`.
+    private func prunedText(_ pruned: [PrunedItems]) -> String {
+        let verb = committed ? "deleted" : "would delete"
+        let lines = pruned.filter { $0.count > 0 }.map { item in
+            let noun = item.name.contains(".") ? "\(item.name) link" : "\(item.name) object"
+            let more = item.count > item.first.count ? ", … (first \(item.first.count) shown)" : ""
+            return "\(verb) \(Noun.counted(item.count, noun)): \(item.first.joined(separator: ", "))\(more)"
+        }
+        return lines.isEmpty ? "--prune: nothing to delete" : lines.joined(separator: "\n")
     }
 
     /// Classes left out and keys no field reads, one per line:
@@ -42,11 +59,13 @@ extension ImportReport {
             "classes": .array(classes.map { tally in
                 .object(JSONObject(["className": .string(tally.className), "read": .integer(Int64(tally.read)),
                                     "inserted": .integer(Int64(tally.inserted)), "updated": .integer(Int64(tally.updated)),
-                                    "unchanged": .integer(Int64(tally.unchanged)), "rejected": .integer(Int64(tally.rejected))]))
+                                    "unchanged": .integer(Int64(tally.unchanged)), "rejected": .integer(Int64(tally.rejected)),
+                                    "deleted": .integer(Int64(tally.deleted))]))
             }),
             "relations": .array(relations.map { tally in
                 .object(JSONObject(["relation": .string(tally.relation), "added": .integer(Int64(tally.added)),
-                                    "removed": .integer(Int64(tally.removed)), "rejected": .integer(Int64(tally.rejected))]))
+                                    "removed": .integer(Int64(tally.removed)), "rejected": .integer(Int64(tally.rejected)),
+                                    "deleted": .integer(Int64(tally.deleted))]))
             }),
             "errorCount": .integer(Int64(errorCount)),
             "errors": .array(errors.map { .string($0.description) }),
@@ -65,6 +84,10 @@ extension ImportReport {
                                     "file": .string(skipped.file), "firstLine": .integer(Int64(skipped.firstLine))]))
             }),
             "notes": .array(notes.map(JSONValue.string)),
+            "pruned": pruned.map { items in
+                .array(items.map { .object(JSONObject(["name": .string($0.name), "count": .integer(Int64($0.count)),
+                                                       "first": .array($0.first.map(JSONValue.string))])) })
+            } ?? .null,
         ]))
     }
 
