@@ -212,6 +212,9 @@ public struct JSONRecordReader: RecordReader {
         case .syntax(let syntax):
             return self.error("invalid JSON: \(syntax.message) at column \(syntax.column)", line: syntax.line)
         case .readFailed(let message):
+            if let fault = (input as? TranscodingInput)?.fault {
+                return ReaderError(file: displayName, line: fault.line, reason: fault.description, decodingFault: fault)
+            }
             return self.error("cannot read file: \(message)", line: stream.line)
         }
     }

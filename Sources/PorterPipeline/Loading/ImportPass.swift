@@ -46,6 +46,11 @@ final class ImportPass {
     let keepsSentRecords: Bool
     /// Records read from every source so far.
     private var recordsRead = 0
+    /// Source files that could not be opened or whose reading ended at a fault.
+    var unreadSources: Set<String> = []
+    /// References not found in a class whose source is unread, by target class: reported
+    /// once each, not one fault per reference.
+    var uncheckedReferences: [String: Int] = [:]
     /// Keys of JSON objects no field reads, in the order first seen, and where each is.
     var skippedKeys: [SkippedKey] = []
     private var skippedKeyIndex: [String: Int] = [:]
@@ -173,6 +178,7 @@ final class ImportPass {
         for (index, relation) in manifest.relations.enumerated() where !joinsAhead {
             try loadJoinFile(relation, source: manifest.classes.count + index)
         }
+        reportUncheckedReferences()
         if collecting { followReferences() }
     }
 
@@ -182,25 +188,26 @@ final class ImportPass {
         manifest.classes.firstIndex { $0.className == className }!
     }
 
-    func openReader(_ source: String, delimiter: UInt8?) -> (any RecordReader)? {
+    /// Opens `source`; `keyPath` is where the manifest declares it (`classes.Customer`), for messages.
+    func openReader(_ source: String, delimiter: UInt8?, encoding: TextEncoding?, declaredAt keyPath: String) -> (any RecordReader)? {
         guard var format = SourceFormat.forFile(source) else { return nil }
         if let delimiter, case .csv = format { format = .csv(delimiter: delimiter) }
         do {
-            return try manifest.files.openReader(source, format: format)
+            return try manifest.files.openReader(source, format: format, encoding: encoding)
         } catch {
-            log.add(Diagnostic(error.location, error.reason), fatal: true)
+            readerFailed(error, source: source, declaredAt: keyPath)
             return nil
         }
     }
 
     /// The next record of `reader`; `nil` at the end of the file or at a fault, which is
     /// logged (a reader fault ends its file). Stops the pass when Ctrl-C was pressed.
-    func nextRecord(from reader: inout any RecordReader) throws(PorterError) -> SourceRecord? {
+    func nextRecord(from reader: inout any RecordReader, declaredAt keyPath: String) throws(PorterError) -> SourceRecord? {
         let record: SourceRecord?
         do {
             record = try reader.next()
         } catch {
-            log.add(Diagnostic(error.location, error.reason), fatal: true)
+            readerFailed(error, source: reader.displayName, declaredAt: keyPath)
             sinkOpen = false
             return nil
         }
@@ -227,7 +234,7 @@ final class ImportPass {
                 guard case .pointer(let target) = field.type, !(plan.cyclicFields[name]?.contains(field.name) ?? false) else { return nil }
                 return manifest.mapping(for: target) == nil ? nil : target
             })
-            if candidate.source == head.source, candidate.delimiter == head.delimiter, needs.isSubset(of: available) {
+            if candidate.source == head.source, candidate.delimiter == head.delimiter, candidate.encoding == head.encoding, needs.isSubset(of: available) {
                 group.append(candidate)
                 available.insert(name)
             }
@@ -274,8 +281,9 @@ final class ImportPass {
         let phase = group.map(\.className).joined(separator: "+")
         let totalBytes = fileSize(source)
         var records = 0
-        if var reader = openReader(source, delimiter: group[0].delimiter) {
-            while let record = try nextRecord(from: &reader) {
+        let keyPath = "classes.\(group[0].className)"
+        if var reader = openReader(source, delimiter: group[0].delimiter, encoding: group[0].encoding, declaredAt: keyPath) {
+            while let record = try nextRecord(from: &reader, declaredAt: keyPath) {
                 records += 1
                 if records % 20_000 == 0 {
                     progress?(ImportProgress(phase: phase, records: records, bytesRead: reader.bytesRead, totalBytes: totalBytes))
@@ -445,6 +453,10 @@ final class ImportPass {
         case .rejected(let line):
             problems.append(Diagnostic(location(), "points to \(target) \"\(reference.sourceText)\" (line \(line)), which is rejected"))
         case .missing:
+            if isUnread(target) {
+                uncheckedReferences[target, default: 0] += 1
+                return nil
+            }
             switch reference.identity {
             case .key: problems.append(Diagnostic(location(), "no \(target) has key \"\(reference.sourceText)\""))
             case .objectId(let id): problems.append(Diagnostic(location(), "no \(target) has objectId \"\(id)\""))

@@ -75,6 +75,8 @@ public struct ClassMapping: Sendable {
     public var strict: Bool
     /// The CSV delimiter byte; `nil` means the file extension's default.
     public var delimiter: UInt8?
+    /// The source file's encoding; `nil`: UTF-8, or UTF-16 after a byte order mark.
+    public var encoding: TextEncoding?
     /// Source keys read by no field on purpose, which are neither faults nor reported as
     /// skipped (a Dashboard export's `className`, Relation placeholders fed from join files).
     public var ignoredColumns: Set<String> = []
@@ -124,6 +126,9 @@ public struct FieldMapping: Sendable {
     /// A File field whose cells are paths of local files (relative to the source file's
     /// folder), uploaded to the target; the field gets the name and URL the target gives.
     public var upload = false
+    /// How the source writes the numbers of a Number field or GeoPoint columns (the class's
+    /// `decimal` and `thousands`, or the field's own).
+    public var numberFormat = NumberFormat.standard
 
     public init(name: String, type: FieldType, column: String? = nil, columns: [String]? = nil, required: Bool = false,
                 defaultValue: ParseValue? = nil, format: String? = nil, split: String? = nil,
@@ -160,8 +165,11 @@ public struct JoinRelationMapping: Sendable {
     public var ownerColumn: String
     public var targetColumn: String
     public var delimiter: UInt8?
+    /// The join file's encoding; `nil`: UTF-8, or UTF-16 after a byte order mark.
+    public var encoding: TextEncoding?
 
-    public init(owner: String, field: String, targetClass: String, source: String, ownerColumn: String, targetColumn: String, delimiter: UInt8? = nil) {
+    public init(owner: String, field: String, targetClass: String, source: String, ownerColumn: String, targetColumn: String, delimiter: UInt8? = nil,
+                encoding: TextEncoding? = nil) {
         self.owner = owner
         self.field = field
         self.targetClass = targetClass
@@ -169,5 +177,6 @@ public struct JoinRelationMapping: Sendable {
         self.ownerColumn = ownerColumn
         self.targetColumn = targetColumn
         self.delimiter = delimiter
+        self.encoding = encoding
     }
 }
