@@ -57,7 +57,7 @@ public struct CSVReader: RecordReader {
         self.displayName = displayName
         rows = CSVRowStream(input: input, displayName: displayName, delimiter: delimiter, chunkSize: chunkSize)
         guard let headerRow = try rows.next() else {
-            throw ReaderError(file: displayName, line: rows.line, reason: "no header row")
+            throw ReaderError(file: displayName, line: rows.headerLine, reason: "no header row")
         }
         var seen = Set<String>()
         for (index, name) in headerRow.cells.enumerated() {
@@ -150,8 +150,8 @@ final class CSVRowStream {
 
     var bytesConsumed: Int64 { bytesBeforeBuffer + Int64(position) }
 
-    /// The physical line being read.
-    var line: Int { collector.pointee.line }
+    /// The physical line of the header: 1, or 2 after a `sep=` line.
+    private(set) var headerLine = 1
 
     /// The next row, or `nil` at the end of the file.
     func next() throws(ReaderError) -> Row? {
@@ -244,6 +244,7 @@ final class CSVRowStream {
             }
             delimiter = separator.delimiter
             position += separator.length
+            headerLine = 2
             collector.pointee.line = 2
             collector.pointee.rowStartLine = 2
         }

@@ -28,14 +28,15 @@ public struct NumberFormat: Hashable, Sendable {
 enum NumberText {
     /// The number `text` writes in `format`: its decimal mark stands for the point, and its
     /// thousands separator may only split the integer digits into groups of three
-    /// (`1.234.567,5`, not `1.23,5` or `1234.567`). Anything else is no number (`1,2,3`).
+    /// (`1.234.567,5`, not `1.23,5` or `1234.567`), and grouped digits take no exponent.
+    /// Anything else is no number (`1,2,3`, or `1.5` when the decimal mark is `,`).
     static func parse(_ text: String, format: NumberFormat) -> ParseValue? {
         if format == .standard { return parse(text) }
         if let integer = Int64(text) { return .integer(integer) }
         var standard: [UInt8] = []
         standard.reserveCapacity(text.utf8.count)
         var inFraction = false, inExponent = false
-        /// Digits since the last thousands separator, and whether there was one.
+        // Digits since the last thousands separator, and whether there was one.
         var groupDigits = 0, grouped = false
         for byte in text.utf8 {
             if isDigit(byte) {
@@ -53,7 +54,7 @@ enum NumberText {
             } else if byte == UInt8(ascii: ".") {
                 return nil
             } else if byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") {
-                if grouped, !inFraction, groupDigits != 3 { return nil }
+                if grouped { return nil }
                 inExponent = true
             }
             standard.append(byte)
