@@ -12,10 +12,10 @@ import Darwin
 /// duplicate names. A first line `sep=X`, as spreadsheet programs write it, names the
 /// delimiter and is skipped (the header is then line 2). Without a given delimiter or a
 /// `sep=` line, the delimiter is the one of `,` `;` tab `|` that the header line holds most
-/// often outside quotes (`,` when it holds none). Quoting follows RFC 4180: quoted fields may hold delimiters, doubled
-/// quotes and line breaks, and spaces around values are kept. Lines may end in LF or
-/// CRLF (a lone CR ends a row too, but only LF counts as a new line), blank lines are
-/// skipped, and a UTF-8 byte order mark is ignored. Rows with more
+/// often outside quotes (`,` when it holds none). Quoting follows RFC 4180: quoted fields
+/// may hold delimiters, doubled quotes and line breaks, and spaces around values are kept.
+/// Lines may end in LF or CRLF (a lone CR ends a row too, but only LF counts as a new
+/// line), blank lines are skipped, and a UTF-8 byte order mark is ignored. Rows with more
 /// or fewer cells than the header are returned as they are (see
 /// `SourceRecord.raggedness`). Each record's `line` is the physical line on which it
 /// starts. The file is read in chunks, so memory does not grow with its size.
@@ -148,7 +148,7 @@ final class CSVRowStream {
         buffer.deallocate()
     }
 
-    var bytesConsumed: Int64 { bytesBeforeBuffer + Int64(position) }
+    var bytesConsumed: Int64 { (input as? TranscodingInput)?.convertedSourceBytes ?? bytesBeforeBuffer + Int64(position) }
 
     /// The physical line of the header: 1, or 2 after a `sep=` line.
     private(set) var headerLine = 1

@@ -65,7 +65,7 @@ public struct JSONRecordReader: RecordReader {
         }
     }
 
-    public var bytesRead: Int64 { stream.bytesConsumed }
+    public var bytesRead: Int64 { (input as? TranscodingInput)?.convertedSourceBytes ?? stream.bytesConsumed }
 
     public mutating func next() throws(ReaderError) -> SourceRecord? {
         if let failure { throw failure }

@@ -35,6 +35,10 @@ final class TranscodingInput: ByteInput {
     /// The fault that ended the input, once all the text before it is delivered.
     private(set) var fault: DecodingFault?
 
+    /// Bytes of the file converted so far, for progress (the reader's count of UTF-8 bytes
+    /// would not match the file's size); `nil` while bytes pass unchanged.
+    var convertedSourceBytes: Int64? { converter == nil ? nil : offset }
+
     /// - Parameters:
     ///   - encoding: The declared encoding, `nil` when none is (see the type's description).
     ///   - chunkSize: Bytes read from `inner` at a time.

@@ -76,7 +76,7 @@ final class SpreadsheetImportTests: XCTestCase {
                     + "if the file was saved by a spreadsheet program, add encoding: windows-1252 to classes.Customer",
             ], "\(arguments)")
             XCTAssertEqual(lines.filter { $0.contains("Customer") && !$0.contains("invalid UTF-8") && !$0.hasPrefix("Customer ") }, [
-                "dataset.yml: 30 references to Customer were not checked: customers.csv could not be read",
+                "customers.csv: 30 references to Customer from orders.csv were not checked: this file could not be read to its end",
             ], "\(arguments): \(result.stderr)")
             XCTAssertFalse(result.stderr.contains("no Customer has key"), result.stderr)
         }

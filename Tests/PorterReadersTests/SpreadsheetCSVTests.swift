@@ -126,6 +126,24 @@ import Testing
         #expect(contents.rows.enumerated().allSatisfy { $0.element == Row(line: $0.offset + 2, cells: ["\($0.offset + 1)", "é日😀\($0.offset + 1)"]) })
     }
 
+    /// Progress counts the file's bytes, not the UTF-8 bytes they become.
+    @Test func bytesReadCountTheFilesBytes() throws {
+        var text = "n,word\n"
+        for index in 1...20_000 { text += "\(index),Müller €\n" }
+        let cp1252 = text.unicodeScalars.map { scalar -> UInt8 in scalar == "€" ? 0x80 : UInt8(scalar.value) }
+        let path = try files.write(bytes: cp1252, to: "data.csv")
+        var reader = try SourceFormat.forFile("data.csv")!.openReader(path: path, displayName: "data.csv", encoding: .windows1252)
+        var progress: [Int64] = []
+        var count = 0
+        while try reader.next() != nil {
+            count += 1
+            if count % 5_000 == 0 { progress.append(reader.bytesRead) }
+        }
+        #expect(count == 20_000)
+        #expect(progress == progress.sorted() && progress.allSatisfy { $0 > 0 && $0 <= Int64(cp1252.count) })
+        #expect(reader.bytesRead == Int64(cp1252.count))
+    }
+
     @Test func jsonIsConvertedToo() throws {
         let text = #"[{"name": "Zoë"}]"#
         let path = try files.write(bytes: [0xFE, 0xFF] + text.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }, to: "data.json")

@@ -37,13 +37,22 @@ extension ImportPass {
         return unreadSources.contains(mapping.source)
     }
 
-    /// One fault per class whose missing references were not reported one by one.
+    /// Counts a reference in `file` that may name an object of `className` never read.
+    func uncheckedReference(to className: String, in file: String) {
+        var unchecked = uncheckedReferences[className] ?? (0, [])
+        unchecked.count += 1
+        if !unchecked.files.contains(file) { unchecked.files.append(file) }
+        uncheckedReferences[className] = unchecked
+    }
+
+    /// One fault per class whose missing references were not reported one by one, at its source.
     func reportUncheckedReferences() {
         for className in uncheckedReferences.keys.sorted() {
-            let count = uncheckedReferences[className]!, source = manifest.mapping(for: className)!.source
+            let (count, files) = uncheckedReferences[className]!
             let verb = count == 1 ? "was" : "were"
-            log.add(Diagnostic(SourceLocation(file: manifest.fileName, line: 0),
-                               "\(Noun.counted(count, "reference")) to \(className) \(verb) not checked: \(source) could not be read"), fatal: true)
+            log.add(Diagnostic(SourceLocation(file: manifest.mapping(for: className)!.source, line: 0),
+                               "\(Noun.counted(count, "reference")) to \(className) from \(files.joined(separator: ", ")) \(verb) not checked: this file could not be read to its end"),
+                    fatal: true)
         }
         uncheckedReferences = [:]
     }

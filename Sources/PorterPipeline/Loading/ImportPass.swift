@@ -48,9 +48,9 @@ final class ImportPass {
     private var recordsRead = 0
     /// Source files that could not be opened or whose reading ended at a fault.
     var unreadSources: Set<String> = []
-    /// References not found in a class whose source is unread, by target class: reported
-    /// once each, not one fault per reference.
-    var uncheckedReferences: [String: Int] = [:]
+    /// References not found in a class whose source is unread, by target class, and the
+    /// files they are in: reported once per class, not one fault per reference.
+    var uncheckedReferences: [String: (count: Int, files: [String])] = [:]
     /// Keys of JSON objects no field reads, in the order first seen, and where each is.
     var skippedKeys: [SkippedKey] = []
     private var skippedKeyIndex: [String: Int] = [:]
@@ -454,7 +454,7 @@ final class ImportPass {
             problems.append(Diagnostic(location(), "points to \(target) \"\(reference.sourceText)\" (line \(line)), which is rejected"))
         case .missing:
             if isUnread(target) {
-                uncheckedReferences[target, default: 0] += 1
+                uncheckedReference(to: target, in: location().file)
                 return nil
             }
             switch reference.identity {
