@@ -20,6 +20,9 @@ public struct JSONSyntaxError: Error, Sendable, CustomStringConvertible {
 
     /// `line L, column C: message`.
     public var description: String { "line \(line), column \(column): \(message)" }
+
+    /// The message of a string whose bytes are not UTF-8.
+    public static let invalidUTF8Message = "invalid UTF-8 in string"
 }
 
 /// Parses JSON text (RFC 8259) into `JSONValue`.
@@ -394,7 +397,7 @@ struct JSONScanner {
 
     private func makeString(_ utf8: UnsafeRawBufferPointer, openingColumn: Int) throws(JSONSyntaxError) -> String {
         guard let string = String(validUTF8: utf8) else {
-            throw JSONSyntaxError(line: line, column: openingColumn, message: "invalid UTF-8 in string")
+            throw JSONSyntaxError(line: line, column: openingColumn, message: JSONSyntaxError.invalidUTF8Message)
         }
         return string
     }

@@ -34,6 +34,9 @@ struct CSVRowCollector {
     private var cells: [String] = []
     private var firstInvalidCell: Int?
 
+    /// Cells of the row under way delivered so far.
+    var cellCount: Int { cells.count }
+
     /// Adds a field of the row under way; bytes that are not UTF-8 give an empty cell and
     /// fail the row.
     mutating func appendCell(_ bytes: UnsafeRawBufferPointer) {

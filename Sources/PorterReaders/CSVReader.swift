@@ -9,10 +9,13 @@ import Darwin
 /// Streams the rows of a CSV file (or TSV, or any one-byte delimiter) through libcsv.
 ///
 /// The first row is the header and names the columns; it must not have empty or
-/// duplicate names (compared without surrounding spaces, see ``CSVHeader``). Quoting follows RFC 4180: quoted fields may hold delimiters, doubled
-/// quotes and line breaks, and spaces around values are kept. Lines may end in LF or
-/// CRLF (a lone CR ends a row too, but only LF counts as a new line), blank lines are
-/// skipped, and a UTF-8 byte order mark is ignored. Rows with more
+/// duplicate names (compared without surrounding spaces, see ``CSVHeader``). A first line `sep=X`, as spreadsheet programs write it, names the
+/// delimiter and is skipped (the header is then line 2). Without a given delimiter or a
+/// `sep=` line, the delimiter is the one of `,` `;` tab `|` that the header line holds most
+/// often outside quotes (`,` when it holds none). Quoting follows RFC 4180: quoted fields
+/// may hold delimiters, doubled quotes and line breaks, and spaces around values are kept.
+/// Lines may end in LF or CRLF (a lone CR ends a row too, but only LF counts as a new
+/// line), blank lines are skipped, and a UTF-8 byte order mark is ignored. Rows with more
 /// or fewer cells than the header are returned as they are (see
 /// `SourceRecord.raggedness`). Each record's `line` is the physical line on which it
 /// starts. The file is read in chunks, so memory does not grow with its size.
@@ -20,7 +23,8 @@ import Darwin
 /// Faults end the file: an unterminated quoted field (reported at the line where its
 /// record starts), a quote inside an unquoted field or text after a closing quote
 /// (`misplaced quote`, at its line), and a cell that is not valid UTF-8 (at its record's
-/// line, with the column's name).
+/// line, with the column's name and the byte's offset in the file). Text in another encoding
+/// than UTF-8 is converted as it is read (``SourceFormat/openReader(path:displayName:encoding:)``).
 public struct CSVReader: RecordReader {
     public let displayName: String
     /// The column names from the header row.
@@ -32,29 +36,28 @@ public struct CSVReader: RecordReader {
     ///   - path: The file to read.
     ///   - displayName: The file name used in locations.
     ///   - delimiter: The byte between fields: `,` for CSV, tab for TSV; any byte except
-    ///     the quote, CR and LF.
+    ///     the quote, CR and LF. `nil`: sniffed from the header line.
     ///   - chunkSize: Bytes read from the file at a time (at least 4).
     public init(
-        path: String, displayName: String, delimiter: UInt8 = UInt8(ascii: ","), chunkSize: Int = 1 << 16
+        path: String, displayName: String, delimiter: UInt8? = UInt8(ascii: ","), chunkSize: Int = 1 << 16
     ) throws(ReaderError) {
         try Self.checkDelimiter(delimiter, displayName: displayName)
         try self.init(input: FileInput(path: path, displayName: displayName), displayName: displayName, delimiter: delimiter, chunkSize: chunkSize)
     }
 
-    private static func checkDelimiter(_ delimiter: UInt8, displayName: String) throws(ReaderError) {
-        guard ![UInt8(ascii: "\""), UInt8(ascii: "\r"), UInt8(ascii: "\n")].contains(delimiter) else {
-            let shown = Character(Unicode.Scalar(delimiter)).debugDescription
-            throw ReaderError(file: displayName, line: 0, reason: "unusable CSV delimiter \(shown)")
-        }
+    private static func checkDelimiter(_ delimiter: UInt8?, displayName: String) throws(ReaderError) {
+        guard let delimiter, !CSVDialect.isUsable(delimiter) else { return }
+        let shown = Character(Unicode.Scalar(delimiter)).debugDescription
+        throw ReaderError(file: displayName, line: 0, reason: "unusable CSV delimiter \(shown)")
     }
 
     /// Reads `input` (a file or an archive entry) as ``init(path:displayName:delimiter:chunkSize:)`` reads a file.
-    init(input: any ByteInput, displayName: String, delimiter: UInt8, chunkSize: Int = 1 << 16) throws(ReaderError) {
+    init(input: any ByteInput, displayName: String, delimiter: UInt8?, chunkSize: Int = 1 << 16) throws(ReaderError) {
         try Self.checkDelimiter(delimiter, displayName: displayName)
         self.displayName = displayName
         rows = CSVRowStream(input: input, displayName: displayName, delimiter: delimiter, chunkSize: chunkSize)
         guard let headerRow = try rows.next() else {
-            throw ReaderError(file: displayName, line: 1, reason: "no header row")
+            throw ReaderError(file: displayName, line: rows.headerLine, reason: "no header row")
         }
         var seen = Set<String>()
         for (index, cell) in headerRow.cells.enumerated() {
@@ -73,6 +76,9 @@ public struct CSVReader: RecordReader {
     }
 
     public var bytesRead: Int64 { rows.bytesConsumed }
+
+    /// The byte between fields: as given, named by a `sep=` line, or sniffed.
+    public var delimiter: UInt8 { rows.delimiter ?? UInt8(ascii: ",") }
 
     public mutating func next() throws(ReaderError) -> SourceRecord? {
         guard let row = try rows.next() else { return nil }
@@ -111,19 +117,23 @@ final class CSVRowStream {
     private var nextCompletedRow = 0
     /// Once a fault is found, every later call reports it again.
     private var failure: ReaderError?
+    /// The byte between fields; `nil` until the first line has been seen when it is to be sniffed.
+    private(set) var delimiter: UInt8?
 
     /// Names for cells in error locations; cells beyond these are named by position.
     var columnNames: [String] = [] {
         didSet { collector.pointee.expectedCellCount = columnNames.count }
     }
 
-    init(input: any ByteInput, displayName: String, delimiter: UInt8, chunkSize: Int) {
+    /// - Parameter delimiter: `nil`: named by a `sep=` line, or sniffed from the header line.
+    init(input: any ByteInput, displayName: String, delimiter: UInt8?, chunkSize: Int) {
         self.input = input
         self.displayName = displayName
+        self.delimiter = delimiter
         parser = .allocate(capacity: 1)
         parser.initialize(to: csv_parser())
         csv_init(parser, UInt8(CSV_STRICT | CSV_STRICT_FINI))
-        csv_set_delim(parser, delimiter)
+        if let delimiter { csv_set_delim(parser, delimiter) }
         csv_set_space_func(parser, CSVCallbacks.isSpace)
         csv_set_blk_size(parser, 1 << 12)
         collector = .allocate(capacity: 1)
@@ -139,7 +149,10 @@ final class CSVRowStream {
         buffer.deallocate()
     }
 
-    var bytesConsumed: Int64 { bytesBeforeBuffer + Int64(position) }
+    var bytesConsumed: Int64 { (input as? TranscodingInput)?.convertedSourceBytes ?? bytesBeforeBuffer + Int64(position) }
+
+    /// The physical line of the header: 1, or 2 after a `sep=` line.
+    private(set) var headerLine = 1
 
     /// The next row, or `nil` at the end of the file.
     func next() throws(ReaderError) -> Row? {
@@ -154,14 +167,20 @@ final class CSVRowStream {
             let (row, invalidCell) = collector.pointee.completedRows[nextCompletedRow]
             nextCompletedRow += 1
             if let invalidCell {
-                let column = invalidCell < columnNames.count ? columnNames[invalidCell] : String(invalidCell + 1)
-                throw ReaderError(file: displayName, line: row.line, column: column, reason: "invalid UTF-8")
+                let fault = TranscodingInput.firstInvalidUTF8(in: input)
+                throw ReaderError(file: displayName, line: row.line, column: columnName(invalidCell),
+                                  reason: fault?.description ?? "invalid UTF-8", decodingFault: fault)
             }
             return row
         } catch {
             failure = error
             throw error
         }
+    }
+
+    /// The name of the cell at `index` of a row: the header's, or its position.
+    private func columnName(_ index: Int) -> String {
+        index < columnNames.count ? columnNames[index] : String(index + 1)
     }
 
     /// Feeds libcsv the rest of the current line, or reads the next chunk, or ends the input.
@@ -197,13 +216,41 @@ final class CSVRowStream {
             filled = try input.readChunk(into: buffer)
         } catch {
             filled = 0
-            throw ReaderError(file: displayName, line: collector.pointee.line, reason: "cannot read file: \(error.message)")
+            guard let fault = error.decoding else {
+                throw ReaderError(file: displayName, line: collector.pointee.line, reason: "cannot read file: \(error.message)")
+            }
+            // The text before the fault has been parsed: a row under way holds the byte, in the cell after its last.
+            let rowBegun = parser.pointee.pstate != CSVRowStream.rowNotBegun
+            throw ReaderError(file: displayName, line: rowBegun ? collector.pointee.rowStartLine : fault.line,
+                              column: columnNames.isEmpty ? nil : columnName(collector.pointee.cellCount),
+                              reason: fault.description, decodingFault: fault)
         }
         if filled == 0 {
             reachedEnd = true
-        } else if bytesBeforeBuffer == 0, filled >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF {
-            position = 3
+        } else if bytesBeforeBuffer == 0 {
+            if filled >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF { position = 3 }
+            try beginFile()
         }
+    }
+
+    /// Skips a `sep=X` first line, taking X as the delimiter, and sniffs the delimiter from
+    /// the header line when none is given.
+    private func beginFile() throws(ReaderError) {
+        let start = UnsafeRawBufferPointer(rebasing: buffer[position..<filled])
+        if let separator = CSVDialect.separatorLine(start) {
+            if let delimiter, delimiter != separator.delimiter {
+                let named = Character(Unicode.Scalar(separator.delimiter)).debugDescription
+                let given = Character(Unicode.Scalar(delimiter)).debugDescription
+                throw ReaderError(file: displayName, line: 1, reason: "the first line names the delimiter \(named), but the delimiter given is \(given)")
+            }
+            delimiter = separator.delimiter
+            position += separator.length
+            headerLine = 2
+            collector.pointee.line = 2
+            collector.pointee.rowStartLine = 2
+        }
+        if delimiter == nil { delimiter = CSVDialect.sniff(UnsafeRawBufferPointer(rebasing: buffer[position..<filled])) }
+        csv_set_delim(parser, delimiter!)
     }
 
     /// Lets libcsv deliver a last row that has no line break after it.

@@ -13,9 +13,11 @@ protocol ByteInput: AnyObject {
     func rewind() throws(InputReadFailure)
 }
 
-/// A failed read, described by the system's or the archive library's message.
+/// A failed read, described by the system's or the archive library's message, or bytes
+/// that are not text in the file's encoding (``TranscodingInput``).
 struct InputReadFailure: Error {
     let message: String
+    var decoding: DecodingFault? = nil
 }
 
 /// A source file open for sequential reading in chunks; closed when released.

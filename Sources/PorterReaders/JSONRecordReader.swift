@@ -17,8 +17,8 @@ public enum JSONLayout: Sendable {
 /// Arrays are parsed one element at a time from a chunked buffer, so memory holds one
 /// record, not the file. Each record's `line` is the line of its opening `{`. A UTF-8 byte
 /// order mark is ignored. Faults end the file: invalid JSON (`invalid JSON: …`, at the
-/// line of the fault), a record that is not an object, or a top-level value that holds no
-/// records.
+/// line of the fault; a string that is not UTF-8 with the byte's offset in the file), a
+/// record that is not an object, or a top-level value that holds no records.
 public struct JSONRecordReader: RecordReader {
     public let displayName: String
     private let input: any ByteInput
@@ -65,7 +65,7 @@ public struct JSONRecordReader: RecordReader {
         }
     }
 
-    public var bytesRead: Int64 { stream.bytesConsumed }
+    public var bytesRead: Int64 { (input as? TranscodingInput)?.convertedSourceBytes ?? stream.bytesConsumed }
 
     public mutating func next() throws(ReaderError) -> SourceRecord? {
         if let failure { throw failure }
@@ -210,8 +210,14 @@ public struct JSONRecordReader: RecordReader {
     private func readerError(_ error: JSONStreamError) -> ReaderError {
         switch error {
         case .syntax(let syntax):
+            if syntax.message == JSONSyntaxError.invalidUTF8Message, let fault = TranscodingInput.firstInvalidUTF8(in: input) {
+                return ReaderError(file: displayName, line: fault.line, reason: "invalid JSON: \(fault.description)", decodingFault: fault)
+            }
             return self.error("invalid JSON: \(syntax.message) at column \(syntax.column)", line: syntax.line)
         case .readFailed(let message):
+            if let fault = (input as? TranscodingInput)?.fault {
+                return ReaderError(file: displayName, line: fault.line, reason: fault.description, decodingFault: fault)
+            }
             return self.error("cannot read file: \(message)", line: stream.line)
         }
     }

@@ -48,15 +48,16 @@ public enum SourceFiles: Sendable {
 
     /// Opens `name` with `format`'s reader; locations name the file as `name`. A file that
     /// cannot be opened is a `ReaderError` at line 0 (`cannot open file: …`).
-    public func openReader(_ name: String, format: SourceFormat) throws(ReaderError) -> any RecordReader {
+    /// - Parameter encoding: The file's encoding; `nil`: UTF-8, or UTF-16 after its byte order mark.
+    public func openReader(_ name: String, format: SourceFormat, encoding: TextEncoding? = nil) throws(ReaderError) -> any RecordReader {
         switch self {
         case .folder(let path):
-            return try format.openReader(path: (path as NSString).appendingPathComponent(name), displayName: name)
+            return try format.openReader(path: (path as NSString).appendingPathComponent(name), displayName: name, encoding: encoding)
         case .zip(let archive):
             guard let entry = archive.entry(named: name) else {
                 throw ReaderError(file: name, line: 0, reason: "cannot open file: \(archive.displayName) has no \(name)")
             }
-            return try format.openReader(input: archive.input(entry, displayName: name), displayName: name)
+            return try format.openReader(input: archive.input(entry, displayName: name), displayName: name, encoding: encoding)
         }
     }
 }

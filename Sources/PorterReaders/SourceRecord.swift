@@ -117,10 +117,13 @@ public struct ColumnPath: Hashable, Sendable {
 public struct ReaderError: Error, Sendable, CustomStringConvertible {
     public let location: SourceLocation
     public let reason: String
+    /// Set when the fault is bytes that are not text in the file's encoding.
+    public let decodingFault: DecodingFault?
 
-    public init(file: String, line: Int, column: String? = nil, value: String? = nil, reason: String) {
+    public init(file: String, line: Int, column: String? = nil, value: String? = nil, reason: String, decodingFault: DecodingFault? = nil) {
         self.location = SourceLocation(file: file, line: line, column: column, value: value)
         self.reason = reason
+        self.decodingFault = decodingFault
     }
 
     public var description: String { "\(location): \(reason)" }

@@ -7,6 +7,8 @@ final class BadInputTests: XCTestCase {
     struct Expectation {
         let exitCode: Int32
         let fragments: [String]
+        /// Texts that must not appear in stderr (`lacks: TEXT`): the cascade a fault must not cause.
+        let absent: [String]
         /// The file in the folder the commands are given (`path: export.zip`), else the folder.
         let path: String?
 
@@ -15,6 +17,7 @@ final class BadInputTests: XCTestCase {
             path = lines.first { $0.hasPrefix("path: ") }.map { String($0.dropFirst("path: ".count)) }
             exitCode = Int32(lines.first { $0.hasPrefix("exit:") }!.dropFirst(5).trimmingCharacters(in: .whitespaces))!
             fragments = lines.filter { $0.hasPrefix("contains: ") }.map { String($0.dropFirst("contains: ".count)) }
+            absent = lines.filter { $0.hasPrefix("lacks: ") }.map { String($0.dropFirst("lacks: ".count)) }
         }
     }
 
@@ -35,6 +38,9 @@ final class BadInputTests: XCTestCase {
             XCTAssertEqual(result.status, expected.exitCode, "\(dataset.lastPathComponent): \(result.stderr)")
             for fragment in expected.fragments {
                 XCTAssertTrue(result.stderr.contains(fragment), "\(dataset.lastPathComponent): stderr lacks \"\(fragment)\":\n\(result.stderr)")
+            }
+            for fragment in expected.absent {
+                XCTAssertFalse(result.stderr.contains(fragment), "\(dataset.lastPathComponent): stderr has \"\(fragment)\":\n\(result.stderr)")
             }
         }
     }

@@ -5,7 +5,7 @@ import XCTest
 /// objects, ids, typed values, pointers and relations, for every fixture, every format, and
 /// both kinds of source (a mirror, and a Parse Server: `serve` over a mirror).
 final class ExportRoundTripTests: XCTestCase {
-    static let fixtures = ["library", "todo", "recipes", "contacts", "org", "parse-export", "parse-app", "shop-dates"]
+    static let fixtures = ["library", "todo", "recipes", "contacts", "org", "parse-export", "parse-app", "shop-dates", "spreadsheet-eu"]
 
     /// Exports `source` in `format` into a new folder and imports that folder into a new mirror.
     private func roundTrip(from source: String, format: String, extra: [String] = [], in directory: URL, name: String,

@@ -96,6 +96,43 @@ final class CoercionTests: XCTestCase {
         XCTAssertNil(NumberText.parse(""))
     }
 
+    /// `decimal: ","` and `thousands: "."`, as much of Europe writes numbers, and the other way round.
+    func testNumbersWithDecimalCommaAndThousandsSeparator() {
+        var european = field(.number)
+        european.numberFormat = NumberFormat(decimal: UInt8(ascii: ","), thousands: UInt8(ascii: "."))
+        assertValue(european, "1.234,50", .double(1234.5))
+        assertValue(european, "-1.234.567,125", .double(-1_234_567.125))
+        assertValue(european, "1.000.000", .integer(1_000_000))
+        assertValue(european, "1234,5", .double(1234.5))
+        assertValue(european, "25,50", .double(25.5))
+        assertValue(european, ",5", .double(0.5))
+        assertValue(european, "12", .integer(12))
+        assertValue(european, "1,5e3", .double(1500))
+        assertValue(european, json(#"{"c": 2.5}"#), .double(2.5))
+        // Grouped digits take no exponent: 1.234e3 reads as neither 1234000 nor 1.234.
+        for bad in ["1,2,3", "1.23,4", "1.2345", "12345.678", "1.", ".123", "1..234", "1.234,5.6", "1,5.0", "1.234e3", "1.5", "abc"] {
+            assertRefused(european, bad, #"not a number with decimal ",", thousands ".""#)
+        }
+        var commaOnly = field(.number)
+        commaOnly.numberFormat = NumberFormat(decimal: UInt8(ascii: ","), thousands: nil)
+        assertValue(commaOnly, "3,75", .double(3.75))
+        assertRefused(commaOnly, "1.234,5", #"not a number with decimal ",""#)
+        var english = field(.number)
+        english.numberFormat = NumberFormat(decimal: UInt8(ascii: "."), thousands: UInt8(ascii: ","))
+        assertValue(english, "1,234.5", .double(1234.5))
+        assertRefused(english, "1,23", "not a number")
+        var swiss = field(.number)
+        swiss.numberFormat = NumberFormat(decimal: UInt8(ascii: "."), thousands: UInt8(ascii: "'"))
+        assertValue(swiss, "1'234'567.8", .double(1_234_567.8))
+    }
+
+    func testGeoPointColumnsWithDecimalCommas() {
+        var point = field(.geoPoint, columns: ["lat", "lng"])
+        point.numberFormat = NumberFormat(decimal: UInt8(ascii: ","), thousands: nil)
+        assertValue(point, csv(["lat": "48,1374", "lng": "-4,4214"]), geo(48.1374, -4.4214))
+        assertRefused(point, csv(["lat": "48.1374", "lng": "1"]), "latitude is not a number", column: "lat")
+    }
+
     // MARK: Booleans
 
     func testBooleans() {

@@ -243,6 +243,51 @@ final class ManifestTests: XCTestCase {
         XCTAssertEqual(genre.key, [])
     }
 
+    func testEncodingAndNumberSeparators() throws {
+        let manifest = try dataset("""
+        classes:
+          Customer:
+            source: authors.csv
+            encoding: CP1252
+            decimal: ","
+            thousands: "."
+            fields:
+              name: String
+              balance: Number
+              limit: {type: Number, default: "1.000,5"}
+              swiss: {type: Number, decimal: ".", thousands: "'"}
+              where: {type: GeoPoint, columns: [lat, lng]}
+          Product: {source: books.csv, fields: {price: Number}}
+        relations:
+          - {owner: Customer, field: likes, targetClass: Product, source: favourites.csv, ownerColumn: c, targetColumn: p, encoding: utf-16}
+        """).load()
+        let customer = try XCTUnwrap(manifest.mapping(for: "Customer"))
+        let european = NumberFormat(decimal: UInt8(ascii: ","), thousands: UInt8(ascii: "."))
+        XCTAssertEqual(customer.encoding, .windows1252)
+        XCTAssertEqual(customer.field(named: "balance")?.numberFormat, european)
+        XCTAssertEqual(customer.field(named: "where")?.numberFormat, european)
+        XCTAssertEqual(customer.field(named: "limit")?.defaultValue, .double(1000.5))
+        XCTAssertEqual(customer.field(named: "swiss")?.numberFormat, NumberFormat(decimal: UInt8(ascii: "."), thousands: UInt8(ascii: "'")))
+        XCTAssertNil(manifest.mapping(for: "Product")?.encoding)
+        XCTAssertEqual(manifest.mapping(for: "Product")?.field(named: "price")?.numberFormat, .standard)
+        XCTAssertEqual(manifest.relations[0].encoding, .utf16)
+    }
+
+    func testEncodingAndNumberSeparatorFaults() throws {
+        try assertFault("classes: {Book: {source: books.csv, encoding: ebcdic-klingon, fields: {title: String}}}",
+                        #"dataset.yml: classes.Book.encoding: unknown encoding "ebcdic-klingon" (utf-8, utf-16, utf-16le, utf-16be, iso-8859-1, windows-1252, or another name iconv knows)"#)
+        try assertFault("classes: {Book: {source: books.csv, decimal: ';', fields: {title: String}}}",
+                        #"dataset.yml: classes.Book.decimal: must be "." or ",""#)
+        try assertFault("classes: {Book: {source: books.csv, thousands: x, fields: {title: String}}}",
+                        #"dataset.yml: classes.Book.thousands: must be ".", ",", "'" or a space"#)
+        try assertFault("classes: {Book: {source: books.csv, thousands: '.', fields: {title: String}}}",
+                        "dataset.yml: classes.Book.thousands: the decimal mark and the thousands separator must differ")
+        try assertFault("classes: {Book: {source: books.csv, fields: {title: {type: String, decimal: ','}}}}",
+                        "dataset.yml: classes.Book.fields.title.decimal: only a Number or GeoPoint field reads decimal and thousands")
+        try assertFault("classes: {Book: {source: books.csv, fields: {title: String}}}\nrelations: [{owner: Book, field: x, targetClass: Book, source: x.csv, ownerColumn: a, targetColumn: b, encoding: 7bit-nope}]",
+                        #"dataset.yml: relations[0].encoding: unknown encoding "7bit-nope""#)
+    }
+
     func testTabDelimiterSpellings() throws {
         for spelling in [#""\t""#, #"'\t'"#] {
             let manifest = try dataset("""

@@ -286,15 +286,17 @@ import PorterReaders
 
     @Test func invalidUTF8() throws {
         let inCell = try fault(bytes: Array("a,b\n1,2\n3,x".utf8) + [0xFF] + Array("y\n".utf8))
-        #expect(inCell?.reason == "invalid UTF-8")
+        #expect(inCell?.reason == "invalid UTF-8 at byte offset 11 (0xFF)")
         #expect(inCell?.location.line == 3)
         #expect(inCell?.location.column == "b")
 
         let beyondHeader = try fault(bytes: Array("a,b\n1,2,".utf8) + [0xC3, 0x28] + [0x0A])
         #expect(beyondHeader?.location.column == "3")
+        #expect(beyondHeader?.reason == "invalid UTF-8 at byte offset 8 (0xC3)")
 
         let inHeader = try fault(bytes: Array("a,".utf8) + [0xED, 0xA0, 0x80] + [0x0A])
-        #expect(inHeader?.reason == "invalid UTF-8")
+        // A surrogate code point encoded in UTF-8 (ED A0 80) is no character.
+        #expect(inHeader?.reason == "invalid UTF-8 at byte offset 2 (0xED)")
         #expect(inHeader?.location.line == 1)
         #expect(inHeader?.location.column == "2")
     }

@@ -214,7 +214,8 @@ import PorterReaders
 
     @Test func invalidUTF8() throws {
         let error = try fault(bytes: Array("[{\"a\": \"".utf8) + [0xC3, 0x28] + Array("\"}]".utf8), layout: .array)
-        #expect(error?.reason == "invalid JSON: invalid UTF-8 in string at column 8")
+        #expect(error?.reason == "invalid JSON: invalid UTF-8 at byte offset 8 (0xC3)")
+        #expect(error?.decodingFault?.line == 1)
     }
 
     @Test func elementThatIsNotAnObject() throws {

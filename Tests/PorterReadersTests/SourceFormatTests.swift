@@ -6,8 +6,8 @@ import PorterReaders
     let files = TemporaryFiles()
 
     @Test(arguments: [
-        ("books.csv", SourceFormat.csv(delimiter: UInt8(ascii: ","))),
-        ("data/BOOKS.CSV", .csv(delimiter: UInt8(ascii: ","))),
+        ("books.csv", SourceFormat.csv(delimiter: nil)),
+        ("data/BOOKS.CSV", .csv(delimiter: nil)),
         ("genres.tsv", .csv(delimiter: UInt8(ascii: "\t"))),
         ("export.json", .json),
         ("Export.Json", .json),

@@ -7,14 +7,15 @@ extension ImportPass {
 
     func loadJoinFile(_ relation: JoinRelationMapping, source: Int) throws(PorterError) {
         let tallyKey = "\(relation.owner).\(relation.field)"
-        guard var reader = openReader(relation.source, delimiter: relation.delimiter) else { return }
+        let keyPath = "relations[\(source - manifest.classes.count)]"
+        guard var reader = openReader(relation.source, delimiter: relation.delimiter, encoding: relation.encoding, declaredAt: keyPath) else { return }
         let ownerColumn = ColumnPath(relation.ownerColumn), targetColumn = ColumnPath(relation.targetColumn)
         let ownerParser = ClassMapper.referenceParser(for: .pointer(targetClass: relation.owner), by: relation.ownerBy, manifest: manifest)!
         let targetParser = ClassMapper.referenceParser(for: .pointer(targetClass: relation.targetClass), by: relation.targetBy, manifest: manifest)!
         var batch: [RelationLinks] = []
         var checkedHeader = false
         let fieldName = "\(relation.owner).\(relation.field)"
-        while let record = try nextRecord(from: &reader) {
+        while let record = try nextRecord(from: &reader, declaredAt: keyPath) {
             if !checkedHeader {
                 checkedHeader = true
                 for column in [relation.ownerColumn, relation.targetColumn] where record.cell(ColumnPath(column)) == nil {

@@ -46,6 +46,11 @@ final class ImportPass {
     let keepsSentRecords: Bool
     /// Records read from every source so far.
     private var recordsRead = 0
+    /// Source files that could not be opened or whose reading ended at a fault.
+    var unreadSources: Set<String> = []
+    /// References not found in a class whose source is unread, by target class, and the
+    /// files they are in: reported once per class, not one fault per reference.
+    var uncheckedReferences: [String: (count: Int, files: [String])] = [:]
     /// Keys of JSON objects no field reads, in the order first seen, and where each is.
     var skippedKeys: [SkippedKey] = []
     private var skippedKeyIndex: [String: Int] = [:]
@@ -53,8 +58,6 @@ final class ImportPass {
     var passwordHashes = 0
     /// What the report tells besides faults: columns some JSON records lack (``SourceColumnCheck``).
     var notes: [String] = []
-    /// Sources whose reader stopped at a fault, so they were not read whole.
-    private var unreadSources: Set<String> = []
     /// `_User` objects of a Parse export read with neither a password hash nor `authData`: a
     /// Parse Server creates no such user over REST (201, password is required).
     var usersWithoutPassword = 0
@@ -184,6 +187,7 @@ final class ImportPass {
         for (index, relation) in manifest.relations.enumerated() where !joinsAhead {
             try loadJoinFile(relation, source: manifest.classes.count + index)
         }
+        reportUncheckedReferences()
         if collecting { followReferences() }
     }
 
@@ -193,20 +197,21 @@ final class ImportPass {
         manifest.classes.firstIndex { $0.className == className }!
     }
 
-    func openReader(_ source: String, delimiter: UInt8?) -> (any RecordReader)? {
+    /// Opens `source`; `keyPath` is where the manifest declares it (`classes.Customer`), for messages.
+    func openReader(_ source: String, delimiter: UInt8?, encoding: TextEncoding?, declaredAt keyPath: String) -> (any RecordReader)? {
         do {
-            return try reader(source, delimiter: delimiter)
+            return try reader(source, delimiter: delimiter, encoding: encoding)
         } catch {
-            log.add(Diagnostic(error.location, error.reason), fatal: true)
+            readerFailed(error, source: source, declaredAt: keyPath)
             return nil
         }
     }
 
     /// A reader of `source`; `nil` for a file type none reads (the manifest check has named it).
-    private func reader(_ source: String, delimiter: UInt8?) throws(ReaderError) -> (any RecordReader)? {
+    private func reader(_ source: String, delimiter: UInt8?, encoding: TextEncoding?) throws(ReaderError) -> (any RecordReader)? {
         guard var format = SourceFormat.forFile(source) else { return nil }
         if let delimiter, case .csv = format { format = .csv(delimiter: delimiter) }
-        return try manifest.files.openReader(source, format: format)
+        return try manifest.files.openReader(source, format: format, encoding: encoding)
     }
 
     /// Before any record is read: every CSV header has the columns the fields read
@@ -214,21 +219,20 @@ final class ImportPass {
     private func checkHeaders() throws(PorterError) {
         for mapping in manifest.classes {
             let check = SourceColumnCheck([mapping], manifest: manifest)
-            guard !check.isEmpty, let csv = (try? reader(mapping.source, delimiter: mapping.delimiter)) as? CSVReader else { continue }
+            guard !check.isEmpty, let csv = (try? reader(mapping.source, delimiter: mapping.delimiter, encoding: mapping.encoding)) as? CSVReader else { continue }
             try check.check(csv.header)
         }
     }
 
     /// The next record of `reader`; `nil` at the end of the file or at a fault, which is
     /// logged (a reader fault ends its file). Stops the pass when Ctrl-C was pressed.
-    func nextRecord(from reader: inout any RecordReader) throws(PorterError) -> SourceRecord? {
+    func nextRecord(from reader: inout any RecordReader, declaredAt keyPath: String) throws(PorterError) -> SourceRecord? {
         let record: SourceRecord?
         do {
             record = try reader.next()
         } catch {
-            log.add(Diagnostic(error.location, error.reason), fatal: true)
+            readerFailed(error, source: reader.displayName, declaredAt: keyPath)
             sinkOpen = false
-            unreadSources.insert(reader.displayName)
             return nil
         }
         recordsRead += 1
@@ -254,7 +258,7 @@ final class ImportPass {
                 guard case .pointer(let target) = field.type, !(plan.cyclicFields[name]?.contains(field.name) ?? false) else { return nil }
                 return manifest.mapping(for: target) == nil ? nil : target
             })
-            if candidate.source == head.source, candidate.delimiter == head.delimiter, needs.isSubset(of: available) {
+            if candidate.source == head.source, candidate.delimiter == head.delimiter, candidate.encoding == head.encoding, needs.isSubset(of: available) {
                 group.append(candidate)
                 available.insert(name)
             }
@@ -305,8 +309,9 @@ final class ImportPass {
         let totalBytes = fileSize(source)
         var records = 0
         var columns = SourceColumnCheck(group, manifest: manifest)
-        if var reader = openReader(source, delimiter: group[0].delimiter) {
-            while let record = try nextRecord(from: &reader) {
+        let keyPath = "classes.\(group[0].className)"
+        if var reader = openReader(source, delimiter: group[0].delimiter, encoding: group[0].encoding, declaredAt: keyPath) {
+            while let record = try nextRecord(from: &reader, declaredAt: keyPath) {
                 records += 1
                 columns.count(record)
                 if records % 20_000 == 0 {
@@ -530,6 +535,10 @@ final class ImportPass {
             problems.append(Diagnostic(location(), "two \(target) objects have \(field) \"\(reference.sourceText)\" (\(file) lines \(line) and \(otherLine)): "
                                        + "by: \(field) needs a value unique among the \(target) objects"))
         case .missing:
+            if isUnread(target) {
+                uncheckedReference(to: target, in: location().file)
+                return nil
+            }
             switch reference.identity {
             case .key: problems.append(Diagnostic(location(), "no \(target) has key \"\(reference.sourceText)\""))
             case .objectId(let id): problems.append(Diagnostic(location(), "no \(target) has objectId \"\(id)\""))

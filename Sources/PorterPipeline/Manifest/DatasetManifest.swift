@@ -78,6 +78,8 @@ public struct ClassMapping: Sendable {
     public var strict: Bool
     /// The CSV delimiter byte; `nil` means the file extension's default.
     public var delimiter: UInt8?
+    /// The source file's encoding; `nil`: UTF-8, or UTF-16 after a byte order mark.
+    public var encoding: TextEncoding?
     /// Source keys read by no field on purpose, which are neither faults nor reported as
     /// skipped (a Dashboard export's `className`, Relation placeholders fed from join files).
     public var ignoredColumns: Set<String> = []
@@ -149,6 +151,9 @@ public struct FieldMapping: Sendable {
     public var upload = false
     /// The source may lack the field's column(s): not an error, nor a note (see ``DatasetManifest/requiresMappedColumns``).
     public var optional = false
+    /// How the source writes the numbers of a Number field or GeoPoint columns (the class's
+    /// `decimal` and `thousands`, or the field's own).
+    public var numberFormat = NumberFormat.standard
 
     public init(name: String, type: FieldType, column: String? = nil, columns: [String]? = nil, required: Bool = false,
                 defaultValue: ParseValue? = nil, formats: [String] = [], split: String? = nil,
@@ -189,8 +194,11 @@ public struct JoinRelationMapping: Sendable {
     /// `targetBy:`); `nil` means the natural key.
     public var ownerBy: String?
     public var targetBy: String?
+    /// The join file's encoding; `nil`: UTF-8, or UTF-16 after a byte order mark.
+    public var encoding: TextEncoding?
 
-    public init(owner: String, field: String, targetClass: String, source: String, ownerColumn: String, targetColumn: String, delimiter: UInt8? = nil) {
+    public init(owner: String, field: String, targetClass: String, source: String, ownerColumn: String, targetColumn: String, delimiter: UInt8? = nil,
+                encoding: TextEncoding? = nil) {
         self.owner = owner
         self.field = field
         self.targetClass = targetClass
@@ -198,5 +206,6 @@ public struct JoinRelationMapping: Sendable {
         self.ownerColumn = ownerColumn
         self.targetColumn = targetColumn
         self.delimiter = delimiter
+        self.encoding = encoding
     }
 }

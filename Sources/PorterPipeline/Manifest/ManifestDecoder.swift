@@ -1,5 +1,6 @@
 import Foundation
 import ParseModel
+import PorterReaders
 
 /// Turns the manifest's JSON tree into a ``DatasetManifest``, naming the key path of each fault.
 struct ManifestDecoder {
@@ -7,10 +8,12 @@ struct ManifestDecoder {
     let directory: String
 
     static let topKeys: Set<String> = ["version", "classes", "relations"]
-    static let classKeys: Set<String> = ["source", "key", "fields", "acl", "mode", "strict", "delimiter", "extract"]
+    static let classKeys: Set<String> = ["source", "key", "fields", "acl", "mode", "strict", "delimiter", "extract",
+                                         "encoding", "decimal", "thousands"]
     static let fieldKeys: Set<String> = ["type", "column", "columns", "required", "default", "format", "split", "values", "null", "upload",
-                                         "optional", "by"]
-    static let relationKeys: Set<String> = ["owner", "field", "source", "ownerColumn", "targetColumn", "targetClass", "delimiter", "ownerBy", "targetBy"]
+                                         "optional", "by", "decimal", "thousands"]
+    static let relationKeys: Set<String> = ["owner", "field", "source", "ownerColumn", "targetColumn", "targetClass", "delimiter", "ownerBy", "targetBy",
+                                            "encoding"]
     static let extractKeys: Set<String> = ["source", "column", "split"]
 
     func fail(_ path: String, _ reason: String) -> PorterError {
@@ -68,6 +71,31 @@ struct ManifestDecoder {
         return byte
     }
 
+    func encoding(_ value: JSONValue?, at path: String) throws(PorterError) -> TextEncoding? {
+        guard let name = try string(value, at: path) else { return nil }
+        guard let encoding = TextEncoding(named: name) else {
+            throw fail(path, "unknown encoding \"\(name)\" (\(TextEncoding.common.map(\.name).joined(separator: ", ")), or another name iconv knows)")
+        }
+        return encoding
+    }
+
+    /// The `decimal` and `thousands` of `spec`, each defaulting to `base`'s.
+    func numberFormat(_ spec: JSONObject, at path: String, base: NumberFormat) throws(PorterError) -> NumberFormat {
+        var format = base
+        if let decimal = try string(spec["decimal"], at: "\(path).decimal") {
+            guard decimal == "." || decimal == "," else { throw fail("\(path).decimal", "must be \".\" or \",\"") }
+            format.decimal = decimal.utf8.first!
+        }
+        if let thousands = try string(spec["thousands"], at: "\(path).thousands") {
+            guard [".", ",", "'", " "].contains(thousands) else { throw fail("\(path).thousands", "must be \".\", \",\", \"'\" or a space") }
+            format.thousands = thousands.utf8.first!
+        }
+        guard format.thousands != format.decimal else {
+            throw fail(spec["thousands"] != nil ? "\(path).thousands" : "\(path).decimal", "the decimal mark and the thousands separator must differ")
+        }
+        return format
+    }
+
     mutating func decode(_ document: JSONValue) throws(PorterError) -> DatasetManifest {
         let top = try object(document, at: "", allowed: Self.topKeys)
         if let version = top["version"], version != .integer(1), version != .double(1) {
@@ -91,9 +119,11 @@ struct ManifestDecoder {
                 relations.append(try decodeRelation(item, at: "relations[\(i)]", classes: &classes))
             }
         }
-        for index in classes.indices where classes[index].extract != nil && classes[index].delimiter == nil {
+        for index in classes.indices where classes[index].extract != nil {
             // An extracted class reads its source as the classes reading the same file do.
-            classes[index].delimiter = classes.first { $0.extract == nil && $0.source == classes[index].source }?.delimiter
+            guard let reading = classes.first(where: { $0.extract == nil && $0.source == classes[index].source }) else { continue }
+            classes[index].delimiter = classes[index].delimiter ?? reading.delimiter
+            classes[index].encoding = classes[index].encoding ?? reading.encoding
         }
         var manifest = DatasetManifest(directory: directory, fileName: fileName, classes: classes, relations: relations)
         manifest.requiresMappedColumns = true
@@ -108,11 +138,12 @@ struct ManifestDecoder {
         guard case .object(let fieldsObject)? = spec["fields"], !fieldsObject.isEmpty else {
             throw fail("\(path).fields", "is required: a mapping of field names to types")
         }
+        let numbers = try numberFormat(spec, at: path, base: .standard)
         var fields: [FieldMapping] = []
         for member in fieldsObject {
             let fieldPath = "\(path).fields.\(member.key)"
             if let problem = ParseNames.fieldNameProblem(member.key) { throw fail(fieldPath, problem) }
-            fields.append(try decodeField(member.key, member.value, at: fieldPath))
+            fields.append(try decodeField(member.key, member.value, at: fieldPath, numbers: numbers))
         }
         if let extraction {
             try checkExtracted(fields: &fields, key: &key, extraction.values, at: path)
@@ -133,6 +164,7 @@ struct ManifestDecoder {
                                    strict: try bool(spec["strict"], at: "\(path).strict") ?? false,
                                    delimiter: try delimiter(spec["delimiter"], at: "\(path).delimiter"))
         mapping.extract = extraction?.values
+        mapping.encoding = try encoding(spec["encoding"], at: "\(path).encoding")
         return mapping
     }
 
@@ -171,11 +203,14 @@ struct ManifestDecoder {
         fields[0].column = extraction.column
     }
 
-    func decodeField(_ name: String, _ value: JSONValue, at path: String) throws(PorterError) -> FieldMapping {
+    /// - Parameter numbers: the class's `decimal` and `thousands`.
+    func decodeField(_ name: String, _ value: JSONValue, at path: String, numbers: NumberFormat = .standard) throws(PorterError) -> FieldMapping {
         if case .string(let shorthand) = value {
             let required = shorthand.hasSuffix("!")
             let spelling = required ? String(shorthand.dropLast()) : shorthand
-            return FieldMapping(name: name, type: try fieldType(spelling, at: path), required: required)
+            var field = FieldMapping(name: name, type: try fieldType(spelling, at: path), required: required)
+            field.numberFormat = numbers
+            return field
         }
         let spec = try object(value, at: path, allowed: Self.fieldKeys)
         var typeText = try requiredString(spec["type"], at: "\(path).type")
@@ -186,6 +221,10 @@ struct ManifestDecoder {
         }
         let type = try fieldType(typeText, at: "\(path).type")
         var field = FieldMapping(name: name, type: type, column: try string(spec["column"], at: "\(path).column"), required: required)
+        field.numberFormat = try numberFormat(spec, at: path, base: numbers)
+        if spec["decimal"] != nil || spec["thousands"] != nil, type != .number, type != .geoPoint {
+            throw fail(spec["decimal"] != nil ? "\(path).decimal" : "\(path).thousands", "only a Number or GeoPoint field reads decimal and thousands")
+        }
         if let columns = try stringList(spec["columns"], at: "\(path).columns") {
             guard type == .geoPoint, columns.count == 2 else {
                 throw fail("\(path).columns", "only a GeoPoint reads two columns: [latitude, longitude]")
@@ -297,7 +336,8 @@ struct ManifestDecoder {
                                            source: try requiredString(spec["source"], at: "\(path).source"),
                                            ownerColumn: try requiredString(spec["ownerColumn"], at: "\(path).ownerColumn"),
                                            targetColumn: try requiredString(spec["targetColumn"], at: "\(path).targetColumn"),
-                                           delimiter: try delimiter(spec["delimiter"], at: "\(path).delimiter"))
+                                           delimiter: try delimiter(spec["delimiter"], at: "\(path).delimiter"),
+                                           encoding: try encoding(spec["encoding"], at: "\(path).encoding"))
         relation.ownerBy = try string(spec["ownerBy"], at: "\(path).ownerBy")
         relation.targetBy = try string(spec["targetBy"], at: "\(path).targetBy")
         return relation

@@ -99,7 +99,9 @@ public final class FieldCoercer: Sendable {
             case .json(let json): throw CoercionError("expected a String, got \(json.kindName)")
             }
         case .number:
-            guard let value = number(cell) else { throw CoercionError("not a number") }
+            guard let value = number(cell) else {
+                throw CoercionError(field.numberFormat == .standard ? "not a number" : "not a number with \(field.numberFormat.spelled)")
+            }
             return value
         case .boolean:
             switch cell {
@@ -173,7 +175,7 @@ public final class FieldCoercer: Sendable {
         switch cell {
         case .json(.integer(let i))?: return .integer(i)
         case .json(.double(let d))?: return .double(d)
-        case .text(let t)?, .json(.string(let t))?: return NumberText.parse(t)
+        case .text(let t)?, .json(.string(let t))?: return NumberText.parse(t, format: field.numberFormat)
         default: return nil
         }
     }

@@ -1,8 +1,68 @@
 import ParseModel
 
+/// How a source writes numbers: its decimal mark and, optionally, the separator between
+/// groups of three digits (`decimal: ","` and `thousands: "."` read `1.234,50` as 1234.5).
+public struct NumberFormat: Hashable, Sendable {
+    /// `.` or `,`.
+    public var decimal: UInt8
+    /// A byte other than the decimal mark, a digit or a sign; `nil`: digits are not grouped.
+    public var thousands: UInt8?
+
+    /// `1234.5`: a decimal point and no grouping.
+    public static let standard = NumberFormat(decimal: UInt8(ascii: "."), thousands: nil)
+
+    public init(decimal: UInt8, thousands: UInt8?) {
+        self.decimal = decimal
+        self.thousands = thousands
+    }
+
+    /// `decimal ",", thousands "."` as messages show it.
+    var spelled: String {
+        let decimalMark = "decimal \"\(Character(Unicode.Scalar(decimal)))\""
+        return thousands.map { "\(decimalMark), thousands \"\(Character(Unicode.Scalar($0)))\"" } ?? decimalMark
+    }
+}
+
 /// Strict decimal number syntax: an optional sign, digits with an optional fraction, an
 /// optional exponent. `1,5`, `12abc`, `0x10`, `inf` and `nan` are not numbers.
 enum NumberText {
+    /// The number `text` writes in `format`: its decimal mark stands for the point, and its
+    /// thousands separator may only split the integer digits into groups of three
+    /// (`1.234.567,5`, not `1.23,5` or `1234.567`), and grouped digits take no exponent.
+    /// Anything else is no number (`1,2,3`, or `1.5` when the decimal mark is `,`).
+    static func parse(_ text: String, format: NumberFormat) -> ParseValue? {
+        if format == .standard { return parse(text) }
+        if let integer = Int64(text) { return .integer(integer) }
+        var standard: [UInt8] = []
+        standard.reserveCapacity(text.utf8.count)
+        var inFraction = false, inExponent = false
+        // Digits since the last thousands separator, and whether there was one.
+        var groupDigits = 0, grouped = false
+        for byte in text.utf8 {
+            if isDigit(byte) {
+                groupDigits += 1
+            } else if byte == format.thousands, !inFraction, !inExponent {
+                guard groupDigits > 0, !grouped || groupDigits == 3, grouped || groupDigits <= 3 else { return nil }
+                grouped = true
+                groupDigits = 0
+                continue
+            } else if byte == format.decimal, !inFraction, !inExponent {
+                inFraction = true
+                if grouped, groupDigits != 3 { return nil }
+                standard.append(UInt8(ascii: "."))
+                continue
+            } else if byte == UInt8(ascii: ".") {
+                return nil
+            } else if byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") {
+                if grouped { return nil }
+                inExponent = true
+            }
+            standard.append(byte)
+        }
+        if grouped, !inFraction, !inExponent, groupDigits != 3 { return nil }
+        return parse(String(decoding: standard, as: UTF8.self))
+    }
+
     static func parse(_ text: String) -> ParseValue? {
         if let integer = Int64(text) { return .integer(integer) }
         var utf8 = Array(text.utf8)
