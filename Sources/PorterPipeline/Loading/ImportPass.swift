@@ -57,6 +57,9 @@ final class ImportPass {
     /// Links read from join files before their owners' class (see ``joinFilesAhead``), by
     /// `Owner.field` and owner objectId.
     var linksAhead: [String: [String: [RelationLinks]]] = [:]
+    /// Per source (a class's index, or the class count plus a join relation's), which file
+    /// each row number was read from: a class may read several files.
+    var sourceRows: [Int: SourceRows] = [:]
     /// Whether join files are read before the classes, so that each owner is created with its
     /// links in one request: when references resolve ahead (a server that takes the loader's
     /// objectIds). A later update would set a new `updatedAt`, which no key can keep.
@@ -104,7 +107,9 @@ final class ImportPass {
             case .objects(let className, let source, let lines, let records, let outcomes, let links):
                 for (index, (line, outcome)) in zip(lines, outcomes).enumerated() {
                     count(outcome, className: className, source: source, line: line)
-                    if case .failed(let reason) = outcome, index < records.count { try rejects?.add(records[index], reason: reason, to: className) }
+                    if case .failed(let reason) = outcome, index < records.count {
+                        try rejects?.add(records[index], reason: reason, to: className, file: fileOfRow(source: sourceIndex(className), row: line))
+                    }
                 }
                 tally(links)
             case .patches(let className, let source, let outcomes):
@@ -215,6 +220,27 @@ final class ImportPass {
         manifest.files.size(of: source)
     }
 
+    /// The file and line of row `row` of `source` (see ``sourceRows``); row 0 is the source as a whole.
+    func location(source: Int, row: Int) -> (file: String, line: Int) {
+        guard row > 0, let rows = sourceRows[source] else {
+            return (source < manifest.classes.count ? manifest.classes[source].source : manifest.relations[source - manifest.classes.count].source, row)
+        }
+        return rows.location(of: row)
+    }
+
+    /// The file of row `row` of `source` when the source has several files (messages and rejects name it then).
+    func fileOfRow(source: Int, row: Int) -> String? {
+        let fileCount = source < manifest.classes.count ? manifest.classes[source].sources.count : manifest.relations[source - manifest.classes.count].sources.count
+        return fileCount < 2 ? nil : location(source: source, row: row).file
+    }
+
+    /// Row `row` of `source` as a message names it: `line 7`, or `orders-2023.csv:7` when the
+    /// source has several files and the row is in another file than `file`, the one the message is about.
+    func rowText(source: Int, row: Int, besides file: String) -> String {
+        let place = location(source: source, row: row)
+        return fileOfRow(source: source, row: row) == nil || place.file == file ? "line \(place.line)" : "\(place.file):\(place.line)"
+    }
+
     /// Classes read together in one pass over their shared source: `first` and the classes
     /// after it in plan order that read the same file and need nothing loaded in between.
     private func sourceGroup(startingAt first: String, loaded: Set<String>) -> [ClassMapping] {
@@ -227,7 +253,7 @@ final class ImportPass {
                 guard case .pointer(let target) = field.type, !(plan.cyclicFields[name]?.contains(field.name) ?? false) else { return nil }
                 return manifest.mapping(for: target) == nil ? nil : target
             })
-            if candidate.source == head.source, candidate.delimiter == head.delimiter, needs.isSubset(of: available) {
+            if candidate.sources == head.sources, candidate.delimiter == head.delimiter, needs.isSubset(of: available) {
                 group.append(candidate)
                 available.insert(name)
             }
@@ -238,7 +264,8 @@ final class ImportPass {
     /// The state of one class while its source is read.
     private final class ClassLoad {
         let mapping: ClassMapping
-        let mapper: ClassMapper
+        /// The mapper of the file being read.
+        var mapper: ClassMapper
         let index: KeyIndex
         let source: Int
         /// Positions in ``ClassMapper/fields`` of the cyclic fields, and every field's name.
@@ -265,31 +292,43 @@ final class ImportPass {
         var className: String { mapping.className }
     }
 
-    /// Reads one source once, for every class of `group`, record by record in group order.
+    /// Reads one source once, for every class of `group`, record by record in group order; a
+    /// source of several files is read one file after the other.
     private func load(_ group: [ClassMapping]) throws(PorterError) {
         let loads = group.map {
             ClassLoad($0, manifest: manifest, index: indexes[$0.className]!, source: sourceIndex($0.className), cyclic: plan.cyclicFields[$0.className] ?? [])
         }
-        let source = group[0].source
+        let files = group[0].sources
         let phase = group.map(\.className).joined(separator: "+")
-        let totalBytes = fileSize(source)
-        var records = 0
-        if var reader = openReader(source, delimiter: group[0].delimiter) {
-            while let record = try nextRecord(from: &reader) {
-                records += 1
-                if records % 20_000 == 0 {
-                    progress?(ImportProgress(phase: phase, records: records, bytesRead: reader.bytesRead, totalBytes: totalBytes))
-                }
-                if case .json(let object) = record.content, !loads.contains(where: \.mapping.strict) {
-                    countSkippedKeys(of: object, line: record.line, loads: loads)
-                }
-                for load in loads { try process(record, for: load) }
-                // The whole group goes out together, in plan order: a batch never points at
-                // objects of an earlier class that are still waiting in that class's batch.
-                if loads.contains(where: { $0.batch.count >= options.batchSize }) {
-                    for load in loads { try flush(load) }
+        let totalBytes = files.reduce(Int64(0)) { $0 + fileSize($1) }
+        var records = 0, bytesBefore = Int64(0)
+        for file in files {
+            var offset = 0, lastLine = 0
+            for load in loads {
+                offset = sourceRows[load.source, default: SourceRows()].begin(file)
+                if file != load.mapper.sourceName { load.mapper = ClassMapper(mapping: load.mapping, manifest: manifest, file: file) }
+                load.checkedHeader = false
+            }
+            if var reader = openReader(file, delimiter: group[0].delimiter) {
+                while let record = try nextRecord(from: &reader) {
+                    records += 1
+                    lastLine = record.line
+                    if records % 20_000 == 0 {
+                        progress?(ImportProgress(phase: phase, records: records, bytesRead: bytesBefore + reader.bytesRead, totalBytes: totalBytes))
+                    }
+                    if case .json(let object) = record.content, !loads.contains(where: \.mapping.strict) {
+                        countSkippedKeys(of: object, line: record.line, file: file, loads: loads)
+                    }
+                    for load in loads { try process(record, row: offset + record.line, for: load) }
+                    // The whole group goes out together, in plan order: a batch never points at
+                    // objects of an earlier class that are still waiting in that class's batch.
+                    if loads.contains(where: { $0.batch.count >= options.batchSize }) {
+                        for load in loads { try flush(load) }
+                    }
                 }
             }
+            for load in loads { sourceRows[load.source]!.read(offset + lastLine) }
+            bytesBefore += fileSize(file)
         }
         for load in loads {
             try flush(load)
@@ -305,20 +344,21 @@ final class ImportPass {
     }
 
     /// Counts the keys of `object` that no class of the group reads (a strict class makes them faults instead).
-    private func countSkippedKeys(of object: JSONObject, line: Int, loads: [ClassLoad]) {
+    private func countSkippedKeys(of object: JSONObject, line: Int, file: String, loads: [ClassLoad]) {
         for member in object where !loads.contains(where: { $0.mapper.reads(member.key) }) {
             let className = loads[0].className, id = "\(className)\u{0}\(member.key)"
             if let index = skippedKeyIndex[id] {
                 skippedKeys[index].count += 1
             } else {
                 skippedKeyIndex[id] = skippedKeys.count
-                skippedKeys.append(SkippedKey(className: className, key: member.key, file: loads[0].mapping.source, firstLine: line, count: 1))
+                skippedKeys.append(SkippedKey(className: className, key: member.key, file: file, firstLine: line, count: 1))
             }
         }
     }
 
     /// Maps one record onto one class: checks it, resolves its references, queues it for the sink.
-    private func process(_ record: SourceRecord, for load: ClassLoad) throws(PorterError) {
+    /// `rowNumber` is the record's row in the class's numbering (``sourceRows``).
+    private func process(_ record: SourceRecord, row rowNumber: Int, for load: ClassLoad) throws(PorterError) {
         // `load.mapping` is read in place: a local copy of the struct would cost every record.
         let mapper = load.mapper, className = load.className
         classTallies[className]!.read += 1
@@ -327,21 +367,21 @@ final class ImportPass {
             load.checkedHeader = true
             for column in mapper.unknownColumns(of: record) {
                 let line = if case .csv = record.content { 1 } else { record.line }
-                log.add(Diagnostic(SourceLocation(file: load.mapping.source, line: line, column: column), "unknown column (\(className) is strict)"), fatal: true)
+                log.add(Diagnostic(SourceLocation(file: mapper.sourceName, line: line, column: column), "unknown column (\(className) is strict)"), fatal: true)
                 sinkOpen = false
             }
         }
-        let row = RowID(source: load.source, line: record.line)
+        let row = RowID(source: load.source, line: rowNumber)
         if let reason = givenRejects?.reason(for: row) {
             classTallies[className]!.rejected += 1
-            try rejects?.add(record, reason: reason, to: className)
+            try rejects?.add(record, reason: reason, to: className, file: fileOfRow(source: load.source, row: rowNumber))
             return
         }
         let draft: ObjectDraft
         switch mapper.map(record) {
         case .failure(let failure):
             if let objectId = failure.objectId,
-               load.index.register(objectId: objectId, keyHash: failure.keyHash, explicitId: failure.hasSourceObjectId, line: record.line) == .added {
+               load.index.register(objectId: objectId, keyHash: failure.keyHash, explicitId: failure.hasSourceObjectId, line: rowNumber) == .added {
                 load.index.reject(objectId: objectId, keyHash: failure.keyHash)
             }
             rowFailed(row, className: className, failure.diagnostics)
@@ -351,15 +391,15 @@ final class ImportPass {
         }
         var problems: [Diagnostic] = []
         var registered = false
-        switch load.index.register(objectId: draft.objectId, keyHash: draft.keyHash, explicitId: draft.hasSourceObjectId, line: draft.line) {
+        switch load.index.register(objectId: draft.objectId, keyHash: draft.keyHash, explicitId: draft.hasSourceObjectId, line: rowNumber) {
         case .added: registered = true
         case .duplicateKey(let first):
             let keyField = mapper.fields.first { $0.name == load.mapping.key.first }
             problems.append(Diagnostic(mapper.location(draft.line, keyField, value: draft.key.map { ObjectReference(targetClass: className, identity: .key($0)).sourceText }),
-                                       "duplicate key, first seen at line \(first)"))
+                                       "duplicate key, first seen at \(rowText(source: load.source, row: first, besides: mapper.sourceName))"))
         case .duplicateObjectId(let first):
-            problems.append(Diagnostic(SourceLocation(file: load.mapping.source, line: draft.line, column: "objectId", value: draft.objectId),
-                                       "duplicate objectId, first seen at line \(first)"))
+            problems.append(Diagnostic(SourceLocation(file: mapper.sourceName, line: draft.line, column: "objectId", value: draft.objectId),
+                                       "duplicate objectId, first seen at \(rowText(source: load.source, row: first, besides: mapper.sourceName))"))
         }
         var fields: [FieldValue] = []
         fields.reserveCapacity(draft.values.count)
@@ -381,7 +421,7 @@ final class ImportPass {
                 // A class read in the same pass whose object comes further down the file.
                 later([reference])
             case .pointer(let reference):
-                if let objectId = resolve(reference, from: row, mapper: mapper, field: index, problems: &problems) {
+                if let objectId = resolve(reference, from: row, line: draft.line, mapper: mapper, field: index, problems: &problems) {
                     fields.append(FieldValue(load.fieldNames[index], .pointer(PointerRef(className: reference.targetClass, objectId: objectId))))
                 }
             case .relation(let refs) where !ahead && !isComplete(mapper.fields[index].type.targetClass!):
@@ -392,9 +432,9 @@ final class ImportPass {
             case .relation(let refs):
                 var ids: [String] = []
                 for reference in refs {
-                    if let id = resolve(reference, from: row, mapper: mapper, field: index, problems: &problems) { ids.append(id) }
+                    if let id = resolve(reference, from: row, line: draft.line, mapper: mapper, field: index, problems: &problems) { ids.append(id) }
                 }
-                if sink != nil { load.relationBatches[load.fieldNames[index], default: []].append(RelationLinks(ownerId: draft.objectId, relatedIds: ids, line: row.lineNumber)) }
+                if sink != nil { load.relationBatches[load.fieldNames[index], default: []].append(RelationLinks(ownerId: draft.objectId, relatedIds: ids, line: draft.line)) }
             }
         }
         guard problems.isEmpty else {
@@ -414,7 +454,7 @@ final class ImportPass {
             }
         }
         if sink != nil {
-            load.batch.append(ResolvedObject(objectId: draft.objectId, line: draft.line, fields: fields, acl: draft.acl,
+            load.batch.append(ResolvedObject(objectId: draft.objectId, line: rowNumber, fields: fields, acl: draft.acl,
                                              createdAt: draft.createdAt, updatedAt: draft.updatedAt, passwordHash: draft.passwordHash))
             if keepsSentRecords { load.records.append(record) }
         }
@@ -424,10 +464,10 @@ final class ImportPass {
         completeClasses.contains(className) || manifest.mapping(for: className) == nil
     }
 
-    /// Resolves one reference from `row`; a fault is added to `problems`.
-    func resolve(_ reference: ObjectReference, from row: RowID, mapper: ClassMapper, field: Int,
+    /// Resolves one reference from `row`, at `line` of the mapper's file; a fault is added to `problems`.
+    func resolve(_ reference: ObjectReference, from row: RowID, line: Int, mapper: ClassMapper, field: Int,
                          problems: inout [Diagnostic]) -> String? {
-        resolve(reference, from: row, location: mapper.location(Int(row.line), mapper.fields[field], value: reference.sourceText), problems: &problems)
+        resolve(reference, from: row, location: mapper.location(line, mapper.fields[field], value: reference.sourceText), problems: &problems)
     }
 
     /// The objectId `reference` resolves to; a fault is added to `problems` (the location is
@@ -443,7 +483,9 @@ final class ImportPass {
             if collecting, let row { references[RowID(source: sourceIndex(target), line: line), default: []].append(row) }
             return objectId
         case .rejected(let line):
-            problems.append(Diagnostic(location(), "points to \(target) \"\(reference.sourceText)\" (line \(line)), which is rejected"))
+            let place = location()
+            let targetRow = rowText(source: sourceIndex(target), row: line, besides: place.file)
+            problems.append(Diagnostic(place, "points to \(target) \"\(reference.sourceText)\" (\(targetRow)), which is rejected"))
         case .missing:
             switch reference.identity {
             case .key: problems.append(Diagnostic(location(), "no \(target) has key \"\(reference.sourceText)\""))
@@ -509,13 +551,16 @@ final class ImportPass {
         }
     }
 
+    /// Counts one object the sink answered for; `line` is its row number (0: none), and
+    /// `source` names the class's files as a whole.
     func count(_ outcome: WriteOutcome, className: String, source: String, line: Int) {
         switch outcome {
         case .inserted: classTallies[className]!.inserted += 1
         case .updated: classTallies[className]!.updated += 1
         case .unchanged: classTallies[className]!.unchanged += 1
         case .failed(let reason):
-            log.add(Diagnostic(SourceLocation(file: source, line: line), reason), fatal: true)
+            let place = line > 0 ? location(source: sourceIndex(className), row: line) : (file: source, line: 0)
+            log.add(Diagnostic(SourceLocation(file: place.file, line: place.line), reason), fatal: true)
             // A target that cannot roll back has the rest of the data already: go on, skip this one.
             if case .writing(let sink, _) = mode, !sink.isTransactional {
                 classTallies[className]!.rejected += 1
@@ -543,8 +588,4 @@ struct DeferredReference {
     let ownerKeyHash: KeyHash?
     let row: RowID
     let references: [ObjectReference]
-}
-
-extension RowID {
-    var lineNumber: Int { Int(line) }
 }

@@ -3,7 +3,7 @@ import ParseModel
 import PorterReaders
 
 /// Checks what the decoder cannot see field by field: keys name fields, references name
-/// known classes, source files exist.
+/// known classes (``ManifestSources`` checks the source files).
 struct ManifestChecker {
     let manifest: DatasetManifest
     let targetClasses: Set<String>
@@ -33,19 +33,6 @@ struct ManifestChecker {
             if geoPoints.count > 1 {
                 throw fail("\(path).fields.\(geoPoints[1].name)", "a class can have only one GeoPoint field (Parse Server's rule)")
             }
-            try checkSource(mapping.source, at: "\(path).source")
-        }
-        for (i, relation) in manifest.relations.enumerated() {
-            try checkSource(relation.source, at: "relations[\(i)].source")
-        }
-    }
-
-    func checkSource(_ source: String, at path: String) throws(PorterError) {
-        guard manifest.files.isFile(source) else {
-            throw fail(path, "file \"\(source)\" does not exist")
-        }
-        guard SourceFormat.forFile(source) != nil else {
-            throw fail(path, "\"\(source)\": unknown file type (.csv, .tsv, .json, .ndjson or .jsonl)")
         }
     }
 }

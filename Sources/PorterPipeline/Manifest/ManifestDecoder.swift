@@ -94,7 +94,7 @@ struct ManifestDecoder {
 
     func decodeClass(_ className: String, _ value: JSONValue, at path: String) throws(PorterError) -> ClassMapping {
         let spec = try object(value, at: path, allowed: Self.classKeys)
-        let source = try requiredString(spec["source"], at: "\(path).source")
+        let sources = try sourceList(spec["source"], at: "\(path).source")
         let key = try stringList(spec["key"], at: "\(path).key") ?? []
         guard case .object(let fieldsObject)? = spec["fields"], !fieldsObject.isEmpty else {
             throw fail("\(path).fields", "is required: a mapping of field names to types")
@@ -117,9 +117,18 @@ struct ManifestDecoder {
             }
             mode = parsed
         }
-        return ClassMapping(className: className, source: source, key: key, fields: fields, defaultACL: acl, mode: mode,
-                            strict: try bool(spec["strict"], at: "\(path).strict") ?? false,
-                            delimiter: try delimiter(spec["delimiter"], at: "\(path).delimiter"))
+        var mapping = ClassMapping(className: className, source: sources[0], key: key, fields: fields, defaultACL: acl, mode: mode,
+                                   strict: try bool(spec["strict"], at: "\(path).strict") ?? false,
+                                   delimiter: try delimiter(spec["delimiter"], at: "\(path).delimiter"))
+        mapping.sourcePatterns = sources
+        mapping.sources = sources
+        return mapping
+    }
+
+    /// A `source`: one file name or glob, or a non-empty list of them.
+    func sourceList(_ value: JSONValue?, at path: String) throws(PorterError) -> [String] {
+        guard let sources = try stringList(value, at: path), !sources.isEmpty, sources != [""] else { throw fail(path, "is required") }
+        return sources
     }
 
     func decodeField(_ name: String, _ value: JSONValue, at path: String) throws(PorterError) -> FieldMapping {
@@ -235,10 +244,13 @@ struct ManifestDecoder {
             }
             classes[ownerIndex].fields.append(FieldMapping(name: field, type: .relation(targetClass: target), fromJoinFile: true))
         }
-        return JoinRelationMapping(owner: owner, field: field, targetClass: targetClass!,
-                                   source: try requiredString(spec["source"], at: "\(path).source"),
-                                   ownerColumn: try requiredString(spec["ownerColumn"], at: "\(path).ownerColumn"),
-                                   targetColumn: try requiredString(spec["targetColumn"], at: "\(path).targetColumn"),
-                                   delimiter: try delimiter(spec["delimiter"], at: "\(path).delimiter"))
+        let sources = try sourceList(spec["source"], at: "\(path).source")
+        var relation = JoinRelationMapping(owner: owner, field: field, targetClass: targetClass!, source: sources[0],
+                                           ownerColumn: try requiredString(spec["ownerColumn"], at: "\(path).ownerColumn"),
+                                           targetColumn: try requiredString(spec["targetColumn"], at: "\(path).targetColumn"),
+                                           delimiter: try delimiter(spec["delimiter"], at: "\(path).delimiter"))
+        relation.sourcePatterns = sources
+        relation.sources = sources
+        return relation
     }
 }
