@@ -10,24 +10,26 @@ extension ImportPass {
         var batch: [RelationLinks] = []
         for file in relation.sources {
             let offset = sourceRows[source, default: SourceRows()].begin(file)
-            let lastLine = try loadJoinFile(file, of: relation, source: source, offset: offset, batch: &batch)
+            let (records, lastLine) = try loadJoinFile(file, of: relation, source: source, offset: offset, batch: &batch)
             sourceRows[source]!.read(offset + lastLine)
+            if relation.sources.count > 1 { sourceFiles.append(SourceFileTally(reader: "\(relation.owner).\(relation.field)", file: file, records: records)) }
         }
         try flushJoin(&batch, relation)
     }
 
-    /// Reads one file of a join relation; returns the line of its last record.
+    /// Reads one file of a join relation; returns how many records it read and the line of the last.
     private func loadJoinFile(_ file: String, of relation: JoinRelationMapping, source: Int, offset: Int,
-                              batch: inout [RelationLinks]) throws(PorterError) -> Int {
+                              batch: inout [RelationLinks]) throws(PorterError) -> (records: Int, lastLine: Int) {
         let tallyKey = "\(relation.owner).\(relation.field)"
-        guard var reader = openReader(file, delimiter: relation.delimiter) else { return 0 }
+        guard var reader = openReader(file, delimiter: relation.delimiter) else { return (0, 0) }
         let ownerColumn = ColumnPath(relation.ownerColumn), targetColumn = ColumnPath(relation.targetColumn)
         let ownerParser = ClassMapper.referenceParser(for: .pointer(targetClass: relation.owner), manifest: manifest)!
         let targetParser = ClassMapper.referenceParser(for: .pointer(targetClass: relation.targetClass), manifest: manifest)!
         var checkedHeader = false
-        var lastLine = 0
+        var records = 0, lastLine = 0
         let fieldName = "\(relation.owner).\(relation.field)"
         while let record = try nextRecord(from: &reader) {
+            records += 1
             lastLine = record.line
             if !checkedHeader {
                 checkedHeader = true
@@ -77,7 +79,7 @@ extension ImportPass {
                 if batch.count >= options.batchSize { try flushJoin(&batch, relation) }
             }
         }
-        return lastLine
+        return (records, lastLine)
     }
 
     func flushJoin(_ batch: inout [RelationLinks], _ relation: JoinRelationMapping) throws(PorterError) {

@@ -60,6 +60,8 @@ final class ImportPass {
     /// Per source (a class's index, or the class count plus a join relation's), which file
     /// each row number was read from: a class may read several files.
     var sourceRows: [Int: SourceRows] = [:]
+    /// The records read from each file of the classes and join relations that read several.
+    var sourceFiles: [SourceFileTally] = []
     /// Whether join files are read before the classes, so that each owner is created with its
     /// links in one request: when references resolve ahead (a server that takes the loader's
     /// objectIds). A later update would set a new `updatedAt`, which no key can keep.
@@ -303,7 +305,7 @@ final class ImportPass {
         let totalBytes = files.reduce(Int64(0)) { $0 + fileSize($1) }
         var records = 0, bytesBefore = Int64(0)
         for file in files {
-            var offset = 0, lastLine = 0
+            var offset = 0, lastLine = 0, fileRecords = 0
             for load in loads {
                 offset = sourceRows[load.source, default: SourceRows()].begin(file)
                 if file != load.mapper.sourceName { load.mapper = ClassMapper(mapping: load.mapping, manifest: manifest, file: file) }
@@ -312,6 +314,7 @@ final class ImportPass {
             if var reader = openReader(file, delimiter: group[0].delimiter) {
                 while let record = try nextRecord(from: &reader) {
                     records += 1
+                    fileRecords += 1
                     lastLine = record.line
                     if records % 20_000 == 0 {
                         progress?(ImportProgress(phase: phase, records: records, bytesRead: bytesBefore + reader.bytesRead, totalBytes: totalBytes))
@@ -328,6 +331,7 @@ final class ImportPass {
                 }
             }
             for load in loads { sourceRows[load.source]!.read(offset + lastLine) }
+            if files.count > 1 { sourceFiles += loads.map { SourceFileTally(reader: $0.className, file: file, records: fileRecords) } }
             bytesBefore += fileSize(file)
         }
         for load in loads {

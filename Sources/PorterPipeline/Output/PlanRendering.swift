@@ -2,9 +2,11 @@ import ParseModel
 
 /// The plan as text, JSON or Graphviz DOT (`parse-porter plan --format`).
 extension ImportPlan {
-    /// One line per phase: `phase 1: insert Genre, Author`.
+    /// One line per phase: `phase 1: insert Genre, Author`; then, for each class or join relation
+    /// whose source is a list or a glob, the files it reads: `Order reads data/orders-*.csv: data/orders-2023.csv, …`.
     public var text: String {
-        phases.map { "phase \($0.number): \($0.kind.rawValue) \($0.items.joined(separator: ", "))" }.joined(separator: "\n")
+        (phases.map { "phase \($0.number): \($0.kind.rawValue) \($0.items.joined(separator: ", "))" }
+            + sourceLists.map { "\($0.reader) reads \($0.source): \($0.files.joined(separator: ", "))" }).joined(separator: "\n")
     }
 
     public var json: JSONValue {
@@ -18,6 +20,9 @@ extension ImportPlan {
             }),
             "relations": .array(relationEdges.map { edge in
                 .object(JSONObject(["from": .string(edge.from), "field": .string(edge.field), "to": .string(edge.to)]))
+            }),
+            "sources": .array(sourceLists.map { list in
+                .object(JSONObject(["reader": .string(list.reader), "source": .string(list.source), "files": .array(list.files.map(JSONValue.string))]))
             }),
         ]))
     }
