@@ -9,8 +9,9 @@ extension ImportPlan {
             + sourceLists.map { "\($0.reader) reads \($0.source): \($0.files.joined(separator: ", "))" }).joined(separator: "\n")
     }
 
+    /// Phases, pointer and relation edges; `sources` when a class or join relation reads a list or a glob.
     public var json: JSONValue {
-        .object(JSONObject([
+        var object = JSONObject([
             "phases": .array(phases.map { phase in
                 .object(JSONObject(["phase": .integer(Int64(phase.number)), "kind": .string(phase.kind.rawValue),
                                     "items": .array(phase.items.map(JSONValue.string))]))
@@ -21,10 +22,13 @@ extension ImportPlan {
             "relations": .array(relationEdges.map { edge in
                 .object(JSONObject(["from": .string(edge.from), "field": .string(edge.field), "to": .string(edge.to)]))
             }),
-            "sources": .array(sourceLists.map { list in
+        ])
+        if !sourceLists.isEmpty {
+            object["sources"] = .array(sourceLists.map { list in
                 .object(JSONObject(["reader": .string(list.reader), "source": .string(list.source), "files": .array(list.files.map(JSONValue.string))]))
-            }),
-        ]))
+            })
+        }
+        return .object(object)
     }
 
     /// A digraph: one cluster per insert phase, solid pointer edges (dashed when patched
