@@ -222,18 +222,23 @@ final class ImportPass {
         manifest.files.size(of: source)
     }
 
+    /// The manifest's `source` text of `source` (a class's index, or the class count plus a join
+    /// relation's), and the files it reads.
+    private func sourceSpec(_ source: Int) -> (text: String, files: [String]) {
+        guard source >= manifest.classes.count else { return (manifest.classes[source].source, manifest.classes[source].sources) }
+        let relation = manifest.relations[source - manifest.classes.count]
+        return (relation.source, relation.sources)
+    }
+
     /// The file and line of row `row` of `source` (see ``sourceRows``); row 0 is the source as a whole.
     func location(source: Int, row: Int) -> (file: String, line: Int) {
-        guard row > 0, let rows = sourceRows[source] else {
-            return (source < manifest.classes.count ? manifest.classes[source].source : manifest.relations[source - manifest.classes.count].source, row)
-        }
+        guard row > 0, let rows = sourceRows[source] else { return (sourceSpec(source).text, row) }
         return rows.location(of: row)
     }
 
     /// The file of row `row` of `source` when the source has several files (messages and rejects name it then).
     func fileOfRow(source: Int, row: Int) -> String? {
-        let fileCount = source < manifest.classes.count ? manifest.classes[source].sources.count : manifest.relations[source - manifest.classes.count].sources.count
-        return fileCount < 2 ? nil : location(source: source, row: row).file
+        sourceSpec(source).files.count < 2 ? nil : location(source: source, row: row).file
     }
 
     /// Row `row` of `source` as a message names it: `line 7`, or `orders-2023.csv:7` when the
