@@ -13,10 +13,11 @@ extension SourceFiles {
     /// The files `pattern` names, sorted by name. A glob (`data/orders-*.csv`) matches as the
     /// shell does, with the C library's `glob(3)` in a folder and `fnmatch(3)` in an archive:
     /// `*`, `?` and `[…]` stay within one path segment, and a name starting with `.` is matched
-    /// only by a pattern segment starting with `.`; only files count, not folders. A name
-    /// without pattern characters names that file, if it exists.
+    /// only by a pattern segment starting with `.`; only files count, not folders. A name that is
+    /// a file (`data[1].csv`) names that file, pattern characters or not.
     public func files(matching pattern: String) -> [String] {
-        guard Self.isPattern(pattern) else { return isFile(pattern) ? [pattern] : [] }
+        if isFile(pattern) { return [pattern] }
+        guard Self.isPattern(pattern) else { return [] }
         let names: [String]
         switch self {
         case .folder(let path):

@@ -8,7 +8,7 @@ import XCTest
 final class SourceFilesPatternTests: XCTestCase {
     let temporary = TemporaryFiles()
     let names = ["data/orders-2023.csv", "data/orders-2024.csv", "data/orders-2024.csv.bak", "data/.orders-hidden.csv",
-                 "data/old/orders-2019.csv", "orders-top.csv", "customers.csv"]
+                 "data/old/orders-2019.csv", "orders-top.csv", "customers.csv", "odd[1].csv"]
 
     /// A folder (whose own name holds pattern characters, matched literally) with `names`.
     func folder() throws -> SourceFiles {
@@ -49,6 +49,7 @@ final class SourceFilesPatternTests: XCTestCase {
         XCTAssertEqual(files.files(matching: "data/invoices-*.csv"), [])
         XCTAssertEqual(files.files(matching: "customers.csv"), ["customers.csv"])
         XCTAssertEqual(files.files(matching: "data/folder.csv"), [], "a folder is not a file")
+        XCTAssertEqual(files.files(matching: "odd[1].csv"), ["odd[1].csv"], "a file's own name names it")
     }
 
     func testGlobsInAnArchive() throws {

@@ -66,7 +66,8 @@ public struct ClassMapping: Sendable {
     /// The source as the manifest names it, relative to its folder: a file, a glob
     /// (`data/orders-*.csv`), or a list of them.
     public var sourcePatterns: [String]
-    /// The files ``sourcePatterns`` name, in the order they are read (set by ``ManifestLoader``).
+    /// The files ``sourcePatterns`` name, in the order they are read (set by ``ManifestLoader``;
+    /// until then, the patterns themselves).
     public var sources: [String]
     /// Field names forming the natural key; empty when objects are identified by a source `objectId`.
     public var key: [String]
@@ -165,7 +166,8 @@ public struct JoinRelationMapping: Sendable {
     public var targetClass: String
     /// The join file as the manifest names it: a file, a glob, or a list of them.
     public var sourcePatterns: [String]
-    /// The files ``sourcePatterns`` name, in the order they are read (set by ``ManifestLoader``).
+    /// The files ``sourcePatterns`` name, in the order they are read (set by ``ManifestLoader``;
+    /// until then, the patterns themselves).
     public var sources: [String]
     public var ownerColumn: String
     public var targetColumn: String
