@@ -132,4 +132,25 @@ final class SourceListTests: XCTestCase {
             XCTAssertEqual(try Mirror(server.file).rows(#"SELECT objectId, updatedAt FROM "Order" ORDER BY objectId"#), updated)
         }
     }
+
+    /// An object of the second file that the server refuses is named by that file and line, in
+    /// the messages and in the rejects file; the rest is written.
+    func testObjectsTheServerRefusesNameTheFileAndLine() throws {
+        let server = try ServedMirror(in: self)
+        let schema = #"{"className":"Order","fields":{"total":{"type":"Number","required":true}}}"#
+        XCTAssertEqual(try RESTImportTests.curl(server, "POST", "/schemas/Order", schema).status, 0)
+        let orders2024 = dataset.appendingPathComponent("data/orders-2024.csv")
+        let text = try String(contentsOf: orders2024, encoding: .utf8)
+        try text.replacingOccurrences(of: "2024-003,eva@example.eu,2024-06-18,12\n", with: "2024-003,eva@example.eu,2024-06-18,\n")
+            .write(to: orders2024, atomically: true, encoding: .utf8)
+        let result = try server.runImport(dataset.path, ["--json"])
+        XCTAssertEqual(result.status, 1, result.stderr)
+        let summary = try ImportSummary.parse(result)
+        XCTAssertEqual(summary.tally("Order").map { [$0.inserted, $0.rejected] }, [6, 1])
+        XCTAssertTrue(summary.errors.contains { $0.hasPrefix("data/orders-2024.csv:4: the server refused Order: Parse error 142") }, "\(summary.errors)")
+        let rejects = try String(contentsOf: dataset.appendingPathComponent("rejects/Order.csv"), encoding: .utf8)
+        XCTAssertTrue(rejects.hasPrefix("_line,number,customer,placed_at,total,_error\ndata/orders-2024.csv:4,2024-003,eva@example.eu,2024-06-18,,the server refused Order"), rejects)
+        XCTAssertEqual(try Mirror(server.file).rows(#"SELECT number FROM "Order" ORDER BY number"#).map { $0[0]! },
+                       ["2023-001", "2023-002", "2023-003", "2024-001", "2024-002", "2024-004"])
+    }
 }

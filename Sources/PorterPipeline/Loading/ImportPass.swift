@@ -281,6 +281,8 @@ final class ImportPass {
         var batch: [ResolvedObject] = []
         /// The records of ``batch`` as read, when ``ImportPass/keepsSentRecords``.
         var records: [SourceRecord] = []
+        /// The row numbers (``ImportPass/sourceRows``) of ``batch``.
+        var rows: [Int] = []
         var relationBatches: [String: [RelationLinks]] = [:]
         /// The local files the waiting objects name, by ``LocalFile/storedName``.
         var uploads: [String: LocalFile] = [:]
@@ -463,7 +465,8 @@ final class ImportPass {
             }
         }
         if sink != nil {
-            load.batch.append(ResolvedObject(objectId: draft.objectId, line: rowNumber, fields: fields, acl: draft.acl,
+            load.rows.append(rowNumber)
+            load.batch.append(ResolvedObject(objectId: draft.objectId, line: draft.line, fields: fields, acl: draft.acl,
                                              createdAt: draft.createdAt, updatedAt: draft.updatedAt, passwordHash: draft.passwordHash))
             if keepsSentRecords { load.records.append(record) }
         }
@@ -540,11 +543,12 @@ final class ImportPass {
         defer {
             load.batch.removeAll(keepingCapacity: true)
             load.records.removeAll(keepingCapacity: true)
+            load.rows.removeAll(keepingCapacity: true)
             load.relationBatches.removeAll(keepingCapacity: true)
             load.uploads.removeAll(keepingCapacity: true)
         }
         guard let sink, !load.batch.isEmpty || !load.relationBatches.isEmpty else { return }
-        let objects = load.batch, records = load.records, mapping = load.mapping, className = load.className
+        let objects = load.batch, records = load.records, rows = load.rows, mapping = load.mapping, className = load.className
         let relations = load.relationBatches.keys.sorted().map { field in
             // Links from a join file are added, as when they are sent on their own.
             RelationBatch(field: field, targetClass: mapping.field(named: field)!.type.targetClass!, links: load.relationBatches[field]!,
@@ -555,7 +559,7 @@ final class ImportPass {
             let stored = uploads.isEmpty ? [:] : try sink.store(uploads)
             let objects = stored.isEmpty ? objects : objects.map { $0.naming(files: stored) }
             let written = try sink.write(objects, className: className, mode: mapping.mode, relations: relations)
-            return .objects(className: className, source: mapping.source, lines: objects.map(\.line), records: records, outcomes: written.outcomes,
+            return .objects(className: className, source: mapping.source, lines: rows, records: records, outcomes: written.outcomes,
                             links: Dictionary(uniqueKeysWithValues: written.links.map { ("\(className).\($0.key)", $0.value) }))
         }
     }
