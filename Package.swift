@@ -44,7 +44,7 @@ let package = Package(
         // Test helpers shared by the test targets (not a product).
         .target(name: "PorterTestSupport", path: "Tests/PorterTestSupport"),
         .testTarget(name: "ParseModelTests", dependencies: ["ParseModel"]),
-        .testTarget(name: "PorterReadersTests", dependencies: ["PorterReaders", "PorterTestSupport"]),
+        .testTarget(name: "PorterReadersTests", dependencies: ["PorterReaders", "PorterTestSupport", "CLibZip"]),
         .testTarget(name: "PorterPipelineTests", dependencies: ["PorterPipeline", "PorterReaders", "ParseModel"]),
         .testTarget(name: "PorterSQLiteTests", dependencies: ["PorterSQLite", "PorterPipeline", "ParseModel", "CSQLite"]),
         .testTarget(name: "PorterHTTPTests", dependencies: ["PorterHTTP"]),

@@ -9,12 +9,12 @@ extension ImportPass {
         var patches: [String: [(objectId: String, value: ParseValue)]] = [:]
         var links: [String: [RelationLinks]] = [:]
         for item in deferred {
-            let mapping = manifest.mapping(for: item.className)!
             if givenRejects?.reason(for: item.row) != nil { continue }
             var problems: [Diagnostic] = []
             var ids: [String] = []
             for reference in item.references {
-                let location = SourceLocation(file: mapping.source, line: Int(item.row.line), column: item.field.column,
+                let place = self.location(source: Int(item.row.source), row: Int(item.row.line))
+                let location = SourceLocation(file: place.file, line: place.line, column: item.field.column,
                                               field: "\(item.className).\(item.field.name)", value: reference.sourceText)
                 if let id = resolve(reference, from: item.row, location: location, problems: &problems) { ids.append(id) }
             }

@@ -5,32 +5,48 @@ import PorterReaders
 /// Relation links from join files, and (with `--max-errors`) rejects that follow references.
 extension ImportPass {
 
+    /// Reads a join relation's files one after the other.
     func loadJoinFile(_ relation: JoinRelationMapping, source: Int) throws(PorterError) {
+        var batch: [RelationLinks] = []
+        for file in relation.sources {
+            let offset = sourceRows[source, default: SourceRows()].begin(file)
+            let (records, lastLine) = try loadJoinFile(file, of: relation, source: source, offset: offset, batch: &batch)
+            sourceRows[source]!.read(offset + lastLine)
+            if relation.sources.count > 1 { sourceFiles.append(SourceFileTally(reader: "\(relation.owner).\(relation.field)", file: file, records: records)) }
+        }
+        try flushJoin(&batch, relation)
+    }
+
+    /// Reads one file of a join relation; returns how many records it read and the line of the last.
+    private func loadJoinFile(_ file: String, of relation: JoinRelationMapping, source: Int, offset: Int,
+                              batch: inout [RelationLinks]) throws(PorterError) -> (records: Int, lastLine: Int) {
         let tallyKey = "\(relation.owner).\(relation.field)"
         let keyPath = "relations[\(source - manifest.classes.count)]"
-        guard var reader = openReader(relation.source, delimiter: relation.delimiter, encoding: relation.encoding, declaredAt: keyPath) else { return }
+        guard var reader = openReader(file, delimiter: relation.delimiter, encoding: relation.encoding, declaredAt: keyPath) else { return (0, 0) }
         let ownerColumn = ColumnPath(relation.ownerColumn), targetColumn = ColumnPath(relation.targetColumn)
         let ownerParser = ClassMapper.referenceParser(for: .pointer(targetClass: relation.owner), by: relation.ownerBy, manifest: manifest)!
         let targetParser = ClassMapper.referenceParser(for: .pointer(targetClass: relation.targetClass), by: relation.targetBy, manifest: manifest)!
-        var batch: [RelationLinks] = []
         var checkedHeader = false
+        var records = 0, lastLine = 0
         let fieldName = "\(relation.owner).\(relation.field)"
         while let record = try nextRecord(from: &reader, declaredAt: keyPath) {
+            records += 1
+            lastLine = record.line
             if !checkedHeader {
                 checkedHeader = true
                 for column in [relation.ownerColumn, relation.targetColumn] where record.cell(ColumnPath(column)) == nil {
-                    log.add(Diagnostic(SourceLocation(file: relation.source, line: 1, column: column), "missing column (relations: \(fieldName))"), fatal: true)
+                    log.add(Diagnostic(SourceLocation(file: file, line: 1, column: column), "missing column (relations: \(fieldName))"), fatal: true)
                     sinkOpen = false
                 }
                 if log.hasFatal { break }
             }
-            let row = RowID(source: source, line: record.line)
+            let row = RowID(source: source, line: offset + record.line)
             var problems: [Diagnostic] = []
             var ids: [String] = []
             for (column, parser) in [(ownerColumn, ownerParser), (targetColumn, targetParser)] {
                 let cell = record.cell(column)
                 let text = cell?.displayText ?? ""
-                let location = SourceLocation(file: relation.source, line: record.line, column: column.name, field: fieldName, value: text)
+                let location = SourceLocation(file: file, line: record.line, column: column.name, field: fieldName, value: text)
                 guard let cell, text != "" else {
                     problems.append(Diagnostic(location, "empty reference"))
                     continue
@@ -42,14 +58,15 @@ extension ImportPass {
                     problems.append(Diagnostic(location, error.reason))
                 }
             }
-            if let ragged = record.raggednessFault(file: relation.source) {
+            if let ragged = record.raggednessFault(file: file) {
                 problems = [Diagnostic(ragged.location, ragged.reason)]
             }
             if !problems.isEmpty {
                 relationTallies[tallyKey]!.rejected += 1
                 pruneTracker?.rejectedLinks[tallyKey, default: 0] += 1
                 if givenRejects != nil {
-                    try rejects?.add(record, reason: problems.map(\.reason).joined(separator: "; "), to: "_Join:\(relation.field):\(relation.owner)")
+                    try rejects?.add(record, reason: problems.map(\.reason).joined(separator: "; "), to: "_Join:\(relation.field):\(relation.owner)",
+                                      file: fileOfRow(source: source, row: offset + record.line))
                 } else {
                     for problem in problems { log.add(problem) }
                     sinkOpen = false
@@ -65,7 +82,7 @@ extension ImportPass {
                 if batch.count >= options.batchSize { try flushJoin(&batch, relation) }
             }
         }
-        try flushJoin(&batch, relation)
+        return (records, lastLine)
     }
 
     func flushJoin(_ batch: inout [RelationLinks], _ relation: JoinRelationMapping) throws(PorterError) {
@@ -80,10 +97,12 @@ extension ImportPass {
         while let rejected = queue.popLast() {
             for source in references[rejected] ?? [] where rejectPlan.reasons[source] == nil {
                 let targetClass = manifest.classes[Int(rejected.source)].className
-                rejectPlan.reasons[source] = "points to \(targetClass) at line \(rejected.line), which is rejected"
+                let place = location(source: Int(source.source), row: Int(source.line))
+                let targetRow = rowText(source: Int(rejected.source), row: Int(rejected.line), besides: place.file)
+                rejectPlan.reasons[source] = "points to \(targetClass) at \(targetRow), which is rejected"
                 let className = manifest.classes[Int(source.source)].className
                 classTallies[className]!.rejected += 1
-                log.add(Diagnostic(SourceLocation(file: manifest.classes[Int(source.source)].source, line: Int(source.line)), rejectPlan.reasons[source]!))
+                log.add(Diagnostic(SourceLocation(file: place.file, line: place.line), rejectPlan.reasons[source]!))
                 queue.append(source)
             }
         }

@@ -34,7 +34,7 @@ extension ImportPass {
     /// a reference to it not found may name an object that was never read.
     func isUnread(_ className: String) -> Bool {
         guard !unreadSources.isEmpty, let mapping = manifest.mapping(for: className) else { return false }
-        return unreadSources.contains(mapping.source)
+        return mapping.sources.contains(where: unreadSources.contains)
     }
 
     /// Counts a reference in `file` that may name an object of `className` never read.

@@ -64,6 +64,11 @@ final class ImportPass {
     /// Links read from join files before their owners' class (see ``joinFilesAhead``), by
     /// `Owner.field` and owner objectId.
     var linksAhead: [String: [String: [RelationLinks]]] = [:]
+    /// Per source (a class's index, or the class count plus a join relation's), which file
+    /// each row number was read from: a class may read several files.
+    var sourceRows: [Int: SourceRows] = [:]
+    /// The records read from each file of the classes and join relations that read several.
+    var sourceFiles: [SourceFileTally] = []
     /// Whether join files are read before the classes, so that each owner is created with its
     /// links in one request: when references resolve ahead (a server that takes the loader's
     /// objectIds). A later update would set a new `updatedAt`, which no key can keep.
@@ -117,7 +122,9 @@ final class ImportPass {
             case .objects(let className, let source, let lines, let records, let outcomes, let links):
                 for (index, (line, outcome)) in zip(lines, outcomes).enumerated() {
                     count(outcome, className: className, source: source, line: line)
-                    if case .failed(let reason) = outcome, index < records.count { try rejects?.add(records[index], reason: reason, to: className) }
+                    if case .failed(let reason) = outcome, index < records.count {
+                        try rejects?.add(records[index], reason: reason, to: className, file: fileOfRow(source: sourceIndex(className), row: line))
+                    }
                 }
                 tally(links)
             case .patches(let className, let source, let outcomes):
@@ -219,7 +226,8 @@ final class ImportPass {
     private func checkHeaders() throws(PorterError) {
         for mapping in manifest.classes {
             let check = SourceColumnCheck([mapping], manifest: manifest)
-            guard !check.isEmpty, let csv = (try? reader(mapping.source, delimiter: mapping.delimiter, encoding: mapping.encoding)) as? CSVReader else { continue }
+            guard !check.isEmpty, let first = mapping.sources.first,
+                  let csv = (try? reader(first, delimiter: mapping.delimiter, encoding: mapping.encoding)) as? CSVReader else { continue }
             try check.check(csv.header)
         }
     }
@@ -246,6 +254,32 @@ final class ImportPass {
         manifest.files.size(of: source)
     }
 
+    /// The manifest's `source` text of `source` (a class's index, or the class count plus a join
+    /// relation's), and the files it reads.
+    private func sourceSpec(_ source: Int) -> (text: String, files: [String]) {
+        guard source >= manifest.classes.count else { return (manifest.classes[source].source, manifest.classes[source].sources) }
+        let relation = manifest.relations[source - manifest.classes.count]
+        return (relation.source, relation.sources)
+    }
+
+    /// The file and line of row `row` of `source` (see ``sourceRows``); row 0 is the source as a whole.
+    func location(source: Int, row: Int) -> (file: String, line: Int) {
+        guard row > 0, let rows = sourceRows[source] else { return (sourceSpec(source).text, row) }
+        return rows.location(of: row)
+    }
+
+    /// The file of row `row` of `source` when the source has several files (messages and rejects name it then).
+    func fileOfRow(source: Int, row: Int) -> String? {
+        sourceSpec(source).files.count < 2 ? nil : location(source: source, row: row).file
+    }
+
+    /// Row `row` of `source` as a message names it: `line 7`, or `orders-2023.csv:7` when the
+    /// source has several files and the row is in another file than `file`, the one the message is about.
+    func rowText(source: Int, row: Int, besides file: String) -> String {
+        let place = location(source: source, row: row)
+        return fileOfRow(source: source, row: row) == nil || place.file == file ? "line \(place.line)" : "\(place.file):\(place.line)"
+    }
+
     /// Classes read together in one pass over their shared source: `first` and the classes
     /// after it in plan order that read the same file and need nothing loaded in between.
     private func sourceGroup(startingAt first: String, loaded: Set<String>) -> [ClassMapping] {
@@ -258,7 +292,7 @@ final class ImportPass {
                 guard case .pointer(let target) = field.type, !(plan.cyclicFields[name]?.contains(field.name) ?? false) else { return nil }
                 return manifest.mapping(for: target) == nil ? nil : target
             })
-            if candidate.source == head.source, candidate.delimiter == head.delimiter, candidate.encoding == head.encoding, needs.isSubset(of: available) {
+            if candidate.sources == head.sources, candidate.delimiter == head.delimiter, candidate.encoding == head.encoding, needs.isSubset(of: available) {
                 group.append(candidate)
                 available.insert(name)
             }
@@ -269,7 +303,8 @@ final class ImportPass {
     /// The state of one class while its source is read.
     private final class ClassLoad {
         let mapping: ClassMapping
-        let mapper: ClassMapper
+        /// The mapper of the file being read.
+        var mapper: ClassMapper
         let index: KeyIndex
         let source: Int
         /// Positions in ``ClassMapper/fields`` of the cyclic fields, and every field's name.
@@ -280,6 +315,8 @@ final class ImportPass {
         var batch: [ResolvedObject] = []
         /// The records of ``batch`` as read, when ``ImportPass/keepsSentRecords``.
         var records: [SourceRecord] = []
+        /// The row numbers (``ImportPass/sourceRows``) of ``batch``.
+        var rows: [Int] = []
         var relationBatches: [String: [RelationLinks]] = [:]
         /// The local files the waiting objects name, by ``LocalFile/storedName``.
         var uploads: [String: LocalFile] = [:]
@@ -299,42 +336,56 @@ final class ImportPass {
         var className: String { mapping.className }
     }
 
-    /// Reads one source once, for every class of `group`, record by record in group order.
+    /// Reads one source once, for every class of `group`, record by record in group order; a
+    /// source of several files is read one file after the other.
     private func load(_ group: [ClassMapping]) throws(PorterError) {
         let loads = group.map {
             ClassLoad($0, manifest: manifest, index: indexes[$0.className]!, source: sourceIndex($0.className), cyclic: plan.cyclicFields[$0.className] ?? [])
         }
-        let source = group[0].source
+        let files = group[0].sources
         let phase = group.map(\.className).joined(separator: "+")
-        let totalBytes = fileSize(source)
-        var records = 0
+        let totalBytes = files.reduce(Int64(0)) { $0 + fileSize($1) }
+        var records = 0, bytesBefore = Int64(0)
         var columns = SourceColumnCheck(group, manifest: manifest)
         let keyPath = "classes.\(group[0].className)"
-        if var reader = openReader(source, delimiter: group[0].delimiter, encoding: group[0].encoding, declaredAt: keyPath) {
-            while let record = try nextRecord(from: &reader, declaredAt: keyPath) {
-                records += 1
-                columns.count(record)
-                if records % 20_000 == 0 {
-                    progress?(ImportProgress(phase: phase, records: records, bytesRead: reader.bytesRead, totalBytes: totalBytes))
-                }
-                if case .json(let object) = record.content, !loads.contains(where: \.mapping.strict) {
-                    countSkippedKeys(of: object, line: record.line, loads: loads)
-                }
-                for load in loads {
-                    if let values = load.mapper.extractedRecords(of: record) {
-                        for value in values { try process(value, for: load) }
-                    } else {
-                        try process(record, for: load)
+        for file in files {
+            var offset = 0, lastLine = 0, fileRecords = 0
+            for load in loads {
+                offset = sourceRows[load.source, default: SourceRows()].begin(file)
+                if file != load.mapper.sourceName { load.mapper = ClassMapper(mapping: load.mapping, manifest: manifest, file: file) }
+                load.checkedHeader = false
+            }
+            if var reader = openReader(file, delimiter: group[0].delimiter, encoding: group[0].encoding, declaredAt: keyPath) {
+                while let record = try nextRecord(from: &reader, declaredAt: keyPath) {
+                    records += 1
+                    fileRecords += 1
+                    lastLine = record.line
+                    columns.count(record)
+                    if records % 20_000 == 0 {
+                        progress?(ImportProgress(phase: phase, records: records, bytesRead: bytesBefore + reader.bytesRead, totalBytes: totalBytes))
+                    }
+                    if case .json(let object) = record.content, !loads.contains(where: \.mapping.strict) {
+                        countSkippedKeys(of: object, line: record.line, file: file, loads: loads)
+                    }
+                    for load in loads {
+                        if let values = load.mapper.extractedRecords(of: record) {
+                            for value in values { try process(value, row: offset + record.line, for: load) }
+                        } else {
+                            try process(record, row: offset + record.line, for: load)
+                        }
+                    }
+                    // The whole group goes out together, in plan order: a batch never points at
+                    // objects of an earlier class that are still waiting in that class's batch.
+                    if loads.contains(where: { $0.batch.count >= options.batchSize }) {
+                        for load in loads { try flush(load) }
                     }
                 }
-                // The whole group goes out together, in plan order: a batch never points at
-                // objects of an earlier class that are still waiting in that class's batch.
-                if loads.contains(where: { $0.batch.count >= options.batchSize }) {
-                    for load in loads { try flush(load) }
-                }
             }
-            if !unreadSources.contains(source) { notes += try columns.finish() }
+            for load in loads { sourceRows[load.source]!.read(offset + lastLine) }
+            if files.count > 1 { sourceFiles += loads.map { SourceFileTally(reader: $0.className, file: file, records: fileRecords) } }
+            bytesBefore += fileSize(file)
         }
+        if !files.contains(where: unreadSources.contains) { notes += try columns.finish() }
         for load in loads {
             try flush(load)
             completeClasses.insert(load.className)
@@ -351,7 +402,7 @@ final class ImportPass {
     /// Counts the keys of `object` that no class of the group reads (a strict class makes them faults instead).
     /// They are named as keys of the group's first class read record by record, if it has one
     /// (an extracted class reads one column of the records).
-    private func countSkippedKeys(of object: JSONObject, line: Int, loads: [ClassLoad]) {
+    private func countSkippedKeys(of object: JSONObject, line: Int, file: String, loads: [ClassLoad]) {
         for member in object where !loads.contains(where: { $0.mapper.reads(member.key) }) {
             let owner = loads.first { $0.mapping.extract == nil } ?? loads[0]
             let className = owner.className, id = "\(className)\u{0}\(member.key)"
@@ -359,13 +410,14 @@ final class ImportPass {
                 skippedKeys[index].count += 1
             } else {
                 skippedKeyIndex[id] = skippedKeys.count
-                skippedKeys.append(SkippedKey(className: className, key: member.key, file: owner.mapping.source, firstLine: line, count: 1))
+                skippedKeys.append(SkippedKey(className: className, key: member.key, file: file, firstLine: line, count: 1))
             }
         }
     }
 
     /// Maps one record onto one class: checks it, resolves its references, queues it for the sink.
-    private func process(_ record: SourceRecord, for load: ClassLoad) throws(PorterError) {
+    /// `rowNumber` is the record's row in the class's numbering (``sourceRows``).
+    private func process(_ record: SourceRecord, row rowNumber: Int, for load: ClassLoad) throws(PorterError) {
         // `load.mapping` is read in place: a local copy of the struct would cost every record.
         let mapper = load.mapper, className = load.className
         classTallies[className]!.read += 1
@@ -374,11 +426,11 @@ final class ImportPass {
             load.checkedHeader = true
             for column in mapper.unknownColumns(of: record) {
                 let line = if case .csv = record.content { 1 } else { record.line }
-                log.add(Diagnostic(SourceLocation(file: load.mapping.source, line: line, column: column), "unknown column (\(className) is strict)"), fatal: true)
+                log.add(Diagnostic(SourceLocation(file: mapper.sourceName, line: line, column: column), "unknown column (\(className) is strict)"), fatal: true)
                 sinkOpen = false
             }
         }
-        let row = RowID(source: load.source, line: record.line)
+        let row = RowID(source: load.source, line: rowNumber)
         if let reason = givenRejects?.reason(for: row) {
             classTallies[className]!.rejected += 1
             if pruneTracker != nil {
@@ -388,7 +440,7 @@ final class ImportPass {
                 case .success(let draft): pruneTracker!.hold(className, objectId: draft.objectId, keyHash: draft.keyHash)
                 }
             }
-            try rejects?.add(record, reason: reason, to: className)
+            try rejects?.add(record, reason: reason, to: className, file: fileOfRow(source: load.source, row: rowNumber))
             return
         }
         let draft: ObjectDraft
@@ -399,8 +451,8 @@ final class ImportPass {
         case .failure(let failure):
             pruneTracker?.hold(className, objectId: failure.objectId, keyHash: failure.keyHash)
             if let objectId = failure.objectId,
-               load.index.register(objectId: objectId, keyHash: failure.keyHash, explicitId: failure.hasSourceObjectId, line: record.line) == .added {
-                registerUniqueValues(failure.values, of: objectId, keyHash: failure.keyHash, line: record.line, in: load)
+               load.index.register(objectId: objectId, keyHash: failure.keyHash, explicitId: failure.hasSourceObjectId, line: rowNumber) == .added {
+                registerUniqueValues(failure.values, of: objectId, keyHash: failure.keyHash, line: rowNumber, in: load)
                 load.index.reject(objectId: objectId, keyHash: failure.keyHash)
             }
             rowFailed(row, className: className, failure.diagnostics)
@@ -411,10 +463,10 @@ final class ImportPass {
         pruneTracker?.hold(className, objectId: draft.objectId, keyHash: draft.keyHash)
         var problems: [Diagnostic] = []
         var registered = false
-        switch load.index.register(objectId: draft.objectId, keyHash: draft.keyHash, explicitId: draft.hasSourceObjectId, line: draft.line) {
+        switch load.index.register(objectId: draft.objectId, keyHash: draft.keyHash, explicitId: draft.hasSourceObjectId, line: rowNumber) {
         case .added:
             registered = true
-            registerUniqueValues(draft.values, of: draft.objectId, keyHash: draft.keyHash, line: draft.line, in: load)
+            registerUniqueValues(draft.values, of: draft.objectId, keyHash: draft.keyHash, line: rowNumber, in: load)
         case .duplicateKey where load.mapping.extract != nil:
             // A value named again by another record, or twice in one cell: the object read already.
             classTallies[className]!.read -= 1
@@ -422,10 +474,10 @@ final class ImportPass {
         case .duplicateKey(let first):
             let keyField = mapper.fields.first { $0.name == load.mapping.key.first }
             problems.append(Diagnostic(mapper.location(draft.line, keyField, value: draft.key.map { ObjectReference(targetClass: className, identity: .key($0)).sourceText }),
-                                       "duplicate key, first seen at line \(first)"))
+                                       "duplicate key, first seen at \(rowText(source: load.source, row: first, besides: mapper.sourceName))"))
         case .duplicateObjectId(let first):
-            problems.append(Diagnostic(SourceLocation(file: load.mapping.source, line: draft.line, column: "objectId", value: draft.objectId),
-                                       "duplicate objectId, first seen at line \(first)"))
+            problems.append(Diagnostic(SourceLocation(file: mapper.sourceName, line: draft.line, column: "objectId", value: draft.objectId),
+                                       "duplicate objectId, first seen at \(rowText(source: load.source, row: first, besides: mapper.sourceName))"))
         }
         var fields: [FieldValue] = []
         fields.reserveCapacity(draft.values.count)
@@ -449,7 +501,7 @@ final class ImportPass {
                 // another field, always: an object further down may have the same value.
                 later([reference])
             case .pointer(let reference):
-                if let objectId = resolve(reference, from: row, mapper: mapper, field: index, problems: &problems) {
+                if let objectId = resolve(reference, from: row, line: draft.line, mapper: mapper, field: index, problems: &problems) {
                     fields.append(FieldValue(load.fieldNames[index], .pointer(PointerRef(className: reference.targetClass, objectId: objectId))))
                 }
             case .relation(let refs) where !ahead && !isComplete(mapper.fields[index].type.targetClass!):
@@ -460,9 +512,9 @@ final class ImportPass {
             case .relation(let refs):
                 var ids: [String] = []
                 for reference in refs {
-                    if let id = resolve(reference, from: row, mapper: mapper, field: index, problems: &problems) { ids.append(id) }
+                    if let id = resolve(reference, from: row, line: draft.line, mapper: mapper, field: index, problems: &problems) { ids.append(id) }
                 }
-                if sink != nil { load.relationBatches[load.fieldNames[index], default: []].append(RelationLinks(ownerId: draft.objectId, relatedIds: ids, line: row.lineNumber)) }
+                if sink != nil { load.relationBatches[load.fieldNames[index], default: []].append(RelationLinks(ownerId: draft.objectId, relatedIds: ids, line: draft.line)) }
             }
         }
         guard problems.isEmpty else {
@@ -482,6 +534,7 @@ final class ImportPass {
             }
         }
         if sink != nil {
+            load.rows.append(rowNumber)
             load.batch.append(ResolvedObject(objectId: draft.objectId, line: draft.line, fields: fields, acl: draft.acl,
                                              createdAt: draft.createdAt, updatedAt: draft.updatedAt, passwordHash: draft.passwordHash))
             if keepsSentRecords { load.records.append(record) }
@@ -509,10 +562,10 @@ final class ImportPass {
         completeClasses.contains(className) || manifest.mapping(for: className) == nil
     }
 
-    /// Resolves one reference from `row`; a fault is added to `problems`.
-    func resolve(_ reference: ObjectReference, from row: RowID, mapper: ClassMapper, field: Int,
+    /// Resolves one reference from `row`, at `line` of the mapper's file; a fault is added to `problems`.
+    func resolve(_ reference: ObjectReference, from row: RowID, line: Int, mapper: ClassMapper, field: Int,
                          problems: inout [Diagnostic]) -> String? {
-        resolve(reference, from: row, location: mapper.location(Int(row.line), mapper.fields[field], value: reference.sourceText), problems: &problems)
+        resolve(reference, from: row, location: mapper.location(line, mapper.fields[field], value: reference.sourceText), problems: &problems)
     }
 
     /// The objectId `reference` resolves to; a fault is added to `problems` (the location is
@@ -528,11 +581,16 @@ final class ImportPass {
             if collecting, let row { references[RowID(source: sourceIndex(target), line: line), default: []].append(row) }
             return objectId
         case .rejected(let line):
-            problems.append(Diagnostic(location(), "points to \(target) \"\(reference.sourceText)\" (line \(line)), which is rejected"))
+            let place = location()
+            let targetRow = rowText(source: sourceIndex(target), row: line, besides: place.file)
+            problems.append(Diagnostic(place, "points to \(target) \"\(reference.sourceText)\" (\(targetRow)), which is rejected"))
         case .ambiguous(let line, let otherLine):
             let field = if case .field(let name, _) = reference.identity { name } else { "key" }
-            let file = manifest.mapping(for: target)?.source ?? target
-            problems.append(Diagnostic(location(), "two \(target) objects have \(field) \"\(reference.sourceText)\" (\(file) lines \(line) and \(otherLine)): "
+            let targetSource = sourceIndex(target)
+            let first = self.location(source: targetSource, row: line), second = self.location(source: targetSource, row: otherLine)
+            let rows = first.file == second.file ? "\(first.file) lines \(first.line) and \(second.line)"
+                                                 : "\(first.file):\(first.line) and \(second.file):\(second.line)"
+            problems.append(Diagnostic(location(), "two \(target) objects have \(field) \"\(reference.sourceText)\" (\(rows)): "
                                        + "by: \(field) needs a value unique among the \(target) objects"))
         case .missing:
             if isUnread(target) {
@@ -598,11 +656,12 @@ final class ImportPass {
         defer {
             load.batch.removeAll(keepingCapacity: true)
             load.records.removeAll(keepingCapacity: true)
+            load.rows.removeAll(keepingCapacity: true)
             load.relationBatches.removeAll(keepingCapacity: true)
             load.uploads.removeAll(keepingCapacity: true)
         }
         guard let sink, !load.batch.isEmpty || !load.relationBatches.isEmpty else { return }
-        let objects = load.batch, records = load.records, mapping = load.mapping, className = load.className
+        let objects = load.batch, records = load.records, rows = load.rows, mapping = load.mapping, className = load.className
         let relations = load.relationBatches.keys.sorted().map { field in
             // Links from a join file are added, as when they are sent on their own.
             RelationBatch(field: field, targetClass: mapping.field(named: field)!.type.targetClass!, links: load.relationBatches[field]!,
@@ -613,18 +672,21 @@ final class ImportPass {
             let stored = uploads.isEmpty ? [:] : try sink.store(uploads)
             let objects = stored.isEmpty ? objects : objects.map { $0.naming(files: stored) }
             let written = try sink.write(objects, className: className, mode: mapping.mode, relations: relations)
-            return .objects(className: className, source: mapping.source, lines: objects.map(\.line), records: records, outcomes: written.outcomes,
+            return .objects(className: className, source: mapping.source, lines: rows, records: records, outcomes: written.outcomes,
                             links: Dictionary(uniqueKeysWithValues: written.links.map { ("\(className).\($0.key)", $0.value) }))
         }
     }
 
+    /// Counts one object the sink answered for; `line` is its row number (0: none), and
+    /// `source` names the class's files as a whole.
     func count(_ outcome: WriteOutcome, className: String, source: String, line: Int) {
         switch outcome {
         case .inserted: classTallies[className]!.inserted += 1
         case .updated: classTallies[className]!.updated += 1
         case .unchanged: classTallies[className]!.unchanged += 1
         case .failed(let reason):
-            log.add(Diagnostic(SourceLocation(file: source, line: line), reason), fatal: true)
+            let place = line > 0 ? location(source: sourceIndex(className), row: line) : (file: source, line: 0)
+            log.add(Diagnostic(SourceLocation(file: place.file, line: place.line), reason), fatal: true)
             // A target that cannot roll back has the rest of the data already: go on, skip this one.
             if case .writing(let sink, _) = mode, !sink.isTransactional {
                 classTallies[className]!.rejected += 1
@@ -652,8 +714,4 @@ struct DeferredReference {
     let ownerKeyHash: KeyHash?
     let row: RowID
     let references: [ObjectReference]
-}
-
-extension RowID {
-    var lineNumber: Int { Int(line) }
 }

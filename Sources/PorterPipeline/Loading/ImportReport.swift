@@ -42,6 +42,8 @@ public struct ImportReport: Sendable {
     public var skippedClasses: [SkippedClass] = []
     /// Keys of JSON objects that no field reads, per class and key, with how many objects had them.
     public var skippedKeys: [SkippedKey] = []
+    /// For each class and join relation read from several files, the records read from each.
+    public var sourceFiles: [SourceFileTally] = []
     /// `_User` objects whose source has a password hash.
     public var usersWithPasswordHashes = 0
     /// `_User` objects of a Parse export with neither a password hash nor `authData`.
@@ -65,6 +67,14 @@ public struct SkippedKey: Sendable, Equatable {
     public let firstLine: Int
     /// How many objects had it.
     public var count: Int
+}
+
+/// The records read from one of the files of a class or join relation that reads several.
+public struct SourceFileTally: Sendable, Equatable {
+    /// A class name, or `Owner.field` for a join relation.
+    public let reader: String
+    public let file: String
+    public let records: Int
 }
 
 /// What the command shows while an import runs.

@@ -175,8 +175,8 @@ public struct Importer {
                      relations: pass.relationTallies.values.sorted { $0.relation < $1.relation },
                      errors: pass.log.shown, errorCount: pass.log.count, rejectFiles: rejectFiles,
                      committed: committed, succeeded: succeeded, elapsedSeconds: Date().timeIntervalSince(started),
-                     skippedClasses: manifest.skippedClasses, skippedKeys: pass.skippedKeys, usersWithPasswordHashes: pass.passwordHashes,
-                     usersWithoutPassword: pass.usersWithoutPassword,
+                     skippedClasses: manifest.skippedClasses, skippedKeys: pass.skippedKeys, sourceFiles: pass.sourceFiles,
+                     usersWithPasswordHashes: pass.passwordHashes, usersWithoutPassword: pass.usersWithoutPassword,
                      notes: manifest.notes + pass.notes)
     }
 }

@@ -3,7 +3,8 @@ import ParseModel
 import PorterReaders
 
 /// `rejects/<Class>.csv`: each rejected record as it was read, with `_line` and `_error`.
-/// CSV records keep their columns; JSON records are written as one `_record` JSON cell.
+/// CSV records keep their columns; JSON records are written as one `_record` JSON cell. For a
+/// class or join relation read from several files, `_line` is `file:line`.
 final class RejectFiles {
     let directory: String
     private var writers: [String: CSVLineWriter] = [:]
@@ -11,12 +12,14 @@ final class RejectFiles {
 
     init(directory: String) { self.directory = directory }
 
-    func add(_ record: SourceRecord, reason: String, to name: String) throws(PorterError) {
+    /// Writes `record` to `name`'s file; `file` names the record's file when its source has several.
+    func add(_ record: SourceRecord, reason: String, to name: String, file: String? = nil) throws(PorterError) {
         do {
             let writer = try writer(for: name, record: record)
+            let line = file.map { "\($0):\(record.line)" } ?? String(record.line)
             switch record.content {
-            case .csv(_, let cells): try writer.write([String(record.line)] + cells + [reason])
-            case .json(let object): try writer.write([String(record.line), JSONValue.object(object).serialized(), reason])
+            case .csv(_, let cells): try writer.write([line] + cells + [reason])
+            case .json(let object): try writer.write([line, JSONValue.object(object).serialized(), reason])
             }
         } catch let error as PorterError {
             throw error

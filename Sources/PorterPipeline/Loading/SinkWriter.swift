@@ -7,8 +7,9 @@ import PorterReaders
 final class SinkWriter: @unchecked Sendable {
     /// What a finished call reports back to the pass.
     enum Completion {
-        /// Objects written, and the links they carried by `Owner.field`; `records` are the
-        /// objects' records as read, when the pass keeps them (else empty).
+        /// Objects written, and the links they carried by `Owner.field`; `lines` are the objects'
+        /// row numbers (``ImportPass/sourceRows``), `records` their records as read, when the pass
+        /// keeps them (else empty).
         case objects(className: String, source: String, lines: [Int], records: [SourceRecord], outcomes: [WriteOutcome], links: [String: LinkChanges])
         case patches(className: String, source: String, outcomes: [WriteOutcome])
         /// Link changes by `Owner.field` (from a link call, or reported late by ``ObjectSink/flush()``).

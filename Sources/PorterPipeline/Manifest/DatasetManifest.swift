@@ -63,11 +63,15 @@ public enum WriteMode: String, Sendable, CaseIterable {
     case merge
 }
 
-/// One class of a dataset: its source file and how records map onto its fields.
+/// One class of a dataset: its source files and how records map onto its fields.
 public struct ClassMapping: Sendable {
     public var className: String
-    /// The source file, relative to the manifest's folder.
-    public var source: String
+    /// The source as the manifest names it, relative to its folder: a file, a glob
+    /// (`data/orders-*.csv`), or a list of them.
+    public var sourcePatterns: [String]
+    /// The files ``sourcePatterns`` name, in the order they are read (set by ``ManifestLoader``;
+    /// until then, the patterns themselves).
+    public var sources: [String]
     /// Field names forming the natural key; empty when objects are identified by a source `objectId`.
     public var key: [String]
     public var fields: [FieldMapping]
@@ -97,7 +101,8 @@ public struct ClassMapping: Sendable {
     public init(className: String, source: String, key: [String], fields: [FieldMapping], defaultACL: ParseACL? = nil,
                 mode: WriteMode = .upsert, strict: Bool = false, delimiter: UInt8? = nil) {
         self.className = className
-        self.source = source
+        self.sourcePatterns = [source]
+        self.sources = [source]
         self.key = key
         self.fields = fields
         self.defaultACL = defaultACL
@@ -107,6 +112,9 @@ public struct ClassMapping: Sendable {
     }
 
     public func field(named name: String) -> FieldMapping? { fields.first { $0.name == name } }
+
+    /// The source as messages name it as a whole: the manifest's text (a list joined with `, `).
+    public var source: String { sourcePatterns.joined(separator: ", ") }
 }
 
 /// The values an extracted class takes from its source: one object per distinct value of
@@ -186,7 +194,11 @@ public struct JoinRelationMapping: Sendable {
     public var owner: String
     public var field: String
     public var targetClass: String
-    public var source: String
+    /// The join file as the manifest names it: a file, a glob, or a list of them.
+    public var sourcePatterns: [String]
+    /// The files ``sourcePatterns`` name, in the order they are read (set by ``ManifestLoader``;
+    /// until then, the patterns themselves).
+    public var sources: [String]
     public var ownerColumn: String
     public var targetColumn: String
     public var delimiter: UInt8?
@@ -202,10 +214,14 @@ public struct JoinRelationMapping: Sendable {
         self.owner = owner
         self.field = field
         self.targetClass = targetClass
-        self.source = source
+        self.sourcePatterns = [source]
+        self.sources = [source]
         self.ownerColumn = ownerColumn
         self.targetColumn = targetColumn
         self.delimiter = delimiter
         self.encoding = encoding
     }
+
+    /// The join file as messages name it as a whole: the manifest's text (a list joined with `, `).
+    public var source: String { sourcePatterns.joined(separator: ", ") }
 }

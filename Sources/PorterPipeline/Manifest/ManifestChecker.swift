@@ -3,7 +3,7 @@ import ParseModel
 import PorterReaders
 
 /// Checks what the decoder cannot see field by field: keys name fields, references name
-/// known classes, source files exist.
+/// known classes (``ManifestSources`` checks the source files).
 struct ManifestChecker {
     let manifest: DatasetManifest
     let targetClasses: Set<String>
@@ -37,14 +37,10 @@ struct ManifestChecker {
                 throw fail("\(path).fields.\(geoPoints[1].name)", "a class can have only one GeoPoint field (Parse Server's rule)")
             }
             if let extract = mapping.extract {
-                try checkSource(mapping.source, at: "\(path).extract.source")
                 try checkExtractedColumn(extract.column, of: mapping, at: "\(path).extract.column")
-            } else {
-                try checkSource(mapping.source, at: "\(path).source")
             }
         }
         for (i, relation) in manifest.relations.enumerated() {
-            try checkSource(relation.source, at: "relations[\(i)].source")
             if let by = relation.ownerBy { try checkBy(by, of: relation.owner, at: "relations[\(i)].ownerBy") }
             if let by = relation.targetBy { try checkBy(by, of: relation.targetClass, at: "relations[\(i)].targetBy") }
         }
@@ -69,18 +65,10 @@ struct ManifestChecker {
     /// JSON source's records may each lack it).
     func checkExtractedColumn(_ column: String, of mapping: ClassMapping, at path: String) throws(PorterError) {
         guard case .csv(let defaultDelimiter)? = SourceFormat.forFile(mapping.source),
-              let reader = try? manifest.files.openReader(mapping.source, format: .csv(delimiter: mapping.delimiter ?? defaultDelimiter)) as? CSVReader
+              let reader = try? manifest.files.openReader(mapping.source, format: .csv(delimiter: mapping.delimiter ?? defaultDelimiter),
+                                                          encoding: mapping.encoding) as? CSVReader
         else { return }
         guard reader.header.index(of: column) == nil else { return }
         throw fail(path, "\(mapping.source) has no column \"\(column)\" (its header: \(reader.header.names.joined(separator: ", ")))")
-    }
-
-    func checkSource(_ source: String, at path: String) throws(PorterError) {
-        guard manifest.files.isFile(source) else {
-            throw fail(path, "file \"\(source)\" does not exist")
-        }
-        guard SourceFormat.forFile(source) != nil else {
-            throw fail(path, "\"\(source)\": unknown file type (.csv, .tsv, .json, .ndjson or .jsonl)")
-        }
     }
 }

@@ -133,7 +133,7 @@ struct ManifestDecoder {
     func decodeClass(_ className: String, _ value: JSONValue, at path: String) throws(PorterError) -> ClassMapping {
         let spec = try object(value, at: path, allowed: Self.classKeys)
         let extraction = try decodeExtract(spec, at: path)
-        let source = if let extraction { extraction.source } else { try requiredString(spec["source"], at: "\(path).source") }
+        let sources = if let extraction { [extraction.source] } else { try sourceList(spec["source"], at: "\(path).source") }
         var key = try stringList(spec["key"], at: "\(path).key") ?? []
         guard case .object(let fieldsObject)? = spec["fields"], !fieldsObject.isEmpty else {
             throw fail("\(path).fields", "is required: a mapping of field names to types")
@@ -160,12 +160,20 @@ struct ManifestDecoder {
             }
             mode = parsed
         }
-        var mapping = ClassMapping(className: className, source: source, key: key, fields: fields, defaultACL: acl, mode: mode,
+        var mapping = ClassMapping(className: className, source: sources[0], key: key, fields: fields, defaultACL: acl, mode: mode,
                                    strict: try bool(spec["strict"], at: "\(path).strict") ?? false,
                                    delimiter: try delimiter(spec["delimiter"], at: "\(path).delimiter"))
+        mapping.sourcePatterns = sources
+        mapping.sources = sources
         mapping.extract = extraction?.values
         mapping.encoding = try encoding(spec["encoding"], at: "\(path).encoding")
         return mapping
+    }
+
+    /// A `source`: one file name or glob, or a non-empty list of them.
+    func sourceList(_ value: JSONValue?, at path: String) throws(PorterError) -> [String] {
+        guard let sources = try stringList(value, at: path), !sources.isEmpty, sources != [""] else { throw fail(path, "is required") }
+        return sources
     }
 
     /// A class's `extract: {source, column, split}`: its objects are the distinct values of
@@ -332,12 +340,14 @@ struct ManifestDecoder {
             }
             classes[ownerIndex].fields.append(FieldMapping(name: field, type: .relation(targetClass: target), fromJoinFile: true))
         }
-        var relation = JoinRelationMapping(owner: owner, field: field, targetClass: targetClass!,
-                                           source: try requiredString(spec["source"], at: "\(path).source"),
+        let sources = try sourceList(spec["source"], at: "\(path).source")
+        var relation = JoinRelationMapping(owner: owner, field: field, targetClass: targetClass!, source: sources[0],
                                            ownerColumn: try requiredString(spec["ownerColumn"], at: "\(path).ownerColumn"),
                                            targetColumn: try requiredString(spec["targetColumn"], at: "\(path).targetColumn"),
                                            delimiter: try delimiter(spec["delimiter"], at: "\(path).delimiter"),
                                            encoding: try encoding(spec["encoding"], at: "\(path).encoding"))
+        relation.sourcePatterns = sources
+        relation.sources = sources
         relation.ownerBy = try string(spec["ownerBy"], at: "\(path).ownerBy")
         relation.targetBy = try string(spec["targetBy"], at: "\(path).targetBy")
         return relation

@@ -43,7 +43,7 @@ public enum ManifestLoader {
             manifest = found
         }
         try ManifestChecker(manifest: manifest, targetClasses: targetClasses).check()
-        return manifest
+        return try ManifestSources(manifest: manifest).resolved()
     }
 
     /// The classes a Parse export's objects give, as `/schemas` lists them (`schema infer`); the

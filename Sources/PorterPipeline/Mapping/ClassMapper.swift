@@ -59,17 +59,19 @@ public final class ClassMapper: Sendable {
     let coercers: [FieldCoercer]
     let keyIndices: [Int]
     let knownColumns: Set<String>
+    /// The file whose records this mapper maps, as locations name it.
     let sourceName: String
     /// For an extracted class: its column, and the one-column header of the records
     /// ``extractedRecords(of:)`` makes.
     let extractColumn: ColumnPath?
     let extractHeader: CSVHeader?
 
-    public init(mapping: ClassMapping, manifest: DatasetManifest) {
+    /// Maps the records of `file`, one of the class's ``ClassMapping/sources`` (the first if `nil`).
+    public init(mapping: ClassMapping, manifest: DatasetManifest, file: String? = nil) {
         self.mapping = mapping
-        self.sourceName = mapping.source
+        self.sourceName = file ?? mapping.sources.first ?? mapping.source
         self.fields = mapping.fields.filter { !$0.fromJoinFile }
-        let sourceDirectory = (manifest.directory as NSString).appendingPathComponent((mapping.source as NSString).deletingLastPathComponent)
+        let sourceDirectory = (manifest.directory as NSString).appendingPathComponent((sourceName as NSString).deletingLastPathComponent)
         self.coercers = fields.map {
             FieldCoercer(field: $0, references: ClassMapper.referenceParser(for: $0.type, by: $0.by, manifest: manifest), sourceDirectory: sourceDirectory,
                          className: mapping.className)

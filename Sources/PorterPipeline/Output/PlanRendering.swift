@@ -2,13 +2,16 @@ import ParseModel
 
 /// The plan as text, JSON or Graphviz DOT (`parse-porter plan --format`).
 extension ImportPlan {
-    /// One line per phase: `phase 1: insert Genre, Author`.
+    /// One line per phase: `phase 1: insert Genre, Author`; then, for each class or join relation
+    /// whose source is a list or a glob, the files it reads: `Order reads data/orders-*.csv: data/orders-2023.csv, …`.
     public var text: String {
-        phases.map { "phase \($0.number): \($0.kind.rawValue) \($0.items.joined(separator: ", "))" }.joined(separator: "\n")
+        (phases.map { "phase \($0.number): \($0.kind.rawValue) \($0.items.joined(separator: ", "))" }
+            + sourceLists.map { "\($0.reader) reads \($0.source): \($0.files.joined(separator: ", "))" }).joined(separator: "\n")
     }
 
+    /// Phases, pointer and relation edges; `sources` when a class or join relation reads a list or a glob.
     public var json: JSONValue {
-        .object(JSONObject([
+        var object = JSONObject([
             "phases": .array(phases.map { phase in
                 .object(JSONObject(["phase": .integer(Int64(phase.number)), "kind": .string(phase.kind.rawValue),
                                     "items": .array(phase.items.map(JSONValue.string))]))
@@ -19,7 +22,13 @@ extension ImportPlan {
             "relations": .array(relationEdges.map { edge in
                 .object(JSONObject(["from": .string(edge.from), "field": .string(edge.field), "to": .string(edge.to)]))
             }),
-        ]))
+        ])
+        if !sourceLists.isEmpty {
+            object["sources"] = .array(sourceLists.map { list in
+                .object(JSONObject(["reader": .string(list.reader), "source": .string(list.source), "files": .array(list.files.map(JSONValue.string))]))
+            })
+        }
+        return .object(object)
     }
 
     /// A digraph: one cluster per insert phase, solid pointer edges (dashed when patched

@@ -18,6 +18,10 @@ extension ImportReport {
                 + relations.map { [$0.relation, "\($0.added)", "\($0.removed)", "\($0.rejected)"] + (pruning ? ["\($0.deleted)"] : []) }
             text += "\n\n" + TextTable.aligned(relationRows)
         }
+        if !sourceFiles.isEmpty {
+            let fileRows = [["read from", "file", "records"]] + sourceFiles.map { [$0.reader, $0.file, "\($0.records)"] }
+            text += "\n\n" + TextTable.aligned(fileRows)
+        }
         if let pruned, !pruned.isEmpty { text += "\n\n" + prunedText(pruned) }
         if !skippedClasses.isEmpty || !skippedKeys.isEmpty {
             text += "\n\n" + skippedText
@@ -82,6 +86,9 @@ extension ImportReport {
             "skippedKeys": .array(skippedKeys.map { skipped in
                 .object(JSONObject(["className": .string(skipped.className), "key": .string(skipped.key), "objects": .integer(Int64(skipped.count)),
                                     "file": .string(skipped.file), "firstLine": .integer(Int64(skipped.firstLine))]))
+            }),
+            "sourceFiles": .array(sourceFiles.map { tally in
+                .object(JSONObject(["reader": .string(tally.reader), "file": .string(tally.file), "records": .integer(Int64(tally.records))]))
             }),
             "notes": .array(notes.map(JSONValue.string)),
             "pruned": pruned.map { items in

@@ -20,6 +20,17 @@ public struct ImportPlan: Sendable, Equatable {
     /// Pointer edges `(from, field, to)`, for drawing.
     public let pointerEdges: [PointerEdge]
     public let relationEdges: [PointerEdge]
+    /// The classes and join relations whose `source` is a list or a glob, with the files it names.
+    public var sourceLists: [SourceList] = []
+
+    /// The files one class or join relation reads, one after the other.
+    public struct SourceList: Sendable, Equatable {
+        /// A class name, or `Owner.field` for a join relation.
+        public let reader: String
+        /// The source as the manifest names it.
+        public let source: String
+        public let files: [String]
+    }
 
     public struct PointerEdge: Sendable, Equatable {
         public let from: String
@@ -85,7 +96,13 @@ public enum Planner {
             phases.append(.init(number: phases.count + 1, kind: .relations, items: relationEdges.map { "\($0.from).\($0.field)" }))
         }
         let edges = pointerEdges.map { ImportPlan.PointerEdge(from: $0.from, field: $0.field, to: $0.to, cyclic: cyclicFields[$0.from]?.contains($0.field) ?? false) }
-        return ImportPlan(phases: phases, classOrder: classOrder, cyclicFields: cyclicFields, pointerEdges: edges, relationEdges: relationEdges)
+        var plan = ImportPlan(phases: phases, classOrder: classOrder, cyclicFields: cyclicFields, pointerEdges: edges, relationEdges: relationEdges)
+        let sources = manifest.classes.map { ($0.className, $0.sourcePatterns, $0.sources) }
+            + manifest.relations.map { ("\($0.owner).\($0.field)", $0.sourcePatterns, $0.sources) }
+        plan.sourceLists = sources.filter { $0.1 != $0.2 || $0.2.count > 1 }.map {
+            ImportPlan.SourceList(reader: $0.0, source: $0.1.joined(separator: ", "), files: $0.2)
+        }
+        return plan
     }
 
     /// The order of the classes inside each pointer cycle, which decides the pointers patched

@@ -1,0 +1,86 @@
+import Foundation
+import ParseModel
+import PorterReaders
+
+/// Resolves each class's and join relation's `source` (a file, a glob, or a list of them) to
+/// the files it names, and checks them before any data is read: each must exist and be of a
+/// known type, a glob must match a file, and the files of one source must be of one type and,
+/// for CSV, have the same header. Every fault is a usage error naming the manifest key path.
+struct ManifestSources {
+    let manifest: DatasetManifest
+
+    func fail(_ path: String, _ reason: String) -> PorterError {
+        PorterError(.usage, "\(manifest.fileName): \(path): \(reason)")
+    }
+
+    /// The manifest with every ``ClassMapping/sources`` and ``JoinRelationMapping/sources`` resolved.
+    func resolved() throws(PorterError) -> DatasetManifest {
+        var result = manifest
+        for index in result.classes.indices {
+            let mapping = result.classes[index]
+            result.classes[index].sources = try files(mapping.sourcePatterns, delimiter: mapping.delimiter, at: "classes.\(mapping.className).source")
+        }
+        for index in result.relations.indices {
+            let relation = result.relations[index]
+            result.relations[index].sources = try files(relation.sourcePatterns, delimiter: relation.delimiter, at: "relations[\(index)].source")
+        }
+        return result
+    }
+
+    /// The files `patterns` name, in order: each pattern's files sorted by name; a file named
+    /// by an earlier pattern too is read once, where it came first.
+    func files(_ patterns: [String], delimiter: UInt8?, at path: String) throws(PorterError) -> [String] {
+        var files: [String] = []
+        var seen: Set<String> = []
+        for (index, pattern) in patterns.enumerated() {
+            let patternPath = patterns.count == 1 ? path : "\(path)[\(index)]"
+            let matches = manifest.files.files(matching: pattern)
+            if matches.isEmpty {
+                throw fail(patternPath, SourceFiles.isPattern(pattern) ? "\"\(pattern)\" matches no file" : "file \"\(pattern)\" does not exist")
+            }
+            for file in matches where seen.insert(file).inserted {
+                guard SourceFormat.forFile(file) != nil else {
+                    throw fail(patternPath, "\"\(file)\": unknown file type (.csv, .tsv, .json, .ndjson or .jsonl)")
+                }
+                files.append(file)
+            }
+        }
+        if files.count > 1 { try checkAlike(files, delimiter: delimiter, at: path) }
+        return files
+    }
+
+    /// Files of one source are of one type, and CSV files have the first file's header (a
+    /// file whose header cannot be read is left to the import, which names its fault).
+    func checkAlike(_ files: [String], delimiter: UInt8?, at path: String) throws(PorterError) {
+        let format = SourceFormat.forFile(files[0])!
+        for file in files.dropFirst() where SourceFormat.forFile(file) != format {
+            throw fail(path, "\"\(file)\" and \"\(files[0])\" are of different types: the files of one source must be of one type")
+        }
+        guard case .csv(let defaultDelimiter) = format else { return }
+        let csv = SourceFormat.csv(delimiter: delimiter ?? defaultDelimiter)
+        var first: (file: String, names: [String])?
+        for file in files {
+            guard let names = ((try? manifest.files.openReader(file, format: csv)) as? CSVReader)?.header.names else { continue }
+            guard let expected = first else {
+                first = (file, names)
+                continue
+            }
+            if names != expected.names {
+                throw fail(path, "\(file)'s header differs from \(expected.file)'s: \(Self.difference(names, from: expected.names)) (every file of one source needs the same header)")
+            }
+        }
+    }
+
+    /// How `names` differ from `expected`: the columns one lacks and the other has, or the first
+    /// position where the order differs.
+    static func difference(_ names: [String], from expected: [String]) -> String {
+        let missing = expected.filter { !names.contains($0) }, extra = names.filter { !expected.contains($0) }
+        var parts: [String] = []
+        if !missing.isEmpty { parts.append("it lacks \(missing.map { "\"\($0)\"" }.joined(separator: ", "))") }
+        if !extra.isEmpty { parts.append("it has \(extra.map { "\"\($0)\"" }.joined(separator: ", ")) in addition") }
+        if parts.isEmpty, let index = names.indices.first(where: { names[$0] != expected[$0] }) {
+            parts.append("column \(index + 1) is \"\(names[index])\", not \"\(expected[index])\"")
+        }
+        return parts.joined(separator: "; ")
+    }
+}
