@@ -18,18 +18,19 @@ struct ManifestSources {
         var result = manifest
         for index in result.classes.indices {
             let mapping = result.classes[index]
-            result.classes[index].sources = try files(mapping.sourcePatterns, delimiter: mapping.delimiter, at: "classes.\(mapping.className).source")
+            let path = "classes.\(mapping.className)" + (mapping.extract == nil ? ".source" : ".extract.source")
+            result.classes[index].sources = try files(mapping.sourcePatterns, delimiter: mapping.delimiter, encoding: mapping.encoding, at: path)
         }
         for index in result.relations.indices {
             let relation = result.relations[index]
-            result.relations[index].sources = try files(relation.sourcePatterns, delimiter: relation.delimiter, at: "relations[\(index)].source")
+            result.relations[index].sources = try files(relation.sourcePatterns, delimiter: relation.delimiter, encoding: relation.encoding, at: "relations[\(index)].source")
         }
         return result
     }
 
     /// The files `patterns` name, in order: each pattern's files sorted by name; a file named
     /// by an earlier pattern too is read once, where it came first.
-    func files(_ patterns: [String], delimiter: UInt8?, at path: String) throws(PorterError) -> [String] {
+    func files(_ patterns: [String], delimiter: UInt8?, encoding: TextEncoding?, at path: String) throws(PorterError) -> [String] {
         var files: [String] = []
         var seen: Set<String> = []
         for (index, pattern) in patterns.enumerated() {
@@ -45,13 +46,14 @@ struct ManifestSources {
                 files.append(file)
             }
         }
-        if files.count > 1 { try checkAlike(files, delimiter: delimiter, at: path) }
+        if files.count > 1 { try checkAlike(files, delimiter: delimiter, encoding: encoding, at: path) }
         return files
     }
 
-    /// Files of one source are of one type, and CSV files have the first file's header (a
-    /// file whose header cannot be read is left to the import, which names its fault).
-    func checkAlike(_ files: [String], delimiter: UInt8?, at path: String) throws(PorterError) {
+    /// Files of one source are of one type, and CSV files have the first file's header, its
+    /// names compared without surrounding spaces (a file whose header cannot be read is left to
+    /// the import, which names its fault).
+    func checkAlike(_ files: [String], delimiter: UInt8?, encoding: TextEncoding?, at path: String) throws(PorterError) {
         let format = SourceFormat.forFile(files[0])!
         for file in files.dropFirst() where SourceFormat.forFile(file) != format {
             throw fail(path, "\"\(file)\" and \"\(files[0])\" are of different types: the files of one source must be of one type")
@@ -60,7 +62,7 @@ struct ManifestSources {
         let csv = SourceFormat.csv(delimiter: delimiter ?? defaultDelimiter)
         var first: (file: String, names: [String])?
         for file in files {
-            guard let names = ((try? manifest.files.openReader(file, format: csv)) as? CSVReader)?.header.names else { continue }
+            guard let names = ((try? manifest.files.openReader(file, format: csv, encoding: encoding)) as? CSVReader)?.header.columnNames else { continue }
             guard let expected = first else {
                 first = (file, names)
                 continue
