@@ -63,6 +63,12 @@ final class InitCommandTests: XCTestCase {
             }
             XCTAssertEqual(summary.relations.map(\.added).reduce(0, +), original.links, "\(name): relation links\n\(inferred.stdout)")
         }
+        // Inferred pointers resolved: by a key, by a two-part key (JSON array cells), by objectId.
+        XCTAssertEqual(try Mirror(scratch.appendingPathComponent("library-inferred.sqlite")).value("SELECT count(*) FROM Book b JOIN Genre g ON g.objectId = b.genre"), "43")
+        XCTAssertEqual(try Mirror(scratch.appendingPathComponent("org-inferred.sqlite")).rows(
+            "SELECT o.city, o.country FROM Team t JOIN Office o ON o.objectId = t.office WHERE t.name = 'Mobile'"), [["Lisbon", "PT"]])
+        XCTAssertEqual(try Mirror(scratch.appendingPathComponent("parse-export-inferred.sqlite")).value(
+            "SELECT count(*) FROM Comment c JOIN Post p ON p.objectId = c.post"), "10")
     }
 
     /// What init guessed for campus: keys, pointers (one a cycle), the join file as a relation,
@@ -101,6 +107,25 @@ final class InitCommandTests: XCTestCase {
         let dashboard = try CommandRunner.run(["init", CommandRunner.fixtures.appendingPathComponent("dashboard-export").path])
         XCTAssertEqual(dashboard.status, 2)
         XCTAssertTrue(dashboard.stderr.contains("a Parse export (<Class>.json files whose objects have an objectId)"), dashboard.stderr)
+    }
+
+    /// `init FILE…`: only the files named, which must share a folder; `-` needs its target.
+    func testInitOnNamedFilesAndUsageFaults() throws {
+        let campus = CommandRunner.fixtures.appendingPathComponent("campus")
+        let named = try CommandRunner.run(["init", campus.appendingPathComponent("teachers.csv").path, campus.appendingPathComponent("departments.csv").path])
+        XCTAssertEqual(named.status, 0, named.stderr)
+        XCTAssertEqual(InitCommandTests.sources(named.stdout), ["Teacher": "teachers.csv", "Department": "departments.csv"])
+        XCTAssertTrue(named.stdout.contains("department: Pointer<Department>"), named.stdout)
+
+        let twoFolders = try CommandRunner.run(["init", campus.appendingPathComponent("teachers.csv").path,
+                                                CommandRunner.fixtures.appendingPathComponent("library/genres.csv").path])
+        XCTAssertEqual(twoFolders.status, 2)
+        XCTAssertTrue(twoFolders.stderr.contains("the files must share one folder"), twoFolders.stderr)
+        XCTAssertEqual(twoFolders.stdout, "")
+
+        let noTarget = try CommandRunner.run(["import", "-", "--class", "Order", "--format", "csv"])
+        XCTAssertEqual(noTarget.status, 2)
+        XCTAssertTrue(noTarget.stderr.contains("- reads the data from stdin: give the target with --to"), noTarget.stderr)
     }
 
     static let customers = """

@@ -122,6 +122,25 @@ final class ManifestInferenceTests: XCTestCase {
         XCTAssertEqual(comment.field(named: "post")?.type, .pointer(targetClass: "Post"))
     }
 
+    func testJSONArrayCellsNameATwoColumnKey() throws {
+        let (yaml, manifest, _) = try inferred([
+            "offices.csv": "city,country,address\nParis,FR,Rue 1\nParis,US,Main St 2\nLyon,FR,Rue 3\n",
+            "teams.csv": "name,office\nA,\"[\"\"Paris\"\", \"\"US\"\"]\"\nB,\"[\"\"Lyon\"\", \"\"FR\"\"]\"\n",
+        ])
+        // address alone is unique too, but teams name offices by city and country.
+        XCTAssertEqual(manifest.mapping(for: "Office")?.key, ["city", "country"])
+        XCTAssertEqual(manifest.mapping(for: "Team")?.field(named: "office")?.type, .pointer(targetClass: "Office"))
+        XCTAssertTrue(yaml.contains("named by teams.csv: office (JSON arrays of both parts); also unique alone: address"), yaml)
+    }
+
+    func testColumnsPastTheDistinctBoundAreNotKeysAndSaySo() throws {
+        let rows = (0...ColumnProfile.distinctLimit).map { "c\($0),x\n" }.joined()
+        let (yaml, manifest, _) = try inferred(["codes.csv": "code,flag\n" + rows])
+        XCTAssertEqual(manifest.mapping(for: "Code")?.key, [])
+        XCTAssertTrue(yaml.contains("not considered, with more than 200000 distinct values: code"), yaml)
+        XCTAssertTrue(yaml.contains("more than 200000 distinct values: not considered as a key or reference"), yaml)
+    }
+
     func testSemicolonHeaderGivesTheDelimiter() throws {
         let (yaml, manifest, _) = try inferred(["offices.csv": "city;address\nBerlin;Main St 1, Berlin\nLisbon;Rua 2\n"])
         XCTAssertEqual(manifest.mapping(for: "Office")?.delimiter, UInt8(ascii: ";"))

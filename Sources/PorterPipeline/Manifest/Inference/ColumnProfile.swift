@@ -34,6 +34,8 @@ struct ColumnProfile {
     private(set) var distinct: Set<String>? = []
     /// Why ``distinct`` was dropped.
     private(set) var distinctDropped: String?
+    /// ``distinct`` was dropped past ``distinctLimit``.
+    private(set) var tooManyDistinct = false
     /// Some value occurred twice.
     private(set) var repeated = false
 
@@ -100,7 +102,10 @@ struct ColumnProfile {
     private mutating func remember(_ text: String) {
         guard distinct != nil else { return }
         if distinct!.insert(text).inserted {
-            if distinct!.count > Self.distinctLimit { dropDistinct("more than \(Self.distinctLimit) distinct values") }
+            if distinct!.count > Self.distinctLimit {
+                dropDistinct("more than \(Self.distinctLimit) distinct values")
+                tooManyDistinct = true
+            }
         } else {
             repeated = true
         }

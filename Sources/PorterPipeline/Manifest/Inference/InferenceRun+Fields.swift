@@ -52,6 +52,10 @@ extension InferenceRun {
     /// every part of its cells is, else its values' type.
     private func guessField(_ name: String, _ column: ColumnProfile, in index: Int) -> InferredDataset.Field {
         let plain = plainField(name, column)
+        if plain.type == .array, let target = pairPointer(of: Target(file: index, column: column.name)) {
+            return InferredDataset.Field(name: name, column: column.name, type: .pointer(targetClass: target),
+                                         reason: "every value is a JSON array naming \(InferredNames.article(target)) \(target) by its two-part key (\(column.distinct?.count ?? 0) distinct, \(column.filled) filled, \(column.empty) empty)")
+        }
         guard plain.type == .string || (plain.type == .number && column.isIntegerColumn) else { return plain }
         let source = Target(file: index, column: column.name)
         let options = keyTargets(of: source)

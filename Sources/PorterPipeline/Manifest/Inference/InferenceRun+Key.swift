@@ -31,6 +31,11 @@ extension InferenceRun {
             let namedBy = targets.filter { $0.key.file != index && $0.value.contains(target) }.map(\.key).sorted { ($0.file, $0.column) < ($1.file, $1.column) }
             return (column: candidate.element.name, namedBy: namedBy, rank: Self.preferenceRank(candidate.element.name, className), offset: candidate.offset)
         }.sorted { ($1.namedBy.count, $0.rank, $0.offset) < ($0.namedBy.count, $1.rank, $1.offset) }
+        if ranked.first?.namedBy.isEmpty ?? true, let pair = namedPair(index) {
+            let unique = ranked.isEmpty ? "" : "; also unique alone: " + ranked.map(\.column).joined(separator: ", ")
+            return (pair.columns, "[\(pair.columns.joined(separator: ", "))]: unique together and non-empty in all \(file.records) records: natural key; named by "
+                    + pair.namedBy.prefix(3).map { "\(files[$0.file].file): \($0.column)" }.joined(separator: ", ") + " (JSON arrays of both parts)" + unique)
+        }
         if let best = ranked.first {
             var reason = "\(best.column): unique and non-empty in all \(file.records) records: natural key"
             if !best.namedBy.isEmpty {
@@ -41,15 +46,17 @@ extension InferenceRun {
             if !others.isEmpty { reason += "; also unique: " + others.joined(separator: ", ") }
             return ([best.column], reason)
         }
+        let uncounted = file.columns.filter { $0.tooManyDistinct && $0.empty == 0 }.map(\.name)
+        let notConsidered = uncounted.isEmpty ? "" : " (not considered, with more than \(ColumnProfile.distinctLimit) distinct values: \(uncounted.joined(separator: ", ")))"
         guard let rows = file.rows else {
-            return ([], "no key: no column is unique and non-empty in all \(file.records) records (pairs of columns were not tried past \(FileProfile.rowLimit) records); "
+            return ([], "no key: no column is unique and non-empty in all \(file.records) records\(notConsidered) (pairs of columns were not tried past \(FileProfile.rowLimit) records); "
                     + "each record needs a key or an objectId: add a column of unique values and name it in key")
         }
         if let pair = Self.uniquePair(file, rows: rows) {
             return (pair, "[\(pair.joined(separator: ", "))]: unique together and non-empty in all \(file.records) records (no column alone is): natural key; "
                     + "a reference to it gives both parts as a JSON array")
         }
-        return ([], "no key: no column, nor two together, is unique and non-empty in all \(file.records) records; each record needs a key or an objectId: "
+        return ([], "no key: no column, nor two together, is unique and non-empty in all \(file.records) records\(notConsidered); each record needs a key or an objectId: "
                 + "add a column of unique values and name it in key")
     }
 

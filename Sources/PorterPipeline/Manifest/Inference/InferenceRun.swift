@@ -17,6 +17,7 @@ struct InferenceRun {
     /// Key columns chosen per class file; `[]` for an `objectId` identity or no key.
     var keys: [Int: (columns: [String], reason: String)] = [:]
     var targets: [Target: [Target]] = [:]
+    var pairTargets: [Target: [PairTarget]] = [:]
 
     /// Names preferred for a key, in order; `{class}` is the class name.
     static let preferredKeyNames = ["id", "{class}id", "{class}_id", "code", "key", "uuid", "email", "username", "name", "slug", "number", "title"]
@@ -36,6 +37,7 @@ struct InferenceRun {
     mutating func infer() throws(PorterError) -> InferredDataset {
         var dataset = InferredDataset(header: [])
         findTargets()
+        findPairTargets()
         var classFiles: [Int] = []
         var joinFiles: [Int] = []
         for index in files.indices {
