@@ -84,6 +84,16 @@ final class ManifestInferenceTests: XCTestCase {
         XCTAssertTrue(yaml.contains("every value is a Customer key (2 distinct"), yaml)
     }
 
+    /// The import reads a String key's references as text: JSON numbers cannot name one.
+    func testJSONNumbersDoNotNameATextKey() throws {
+        let (_, manifest, _) = try inferred([
+            "codes.csv": "code,label\nA1,x\n12,y\n",
+            "uses.ndjson": "{\"name\": \"u\", \"code\": 12}\n{\"name\": \"v\", \"code\": 12}\n",
+        ])
+        XCTAssertEqual(manifest.mapping(for: "Code")?.key, ["code"])
+        XCTAssertEqual(manifest.mapping(for: "Use")?.field(named: "code")?.type, .number)
+    }
+
     func testTwoColumnFileOfKeysIsARelation() throws {
         let (yaml, manifest, _) = try inferred([
             "courses.csv": "code,title\nC1,Maths\nC2,Physics\n",
@@ -99,6 +109,17 @@ final class ManifestInferenceTests: XCTestCase {
         // A split cell whose parts are all Student names is not a key-of: names are not Student's key.
         XCTAssertEqual(manifest.mapping(for: "Book")?.field(named: "authors")?.type, .string)
         XCTAssertTrue(yaml.contains("every course is a Course key, every student a Student key"), yaml)
+    }
+
+    func testJoinFileOfIdsNamesTheRelationWithoutId() throws {
+        let (_, manifest, _) = try inferred([
+            "users.ndjson": "{\"user_id\": 1, \"name\": \"Ada\"}\n{\"user_id\": 2, \"name\": \"Bob\"}\n",
+            "tags.csv": "tag_id,label\n7,red\n8,blue\n",
+            "user_tags.csv": "user_id,tag_id\n1,7\n2,7\n2,8\n",
+        ])
+        let relation = try XCTUnwrap(manifest.relations.first)
+        XCTAssertEqual([relation.owner, relation.field, relation.targetClass], ["User", "tags", "Tag"])
+        XCTAssertEqual(manifest.mapping(for: "User")?.key, ["userId"])
     }
 
     func testSplitCellsOfKeysAreARelation() throws {

@@ -86,10 +86,21 @@ struct InferenceRun {
                 targets[source] = uniques.filter { unique in
                     guard unique != source, let held = files[unique.file].column(named: unique.column)?.distinct, values.count <= held.count,
                           values.isSubset(of: held) else { return false }
+                    // JSON numbers cannot name a String key: the import reads a String field's cells as text only.
+                    if column.sawJSON && column.jsonTypes.contains(.number) && files[unique.file].column(named: unique.column)?.typeGuess.type == .string {
+                        return false
+                    }
                     return !column.isIntegerColumn || Self.names(column.name, classNames[unique.file])
                 }
             }
         }
+    }
+
+    /// `book_id` → `book`: what a relation's field is named after (`books`).
+    static func withoutIdSuffix(_ column: String) -> String {
+        let words = InferredNames.words(column)
+        guard words.count > 1, words.last?.lowercased() == "id" else { return column }
+        return words.dropLast().joined(separator: "_")
     }
 
     /// Whether a column's name names the class: `customer_id`, `customerId`, `customer`, `customers`.
@@ -129,7 +140,7 @@ struct InferenceRun {
         guard let owner = keyTargets(of: Target(file: index, column: ownerColumn)).first(where: { $0.file != index }),
               let target = keyTargets(of: Target(file: index, column: targetColumn)).first(where: { $0.file != index }),
               let ownerClass = classNames[owner.file], let targetClass = classNames[target.file],
-              let fieldName = InferredNames.fieldName(forColumn: targetColumn) else { return nil }
+              let fieldName = InferredNames.fieldName(forColumn: Self.withoutIdSuffix(targetColumn)) else { return nil }
         let field = InferredNames.plural(fieldName)
         let reason = "\(file.file): \(file.records) rows of two columns; every \(ownerColumn) is \(InferredNames.article(ownerClass)) \(ownerClass) key, every \(targetColumn) \(InferredNames.article(targetClass)) \(targetClass) key: links of \(ownerClass).\(field)"
         return InferredDataset.Relation(owner: ownerClass, field: field, targetClass: targetClass, file: file.file, ownerColumn: ownerColumn,
