@@ -154,12 +154,14 @@ final class ManifestInferenceTests: XCTestCase {
         XCTAssertTrue(yaml.contains("named by teams.csv: office (JSON arrays of both parts); also unique alone: address"), yaml)
     }
 
-    func testColumnsPastTheDistinctBoundAreNotKeysAndSaySo() throws {
+    /// Past the distinct-value bound a column still is a key (its uniqueness is followed by
+    /// hashes) and references to it are found; it names no class itself, and its comment says so.
+    func testColumnsPastTheDistinctBoundStayKeysAndSaySo() throws {
         let rows = (0...ColumnProfile.distinctLimit).map { "c\($0),x\n" }.joined()
-        let (yaml, manifest, _) = try inferred(["codes.csv": "code,flag\n" + rows])
-        XCTAssertEqual(manifest.mapping(for: "Code")?.key, [])
-        XCTAssertTrue(yaml.contains("not considered, with more than 200000 distinct values: code"), yaml)
-        XCTAssertTrue(yaml.contains("more than 200000 distinct values: not considered as a key or reference"), yaml)
+        let (yaml, manifest, _) = try inferred(["codes.csv": "code,flag\n" + rows, "uses.csv": "name,code\nu,c5\nv,c5\nw,c200000\n"])
+        XCTAssertEqual(manifest.mapping(for: "Code")?.key, ["code"])
+        XCTAssertEqual(manifest.mapping(for: "Use")?.field(named: "code")?.type, .pointer(targetClass: "Code"))
+        XCTAssertTrue(yaml.contains("code: String!        # 200001 values, text; more than 200000 distinct values: not considered as a reference\n"), yaml)
     }
 
     func testSemicolonHeaderGivesTheDelimiter() throws {

@@ -5,8 +5,12 @@ import PorterReaders
 /// which types every value fits, how many are empty, and its distinct values (bounded), from
 /// which keys and references are found.
 struct ColumnProfile {
-    /// Distinct values kept per column; a column with more is neither a key nor a reference.
+    /// Distinct values kept as text per column, for references and split cells; a column with
+    /// more names no class.
     static let distinctLimit = 200_000
+    /// Values whose uniqueness is followed (as 64-bit hashes, while none repeats); a column with
+    /// more is no key.
+    static let uniqueLimit = 10_000_000
 
     let name: String
     /// Records with a non-empty value.
@@ -29,20 +33,27 @@ struct ColumnProfile {
     private(set) var sawJSON = false
     /// Every JSON number so far was an integer.
     private(set) var jsonIntegersOnly = true
-    /// The distinct values as text (strings, integers); `nil` once a value cannot be named
-    /// as text (a JSON object, a decimal) or past ``distinctLimit``.
+    /// Every value is text or an integer, so it can be a key or name one.
+    private(set) var nameable = true
+    /// The distinct values as text; `nil` when not ``nameable`` or past ``distinctLimit``.
     private(set) var distinct: Set<String>? = []
-    /// Why ``distinct`` was dropped.
-    private(set) var distinctDropped: String?
-    /// ``distinct`` was dropped past ``distinctLimit``.
-    private(set) var tooManyDistinct = false
-    /// Some value occurred twice.
-    private(set) var repeated = false
+    /// The values' hashes while no value repeats; `nil` once one does, when not ``nameable``,
+    /// or past ``uniqueLimit``.
+    private var uniqueHashes: Set<Int>? = []
+    private(set) var pastDistinctLimit = false
+    private(set) var pastUniqueLimit = false
 
     init(name: String) { self.name = name }
 
     /// The column's values are unique, non-empty in every record and nameable as text.
-    var isUnique: Bool { empty == 0 && filled > 0 && !repeated && distinct != nil }
+    var isUnique: Bool { empty == 0 && filled > 0 && uniqueHashes != nil }
+
+    /// Whether each of `values` is a value of this column (of a unique one past ``distinctLimit``).
+    func holds(_ values: Set<String>) -> Bool {
+        if let distinct { return values.count <= distinct.count && values.isSubset(of: distinct) }
+        guard let uniqueHashes else { return false }
+        return values.count <= uniqueHashes.count && values.allSatisfy { uniqueHashes.contains(Self.hash($0)) }
+    }
 
     mutating func addEmpty() { empty += 1 }
 
@@ -72,10 +83,10 @@ struct ColumnProfile {
             case .double:
                 allDates = false
                 jsonIntegersOnly = false
-                dropDistinct("its values are not all text or integers")
+                notNameable()
             default:
                 allDates = false
-                dropDistinct("its values are not all text or integers")
+                notNameable()
             }
         }
     }
@@ -100,21 +111,36 @@ struct ColumnProfile {
     }
 
     private mutating func remember(_ text: String) {
-        guard distinct != nil else { return }
-        if distinct!.insert(text).inserted {
+        guard nameable else { return }
+        if distinct != nil {
+            distinct!.insert(text)
             if distinct!.count > Self.distinctLimit {
-                dropDistinct("more than \(Self.distinctLimit) distinct values")
-                tooManyDistinct = true
+                distinct = nil
+                pastDistinctLimit = true
             }
-        } else {
-            repeated = true
+        }
+        if uniqueHashes != nil {
+            if !uniqueHashes!.insert(Self.hash(text)).inserted {
+                uniqueHashes = nil
+            } else if uniqueHashes!.count > Self.uniqueLimit {
+                uniqueHashes = nil
+                pastUniqueLimit = true
+            }
         }
     }
 
-    private mutating func dropDistinct(_ reason: String) {
-        guard distinct != nil else { return }
+    /// A value that is neither text nor an integer: the column neither is a key nor names one.
+    private mutating func notNameable() {
+        nameable = false
         distinct = nil
-        distinctDropped = reason
+        uniqueHashes = nil
+    }
+
+    /// A text's hash, the same for the whole process.
+    static func hash(_ text: String) -> Int {
+        var hasher = Hasher()
+        hasher.combine(text)
+        return hasher.finalize()
     }
 
     /// `007`, `-01`: digits after a zero that a Number would drop.

@@ -42,8 +42,8 @@ extension InferenceRun {
     private func plainField(_ name: String, _ column: ColumnProfile) -> InferredDataset.Field {
         let guess = column.typeGuess
         var reason = guess.reason
-        if let dropped = column.distinctDropped, column.filled > 0, guess.type == .string || guess.type == .number {
-            reason += "; \(dropped): not considered as a key or reference"
+        if column.pastDistinctLimit {
+            reason += "; more than \(ColumnProfile.distinctLimit) distinct values: not considered as a reference" + (column.pastUniqueLimit ? " or key" : "")
         }
         return InferredDataset.Field(name: name, column: column.name, type: guess.type, reason: reason)
     }
@@ -84,8 +84,7 @@ extension InferenceRun {
         for separator in Self.listSeparators where values.contains(where: { $0.contains(separator) }) {
             let parts = Set(values.flatMap { CellText.split($0, by: separator) }.filter { !$0.isEmpty })
             let holders = keys.filter { entry in
-                guard entry.value.columns.count == 1, let held = files[entry.key].column(named: entry.value.columns[0])?.distinct else { return false }
-                return parts.isSubset(of: held)
+                entry.value.columns.count == 1 && files[entry.key].column(named: entry.value.columns[0])?.holds(parts) == true
             }.map(\.key).sorted()
             let named = holders.filter { Self.names(column.name, classNames[$0]) }
             guard let holder = named.first ?? (holders.count == 1 ? holders.first : nil), let target = classNames[holder] else { continue }

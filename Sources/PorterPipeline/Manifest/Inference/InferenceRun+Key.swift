@@ -46,8 +46,8 @@ extension InferenceRun {
             if !others.isEmpty { reason += "; also unique: " + others.joined(separator: ", ") }
             return ([best.column], reason)
         }
-        let uncounted = file.columns.filter { $0.tooManyDistinct && $0.empty == 0 }.map(\.name)
-        let notConsidered = uncounted.isEmpty ? "" : " (not considered, with more than \(ColumnProfile.distinctLimit) distinct values: \(uncounted.joined(separator: ", ")))"
+        let uncounted = file.columns.filter { $0.pastUniqueLimit && $0.empty == 0 }.map(\.name)
+        let notConsidered = uncounted.isEmpty ? "" : " (not considered, with more than \(ColumnProfile.uniqueLimit) values: \(uncounted.joined(separator: ", ")))"
         guard let rows = file.rows else {
             return ([], "no key: no column is unique and non-empty in all \(file.records) records\(notConsidered) (pairs of columns were not tried past \(FileProfile.rowLimit) records); "
                     + "each record needs a key or an objectId: add a column of unique values and name it in key")
@@ -70,7 +70,7 @@ extension InferenceRun {
     static func uniquePair(_ file: FileProfile, rows: [[String]]) -> [String]? {
         let filled = file.columns.indices.filter { index in
             let column = file.columns[index]
-            return column.empty == 0 && column.distinct != nil && !ManifestInference.systemColumns.contains(column.name)
+            return column.empty == 0 && column.nameable && !ManifestInference.systemColumns.contains(column.name)
         }.prefix(12)
         for first in filled {
             for second in filled where second > first {

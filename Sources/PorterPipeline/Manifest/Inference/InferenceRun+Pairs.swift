@@ -18,7 +18,7 @@ extension InferenceRun {
                 let source = Target(file: index, column: column.name)
                 for (other, otherFile) in files.enumerated() where other != index {
                     guard let rows = otherFile.rows, rows.count == otherFile.records else { continue }
-                    let filled = otherFile.columns.indices.filter { otherFile.columns[$0].empty == 0 && otherFile.columns[$0].distinct != nil }
+                    let filled = otherFile.columns.indices.filter { otherFile.columns[$0].empty == 0 && otherFile.columns[$0].nameable }
                     for first in filled {
                         for second in filled where second != first {
                             var held = Set<[String]>()

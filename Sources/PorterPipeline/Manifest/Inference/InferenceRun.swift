@@ -84,8 +84,7 @@ struct InferenceRun {
                 guard let values = column.distinct, !values.isEmpty else { continue }
                 let source = Target(file: index, column: column.name)
                 targets[source] = uniques.filter { unique in
-                    guard unique != source, let held = files[unique.file].column(named: unique.column)?.distinct, values.count <= held.count,
-                          values.isSubset(of: held) else { return false }
+                    guard unique != source, files[unique.file].column(named: unique.column)?.holds(values) == true else { return false }
                     // JSON numbers cannot name a String key: the import reads a String field's cells as text only.
                     if column.sawJSON && column.jsonTypes.contains(.number) && files[unique.file].column(named: unique.column)?.typeGuess.type == .string {
                         return false
