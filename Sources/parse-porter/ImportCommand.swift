@@ -31,7 +31,7 @@ struct ImportCommand: ParsableCommand {
 
     @OptionGroup var file: SingleFileOptions
 
-    @Option(name: .long, help: "The target: a SQLite mirror file (default: <dataset>/<name>.sqlite) or a Parse Server URL with its mount path.")
+    @Option(name: .long, help: "The target: a SQLite mirror file (default: <dataset>/<name>.sqlite; for one FILE, <file name>.sqlite beside it; required for -) or a Parse Server URL with its mount path.")
     var to: String?
 
     @OptionGroup var server: TargetOptions
