@@ -193,6 +193,16 @@ final class ManifestInferenceTests: XCTestCase {
         XCTAssertEqual(manifest.classes[0].key, ["total"])
     }
 
+    /// Header cells YAML would misread unquoted stay the columns, quoted; the fields get names.
+    func testOddColumnNamesAreQuoted() throws {
+        let (_, manifest, dataset) = try inferred(["my items.csv": "\"Full Name\",price ($),#tag,a: b,\"say \"\"hi\"\"\"\nAda,1,x,y,z\n"])
+        let item = try XCTUnwrap(manifest.mapping(for: "MyItem"))
+        XCTAssertEqual(item.source, "my items.csv")
+        XCTAssertEqual(item.fields.map(\.name), ["fullName", "price", "tag", "aB", "sayHi"])
+        XCTAssertEqual(item.fields.map(\.column), ["Full Name", "price ($)", "#tag", "a: b", "say \"hi\""])
+        XCTAssertEqual(try ManifestLoader.load(dataset.directory).classes.count, 1)
+    }
+
     func testNames() {
         XCTAssertEqual(InferredNames.className(forFile: "order_items.csv"), "OrderItem")
         XCTAssertEqual(InferredNames.className(forFile: "categories.json"), "Category")

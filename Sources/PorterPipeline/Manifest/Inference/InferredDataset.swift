@@ -50,7 +50,7 @@ struct InferredDataset {
         lines += ["version: 1", "classes:"]
         for entry in classes {
             lines.append("  \(entry.className):")
-            lines.append("    # \(entry.file): \(entry.records) record\(entry.records == 1 ? "" : "s")")
+            lines.append("    # " + Self.oneLine("\(entry.file): \(entry.records) record\(entry.records == 1 ? "" : "s")"))
             for note in entry.notes { lines.append("    # " + Self.oneLine(note)) }
             lines.append("    source: \(Self.quoted(entry.file))")
             if let delimiter = entry.delimiter {
