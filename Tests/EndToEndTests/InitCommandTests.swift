@@ -3,8 +3,12 @@ import XCTest
 
 /// `parse-porter init`, and `import FILE` / `import -` without a manifest, from the built command.
 final class InitCommandTests: XCTestCase {
-    /// The good datasets built from CSV/JSON files with a manifest of their own.
-    static let datasets = ["library", "todo", "recipes", "contacts", "org", "campus", "gallery", "parse-export"]
+    /// The good datasets built from CSV/JSON files: every folder of Fixtures/ with a manifest of its own.
+    static func datasets() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: CommandRunner.fixtures.path).filter { name in
+            FileManager.default.fileExists(atPath: CommandRunner.fixtures.appendingPathComponent("\(name)/dataset.yml").path)
+        }.sorted()
+    }
 
     /// `class → source file` of a manifest as `init` and the fixtures write them (`  Class:` then `    source: file`).
     static func sources(_ yaml: String) -> [String: String] {
@@ -28,7 +32,8 @@ final class InitCommandTests: XCTestCase {
         let summary = try ImportSummary.parse(result)
         let manifest = try String(contentsOf: CommandRunner.fixtures.appendingPathComponent("\(name)/dataset.yml"), encoding: .utf8)
         var records: [String: Int] = [:]
-        for (className, file) in Self.sources(manifest) { records[file] = try XCTUnwrap(summary.tally(className)?.read, "\(name): \(className)") }
+        // Several classes may read one file (library's Book and ISBN): each reads all of its records.
+        for (className, file) in Self.sources(manifest) { records[file] = max(records[file] ?? 0, try XCTUnwrap(summary.tally(className)?.read, "\(name): \(className)")) }
         return (records, summary.relations.map(\.added).reduce(0, +))
     }
 
@@ -36,7 +41,9 @@ final class InitCommandTests: XCTestCase {
     /// record of every class file arrives, as many as the fixture's own manifest imports.
     func testInitOnEveryFixtureValidatesAndImportsAllRecords() throws {
         let scratch = try CommandRunner.temporaryDirectory(self)
-        for name in Self.datasets {
+        let datasets = try Self.datasets()
+        XCTAssertTrue(Set(["library", "todo", "recipes", "contacts", "org", "campus", "gallery", "parse-export"]).isSubset(of: datasets), "\(datasets)")
+        for name in datasets {
             let folder = try CommandRunner.copyFixture(name, to: scratch)
             try FileManager.default.removeItem(at: folder.appendingPathComponent("dataset.yml"))
             let original = try originalCounts(name, in: scratch)
