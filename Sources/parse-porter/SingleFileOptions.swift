@@ -64,10 +64,13 @@ final class StdinSpool {
     let folder: URL
     let path: String
 
-    /// Copies all of stdin, in chunks, to `stdin.<format>`.
+    /// Copies all of stdin, in chunks, to `stdin.<format>`. Ctrl-C ends the copy when stdin
+    /// ends (in a pipeline its writer is interrupted too) and deletes the copy.
     init(format: SourceFormat) throws(PorterError) {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("parse-porter-stdin-\(UUID().uuidString)")
         path = folder.appendingPathComponent("stdin.\(format.name)").path
+        let interruption = Interruption.catchInterrupts()
+        defer { interruption.stop() }
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
             guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]),
@@ -75,9 +78,10 @@ final class StdinSpool {
                 throw PorterError(.usage, "cannot write \(path) to hold stdin")
             }
             defer { try? output.close() }
-            while let chunk = try FileHandle.standardInput.read(upToCount: 1 << 20), !chunk.isEmpty {
+            while !Interruption.isRequested, let chunk = try FileHandle.standardInput.read(upToCount: 1 << 20), !chunk.isEmpty {
                 try output.write(contentsOf: chunk)
             }
+            if Interruption.isRequested { throw PorterError(.interrupted, "interrupted while reading stdin; nothing was written") }
         } catch let error as PorterError {
             remove()
             throw error

@@ -202,6 +202,35 @@ final class InitCommandTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: spoolFolder.path), [])
     }
 
+    /// Ctrl-C while stdin is being copied: exit 130, nothing written, the copy deleted.
+    func testInterruptWhileReadingStdinLeavesNothing() throws {
+        let scratch = try CommandRunner.temporaryDirectory(self)
+        let spoolFolder = scratch.appendingPathComponent("tmp")
+        try FileManager.default.createDirectory(at: spoolFolder, withIntermediateDirectories: true)
+        let mirror = scratch.appendingPathComponent("app.sqlite")
+        let process = Process()
+        process.executableURL = CommandRunner.binary
+        process.arguments = ["import", "-", "--class", "Order", "--format", "ndjson", "--to", mirror.path, "--quiet"]
+        process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": spoolFolder.path]) { $1 }
+        let input = Pipe()
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        try input.fileHandleForWriting.write(contentsOf: Data("{\"number\": \"A-1\"}\n".utf8))
+        // Wait until the copy has begun, then interrupt, then end stdin as a pipeline's writer would.
+        let deadline = Date().addingTimeInterval(10)
+        while try FileManager.default.contentsOfDirectory(atPath: spoolFolder.path).isEmpty && Date() < deadline { usleep(20_000) }
+        usleep(200_000)
+        kill(process.processIdentifier, SIGINT)
+        usleep(200_000)
+        try input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 130)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: mirror.path))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: spoolFolder.path), [])
+    }
+
     /// `import FILE --class C` into a Parse Server (a served mirror): the objects arrive through REST.
     func testSingleFileImportIntoAServedMirror() throws {
         let scratch = try CommandRunner.temporaryDirectory(self)
