@@ -111,6 +111,16 @@ final class ManifestInferenceTests: XCTestCase {
         XCTAssertTrue(yaml.contains("every course is a Course key, every student a Student key"), yaml)
     }
 
+    func testTwoJoinFilesOfOneOwnerGetTwoFields() throws {
+        let (_, manifest, _) = try inferred([
+            "courses.csv": "code,title\nC1,Maths\nC2,Physics\n",
+            "students.csv": "number,name\nS1,Ada\nS2,Bob\n",
+            "enrollments.csv": "course,student\nC1,S1\nC2,S1\n",
+            "waitlist.csv": "course,student\nC1,S2\n",
+        ])
+        XCTAssertEqual(manifest.relations.map { "\($0.owner).\($0.field) \($0.source)" }, ["Course.students enrollments.csv", "Course.students2 waitlist.csv"])
+    }
+
     func testJoinFileOfIdsNamesTheRelationWithoutId() throws {
         let (_, manifest, _) = try inferred([
             "users.ndjson": "{\"user_id\": 1, \"name\": \"Ada\"}\n{\"user_id\": 2, \"name\": \"Bob\"}\n",

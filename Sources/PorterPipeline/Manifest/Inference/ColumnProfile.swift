@@ -55,7 +55,8 @@ struct ColumnProfile {
         return values.count <= uniqueHashes.count && values.allSatisfy { uniqueHashes.contains(Self.hash($0)) }
     }
 
-    mutating func addEmpty() { empty += 1 }
+    /// Records without a value (a JSON key first seen after them, or absent from one).
+    mutating func addEmpty(_ count: Int = 1) { empty += count }
 
     mutating func add(_ cell: SourceCell?) {
         switch cell {

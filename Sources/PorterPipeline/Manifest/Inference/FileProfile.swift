@@ -64,7 +64,7 @@ struct FileProfile {
                     index = columns.count
                     indexByName[member.key] = index
                     var profile = ColumnProfile(name: member.key)
-                    for _ in 0..<(records - 1) { profile.addEmpty() }
+                    profile.addEmpty(records - 1)
                     columns.append(profile)
                     row.append("")
                 }

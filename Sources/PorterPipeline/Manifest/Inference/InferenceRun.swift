@@ -60,7 +60,8 @@ struct InferenceRun {
         for relation in relations {
             guard let owner = dataset.classes.firstIndex(where: { $0.className == relation.owner }) else { continue }
             var field = relation.field, suffix = 2
-            while dataset.classes[owner].fields.contains(where: { $0.name == field }) { field = "\(relation.field)\(suffix)"; suffix += 1 }
+            let taken = Set(dataset.classes[owner].fields.map(\.name) + dataset.relations.filter { $0.owner == relation.owner }.map(\.field))
+            while taken.contains(field) { field = "\(relation.field)\(suffix)"; suffix += 1 }
             dataset.relations.append(InferredDataset.Relation(owner: relation.owner, field: field, targetClass: relation.targetClass, file: relation.file,
                                                               ownerColumn: relation.ownerColumn, targetColumn: relation.targetColumn,
                                                               delimiter: relation.delimiter, reason: relation.reason))
