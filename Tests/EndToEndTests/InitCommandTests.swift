@@ -130,6 +130,12 @@ final class InitCommandTests: XCTestCase {
         XCTAssertTrue(twoFolders.stderr.contains("the files must share one folder"), twoFolders.stderr)
         XCTAssertEqual(twoFolders.stdout, "")
 
+        // A file the readers refuse ends init with their fault, and no manifest.
+        let unreadable = try CommandRunner.run(["init", CommandRunner.fixtures.appendingPathComponent("bad/csv-invalid-utf8").path])
+        XCTAssertEqual(unreadable.status, 1)
+        XCTAssertEqual(unreadable.stdout, "")
+        XCTAssertTrue(unreadable.stderr.contains("authors.csv:3: column \"name\": invalid UTF-8"), unreadable.stderr)
+
         let noTarget = try CommandRunner.run(["import", "-", "--class", "Order", "--format", "csv"])
         XCTAssertEqual(noTarget.status, 2)
         XCTAssertTrue(noTarget.stderr.contains("- reads the data from stdin: give the target with --to"), noTarget.stderr)
