@@ -23,6 +23,21 @@ public enum SourceFormat: Hashable, Sendable {
         }
     }
 
+    /// The format `csv`, `tsv`, `json`, `ndjson` or `jsonl` names, as options spell it.
+    public init?(name: String) {
+        guard let format = SourceFormat.forFile("." + name) else { return nil }
+        self = format
+    }
+
+    /// `csv`, `tsv`, `json` or `ndjson`: the format's name and file extension.
+    public var name: String {
+        switch self {
+        case .csv(let delimiter): delimiter == UInt8(ascii: "\t") ? "tsv" : "csv"
+        case .json: "json"
+        case .ndjson: "ndjson"
+        }
+    }
+
     /// Opens `path` with this format's reader; `displayName` names the file in locations.
     /// A file that cannot be opened is a `ReaderError` at line 0 (`cannot open file: …`).
     /// - Parameter encoding: The file's encoding; `nil`: UTF-8, or UTF-16 when the file

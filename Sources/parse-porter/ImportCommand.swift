@@ -18,6 +18,8 @@ struct ImportCommand: ParsableCommand {
               parse-porter import Fixtures/parse-app    # a Parse export folder: schema.json, <Class>.json, _Join:<field>:<Class>.json
               parse-porter import Fixtures/library --max-errors 10 --rejects /tmp/rejects
               parse-porter import Fixtures/library --prune --dry-run    # what a sync would delete
+              parse-porter import customers.csv --class Customer --key email --to app.sqlite   # one file, no manifest: what init infers
+              curl -s https://example.com/orders.ndjson | parse-porter import - --class Order --format ndjson --key number --to app.sqlite
               PARSE_APPLICATION_ID=myApp PARSE_MASTER_KEY=… parse-porter import Fixtures/library --to http://127.0.0.1:1337/parse
 
             A Parse Server target is written only after the whole dataset validated. Objects are matched by natural key:
@@ -29,7 +31,9 @@ struct ImportCommand: ParsableCommand {
 
     @OptionGroup var source: DatasetArgument
 
-    @Option(name: .long, help: "The target: a SQLite mirror file (default: <dataset>/<name>.sqlite) or a Parse Server URL with its mount path.")
+    @OptionGroup var file: SingleFileOptions
+
+    @Option(name: .long, help: "The target: a SQLite mirror file (default: <dataset>/<name>.sqlite; for one FILE, <file name>.sqlite beside it; required for -) or a Parse Server URL with its mount path.")
     var to: String?
 
     @OptionGroup var server: TargetOptions
@@ -65,10 +69,12 @@ struct ImportCommand: ParsableCommand {
         if let maxErrors, maxErrors < 0 { throw ValidationError("--max-errors must be 0 or more") }
         if let batchSize, batchSize < 1 { throw ValidationError("--batch-size must be at least 1") }
         if concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
+        try file.check(source.dataset, target: to)
     }
 
     func run() throws {
-        let given = try to ?? source.defaultTarget()
+        let singleFile = file.isSingleFile(source.dataset)
+        let given = try to ?? (singleFile ? file.defaultTarget(source.dataset) : source.defaultTarget())
         let toServer = TargetOptions.isServerURL(given)
         if prune && toServer && server.keys.masterKey == nil {
             throw PorterError(.usage, "--prune deletes objects on a Parse Server with the master key: set PARSE_MASTER_KEY (or --master-key)")
@@ -77,8 +83,12 @@ struct ImportCommand: ParsableCommand {
         let target = toServer ? ParseServerAddress.redacted(given) : given
         let sink = try server.sink(given, batchSize: batchSize ?? 50, concurrency: concurrency, dryRun: dryRun,
                                    usersWithoutPasswords: usersWithoutPasswords)
-        let manifest = try source.manifest(targetClasses: Set(sink.existingSchemas().map(\.className)), printingNotes: false)
-        let rejectsDirectory = rejects ?? (manifest.directory as NSString).appendingPathComponent("rejects")
+        let spool = try file.spool(source.dataset)
+        defer { spool?.remove() }
+        let manifest = singleFile ? try file.manifest(source.dataset, spool: spool)
+                                  : try source.manifest(targetClasses: Set(sink.existingSchemas().map(\.className)), printingNotes: false)
+        // Rejected rows of stdin go to ./rejects, not into the spool's folder.
+        let rejectsDirectory = rejects ?? ((spool == nil ? manifest.directory : FileManager.default.currentDirectoryPath) as NSString).appendingPathComponent("rejects")
         // To a server, each sink call carries enough objects to keep every connection busy.
         let objectsPerCall = toServer ? max(1000, (batchSize ?? 50) * concurrency * 5) : batchSize ?? 1000
         var options = ImportOptions(maxErrors: maxErrors, batchSize: objectsPerCall, rejectsDirectory: rejectsDirectory, dryRun: dryRun)

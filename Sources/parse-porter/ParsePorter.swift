@@ -11,7 +11,7 @@ struct ParsePorter: ParsableCommand {
             Exit codes: 0 ok, 1 data invalid or check failed, 2 usage or manifest error, 3 target unreachable, refused or failing.
             """,
         subcommands: [ImportCommand.self, ValidateCommand.self, PlanCommand.self, ExportCommand.self, PullCommand.self, ServeCommand.self,
-                      MigrateCommand.self, SchemaCommand.self]
+                      MigrateCommand.self, SchemaCommand.self, InitCommand.self]
     )
 
     /// Runs the command; library errors and usage errors map to the documented exit codes.

@@ -9,15 +9,27 @@ final class BadInputTests: XCTestCase {
         let fragments: [String]
         /// Texts that must not appear in stderr (`lacks: TEXT`): the cascade a fault must not cause.
         let absent: [String]
-        /// The file in the folder the commands are given (`path: export.zip`), else the folder.
+        /// The file in the folder the commands are given (`path: export.zip`), else the folder;
+        /// `path: -` gives `-` (stdin).
         let path: String?
+        /// Arguments after the path (`args: --class Order --key sku`).
+        let arguments: [String]
+        /// Whether `validate` takes the dataset too (not with `commands: import`).
+        let validates: Bool
 
         init(_ url: URL) throws {
             let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n").map(String.init)
             path = lines.first { $0.hasPrefix("path: ") }.map { String($0.dropFirst("path: ".count)) }
+            arguments = lines.first { $0.hasPrefix("args: ") }.map { $0.dropFirst("args: ".count).split(separator: " ").map(String.init) } ?? []
+            validates = !lines.contains("commands: import")
             exitCode = Int32(lines.first { $0.hasPrefix("exit:") }!.dropFirst(5).trimmingCharacters(in: .whitespaces))!
             fragments = lines.filter { $0.hasPrefix("contains: ") }.map { String($0.dropFirst("contains: ".count)) }
             absent = lines.filter { $0.hasPrefix("lacks: ") }.map { String($0.dropFirst("lacks: ".count)) }
+        }
+
+        /// What the commands are given for the dataset in `folder`.
+        func given(_ folder: URL) -> String {
+            path == "-" ? "-" : path.map { folder.appendingPathComponent($0).path } ?? folder.path
         }
     }
 
@@ -34,7 +46,8 @@ final class BadInputTests: XCTestCase {
     func testValidateReportsEachFault() throws {
         for dataset in try badDatasets() {
             let expected = try Expectation(dataset.appendingPathComponent("expected-error.txt"))
-            let result = try CommandRunner.run(["validate", expected.path.map { dataset.appendingPathComponent($0).path } ?? dataset.path, "--quiet"])
+            guard expected.validates else { continue }
+            let result = try CommandRunner.run(["validate", expected.given(dataset), "--quiet"] + expected.arguments)
             XCTAssertEqual(result.status, expected.exitCode, "\(dataset.lastPathComponent): \(result.stderr)")
             for fragment in expected.fragments {
                 XCTAssertTrue(result.stderr.contains(fragment), "\(dataset.lastPathComponent): stderr lacks \"\(fragment)\":\n\(result.stderr)")
@@ -57,14 +70,14 @@ final class BadInputTests: XCTestCase {
             let expected = try Expectation(dataset.appendingPathComponent("expected-error.txt"))
             let copy = try CommandRunner.copyFixture("bad/\(dataset.lastPathComponent)", to: scratch)
             let fresh = scratch.appendingPathComponent("\(dataset.lastPathComponent).sqlite")
-            let given = expected.path.map { copy.appendingPathComponent($0).path } ?? copy.path
-            let result = try CommandRunner.run(["import", given, "--to", fresh.path, "--quiet"])
+            let given = expected.given(copy)
+            let result = try CommandRunner.run(["import", given, "--to", fresh.path, "--quiet"] + expected.arguments)
             XCTAssertEqual(result.status, expected.exitCode, "\(dataset.lastPathComponent): \(result.stderr)")
             for fragment in expected.fragments {
                 XCTAssertTrue(result.stderr.contains(fragment), "\(dataset.lastPathComponent): stderr lacks \"\(fragment)\"")
             }
             XCTAssertFalse(FileManager.default.fileExists(atPath: fresh.path), "\(dataset.lastPathComponent) created \(fresh.lastPathComponent)")
-            let intoExisting = try CommandRunner.run(["import", given, "--to", existing.path, "--quiet"])
+            let intoExisting = try CommandRunner.run(["import", given, "--to", existing.path, "--quiet"] + expected.arguments)
             XCTAssertEqual(intoExisting.status, expected.exitCode, dataset.lastPathComponent)
             XCTAssertEqual(try Data(contentsOf: existing), before, "\(dataset.lastPathComponent) changed an existing mirror")
             XCTAssertFalse(FileManager.default.fileExists(atPath: copy.appendingPathComponent("rejects").path))
@@ -84,7 +97,7 @@ final class BadInputTests: XCTestCase {
         for dataset in try badDatasets() {
             let expected = try Expectation(dataset.appendingPathComponent("expected-error.txt"))
             let copy = try CommandRunner.copyFixture("bad/\(dataset.lastPathComponent)", to: scratch)
-            let result = try server.runImport(expected.path.map { copy.appendingPathComponent($0).path } ?? copy.path, ["--quiet"])
+            let result = try server.runImport(expected.given(copy), ["--quiet"] + expected.arguments)
             XCTAssertEqual(result.status, expected.exitCode, "\(dataset.lastPathComponent): \(result.stderr)")
             for fragment in expected.fragments {
                 XCTAssertTrue(result.stderr.contains(fragment), "\(dataset.lastPathComponent): stderr lacks \"\(fragment)\"")

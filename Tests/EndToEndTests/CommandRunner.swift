@@ -25,12 +25,14 @@ enum CommandRunner {
         return packageRoot.appendingPathComponent(".build/debug/parse-porter")
     }()
 
-    /// Runs `parse-porter` to its end; `environment` is added to this process's.
+    /// Runs `parse-porter` to its end; `environment` is added to this process's; stdin reads
+    /// `standardInput`, or nothing.
     @discardableResult
-    static func run(_ arguments: [String], currentDirectory: URL? = nil, environment: [String: String] = [:]) throws -> Result {
+    static func run(_ arguments: [String], currentDirectory: URL? = nil, environment: [String: String] = [:], standardInput: URL? = nil) throws -> Result {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
+        process.standardInput = try standardInput.map { try FileHandle(forReadingFrom: $0) } ?? FileHandle.nullDevice
         if let currentDirectory { process.currentDirectoryURL = currentDirectory }
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let out = Pipe(), err = Pipe()

@@ -1,0 +1,95 @@
+import ParseModel
+
+extension InferenceRun {
+    /// Separators tried on text cells that may list several keys of a class.
+    static let listSeparators = [";", "|"]
+
+    /// A class file's class: a field per column (Parse's own columns and names that give no
+    /// field name aside), the key's fields required.
+    func inferClass(_ index: Int) -> InferredDataset.Class {
+        let file = files[index]
+        let key = keys[index] ?? ([], "")
+        var fields: [InferredDataset.Field] = []
+        var notes: [String] = []
+        var taken: Set<String> = []
+        var keyFields: [String: String] = [:]
+        let system = file.columns.map(\.name).filter { ManifestInference.systemColumns.contains($0) }
+        if !system.isEmpty { notes.append("\(system.joined(separator: ", ")): Parse's own column\(system.count == 1 ? "" : "s"), kept as the import reads them (not fields)") }
+        for column in file.columns where !ManifestInference.systemColumns.contains(column.name) {
+            guard var base = InferredNames.fieldName(forColumn: column.name) else {
+                notes.append("column \"\(column.name)\" gives no Parse field name: not read")
+                continue
+            }
+            if InferredNames.refusedFieldNames.contains(base) {
+                let renamed = InferredNames.fieldName(forColumn: classNames[index]! + "_" + base) ?? base
+                notes.append("column \"\(column.name)\" is the field \(renamed): Parse Server refuses a field named \(base)")
+                base = renamed
+            }
+            var name = base, suffix = 2
+            while !taken.insert(name).inserted { name = "\(base)\(suffix)"; suffix += 1 }
+            let isKey = key.columns.contains(column.name)
+            var field = isKey ? plainField(name, column) : guessField(name, column, in: index)
+            if isKey {
+                field.required = true
+                keyFields[column.name] = name
+            }
+            fields.append(field)
+        }
+        return InferredDataset.Class(className: classNames[index]!, file: file.file, records: file.records, delimiter: file.sniffedDelimiter,
+                                     key: key.columns.compactMap { keyFields[$0] }, keyReason: key.reason, fields: fields, notes: notes)
+    }
+
+    private func plainField(_ name: String, _ column: ColumnProfile) -> InferredDataset.Field {
+        let guess = column.typeGuess
+        var reason = guess.reason
+        if column.pastDistinctLimit {
+            reason += "; more than \(ColumnProfile.distinctLimit) distinct values: not considered as a reference" + (column.pastUniqueLimit ? " or key" : "")
+        }
+        return InferredDataset.Field(name: name, column: column.name, type: guess.type, reason: reason)
+    }
+
+    /// A column's field: a Pointer when every value is a key of one class, a split Relation when
+    /// every part of its cells is, else its values' type.
+    private func guessField(_ name: String, _ column: ColumnProfile, in index: Int) -> InferredDataset.Field {
+        let plain = plainField(name, column)
+        if plain.type == .array, let target = pairPointer(of: Target(file: index, column: column.name)) {
+            return InferredDataset.Field(name: name, column: column.name, type: .pointer(targetClass: target),
+                                         reason: "every value is a JSON array naming \(InferredNames.article(target)) \(target) by its two-part key (\(column.distinct?.count ?? 0) distinct, \(column.filled) filled, \(column.empty) empty)")
+        }
+        guard plain.type == .string || (plain.type == .number && column.isIntegerColumn) else { return plain }
+        let source = Target(file: index, column: column.name)
+        let options = keyTargets(of: source)
+        if let best = options.first, let target = classNames[best.file] {
+            let named = Self.names(column.name, target)
+            if options.count > 1 && !named {
+                let alike = options.compactMap { classNames[$0.file] }
+                return InferredDataset.Field(name: name, column: column.name, type: plain.type,
+                                             reason: plain.reason + "; every value is a key of \(alike.joined(separator: " and of ")) alike: make it Pointer<\(alike[0])> if that is what it names")
+            }
+            let what = best.column == "objectId" ? "objectId" : "key"
+            return InferredDataset.Field(name: name, column: column.name, type: .pointer(targetClass: target),
+                                         reason: "every value is \(InferredNames.article(target)) \(target) \(what) (\(column.distinct?.count ?? 0) distinct, \(column.filled) filled, \(column.empty) empty)")
+        }
+        if plain.type == .string, !column.sawJSON, let relation = listRelation(column, in: index) {
+            var field = InferredDataset.Field(name: name, column: column.name, type: .relation(targetClass: relation.target), reason: relation.reason)
+            field.split = relation.separator
+            return field
+        }
+        return plain
+    }
+
+    /// The class whose keys every part of the column's cells is, split by one of ``listSeparators``.
+    private func listRelation(_ column: ColumnProfile, in index: Int) -> (target: String, separator: String, reason: String)? {
+        guard let values = column.distinct else { return nil }
+        for separator in Self.listSeparators where values.contains(where: { $0.contains(separator) }) {
+            let parts = Set(values.flatMap { CellText.split($0, by: separator) }.filter { !$0.isEmpty })
+            let holders = keys.filter { entry in
+                entry.value.columns.count == 1 && files[entry.key].column(named: entry.value.columns[0])?.holds(parts) == true
+            }.map(\.key).sorted()
+            let named = holders.filter { Self.names(column.name, classNames[$0]) }
+            guard let holder = named.first ?? (holders.count == 1 ? holders.first : nil), let target = classNames[holder] else { continue }
+            return (target, separator, "every part of every value, split by \"\(separator)\", is \(InferredNames.article(target)) \(target) key (\(parts.count) distinct): links of a Relation")
+        }
+        return nil
+    }
+}

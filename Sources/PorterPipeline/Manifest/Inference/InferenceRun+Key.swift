@@ -1,0 +1,85 @@
+import Foundation
+import ParseModel
+
+extension InferenceRun {
+    /// The key columns of a class file and why: the given key; none for an `objectId` column;
+    /// the unique, always filled column other files name most, then the one with the most
+    /// preferred name, then the leftmost; else the first two columns unique together.
+    func chooseKey(_ index: Int) throws(PorterError) -> (columns: [String], reason: String) {
+        let file = files[index]
+        let className = classNames[index] ?? ""
+        if let forcedKey {
+            var columns: [String] = []
+            for part in forcedKey {
+                guard let column = file.columns.first(where: { $0.name == part })
+                    ?? file.columns.first(where: { InferredNames.fieldName(forColumn: $0.name) == part }) else {
+                    throw PorterError(.usage, "key \"\(part)\": \(file.file) has no such column (its columns: \(file.columns.map(\.name).joined(separator: ", ")))")
+                }
+                columns.append(column.name)
+            }
+            return (columns, "the key given")
+        }
+        if file.column(named: "objectId")?.isUnique == true {
+            return ([], "no key: the objectId column (unique in all \(file.records) records) identifies each object, and references may name it")
+        }
+        let candidates = file.columns.enumerated().filter { candidate in
+            candidate.element.isUnique && !ManifestInference.systemColumns.contains(candidate.element.name)
+                && [.string, .number].contains(candidate.element.typeGuess.type)
+        }
+        let ranked = candidates.map { candidate in
+            let target = Target(file: index, column: candidate.element.name)
+            let namedBy = targets.filter { $0.key.file != index && $0.value.contains(target) }.map(\.key).sorted { ($0.file, $0.column) < ($1.file, $1.column) }
+            return (column: candidate.element.name, namedBy: namedBy, rank: Self.preferenceRank(candidate.element.name, className), offset: candidate.offset)
+        }.sorted { ($1.namedBy.count, $0.rank, $0.offset) < ($0.namedBy.count, $1.rank, $1.offset) }
+        if ranked.first?.namedBy.isEmpty ?? true, let pair = namedPair(index) {
+            let unique = ranked.isEmpty ? "" : "; also unique alone: " + ranked.map(\.column).joined(separator: ", ")
+            return (pair.columns, "[\(pair.columns.joined(separator: ", "))]: unique together and non-empty in all \(file.records) records: natural key; named by "
+                    + pair.namedBy.prefix(3).map { "\(files[$0.file].file): \($0.column)" }.joined(separator: ", ") + " (JSON arrays of both parts)" + unique)
+        }
+        if let best = ranked.first {
+            var reason = "\(best.column): unique and non-empty in all \(file.records) records: natural key"
+            if !best.namedBy.isEmpty {
+                reason += "; named by " + best.namedBy.prefix(3).map { "\(files[$0.file].file): \($0.column)" }.joined(separator: ", ")
+                    + (best.namedBy.count > 3 ? " and \(best.namedBy.count - 3) more" : "")
+            }
+            let others = ranked.dropFirst().map(\.column)
+            if !others.isEmpty { reason += "; also unique: " + others.joined(separator: ", ") }
+            return ([best.column], reason)
+        }
+        let uncounted = file.columns.filter { $0.pastUniqueLimit && $0.empty == 0 }.map(\.name)
+        let notConsidered = uncounted.isEmpty ? "" : " (not considered, with more than \(ColumnProfile.uniqueLimit) values: \(uncounted.joined(separator: ", ")))"
+        guard let rows = file.rows else {
+            return ([], "no key: no column is unique and non-empty in all \(file.records) records\(notConsidered) (pairs of columns were not tried past \(FileProfile.rowLimit) records); "
+                    + "each record needs a key or an objectId: add a column of unique values and name it in key")
+        }
+        if let pair = Self.uniquePair(file, rows: rows) {
+            return (pair, "[\(pair.joined(separator: ", "))]: unique together and non-empty in all \(file.records) records (no column alone is): natural key; "
+                    + "a reference to it gives both parts as a JSON array")
+        }
+        return ([], "no key: no column, nor two together, is unique and non-empty in all \(file.records) records\(notConsidered); each record needs a key or an objectId: "
+                + "add a column of unique values and name it in key")
+    }
+
+    /// The position of a column's name among ``preferredKeyNames`` (past the end when absent).
+    static func preferenceRank(_ column: String, _ className: String) -> Int {
+        let lower = column.lowercased(), classLower = className.lowercased()
+        return preferredKeyNames.firstIndex { $0.replacingOccurrences(of: "{class}", with: classLower) == lower } ?? preferredKeyNames.count
+    }
+
+    /// The first two always-filled columns whose values are unique together.
+    static func uniquePair(_ file: FileProfile, rows: [[String]]) -> [String]? {
+        let filled = file.columns.indices.filter { index in
+            let column = file.columns[index]
+            return column.empty == 0 && column.nameable && !ManifestInference.systemColumns.contains(column.name)
+        }.prefix(12)
+        for first in filled {
+            for second in filled where second > first {
+                var seen = Set<String>()
+                if rows.allSatisfy({ $0.count > second && seen.insert($0[first] + "\u{0}" + $0[second]).inserted }) {
+                    return [file.columns[first].name, file.columns[second].name]
+                }
+            }
+        }
+        return nil
+    }
+}

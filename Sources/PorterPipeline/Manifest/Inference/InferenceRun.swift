@@ -1,0 +1,154 @@
+import ParseModel
+
+/// The guesses of ``ManifestInference`` over profiled files: which files are join files, each
+/// class's key, then each column's field.
+struct InferenceRun {
+    /// A unique column of a file, which a column of another may name.
+    struct Target: Hashable {
+        let file: Int
+        let column: String
+    }
+
+    let files: [FileProfile]
+    /// The class each file gives; `nil` when its name gives none.
+    var classNames: [String?]
+    /// The key given instead of guessed (single-file imports), as column or field names.
+    var forcedKey: [String]?
+    /// Key columns chosen per class file; `[]` for an `objectId` identity or no key.
+    var keys: [Int: (columns: [String], reason: String)] = [:]
+    var targets: [Target: [Target]] = [:]
+    var pairTargets: [Target: [PairTarget]] = [:]
+
+    /// Names preferred for a key, in order; `{class}` is the class name.
+    static let preferredKeyNames = ["id", "{class}id", "{class}_id", "code", "key", "uuid", "email", "username", "name", "slug", "number", "title"]
+
+    init(files: [FileProfile], classNames: [String?], forcedKey: [String]? = nil) {
+        self.files = files
+        self.forcedKey = forcedKey
+        var taken: Set<String> = []
+        self.classNames = classNames.map { name in
+            guard let name else { return nil }
+            var unique = name, suffix = 2
+            while !taken.insert(unique).inserted { unique = "\(name)\(suffix)"; suffix += 1 }
+            return unique
+        }
+    }
+
+    mutating func infer() throws(PorterError) -> InferredDataset {
+        var dataset = InferredDataset(header: [])
+        findTargets()
+        findPairTargets()
+        var classFiles: [Int] = []
+        var joinFiles: [Int] = []
+        for index in files.indices {
+            guard files[index].records > 0 else { dataset.unread.append("\(files[index].file): no records, not read"); continue }
+            guard classNames[index] != nil else { dataset.unread.append("\(files[index].file): its name gives no Parse class name, not read"); continue }
+            if isJoinFile(index) { joinFiles.append(index) } else { classFiles.append(index) }
+        }
+        for index in classFiles { keys[index] = try chooseKey(index) }
+        var relations: [InferredDataset.Relation] = []
+        for index in joinFiles {
+            if let relation = relation(from: index) {
+                relations.append(relation)
+            } else {
+                classFiles.append(index)
+                keys[index] = try chooseKey(index)
+            }
+        }
+        classFiles.sort()
+        for index in classFiles { dataset.classes.append(inferClass(index)) }
+        for relation in relations {
+            guard let owner = dataset.classes.firstIndex(where: { $0.className == relation.owner }) else { continue }
+            var field = relation.field, suffix = 2
+            let taken = Set(dataset.classes[owner].fields.map(\.name) + dataset.relations.filter { $0.owner == relation.owner }.map(\.field))
+            while taken.contains(field) { field = "\(relation.field)\(suffix)"; suffix += 1 }
+            dataset.relations.append(InferredDataset.Relation(owner: relation.owner, field: field, targetClass: relation.targetClass, file: relation.file,
+                                                              ownerColumn: relation.ownerColumn, targetColumn: relation.targetColumn,
+                                                              delimiter: relation.delimiter, reason: relation.reason))
+        }
+        return dataset
+    }
+
+    // MARK: references
+
+    /// For every column, the unique columns of files (other than itself) holding all its values.
+    /// A column of integers names a class only when its name says so (`customer_id`).
+    private mutating func findTargets() {
+        var uniques: [Target] = []
+        for (index, file) in files.enumerated() {
+            for column in file.columns where column.isUnique && (column.name == "objectId" || !ManifestInference.systemColumns.contains(column.name)) {
+                uniques.append(Target(file: index, column: column.name))
+            }
+        }
+        for (index, file) in files.enumerated() {
+            for column in file.columns where !ManifestInference.systemColumns.contains(column.name) {
+                guard let values = column.distinct, !values.isEmpty else { continue }
+                let source = Target(file: index, column: column.name)
+                targets[source] = uniques.filter { unique in
+                    guard unique != source, files[unique.file].column(named: unique.column)?.holds(values) == true else { return false }
+                    // JSON numbers cannot name a String key: the import reads a String field's cells as text only.
+                    if column.sawJSON && column.jsonTypes.contains(.number) && files[unique.file].column(named: unique.column)?.typeGuess.type == .string {
+                        return false
+                    }
+                    return !column.isIntegerColumn || Self.names(column.name, classNames[unique.file])
+                }
+            }
+        }
+    }
+
+    /// `book_id` → `book`: what a relation's field is named after (`books`).
+    static func withoutIdSuffix(_ column: String) -> String {
+        let words = InferredNames.words(column)
+        guard words.count > 1, words.last?.lowercased() == "id" else { return column }
+        return words.dropLast().joined(separator: "_")
+    }
+
+    /// Whether a column's name names the class: `customer_id`, `customerId`, `customer`, `customers`.
+    static func names(_ column: String, _ className: String?) -> Bool {
+        guard let className else { return false }
+        var words = InferredNames.words(column).map { $0.lowercased() }
+        if words.count > 1, words.last == "id" { words.removeLast() }
+        guard let last = words.last else { return false }
+        let name = words.dropLast().joined() + InferredNames.singular(last)
+        let wanted = className.lowercased()
+        return name == wanted || name.hasSuffix(wanted) || (name.count >= 3 && wanted.hasPrefix(name))
+    }
+
+    /// The classes whose chosen key is the target column, best first: named by the column's name, then in file order.
+    func keyTargets(of source: Target) -> [Target] {
+        let options = (targets[source] ?? []).filter { target in
+            guard let key = keys[target.file] else { return false }
+            return key.columns == [target.column] || (key.columns.isEmpty && target.column == "objectId")
+        }
+        let named = options.filter { Self.names(source.column, classNames[$0.file]) }
+        return named + options.filter { !named.contains($0) }
+    }
+
+    // MARK: join files
+
+    /// Two columns, neither an objectId, each holding only values of unique columns of other files.
+    private func isJoinFile(_ index: Int) -> Bool {
+        let columns = files[index].columns
+        guard columns.count == 2, !columns.contains(where: { ManifestInference.systemColumns.contains($0.name) }) else { return false }
+        return columns.allSatisfy { column in (targets[Target(file: index, column: column.name)] ?? []).contains { $0.file != index } }
+    }
+
+    /// The relation a join file links, when both of its columns name keys of classes.
+    private func relation(from index: Int) -> InferredDataset.Relation? {
+        let file = files[index]
+        let ownerColumn = file.columns[0].name, targetColumn = file.columns[1].name
+        guard let owner = keyTargets(of: Target(file: index, column: ownerColumn)).first(where: { $0.file != index }),
+              let target = keyTargets(of: Target(file: index, column: targetColumn)).first(where: { $0.file != index }),
+              let ownerClass = classNames[owner.file], let targetClass = classNames[target.file],
+              let fieldName = InferredNames.fieldName(forColumn: Self.withoutIdSuffix(targetColumn)) else { return nil }
+        let field = InferredNames.plural(fieldName)
+        let reason = "\(file.file): \(file.records) rows of two columns; every \(ownerColumn) is \(InferredNames.article(ownerClass)) \(ownerClass) key, every \(targetColumn) \(InferredNames.article(targetClass)) \(targetClass) key: links of \(ownerClass).\(field)"
+        return InferredDataset.Relation(owner: ownerClass, field: field, targetClass: targetClass, file: file.file, ownerColumn: ownerColumn,
+                                        targetColumn: targetColumn, delimiter: file.sniffedDelimiter, reason: reason)
+    }
+}
+
+extension ManifestInference {
+    /// Columns Parse fills itself, which the import reads as such: never fields.
+    static let systemColumns = Set(ParseNames.defaultFields)
+}

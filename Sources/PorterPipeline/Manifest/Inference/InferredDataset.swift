@@ -1,0 +1,99 @@
+import Foundation
+import ParseModel
+
+/// A dataset manifest guessed from source files, each guess with what it was guessed from;
+/// ``yaml`` writes it as a `dataset.yml` with the reasons as comments.
+struct InferredDataset {
+    struct Field {
+        let name: String
+        let column: String
+        let type: FieldType
+        var split: String?
+        var required = false
+        let reason: String
+    }
+
+    struct Class {
+        let className: String
+        let file: String
+        let records: Int
+        let delimiter: UInt8?
+        /// Field names; empty when the records are identified by their `objectId` column, or
+        /// when no key was found (``keyReason`` says which).
+        let key: [String]
+        let keyReason: String
+        var fields: [Field]
+        /// Lines about the file as a whole (columns not read, Parse's own columns).
+        var notes: [String]
+    }
+
+    struct Relation {
+        let owner: String
+        let field: String
+        let targetClass: String
+        let file: String
+        let ownerColumn: String
+        let targetColumn: String
+        let delimiter: UInt8?
+        let reason: String
+    }
+
+    var header: [String]
+    var classes: [Class] = []
+    var relations: [Relation] = []
+    /// Files read but not made into a class or relation, each with why.
+    var unread: [String] = []
+
+    var yaml: String {
+        var lines = header.map { "# " + $0 }
+        for note in unread { lines.append("# " + Self.oneLine(note)) }
+        lines += ["version: 1", "classes:"]
+        for entry in classes {
+            lines.append("  \(entry.className):")
+            lines.append("    # " + Self.oneLine("\(entry.file): \(entry.records) record\(entry.records == 1 ? "" : "s")"))
+            for note in entry.notes { lines.append("    # " + Self.oneLine(note)) }
+            lines.append("    source: \(Self.quoted(entry.file))")
+            if let delimiter = entry.delimiter {
+                lines.append("    delimiter: \(Self.quoted(String(UnicodeScalar(delimiter))))        # the header line is separated by it")
+            }
+            if entry.key.isEmpty {
+                lines.append("    # " + Self.oneLine(entry.keyReason))
+            } else {
+                lines.append("    key: [\(entry.key.joined(separator: ", "))]        # " + Self.oneLine(entry.keyReason))
+            }
+            lines.append("    fields:")
+            for field in entry.fields {
+                lines.append("      \(field.name): \(Self.spec(field))        # " + Self.oneLine(field.reason))
+            }
+        }
+        if !relations.isEmpty {
+            lines.append("relations:")
+            for relation in relations {
+                lines.append("  # " + Self.oneLine(relation.reason))
+                var entry = "  - {owner: \(relation.owner), field: \(relation.field), targetClass: \(relation.targetClass), source: \(Self.quoted(relation.file)), "
+                    + "ownerColumn: \(Self.quoted(relation.ownerColumn)), targetColumn: \(Self.quoted(relation.targetColumn))"
+                if let delimiter = relation.delimiter { entry += ", delimiter: \(Self.quoted(String(UnicodeScalar(delimiter))))" }
+                lines.append(entry + "}")
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `Type`, `Type!`, or a flow mapping with the column and split.
+    private static func spec(_ field: Field) -> String {
+        let type = field.type.description + (field.required ? "!" : "")
+        guard field.column != field.name || field.split != nil else { return type }
+        var parts = ["type: \(type)"]
+        if field.column != field.name { parts.append("column: \(quoted(field.column))") }
+        if let split = field.split { parts.append("split: \(quoted(split))") }
+        return "{\(parts.joined(separator: ", "))}"
+    }
+
+    /// Text as a YAML double-quoted scalar (JSON's string syntax is valid YAML).
+    static func quoted(_ text: String) -> String { JSONValue.string(text).serialized() }
+
+    /// A comment on one line, whatever the values it quotes hold.
+    static func oneLine(_ text: String) -> String {
+        text.replacingOccurrences(of: "\r", with: " ").replacingOccurrences(of: "\n", with: " ")
+    }
+}

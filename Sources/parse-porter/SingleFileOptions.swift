@@ -1,0 +1,95 @@
+import ArgumentParser
+import Foundation
+import PorterPipeline
+import PorterReaders
+
+/// `import FILE --class C [--key K] [--format F]`: one data file (or `-`, stdin) imported with
+/// the manifest `init` would infer for it, and no manifest file.
+struct SingleFileOptions: ParsableArguments {
+    @Option(name: .customLong("class"), help: "Import one data file (or - for stdin) as this class, with the manifest init would infer (default: from the file's name).")
+    var className: String?
+
+    @Option(name: .long, help: "With a single file: the key's column (or columns, comma-separated) instead of the inferred key.")
+    var key: String?
+
+    @Option(name: .long, help: "With a single file: csv, tsv, json or ndjson; required for - (stdin), else it must agree with the file's extension.")
+    var format: String?
+
+    /// Whether `dataset` is one data file: `-`, a file given with `--class`, or a `.csv`, `.tsv`,
+    /// `.ndjson` or `.jsonl` file (never a manifest).
+    func isSingleFile(_ dataset: String) -> Bool {
+        guard dataset != "-", className == nil else { return true }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: dataset, isDirectory: &isDirectory), !isDirectory.boolValue else { return false }
+        guard let format = SourceFormat.forFile(dataset) else { return false }
+        return format != .json
+    }
+
+    /// Usage faults, checked before anything is read; `target` is `--to`.
+    func check(_ dataset: String, target: String?) throws {
+        if let format, SourceFormat(name: format) == nil { throw ValidationError("--format must be csv, tsv, json or ndjson, not \"\(format)\"") }
+        if dataset == "-" {
+            if format == nil { throw ValidationError("- reads the data from stdin: give its --format (csv, tsv, json or ndjson)") }
+            if className == nil { throw ValidationError("- reads the data from stdin: give its --class") }
+            if target == nil { throw ValidationError("- reads the data from stdin: give the target with --to") }
+        } else if !isSingleFile(dataset) && (key != nil || format != nil) {
+            throw ValidationError("--key and --format go with one data file (FILE --class C, or -); \(dataset) is a dataset")
+        }
+    }
+
+    /// For `-`: stdin copied to a temporary file (``check(_:target:)`` made sure of `--format`).
+    func spool(_ dataset: String) throws(PorterError) -> StdinSpool? {
+        guard dataset == "-", let format = format.flatMap(SourceFormat.init(name:)) else { return nil }
+        return try StdinSpool(format: format)
+    }
+
+    /// The manifest of the single file, with stdin spooled to `spool` for `-`.
+    func manifest(_ dataset: String, spool: StdinSpool?) throws(PorterError) -> DatasetManifest {
+        let path = spool?.path ?? dataset
+        let name = className ?? InferredNames.className(forFile: path)
+        guard let name else { throw PorterError(.usage, "\(dataset): its name gives no Parse class name: give one with --class") }
+        let keyParts = key.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+        return try ManifestInference.manifest(forFile: path, className: name, key: keyParts, format: format.flatMap(SourceFormat.init(name:)))
+    }
+
+    /// `<file stem>.sqlite` beside the file.
+    func defaultTarget(_ dataset: String) -> String {
+        URL(fileURLWithPath: dataset).standardizedFileURL.deletingPathExtension().appendingPathExtension("sqlite").path
+    }
+}
+
+/// Stdin copied to a file in a private temporary folder, since an import reads its sources
+/// more than once (a validating pass, then a writing pass); ``remove()`` deletes it.
+final class StdinSpool {
+    let folder: URL
+    let path: String
+
+    /// Copies all of stdin, in chunks, to `stdin.<format>`. Ctrl-C ends the copy when stdin
+    /// ends (in a pipeline its writer is interrupted too) and deletes the copy.
+    init(format: SourceFormat) throws(PorterError) {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("parse-porter-stdin-\(UUID().uuidString)")
+        path = folder.appendingPathComponent("stdin.\(format.name)").path
+        let interruption = Interruption.catchInterrupts()
+        defer { interruption.stop() }
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+            guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]),
+                  let output = FileHandle(forWritingAtPath: path) else {
+                throw PorterError(.usage, "cannot write \(path) to hold stdin")
+            }
+            defer { try? output.close() }
+            while !Interruption.isRequested, let chunk = try FileHandle.standardInput.read(upToCount: 1 << 20), !chunk.isEmpty {
+                try output.write(contentsOf: chunk)
+            }
+            if Interruption.isRequested { throw PorterError(.interrupted, "interrupted while reading stdin; nothing was written") }
+        } catch let error as PorterError {
+            remove()
+            throw error
+        } catch {
+            remove()
+            throw PorterError(.usage, "cannot copy stdin to \(path): \(error.localizedDescription)")
+        }
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: folder) }
+}

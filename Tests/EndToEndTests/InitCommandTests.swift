@@ -1,0 +1,256 @@
+import Foundation
+import XCTest
+
+/// `parse-porter init`, and `import FILE` / `import -` without a manifest, from the built command.
+final class InitCommandTests: XCTestCase {
+    /// The good datasets built from CSV/JSON files: every folder of Fixtures/ with a manifest of its own.
+    static func datasets() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: CommandRunner.fixtures.path).filter { name in
+            FileManager.default.fileExists(atPath: CommandRunner.fixtures.appendingPathComponent("\(name)/dataset.yml").path)
+        }.sorted()
+    }
+
+    /// `class → source file` of a manifest as `init` and the fixtures write them (`  Class:` then `    source: file`).
+    static func sources(_ yaml: String) -> [String: String] {
+        var result: [String: String] = [:]
+        var current: String?
+        for line in yaml.split(separator: "\n").map(String.init) {
+            if let match = line.firstMatch(of: /^  ([A-Za-z_][A-Za-z0-9_]*):\s*(#.*)?$/) {
+                current = String(match.1)
+            } else if let current, let match = line.firstMatch(of: /^    source:\s*"?([^"#\s]+)"?/) {
+                result[current] = String(match.1)
+            }
+        }
+        return result
+    }
+
+    /// Per source file, the records its fixture's own manifest imports; and the links of its relations.
+    func originalCounts(_ name: String, in scratch: URL) throws -> (records: [String: Int], links: Int) {
+        let mirror = scratch.appendingPathComponent("\(name)-original.sqlite")
+        let result = try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent(name).path, "--to", mirror.path, "--json", "--quiet"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let summary = try ImportSummary.parse(result)
+        let manifest = try String(contentsOf: CommandRunner.fixtures.appendingPathComponent("\(name)/dataset.yml"), encoding: .utf8)
+        var records: [String: Int] = [:]
+        // Several classes may read one file (library's Book and ISBN): each reads all of its records.
+        for (className, file) in Self.sources(manifest) { records[file] = max(records[file] ?? 0, try XCTUnwrap(summary.tally(className)?.read, "\(name): \(className)")) }
+        return (records, summary.relations.map(\.added).reduce(0, +))
+    }
+
+    /// For every fixture: init on its data files, then validate and import with no edit; every
+    /// record of every class file arrives, as many as the fixture's own manifest imports.
+    func testInitOnEveryFixtureValidatesAndImportsAllRecords() throws {
+        let scratch = try CommandRunner.temporaryDirectory(self)
+        let datasets = try Self.datasets()
+        XCTAssertTrue(Set(["library", "todo", "recipes", "contacts", "org", "campus", "gallery", "parse-export"]).isSubset(of: datasets), "\(datasets)")
+        for name in datasets {
+            let folder = try CommandRunner.copyFixture(name, to: scratch)
+            try FileManager.default.removeItem(at: folder.appendingPathComponent("dataset.yml"))
+            let original = try originalCounts(name, in: scratch)
+
+            let inferred = try CommandRunner.run(["init", folder.path])
+            XCTAssertEqual(inferred.status, 0, "\(name): \(inferred.stderr)")
+            XCTAssertTrue(inferred.stdout.hasPrefix("# Inferred from"), inferred.stdout)
+            try inferred.stdout.write(to: folder.appendingPathComponent("dataset.yml"), atomically: true, encoding: .utf8)
+
+            let validated = try CommandRunner.run(["validate", folder.path, "--quiet"])
+            XCTAssertEqual(validated.status, 0, "\(name): \(validated.stderr)\n\(inferred.stdout)")
+            let mirror = scratch.appendingPathComponent("\(name)-inferred.sqlite")
+            let imported = try CommandRunner.run(["import", folder.path, "--to", mirror.path, "--json", "--quiet"])
+            XCTAssertEqual(imported.status, 0, "\(name): \(imported.stderr)\n\(inferred.stdout)")
+            guard imported.status == 0 else { continue }
+            let summary = try ImportSummary.parse(imported)
+            let classes = Self.sources(inferred.stdout)
+            XCTAssertFalse(classes.isEmpty, name)
+            let reader = try Mirror(mirror)
+            for (className, file) in classes {
+                let expected = try XCTUnwrap(original.records[file], "\(name): \(file) is no class of the fixture")
+                XCTAssertEqual(summary.tally(className)?.inserted, expected, "\(name): \(className) from \(file)")
+                XCTAssertEqual(try reader.value("SELECT count(*) FROM \"\(className)\""), String(expected), "\(name): \(className)")
+            }
+            XCTAssertEqual(summary.relations.map(\.added).reduce(0, +), original.links, "\(name): relation links\n\(inferred.stdout)")
+        }
+        // Inferred pointers resolved: by a key, by a two-part key (JSON array cells), by objectId.
+        XCTAssertEqual(try Mirror(scratch.appendingPathComponent("library-inferred.sqlite")).value("SELECT count(*) FROM Book b JOIN Genre g ON g.objectId = b.genre"), "43")
+        XCTAssertEqual(try Mirror(scratch.appendingPathComponent("org-inferred.sqlite")).rows(
+            "SELECT o.city, o.country FROM Team t JOIN Office o ON o.objectId = t.office WHERE t.name = 'Mobile'"), [["Lisbon", "PT"]])
+        XCTAssertEqual(try Mirror(scratch.appendingPathComponent("parse-export-inferred.sqlite")).value(
+            "SELECT count(*) FROM Comment c JOIN Post p ON p.objectId = c.post"), "10")
+    }
+
+    /// What init guessed for campus: keys, pointers (one a cycle), the join file as a relation,
+    /// each with its comment; and the pointers resolve in the mirror.
+    func testCampusGuessesAndPointersResolve() throws {
+        let scratch = try CommandRunner.temporaryDirectory(self)
+        let folder = try CommandRunner.copyFixture("campus", to: scratch)
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("dataset.yml"))
+        let inferred = try CommandRunner.run(["init", folder.path])
+        XCTAssertEqual(inferred.status, 0, inferred.stderr)
+        let yaml = inferred.stdout
+        for expected in ["key: [number]        # number: unique and non-empty in all 500 records: natural key; named by enrollments.csv: student",
+                         "head: Pointer<Teacher>        # every value is a Teacher key",
+                         "department: Pointer<Department>        # every value is a Department key",
+                         "enrolled: Date        # 500 values, all ISO 8601 dates",
+                         "capacity: Number        # 20 values, all integers",
+                         "{owner: Course, field: students, targetClass: Student, source: \"enrollments.csv\", ownerColumn: \"course\", targetColumn: \"student\"}"] {
+            XCTAssertTrue(yaml.contains(expected), "lacks \(expected):\n\(yaml)")
+        }
+        try yaml.write(to: folder.appendingPathComponent("dataset.yml"), atomically: true, encoding: .utf8)
+        let mirror = scratch.appendingPathComponent("campus.sqlite")
+        let imported = try CommandRunner.run(["import", folder.path, "--to", mirror.path, "--quiet"])
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        let reader = try Mirror(mirror)
+        XCTAssertEqual(try reader.rows("SELECT c.title, t.name, r.code FROM Course c JOIN Teacher t ON t.objectId = c.teacher JOIN Room r ON r.objectId = c.room WHERE c.code = 'MAT100'"),
+                       [["Mathematics Foundations 1", "Viktor Haddad", "B-102"]])
+        XCTAssertEqual(try reader.value("SELECT count(*) FROM Teacher t JOIN Department d ON d.objectId = t.department"), "40")
+        XCTAssertEqual(try reader.value("SELECT count(*) FROM \"_Join:students:Course\""), "1500")
+    }
+
+    func testInitOnAParseExportSaysItNeedsNoManifest() throws {
+        let result = try CommandRunner.run(["init", CommandRunner.fixtures.appendingPathComponent("parse-app").path])
+        XCTAssertEqual(result.status, 2)
+        XCTAssertEqual(result.stdout, "")
+        XCTAssertTrue(result.stderr.contains("a Parse export (it has a schema.json): it imports without a manifest"), result.stderr)
+        let dashboard = try CommandRunner.run(["init", CommandRunner.fixtures.appendingPathComponent("dashboard-export").path])
+        XCTAssertEqual(dashboard.status, 2)
+        XCTAssertTrue(dashboard.stderr.contains("a Parse export (<Class>.json files whose objects have an objectId)"), dashboard.stderr)
+    }
+
+    /// `init FILE…`: only the files named, which must share a folder; `-` needs its target.
+    func testInitOnNamedFilesAndUsageFaults() throws {
+        let campus = CommandRunner.fixtures.appendingPathComponent("campus")
+        let named = try CommandRunner.run(["init", campus.appendingPathComponent("teachers.csv").path, campus.appendingPathComponent("departments.csv").path])
+        XCTAssertEqual(named.status, 0, named.stderr)
+        XCTAssertEqual(InitCommandTests.sources(named.stdout), ["Teacher": "teachers.csv", "Department": "departments.csv"])
+        XCTAssertTrue(named.stdout.contains("department: Pointer<Department>"), named.stdout)
+
+        let twoFolders = try CommandRunner.run(["init", campus.appendingPathComponent("teachers.csv").path,
+                                                CommandRunner.fixtures.appendingPathComponent("library/genres.csv").path])
+        XCTAssertEqual(twoFolders.status, 2)
+        XCTAssertTrue(twoFolders.stderr.contains("the files must share one folder"), twoFolders.stderr)
+        XCTAssertEqual(twoFolders.stdout, "")
+
+        // A file the readers refuse ends init with their fault, and no manifest.
+        let unreadable = try CommandRunner.run(["init", CommandRunner.fixtures.appendingPathComponent("bad/csv-invalid-utf8").path])
+        XCTAssertEqual(unreadable.status, 1)
+        XCTAssertEqual(unreadable.stdout, "")
+        XCTAssertTrue(unreadable.stderr.contains("authors.csv:3: column \"name\": invalid UTF-8"), unreadable.stderr)
+
+        let noTarget = try CommandRunner.run(["import", "-", "--class", "Order", "--format", "csv"])
+        XCTAssertEqual(noTarget.status, 2)
+        XCTAssertTrue(noTarget.stderr.contains("- reads the data from stdin: give the target with --to"), noTarget.stderr)
+    }
+
+    static let customers = """
+        id,email,name,signed_up,vip,referred_by
+        1,ada@example.org,Ada Lovelace,2024-03-01,true,
+        2,grace@example.org,Grace Hopper,2024-03-02T10:30:00Z,false,1
+        3,alan@example.org,Alan Turing,2024-03-03,TRUE,1
+
+        """
+
+    /// `import FILE --class C --key K` into a mirror: the inferred types and the key given.
+    func testSingleFileImportIntoAMirror() throws {
+        let scratch = try CommandRunner.temporaryDirectory(self)
+        let file = scratch.appendingPathComponent("customers.csv")
+        try Self.customers.write(to: file, atomically: true, encoding: .utf8)
+        let mirror = scratch.appendingPathComponent("app.sqlite")
+        let result = try CommandRunner.run(["import", file.path, "--class", "Client", "--key", "email", "--to", mirror.path, "--json", "--quiet"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(try ImportSummary.parse(result).tally("Client")?.inserted, 3)
+        let reader = try Mirror(mirror)
+        XCTAssertEqual(try reader.rows("SELECT email, clientId, typeof(clientId), name, signedUp, vip FROM Client ORDER BY clientId"), [
+            ["ada@example.org", "1", "integer", "Ada Lovelace", "2024-03-01T00:00:00.000Z", "1"],
+            ["grace@example.org", "2", "integer", "Grace Hopper", "2024-03-02T10:30:00.000Z", "0"],
+            ["alan@example.org", "3", "integer", "Alan Turing", "2024-03-03T00:00:00.000Z", "1"],
+        ])
+        // A self-pointer by the key given: referred_by holds ids, not emails, so it stays a Number.
+        XCTAssertEqual(try reader.value("SELECT count(*) FROM Client WHERE referredBy = 1"), "2")
+        XCTAssertEqual(try reader.value("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'Client' AND sql LIKE '%UNIQUE%'"), "Client_naturalKey")
+
+        // Without --class and --to: the class from the file's name, the mirror beside it; the
+        // column id is the field customerId, since Parse Server refuses a field named id.
+        let plain = try CommandRunner.run(["import", file.path, "--quiet"])
+        XCTAssertEqual(plain.status, 0, plain.stderr)
+        let beside = try Mirror(scratch.appendingPathComponent("customers.sqlite"))
+        XCTAssertEqual(try beside.rows("SELECT customerId, referredBy FROM Customer ORDER BY customerId"), [["1", nil], ["2", "1"], ["3", "1"]])
+    }
+
+    /// `import - --format ndjson`: stdin is spooled to a temporary file, imported, and the file deleted.
+    func testStdinImport() throws {
+        let scratch = try CommandRunner.temporaryDirectory(self)
+        let input = scratch.appendingPathComponent("orders.ndjson")
+        try """
+            {"number": "A-1", "total": 12.5, "placed_at": "2024-05-01T09:00:00Z", "lines": [{"sku": "x"}]}
+            {"number": "A-2", "total": 7, "placed_at": "2024-05-02T09:00:00Z", "lines": []}
+
+            """.write(to: input, atomically: true, encoding: .utf8)
+        let spoolFolder = scratch.appendingPathComponent("tmp")
+        try FileManager.default.createDirectory(at: spoolFolder, withIntermediateDirectories: true)
+        let mirror = scratch.appendingPathComponent("app.sqlite")
+        let result = try CommandRunner.run(["import", "-", "--class", "Order", "--format", "ndjson", "--key", "number", "--to", mirror.path, "--quiet"],
+                                           environment: ["TMPDIR": spoolFolder.path], standardInput: input)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(try Mirror(mirror).rows("SELECT number, total, placedAt, lines FROM \"Order\" ORDER BY number"), [
+            ["A-1", "12.5", "2024-05-01T09:00:00.000Z", #"[{"sku":"x"}]"#],
+            ["A-2", "7", "2024-05-02T09:00:00.000Z", "[]"],
+        ])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: spoolFolder.path), [], "the spooled stdin is deleted")
+
+        // A fault in stdin's data names the spooled file's line; nothing is written and the spool is gone.
+        try "{\"number\": \"A-3\", \"total\": 1}\n{\"number\": \"A-3\", \"total\": 2}\n".write(to: input, atomically: true, encoding: .utf8)
+        let before = try Data(contentsOf: mirror)
+        let duplicate = try CommandRunner.run(["import", "-", "--class", "Order", "--format", "ndjson", "--key", "number", "--to", mirror.path, "--quiet"],
+                                              environment: ["TMPDIR": spoolFolder.path], standardInput: input)
+        XCTAssertEqual(duplicate.status, 1, duplicate.stderr)
+        XCTAssertTrue(duplicate.stderr.contains("stdin.ndjson:2"), duplicate.stderr)
+        XCTAssertEqual(try Data(contentsOf: mirror), before)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: spoolFolder.path), [])
+    }
+
+    /// Ctrl-C while stdin is being copied: exit 130, nothing written, the copy deleted.
+    func testInterruptWhileReadingStdinLeavesNothing() throws {
+        let scratch = try CommandRunner.temporaryDirectory(self)
+        let spoolFolder = scratch.appendingPathComponent("tmp")
+        try FileManager.default.createDirectory(at: spoolFolder, withIntermediateDirectories: true)
+        let mirror = scratch.appendingPathComponent("app.sqlite")
+        let process = Process()
+        process.executableURL = CommandRunner.binary
+        process.arguments = ["import", "-", "--class", "Order", "--format", "ndjson", "--to", mirror.path, "--quiet"]
+        process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": spoolFolder.path]) { $1 }
+        let input = Pipe()
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        try input.fileHandleForWriting.write(contentsOf: Data("{\"number\": \"A-1\"}\n".utf8))
+        // Wait until the copy has begun, then interrupt, then end stdin as a pipeline's writer would.
+        let deadline = Date().addingTimeInterval(10)
+        while try FileManager.default.contentsOfDirectory(atPath: spoolFolder.path).isEmpty && Date() < deadline { usleep(20_000) }
+        usleep(200_000)
+        kill(process.processIdentifier, SIGINT)
+        usleep(200_000)
+        try input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 130)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: mirror.path))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: spoolFolder.path), [])
+    }
+
+    /// `import FILE --class C` into a Parse Server (a served mirror): the objects arrive through REST.
+    func testSingleFileImportIntoAServedMirror() throws {
+        let scratch = try CommandRunner.temporaryDirectory(self)
+        let file = scratch.appendingPathComponent("customers.csv")
+        try Self.customers.write(to: file, atomically: true, encoding: .utf8)
+        let server = try ServedMirror(in: self)
+        let result = try server.runImport(file.path, ["--class", "Customer", "--key", "email", "--quiet"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(try Mirror(server.file).rows("SELECT email, name, vip, signedUp FROM Customer ORDER BY email"), [
+            ["ada@example.org", "Ada Lovelace", "1", "2024-03-01T00:00:00.000Z"],
+            ["alan@example.org", "Alan Turing", "1", "2024-03-03T00:00:00.000Z"],
+            ["grace@example.org", "Grace Hopper", "0", "2024-03-02T10:30:00.000Z"],
+        ])
+        let again = try server.runImport(file.path, ["--class", "Customer", "--key", "email", "--json", "--quiet"])
+        XCTAssertEqual(try ImportSummary.parse(again).tally("Customer")?.unchanged, 3, again.stderr)
+    }
+}
