@@ -31,6 +31,27 @@ final class ManifestInferenceTests: XCTestCase {
         XCTAssertTrue(yaml.contains("leading zeros"), yaml)
     }
 
+    /// Dates in other spellings than ISO 8601 get the formats that read every value (a list when
+    /// one does not); Unix times only in a column whose name says it holds times.
+    func testDateFormatsFollowEveryValue() throws {
+        let (yaml, manifest, _) = try inferred(["visits.csv": """
+            code,day,mixed,visited_at,population,seen
+            v1,31/03/2024,2024-03-01,1709251200,1709251200,01 Mar 2024
+            v2,01/04/2024,01/03/2024,-86400,1700000000,15 JAN 2024
+            v3,15/04/2024,2024-03-02,0,1600000000,not a date
+
+            """])
+        let visit = try XCTUnwrap(manifest.mapping(for: "Visit"))
+        XCTAssertEqual(visit.field(named: "day")?.type, .date)
+        XCTAssertEqual(visit.field(named: "day")?.formats, ["dd/MM/yyyy"])
+        XCTAssertEqual(visit.field(named: "mixed")?.formats, ["yyyy-MM-dd", "dd/MM/yyyy"])
+        XCTAssertEqual(visit.field(named: "visitedAt")?.type, .date)
+        XCTAssertEqual(visit.field(named: "visitedAt")?.formats, ["unix"])
+        XCTAssertEqual(visit.field(named: "population")?.type, .number, "numbers of a column not named for times stay numbers")
+        XCTAssertEqual(visit.field(named: "seen")?.type, .string, "one value no format reads: no date")
+        XCTAssertTrue(yaml.contains("all dates in one of the formats \"yyyy-MM-dd\", \"dd/MM/yyyy\", tried in that order"), yaml)
+    }
+
     func testJSONValuesKeepTheirTypes() throws {
         let (_, manifest, _) = try inferred(["events.ndjson": """
             {"code": "e1", "at": "2024-01-01T00:00:00Z", "n": 1, "ok": true, "meta": {"a": 1}, "list": [1], "when": {"__type": "Date", "iso": "2024-01-01T00:00:00.000Z"}}

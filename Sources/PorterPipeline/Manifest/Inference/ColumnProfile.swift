@@ -42,8 +42,13 @@ struct ColumnProfile {
     private var uniqueHashes: Set<Int>? = []
     private(set) var pastDistinctLimit = false
     private(set) var pastUniqueLimit = false
+    /// The date formats other than ISO 8601 that read every value.
+    private(set) var dates: DateFormatGuess
 
-    init(name: String) { self.name = name }
+    init(name: String) {
+        self.name = name
+        dates = DateFormatGuess(columnName: name)
+    }
 
     /// The column's values are unique, non-empty in every record and nameable as text.
     var isUnique: Bool { empty == 0 && filled > 0 && uniqueHashes != nil }
@@ -77,16 +82,20 @@ struct ColumnProfile {
             switch json {
             case .string(let text):
                 if ParseDate(iso: text) == nil { allDates = false }
+                dates.add(text)
                 remember(text)
             case .integer(let number):
                 allDates = false
+                dates.add(String(number))
                 remember(String(number))
             case .double:
                 allDates = false
+                dates.add(json.serialized())
                 jsonIntegersOnly = false
                 notNameable()
             default:
                 allDates = false
+                dates.add("")
                 notNameable()
             }
         }
@@ -103,6 +112,7 @@ struct ColumnProfile {
         }
         if allBooleans, !["true", "false"].contains(text.lowercased()) { allBooleans = false }
         if allDates, ParseDate(iso: text) == nil { allDates = false }
+        dates.add(text)
         if allObjects || allArrays {
             let first = text.utf8.first
             let json = first == UInt8(ascii: "{") || first == UInt8(ascii: "[") ? try? JSONParser.parse(text) : nil

@@ -10,33 +10,48 @@ struct FileProfile {
 
     let file: String
     let format: SourceFormat
-    /// The delimiter of a CSV file, when its header shows another than its extension's.
-    let sniffedDelimiter: UInt8?
+    /// The delimiter of a CSV file, when its header shows another than `,` (found as the
+    /// import finds it: ``CSVReader``'s sniffing, or a `sep=` line).
+    private(set) var sniffedDelimiter: UInt8?
+    /// The encoding the file was read in when it is not UTF-8 (nor UTF-16 with a byte order
+    /// mark, which the readers detect): Windows-1252, the spreadsheet programs' usual one.
+    private(set) var encoding: TextEncoding?
+    /// Why ``encoding`` was chosen: the first byte that is not UTF-8.
+    private(set) var encodingReason: String?
     private(set) var records = 0
     private(set) var columns: [ColumnProfile] = []
     /// Each record's values as text (empty when none), up to ``rowLimit`` records; `nil` past it.
     private(set) var rows: [[String]]? = []
     private var indexByName: [String: Int] = [:]
 
-    /// Reads `file` of `files` with the reader its format gives.
+    /// Reads `file` of `files` with the reader its format gives; a file that is not UTF-8 is
+    /// read again as Windows-1252.
     init(file: String, format: SourceFormat, in files: SourceFiles) throws(PorterError) {
-        self.file = file
-        var format = format
-        var sniffed: UInt8?
-        if case .csv(let delimiter) = format, case .folder(let folder) = files,
-           let found = Self.sniffDelimiter((folder as NSString).appendingPathComponent(file), default: delimiter) {
-            sniffed = found
-            format = .csv(delimiter: found)
+        self.init(file: file, format: format)
+        do {
+            try read(files, encoding: nil)
+        } catch let error where error.decodingFault?.encoding == .utf8 {
+            self = FileProfile(file: file, format: format)
+            encoding = .windows1252
+            encodingReason = "not UTF-8 (\(error.description)): read as Windows-1252; check the accented letters, or give the encoding the file was saved in"
+            do { try read(files, encoding: .windows1252) } catch { throw PorterError(.invalidData, error.description) }
+        } catch {
+            throw PorterError(.invalidData, error.description)
         }
+    }
+
+    private init(file: String, format: SourceFormat) {
+        self.file = file
         self.format = format
-        self.sniffedDelimiter = sniffed
-        var reader: any RecordReader
-        do { reader = try files.openReader(file, format: format) } catch { throw PorterError(.invalidData, error.description) }
-        while true {
-            let next: SourceRecord?
-            do { next = try reader.next() } catch { throw PorterError(.invalidData, error.description) }
-            guard let record = next else { break }
-            if let fault = record.raggednessFault(file: file) { throw PorterError(.invalidData, fault.description) }
+    }
+
+    private mutating func read(_ files: SourceFiles, encoding: TextEncoding?) throws(ReaderError) {
+        var reader = try files.openReader(file, format: format, encoding: encoding)
+        if case .csv(nil) = format, let csv = reader as? CSVReader, csv.delimiter != UInt8(ascii: ",") {
+            sniffedDelimiter = csv.delimiter
+        }
+        while let record = try reader.next() {
+            if let fault = record.raggednessFault(file: file) { throw fault }
             add(record)
         }
     }
@@ -47,7 +62,7 @@ struct FileProfile {
         switch record.content {
         case .csv(let header, let cells):
             if columns.isEmpty {
-                columns = header.names.map(ColumnProfile.init)
+                columns = header.columnNames.map(ColumnProfile.init)
                 row = [String](repeating: "", count: columns.count)
             }
             for index in columns.indices {
@@ -84,22 +99,4 @@ struct FileProfile {
     }
 
     func column(named name: String) -> ColumnProfile? { columns.first { $0.name == name } }
-
-    /// The delimiter a CSV header line shows (`,` `;` tab `|`, counted outside quotes) when it
-    /// holds none of `default`; `nil` to keep the default.
-    static func sniffDelimiter(_ path: String, default fallback: UInt8) -> UInt8? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        let head = (try? handle.read(upToCount: 1 << 16)) ?? Data()
-        var counts: [UInt8: Int] = [:]
-        var quoted = false
-        for byte in head {
-            if byte == UInt8(ascii: "\"") { quoted.toggle() }
-            if quoted { continue }
-            if byte == 10 || byte == 13 { break }
-            if [UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "\t"), UInt8(ascii: "|")].contains(byte) { counts[byte, default: 0] += 1 }
-        }
-        guard counts[fallback] == nil, let best = counts.max(by: { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }) else { return nil }
-        return best.key
-    }
 }

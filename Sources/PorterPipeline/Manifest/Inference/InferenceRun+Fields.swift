@@ -36,6 +36,7 @@ extension InferenceRun {
             fields.append(field)
         }
         return InferredDataset.Class(className: classNames[index]!, file: file.file, records: file.records, delimiter: file.sniffedDelimiter,
+                                     encoding: file.encoding, encodingReason: file.encodingReason,
                                      key: key.columns.compactMap { keyFields[$0] }, keyReason: key.reason, fields: fields, notes: notes)
     }
 
@@ -45,7 +46,9 @@ extension InferenceRun {
         if column.pastDistinctLimit {
             reason += "; more than \(ColumnProfile.distinctLimit) distinct values: not considered as a reference" + (column.pastUniqueLimit ? " or key" : "")
         }
-        return InferredDataset.Field(name: name, column: column.name, type: guess.type, reason: reason)
+        var field = InferredDataset.Field(name: name, column: column.name, type: guess.type, reason: reason)
+        field.formats = guess.formats
+        return field
     }
 
     /// A column's field: a Pointer when every value is a key of one class, a split Relation when

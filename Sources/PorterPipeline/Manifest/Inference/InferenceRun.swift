@@ -64,7 +64,7 @@ struct InferenceRun {
             while taken.contains(field) { field = "\(relation.field)\(suffix)"; suffix += 1 }
             dataset.relations.append(InferredDataset.Relation(owner: relation.owner, field: field, targetClass: relation.targetClass, file: relation.file,
                                                               ownerColumn: relation.ownerColumn, targetColumn: relation.targetColumn,
-                                                              delimiter: relation.delimiter, reason: relation.reason))
+                                                              delimiter: relation.delimiter, encoding: relation.encoding, reason: relation.reason))
         }
         return dataset
     }
@@ -144,7 +144,7 @@ struct InferenceRun {
         let field = InferredNames.plural(fieldName)
         let reason = "\(file.file): \(file.records) rows of two columns; every \(ownerColumn) is \(InferredNames.article(ownerClass)) \(ownerClass) key, every \(targetColumn) \(InferredNames.article(targetClass)) \(targetClass) key: links of \(ownerClass).\(field)"
         return InferredDataset.Relation(owner: ownerClass, field: field, targetClass: targetClass, file: file.file, ownerColumn: ownerColumn,
-                                        targetColumn: targetColumn, delimiter: file.sniffedDelimiter, reason: reason)
+                                        targetColumn: targetColumn, delimiter: file.sniffedDelimiter, encoding: file.encoding, reason: reason)
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import ParseModel
+import PorterReaders
 
 /// A dataset manifest guessed from source files, each guess with what it was guessed from;
 /// ``yaml`` writes it as a `dataset.yml` with the reasons as comments.
@@ -11,6 +12,8 @@ struct InferredDataset {
         var split: String?
         var required = false
         let reason: String
+        /// A Date's formats; empty for ISO 8601.
+        var formats: [String] = []
     }
 
     struct Class {
@@ -18,6 +21,9 @@ struct InferredDataset {
         let file: String
         let records: Int
         let delimiter: UInt8?
+        /// The file's encoding when it is not UTF-8, and why.
+        let encoding: TextEncoding?
+        let encodingReason: String?
         /// Field names; empty when the records are identified by their `objectId` column, or
         /// when no key was found (``keyReason`` says which).
         let key: [String]
@@ -35,6 +41,7 @@ struct InferredDataset {
         let ownerColumn: String
         let targetColumn: String
         let delimiter: UInt8?
+        let encoding: TextEncoding?
         let reason: String
     }
 
@@ -56,6 +63,9 @@ struct InferredDataset {
             if let delimiter = entry.delimiter {
                 lines.append("    delimiter: \(Self.quoted(String(UnicodeScalar(delimiter))))        # the header line is separated by it")
             }
+            if let encoding = entry.encoding {
+                lines.append("    encoding: \(encoding.name)        # " + Self.oneLine(entry.encodingReason ?? ""))
+            }
             if entry.key.isEmpty {
                 lines.append("    # " + Self.oneLine(entry.keyReason))
             } else {
@@ -73,6 +83,7 @@ struct InferredDataset {
                 var entry = "  - {owner: \(relation.owner), field: \(relation.field), targetClass: \(relation.targetClass), source: \(Self.quoted(relation.file)), "
                     + "ownerColumn: \(Self.quoted(relation.ownerColumn)), targetColumn: \(Self.quoted(relation.targetColumn))"
                 if let delimiter = relation.delimiter { entry += ", delimiter: \(Self.quoted(String(UnicodeScalar(delimiter))))" }
+                if let encoding = relation.encoding { entry += ", encoding: \(encoding.name)" }
                 lines.append(entry + "}")
             }
         }
@@ -82,10 +93,12 @@ struct InferredDataset {
     /// `Type`, `Type!`, or a flow mapping with the column and split.
     private static func spec(_ field: Field) -> String {
         let type = field.type.description + (field.required ? "!" : "")
-        guard field.column != field.name || field.split != nil else { return type }
+        guard field.column != field.name || field.split != nil || !field.formats.isEmpty else { return type }
         var parts = ["type: \(type)"]
         if field.column != field.name { parts.append("column: \(quoted(field.column))") }
         if let split = field.split { parts.append("split: \(quoted(split))") }
+        if field.formats.count == 1 { parts.append("format: \(quoted(field.formats[0]))") }
+        if field.formats.count > 1 { parts.append("format: [\(field.formats.map(quoted).joined(separator: ", "))]") }
         return "{\(parts.joined(separator: ", "))}"
     }
 
