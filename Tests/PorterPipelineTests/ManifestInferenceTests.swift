@@ -237,6 +237,8 @@ final class ManifestInferenceTests: XCTestCase {
     func testNames() {
         XCTAssertEqual(InferredNames.className(forFile: "order_items.csv"), "OrderItem")
         XCTAssertEqual(InferredNames.className(forFile: "categories.json"), "Category")
+        XCTAssertEqual(InferredNames.className(forFile: "movies.csv"), "Movie")
+        XCTAssertEqual(InferredNames.className(forFile: "cities.csv"), "City")
         XCTAssertEqual(InferredNames.className(forFile: "addresses.ndjson"), "Address")
         XCTAssertEqual(InferredNames.className(forFile: "people.tsv"), "Person")
         XCTAssertEqual(InferredNames.className(forFile: "2024 sales.csv"), "C2024Sale")

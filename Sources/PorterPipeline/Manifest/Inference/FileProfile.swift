@@ -96,6 +96,41 @@ struct FileProfile {
         if rows != nil {
             if rows!.count < Self.rowLimit { rows!.append(row) } else { rows = nil }
         }
+        followPairs(row)
+    }
+
+    /// Two columns by position, the first to the left.
+    struct ColumnPair: Hashable {
+        let first: Int
+        let second: Int
+    }
+
+    /// Pairs of the first ``pairColumns`` columns are followed as a key of two columns.
+    static let pairColumns = 6
+
+    /// The pairs of columns whose values, both filled, are unique together in every record so
+    /// far, with the hashes of the value pairs seen; a pair leaves at its first repeat or empty
+    /// value, and all leave past ``ColumnProfile/uniqueLimit`` records. A file's whole length is
+    /// followed so, where ``rows`` stop at ``rowLimit``.
+    private(set) var uniquePairs: [ColumnPair: Set<Int>] = [:]
+
+    private mutating func followPairs(_ row: [String]) {
+        if records == 1 {
+            let first = min(row.count, Self.pairColumns)
+            for left in 0..<first { for right in (left + 1)..<first { uniquePairs[ColumnPair(first: left, second: right)] = [] } }
+        }
+        guard !uniquePairs.isEmpty else { return }
+        if records > ColumnProfile.uniqueLimit {
+            uniquePairs = [:]
+            return
+        }
+        for pair in Array(uniquePairs.keys) {
+            let left = row.count > pair.first ? row[pair.first] : "", right = row.count > pair.second ? row[pair.second] : ""
+            var hasher = Hasher()
+            hasher.combine(left)
+            hasher.combine(right)
+            if left.isEmpty || right.isEmpty || !uniquePairs[pair]!.insert(hasher.finalize()).inserted { uniquePairs[pair] = nil }
+        }
     }
 
     func column(named name: String) -> ColumnProfile? { columns.first { $0.name == name } }

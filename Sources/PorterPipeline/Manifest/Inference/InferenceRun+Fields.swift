@@ -28,7 +28,9 @@ extension InferenceRun {
             var name = base, suffix = 2
             while !taken.insert(name).inserted { name = "\(base)\(suffix)"; suffix += 1 }
             let isKey = key.columns.contains(column.name)
-            var field = isKey ? plainField(name, column) : guessField(name, column, in: index)
+            var field = guessField(name, column, in: index)
+            // A key column may point at another class's object, not hold a list of them.
+            if isKey, case .relation = field.type { field = plainField(name, column) }
             if isKey {
                 field.required = true
                 keyFields[column.name] = name

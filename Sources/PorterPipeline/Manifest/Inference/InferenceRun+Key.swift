@@ -48,15 +48,15 @@ extension InferenceRun {
         }
         let uncounted = file.columns.filter { $0.pastUniqueLimit && $0.empty == 0 }.map(\.name)
         let notConsidered = uncounted.isEmpty ? "" : " (not considered, with more than \(ColumnProfile.uniqueLimit) values: \(uncounted.joined(separator: ", ")))"
-        guard let rows = file.rows else {
-            return ([], "no key: no column is unique and non-empty in all \(file.records) records\(notConsidered) (pairs of columns were not tried past \(FileProfile.rowLimit) records); "
-                    + "each record needs a key or an objectId: add a column of unique values and name it in key")
-        }
-        if let pair = Self.uniquePair(file, rows: rows) {
+        if let pair = Self.uniquePair(file) {
             return (pair, "[\(pair.joined(separator: ", "))]: unique together and non-empty in all \(file.records) records (no column alone is): natural key; "
                     + "a reference to it gives both parts as a JSON array")
         }
-        return ([], "no key: no column, nor two together, is unique and non-empty in all \(file.records) records\(notConsidered); each record needs a key or an objectId: "
+        if file.records > ColumnProfile.uniqueLimit {
+            return ([], "no key: no column is unique and non-empty in all \(file.records) records\(notConsidered) (pairs of columns were not tried past \(ColumnProfile.uniqueLimit) records); "
+                    + "each record needs a key or an objectId: add a column of unique values and name it in key")
+        }
+        return ([], "no key: no column, nor two of the first \(FileProfile.pairColumns) together, is unique and non-empty in all \(file.records) records\(notConsidered); each record needs a key or an objectId: "
                 + "add a column of unique values and name it in key")
     }
 
@@ -66,20 +66,9 @@ extension InferenceRun {
         return preferredKeyNames.firstIndex { $0.replacingOccurrences(of: "{class}", with: classLower) == lower } ?? preferredKeyNames.count
     }
 
-    /// The first two always-filled columns whose values are unique together.
-    static func uniquePair(_ file: FileProfile, rows: [[String]]) -> [String]? {
-        let filled = file.columns.indices.filter { index in
-            let column = file.columns[index]
-            return column.empty == 0 && column.nameable && !ManifestInference.systemColumns.contains(column.name)
-        }.prefix(12)
-        for first in filled {
-            for second in filled where second > first {
-                var seen = Set<String>()
-                if rows.allSatisfy({ $0.count > second && seen.insert($0[first] + "\u{0}" + $0[second]).inserted }) {
-                    return [file.columns[first].name, file.columns[second].name]
-                }
-            }
-        }
-        return nil
+    /// The leftmost two columns whose values, always filled, are unique together in the whole file.
+    static func uniquePair(_ file: FileProfile) -> [String]? {
+        file.uniquePairs.keys.sorted { ($0.first, $0.second) < ($1.first, $1.second) }.lazy.map { [file.columns[$0.first], file.columns[$0.second]] }
+            .first { pair in pair.allSatisfy { $0.nameable && !ManifestInference.systemColumns.contains($0.name) } }?.map(\.name)
     }
 }

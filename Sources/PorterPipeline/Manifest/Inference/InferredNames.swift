@@ -73,9 +73,11 @@ package enum InferredNames {
     /// English plurals people give files: `categories`, `boxes`, `addresses`, `people`, `items`.
     static func singular(_ word: String) -> String {
         let lower = word.lowercased()
-        let irregular = ["people": "person", "children": "child", "men": "man", "women": "woman", "data": "data", "series": "series", "news": "news"]
+        let irregular = ["people": "person", "children": "child", "men": "man", "women": "woman", "data": "data", "series": "series", "species": "species", "news": "news"]
         if let known = irregular[lower] { return String(word.prefix(1)) + String(known.dropFirst()) }
-        if lower.hasSuffix("ies"), lower.count > 4 { return String(word.dropLast(3)) + "y" }
+        // `-ies` is `-y` (cities, categories) except in words whose singular ends in `-ie`.
+        let ieWords = ["movies", "cookies", "zombies", "calories", "rookies", "goalies", "selfies", "brownies", "smoothies", "hoodies", "pies", "ties", "lies"]
+        if lower.hasSuffix("ies"), lower.count > 4, !ieWords.contains(where: { lower.hasSuffix($0) }) { return String(word.dropLast(3)) + "y" }
         for ending in ["sses", "xes", "ches", "shes", "zzes"] where lower.hasSuffix(ending) { return String(word.dropLast(2)) }
         if lower.hasSuffix("s"), !lower.hasSuffix("ss"), !lower.hasSuffix("us"), !lower.hasSuffix("is"), lower.count > 3 {
             return String(word.dropLast())
