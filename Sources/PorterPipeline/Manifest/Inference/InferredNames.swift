@@ -77,7 +77,7 @@ package enum InferredNames {
         if let known = irregular[lower] { return String(word.prefix(1)) + String(known.dropFirst()) }
         // `-ies` is `-y` (cities, categories) except in words whose singular ends in `-ie`.
         let ieWords = ["movies", "cookies", "zombies", "calories", "rookies", "goalies", "selfies", "brownies", "smoothies", "hoodies", "pies", "ties", "lies"]
-        if lower.hasSuffix("ies"), lower.count > 4, !ieWords.contains(where: { lower.hasSuffix($0) }) { return String(word.dropLast(3)) + "y" }
+        if lower.hasSuffix("ies"), lower.count > 4, !ieWords.contains(lower) { return String(word.dropLast(3)) + "y" }
         for ending in ["sses", "xes", "ches", "shes", "zzes"] where lower.hasSuffix(ending) { return String(word.dropLast(2)) }
         if lower.hasSuffix("s"), !lower.hasSuffix("ss"), !lower.hasSuffix("us"), !lower.hasSuffix("is"), lower.count > 3 {
             return String(word.dropLast())
