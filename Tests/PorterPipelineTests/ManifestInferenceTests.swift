@@ -52,6 +52,18 @@ final class ManifestInferenceTests: XCTestCase {
         XCTAssertTrue(yaml.contains("all dates in one of the formats \"yyyy-MM-dd\", \"dd/MM/yyyy\", tried in that order"), yaml)
     }
 
+    /// Numbers as spreadsheets in most of Europe write them: a decimal comma, `.` between thousands.
+    func testDecimalCommasAreNumbers() throws {
+        let (yaml, manifest, _) = try inferred(["prices.csv": "sep=;\nsku;price;total;code\nA;25,50;1.234,50;1.5\nB;3;12,00;2,5\n"])
+        let price = try XCTUnwrap(manifest.mapping(for: "Price"))
+        XCTAssertEqual(price.field(named: "price")?.type, .number)
+        XCTAssertEqual(price.field(named: "price")?.numberFormat, NumberFormat(decimal: UInt8(ascii: ","), thousands: nil))
+        XCTAssertEqual(price.field(named: "total")?.numberFormat, NumberFormat(decimal: UInt8(ascii: ","), thousands: UInt8(ascii: ".")))
+        XCTAssertEqual(price.field(named: "code")?.type, .string, "1.5 beside 2,5: neither way reads both")
+        XCTAssertTrue(yaml.contains("price: {type: Number, decimal: \",\"}"), yaml)
+        XCTAssertTrue(yaml.contains("delimiter: \";\""), yaml)
+    }
+
     func testJSONValuesKeepTheirTypes() throws {
         let (_, manifest, _) = try inferred(["events.ndjson": """
             {"code": "e1", "at": "2024-01-01T00:00:00Z", "n": 1, "ok": true, "meta": {"a": 1}, "list": [1], "when": {"__type": "Date", "iso": "2024-01-01T00:00:00.000Z"}}

@@ -7,6 +7,8 @@ extension ColumnProfile {
         let reason: String
         /// A Date's formats; empty for ISO 8601.
         var formats: [String] = []
+        /// A Number's decimal mark and thousands separator when they are not `.` and none.
+        var numberFormat: NumberFormat?
     }
 
     /// A Date read with ``dates``' formats, or `nil` when they read not every value.
@@ -45,6 +47,11 @@ extension ColumnProfile {
         if dates.unixByName, allNumbers, let dated = formattedDates(counted) { return dated }
         if allIntegers { return TypeGuess(type: .number, reason: "\(counted), all integers") }
         if allNumbers { return TypeGuess(type: .number, reason: "\(counted), all numbers") }
+        if allDecimalComma && sawComma {
+            let format = sawPoint ? Self.decimalComma : NumberFormat(decimal: UInt8(ascii: ","), thousands: nil)
+            return TypeGuess(type: .number, reason: "\(counted), all numbers with a decimal comma" + (sawPoint ? " and \".\" between thousands" : ""),
+                             numberFormat: format)
+        }
         if allBooleans { return TypeGuess(type: .boolean, reason: "\(counted), all true/false") }
         if allDates { return TypeGuess(type: .date, reason: "\(counted), all ISO 8601 dates") }
         if let dated = formattedDates(counted) { return dated }

@@ -25,6 +25,11 @@ struct ColumnProfile {
     private(set) var allDates = true
     private(set) var allObjects = true
     private(set) var allArrays = true
+    /// Each non-empty text value is a number with a decimal comma (and `.` between thousands,
+    /// as spreadsheets in most of Europe write them); ``sawComma``/``sawPoint``: some value has one.
+    private(set) var allDecimalComma = true
+    private(set) var sawComma = false
+    private(set) var sawPoint = false
     /// An integer written with a leading zero (`007`): text, or the zeros would be lost.
     private(set) var leadingZero = false
     /// The types of JSON values (by their wire encoding), in the order first seen.
@@ -74,7 +79,7 @@ struct ColumnProfile {
         case .json(let json)?:
             filled += 1
             sawJSON = true
-            allIntegers = false; allNumbers = false; allBooleans = false; allObjects = false; allArrays = false
+            allIntegers = false; allNumbers = false; allBooleans = false; allObjects = false; allArrays = false; allDecimalComma = false
             switch ExportSchemaInference.type(of: json) {
             case .success(let type)?: if !jsonTypes.contains(type) { jsonTypes.append(type) }
             case .failure?, nil: if !jsonTypes.contains(.object) { jsonTypes.append(.object) }
@@ -109,6 +114,11 @@ struct ColumnProfile {
             case .double?: allIntegers = false
             default: allIntegers = false; allNumbers = false
             }
+        }
+        if allDecimalComma {
+            if NumberText.parse(text, format: Self.decimalComma) == nil { allDecimalComma = false }
+            if text.utf8.contains(UInt8(ascii: ",")) { sawComma = true }
+            if text.utf8.contains(UInt8(ascii: ".")) { sawPoint = true }
         }
         if allBooleans, !["true", "false"].contains(text.lowercased()) { allBooleans = false }
         if allDates, ParseDate(iso: text) == nil { allDates = false }
@@ -159,6 +169,9 @@ struct ColumnProfile {
         let digits = text.utf8.drop { $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "+") }
         return digits.count > 1 && digits.first == UInt8(ascii: "0")
     }
+
+    /// `1.234,5`: the number format ``allDecimalComma`` tries.
+    static let decimalComma = NumberFormat(decimal: UInt8(ascii: ","), thousands: UInt8(ascii: "."))
 
     /// All non-empty values are integers written as numbers (no leading zeros).
     var isIntegerColumn: Bool {

@@ -50,6 +50,7 @@ extension InferenceRun {
         }
         var field = InferredDataset.Field(name: name, column: column.name, type: guess.type, reason: reason)
         field.formats = guess.formats
+        field.numberFormat = guess.numberFormat
         return field
     }
 

@@ -14,6 +14,8 @@ struct InferredDataset {
         let reason: String
         /// A Date's formats; empty for ISO 8601.
         var formats: [String] = []
+        /// A Number's decimal mark and thousands separator, when not the standard ones.
+        var numberFormat: NumberFormat?
     }
 
     struct Class {
@@ -93,12 +95,16 @@ struct InferredDataset {
     /// `Type`, `Type!`, or a flow mapping with the column and split.
     private static func spec(_ field: Field) -> String {
         let type = field.type.description + (field.required ? "!" : "")
-        guard field.column != field.name || field.split != nil || !field.formats.isEmpty else { return type }
+        guard field.column != field.name || field.split != nil || !field.formats.isEmpty || field.numberFormat != nil else { return type }
         var parts = ["type: \(type)"]
         if field.column != field.name { parts.append("column: \(quoted(field.column))") }
         if let split = field.split { parts.append("split: \(quoted(split))") }
         if field.formats.count == 1 { parts.append("format: \(quoted(field.formats[0]))") }
         if field.formats.count > 1 { parts.append("format: [\(field.formats.map(quoted).joined(separator: ", "))]") }
+        if let number = field.numberFormat {
+            parts.append("decimal: \(quoted(String(UnicodeScalar(number.decimal))))")
+            if let thousands = number.thousands { parts.append("thousands: \(quoted(String(UnicodeScalar(thousands))))") }
+        }
         return "{\(parts.joined(separator: ", "))}"
     }
 
