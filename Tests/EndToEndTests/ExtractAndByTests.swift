@@ -181,6 +181,15 @@ final class ExtractAndByTests: XCTestCase {
             JOIN Year y ON y.objectId = j.relatedId ORDER BY b.title, y.value
             """).map { [$0[0]!, $0[1]!] }, [["A", "1990"], ["A", "1991"], ["C", "1992"], ["C", "1993"], ["D", "1990"]])
         XCTAssertEqual(try mirror.rows("SELECT b.title FROM Review r JOIN Book b ON b.objectId = r.book").map { $0[0]! }, ["C"])
+
+        // --prune with the unreadable value still there: which Year it meant is not known, so no
+        // Year is deleted (1993, which no cell names now, stays); book D, gone from the file, goes.
+        try "title,isbn,years\nA,111,1990; 1991\nB,222,abc; 1992\nC,333,1992\n"
+            .write(to: folder.appendingPathComponent("books.csv"), atomically: true, encoding: .utf8)
+        let pruned = try CommandRunner.run(["import", folder.path, "--to", target.path, "--max-errors", "3", "--prune"], currentDirectory: folder)
+        XCTAssertEqual(pruned.status, 0, pruned.stderr)
+        XCTAssertEqual(try mirror.rows("SELECT value FROM Year ORDER BY value").map { $0[0]! }, ["1990", "1991", "1992", "1993"])
+        XCTAssertEqual(try mirror.rows("SELECT title FROM Book ORDER BY title").map { $0[0]! }, ["A", "C"])
     }
 
     /// `by` needs the target's fields: a class only the target has cannot be named by one (exit 2,

@@ -446,6 +446,8 @@ final class ImportPass {
         let draft: ObjectDraft
         switch mapper.map(record) {
         case .failure(let failure) where load.mapping.extract != nil:
+            // The object of a value that cannot be read is not known: --prune leaves the class alone.
+            pruneTracker?.hold(className, objectId: failure.objectId, keyHash: failure.keyHash)
             try valueFailed(record, className: className, failure.diagnostics)
             return
         case .failure(let failure):
