@@ -85,6 +85,29 @@ final class InitCommandTests: XCTestCase {
             "SELECT count(*) FROM Comment c JOIN Post p ON p.objectId = c.post"), "10")
     }
 
+    /// Files of one class split in parts, in the folder and one level down, become one class
+    /// read from a glob, as the sales fixture's own manifest reads them; the join files too.
+    func testFilesOfOneHeaderAreOneClassFromAGlob() throws {
+        let scratch = try CommandRunner.temporaryDirectory(self)
+        let folder = try CommandRunner.copyFixture("sales", to: scratch)
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("dataset.yml"))
+        let inferred = try CommandRunner.run(["init", folder.path])
+        XCTAssertEqual(inferred.status, 0, inferred.stderr)
+        let yaml = inferred.stdout
+        XCTAssertEqual(Self.sources(yaml)["Customer"], "customers-*.csv", yaml)
+        XCTAssertEqual(Self.sources(yaml)["Order"], "data/orders-*.csv", yaml)
+        XCTAssertTrue(yaml.contains("# 2 files of one header, read one after the other: data/orders-2023.csv, data/orders-2024.csv"), yaml)
+        XCTAssertTrue(yaml.contains("source: \"links/order-promotions-*.csv\", ownerColumn: \"order\", targetColumn: \"promotion\""), yaml)
+        try yaml.write(to: folder.appendingPathComponent("dataset.yml"), atomically: true, encoding: .utf8)
+        let mirror = scratch.appendingPathComponent("sales.sqlite")
+        let imported = try CommandRunner.run(["import", folder.path, "--to", mirror.path, "--quiet"])
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        let reader = try Mirror(mirror)
+        XCTAssertEqual(try reader.value("SELECT count(*) FROM Customer"), "5")
+        XCTAssertEqual(try reader.value("SELECT count(*) FROM \"Order\" o JOIN Customer c ON c.objectId = o.customer"), "7")
+        XCTAssertEqual(try reader.value("SELECT count(*) FROM \"_Join:promotions:Order\""), "5")
+    }
+
     /// What init guessed for campus: keys, pointers (one a cycle), the join file as a relation,
     /// each with its comment; and the pointers resolve in the mirror.
     func testCampusGuessesAndPointersResolve() throws {

@@ -2,13 +2,16 @@ import Foundation
 import ParseModel
 import PorterReaders
 
-/// One source file as read once from start to end: its records counted and each column
-/// profiled (``ColumnProfile``).
+/// One source, a file or a glob's files read one after the other, as read once from start to
+/// end: its records counted and each column profiled (``ColumnProfile``).
 struct FileProfile {
     /// Rows kept to find a key of two columns when no single column is one.
     static let rowLimit = 50_000
 
+    /// The source as a manifest names it: a file, or a glob (``SourceFileGroups``).
     let file: String
+    /// The files read, in order.
+    let paths: [String]
     let format: SourceFormat
     /// The delimiter of a CSV file, when its header shows another than `,` (found as the
     /// import finds it: ``CSVReader``'s sniffing, or a `sep=` line).
@@ -24,14 +27,15 @@ struct FileProfile {
     private(set) var rows: [[String]]? = []
     private var indexByName: [String: Int] = [:]
 
-    /// Reads `file` of `files` with the reader its format gives; a file that is not UTF-8 is
-    /// read again as Windows-1252.
-    init(file: String, format: SourceFormat, in files: SourceFiles) throws(PorterError) {
-        self.init(file: file, format: format)
+    /// Reads `paths` (by default `file` alone) of `files` with the reader their format gives;
+    /// files that are not UTF-8 are read again as Windows-1252.
+    init(file: String, paths: [String]? = nil, format: SourceFormat, in files: SourceFiles) throws(PorterError) {
+        let paths = paths ?? [file]
+        self.init(file: file, paths: paths, format: format)
         do {
             try read(files, encoding: nil)
         } catch let error where error.decodingFault?.encoding == .utf8 {
-            self = FileProfile(file: file, format: format)
+            self = FileProfile(file: file, paths: paths, format: format)
             encoding = .windows1252
             encodingReason = "not UTF-8 (\(error.description)): read as Windows-1252; check the accented letters, or give the encoding the file was saved in"
             do { try read(files, encoding: .windows1252) } catch { throw PorterError(.invalidData, error.description) }
@@ -40,19 +44,22 @@ struct FileProfile {
         }
     }
 
-    private init(file: String, format: SourceFormat) {
+    private init(file: String, paths: [String], format: SourceFormat) {
         self.file = file
+        self.paths = paths
         self.format = format
     }
 
     private mutating func read(_ files: SourceFiles, encoding: TextEncoding?) throws(ReaderError) {
-        var reader = try files.openReader(file, format: format, encoding: encoding)
-        if case .csv(nil) = format, let csv = reader as? CSVReader, csv.delimiter != UInt8(ascii: ",") {
-            sniffedDelimiter = csv.delimiter
-        }
-        while let record = try reader.next() {
-            if let fault = record.raggednessFault(file: file) { throw fault }
-            add(record)
+        for path in paths {
+            var reader = try files.openReader(path, format: format, encoding: encoding)
+            if case .csv(nil) = format, let csv = reader as? CSVReader, csv.delimiter != UInt8(ascii: ",") {
+                sniffedDelimiter = csv.delimiter
+            }
+            while let record = try reader.next() {
+                if let fault = record.raggednessFault(file: path) { throw fault }
+                add(record)
+            }
         }
     }
 

@@ -11,6 +11,7 @@ extension InferenceRun {
         let key = keys[index] ?? ([], "")
         var fields: [InferredDataset.Field] = []
         var notes: [String] = []
+        if file.paths.count > 1 { notes.append("\(file.paths.count) files of one header, read one after the other: \(file.paths.joined(separator: ", "))") }
         var taken: Set<String> = []
         var keyFields: [String: String] = [:]
         let system = file.columns.map(\.name).filter { ManifestInference.systemColumns.contains($0) }

@@ -23,9 +23,11 @@ public enum ManifestInference {
         if paths.count == 1, ParseExportLayout.looksLikeExport(profiles) {
             throw PorterError(.usage, "\(paths[0]): a Parse export (<Class>.json files whose objects have an objectId): it imports without a manifest, as README \"Importing a Parse export\" says")
         }
-        var run = InferenceRun(files: profiles, classNames: profiles.map { InferredNames.className(forFile: $0.file) })
+        profiles = try SourceFileGroups.grouped(profiles, in: .folder(directory))
+        // A group's class is named by the part its files' names share (`orders-*.csv`: Order).
+        var run = InferenceRun(files: profiles, classNames: profiles.map { InferredNames.className(forFile: $0.file.replacingOccurrences(of: "*", with: "")) })
         var dataset = try run.infer()
-        dataset.header = ["Inferred from \(profiles.count) file\(profiles.count == 1 ? "" : "s") by parse-porter init; each guess says what it saw.",
+        dataset.header = ["Inferred from \(names.count) file\(names.count == 1 ? "" : "s") by parse-porter init; each guess says what it saw.",
                           "Review it, save it as dataset.yml beside the files, then validate and import that folder."]
         return dataset.yaml
     }
@@ -53,6 +55,19 @@ public enum ManifestInference {
         return try ManifestLoader.load(text: text, fileName: "\(name) (inferred)", directory: directory)
     }
 
+    /// The files of the folders in `folder` (one level down, as `data/orders-2023.csv`), sorted;
+    /// hidden folders, a `rejects` folder and a mirror's `.files` folder left out.
+    static func subfolderFiles(of folder: String) -> [String] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return entries.sorted().flatMap { entry -> [String] in
+            var isDirectory: ObjCBool = false
+            let path = (folder as NSString).appendingPathComponent(entry)
+            guard !entry.hasPrefix("."), entry != "rejects", !entry.hasSuffix(".files"),
+                  FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else { return [] }
+            return SourceFiles.folder(path).fileNames.map { "\(entry)/\($0)" }
+        }
+    }
+
     /// The folder and the data files `paths` name.
     static func dataFiles(_ paths: [String]) throws(PorterError) -> (directory: String, names: [String]) {
         guard !paths.isEmpty else { throw PorterError(.usage, "no folder or file to read") }
@@ -63,7 +78,7 @@ public enum ManifestInference {
                 throw PorterError(.usage, "\(paths[0]): a Parse export (it has a \(ParseExportLayout.schemaFile)): it imports without a manifest, as README \"Importing a Parse export\" says")
             }
             var names: [String] = []
-            for name in files.fileNames where SourceFormat.forFile(name) != nil && !ManifestLoader.fileNames.contains(name) {
+            for name in files.fileNames + subfolderFiles(of: paths[0]) where SourceFormat.forFile(name) != nil && !ManifestLoader.fileNames.contains(name) {
                 if try ParseExportLayout.joinFileName(name) != nil {
                     throw PorterError(.usage, "\(paths[0]): a Parse export (it has the join file \(name)): it imports without a manifest, as README \"Importing a Parse export\" says")
                 }
