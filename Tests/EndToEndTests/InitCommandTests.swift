@@ -85,15 +85,20 @@ final class InitCommandTests: XCTestCase {
             "SELECT count(*) FROM Comment c JOIN Post p ON p.objectId = c.post"), "10")
     }
 
+    /// `init` on a copy of a fixture's data files (its manifest removed): the copy and the manifest printed.
+    func initOnFixture(_ name: String, in scratch: URL) throws -> (folder: URL, yaml: String) {
+        let folder = try CommandRunner.copyFixture(name, to: scratch)
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("dataset.yml"))
+        let inferred = try CommandRunner.run(["init", folder.path])
+        XCTAssertEqual(inferred.status, 0, inferred.stderr)
+        return (folder, inferred.stdout)
+    }
+
     /// Files of one class split in parts, in the folder and one level down, become one class
     /// read from a glob, as the sales fixture's own manifest reads them; the join files too.
     func testFilesOfOneHeaderAreOneClassFromAGlob() throws {
         let scratch = try CommandRunner.temporaryDirectory(self)
-        let folder = try CommandRunner.copyFixture("sales", to: scratch)
-        try FileManager.default.removeItem(at: folder.appendingPathComponent("dataset.yml"))
-        let inferred = try CommandRunner.run(["init", folder.path])
-        XCTAssertEqual(inferred.status, 0, inferred.stderr)
-        let yaml = inferred.stdout
+        let (folder, yaml) = try initOnFixture("sales", in: scratch)
         XCTAssertEqual(Self.sources(yaml)["Customer"], "customers-*.csv", yaml)
         XCTAssertEqual(Self.sources(yaml)["Order"], "data/orders-*.csv", yaml)
         XCTAssertTrue(yaml.contains("# 2 files of one header, read one after the other: data/orders-2023.csv, data/orders-2024.csv"), yaml)
@@ -112,11 +117,7 @@ final class InitCommandTests: XCTestCase {
     /// each with its comment; and the pointers resolve in the mirror.
     func testCampusGuessesAndPointersResolve() throws {
         let scratch = try CommandRunner.temporaryDirectory(self)
-        let folder = try CommandRunner.copyFixture("campus", to: scratch)
-        try FileManager.default.removeItem(at: folder.appendingPathComponent("dataset.yml"))
-        let inferred = try CommandRunner.run(["init", folder.path])
-        XCTAssertEqual(inferred.status, 0, inferred.stderr)
-        let yaml = inferred.stdout
+        let (folder, yaml) = try initOnFixture("campus", in: scratch)
         for expected in ["key: [number]        # number: unique and non-empty in all 500 records: natural key; named by enrollments.csv: student",
                          "head: Pointer<Teacher>        # every value is a Teacher key",
                          "department: Pointer<Department>        # every value is a Department key",
