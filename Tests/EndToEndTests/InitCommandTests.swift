@@ -166,6 +166,15 @@ final class InitCommandTests: XCTestCase {
         XCTAssertEqual(latin.status, 0, latin.stderr)
         XCTAssertTrue(latin.stdout.contains("encoding: windows-1252        # not UTF-8 (authors.csv:3: column \"name\": invalid UTF-8"), latin.stdout)
 
+        // Files with no records give no class: no manifest, rather than one that names no class.
+        let headerOnly = try CommandRunner.temporaryDirectory(self).appendingPathComponent("header-only")
+        try FileManager.default.createDirectory(at: headerOnly, withIntermediateDirectories: true)
+        try "sku,name\n".write(to: headerOnly.appendingPathComponent("items.csv"), atomically: true, encoding: .utf8)
+        let nothing = try CommandRunner.run(["init", headerOnly.path])
+        XCTAssertEqual(nothing.status, 1)
+        XCTAssertEqual(nothing.stdout, "")
+        XCTAssertTrue(nothing.stderr.contains("no class to infer: items.csv: no records, not read"), nothing.stderr)
+
         // A file the readers refuse ends init with their fault, and no manifest.
         let unreadable = try CommandRunner.run(["init", CommandRunner.fixtures.appendingPathComponent("bad/csv-unterminated-quote").path])
         XCTAssertEqual(unreadable.status, 1)

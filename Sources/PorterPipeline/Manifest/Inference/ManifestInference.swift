@@ -27,6 +27,9 @@ public enum ManifestInference {
         // A group's class is named by the part its files' names share (`orders-*.csv`: Order).
         var run = InferenceRun(files: profiles, classNames: profiles.map { InferredNames.className(forFile: $0.file.replacingOccurrences(of: "*", with: "")) })
         var dataset = try run.infer()
+        guard !dataset.classes.isEmpty else {
+            throw PorterError(.invalidData, "no class to infer: " + dataset.unread.joined(separator: "; "))
+        }
         dataset.header = ["Inferred from \(names.count) file\(names.count == 1 ? "" : "s") by parse-porter init; each guess says what it saw.",
                           "Review it, save it as dataset.yml beside the files, then validate and import that folder."]
         return dataset.yaml
