@@ -26,8 +26,12 @@ struct MigrateCommand: ParsableCommand {
         @Option(name: .long, help: "The migrations folder.")
         var dir = "Migrations"
 
-        @Option(name: .long, help: "A SQLite mirror path or a Parse Server URL (with the master key in $PARSE_MASTER_KEY).")
-        var target: String
+        @Option(name: .customLong("target"),
+                help: "A SQLite mirror path or a Parse Server URL (with the master key in $PARSE_MASTER_KEY or $PARSE_SERVER_MASTER_KEY; default: $PARSE_SERVER_URL).")
+        var givenTarget: String?
+
+        /// The target given, or else `$PARSE_SERVER_URL` (``validate()`` made sure there is one).
+        var target: String { TargetOptions.target(givenTarget) ?? "" }
 
         @Option(name: .customLong("lock-wait"), help: "Seconds to wait for the lock while another runner holds it.")
         var lockWait: Double = 300
@@ -38,6 +42,7 @@ struct MigrateCommand: ParsableCommand {
         @OptionGroup var server: TargetOptions
 
         func validate() throws {
+            if TargetOptions.target(givenTarget) == nil { throw TargetOptions.missingTarget("--target") }
             if lockWait < 0 { throw ValidationError("--lock-wait must not be negative") }
             if lockTTL <= 0 { throw ValidationError("--lock-ttl must be more than 0") }
         }

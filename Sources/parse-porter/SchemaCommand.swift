@@ -11,7 +11,8 @@ struct SchemaCommand: ParsableCommand {
         discussion: """
             A schema file lists classes as GET /schemas does ({"results":[…]}), or as a plain list (Parse Dashboard's \
             schema export, the definitions of Parse Server's defined schemas): fields, classLevelPermissions, indexes.
-            The target is a SQLite mirror file or a Parse Server URL (master key from $PARSE_MASTER_KEY).
+            The target is a SQLite mirror file or a Parse Server URL (master key from $PARSE_MASTER_KEY or \
+            $PARSE_SERVER_MASTER_KEY); without --target, $PARSE_SERVER_URL.
 
             Examples:
               parse-porter schema pull --target app.sqlite --out schema.json
@@ -26,10 +27,17 @@ struct SchemaCommand: ParsableCommand {
 
 /// The target of a schema command and how to reach it.
 struct SchemaTargetOptions: ParsableArguments {
-    @Option(name: .long, help: "A SQLite mirror file or a Parse Server URL with its mount path.")
-    var target: String
+    @Option(name: .customLong("target"), help: "A SQLite mirror file or a Parse Server URL with its mount path (default: $PARSE_SERVER_URL).")
+    var givenTarget: String?
 
     @OptionGroup var server: TargetOptions
+
+    /// The target given, or else `$PARSE_SERVER_URL` (``validate()`` made sure there is one).
+    var target: String { TargetOptions.target(givenTarget) ?? "" }
+
+    func validate() throws {
+        if TargetOptions.target(givenTarget) == nil { throw TargetOptions.missingTarget("--target") }
+    }
 
     /// The target's schemas; a mirror that does not exist is exit 3.
     func liveSchemas() throws(PorterError) -> (location: String, schemas: [ClassSchema]) {
