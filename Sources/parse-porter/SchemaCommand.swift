@@ -53,11 +53,18 @@ struct SchemaFileArgument: ParsableArguments {
 
     /// Compares the file with the target and prints the differences in `format`, the text ending
     /// with a line that counts them or says there are none (diff and check print the same). The
-    /// file is read first, so a bad file is exit 2 whatever the target.
+    /// file is read first, so a bad file is exit 2 whatever the target. In junit a bad file or a
+    /// target that cannot be read is a failed test case too, so CI has a report either way.
     @discardableResult
     func printDiff(against target: SchemaTargetOptions, as format: SchemaCommand.OutputFormat) throws(PorterError) -> SchemaDiff {
-        let document = try SchemaDocument.read(file)
-        let (location, live) = try target.liveSchemas()
+        let document: SchemaDocument, location: String, live: [ClassSchema]
+        do {
+            document = try SchemaDocument.read(file)
+            (location, live) = try target.liveSchemas()
+        } catch {
+            if format == .junit { Terminal.output(junitFault(error).xml) }
+            throw error
+        }
         let diff = SchemaDiff(declared: document.classes, live: live)
         switch format {
         case .text where diff.isEmpty:
@@ -70,6 +77,16 @@ struct SchemaFileArgument: ParsableArguments {
             Terminal.output(diff.junit.xml)
         }
         return diff
+    }
+
+    /// A report of one failed test case, named after the schema file (or "target" when the
+    /// target failed), whose failure is the fault's message.
+    private func junitFault(_ error: PorterError) -> JUnitReport {
+        let name = error.kind == .target ? "target" : file
+        return JUnitReport(suiteName: "schema check", cases: [
+            JUnitReport.TestCase(className: "parse-porter.schema", name: name,
+                                 failure: JUnitReport.Failure(message: error.message.split(separator: "\n").first.map(String.init) ?? "", details: error.message)),
+        ])
     }
 }
 
