@@ -58,13 +58,8 @@ struct SchemaFileArgument: ParsableArguments {
     @discardableResult
     func printDiff(against target: SchemaTargetOptions, as format: SchemaCommand.OutputFormat) throws(PorterError) -> SchemaDiff {
         let document: SchemaDocument, location: String, live: [ClassSchema]
-        do {
-            document = try SchemaDocument.read(file)
-            (location, live) = try target.liveSchemas()
-        } catch {
-            if format == .junit { Terminal.output(junitFault(error).xml) }
-            throw error
-        }
+        do { document = try SchemaDocument.read(file) } catch { throw failed(file, error, as: format) }
+        do { (location, live) = try target.liveSchemas() } catch { throw failed("target", error, as: format) }
         let diff = SchemaDiff(declared: document.classes, live: live)
         switch format {
         case .text where diff.isEmpty:
@@ -79,14 +74,13 @@ struct SchemaFileArgument: ParsableArguments {
         return diff
     }
 
-    /// A report of one failed test case, named after the schema file (or "target" when the
-    /// target failed), whose failure is the fault's message.
-    private func junitFault(_ error: PorterError) -> JUnitReport {
-        let name = error.kind == .target ? "target" : file
-        return JUnitReport(suiteName: "schema check", cases: [
-            JUnitReport.TestCase(className: "parse-porter.schema", name: name,
-                                 failure: JUnitReport.Failure(message: error.message.split(separator: "\n").first.map(String.init) ?? "", details: error.message)),
-        ])
+    /// `error`, after printing it in junit as a report of one failed test case `name` (the
+    /// schema file, or "target"), whose failure is the error's message.
+    private func failed(_ name: String, _ error: PorterError, as format: SchemaCommand.OutputFormat) -> PorterError {
+        guard format == .junit else { return error }
+        let failure = JUnitReport.Failure(message: error.message.split(separator: "\n").first.map(String.init) ?? "", details: error.message)
+        Terminal.output(JUnitReport(suiteName: "schema check", cases: [JUnitReport.TestCase(className: "parse-porter.schema", name: name, failure: failure)]).xml)
+        return error
     }
 }
 
