@@ -104,6 +104,21 @@ final class CommandConventionsTests: XCTestCase {
                        "import wrote nothing to the server")
     }
 
+    /// `PARSE_SERVER_MAINTENANCE_KEY` is the maintenance key when ours is not set: the import keeps
+    /// the export's timestamps, and the key is never printed.
+    func testParseServerMaintenanceKeyKeepsTimestamps() throws {
+        let maintenanceKey = "maintenance-key-9d2e-never-print-me"
+        let server = try ServedMirror(in: self, allowCustomObjectId: true, maintenanceKey: maintenanceKey)
+        var environment = ServedMirror.environment
+        environment["PARSE_MAINTENANCE_KEY"] = ""
+        environment["PARSE_SERVER_MAINTENANCE_KEY"] = maintenanceKey
+        let export = CommandRunner.fixtures.appendingPathComponent("parse-com-users").path
+        let result = try run(["import", export, "--to", server.url, "--users-without-passwords", "--quiet"], environment)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertFalse((result.stdout + result.stderr).contains(maintenanceKey))
+        XCTAssertEqual(try Mirror(server.file).rows("SELECT createdAt, updatedAt FROM Diary"), [["2014-04-01T09:00:00.000Z", "2014-04-02T10:30:00.500Z"]])
+    }
+
     /// Without a target and without `PARSE_SERVER_URL`, each command is a usage error naming both.
     func testNoTargetAndNoParseServerURLIsAUsageError() throws {
         let environment = ["PARSE_SERVER_URL": ""]
