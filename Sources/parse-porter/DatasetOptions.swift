@@ -40,29 +40,31 @@ struct DatasetArgument: ParsableArguments {
     }
 }
 
-/// A Parse app's id and keys, from the options or else from the variables Parse Server and its
-/// dashboard use. Empty values count as not given.
+/// A Parse app's id and keys: from the options, or else from our variables (`PARSE_MASTER_KEY`,
+/// the names Parse Dashboard and earlier releases use), or else from Parse Server's own
+/// (`PARSE_SERVER_MASTER_KEY`). Empty values count as not given.
 struct ParseKeyOptions: ParsableArguments {
-    @Option(name: .customLong("app-id"), help: "Parse application id (default: $PARSE_APPLICATION_ID).")
+    @Option(name: .customLong("app-id"), help: "Parse application id (default: $PARSE_APPLICATION_ID, else $PARSE_SERVER_APPLICATION_ID).")
     var givenApplicationId: String?
 
-    @Option(name: .customLong("master-key"), help: "Parse master key (default: $PARSE_MASTER_KEY; prefer the variable: options show in ps).")
+    @Option(name: .customLong("master-key"), help: "Parse master key (default: $PARSE_MASTER_KEY, else $PARSE_SERVER_MASTER_KEY; prefer the variables: options show in ps).")
     var givenMasterKey: String?
 
-    @Option(name: .customLong("rest-key"), help: "Parse REST API key (default: $PARSE_REST_API_KEY).")
+    @Option(name: .customLong("rest-key"), help: "Parse REST API key (default: $PARSE_REST_API_KEY, else $PARSE_SERVER_REST_API_KEY).")
     var givenRESTAPIKey: String?
 
-    @Option(name: .customLong("maintenance-key"), help: "Parse Server maintenance key (default: $PARSE_MAINTENANCE_KEY): import keeps createdAt/updatedAt; serve accepts it.")
+    @Option(name: .customLong("maintenance-key"), help: "Parse Server maintenance key (default: $PARSE_MAINTENANCE_KEY, else $PARSE_SERVER_MAINTENANCE_KEY): import keeps createdAt/updatedAt; serve accepts it.")
     var givenMaintenanceKey: String?
 
-    var applicationId: String? { Self.value(givenApplicationId, "PARSE_APPLICATION_ID") }
-    var masterKey: String? { Self.value(givenMasterKey, "PARSE_MASTER_KEY") }
-    var restAPIKey: String? { Self.value(givenRESTAPIKey, "PARSE_REST_API_KEY") }
-    var maintenanceKey: String? { Self.value(givenMaintenanceKey, "PARSE_MAINTENANCE_KEY") }
+    var applicationId: String? { Self.value(givenApplicationId, "PARSE_APPLICATION_ID", "PARSE_SERVER_APPLICATION_ID") }
+    var masterKey: String? { Self.value(givenMasterKey, "PARSE_MASTER_KEY", "PARSE_SERVER_MASTER_KEY") }
+    var restAPIKey: String? { Self.value(givenRESTAPIKey, "PARSE_REST_API_KEY", "PARSE_SERVER_REST_API_KEY") }
+    var maintenanceKey: String? { Self.value(givenMaintenanceKey, "PARSE_MAINTENANCE_KEY", "PARSE_SERVER_MAINTENANCE_KEY") }
 
-    private static func value(_ given: String?, _ variable: String) -> String? {
-        let value = given ?? ProcessInfo.processInfo.environment[variable]
-        return value?.isEmpty == false ? value : nil
+    /// The first of `given` and the variables, in that order, that is set and not empty.
+    private static func value(_ given: String?, _ variables: String...) -> String? {
+        let environment = ProcessInfo.processInfo.environment
+        return ([given] + variables.map { environment[$0] }).lazy.compactMap { $0 }.first { !$0.isEmpty }
     }
 }
 
@@ -78,6 +80,21 @@ struct TargetOptions: ParsableArguments {
 
     static func isServerURL(_ target: String) -> Bool {
         target.hasPrefix("http://") || target.hasPrefix("https://")
+    }
+
+    /// `$PARSE_SERVER_URL` (Parse Server's name for its own URL), when set and not empty.
+    static var serverURLVariable: String? {
+        ProcessInfo.processInfo.environment["PARSE_SERVER_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// `given`, or else `$PARSE_SERVER_URL`; `nil` when neither is there.
+    static func target(_ given: String?) -> String? {
+        given ?? serverURLVariable
+    }
+
+    /// The usage error of a command given no target (`option`) and no `$PARSE_SERVER_URL`.
+    static func missingTarget(_ option: String, _ what: String = "a SQLite mirror file or a Parse Server URL") -> ValidationError {
+        ValidationError("\(option): give \(what), or set PARSE_SERVER_URL to the Parse Server's URL")
     }
 
     /// The sink `target` names. `batchSize` and `concurrency` shape `/batch` requests to a server.

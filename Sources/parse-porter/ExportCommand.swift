@@ -31,8 +31,11 @@ struct ExportCommand: ParsableCommand {
             """
     )
 
-    @Option(name: .long, help: "The source: a SQLite mirror file or a Parse Server URL with its mount path.")
-    var from: String
+    @Option(name: .customLong("from"), help: "The source: a SQLite mirror file or a Parse Server URL with its mount path (default: $PARSE_SERVER_URL).")
+    var givenSource: String?
+
+    /// The source given, or else `$PARSE_SERVER_URL` (``validate()`` made sure there is one).
+    var from: String { TargetOptions.target(givenSource) ?? "" }
 
     @Option(name: .long, help: "The folder to write into, or - for standard output (one class, --format ndjson or csv; messages go to stderr).")
     var to: String
@@ -65,6 +68,7 @@ struct ExportCommand: ParsableCommand {
 
     func validate() throws {
         if concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
+        if TargetOptions.target(givenSource) == nil { throw TargetOptions.missingTarget("--from") }
     }
 
     func run() throws {

@@ -26,32 +26,43 @@ struct MigrateCommand: ParsableCommand {
         @Option(name: .long, help: "The migrations folder.")
         var dir = "Migrations"
 
-        @Option(name: .long, help: "A SQLite mirror path or a Parse Server URL (with the master key in $PARSE_MASTER_KEY).")
-        var target: String
+        @Option(name: .customLong("target"),
+                help: "A SQLite mirror path or a Parse Server URL (with the master key in $PARSE_MASTER_KEY or $PARSE_SERVER_MASTER_KEY; default: $PARSE_SERVER_URL).")
+        var givenTarget: String?
 
+        /// The target given, or else `$PARSE_SERVER_URL` (``validate()`` made sure there is one).
+        var target: String { TargetOptions.target(givenTarget) ?? "" }
+
+        @OptionGroup var server: TargetOptions
+
+        func validate() throws {
+            if TargetOptions.target(givenTarget) == nil { throw TargetOptions.missingTarget("--target") }
+        }
+
+        func files() throws(PorterError) -> [MigrationFile] { try MigrationDirectory.load(dir) }
+
+        /// A runner on the target, the files read first (a bad file is exit 2 whatever the
+        /// target). A mirror that does not exist is made empty when `create`, else exit 3.
+        func runner(create: Bool, identity: RunnerIdentity = RunnerIdentity()) throws(PorterError) -> MigrationRunner {
+            let files = try files()
+            return MigrationRunner(target: try server.migrationTarget(target, create: create), files: files, folder: dir, identity: identity)
+        }
+    }
+
+    /// How the subcommands that take the target's lock (up, baseline, repair) wait for it.
+    struct LockOptions: ParsableArguments {
         @Option(name: .customLong("lock-wait"), help: "Seconds to wait for the lock while another runner holds it.")
         var lockWait: Double = 300
 
         @Option(name: .customLong("lock-ttl"), help: "Seconds after its last heartbeat at which a runner holding the lock counts as dead.")
         var lockTTL: Double = 60
 
-        @OptionGroup var server: TargetOptions
-
         func validate() throws {
             if lockWait < 0 { throw ValidationError("--lock-wait must not be negative") }
             if lockTTL <= 0 { throw ValidationError("--lock-ttl must be more than 0") }
         }
 
-        func files() throws(PorterError) -> [MigrationFile] { try MigrationDirectory.load(dir) }
-
         var identity: RunnerIdentity { RunnerIdentity(lockWait: lockWait, timing: LockTiming(timeToLive: lockTTL)) }
-
-        /// A runner on the target; `nil` for a mirror that does not exist unless `create`.
-        func runner(create: Bool) throws(PorterError) -> MigrationRunner? {
-            let files = try files()
-            if !create && !TargetOptions.isServerURL(target) && !FileManager.default.fileExists(atPath: target) { return nil }
-            return MigrationRunner(target: try server.migrationTarget(target, create: create), files: files, folder: dir, identity: identity)
-        }
     }
 
     struct Status: ParsableCommand {
@@ -65,13 +76,7 @@ struct MigrateCommand: ParsableCommand {
         var json = false
 
         func run() throws {
-            let statuses: [MigrationStatus]
-            var holder: LockHolder?
-            if let runner = try options.runner(create: false) {
-                (statuses, holder) = try runner.status()
-            } else {
-                statuses = MigrationStatus.compare(files: try options.files(), history: [])
-            }
+            let (statuses, holder) = try options.runner(create: false).status()
             if json {
                 Terminal.output(MigrationReport.json(statuses, lock: holder).serialized())
             } else {
@@ -92,14 +97,9 @@ struct MigrateCommand: ParsableCommand {
 
         func run() throws {
             let last = try MigrateCommand.version(to)
-            let pending: [MigrationFile]
-            var schemas: [ClassSchema] = []
-            if let runner = try options.runner(create: false) {
-                pending = try runner.pending(upTo: last)
-                schemas = try runner.target.api.schemas()
-            } else {
-                pending = try options.files().filter { last == nil || $0.version <= last! }
-            }
+            let runner = try options.runner(create: false)
+            let pending = try runner.pending(upTo: last)
+            let schemas = try runner.target.api.schemas()
             guard !pending.isEmpty else {
                 Terminal.output("\(options.target) is up to date: nothing to apply")
                 return
@@ -124,6 +124,7 @@ struct MigrateCommand: ParsableCommand {
                 """)
 
         @OptionGroup var options: Options
+        @OptionGroup var lock: LockOptions
 
         @Option(name: .long, help: "Stop after this version.")
         var to: String?
@@ -133,15 +134,27 @@ struct MigrateCommand: ParsableCommand {
 
         func run() throws {
             let last = try MigrateCommand.version(to)
-            guard let runner = try options.runner(create: true) else { return }
+            let runner = try options.runner(create: true, identity: lock.identity)
             let started = Date()
-            let applied = try runner.up(to: last) { event in
-                switch event {
-                case .note(let text): Terminal.error(text)
-                case .started(let file): if !quiet { Terminal.output("V\(file.version) \(file.name)") }
-                case .operation(_, let index, let result): if !quiet { Terminal.output("  \(index + 1). \(result.summary)") }
-                case .finished(_, let durationMs): if !quiet { Terminal.output("  done in \(durationMs) ms") }
+            // A migration's operations are printed once it committed: a mirror rolls a failed
+            // one back whole, so there they are printed marked as such.
+            var done: [String] = []
+            let applied: [AppliedMigration]
+            do {
+                applied = try runner.up(to: last) { event in
+                    switch event {
+                    case .note(let text): Terminal.error(text)
+                    case .started(let file): if !quiet { Terminal.output("V\(file.version) \(file.name)") }
+                    case .operation(_, let index, let result): done.append("  \(index + 1). \(result.summary)")
+                    case .finished(_, let durationMs):
+                        if !quiet { Terminal.output((done + ["  done in \(durationMs) ms"]).joined(separator: "\n")) }
+                        done = []
+                    }
                 }
+            } catch {
+                let rolledBack = runner.target is MirrorTarget
+                if !quiet && !done.isEmpty { Terminal.output(done.map { $0 + (rolledBack ? " (rolled back)" : "") }.joined(separator: "\n")) }
+                throw error
             }
             let newest = try runner.status().migrations.last { $0.state == .applied || $0.state == .baseline }
             Terminal.output(String(format: "applied %@ to %@ in %.2f s; now at %@", Noun.counted(applied.count, "migration"),
@@ -155,14 +168,14 @@ struct MigrateCommand: ParsableCommand {
             discussion: "Only on a target without migration history (Flyway's baseline).")
 
         @OptionGroup var options: Options
+        @OptionGroup var lock: LockOptions
 
         @Option(name: .long, help: "The version the target already has.")
         var version: String
 
         func run() throws {
             let version = try MigrateCommand.version(version)!
-            guard let runner = try options.runner(create: true) else { return }
-            _ = try runner.baseline(version: version)
+            _ = try options.runner(create: true, identity: lock.identity).baseline(version: version)
             Terminal.output("baselined \(MigrateCommand.shown(options.target)) at V\(version): migrations up to V\(version) will not be applied")
         }
     }
@@ -172,12 +185,10 @@ struct MigrateCommand: ParsableCommand {
             abstract: "Clear failed and interrupted entries (after a human fixed the cause) and accept changed files' checksums.")
 
         @OptionGroup var options: Options
+        @OptionGroup var lock: LockOptions
 
         func run() throws {
-            guard let runner = try options.runner(create: false) else {
-                throw PorterError(.target, "\(options.target): no such mirror")
-            }
-            let actions = try runner.repair()
+            let actions = try options.runner(create: false, identity: lock.identity).repair()
             guard !actions.isEmpty else {
                 Terminal.output("nothing to repair")
                 return

@@ -5,14 +5,22 @@ import PorterPipeline
 
 /// `migrate status` output: a table for people, JSON for scripts.
 enum MigrationReport {
+    /// One row per version; the error, when a row has one, last and on one line, so the columns
+    /// before it stay aligned.
     static func table(_ statuses: [MigrationStatus]) -> String {
         guard !statuses.isEmpty else { return "no migrations" }
         let rows = statuses.map { status -> [String] in
             ["V" + status.version, status.name, status.state.rawValue, status.applied?.appliedAt.iso ?? "",
-             status.applied?.host ?? "", status.applied.map { "\($0.durationMs) ms" } ?? "",
-             status.applied?.error ?? ""]
+             status.applied?.host ?? "", status.applied.map { "\($0.durationMs) ms" } ?? ""]
         }
-        return TextTable.aligned([["version", "name", "state", "applied at", "host", "duration", "error"]] + rows, leftAligned: 5)
+        let errors = statuses.map { status in
+            (status.applied?.error ?? "").split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        }
+        let hasErrors = errors.contains { !$0.isEmpty }
+        let lines = TextTable.aligned([["version", "name", "state", "applied at", "host", "duration"]] + rows, leftAligned: 5).split(separator: "\n")
+        return zip(lines, [hasErrors ? "error" : ""] + errors).map { line, error in
+            error.isEmpty ? String(line) : line + "  " + error
+        }.map { $0.replacingOccurrences(of: " +$", with: "", options: .regularExpression) }.joined(separator: "\n")
     }
 
     /// `{"migrations":[{"version","name","state","file","checksum","appliedAt","host","durationMs","error"}],"lock":{…}|null}`.

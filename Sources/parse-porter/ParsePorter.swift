@@ -10,6 +10,7 @@ struct ParsePorter: ParsableCommand {
         discussion: """
             Exit codes: 0 ok, 1 data invalid or check failed, 2 usage or manifest error, 3 target unreachable, refused or failing.
             """,
+        version: PorterRelease.version,
         subcommands: [ImportCommand.self, ValidateCommand.self, PlanCommand.self, ExportCommand.self, PullCommand.self, ServeCommand.self,
                       MigrateCommand.self, SchemaCommand.self, InitCommand.self]
     )

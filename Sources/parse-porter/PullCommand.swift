@@ -19,12 +19,17 @@ struct PullCommand: ParsableCommand {
 
             Examples:
               PARSE_APPLICATION_ID=myApp PARSE_MASTER_KEY=… parse-porter pull https://parse.example.com/parse --to app.sqlite
+              PARSE_SERVER_URL=https://parse.example.com/parse PARSE_SERVER_APPLICATION_ID=myApp PARSE_SERVER_MASTER_KEY=… parse-porter pull --to app.sqlite
               parse-porter pull http://127.0.0.1:1337/parse --to app.sqlite --classes Book,Genre --full
             """
     )
 
-    @Argument(help: "The Parse Server URL with its mount path, e.g. http://127.0.0.1:1337/parse.")
-    var url: String
+    @Argument(help: ArgumentHelp("The Parse Server URL with its mount path, e.g. http://127.0.0.1:1337/parse (default: $PARSE_SERVER_URL).",
+                                 valueName: "url"))
+    var givenURL: String?
+
+    /// The URL given, or else `$PARSE_SERVER_URL` (``validate()`` made sure there is one).
+    var url: String { TargetOptions.target(givenURL) ?? "" }
 
     @Option(name: .long, help: "The SQLite mirror to pull into; created when it does not exist.")
     var to: String
@@ -48,6 +53,7 @@ struct PullCommand: ParsableCommand {
 
     func validate() throws {
         if concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
+        if TargetOptions.target(givenURL) == nil { throw TargetOptions.missingTarget("pull", "the Parse Server URL to pull from") }
         if !TargetOptions.isServerURL(url) { throw ValidationError("\(url): pull reads from a Parse Server: give its http(s):// URL with the mount path") }
         if TargetOptions.isServerURL(to) { throw ValidationError("--to \(to): pull writes into a SQLite mirror file, not a server") }
         if let classes, classNames(classes).isEmpty { throw ValidationError("--classes: no class named") }

@@ -11,7 +11,8 @@ struct SchemaCommand: ParsableCommand {
         discussion: """
             A schema file lists classes as GET /schemas does ({"results":[…]}), or as a plain list (Parse Dashboard's \
             schema export, the definitions of Parse Server's defined schemas): fields, classLevelPermissions, indexes.
-            The target is a SQLite mirror file or a Parse Server URL (master key from $PARSE_MASTER_KEY).
+            The target is a SQLite mirror file or a Parse Server URL (master key from $PARSE_MASTER_KEY or \
+            $PARSE_SERVER_MASTER_KEY); without --target, $PARSE_SERVER_URL.
 
             Examples:
               parse-porter schema pull --target app.sqlite --out schema.json
@@ -26,10 +27,17 @@ struct SchemaCommand: ParsableCommand {
 
 /// The target of a schema command and how to reach it.
 struct SchemaTargetOptions: ParsableArguments {
-    @Option(name: .long, help: "A SQLite mirror file or a Parse Server URL with its mount path.")
-    var target: String
+    @Option(name: .customLong("target"), help: "A SQLite mirror file or a Parse Server URL with its mount path (default: $PARSE_SERVER_URL).")
+    var givenTarget: String?
 
     @OptionGroup var server: TargetOptions
+
+    /// The target given, or else `$PARSE_SERVER_URL` (``validate()`` made sure there is one).
+    var target: String { TargetOptions.target(givenTarget) ?? "" }
+
+    func validate() throws {
+        if TargetOptions.target(givenTarget) == nil { throw TargetOptions.missingTarget("--target") }
+    }
 
     /// The target's schemas; a mirror that does not exist is exit 3.
     func liveSchemas() throws(PorterError) -> (location: String, schemas: [ClassSchema]) {
@@ -45,11 +53,13 @@ struct SchemaFileArgument: ParsableArguments {
 
     /// Compares the file with the target and prints the differences in `format`, the text ending
     /// with a line that counts them or says there are none (diff and check print the same). The
-    /// file is read first, so a bad file is exit 2 whatever the target.
+    /// file is read first, so a bad file is exit 2 whatever the target. In junit a bad file or a
+    /// target that cannot be read is a failed test case too, so CI has a report either way.
     @discardableResult
     func printDiff(against target: SchemaTargetOptions, as format: SchemaCommand.OutputFormat) throws(PorterError) -> SchemaDiff {
-        let document = try SchemaDocument.read(file)
-        let (location, live) = try target.liveSchemas()
+        let document: SchemaDocument, location: String, live: [ClassSchema]
+        do { document = try SchemaDocument.read(file) } catch { throw failed(file, error, as: format) }
+        do { (location, live) = try target.liveSchemas() } catch { throw failed("target", error, as: format) }
         let diff = SchemaDiff(declared: document.classes, live: live)
         switch format {
         case .text where diff.isEmpty:
@@ -62,6 +72,15 @@ struct SchemaFileArgument: ParsableArguments {
             Terminal.output(diff.junit.xml)
         }
         return diff
+    }
+
+    /// `error`, after printing it in junit as a report of one failed test case `name` (the
+    /// schema file, or "target"), whose failure is the error's message.
+    private func failed(_ name: String, _ error: PorterError, as format: SchemaCommand.OutputFormat) -> PorterError {
+        guard format == .junit else { return error }
+        let failure = JUnitReport.Failure(message: error.message.split(separator: "\n").first.map(String.init) ?? "", details: error.message)
+        Terminal.output(JUnitReport(suiteName: "schema check", cases: [JUnitReport.TestCase(className: "parse-porter.schema", name: name, failure: failure)]).xml)
+        return error
     }
 }
 

@@ -64,10 +64,10 @@ struct ServeCommand: ParsableCommand {
 
     func run() throws {
         guard let applicationId = keys.applicationId else {
-            throw PorterError(.usage, "serve needs an application id: --app-id or PARSE_APPLICATION_ID")
+            throw PorterError(.usage, "serve needs an application id: --app-id, PARSE_APPLICATION_ID or PARSE_SERVER_APPLICATION_ID")
         }
         guard let masterKey = keys.masterKey else {
-            throw PorterError(.usage, "serve needs a master key: --master-key or PARSE_MASTER_KEY")
+            throw PorterError(.usage, "serve needs a master key: --master-key, PARSE_MASTER_KEY or PARSE_SERVER_MASTER_KEY")
         }
         guard (0...65535).contains(port) else { throw PorterError(.usage, "--port must be 0...65535") }
         for (name, value) in [("--max-connections", Double(maxConnections)), ("--request-timeout", requestTimeout),

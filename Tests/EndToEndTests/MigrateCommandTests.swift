@@ -60,6 +60,13 @@ final class MigrateCommandTests: XCTestCase {
                               environment: place.environment)
     }
 
+    /// An empty mirror at `path`, made by pushing a schema file without classes.
+    private func emptyMirror(at path: String) throws {
+        let file = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("no-classes.json")
+        try #"{"results":[]}"#.write(to: file, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try CommandRunner.run(["schema", "push", "--target", path, file.path]).status, 0)
+    }
+
     private func history(_ place: Place) throws -> [[String?]] {
         try Mirror(place.file).rows(place.isServer
             ? "SELECT version, success, error IS NULL FROM PorterMigrations ORDER BY CAST(version AS INTEGER)"
@@ -69,12 +76,19 @@ final class MigrateCommandTests: XCTestCase {
     func testUpAppliesPendingMigrationsInVersionOrderOnceAndStatusListsThem() throws {
         let root = try itemMigrations()
         for place in try places(in: root) {
+            if !place.isServer {
+                let missing = try migrate("plan", root, place)
+                XCTAssertEqual(missing.status, 3, "plan on a mirror that does not exist: \(missing.stdout)")
+                XCTAssertTrue(missing.stderr.contains("\(place.target): no such mirror"), missing.stderr)
+                XCTAssertEqual(missing.stdout, "")
+                XCTAssertFalse(FileManager.default.fileExists(atPath: place.target), "plan wrote the mirror")
+                try emptyMirror(at: place.target)
+            }
             let plan = try migrate("plan", root, place)
             XCTAssertEqual(plan.status, 0, plan.stderr)
             XCTAssertTrue(plan.stdout.contains("would apply 3 migrations"), plan.stdout)
             XCTAssertLessThan(try XCTUnwrap(plan.stdout.range(of: "V2 import items")).lowerBound,
                               try XCTUnwrap(plan.stdout.range(of: "V10 flag expensive items")).lowerBound, "numeric order: \(plan.stdout)")
-            if !place.isServer { XCTAssertFalse(FileManager.default.fileExists(atPath: place.target), "plan wrote the mirror") }
 
             let upToTwo = try migrate("up", root, place, ["--to", "2"])
             XCTAssertEqual(upToTwo.status, 0, upToTwo.stderr)
@@ -122,6 +136,9 @@ final class MigrateCommandTests: XCTestCase {
             XCTAssertEqual(failed.status, 1, failed.stdout + failed.stderr)
             XCTAssertTrue(failed.stderr.contains("V10__flag_expensive_items.yml: V10 failed at operation 2"), failed.stderr)
             XCTAssertTrue(failed.stderr.contains("migrate repair"), failed.stderr)
+            // The mirror rolled the first operation back with the rest; the server keeps it.
+            XCTAssertTrue(failed.stdout.contains(place.isServer ? "  1. added field Item.color\n" : "  1. added field Item.color (rolled back)\n"), failed.stdout)
+            XCTAssertFalse(failed.stdout.contains("V10 flag expensive items\n  done"), failed.stdout)
             let mirror = try Mirror(place.file)
             XCTAssertEqual(try mirror.value("SELECT count(*) FROM Item"), "200", "V1 and V2 stay applied")
             let columns = try mirror.rows("SELECT name FROM pragma_table_info('Item')").compactMap { $0[0] }
@@ -133,6 +150,7 @@ final class MigrateCommandTests: XCTestCase {
             XCTAssertEqual(status.status, 1)
             XCTAssertTrue(status.stdout.contains("failed"), status.stdout)
             XCTAssertTrue(status.stdout.contains("Field price exists, cannot update") || status.stdout.contains("price"), status.stdout)
+            try assertAligned(status.stdout)
 
             let blocked = try migrate("up", root, place)
             XCTAssertEqual(blocked.status, 1)
@@ -158,6 +176,51 @@ final class MigrateCommandTests: XCTestCase {
                   - addField: {className: Item, name: color, type: String}
                   - addField: {className: Item, name: price, type: String}
                 """])
+        }
+    }
+
+    /// Every column of a status table starts where its header does, the error of a failed row
+    /// under "error" on the row's own line; no line ends in spaces.
+    private func assertAligned(_ table: String, line: UInt = #line) throws {
+        let lines = table.split(separator: "\n").map(String.init)
+        let header = try XCTUnwrap(lines.first)
+        let failed = try XCTUnwrap(lines.first { $0.contains(" failed ") }, table)
+        XCTAssertEqual(lines.count, 4, "one line per version: \(table)", line: line)
+        for column in ["name", "state", "applied at", "error"] {
+            let offset = try XCTUnwrap(header.range(of: column)).lowerBound.utf16Offset(in: header)
+            for row in lines.dropFirst() where row.count > offset {
+                let index = row.index(row.startIndex, offsetBy: offset)
+                XCTAssertTrue(row[row.index(before: index)] == " " && row[index] != " ", "\(column) misaligned in \(row)\n\(table)", line: line)
+            }
+            if column == "error" {
+                XCTAssertTrue(failed.dropFirst(offset).hasPrefix("operation 2 (add field Item.price (String))"), "\(failed)\n\(table)", line: line)
+            }
+        }
+        XCTAssertFalse(lines.contains { $0.hasSuffix(" ") }, table, line: line)
+    }
+
+    /// status and plan read the history: a mirror that does not exist is exit 3 naming it, as for
+    /// repair (up and baseline create it), and they take no lock options.
+    func testStatusAndPlanNeedAnExistingMirrorAndTakeNoLockOptions() throws {
+        let root = try itemMigrations()
+        let missing = root.appendingPathComponent("missing.sqlite").path
+        for command in ["status", "plan", "repair"] {
+            let result = try CommandRunner.run(["migrate", command, "--dir", root.appendingPathComponent("Migrations").path, "--target", missing])
+            XCTAssertEqual(result.status, 3, "\(command): \(result.stdout)")
+            XCTAssertEqual(result.stderr, "\(missing): no such mirror\n", command)
+            XCTAssertEqual(result.stdout, "", command)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: missing), "\(command) created the mirror")
+        }
+        for command in ["status", "plan"] {
+            let help = try CommandRunner.run(["migrate", command, "--help"])
+            XCTAssertFalse(help.stdout.contains("--lock-wait") || help.stdout.contains("--lock-ttl"), help.stdout)
+            let refused = try CommandRunner.run(["migrate", command, "--target", missing, "--lock-ttl", "2"])
+            XCTAssertEqual(refused.status, 2, refused.stderr)
+            XCTAssertTrue(refused.stderr.contains("Unknown option '--lock-ttl'"), refused.stderr)
+        }
+        for command in ["up", "baseline", "repair"] {
+            let help = try CommandRunner.run(["migrate", command, "--help"])
+            XCTAssertTrue(help.stdout.contains("--lock-wait") && help.stdout.contains("--lock-ttl"), "\(command): \(help.stdout)")
         }
     }
 

@@ -253,6 +253,12 @@ final class SchemaCommandTests: XCTestCase {
         }
         let unreachable = try schema(["check", "--target", "http://127.0.0.1:1/parse", file.path, "--timeout", "2"])
         XCTAssertEqual(unreachable.status, 3, unreachable.stderr)
+        let unreachableJUnit = try schema(["check", "--target", "http://127.0.0.1:1/parse", file.path, "--timeout", "2", "--format", "junit"])
+        XCTAssertEqual(unreachableJUnit.status, 3, unreachableJUnit.stderr)
+        let report = try JUnitDocument(unreachableJUnit.stdout)
+        XCTAssertEqual(report.suite, ["name": "schema check", "tests": "1", "failures": "1"])
+        XCTAssertEqual(report.cases.map(\.name), ["target"])
+        XCTAssertEqual(report.cases.first?.failure?.text, String(unreachableJUnit.stderr.dropLast()))
 
         let dryRun = try schema(["push", "--target", missing.path, file.path, "--dry-run"])
         XCTAssertEqual(dryRun.status, 0, dryRun.stderr)
@@ -316,6 +322,14 @@ final class SchemaCommandTests: XCTestCase {
                 XCTAssertTrue(result.stderr.hasPrefix(expected), "\(command) \(file): \(result.stderr)")
                 XCTAssertEqual(result.stdout, "", "\(command) \(file)")
             }
+            // CI reads a report even when the file is bad: one failed test case naming the fault.
+            let junit = try schema(["check", "--target", mirror.path, file, "--format", "junit"], currentDirectory: folder)
+            XCTAssertEqual(junit.status, 2, "check --format junit \(file): \(junit.stderr)")
+            XCTAssertTrue(junit.stderr.hasPrefix(expected), junit.stderr)
+            let report = try JUnitDocument(junit.stdout)
+            XCTAssertEqual(report.suite, ["name": "schema check", "tests": "1", "failures": "1"], file)
+            XCTAssertEqual(report.cases.map(\.name), [file])
+            XCTAssertEqual(report.cases.first?.failure?.text, String(junit.stderr.dropLast()), file)
             XCTAssertFalse(FileManager.default.fileExists(atPath: fresh.path), "push \(file) created a mirror")
         }
         let none = try schema(["check", "--target", mirror.path, "none.json"], currentDirectory: directory)
