@@ -11,8 +11,11 @@ public struct DecodingFault: Sendable, CustomStringConvertible {
     public let byte: UInt8?
     /// The physical line the byte is on.
     public let line: Int
+    /// What is wrong with the bytes.
     public let kind: Kind
 
+    /// Bytes that are no text in the encoding, a file cut inside a character, or UTF-16 without
+    /// a byte order mark.
     public enum Kind: Sendable {
         /// Bytes that are no character in the encoding.
         case invalid
@@ -22,6 +25,7 @@ public struct DecodingFault: Sendable, CustomStringConvertible {
         case noByteOrderMark
     }
 
+    /// The fault as messages say it (`invalid UTF-8 at byte offset 24 (0xE9)`).
     public var description: String {
         let shownByte = byte.map { " (0x\(String($0, radix: 16, uppercase: true).leftPadded(to: 2)))" } ?? ""
         switch kind {

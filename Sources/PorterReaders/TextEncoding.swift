@@ -12,12 +12,18 @@ public struct TextEncoding: Hashable, Sendable, CustomStringConvertible {
     /// The name iconv knows; `nil` for `utf-16`, whose byte order the file's byte order mark gives.
     let iconvName: String?
 
+    /// UTF-8, the default; a byte order mark at the start is skipped.
     public static let utf8 = TextEncoding(name: "utf-8", iconvName: "UTF-8")
     /// UTF-16 whose byte order mark (FF FE or FE FF) says little- or big-endian.
     public static let utf16 = TextEncoding(name: "utf-16", iconvName: nil)
+    /// UTF-16 little-endian, as Excel's "Unicode text" saves it.
     public static let utf16LE = TextEncoding(name: "utf-16le", iconvName: "UTF-16LE")
+    /// UTF-16 big-endian.
     public static let utf16BE = TextEncoding(name: "utf-16be", iconvName: "UTF-16BE")
+    /// ISO-8859-1 (Latin-1).
     public static let latin1 = TextEncoding(name: "iso-8859-1", iconvName: "ISO-8859-1")
+    /// Windows-1252, what spreadsheet programs save in Western Europe: Latin-1 with `€` and
+    /// typographic quotes in 0x80–0x9F.
     public static let windows1252 = TextEncoding(name: "windows-1252", iconvName: "WINDOWS-1252")
 
     /// The encodings named in messages that list the common ones.
@@ -50,6 +56,7 @@ public struct TextEncoding: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The ``name``.
     public var description: String { name }
 
     /// The name in prose: Unicode's encodings as Unicode spells them (`UTF-16LE`), others by ``name``.

@@ -122,7 +122,7 @@ final class PruneTests: XCTestCase {
         let before = try Data(contentsOf: target)
         let failed = try run(["--prune", "--quiet"], status: 1)
         XCTAssertTrue(failed.stderr.contains("two thousand one"), failed.stderr)
-        XCTAssertTrue(failed.stderr.contains("--prune deleted nothing: the import did not go through"), failed.stderr)
+        XCTAssertTrue(failed.stderr.contains("pruning deleted nothing: the import did not go through"), failed.stderr)
         XCTAssertEqual(try Data(contentsOf: target), before)
     }
 
@@ -149,7 +149,7 @@ final class PruneTests: XCTestCase {
         try removeRows(keepingOtherLink: true)
         try edit("books.csv") { $0.replacingOccurrences(of: "American Gods,2001,", with: "American Gods,two thousand one,") }
         let result = try run(["--prune", "--max-errors", "5", "--rejects", scratch.appendingPathComponent("rejects").path])
-        XCTAssertTrue(result.stdout.contains("--prune left the links of Genre.books alone"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("pruning left the links of Genre.books alone"), result.stdout)
         let after = try Self.content(file, updatedAt: updatedAt)
         XCTAssertEqual(after["Book"], before["Book"]!.filter { $0[1] != Self.goneBook })
         XCTAssertEqual(after["Book"]!.filter { $0[1] == "American Gods" }, before["Book"]!.filter { $0[1] == "American Gods" })
@@ -165,7 +165,7 @@ final class PruneTests: XCTestCase {
         try removeRows()
         try edit("books.csv") { $0 + ",2024,Fantasy,978-0-00-000000-2,,,\n" }
         let result = try run(["--prune", "--max-errors", "5", "--rejects", scratch.appendingPathComponent("rejects").path])
-        XCTAssertTrue(result.stdout.contains("--prune left Book alone: 1 rejected row had no readable key"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("pruning left Book alone: 1 rejected row had no readable key"), result.stdout)
         let after = try Self.content(target)
         XCTAssertEqual(after["Book"], before["Book"])
         XCTAssertEqual(after["ISBN"]!.map { $0[1] }, (before["ISBN"]!.map { $0[1] }.filter { $0 != Self.goneISBN } + ["978-0-00-000000-2"]).sorted { $0! < $1! })

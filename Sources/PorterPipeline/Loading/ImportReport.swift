@@ -73,7 +73,9 @@ public struct SkippedKey: Sendable, Equatable {
 public struct SourceFileTally: Sendable, Equatable {
     /// A class name, or `Owner.field` for a join relation.
     public let reader: String
+    /// The file, as its source's folder names it.
     public let file: String
+    /// Records read from it.
     public let records: Int
 }
 

@@ -134,7 +134,7 @@ public struct Importer {
             unwritten.requests = sink.requestTallies
             unwritten.notes = manifest.notes + pass.notes + existingClassNotes + sink.notes + (pruned?.notes ?? [])
             unwritten.pruned = pruned?.items
-            if options.prune && pass.log.count > 0 { unwritten.notes.append("--prune deleted nothing: the import did not go through") }
+            if options.prune && pass.log.count > 0 { unwritten.notes.append("pruning deleted nothing: the import did not go through") }
             if pass.log.count == 0 {
                 unwritten.errors = rejectedFaults
                 unwritten.errorCount = rejectPlan?.count ?? 0

@@ -179,6 +179,7 @@ extension ObjectSink {
         throw PorterError(.target, "this target cannot delete the objects the sources no longer hold")
     }
 
+    /// A sink that does not implement pruning refuses `--prune` of join-file links too.
     public func pruneLinks(owner className: String, field: String, targetClass: String, keeping held: [String: Set<String>]) throws(PorterError) -> PruneResult {
         throw PorterError(.target, "this target cannot delete the relation links the sources no longer list")
     }

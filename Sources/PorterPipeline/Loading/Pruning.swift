@@ -7,6 +7,7 @@ public struct HeldObjects: Sendable {
     public var objectIds: Set<String> = []
     /// The natural keys' hashes (``KeyHash``), for a target that matches objects by key.
     public var keyHashes: Set<KeyHash> = []
+    /// The objects held, by objectId and by natural key hash.
     public init(objectIds: Set<String> = [], keyHashes: Set<KeyHash> = []) {
         self.objectIds = objectIds
         self.keyHashes = keyHashes
@@ -26,6 +27,7 @@ public struct PruneResult: Sendable, Equatable {
     public var links: [String: Int] = [:]
     /// Why the class or relation was left as it was, when it was.
     public var skipped: String?
+    /// A result of `count` deletions, `first` of them named.
     public init(count: Int = 0, first: [String] = [], links: [String: Int] = [:], skipped: String? = nil) {
         self.count = count
         self.first = first
@@ -38,6 +40,7 @@ public struct PruneResult: Sendable, Equatable {
 public struct PrunedItems: Sendable, Equatable {
     /// A class name, or `Owner.field` for the links of a relation read from a join file.
     public let name: String
+    /// Objects or links deleted (or, in a dry run, that would be).
     public let count: Int
     /// The first keys (objects) or `owner → related` pairs (links).
     public let first: [String]
@@ -81,7 +84,7 @@ extension ImportPass {
         for relation in manifest.relations {
             let name = "\(relation.owner).\(relation.field)"
             if let rejected = tracker.rejectedLinks[name] {
-                notes.append("--prune left the links of \(name) alone: \(Noun.counted(rejected, "row")) of \(relation.source) could not be read, so which links it lists is not known")
+                notes.append("pruning left the links of \(name) alone: \(Noun.counted(rejected, "row")) of \(relation.source) could not be read, so which links it lists is not known")
                 continue
             }
             let result = try sink.pruneLinks(owner: relation.owner, field: relation.field, targetClass: relation.targetClass,
@@ -91,16 +94,16 @@ extension ImportPass {
         }
         for className in plan.classOrder {
             if PruneTracker.neverPruned.contains(className) {
-                notes.append("--prune never deletes \(className) objects: Parse Server manages them")
+                notes.append("pruning never deletes \(className) objects: Parse Server manages them")
                 continue
             }
             if let unknown = tracker.unidentified[className] {
-                notes.append("--prune left \(className) alone: \(Noun.counted(unknown, "rejected row")) had no readable key, so which objects the source holds is not known")
+                notes.append("pruning left \(className) alone: \(Noun.counted(unknown, "rejected row")) had no readable key, so which objects the source holds is not known")
                 continue
             }
             let result = try sink.prune(className, keeping: tracker.held[className] ?? HeldObjects())
             if let skipped = result.skipped {
-                notes.append("--prune left \(className) alone: \(skipped)")
+                notes.append("pruning left \(className) alone: \(skipped)")
                 continue
             }
             classTallies[className]!.deleted += result.count

@@ -121,9 +121,12 @@ public struct ClassMapping: Sendable {
 /// `column`, or per distinct part of its cells split on `split` (parts trimmed of spaces and
 /// tabs, as a split Relation cell's are). The class's one field, its key, holds the value.
 public struct ValueExtraction: Sendable, Equatable {
+    /// The source column (CSV header or JSON key) the values come from.
     public var column: String
+    /// The separator its cells are split on; `nil`: each cell is one value.
     public var split: String?
 
+    /// The distinct values of `column`, or of its cells' parts split on `split`.
     public init(column: String, split: String? = nil) {
         self.column = column
         self.split = split

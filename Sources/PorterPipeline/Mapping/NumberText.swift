@@ -11,6 +11,7 @@ public struct NumberFormat: Hashable, Sendable {
     /// `1234.5`: a decimal point and no grouping.
     public static let standard = NumberFormat(decimal: UInt8(ascii: "."), thousands: nil)
 
+    /// A format with `decimal` as the decimal mark and `thousands` between groups of three digits.
     public init(decimal: UInt8, thousands: UInt8?) {
         self.decimal = decimal
         self.thousands = thousands

@@ -44,7 +44,7 @@ extension ImportReport {
             let more = item.count > item.first.count ? ", … (first \(item.first.count) shown)" : ""
             return "\(verb) \(Noun.counted(item.count, noun)): \(item.first.joined(separator: ", "))\(more)"
         }
-        return lines.isEmpty ? "--prune: nothing to delete" : lines.joined(separator: "\n")
+        return lines.isEmpty ? "pruning: nothing to delete" : lines.joined(separator: "\n")
     }
 
     /// Classes left out and keys no field reads, one per line:

@@ -29,6 +29,7 @@ public struct ImportPlan: Sendable, Equatable {
         public let reader: String
         /// The source as the manifest names it.
         public let source: String
+        /// The files it names, in the order they are read.
         public let files: [String]
     }
 
