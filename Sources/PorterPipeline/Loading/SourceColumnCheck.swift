@@ -41,9 +41,13 @@ struct SourceColumnCheck {
         depth = columns.map(\.path.components.count).max() ?? 1
     }
 
-    /// The columns a class's fields read, except optional ones and relations fed by join files.
+    /// The columns a class's fields read, except optional ones and relations fed by join files;
+    /// an extracted class's one field reads the column its `extract` names.
     static func columns(of mapping: ClassMapping) -> [Column] {
-        mapping.fields.filter { !$0.optional }.flatMap { field -> [Column] in
+        if let extract = mapping.extract {
+            return [Column(keyPath: "classes.\(mapping.className).extract.column", path: ColumnPath(extract.column))]
+        }
+        return mapping.fields.filter { !$0.optional }.flatMap { field -> [Column] in
             let path = "classes.\(mapping.className).fields.\(field.name)"
             if let columns = field.columns {
                 return columns.enumerated().map { Column(keyPath: "\(path).columns[\($0.offset)]", path: ColumnPath($0.element)) }

@@ -36,9 +36,6 @@ struct ManifestChecker {
             if geoPoints.count > 1 {
                 throw fail("\(path).fields.\(geoPoints[1].name)", "a class can have only one GeoPoint field (Parse Server's rule)")
             }
-            if let extract = mapping.extract {
-                try checkExtractedColumn(extract.column, of: mapping, at: "\(path).extract.column")
-            }
         }
         for (i, relation) in manifest.relations.enumerated() {
             if let by = relation.ownerBy { try checkBy(by, of: relation.owner, at: "relations[\(i)].ownerBy") }
@@ -59,16 +56,5 @@ struct ManifestChecker {
         case .geoPoint: throw fail(path, "\(target).\(by) is a GeoPoint, which a cell cannot name")
         default: break
         }
-    }
-
-    /// The column an extracted class takes its values from is in its CSV source's header (a
-    /// JSON source's records may each lack it).
-    func checkExtractedColumn(_ column: String, of mapping: ClassMapping, at path: String) throws(PorterError) {
-        guard case .csv(let defaultDelimiter)? = SourceFormat.forFile(mapping.source),
-              let reader = try? manifest.files.openReader(mapping.source, format: .csv(delimiter: mapping.delimiter ?? defaultDelimiter),
-                                                          encoding: mapping.encoding) as? CSVReader
-        else { return }
-        guard reader.header.index(of: column) == nil else { return }
-        throw fail(path, "\(mapping.source) has no column \"\(column)\" (its header: \(reader.header.names.joined(separator: ", ")))")
     }
 }
