@@ -115,7 +115,7 @@ public struct ParseQuery: Sendable {
 
     /// The largest `limit` or `skip` magnitude accepted: JavaScript's `Number.MAX_SAFE_INTEGER`,
     /// the largest count Parse Server itself can hold exactly.
-    public static let maxCount = (1 << 53) - 1
+    package static let maxCount = (1 << 53) - 1
 
     /// `limit` or `skip`: an integer, possibly as text or an integral double, of at most
     /// ``maxCount`` either way (102 otherwise). A negative limit counts like a positive one, as

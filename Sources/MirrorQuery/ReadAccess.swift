@@ -10,7 +10,7 @@ public struct ReadAccess: Sendable {
     /// Why the reader may not query a class a sub-query (`$inQuery`, `$select`…) names, given its
     /// schema (`nil` when the class does not exist): its class-level `find` permission, as for the
     /// outer query. `nil` when it may.
-    public let subqueryDenial: @Sendable (_ className: String, _ schema: ClassSchema?) -> ParseError?
+    package let subqueryDenial: @Sendable (_ className: String, _ schema: ClassSchema?) -> ParseError?
 
     /// A reader with these ACL principals (`nil`: the master key), signed in as `userId`.
     public init(principals: Set<String>?, userId: String? = nil,
@@ -34,7 +34,7 @@ public struct ReadAccess: Sendable {
     /// user, one of the user's roles, or `requiresAuthentication` for any signed-in user are
     /// honoured; `pointerFields`, `readUserFields` and `writeUserFields` grant nothing here.
     /// Denied: 119, or 101 when only signing in is missing.
-    public func checkPermission(_ operation: String, on schema: ClassSchema) throws(ParseError) {
+    package func checkPermission(_ operation: String, on schema: ClassSchema) throws(ParseError) {
         guard let principals, let permissions = schema.classLevelPermissions else { return }
         let denied = ParseError(.operationForbidden,
                                 "Permission denied for action \(operation) on class \(schema.className).")

@@ -50,7 +50,7 @@ public struct ParseServerConfiguration: Sendable {
     }
 
     /// The mount path without a trailing slash: `/parse`, or `""` at the root.
-    public var normalizedMountPath: String {
+    package var normalizedMountPath: String {
         var path = mountPath
         while path.hasSuffix("/") { path.removeLast() }
         if !path.isEmpty && !path.hasPrefix("/") { path = "/" + path }

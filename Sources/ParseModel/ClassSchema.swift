@@ -13,7 +13,7 @@ public struct SchemaField: Hashable, Sendable {
     }
 
     /// The field as `/schemas` spells it: `{"type":"Pointer","targetClass":"Genre","required":true,"defaultValue":…}`.
-    public var specJSON: JSONValue {
+    package var specJSON: JSONValue {
         var spec = JSONObject(["type": .string(type.name)])
         if let target = type.targetClass { spec["targetClass"] = .string(target) }
         if required { spec["required"] = .bool(true) }
@@ -40,7 +40,7 @@ public struct ClassSchema: Hashable, Sendable {
     public func field(named name: String) -> SchemaField? { fields.first { $0.name == name } }
 
     /// The class-level permissions Parse Server reports for a class that has none set.
-    public static let defaultCLP = JSONValue.object(JSONObject([
+    package static let defaultCLP = JSONValue.object(JSONObject([
         "find": .object(JSONObject(["*": .bool(true)])), "count": .object(JSONObject(["*": .bool(true)])),
         "get": .object(JSONObject(["*": .bool(true)])), "create": .object(JSONObject(["*": .bool(true)])),
         "update": .object(JSONObject(["*": .bool(true)])), "delete": .object(JSONObject(["*": .bool(true)])),
@@ -67,7 +67,7 @@ public struct ClassSchema: Hashable, Sendable {
 
     /// The class's own fields (no default fields) as `/schemas` spells them: what a POST or PUT
     /// to `/schemas/<className>` sends.
-    public var fieldsJSON: JSONValue {
+    package var fieldsJSON: JSONValue {
         .object(JSONObject(fields.map { JSONMember($0.name, $0.specJSON) }))
     }
 

@@ -22,7 +22,7 @@ public struct JSONSyntaxError: Error, Sendable, CustomStringConvertible {
     public var description: String { "line \(line), column \(column): \(message)" }
 
     /// The message of a string whose bytes are not UTF-8.
-    public static let invalidUTF8Message = "invalid UTF-8 in string"
+    package static let invalidUTF8Message = "invalid UTF-8 in string"
 }
 
 /// Parses JSON text (RFC 8259) into `JSONValue`.
@@ -55,7 +55,7 @@ public enum JSONParser {
     }
 
     /// Parses one JSON document from UTF-8 bytes.
-    public static func parse(bytes: UnsafeRawBufferPointer) throws(JSONSyntaxError) -> JSONValue {
+    package static func parse(bytes: UnsafeRawBufferPointer) throws(JSONSyntaxError) -> JSONValue {
         var scanner = JSONScanner(bytes: bytes, at: JSONScanner.Position(), isFinal: true)
         scanner.skipByteOrderMark()
         let value = try scanner.parseValue()

@@ -16,7 +16,7 @@ public enum JSONValue: Hashable, Sendable {
     }
 
     /// The value at a dotted path (`address.city`) through nested objects.
-    public func value(atPath components: [String]) -> JSONValue? {
+    package func value(atPath components: [String]) -> JSONValue? {
         var current = self
         for component in components {
             guard let next = current[component] else { return nil }
@@ -25,14 +25,14 @@ public enum JSONValue: Hashable, Sendable {
         return current
     }
 
-    /// A short name of the JSON kind, for error messages.
     /// The text of a string value; `nil` for any other kind.
     public var stringValue: String? {
         if case .string(let text) = self { return text }
         return nil
     }
 
-    public var kindName: String {
+    /// A short name of the JSON kind, for error messages.
+    package var kindName: String {
         switch self {
         case .null: "null"
         case .bool: "boolean"

@@ -26,7 +26,7 @@ public struct ParseDate: Hashable, Comparable, Sendable, CustomStringConvertible
     }
 
     /// Appends the bytes of ``iso`` to `out`, without building a String.
-    public func writeISO(to out: inout [UInt8]) {
+    package func writeISO(to out: inout [UInt8]) {
         let ms = millisecondsSince1970
         let days = ms >= 0 ? ms / 86_400_000 : (ms - 86_399_999) / 86_400_000
         let msOfDay = Int(ms - days * 86_400_000)

@@ -41,7 +41,7 @@ public final class CSVHeader: Sendable {
     public func index(of name: String) -> Int? { indexByName[name] }
 
     /// A header cell as a column name: without the spaces and tabs around it.
-    public static func columnName(_ cell: String) -> String {
+    package static func columnName(_ cell: String) -> String {
         let scalars = cell.unicodeScalars
         guard let first = scalars.firstIndex(where: { $0 != " " && $0 != "\t" }) else { return "" }
         let last = scalars.lastIndex(where: { $0 != " " && $0 != "\t" })!
@@ -91,12 +91,12 @@ public struct SourceRecord: Sendable {
     }
 
     /// The fault of a CSV row whose cell count differs from its header's, if it is one.
-    public func raggednessFault(file: String) -> ReaderError? {
+    package func raggednessFault(file: String) -> ReaderError? {
         raggedness.map { ReaderError(file: file, line: line, reason: "row has \($0.actual) cells, the header has \($0.expected)") }
     }
 
     /// For a CSV row whose cell count differs from its header: (header count, cell count).
-    public var raggedness: (expected: Int, actual: Int)? {
+    package var raggedness: (expected: Int, actual: Int)? {
         guard case .csv(let header, let cells) = content, header.names.count != cells.count else { return nil }
         return (header.names.count, cells.count)
     }

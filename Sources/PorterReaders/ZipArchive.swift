@@ -112,7 +112,7 @@ public struct ZipArchive: Sendable {
     }
 
     /// The file named `name` at the top, if there is one.
-    public func entry(named name: String) -> Entry? { entries.first { $0.name == name } }
+    package func entry(named name: String) -> Entry? { entries.first { $0.name == name } }
 
     /// Opens `entry` for reading; faults are `ReaderError`s naming `displayName`.
     func input(_ entry: Entry, displayName: String) throws(ReaderError) -> ZipEntryInput {

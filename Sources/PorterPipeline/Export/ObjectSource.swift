@@ -90,12 +90,12 @@ public struct ClassProgress: Sendable {
 
 extension ClassSchema {
     /// The fields whose values objects carry: every field but Relations.
-    public var storedFields: [SchemaField] {
+    package var storedFields: [SchemaField] {
         fields.filter { if case .relation = $0.type { false } else { true } }
     }
 
     /// The Relation fields, whose links live in `_Join:<field>:<className>`.
-    public var relationFields: [SchemaField] {
+    package var relationFields: [SchemaField] {
         fields.filter { if case .relation = $0.type { true } else { false } }
     }
 }

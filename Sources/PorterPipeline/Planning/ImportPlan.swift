@@ -42,8 +42,8 @@ public struct ImportPlan: Sendable, Equatable {
 }
 
 /// Builds the ``ImportPlan`` of a manifest.
-public enum Planner {
-    public static func plan(_ manifest: DatasetManifest) -> ImportPlan {
+package enum Planner {
+    package static func plan(_ manifest: DatasetManifest) -> ImportPlan {
         let names = manifest.classes.map(\.className)
         let position = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) })
         var pointerEdges: [(from: String, field: String, to: String, required: Bool)] = []
