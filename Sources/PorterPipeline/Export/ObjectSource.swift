@@ -90,12 +90,12 @@ public struct ClassProgress: Sendable {
 
 extension ClassSchema {
     /// The fields whose values objects carry: every field but Relations.
-    package var storedFields: [SchemaField] {
+    public var storedFields: [SchemaField] {
         fields.filter { if case .relation = $0.type { false } else { true } }
     }
 
     /// The Relation fields, whose links live in `_Join:<field>:<className>`.
-    package var relationFields: [SchemaField] {
+    public var relationFields: [SchemaField] {
         fields.filter { if case .relation = $0.type { true } else { false } }
     }
 }
