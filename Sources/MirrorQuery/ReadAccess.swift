@@ -3,6 +3,7 @@ import ParseModel
 /// Who reads: `principals == nil` is the master key (no ACL filter); otherwise the ACL entries that grant
 /// access: "*" always, plus the user's objectId and "role:<name>" entries when known.
 public struct ReadAccess: Sendable {
+    /// The ACL entries that grant this reader access; `nil` for the master key.
     public let principals: Set<String>?
     /// The signed-in user (not for the master key). It reads only its own `_Session` objects, and
     /// only its own `email` and `authData` among `_User` objects.
@@ -12,9 +13,15 @@ public struct ReadAccess: Sendable {
     /// outer query. `nil` when it may.
     package let subqueryDenial: @Sendable (_ className: String, _ schema: ClassSchema?) -> ParseError?
 
-    /// A reader with these ACL principals (`nil`: the master key), signed in as `userId`.
-    public init(principals: Set<String>?, userId: String? = nil,
-                subqueryDenial: @escaping @Sendable (_ className: String, _ schema: ClassSchema?) -> ParseError? = { _, _ in nil }) {
+    /// A reader with these ACL principals (`nil`: the master key), signed in as `userId`:
+    /// `ReadAccess(principals: ["*", userId, "role:Librarian"], userId: userId)`.
+    public init(principals: Set<String>?, userId: String? = nil) {
+        self.init(principals: principals, userId: userId, subqueryDenial: { _, _ in nil })
+    }
+
+    /// A reader whose sub-queries are also held to `subqueryDenial` (a server request's class-level permissions).
+    package init(principals: Set<String>?, userId: String?,
+                 subqueryDenial: @escaping @Sendable (_ className: String, _ schema: ClassSchema?) -> ParseError?) {
         self.principals = principals
         self.userId = userId
         self.subqueryDenial = subqueryDenial

@@ -1,13 +1,13 @@
 /// A 128-bit hash of an object's natural key within its class. Key sets store this instead
 /// of the key text, so memory per object stays at a few bytes whatever the key's length.
 public struct KeyHash: Hashable, Sendable {
-    public let high: UInt64
-    public let low: UInt64
+    package let high: UInt64
+    package let low: UInt64
 
     /// The bits are already well mixed: one word is enough for a hash table.
     public func hash(into hasher: inout Hasher) { hasher.combine(low) }
 
-    public init(high: UInt64, low: UInt64) {
+    package init(high: UInt64, low: UInt64) {
         self.high = high
         self.low = low
     }
