@@ -9,6 +9,7 @@ import PorterSQLite
 /// runs in a savepoint); ``commit()`` keeps, ``rollback()`` undoes everything since ``begin()``.
 /// Used by one thread at a time.
 public final class MirrorSession {
+    /// The mirror's file path.
     public let path: String
     private let api: ParseMirrorAPI
     private let connection: MirrorConnection
@@ -46,12 +47,14 @@ public final class MirrorSession {
         inTransaction = true
     }
 
+    /// Commits the transaction ``begin(busyTimeout:readOnly:)`` started.
     public func commit() throws(PorterError) {
         guard inTransaction else { return }
         try database.execute("COMMIT")
         inTransaction = false
     }
 
+    /// Undoes everything since ``begin(busyTimeout:readOnly:)``; nothing happens outside a transaction.
     public func rollback() {
         guard inTransaction else { return }
         try? database.execute("ROLLBACK")

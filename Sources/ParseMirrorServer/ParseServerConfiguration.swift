@@ -34,6 +34,7 @@ public struct ParseServerConfiguration: Sendable {
     /// Addresses the maintenance key is accepted from; `nil` accepts it from anywhere.
     public var maintenanceKeyIPs: [String]?
 
+    /// A configuration as Parse Server's options of the same names: `ParseServerConfiguration(applicationId: "app", masterKey: key)`.
     public init(applicationId: String, masterKey: String, restAPIKey: String? = nil, mountPath: String = "/parse",
                 allowCustomObjectId: Bool = false, masterKeyIPs: [String]? = nil, allowClientClassCreation: Bool = false,
                 maintenanceKey: String? = nil, maintenanceKeyIPs: [String]? = nil, limits: RequestLimits = RequestLimits()) {

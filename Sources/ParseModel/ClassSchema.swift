@@ -1,10 +1,15 @@
 /// One declared field of a class: its type and Parse's field options.
 public struct SchemaField: Hashable, Sendable {
+    /// The field name, as in `/schemas`.
     public var name: String
+    /// The field's Parse type.
     public var type: FieldType
+    /// Whether every object must have a value (`required: true` in `/schemas`).
     public var required: Bool
+    /// The value Parse Server gives new objects that have none.
     public var defaultValue: ParseValue?
 
+    /// A field; `SchemaField(name: "title", type: .string, required: true)`.
     public init(name: String, type: FieldType, required: Bool = false, defaultValue: ParseValue? = nil) {
         self.name = name
         self.type = type
@@ -25,11 +30,16 @@ public struct SchemaField: Hashable, Sendable {
 /// A class schema in Parse's `/schemas` format: fields (without the default ones),
 /// class-level permissions and indexes kept as their JSON.
 public struct ClassSchema: Hashable, Sendable {
+    /// The class name, such as `Book` or `_User`.
     public var className: String
+    /// The fields, default fields (`objectId`, `createdAt`, …) included when the schema came from a target.
     public var fields: [SchemaField]
+    /// The class-level permissions in `/schemas` format, `nil` when not set.
     public var classLevelPermissions: JSONValue?
+    /// The indexes in `/schemas` format (name → keys), `nil` when not set.
     public var indexes: JSONValue?
 
+    /// A class schema; `ClassSchema(className: "Book", fields: [SchemaField(name: "title", type: .string)])`.
     public init(className: String, fields: [SchemaField], classLevelPermissions: JSONValue? = nil, indexes: JSONValue? = nil) {
         self.className = className
         self.fields = fields
@@ -37,6 +47,7 @@ public struct ClassSchema: Hashable, Sendable {
         self.indexes = indexes
     }
 
+    /// The field named `name`, if the class has one.
     public func field(named name: String) -> SchemaField? { fields.first { $0.name == name } }
 
     /// The class-level permissions Parse Server reports for a class that has none set.

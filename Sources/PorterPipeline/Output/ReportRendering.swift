@@ -55,6 +55,7 @@ extension ImportReport {
         return (classLines + keyLines).joined(separator: "\n")
     }
 
+    /// The report as JSON: what was committed, the tallies per class and relation, and the faults.
     public var json: JSONValue {
         .object(JSONObject([
             "committed": .bool(committed),
