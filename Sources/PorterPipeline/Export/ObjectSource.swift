@@ -41,6 +41,11 @@ public struct RelationLink: Sendable, Hashable {
 /// Where an export or a pull reads from: a SQLite mirror or a Parse Server (DESIGN §3, the
 /// source side of the sinks). Objects are read a page at a time and each page is handed on
 /// before the next is read, so memory stays flat however large the class.
+///
+/// Threads: every call comes from the thread that runs the export or pull, one at a time, and
+/// may block it as long as it needs (network, SQLite's lock). `page` is called on that same
+/// thread, once per page; an error it throws ends the read and is thrown on. Not `Sendable`:
+/// one source per run.
 public protocol ObjectSource: AnyObject {
     /// Where the objects come from, for messages: a mirror's path, or a server URL without keys.
     var location: String { get }
