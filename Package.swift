@@ -54,6 +54,12 @@ let package = Package(
         .testTarget(name: "PorterMigrationsTests", dependencies: [
             "PorterMigrations", "PorterPipeline", "PorterSQLite", "PorterREST", "ParseMirrorServer", "PorterHTTP", "ParseModel",
         ]),
+        // Uses only the public API, as a package depending on this one would: without package
+        // access `package` declarations are hidden; Swift 6 mode (complete concurrency checking),
+        // warnings are errors. Its examples are the README chapter "Using ParsePorter as a library".
+        .testTarget(name: "LibraryClientTests", dependencies: [
+            "ParseModel", "PorterPipeline", "PorterSQLite", "PorterREST", "MirrorQuery", "ParseMirrorServer", "PorterHTTP", "PorterMigrations",
+        ], packageAccess: false, swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-warnings-as-errors"])]),
         .testTarget(name: "EndToEndTests", dependencies: ["CSQLite", "PorterTestSupport", "CLibZip", "parse-porter", "ParseMirrorServer", "PorterHTTP"], exclude: ["Snapshots"]),
     ]
 )

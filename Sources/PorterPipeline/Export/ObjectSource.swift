@@ -4,13 +4,18 @@ import ParseModel
 /// stored fields (every field but Relations, whose links are read with
 /// ``ObjectSource/links(owner:field:targetClass:ownerIds:)``).
 public struct StoredObject: Sendable, Equatable {
+    /// The object's id.
     public var objectId: String
+    /// When the object was created, if the source knows.
     public var createdAt: ParseDate?
+    /// When the object was last changed, if the source knows.
     public var updatedAt: ParseDate?
+    /// The object's ACL, `nil` when it has none.
     public var acl: ParseACL?
     /// One value per field of ``ClassSchema/storedFields``, in that order; `.null` when unset.
     public var values: [ParseValue]
 
+    /// An object as read; `values` follow the class's ``ClassSchema/storedFields``.
     public init(objectId: String, createdAt: ParseDate?, updatedAt: ParseDate?, acl: ParseACL?, values: [ParseValue]) {
         self.objectId = objectId
         self.createdAt = createdAt
@@ -22,8 +27,11 @@ public struct StoredObject: Sendable, Equatable {
 
 /// One relation link: the owner's objectId and the related object's, as a `_Join` table holds them.
 public struct RelationLink: Sendable, Hashable {
+    /// The objectId of the object holding the Relation field.
     public var owningId: String
+    /// The objectId of the related object.
     public var relatedId: String
+    /// A link from `owningId` to `relatedId`.
     public init(owningId: String, relatedId: String) {
         self.owningId = owningId
         self.relatedId = relatedId
@@ -33,6 +41,11 @@ public struct RelationLink: Sendable, Hashable {
 /// Where an export or a pull reads from: a SQLite mirror or a Parse Server (DESIGN §3, the
 /// source side of the sinks). Objects are read a page at a time and each page is handed on
 /// before the next is read, so memory stays flat however large the class.
+///
+/// Threads: every call comes from the thread that runs the export or pull, one at a time, and
+/// may block it as long as it needs (network, SQLite's lock). `page` is called on that same
+/// thread, once per page; an error it throws ends the read and is thrown on. Not `Sendable`:
+/// one source per run.
 public protocol ObjectSource: AnyObject {
     /// Where the objects come from, for messages: a mirror's path, or a server URL without keys.
     var location: String { get }
@@ -77,10 +90,14 @@ extension ObjectSource {
 /// How far the reading of a class from an ``ObjectSource`` is (an export or a pull): objects
 /// done, of the `total` the source counted.
 public struct ClassProgress: Sendable {
+    /// The class being read.
     public let className: String
+    /// Objects read so far.
     public let objects: Int
+    /// Objects the source counted for the class.
     public let total: Int
 
+    /// Progress of `className`: `objects` of `total`.
     public init(className: String, objects: Int, total: Int) {
         self.className = className
         self.objects = objects
