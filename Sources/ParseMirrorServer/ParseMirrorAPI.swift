@@ -7,7 +7,7 @@ import PorterPipeline
 /// Parse Server's REST API over a SQLite mirror: objects, queries, schemas, batch, users and
 /// sessions, with Parse's status codes, error codes and JSON shapes (PARSE_REST.md).
 ///
-/// Serve it with `HTTPServer(host:port:handler:)`, or call ``respond(to:)`` directly:
+/// Serve it with ``MirrorServer``, or call ``respond(to:)`` directly:
 ///
 /// ```swift
 /// let api = try ParseMirrorAPI(mirrorPath: "library.sqlite",
@@ -30,11 +30,20 @@ public final class ParseMirrorAPI: HTTPHandler {
     let mountPath: String
 
     /// Opens the mirror at `mirrorPath`, creating an empty one when the file does not exist.
+    ///
+    /// - Throws: `PorterError` when `mirrorPath` is not a file path (`":memory:"`, `""`, a
+    ///   `file:` URI) or the file is not a SQLite database.
     public init(mirrorPath: String, configuration: ParseServerConfiguration) throws {
         self.configuration = configuration
         self.mountPath = configuration.normalizedMountPath
         self.store = try MirrorStore(path: mirrorPath, queryTimeLimit: configuration.limits.queryTimeLimit)
         self.files = MirrorFiles(mirrorPath: mirrorPath)
+    }
+
+    /// Closes the mirror's connections, so no `-wal` or `-shm` file is left beside it. Call it
+    /// once no request runs; requests after it are answered 500. ``MirrorServer/stop()`` calls it.
+    public func close() {
+        store.close()
     }
 
     /// Answers one request; every error becomes Parse's error shape.
