@@ -45,10 +45,10 @@ let package = Package(
         .target(name: "PorterTestSupport", dependencies: ["ParseMirrorServer", "PorterHTTP"], path: "Tests/PorterTestSupport"),
         .testTarget(name: "ParseModelTests", dependencies: ["ParseModel"]),
         .testTarget(name: "PorterReadersTests", dependencies: ["PorterReaders", "PorterTestSupport", "CLibZip"]),
-        .testTarget(name: "PorterPipelineTests", dependencies: ["PorterPipeline", "PorterReaders", "ParseModel"]),
-        .testTarget(name: "PorterSQLiteTests", dependencies: ["PorterSQLite", "PorterPipeline", "ParseModel", "CSQLite"]),
+        .testTarget(name: "PorterPipelineTests", dependencies: ["PorterPipeline", "PorterReaders", "ParseModel", "PorterTestSupport"]),
+        .testTarget(name: "PorterSQLiteTests", dependencies: ["PorterSQLite", "PorterPipeline", "ParseModel", "CSQLite", "PorterTestSupport"]),
         .testTarget(name: "PorterHTTPTests", dependencies: ["PorterHTTP", "PorterTestSupport"]),
-        .testTarget(name: "MirrorQueryTests", dependencies: ["MirrorQuery", "PorterSQLite", "PorterPipeline", "ParseModel"]),
+        .testTarget(name: "MirrorQueryTests", dependencies: ["MirrorQuery", "PorterSQLite", "PorterPipeline", "ParseModel", "PorterTestSupport"]),
         .testTarget(name: "ParseMirrorServerTests", dependencies: ["ParseMirrorServer", "PorterTestSupport", "PorterHTTP", "PorterSQLite", "ParseModel", "PorterPipeline"]),
         .testTarget(name: "PorterRESTTests", dependencies: ["PorterREST", "PorterPipeline", "ParseModel", "ParseMirrorServer", "PorterHTTP", "PorterTestSupport"]),
         .testTarget(name: "PorterMigrationsTests", dependencies: [

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import PorterHTTP
+import PorterPipeline
 
 /// A Parse REST API over a SQLite mirror file, served on a loopback port in this process: the
 /// fixture a ParseSwift or Parse JS app's test suite points its server URL at, and what
@@ -64,9 +65,15 @@ public final class MirrorServer: Sendable {
             api.close()
             throw error
         }
-        mirrorPath = mirror
         let address = host.contains(":") ? "[\(host)]" : host
-        url = URL(string: "http://\(address):\(self.port)\(configuration.normalizedMountPath)")!
+        let mountPath = configuration.normalizedMountPath.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? ""
+        guard let url = URL(string: "http://\(address):\(self.port)\(mountPath)") else {
+            http.stop()
+            api.close()
+            throw PorterError(.usage, "\(host) cannot be the host of a URL; give an IP address or a host name")
+        }
+        self.url = url
+        mirrorPath = mirror
     }
 
     /// Stops accepting connections, cuts the open ones (a request being answered loses its
@@ -89,6 +96,7 @@ public final class MirrorServer: Sendable {
         api.close()
     }
 
+    /// A server released without ``stop()`` stops then, blocking the releasing thread meanwhile.
     deinit { stopAndWait() }
 }
 

@@ -23,6 +23,7 @@ import PorterPipeline
 /// (CORS preflight) on any path. A POST whose body has `_method` is answered as that method.
 /// Unknown routes get 404 `{"error":"Cannot GET /path"}` (Express answers them with an HTML page).
 public final class ParseMirrorAPI: HTTPHandler {
+    /// The app id, keys, mount path and limits requests are answered with.
     public let configuration: ParseServerConfiguration
     let store: MirrorStore
     /// Uploaded files, in the folder beside the mirror (`<mirror>.files`).
@@ -54,7 +55,7 @@ public final class ParseMirrorAPI: HTTPHandler {
     /// Answers one request as ``respond(to:)`` does, and tells what caused its internal errors
     /// (a 500 answers only "Internal server error.", never the mirror's path or SQL), for the
     /// server's own log; empty when there was none.
-    public func respondExplaining(to request: HTTPRequest) -> (response: HTTPResponse, internalFailures: [String]) {
+    package func respondExplaining(to request: HTTPRequest) -> (response: HTTPResponse, internalFailures: [String]) {
         do { return try answer(request) } catch {
             let response = APIResponse(error: APIError(error))
             return (response.httpResponse, response.internalFailures)
