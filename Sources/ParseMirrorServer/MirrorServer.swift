@@ -12,6 +12,7 @@ import PorterPipeline
 ///
 /// ```swift
 /// import Foundation
+/// import FoundationNetworking  // on Linux, for URLSession
 /// import ParseMirrorServer
 ///
 /// let mirror = FileManager.default.temporaryDirectory.appendingPathComponent("app-tests.sqlite").path

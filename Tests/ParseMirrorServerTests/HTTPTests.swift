@@ -144,6 +144,19 @@ final class HTTPTests: XCTestCase {
         XCTAssertEqual(try database.rows("SELECT title FROM Book"), [["Emma"]])
     }
 
+    func testServeRefusesAnInMemoryMirror() throws {
+        let (process, out, err) = try serve([":memory:", "--port", "0", "--app-id", TestServer.appId, "--master-key", TestServer.masterKey])
+        let deadline = Date().addingTimeInterval(10)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationReason, .exit, "serve exits by itself instead of serving")
+        XCTAssertEqual(process.terminationStatus, 2)
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertTrue(message.contains(#"":memory:" is not a mirror file"#), message)
+        XCTAssertEqual(String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self), "", "nothing was served")
+    }
+
     /// Runs curl with `arguments`; its stdout.
     private func curl(_ arguments: [String]) throws -> String {
         let process = Process()

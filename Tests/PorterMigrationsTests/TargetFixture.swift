@@ -1,7 +1,6 @@
 import Foundation
 import ParseMirrorServer
 import ParseModel
-import PorterHTTP
 import PorterMigrations
 import PorterREST
 import PorterSQLite
