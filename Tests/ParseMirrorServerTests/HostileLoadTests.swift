@@ -9,7 +9,7 @@ import XCTest
 final class HostileLoadTests: XCTestCase {
     func testSlowClientIsCutOffAtTheRequestDeadlineWhileOthersAreAnswered() throws {
         let live = try LiveMirror(limits: HTTPServer.Limits(idleTimeout: 30, requestTimeout: 1))
-        nonisolated(unsafe) let slow = try RawClient(port: live.port, timeout: 5)
+        nonisolated(unsafe) let slow = try LoopbackClient(port: live.port, timeout: 5)
         slow.send("POST /parse/classes/Book HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n{\"title\":\"")
         let started = ContinuousClock.now
         nonisolated(unsafe) var answer: RawResponse?
@@ -31,9 +31,9 @@ final class HostileLoadTests: XCTestCase {
 
     func testConnectionsBeyondTheCapAreRefusedAndServedAgainOnceFreed() throws {
         let live = try LiveMirror(limits: HTTPServer.Limits(requestTimeout: 30, maxConnections: 4))
-        var idle = try (0..<4).map { _ in try RawClient(port: live.port, timeout: 5) }
+        var idle = try (0..<4).map { _ in try LoopbackClient(port: live.port, timeout: 5) }
         Thread.sleep(forTimeInterval: 0.2)
-        let refused = try RawClient(port: live.port, timeout: 5)
+        let refused = try LoopbackClient(port: live.port, timeout: 5)
         let answer = refused.readResponse()
         XCTAssertEqual(answer?.status, 503)
         XCTAssertEqual(answer.map { String(decoding: $0.body, as: UTF8.self) }, #"{"error":"too many connections: try again later"}"#)

@@ -43,3 +43,6 @@ final class LiveMirror: @unchecked Sendable {
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     }
 }
+
+/// This target's name for the shared raw client.
+typealias LoopbackClient = RawClient
