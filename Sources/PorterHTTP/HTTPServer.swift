@@ -45,7 +45,7 @@ public final class HTTPServer: @unchecked Sendable {
         /// Connections served at once. Further connections are answered with 503 and closed at once.
         public var maxConnections: Int
 
-        /// Limits; the defaults suit a Parse mirror server.
+        /// Parse Server's body limit, a minute's idle time, 30 seconds per request, 128 connections.
         public init(maxBodyBytes: Int = 20 * 1024 * 1024, idleTimeout: Double = 60, requestTimeout: Double = 30, maxConnections: Int = 128) {
             self.maxBodyBytes = maxBodyBytes
             self.idleTimeout = idleTimeout
