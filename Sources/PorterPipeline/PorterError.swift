@@ -16,6 +16,9 @@ public struct PorterError: Error, Sendable, CustomStringConvertible {
 
     public let kind: Kind
     public let message: String
+    /// The faults of a dataset manifest, when that is what the error is (``message`` has them
+    /// one a line); empty otherwise.
+    public internal(set) var manifestFaults: [ManifestFault] = []
 
     public init(_ kind: Kind, _ message: String) {
         self.kind = kind

@@ -129,12 +129,32 @@ public struct ReaderError: Error, Sendable, CustomStringConvertible {
     public var description: String { "\(location): \(reason)" }
 }
 
-/// Streams the records of one source file, one at a time; memory does not grow with the file.
+/// Streams the records of one source, one at a time; memory does not grow with the source.
+///
+/// The readers of CSV and JSON files (``CSVReader``, ``JSONRecordReader``) are ones; a program
+/// may write its own and import what it reads through ``MemorySource/init(name:reader:)``:
+///
+/// ```swift
+/// struct Countdown: RecordReader {
+///     var left = 3
+///     var displayName: String { "countdown" }
+///     var bytesRead: Int64 { 0 }
+///     mutating func next() throws(ReaderError) -> SourceRecord? {
+///         guard left > 0 else { return nil }
+///         defer { left -= 1 }
+///         return SourceRecord(line: 4 - left, content: .json(JSONObject(["n": .integer(left)])))
+///     }
+/// }
+/// let source = MemorySource(name: "countdown") { Countdown() }
+/// ```
+///
+/// A fault that stops the reading is a ``ReaderError`` at the record's line; every later call
+/// should report it again.
 public protocol RecordReader {
-    /// The file name used in locations (as the manifest names it).
+    /// The name locations give as the file (as the manifest names it).
     var displayName: String { get }
-    /// Bytes consumed so far, for progress.
+    /// Bytes consumed so far, for progress; 0 when not counted.
     var bytesRead: Int64 { get }
-    /// The next record, or `nil` at the end of the file.
+    /// The next record, or `nil` at the end of the source.
     mutating func next() throws(ReaderError) -> SourceRecord?
 }

@@ -1,7 +1,26 @@
+import Foundation
 import ParseModel
 import PorterReaders
 
 /// A dataset: which source files feed which Parse classes, and how (DESIGN §2).
+///
+/// ``ManifestLoader/load(_:targetClasses:includeInstallations:)`` reads one from a
+/// `dataset.yml`; a program may build one in code, with records from memory or from files,
+/// and check it (``check(targetClasses:)``; ``Importer`` checks it before anything else):
+///
+/// ```swift
+/// let authors = MemorySource(name: "authors (in memory)", rows: [["name": "Ursula K. Le Guin"]])
+/// let books = MemorySource(name: "books (in memory)", rows: [["title": "The Dispossessed", "author": "Ursula K. Le Guin"]])
+/// let manifest = DatasetManifest(classes: [
+///     ClassMapping(className: "Author", records: authors, key: ["name"], fields: [FieldMapping(name: "name", type: .string)]),
+///     ClassMapping(className: "Book", records: books, key: ["title"], fields: [
+///         FieldMapping(name: "title", type: .string, required: true),
+///         FieldMapping(name: "author", type: .pointer(targetClass: "Author")),
+///     ]),
+/// ])
+/// try manifest.check()
+/// let report = try Importer(manifest: manifest).run(into: SQLiteMirror(path: "library.sqlite"))
+/// ```
 public struct DatasetManifest: Sendable {
     /// The folder the manifest's relative paths start from.
     public var directory: String
@@ -19,6 +38,8 @@ public struct DatasetManifest: Sendable {
     /// Whether every column a field reads must be in its source unless the field is
     /// ``FieldMapping/optional`` (a manifest written by hand); a Parse export's objects may lack any field.
     public var requiresMappedColumns = false
+    /// Whether the manifest was built in code (``init(classes:relations:directory:)``), not read from a file.
+    public internal(set) var isBuiltInCode = false
 
     public init(directory: String, fileName: String, classes: [ClassMapping], relations: [JoinRelationMapping], notes: [String] = [],
                 files: SourceFiles? = nil, skippedClasses: [SkippedClass] = []) {
@@ -29,6 +50,37 @@ public struct DatasetManifest: Sendable {
         self.notes = notes
         self.files = files ?? .folder(directory)
         self.skippedClasses = skippedClasses
+    }
+
+    /// A manifest built in code: `classes` read from memory (``ClassMapping/init(className:records:key:fields:defaultACL:mode:strict:)``)
+    /// or from files in `directory`, each named as it is (no glob), and join `relations`. As for
+    /// a `dataset.yml`, every column a field reads must be in its source unless the field is
+    /// ``FieldMapping/optional``. A relation whose owner lacks its field gets it, as in a
+    /// `dataset.yml`. Faults name the manifest by no file (``ManifestFault/file`` is `nil`).
+    public init(classes: [ClassMapping], relations: [JoinRelationMapping] = [], directory: String = FileManager.default.currentDirectoryPath) {
+        var classes = classes
+        for relation in relations { Self.attachJoinField(of: relation, to: &classes) }
+        self.init(directory: directory, fileName: Self.builtInCodeName, classes: classes, relations: relations)
+        requiresMappedColumns = true
+        isBuiltInCode = true
+    }
+
+    /// What locations about the manifest as a whole name a manifest built in code by.
+    static let builtInCodeName = "manifest (in code)"
+
+    /// The manifest file faults name: ``fileName``, or `nil` for a manifest built in code.
+    public var manifestFile: String? { isBuiltInCode ? nil : fileName }
+
+    /// Marks the owner's field a join relation feeds as fed from it, declaring the field when the
+    /// owner lacks it (a relation naming an undeclared owner or a field that is no Relation is
+    /// left to ``check(targetClasses:)``).
+    static func attachJoinField(of relation: JoinRelationMapping, to classes: inout [ClassMapping]) {
+        guard let owner = classes.firstIndex(where: { $0.className == relation.owner }) else { return }
+        if let field = classes[owner].fields.firstIndex(where: { $0.name == relation.field }) {
+            if case .relation = classes[owner].fields[field].type { classes[owner].fields[field].fromJoinFile = true }
+        } else {
+            classes[owner].fields.append(FieldMapping(name: relation.field, type: .relation(targetClass: relation.targetClass), fromJoinFile: true))
+        }
     }
 
     public func mapping(for className: String) -> ClassMapping? { classes.first { $0.className == className } }
@@ -97,6 +149,8 @@ public struct ClassMapping: Sendable {
     /// For a class whose objects are the distinct values of a column of ``source`` (`extract:`),
     /// which column and how its cells split; `nil` for a class read record by record.
     public var extract: ValueExtraction?
+    /// Records from memory, read in place of files; ``sources`` is then its name alone.
+    public var records: MemorySource?
 
     public init(className: String, source: String, key: [String], fields: [FieldMapping], defaultACL: ParseACL? = nil,
                 mode: WriteMode = .upsert, strict: Bool = false, delimiter: UInt8? = nil) {
@@ -109,6 +163,22 @@ public struct ClassMapping: Sendable {
         self.mode = mode
         self.strict = strict
         self.delimiter = delimiter
+    }
+
+    /// A class whose records come from memory; faults name `records.name` as the file and
+    /// a record's 1-based position as the line.
+    ///
+    /// ```swift
+    /// let rows = MemorySource(name: "customers (in memory)", rows: [["email": "ada@example.com", "since": "2024-03-01"]])
+    /// let customers = ClassMapping(className: "Customer", records: rows, key: ["email"], fields: [
+    ///     FieldMapping(name: "email", type: .string, required: true),
+    ///     FieldMapping(name: "since", type: .date),
+    /// ])
+    /// ```
+    public init(className: String, records: MemorySource, key: [String], fields: [FieldMapping], defaultACL: ParseACL? = nil,
+                mode: WriteMode = .upsert, strict: Bool = false) {
+        self.init(className: className, source: records.name, key: key, fields: fields, defaultACL: defaultACL, mode: mode, strict: strict)
+        self.records = records
     }
 
     public func field(named name: String) -> FieldMapping? { fields.first { $0.name == name } }
@@ -211,6 +281,8 @@ public struct JoinRelationMapping: Sendable {
     public var targetBy: String?
     /// The join file's encoding; `nil`: UTF-8, or UTF-16 after a byte order mark.
     public var encoding: TextEncoding?
+    /// Records from memory, read in place of files; ``sources`` is then its name alone.
+    public var records: MemorySource?
 
     public init(owner: String, field: String, targetClass: String, source: String, ownerColumn: String, targetColumn: String, delimiter: UInt8? = nil,
                 encoding: TextEncoding? = nil) {
@@ -223,6 +295,13 @@ public struct JoinRelationMapping: Sendable {
         self.targetColumn = targetColumn
         self.delimiter = delimiter
         self.encoding = encoding
+    }
+
+    /// A join relation whose rows come from memory: each names an owner in `ownerColumn` and
+    /// a target in `targetColumn` (by their keys, or by ``ownerBy`` and ``targetBy``).
+    public init(owner: String, field: String, targetClass: String, records: MemorySource, ownerColumn: String, targetColumn: String) {
+        self.init(owner: owner, field: field, targetClass: targetClass, source: records.name, ownerColumn: ownerColumn, targetColumn: targetColumn)
+        self.records = records
     }
 
     /// The join file as messages name it as a whole: the manifest's text (a list joined with `, `).
