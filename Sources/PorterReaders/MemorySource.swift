@@ -10,14 +10,14 @@ import ParseModel
 ///
 /// ```swift
 /// let customers = MemorySource(name: "customers (in memory)", rows: [
-///     ["email": "ada@example.com", "name": "Ada"],
-///     ["email": "alan@example.com", "name": "Alan"],
+///     ["email": .string("ada@example.com"), "name": .string("Ada")],
+///     ["email": .string("alan@example.com"), "name": .string("Alan")],
 /// ])
 /// ```
 public struct MemorySource: Sendable, Equatable {
     /// What faults name the source by, in place of a file name.
     public let name: String
-    private let makeReader: @Sendable () throws(ReaderError) -> any RecordReader
+    private let makeReader: @Sendable () throws -> any RecordReader
     /// Tells two sources of one name apart: the same source read by two classes is read once for both.
     private let identity = UUID()
 
@@ -47,8 +47,9 @@ public struct MemorySource: Sendable, Equatable {
     }
 
     /// Records from a reader `makeReader` opens, once for each pass over the source. Faults
-    /// the reader throws name the source by `name`, whatever file name the reader gives.
-    public init(name: String, reader makeReader: @escaping @Sendable () throws(ReaderError) -> any RecordReader) {
+    /// the reader throws name the source by `name`, whatever file name the reader gives; an
+    /// error `makeReader` throws is a fault of the source as a whole (line 0).
+    public init(name: String, reader makeReader: @escaping @Sendable () throws -> any RecordReader) {
         self.name = name
         self.makeReader = makeReader
     }
@@ -68,8 +69,10 @@ public struct MemorySource: Sendable, Equatable {
     public func reader() throws(ReaderError) -> any RecordReader {
         do {
             return NamedRecordReader(name: name, base: try makeReader())
-        } catch {
+        } catch let error as ReaderError {
             throw error.naming(name)
+        } catch {
+            throw ReaderError(file: name, line: 0, reason: "cannot open the records: \(error)")
         }
     }
 

@@ -9,8 +9,8 @@ import PorterReaders
 /// and check it (``check(targetClasses:)``; ``Importer`` checks it before anything else):
 ///
 /// ```swift
-/// let authors = MemorySource(name: "authors (in memory)", rows: [["name": "Ursula K. Le Guin"]])
-/// let books = MemorySource(name: "books (in memory)", rows: [["title": "The Dispossessed", "author": "Ursula K. Le Guin"]])
+/// let authors = MemorySource(name: "authors (in memory)", rows: [["name": .string("Ursula K. Le Guin")]])
+/// let books = MemorySource(name: "books (in memory)", rows: [["title": .string("The Dispossessed"), "author": .string("Ursula K. Le Guin")]])
 /// let manifest = DatasetManifest(classes: [
 ///     ClassMapping(className: "Author", records: authors, key: ["name"], fields: [FieldMapping(name: "name", type: .string)]),
 ///     ClassMapping(className: "Book", records: books, key: ["title"], fields: [
@@ -169,7 +169,7 @@ public struct ClassMapping: Sendable {
     /// a record's 1-based position as the line.
     ///
     /// ```swift
-    /// let rows = MemorySource(name: "customers (in memory)", rows: [["email": "ada@example.com", "since": "2024-03-01"]])
+    /// let rows = MemorySource(name: "customers (in memory)", rows: [["email": .string("ada@example.com"), "since": .string("2024-03-01")]])
     /// let customers = ClassMapping(className: "Customer", records: rows, key: ["email"], fields: [
     ///     FieldMapping(name: "email", type: .string, required: true),
     ///     FieldMapping(name: "since", type: .date),

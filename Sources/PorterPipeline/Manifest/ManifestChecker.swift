@@ -67,6 +67,7 @@ struct ManifestChecker {
                 let fieldPath = path + "fields" + field.name
                 if let problem = ParseNames.fieldNameProblem(field.name) { fail(fieldPath, problem) }
                 if !seenFields.insert(field.name).inserted { fail(fieldPath, "field declared twice") }
+                checkOptions(of: field, at: fieldPath)
             }
             for keyField in mapping.key {
                 guard let field = mapping.field(named: keyField) else {
@@ -97,6 +98,30 @@ struct ManifestChecker {
             if let by = relation.targetBy { checkBy(by, of: relation.targetClass, at: path + "targetBy") }
         }
         checkMemoryNames()
+    }
+
+    /// The options of a field fit its type.
+    mutating func checkOptions(of field: FieldMapping, at path: ManifestPath) {
+        if let columns = field.columns, field.type != .geoPoint || columns.count != 2 {
+            fail(path + "columns", "only a GeoPoint reads two columns: [latitude, longitude]")
+        }
+        if let split = field.split {
+            switch field.type {
+            case .array, .relation: if split.isEmpty { fail(path + "split", "must not be empty") }
+            default: fail(path + "split", "only Array and Relation fields can be split")
+            }
+        }
+        if field.by != nil, field.type.targetClass == nil {
+            fail(path + "by", "only a Pointer or Relation names its target by one of the target's fields")
+        }
+        if field.upload {
+            if field.type != .file {
+                fail(path + "upload", "only a File field uploads files")
+            } else if field.values != nil || field.defaultValue != nil {
+                fail(path + "upload", "a field that uploads files takes no values or default")
+            }
+        }
+        if field.required, case .relation = field.type { fail(path + "required", "a Relation cannot be required") }
     }
 
     /// A join relation's owner is declared and its field is a Relation to the relation's target.

@@ -229,12 +229,8 @@ struct ManifestDecoder {
         if spec["decimal"] != nil || spec["thousands"] != nil, type != .number, type != .geoPoint {
             throw fail(spec["decimal"] != nil ? path + "decimal" : path + "thousands", "only a Number or GeoPoint field reads decimal and thousands")
         }
-        if let columns = try stringList(spec["columns"], at: path + "columns") {
-            guard type == .geoPoint, columns.count == 2 else {
-                throw fail(path + "columns", "only a GeoPoint reads two columns: [latitude, longitude]")
-            }
-            field.columns = columns
-        }
+        // Options that do not fit the type (columns, split, by, upload, required) are the checker's.
+        field.columns = try stringList(spec["columns"], at: path + "columns")
         if let formats = try stringList(spec["format"], at: path + "format") {
             guard type == .date else { throw fail(path + "format", "only a Date field takes a format") }
             guard !formats.isEmpty else { throw fail(path + "format", "must name at least one date format") }
@@ -245,22 +241,8 @@ struct ManifestDecoder {
             field.formats = formats
         }
         field.split = try string(spec["split"], at: path + "split")
-        if field.split != nil {
-            switch type {
-            case .array, .relation: break
-            default: throw fail(path + "split", "only Array and Relation fields can be split")
-            }
-            guard field.split?.isEmpty == false else { throw fail(path + "split", "must not be empty") }
-        }
         field.by = try string(spec["by"], at: path + "by")
-        if field.by != nil, type.targetClass == nil {
-            throw fail(path + "by", "only a Pointer or Relation names its target by one of the target's fields")
-        }
-        if try bool(spec["upload"], at: path + "upload") == true {
-            guard type == .file else { throw fail(path + "upload", "only a File field uploads files") }
-            guard spec["values"] == nil, spec["default"] == nil else { throw fail(path + "upload", "a field that uploads files takes no values or default") }
-            field.upload = true
-        }
+        field.upload = try bool(spec["upload"], at: path + "upload") ?? false
         field.optional = try bool(spec["optional"], at: path + "optional") ?? false
         if let nullValue = spec["null"] {
             field.nullTokens = Set(try stringList(nullValue, at: path + "null") ?? [])
@@ -297,7 +279,6 @@ struct ManifestDecoder {
             }
             field.defaultValue = defaultValue
         }
-        if required, case .relation = type { throw fail(path + "required", "a Relation cannot be required") }
         return field
     }
 

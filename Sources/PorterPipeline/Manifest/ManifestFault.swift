@@ -64,6 +64,27 @@ package struct ManifestPath: Sendable, Hashable {
 
     package subscript(index: Int) -> ManifestPath { ManifestPath(keys + [.index(index)]) }
 
+    /// The path of `text` as messages write it (`results[2].fields.genre.type`), for key paths
+    /// built as text whose keys are Parse names, which hold no dots or brackets.
+    package init(parsing text: String) {
+        var keys: [ManifestFault.Key] = []
+        for part in text.split(separator: ".", omittingEmptySubsequences: false) where !part.isEmpty {
+            var rest = Substring(part)
+            if let bracket = rest.firstIndex(of: "[") {
+                if bracket > rest.startIndex { keys.append(.name(String(rest[..<bracket]))) }
+                rest = rest[bracket...]
+                while rest.hasPrefix("["), let close = rest.firstIndex(of: "]"), let index = Int(rest[rest.index(after: rest.startIndex)..<close]) {
+                    keys.append(.index(index))
+                    rest = rest[rest.index(after: close)...]
+                }
+                if !rest.isEmpty { keys.append(.name(String(rest))) }
+            } else {
+                keys.append(.name(String(rest)))
+            }
+        }
+        self.init(keys)
+    }
+
     /// The path as messages write it.
     package var text: String { ManifestFault(file: nil, keyPath: keys, message: "").keyPathText }
 
