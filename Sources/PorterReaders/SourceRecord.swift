@@ -28,6 +28,7 @@ public final class CSVHeader: Sendable {
     /// Whether any of Parse's default columns (`objectId`, `createdAt`, `updatedAt`, `ACL`) is present.
     public let hasParseSystemColumns: Bool
 
+    /// The header of the cells `names`, as the file has them.
     public init(names: [String]) {
         self.names = names
         let trimmed = names.map(CSVHeader.columnName)
@@ -38,6 +39,7 @@ public final class CSVHeader: Sendable {
         self.hasParseSystemColumns = ParseNames.defaultFields.contains { index[$0] != nil }
     }
 
+    /// The position of the column `name` (compared without surrounding spaces); the first, when two have it.
     public func index(of name: String) -> Int? { indexByName[name] }
 
     /// A header cell as a column name: without the spaces and tabs around it.
@@ -52,6 +54,7 @@ public final class CSVHeader: Sendable {
 /// One record of a source file with its provenance: the line on which it starts
 /// (a CSV record with quoted line breaks spans several lines).
 public struct SourceRecord: Sendable {
+    /// What the record holds.
     public enum Content: Sendable {
         /// A CSV row; `cells.count` may differ from the header's count (a ragged row).
         case csv(header: CSVHeader, cells: [String])
@@ -59,9 +62,12 @@ public struct SourceRecord: Sendable {
         case json(JSONObject)
     }
 
+    /// Where the record starts: its line in a file, its 1-based position among records in memory.
     public let line: Int
+    /// The record's cells.
     public let content: Content
 
+    /// A record starting at `line`.
     public init(line: Int, content: Content) {
         self.line = line
         self.content = content
@@ -104,9 +110,12 @@ public struct SourceRecord: Sendable {
 
 /// A column name, pre-split at dots for nested JSON lookups.
 public struct ColumnPath: Hashable, Sendable {
+    /// The column as given (`address.city`).
     public let name: String
+    /// The name split at its dots (`["address", "city"]`).
     public let components: [String]
 
+    /// The path of the column `name`.
     public init(_ name: String) {
         self.name = name
         self.components = name.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
@@ -115,17 +124,21 @@ public struct ColumnPath: Hashable, Sendable {
 
 /// A reader that stops at the first fault of its file (the file cannot be read on from there).
 public struct ReaderError: Error, Sendable, CustomStringConvertible {
+    /// The file (or in-memory source) and line of the fault.
     public let location: SourceLocation
+    /// What is wrong.
     public let reason: String
     /// Set when the fault is bytes that are not text in the file's encoding.
     public let decodingFault: DecodingFault?
 
+    /// A fault at `line` of `file` (0: the file as a whole), in `column` with `value` when known.
     public init(file: String, line: Int, column: String? = nil, value: String? = nil, reason: String, decodingFault: DecodingFault? = nil) {
         self.location = SourceLocation(file: file, line: line, column: column, value: value)
         self.reason = reason
         self.decodingFault = decodingFault
     }
 
+    /// `file:line: reason`.
     public var description: String { "\(location): \(reason)" }
 }
 

@@ -155,6 +155,21 @@ final class MemorySourceImportTests: MirrorTestCase {
         XCTAssertEqual(try rows("SELECT name, born FROM Person ORDER BY name"), [["Ada", "1815"], ["Grace", "1906"]])
     }
 
+    /// The column check applies to the CSV records of a caller's reader too, at its first record.
+    func testTheColumnCheckAppliesToACallersCSVReader() throws {
+        let file = directory.appendingPathComponent("people.csv").path
+        try "name,year\nAda,1815\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let people = MemorySource(name: "people (from my reader)") { try CSVReader(path: file, displayName: "people.csv") }
+        let manifest = DatasetManifest(classes: [
+            ClassMapping(className: "Person", records: people, key: ["name"], fields: [FieldMapping(name: "name", type: .string), FieldMapping(name: "born", type: .number)]),
+        ])
+        XCTAssertThrowsError(try Importer(manifest: manifest).run(into: SQLiteMirror(path: path))) { error in
+            XCTAssertEqual((error as? PorterError)?.manifestFaults, [ManifestFault(file: nil, keyPath: ["classes", "Person", "fields", "born"],
+                message: "people (from my reader) has no column \"born\"; its header is \"name\", \"year\"; give the field optional: true if the source may lack it")])
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path))
+    }
+
     /// A manifest with memory sources crosses to another task (the import may run anywhere).
     func testAManifestFromMemoryImportsInAnotherTask() async throws {
         let manifest = DatasetManifest(classes: [authorClass(authors)])

@@ -362,7 +362,7 @@ final class ImportPass {
                     records += 1
                     fileRecords += 1
                     lastLine = record.line
-                    columns.count(record)
+                    try columns.count(record)
                     if records % 20_000 == 0 {
                         progress?(ImportProgress(phase: phase, records: records, bytesRead: bytesBefore + reader.bytesRead, totalBytes: totalBytes))
                     }

@@ -28,6 +28,8 @@ struct SourceColumnCheck {
     private var seenKeys: [String] = []
     private var seenKeySet: Set<String> = []
     private let depth: Int
+    /// The CSV header last checked.
+    private var checkedHeader: CSVHeader?
     private static let shownNames = 30
     private static let keptKeys = 500
 
@@ -68,9 +70,18 @@ struct SourceColumnCheck {
         }
     }
 
-    /// Counts the columns a JSON record has.
-    mutating func count(_ record: SourceRecord) {
-        guard !columns.isEmpty, case .json(let object) = record.content else { return }
+    /// Counts the columns a JSON record has. A CSV record's header is checked when it is new: a
+    /// CSV file's was checked before any record was read, a caller's reader's
+    /// (``MemorySource/init(name:reader:)``) is at its first record.
+    mutating func count(_ record: SourceRecord) throws(PorterError) {
+        guard !columns.isEmpty else { return }
+        guard case .json(let object) = record.content else {
+            if case .csv(let header, _) = record.content, header !== checkedHeader {
+                try check(header)
+                checkedHeader = header
+            }
+            return
+        }
         records += 1
         for index in columns.indices where record.cell(columns[index].path) != nil {
             if present[index] == 0 { unseen -= 1 }

@@ -26,7 +26,9 @@ public struct DatasetManifest: Sendable {
     public var directory: String
     /// The manifest file's name as shown in messages (`dataset.yml`, or `schema.json` for a Parse export).
     public var fileName: String
+    /// The classes, in the order the manifest declares them (``Planner`` decides the order they are written in).
     public var classes: [ClassMapping]
+    /// The join relations: Relation links read from join files or join rows.
     public var relations: [JoinRelationMapping]
     /// What the user should know about how the dataset was read (classes a Parse export gives
     /// no permissions); commands print them with the summary or on stderr.
@@ -39,9 +41,10 @@ public struct DatasetManifest: Sendable {
     /// ``FieldMapping/optional`` (a manifest written by hand); a Parse export's objects may lack any field.
     public var requiresMappedColumns = false
     /// Whether the manifest was built in code (``init(classes:relations:directory:)``), not read from a file.
-    public internal(set) var isBuiltInCode = false
+    package var isBuiltInCode = false
 
-    public init(directory: String, fileName: String, classes: [ClassMapping], relations: [JoinRelationMapping], notes: [String] = [],
+    /// A manifest read from `fileName` in `directory` (the loader's and a Parse export layout's).
+    package init(directory: String, fileName: String, classes: [ClassMapping], relations: [JoinRelationMapping], notes: [String] = [],
                 files: SourceFiles? = nil, skippedClasses: [SkippedClass] = []) {
         self.directory = directory
         self.fileName = fileName
@@ -83,6 +86,7 @@ public struct DatasetManifest: Sendable {
         }
     }
 
+    /// The class named `className`, if the manifest declares it.
     public func mapping(for className: String) -> ClassMapping? { classes.first { $0.className == className } }
 
     /// The Parse schema every declared class gets (fields, required flags, defaults).
@@ -96,9 +100,12 @@ public struct DatasetManifest: Sendable {
 
 /// A class of the source that is not imported, and why.
 public struct SkippedClass: Sendable, Equatable {
+    /// The class as the source names it.
     public let className: String
+    /// Why it is not imported (`skipped: the target makes its own sessions`).
     public let reason: String
 
+    /// A class left out for `reason`.
     public init(className: String, reason: String) {
         self.className = className
         self.reason = reason
@@ -117,6 +124,7 @@ public enum WriteMode: String, Sendable, CaseIterable {
 
 /// One class of a dataset: its source files and how records map onto its fields.
 public struct ClassMapping: Sendable {
+    /// The Parse class the records become objects of.
     public var className: String
     /// The source as the manifest names it, relative to its folder: a file, a glob
     /// (`data/orders-*.csv`), or a list of them.
@@ -126,9 +134,11 @@ public struct ClassMapping: Sendable {
     public var sources: [String]
     /// Field names forming the natural key; empty when objects are identified by a source `objectId`.
     public var key: [String]
+    /// The fields, each read from its column(s) of a record.
     public var fields: [FieldMapping]
     /// The ACL given to objects whose source has none.
     public var defaultACL: ParseACL?
+    /// How objects that already exist in the target are written.
     public var mode: WriteMode
     /// Unknown source columns are an error.
     public var strict: Bool
@@ -142,6 +152,7 @@ public struct ClassMapping: Sendable {
     /// Class-level permissions and indexes in `/schemas` JSON, given to the class when the
     /// import creates it (a Parse export's `schema.json` has them; a manifest does not).
     public var classLevelPermissions: JSONValue?
+    /// Indexes as `/schemas` JSON gives them (`{"title_1": {"title": 1}}`); see ``classLevelPermissions``.
     public var indexes: JSONValue?
     /// Source keys that may hold a `_User`'s bcrypt password hash (a Parse export's
     /// `bcryptPassword` or `_hashed_password`); empty for other classes.
@@ -149,9 +160,12 @@ public struct ClassMapping: Sendable {
     /// For a class whose objects are the distinct values of a column of ``source`` (`extract:`),
     /// which column and how its cells split; `nil` for a class read record by record.
     public var extract: ValueExtraction?
-    /// Records from memory, read in place of files; ``sources`` is then its name alone.
-    public var records: MemorySource?
+    /// Records from memory, read in place of files (set by the `records:` initializer); ``sources`` is then its name alone.
+    public internal(set) var records: MemorySource?
 
+    /// A class whose records come from `source`, a file relative to the manifest's folder (a
+    /// manifest built in code names one file; one loaded from `dataset.yml` may also give a glob
+    /// or a list). `key`: the fields that identify an object, empty when the source has `objectId`s.
     public init(className: String, source: String, key: [String], fields: [FieldMapping], defaultACL: ParseACL? = nil,
                 mode: WriteMode = .upsert, strict: Bool = false, delimiter: UInt8? = nil) {
         self.className = className
@@ -181,6 +195,7 @@ public struct ClassMapping: Sendable {
         self.records = records
     }
 
+    /// The field named `name`, if the class has it.
     public func field(named name: String) -> FieldMapping? { fields.first { $0.name == name } }
 
     /// The source as messages name it as a whole: the manifest's text (a list joined with `, `).
@@ -205,13 +220,17 @@ public struct ValueExtraction: Sendable, Equatable {
 
 /// How one Parse field is read from a source record.
 public struct FieldMapping: Sendable {
+    /// The Parse field's name.
     public var name: String
+    /// The Parse type the source's values are read as.
     public var type: FieldType
     /// The source column (CSV header or JSON key; dots reach into nested JSON).
     public var column: String
     /// Two columns (latitude, longitude) for a GeoPoint.
     public var columns: [String]?
+    /// A record without a value for the field is a fault (Parse's `required`).
     public var required: Bool
+    /// The value of objects whose record has none (Parse's `defaultValue`).
     public var defaultValue: ParseValue?
     /// Date formats tried in order: patterns such as `dd.MM.yyyy`, or `unix` / `unix-ms`
     /// (``DatePattern``); empty means ISO 8601.
@@ -236,6 +255,7 @@ public struct FieldMapping: Sendable {
     /// `decimal` and `thousands`, or the field's own).
     public var numberFormat = NumberFormat.standard
 
+    /// A field read from `column` (its own name when `nil`), or from two `columns` for a GeoPoint.
     public init(name: String, type: FieldType, column: String? = nil, columns: [String]? = nil, required: Bool = false,
                 defaultValue: ParseValue? = nil, formats: [String] = [], split: String? = nil,
                 values: [String: ParseValue]? = nil, nullTokens: Set<String> = [], fromJoinFile: Bool = false) {
@@ -252,7 +272,8 @@ public struct FieldMapping: Sendable {
         self.fromJoinFile = fromJoinFile
     }
 
-    public var schemaField: SchemaField {
+    /// The field as the class's schema declares it.
+    package var schemaField: SchemaField {
         SchemaField(name: name, type: type, required: required, defaultValue: defaultValue)
     }
 
@@ -264,26 +285,34 @@ public struct FieldMapping: Sendable {
 
 /// A many-to-many relation read from a join file: each row links an owner to a target.
 public struct JoinRelationMapping: Sendable {
+    /// The class whose Relation field the links go to.
     public var owner: String
+    /// The Relation field of ``owner``.
     public var field: String
+    /// The class the Relation points at.
     public var targetClass: String
     /// The join file as the manifest names it: a file, a glob, or a list of them.
     public var sourcePatterns: [String]
     /// The files ``sourcePatterns`` name, in the order they are read (set by ``ManifestLoader``;
     /// until then, the patterns themselves).
     public var sources: [String]
+    /// The column naming the owner of a link (its key, or its ``ownerBy`` field).
     public var ownerColumn: String
+    /// The column naming the target of a link (its key, or its ``targetBy`` field).
     public var targetColumn: String
+    /// The CSV delimiter byte; `nil` means the file extension's default.
     public var delimiter: UInt8?
     /// The owner's and the target's fields whose values the two columns name (`ownerBy:`,
     /// `targetBy:`); `nil` means the natural key.
     public var ownerBy: String?
+    /// See ``ownerBy``.
     public var targetBy: String?
     /// The join file's encoding; `nil`: UTF-8, or UTF-16 after a byte order mark.
     public var encoding: TextEncoding?
-    /// Records from memory, read in place of files; ``sources`` is then its name alone.
-    public var records: MemorySource?
+    /// Records from memory, read in place of files (set by the `records:` initializer); ``sources`` is then its name alone.
+    public internal(set) var records: MemorySource?
 
+    /// A join relation read from `source`, a file relative to the manifest's folder.
     public init(owner: String, field: String, targetClass: String, source: String, ownerColumn: String, targetColumn: String, delimiter: UInt8? = nil,
                 encoding: TextEncoding? = nil) {
         self.owner = owner

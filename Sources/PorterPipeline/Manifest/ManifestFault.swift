@@ -10,10 +10,14 @@
 public struct ManifestFault: Error, Sendable, Hashable, CustomStringConvertible {
     /// One step of a key path: a mapping key, or a position in a list.
     public enum Key: Sendable, Hashable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
+        /// A mapping key: a class or field name, or an option such as `column`.
         case name(String)
+        /// A position in a list, from 0.
         case index(Int)
 
+        /// A mapping key written as a string literal.
         public init(stringLiteral name: String) { self = .name(name) }
+        /// A list position written as an integer literal.
         public init(integerLiteral index: Int) { self = .index(index) }
     }
 
@@ -27,6 +31,7 @@ public struct ManifestFault: Error, Sendable, Hashable, CustomStringConvertible 
     /// What is wrong, and what to do about it.
     public let message: String
 
+    /// A fault at `keyPath` of `file` (`nil`: a manifest built in code).
     public init(file: String?, keyPath: [Key], message: String) {
         self.file = file
         self.keyPath = keyPath

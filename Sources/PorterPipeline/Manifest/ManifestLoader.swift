@@ -5,7 +5,8 @@ import PorterReaders
 /// Finds, parses and checks a dataset manifest; every fault is a usage error (exit 2)
 /// naming the manifest and the key path (`classes.Book.fields.genre.type`).
 public enum ManifestLoader {
-    public static let fileNames = ["dataset.yml", "dataset.yaml", "dataset.json"]
+    /// The manifest names a dataset folder is searched for, in this order.
+    package static let fileNames = ["dataset.yml", "dataset.yaml", "dataset.json"]
     /// The largest `schema.json` read from an archive.
     static let schemaFileLimit = 64 << 20
 
@@ -63,7 +64,7 @@ public enum ManifestLoader {
 
     /// The default target of the dataset at `path`: `<folder>/<folder name>.sqlite`, or for an
     /// archive `<its folder>/<its name>.sqlite`.
-    public static func defaultMirror(for path: String) throws(PorterError) -> String {
+    package static func defaultMirror(for path: String) throws(PorterError) -> String {
         if isArchive(path) {
             let url = URL(fileURLWithPath: path).standardizedFileURL
             return url.deletingPathExtension().appendingPathExtension("sqlite").path
