@@ -170,6 +170,18 @@ final class MemorySourceImportTests: MirrorTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: path))
     }
 
+    /// A manifest built in code with a fault is refused before the target is touched: no mirror file.
+    func testABadManifestCreatesNoMirror() {
+        let manifest = DatasetManifest(classes: [
+            ClassMapping(className: "Bo ok", records: authors, key: ["name"], fields: [FieldMapping(name: "name", type: .string)]),
+        ])
+        XCTAssertThrowsError(try Importer(manifest: manifest).run(into: SQLiteMirror(path: path))) { error in
+            XCTAssertEqual((error as? PorterError)?.manifestFaults.map(\.keyPath), [["classes", "Bo ok"]])
+            XCTAssertEqual((error as? PorterError)?.kind, .usage)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path))
+    }
+
     /// A manifest with memory sources crosses to another task (the import may run anywhere).
     func testAManifestFromMemoryImportsInAnotherTask() async throws {
         let manifest = DatasetManifest(classes: [authorClass(authors)])
