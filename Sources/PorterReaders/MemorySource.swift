@@ -51,11 +51,12 @@ public struct MemorySource: Sendable, Equatable {
     /// error `makeReader` throws is a fault of the source as a whole (line 0).
     public init(name: String, reader makeReader: @escaping @Sendable () throws -> any RecordReader) {
         self.name = name
-        self.makeReader = makeReader
+        self.makeReader = { NamedRecordReader(name: name, base: try makeReader()) }
     }
 
     private init(name: String, records: [Result<JSONObject, MemoryRowFault>]) {
-        self.init(name: name) { MemoryRecordReader(displayName: name, records: records) }
+        self.name = name
+        self.makeReader = { MemoryRecordReader(displayName: name, records: records) }
     }
 
     /// The encoder ``init(name:encoding:encoder:)`` uses unless given one: dates as ISO 8601 text.
@@ -66,9 +67,9 @@ public struct MemorySource: Sendable, Equatable {
     }
 
     /// A reader of the records from the first, faults named by ``name``.
-    public func reader() throws(ReaderError) -> any RecordReader {
+    package func reader() throws(ReaderError) -> any RecordReader {
         do {
-            return NamedRecordReader(name: name, base: try makeReader())
+            return try makeReader()
         } catch let error as ReaderError {
             throw error.naming(name)
         } catch {

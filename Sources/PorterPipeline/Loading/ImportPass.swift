@@ -294,7 +294,7 @@ final class ImportPass {
                 guard case .pointer(let target) = field.type, !(plan.cyclicFields[name]?.contains(field.name) ?? false) else { return nil }
                 return manifest.mapping(for: target) == nil ? nil : target
             })
-            if candidate.sources == head.sources, candidate.records == head.records, candidate.delimiter == head.delimiter, candidate.encoding == head.encoding, needs.isSubset(of: available) {
+            if candidate.sources == head.sources, candidate.delimiter == head.delimiter, candidate.encoding == head.encoding, needs.isSubset(of: available) {
                 group.append(candidate)
                 available.insert(name)
             }
