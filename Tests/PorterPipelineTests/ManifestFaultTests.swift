@@ -77,6 +77,17 @@ final class ManifestFaultTests: XCTestCase {
                        [ManifestFault(file: nil, keyPath: ["classes", "Book", "fields", "title"], message: "field declared twice")])
     }
 
+    /// An extracted class built in code is held to the rules of a `dataset.yml`'s `extract:`.
+    func testAnExtractedClassOfTheWrongShape() {
+        var shelf = ClassMapping(className: "Shelf", records: books, key: ["code"], fields: [FieldMapping(name: "name", type: .array)])
+        shelf.extract = ValueExtraction(column: "shelf")
+        XCTAssertEqual(codeFaults([book(), shelf]).map(\.description), [
+            "classes.Shelf.fields.name: the field of an extracted class is a String, Number, Date or Boolean, not Array",
+            "classes.Shelf.key: an extracted class's key is its one field, [name], not [code]",
+            "classes.Shelf.key: \"code\" is not a field of Shelf",
+        ])
+    }
+
     /// A class declared twice in code is refused, not planned into a crash.
     func testAClassDeclaredTwice() {
         XCTAssertEqual(codeFaults([book(), book()]), [ManifestFault(file: nil, keyPath: ["classes", "Book"], message: "class declared twice")])
@@ -141,5 +152,23 @@ final class ManifestFaultTests: XCTestCase {
             """))
         XCTAssertEqual(fault.keyPath, ["classes", "Book", "fields", "at", "format", 1])
         XCTAssertEqual(fault.description, "dataset.yml: classes.Book.fields.at.format[1]: unsupported date format \"yyyy-MM-dd hh:mm\"")
+    }
+}
+
+/// Key paths a Parse export's `schema.json` faults are built with as text, read back as values.
+final class ManifestPathParsingTests: XCTestCase {
+    func testPathsAsValuesAndTheSameText() {
+        let cases: [(String, [ManifestFault.Key])] = [
+            ("results[2].fields.genre.type", ["results", 2, "fields", "genre", "type"]),
+            ("[0].className", [0, "className"]),
+            ("results", ["results"]),
+            ("", []),
+            ("[3].indexes.a[x]", ["[3].indexes.a[x]"]),
+        ]
+        for (text, keys) in cases {
+            let fault = ManifestFault(file: "schema.json", keyPath: ManifestPath(parsing: text).keys, message: "m")
+            XCTAssertEqual(fault.keyPath, keys, text)
+            XCTAssertEqual(fault.description, text.isEmpty ? "schema.json: m" : "schema.json: \(text): m")
+        }
     }
 }

@@ -170,6 +170,29 @@ final class MemorySourceImportTests: MirrorTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: path))
     }
 
+    /// A class extracted from the distinct values of a column of in-memory rows, read in the
+    /// same pass as the class that points at it.
+    func testAClassExtractedFromRowsInMemory() throws {
+        let books = MemorySource(name: "books (in memory)", rows: [
+            ["title": .string("Solaris"), "publisher": .string("MON")],
+            ["title": .string("Fiasco"), "publisher": .string("Wydawnictwo Literackie")],
+            ["title": .string("Eden"), "publisher": .string("MON")],
+        ])
+        var publisher = ClassMapping(className: "Publisher", records: books, key: [], fields: [FieldMapping(name: "name", type: .string)])
+        publisher.extract = ValueExtraction(column: "publisher")
+        let book = ClassMapping(className: "Book", records: books, key: ["title"], fields: [
+            FieldMapping(name: "title", type: .string), FieldMapping(name: "publisher", type: .pointer(targetClass: "Publisher")),
+        ])
+        let manifest = DatasetManifest(classes: [book, publisher])
+        XCTAssertEqual(manifest.faults(), [])
+
+        let report = try Importer(manifest: manifest).run(into: SQLiteMirror(path: path))
+        XCTAssertTrue(report.committed, report.errors.map(\.description).joined(separator: "\n"))
+        XCTAssertEqual(try rows("SELECT name FROM Publisher ORDER BY name"), [["MON"], ["Wydawnictwo Literackie"]])
+        XCTAssertEqual(try rows("SELECT Book.title, Publisher.name FROM Book JOIN Publisher ON Publisher.objectId = Book.publisher ORDER BY Book.title"),
+                       [["Eden", "MON"], ["Fiasco", "Wydawnictwo Literackie"], ["Solaris", "MON"]])
+    }
+
     /// A manifest built in code with a fault is refused before the target is touched: no mirror file.
     func testABadManifestCreatesNoMirror() {
         let manifest = DatasetManifest(classes: [

@@ -62,6 +62,7 @@ public struct DatasetManifest: Sendable {
     /// `dataset.yml`. Faults name the manifest by no file (``ManifestFault/file`` is `nil`).
     public init(classes: [ClassMapping], relations: [JoinRelationMapping] = [], directory: String = FileManager.default.currentDirectoryPath) {
         var classes = classes
+        for index in classes.indices { classes[index].adoptExtraction() }
         for relation in relations { Self.attachJoinField(of: relation, to: &classes) }
         self.init(directory: directory, fileName: Self.builtInCodeName, classes: classes, relations: relations)
         requiresMappedColumns = true
@@ -200,6 +201,14 @@ public struct ClassMapping: Sendable {
 
     /// The source as messages name it as a whole: the manifest's text (a list joined with `, `).
     public var source: String { sourcePatterns.joined(separator: ", ") }
+
+    /// An extracted class's one field is its key when none is given, and reads the extracted
+    /// column unless it names another column (a fault ``DatasetManifest/check(targetClasses:)`` reports).
+    mutating func adoptExtraction() {
+        guard let extract, fields.count == 1 else { return }
+        if key.isEmpty { key = [fields[0].name] }
+        if fields[0].column == fields[0].name { fields[0].column = extract.column }
+    }
 }
 
 /// The values an extracted class takes from its source: one object per distinct value of

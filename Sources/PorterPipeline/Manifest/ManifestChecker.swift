@@ -69,6 +69,7 @@ struct ManifestChecker {
                 if !seenFields.insert(field.name).inserted { fail(fieldPath, "field declared twice") }
                 checkOptions(of: field, at: fieldPath)
             }
+            if let extract = mapping.extract { checkExtracted(mapping, extract, at: path) }
             for keyField in mapping.key {
                 guard let field = mapping.field(named: keyField) else {
                     fail(path + "key", "\"\(keyField)\" is not a field of \(mapping.className)")
@@ -122,6 +123,25 @@ struct ManifestChecker {
             }
         }
         if field.required, case .relation = field.type { fail(path + "required", "a Relation cannot be required") }
+    }
+
+    /// An extracted class has one field, of a plain type, which is its key and reads the extracted column.
+    mutating func checkExtracted(_ mapping: ClassMapping, _ extraction: ValueExtraction, at path: ManifestPath) {
+        guard mapping.fields.count == 1 else {
+            fail(path + "fields", "an extracted class has exactly one field, which takes each distinct value of \(extraction.column); it has \(mapping.fields.count)")
+            return
+        }
+        let field = mapping.fields[0]
+        switch field.type {
+        case .string, .number, .date, .boolean: break
+        default: fail(path + "fields" + field.name, "the field of an extracted class is a String, Number, Date or Boolean, not \(field.type)")
+        }
+        if field.column != extraction.column {
+            fail(path + "fields" + field.name + "column", "an extracted class reads extract.column (\(extraction.column)); leave column out")
+        }
+        if mapping.key != [field.name] {
+            fail(path + "key", "an extracted class's key is its one field, [\(field.name)], not [\(mapping.key.joined(separator: ", "))]")
+        }
     }
 
     /// A join relation's owner is declared and its field is a Relation to the relation's target.

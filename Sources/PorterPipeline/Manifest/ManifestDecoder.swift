@@ -132,7 +132,7 @@ struct ManifestDecoder {
         let spec = try object(value, at: path, allowed: Self.classKeys)
         let extraction = try decodeExtract(spec, at: path)
         let sources = if let extraction { [extraction.source] } else { try sourceList(spec["source"], at: path + "source") }
-        var key = try stringList(spec["key"], at: path + "key") ?? []
+        let key = try stringList(spec["key"], at: path + "key") ?? []
         guard case .object(let fieldsObject)? = spec["fields"], !fieldsObject.isEmpty else {
             throw fail(path + "fields", "is required: a mapping of field names to types")
         }
@@ -140,9 +140,6 @@ struct ManifestDecoder {
         var fields: [FieldMapping] = []
         for member in fieldsObject {
             fields.append(try decodeField(member.key, member.value, at: path + "fields" + member.key, numbers: numbers))
-        }
-        if let extraction {
-            try checkExtracted(fields: &fields, key: &key, extraction.values, at: path)
         }
         var acl: ParseACL?
         if let aclValue = spec["acl"], aclValue != .null {
@@ -162,6 +159,7 @@ struct ManifestDecoder {
         mapping.sourcePatterns = sources
         mapping.sources = sources
         mapping.extract = extraction?.values
+        mapping.adoptExtraction()
         mapping.encoding = try encoding(spec["encoding"], at: path + "encoding")
         return mapping
     }
@@ -184,27 +182,6 @@ struct ManifestDecoder {
         if split?.isEmpty == true { throw fail(path + "extract" + "split", "must not be empty") }
         return (try requiredString(extract["source"], at: path + "extract" + "source"),
                 ValueExtraction(column: try requiredString(extract["column"], at: path + "extract" + "column"), split: split))
-    }
-
-    /// An extracted class has one field, of a plain type, which is its key (the key may be left
-    /// out) and reads the extracted column.
-    func checkExtracted(fields: inout [FieldMapping], key: inout [String], _ extraction: ValueExtraction, at path: ManifestPath) throws(PorterError) {
-        guard fields.count == 1 else {
-            throw fail(path + "fields", "an extracted class has exactly one field, which takes each distinct value of \(extraction.column); it has \(fields.count)")
-        }
-        let field = fields[0]
-        switch field.type {
-        case .string, .number, .date, .boolean: break
-        default: throw fail(path + "fields" + field.name, "the field of an extracted class is a String, Number, Date or Boolean, not \(field.type)")
-        }
-        if field.column != field.name && field.column != extraction.column {
-            throw fail(path + "fields" + field.name + "column", "an extracted class reads extract.column (\(extraction.column)); leave column out")
-        }
-        if key.isEmpty { key = [field.name] }
-        guard key == [field.name] else {
-            throw fail(path + "key", "an extracted class's key is its one field, [\(field.name)], not [\(key.joined(separator: ", "))]")
-        }
-        fields[0].column = extraction.column
     }
 
     /// - Parameter numbers: the class's `decimal` and `thousands`.

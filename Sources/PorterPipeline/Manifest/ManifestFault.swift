@@ -70,7 +70,8 @@ package struct ManifestPath: Sendable, Hashable {
     package subscript(index: Int) -> ManifestPath { ManifestPath(keys + [.index(index)]) }
 
     /// The path of `text` as messages write it (`results[2].fields.genre.type`), for key paths
-    /// built as text whose keys are Parse names, which hold no dots or brackets.
+    /// built as text whose keys are Parse names, which hold no dots or brackets. A text it would
+    /// not write back as it is (a key with a dot or bracket) stays one key, so the message keeps it.
     package init(parsing text: String) {
         var keys: [ManifestFault.Key] = []
         for part in text.split(separator: ".", omittingEmptySubsequences: false) where !part.isEmpty {
@@ -88,12 +89,11 @@ package struct ManifestPath: Sendable, Hashable {
             }
         }
         self.init(keys)
+        if self.text != text { self.keys = [.name(text)] }
     }
 
     /// The path as messages write it.
     package var text: String { ManifestFault(file: nil, keyPath: keys, message: "").keyPathText }
-
-    package var isEmpty: Bool { keys.isEmpty }
 }
 
 extension PorterError {
