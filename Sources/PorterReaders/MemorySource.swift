@@ -77,6 +77,7 @@ public struct MemorySource: Sendable, Equatable {
         }
     }
 
+    /// Whether both are the same source (copies of one value), not sources of equal records.
     public static func == (lhs: MemorySource, rhs: MemorySource) -> Bool { lhs.identity == rhs.identity }
 }
 
