@@ -18,6 +18,9 @@ public struct PorterError: Error, Sendable, CustomStringConvertible {
     public let kind: Kind
     /// What went wrong and what to do, naming the file, line, field or value concerned.
     public let message: String
+    /// The faults of a dataset manifest, when that is what the error is (``message`` has them
+    /// one a line); empty otherwise.
+    public internal(set) var manifestFaults: [ManifestFault] = []
 
     /// A fault of `kind` described by `message`.
     public init(_ kind: Kind, _ message: String) {

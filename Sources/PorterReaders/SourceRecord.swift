@@ -28,7 +28,7 @@ public final class CSVHeader: Sendable {
     /// Whether any of Parse's default columns (`objectId`, `createdAt`, `updatedAt`, `ACL`) is present.
     public let hasParseSystemColumns: Bool
 
-    /// A header of these cells, in order.
+    /// The header of the cells `names`, as the file has them.
     public init(names: [String]) {
         self.names = names
         let trimmed = names.map(CSVHeader.columnName)
@@ -39,7 +39,7 @@ public final class CSVHeader: Sendable {
         self.hasParseSystemColumns = ParseNames.defaultFields.contains { index[$0] != nil }
     }
 
-    /// The position of the column `name`, if the header has it.
+    /// The position of the column `name` (compared without surrounding spaces); the first, when two have it.
     public func index(of name: String) -> Int? { indexByName[name] }
 
     /// A header cell as a column name: without the spaces and tabs around it.
@@ -54,7 +54,7 @@ public final class CSVHeader: Sendable {
 /// One record of a source file with its provenance: the line on which it starts
 /// (a CSV record with quoted line breaks spans several lines).
 public struct SourceRecord: Sendable {
-    /// What a record holds: CSV cells or a JSON object.
+    /// What the record holds.
     public enum Content: Sendable {
         /// A CSV row; `cells.count` may differ from the header's count (a ragged row).
         case csv(header: CSVHeader, cells: [String])
@@ -62,12 +62,12 @@ public struct SourceRecord: Sendable {
         case json(JSONObject)
     }
 
-    /// The physical line where the record starts, from 1.
+    /// Where the record starts: its line in a file, its 1-based position among records in memory.
     public let line: Int
-    /// The record's cells or object.
+    /// The record's cells.
     public let content: Content
 
-    /// A record that starts on `line`.
+    /// A record starting at `line`.
     public init(line: Int, content: Content) {
         self.line = line
         self.content = content
@@ -110,12 +110,12 @@ public struct SourceRecord: Sendable {
 
 /// A column name, pre-split at dots for nested JSON lookups.
 public struct ColumnPath: Hashable, Sendable {
-    /// The column as written (`address.city`).
+    /// The column as given (`address.city`).
     public let name: String
-    /// Its dotted components (`["address", "city"]`).
+    /// The name split at its dots (`["address", "city"]`).
     public let components: [String]
 
-    /// The column `name`; a dot reaches into JSON objects.
+    /// The path of the column `name`.
     public init(_ name: String) {
         self.name = name
         self.components = name.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
@@ -124,30 +124,50 @@ public struct ColumnPath: Hashable, Sendable {
 
 /// A reader that stops at the first fault of its file (the file cannot be read on from there).
 public struct ReaderError: Error, Sendable, CustomStringConvertible {
-    /// Where the fault is: file, line and, when known, column and value.
+    /// The file (or in-memory source) and line of the fault.
     public let location: SourceLocation
     /// What is wrong.
     public let reason: String
     /// Set when the fault is bytes that are not text in the file's encoding.
     public let decodingFault: DecodingFault?
 
-    /// A fault at `file:line`.
+    /// A fault at `line` of `file` (0: the file as a whole), in `column` with `value` when known.
     public init(file: String, line: Int, column: String? = nil, value: String? = nil, reason: String, decodingFault: DecodingFault? = nil) {
         self.location = SourceLocation(file: file, line: line, column: column, value: value)
         self.reason = reason
         self.decodingFault = decodingFault
     }
 
-    /// `file:line: … reason`.
+    /// `file:line: reason`.
     public var description: String { "\(location): \(reason)" }
 }
 
-/// Streams the records of one source file, one at a time; memory does not grow with the file.
+/// Streams the records of one source, one at a time; memory does not grow with the source.
+///
+/// The readers of CSV and JSON files (``CSVReader``, ``JSONRecordReader``) are ones; a program
+/// may write its own and import what it reads through ``MemorySource/init(name:reader:)``:
+///
+/// ```swift
+/// struct Countdown: RecordReader {
+///     var left = 3
+///     var displayName: String { "countdown" }
+///     var bytesRead: Int64 { 0 }
+///     mutating func next() throws(ReaderError) -> SourceRecord? {
+///         guard left > 0 else { return nil }
+///         defer { left -= 1 }
+///         return SourceRecord(line: 4 - left, content: .json(JSONObject(["n": .integer(left)])))
+///     }
+/// }
+/// let source = MemorySource(name: "countdown") { Countdown() }
+/// ```
+///
+/// A fault that stops the reading is a ``ReaderError`` at the record's line; every later call
+/// should report it again.
 public protocol RecordReader {
-    /// The file name used in locations (as the manifest names it).
+    /// The name locations give as the file (as the manifest names it).
     var displayName: String { get }
-    /// Bytes consumed so far, for progress.
+    /// Bytes consumed so far, for progress; 0 when not counted.
     var bytesRead: Int64 { get }
-    /// The next record, or `nil` at the end of the file.
+    /// The next record, or `nil` at the end of the source.
     mutating func next() throws(ReaderError) -> SourceRecord?
 }

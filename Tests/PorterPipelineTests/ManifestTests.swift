@@ -335,8 +335,11 @@ final class ManifestTests: XCTestCase {
         classes:
           Book: {source: books.csv, fields: {title: String, owner: Pointer<_User>, genre: Pointer<Genre>}}
         """)
-        XCTAssertEqual(data.loadError()?.message,
-                       #"dataset.yml: classes.Book.fields.owner.type: class "_User" is not declared in this manifest nor in the target"#)
+        // Both faults, one a line.
+        XCTAssertEqual(data.loadError()?.message, """
+            dataset.yml: classes.Book.fields.owner.type: class "_User" is not declared in this manifest nor in the target
+            dataset.yml: classes.Book.fields.genre.type: class "Genre" is not declared in this manifest nor in the target
+            """)
         let manifest = try data.load(targetClasses: ["_User", "Genre"])
         XCTAssertEqual(manifest.classes[0].field(named: "owner")?.type, .pointer(targetClass: "_User"))
     }

@@ -22,7 +22,7 @@ extension ImportPass {
                               batch: inout [RelationLinks]) throws(PorterError) -> (records: Int, lastLine: Int) {
         let tallyKey = "\(relation.owner).\(relation.field)"
         let keyPath = "relations[\(source - manifest.classes.count)]"
-        guard var reader = openReader(file, delimiter: relation.delimiter, encoding: relation.encoding, declaredAt: keyPath) else { return (0, 0) }
+        guard var reader = openReader(file, memory: relation.records, delimiter: relation.delimiter, encoding: relation.encoding, declaredAt: keyPath) else { return (0, 0) }
         let ownerColumn = ColumnPath(relation.ownerColumn), targetColumn = ColumnPath(relation.targetColumn)
         let ownerParser = ClassMapper.referenceParser(for: .pointer(targetClass: relation.owner), by: relation.ownerBy, manifest: manifest)!
         let targetParser = ClassMapper.referenceParser(for: .pointer(targetClass: relation.targetClass), by: relation.targetBy, manifest: manifest)!

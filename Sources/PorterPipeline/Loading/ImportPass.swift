@@ -204,10 +204,11 @@ final class ImportPass {
         manifest.classes.firstIndex { $0.className == className }!
     }
 
-    /// Opens `source`; `keyPath` is where the manifest declares it (`classes.Customer`), for messages.
-    func openReader(_ source: String, delimiter: UInt8?, encoding: TextEncoding?, declaredAt keyPath: String) -> (any RecordReader)? {
+    /// Opens `source`, or `memory` when the records come from memory; `keyPath` is where the
+    /// manifest declares it (`classes.Customer`), for messages.
+    func openReader(_ source: String, memory: MemorySource?, delimiter: UInt8?, encoding: TextEncoding?, declaredAt keyPath: String) -> (any RecordReader)? {
         do {
-            return try reader(source, delimiter: delimiter, encoding: encoding)
+            return try reader(source, memory: memory, delimiter: delimiter, encoding: encoding)
         } catch {
             readerFailed(error, source: source, declaredAt: keyPath)
             return nil
@@ -215,7 +216,8 @@ final class ImportPass {
     }
 
     /// A reader of `source`; `nil` for a file type none reads (the manifest check has named it).
-    private func reader(_ source: String, delimiter: UInt8?, encoding: TextEncoding?) throws(ReaderError) -> (any RecordReader)? {
+    private func reader(_ source: String, memory: MemorySource?, delimiter: UInt8?, encoding: TextEncoding?) throws(ReaderError) -> (any RecordReader)? {
+        if let memory { return try memory.reader() }
         guard var format = SourceFormat.forFile(source) else { return nil }
         if let delimiter, case .csv = format { format = .csv(delimiter: delimiter) }
         return try manifest.files.openReader(source, format: format, encoding: encoding)
@@ -227,7 +229,7 @@ final class ImportPass {
         for mapping in manifest.classes {
             let check = SourceColumnCheck([mapping], manifest: manifest)
             guard !check.isEmpty, let first = mapping.sources.first,
-                  let csv = (try? reader(first, delimiter: mapping.delimiter, encoding: mapping.encoding)) as? CSVReader else { continue }
+                  let csv = (try? reader(first, memory: mapping.records, delimiter: mapping.delimiter, encoding: mapping.encoding)) as? CSVReader else { continue }
             try check.check(csv.header)
         }
     }
@@ -355,12 +357,12 @@ final class ImportPass {
                 if file != load.mapper.sourceName { load.mapper = ClassMapper(mapping: load.mapping, manifest: manifest, file: file) }
                 load.checkedHeader = false
             }
-            if var reader = openReader(file, delimiter: group[0].delimiter, encoding: group[0].encoding, declaredAt: keyPath) {
+            if var reader = openReader(file, memory: group[0].records, delimiter: group[0].delimiter, encoding: group[0].encoding, declaredAt: keyPath) {
                 while let record = try nextRecord(from: &reader, declaredAt: keyPath) {
                     records += 1
                     fileRecords += 1
                     lastLine = record.line
-                    columns.count(record)
+                    try columns.count(record)
                     if records % 20_000 == 0 {
                         progress?(ImportProgress(phase: phase, records: records, bytesRead: bytesBefore + reader.bytesRead, totalBytes: totalBytes))
                     }

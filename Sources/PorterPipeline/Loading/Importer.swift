@@ -53,7 +53,8 @@ public struct Importer {
     /// Validates without writing; `targetSchemas` are the target's classes, if one is given.
     /// With ``ImportOptions/maxErrors`` the report also counts the rows an import would reject.
     public func validate(against targetSchemas: [ClassSchema] = [], progress: (@Sendable (ImportProgress) -> Void)? = nil) throws(PorterError) -> ImportReport {
-        try check(against: targetSchemas, progress: progress).report
+        try manifest.check(targetClasses: Set(targetSchemas.map(\.className)))
+        return try check(against: targetSchemas, progress: progress).report
     }
 
     /// The validating pass: its report, the rows to reject, and whether a fault no
@@ -75,6 +76,7 @@ public struct Importer {
     public func run(into sink: ObjectSink, progress: (@Sendable (ImportProgress) -> Void)? = nil) throws(PorterError) -> ImportReport {
         let started = Date()
         let targetSchemas = try sink.existingSchemas()
+        try manifest.check(targetClasses: Set(targetSchemas.map(\.className)))
         var rejectPlan: RejectPlan?
         var validatedIndexes: [String: KeyIndex]?
         var rejectedFaults: [Diagnostic] = []

@@ -10,12 +10,13 @@ import PorterReaders
 struct SourceColumnCheck {
     /// One column a field reads, and the manifest key path that names it.
     struct Column {
-        let keyPath: String
+        let keyPath: ManifestPath
         let path: ColumnPath
         var name: String { path.name }
     }
 
-    let manifestFile: String
+    /// The manifest file, `nil` for a manifest built in code (``DatasetManifest/manifestFile``).
+    let manifestFile: String?
     let source: String
     let columns: [Column]
     /// JSON records read, and how many of them had each column.
@@ -27,13 +28,15 @@ struct SourceColumnCheck {
     private var seenKeys: [String] = []
     private var seenKeySet: Set<String> = []
     private let depth: Int
+    /// The CSV header last checked.
+    private var checkedHeader: CSVHeader?
     private static let shownNames = 30
     private static let keptKeys = 500
 
     /// The check of the columns that `mappings` (classes reading one source) read; empty unless
     /// the manifest requires its columns.
     init(_ mappings: [ClassMapping], manifest: DatasetManifest) {
-        manifestFile = manifest.fileName
+        manifestFile = manifest.manifestFile
         source = mappings.first?.source ?? ""
         columns = manifest.requiresMappedColumns ? mappings.flatMap(Self.columns) : []
         present = Array(repeating: 0, count: columns.count)
@@ -45,14 +48,14 @@ struct SourceColumnCheck {
     /// an extracted class's one field reads the column its `extract` names.
     static func columns(of mapping: ClassMapping) -> [Column] {
         if let extract = mapping.extract {
-            return [Column(keyPath: "classes.\(mapping.className).extract.column", path: ColumnPath(extract.column))]
+            return [Column(keyPath: ManifestPath.root + "classes" + mapping.className + "extract" + "column", path: ColumnPath(extract.column))]
         }
         return mapping.fields.filter { !$0.optional }.flatMap { field -> [Column] in
-            let path = "classes.\(mapping.className).fields.\(field.name)"
+            let path = ManifestPath.root + "classes" + mapping.className + "fields" + field.name
             if let columns = field.columns {
-                return columns.enumerated().map { Column(keyPath: "\(path).columns[\($0.offset)]", path: ColumnPath($0.element)) }
+                return columns.enumerated().map { Column(keyPath: (path + "columns")[$0.offset], path: ColumnPath($0.element)) }
             }
-            return field.sourceColumns.map { Column(keyPath: field.column == field.name ? path : "\(path).column", path: ColumnPath($0)) }
+            return field.sourceColumns.map { Column(keyPath: field.column == field.name ? path : path + "column", path: ColumnPath($0)) }
         }
     }
 
@@ -63,14 +66,22 @@ struct SourceColumnCheck {
         for column in columns where header.index(of: column.name) == nil {
             let shown = header.names.prefix(Self.shownNames).map { "\"\($0)\"" }.joined(separator: ", ")
             let more = header.names.count > Self.shownNames ? ", … (\(header.names.count) columns)" : ""
-            throw PorterError(.usage, "\(manifestFile): \(column.keyPath): \(source) has no column \"\(column.name)\"; its header is \(shown)\(more)"
-                              + advice(column.name, candidates: header.columnNames))
+            throw fault(at: column, "\(source) has no column \"\(column.name)\"; its header is \(shown)\(more)" + advice(column.name, candidates: header.columnNames))
         }
     }
 
-    /// Counts the columns a JSON record has.
-    mutating func count(_ record: SourceRecord) {
-        guard !columns.isEmpty, case .json(let object) = record.content else { return }
+    /// Counts the columns a JSON record has. A CSV record's header is checked when it is new: a
+    /// CSV file's was checked before any record was read, a caller's reader's
+    /// (``MemorySource/init(name:reader:)``) is at its first record.
+    mutating func count(_ record: SourceRecord) throws(PorterError) {
+        guard !columns.isEmpty else { return }
+        guard case .json(let object) = record.content else {
+            if case .csv(let header, _) = record.content, header !== checkedHeader {
+                try check(header)
+                checkedHeader = header
+            }
+            return
+        }
         records += 1
         for index in columns.indices where record.cell(columns[index].path) != nil {
             if present[index] == 0 { unseen -= 1 }
@@ -95,14 +106,17 @@ struct SourceColumnCheck {
             let shown = seenKeys.prefix(Self.shownNames).map { "\"\($0)\"" }.joined(separator: ", ")
             let more = seenKeys.count > Self.shownNames ? ", …" : ""
             let noun = records == 1 ? "the 1 record" : "the \(records) records"
-            throw PorterError(.usage, "\(manifestFile): \(column.keyPath): none of \(noun) of \(source) has \"\(column.name)\"; their keys are \(shown)\(more)"
-                              + advice(column.name, candidates: seenKeys))
+            throw fault(at: column, "none of \(noun) of \(source) has \"\(column.name)\"; their keys are \(shown)\(more)" + advice(column.name, candidates: seenKeys))
         }
         return zip(columns, present).compactMap { column, count in
             guard count < records else { return nil }
-            return "\(source): \(records - count) of \(records) records have no \"\(column.name)\" (\(column.keyPath)), so they get no value or the default;"
+            return "\(source): \(records - count) of \(records) records have no \"\(column.name)\" (\(column.keyPath.text)), so they get no value or the default;"
                 + " optional: true on the field says it may be absent"
         }
+    }
+
+    private func fault(at column: Column, _ message: String) -> PorterError {
+        PorterError(ManifestFault(file: manifestFile, keyPath: column.keyPath.keys, message: message))
     }
 
     private func advice(_ name: String, candidates: [String]) -> String {

@@ -2,58 +2,199 @@ import Foundation
 import ParseModel
 import PorterReaders
 
-/// Checks what the decoder cannot see field by field: keys name fields, references name
-/// known classes (``ManifestSources`` checks the source files).
+extension DatasetManifest {
+    /// Every fault of the manifest as a whole, in manifest order: class and field names Parse
+    /// refuses, a class or field declared twice, keys naming no field, references to classes
+    /// neither declared nor among `targetClasses`, `by:` naming no usable field, join relations
+    /// whose owner or field does not fit, two in-memory sources of one name. Empty when it is
+    /// sound. Source files are not opened (an import names the faults of their contents).
+    ///
+    /// ```swift
+    /// let manifest = DatasetManifest(classes: [
+    ///     ClassMapping(className: "Bo ok", records: rows, key: ["isbn"], fields: [FieldMapping(name: "title", type: .string)]),
+    /// ])
+    /// for fault in manifest.faults() { print(fault) }
+    /// // classes.Bo ok: invalid class name: class names can only have alphanumeric characters and _, and must start with a letter
+    /// // classes.Bo ok.key: "isbn" is not a field of Bo ok
+    /// ```
+    /// - Parameter targetClasses: The classes the target already has, which pointers may name.
+    public func faults(targetClasses: Set<String> = []) -> [ManifestFault] {
+        var checker = ManifestChecker(manifest: self, targetClasses: targetClasses)
+        checker.check()
+        return checker.faults
+    }
+
+    /// Throws a usage error whose ``PorterError/manifestFaults`` are ``faults(targetClasses:)``,
+    /// one a line in its message, unless there are none.
+    public func check(targetClasses: Set<String> = []) throws(PorterError) {
+        let found = faults(targetClasses: targetClasses)
+        if !found.isEmpty { throw PorterError(found) }
+    }
+}
+
+/// Checks what the decoder cannot see field by field, for a manifest read from a file or built
+/// in code alike: names, keys name fields, references name known classes (``ManifestSources``
+/// checks the source files).
 struct ManifestChecker {
     let manifest: DatasetManifest
     let targetClasses: Set<String>
+    private(set) var faults: [ManifestFault] = []
 
-    func fail(_ path: String, _ reason: String) -> PorterError {
-        PorterError(.usage, "\(manifest.fileName): \(path): \(reason)")
+    init(manifest: DatasetManifest, targetClasses: Set<String>) {
+        self.manifest = manifest
+        self.targetClasses = targetClasses
     }
 
-    func check() throws(PorterError) {
+    mutating func fail(_ path: ManifestPath, _ reason: String) {
+        faults.append(ManifestFault(file: manifest.manifestFile, keyPath: path.keys, message: reason))
+    }
+
+    static func undeclaredOwner(_ owner: String) -> String { "class \"\(owner)\" is not declared in classes" }
+    static func notARelation(_ owner: String, _ field: String, _ type: FieldType) -> String { "\(owner).\(field) is \(type), not a Relation" }
+    static func otherTarget(_ target: String, _ owner: String, _ field: String, _ type: FieldType) -> String {
+        "\"\(target)\" differs from \(owner).\(field)'s \(type)"
+    }
+
+    mutating func check() {
         let declared = Set(manifest.classes.map(\.className))
+        var seenClasses: Set<String> = []
         for mapping in manifest.classes {
-            let path = "classes.\(mapping.className)"
+            let path = ManifestPath.root + "classes" + mapping.className
+            if let problem = ParseNames.classNameProblem(mapping.className) { fail(path, problem) }
+            if !seenClasses.insert(mapping.className).inserted { fail(path, "class declared twice") }
+            var seenFields: Set<String> = []
+            for field in mapping.fields {
+                let fieldPath = path + "fields" + field.name
+                if let problem = ParseNames.fieldNameProblem(field.name) { fail(fieldPath, problem) }
+                if !seenFields.insert(field.name).inserted { fail(fieldPath, "field declared twice") }
+                checkOptions(of: field, at: fieldPath)
+            }
+            if let extract = mapping.extract { checkExtracted(mapping, extract, at: path) }
             for keyField in mapping.key {
                 guard let field = mapping.field(named: keyField) else {
-                    throw fail("\(path).key", "\"\(keyField)\" is not a field of \(mapping.className)")
+                    fail(path + "key", "\"\(keyField)\" is not a field of \(mapping.className)")
+                    continue
                 }
-                if case .relation = field.type { throw fail("\(path).key", "a Relation (\(keyField)) cannot be part of a key") }
+                if case .relation = field.type { fail(path + "key", "a Relation (\(keyField)) cannot be part of a key") }
             }
             for field in mapping.fields {
                 if let target = field.type.targetClass, !declared.contains(target), !targetClasses.contains(target) {
                     let relationIndex = manifest.relations.firstIndex { $0.owner == mapping.className && $0.field == field.name }
-                    let where_ = relationIndex.map { "relations[\($0)].targetClass" } ?? "\(path).fields.\(field.name).type"
-                    throw fail(where_, "class \"\(target)\" is not declared in this manifest nor in the target")
+                    let at = relationIndex.map { (ManifestPath.root + "relations")[$0] + "targetClass" } ?? path + "fields" + field.name + "type"
+                    fail(at, "class \"\(target)\" is not declared in this manifest nor in the target")
                 }
                 if let by = field.by, let target = field.type.targetClass {
-                    try checkBy(by, of: target, at: "\(path).fields.\(field.name).by")
+                    checkBy(by, of: target, at: path + "fields" + field.name + "by")
                 }
             }
             let geoPoints = mapping.fields.filter { $0.type == .geoPoint }
             if geoPoints.count > 1 {
-                throw fail("\(path).fields.\(geoPoints[1].name)", "a class can have only one GeoPoint field (Parse Server's rule)")
+                fail(path + "fields" + geoPoints[1].name, "a class can have only one GeoPoint field (Parse Server's rule)")
             }
         }
         for (i, relation) in manifest.relations.enumerated() {
-            if let by = relation.ownerBy { try checkBy(by, of: relation.owner, at: "relations[\(i)].ownerBy") }
-            if let by = relation.targetBy { try checkBy(by, of: relation.targetClass, at: "relations[\(i)].targetBy") }
+            let path = (ManifestPath.root + "relations")[i]
+            checkOwner(of: relation, at: path)
+            if let by = relation.ownerBy { checkBy(by, of: relation.owner, at: path + "ownerBy") }
+            if let by = relation.targetBy { checkBy(by, of: relation.targetClass, at: path + "targetBy") }
+        }
+        checkMemoryNames()
+    }
+
+    /// The options of a field fit its type.
+    mutating func checkOptions(of field: FieldMapping, at path: ManifestPath) {
+        if let columns = field.columns, field.type != .geoPoint || columns.count != 2 {
+            fail(path + "columns", "only a GeoPoint reads two columns: [latitude, longitude]")
+        }
+        if let split = field.split {
+            switch field.type {
+            case .array, .relation: if split.isEmpty { fail(path + "split", "must not be empty") }
+            default: fail(path + "split", "only Array and Relation fields can be split")
+            }
+        }
+        if field.by != nil, field.type.targetClass == nil {
+            fail(path + "by", "only a Pointer or Relation names its target by one of the target's fields")
+        }
+        if field.upload {
+            if field.type != .file {
+                fail(path + "upload", "only a File field uploads files")
+            } else if field.values != nil || field.defaultValue != nil {
+                fail(path + "upload", "a field that uploads files takes no values or default")
+            }
+        }
+        if field.required, case .relation = field.type { fail(path + "required", "a Relation cannot be required") }
+    }
+
+    /// An extracted class has one field, of a plain type, which is its key and reads the extracted column.
+    mutating func checkExtracted(_ mapping: ClassMapping, _ extraction: ValueExtraction, at path: ManifestPath) {
+        guard mapping.fields.count == 1 else {
+            fail(path + "fields", "an extracted class has exactly one field, which takes each distinct value of \(extraction.column); it has \(mapping.fields.count)")
+            return
+        }
+        let field = mapping.fields[0]
+        switch field.type {
+        case .string, .number, .date, .boolean: break
+        default: fail(path + "fields" + field.name, "the field of an extracted class is a String, Number, Date or Boolean, not \(field.type)")
+        }
+        if field.column != extraction.column {
+            fail(path + "fields" + field.name + "column", "an extracted class reads extract.column (\(extraction.column)); leave column out")
+        }
+        if mapping.key != [field.name] {
+            fail(path + "key", "an extracted class's key is its one field, [\(field.name)], not [\(mapping.key.joined(separator: ", "))]")
+        }
+    }
+
+    /// A join relation's owner is declared and its field is a Relation to the relation's target.
+    mutating func checkOwner(of relation: JoinRelationMapping, at path: ManifestPath) {
+        guard let owner = manifest.mapping(for: relation.owner) else {
+            fail(path + "owner", Self.undeclaredOwner(relation.owner))
+            return
+        }
+        guard let field = owner.field(named: relation.field) else {
+            fail(path + "field", "\(relation.owner) has no field \"\(relation.field)\": declare it as Relation<\(relation.targetClass)>")
+            return
+        }
+        guard case .relation(let target) = field.type else {
+            fail(path + "field", Self.notARelation(relation.owner, relation.field, field.type))
+            return
+        }
+        if target != relation.targetClass {
+            fail(path + "targetClass", Self.otherTarget(relation.targetClass, relation.owner, relation.field, field.type))
+        }
+    }
+
+    /// Each in-memory source has a name of its own, which no other source has: faults locate
+    /// records by it.
+    mutating func checkMemoryNames() {
+        var named: [String: MemorySource?] = [:]
+        let sources = manifest.classes.map { mapping -> (ManifestPath, [String], MemorySource?) in
+            let classPath = ManifestPath.root + "classes" + mapping.className
+            return (mapping.extract == nil ? classPath + "source" : classPath + "extract" + "source", mapping.sources, mapping.records)
+        } + manifest.relations.enumerated().map { ((ManifestPath.root + "relations")[$0.offset] + "source", $0.element.sources, $0.element.records) }
+        for (path, names, records) in sources {
+            for name in names {
+                if let earlier = named[name] {
+                    if earlier != records { fail(path, "another source is named \"\(name)\": give each in-memory source a name of its own") }
+                } else {
+                    named[name] = .some(records)
+                }
+            }
         }
     }
 
     /// A `by:` names a field of the target, declared in this manifest, that a cell can name.
-    func checkBy(_ by: String, of target: String, at path: String) throws(PorterError) {
+    mutating func checkBy(_ by: String, of target: String, at path: ManifestPath) {
         guard let mapping = manifest.mapping(for: target) else {
-            throw fail(path, "\(target) is not declared in this manifest, so its objects cannot be found by \(by)")
+            fail(path, "\(target) is not declared in this manifest, so its objects cannot be found by \(by)")
+            return
         }
         guard let field = mapping.field(named: by) else {
-            throw fail(path, "\(target) has no field \"\(by)\" (its fields: \(mapping.fields.map(\.name).joined(separator: ", ")))")
+            fail(path, "\(target) has no field \"\(by)\" (its fields: \(mapping.fields.map(\.name).joined(separator: ", ")))")
+            return
         }
         switch field.type {
-        case .relation: throw fail(path, "\(target).\(by) is a Relation, which cannot name one object")
-        case .geoPoint: throw fail(path, "\(target).\(by) is a GeoPoint, which a cell cannot name")
+        case .relation: fail(path, "\(target).\(by) is a Relation, which cannot name one object")
+        case .geoPoint: fail(path, "\(target).\(by) is a GeoPoint, which a cell cannot name")
         default: break
         }
     }

@@ -16,19 +16,19 @@ struct ManifestDecoder {
                                             "encoding"]
     static let extractKeys: Set<String> = ["source", "column", "split"]
 
-    func fail(_ path: String, _ reason: String) -> PorterError {
-        PorterError(.usage, path.isEmpty ? "\(fileName): \(reason)" : "\(fileName): \(path): \(reason)")
+    func fail(_ path: ManifestPath, _ reason: String) -> PorterError {
+        PorterError(ManifestFault(file: fileName, keyPath: path.keys, message: reason))
     }
 
-    func object(_ value: JSONValue, at path: String, allowed: Set<String>) throws(PorterError) -> JSONObject {
+    func object(_ value: JSONValue, at path: ManifestPath, allowed: Set<String>) throws(PorterError) -> JSONObject {
         guard case .object(let object) = value else { throw fail(path, "must be a mapping, not \(value.kindName)") }
         for key in object.keys where !allowed.contains(key) {
-            throw fail(path.isEmpty ? key : "\(path).\(key)", "unknown key \"\(key)\" (expected one of \(allowed.sorted().joined(separator: ", ")))")
+            throw fail(path + key, "unknown key \"\(key)\" (expected one of \(allowed.sorted().joined(separator: ", ")))")
         }
         return object
     }
 
-    func string(_ value: JSONValue?, at path: String) throws(PorterError) -> String? {
+    func string(_ value: JSONValue?, at path: ManifestPath) throws(PorterError) -> String? {
         switch value {
         case nil, .null?: return nil
         case .string(let s)?: return s
@@ -37,12 +37,12 @@ struct ManifestDecoder {
         }
     }
 
-    func requiredString(_ value: JSONValue?, at path: String) throws(PorterError) -> String {
+    func requiredString(_ value: JSONValue?, at path: ManifestPath) throws(PorterError) -> String {
         guard let s = try string(value, at: path), !s.isEmpty else { throw fail(path, "is required") }
         return s
     }
 
-    func bool(_ value: JSONValue?, at path: String) throws(PorterError) -> Bool? {
+    func bool(_ value: JSONValue?, at path: ManifestPath) throws(PorterError) -> Bool? {
         switch value {
         case nil, .null?: return nil
         case .bool(let b)?: return b
@@ -50,19 +50,19 @@ struct ManifestDecoder {
         }
     }
 
-    func stringList(_ value: JSONValue?, at path: String) throws(PorterError) -> [String]? {
+    func stringList(_ value: JSONValue?, at path: ManifestPath) throws(PorterError) -> [String]? {
         switch value {
         case nil, .null?: return nil
         case .string(let s)?: return [s]
         case .array(let items)?:
             var result: [String] = []
-            for (i, item) in items.enumerated() { result.append(try requiredString(item, at: "\(path)[\(i)]")) }
+            for (i, item) in items.enumerated() { result.append(try requiredString(item, at: path[i])) }
             return result
         case let other?: throw fail(path, "must be a list of names, not \(other.kindName)")
         }
     }
 
-    func delimiter(_ value: JSONValue?, at path: String) throws(PorterError) -> UInt8? {
+    func delimiter(_ value: JSONValue?, at path: ManifestPath) throws(PorterError) -> UInt8? {
         guard let text = try string(value, at: path) else { return nil }
         let resolved = text == "\\t" ? "\t" : text
         guard resolved.utf8.count == 1, let byte = resolved.utf8.first, byte != UInt8(ascii: "\""), byte != 10, byte != 13 else {
@@ -71,7 +71,7 @@ struct ManifestDecoder {
         return byte
     }
 
-    func encoding(_ value: JSONValue?, at path: String) throws(PorterError) -> TextEncoding? {
+    func encoding(_ value: JSONValue?, at path: ManifestPath) throws(PorterError) -> TextEncoding? {
         guard let name = try string(value, at: path) else { return nil }
         guard let encoding = TextEncoding(named: name) else {
             throw fail(path, "unknown encoding \"\(name)\" (\(TextEncoding.common.map(\.name).joined(separator: ", ")), or another name iconv knows)")
@@ -80,43 +80,41 @@ struct ManifestDecoder {
     }
 
     /// The `decimal` and `thousands` of `spec`, each defaulting to `base`'s.
-    func numberFormat(_ spec: JSONObject, at path: String, base: NumberFormat) throws(PorterError) -> NumberFormat {
+    func numberFormat(_ spec: JSONObject, at path: ManifestPath, base: NumberFormat) throws(PorterError) -> NumberFormat {
         var format = base
-        if let decimal = try string(spec["decimal"], at: "\(path).decimal") {
-            guard decimal == "." || decimal == "," else { throw fail("\(path).decimal", "must be \".\" or \",\"") }
+        if let decimal = try string(spec["decimal"], at: path + "decimal") {
+            guard decimal == "." || decimal == "," else { throw fail(path + "decimal", "must be \".\" or \",\"") }
             format.decimal = decimal.utf8.first!
         }
-        if let thousands = try string(spec["thousands"], at: "\(path).thousands") {
-            guard [".", ",", "'", " "].contains(thousands) else { throw fail("\(path).thousands", "must be \".\", \",\", \"'\" or a space") }
+        if let thousands = try string(spec["thousands"], at: path + "thousands") {
+            guard [".", ",", "'", " "].contains(thousands) else { throw fail(path + "thousands", "must be \".\", \",\", \"'\" or a space") }
             format.thousands = thousands.utf8.first!
         }
         guard format.thousands != format.decimal else {
-            throw fail(spec["thousands"] != nil ? "\(path).thousands" : "\(path).decimal", "the decimal mark and the thousands separator must differ")
+            throw fail(spec["thousands"] != nil ? path + "thousands" : path + "decimal", "the decimal mark and the thousands separator must differ")
         }
         return format
     }
 
     mutating func decode(_ document: JSONValue) throws(PorterError) -> DatasetManifest {
-        let top = try object(document, at: "", allowed: Self.topKeys)
+        let top = try object(document, at: .root, allowed: Self.topKeys)
         if let version = top["version"], version != .integer(1), version != .double(1) {
-            throw fail("version", "unsupported manifest version \(version.serialized()) (this parse-porter reads version 1)")
+            throw fail(.root + "version", "unsupported manifest version \(version.serialized()) (this parse-porter reads version 1)")
         }
-        guard let classesValue = top["classes"] else { throw fail("classes", "is required") }
+        guard let classesValue = top["classes"] else { throw fail(.root + "classes", "is required") }
         guard case .object(let classesObject) = classesValue, !classesObject.isEmpty else {
-            throw fail("classes", "must be a mapping of class names to classes")
+            throw fail(.root + "classes", "must be a mapping of class names to classes")
         }
         var classes: [ClassMapping] = []
         for member in classesObject {
-            let path = "classes.\(member.key)"
-            if let problem = ParseNames.classNameProblem(member.key) { throw fail(path, problem) }
-            if classes.contains(where: { $0.className == member.key }) { throw fail(path, "class declared twice") }
-            classes.append(try decodeClass(member.key, member.value, at: path))
+            // Names, and a class declared twice, are the checker's (``ManifestChecker``).
+            classes.append(try decodeClass(member.key, member.value, at: ManifestPath.root + "classes" + member.key))
         }
         var relations: [JoinRelationMapping] = []
         if let relationsValue = top["relations"], relationsValue != .null {
-            guard case .array(let items) = relationsValue else { throw fail("relations", "must be a list") }
+            guard case .array(let items) = relationsValue else { throw fail(.root + "relations", "must be a list") }
             for (i, item) in items.enumerated() {
-                relations.append(try decodeRelation(item, at: "relations[\(i)]", classes: &classes))
+                relations.append(try decodeRelation(item, at: (ManifestPath.root + "relations")[i], classes: &classes))
             }
         }
         for index in classes.indices where classes[index].extract != nil {
@@ -130,89 +128,64 @@ struct ManifestDecoder {
         return manifest
     }
 
-    func decodeClass(_ className: String, _ value: JSONValue, at path: String) throws(PorterError) -> ClassMapping {
+    func decodeClass(_ className: String, _ value: JSONValue, at path: ManifestPath) throws(PorterError) -> ClassMapping {
         let spec = try object(value, at: path, allowed: Self.classKeys)
         let extraction = try decodeExtract(spec, at: path)
-        let sources = if let extraction { [extraction.source] } else { try sourceList(spec["source"], at: "\(path).source") }
-        var key = try stringList(spec["key"], at: "\(path).key") ?? []
+        let sources = if let extraction { [extraction.source] } else { try sourceList(spec["source"], at: path + "source") }
+        let key = try stringList(spec["key"], at: path + "key") ?? []
         guard case .object(let fieldsObject)? = spec["fields"], !fieldsObject.isEmpty else {
-            throw fail("\(path).fields", "is required: a mapping of field names to types")
+            throw fail(path + "fields", "is required: a mapping of field names to types")
         }
         let numbers = try numberFormat(spec, at: path, base: .standard)
         var fields: [FieldMapping] = []
         for member in fieldsObject {
-            let fieldPath = "\(path).fields.\(member.key)"
-            if let problem = ParseNames.fieldNameProblem(member.key) { throw fail(fieldPath, problem) }
-            fields.append(try decodeField(member.key, member.value, at: fieldPath, numbers: numbers))
-        }
-        if let extraction {
-            try checkExtracted(fields: &fields, key: &key, extraction.values, at: path)
+            fields.append(try decodeField(member.key, member.value, at: path + "fields" + member.key, numbers: numbers))
         }
         var acl: ParseACL?
         if let aclValue = spec["acl"], aclValue != .null {
-            guard case .object(let aclObject) = aclValue else { throw fail("\(path).acl", "invalid ACL: must be a mapping") }
-            do { acl = try ParseACL(wire: aclObject) } catch { throw fail("\(path).acl", error.message) }
+            guard case .object(let aclObject) = aclValue else { throw fail(path + "acl", "invalid ACL: must be a mapping") }
+            do { acl = try ParseACL(wire: aclObject) } catch { throw fail(path + "acl", error.message) }
         }
         var mode = WriteMode.upsert
-        if let modeText = try string(spec["mode"], at: "\(path).mode") {
+        if let modeText = try string(spec["mode"], at: path + "mode") {
             guard let parsed = WriteMode(rawValue: modeText) else {
-                throw fail("\(path).mode", "unknown mode \"\(modeText)\" (upsert, insert or merge)")
+                throw fail(path + "mode", "unknown mode \"\(modeText)\" (upsert, insert or merge)")
             }
             mode = parsed
         }
         var mapping = ClassMapping(className: className, source: sources[0], key: key, fields: fields, defaultACL: acl, mode: mode,
-                                   strict: try bool(spec["strict"], at: "\(path).strict") ?? false,
-                                   delimiter: try delimiter(spec["delimiter"], at: "\(path).delimiter"))
+                                   strict: try bool(spec["strict"], at: path + "strict") ?? false,
+                                   delimiter: try delimiter(spec["delimiter"], at: path + "delimiter"))
         mapping.sourcePatterns = sources
         mapping.sources = sources
         mapping.extract = extraction?.values
-        mapping.encoding = try encoding(spec["encoding"], at: "\(path).encoding")
+        mapping.adoptExtraction()
+        mapping.encoding = try encoding(spec["encoding"], at: path + "encoding")
         return mapping
     }
 
     /// A `source`: one file name or glob, or a non-empty list of them.
-    func sourceList(_ value: JSONValue?, at path: String) throws(PorterError) -> [String] {
+    func sourceList(_ value: JSONValue?, at path: ManifestPath) throws(PorterError) -> [String] {
         guard let sources = try stringList(value, at: path), !sources.isEmpty, sources != [""] else { throw fail(path, "is required") }
         return sources
     }
 
     /// A class's `extract: {source, column, split}`: its objects are the distinct values of
     /// another source's column, so it has no `source:` of its own.
-    func decodeExtract(_ spec: JSONObject, at path: String) throws(PorterError) -> (source: String, values: ValueExtraction)? {
+    func decodeExtract(_ spec: JSONObject, at path: ManifestPath) throws(PorterError) -> (source: String, values: ValueExtraction)? {
         guard let value = spec["extract"], value != .null else { return nil }
         if spec["source"] != nil {
-            throw fail("\(path).extract", "a class has either source (one object per record) or extract (one object per distinct value), not both")
+            throw fail(path + "extract", "a class has either source (one object per record) or extract (one object per distinct value), not both")
         }
-        let extract = try object(value, at: "\(path).extract", allowed: Self.extractKeys)
-        let split = try string(extract["split"], at: "\(path).extract.split")
-        if split?.isEmpty == true { throw fail("\(path).extract.split", "must not be empty") }
-        return (try requiredString(extract["source"], at: "\(path).extract.source"),
-                ValueExtraction(column: try requiredString(extract["column"], at: "\(path).extract.column"), split: split))
-    }
-
-    /// An extracted class has one field, of a plain type, which is its key (the key may be left
-    /// out) and reads the extracted column.
-    func checkExtracted(fields: inout [FieldMapping], key: inout [String], _ extraction: ValueExtraction, at path: String) throws(PorterError) {
-        guard fields.count == 1 else {
-            throw fail("\(path).fields", "an extracted class has exactly one field, which takes each distinct value of \(extraction.column); it has \(fields.count)")
-        }
-        let field = fields[0]
-        switch field.type {
-        case .string, .number, .date, .boolean: break
-        default: throw fail("\(path).fields.\(field.name)", "the field of an extracted class is a String, Number, Date or Boolean, not \(field.type)")
-        }
-        if field.column != field.name && field.column != extraction.column {
-            throw fail("\(path).fields.\(field.name).column", "an extracted class reads extract.column (\(extraction.column)); leave column out")
-        }
-        if key.isEmpty { key = [field.name] }
-        guard key == [field.name] else {
-            throw fail("\(path).key", "an extracted class's key is its one field, [\(field.name)], not [\(key.joined(separator: ", "))]")
-        }
-        fields[0].column = extraction.column
+        let extract = try object(value, at: path + "extract", allowed: Self.extractKeys)
+        let split = try string(extract["split"], at: path + "extract" + "split")
+        if split?.isEmpty == true { throw fail(path + "extract" + "split", "must not be empty") }
+        return (try requiredString(extract["source"], at: path + "extract" + "source"),
+                ValueExtraction(column: try requiredString(extract["column"], at: path + "extract" + "column"), split: split))
     }
 
     /// - Parameter numbers: the class's `decimal` and `thousands`.
-    func decodeField(_ name: String, _ value: JSONValue, at path: String, numbers: NumberFormat = .standard) throws(PorterError) -> FieldMapping {
+    func decodeField(_ name: String, _ value: JSONValue, at path: ManifestPath, numbers: NumberFormat = .standard) throws(PorterError) -> FieldMapping {
         if case .string(let shorthand) = value {
             let required = shorthand.hasSuffix("!")
             let spelling = required ? String(shorthand.dropLast()) : shorthand
@@ -221,71 +194,53 @@ struct ManifestDecoder {
             return field
         }
         let spec = try object(value, at: path, allowed: Self.fieldKeys)
-        var typeText = try requiredString(spec["type"], at: "\(path).type")
-        var required = try bool(spec["required"], at: "\(path).required") ?? false
+        var typeText = try requiredString(spec["type"], at: path + "type")
+        var required = try bool(spec["required"], at: path + "required") ?? false
         if typeText.hasSuffix("!") {
             typeText.removeLast()
             required = true
         }
-        let type = try fieldType(typeText, at: "\(path).type")
-        var field = FieldMapping(name: name, type: type, column: try string(spec["column"], at: "\(path).column"), required: required)
+        let type = try fieldType(typeText, at: path + "type")
+        var field = FieldMapping(name: name, type: type, column: try string(spec["column"], at: path + "column"), required: required)
         field.numberFormat = try numberFormat(spec, at: path, base: numbers)
         if spec["decimal"] != nil || spec["thousands"] != nil, type != .number, type != .geoPoint {
-            throw fail(spec["decimal"] != nil ? "\(path).decimal" : "\(path).thousands", "only a Number or GeoPoint field reads decimal and thousands")
+            throw fail(spec["decimal"] != nil ? path + "decimal" : path + "thousands", "only a Number or GeoPoint field reads decimal and thousands")
         }
-        if let columns = try stringList(spec["columns"], at: "\(path).columns") {
-            guard type == .geoPoint, columns.count == 2 else {
-                throw fail("\(path).columns", "only a GeoPoint reads two columns: [latitude, longitude]")
-            }
-            field.columns = columns
-        }
-        if let formats = try stringList(spec["format"], at: "\(path).format") {
-            guard type == .date else { throw fail("\(path).format", "only a Date field takes a format") }
-            guard !formats.isEmpty else { throw fail("\(path).format", "must name at least one date format") }
+        // Options that do not fit the type (columns, split, by, upload, required) are the checker's.
+        field.columns = try stringList(spec["columns"], at: path + "columns")
+        if let formats = try stringList(spec["format"], at: path + "format") {
+            guard type == .date else { throw fail(path + "format", "only a Date field takes a format") }
+            guard !formats.isEmpty else { throw fail(path + "format", "must name at least one date format") }
             for (i, format) in formats.enumerated() where DatePattern(format) == nil {
-                let at = formats.count == 1 && spec["format"]?.stringValue != nil ? "\(path).format" : "\(path).format[\(i)]"
+                let at = formats.count == 1 && spec["format"]?.stringValue != nil ? path + "format" : (path + "format")[i]
                 throw fail(at, "unsupported date format \"\(format)\"")
             }
             field.formats = formats
         }
-        field.split = try string(spec["split"], at: "\(path).split")
-        if field.split != nil {
-            switch type {
-            case .array, .relation: break
-            default: throw fail("\(path).split", "only Array and Relation fields can be split")
-            }
-            guard field.split?.isEmpty == false else { throw fail("\(path).split", "must not be empty") }
-        }
-        field.by = try string(spec["by"], at: "\(path).by")
-        if field.by != nil, type.targetClass == nil {
-            throw fail("\(path).by", "only a Pointer or Relation names its target by one of the target's fields")
-        }
-        if try bool(spec["upload"], at: "\(path).upload") == true {
-            guard type == .file else { throw fail("\(path).upload", "only a File field uploads files") }
-            guard spec["values"] == nil, spec["default"] == nil else { throw fail("\(path).upload", "a field that uploads files takes no values or default") }
-            field.upload = true
-        }
-        field.optional = try bool(spec["optional"], at: "\(path).optional") ?? false
+        field.split = try string(spec["split"], at: path + "split")
+        field.by = try string(spec["by"], at: path + "by")
+        field.upload = try bool(spec["upload"], at: path + "upload") ?? false
+        field.optional = try bool(spec["optional"], at: path + "optional") ?? false
         if let nullValue = spec["null"] {
-            field.nullTokens = Set(try stringList(nullValue, at: "\(path).null") ?? [])
+            field.nullTokens = Set(try stringList(nullValue, at: path + "null") ?? [])
         }
         if let valuesValue = spec["values"], valuesValue != .null {
             guard case .object(let valuesObject) = valuesValue, !valuesObject.isEmpty else {
-                throw fail("\(path).values", "must map source texts to stored values")
+                throw fail(path + "values", "must map source texts to stored values")
             }
             var values: [String: ParseValue] = [:]
             for member in valuesObject {
                 let stored: ParseValue
-                do { stored = try ParseValue(wire: member.value) } catch { throw fail("\(path).values.\(member.key)", error.message) }
+                do { stored = try ParseValue(wire: member.value) } catch { throw fail(path + "values" + member.key, error.message) }
                 guard stored.fieldType == type else {
-                    throw fail("\(path).values.\(member.key)", "value \(member.value.serialized()) is not a \(type)")
+                    throw fail(path + "values" + member.key, "value \(member.value.serialized()) is not a \(type)")
                 }
                 values[member.key] = stored
             }
             field.values = values
         }
         if let defaultJSON = spec["default"], defaultJSON != .null {
-            if case .relation = type { throw fail("\(path).default", "a Relation cannot have a default") }
+            if case .relation = type { throw fail(path + "default", "a Relation cannot have a default") }
             // The default is read like a cell of the field: `2024-01-31` for a Date, `"12"` for a Number;
             // a Pointer default is Parse pointer JSON.
             let coerced: ParseValue?
@@ -297,15 +252,14 @@ struct ManifestDecoder {
                 coerced = nil
             }
             guard let defaultValue = coerced, defaultValue.fieldType == type else {
-                throw fail("\(path).default", "default \(defaultJSON.serialized()) is not a \(type)")
+                throw fail(path + "default", "default \(defaultJSON.serialized()) is not a \(type)")
             }
             field.defaultValue = defaultValue
         }
-        if required, case .relation = type { throw fail("\(path).required", "a Relation cannot be required") }
         return field
     }
 
-    func fieldType(_ spelling: String, at path: String) throws(PorterError) -> FieldType {
+    func fieldType(_ spelling: String, at path: ManifestPath) throws(PorterError) -> FieldType {
         guard let type = FieldType(spelling: spelling) else {
             throw fail(path, "unknown type \"\(spelling)\" (String, Number, Boolean, Date, Object, Array, GeoPoint, File, Bytes, Polygon, ACL, Pointer<Class>, Relation<Class>)")
         }
@@ -315,41 +269,40 @@ struct ManifestDecoder {
         return type
     }
 
-    func decodeRelation(_ value: JSONValue, at path: String, classes: inout [ClassMapping]) throws(PorterError) -> JoinRelationMapping {
+    func decodeRelation(_ value: JSONValue, at path: ManifestPath, classes: inout [ClassMapping]) throws(PorterError) -> JoinRelationMapping {
         let spec = try object(value, at: path, allowed: Self.relationKeys)
-        let owner = try requiredString(spec["owner"], at: "\(path).owner")
-        let field = try requiredString(spec["field"], at: "\(path).field")
+        let owner = try requiredString(spec["owner"], at: path + "owner")
+        let field = try requiredString(spec["field"], at: path + "field")
         guard let ownerIndex = classes.firstIndex(where: { $0.className == owner }) else {
-            throw fail("\(path).owner", "class \"\(owner)\" is not declared in classes")
+            throw fail(path + "owner", ManifestChecker.undeclaredOwner(owner))
         }
-        var targetClass = try string(spec["targetClass"], at: "\(path).targetClass")
+        var targetClass = try string(spec["targetClass"], at: path + "targetClass")
         if let fieldIndex = classes[ownerIndex].fields.firstIndex(where: { $0.name == field }) {
             let declared = classes[ownerIndex].fields[fieldIndex]
             guard case .relation(let declaredTarget) = declared.type else {
-                throw fail("\(path).field", "\(owner).\(field) is \(declared.type), not a Relation")
+                throw fail(path + "field", ManifestChecker.notARelation(owner, field, declared.type))
             }
             if let targetClass, targetClass != declaredTarget {
-                throw fail("\(path).targetClass", "\"\(targetClass)\" differs from \(owner).\(field)'s \(declared.type)")
+                throw fail(path + "targetClass", ManifestChecker.otherTarget(targetClass, owner, field, declared.type))
             }
             targetClass = declaredTarget
-            classes[ownerIndex].fields[fieldIndex].fromJoinFile = true
         } else {
-            if let problem = ParseNames.fieldNameProblem(field) { throw fail("\(path).field", problem) }
-            guard let target = targetClass else {
-                throw fail("\(path).field", "\(owner) has no field \"\(field)\": declare it as Relation<Target> in classes.\(owner).fields, or give targetClass")
+            if let problem = ParseNames.fieldNameProblem(field) { throw fail(path + "field", problem) }
+            guard targetClass != nil else {
+                throw fail(path + "field", "\(owner) has no field \"\(field)\": declare it as Relation<Target> in classes.\(owner).fields, or give targetClass")
             }
-            classes[ownerIndex].fields.append(FieldMapping(name: field, type: .relation(targetClass: target), fromJoinFile: true))
         }
-        let sources = try sourceList(spec["source"], at: "\(path).source")
+        let sources = try sourceList(spec["source"], at: path + "source")
         var relation = JoinRelationMapping(owner: owner, field: field, targetClass: targetClass!, source: sources[0],
-                                           ownerColumn: try requiredString(spec["ownerColumn"], at: "\(path).ownerColumn"),
-                                           targetColumn: try requiredString(spec["targetColumn"], at: "\(path).targetColumn"),
-                                           delimiter: try delimiter(spec["delimiter"], at: "\(path).delimiter"),
-                                           encoding: try encoding(spec["encoding"], at: "\(path).encoding"))
+                                           ownerColumn: try requiredString(spec["ownerColumn"], at: path + "ownerColumn"),
+                                           targetColumn: try requiredString(spec["targetColumn"], at: path + "targetColumn"),
+                                           delimiter: try delimiter(spec["delimiter"], at: path + "delimiter"),
+                                           encoding: try encoding(spec["encoding"], at: path + "encoding"))
         relation.sourcePatterns = sources
         relation.sources = sources
-        relation.ownerBy = try string(spec["ownerBy"], at: "\(path).ownerBy")
-        relation.targetBy = try string(spec["targetBy"], at: "\(path).targetBy")
+        relation.ownerBy = try string(spec["ownerBy"], at: path + "ownerBy")
+        relation.targetBy = try string(spec["targetBy"], at: path + "targetBy")
+        DatasetManifest.attachJoinField(of: relation, to: &classes)
         return relation
     }
 }

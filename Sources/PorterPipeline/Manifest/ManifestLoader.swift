@@ -5,7 +5,8 @@ import PorterReaders
 /// Finds, parses and checks a dataset manifest; every fault is a usage error (exit 2)
 /// naming the manifest and the key path (`classes.Book.fields.genre.type`).
 public enum ManifestLoader {
-    public static let fileNames = ["dataset.yml", "dataset.yaml", "dataset.json"]
+    /// The manifest names a dataset folder is searched for, in this order.
+    package static let fileNames = ["dataset.yml", "dataset.yaml", "dataset.json"]
     /// The largest `schema.json` read from an archive.
     static let schemaFileLimit = 64 << 20
 
@@ -42,7 +43,7 @@ public enum ManifestLoader {
             }
             manifest = found
         }
-        try ManifestChecker(manifest: manifest, targetClasses: targetClasses).check()
+        try manifest.check(targetClasses: targetClasses)
         return try ManifestSources(manifest: manifest).resolved()
     }
 
@@ -63,7 +64,7 @@ public enum ManifestLoader {
 
     /// The default target of the dataset at `path`: `<folder>/<folder name>.sqlite`, or for an
     /// archive `<its folder>/<its name>.sqlite`.
-    public static func defaultMirror(for path: String) throws(PorterError) -> String {
+    package static func defaultMirror(for path: String) throws(PorterError) -> String {
         if isArchive(path) {
             let url = URL(fileURLWithPath: path).standardizedFileURL
             return url.deletingPathExtension().appendingPathExtension("sqlite").path
@@ -81,7 +82,7 @@ public enum ManifestLoader {
     static func document(_ directory: String, _ fileName: String) throws(PorterError) -> JSONValue {
         let fullPath = (directory as NSString).appendingPathComponent(fileName)
         guard let data = FileManager.default.contents(atPath: fullPath), let text = String(data: data, encoding: .utf8) else {
-            throw PorterError(.usage, "\(fileName): cannot read the manifest (not a UTF-8 text file)")
+            throw PorterError(ManifestFault(file: fileName, keyPath: [], message: "cannot read the manifest (not a UTF-8 text file)"))
         }
         return try parse(text, fileName: fileName)
     }
@@ -91,14 +92,14 @@ public enum ManifestLoader {
         let data: [UInt8]
         do { data = try files.contents(of: name, limit: schemaFileLimit) } catch { throw PorterError(.usage, error.description) }
         guard let text = String(validating: data, as: UTF8.self) else {
-            throw PorterError(.usage, "\(name): cannot read the manifest (not a UTF-8 text file)")
+            throw PorterError(ManifestFault(file: name, keyPath: [], message: "cannot read the manifest (not a UTF-8 text file)"))
         }
         return try parse(text, fileName: name)
     }
 
     static func parse(_ text: String, fileName: String) throws(PorterError) -> JSONValue {
         guard let document = try StructuredText.parse(text, fileName: fileName) else {
-            throw PorterError(.usage, "\(fileName): the manifest is empty")
+            throw PorterError(ManifestFault(file: fileName, keyPath: [], message: "the manifest is empty"))
         }
         return document
     }

@@ -9,32 +9,34 @@ import PorterReaders
 struct ManifestSources {
     let manifest: DatasetManifest
 
-    func fail(_ path: String, _ reason: String) -> PorterError {
-        PorterError(.usage, "\(manifest.fileName): \(path): \(reason)")
+    func fail(_ path: ManifestPath, _ reason: String) -> PorterError {
+        PorterError(ManifestFault(file: manifest.manifestFile, keyPath: path.keys, message: reason))
     }
 
     /// The manifest with every ``ClassMapping/sources`` and ``JoinRelationMapping/sources`` resolved.
     func resolved() throws(PorterError) -> DatasetManifest {
         var result = manifest
-        for index in result.classes.indices {
+        // In-memory sources are no files: the checker has checked their names.
+        for index in result.classes.indices where result.classes[index].records == nil {
             let mapping = result.classes[index]
-            let path = "classes.\(mapping.className)" + (mapping.extract == nil ? ".source" : ".extract.source")
+            let classPath = ManifestPath.root + "classes" + mapping.className
+            let path = mapping.extract == nil ? classPath + "source" : classPath + "extract" + "source"
             result.classes[index].sources = try files(mapping.sourcePatterns, delimiter: mapping.delimiter, encoding: mapping.encoding, at: path)
         }
-        for index in result.relations.indices {
+        for index in result.relations.indices where result.relations[index].records == nil {
             let relation = result.relations[index]
-            result.relations[index].sources = try files(relation.sourcePatterns, delimiter: relation.delimiter, encoding: relation.encoding, at: "relations[\(index)].source")
+            result.relations[index].sources = try files(relation.sourcePatterns, delimiter: relation.delimiter, encoding: relation.encoding, at: (ManifestPath.root + "relations")[index] + "source")
         }
         return result
     }
 
     /// The files `patterns` name, in order: each pattern's files sorted by name; a file named
     /// by an earlier pattern too is read once, where it came first.
-    func files(_ patterns: [String], delimiter: UInt8?, encoding: TextEncoding?, at path: String) throws(PorterError) -> [String] {
+    func files(_ patterns: [String], delimiter: UInt8?, encoding: TextEncoding?, at path: ManifestPath) throws(PorterError) -> [String] {
         var files: [String] = []
         var seen: Set<String> = []
         for (index, pattern) in patterns.enumerated() {
-            let patternPath = patterns.count == 1 ? path : "\(path)[\(index)]"
+            let patternPath = patterns.count == 1 ? path : path[index]
             let matches = manifest.files.files(matching: pattern)
             if matches.isEmpty {
                 throw fail(patternPath, SourceFiles.isPattern(pattern) ? "\"\(pattern)\" matches no file" : "file \"\(pattern)\" does not exist")
@@ -53,7 +55,7 @@ struct ManifestSources {
     /// Files of one source are of one type, and CSV files have the first file's header, its
     /// names compared without surrounding spaces (a file whose header cannot be read is left to
     /// the import, which names its fault).
-    func checkAlike(_ files: [String], delimiter: UInt8?, encoding: TextEncoding?, at path: String) throws(PorterError) {
+    func checkAlike(_ files: [String], delimiter: UInt8?, encoding: TextEncoding?, at path: ManifestPath) throws(PorterError) {
         let format = SourceFormat.forFile(files[0])!
         for file in files.dropFirst() where SourceFormat.forFile(file) != format {
             throw fail(path, "\"\(file)\" and \"\(files[0])\" are of different types: the files of one source must be of one type")

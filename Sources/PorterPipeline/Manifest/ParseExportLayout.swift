@@ -46,12 +46,12 @@ struct ParseExportLayout {
     }
 
     func fail(_ path: String, _ reason: String) -> PorterError {
-        PorterError(.usage, path.isEmpty ? "\(schemaLabel): \(reason)" : "\(schemaLabel): \(path): \(reason)")
+        PorterError(ManifestFault(file: schemaLabel, keyPath: ManifestPath(parsing: path).keys, message: reason))
     }
 
     var entryReader: SchemaEntryReader {
         let label = schemaLabel
-        return SchemaEntryReader { path, reason in PorterError(.usage, path.isEmpty ? "\(label): \(reason)" : "\(label): \(path): \(reason)") }
+        return SchemaEntryReader { path, reason in PorterError(ManifestFault(file: label, keyPath: ManifestPath(parsing: path).keys, message: reason)) }
     }
 
     func isFile(_ name: String) -> Bool { files.isFile(name) }

@@ -3,16 +3,16 @@ import ParseModel
 /// Reads the classes of Parse's `/schemas` JSON (a Parse export's `schema.json`, a schema file of
 /// the `schema` commands) with the checks Parse Server makes when it is given them. Each fault
 /// names its key path, e.g. `results[2].fields.genre.type`.
-public struct SchemaEntryReader: Sendable {
+package struct SchemaEntryReader: Sendable {
     /// Makes the error for a fault at a key path (`""` for the whole document).
-    public let fail: @Sendable (_ path: String, _ reason: String) -> PorterError
+    package let fail: @Sendable (_ path: String, _ reason: String) -> PorterError
 
-    public init(fail: @escaping @Sendable (_ path: String, _ reason: String) -> PorterError) {
+    package init(fail: @escaping @Sendable (_ path: String, _ reason: String) -> PorterError) {
         self.fail = fail
     }
 
     /// The entry's `className`, which must be a valid Parse class name.
-    public func className(of spec: JSONObject, at path: String) throws(PorterError) -> String {
+    package func className(of spec: JSONObject, at path: String) throws(PorterError) -> String {
         guard case .string(let className)? = spec["className"] else { throw fail("\(path).className", "is required") }
         if let problem = ParseNames.classNameProblem(className) { throw fail("\(path).className", "\"\(className)\": \(problem)") }
         return className
@@ -20,7 +20,7 @@ public struct SchemaEntryReader: Sendable {
 
     /// The fields of `specs` (the entry's `fields` object) other than `objectId`, `createdAt`,
     /// `updatedAt` and `ACL`; `path` is the key path of that object.
-    public func fields(_ specs: JSONObject, at path: String) throws(PorterError) -> [SchemaField] {
+    package func fields(_ specs: JSONObject, at path: String) throws(PorterError) -> [SchemaField] {
         var fields: [SchemaField] = []
         for member in specs where !ParseNames.defaultFields.contains(member.key) {
             if let problem = ParseNames.fieldNameProblem(member.key) { throw fail(path, "\"\(member.key)\": \(problem)") }
@@ -33,7 +33,7 @@ public struct SchemaEntryReader: Sendable {
 
     /// One field: `{"type":…, "targetClass":…, "required":…, "defaultValue":…}`. A Relation is
     /// neither required nor has a default; a `defaultValue` is wire JSON of the field's type.
-    public func field(_ name: String, _ spec: JSONValue, at path: String) throws(PorterError) -> SchemaField {
+    package func field(_ name: String, _ spec: JSONValue, at path: String) throws(PorterError) -> SchemaField {
         guard case .object(let spec) = spec else { throw fail(path, "must be a field like {\"type\": \"String\"}, not \(spec.kindName)") }
         let type = try type(of: spec, at: path)
         var required = false
@@ -53,7 +53,7 @@ public struct SchemaEntryReader: Sendable {
 
     /// The type a field spec gives with `type` and `targetClass`, which a Pointer and a Relation
     /// need (`Pointer<Genre>`) and other types ignore.
-    public func type(of spec: JSONObject, at path: String) throws(PorterError) -> FieldType {
+    package func type(of spec: JSONObject, at path: String) throws(PorterError) -> FieldType {
         let typeName: String
         switch spec["type"] {
         case nil, .null?: throw fail("\(path).type", "is required")

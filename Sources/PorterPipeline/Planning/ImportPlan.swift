@@ -55,7 +55,9 @@ public struct ImportPlan: Sendable, Equatable {
 /// Builds the ``ImportPlan`` of a manifest.
 package enum Planner {
     package static func plan(_ manifest: DatasetManifest) -> ImportPlan {
-        let names = manifest.classes.map(\.className)
+        // A class declared twice is a fault the importer reports (``DatasetManifest/check(targetClasses:)``), planned once.
+        var declared: Set<String> = []
+        let names = manifest.classes.map(\.className).filter { declared.insert($0).inserted }
         let position = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) })
         var pointerEdges: [(from: String, field: String, to: String, required: Bool)] = []
         var relationEdges: [ImportPlan.PointerEdge] = []

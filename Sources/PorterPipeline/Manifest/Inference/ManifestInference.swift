@@ -126,7 +126,7 @@ extension ManifestLoader {
     static func load(text: String, fileName: String, directory: String) throws(PorterError) -> DatasetManifest {
         var decoder = ManifestDecoder(fileName: fileName, directory: directory)
         let manifest = try decoder.decode(parse(text, fileName: fileName))
-        try ManifestChecker(manifest: manifest, targetClasses: []).check()
+        try manifest.check()
         return manifest
     }
 }
