@@ -14,12 +14,28 @@ public struct PorterError: Error, Sendable, CustomStringConvertible {
         case interrupted = 130
     }
 
+    /// A setting of a job whose value is behind a fault, so that a program (or a command,
+    /// naming its flag for it) can tell what to change.
+    public enum Setting: String, Sendable {
+        /// ``ExportOptions/force``: whether an export writes into a folder that is not empty.
+        case force
+        /// ``ExportOptions/classes``: the classes to export.
+        case classes
+        /// ``ExportOptions/constraints``: the constraints the exported objects meet.
+        case constraints
+        /// ``ExportOptions/naturalKeys``: the keys that name objects in exported references.
+        case naturalKeys
+    }
+
     public let kind: Kind
     public let message: String
+    /// The setting behind the fault, when changing it is the way out.
+    public let setting: Setting?
 
-    public init(_ kind: Kind, _ message: String) {
+    public init(_ kind: Kind, _ message: String, setting: Setting? = nil) {
         self.kind = kind
         self.message = message
+        self.setting = setting
     }
 
     public var description: String { message }

@@ -7,7 +7,7 @@ public struct ImportReport: Sendable {
         public var updated = 0
         public var unchanged = 0
         public var rejected = 0
-        /// Objects `--prune` deleted (in a dry run: would delete).
+        /// Objects pruning (``ImportOptions/prune``) deleted (in a dry run: would delete).
         public var deleted = 0
     }
 
@@ -17,23 +17,28 @@ public struct ImportReport: Sendable {
         public var added = 0
         public var removed = 0
         public var rejected = 0
-        /// Links `--prune` deleted (in a dry run: would delete): not listed in the join file
+        /// Links pruning deleted (in a dry run: would delete): not listed in the join file
         /// any more, or of an object it deleted.
         public var deleted = 0
     }
 
     public var classes: [ClassTally]
     public var relations: [RelationTally]
-    /// The faults found, up to the display limit; ``errorCount`` counts them all.
+    /// The faults found, up to ``ImportOptions/shownErrorLimit``; ``errorCount`` counts them
+    /// all, ``faultCounts`` by kind, and ``ImportOptions/faultHandler`` is handed each one.
     public var errors: [Diagnostic]
+    /// How many faults were found (after an import that left rejected rows out under
+    /// ``ImportOptions/maxErrors``: how many rows it rejected).
     public var errorCount: Int
-    /// Files written under the rejects folder: rows `--max-errors` left out, and objects a
+    /// How many faults of each kind were found, all of them (not only those in ``errors``).
+    public var faultCounts: [FaultKind: Int] = [:]
+    /// Files written under the rejects folder: rows ``ImportOptions/maxErrors`` left out, and objects a
     /// target that cannot roll back refused.
     public var rejectFiles: [String]
     /// Whether the target was changed (false for validation, dry runs and failures).
     public var committed: Bool
     /// Whether the import went through (a dry run: would have); for a validation, whether
-    /// the dataset is valid. Rows rejected within `--max-errors` do not make it false.
+    /// the dataset is valid. Rows rejected within ``ImportOptions/maxErrors`` do not make it false.
     public var succeeded: Bool
     public var elapsedSeconds: Double
     /// Requests sent to a network target, by phase (in a dry run: the requests it would send).
@@ -48,8 +53,8 @@ public struct ImportReport: Sendable {
     public var usersWithPasswordHashes = 0
     /// `_User` objects of a Parse export with neither a password hash nor `authData`.
     public var usersWithoutPassword = 0
-    /// With `--prune`: per join-file relation and per class, what was deleted (in a dry run:
-    /// would be), with the first keys; `nil` without `--prune` or when the import failed.
+    /// With ``ImportOptions/prune``: per join-file relation and per class, what was deleted (in a dry run:
+    /// would be), with the first keys; `nil` without pruning or when the import failed.
     public var pruned: [PrunedItems]?
     /// What the user should know about how the dataset was read and what the import did not
     /// carry over as the source had it (permissions a new class lacks, timestamps a Parse Server

@@ -22,19 +22,6 @@ public struct ObjectDraft: Sendable {
     public let passwordHash: String?
 }
 
-/// One fault in a record, with its location (`file:line: column "x" (Class.field): value "…"`).
-public struct Diagnostic: Sendable, CustomStringConvertible {
-    public let location: SourceLocation
-    public let reason: String
-
-    public init(_ location: SourceLocation, _ reason: String) {
-        self.location = location
-        self.reason = reason
-    }
-
-    public var description: String { "\(location): \(reason)" }
-}
-
 /// The faults that keep a record from becoming an object.
 public struct MappingFailure: Error, Sendable {
     public let diagnostics: [Diagnostic]
@@ -135,7 +122,7 @@ public final class ClassMapper: Sendable {
 
     func location(_ line: Int, _ field: FieldMapping?, value: String? = nil) -> SourceLocation {
         SourceLocation(file: sourceName, line: line, column: field.map { $0.columns?[0] ?? $0.column },
-                       field: field.map { "\(mapping.className).\($0.name)" }, value: value)
+                       className: mapping.className, fieldName: field?.name, value: value)
     }
 
     /// The record as a draft, or every fault found in it.
@@ -143,7 +130,11 @@ public final class ClassMapper: Sendable {
         var problems: [Diagnostic] = []
         // A ragged row is one fault; its cells are still read, for the key that tells
         // references to it that it is rejected.
-        let ragged = record.raggednessFault(file: sourceName).map { Diagnostic($0.location, $0.reason) }
+        let ragged = record.raggednessFault(file: sourceName).map { fault in
+            var location = fault.location
+            location.className = mapping.className
+            return Diagnostic(.raggedRow, location, fault.reason)
+        }
         var values: [MappedValue] = []
         values.reserveCapacity(fields.count)
         // Indexing (not zip) borrows the coercers instead of copying them per row.
@@ -151,27 +142,28 @@ public final class ClassMapper: Sendable {
             do {
                 let value = try coercers[index].value(in: record)
                 if coercers[index].field.required && value.isNull {
-                    problems.append(Diagnostic(location(record.line, fields[index], value: cellText(record, fields[index])), "required field is missing"))
+                    problems.append(Diagnostic(.requiredValueMissing, location(record.line, fields[index], value: cellText(record, fields[index])), "required field is missing"))
                 }
                 values.append(value)
             } catch {
                 let field = fields[index]
                 var where_ = location(record.line, field, value: cellText(record, field, column: error.column))
                 if let column = error.column { where_.column = column }
-                problems.append(Diagnostic(where_, error.reason))
+                problems.append(Diagnostic(error.kind, where_, error.reason))
                 values.append(.value(.null))
             }
         }
         if let ragged { problems = [ragged] }
         var system = SystemColumns()
         do { if SystemColumns.mayBePresent(in: record) { system = try SystemColumns(record) } } catch {
-            problems.append(Diagnostic(SourceLocation(file: sourceName, line: record.line, column: error.column, value: error.value), error.reason))
+            problems.append(Diagnostic(error.kind, SourceLocation(file: sourceName, line: record.line, column: error.column, className: mapping.className,
+                                                                  value: error.value), error.reason))
         }
         var passwordHash: String?
         if !mapping.passwordHashKeys.isEmpty {
             do { passwordHash = try PasswordHash.read(record, keys: mapping.passwordHashKeys) } catch {
-                problems.append(Diagnostic(SourceLocation(file: sourceName, line: record.line, column: error.column, field: "\(mapping.className).\(error.column)",
-                                                          value: error.value), error.reason))
+                problems.append(Diagnostic(error.kind, SourceLocation(file: sourceName, line: record.line, column: error.column, className: mapping.className,
+                                                                      fieldName: error.column, value: error.value), error.reason))
             }
         }
         var key: String?
@@ -187,13 +179,13 @@ public final class ClassMapper: Sendable {
             key = NaturalKey.text(of: parts)
             if key == nil, problems.isEmpty {
                 let field = fields[keyIndices[parts.firstIndex(of: .null) ?? 0]]
-                problems.append(Diagnostic(location(record.line, field, value: ""), "key field is missing"))
+                problems.append(Diagnostic(.keyValueMissing, location(record.line, field, value: ""), "key field is missing"))
             }
         }
         let keyHash = key.map { KeyHash(className: mapping.className, key: $0) }
         let objectId = system.objectId ?? keyHash?.objectId
         if objectId == nil, problems.isEmpty {
-            problems.append(Diagnostic(SourceLocation(file: sourceName, line: record.line, column: "objectId"),
+            problems.append(Diagnostic(.objectIdMissing, SourceLocation(file: sourceName, line: record.line, column: "objectId", className: mapping.className),
                                        "\(mapping.className) has no key, so each record needs an objectId"))
         }
         guard problems.isEmpty, let objectId else {
@@ -220,6 +212,7 @@ public final class ClassMapper: Sendable {
 /// The Parse default columns a source may carry: `objectId`, `createdAt`, `updatedAt`, `ACL`.
 struct SystemColumns {
     struct Fault: Error {
+        let kind: FaultKind
         let column: String
         let value: String
         let reason: String
@@ -246,7 +239,7 @@ struct SystemColumns {
     init(_ record: SourceRecord) throws(Fault) {
         if let id = Self.text(record, Self.objectIdColumn), !id.isEmpty {
             guard id.utf8.count <= 120, id.utf8.allSatisfy({ $0 > 32 && $0 < 127 }) else {
-                throw Fault(column: "objectId", value: id, reason: "an objectId must be 1 to 120 printable ASCII characters")
+                throw Fault(kind: .invalidValue, column: "objectId", value: id, reason: "an objectId must be 1 to 120 printable ASCII characters")
             }
             objectId = id
         }
@@ -255,12 +248,12 @@ struct SystemColumns {
         switch record.cell(Self.aclColumn) {
         case nil, .text("")?, .json(.null)?: break
         case .json(.object(let object))?:
-            do { acl = try ParseACL(wire: object) } catch { throw Fault(column: "ACL", value: JSONValue.object(object).serialized(), reason: error.message) }
+            do { acl = try ParseACL(wire: object) } catch { throw Fault(kind: .invalidValue, column: "ACL", value: JSONValue.object(object).serialized(), reason: error.message) }
         case .text(let text)?:
-            guard case .object(let object)? = try? JSONParser.parse(text) else { throw Fault(column: "ACL", value: text, reason: "invalid ACL: not a JSON object") }
-            do { acl = try ParseACL(wire: object) } catch { throw Fault(column: "ACL", value: text, reason: error.message) }
+            guard case .object(let object)? = try? JSONParser.parse(text) else { throw Fault(kind: .badJSON, column: "ACL", value: text, reason: "invalid ACL: not a JSON object") }
+            do { acl = try ParseACL(wire: object) } catch { throw Fault(kind: .invalidValue, column: "ACL", value: text, reason: error.message) }
         case .json(let other)?:
-            throw Fault(column: "ACL", value: other.serialized(), reason: "invalid ACL: not a JSON object")
+            throw Fault(kind: .wrongType, column: "ACL", value: other.serialized(), reason: "invalid ACL: not a JSON object")
         }
     }
 
@@ -275,10 +268,10 @@ struct SystemColumns {
         switch record.cell(column) {
         case nil, .text("")?, .json(.null)?: return nil
         case .text(let t)?, .json(.string(let t))?:
-            guard let date = ParseDate(iso: t) else { throw Fault(column: column.name, value: t, reason: "not a date") }
+            guard let date = ParseDate(iso: t) else { throw Fault(kind: .notADate, column: column.name, value: t, reason: "not a date") }
             return date
         case .json(let json)?:
-            guard case .date(let date)? = try? ParseValue(wire: json) else { throw Fault(column: column.name, value: json.serialized(), reason: "not a date") }
+            guard case .date(let date)? = try? ParseValue(wire: json) else { throw Fault(kind: .notADate, column: column.name, value: json.serialized(), reason: "not a date") }
             return date
         }
     }

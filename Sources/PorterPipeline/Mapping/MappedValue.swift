@@ -48,11 +48,13 @@ public enum MappedValue: Sendable, Equatable {
 }
 
 /// Why a cell cannot become a value of its field's type (shown after the location).
-public struct CoercionError: Error, Sendable {
-    public let reason: String
+package struct CoercionError: Error, Sendable {
+    package let kind: FaultKind
+    package let reason: String
     /// The column at fault, when a field reads several (a GeoPoint's latitude and longitude).
-    public let column: String?
-    public init(_ reason: String, column: String? = nil) {
+    package let column: String?
+    package init(_ kind: FaultKind, _ reason: String, column: String? = nil) {
+        self.kind = kind
         self.reason = reason
         self.column = column
     }
