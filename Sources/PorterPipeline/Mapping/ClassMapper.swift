@@ -3,46 +3,46 @@ import ParseModel
 import PorterReaders
 
 /// One object read from a source, typed and keyed, with its references not yet resolved.
-public struct ObjectDraft: Sendable {
-    public let className: String
-    public let line: Int
+package struct ObjectDraft: Sendable {
+    package let className: String
+    package let line: Int
     /// The objectId given by the source, or derived from the natural key.
-    public let objectId: String
+    package let objectId: String
     /// Whether the source gave the objectId (else it is derived from the key).
-    public let hasSourceObjectId: Bool
+    package let hasSourceObjectId: Bool
     /// The canonical natural key, when the class has one, and its hash.
-    public let key: String?
-    public let keyHash: KeyHash?
+    package let key: String?
+    package let keyHash: KeyHash?
     /// Values aligned with ``ClassMapper/fields``.
-    public let values: [MappedValue]
-    public let acl: ParseACL?
-    public let createdAt: ParseDate?
-    public let updatedAt: ParseDate?
+    package let values: [MappedValue]
+    package let acl: ParseACL?
+    package let createdAt: ParseDate?
+    package let updatedAt: ParseDate?
     /// A `_User`'s bcrypt password hash, from ``ClassMapping/passwordHashKeys``.
-    public let passwordHash: String?
+    package let passwordHash: String?
 }
 
 /// The faults that keep a record from becoming an object.
-public struct MappingFailure: Error, Sendable {
-    public let diagnostics: [Diagnostic]
+package struct MappingFailure: Error, Sendable {
+    package let diagnostics: [Diagnostic]
     /// The record's identity when its key (or objectId) could be read despite the faults,
     /// so that references to it can be told it is rejected.
-    public var objectId: String?
-    public var key: String?
-    public var keyHash: KeyHash?
-    public var hasSourceObjectId = false
+    package var objectId: String?
+    package var key: String?
+    package var keyHash: KeyHash?
+    package var hasSourceObjectId = false
     /// The values read, aligned with ``ClassMapper/fields`` (null where a value was faulty), so
     /// that references by another field (`by:`) are told the object is rejected too.
-    public var values: [MappedValue] = []
+    package var values: [MappedValue] = []
 
-    public init(_ diagnostics: [Diagnostic]) { self.diagnostics = diagnostics }
+    package init(_ diagnostics: [Diagnostic]) { self.diagnostics = diagnostics }
 }
 
 /// Maps the records of one class's source onto ``ObjectDraft``s.
-public final class ClassMapper: Sendable {
-    public let mapping: ClassMapping
+package final class ClassMapper: Sendable {
+    package let mapping: ClassMapping
     /// The fields read from the class's own source (relation fields fed by join files are not).
-    public let fields: [FieldMapping]
+    package let fields: [FieldMapping]
     let coercers: [FieldCoercer]
     let keyIndices: [Int]
     let knownColumns: Set<String>
@@ -54,7 +54,7 @@ public final class ClassMapper: Sendable {
     let extractHeader: CSVHeader?
 
     /// Maps the records of `file`, one of the class's ``ClassMapping/sources`` (the first if `nil`).
-    public init(mapping: ClassMapping, manifest: DatasetManifest, file: String? = nil) {
+    package init(mapping: ClassMapping, manifest: DatasetManifest, file: String? = nil) {
         self.mapping = mapping
         self.sourceName = file ?? mapping.sources.first ?? mapping.source
         self.fields = mapping.fields.filter { !$0.fromJoinFile }
@@ -108,7 +108,7 @@ public final class ClassMapper: Sendable {
     }
 
     /// In strict mode, the source columns no field reads (for CSV: checked once, on the header).
-    public func unknownColumns(of record: SourceRecord) -> [String] {
+    package func unknownColumns(of record: SourceRecord) -> [String] {
         guard mapping.strict else { return [] }
         return record.columnNames.filter { !reads($0) }
     }
@@ -116,7 +116,7 @@ public final class ClassMapper: Sendable {
     /// Whether a source column (a JSON object's key) is read by a field, is one of Parse's
     /// default fields, holds a `_User`'s password hash (``ClassMapping/passwordHashKeys``), or is
     /// ignored on purpose (``ClassMapping/ignoredColumns``).
-    public func reads(_ column: String) -> Bool {
+    package func reads(_ column: String) -> Bool {
         knownColumns.contains(column) || mapping.passwordHashKeys.contains(column) || mapping.ignoredColumns.contains(column)
     }
 
@@ -126,7 +126,7 @@ public final class ClassMapper: Sendable {
     }
 
     /// The record as a draft, or every fault found in it.
-    public func map(_ record: SourceRecord) -> Result<ObjectDraft, MappingFailure> {
+    package func map(_ record: SourceRecord) -> Result<ObjectDraft, MappingFailure> {
         var problems: [Diagnostic] = []
         // A ragged row is one fault; its cells are still read, for the key that tells
         // references to it that it is rejected.

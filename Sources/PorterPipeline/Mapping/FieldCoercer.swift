@@ -4,8 +4,8 @@ import PorterReaders
 
 /// Turns a field's source cell(s) into its value: the coercion rules of one Parse type,
 /// the field's `null` tokens, enum `values`, `split`, `format` and `default`.
-public final class FieldCoercer: Sendable {
-    public let field: FieldMapping
+package final class FieldCoercer: Sendable {
+    package let field: FieldMapping
     let columnPaths: [ColumnPath]
     /// The field's date formats, tried in order; empty means ISO 8601.
     let datePatterns: [DatePattern]
