@@ -54,6 +54,19 @@ final class FaultReportTests: XCTestCase {
         XCTAssertTrue(result.stderr.contains("… and 70 more (120 in all)"), result.stderr)
     }
 
+    /// An import that writes the valid rows under `--max-errors` still lists every rejected row's fault.
+    func testAnImportWithinMaxErrorsListsEveryRejectedRow() throws {
+        let scratch = try CommandRunner.temporaryDirectory(self)
+        let mirror = scratch.appendingPathComponent("books.sqlite")
+        let result = try CommandRunner.run(["import", manyBadRows, "--to", mirror.path, "--max-errors", "200",
+                                            "--rejects", scratch.appendingPathComponent("rejects").path, "--json", "--quiet"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let (faults, report) = try faults(result)
+        XCTAssertEqual(report["committed"] as? Bool, true)
+        assertEveryBadRow(faults)
+        XCTAssertEqual(try Mirror(mirror).rows("SELECT title, pages FROM Book ORDER BY title"), [["Dune", "412"], ["Emma", "474"]])
+    }
+
     /// The library says "more than the 5 allowed"; the command names its flag, and the JSON report
     /// keeps the library's words with the kind.
     func testTooManyRejectedRowsNamesTheFlagOnlyInTheCommandsText() throws {
