@@ -125,7 +125,7 @@ public final class MirrorObjectSource: ObjectSource {
     private func condition(_ schema: ClassSchema, _ constraints: JSONObject?) throws(PorterError) -> SQLFragment {
         guard let constraints else { return .alwaysTrue }
         let compiler = WhereCompiler(schema: schema, schemas: knownSchemas ?? [schema.className: schema], isMaster: true, regexes: regexes)
-        do { return try compiler.compile(constraints) } catch { throw PorterError(.usage, "--where on \(schema.className): \(error.message)") }
+        do { return try compiler.compile(constraints) } catch { throw PorterError(.usage, "constraints on \(schema.className): \(error.message)", setting: .constraints) }
     }
 
     private func prepare(_ sql: SQLFragment) throws(PorterError) -> SQLiteStatement {

@@ -14,6 +14,19 @@ public struct PorterError: Error, Sendable, CustomStringConvertible {
         case interrupted = 130
     }
 
+    /// A setting of a job whose value is behind a fault, so that a program (or a command,
+    /// naming its flag for it) can tell what to change.
+    public enum Setting: String, Sendable {
+        /// ``ExportOptions/force``: whether an export writes into a folder that is not empty.
+        case force
+        /// ``ExportOptions/classes``: the classes to export.
+        case classes
+        /// ``ExportOptions/constraints``: the constraints the exported objects meet.
+        case constraints
+        /// ``ExportOptions/naturalKeys``: the keys that name objects in exported references.
+        case naturalKeys
+    }
+
     /// Which kind of fault: its raw value is the command's exit code.
     public let kind: Kind
     /// What went wrong and what to do, naming the file, line, field or value concerned.
@@ -22,10 +35,14 @@ public struct PorterError: Error, Sendable, CustomStringConvertible {
     /// one a line); empty otherwise.
     public internal(set) var manifestFaults: [ManifestFault] = []
 
-    /// A fault of `kind` described by `message`.
-    public init(_ kind: Kind, _ message: String) {
+    /// The setting behind the fault, when changing it is the way out.
+    public let setting: Setting?
+
+    /// A fault of `kind` described by `message`, caused by `setting` when given.
+    public init(_ kind: Kind, _ message: String, setting: Setting? = nil) {
         self.kind = kind
         self.message = message
+        self.setting = setting
     }
 
     /// The message.

@@ -220,7 +220,7 @@ final class CSVRowStream {
         } catch {
             filled = 0
             guard let fault = error.decoding else {
-                throw ReaderError(file: displayName, line: collector.pointee.line, reason: "cannot read file: \(error.message)")
+                throw ReaderError(file: displayName, line: collector.pointee.line, reason: "cannot read file: \(error.message)", kind: .unreadable)
             }
             // The text before the fault has been parsed: a row under way holds the byte, in the cell after its last.
             let rowBegun = parser.pointee.pstate != CSVRowStream.rowNotBegun

@@ -28,7 +28,7 @@ final class FileInput: ByteInput {
     /// at line 0.
     init(path: String, displayName: String) throws(ReaderError) {
         func failure(_ message: String) -> ReaderError {
-            ReaderError(file: displayName, line: 0, reason: "cannot open file: \(message)")
+            ReaderError(file: displayName, line: 0, reason: "cannot open file: \(message)", kind: .unreadable)
         }
         descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw failure(FileInput.systemMessage()) }

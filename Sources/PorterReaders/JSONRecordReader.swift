@@ -214,18 +214,18 @@ public struct JSONRecordReader: RecordReader {
         switch error {
         case .syntax(let syntax):
             if syntax.message == JSONSyntaxError.invalidUTF8Message, let fault = TranscodingInput.firstInvalidUTF8(in: input) {
-                return ReaderError(file: displayName, line: fault.line, reason: "invalid JSON: \(fault.description)", decodingFault: fault)
+                return ReaderError(file: displayName, line: fault.line, reason: "invalid JSON: \(fault.description)", kind: .invalidJSON, decodingFault: fault)
             }
-            return self.error("invalid JSON: \(syntax.message) at column \(syntax.column)", line: syntax.line)
+            return self.error("invalid JSON: \(syntax.message) at column \(syntax.column)", line: syntax.line, kind: .invalidJSON)
         case .readFailed(let message):
             if let fault = (input as? TranscodingInput)?.fault {
                 return ReaderError(file: displayName, line: fault.line, reason: fault.description, decodingFault: fault)
             }
-            return self.error("cannot read file: \(message)", line: stream.line)
+            return self.error("cannot read file: \(message)", line: stream.line, kind: .unreadable)
         }
     }
 
-    private func error(_ reason: String, line: Int) -> ReaderError {
-        ReaderError(file: displayName, line: line, reason: reason)
+    private func error(_ reason: String, line: Int, kind: ReaderError.Kind = .malformed) -> ReaderError {
+        ReaderError(file: displayName, line: line, reason: reason, kind: kind)
     }
 }

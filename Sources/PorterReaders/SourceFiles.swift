@@ -55,7 +55,7 @@ public enum SourceFiles: Sendable {
             return try format.openReader(path: (path as NSString).appendingPathComponent(name), displayName: name, encoding: encoding)
         case .zip(let archive):
             guard let entry = archive.entry(named: name) else {
-                throw ReaderError(file: name, line: 0, reason: "cannot open file: \(archive.displayName) has no \(name)")
+                throw ReaderError(file: name, line: 0, reason: "cannot open file: \(archive.displayName) has no \(name)", kind: .unreadable)
             }
             return try format.openReader(input: archive.input(entry, displayName: name), displayName: name, encoding: encoding)
         }
@@ -71,7 +71,7 @@ extension SourceFiles {
             input = try FileInput(path: (path as NSString).appendingPathComponent(name), displayName: name)
         case .zip(let archive):
             guard let entry = archive.entry(named: name) else {
-                throw ReaderError(file: name, line: 0, reason: "cannot open file: \(archive.displayName) has no \(name)")
+                throw ReaderError(file: name, line: 0, reason: "cannot open file: \(archive.displayName) has no \(name)", kind: .unreadable)
             }
             input = try archive.input(entry, displayName: name)
         }
@@ -84,11 +84,11 @@ extension SourceFiles {
             let count: Int
             switch read {
             case .success(let value): count = value
-            case .failure(let failure): throw ReaderError(file: name, line: 0, reason: "cannot read file: \(failure.message)")
+            case .failure(let failure): throw ReaderError(file: name, line: 0, reason: "cannot read file: \(failure.message)", kind: .unreadable)
             }
             if count == 0 { return bytes }
             bytes += chunk[..<count]
-            if bytes.count > limit { throw ReaderError(file: name, line: 0, reason: "larger than \(limit) bytes") }
+            if bytes.count > limit { throw ReaderError(file: name, line: 0, reason: "larger than \(limit) bytes", kind: .unreadable) }
         }
     }
 }

@@ -124,17 +124,29 @@ public struct ColumnPath: Hashable, Sendable {
 
 /// A reader that stops at the first fault of its file (the file cannot be read on from there).
 public struct ReaderError: Error, Sendable, CustomStringConvertible {
-    /// The file (or in-memory source) and line of the fault.
+    /// What kind of fault ends the reading (besides ``decodingFault``).
+    public enum Kind: Sendable {
+        /// The file cannot be opened or read.
+        case unreadable
+        /// The file is not well-formed CSV, or its JSON is not records.
+        case malformed
+        /// The file is not valid JSON.
+        case invalidJSON
+    }
+
     public let location: SourceLocation
     /// What is wrong.
     public let reason: String
+    public let kind: Kind
     /// Set when the fault is bytes that are not text in the file's encoding.
     public let decodingFault: DecodingFault?
 
     /// A fault at `line` of `file` (0: the file as a whole), in `column` with `value` when known.
-    public init(file: String, line: Int, column: String? = nil, value: String? = nil, reason: String, decodingFault: DecodingFault? = nil) {
+    public init(file: String, line: Int, column: String? = nil, value: String? = nil, reason: String, kind: Kind = .malformed,
+                decodingFault: DecodingFault? = nil) {
         self.location = SourceLocation(file: file, line: line, column: column, value: value)
         self.reason = reason
+        self.kind = kind
         self.decodingFault = decodingFault
     }
 

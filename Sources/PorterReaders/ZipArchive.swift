@@ -122,7 +122,7 @@ public struct ZipArchive: Sendable {
         do throws(Failure) {
             return try ZipEntryInput(archivePath: path, archiveName: self.displayName, entry: entry)
         } catch {
-            throw ReaderError(file: displayName, line: 0, reason: "cannot open file: \(error.message)")
+            throw ReaderError(file: displayName, line: 0, reason: "cannot open file: \(error.message)", kind: .unreadable)
         }
     }
 

@@ -95,6 +95,8 @@ struct ImportCommand: ParsableCommand {
         options.usersWithoutPasswords = usersWithoutPasswords
         options.prune = prune
         options.notice = { Terminal.error("note: " + $0) }
+        // A JSON report lists every fault; a terminal shows the first ones (FaultPrinter).
+        if json { options.shownErrorLimit = .max }
         let interruption = Interruption.catchInterrupts()
         defer { interruption.stop() }
         let importer = Importer(manifest: manifest, options: options)
@@ -108,7 +110,7 @@ struct ImportCommand: ParsableCommand {
         if !json && !report.succeeded {
             DatasetArgument.printNotes(skipped: report.skippedClasses, notes: report.notes)
         }
-        FaultPrinter.print(report)
+        FaultPrinter.print(report, maxErrors: maxErrors)
         guard report.succeeded else {
             if report.committed {
                 let listed = report.rejectFiles.isEmpty ? "" : "; refused objects are in \(report.rejectFiles.joined(separator: ", "))"

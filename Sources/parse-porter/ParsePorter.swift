@@ -21,7 +21,7 @@ struct ParsePorter: ParsableCommand {
             var command = try parseAsRoot()
             try command.run()
         } catch let error as PorterError {
-            Terminal.error(error.message)
+            Terminal.error(FaultPrinter.message(of: error))
             Foundation.exit(error.kind.rawValue)
         } catch let exit as ExitCode {
             Foundation.exit(exit.rawValue)

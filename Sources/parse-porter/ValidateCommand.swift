@@ -36,7 +36,10 @@ struct ValidateCommand: ParsableCommand {
         let targetSchemas = try against.map { target throws(PorterError) in try server.sink(target).existingSchemas() } ?? []
         // A text report shows the notes in its table, or below the faults.
         let manifest = try source.manifest(targetClasses: Set(targetSchemas.map(\.className)), printingNotes: format != .text)
-        let report = try Importer(manifest: manifest).validate(against: targetSchemas, progress: ProgressDisplay.callback(quiet: quiet || format != .text))
+        var options = ImportOptions()
+        // A JSON report lists every fault; a terminal and JUnit show the first ones.
+        if format == .json { options.shownErrorLimit = .max }
+        let report = try Importer(manifest: manifest, options: options).validate(against: targetSchemas, progress: ProgressDisplay.callback(quiet: quiet || format != .text))
         switch format {
         case .text:
             if report.succeeded {

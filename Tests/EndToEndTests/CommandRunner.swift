@@ -146,7 +146,17 @@ struct ImportSummary: Decodable {
     let classes: [ClassTally]
     let relations: [RelationTally]
     let errorCount: Int
-    let errors: [String]
+    /// A fault as `--json` reports it (README "JSON reports").
+    struct Fault: Decodable {
+        let kind: String
+        let className, field, keyPath, column, value: String?
+        let file: String
+        let line: Int?
+        let message, text: String
+    }
+    let errors: [Fault]
+    /// The faults as a terminal shows them.
+    var errorTexts: [String] { errors.map(\.text) }
     let rejectFiles: [String]
     struct RequestTally: Decodable {
         let phase: String

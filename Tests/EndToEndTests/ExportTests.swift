@@ -157,7 +157,7 @@ final class ExportTests: XCTestCase {
             ("hostile-class-name", [], 3, #"class "../escaped""#),
             ("hostile-relation-name", [], 3, #"relation Book."../../x""#),
             ("stored-date-not-a-date", [], 3, #"Book b2: the stored published "yesterday" is not a Date"#),
-            ("dangling-pointer", ["--format", "csv", "--manifest", library], 1, "Book b2 genre points at Genre gone, which does not exist or has no complete key; export without --manifest"),
+            ("dangling-pointer", ["--format", "csv", "--manifest", library], 1, "Book b2 genre points at Genre gone, which does not exist or has no complete key; export without natural keys"),
         ]
         for (name, arguments, status, fragment) in cases {
             let source = try CommandRunner.loadSQLFixture("bad-targets/\(name).sql", into: directory)
@@ -175,10 +175,10 @@ final class ExportTests: XCTestCase {
         let mirror = try libraryMirror()
         let out = directory.appendingPathComponent("never").path
         let cases: [([String], Int32, String)] = [
-            (["--classes", "Nope"], 2, "the source has no class Nope"),
-            (["--where", #"{"title":"Dune"}"#], 2, "--where applies to one class"),
+            (["--classes", "Nope"], 2, "--classes: the source has no class Nope"),
+            (["--where", #"{"title":"Dune"}"#], 2, "--where: constraints apply to one class"),
             (["--classes", "Book", "--where", "{title"], 2, "--where: not a JSON object"),
-            (["--classes", "Book", "--where", #"{"title":{"$bogus":1}}"#], 2, "--where on Book"),
+            (["--classes", "Book", "--where", #"{"title":{"$bogus":1}}"#], 2, "--where: constraints on Book"),
             (["--manifest", CommandRunner.fixtures.appendingPathComponent("library").path], 2, "use it with --format csv"),
             (["--format", "xml"], 2, "xml"),
         ]

@@ -192,6 +192,11 @@ final class ParseUsersImportTests: XCTestCase {
         XCTAssertEqual(result.stderr.components(separatedBy: "3 _User objects have password hashes").count - 1, 1, result.stderr)
         XCTAssertTrue(result.stderr.contains("--users-without-passwords"), result.stderr)
         XCTAssertTrue(result.stderr.contains("nothing was written"), result.stderr)
+        // In JSON: one fault of its own kind, in the library's words (no flag).
+        let summary = try ImportSummary.parse(try server.runImport(export, ["--json"]))
+        XCTAssertEqual(summary.errors.map(\.kind), ["passwordHashesNotStored"])
+        XCTAssertTrue(summary.errors[0].message.hasPrefix("3 _User objects have password hashes"), summary.errors[0].message)
+        XCTAssertFalse(summary.errors[0].message.contains("--"), summary.errors[0].message)
         XCTAssertEqual(server.injector.writes, 0)
         XCTAssertEqual(try Mirror(server.file).value("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT IN ('_SCHEMA', '_PorterMigrations')"), "0")
         XCTAssertEqual(try Mirror(server.file).value("SELECT count(*) FROM _SCHEMA"), "0")

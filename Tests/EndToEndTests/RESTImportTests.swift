@@ -144,7 +144,10 @@ final class RESTImportTests: XCTestCase {
         XCTAssertTrue(summary.committed)
         XCTAssertEqual(summary.tally("TodoListItem")?.rejected, withoutDescription)
         XCTAssertEqual(summary.tally("TodoListItem")?.inserted, (summary.tally("TodoListItem")?.read ?? 0) - withoutDescription)
-        XCTAssertTrue(summary.errors.contains { $0.hasPrefix("todos.tsv:") && $0.contains("Parse error 142") }, "\(summary.errors)")
+        XCTAssertTrue(summary.errorTexts.contains { $0.hasPrefix("todos.tsv:") && $0.contains("Parse error 142") }, "\(summary.errorTexts)")
+        let refused = summary.errors.filter { $0.kind == "refusedByTarget" }
+        XCTAssertEqual(refused.count, withoutDescription, "\(summary.errorTexts)")
+        XCTAssertTrue(refused.allSatisfy { $0.className == "TodoListItem" && $0.file == "todos.tsv" && ($0.line ?? 0) > 1 }, "\(summary.errorTexts)")
         XCTAssertEqual(try Mirror(served).value("SELECT count(*) FROM TodoListItem"), "\(summary.tally("TodoListItem")!.inserted)")
         XCTAssertEqual(try Mirror(served).value("SELECT count(*) FROM TodoListItem WHERE description IS NULL"), "0")
         // The refused rows, as the source has them, with their line and the server's code and message.

@@ -94,7 +94,7 @@ final class SourceListTests: XCTestCase {
         let summary = try ImportSummary.parse(try run(["import", dataset.path, "--to", target.path, "--json", "--max-errors", "10", "--rejects", rejects.path]))
         XCTAssertEqual(summary.tally("Order")?.rejected, 1)
         XCTAssertEqual(summary.tally("OrderLine")?.rejected, 1)
-        XCTAssertTrue(summary.errors.contains(#"lines.csv:7: column "order" (OrderLine.order): value "2024-003": points to Order "2024-003" (data/orders-2024.csv:4), which is rejected"#), "\(summary.errors)")
+        XCTAssertTrue(summary.errorTexts.contains(#"lines.csv:7: column "order" (OrderLine.order): value "2024-003": points to Order "2024-003" (data/orders-2024.csv:4), which is rejected"#), "\(summary.errorTexts)")
         let orderRejects = try String(contentsOf: rejects.appendingPathComponent("Order.csv"), encoding: .utf8)
         XCTAssertTrue(orderRejects.hasPrefix("_line,number,customer,placed_at,total,_error\ndata/orders-2024.csv:4,2024-003,eve@example.eu,2024-06-18,12,"), orderRejects)
         XCTAssertEqual(try Mirror(target).rows(#"SELECT number FROM "Order" ORDER BY number"#).map { $0[0]! },
@@ -147,7 +147,7 @@ final class SourceListTests: XCTestCase {
         XCTAssertEqual(result.status, 1, result.stderr)
         let summary = try ImportSummary.parse(result)
         XCTAssertEqual(summary.tally("Order").map { [$0.inserted, $0.rejected] }, [6, 1])
-        XCTAssertTrue(summary.errors.contains { $0.hasPrefix("data/orders-2024.csv:4: the server refused Order: Parse error 142") }, "\(summary.errors)")
+        XCTAssertTrue(summary.errorTexts.contains { $0.hasPrefix("data/orders-2024.csv:4: the server refused Order: Parse error 142") }, "\(summary.errorTexts)")
         let rejects = try String(contentsOf: dataset.appendingPathComponent("rejects/Order.csv"), encoding: .utf8)
         XCTAssertTrue(rejects.hasPrefix("_line,number,customer,placed_at,total,_error\ndata/orders-2024.csv:4,2024-003,eva@example.eu,2024-06-18,,the server refused Order"), rejects)
         XCTAssertEqual(try Mirror(server.file).rows(#"SELECT number FROM "Order" ORDER BY number"#).map { $0[0]! },

@@ -139,12 +139,12 @@ public final class Exporter {
         if let wanted = options.classes {
             let known = Set(schemas.map(\.className))
             for name in wanted where !known.contains(name) {
-                throw PorterError(.usage, "--classes: the source has no class \(name) (it has: \(known.sorted().joined(separator: ", ")))")
+                throw PorterError(.usage, "the source has no class \(name) (it has: \(known.sorted().joined(separator: ", ")))", setting: .classes)
             }
             selected = selected.filter { wanted.contains($0.className) }
         }
         if options.constraints != nil && selected.count != 1 {
-            throw PorterError(.usage, "--where applies to one class: name it with --classes")
+            throw PorterError(.usage, "constraints apply to one class: select one class", setting: .constraints)
         }
         return selected
     }

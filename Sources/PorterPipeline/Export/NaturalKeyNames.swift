@@ -15,7 +15,7 @@ final class NaturalKeyNames {
         for (className, key) in keys.sorted(by: { $0.key < $1.key }) {
             guard let schema = schemas[className] else { continue }
             for part in key where schema.field(named: part) == nil {
-                throw PorterError(.usage, "--manifest: the key of \(className) names \(part), which the source's \(className) does not have")
+                throw PorterError(.usage, "the key of \(className) names \(part), which the source's \(className) does not have", setting: .naturalKeys)
             }
         }
         self.source = source
@@ -32,14 +32,15 @@ final class NaturalKeyNames {
         guard isKeyed(pointer.className) else { return pointer.objectId }
         if names[pointer.className] == nil { try load(pointer.className) }
         guard let name = names[pointer.className]?[pointer.objectId] else {
-            throw PorterError(.invalidData, "\(context()) points at \(pointer.className) \(pointer.objectId), which does not exist or has no complete key; export without --manifest to keep objectIds")
+            throw PorterError(.invalidData, "\(context()) points at \(pointer.className) \(pointer.objectId), which does not exist or has no complete key; export without natural keys to keep objectIds",
+                              setting: .naturalKeys)
         }
         return name
     }
 
     private func load(_ className: String) throws(PorterError) {
         guard loading.insert(className).inserted, let schema = schemas[className], let key = keys[className] else {
-            throw PorterError(.usage, "--manifest: the keys of \(className) refer to each other in a cycle")
+            throw PorterError(.usage, "the keys of \(className) refer to each other in a cycle", setting: .naturalKeys)
         }
         defer { loading.remove(className) }
         let positions = key.map { part in schema.storedFields.firstIndex { $0.name == part } }

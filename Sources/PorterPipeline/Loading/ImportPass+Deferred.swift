@@ -15,7 +15,7 @@ extension ImportPass {
             for reference in item.references {
                 let place = self.location(source: Int(item.row.source), row: Int(item.row.line))
                 let location = SourceLocation(file: place.file, line: place.line, column: item.field.column,
-                                              field: "\(item.className).\(item.field.name)", value: reference.sourceText)
+                                              className: item.className, fieldName: item.field.name, value: reference.sourceText)
                 if let id = resolve(reference, from: item.row, location: location, problems: &problems) { ids.append(id) }
             }
             guard problems.isEmpty else {

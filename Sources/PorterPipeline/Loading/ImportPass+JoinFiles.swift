@@ -35,7 +35,7 @@ extension ImportPass {
             if !checkedHeader {
                 checkedHeader = true
                 for column in [relation.ownerColumn, relation.targetColumn] where record.cell(ColumnPath(column)) == nil {
-                    log.add(Diagnostic(SourceLocation(file: file, line: 1, column: column), "missing column (relations: \(fieldName))"), fatal: true)
+                    log.add(Diagnostic(.missingColumn, SourceLocation(file: file, line: 1, column: column, className: relation.owner), "missing column (relations: \(fieldName))"), fatal: true)
                     sinkOpen = false
                 }
                 if log.hasFatal { break }
@@ -46,20 +46,20 @@ extension ImportPass {
             for (column, parser) in [(ownerColumn, ownerParser), (targetColumn, targetParser)] {
                 let cell = record.cell(column)
                 let text = cell?.displayText ?? ""
-                let location = SourceLocation(file: file, line: record.line, column: column.name, field: fieldName, value: text)
+                let location = SourceLocation(file: file, line: record.line, column: column.name, className: relation.owner, fieldName: relation.field, value: text)
                 guard let cell, text != "" else {
-                    problems.append(Diagnostic(location, "empty reference"))
+                    problems.append(Diagnostic(.requiredValueMissing, location, "empty reference"))
                     continue
                 }
                 do {
                     let reference = try parser.reference(cell)
                     if let id = resolve(reference, from: nil, location: location, problems: &problems) { ids.append(id) }
                 } catch {
-                    problems.append(Diagnostic(location, error.reason))
+                    problems.append(Diagnostic(error.kind, location, error.reason))
                 }
             }
             if let ragged = record.raggednessFault(file: file) {
-                problems = [Diagnostic(ragged.location, ragged.reason)]
+                problems = [Diagnostic(.raggedRow, ragged.location, ragged.reason)]
             }
             if !problems.isEmpty {
                 relationTallies[tallyKey]!.rejected += 1
@@ -102,7 +102,7 @@ extension ImportPass {
                 rejectPlan.reasons[source] = "points to \(targetClass) at \(targetRow), which is rejected"
                 let className = manifest.classes[Int(source.source)].className
                 classTallies[className]!.rejected += 1
-                log.add(Diagnostic(SourceLocation(file: place.file, line: place.line), rejectPlan.reasons[source]!))
+                log.add(Diagnostic(.rejectedReference, SourceLocation(file: place.file, line: place.line, className: className), rejectPlan.reasons[source]!))
                 queue.append(source)
             }
         }

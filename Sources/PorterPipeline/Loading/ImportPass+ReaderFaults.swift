@@ -11,7 +11,17 @@ extension ImportPass {
         unreadSources.insert(source)
         var reason = error.reason
         if let fault = error.decodingFault { reason += "; " + Self.encodingHint(fault, declaredAt: keyPath) }
-        log.add(Diagnostic(error.location, reason), fatal: true)
+        log.add(Diagnostic(Self.faultKind(of: error), error.location, reason), fatal: true)
+    }
+
+    /// The kind of fault a reader's error is.
+    static func faultKind(of error: ReaderError) -> FaultKind {
+        if error.decodingFault != nil { return .undecodableText }
+        switch error.kind {
+        case .unreadable: return .unreadableFile
+        case .malformed: return .malformedFile
+        case .invalidJSON: return .badJSON
+        }
     }
 
     /// What to do about bytes that are not text in the encoding the file was read as.
@@ -50,7 +60,7 @@ extension ImportPass {
         for className in uncheckedReferences.keys.sorted() {
             let (count, files) = uncheckedReferences[className]!
             let verb = count == 1 ? "was" : "were"
-            log.add(Diagnostic(SourceLocation(file: manifest.mapping(for: className)!.source, line: 0),
+            log.add(Diagnostic(.uncheckedReferences, SourceLocation(file: manifest.mapping(for: className)!.source, line: 0, className: className),
                                "\(Noun.counted(count, "reference")) to \(className) from \(files.joined(separator: ", ")) \(verb) not checked: this file could not be read to its end"),
                     fatal: true)
         }

@@ -83,7 +83,7 @@ final class ImportPass {
         self.mode = mode
         self.options = options
         self.progress = progress
-        self.log = DiagnosticLog(limit: options.shownErrorLimit)
+        self.log = DiagnosticLog(limit: options.shownErrorLimit, handler: options.faultHandler)
         if case .writing(let sink, let plan) = mode, plan != nil || !sink.isTransactional, let directory = options.rejectsDirectory {
             self.rejects = RejectFiles(directory: directory)
         }
@@ -143,7 +143,8 @@ final class ImportPass {
             relationTallies[relation]!.removed += change.removed
             relationTallies[relation]!.rejected += change.refused.count
             for reason in change.refused {
-                log.add(Diagnostic(SourceLocation(file: manifest.fileName, line: 0, field: relation), reason), fatal: true)
+                let (owner, field) = split(relation)
+                log.add(Diagnostic(.refusedByTarget, SourceLocation(file: manifest.fileName, line: 0, className: owner, fieldName: field), reason), fatal: true)
             }
         }
     }
@@ -428,7 +429,8 @@ final class ImportPass {
             load.checkedHeader = true
             for column in mapper.unknownColumns(of: record) {
                 let line = if case .csv = record.content { 1 } else { record.line }
-                log.add(Diagnostic(SourceLocation(file: mapper.sourceName, line: line, column: column), "unknown column (\(className) is strict)"), fatal: true)
+                log.add(Diagnostic(.unknownColumn, SourceLocation(file: mapper.sourceName, line: line, column: column, className: className),
+                                   "unknown column (\(className) is strict)"), fatal: true)
                 sinkOpen = false
             }
         }
@@ -477,10 +479,11 @@ final class ImportPass {
             return
         case .duplicateKey(let first):
             let keyField = mapper.fields.first { $0.name == load.mapping.key.first }
-            problems.append(Diagnostic(mapper.location(draft.line, keyField, value: draft.key.map { ObjectReference(targetClass: className, identity: .key($0)).sourceText }),
+            problems.append(Diagnostic(.duplicateKey, mapper.location(draft.line, keyField, value: draft.key.map { ObjectReference(targetClass: className, identity: .key($0)).sourceText }),
                                        "duplicate key, first seen at \(rowText(source: load.source, row: first, besides: mapper.sourceName))"))
         case .duplicateObjectId(let first):
-            problems.append(Diagnostic(SourceLocation(file: mapper.sourceName, line: draft.line, column: "objectId", value: draft.objectId),
+            problems.append(Diagnostic(.duplicateObjectId, SourceLocation(file: mapper.sourceName, line: draft.line, column: "objectId", className: className,
+                                                                         value: draft.objectId),
                                        "duplicate objectId, first seen at \(rowText(source: load.source, row: first, besides: mapper.sourceName))"))
         }
         var fields: [FieldValue] = []
@@ -587,14 +590,14 @@ final class ImportPass {
         case .rejected(let line):
             let place = location()
             let targetRow = rowText(source: sourceIndex(target), row: line, besides: place.file)
-            problems.append(Diagnostic(place, "points to \(target) \"\(reference.sourceText)\" (\(targetRow)), which is rejected"))
+            problems.append(Diagnostic(.rejectedReference, place, "points to \(target) \"\(reference.sourceText)\" (\(targetRow)), which is rejected"))
         case .ambiguous(let line, let otherLine):
             let field = if case .field(let name, _) = reference.identity { name } else { "key" }
             let targetSource = sourceIndex(target)
             let first = self.location(source: targetSource, row: line), second = self.location(source: targetSource, row: otherLine)
             let rows = first.file == second.file ? "\(first.file) lines \(first.line) and \(second.line)"
                                                  : "\(first.file):\(first.line) and \(second.file):\(second.line)"
-            problems.append(Diagnostic(location(), "two \(target) objects have \(field) \"\(reference.sourceText)\" (\(rows)): "
+            problems.append(Diagnostic(.ambiguousReference, location(), "two \(target) objects have \(field) \"\(reference.sourceText)\" (\(rows)): "
                                        + "by: \(field) needs a value unique among the \(target) objects"))
         case .missing:
             if isUnread(target) {
@@ -602,9 +605,9 @@ final class ImportPass {
                 return nil
             }
             switch reference.identity {
-            case .key: problems.append(Diagnostic(location(), "no \(target) has key \"\(reference.sourceText)\""))
-            case .objectId(let id): problems.append(Diagnostic(location(), "no \(target) has objectId \"\(id)\""))
-            case .field(let field, _): problems.append(Diagnostic(location(), "no \(target) has \(field) \"\(reference.sourceText)\""))
+            case .key: problems.append(Diagnostic(.danglingReference, location(), "no \(target) has key \"\(reference.sourceText)\""))
+            case .objectId(let id): problems.append(Diagnostic(.danglingReference, location(), "no \(target) has objectId \"\(id)\""))
+            case .field(let field, _): problems.append(Diagnostic(.danglingReference, location(), "no \(target) has \(field) \"\(reference.sourceText)\""))
             }
         }
         return nil
@@ -613,18 +616,18 @@ final class ImportPass {
     /// A reference to a class the dataset does not declare: only by objectId, checked in the target.
     private func resolveOutsideDataset(_ reference: ObjectReference, location: SourceLocation, problems: inout [Diagnostic]) -> String? {
         guard case .objectId(let id) = reference.identity else {
-            problems.append(Diagnostic(location, "\(reference.targetClass) is not in this dataset: refer to its objects by objectId"))
+            problems.append(Diagnostic(.referenceOutsideDataset, location, "\(reference.targetClass) is not in this dataset: refer to its objects by objectId"))
             return nil
         }
         if case .writing(let sink, _) = mode {
             do {
                 try apply(try writer.drain())
                 guard try sink.hasObject(className: reference.targetClass, objectId: id) else {
-                    problems.append(Diagnostic(location, "no \(reference.targetClass) has objectId \"\(id)\" in the target"))
+                    problems.append(Diagnostic(.danglingReference, location, "no \(reference.targetClass) has objectId \"\(id)\" in the target"))
                     return nil
                 }
             } catch {
-                problems.append(Diagnostic(location, error.message))
+                problems.append(Diagnostic(.targetError, location, error.message))
                 return nil
             }
         }
@@ -690,7 +693,7 @@ final class ImportPass {
         case .unchanged: classTallies[className]!.unchanged += 1
         case .failed(let reason):
             let place = line > 0 ? location(source: sourceIndex(className), row: line) : (file: source, line: 0)
-            log.add(Diagnostic(SourceLocation(file: place.file, line: place.line), reason), fatal: true)
+            log.add(Diagnostic(.refusedByTarget, SourceLocation(file: place.file, line: place.line, className: className), reason), fatal: true)
             // A target that cannot roll back has the rest of the data already: go on, skip this one.
             if case .writing(let sink, _) = mode, !sink.isTransactional {
                 classTallies[className]!.rejected += 1

@@ -1,40 +1,55 @@
 /// What an import (or a validation) did, per class and per relation.
 public struct ImportReport: Sendable {
+    /// What happened to the records of one class.
     public struct ClassTally: Sendable, Equatable {
         public let className: String
+        /// Records read from the class's sources.
         public var read = 0
+        /// Objects created, updated, and found as the source has them (in a dry run: would be).
         public var inserted = 0
         public var updated = 0
         public var unchanged = 0
+        /// Records left out for a fault, or objects the target refused.
         public var rejected = 0
-        /// Objects `--prune` deleted (in a dry run: would delete).
+        /// Objects pruning (``ImportOptions/prune``) deleted (in a dry run: would delete).
         public var deleted = 0
     }
 
+    /// What happened to the links of one relation field.
     public struct RelationTally: Sendable, Equatable {
         /// `Owner.field`
         public let relation: String
+        /// Links added, and removed because a replacing import's source no longer lists them.
         public var added = 0
         public var removed = 0
+        /// Links left out for a fault, or refused by the target.
         public var rejected = 0
-        /// Links `--prune` deleted (in a dry run: would delete): not listed in the join file
+        /// Links pruning deleted (in a dry run: would delete): not listed in the join file
         /// any more, or of an object it deleted.
         public var deleted = 0
     }
 
+    /// Per class, in plan order.
     public var classes: [ClassTally]
+    /// Per relation field, by name.
     public var relations: [RelationTally]
-    /// The faults found, up to the display limit; ``errorCount`` counts them all.
+    /// The faults found, up to ``ImportOptions/shownErrorLimit``; ``errorCount`` counts them
+    /// all, ``faultCounts`` by kind, and ``ImportOptions/faultHandler`` is handed each one.
     public var errors: [Diagnostic]
+    /// How many faults were found (after an import that left rejected rows out under
+    /// ``ImportOptions/maxErrors``: how many rows it rejected).
     public var errorCount: Int
-    /// Files written under the rejects folder: rows `--max-errors` left out, and objects a
+    /// How many faults of each kind were found, all of them (not only those in ``errors``).
+    public var faultCounts: [FaultKind: Int] = [:]
+    /// Files written under the rejects folder: rows ``ImportOptions/maxErrors`` left out, and objects a
     /// target that cannot roll back refused.
     public var rejectFiles: [String]
     /// Whether the target was changed (false for validation, dry runs and failures).
     public var committed: Bool
     /// Whether the import went through (a dry run: would have); for a validation, whether
-    /// the dataset is valid. Rows rejected within `--max-errors` do not make it false.
+    /// the dataset is valid. Rows rejected within ``ImportOptions/maxErrors`` do not make it false.
     public var succeeded: Bool
+    /// How long the import or validation took.
     public var elapsedSeconds: Double
     /// Requests sent to a network target, by phase (in a dry run: the requests it would send).
     public var requests: [RequestTally] = []
@@ -48,8 +63,8 @@ public struct ImportReport: Sendable {
     public var usersWithPasswordHashes = 0
     /// `_User` objects of a Parse export with neither a password hash nor `authData`.
     public var usersWithoutPassword = 0
-    /// With `--prune`: per join-file relation and per class, what was deleted (in a dry run:
-    /// would be), with the first keys; `nil` without `--prune` or when the import failed.
+    /// With ``ImportOptions/prune``: per join-file relation and per class, what was deleted (in a dry run:
+    /// would be), with the first keys; `nil` without pruning or when the import failed.
     public var pruned: [PrunedItems]?
     /// What the user should know about how the dataset was read and what the import did not
     /// carry over as the source had it (permissions a new class lacks, timestamps a Parse Server
@@ -81,8 +96,11 @@ public struct SourceFileTally: Sendable, Equatable {
 
 /// What the command shows while an import runs.
 public struct ImportProgress: Sendable {
+    /// The classes being read (`Genre`, or `ISBN+Book` for classes read from one source together).
     public let phase: String
+    /// Records read in this phase so far.
     public let records: Int
+    /// Bytes of the phase's source files read so far, and in all.
     public let bytesRead: Int64
     public let totalBytes: Int64
 }

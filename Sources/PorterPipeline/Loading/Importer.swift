@@ -10,8 +10,12 @@ public struct ImportOptions: Sendable {
     public var batchSize = 1000
     /// Where `--max-errors` writes `<Class>.csv` files of rejected records.
     public var rejectsDirectory: String?
-    /// How many faults a report lists (all are counted).
+    /// How many faults a report lists in ``ImportReport/errors`` (all are counted, by kind in
+    /// ``ImportReport/faultCounts``, and handed to ``faultHandler``).
     public var shownErrorLimit = 50
+    /// Handed every fault as it is found, all of them (a validating pass that an import runs
+    /// first included), on the thread the import or validation runs on.
+    public var faultHandler: (@Sendable (Diagnostic) -> Void)?
     /// Write everything, report what changed, then roll back.
     public var dryRun = false
     /// Into a target that takes no password hashes (a Parse Server), write `_User` objects
@@ -80,6 +84,7 @@ public struct Importer {
         var rejectPlan: RejectPlan?
         var validatedIndexes: [String: KeyIndex]?
         var rejectedFaults: [Diagnostic] = []
+        var rejectedCounts: [FaultKind: Int] = [:]
         // A target that cannot roll back is written only once the whole dataset has validated.
         // So is one that takes no password hashes, when the dataset may carry some.
         let mayDropHashes = !sink.storesPasswordHashes && manifest.classes.contains { !$0.passwordHashKeys.isEmpty }
@@ -91,9 +96,8 @@ public struct Importer {
             let invalid = options.maxErrors == nil ? !checked.succeeded : rejects.count > allowed
             if fatal || invalid {
                 if !fatal && options.maxErrors != nil {
-                    checked.errors.append(Diagnostic(SourceLocation(file: manifest.fileName, line: 0),
-                                                     "\(rejects.count) rows rejected, more than --max-errors \(allowed): nothing written"))
-                    checked.errorCount += 1
+                    add(Diagnostic(.tooManyRejectedRows, SourceLocation(file: manifest.fileName, line: 0),
+                                   "\(rejects.count) rows rejected, more than the \(allowed) allowed: nothing written"), to: &checked)
                 }
                 return checked
             }
@@ -101,8 +105,7 @@ public struct Importer {
                 let notice = PasswordHash.notice(hashes: checked.usersWithPasswordHashes, passwordless: checked.usersWithoutPassword,
                                                  written: options.usersWithoutPasswords)
                 guard options.usersWithoutPasswords else {
-                    checked.errors.append(Diagnostic(SourceLocation(file: manifest.fileName, line: 0), notice))
-                    checked.errorCount += 1
+                    add(Diagnostic(.passwordHashesNotStored, SourceLocation(file: manifest.fileName, line: 0), notice), to: &checked)
                     checked.succeeded = false
                     return checked
                 }
@@ -111,6 +114,7 @@ public struct Importer {
             rejectPlan = rejects
             validatedIndexes = indexes
             rejectedFaults = checked.errors
+            rejectedCounts = checked.faultCounts
         }
         let pass = ImportPass(manifest: manifest, plan: plan, mode: .writing(sink, rejectPlan), options: options, progress: progress)
         pass.validatedIndexes = validatedIndexes
@@ -140,6 +144,7 @@ public struct Importer {
             if pass.log.count == 0 {
                 unwritten.errors = rejectedFaults
                 unwritten.errorCount = rejectPlan?.count ?? 0
+                unwritten.faultCounts = rejectedCounts
             }
             return unwritten
         }
@@ -150,7 +155,16 @@ public struct Importer {
         written.pruned = pruned?.items
         written.errors = rejectedFaults
         written.errorCount = rejectPlan?.count ?? 0
+        written.faultCounts = rejectedCounts
         return written
+    }
+
+    /// Adds a fault found after the passes to `report`, and hands it to the fault handler.
+    private func add(_ fault: Diagnostic, to report: inout ImportReport) {
+        report.errors.append(fault)
+        report.errorCount += 1
+        report.faultCounts[fault.kind, default: 0] += 1
+        options.faultHandler?(fault)
     }
 
     /// The schemas to begin with: class-level permissions and indexes go only to the classes the
@@ -175,7 +189,7 @@ public struct Importer {
     private func report(_ pass: ImportPass, committed: Bool, succeeded: Bool, rejectFiles: [String], started: Date) -> ImportReport {
         ImportReport(classes: plan.classOrder.map { pass.classTallies[$0]! },
                      relations: pass.relationTallies.values.sorted { $0.relation < $1.relation },
-                     errors: pass.log.shown, errorCount: pass.log.count, rejectFiles: rejectFiles,
+                     errors: pass.log.shown, errorCount: pass.log.count, faultCounts: pass.log.countsByKind, rejectFiles: rejectFiles,
                      committed: committed, succeeded: succeeded, elapsedSeconds: Date().timeIntervalSince(started),
                      skippedClasses: manifest.skippedClasses, skippedKeys: pass.skippedKeys, sourceFiles: pass.sourceFiles,
                      usersWithPasswordHashes: pass.passwordHashes, usersWithoutPassword: pass.usersWithoutPassword,

@@ -3,59 +3,46 @@ import ParseModel
 import PorterReaders
 
 /// One object read from a source, typed and keyed, with its references not yet resolved.
-public struct ObjectDraft: Sendable {
-    public let className: String
-    public let line: Int
+package struct ObjectDraft: Sendable {
+    package let className: String
+    package let line: Int
     /// The objectId given by the source, or derived from the natural key.
-    public let objectId: String
+    package let objectId: String
     /// Whether the source gave the objectId (else it is derived from the key).
-    public let hasSourceObjectId: Bool
+    package let hasSourceObjectId: Bool
     /// The canonical natural key, when the class has one, and its hash.
-    public let key: String?
-    public let keyHash: KeyHash?
+    package let key: String?
+    package let keyHash: KeyHash?
     /// Values aligned with ``ClassMapper/fields``.
-    public let values: [MappedValue]
-    public let acl: ParseACL?
-    public let createdAt: ParseDate?
-    public let updatedAt: ParseDate?
+    package let values: [MappedValue]
+    package let acl: ParseACL?
+    package let createdAt: ParseDate?
+    package let updatedAt: ParseDate?
     /// A `_User`'s bcrypt password hash, from ``ClassMapping/passwordHashKeys``.
-    public let passwordHash: String?
-}
-
-/// One fault in a record, with its location (`file:line: column "x" (Class.field): value "…"`).
-public struct Diagnostic: Sendable, CustomStringConvertible {
-    public let location: SourceLocation
-    public let reason: String
-
-    public init(_ location: SourceLocation, _ reason: String) {
-        self.location = location
-        self.reason = reason
-    }
-
-    public var description: String { "\(location): \(reason)" }
+    package let passwordHash: String?
 }
 
 /// The faults that keep a record from becoming an object.
-public struct MappingFailure: Error, Sendable {
-    public let diagnostics: [Diagnostic]
+package struct MappingFailure: Error, Sendable {
+    package let diagnostics: [Diagnostic]
     /// The record's identity when its key (or objectId) could be read despite the faults,
     /// so that references to it can be told it is rejected.
-    public var objectId: String?
-    public var key: String?
-    public var keyHash: KeyHash?
-    public var hasSourceObjectId = false
+    package var objectId: String?
+    package var key: String?
+    package var keyHash: KeyHash?
+    package var hasSourceObjectId = false
     /// The values read, aligned with ``ClassMapper/fields`` (null where a value was faulty), so
     /// that references by another field (`by:`) are told the object is rejected too.
-    public var values: [MappedValue] = []
+    package var values: [MappedValue] = []
 
-    public init(_ diagnostics: [Diagnostic]) { self.diagnostics = diagnostics }
+    package init(_ diagnostics: [Diagnostic]) { self.diagnostics = diagnostics }
 }
 
 /// Maps the records of one class's source onto ``ObjectDraft``s.
-public final class ClassMapper: Sendable {
-    public let mapping: ClassMapping
+package final class ClassMapper: Sendable {
+    package let mapping: ClassMapping
     /// The fields read from the class's own source (relation fields fed by join files are not).
-    public let fields: [FieldMapping]
+    package let fields: [FieldMapping]
     let coercers: [FieldCoercer]
     let keyIndices: [Int]
     let knownColumns: Set<String>
@@ -67,7 +54,7 @@ public final class ClassMapper: Sendable {
     let extractHeader: CSVHeader?
 
     /// Maps the records of `file`, one of the class's ``ClassMapping/sources`` (the first if `nil`).
-    public init(mapping: ClassMapping, manifest: DatasetManifest, file: String? = nil) {
+    package init(mapping: ClassMapping, manifest: DatasetManifest, file: String? = nil) {
         self.mapping = mapping
         self.sourceName = file ?? mapping.sources.first ?? mapping.source
         self.fields = mapping.fields.filter { !$0.fromJoinFile }
@@ -121,7 +108,7 @@ public final class ClassMapper: Sendable {
     }
 
     /// In strict mode, the source columns no field reads (for CSV: checked once, on the header).
-    public func unknownColumns(of record: SourceRecord) -> [String] {
+    package func unknownColumns(of record: SourceRecord) -> [String] {
         guard mapping.strict else { return [] }
         return record.columnNames.filter { !reads($0) }
     }
@@ -129,21 +116,25 @@ public final class ClassMapper: Sendable {
     /// Whether a source column (a JSON object's key) is read by a field, is one of Parse's
     /// default fields, holds a `_User`'s password hash (``ClassMapping/passwordHashKeys``), or is
     /// ignored on purpose (``ClassMapping/ignoredColumns``).
-    public func reads(_ column: String) -> Bool {
+    package func reads(_ column: String) -> Bool {
         knownColumns.contains(column) || mapping.passwordHashKeys.contains(column) || mapping.ignoredColumns.contains(column)
     }
 
     func location(_ line: Int, _ field: FieldMapping?, value: String? = nil) -> SourceLocation {
         SourceLocation(file: sourceName, line: line, column: field.map { $0.columns?[0] ?? $0.column },
-                       field: field.map { "\(mapping.className).\($0.name)" }, value: value)
+                       className: mapping.className, fieldName: field?.name, value: value)
     }
 
     /// The record as a draft, or every fault found in it.
-    public func map(_ record: SourceRecord) -> Result<ObjectDraft, MappingFailure> {
+    package func map(_ record: SourceRecord) -> Result<ObjectDraft, MappingFailure> {
         var problems: [Diagnostic] = []
         // A ragged row is one fault; its cells are still read, for the key that tells
         // references to it that it is rejected.
-        let ragged = record.raggednessFault(file: sourceName).map { Diagnostic($0.location, $0.reason) }
+        let ragged = record.raggednessFault(file: sourceName).map { fault in
+            var location = fault.location
+            location.className = mapping.className
+            return Diagnostic(.raggedRow, location, fault.reason)
+        }
         var values: [MappedValue] = []
         values.reserveCapacity(fields.count)
         // Indexing (not zip) borrows the coercers instead of copying them per row.
@@ -151,27 +142,28 @@ public final class ClassMapper: Sendable {
             do {
                 let value = try coercers[index].value(in: record)
                 if coercers[index].field.required && value.isNull {
-                    problems.append(Diagnostic(location(record.line, fields[index], value: cellText(record, fields[index])), "required field is missing"))
+                    problems.append(Diagnostic(.requiredValueMissing, location(record.line, fields[index], value: cellText(record, fields[index])), "required field is missing"))
                 }
                 values.append(value)
             } catch {
                 let field = fields[index]
                 var where_ = location(record.line, field, value: cellText(record, field, column: error.column))
                 if let column = error.column { where_.column = column }
-                problems.append(Diagnostic(where_, error.reason))
+                problems.append(Diagnostic(error.kind, where_, error.reason))
                 values.append(.value(.null))
             }
         }
         if let ragged { problems = [ragged] }
         var system = SystemColumns()
         do { if SystemColumns.mayBePresent(in: record) { system = try SystemColumns(record) } } catch {
-            problems.append(Diagnostic(SourceLocation(file: sourceName, line: record.line, column: error.column, value: error.value), error.reason))
+            problems.append(Diagnostic(error.kind, SourceLocation(file: sourceName, line: record.line, column: error.column, className: mapping.className,
+                                                                  value: error.value), error.reason))
         }
         var passwordHash: String?
         if !mapping.passwordHashKeys.isEmpty {
             do { passwordHash = try PasswordHash.read(record, keys: mapping.passwordHashKeys) } catch {
-                problems.append(Diagnostic(SourceLocation(file: sourceName, line: record.line, column: error.column, field: "\(mapping.className).\(error.column)",
-                                                          value: error.value), error.reason))
+                problems.append(Diagnostic(error.kind, SourceLocation(file: sourceName, line: record.line, column: error.column, className: mapping.className,
+                                                                      fieldName: error.column, value: error.value), error.reason))
             }
         }
         var key: String?
@@ -187,13 +179,13 @@ public final class ClassMapper: Sendable {
             key = NaturalKey.text(of: parts)
             if key == nil, problems.isEmpty {
                 let field = fields[keyIndices[parts.firstIndex(of: .null) ?? 0]]
-                problems.append(Diagnostic(location(record.line, field, value: ""), "key field is missing"))
+                problems.append(Diagnostic(.keyValueMissing, location(record.line, field, value: ""), "key field is missing"))
             }
         }
         let keyHash = key.map { KeyHash(className: mapping.className, key: $0) }
         let objectId = system.objectId ?? keyHash?.objectId
         if objectId == nil, problems.isEmpty {
-            problems.append(Diagnostic(SourceLocation(file: sourceName, line: record.line, column: "objectId"),
+            problems.append(Diagnostic(.objectIdMissing, SourceLocation(file: sourceName, line: record.line, column: "objectId", className: mapping.className),
                                        "\(mapping.className) has no key, so each record needs an objectId"))
         }
         guard problems.isEmpty, let objectId else {
@@ -220,6 +212,7 @@ public final class ClassMapper: Sendable {
 /// The Parse default columns a source may carry: `objectId`, `createdAt`, `updatedAt`, `ACL`.
 struct SystemColumns {
     struct Fault: Error {
+        let kind: FaultKind
         let column: String
         let value: String
         let reason: String
@@ -246,7 +239,7 @@ struct SystemColumns {
     init(_ record: SourceRecord) throws(Fault) {
         if let id = Self.text(record, Self.objectIdColumn), !id.isEmpty {
             guard id.utf8.count <= 120, id.utf8.allSatisfy({ $0 > 32 && $0 < 127 }) else {
-                throw Fault(column: "objectId", value: id, reason: "an objectId must be 1 to 120 printable ASCII characters")
+                throw Fault(kind: .invalidValue, column: "objectId", value: id, reason: "an objectId must be 1 to 120 printable ASCII characters")
             }
             objectId = id
         }
@@ -255,12 +248,12 @@ struct SystemColumns {
         switch record.cell(Self.aclColumn) {
         case nil, .text("")?, .json(.null)?: break
         case .json(.object(let object))?:
-            do { acl = try ParseACL(wire: object) } catch { throw Fault(column: "ACL", value: JSONValue.object(object).serialized(), reason: error.message) }
+            do { acl = try ParseACL(wire: object) } catch { throw Fault(kind: .invalidValue, column: "ACL", value: JSONValue.object(object).serialized(), reason: error.message) }
         case .text(let text)?:
-            guard case .object(let object)? = try? JSONParser.parse(text) else { throw Fault(column: "ACL", value: text, reason: "invalid ACL: not a JSON object") }
-            do { acl = try ParseACL(wire: object) } catch { throw Fault(column: "ACL", value: text, reason: error.message) }
+            guard case .object(let object)? = try? JSONParser.parse(text) else { throw Fault(kind: .badJSON, column: "ACL", value: text, reason: "invalid ACL: not a JSON object") }
+            do { acl = try ParseACL(wire: object) } catch { throw Fault(kind: .invalidValue, column: "ACL", value: text, reason: error.message) }
         case .json(let other)?:
-            throw Fault(column: "ACL", value: other.serialized(), reason: "invalid ACL: not a JSON object")
+            throw Fault(kind: .wrongType, column: "ACL", value: other.serialized(), reason: "invalid ACL: not a JSON object")
         }
     }
 
@@ -275,10 +268,10 @@ struct SystemColumns {
         switch record.cell(column) {
         case nil, .text("")?, .json(.null)?: return nil
         case .text(let t)?, .json(.string(let t))?:
-            guard let date = ParseDate(iso: t) else { throw Fault(column: column.name, value: t, reason: "not a date") }
+            guard let date = ParseDate(iso: t) else { throw Fault(kind: .notADate, column: column.name, value: t, reason: "not a date") }
             return date
         case .json(let json)?:
-            guard case .date(let date)? = try? ParseValue(wire: json) else { throw Fault(column: column.name, value: json.serialized(), reason: "not a date") }
+            guard case .date(let date)? = try? ParseValue(wire: json) else { throw Fault(kind: .notADate, column: column.name, value: json.serialized(), reason: "not a date") }
             return date
         }
     }

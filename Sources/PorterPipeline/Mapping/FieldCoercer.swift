@@ -4,8 +4,8 @@ import PorterReaders
 
 /// Turns a field's source cell(s) into its value: the coercion rules of one Parse type,
 /// the field's `null` tokens, enum `values`, `split`, `format` and `default`.
-public final class FieldCoercer: Sendable {
-    public let field: FieldMapping
+package final class FieldCoercer: Sendable {
+    package let field: FieldMapping
     let columnPaths: [ColumnPath]
     /// The field's date formats, tried in order; empty means ISO 8601.
     let datePatterns: [DatePattern]
@@ -34,11 +34,11 @@ public final class FieldCoercer: Sendable {
         if let columns = field.columns {
             let lat = record.cell(columnPaths[0]), lng = record.cell(columnPaths[1])
             if isNull(lat) && isNull(lng) { return .value(field.defaultValue ?? .null) }
-            guard let latitude = number(lat)?.numberValue else { throw CoercionError("latitude is not a number", column: columns[0]) }
-            guard let longitude = number(lng)?.numberValue else { throw CoercionError("longitude is not a number", column: columns[1]) }
-            guard (-90.0...90.0).contains(latitude) else { throw CoercionError("latitude \(latitude) is out of range -90...90", column: columns[0]) }
+            guard let latitude = number(lat)?.numberValue else { throw CoercionError(.notANumber, "latitude is not a number", column: columns[0]) }
+            guard let longitude = number(lng)?.numberValue else { throw CoercionError(.notANumber, "longitude is not a number", column: columns[1]) }
+            guard (-90.0...90.0).contains(latitude) else { throw CoercionError(.invalidValue, "latitude \(latitude) is out of range -90...90", column: columns[0]) }
             do { return .value(.geoPoint(try GeoPoint(latitude: latitude, longitude: longitude))) } catch {
-                throw CoercionError(error.message, column: columns[1])
+                throw CoercionError(.invalidValue, error.message, column: columns[1])
             }
         }
         let cell = record.cell(columnPaths[0])
@@ -63,7 +63,7 @@ public final class FieldCoercer: Sendable {
         if field.upload {
             switch cell {
             case .text(let path), .json(.string(let path)): return .upload(try LocalFile.read(path, relativeTo: sourceDirectory))
-            case .json(let json): throw CoercionError("expected the path of a file, got \(json.kindName)")
+            case .json(let json): throw CoercionError(.wrongType, "expected the path of a file, got \(json.kindName)")
             }
         }
         switch field.type {
@@ -88,7 +88,7 @@ public final class FieldCoercer: Sendable {
             return stored
         }
         if let stored = try? plainValue(cell), values.values.contains(stored) { return stored }
-        throw CoercionError("not one of \(values.keys.sorted { values[$0]!.sortKey < values[$1]!.sortKey }.joined(separator: ", "))")
+        throw CoercionError(.notAnAllowedValue, "not one of \(values.keys.sorted { values[$0]!.sortKey < values[$1]!.sortKey }.joined(separator: ", "))")
     }
 
     func plainValue(_ cell: SourceCell) throws(CoercionError) -> ParseValue {
@@ -96,11 +96,11 @@ public final class FieldCoercer: Sendable {
         case .string:
             switch cell {
             case .text(let t), .json(.string(let t)): return .string(t)
-            case .json(let json): throw CoercionError("expected a String, got \(json.kindName)")
+            case .json(let json): throw CoercionError(.wrongType, "expected a String, got \(json.kindName)")
             }
         case .number:
             guard let value = number(cell) else {
-                throw CoercionError(field.numberFormat == .standard ? "not a number" : "not a number with \(field.numberFormat.spelled)")
+                throw CoercionError(.notANumber, field.numberFormat == .standard ? "not a number" : "not a number with \(field.numberFormat.spelled)")
             }
             return value
         case .boolean:
@@ -116,7 +116,7 @@ public final class FieldCoercer: Sendable {
                 }
             default: break
             }
-            throw CoercionError("not a boolean (true/false, yes/no, 1/0, t/f, y/n)")
+            throw CoercionError(.notABoolean, "not a boolean (true/false, yes/no, 1/0, t/f, y/n)")
         case .date:
             return .date(try date(cell))
         case .array:
@@ -124,26 +124,26 @@ public final class FieldCoercer: Sendable {
                 return .array(CellText.split(t, by: separator).filter { !$0.isEmpty }.map(ParseValue.string))
             }
             let json = try jsonValue(cell)
-            guard case .array = json else { throw CoercionError("expected a JSON array, got \(json.kindName)") }
+            guard case .array = json else { throw CoercionError(.wrongType, "expected a JSON array, got \(json.kindName)") }
             return try wire(json)
         case .object:
             let json = try jsonValue(cell)
-            guard case .object = json else { throw CoercionError("expected a JSON object, got \(json.kindName)") }
+            guard case .object = json else { throw CoercionError(.wrongType, "expected a JSON object, got \(json.kindName)") }
             let value = try wire(json)
-            guard case .object = value else { throw CoercionError("expected a plain JSON object, got a \(value.fieldType?.description ?? "value")") }
+            guard case .object = value else { throw CoercionError(.wrongType, "expected a plain JSON object, got a \(value.fieldType?.description ?? "value")") }
             return value
         case .geoPoint:
             let json = try jsonValue(cell)
             if case .array(let pair) = json, pair.count == 2, let lat = pair[0].doubleValue, let lng = pair[1].doubleValue {
-                do { return .geoPoint(try GeoPoint(latitude: lat, longitude: lng)) } catch { throw CoercionError(error.message) }
+                do { return .geoPoint(try GeoPoint(latitude: lat, longitude: lng)) } catch { throw CoercionError(.invalidValue, error.message) }
             }
-            guard case .object(var object) = json else { throw CoercionError("expected a GeoPoint as {\"latitude\":…,\"longitude\":…}") }
+            guard case .object(var object) = json else { throw CoercionError(.wrongType, "expected a GeoPoint as {\"latitude\":…,\"longitude\":…}") }
             object["__type"] = .string("GeoPoint")
             return try typed(.object(object), .geoPoint)
         case .polygon:
             let json = try jsonValue(cell)
             if case .array(let pairs) = json {
-                do { return .polygon(try ParsePolygon(wireCoordinates: pairs)) } catch { throw CoercionError(error.message) }
+                do { return .polygon(try ParsePolygon(wireCoordinates: pairs)) } catch { throw CoercionError(.invalidValue, error.message) }
             }
             return try typed(json, .polygon)
         case .file:
@@ -151,21 +151,21 @@ public final class FieldCoercer: Sendable {
             case .text(let t) where !t.hasPrefix("{"), .json(.string(let t)):
                 return .file(ParseFile(name: t))
             default:
-                guard case .object(var object) = try jsonValue(cell) else { throw CoercionError("expected a file name or a File object") }
+                guard case .object(var object) = try jsonValue(cell) else { throw CoercionError(.wrongType, "expected a file name or a File object") }
                 object["__type"] = .string("File")
                 return try typed(.object(object), .file)
             }
         case .bytes:
             switch cell {
             case .text(let t), .json(.string(let t)):
-                guard Base64.isValid(t) else { throw CoercionError("not valid base64") }
+                guard Base64.isValid(t) else { throw CoercionError(.invalidValue, "not valid base64") }
                 return .bytes(base64: t)
             case .json(let json):
                 return try typed(json, .bytes)
             }
         case .acl:
-            guard case .object(let object) = try jsonValue(cell) else { throw CoercionError("invalid ACL: expected a JSON object") }
-            do { return .acl(try ParseACL(wire: object)) } catch { throw CoercionError(error.message) }
+            guard case .object(let object) = try jsonValue(cell) else { throw CoercionError(.wrongType, "invalid ACL: expected a JSON object") }
+            do { return .acl(try ParseACL(wire: object)) } catch { throw CoercionError(.invalidValue, error.message) }
         case .pointer, .relation:
             preconditionFailure("references are coerced by ReferenceParser")
         }
@@ -187,7 +187,7 @@ public final class FieldCoercer: Sendable {
         case .json(let number) where number.doubleValue != nil && datePatterns.contains(where: \.isUnixTime):
             return try date(number.serialized())
         case .json(let json):
-            guard case .date(let date) = try typed(json, .date) else { throw CoercionError("not a date") }
+            guard case .date(let date) = try typed(json, .date) else { throw CoercionError(.notADate, "not a date") }
             return date
         }
     }
@@ -197,7 +197,7 @@ public final class FieldCoercer: Sendable {
     func date(_ text: String) throws(CoercionError) -> ParseDate {
         guard !datePatterns.isEmpty else {
             guard let date = ParseDate(iso: text) else {
-                throw CoercionError("not a date (ISO 8601, e.g. 2024-01-31 or 2024-01-31T09:30:00Z)" + formatHint(text, adding: "add format: "))
+                throw CoercionError(.notADate, "not a date (ISO 8601, e.g. 2024-01-31 or 2024-01-31T09:30:00Z)" + formatHint(text, adding: "add format: "))
             }
             return date
         }
@@ -205,7 +205,7 @@ public final class FieldCoercer: Sendable {
             if let date = pattern.parse(text) { return date }
         }
         let formats = field.formats.map { "\"\($0)\"" }.joined(separator: " or ")
-        throw CoercionError("not a date in format \(formats)" + formatHint(text, adding: "add "))
+        throw CoercionError(.notADate, "not a date in format \(formats)" + formatHint(text, adding: "add "))
     }
 
     /// `; add format: "dd/MM/yyyy" to classes.Order.fields.placedAt` when a common format reads `text`.
@@ -225,17 +225,17 @@ public final class FieldCoercer: Sendable {
         switch cell {
         case .json(let json): return json
         case .text(let text):
-            do { return try JSONParser.parse(text) } catch { throw CoercionError("invalid JSON: \(error.message)") }
+            do { return try JSONParser.parse(text) } catch { throw CoercionError(.badJSON, "invalid JSON: \(error.message)") }
         }
     }
 
     func wire(_ json: JSONValue) throws(CoercionError) -> ParseValue {
-        do { return try ParseValue(wire: json) } catch { throw CoercionError(error.message) }
+        do { return try ParseValue(wire: json) } catch { throw CoercionError(.invalidValue, error.message) }
     }
 
     func typed(_ json: JSONValue, _ type: FieldType) throws(CoercionError) -> ParseValue {
         let value = try wire(json)
-        guard value.fieldType == type else { throw CoercionError("expected a \(type), got \(value.fieldType?.description ?? "null")") }
+        guard value.fieldType == type else { throw CoercionError(.wrongType, "expected a \(type), got \(value.fieldType?.description ?? "null")") }
         return value
     }
 }

@@ -2,8 +2,8 @@ import Foundation
 import ParseModel
 
 /// A reference to another object as a source states it, before it is resolved to an objectId.
-public struct ObjectReference: Hashable, Sendable {
-    public enum Identity: Hashable, Sendable {
+package struct ObjectReference: Hashable, Sendable {
+    package enum Identity: Hashable, Sendable {
         /// The target's natural key, in canonical text (see ``NaturalKey``).
         case key(String)
         /// The target's objectId, as a Parse export or pointer JSON carries it.
@@ -18,16 +18,16 @@ public struct ObjectReference: Hashable, Sendable {
         }
     }
 
-    public let targetClass: String
-    public let identity: Identity
+    package let targetClass: String
+    package let identity: Identity
 
-    public init(targetClass: String, identity: Identity) {
+    package init(targetClass: String, identity: Identity) {
         self.targetClass = targetClass
         self.identity = identity
     }
 
     /// The text the user wrote for this reference, for messages.
-    public var sourceText: String {
+    package var sourceText: String {
         switch identity {
         case .key(let key): key.replacingOccurrences(of: String(NaturalKey.separator), with: ", ")
         case .objectId(let id): id
@@ -37,22 +37,24 @@ public struct ObjectReference: Hashable, Sendable {
 }
 
 /// A field's value after coercion: a Parse value, or references still to be resolved.
-public enum MappedValue: Sendable, Equatable {
+package enum MappedValue: Sendable, Equatable {
     case value(ParseValue)
     case pointer(ObjectReference)
     case relation([ObjectReference])
     /// A local file to store on the target (a File field with `upload: true`).
     case upload(LocalFile)
 
-    public var isNull: Bool { self == .value(.null) }
+    package var isNull: Bool { self == .value(.null) }
 }
 
 /// Why a cell cannot become a value of its field's type (shown after the location).
-public struct CoercionError: Error, Sendable {
-    public let reason: String
+package struct CoercionError: Error, Sendable {
+    package let kind: FaultKind
+    package let reason: String
     /// The column at fault, when a field reads several (a GeoPoint's latitude and longitude).
-    public let column: String?
-    public init(_ reason: String, column: String? = nil) {
+    package let column: String?
+    package init(_ kind: FaultKind, _ reason: String, column: String? = nil) {
+        self.kind = kind
         self.reason = reason
         self.column = column
     }

@@ -17,12 +17,12 @@ enum PasswordHash {
             case .text(let text)?, .json(.string(let text))?:
                 // The value is not shown: it may be a password in plain text.
                 guard isBcrypt(text) else {
-                    throw SystemColumns.Fault(column: key, value: "(\(text.count) characters, not shown)",
+                    throw SystemColumns.Fault(kind: .invalidValue, column: key, value: "(\(text.count) characters, not shown)",
                                               reason: "not a bcrypt password hash ($2a$, $2b$ or $2y$, a cost of 04 to 31, then 53 characters of ./A-Za-z0-9)")
                 }
                 return text
             case .json(let other)?:
-                throw SystemColumns.Fault(column: key, value: other.kindName, reason: "a password hash must be text, not \(other.kindName)")
+                throw SystemColumns.Fault(kind: .wrongType, column: key, value: other.kindName, reason: "a password hash must be text, not \(other.kindName)")
             }
         }
         return nil

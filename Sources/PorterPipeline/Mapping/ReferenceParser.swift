@@ -31,13 +31,13 @@ final class ReferenceParser: Sendable {
         case .json(.object(let object)):
             return try pointerJSON(object)
         case .text(let text) where text.hasPrefix("{") && text.contains("\"__type\""):
-            guard case .object(let object)? = try? JSONParser.parse(text) else { throw CoercionError("invalid pointer JSON") }
+            guard case .object(let object)? = try? JSONParser.parse(text) else { throw CoercionError(.badJSON, "invalid pointer JSON") }
             return try pointerJSON(object)
         default:
             break
         }
         if keyParts.isEmpty {
-            guard let id = Self.text(cell), !id.isEmpty else { throw CoercionError("expected an objectId of \(targetClass)") }
+            guard let id = Self.text(cell), !id.isEmpty else { throw CoercionError(.malformedReference, "expected an objectId of \(targetClass)") }
             return ObjectReference(targetClass: targetClass, identity: .objectId(id))
         }
         var cells = [cell]
@@ -47,13 +47,13 @@ final class ReferenceParser: Sendable {
             case .json(.array(let items)): parts = items
             case .text(let text):
                 guard case .array(let items)? = try? JSONParser.parse(text) else {
-                    throw CoercionError("\(targetClass) has a composite key: give its parts as a JSON array")
+                    throw CoercionError(.malformedReference, "\(targetClass) has a composite key: give its parts as a JSON array")
                 }
                 parts = items
-            default: throw CoercionError("\(targetClass) has a composite key: give its parts as a JSON array")
+            default: throw CoercionError(.malformedReference, "\(targetClass) has a composite key: give its parts as a JSON array")
             }
             guard parts.count == keyParts.count else {
-                throw CoercionError("\(targetClass)'s key has \(keyParts.count) parts, got \(parts.count)")
+                throw CoercionError(.malformedReference, "\(targetClass)'s key has \(keyParts.count) parts, got \(parts.count)")
             }
             cells = parts.map { part in
                 if case .string(let s) = part { return SourceCell.text(s) }
@@ -67,11 +67,11 @@ final class ReferenceParser: Sendable {
             // A key part that is itself a pointer is keyed by the text that names its target,
             // as ClassMapper keys the objects themselves.
             case .pointer(let reference): values.append(.string(reference.sourceText))
-            case .relation: throw CoercionError("a Relation cannot be part of a key")
-            case .upload: throw CoercionError("an uploaded file cannot be part of a key")
+            case .relation: throw CoercionError(.malformedReference, "a Relation cannot be part of a key")
+            case .upload: throw CoercionError(.malformedReference, "an uploaded file cannot be part of a key")
             }
         }
-        guard let key = NaturalKey.text(of: values) else { throw CoercionError(by.map { "empty \(targetClass).\($0)" } ?? "empty key of \(targetClass)") }
+        guard let key = NaturalKey.text(of: values) else { throw CoercionError(.malformedReference, by.map { "empty \(targetClass).\($0)" } ?? "empty key of \(targetClass)") }
         return ObjectReference(targetClass: targetClass, identity: identity(key))
     }
 
@@ -94,7 +94,7 @@ final class ReferenceParser: Sendable {
         case .text(let text) where split != nil:
             items = CellText.split(text, by: split!).map(SourceCell.text)
         case .text(let text) where text.hasPrefix("["):
-            guard case .array(let array)? = try? JSONParser.parse(text) else { throw CoercionError("invalid JSON array of references") }
+            guard case .array(let array)? = try? JSONParser.parse(text) else { throw CoercionError(.badJSON, "invalid JSON array of references") }
             items = array.map(SourceCell.json)
         case .json(.array(let array)):
             items = array.map(SourceCell.json)
@@ -112,10 +112,10 @@ final class ReferenceParser: Sendable {
 
     func pointerJSON(_ object: JSONObject) throws(CoercionError) -> ObjectReference {
         let value: ParseValue
-        do { value = try ParseValue(wire: .object(object)) } catch { throw CoercionError(error.message) }
-        guard case .pointer(let pointer) = value else { throw CoercionError("expected a Pointer to \(targetClass)") }
+        do { value = try ParseValue(wire: .object(object)) } catch { throw CoercionError(.malformedReference, error.message) }
+        guard case .pointer(let pointer) = value else { throw CoercionError(.wrongType, "expected a Pointer to \(targetClass)") }
         guard pointer.className == targetClass else {
-            throw CoercionError("expected a Pointer<\(targetClass)>, got a Pointer<\(pointer.className)>")
+            throw CoercionError(.wrongType, "expected a Pointer<\(targetClass)>, got a Pointer<\(pointer.className)>")
         }
         return ObjectReference(targetClass: targetClass, identity: .objectId(pointer.objectId))
     }

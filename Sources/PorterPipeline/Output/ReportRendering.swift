@@ -55,7 +55,8 @@ extension ImportReport {
         return (classLines + keyLines).joined(separator: "\n")
     }
 
-    /// The report as JSON: what was committed, the tallies per class and relation, and the faults.
+    /// The report as JSON (README "JSON reports"): the tallies, and each fault of ``errors`` as
+    /// ``Diagnostic/json``.
     public var json: JSONValue {
         .object(JSONObject([
             "committed": .bool(committed),
@@ -73,7 +74,10 @@ extension ImportReport {
                                     "deleted": .integer(Int64(tally.deleted))]))
             }),
             "errorCount": .integer(Int64(errorCount)),
-            "errors": .array(errors.map { .string($0.description) }),
+            "faultCounts": .object(JSONObject(FaultKind.allCases.compactMap { kind in
+                faultCounts[kind].map { JSONMember(kind.rawValue, .integer(Int64($0))) }
+            })),
+            "errors": .array(errors.map(\.json)),
             "rejectFiles": .array(rejectFiles.map(JSONValue.string)),
             "usersWithPasswordHashes": .integer(Int64(usersWithPasswordHashes)),
             "usersWithoutPassword": .integer(Int64(usersWithoutPassword)),
@@ -116,5 +120,26 @@ extension ImportReport {
                 message: "\(unattributed.count) faults", details: unattributed.map(\.description).joined(separator: "\n"))))
         }
         return JUnitReport(suiteName: "parse-porter validate", cases: cases, seconds: elapsedSeconds).xml
+    }
+}
+
+extension Diagnostic {
+    /// The fault as JSON: `kind`, `className`, `field`, `keyPath`, `file`, `line`, `column`,
+    /// `value`, `message` (the reason) and `text` (the line a terminal shows); a part that is not
+    /// known is `null`, and so is the line of a fault of a whole file.
+    public var json: JSONValue {
+        func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
+        return .object(JSONObject([
+            JSONMember("kind", .string(kind.rawValue)),
+            JSONMember("className", text(location.className)),
+            JSONMember("field", text(location.fieldName)),
+            JSONMember("keyPath", text(location.keyPath)),
+            JSONMember("file", .string(location.file)),
+            JSONMember("line", location.line > 0 ? .integer(Int64(location.line)) : .null),
+            JSONMember("column", text(location.column)),
+            JSONMember("value", text(location.value)),
+            JSONMember("message", .string(reason)),
+            JSONMember("text", .string(description)),
+        ]))
     }
 }
