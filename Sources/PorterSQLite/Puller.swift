@@ -82,22 +82,46 @@ public struct PullReport: Sendable {
 /// updated since (`updatedAt $gte` the watermark, so that a write in the same millisecond is not
 /// missed), stores those that differ, and reads the links of exactly those owners again. Objects
 /// the source deleted are noticed only by comparing objectIds (``PullOptions/full``).
+///
+/// ```swift
+/// // client: a PorterREST `ParseRESTClient` for the server, holding the master key
+/// let puller = Puller(source: RESTObjectSource(client: client), mirror: SQLiteMirror(path: "app.sqlite"),
+///                     options: PullOptions(source: client.address.description))
+/// let report = try await puller.run()
+/// ```
+///
+/// Cancelling the task that awaits ``run(progress:)`` stops the pull between pages: the mirror
+/// is rolled back and a ``PorterError`` of kind ``PorterError/Kind/interrupted`` is thrown.
 public final class Puller {
     private let source: ObjectSource
     private let mirror: SQLiteMirror
     private let options: PullOptions
     private var classTallies: [String: PullReport.ClassTally] = [:]
     private var relationTallies: [String: PullReport.RelationTally] = [:]
+    /// The token of the run under way.
+    private var cancellation = Cancellation()
 
+    /// A pull from `source` into `mirror`.
     public init(source: ObjectSource, mirror: SQLiteMirror, options: PullOptions) {
         self.source = source
         self.mirror = mirror
         self.options = options
     }
 
-    /// Pulls and commits; on any failure the mirror is rolled back and the error rethrown.
-    /// `progress` is called after each page of objects.
-    public func run(progress: (@Sendable (ClassProgress) -> Void)? = nil) throws(PorterError) -> PullReport {
+    /// Pulls and commits; on any failure or cancellation the mirror is rolled back and the
+    /// error thrown. Runs on a thread of its own (see ``ObjectSource``); `progress` is called
+    /// there after each page of objects.
+    @concurrent
+    public func run(progress: (@Sendable (ClassProgress) -> Void)? = nil) async throws(PorterError) -> PullReport {
+        let lent = Lent(self)
+        return try await Cancellation.onThread(named: "parse-porter pull") { (cancellation) throws(PorterError) in
+            try lent.value.run(progress: progress, cancellation: cancellation)
+        }
+    }
+
+    /// ``run(progress:)`` on the calling thread, stopped by `cancellation`.
+    package func run(progress: (@Sendable (ClassProgress) -> Void)? = nil, cancellation: Cancellation = Cancellation()) throws(PorterError) -> PullReport {
+        self.cancellation = cancellation
         let started = Date()
         // A file that is not a mirror is refused before the source is asked anything.
         let mirrored = try mirror.existingSchemas()
@@ -159,7 +183,7 @@ public final class Puller {
         progress?(ClassProgress(className: className, objects: 0, total: total))
         var tally = classTallies[className]!
         try source.readObjects(of: schema, matching: constraints) { (objects) throws(PorterError) in
-            try stopIfInterrupted(className)
+            try stopIfCancelled(className)
             for outcome in try mirror.store(objects, of: schema) {
                 switch outcome {
                 case .inserted: tally.added += 1
@@ -174,7 +198,7 @@ public final class Puller {
         }
         if options.full {
             try source.readObjectIds(of: className) { (ids) throws(PorterError) in
-                try stopIfInterrupted(className)
+                try stopIfCancelled(className)
                 try mirror.keepObjectIds(ids)
             }
             let deletion = try mirror.deleteObjectsNotKept(of: className)
@@ -198,9 +222,9 @@ public final class Puller {
         }
     }
 
-    /// Ctrl-C stops the pull between pages; the mirror is then rolled back.
-    private func stopIfInterrupted(_ className: String) throws(PorterError) {
-        guard !Interruption.isRequested else { throw PorterError(.interrupted, "interrupted while pulling \(className); the mirror was left as it was") }
+    /// A cancelled run stops between pages; the mirror is then rolled back.
+    private func stopIfCancelled(_ className: String) throws(PorterError) {
+        try cancellation.check("pulling \(className)", "the mirror was left as it was")
     }
 
     private func tallyLinks(_ relation: String, added: Int = 0, removed: Int = 0) {

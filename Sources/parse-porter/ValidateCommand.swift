@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import PorterPipeline
 
-struct ValidateCommand: ParsableCommand {
+struct ValidateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "validate",
         abstract: "Check a dataset as an import would, without writing anything.",
@@ -32,11 +32,12 @@ struct ValidateCommand: ParsableCommand {
     @Flag(name: .shortAndLong, help: "No progress output.")
     var quiet = false
 
-    func run() throws {
+    func run() async throws {
         let targetSchemas = try against.map { target throws(PorterError) in try server.sink(target).existingSchemas() } ?? []
         // A text report shows the notes in its table, or below the faults.
         let manifest = try source.manifest(targetClasses: Set(targetSchemas.map(\.className)), printingNotes: format != .text)
-        let report = try Importer(manifest: manifest).validate(against: targetSchemas, progress: ProgressDisplay.callback(quiet: quiet || format != .text))
+        let progress: (@Sendable (ImportProgress) -> Void)? = ProgressDisplay.callback(quiet: quiet || format != .text)
+        let report = try await CtrlC.cancels { try await Importer(manifest: manifest).validate(against: targetSchemas, progress: progress) }
         switch format {
         case .text:
             if report.succeeded {

@@ -51,16 +51,38 @@ public struct ExportReport: Sendable {
 
 /// Exports classes of an ``ObjectSource`` into a folder, one file per class and per relation,
 /// streaming: a page of objects is written, with its owners' links, before the next is read.
+///
+/// ```swift
+/// let source = try MirrorObjectSource(path: "library.sqlite")
+/// let report = try await Exporter(source: source, options: ExportOptions(format: .ndjson)).run(to: "out")
+/// ```
+///
+/// Cancelling the task that awaits an export stops it between pages: nothing is written to the
+/// folder, and a ``PorterError`` of kind ``PorterError/Kind/interrupted`` is thrown.
 public final class Exporter {
     private let source: ObjectSource
     private let options: ExportOptions
 
+    /// An export of `source` as `options` say.
     public init(source: ObjectSource, options: ExportOptions) {
         self.source = source
         self.options = options
     }
 
-    public func run(to path: String, progress: ((ClassProgress) -> Void)? = nil) throws(PorterError) -> ExportReport {
+    /// Writes the selected classes into the folder at `path` (created when missing): the files
+    /// are staged in a hidden folder inside it and moved into place once all are complete, so a
+    /// failed or cancelled export leaves the folder as it was. The source is read on a thread of
+    /// its own (see ``ObjectSource``); `progress` is called there.
+    @concurrent
+    public func run(to path: String, progress: (@Sendable (ClassProgress) -> Void)? = nil) async throws(PorterError) -> ExportReport {
+        let lent = Lent(self)
+        return try await Cancellation.onThread(named: "parse-porter export") { (cancellation) throws(PorterError) in
+            try lent.value.run(to: path, progress: progress, cancellation: cancellation)
+        }
+    }
+
+    /// ``run(to:progress:)`` on the calling thread, stopped by `cancellation`.
+    package func run(to path: String, progress: ((ClassProgress) -> Void)? = nil, cancellation: Cancellation = Cancellation()) throws(PorterError) -> ExportReport {
         let started = Date()
         let all = try source.schemas()
         let selected = try select(all)
@@ -73,7 +95,8 @@ public final class Exporter {
         do {
             for schema in selected {
                 let written = try export(schema, opening: { (name) throws(PorterError) in try OutputFile(path: folder.stagedPath(name)) },
-                                         withRelations: true, keyNames: keyNames, progress: progress)
+                                         withRelations: true, keyNames: keyNames, progress: progress,
+                                         cancellation: { () throws(PorterError) in try cancellation.check("exporting \(schema.className)", "nothing was written to \(path)") })
                 report.classes.append(written)
                 manifest.classes.append(.init(schema: schema, file: written.file, key: keyNames?.isKeyed(schema.className) == true ? options.naturalKeys[schema.className]! : []))
                 let keyed = keyNames != nil
@@ -101,7 +124,18 @@ public final class Exporter {
 
     /// Writes one class's objects to standard output, as NDJSON or CSV: no relation links (a
     /// stream holds one file, the report's notes name the relations left out) and no other files.
-    public func runToStandardOutput(progress: ((ClassProgress) -> Void)? = nil) throws(PorterError) -> ExportReport {
+    /// Read on a thread of its own, like ``run(to:progress:)``; a failed or cancelled export
+    /// leaves the objects written so far in the stream.
+    @concurrent
+    public func runToStandardOutput(progress: (@Sendable (ClassProgress) -> Void)? = nil) async throws(PorterError) -> ExportReport {
+        let lent = Lent(self)
+        return try await Cancellation.onThread(named: "parse-porter export") { (cancellation) throws(PorterError) in
+            try lent.value.runToStandardOutput(progress: progress, cancellation: cancellation)
+        }
+    }
+
+    /// ``runToStandardOutput(progress:)`` on the calling thread, stopped by `cancellation`.
+    package func runToStandardOutput(progress: ((ClassProgress) -> Void)? = nil, cancellation: Cancellation = Cancellation()) throws(PorterError) -> ExportReport {
         let started = Date()
         guard options.format == .ndjson || options.format == .csv else {
             throw PorterError(.usage, "standard output takes the ndjson or csv format, not \(options.format.rawValue)")
@@ -117,7 +151,10 @@ public final class Exporter {
         let keyNames = options.format == .csv && !options.naturalKeys.isEmpty
             ? try NaturalKeyNames(source: source, schemas: schemas, keys: options.naturalKeys) : nil
         var report = ExportReport()
-        report.classes.append(try export(schema, opening: { _ in OutputFile.standardOutput() }, withRelations: false, keyNames: keyNames, progress: progress))
+        report.classes.append(try export(schema, opening: { _ in OutputFile.standardOutput() }, withRelations: false, keyNames: keyNames, progress: progress,
+                                         cancellation: { () throws(PorterError) in
+                                             try cancellation.check("exporting \(schema.className)", "the objects written so far are in the stream")
+                                         }))
         report.notes = schema.relationFields.map { "\(schema.className).\($0.name): relation links are not written to standard output; export to a folder for its join file" }
         report.elapsedSeconds = Date().timeIntervalSince(started)
         return report
@@ -150,8 +187,9 @@ public final class Exporter {
     }
 
     /// Writes one class into the files `open` gives by name; its relations' links too, `withRelations`.
+    /// `stopIfCancelled` is called before each page.
     private func export(_ schema: ClassSchema, opening open: (String) throws(PorterError) -> OutputFile, withRelations: Bool, keyNames: NaturalKeyNames?,
-                        progress: ((ClassProgress) -> Void)?) throws(PorterError) -> ExportReport.ClassFile {
+                        progress: ((ClassProgress) -> Void)?, cancellation stopIfCancelled: () throws(PorterError) -> Void) throws(PorterError) -> ExportReport.ClassFile {
         let className = schema.className
         let fields = schema.storedFields
         let objectFile = "\(className).\(options.format.fileExtension)"
@@ -166,7 +204,7 @@ public final class Exporter {
         }
         var count = 0
         try source.readObjects(of: schema, matching: options.constraints) { (page) throws(PorterError) in
-            try Self.stopIfInterrupted()
+            try stopIfCancelled()
             for object in page { try objects.append(object) }
             // A selection exports the links of the selected owners only.
             if options.constraints != nil {
@@ -182,7 +220,7 @@ public final class Exporter {
         if options.constraints == nil {
             for (field, _, writer) in relations {
                 try source.readLinks(owner: className, field: field.name, targetClass: field.type.targetClass!) { (links) throws(PorterError) in
-                    try Self.stopIfInterrupted()
+                    try stopIfCancelled()
                     try writer.append(links, owner: className, field: field.name, targetClass: field.type.targetClass!)
                 }
             }
@@ -192,11 +230,6 @@ public final class Exporter {
         for (_, _, writer) in relations { try writer.close() }
         return ExportReport.ClassFile(className: className, file: objectFile, objects: count,
                                       relations: relations.map { .init(field: $0.0.name, file: $0.1, links: $0.2.count) })
-    }
-
-    /// Ctrl-C stops the export between pages; the staged files are then removed.
-    private static func stopIfInterrupted() throws(PorterError) {
-        if Interruption.isRequested { throw PorterError(.interrupted, "interrupted; nothing was written to the export folder") }
     }
 
     private func write(_ text: String, to name: String, in folder: ExportFolder) throws(PorterError) {

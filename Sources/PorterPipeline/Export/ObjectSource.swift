@@ -33,6 +33,11 @@ public struct RelationLink: Sendable, Hashable {
 /// Where an export or a pull reads from: a SQLite mirror or a Parse Server (DESIGN §3, the
 /// source side of the sinks). Objects are read a page at a time and each page is handed on
 /// before the next is read, so memory stays flat however large the class.
+///
+/// Concurrency: an export or a pull calls its source from one thread of its own, one call at a
+/// time, and the page closures on that same thread. It is not a thread of Swift's cooperative
+/// pool, so a source may block (on SQLite, on a network reply). A source need not be
+/// `Sendable`; it must not be used elsewhere while an export or a pull has it.
 public protocol ObjectSource: AnyObject {
     /// Where the objects come from, for messages: a mirror's path, or a server URL without keys.
     var location: String { get }
