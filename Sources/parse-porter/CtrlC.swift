@@ -56,7 +56,8 @@ final class CtrlC: Sendable {
         signal(SIGINT, SIG_IGN)
         let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
         source.setEventHandler { [self] in
-            if presses.add(1, ordering: .relaxed).newValue > 1 { _exit(PorterError.Kind.interrupted.rawValue) }
+            // Signals that arrive together come as one event; `data` counts them.
+            if presses.add(max(1, Int(source.data)), ordering: .relaxed).newValue > 1 { _exit(PorterError.Kind.interrupted.rawValue) }
             cancel()
         }
         source.resume()
