@@ -14,6 +14,7 @@ import Synchronization
 public final class MirrorObjectSource: ObjectSource, Sendable {
     /// The mirror file.
     public let path: String
+    /// The mirror file, for messages.
     public var location: String { path }
     private let reading: Mutex<MirrorReading>
     /// Objects per page handed on.

@@ -12,18 +12,22 @@ public struct MirrorFiles: Sendable {
     /// The folder, `<mirror>.files`.
     public let folder: String
 
+    /// The files folder of the mirror at `mirrorPath`.
     public init(mirrorPath: String) {
         folder = mirrorPath + ".files"
     }
 
     /// A stored file.
     public struct StoredFile: Sendable {
+        /// The file's content.
         public let bytes: [UInt8]
+        /// The content type it was stored with.
         public let contentType: String
     }
 
     /// Why a file could not be stored or removed.
     public struct StorageError: Error, Sendable, CustomStringConvertible {
+        /// What went wrong, naming the file.
         public let description: String
     }
 

@@ -2,10 +2,10 @@ import CSQLite
 import ParseModel
 
 /// Names and column types of the mirror's tables.
-public enum MirrorLayout {
+package enum MirrorLayout {
     /// `_SCHEMA` and the `_PorterMigrations` history (one row per applied, failed or started
     /// version), created with every mirror.
-    public static let bookkeepingTablesSQL = [
+    package static let bookkeepingTablesSQL = [
         "CREATE TABLE IF NOT EXISTS _SCHEMA (className TEXT PRIMARY KEY, schema TEXT)",
         """
         CREATE TABLE IF NOT EXISTS _PorterMigrations (version TEXT PRIMARY KEY, name TEXT, checksum TEXT, appliedAt TEXT, \
@@ -16,29 +16,29 @@ public enum MirrorLayout {
     /// `_PorterPull`, created by the first pull: per class, the server it was pulled from (a URL
     /// without keys), the watermark (the newest `updatedAt` the server had when the pull began;
     /// the next pull reads the objects updated since) and when it was pulled.
-    public static let pullTableSQL = "CREATE TABLE IF NOT EXISTS _PorterPull (className TEXT PRIMARY KEY, server TEXT, watermark TEXT, pulledAt TEXT)"
+    package static let pullTableSQL = "CREATE TABLE IF NOT EXISTS _PorterPull (className TEXT PRIMARY KEY, server TEXT, watermark TEXT, pulledAt TEXT)"
 
     /// Records a pull: `?1` class, `?2` server, `?3` watermark, `?4` time of the pull.
-    public static let recordPullSQL = """
+    package static let recordPullSQL = """
         INSERT INTO _PorterPull (className, server, watermark, pulledAt) VALUES (?1, ?2, ?3, ?4) \
         ON CONFLICT(className) DO UPDATE SET server = excluded.server, watermark = excluded.watermark, pulledAt = excluded.pulledAt
         """
 
     /// Stores a class's `/schemas` JSON: `?1` the class name, `?2` the JSON text.
-    public static let saveSchemaSQL = "INSERT INTO _SCHEMA (className, schema) VALUES (?1, ?2) ON CONFLICT(className) DO UPDATE SET schema = excluded.schema"
+    package static let saveSchemaSQL = "INSERT INTO _SCHEMA (className, schema) VALUES (?1, ?2) ON CONFLICT(className) DO UPDATE SET schema = excluded.schema"
 
     /// The table of a new class: the default columns only.
     ///
     /// `fields` other than Relations become columns of the new table at once: one statement,
     /// where adding them one by one would re-read the growing table definition each time.
-    public static func createClassTableSQL(_ className: String, fields: [SchemaField] = []) -> String {
+    package static func createClassTableSQL(_ className: String, fields: [SchemaField] = []) -> String {
         let columns = fields.filter { if case .relation = $0.type { false } else { true } }
             .map { ", \(quoted($0.name)) \(columnType($0.type))" }.joined()
         return "CREATE TABLE \(quoted(className)) (\"objectId\" TEXT PRIMARY KEY, \"createdAt\" TEXT, \"updatedAt\" TEXT, \"ACL\" TEXT\(columns))"
     }
 
     /// A new field: a column, or a join table for a Relation.
-    public static func addFieldSQL(className: String, _ field: SchemaField) -> String {
+    package static func addFieldSQL(className: String, _ field: SchemaField) -> String {
         if case .relation = field.type {
             let table = joinTable(owner: className, field: field.name)
             return "CREATE TABLE IF NOT EXISTS \(quoted(table)) (owningId TEXT, relatedId TEXT, PRIMARY KEY(owningId, relatedId)) WITHOUT ROWID"
@@ -46,14 +46,14 @@ public enum MirrorLayout {
         return "ALTER TABLE \(quoted(className)) ADD COLUMN \(quoted(field.name)) \(columnType(field.type))"
     }
 
-    public static func joinTable(owner: String, field: String) -> String { "_Join:\(field):\(owner)" }
+    package static func joinTable(owner: String, field: String) -> String { "_Join:\(field):\(owner)" }
 
     /// The `_User` column of bcrypt password hashes, as Parse Server names it; no `_SCHEMA` field
     /// names it, so queries and exports never read it.
-    public static let passwordHashColumn = "_hashed_password"
+    package static let passwordHashColumn = "_hashed_password"
 
     /// String → TEXT, Number → NUMERIC, Boolean → INTEGER, Date and Pointer → TEXT, the rest JSON TEXT.
-    public static func columnType(_ type: FieldType) -> String {
+    package static func columnType(_ type: FieldType) -> String {
         switch type {
         case .number: "NUMERIC"
         case .boolean: "INTEGER"
@@ -65,7 +65,7 @@ public enum MirrorLayout {
 extension SQLiteStatement {
     /// Binds a value in the mirror's column encoding (DESIGN §4): numbers and booleans as
     /// numbers, dates as ISO text, pointers as the target's objectId, the rest as JSON text.
-    public func bind(_ value: ParseValue, at index: Int) {
+    package func bind(_ value: ParseValue, at index: Int) {
         switch value {
         case .null: bindNull(at: index)
         case .string(let s): bind(text: s, at: index)
@@ -80,7 +80,7 @@ extension SQLiteStatement {
 
     /// Reads a column written by ``bind(_:at:)`` back as a value of `type`; `nil` when the
     /// stored text does not decode as that type.
-    public func value(at column: Int, as type: FieldType) -> ParseValue? {
+    package func value(at column: Int, as type: FieldType) -> ParseValue? {
         let storage = storageClass(at: column)
         if storage == SQLITE_NULL { return .null }
         switch type {

@@ -11,6 +11,7 @@ public struct PullOptions: Sendable {
     /// Also compare objectIds, and delete from the mirror the objects the source no longer has.
     public var full: Bool
 
+    /// A pull of every class (or `classes`) from the source named `source`; `full` also deletes.
     public init(source: String, classes: [String]? = nil, full: Bool = false) {
         self.source = source
         self.classes = classes
@@ -20,26 +21,36 @@ public struct PullOptions: Sendable {
 
 /// What a pull did, per class and per relation.
 public struct PullReport: Sendable {
+    /// What the pull did to one class.
     public struct ClassTally: Sendable, Equatable {
         public let className: String
         /// Objects read from the source: all of them the first time, then those updated since the watermark.
         public var read = 0
+        /// Objects new to the mirror.
         public var added = 0
+        /// Objects the mirror had with other values.
         public var updated = 0
+        /// Objects the mirror already had as they are.
         public var unchanged = 0
         /// Objects the source no longer has (only with ``PullOptions/full``).
         public var deleted = 0
     }
 
+    /// What the pull did to one relation's links.
     public struct RelationTally: Sendable, Equatable {
         /// `Owner.field`
         public let relation: String
+        /// Links new to the mirror.
         public var added = 0
+        /// Links the mirror had and the source no longer has.
         public var removed = 0
     }
 
+    /// Per class, in name order.
     public var classes: [ClassTally]
+    /// Per relation, by `Owner.field`.
     public var relations: [RelationTally]
+    /// How long the pull took.
     public var elapsedSeconds: Double
     /// Requests sent to the source, by phase (the caller, which knows the source, fills them in).
     public var requests: [RequestTally] = []
@@ -54,6 +65,7 @@ public struct PullReport: Sendable {
         return text
     }
 
+    /// The report as JSON: `elapsedSeconds`, `classes`, `relations`, `requests`.
     public var json: JSONValue {
         func number(_ value: Int) -> JSONValue { .integer(Int64(value)) }
         return .object(JSONObject([

@@ -8,13 +8,15 @@ let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 /// A connection to one SQLite file; failures become target errors (exit 3) naming the file.
 /// Used by one thread at a time.
 public final class SQLiteDatabase {
+    /// The database file.
     public let path: String
     /// The C handle, for registering functions (`sqlite3_create_function_v2`).
-    public private(set) var handle: OpaquePointer?
+    package private(set) var handle: OpaquePointer?
 
     /// Set once per process, before the first connection.
     private static let configured: Void = { _ = csqlite_disable_memory_statistics() }()
 
+    /// Opens the file at `path`, creating it when `create` and it does not exist.
     public init(path: String, create: Bool) throws(PorterError) {
         SQLiteDatabase.configured
         self.path = path
@@ -36,40 +38,41 @@ public final class SQLiteDatabase {
 
     /// Whether the last failure was another connection holding the lock (`SQLITE_BUSY` or
     /// `SQLITE_LOCKED`), as opposed to a broken file or statement.
-    public var lastFailureWasBusy: Bool {
+    package var lastFailureWasBusy: Bool {
         let code = sqlite3_errcode(handle) & 0xff
         return code == SQLITE_BUSY || code == SQLITE_LOCKED
     }
 
     /// How long a statement waits for another connection's write lock before failing busy.
-    public func setBusyTimeout(seconds: Double) {
+    package func setBusyTimeout(seconds: Double) {
         sqlite3_busy_timeout(handle, Int32(min(seconds * 1000, Double(Int32.max))))
     }
 
+    /// Closes the connection; later calls fail.
     public func close() {
         if let handle { sqlite3_close_v2(handle) }
         handle = nil
     }
 
-    public func fail(_ context: String) -> PorterError {
+    package func fail(_ context: String) -> PorterError {
         PorterError(.target, "\(path): \(context): \(String(cString: sqlite3_errmsg(handle)))")
     }
 
-    public func execute(_ sql: String) throws(PorterError) {
+    package func execute(_ sql: String) throws(PorterError) {
         guard sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK else { throw fail(String(sql.prefix(60)) + (sql.count > 60 ? "…" : "")) }
     }
 
-    public func prepare(_ sql: String) throws(PorterError) -> SQLiteStatement {
+    package func prepare(_ sql: String) throws(PorterError) -> SQLiteStatement {
         var statement: OpaquePointer?
         guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else { throw fail("prepare") }
         return SQLiteStatement(statement, database: self)
     }
 
     /// Rows changed by the last INSERT, UPDATE or DELETE.
-    public var changes: Int { Int(sqlite3_changes(handle)) }
+    package var changes: Int { Int(sqlite3_changes(handle)) }
 
     /// Each row of `sql` as text columns.
-    public func rows(_ sql: String, _ arguments: [String] = []) throws(PorterError) -> [[String?]] {
+    package func rows(_ sql: String, _ arguments: [String] = []) throws(PorterError) -> [[String?]] {
         let statement = try prepare(sql)
         for (i, argument) in arguments.enumerated() { statement.bind(text: argument, at: i + 1) }
         var rows: [[String?]] = []
@@ -81,7 +84,7 @@ public final class SQLiteDatabase {
 }
 
 /// A prepared statement; finalised when released.
-public final class SQLiteStatement {
+package final class SQLiteStatement {
     private let statement: OpaquePointer
     private unowned let database: SQLiteDatabase
 
@@ -93,17 +96,17 @@ public final class SQLiteStatement {
     deinit { sqlite3_finalize(statement) }
 
     /// Binds all of the text's UTF-8 bytes, NUL characters included (a C string would end at the first).
-    public func bind(text: String, at index: Int) {
+    package func bind(text: String, at index: Int) {
         text.utf8CString.withUnsafeBufferPointer { bytes in
             _ = sqlite3_bind_text(statement, Int32(index), bytes.baseAddress, Int32(bytes.count - 1), sqliteTransient)
         }
     }
-    public func bind(integer: Int64, at index: Int) { sqlite3_bind_int64(statement, Int32(index), integer) }
-    public func bind(double: Double, at index: Int) { sqlite3_bind_double(statement, Int32(index), double) }
-    public func bindNull(at index: Int) { sqlite3_bind_null(statement, Int32(index)) }
+    package func bind(integer: Int64, at index: Int) { sqlite3_bind_int64(statement, Int32(index), integer) }
+    package func bind(double: Double, at index: Int) { sqlite3_bind_double(statement, Int32(index), double) }
+    package func bindNull(at index: Int) { sqlite3_bind_null(statement, Int32(index)) }
 
     /// Steps once: `true` when a row is available, `false` when done.
-    public func step() throws(PorterError) -> Bool {
+    package func step() throws(PorterError) -> Bool {
         switch sqlite3_step(statement) {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
@@ -112,31 +115,31 @@ public final class SQLiteStatement {
     }
 
     /// Runs the statement to its end and resets it for the next bindings.
-    public func run() throws(PorterError) {
+    package func run() throws(PorterError) {
         defer { reset() }
         while try step() {}
     }
 
-    public func reset() {
+    package func reset() {
         sqlite3_reset(statement)
         sqlite3_clear_bindings(statement)
     }
 
-    public var columnCount: Int { Int(sqlite3_column_count(statement)) }
+    package var columnCount: Int { Int(sqlite3_column_count(statement)) }
 
     /// The column's text, all of its bytes (NUL characters included).
-    public func text(at column: Int) -> String? {
+    package func text(at column: Int) -> String? {
         guard let pointer = sqlite3_column_text(statement, Int32(column)) else { return nil }
         let count = Int(sqlite3_column_bytes(statement, Int32(column)))
         return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
     }
 
-    public func integer(at column: Int) -> Int64 { sqlite3_column_int64(statement, Int32(column)) }
-    public func double(at column: Int) -> Double { sqlite3_column_double(statement, Int32(column)) }
+    package func integer(at column: Int) -> Int64 { sqlite3_column_int64(statement, Int32(column)) }
+    package func double(at column: Int) -> Double { sqlite3_column_double(statement, Int32(column)) }
     /// The size in bytes of a column's value without converting it: its bytes for text and blobs, 8
     /// for a number, 0 for NULL. (`sqlite3_column_bytes` on a number would turn it into text,
     /// after which SQLite no longer promises its storage class.)
-    public func storedSize(at column: Int) -> Int {
+    package func storedSize(at column: Int) -> Int {
         switch sqlite3_column_type(statement, Int32(column)) {
         case SQLITE_TEXT, SQLITE_BLOB: Int(sqlite3_column_bytes(statement, Int32(column)))
         case SQLITE_NULL: 0
@@ -144,12 +147,12 @@ public final class SQLiteStatement {
         }
     }
     /// `SQLITE_INTEGER`, `SQLITE_FLOAT`, `SQLITE_TEXT`, `SQLITE_BLOB` or `SQLITE_NULL`.
-    public func storageClass(at column: Int) -> Int32 { sqlite3_column_type(statement, Int32(column)) }
-    public func columnName(at column: Int) -> String { String(cString: sqlite3_column_name(statement, Int32(column))) }
+    package func storageClass(at column: Int) -> Int32 { sqlite3_column_type(statement, Int32(column)) }
+    package func columnName(at column: Int) -> String { String(cString: sqlite3_column_name(statement, Int32(column))) }
 }
 
 /// `"name"` with inner quotes doubled.
-public func quoted(_ identifier: String) -> String {
+package func quoted(_ identifier: String) -> String {
     guard identifier.utf8.contains(0x22) else { return "\"" + identifier + "\"" }
     return "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }

@@ -3,7 +3,7 @@ import PorterPipeline
 
 /// Uploaded files of an import: stored in the mirror's files folder (``MirrorFiles``), where
 /// `serve` answers them.
-extension MirrorConnection {
+extension MirrorWriter {
     /// Names each file by its content hash and staging it for ``commit()``; a content the
     /// folder already holds (under the same hash prefix, from an earlier run) is reused and
     /// not written again.

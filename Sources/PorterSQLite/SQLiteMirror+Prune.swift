@@ -2,7 +2,7 @@ import ParseModel
 import PorterPipeline
 
 /// `--prune`: deleting, in the import's transaction, what the sources no longer hold.
-extension MirrorConnection {
+extension MirrorWriter {
     private static let keptLinksTable = "temp.\(quoted("porter:keptLinks"))"
 
     /// Deletes the class's objects whose objectIds `held` does not list, with their relation

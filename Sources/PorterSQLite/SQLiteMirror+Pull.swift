@@ -13,7 +13,7 @@ package struct ObjectDeletion: Sendable, Equatable {
 }
 
 /// What a pull (``Puller``) does to the mirror, inside the transaction ``begin(schemas:naturalKeys:)`` starts.
-extension MirrorConnection {
+extension MirrorWriter {
     /// Stores objects read from a source as they are there: new ones are inserted; existing ones
     /// whose values, ACL, `createdAt` or `updatedAt` differ are replaced. `values` follow
     /// `schema.storedFields`.

@@ -16,12 +16,12 @@ import Synchronization
 public final class SQLiteMirror: ObjectSink, Sendable {
     /// The mirror file.
     public let path: String
-    private let connection: Mutex<MirrorConnection>
+    private let connection: Mutex<MirrorWriter>
 
     /// A mirror at `path`; the file is created by the first import that commits.
     public init(path: String) {
         self.path = path
-        connection = Mutex(MirrorConnection(path: path))
+        connection = Mutex(MirrorWriter(path: path))
     }
 
     /// A mirror on a connection whose owner has a transaction open (a migration): the import
@@ -33,7 +33,7 @@ public final class SQLiteMirror: ObjectSink, Sendable {
     /// keep to this: they wait for the import to end before they use the connection again).
     package init(sharing database: SQLiteDatabase) {
         path = database.path
-        nonisolated(unsafe) let shared = MirrorConnection(sharing: database)
+        nonisolated(unsafe) let shared = MirrorWriter(sharing: database)
         connection = Mutex(shared)
     }
 

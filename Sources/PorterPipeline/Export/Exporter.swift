@@ -3,18 +3,20 @@ import ParseModel
 
 /// What an export selects and how it writes (`parse-porter export`).
 public struct ExportOptions: Sendable {
+    /// The files' format.
     public var format: ExportFormat
     /// The classes to export; `nil` for every class the source has.
     public var classes: [String]?
     /// A Parse `where` the exported objects match (with exactly one class).
     public var constraints: JSONObject?
-    /// Natural keys by class (from `--manifest`): CSV references name objects by key.
+    /// Natural keys by class (a dataset's keys): CSV references name objects by key.
     public var naturalKeys: [String: [String]]
     /// Also write a `dataset.yml` that re-imports the export.
     public var emitManifest: Bool
     /// Write into a folder that is not empty.
     public var force: Bool
 
+    /// Options of an export in `format`; by default every class, every object, objectIds in references.
     public init(format: ExportFormat, classes: [String]? = nil, constraints: JSONObject? = nil, naturalKeys: [String: [String]] = [:],
                 emitManifest: Bool = false, force: Bool = false) {
         self.format = format
@@ -28,24 +30,33 @@ public struct ExportOptions: Sendable {
 
 /// What an export wrote, per class.
 public struct ExportReport: Sendable {
+    /// The join file of one relation field.
     public struct RelationFile: Sendable {
+        /// The Relation field.
         public let field: String
+        /// The file's name in the folder.
         public let file: String
+        /// Links written.
         public let links: Int
     }
 
+    /// The file of one class, and those of its relations.
     public struct ClassFile: Sendable {
         public let className: String
+        /// The file's name in the folder (`-` for standard output).
         public let file: String
+        /// Objects written.
         public let objects: Int
         public let relations: [RelationFile]
     }
 
+    /// The classes written, in name order.
     public var classes: [ClassFile] = []
     /// Other files written: `schema.json`, `dataset.yml`.
     public var otherFiles: [String] = []
     /// What was left out, for the user (relation links of a class written to standard output).
     public var notes: [String] = []
+    /// How long the export took.
     public var elapsedSeconds = 0.0
 }
 

@@ -27,6 +27,7 @@ public struct ImportOptions: Sendable {
     /// Told, before anything is written, what the import will not carry over.
     public var notice: (@Sendable (String) -> Void)?
 
+    /// All-or-nothing options by default; see each property.
     public init(maxErrors: Int? = nil, batchSize: Int = 1000, rejectsDirectory: String? = nil, shownErrorLimit: Int = 50, dryRun: Bool = false) {
         self.maxErrors = maxErrors
         self.dryRun = dryRun

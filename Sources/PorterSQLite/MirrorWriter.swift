@@ -5,7 +5,7 @@ import PorterPipeline
 
 /// The connection and the state of one ``SQLiteMirror`` (DESIGN §4): what the mirror does, on
 /// behalf of the sink that holds it behind a mutex. Used by one thread at a time.
-final class MirrorConnection {
+final class MirrorWriter {
     let path: String
     var database: SQLiteDatabase?
     private var createdFile = false
