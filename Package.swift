@@ -42,18 +42,24 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Test helpers shared by the test targets (not a product).
-        .target(name: "PorterTestSupport", path: "Tests/PorterTestSupport"),
+        .target(name: "PorterTestSupport", dependencies: ["ParseMirrorServer", "PorterHTTP"], path: "Tests/PorterTestSupport"),
         .testTarget(name: "ParseModelTests", dependencies: ["ParseModel"]),
         .testTarget(name: "PorterReadersTests", dependencies: ["PorterReaders", "PorterTestSupport", "CLibZip"]),
-        .testTarget(name: "PorterPipelineTests", dependencies: ["PorterPipeline", "PorterReaders", "ParseModel"]),
-        .testTarget(name: "PorterSQLiteTests", dependencies: ["PorterSQLite", "PorterPipeline", "ParseModel", "CSQLite"]),
-        .testTarget(name: "PorterHTTPTests", dependencies: ["PorterHTTP"]),
-        .testTarget(name: "MirrorQueryTests", dependencies: ["MirrorQuery", "PorterSQLite", "PorterPipeline", "ParseModel"]),
-        .testTarget(name: "ParseMirrorServerTests", dependencies: ["ParseMirrorServer", "PorterTestSupport", "PorterHTTP", "PorterSQLite", "ParseModel"]),
-        .testTarget(name: "PorterRESTTests", dependencies: ["PorterREST", "PorterPipeline", "ParseModel", "ParseMirrorServer", "PorterHTTP"]),
+        .testTarget(name: "PorterPipelineTests", dependencies: ["PorterPipeline", "PorterReaders", "ParseModel", "PorterTestSupport"]),
+        .testTarget(name: "PorterSQLiteTests", dependencies: ["PorterSQLite", "PorterPipeline", "ParseModel", "CSQLite", "PorterTestSupport"]),
+        .testTarget(name: "PorterHTTPTests", dependencies: ["PorterHTTP", "PorterTestSupport"]),
+        .testTarget(name: "MirrorQueryTests", dependencies: ["MirrorQuery", "PorterSQLite", "PorterPipeline", "ParseModel", "PorterTestSupport"]),
+        .testTarget(name: "ParseMirrorServerTests", dependencies: ["ParseMirrorServer", "PorterTestSupport", "PorterHTTP", "PorterSQLite", "ParseModel", "PorterPipeline"]),
+        .testTarget(name: "PorterRESTTests", dependencies: ["PorterREST", "PorterPipeline", "ParseModel", "ParseMirrorServer", "PorterHTTP", "PorterTestSupport"]),
         .testTarget(name: "PorterMigrationsTests", dependencies: [
-            "PorterMigrations", "PorterPipeline", "PorterSQLite", "PorterREST", "ParseMirrorServer", "PorterHTTP", "ParseModel",
+            "PorterMigrations", "PorterPipeline", "PorterSQLite", "PorterREST", "ParseMirrorServer", "PorterHTTP", "ParseModel", "PorterTestSupport",
         ]),
+        // Uses only the public API, as a package depending on this one would: without package
+        // access `package` declarations are hidden; Swift 6 mode (complete concurrency checking),
+        // warnings are errors. Its examples are the README chapter "Using ParsePorter as a library".
+        .testTarget(name: "LibraryClientTests", dependencies: [
+            "ParseModel", "PorterPipeline", "PorterSQLite", "PorterREST", "MirrorQuery", "ParseMirrorServer", "PorterHTTP", "PorterMigrations",
+        ], packageAccess: false, swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-warnings-as-errors"])]),
         .testTarget(name: "EndToEndTests", dependencies: ["CSQLite", "PorterTestSupport", "CLibZip", "parse-porter", "ParseMirrorServer", "PorterHTTP"], exclude: ["Snapshots"]),
     ]
 )

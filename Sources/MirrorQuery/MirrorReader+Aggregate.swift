@@ -8,7 +8,7 @@ import PorterSQLite
 /// into Objects); a Pointer reads as its objectId, as Parse's Mongo adapter groups pointers.
 extension MirrorReader {
     /// The objects an aggregation may read after its leading `$match`; more is 102.
-    public static let aggregateReadLimit = 100_000
+    package static let aggregateReadLimit = 100_000
 
     /// Runs `pipeline` on the class's objects (the caller has the master key: no ACL applies),
     /// under the query time limit.

@@ -35,8 +35,18 @@ public final class MirrorReader {
     /// Runs a query: results as Parse REST JSON objects, and the count when asked (count ignores
     /// limit/skip). The rows read are charged to `budget`; a query running longer than the time
     /// limit fails with 124.
-    public func find(_ query: ParseQuery, schemas: [String: ClassSchema], access: ReadAccess,
-                     budget: ResultBudget? = nil) throws(ParseError) -> (results: [JSONObject], count: Int?) {
+    ///
+    /// ```swift
+    /// let query = try ParseQuery(className: "Book", parameters: JSONObject(["where": .object(JSONObject(["year": .integer(1999)]))]))
+    /// let books = try reader.find(query, schemas: schemas, access: .master).results
+    /// ```
+    public func find(_ query: ParseQuery, schemas: [String: ClassSchema], access: ReadAccess) throws(ParseError) -> (results: [JSONObject], count: Int?) {
+        try find(query, schemas: schemas, access: access, budget: nil)
+    }
+
+    /// ``find(_:schemas:access:)`` charging the rows read to `budget` (a server request's budget).
+    package func find(_ query: ParseQuery, schemas: [String: ClassSchema], access: ReadAccess,
+                      budget: ResultBudget?) throws(ParseError) -> (results: [JSONObject], count: Int?) {
         try timed(budget: budget) { () throws(ParseError) in try run(query, schemas: schemas, access: access) }
     }
 
@@ -80,8 +90,14 @@ public final class MirrorReader {
     }
 
     /// One object by id (GET /classes/X/id with keys/include), nil when missing or not readable.
-    public func get(className: String, objectId: String, keys: [String]?, include: [String], schemas: [String: ClassSchema], access: ReadAccess,
-                    budget: ResultBudget? = nil) throws(ParseError) -> JSONObject? {
+    public func get(className: String, objectId: String, keys: [String]?, include: [String], schemas: [String: ClassSchema],
+                    access: ReadAccess) throws(ParseError) -> JSONObject? {
+        try get(className: className, objectId: objectId, keys: keys, include: include, schemas: schemas, access: access, budget: nil)
+    }
+
+    /// ``get(className:objectId:keys:include:schemas:access:)`` charging the rows read to `budget`.
+    package func get(className: String, objectId: String, keys: [String]?, include: [String], schemas: [String: ClassSchema], access: ReadAccess,
+                     budget: ResultBudget?) throws(ParseError) -> JSONObject? {
         let query = ParseQuery(className: className, constraints: JSONObject(["objectId": .string(objectId)]), limit: 1, keys: keys, include: include)
         return try find(query, schemas: schemas, access: access, budget: budget).results.first
     }

@@ -9,27 +9,34 @@ import ParseModel
 public struct ParseQuery: Sendable {
     /// One sort key: a field name (dotted into Object fields) and its direction.
     public struct SortKey: Sendable, Equatable {
+        /// The field name, dotted into Object fields.
         public let field: String
+        /// Whether larger values come first (`-field`).
         public let descending: Bool
 
         /// `$score` (or `-$score`): text-search relevance, best first.
         static let score = SortKey(field: "$score", descending: true)
     }
 
+    /// The class queried.
     public let className: String
     /// The `where` object; empty when the query has none.
     public let constraints: JSONObject
+    /// The sort keys, most significant first; empty for insertion order.
     public let order: [SortKey]
     /// At most this many results; 100 unless given.
     public let limit: Int
+    /// How many matching objects to pass over before the first result.
     public let skip: Int
     /// The selected keys (dotted allowed), `nil` for all fields.
     public let keys: [String]?
+    /// Fields left out of the results (`excludeKeys`), `nil` for none.
     public let excludeKeys: [String]?
     /// Pointer paths to include, such as `genre` or `post.author`.
     public let include: [String]
     /// `include=*` or `includeAll`: every pointer field of the queried class.
     public let includeAll: Bool
+    /// Whether the number of matching objects is asked for (`count=1`).
     public let count: Bool
 
     /// Parameters accepted by Parse Server; those with no meaning for a mirror are ignored.
@@ -115,7 +122,7 @@ public struct ParseQuery: Sendable {
 
     /// The largest `limit` or `skip` magnitude accepted: JavaScript's `Number.MAX_SAFE_INTEGER`,
     /// the largest count Parse Server itself can hold exactly.
-    public static let maxCount = (1 << 53) - 1
+    package static let maxCount = (1 << 53) - 1
 
     /// `limit` or `skip`: an integer, possibly as text or an integral double, of at most
     /// ``maxCount`` either way (102 otherwise). A negative limit counts like a positive one, as

@@ -3,6 +3,7 @@ import ParseModel
 /// Who reads: `principals == nil` is the master key (no ACL filter); otherwise the ACL entries that grant
 /// access: "*" always, plus the user's objectId and "role:<name>" entries when known.
 public struct ReadAccess: Sendable {
+    /// The ACL entries that grant this reader access; `nil` for the master key.
     public let principals: Set<String>?
     /// The signed-in user (not for the master key). It reads only its own `_Session` objects, and
     /// only its own `email` and `authData` among `_User` objects.
@@ -10,11 +11,17 @@ public struct ReadAccess: Sendable {
     /// Why the reader may not query a class a sub-query (`$inQuery`, `$select`…) names, given its
     /// schema (`nil` when the class does not exist): its class-level `find` permission, as for the
     /// outer query. `nil` when it may.
-    public let subqueryDenial: @Sendable (_ className: String, _ schema: ClassSchema?) -> ParseError?
+    package let subqueryDenial: @Sendable (_ className: String, _ schema: ClassSchema?) -> ParseError?
 
-    /// A reader with these ACL principals (`nil`: the master key), signed in as `userId`.
-    public init(principals: Set<String>?, userId: String? = nil,
-                subqueryDenial: @escaping @Sendable (_ className: String, _ schema: ClassSchema?) -> ParseError? = { _, _ in nil }) {
+    /// A reader with these ACL principals (`nil`: the master key), signed in as `userId`:
+    /// `ReadAccess(principals: ["*", userId, "role:Librarian"], userId: userId)`.
+    public init(principals: Set<String>?, userId: String? = nil) {
+        self.init(principals: principals, userId: userId, subqueryDenial: { _, _ in nil })
+    }
+
+    /// A reader whose sub-queries are also held to `subqueryDenial` (a server request's class-level permissions).
+    package init(principals: Set<String>?, userId: String?,
+                 subqueryDenial: @escaping @Sendable (_ className: String, _ schema: ClassSchema?) -> ParseError?) {
         self.principals = principals
         self.userId = userId
         self.subqueryDenial = subqueryDenial
@@ -34,7 +41,7 @@ public struct ReadAccess: Sendable {
     /// user, one of the user's roles, or `requiresAuthentication` for any signed-in user are
     /// honoured; `pointerFields`, `readUserFields` and `writeUserFields` grant nothing here.
     /// Denied: 119, or 101 when only signing in is missing.
-    public func checkPermission(_ operation: String, on schema: ClassSchema) throws(ParseError) {
+    package func checkPermission(_ operation: String, on schema: ClassSchema) throws(ParseError) {
         guard let principals, let permissions = schema.classLevelPermissions else { return }
         let denied = ParseError(.operationForbidden,
                                 "Permission denied for action \(operation) on class \(schema.className).")

@@ -4,14 +4,14 @@ import ParseModel
 /// and their includes (and every query of a batch, which shares its request's budget) charge
 /// the size of each row they read, and the query that goes past the budget fails with 102
 /// instead of building an answer of gigabytes. Used by one thread at a time.
-public final class ResultBudget {
+package final class ResultBudget {
     /// The budget a request starts with.
-    public let limit: Int
+    package let limit: Int
     /// The bytes still allowed.
-    public private(set) var remaining: Int
+    package private(set) var remaining: Int
 
     /// A budget of `bytes` bytes.
-    public init(bytes: Int) {
+    package init(bytes: Int) {
         limit = bytes
         remaining = bytes
     }

@@ -21,6 +21,14 @@ final class MirrorConnection {
         self.queryTimeLimit = queryTimeLimit
     }
 
+    /// Finalises the kept statements and closes the connection (its query engine first, which
+    /// unhooks itself from it).
+    func close() {
+        cachedReader = nil
+        statements = [:]
+        database.close()
+    }
+
     /// A prepared statement for `sql`, kept for the next call with the same text.
     private func statement(_ sql: String) throws -> SQLiteStatement {
         if let cached = statements[sql] { return cached }

@@ -9,14 +9,15 @@ import PorterSQLite
 /// runs in a savepoint); ``commit()`` keeps, ``rollback()`` undoes everything since ``begin()``.
 /// Used by one thread at a time.
 public final class MirrorSession {
+    /// The mirror's file path.
     public let path: String
     private let api: ParseMirrorAPI
     private let connection: MirrorConnection
     /// Whether a transaction is open (between ``begin(busyTimeout:)`` and ``commit()`` or ``rollback()``).
-    public private(set) var inTransaction = false
+    package private(set) var inTransaction = false
 
     /// Opens the mirror at `path`, creating an empty one when `create` and the file does not exist.
-    public init(path: String, create: Bool) throws(PorterError) {
+    package init(path: String, create: Bool) throws(PorterError) {
         guard create || FileManager.default.fileExists(atPath: path) else {
             throw PorterError(.target, "\(path): no such mirror")
         }
@@ -32,27 +33,29 @@ public final class MirrorSession {
 
     /// The connection requests run on, for work done beside them in the same transaction
     /// (an import through ``SQLiteMirror``).
-    public var database: SQLiteDatabase { connection.database }
+    package var database: SQLiteDatabase { connection.database }
 
     /// The mount path requests are answered under (`/parse`): `/batch` sub-request paths carry it.
-    public var mountPath: String { api.mountPath }
+    package var mountPath: String { api.mountPath }
 
     /// Starts a write transaction; waits up to `busyTimeout` seconds while another process writes.
     /// A `readOnly` transaction reads one snapshot and waits for no writer (the mirror is in WAL
     /// mode); requests that write fail in it.
-    public func begin(busyTimeout: Double = 5, readOnly: Bool = false) throws(PorterError) {
+    package func begin(busyTimeout: Double = 5, readOnly: Bool = false) throws(PorterError) {
         database.setBusyTimeout(seconds: busyTimeout)
         try database.execute(readOnly ? "BEGIN" : "BEGIN IMMEDIATE")
         inTransaction = true
     }
 
-    public func commit() throws(PorterError) {
+    /// Commits the transaction ``begin(busyTimeout:readOnly:)`` started.
+    package func commit() throws(PorterError) {
         guard inTransaction else { return }
         try database.execute("COMMIT")
         inTransaction = false
     }
 
-    public func rollback() {
+    /// Undoes everything since ``begin(busyTimeout:readOnly:)``; nothing happens outside a transaction.
+    package func rollback() {
         guard inTransaction else { return }
         try? database.execute("ROLLBACK")
         inTransaction = false
@@ -61,7 +64,7 @@ public final class MirrorSession {
     /// Answers one request (`path` below the mount path, e.g. `/schemas/Book`) as Parse Server
     /// would with the master key: the HTTP status and the JSON body, an error body when the status
     /// is not 2xx. A failure of the mirror file itself is thrown.
-    public func send(_ method: String, _ path: String, query: [(String, String)] = [], body: JSONValue? = nil) throws(PorterError) -> (status: Int, body: JSONValue) {
+    package func send(_ method: String, _ path: String, query: [(String, String)] = [], body: JSONValue? = nil) throws(PorterError) -> (status: Int, body: JSONValue) {
         guard inTransaction else { throw PorterError(.target, "\(self.path): a request outside a transaction") }
         var object = JSONObject()
         if case .object(let given)? = body { object = given }

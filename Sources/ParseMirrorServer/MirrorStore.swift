@@ -1,6 +1,7 @@
 import Foundation
 import MirrorQuery
 import ParseModel
+import PorterPipeline
 import PorterSQLite
 
 /// The mirror file as the server uses it from many threads: WAL mode, one writer at a time
@@ -12,9 +13,11 @@ final class MirrorStore: @unchecked Sendable {
     /// which owns its store).
     private let writeLock = NSLock()
     let writer: MirrorConnection
-    /// Guards `idle`.
+    /// Guards `idle` and `isClosed`.
     private let poolLock = NSLock()
     private var idle: [MirrorConnection] = []
+    /// Set by ``close()``: no connection is handed out after it.
+    private var isClosed = false
     private let schemaCache = SchemaCache()
     /// Read connections kept open between requests; more are opened under load and closed after.
     private static let idleLimit = 8
@@ -24,7 +27,13 @@ final class MirrorStore: @unchecked Sendable {
 
     /// Opens the mirror at `path`, creating an empty one (`_SCHEMA`, `_PorterMigrations`) when
     /// the file does not exist.
+    /// Refuses paths that are not a file (`":memory:"`, `""`, `file:` URIs): each connection
+    /// of the store opens the path anew, and would see a database of its own.
     init(path: String, queryTimeLimit: Double = MirrorReader.defaultTimeLimit) throws {
+        guard Self.namesAFile(path) else {
+            throw PorterError(.usage, "\"\(path)\" is not a mirror file: a served mirror is opened by several connections, which must share one "
+                + "SQLite file, so an in-memory or temporary database cannot be served; give the path of a file (in a temporary folder for tests)")
+        }
         self.path = path
         self.queryTimeLimit = queryTimeLimit
         let database = try SQLiteDatabase(path: path, create: true)
@@ -45,6 +54,28 @@ final class MirrorStore: @unchecked Sendable {
         writer = MirrorConnection(database: database, schemaCache: schemaCache, queryTimeLimit: queryTimeLimit)
     }
 
+    /// Whether SQLite opens `path` as a file every connection shares, rather than a database of
+    /// the connection's own (`":memory:"`, `""`) or a URI (`file:…`, which may name one).
+    static func namesAFile(_ path: String) -> Bool {
+        !path.isEmpty && path != ":memory:" && !path.hasPrefix("file:")
+    }
+
+    /// Closes every connection, so SQLite checkpoints the write-ahead log and removes the
+    /// `-wal` and `-shm` files. Call it once no request runs; reads and writes after it fail.
+    func close() {
+        writeLock.lock()
+        defer { writeLock.unlock() }
+        poolLock.lock()
+        let pooled = idle
+        idle = []
+        let wasClosed = isClosed
+        isClosed = true
+        poolLock.unlock()
+        guard !wasClosed else { return }
+        pooled.forEach { $0.close() }
+        writer.close()
+    }
+
     /// Runs `body` in one read transaction on a pooled connection.
     func read<T>(_ body: (MirrorConnection) throws -> T) throws -> T {
         let connection = try checkOut()
@@ -58,6 +89,7 @@ final class MirrorStore: @unchecked Sendable {
     func write<T>(_ body: (MirrorConnection) throws -> T) throws -> T {
         writeLock.lock()
         defer { writeLock.unlock() }
+        guard !closed else { throw Self.closedFailure }
         try writer.database.execute("BEGIN IMMEDIATE")
         do {
             let result = try body(writer)
@@ -72,7 +104,9 @@ final class MirrorStore: @unchecked Sendable {
     private func checkOut() throws -> MirrorConnection {
         poolLock.lock()
         let pooled = idle.popLast()
+        let wasClosed = isClosed
         poolLock.unlock()
+        guard !wasClosed else { throw Self.closedFailure }
         if let pooled { return pooled }
         return MirrorConnection(database: try SQLiteDatabase(path: path, create: false), schemaCache: schemaCache, queryTimeLimit: queryTimeLimit)
     }
@@ -80,8 +114,16 @@ final class MirrorStore: @unchecked Sendable {
     private func checkIn(_ connection: MirrorConnection) {
         poolLock.lock()
         defer { poolLock.unlock() }
-        if idle.count < Self.idleLimit { idle.append(connection) }
+        if !isClosed && idle.count < Self.idleLimit { idle.append(connection) } else { connection.close() }
     }
+
+    private var closed: Bool {
+        poolLock.lock()
+        defer { poolLock.unlock() }
+        return isClosed
+    }
+
+    private static let closedFailure = APIError.internalFailure("the mirror was closed: the server has stopped")
 }
 
 /// Parsed `_SCHEMA` rows shared by all connections, keyed by class and reused while the

@@ -7,7 +7,7 @@ import PorterPipeline
 /// Parse Server's REST API over a SQLite mirror: objects, queries, schemas, batch, users and
 /// sessions, with Parse's status codes, error codes and JSON shapes (PARSE_REST.md).
 ///
-/// Serve it with `HTTPServer(host:port:handler:)`, or call ``respond(to:)`` directly:
+/// Serve it with ``MirrorServer``, or call ``respond(to:)`` directly:
 ///
 /// ```swift
 /// let api = try ParseMirrorAPI(mirrorPath: "library.sqlite",
@@ -23,6 +23,7 @@ import PorterPipeline
 /// (CORS preflight) on any path. A POST whose body has `_method` is answered as that method.
 /// Unknown routes get 404 `{"error":"Cannot GET /path"}` (Express answers them with an HTML page).
 public final class ParseMirrorAPI: HTTPHandler {
+    /// The app id, keys, mount path and limits requests are answered with.
     public let configuration: ParseServerConfiguration
     let store: MirrorStore
     /// Uploaded files, in the folder beside the mirror (`<mirror>.files`).
@@ -30,11 +31,20 @@ public final class ParseMirrorAPI: HTTPHandler {
     let mountPath: String
 
     /// Opens the mirror at `mirrorPath`, creating an empty one when the file does not exist.
+    ///
+    /// - Throws: `PorterError` when `mirrorPath` is not a file path (`":memory:"`, `""`, a
+    ///   `file:` URI) or the file is not a SQLite database.
     public init(mirrorPath: String, configuration: ParseServerConfiguration) throws {
         self.configuration = configuration
         self.mountPath = configuration.normalizedMountPath
         self.store = try MirrorStore(path: mirrorPath, queryTimeLimit: configuration.limits.queryTimeLimit)
         self.files = MirrorFiles(mirrorPath: mirrorPath)
+    }
+
+    /// Closes the mirror's connections, so no `-wal` or `-shm` file is left beside it. Call it
+    /// once no request runs; requests after it are answered 500. ``MirrorServer/stop()`` calls it.
+    public func close() {
+        store.close()
     }
 
     /// Answers one request; every error becomes Parse's error shape.
@@ -45,7 +55,7 @@ public final class ParseMirrorAPI: HTTPHandler {
     /// Answers one request as ``respond(to:)`` does, and tells what caused its internal errors
     /// (a 500 answers only "Internal server error.", never the mirror's path or SQL), for the
     /// server's own log; empty when there was none.
-    public func respondExplaining(to request: HTTPRequest) -> (response: HTTPResponse, internalFailures: [String]) {
+    package func respondExplaining(to request: HTTPRequest) -> (response: HTTPResponse, internalFailures: [String]) {
         do { return try answer(request) } catch {
             let response = APIResponse(error: APIError(error))
             return (response.httpResponse, response.internalFailures)

@@ -34,6 +34,7 @@ public struct ParseServerConfiguration: Sendable {
     /// Addresses the maintenance key is accepted from; `nil` accepts it from anywhere.
     public var maintenanceKeyIPs: [String]?
 
+    /// A configuration as Parse Server's options of the same names: `ParseServerConfiguration(applicationId: "app", masterKey: key)`.
     public init(applicationId: String, masterKey: String, restAPIKey: String? = nil, mountPath: String = "/parse",
                 allowCustomObjectId: Bool = false, masterKeyIPs: [String]? = nil, allowClientClassCreation: Bool = false,
                 maintenanceKey: String? = nil, maintenanceKeyIPs: [String]? = nil, limits: RequestLimits = RequestLimits()) {
@@ -50,7 +51,7 @@ public struct ParseServerConfiguration: Sendable {
     }
 
     /// The mount path without a trailing slash: `/parse`, or `""` at the root.
-    public var normalizedMountPath: String {
+    package var normalizedMountPath: String {
         var path = mountPath
         while path.hasSuffix("/") { path.removeLast() }
         if !path.isEmpty && !path.hasPrefix("/") { path = "/" + path }

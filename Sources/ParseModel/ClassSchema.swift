@@ -1,10 +1,15 @@
 /// One declared field of a class: its type and Parse's field options.
 public struct SchemaField: Hashable, Sendable {
+    /// The field name, as in `/schemas`.
     public var name: String
+    /// The field's Parse type.
     public var type: FieldType
+    /// Whether every object must have a value (`required: true` in `/schemas`).
     public var required: Bool
+    /// The value Parse Server gives new objects that have none.
     public var defaultValue: ParseValue?
 
+    /// A field; `SchemaField(name: "title", type: .string, required: true)`.
     public init(name: String, type: FieldType, required: Bool = false, defaultValue: ParseValue? = nil) {
         self.name = name
         self.type = type
@@ -13,7 +18,7 @@ public struct SchemaField: Hashable, Sendable {
     }
 
     /// The field as `/schemas` spells it: `{"type":"Pointer","targetClass":"Genre","required":true,"defaultValue":…}`.
-    public var specJSON: JSONValue {
+    package var specJSON: JSONValue {
         var spec = JSONObject(["type": .string(type.name)])
         if let target = type.targetClass { spec["targetClass"] = .string(target) }
         if required { spec["required"] = .bool(true) }
@@ -25,11 +30,16 @@ public struct SchemaField: Hashable, Sendable {
 /// A class schema in Parse's `/schemas` format: fields (without the default ones),
 /// class-level permissions and indexes kept as their JSON.
 public struct ClassSchema: Hashable, Sendable {
+    /// The class name, such as `Book` or `_User`.
     public var className: String
+    /// The fields, default fields (`objectId`, `createdAt`, …) included when the schema came from a target.
     public var fields: [SchemaField]
+    /// The class-level permissions in `/schemas` format, `nil` when not set.
     public var classLevelPermissions: JSONValue?
+    /// The indexes in `/schemas` format (name → keys), `nil` when not set.
     public var indexes: JSONValue?
 
+    /// A class schema; `ClassSchema(className: "Book", fields: [SchemaField(name: "title", type: .string)])`.
     public init(className: String, fields: [SchemaField], classLevelPermissions: JSONValue? = nil, indexes: JSONValue? = nil) {
         self.className = className
         self.fields = fields
@@ -37,10 +47,11 @@ public struct ClassSchema: Hashable, Sendable {
         self.indexes = indexes
     }
 
+    /// The field named `name`, if the class has one.
     public func field(named name: String) -> SchemaField? { fields.first { $0.name == name } }
 
     /// The class-level permissions Parse Server reports for a class that has none set.
-    public static let defaultCLP = JSONValue.object(JSONObject([
+    package static let defaultCLP = JSONValue.object(JSONObject([
         "find": .object(JSONObject(["*": .bool(true)])), "count": .object(JSONObject(["*": .bool(true)])),
         "get": .object(JSONObject(["*": .bool(true)])), "create": .object(JSONObject(["*": .bool(true)])),
         "update": .object(JSONObject(["*": .bool(true)])), "delete": .object(JSONObject(["*": .bool(true)])),
@@ -67,7 +78,7 @@ public struct ClassSchema: Hashable, Sendable {
 
     /// The class's own fields (no default fields) as `/schemas` spells them: what a POST or PUT
     /// to `/schemas/<className>` sends.
-    public var fieldsJSON: JSONValue {
+    package var fieldsJSON: JSONValue {
         .object(JSONObject(fields.map { JSONMember($0.name, $0.specJSON) }))
     }
 

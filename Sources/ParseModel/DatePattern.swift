@@ -7,7 +7,7 @@
 /// AM/PM in any case; 12 AM is 00) `mm` `ss` `SSS`, `MMM` (Jan…Dec) and `MMMM` (January…December)
 /// for English month names in any case, `XXX`/`Z` for a UTC offset, `'text'` for literal text;
 /// anything else stands for itself. Dates without an offset are UTC.
-public struct DatePattern: Sendable {
+package struct DatePattern: Sendable {
     enum Token: Sendable, Equatable {
         case year4, year2, month(min: Int), monthName(full: Bool), day(min: Int), hour(min: Int), hour12(min: Int), meridiem
         case minute, second, millisecond, offset
@@ -23,15 +23,15 @@ public struct DatePattern: Sendable {
     let kind: Kind
 
     /// The format's spelling in a manifest.
-    public let text: String
+    package let text: String
 
     /// Whether the format is a Unix time, which a JSON number may also hold.
-    public var isUnixTime: Bool {
+    package var isUnixTime: Bool {
         if case .unix = kind { return true }
         return false
     }
 
-    public init?(_ pattern: String) {
+    package init?(_ pattern: String) {
         text = pattern
         switch pattern {
         case "unix": kind = .unix(millisecondsPerUnit: 1000); return
@@ -82,7 +82,7 @@ public struct DatePattern: Sendable {
     }
 
     /// The date `text` denotes, or `nil` when it does not match the format exactly.
-    public func parse(_ text: String) -> ParseDate? {
+    package func parse(_ text: String) -> ParseDate? {
         switch kind {
         case .pattern(let tokens): Self.parse(text, tokens)
         case .unix(let unit): Self.unixTime(text, millisecondsPerUnit: unit)

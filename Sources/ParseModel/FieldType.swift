@@ -67,7 +67,7 @@ public enum FieldType: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Parses the manifest spelling: `Number`, `Pointer<Genre>`, `Relation<Author>`.
-    public init?(spelling: String) {
+    package init?(spelling: String) {
         if let open = spelling.firstIndex(of: "<"), spelling.hasSuffix(">") {
             let name = String(spelling[..<open])
             let target = String(spelling[spelling.index(after: open)..<spelling.index(before: spelling.endIndex)])

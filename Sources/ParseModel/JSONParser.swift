@@ -1,12 +1,16 @@
 /// A fault in JSON text, at a 1-based line and column (columns count Unicode scalars).
 public struct JSONSyntaxError: Error, Sendable, CustomStringConvertible {
+    /// The line of the fault, from 1.
     public let line: Int
+    /// The column of the fault, from 1, in Unicode scalars.
     public let column: Int
+    /// What is wrong, such as `expected ',' or '}'`.
     public let message: String
     /// The text ended inside a value, and the text seen so far was only a prefix of the
     /// input: reading more may complete it (see `JSONStream`).
     let needsMoreInput: Bool
 
+    /// A fault at `line` and `column`.
     public init(line: Int, column: Int, message: String) {
         self.init(line: line, column: column, message: message, needsMoreInput: false)
     }
@@ -22,7 +26,7 @@ public struct JSONSyntaxError: Error, Sendable, CustomStringConvertible {
     public var description: String { "line \(line), column \(column): \(message)" }
 
     /// The message of a string whose bytes are not UTF-8.
-    public static let invalidUTF8Message = "invalid UTF-8 in string"
+    package static let invalidUTF8Message = "invalid UTF-8 in string"
 }
 
 /// Parses JSON text (RFC 8259) into `JSONValue`.
@@ -37,7 +41,7 @@ public enum JSONParser {
     /// The deepest nesting of arrays and objects accepted.
     public static let maximumDepth = 512
 
-    /// Parses one JSON document.
+    /// Parses one JSON document: `try JSONParser.parse(#"{"title": "Dune"}"#)["title"]` is `.string("Dune")`.
     public static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue {
         var text = text
         let result = text.withUTF8 { utf8 in
@@ -55,7 +59,7 @@ public enum JSONParser {
     }
 
     /// Parses one JSON document from UTF-8 bytes.
-    public static func parse(bytes: UnsafeRawBufferPointer) throws(JSONSyntaxError) -> JSONValue {
+    package static func parse(bytes: UnsafeRawBufferPointer) throws(JSONSyntaxError) -> JSONValue {
         var scanner = JSONScanner(bytes: bytes, at: JSONScanner.Position(), isFinal: true)
         scanner.skipByteOrderMark()
         let value = try scanner.parseValue()

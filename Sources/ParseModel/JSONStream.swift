@@ -1,5 +1,5 @@
 /// Why a `JSONStream` could not go on.
-public enum JSONStreamError: Error, Sendable {
+package enum JSONStreamError: Error, Sendable {
     /// The text is not valid JSON.
     case syntax(JSONSyntaxError)
     /// The read function failed; the message says why.
@@ -17,10 +17,10 @@ public enum JSONStreamError: Error, Sendable {
 /// to be parsed.
 ///
 /// A stream is a reference type that is used by one reader at a time.
-public final class JSONStream {
+package final class JSONStream {
     /// Fills the start of the buffer and returns the number of bytes written, 0 only at the
     /// end of the input. Throws `JSONStreamError.readFailed` when the input cannot be read.
-    public typealias ReadFunction = (UnsafeMutableRawBufferPointer) throws(JSONStreamError) -> Int
+    package typealias ReadFunction = (UnsafeMutableRawBufferPointer) throws(JSONStreamError) -> Int
 
     private let read: ReadFunction
     private var storage: UnsafeMutableRawBufferPointer
@@ -37,7 +37,7 @@ public final class JSONStream {
     /// - Parameters:
     ///   - chunkSize: The buffer's initial size (at least 16); `read` fills its free part.
     ///   - read: Supplies the input; see `ReadFunction`.
-    public init(chunkSize: Int = 1 << 16, read: @escaping ReadFunction) {
+    package init(chunkSize: Int = 1 << 16, read: @escaping ReadFunction) {
         self.read = read
         storage = .allocate(byteCount: max(chunkSize, 16), alignment: 1)
     }
@@ -47,33 +47,33 @@ public final class JSONStream {
     }
 
     /// Line of the next unread byte (1-based).
-    public var line: Int { position.line }
+    package var line: Int { position.line }
 
     /// Column of the next unread byte (1-based, in Unicode scalars).
-    public var column: Int { position.column }
+    package var column: Int { position.column }
 
     /// Input bytes consumed so far.
-    public var bytesConsumed: Int64 { discarded + Int64(position.index) }
+    package var bytesConsumed: Int64 { discarded + Int64(position.index) }
 
     /// The next non-whitespace byte, not consumed; `nil` at the end of the input.
-    public func peek() throws(JSONStreamError) -> UInt8? {
+    package func peek() throws(JSONStreamError) -> UInt8? {
         try attempt { scanner throws(JSONSyntaxError) in try scanner.peekToken() }
     }
 
     /// Parses the next value whole.
-    public func parseValue() throws(JSONStreamError) -> JSONValue {
+    package func parseValue() throws(JSONStreamError) -> JSONValue {
         try attempt { scanner throws(JSONSyntaxError) in try scanner.parseValue() }
     }
 
     /// Consumes the `[` that opens an array; walk it with `nextElement()`.
-    public func beginArray() throws(JSONStreamError) {
+    package func beginArray() throws(JSONStreamError) {
         try attempt { scanner throws(JSONSyntaxError) in try scanner.expect(UInt8(ascii: "["), "expected '['") }
         openContainers.append((isObject: false, hasElements: false))
     }
 
     /// Moves to the next element of the innermost array begun: `true` when an element
     /// follows (read it before calling again), `false` once the closing `]` is consumed.
-    public func nextElement() throws(JSONStreamError) -> Bool {
+    package func nextElement() throws(JSONStreamError) -> Bool {
         guard let container = openContainers.last, !container.isObject else {
             preconditionFailure("nextElement() outside an array")
         }
@@ -94,14 +94,14 @@ public final class JSONStream {
     }
 
     /// Consumes the `{` that opens an object; walk it with `nextKey()`.
-    public func beginObject() throws(JSONStreamError) {
+    package func beginObject() throws(JSONStreamError) {
         try attempt { scanner throws(JSONSyntaxError) in try scanner.expect(UInt8(ascii: "{"), "expected '{'") }
         openContainers.append((isObject: true, hasElements: false))
     }
 
     /// The key of the next member of the innermost object begun, with its colon consumed
     /// (read the value before calling again); `nil` once the closing `}` is consumed.
-    public func nextKey() throws(JSONStreamError) -> String? {
+    package func nextKey() throws(JSONStreamError) -> String? {
         guard let container = openContainers.last, container.isObject else {
             preconditionFailure("nextKey() outside an object")
         }
@@ -123,7 +123,7 @@ public final class JSONStream {
     /// For JSON Lines: skips blank lines and parses the value on the next line, which must
     /// be complete on that line and alone on it. Returns the value with the line it is on,
     /// or `nil` at the end of the input.
-    public func nextLineValue() throws(JSONStreamError) -> (line: Int, value: JSONValue)? {
+    package func nextLineValue() throws(JSONStreamError) -> (line: Int, value: JSONValue)? {
         guard try peek() != nil else { return nil }
         let line = position.line
         let value = try attempt { scanner throws(JSONSyntaxError) in
@@ -136,7 +136,7 @@ public final class JSONStream {
     }
 
     /// Checks that nothing but whitespace is left.
-    public func finish() throws(JSONStreamError) {
+    package func finish() throws(JSONStreamError) {
         try attempt { scanner throws(JSONSyntaxError) in
             if try scanner.peekToken() != nil { throw scanner.error("unexpected content after the JSON value") }
         }

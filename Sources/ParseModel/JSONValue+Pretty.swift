@@ -3,7 +3,7 @@ extension JSONValue {
     /// `expandedLevels` deep put each element on its own line, indented by two spaces; deeper
     /// ones, and empty ones, stay on one line (`{"type": "String", "required": true}`). Members
     /// keep their order, so equal values always print the same text.
-    public func prettyPrinted(expandedLevels: Int) -> String {
+    package func prettyPrinted(expandedLevels: Int) -> String {
         var out: [UInt8] = []
         writePretty(to: &out, depth: 0, expandedLevels: expandedLevels)
         return String(decoding: out, as: UTF8.self)

@@ -7,7 +7,7 @@ extension JSONValue {
 
     /// The UTF-8 bytes of ``serialized(sortedKeys:)``: what a request body needs, without
     /// building a String first.
-    public func serializedBytes(sortedKeys: Bool = false) -> [UInt8] {
+    package func serializedBytes(sortedKeys: Bool = false) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(256)
         write(to: &out, sortedKeys: sortedKeys)
@@ -15,7 +15,7 @@ extension JSONValue {
     }
 
     /// Appends the compact JSON text to `out`.
-    public func write(to out: inout [UInt8], sortedKeys: Bool = false) {
+    package func write(to out: inout [UInt8], sortedKeys: Bool = false) {
         switch self {
         case .null: out += "null".utf8
         case .bool(let b): out += (b ? "true" : "false").utf8

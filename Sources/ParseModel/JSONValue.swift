@@ -16,7 +16,7 @@ public enum JSONValue: Hashable, Sendable {
     }
 
     /// The value at a dotted path (`address.city`) through nested objects.
-    public func value(atPath components: [String]) -> JSONValue? {
+    package func value(atPath components: [String]) -> JSONValue? {
         var current = self
         for component in components {
             guard let next = current[component] else { return nil }
@@ -25,14 +25,14 @@ public enum JSONValue: Hashable, Sendable {
         return current
     }
 
-    /// A short name of the JSON kind, for error messages.
     /// The text of a string value; `nil` for any other kind.
     public var stringValue: String? {
         if case .string(let text) = self { return text }
         return nil
     }
 
-    public var kindName: String {
+    /// A short name of the JSON kind, for error messages.
+    package var kindName: String {
         switch self {
         case .null: "null"
         case .bool: "boolean"
@@ -46,21 +46,28 @@ public enum JSONValue: Hashable, Sendable {
 
 /// One `"key": value` pair of a JSON object.
 public struct JSONMember: Hashable, Sendable {
+    /// The member's name.
     public var key: String
+    /// The member's value.
     public var value: JSONValue
+    /// A member `"key": value`.
     public init(_ key: String, _ value: JSONValue) { self.key = key; self.value = value }
 }
 
 /// A JSON object that keeps its members in source order; the last of duplicate keys wins on lookup.
 public struct JSONObject: Hashable, Sendable, Sequence {
+    /// The members in source order, duplicates kept.
     public var members: [JSONMember]
 
+    /// An object with these members, in this order.
     public init(_ members: [JSONMember] = []) { self.members = members }
 
+    /// An object from a literal: `JSONObject(["title": .string("Dune"), "year": .integer(1965)])`.
     public init(_ pairs: KeyValuePairs<String, JSONValue>) {
         self.members = pairs.map { JSONMember($0.key, $0.value) }
     }
 
+    /// The value of the last member named `key`; setting replaces every member of that name (`nil` removes them).
     public subscript(key: String) -> JSONValue? {
         get { members.last(where: { $0.key == key })?.value }
         set {
@@ -69,7 +76,10 @@ public struct JSONObject: Hashable, Sendable, Sequence {
         }
     }
 
+    /// The member names in order.
     public var keys: [String] { members.map(\.key) }
+    /// Whether the object has no members.
     public var isEmpty: Bool { members.isEmpty }
+    /// The members in order.
     public func makeIterator() -> IndexingIterator<[JSONMember]> { members.makeIterator() }
 }

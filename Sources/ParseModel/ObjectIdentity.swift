@@ -1,19 +1,19 @@
 /// A 128-bit hash of an object's natural key within its class. Key sets store this instead
 /// of the key text, so memory per object stays at a few bytes whatever the key's length.
 public struct KeyHash: Hashable, Sendable {
-    public let high: UInt64
-    public let low: UInt64
+    package let high: UInt64
+    package let low: UInt64
 
     /// The bits are already well mixed: one word is enough for a hash table.
     public func hash(into hasher: inout Hasher) { hasher.combine(low) }
 
-    public init(high: UInt64, low: UInt64) {
+    package init(high: UInt64, low: UInt64) {
         self.high = high
         self.low = low
     }
 
     /// Hashes `className` and the canonical key text (see ``NaturalKey``).
-    public init(className: String, key: String) {
+    package init(className: String, key: String) {
         var state = (a: UInt64(0xcbf2_9ce4_8422_2325), b: UInt64(0x6c62_272e_07bb_0142))
         KeyHash.mix(className.utf8, into: &state)
         KeyHash.mix(CollectionOfOne(0), into: &state)
@@ -44,7 +44,7 @@ public struct KeyHash: Hashable, Sendable {
     }
 
     /// The Parse-style objectId for this key: 10 characters of `[A-Za-z0-9]`, the same on every run.
-    public var objectId: String {
+    package var objectId: String {
         String(unsafeUninitializedCapacity: 10) { bytes in
             var h = high, l = low
             for i in 0..<5 {
@@ -66,11 +66,11 @@ public struct KeyHash: Hashable, Sendable {
 }
 
 /// The canonical text of a natural key: its parts' canonical texts joined by U+001F.
-public enum NaturalKey {
-    public static let separator: Character = "\u{1F}"
+package enum NaturalKey {
+    package static let separator: Character = "\u{1F}"
 
     /// Joins the canonical texts of the key's values; `nil` if any part is null.
-    public static func text(of parts: [ParseValue]) -> String? {
+    package static func text(of parts: [ParseValue]) -> String? {
         if parts.count == 1 { return canonicalText(parts[0]) }
         var texts: [String] = []
         texts.reserveCapacity(parts.count)
@@ -83,7 +83,7 @@ public enum NaturalKey {
 
     /// A value's text as a key part: strings as they are, numbers in their shortest form,
     /// dates in ISO form, pointers as their objectId, anything else as canonical JSON.
-    public static func canonicalText(_ value: ParseValue) -> String? {
+    package static func canonicalText(_ value: ParseValue) -> String? {
         switch value {
         case .null: nil
         case .string(let s): s

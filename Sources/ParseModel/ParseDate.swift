@@ -1,7 +1,9 @@
 /// A point in time with millisecond precision, as Parse stores dates (UTC, `…SSSZ`).
 public struct ParseDate: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// Milliseconds since 1970-01-01T00:00:00Z, Parse's precision.
     public let millisecondsSince1970: Int64
 
+    /// The instant `millisecondsSince1970` after the epoch.
     public init(millisecondsSince1970: Int64) { self.millisecondsSince1970 = millisecondsSince1970 }
 
     /// The date at midnight UTC plus the given time of day and offset (minutes east of UTC).
@@ -15,6 +17,7 @@ public struct ParseDate: Hashable, Comparable, Sendable, CustomStringConvertible
         self.millisecondsSince1970 = seconds * 1000 + Int64(millisecond)
     }
 
+    /// Whether `a` is earlier than `b`.
     public static func < (a: ParseDate, b: ParseDate) -> Bool { a.millisecondsSince1970 < b.millisecondsSince1970 }
 
     /// ISO 8601 in UTC with milliseconds: `2024-01-31T09:30:00.000Z`.
@@ -26,7 +29,7 @@ public struct ParseDate: Hashable, Comparable, Sendable, CustomStringConvertible
     }
 
     /// Appends the bytes of ``iso`` to `out`, without building a String.
-    public func writeISO(to out: inout [UInt8]) {
+    package func writeISO(to out: inout [UInt8]) {
         let ms = millisecondsSince1970
         let days = ms >= 0 ? ms / 86_400_000 : (ms - 86_399_999) / 86_400_000
         let msOfDay = Int(ms - days * 86_400_000)
@@ -40,6 +43,7 @@ public struct ParseDate: Hashable, Comparable, Sendable, CustomStringConvertible
         ParseDate.append(msOfDay % 1000, width: 3, to: &out); out.append(UInt8(ascii: "Z"))
     }
 
+    /// The ISO 8601 text, as ``iso``.
     public var description: String { iso }
 
     /// Parses ISO 8601: `YYYY-MM-DD`, optionally `THH:MM[:SS[.fff…]]` (also with a space

@@ -4,12 +4,12 @@ import Foundation
 /// stored files (`FilesController.createFile`).
 extension ParseNames {
     /// The longest file name Parse Server accepts.
-    public static let maxFileNameLength = 128
+    package static let maxFileNameLength = 128
 
     /// `nil` when `name` is a valid file name, else Parse's message for error 122: at most 128
     /// characters matching `^[_a-zA-Z0-9][a-zA-Z0-9@. ~_-]*$`. No valid name holds `/`, NUL or
     /// starts with `.`, so a valid name never leaves the folder it is stored in.
-    public static func fileNameProblem(_ name: String) -> String? {
+    package static func fileNameProblem(_ name: String) -> String? {
         if name.utf16.count > maxFileNameLength { return "Filename too long." }
         guard let first = name.utf8.first, isFileNameStart(first), name.utf8.allSatisfy(isFileNameByte) else {
             return "Filename contains invalid characters."

@@ -1,22 +1,22 @@
 /// Parse Server's rules for class and field names (`SchemaController.js`).
-public enum ParseNames {
+package enum ParseNames {
     /// Parse's own classes, which may be named although they start with `_`.
-    public static let systemClasses: Set<String> = [
+    package static let systemClasses: Set<String> = [
         "_User", "_Installation", "_Role", "_Session", "_Product", "_PushStatus", "_JobStatus",
         "_JobSchedule", "_Audience", "_Idempotency",
     ]
 
     /// Fields every class has; a dataset may carry them in its sources but not declare them.
-    public static let defaultFields: [String] = ["objectId", "createdAt", "updatedAt", "ACL"]
+    package static let defaultFields: [String] = ["objectId", "createdAt", "updatedAt", "ACL"]
 
     /// `nil` when `name` is a valid class name, else the reason (Parse error 103).
-    public static func classNameProblem(_ name: String) -> String? {
+    package static func classNameProblem(_ name: String) -> String? {
         if systemClasses.contains(name) || isIdentifier(name) { return nil }
         return "invalid class name: class names can only have alphanumeric characters and _, and must start with a letter"
     }
 
     /// `nil` when `name` may be declared as a field, else the reason (Parse errors 105, 136).
-    public static func fieldNameProblem(_ name: String) -> String? {
+    package static func fieldNameProblem(_ name: String) -> String? {
         if defaultFields.contains(name) { return "reserved field name: every class has \(name)" }
         if name == "className" || name == "length" { return "reserved field name: Parse rejects \(name)" }
         if isIdentifier(name) { return nil }

@@ -103,7 +103,7 @@ extension ParseValue {
 
 extension ParsePolygon {
     /// Builds a polygon from `[[lat, lng], …]` pairs.
-    public init(wireCoordinates pairs: [JSONValue]) throws(ParseValueError) {
+    package init(wireCoordinates pairs: [JSONValue]) throws(ParseValueError) {
         var points: [GeoPoint] = []
         for pair in pairs {
             guard case .array(let ll) = pair, ll.count == 2, let lat = ll[0].doubleValue, let lng = ll[1].doubleValue else {
@@ -117,7 +117,7 @@ extension ParsePolygon {
 
 extension ParseACL {
     /// Decodes `{"*":{"read":true},"<id>":{"read":true,"write":true}}`; flags must be booleans.
-    public init(wire object: JSONObject) throws(ParseValueError) {
+    package init(wire object: JSONObject) throws(ParseValueError) {
         var entries: [String: Permission] = [:]
         for member in object {
             guard case .object(let flags) = member.value, !member.key.isEmpty else {
@@ -152,9 +152,9 @@ extension JSONValue {
 }
 
 /// Base64 checks without decoding (Parse keeps Bytes as their base64 text).
-public enum Base64 {
+package enum Base64 {
     /// Standard alphabet, padded to a multiple of 4; whitespace is not allowed.
-    public static func isValid(_ text: String) -> Bool {
+    package static func isValid(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
         guard !bytes.isEmpty, bytes.count % 4 == 0 else { return false }
         var padding = 0

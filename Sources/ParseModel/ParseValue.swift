@@ -42,8 +42,11 @@ public enum ParseValue: Hashable, Sendable {
 
 /// A reference to one object: `{"__type":"Pointer","className":…,"objectId":…}`.
 public struct PointerRef: Hashable, Sendable {
+    /// The class of the object pointed at.
     public var className: String
+    /// The objectId of the object pointed at.
     public var objectId: String
+    /// A pointer to the `className` object `objectId`.
     public init(className: String, objectId: String) {
         self.className = className
         self.objectId = objectId
@@ -52,14 +55,19 @@ public struct PointerRef: Hashable, Sendable {
 
 /// The placeholder Parse returns for a Relation field: `{"__type":"Relation","className":…}`.
 public struct RelationRef: Hashable, Sendable {
+    /// The class of the related objects.
     public var className: String
+    /// The placeholder of a Relation to `className`.
     public init(className: String) { self.className = className }
 }
 
 /// A file reference; Parse stores only the name, the url is recomputed by the server.
 public struct ParseFile: Hashable, Sendable {
+    /// The stored file name.
     public var name: String
+    /// The URL a server gave, `nil` when not known.
     public var url: String?
+    /// A file named `name`.
     public init(name: String, url: String? = nil) {
         self.name = name
         self.url = url
@@ -68,9 +76,12 @@ public struct ParseFile: Hashable, Sendable {
 
 /// A latitude/longitude pair, checked against -90...90 and -180...180.
 public struct GeoPoint: Hashable, Sendable {
+    /// Degrees north, -90...90.
     public let latitude: Double
+    /// Degrees east, -180...180.
     public let longitude: Double
 
+    /// A point; throws when a coordinate is out of range or not finite.
     public init(latitude: Double, longitude: Double) throws(ParseValueError) {
         guard latitude.isFinite, (-90.0...90.0).contains(latitude) else {
             throw ParseValueError("latitude \(latitude) is out of range -90...90")
@@ -85,8 +96,10 @@ public struct GeoPoint: Hashable, Sendable {
 
 /// A polygon as `[latitude, longitude]` vertices; at least three distinct vertices.
 public struct ParsePolygon: Hashable, Sendable {
+    /// The vertices in order.
     public let coordinates: [GeoPoint]
 
+    /// A polygon; throws when it has fewer than three distinct vertices.
     public init(coordinates: [GeoPoint]) throws(ParseValueError) {
         guard Set(coordinates).count >= 3 else {
             throw ParseValueError("a Polygon needs at least 3 distinct vertices")
@@ -97,22 +110,31 @@ public struct ParsePolygon: Hashable, Sendable {
 
 /// Read and write permissions per user id, `role:Name` or `*`.
 public struct ParseACL: Hashable, Sendable {
+    /// What one ACL entry grants.
     public struct Permission: Hashable, Sendable {
+        /// Whether the entry may read the object.
         public var read: Bool
+        /// Whether the entry may change or delete the object.
         public var write: Bool
+        /// A permission; `Permission(read: true, write: false)` is read-only.
         public init(read: Bool, write: Bool) {
             self.read = read
             self.write = write
         }
     }
 
+    /// The permissions by user objectId, `role:Name` or `*` (everyone).
     public var entries: [String: Permission]
+    /// An ACL: `ParseACL(["*": .init(read: true, write: false)])` is public read-only.
     public init(_ entries: [String: Permission]) { self.entries = entries }
 }
 
 /// Why a value is not a valid Parse value (the message is shown to the user as is).
 public struct ParseValueError: Error, Sendable, CustomStringConvertible {
+    /// What is wrong with the value.
     public let message: String
+    /// A fault described by `message`.
     public init(_ message: String) { self.message = message }
+    /// The message.
     public var description: String { message }
 }

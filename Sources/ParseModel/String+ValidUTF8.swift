@@ -11,7 +11,7 @@ extension String {
     /// short strings because it is not specialized (this matters to readers making millions
     /// of cells): the bytes are decoded on the non-generic path, and any repair shows as a
     /// difference from the input.
-    public init?(validUTF8 bytes: UnsafeRawBufferPointer) {
+    package init?(validUTF8 bytes: UnsafeRawBufferPointer) {
         var decoded = String(decoding: bytes.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
         let isUnchanged = decoded.withUTF8 { output in
             guard output.count == bytes.count else { return false }

@@ -1,10 +1,10 @@
 /// What Parse Server gives its own classes (PARSE_REST §7 "Default fields"): fields created with
 /// the class, reported by `/schemas`, never added or removed through it; and the indexes it makes
 /// itself, which defined schemas never touch.
-public enum SystemClasses {
+package enum SystemClasses {
     /// The class's own default fields (`username`, `email`, … of `_User`), without the four every
     /// class has.
-    public static func defaultFields(of className: String) -> [SchemaField] {
+    package static func defaultFields(of className: String) -> [SchemaField] {
         switch className {
         case "_User":
             [.init(name: "username", type: .string), .init(name: "password", type: .string), .init(name: "email", type: .string),
@@ -24,14 +24,14 @@ public enum SystemClasses {
     }
 
     /// `objectId`, `createdAt`, `updatedAt`, `ACL`, or one of the class's own default fields.
-    public static func isDefaultField(_ name: String, of className: String) -> Bool {
+    package static func isDefaultField(_ name: String, of className: String) -> Bool {
         ParseNames.defaultFields.contains(name) || defaultFields(of: className).contains { $0.name == name }
     }
 
     /// Whether Parse Server made the index itself: `_id_` on every class, the username and email
     /// indexes of `_User`, `name_1` of `_Role`, `reqId_1` and `ttl` of `_Idempotency`
     /// (`DefinedSchemas.js` `isProtectedIndex`).
-    public static func isProtectedIndex(_ name: String, of className: String) -> Bool {
+    package static func isProtectedIndex(_ name: String, of className: String) -> Bool {
         if name == "_id_" { return true }
         switch className {
         case "_User": return ["username_1", "email_1", "case_insensitive_username", "case_insensitive_email"].contains(name)

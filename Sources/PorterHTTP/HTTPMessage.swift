@@ -1,7 +1,9 @@
 /// Header fields in arrival order; names compare case-insensitively.
 public struct HTTPHeaders: Sendable, Sequence {
+    /// The header fields in order, names as received.
     public private(set) var fields: [(name: String, value: String)]
 
+    /// Headers with these fields, in order.
     public init(_ fields: [(name: String, value: String)] = []) { self.fields = fields }
 
     /// The first value of `name`, compared case-insensitively.
@@ -10,6 +12,7 @@ public struct HTTPHeaders: Sendable, Sequence {
         return fields.first { $0.name.lowercased() == lowered }?.value
     }
 
+    /// Adds a field, keeping those of the same name.
     public mutating func add(_ name: String, _ value: String) { fields.append((name, value)) }
 
     /// Replaces every field called `name` with one field.
@@ -19,6 +22,7 @@ public struct HTTPHeaders: Sendable, Sequence {
         fields.append((name, value))
     }
 
+    /// The fields in order.
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> { fields.makeIterator() }
 }
 
@@ -30,11 +34,14 @@ public struct HTTPRequest: Sendable {
     public var path: String
     /// Query parameters in order, percent-decoded (`+` read as a space).
     public var query: [(name: String, value: String)]
+    /// The request's header fields.
     public var headers: HTTPHeaders
+    /// The request body, de-chunked; empty when there is none.
     public var body: [UInt8]
     /// The peer's IP address, e.g. `127.0.0.1`.
     public var remoteAddress: String
 
+    /// A request, as the server hands it to an ``HTTPHandler``.
     public init(method: String, path: String, query: [(name: String, value: String)] = [], headers: HTTPHeaders = HTTPHeaders(),
                 body: [UInt8] = [], remoteAddress: String = "127.0.0.1") {
         self.method = method
@@ -51,10 +58,14 @@ public struct HTTPRequest: Sendable {
 
 /// A complete response; the server adds `Content-Length` and `Connection`.
 public struct HTTPResponse: Sendable {
+    /// The HTTP status code, such as 200 or 404.
     public var status: Int
+    /// The response's header fields; `Content-Length` is added when sent.
     public var headers: HTTPHeaders
+    /// The response body.
     public var body: [UInt8]
 
+    /// A response with this status, headers and body.
     public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
         self.status = status
         self.headers = headers
@@ -72,5 +83,6 @@ public protocol HTTPHandler: Sendable {
 /// Thrown by a handler to drop the connection without answering (what a crashed or
 /// unplugged server looks like to the client).
 public struct HTTPAbort: Error, Sendable {
+    /// The abort signal.
     public init() {}
 }

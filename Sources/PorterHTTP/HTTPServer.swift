@@ -45,6 +45,7 @@ public final class HTTPServer: @unchecked Sendable {
         /// Connections served at once. Further connections are answered with 503 and closed at once.
         public var maxConnections: Int
 
+        /// Parse Server's body limit, a minute's idle time, 30 seconds per request, 128 connections.
         public init(maxBodyBytes: Int = 20 * 1024 * 1024, idleTimeout: Double = 60, requestTimeout: Double = 30, maxConnections: Int = 128) {
             self.maxBodyBytes = maxBodyBytes
             self.idleTimeout = idleTimeout
@@ -58,6 +59,12 @@ public final class HTTPServer: @unchecked Sendable {
     /// - Parameters:
     ///   - port: The port to listen on; 0 lets the system choose a free one.
     ///   - limits: Body size, timeouts and the number of connections served at once.
+    ///
+    /// ```swift
+    /// let server = HTTPServer(handler: try ParseMirrorAPI(mirrorPath: path, configuration: configuration))
+    /// let port = try server.start()
+    /// defer { server.stop() }
+    /// ```
     public init(host: String = "127.0.0.1", port: Int = 0, handler: any HTTPHandler, limits: Limits = Limits()) {
         self.host = host
         self.requestedPort = port

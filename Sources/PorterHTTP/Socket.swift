@@ -7,6 +7,7 @@ public struct SocketError: Error, CustomStringConvertible, Sendable {
     /// The C library's text for the failure, e.g. `Address already in use`.
     public let reason: String
 
+    /// `<operation>: <reason>`.
     public var description: String { "\(operation): \(reason)" }
 
     /// The error the last failed call left in `errno`.

@@ -14,13 +14,17 @@ public struct PorterError: Error, Sendable, CustomStringConvertible {
         case interrupted = 130
     }
 
+    /// Which kind of fault: its raw value is the command's exit code.
     public let kind: Kind
+    /// What went wrong and what to do, naming the file, line, field or value concerned.
     public let message: String
 
+    /// A fault of `kind` described by `message`.
     public init(_ kind: Kind, _ message: String) {
         self.kind = kind
         self.message = message
     }
 
+    /// The message.
     public var description: String { message }
 }

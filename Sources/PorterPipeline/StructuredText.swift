@@ -3,12 +3,12 @@ import Yams
 
 /// Reads the YAML or JSON text of a manifest or a migration file as one JSON tree, so both
 /// spellings of a file are decoded (and checked) by the same code.
-public enum StructuredText {
+package enum StructuredText {
     /// Parses `text`: JSON when `fileName` ends in `.json`, YAML otherwise; `nil` when YAML
     /// text holds no document (empty, or only comments), which each caller words for itself.
     /// Faults are usage errors (exit 2) that start with `fileName`; JSON faults name the line
     /// (`Migrations/V1__x.json:3: invalid JSON: …`).
-    public static func parse(_ text: String, fileName: String) throws(PorterError) -> JSONValue? {
+    package static func parse(_ text: String, fileName: String) throws(PorterError) -> JSONValue? {
         if fileName.hasSuffix(".json") {
             do {
                 return try JSONParser.parse(text)

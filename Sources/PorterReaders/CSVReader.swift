@@ -26,6 +26,7 @@ import Darwin
 /// line, with the column's name and the byte's offset in the file). Text in another encoding
 /// than UTF-8 is converted as it is read (``SourceFormat/openReader(path:displayName:encoding:)``).
 public struct CSVReader: RecordReader {
+    /// The file's name in messages.
     public let displayName: String
     /// The column names from the header row.
     public let header: CSVHeader
@@ -75,11 +76,13 @@ public struct CSVReader: RecordReader {
         rows.columnNames = header.columnNames
     }
 
+    /// Bytes of the file read so far, for progress.
     public var bytesRead: Int64 { rows.bytesConsumed }
 
     /// The byte between fields: as given, named by a `sep=` line, or sniffed.
     public var delimiter: UInt8 { rows.delimiter ?? UInt8(ascii: ",") }
 
+    /// The next record, `nil` at the end of the file; a malformed row throws, naming its line.
     public mutating func next() throws(ReaderError) -> SourceRecord? {
         guard let row = try rows.next() else { return nil }
         return SourceRecord(line: row.line, content: .csv(header: header, cells: row.cells))

@@ -20,6 +20,7 @@ public enum JSONLayout: Sendable {
 /// line of the fault; a string that is not UTF-8 with the byte's offset in the file), a
 /// record that is not an object, or a top-level value that holds no records.
 public struct JSONRecordReader: RecordReader {
+    /// The file's name in messages.
     public let displayName: String
     private let input: any ByteInput
     private let chunkSize: Int
@@ -65,8 +66,10 @@ public struct JSONRecordReader: RecordReader {
         }
     }
 
+    /// Bytes of the file read so far, for progress.
     public var bytesRead: Int64 { (input as? TranscodingInput)?.convertedSourceBytes ?? stream.bytesConsumed }
 
+    /// The next object, `nil` at the end of the file; malformed JSON throws, naming its line.
     public mutating func next() throws(ReaderError) -> SourceRecord? {
         if let failure { throw failure }
         do throws(ReaderError) {

@@ -6,7 +6,7 @@ import Darwin
 
 extension SourceFiles {
     /// Whether `name` is a glob pattern: it holds `*`, `?` or `[`.
-    public static func isPattern(_ name: String) -> Bool {
+    package static func isPattern(_ name: String) -> Bool {
         name.contains { $0 == "*" || $0 == "?" || $0 == "[" }
     }
 
@@ -15,7 +15,7 @@ extension SourceFiles {
     /// `*`, `?` and `[…]` stay within one path segment, and a name starting with `.` is matched
     /// only by a pattern segment starting with `.`; only files count, not folders. A name that is
     /// a file (`data[1].csv`) names that file, pattern characters or not.
-    public func files(matching pattern: String) -> [String] {
+    package func files(matching pattern: String) -> [String] {
         if isFile(pattern) { return [pattern] }
         guard Self.isPattern(pattern) else { return [] }
         let names: [String]

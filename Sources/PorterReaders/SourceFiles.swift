@@ -25,7 +25,7 @@ public enum SourceFiles: Sendable {
     }
 
     /// Whether `name` is a file (not a folder) of the dataset.
-    public func isFile(_ name: String) -> Bool {
+    package func isFile(_ name: String) -> Bool {
         switch self {
         case .folder(let path):
             var isDirectory: ObjCBool = false
@@ -36,7 +36,7 @@ public enum SourceFiles: Sendable {
     }
 
     /// The file's size in bytes (uncompressed, in an archive); 0 when unknown.
-    public func size(of name: String) -> Int64 {
+    package func size(of name: String) -> Int64 {
         switch self {
         case .folder(let path):
             let attributes = try? FileManager.default.attributesOfItem(atPath: (path as NSString).appendingPathComponent(name))
@@ -49,7 +49,7 @@ public enum SourceFiles: Sendable {
     /// Opens `name` with `format`'s reader; locations name the file as `name`. A file that
     /// cannot be opened is a `ReaderError` at line 0 (`cannot open file: …`).
     /// - Parameter encoding: The file's encoding; `nil`: UTF-8, or UTF-16 after its byte order mark.
-    public func openReader(_ name: String, format: SourceFormat, encoding: TextEncoding? = nil) throws(ReaderError) -> any RecordReader {
+    package func openReader(_ name: String, format: SourceFormat, encoding: TextEncoding? = nil) throws(ReaderError) -> any RecordReader {
         switch self {
         case .folder(let path):
             return try format.openReader(path: (path as NSString).appendingPathComponent(name), displayName: name, encoding: encoding)
@@ -64,7 +64,7 @@ public enum SourceFiles: Sendable {
 
 extension SourceFiles {
     /// The whole of a small file (a schema), at most `limit` bytes.
-    public func contents(of name: String, limit: Int) throws(ReaderError) -> [UInt8] {
+    package func contents(of name: String, limit: Int) throws(ReaderError) -> [UInt8] {
         let input: any ByteInput
         switch self {
         case .folder(let path):

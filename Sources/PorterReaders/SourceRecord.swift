@@ -28,6 +28,7 @@ public final class CSVHeader: Sendable {
     /// Whether any of Parse's default columns (`objectId`, `createdAt`, `updatedAt`, `ACL`) is present.
     public let hasParseSystemColumns: Bool
 
+    /// A header of these cells, in order.
     public init(names: [String]) {
         self.names = names
         let trimmed = names.map(CSVHeader.columnName)
@@ -38,10 +39,11 @@ public final class CSVHeader: Sendable {
         self.hasParseSystemColumns = ParseNames.defaultFields.contains { index[$0] != nil }
     }
 
+    /// The position of the column `name`, if the header has it.
     public func index(of name: String) -> Int? { indexByName[name] }
 
     /// A header cell as a column name: without the spaces and tabs around it.
-    public static func columnName(_ cell: String) -> String {
+    package static func columnName(_ cell: String) -> String {
         let scalars = cell.unicodeScalars
         guard let first = scalars.firstIndex(where: { $0 != " " && $0 != "\t" }) else { return "" }
         let last = scalars.lastIndex(where: { $0 != " " && $0 != "\t" })!
@@ -52,6 +54,7 @@ public final class CSVHeader: Sendable {
 /// One record of a source file with its provenance: the line on which it starts
 /// (a CSV record with quoted line breaks spans several lines).
 public struct SourceRecord: Sendable {
+    /// What a record holds: CSV cells or a JSON object.
     public enum Content: Sendable {
         /// A CSV row; `cells.count` may differ from the header's count (a ragged row).
         case csv(header: CSVHeader, cells: [String])
@@ -59,9 +62,12 @@ public struct SourceRecord: Sendable {
         case json(JSONObject)
     }
 
+    /// The physical line where the record starts, from 1.
     public let line: Int
+    /// The record's cells or object.
     public let content: Content
 
+    /// A record that starts on `line`.
     public init(line: Int, content: Content) {
         self.line = line
         self.content = content
@@ -91,12 +97,12 @@ public struct SourceRecord: Sendable {
     }
 
     /// The fault of a CSV row whose cell count differs from its header's, if it is one.
-    public func raggednessFault(file: String) -> ReaderError? {
+    package func raggednessFault(file: String) -> ReaderError? {
         raggedness.map { ReaderError(file: file, line: line, reason: "row has \($0.actual) cells, the header has \($0.expected)") }
     }
 
     /// For a CSV row whose cell count differs from its header: (header count, cell count).
-    public var raggedness: (expected: Int, actual: Int)? {
+    package var raggedness: (expected: Int, actual: Int)? {
         guard case .csv(let header, let cells) = content, header.names.count != cells.count else { return nil }
         return (header.names.count, cells.count)
     }
@@ -104,9 +110,12 @@ public struct SourceRecord: Sendable {
 
 /// A column name, pre-split at dots for nested JSON lookups.
 public struct ColumnPath: Hashable, Sendable {
+    /// The column as written (`address.city`).
     public let name: String
+    /// Its dotted components (`["address", "city"]`).
     public let components: [String]
 
+    /// The column `name`; a dot reaches into JSON objects.
     public init(_ name: String) {
         self.name = name
         self.components = name.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
@@ -115,17 +124,21 @@ public struct ColumnPath: Hashable, Sendable {
 
 /// A reader that stops at the first fault of its file (the file cannot be read on from there).
 public struct ReaderError: Error, Sendable, CustomStringConvertible {
+    /// Where the fault is: file, line and, when known, column and value.
     public let location: SourceLocation
+    /// What is wrong.
     public let reason: String
     /// Set when the fault is bytes that are not text in the file's encoding.
     public let decodingFault: DecodingFault?
 
+    /// A fault at `file:line`.
     public init(file: String, line: Int, column: String? = nil, value: String? = nil, reason: String, decodingFault: DecodingFault? = nil) {
         self.location = SourceLocation(file: file, line: line, column: column, value: value)
         self.reason = reason
         self.decodingFault = decodingFault
     }
 
+    /// `file:line: … reason`.
     public var description: String { "\(location): \(reason)" }
 }
 

@@ -19,6 +19,7 @@ public struct ZipArchive: Sendable {
         /// The uncompressed size of all files the archive offers, together.
         public var maximumTotalSize: Int64
 
+        /// Limits; by default 200 times the compressed size above 16 MiB, and 64 GiB in all.
         public init(maximumRatio: Int64 = 200, ratioFloor: Int64 = 16 << 20, maximumTotalSize: Int64 = 64 << 30) {
             self.maximumRatio = maximumRatio
             self.ratioFloor = ratioFloor
@@ -39,7 +40,9 @@ public struct ZipArchive: Sendable {
 
     /// A fault of the archive itself; the message names the archive and the entry.
     public struct Failure: Error, Sendable, CustomStringConvertible {
+        /// What is wrong with the archive.
         public let message: String
+        /// The message.
         public var description: String { message }
     }
 
@@ -112,7 +115,7 @@ public struct ZipArchive: Sendable {
     }
 
     /// The file named `name` at the top, if there is one.
-    public func entry(named name: String) -> Entry? { entries.first { $0.name == name } }
+    package func entry(named name: String) -> Entry? { entries.first { $0.name == name } }
 
     /// Opens `entry` for reading; faults are `ReaderError`s naming `displayName`.
     func input(_ entry: Entry, displayName: String) throws(ReaderError) -> ZipEntryInput {

@@ -8,32 +8,28 @@ import ParseModel
 /// NUL, no leading `.`), so no name reaches outside the folder; an invalid name is a file that does
 /// not exist. Writes are atomic (a temporary file renamed into place), so a reader sees a
 /// file whole or not at all.
-public struct MirrorFiles: Sendable {
+package struct MirrorFiles: Sendable {
     /// The folder, `<mirror>.files`.
-    public let folder: String
+    package let folder: String
 
-    /// The files folder of the mirror at `mirrorPath`.
-    public init(mirrorPath: String) {
+    package init(mirrorPath: String) {
         folder = mirrorPath + ".files"
     }
 
     /// A stored file.
-    public struct StoredFile: Sendable {
-        /// The file's content.
-        public let bytes: [UInt8]
-        /// The content type it was stored with.
-        public let contentType: String
+    package struct StoredFile: Sendable {
+        package let bytes: [UInt8]
+        package let contentType: String
     }
 
     /// Why a file could not be stored or removed.
-    public struct StorageError: Error, Sendable, CustomStringConvertible {
-        /// What went wrong, naming the file.
-        public let description: String
+    package struct StorageError: Error, Sendable, CustomStringConvertible {
+        package let description: String
     }
 
     /// Stores `bytes` as `name`, replacing a file of that name. The content type is written
     /// first, so a file whose bytes are visible always has its type.
-    public func save(_ bytes: [UInt8], name: String, contentType: String) throws(StorageError) {
+    package func save(_ bytes: [UInt8], name: String, contentType: String) throws(StorageError) {
         guard ParseNames.isStoredFileName(name) else { throw StorageError(description: "invalid file name \(name)") }
         do {
             try FileManager.default.createDirectory(atPath: typesFolder, withIntermediateDirectories: true)
@@ -58,19 +54,19 @@ public struct MirrorFiles: Sendable {
     }
 
     /// The file called `name`; `nil` when there is none (or the name is not a valid one).
-    public func load(name: String) -> StoredFile? {
+    package func load(name: String) -> StoredFile? {
         guard ParseNames.isStoredFileName(name), let data = FileManager.default.contents(atPath: bytesPath(name)) else { return nil }
         let type = FileManager.default.contents(atPath: typePath(name)).map { String(decoding: $0, as: UTF8.self) }
         return StoredFile(bytes: [UInt8](data), contentType: type ?? MediaTypes.type(forFileName: name) ?? MediaTypes.fallback)
     }
 
     /// Whether a file called `name` is stored.
-    public func contains(name: String) -> Bool {
+    package func contains(name: String) -> Bool {
         ParseNames.isStoredFileName(name) && FileManager.default.fileExists(atPath: bytesPath(name))
     }
 
     /// Removes the file called `name`; false when there was none.
-    public func delete(name: String) throws(StorageError) -> Bool {
+    package func delete(name: String) throws(StorageError) -> Bool {
         guard contains(name: name) else { return false }
         do {
             try FileManager.default.removeItem(atPath: bytesPath(name))
@@ -82,7 +78,7 @@ public struct MirrorFiles: Sendable {
     }
 
     /// The names of the stored files (hidden entries, such as the types folder, left out).
-    public func names() -> [String] {
+    package func names() -> [String] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
         return entries.filter { ParseNames.isStoredFileName($0) }
     }

@@ -8,7 +8,7 @@ let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 /// A connection to one SQLite file; failures become target errors (exit 3) naming the file.
 /// Used by one thread at a time.
 public final class SQLiteDatabase {
-    /// The database file.
+    /// The file's path.
     public let path: String
     /// The C handle, for registering functions (`sqlite3_create_function_v2`).
     package private(set) var handle: OpaquePointer?
@@ -16,7 +16,7 @@ public final class SQLiteDatabase {
     /// Set once per process, before the first connection.
     private static let configured: Void = { _ = csqlite_disable_memory_statistics() }()
 
-    /// Opens the file at `path`, creating it when `create` and it does not exist.
+    /// Opens the SQLite file at `path`; with `create`, an empty one is made when it does not exist, else a missing file throws.
     public init(path: String, create: Bool) throws(PorterError) {
         SQLiteDatabase.configured
         self.path = path
@@ -48,7 +48,7 @@ public final class SQLiteDatabase {
         sqlite3_busy_timeout(handle, Int32(min(seconds * 1000, Double(Int32.max))))
     }
 
-    /// Closes the connection; later calls fail.
+    /// Closes the connection; later calls fail. Closing twice does nothing.
     public func close() {
         if let handle { sqlite3_close_v2(handle) }
         handle = nil

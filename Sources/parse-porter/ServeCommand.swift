@@ -82,24 +82,23 @@ struct ServeCommand: ParsableCommand {
             applicationId: applicationId, masterKey: masterKey, restAPIKey: keys.restAPIKey,
             mountPath: mount, allowCustomObjectId: allowCustomObjectId, allowClientClassCreation: allowClientClassCreation,
             maintenanceKey: keys.maintenanceKey, limits: limits)
-        let api = try ParseMirrorAPI(mirrorPath: mirror, configuration: configuration)
-        let server = HTTPServer(host: host, port: port, handler: quiet ? api : RequestLog(api), limits: HTTPServer.Limits(
-            maxBodyBytes: maxBodyMb * 1024 * 1024, requestTimeout: requestTimeout, maxConnections: maxConnections))
-        let boundPort: Int
+        let server: MirrorServer
         do {
-            boundPort = try server.start()
-        } catch {
+            server = try MirrorServer(mirror: mirror, configuration: configuration, host: host, port: port, limits: HTTPServer.Limits(
+                maxBodyBytes: maxBodyMb * 1024 * 1024, requestTimeout: requestTimeout, maxConnections: maxConnections)) { api in
+                quiet ? api : RequestLog(api) as any HTTPHandler
+            }
+        } catch let error as SocketError {
             throw PorterError(.target, "cannot listen on \(host):\(port): \(error)")
         }
         let signals = [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { server.stop() }
+            source.setEventHandler { server.stopAndWait() }
             source.resume()
             return source
         }
-        let address = host.contains(":") ? "[\(host)]" : host
-        Terminal.output("serving \(mirror) at http://\(address):\(boundPort)\(configuration.normalizedMountPath)")
+        Terminal.output("serving \(mirror) at \(server.url.absoluteString)")
         server.wait()
         signals.forEach { $0.cancel() }
     }

@@ -10,8 +10,8 @@ enum CommandRunner {
         let stderr: String
     }
 
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let fixtures = packageRoot.appendingPathComponent("Fixtures")
+    static let packageRoot = PackageFolders.root
+    static let fixtures = PackageFolders.fixtures
 
     /// The `parse-porter` beside the test bundle (both are built by `swift test`).
     static let binary: URL = {
@@ -64,10 +64,7 @@ enum CommandRunner {
 
     /// A fresh temporary folder, removed when the test ends.
     static func temporaryDirectory(_ test: XCTestCase) throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("parse-porter-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        test.addTeardownBlock { try? FileManager.default.removeItem(at: url) }
-        return url
+        try test.temporaryFolder("parse-porter")
     }
 
     /// A copy of a fixture dataset in `directory`, so tests never write into `Fixtures/`.

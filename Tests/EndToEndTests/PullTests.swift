@@ -164,7 +164,7 @@ final class PullTests: XCTestCase {
         let before = try Data(contentsOf: copy)
 
         let closed = try ServedMirror(path: directory.appendingPathComponent("closed.sqlite").path, allowCustomObjectId: false)
-        closed.server.stop()
+        closed.stop()
         let unreachable = try pull(closed.url, to: copy, ["--timeout", "1"])
         XCTAssertEqual(unreachable.status, 3, unreachable.stderr)
         XCTAssertTrue(unreachable.stderr.contains("connection refused"), unreachable.stderr)

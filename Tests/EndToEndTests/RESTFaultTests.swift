@@ -98,7 +98,7 @@ final class RESTFaultTests: XCTestCase {
         XCTAssertTrue(wrongMount.stderr.contains("mount path"), wrongMount.stderr)
         let closed = try ServedMirror(path: directory.appendingPathComponent("closed.sqlite").path, allowCustomObjectId: false)
         let closedURL = closed.url
-        closed.server.stop()
+        closed.stop()
         let started = Date()
         let unreachable = try CommandRunner.run(["import", library, "--to", closedURL], environment: ServedMirror.environment)
         let seconds = Date().timeIntervalSince(started)
@@ -122,7 +122,7 @@ final class RESTFaultTests: XCTestCase {
         }
         let deadline = Date().addingTimeInterval(60)
         while server.injector.writes < 20 && Date() < deadline { usleep(500) }
-        server.server.stop()
+        server.stop()
         let stopped = Date()
         done.wait()
         let retried = Date().timeIntervalSince(stopped)

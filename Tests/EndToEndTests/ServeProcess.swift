@@ -70,10 +70,9 @@ final class ServeProcess {
     /// raw body; `--path-as-is` keeps `..` segments as a hostile client sends them.
     func curl(_ method: String, _ target: String, body: [UInt8]? = nil, contentType: String? = nil, auth: Auth = .master,
               headers: [String] = []) throws -> Answer {
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("curl-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        let bodyFile = scratch.appendingPathComponent("body"), headFile = scratch.appendingPathComponent("head")
+        let scratch = try TemporaryFolder("curl")
+        defer { scratch.remove() }
+        let bodyFile = scratch.appending("body"), headFile = scratch.appending("head")
         var arguments = ["-s", "--path-as-is", "-X", method, "-D", headFile.path, "-o", bodyFile.path + ".out", "-H", "Expect:"]
         switch auth {
         case .master: arguments += ["-H", "X-Parse-Application-Id: \(Self.appId)", "-H", "X-Parse-Master-Key: \(Self.masterKey)"]

@@ -3,6 +3,7 @@ import MirrorQuery
 import ParseModel
 import PorterPipeline
 import PorterSQLite
+import PorterTestSupport
 import XCTest
 
 /// A small library mirror written by PorterSQLite's `SQLiteMirror`, and helpers to query it.
@@ -31,8 +32,7 @@ class LibraryMirrorTestCase: XCTestCase {
     ])
 
     override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("mirror-query-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        directory = try temporaryFolder("mirror-query")
         let path = directory.appendingPathComponent("library.sqlite").path
         let mirror = SQLiteMirror(path: path)
         try mirror.begin(schemas: [Self.genre, Self.author, Self.book, Self.review], naturalKeys: [:])
@@ -80,7 +80,6 @@ class LibraryMirrorTestCase: XCTestCase {
     override func tearDownWithError() throws {
         reader = nil
         database = nil
-        try? FileManager.default.removeItem(at: directory)
     }
 
     // MARK: Building objects

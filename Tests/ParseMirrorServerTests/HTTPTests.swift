@@ -109,9 +109,7 @@ final class HTTPTests: XCTestCase {
     }
 
     func testServeCommand() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = try temporaryFolder("serve")
         let mirror = directory.appendingPathComponent("app.sqlite").path
         let key = "super-secret-master-key"
         let (process, out, err) = try serve([mirror, "--port", "0", "--app-id", TestServer.appId], environment: ["PARSE_MASTER_KEY": key])
@@ -138,9 +136,25 @@ final class HTTPTests: XCTestCase {
         let log = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         XCTAssertTrue(log.contains("POST /parse/classes/Book 201"), log)
         XCTAssertFalse(log.contains(key) || line.contains(key))
+        for suffix in ["-wal", "-shm"] {
+            XCTAssertFalse(FileManager.default.fileExists(atPath: mirror + suffix), "serve closes the mirror when it stops: no \(suffix) left")
+        }
         let database = try SQLiteDatabase(path: mirror, create: false)
         defer { database.close() }
         XCTAssertEqual(try database.rows("SELECT title FROM Book"), [["Emma"]])
+    }
+
+    func testServeRefusesAnInMemoryMirror() throws {
+        let (process, out, err) = try serve([":memory:", "--port", "0", "--app-id", TestServer.appId, "--master-key", TestServer.masterKey])
+        let deadline = Date().addingTimeInterval(10)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationReason, .exit, "serve exits by itself instead of serving")
+        XCTAssertEqual(process.terminationStatus, 2)
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertTrue(message.contains(#"":memory:" is not a mirror file"#), message)
+        XCTAssertEqual(String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self), "", "nothing was served")
     }
 
     /// Runs curl with `arguments`; its stdout.
@@ -157,9 +171,7 @@ final class HTTPTests: XCTestCase {
     }
 
     func testRequestLogHasTimesEscapesControlCharactersAndExplainsInternalErrors() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = try temporaryFolder("serve")
         let mirror = directory.appendingPathComponent("app.sqlite").path
         let (process, out, err) = try serve([mirror, "--port", "0", "--app-id", TestServer.appId, "--master-key", TestServer.masterKey])
         let line = firstLine(of: out)
@@ -189,9 +201,7 @@ final class HTTPTests: XCTestCase {
 
     /// Serves a new mirror with `options`; its URL, the process and the mirror's path.
     private func serveNewMirror(_ options: [String]) throws -> (url: String, process: Process, mirror: String) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
+        let directory = try temporaryFolder("serve")
         let mirror = directory.appendingPathComponent("app.sqlite").path
         let (process, out, _) = try serve([mirror, "--port", "0", "--app-id", TestServer.appId, "--master-key", TestServer.masterKey, "--quiet"] + options)
         addTeardownBlock {

@@ -12,7 +12,7 @@ final class HostileLoadTests: XCTestCase {
         nonisolated(unsafe) let slow = try LoopbackClient(port: live.port, timeout: 5)
         slow.send("POST /parse/classes/Book HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n{\"title\":\"")
         let started = ContinuousClock.now
-        nonisolated(unsafe) var answer: (status: Int, body: [UInt8])?
+        nonisolated(unsafe) var answer: RawResponse?
         let group = DispatchGroup()
         DispatchQueue.global().async(group: group) {
             for _ in 0..<20 where slow.send("a") { Thread.sleep(forTimeInterval: 0.1) }  // one byte at a time, never finishing

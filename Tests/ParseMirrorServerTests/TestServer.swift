@@ -3,39 +3,49 @@ import ParseMirrorServer
 import ParseModel
 import PorterHTTP
 import PorterSQLite
+@_exported import PorterTestSupport
 import XCTest
 
 /// A ``ParseMirrorAPI`` over a fresh mirror in a temporary folder, called directly (no sockets), or
-/// served by a real ``HTTPServer`` on 127.0.0.1 when made with `overHTTP: true`.
+/// also served on 127.0.0.1 by the shared ``ServedMirror``: made with `overHTTP: true`, requests go
+/// over HTTP; made with `serving:` limits (``LiveMirror``), they still call the API directly.
 final class TestServer {
     static let appId = "testApp"
     static let masterKey = "test-master-key"
 
-    let directory: URL
+    private let folder: TemporaryFolder
     let path: String
     let api: ParseMirrorAPI
-    /// The server when requests go over HTTP; `nil` when they call the API directly.
-    private var http: HTTPServer?
-    private(set) var port = 0
+    /// The server when the API is also served; `nil` when requests can only call it directly.
+    private let served: ServedMirror?
+    /// Whether ``send(_:_:_:auth:query:headers:remoteAddress:)`` goes over HTTP.
+    private let overHTTP: Bool
 
-    init(overHTTP: Bool = false, _ configure: (inout ParseServerConfiguration) -> Void = { _ in }) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("mirror-server-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        path = directory.appendingPathComponent("mirror.sqlite").path
+    init(overHTTP: Bool = false, serving limits: HTTPServer.Limits? = nil, _ configure: (inout ParseServerConfiguration) -> Void = { _ in }) throws {
+        folder = try TemporaryFolder("mirror-server")
+        path = folder.appending("mirror.sqlite").path
         var configuration = ParseServerConfiguration(applicationId: Self.appId, masterKey: Self.masterKey)
         configure(&configuration)
-        api = try ParseMirrorAPI(mirrorPath: path, configuration: configuration)
-        if overHTTP {
-            let server = HTTPServer(port: 0, handler: api)
-            port = try server.start()
-            http = server
+        self.overHTTP = overHTTP
+        if overHTTP || limits != nil {
+            let served = try ServedMirror(path: path, configuration: configuration, limits: limits ?? HTTPServer.Limits())
+            self.served = served
+            api = served.api
+        } else {
+            served = nil
+            api = try ParseMirrorAPI(mirrorPath: path, configuration: configuration)
         }
     }
 
     deinit {
-        http?.stop()
-        try? FileManager.default.removeItem(at: directory)
+        served?.stop()
+        api.close()
     }
+
+    /// The temporary folder holding the mirror.
+    var directory: URL { folder.url }
+    /// The served port; 0 when the API is not served.
+    var port: Int { served?.port ?? 0 }
 
     /// Who sends a request.
     enum Auth {
@@ -71,7 +81,7 @@ final class TestServer {
             break
         }
         for (name, value) in extra { headers.add(name, value) }
-        if http != nil { return sendOverHTTP(method, "/parse" + path, body: body, headers: headers, query: query) }
+        if overHTTP { return sendOverHTTP(method, "/parse" + path, body: body, headers: headers, query: query) }
         let request = HTTPRequest(method: method, path: "/parse" + path, query: query.map { (name: $0.0, value: $0.1) }, headers: headers,
                                   body: Array((body ?? "").utf8), remoteAddress: remoteAddress)
         let response = api.respond(to: request)

@@ -5,13 +5,11 @@ import PorterPipeline
 import XCTest
 
 final class MigrationFileTests: XCTestCase {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repository = PackageFolders.root
 
     /// A new folder holding `files` (name → text), removed after the test.
     private func folder(_ files: [String: String]) throws -> String {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("migrations-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
+        let folder = try temporaryFolder("migrations")
         for (name, text) in files { try text.write(to: folder.appendingPathComponent(name), atomically: true, encoding: .utf8) }
         return folder.path
     }

@@ -6,9 +6,7 @@ import XCTest
 
 final class MirrorTargetTests: XCTestCase {
     private func temporaryMirror() throws -> String {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("porter-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
+        let folder = try temporaryFolder("porter")
         return folder.appendingPathComponent("app.sqlite").path
     }
 

@@ -221,7 +221,7 @@ final class OperationRunnerTests: XCTestCase {
     // MARK: Data
 
     func testImportDatasetFromAPathRelativeToTheMigrationsFolder() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = PackageFolders.root
         let operation = MigrationOperation.importDataset(path: "../Fixtures/library")
         for fixture in try TargetFixture.all(in: self) {
             let label = "\(fixture.kind)"
@@ -388,7 +388,7 @@ final class OperationRunnerTests: XCTestCase {
     func testARolledBackMigrationLeavesTheMirrorAsItWas() throws {
         let fixture = try TargetFixture.make(.mirror, in: self)
         let library = try Library(on: fixture.target.api)
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = PackageFolders.root
         let runner = OperationRunner(target: fixture.target, migrationsFolder: root.appendingPathComponent("Fixtures").path)
         let before = try fixture.snapshot()
         try fixture.target.begin()

@@ -21,9 +21,7 @@ final class SHA256Tests: XCTestCase {
     func testMatchesSha256sumOnFiles() throws {
         // coreutils is Essential on Debian: sha256sum is always there.
         let tool = URL(fileURLWithPath: "/usr/bin/sha256sum")
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sha256-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
+        let folder = try temporaryFolder("sha256")
         for length in [1, 55, 56, 57, 63, 64, 65, 119, 120, 128, 4_099] {
             let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
             let file = folder.appendingPathComponent("\(length).bin")

@@ -7,9 +7,7 @@ import XCTest
 /// Reading a schema file in either layout, and writing one that reads back the same.
 final class SchemaDocumentTests: XCTestCase {
     private func file(_ text: String, name: String = "schema.json") throws -> String {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("porter-schema-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
+        let folder = try temporaryFolder("porter-schema")
         let path = folder.appendingPathComponent(name).path
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         return path

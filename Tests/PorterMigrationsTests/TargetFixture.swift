@@ -1,10 +1,10 @@
 import Foundation
 import ParseMirrorServer
 import ParseModel
-import PorterHTTP
 import PorterMigrations
 import PorterREST
 import PorterSQLite
+@_exported import PorterTestSupport
 import XCTest
 
 /// The two kinds of migration target a test runs against, each over its own fresh mirror file:
@@ -20,24 +20,15 @@ struct TargetFixture: @unchecked Sendable {
 
     /// A fresh target of `kind` in a temporary folder removed after `test`.
     static func make(_ kind: Kind, in test: XCTestCase) throws -> TargetFixture {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("porter-migrations-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let file = folder.appendingPathComponent("\(kind.rawValue).sqlite").path
         switch kind {
         case .mirror:
-            test.addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
+            let file = try test.temporaryFolder("porter-migrations").appendingPathComponent("\(kind.rawValue).sqlite").path
             return TargetFixture(kind: kind, target: try MirrorTarget(path: file, create: true), file: file)
         case .server:
-            let api = try ParseMirrorAPI(mirrorPath: file, configuration: ParseServerConfiguration(applicationId: "app", masterKey: "mk"))
-            let server = HTTPServer(port: 0, handler: api)
-            let url = "http://127.0.0.1:\(try server.start())/parse"
-            test.addTeardownBlock {
-                server.stop()
-                try? FileManager.default.removeItem(at: folder)
-            }
-            let client = ParseRESTClient(address: try ParseServerAddress(url: url, applicationId: "app", masterKey: "mk", restAPIKey: nil),
+            let served = try ServedMirror(in: test, configuration: ParseServerConfiguration(applicationId: "app", masterKey: "mk"))
+            let client = ParseRESTClient(address: try ParseServerAddress(url: served.url, applicationId: "app", masterKey: "mk", restAPIKey: nil),
                                          timeout: 10, retry: RetryPolicy(attempts: 2, initialDelay: 0.01, maximumDelay: 0.02))
-            return TargetFixture(kind: kind, target: ServerTarget(client: client), file: file)
+            return TargetFixture(kind: kind, target: ServerTarget(client: client), file: served.path)
         }
     }
 

@@ -1,19 +1,18 @@
 import Foundation
+import PorterTestSupport
 import XCTest
 @testable import ParseModel
 @testable import PorterPipeline
 
 /// A dataset folder under the temporary directory, removed when the value goes away.
 final class TemporaryDataset {
-    let directory: String
+    private let folder: TemporaryFolder
+    var directory: String { folder.path }
 
     init(_ files: [String: String] = [:]) throws {
-        directory = (NSTemporaryDirectory() as NSString).appendingPathComponent("porter-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        folder = try TemporaryFolder("porter-tests")
         for (name, text) in files { try write(name, text) }
     }
-
-    deinit { try? FileManager.default.removeItem(atPath: directory) }
 
     func path(_ name: String) -> String { (directory as NSString).appendingPathComponent(name) }
 

@@ -1,9 +1,9 @@
 import Foundation
 import ParseMirrorServer
 import ParseModel
-import PorterHTTP
 import PorterPipeline
 @testable import PorterREST
+@_exported import PorterTestSupport
 import XCTest
 
 final class ParseServerAddressTests: XCTestCase {
@@ -71,24 +71,13 @@ final class RetryAndDigestTests: XCTestCase {
 
 /// The batch sender against a real served mirror on a free loopback port.
 final class BatchSenderTests: XCTestCase {
-    private var server: HTTPServer!
+    private var server: ServedMirror!
     private var client: ParseRESTClient!
-    private var directory: URL!
 
     override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("porter-rest-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let api = try ParseMirrorAPI(mirrorPath: directory.appendingPathComponent("m.sqlite").path,
-                                     configuration: ParseServerConfiguration(applicationId: "app", masterKey: "mk"))
-        server = HTTPServer(port: 0, handler: api)
-        let port = try server.start()
-        client = ParseRESTClient(address: try ParseServerAddress(url: "http://127.0.0.1:\(port)/parse", applicationId: "app", masterKey: "mk", restAPIKey: nil),
+        server = try ServedMirror(in: self, configuration: ParseServerConfiguration(applicationId: "app", masterKey: "mk"))
+        client = ParseRESTClient(address: try ParseServerAddress(url: server.url, applicationId: "app", masterKey: "mk", restAPIKey: nil),
                                  timeout: 5, retry: RetryPolicy(attempts: 2, initialDelay: 0.01, maximumDelay: 0.02))
-    }
-
-    override func tearDown() {
-        server.stop()
-        try? FileManager.default.removeItem(at: directory)
     }
 
     func testResultsComeInOrderWithPerItemErrors() throws {

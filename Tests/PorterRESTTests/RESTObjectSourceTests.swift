@@ -1,32 +1,20 @@
 import Foundation
 import ParseMirrorServer
 import ParseModel
-import PorterHTTP
 import PorterPipeline
 @testable import PorterREST
 import XCTest
 
 /// ``RESTObjectSource`` against a real served mirror on a free loopback port.
 final class RESTObjectSourceTests: XCTestCase {
-    private var server: HTTPServer!
-    private var directory: URL!
-    private var url = ""
+    private var server: ServedMirror!
+    private var url: String { server.url }
 
     override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("porter-source-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let api = try ParseMirrorAPI(mirrorPath: mirrorPath,
-                                     configuration: ParseServerConfiguration(applicationId: "app", masterKey: "mk", allowCustomObjectId: true))
-        server = HTTPServer(port: 0, handler: api)
-        url = "http://127.0.0.1:\(try server.start())/parse"
+        server = try ServedMirror(in: self, configuration: ParseServerConfiguration(applicationId: "app", masterKey: "mk", allowCustomObjectId: true))
     }
 
-    override func tearDown() {
-        server.stop()
-        try? FileManager.default.removeItem(at: directory)
-    }
-
-    private var mirrorPath: String { directory.appendingPathComponent("served.sqlite").path }
+    private var mirrorPath: String { server.path }
 
     private func client(masterKey: String? = "mk", restKey: String? = nil) throws -> ParseRESTClient {
         ParseRESTClient(address: try ParseServerAddress(url: url, applicationId: "app", masterKey: masterKey, restAPIKey: restKey),

@@ -6,9 +6,18 @@ import XCTest
 /// `SourceFiles.files(matching:)`: globs in a folder (glob(3)) and in a zip archive (fnmatch(3))
 /// match the same names, sorted.
 final class SourceFilesPatternTests: XCTestCase {
-    let temporary = TemporaryFiles()
+    /// A folder of its own for each test, removed when it ends.
+    private var temporary: TemporaryFiles!
     let names = ["data/orders-2023.csv", "data/orders-2024.csv", "data/orders-2024.csv.bak", "data/.orders-hidden.csv",
                  "data/old/orders-2019.csv", "orders-top.csv", "customers.csv", "odd[1].csv"]
+
+    override func setUp() {
+        temporary = TemporaryFiles()
+    }
+
+    override func tearDown() {
+        temporary = nil
+    }
 
     /// A folder (whose own name holds pattern characters, matched literally) with `names`.
     func folder() throws -> SourceFiles {

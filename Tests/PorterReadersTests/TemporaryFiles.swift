@@ -1,18 +1,16 @@
 import Foundation
 import PorterReaders
+import PorterTestSupport
 
 /// A fresh directory for one test's input files, removed when the test's suite instance goes.
 final class TemporaryFiles {
+    private let folder: TemporaryFolder?
     let directory: URL
 
     init() {
-        directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("PorterReadersTests-\(UUID().uuidString)", isDirectory: true)
-        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: directory)
+        // A folder that cannot be made fails the first write, naming the path.
+        folder = try? TemporaryFolder("PorterReadersTests")
+        directory = folder?.url ?? FileManager.default.temporaryDirectory.appendingPathComponent("PorterReadersTests-unavailable")
     }
 
     /// Writes `text` as UTF-8 to a file named `name` and returns its path.

@@ -3,6 +3,7 @@ import Foundation
 import ParseModel
 import PorterPipeline
 import PorterSQLite
+import PorterTestSupport
 import XCTest
 
 /// A mirror file in a fresh folder, a Book schema, and read-only SQL on the file.
@@ -11,12 +12,7 @@ class MirrorTestCase: XCTestCase {
     var path: String { directory.appendingPathComponent("mirror.sqlite").path }
 
     override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("mirror-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: directory)
+        directory = try temporaryFolder("mirror-tests")
     }
 
     let book = ClassSchema(className: "Book", fields: [

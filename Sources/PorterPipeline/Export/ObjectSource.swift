@@ -4,13 +4,18 @@ import ParseModel
 /// stored fields (every field but Relations, whose links are read with
 /// ``ObjectSource/links(owner:field:targetClass:ownerIds:)``).
 public struct StoredObject: Sendable, Equatable {
+    /// The object's id.
     public var objectId: String
+    /// When the object was created, if the source knows.
     public var createdAt: ParseDate?
+    /// When the object was last changed, if the source knows.
     public var updatedAt: ParseDate?
+    /// The object's ACL, `nil` when it has none.
     public var acl: ParseACL?
     /// One value per field of ``ClassSchema/storedFields``, in that order; `.null` when unset.
     public var values: [ParseValue]
 
+    /// An object as read; `values` follow the class's ``ClassSchema/storedFields``.
     public init(objectId: String, createdAt: ParseDate?, updatedAt: ParseDate?, acl: ParseACL?, values: [ParseValue]) {
         self.objectId = objectId
         self.createdAt = createdAt
@@ -22,8 +27,11 @@ public struct StoredObject: Sendable, Equatable {
 
 /// One relation link: the owner's objectId and the related object's, as a `_Join` table holds them.
 public struct RelationLink: Sendable, Hashable {
+    /// The objectId of the object holding the Relation field.
     public var owningId: String
+    /// The objectId of the related object.
     public var relatedId: String
+    /// A link from `owningId` to `relatedId`.
     public init(owningId: String, relatedId: String) {
         self.owningId = owningId
         self.relatedId = relatedId
@@ -34,10 +42,11 @@ public struct RelationLink: Sendable, Hashable {
 /// source side of the sinks). Objects are read a page at a time and each page is handed on
 /// before the next is read, so memory stays flat however large the class.
 ///
-/// Concurrency: an export or a pull calls its source from one thread of its own, one call at a
-/// time, and the page closures on that same thread. It is not a thread of Swift's cooperative
-/// pool, so a source may block (on SQLite, on a network reply). A source need not be
-/// `Sendable`; it must not be used elsewhere while an export or a pull has it.
+/// Threads: an export or a pull calls its source from one thread of its own, not a thread of
+/// Swift's cooperative pool, one call at a time; a call may block it as long as it needs
+/// (network, SQLite's lock). `page` is called on that same thread, once per page; an error it
+/// throws ends the read and is thrown on. A source need not be `Sendable`; it must not be used
+/// elsewhere while an export or a pull has it.
 public protocol ObjectSource: AnyObject {
     /// Where the objects come from, for messages: a mirror's path, or a server URL without keys.
     var location: String { get }
@@ -82,10 +91,14 @@ extension ObjectSource {
 /// How far the reading of a class from an ``ObjectSource`` is (an export or a pull): objects
 /// done, of the `total` the source counted.
 public struct ClassProgress: Sendable {
+    /// The class being read.
     public let className: String
+    /// Objects read so far.
     public let objects: Int
+    /// Objects the source counted for the class.
     public let total: Int
 
+    /// Progress of `className`: `objects` of `total`.
     public init(className: String, objects: Int, total: Int) {
         self.className = className
         self.objects = objects

@@ -5,10 +5,14 @@ import Foundation
 public struct JUnitReport: Sendable {
     /// One test case; `failure` is `nil` when it passed.
     public struct TestCase: Sendable {
+        /// The test case's class (`classname`), such as the schema file or class checked.
         public var className: String
+        /// The test case's name.
         public var name: String
+        /// Why it failed, `nil` when it passed.
         public var failure: Failure?
 
+        /// A test case; passed unless `failure` is given.
         public init(className: String, name: String, failure: Failure? = nil) {
             self.className = className
             self.name = name
@@ -18,20 +22,26 @@ public struct JUnitReport: Sendable {
 
     /// Why a test case failed: a one-line `message` and the `details` (one fault per line).
     public struct Failure: Sendable {
+        /// The one-line summary.
         public var message: String
+        /// The details, one fault per line.
         public var details: String
 
+        /// A failure with this summary and details.
         public init(message: String, details: String) {
             self.message = message
             self.details = details
         }
     }
 
+    /// The test suite's name.
     public var suiteName: String
+    /// The test cases in order.
     public var cases: [TestCase]
     /// The suite's duration, when it is worth reporting.
     public var seconds: Double?
 
+    /// A report of one suite.
     public init(suiteName: String, cases: [TestCase], seconds: Double? = nil) {
         self.suiteName = suiteName
         self.cases = cases

@@ -1,5 +1,5 @@
 /// Counts in messages, the noun agreeing with the number: "1 field", "0 indexes", "2 classes".
-public enum Noun {
+package enum Noun {
     /// `count`, then `noun` in the plural unless `count` is 1: `es` after s, x, z, ch or sh,
     /// `ies` for a y after a consonant, else `s`.
     ///
@@ -9,7 +9,7 @@ public enum Noun {
     /// Noun.counted(2, "entry")    // "2 entries"
     /// Noun.counted(0, "field")    // "0 fields"
     /// ```
-    public static func counted(_ count: Int, _ noun: String) -> String {
+    package static func counted(_ count: Int, _ noun: String) -> String {
         "\(count) \(count == 1 ? noun : plural(of: noun))"
     }
 

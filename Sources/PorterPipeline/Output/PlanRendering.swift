@@ -4,7 +4,7 @@ import ParseModel
 extension ImportPlan {
     /// One line per phase: `phase 1: insert Genre, Author`; then, for each class or join relation
     /// whose source is a list or a glob, the files it reads: `Order reads data/orders-*.csv: data/orders-2023.csv, …`.
-    public var text: String {
+    package var text: String {
         (phases.map { "phase \($0.number): \($0.kind.rawValue) \($0.items.joined(separator: ", "))" }
             + sourceLists.map { "\($0.reader) reads \($0.source): \($0.files.joined(separator: ", "))" }).joined(separator: "\n")
     }
@@ -33,7 +33,7 @@ extension ImportPlan {
 
     /// A digraph: one cluster per insert phase, solid pointer edges (dashed when patched
     /// later), dotted relation edges.
-    public var dot: String {
+    package var dot: String {
         var lines = ["digraph plan {", "  rankdir=LR;", "  node [shape=box, style=rounded];"]
         for phase in phases where phase.kind == .insert {
             lines.append("  subgraph cluster_phase\(phase.number) {")

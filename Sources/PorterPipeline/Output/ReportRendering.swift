@@ -6,7 +6,7 @@ extension ImportReport {
     /// Per class: read, inserted, updated, unchanged, rejected; per relation: links added,
     /// removed, rejected.
     /// With `--prune`, a `deleted` column each, and what was deleted with the first keys.
-    public var table: String {
+    package var table: String {
         let pruning = pruned != nil
         var rows = [["class", "read", "inserted", "updated", "unchanged", "rejected"] + (pruning ? ["deleted"] : [])]
         rows += classes.map {
@@ -49,12 +49,13 @@ extension ImportReport {
 
     /// Classes left out and keys no field reads, one per line:
     /// `skipped _Session: why` and `skipped key Post.extra: not a field, in 3 objects (first Post.json:4)`.
-    public var skippedText: String {
+    package var skippedText: String {
         let classLines = skippedClasses.map { "skipped \($0.className): \($0.reason)" }
         let keyLines = skippedKeys.map { "skipped key \($0.className).\($0.key): not a field, in \(Noun.counted($0.count, "object")) (first \($0.file):\($0.firstLine))" }
         return (classLines + keyLines).joined(separator: "\n")
     }
 
+    /// The report as JSON: what was committed, the tallies per class and relation, and the faults.
     public var json: JSONValue {
         .object(JSONObject([
             "committed": .bool(committed),

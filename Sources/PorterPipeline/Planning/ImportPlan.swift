@@ -4,14 +4,19 @@ import ParseModel
 /// phases along their pointers; pointer fields that close a cycle are left out of the insert
 /// and patched in a later phase; relations come last, when both sides exist.
 public struct ImportPlan: Sendable, Equatable {
+    /// One phase of the plan: the classes inserted, the pointer fields patched, or the relations linked.
     public struct Phase: Sendable, Equatable {
+        /// What a phase writes.
         public enum Kind: String, Sendable { case insert, patch, relations }
+        /// The phase's number, from 1.
         public let number: Int
+        /// What the phase writes.
         public let kind: Kind
         /// Class names (insert) or `Class.field` names (patch, relations).
         public let items: [String]
     }
 
+    /// The phases in the order they run.
     public let phases: [Phase]
     /// Classes in the order they are read and written.
     public let classOrder: [String]
@@ -19,6 +24,7 @@ public struct ImportPlan: Sendable, Equatable {
     public let cyclicFields: [String: Set<String>]
     /// Pointer edges `(from, field, to)`, for drawing.
     public let pointerEdges: [PointerEdge]
+    /// Relation edges `(owner, field, target)`, for drawing.
     public let relationEdges: [PointerEdge]
     /// The classes and join relations whose `source` is a list or a glob, with the files it names.
     public var sourceLists: [SourceList] = []
@@ -33,17 +39,22 @@ public struct ImportPlan: Sendable, Equatable {
         public let files: [String]
     }
 
+    /// A reference from a field of one class to another class.
     public struct PointerEdge: Sendable, Equatable {
+        /// The class holding the field.
         public let from: String
+        /// The Pointer or Relation field.
         public let field: String
+        /// The class it refers to.
         public let to: String
+        /// Whether the edge closes a cycle (the field is patched in later).
         public let cyclic: Bool
     }
 }
 
 /// Builds the ``ImportPlan`` of a manifest.
-public enum Planner {
-    public static func plan(_ manifest: DatasetManifest) -> ImportPlan {
+package enum Planner {
+    package static func plan(_ manifest: DatasetManifest) -> ImportPlan {
         let names = manifest.classes.map(\.className)
         let position = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) })
         var pointerEdges: [(from: String, field: String, to: String, required: Bool)] = []

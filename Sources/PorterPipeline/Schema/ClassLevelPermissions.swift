@@ -4,19 +4,19 @@ import ParseModel
 /// out is `{}` (master key only), a class without any has Parse's default
 /// (``ClassSchema/defaultCLP``), the order of entries does not matter, and an empty
 /// `protectedFields` entry protects nothing.
-public struct ClassLevelPermissions: Equatable, Sendable {
+package struct ClassLevelPermissions: Equatable, Sendable {
     /// The operations, in the order Parse lists them.
-    public static let operations = ["find", "count", "get", "create", "update", "delete", "addField",
+    package static let operations = ["find", "count", "get", "create", "update", "delete", "addField",
                                     "protectedFields", "readUserFields", "writeUserFields"]
     /// Operations that map users, roles, `*`, `requiresAuthentication` or `pointerFields` to access.
     static let accessOperations = Set(operations.prefix(7))
     static let userFieldLists: Set<String> = ["readUserFields", "writeUserFields"]
 
     /// Each operation's value in a canonical form (entries sorted, lists sorted).
-    public let values: [String: JSONValue]
+    package let values: [String: JSONValue]
 
     /// The permissions `json` sets; `nil` (no CLP given) means Parse's default.
-    public init(_ json: JSONValue?) {
+    package init(_ json: JSONValue?) {
         var given = JSONObject()
         switch json ?? ClassSchema.defaultCLP {
         case .object(let object): given = object
@@ -30,7 +30,7 @@ public struct ClassLevelPermissions: Equatable, Sendable {
     }
 
     /// The operations whose values differ, in Parse's order (unknown ones last, by name).
-    public func differingOperations(from other: ClassLevelPermissions) -> [String] {
+    package func differingOperations(from other: ClassLevelPermissions) -> [String] {
         let known = Self.operations
         let unknown = Set(values.keys).union(other.values.keys).subtracting(known).sorted()
         return (known + unknown).filter { values[$0] != other.values[$0] }

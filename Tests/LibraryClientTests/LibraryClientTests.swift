@@ -1,0 +1,139 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import MirrorQuery
+import ParseModel
+import PorterMigrations
+import PorterPipeline
+import XCTest
+
+/// The README's library examples run against real files, a real SQLite mirror and a real
+/// in-process server on 127.0.0.1, through the public API only (see Package.swift).
+final class LibraryClientTests: XCTestCase {
+    /// The books of Fixtures/library published in 2000 or later, by title.
+    private let recentBooks = ["American Gods", "Half of a Yellow Sun", "Sapiens: A Brief History of Humankind", "海辺のカフカ"]
+    private let applicationId = "library-client"
+    private let masterKey = "library-client-master-key"
+
+    func testImportedRowsReadBackWithAQuery() async throws {
+        let mirror = try temporaryFolder().appending("/library.sqlite")
+        let report = try await importDataset(folder: fixture("Fixtures/library"), intoMirror: mirror)
+        XCTAssertTrue(report.succeeded)
+        XCTAssertEqual(report.classes.first { $0.className == "Book" }?.inserted, 43)
+
+        let books = try findObjects("Book", where: JSONObject(["publishingYear": .object(JSONObject(["$gte": .integer(2000)]))]),
+                                    order: "title", inMirror: mirror)
+        XCTAssertEqual(books.map { $0["title"]?.stringValue }, recentBooks)
+        let americanGods = try XCTUnwrap(books.first)
+        XCTAssertEqual(americanGods["publishingYear"], .integer(2001))
+        XCTAssertEqual(americanGods["genre"]?["__type"], .string("Pointer"))
+        XCTAssertEqual(americanGods["genre"]?["className"], .string("Genre"))
+    }
+
+    func testValidatingABadDatasetNamesTheFault() async throws {
+        let faults = try await validateDataset(folder: fixture("Fixtures/bad/dangling-pointer"))
+        XCTAssertEqual(faults.count, 1)
+        let fault = try XCTUnwrap(faults.first)
+        XCTAssertEqual(fault.location.file, "books.csv")
+        XCTAssertEqual(fault.location.line, 4)
+        XCTAssertEqual(fault.location.column, "genre")
+        XCTAssertEqual(fault.location.value, "Fantasyy")
+        XCTAssertTrue(fault.reason.contains("no Genre has key \"Fantasyy\""), fault.reason)
+    }
+
+    func testExportWritesTheClassToAFolder() async throws {
+        let folder = try temporaryFolder()
+        let mirror = folder.appending("/library.sqlite")
+        _ = try await importDataset(folder: fixture("Fixtures/library"), intoMirror: mirror)
+        let report = try await exportClass("Book", fromMirror: mirror, to: folder.appending("/export"))
+        XCTAssertEqual(report.classes.map(\.className), ["Book"])
+        XCTAssertEqual(report.classes.first?.objects, 43)
+
+        let exported = try JSONParser.parse(bytes: Array(Data(contentsOf: URL(fileURLWithPath: folder.appending("/export/Book.json")))))
+        guard case .array(let objects) = exported else { return XCTFail("Book.json is not an array: \(exported)") }
+        XCTAssertEqual(objects.count, 43)
+        let dune = try XCTUnwrap(objects.first { $0["title"] == .string("Dune") })
+        XCTAssertEqual(dune["publishingYear"], .integer(1965))
+        XCTAssertEqual(dune["objectId"]?.stringValue?.count, 10)
+    }
+
+    func testServedMirrorAnswersURLSession() async throws {
+        let mirror = try temporaryFolder().appending("/library.sqlite")
+        _ = try await importDataset(folder: fixture("Fixtures/library"), intoMirror: mirror)
+        let (server, url) = try serveMirror(at: mirror, applicationId: applicationId, masterKey: masterKey)
+        defer { server.stop() }
+
+        let answer = try await get(url + "/classes/Book?order=title&where=" + percentEncoded(#"{"publishingYear":{"$gte":2000}}"#))
+        guard case .array(let results)? = answer["results"] else { return XCTFail("no results: \(answer)") }
+        XCTAssertEqual(results.map { $0["title"]?.stringValue }, recentBooks)
+    }
+
+    func testMigrationsFromAFolder() throws {
+        let mirror = try temporaryFolder().appending("/library.sqlite")
+        let applied = try migrate(mirrorPath: mirror, folder: fixture("Migrations"))
+        XCTAssertEqual(applied.map(\.version), ["1", "2", "3", "4", "5", "6"])
+        XCTAssertTrue(applied.allSatisfy(\.success))
+
+        let books = try findObjects("Book", where: JSONObject(["edition": .integer(1)]), order: "title", inMirror: mirror)
+        XCTAssertEqual(books.count, 43, "V2 imported the books and V6 gave each the first edition")
+        XCTAssertEqual(try migrate(mirrorPath: mirror, folder: fixture("Migrations")).count, 0, "nothing is pending the second time")
+    }
+
+    func testRESTImportIntoTheInProcessServer() async throws {
+        let mirror = try temporaryFolder().appending("/served.sqlite")
+        let (server, url) = try serveMirror(at: mirror, applicationId: applicationId, masterKey: masterKey)
+        defer { server.stop() }
+
+        let report = try await importDataset(folder: fixture("Fixtures/library"), toServer: url, applicationId: applicationId, masterKey: masterKey)
+        XCTAssertTrue(report.succeeded)
+        XCTAssertEqual(report.classes.first { $0.className == "Book" }?.inserted, 43)
+        let books = try findObjects("Book", where: JSONObject(["publishingYear": .object(JSONObject(["$gte": .integer(2000)]))]),
+                                    order: "title", inMirror: mirror)
+        XCTAssertEqual(books.map { $0["title"]?.stringValue }, recentBooks)
+    }
+
+    func testPullFromTheInProcessServer() async throws {
+        let folder = try temporaryFolder()
+        _ = try await importDataset(folder: fixture("Fixtures/library"), intoMirror: folder.appending("/source.sqlite"))
+        let (server, url) = try serveMirror(at: folder.appending("/source.sqlite"), applicationId: applicationId, masterKey: masterKey)
+        defer { server.stop() }
+
+        let copy = folder.appending("/copy.sqlite")
+        let report = try await pull(fromServer: url, applicationId: applicationId, masterKey: masterKey, intoMirror: copy)
+        XCTAssertEqual(report.classes.first { $0.className == "Book" }?.added, 43)
+        let books = try findObjects("Book", where: JSONObject(["publishingYear": .object(JSONObject(["$gte": .integer(2000)]))]),
+                                    order: "title", inMirror: copy)
+        XCTAssertEqual(books.map { $0["title"]?.stringValue }, recentBooks)
+    }
+
+    func testSchemaCheckNamesTheDifferingField() async throws {
+        let folder = try temporaryFolder()
+        let mirror = folder.appending("/library.sqlite")
+        _ = try await importDataset(folder: fixture("Fixtures/library"), intoMirror: mirror)
+        let schemaFile = folder.appending("/schema.json")
+        try Data(#"[{"className": "Genre", "fields": {"name": {"type": "String", "required": true}, "books": {"type": "Relation", "targetClass": "Book"}, "rank": {"type": "Number"}}}]"#.utf8)
+            .write(to: URL(fileURLWithPath: schemaFile))
+
+        let diff = try checkSchema(schemaFile, againstMirror: mirror)
+        let genre = try XCTUnwrap(diff.classes.first { $0.className == "Genre" })
+        XCTAssertEqual(genre.fields.map(\.name), ["rank"])
+        XCTAssertEqual(genre.fields.first?.change, .added)
+    }
+
+    // MARK: - Helpers
+
+    /// A GET with the master key, answered as JSON.
+    private func get(_ url: String) async throws -> JSONValue {
+        var request = URLRequest(url: try XCTUnwrap(URL(string: url)))
+        request.setValue(applicationId, forHTTPHeaderField: "X-Parse-Application-Id")
+        request.setValue(masterKey, forHTTPHeaderField: "X-Parse-Master-Key")
+        let (data, response) = try await URLSession(configuration: .ephemeral).data(for: request)
+        XCTAssertEqual((response as? HTTPURLResponse)?.statusCode, 200)
+        return try JSONParser.parse(bytes: Array(data))
+    }
+
+    private func percentEncoded(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text
+    }
+}
