@@ -29,29 +29,35 @@ public final class MirrorObjectSource: ObjectSource, Sendable {
         reading = Mutex(try MirrorReading(path: path))
     }
 
+    /// The classes of the mirror's `_SCHEMA` table; a file without one is not a mirror (exit 3).
     public func schemas() throws(PorterError) -> [ClassSchema] {
         try reading.withLock { (mirror) throws(PorterError) in try mirror.schemas() }
     }
 
+    /// How many objects of the class match `constraints`.
     public func count(of schema: ClassSchema, matching constraints: JSONObject?) throws(PorterError) -> Int {
         try reading.withLock { (mirror) throws(PorterError) in try mirror.count(of: schema, matching: constraints) }
     }
 
+    /// The class's objects matching `constraints`, in insertion order, a page at a time.
     public func readObjects(of schema: ClassSchema, matching constraints: JSONObject?,
                             page: ([StoredObject]) throws(PorterError) -> Void) throws(PorterError) {
         let cursor = try reading.withLock { (mirror) throws(PorterError) in try mirror.openObjects(of: schema, matching: constraints) }
         try read(cursor, page: page) { if case .objects(let objects) = $0 { objects } else { [] } }
     }
 
+    /// Every objectId of the class, a page at a time.
     public func readObjectIds(of className: String, page: ([String]) throws(PorterError) -> Void) throws(PorterError) {
         let cursor = try reading.withLock { (mirror) throws(PorterError) in try mirror.openObjectIds(of: className) }
         try read(cursor, page: page) { if case .objectIds(let ids) = $0 { ids } else { [] } }
     }
 
+    /// The links of `owner.field` whose owners are among `ownerIds`, by owner.
     public func links(owner className: String, field: String, targetClass: String, ownerIds: [String]) throws(PorterError) -> [RelationLink] {
         try reading.withLock { (mirror) throws(PorterError) in try mirror.links(owner: className, field: field, ownerIds: ownerIds) }
     }
 
+    /// The newest `updatedAt` of the class's objects.
     public func newestUpdate(of className: String) throws(PorterError) -> ParseDate? {
         try reading.withLock { (mirror) throws(PorterError) in try mirror.newestUpdate(of: className) }
     }

@@ -23,6 +23,7 @@ public struct PullOptions: Sendable {
 public struct PullReport: Sendable {
     /// What the pull did to one class.
     public struct ClassTally: Sendable, Equatable {
+        /// The class.
         public let className: String
         /// Objects read from the source: all of them the first time, then those updated since the watermark.
         public var read = 0

@@ -37,10 +37,13 @@ public final class SQLiteMirror: ObjectSink, Sendable {
         connection = Mutex(shared)
     }
 
+    /// The classes of the mirror's `_SCHEMA` table; none when the file does not exist yet.
     public func existingSchemas() throws(PorterError) -> [ClassSchema] {
         try connection.withLock { (mirror) throws(PorterError) in try mirror.existingSchemas() }
     }
 
+    /// Creates the file when missing, opens the import's transaction and adds the missing classes,
+    /// fields and join tables.
     public func begin(schemas: [ClassSchema], naturalKeys: [String: [String]]) throws(PorterError) {
         try connection.withLock { (mirror) throws(PorterError) in try mirror.begin(schemas: schemas, naturalKeys: naturalKeys) }
     }
@@ -49,18 +52,22 @@ public final class SQLiteMirror: ObjectSink, Sendable {
     /// `_SCHEMA` field names: queries and exports never read it, `serve`'s log-in does.
     public var storesPasswordHashes: Bool { true }
 
+    /// Inserts new objects and updates changed ones (as `mode` says), keeping `_User` password hashes.
     public func write(_ objects: [ResolvedObject], className: String, mode: WriteMode) throws(PorterError) -> [WriteOutcome] {
         try connection.withLock { (mirror) throws(PorterError) in try mirror.write(objects, className: className, mode: mode) }
     }
 
+    /// Names uploaded files by their content hash; they are written into `<mirror>.files` on commit.
     public func store(_ files: [LocalFile]) throws(PorterError) -> [String: ParseFile] {
         try connection.withLock { (mirror) throws(PorterError) in try mirror.store(files) }
     }
 
+    /// Sets one pointer field of objects already written.
     public func patch(className: String, field: String, values: [(objectId: String, value: ParseValue)]) throws(PorterError) -> [WriteOutcome] {
         try connection.withLock { (mirror) throws(PorterError) in try mirror.patch(className: className, field: field, values: values) }
     }
 
+    /// Adds relation links to the field's join table; with `replace`, each owner keeps only the given ones.
     public func link(owner className: String, field: String, targetClass: String, _ links: [RelationLinks], replace: Bool) throws(PorterError) -> LinkChanges {
         try connection.withLock { (mirror) throws(PorterError) in
             try mirror.link(owner: className, field: field, targetClass: targetClass, links, replace: replace)
@@ -72,24 +79,29 @@ public final class SQLiteMirror: ObjectSink, Sendable {
         try connection.withLock { (mirror) throws(PorterError) in try mirror.flush() }
     }
 
+    /// Deletes the class's objects `held` does not list, with their relation links.
     public func prune(_ className: String, keeping held: HeldObjects) throws(PorterError) -> PruneResult {
         try connection.withLock { (mirror) throws(PorterError) in try mirror.prune(className, keeping: held) }
     }
 
+    /// Deletes the links of the relation that `held` no longer lists.
     public func pruneLinks(owner className: String, field: String, targetClass: String, keeping held: [String: Set<String>]) throws(PorterError) -> PruneResult {
         try connection.withLock { (mirror) throws(PorterError) in
             try mirror.pruneLinks(owner: className, field: field, targetClass: targetClass, keeping: held)
         }
     }
 
+    /// Whether the mirror has this object.
     public func hasObject(className: String, objectId: String) throws(PorterError) -> Bool {
         try connection.withLock { (mirror) throws(PorterError) in try mirror.hasObject(className: className, objectId: objectId) }
     }
 
+    /// Creates the natural-key indexes, writes the staged files and commits the transaction.
     public func commit() throws(PorterError) {
         try connection.withLock { (mirror) throws(PorterError) in try mirror.commit() }
     }
 
+    /// Rolls the transaction back; a mirror file the import created is removed.
     public func rollback() {
         connection.withLock { $0.rollback() }
     }

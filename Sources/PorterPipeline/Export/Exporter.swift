@@ -42,11 +42,13 @@ public struct ExportReport: Sendable {
 
     /// The file of one class, and those of its relations.
     public struct ClassFile: Sendable {
+        /// The class.
         public let className: String
         /// The file's name in the folder (`-` for standard output).
         public let file: String
         /// Objects written.
         public let objects: Int
+        /// Its relations' join files.
         public let relations: [RelationFile]
     }
 
