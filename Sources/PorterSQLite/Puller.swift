@@ -11,6 +11,7 @@ public struct PullOptions: Sendable {
     /// Also compare objectIds, and delete from the mirror the objects the source no longer has.
     public var full: Bool
 
+    /// A pull of every class (or `classes`) from the source named `source`; `full` also deletes.
     public init(source: String, classes: [String]? = nil, full: Bool = false) {
         self.source = source
         self.classes = classes
@@ -20,26 +21,37 @@ public struct PullOptions: Sendable {
 
 /// What a pull did, per class and per relation.
 public struct PullReport: Sendable {
+    /// What the pull did to one class.
     public struct ClassTally: Sendable, Equatable {
+        /// The class.
         public let className: String
         /// Objects read from the source: all of them the first time, then those updated since the watermark.
         public var read = 0
+        /// Objects new to the mirror.
         public var added = 0
+        /// Objects the mirror had with other values.
         public var updated = 0
+        /// Objects the mirror already had as they are.
         public var unchanged = 0
         /// Objects the source no longer has (only with ``PullOptions/full``).
         public var deleted = 0
     }
 
+    /// What the pull did to one relation's links.
     public struct RelationTally: Sendable, Equatable {
         /// `Owner.field`
         public let relation: String
+        /// Links new to the mirror.
         public var added = 0
+        /// Links the mirror had and the source no longer has.
         public var removed = 0
     }
 
+    /// Per class, in name order.
     public var classes: [ClassTally]
+    /// Per relation, by `Owner.field`.
     public var relations: [RelationTally]
+    /// How long the pull took.
     public var elapsedSeconds: Double
     /// Requests sent to the source, by phase (the caller, which knows the source, fills them in).
     public var requests: [RequestTally] = []
@@ -54,6 +66,7 @@ public struct PullReport: Sendable {
         return text
     }
 
+    /// The report as JSON: `elapsedSeconds`, `classes`, `relations`, `requests`.
     public var json: JSONValue {
         func number(_ value: Int) -> JSONValue { .integer(Int64(value)) }
         return .object(JSONObject([
@@ -82,22 +95,46 @@ public struct PullReport: Sendable {
 /// updated since (`updatedAt $gte` the watermark, so that a write in the same millisecond is not
 /// missed), stores those that differ, and reads the links of exactly those owners again. Objects
 /// the source deleted are noticed only by comparing objectIds (``PullOptions/full``).
+///
+/// ```swift
+/// // client: a PorterREST `ParseRESTClient` for the server, holding the master key
+/// let puller = Puller(source: RESTObjectSource(client: client), mirror: SQLiteMirror(path: "app.sqlite"),
+///                     options: PullOptions(source: client.address.description))
+/// let report = try await puller.run()
+/// ```
+///
+/// Cancelling the task that awaits ``run(progress:)`` stops the pull between pages: the mirror
+/// is rolled back and a ``PorterError`` of kind ``PorterError/Kind/interrupted`` is thrown.
 public final class Puller {
     private let source: ObjectSource
     private let mirror: SQLiteMirror
     private let options: PullOptions
     private var classTallies: [String: PullReport.ClassTally] = [:]
     private var relationTallies: [String: PullReport.RelationTally] = [:]
+    /// The token of the run under way.
+    private var cancellation = Cancellation()
 
+    /// A pull from `source` into `mirror`.
     public init(source: ObjectSource, mirror: SQLiteMirror, options: PullOptions) {
         self.source = source
         self.mirror = mirror
         self.options = options
     }
 
-    /// Pulls and commits; on any failure the mirror is rolled back and the error rethrown.
-    /// `progress` is called after each page of objects.
-    public func run(progress: (@Sendable (ClassProgress) -> Void)? = nil) throws(PorterError) -> PullReport {
+    /// Pulls and commits; on any failure or cancellation the mirror is rolled back and the
+    /// error thrown. Runs on a thread of its own (see ``ObjectSource``); `progress` is called
+    /// there after each page of objects.
+    @concurrent
+    public func run(progress: (@Sendable (ClassProgress) -> Void)? = nil) async throws(PorterError) -> PullReport {
+        let lent = Lent(self)
+        return try await Cancellation.onThread(named: "parse-porter pull") { (cancellation) throws(PorterError) in
+            try lent.value.run(progress: progress, cancellation: cancellation)
+        }
+    }
+
+    /// ``run(progress:)`` on the calling thread, stopped by `cancellation`.
+    package func run(progress: (@Sendable (ClassProgress) -> Void)? = nil, cancellation: Cancellation = Cancellation()) throws(PorterError) -> PullReport {
+        self.cancellation = cancellation
         let started = Date()
         // A file that is not a mirror is refused before the source is asked anything.
         let mirrored = try mirror.existingSchemas()
@@ -159,7 +196,7 @@ public final class Puller {
         progress?(ClassProgress(className: className, objects: 0, total: total))
         var tally = classTallies[className]!
         try source.readObjects(of: schema, matching: constraints) { (objects) throws(PorterError) in
-            try stopIfInterrupted(className)
+            try stopIfCancelled(className)
             for outcome in try mirror.store(objects, of: schema) {
                 switch outcome {
                 case .inserted: tally.added += 1
@@ -174,7 +211,7 @@ public final class Puller {
         }
         if options.full {
             try source.readObjectIds(of: className) { (ids) throws(PorterError) in
-                try stopIfInterrupted(className)
+                try stopIfCancelled(className)
                 try mirror.keepObjectIds(ids)
             }
             let deletion = try mirror.deleteObjectsNotKept(of: className)
@@ -198,9 +235,9 @@ public final class Puller {
         }
     }
 
-    /// Ctrl-C stops the pull between pages; the mirror is then rolled back.
-    private func stopIfInterrupted(_ className: String) throws(PorterError) {
-        guard !Interruption.isRequested else { throw PorterError(.interrupted, "interrupted while pulling \(className); the mirror was left as it was") }
+    /// A cancelled run stops between pages; the mirror is then rolled back.
+    private func stopIfCancelled(_ className: String) throws(PorterError) {
+        try cancellation.check("pulling \(className)", "the mirror was left as it was")
     }
 
     private func tallyLinks(_ relation: String, added: Int = 0, removed: Int = 0) {

@@ -3,11 +3,11 @@ import PorterPipeline
 
 /// Uploaded files of an import: stored in the mirror's files folder (``MirrorFiles``), where
 /// `serve` answers them.
-extension SQLiteMirror {
+extension MirrorWriter {
     /// Names each file by its content hash and staging it for ``commit()``; a content the
     /// folder already holds (under the same hash prefix, from an earlier run) is reused and
     /// not written again.
-    public func store(_ files: [LocalFile]) throws(PorterError) -> [String: ParseFile] {
+    func store(_ files: [LocalFile]) throws(PorterError) -> [String: ParseFile] {
         let folder = MirrorFiles(mirrorPath: path)
         var present: [String: String] = [:]
         for name in folder.names() { present[String(name.prefix(32))] = name }

@@ -2,12 +2,12 @@ import ParseModel
 import PorterPipeline
 
 /// `--prune`: deleting, in the import's transaction, what the sources no longer hold.
-extension SQLiteMirror {
+extension MirrorWriter {
     private static let keptLinksTable = "temp.\(quoted("porter:keptLinks"))"
 
     /// Deletes the class's objects whose objectIds `held` does not list, with their relation
     /// links (as owner and as related object), as a pull deletes the objects a server no longer has.
-    public func prune(_ className: String, keeping held: HeldObjects) throws(PorterError) -> PruneResult {
+    func prune(_ className: String, keeping held: HeldObjects) throws(PorterError) -> PruneResult {
         guard let db = database else { return PruneResult() }
         try keepObjectIds(held.objectIds)
         let key = naturalKeys[className] ?? []
@@ -29,7 +29,7 @@ extension SQLiteMirror {
     }
 
     /// Deletes the rows of the relation's join table that `held` (owner → related objectIds) does not list.
-    public func pruneLinks(owner className: String, field: String, targetClass: String, keeping held: [String: Set<String>]) throws(PorterError) -> PruneResult {
+    func pruneLinks(owner className: String, field: String, targetClass: String, keeping held: [String: Set<String>]) throws(PorterError) -> PruneResult {
         guard let db = database else { return PruneResult() }
         let table = quoted(MirrorLayout.joinTable(owner: className, field: field))
         try db.execute("CREATE TEMP TABLE IF NOT EXISTS \(quoted("porter:keptLinks")) (owningId TEXT, relatedId TEXT, PRIMARY KEY(owningId, relatedId))")

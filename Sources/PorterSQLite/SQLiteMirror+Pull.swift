@@ -2,22 +2,22 @@ import ParseModel
 import PorterPipeline
 
 /// What deleting the objects a source no longer has removed.
-public struct ObjectDeletion: Sendable, Equatable {
-    public var objects = 0
+package struct ObjectDeletion: Sendable, Equatable {
+    package var objects = 0
     /// Relation links removed with them (as owner or as related object), by `Owner.field`.
-    public var links: [String: Int] = [:]
-    public init(objects: Int = 0, links: [String: Int] = [:]) {
+    package var links: [String: Int] = [:]
+    package init(objects: Int = 0, links: [String: Int] = [:]) {
         self.objects = objects
         self.links = links
     }
 }
 
 /// What a pull (``Puller``) does to the mirror, inside the transaction ``begin(schemas:naturalKeys:)`` starts.
-extension SQLiteMirror {
+extension MirrorWriter {
     /// Stores objects read from a source as they are there: new ones are inserted; existing ones
     /// whose values, ACL, `createdAt` or `updatedAt` differ are replaced. `values` follow
     /// `schema.storedFields`.
-    public func store(_ objects: [StoredObject], of schema: ClassSchema) throws(PorterError) -> [WriteOutcome] {
+    func store(_ objects: [StoredObject], of schema: ClassSchema) throws(PorterError) -> [WriteOutcome] {
         let fields = schema.storedFields
         let resolved = objects.map { object in
             ResolvedObject(objectId: object.objectId, line: 0, fields: zip(fields, object.values).map { FieldValue($0.name, $1) },
@@ -30,7 +30,7 @@ extension SQLiteMirror {
     private static let goneTable = "temp.\(quoted("porter:gone"))"
 
     /// Notes objectIds the source still has, for ``deleteObjectsNotKept(of:)``.
-    public func keepObjectIds(_ objectIds: some Sequence<String>) throws(PorterError) {
+    func keepObjectIds(_ objectIds: some Sequence<String>) throws(PorterError) {
         guard let db = database else { return }
         try db.execute("CREATE TEMP TABLE IF NOT EXISTS \(quoted("porter:kept")) (objectId TEXT PRIMARY KEY)")
         let insert = try statement("keep", "porter:kept", []) { "INSERT OR IGNORE INTO \(Self.keptTable) (objectId) VALUES (?1)" }
@@ -43,7 +43,7 @@ extension SQLiteMirror {
     /// Deletes the class's objects whose ids were not kept since the last call, with their
     /// relation links: the class's own join tables (as owner), and every join table of a
     /// relation that targets the class (as related object).
-    public func deleteObjectsNotKept(of className: String) throws(PorterError) -> ObjectDeletion {
+    func deleteObjectsNotKept(of className: String) throws(PorterError) -> ObjectDeletion {
         guard let db = database else { return ObjectDeletion() }
         try db.execute("CREATE TEMP TABLE IF NOT EXISTS \(quoted("porter:kept")) (objectId TEXT PRIMARY KEY)")
         try db.execute("CREATE TEMP TABLE IF NOT EXISTS \(quoted("porter:gone")) (objectId TEXT PRIMARY KEY)")
@@ -75,14 +75,14 @@ extension SQLiteMirror {
 
     /// The watermark of the class's last pull from `source`: the newest `updatedAt` the source
     /// had when that pull began. `nil` when the class was never pulled from `source`.
-    public func pullWatermark(of className: String, source: String) throws(PorterError) -> ParseDate? {
+    func pullWatermark(of className: String, source: String) throws(PorterError) -> ParseDate? {
         guard let db = database, !(try db.rows("SELECT 1 FROM sqlite_master WHERE type='table' AND name='_PorterPull'")).isEmpty else { return nil }
         let rows = try db.rows("SELECT watermark FROM _PorterPull WHERE className = ?1 AND server = ?2", [className, source])
         return rows.first?.first?.flatMap { ParseDate(iso: $0) }
     }
 
     /// Records a pull of the class from `source` up to `watermark`, now.
-    public func recordPull(of className: String, source: String, watermark: ParseDate?) throws(PorterError) {
+    func recordPull(of className: String, source: String, watermark: ParseDate?) throws(PorterError) {
         guard let db = database else { return }
         try db.execute(MirrorLayout.pullTableSQL)
         let save = try statement("recordPull", "_PorterPull", []) { MirrorLayout.recordPullSQL }

@@ -5,7 +5,7 @@ import ParseModel
 import PorterPipeline
 import PorterREST
 
-struct ExportCommand: ParsableCommand {
+struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Write the classes of a mirror or a Parse Server into a folder, one file per class and per relation.",
@@ -71,17 +71,17 @@ struct ExportCommand: ParsableCommand {
         if TargetOptions.target(givenSource) == nil { throw TargetOptions.missingTarget("--from") }
     }
 
-    func run() throws {
+    func run() async throws {
         let source = try server.source(from, concurrency: concurrency)
         let options = ExportOptions(format: format, classes: try classList(), constraints: try constraints(),
                                     naturalKeys: try naturalKeys(), emitManifest: emitManifest, force: force)
-        let interruption = Interruption.catchInterrupts()
-        defer { interruption.stop() }
         if to == "-" {
-            try exportToStandardOutput(Exporter(source: source, options: options))
+            try await exportToStandardOutput(Exporter(source: source, options: options))
             return
         }
-        let report = try Exporter(source: source, options: options).run(to: to, progress: ProgressDisplay.callback(quiet: quiet))
+        let progress: (@Sendable (ClassProgress) -> Void)? = ProgressDisplay.callback(quiet: quiet)
+        let exporter = Exporter(source: source, options: options), folder = to
+        let report = try await CtrlC.cancels { try await exporter.run(to: folder, progress: progress) }
         for written in report.classes {
             Terminal.output("\(written.className): \(written.objects) objects → \(written.file)")
             for relation in written.relations {
@@ -94,8 +94,9 @@ struct ExportCommand: ParsableCommand {
     }
 
     /// `--to -`: the objects on stdout, everything else on stderr.
-    private func exportToStandardOutput(_ exporter: Exporter) throws {
-        let report = try exporter.runToStandardOutput(progress: ProgressDisplay.callback(quiet: quiet))
+    private func exportToStandardOutput(_ exporter: sending Exporter) async throws {
+        let progress: (@Sendable (ClassProgress) -> Void)? = ProgressDisplay.callback(quiet: quiet)
+        let report = try await CtrlC.cancels { try await exporter.runToStandardOutput(progress: progress) }
         for note in report.notes { Terminal.error("note: " + note) }
         guard !quiet, let written = report.classes.first else { return }
         Terminal.error(String(format: "exported %d %@ objects to standard output in %.2f s", written.objects, written.className, report.elapsedSeconds))

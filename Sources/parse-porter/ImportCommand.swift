@@ -3,7 +3,7 @@ import Foundation
 import PorterPipeline
 import PorterREST
 
-struct ImportCommand: ParsableCommand {
+struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
         abstract: "Validate a dataset and load it into a target, pointers and relations resolved.",
@@ -72,7 +72,7 @@ struct ImportCommand: ParsableCommand {
         try file.check(source.dataset, target: to)
     }
 
-    func run() throws {
+    func run() async throws {
         let singleFile = file.isSingleFile(source.dataset)
         let given = try to ?? (singleFile ? file.defaultTarget(source.dataset) : source.defaultTarget())
         let toServer = TargetOptions.isServerURL(given)
@@ -97,11 +97,11 @@ struct ImportCommand: ParsableCommand {
         options.notice = { Terminal.error("note: " + $0) }
         // A JSON report lists every fault; a terminal shows the first ones (FaultPrinter).
         if json { options.shownErrorLimit = .max }
-        let interruption = Interruption.catchInterrupts()
-        defer { interruption.stop() }
         let importer = Importer(manifest: manifest, options: options)
         if dryRun && toServer && !json { Terminal.output(importer.plan.text + "\n") }
-        let report = try importer.run(into: sink, progress: ProgressDisplay.callback(quiet: quiet || json))
+        let progress: (@Sendable (ImportProgress) -> Void)? = ProgressDisplay.callback(quiet: quiet || json)
+        let storesPasswordHashes = sink.storesPasswordHashes
+        let report = try await CtrlC.cancels { try await importer.run(into: sink, progress: progress) }
         if json {
             Terminal.output(report.json.serialized())
         } else if report.succeeded {
@@ -116,7 +116,7 @@ struct ImportCommand: ParsableCommand {
                 let listed = report.rejectFiles.isEmpty ? "" : "; refused objects are in \(report.rejectFiles.joined(separator: ", "))"
                 Terminal.error("\(report.classes.map(\.rejected).reduce(0, +)) objects were refused by \(target); everything else was written\(listed)")
             } else {
-                if report.usersWithPasswordHashes + report.usersWithoutPassword > 0 && !sink.storesPasswordHashes && !usersWithoutPasswords {
+                if report.usersWithPasswordHashes + report.usersWithoutPassword > 0 && !storesPasswordHashes && !usersWithoutPasswords {
                     Terminal.error("--users-without-passwords writes those users with random passwords instead")
                 }
                 Terminal.error("nothing was written to \(target)")

@@ -4,7 +4,7 @@ import PorterPipeline
 import PorterREST
 import PorterSQLite
 
-struct PullCommand: ParsableCommand {
+struct PullCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pull",
         abstract: "Copy a whole Parse app into a SQLite mirror; later pulls bring only what changed.",
@@ -63,14 +63,13 @@ struct PullCommand: ParsableCommand {
         list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
-    func run() throws {
+    func run() async throws {
         let client = try server.client(url, concurrency: concurrency)
         let address = client.address.description
         let options = PullOptions(source: address, classes: classes.map(classNames), full: full)
         let puller = Puller(source: RESTObjectSource(client: client, concurrency: concurrency), mirror: SQLiteMirror(path: to), options: options)
-        let interruption = Interruption.catchInterrupts()
-        defer { interruption.stop() }
-        var report = try puller.run(progress: ProgressDisplay.callback(quiet: quiet || json))
+        let progress: (@Sendable (ClassProgress) -> Void)? = ProgressDisplay.callback(quiet: quiet || json)
+        var report = try await CtrlC.cancels { try await puller.run(progress: progress) }
         report.requests = client.requestTallies
         guard !json else {
             Terminal.output(report.json.serialized())

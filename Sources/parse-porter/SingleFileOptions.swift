@@ -37,10 +37,12 @@ struct SingleFileOptions: ParsableArguments {
         }
     }
 
-    /// For `-`: stdin copied to a temporary file (``check(_:target:)`` made sure of `--format`).
-    func spool(_ dataset: String) throws(PorterError) -> StdinSpool? {
+    /// For `-`: stdin copied to a temporary file (``check(_:target:)`` made sure of `--format`);
+    /// Ctrl-C stops the copy.
+    func spool(_ dataset: String) throws -> StdinSpool? {
         guard dataset == "-", let format = format.flatMap(SourceFormat.init(name:)) else { return nil }
-        return try StdinSpool(format: format)
+        let cancellation = Cancellation()
+        return try CtrlC.cancels(calling: cancellation.cancel) { try StdinSpool(format: format, cancellation: cancellation) }
     }
 
     /// The manifest of the single file, with stdin spooled to `spool` for `-`.
@@ -64,13 +66,12 @@ final class StdinSpool {
     let folder: URL
     let path: String
 
-    /// Copies all of stdin, in chunks, to `stdin.<format>`. Ctrl-C ends the copy when stdin
-    /// ends (in a pipeline its writer is interrupted too) and deletes the copy.
-    init(format: SourceFormat) throws(PorterError) {
+    /// Copies all of stdin, in chunks, to `stdin.<format>`. Once `cancellation` is cancelled
+    /// (Ctrl-C) the copy ends when the next chunk or the end of stdin arrives (in a pipeline
+    /// its writer is interrupted too), and is deleted.
+    init(format: SourceFormat, cancellation: Cancellation) throws(PorterError) {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("parse-porter-stdin-\(UUID().uuidString)")
         path = folder.appendingPathComponent("stdin.\(format.name)").path
-        let interruption = Interruption.catchInterrupts()
-        defer { interruption.stop() }
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
             guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]),
@@ -78,10 +79,10 @@ final class StdinSpool {
                 throw PorterError(.usage, "cannot write \(path) to hold stdin")
             }
             defer { try? output.close() }
-            while !Interruption.isRequested, let chunk = try FileHandle.standardInput.read(upToCount: 1 << 20), !chunk.isEmpty {
+            while !cancellation.isCancelled, let chunk = try FileHandle.standardInput.read(upToCount: 1 << 20), !chunk.isEmpty {
                 try output.write(contentsOf: chunk)
             }
-            if Interruption.isRequested { throw PorterError(.interrupted, "interrupted while reading stdin; nothing was written") }
+            try cancellation.check("reading stdin", "nothing was written")
         } catch let error as PorterError {
             remove()
             throw error

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import PorterPipeline
 
-struct ValidateCommand: ParsableCommand {
+struct ValidateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "validate",
         abstract: "Check a dataset as an import would, without writing anything.",
@@ -32,14 +32,15 @@ struct ValidateCommand: ParsableCommand {
     @Flag(name: .shortAndLong, help: "No progress output.")
     var quiet = false
 
-    func run() throws {
+    func run() async throws {
         let targetSchemas = try against.map { target throws(PorterError) in try server.sink(target).existingSchemas() } ?? []
         // A text report shows the notes in its table, or below the faults.
         let manifest = try source.manifest(targetClasses: Set(targetSchemas.map(\.className)), printingNotes: format != .text)
         var options = ImportOptions()
         // A JSON report lists every fault; a terminal and JUnit show the first ones.
         if format == .json { options.shownErrorLimit = .max }
-        let report = try Importer(manifest: manifest, options: options).validate(against: targetSchemas, progress: ProgressDisplay.callback(quiet: quiet || format != .text))
+        let progress: (@Sendable (ImportProgress) -> Void)? = ProgressDisplay.callback(quiet: quiet || format != .text)
+        let report = try await CtrlC.cancels { try await Importer(manifest: manifest, options: options).validate(against: targetSchemas, progress: progress) }
         switch format {
         case .text:
             if report.succeeded {

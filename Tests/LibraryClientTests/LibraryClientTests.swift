@@ -16,9 +16,9 @@ final class LibraryClientTests: XCTestCase {
     private let applicationId = "library-client"
     private let masterKey = "library-client-master-key"
 
-    func testImportedRowsReadBackWithAQuery() throws {
+    func testImportedRowsReadBackWithAQuery() async throws {
         let mirror = try temporaryFolder().appending("/library.sqlite")
-        let report = try importDataset(folder: fixture("Fixtures/library"), intoMirror: mirror)
+        let report = try await importDataset(folder: fixture("Fixtures/library"), intoMirror: mirror)
         XCTAssertTrue(report.succeeded)
         XCTAssertEqual(report.classes.first { $0.className == "Book" }?.inserted, 43)
 
@@ -31,8 +31,8 @@ final class LibraryClientTests: XCTestCase {
         XCTAssertEqual(americanGods["genre"]?["className"], .string("Genre"))
     }
 
-    func testValidatingABadDatasetNamesTheFault() throws {
-        let faults = try validateDataset(folder: fixture("Fixtures/bad/dangling-pointer"))
+    func testValidatingABadDatasetNamesTheFault() async throws {
+        let faults = try await validateDataset(folder: fixture("Fixtures/bad/dangling-pointer"))
         XCTAssertEqual(faults.count, 1)
         let fault = try XCTUnwrap(faults.first)
         XCTAssertEqual(fault.location.file, "books.csv")
@@ -42,11 +42,11 @@ final class LibraryClientTests: XCTestCase {
         XCTAssertTrue(fault.reason.contains("no Genre has key \"Fantasyy\""), fault.reason)
     }
 
-    func testExportWritesTheClassToAFolder() throws {
+    func testExportWritesTheClassToAFolder() async throws {
         let folder = try temporaryFolder()
         let mirror = folder.appending("/library.sqlite")
-        _ = try importDataset(folder: fixture("Fixtures/library"), intoMirror: mirror)
-        let report = try exportClass("Book", fromMirror: mirror, to: folder.appending("/export"))
+        _ = try await importDataset(folder: fixture("Fixtures/library"), intoMirror: mirror)
+        let report = try await exportClass("Book", fromMirror: mirror, to: folder.appending("/export"))
         XCTAssertEqual(report.classes.map(\.className), ["Book"])
         XCTAssertEqual(report.classes.first?.objects, 43)
 
@@ -60,7 +60,7 @@ final class LibraryClientTests: XCTestCase {
 
     func testServedMirrorAnswersURLSession() async throws {
         let mirror = try temporaryFolder().appending("/library.sqlite")
-        _ = try importDataset(folder: fixture("Fixtures/library"), intoMirror: mirror)
+        _ = try await importDataset(folder: fixture("Fixtures/library"), intoMirror: mirror)
         let (server, url) = try serveMirror(at: mirror, applicationId: applicationId, masterKey: masterKey)
         defer { server.stop() }
 
@@ -80,12 +80,12 @@ final class LibraryClientTests: XCTestCase {
         XCTAssertEqual(try migrate(mirrorPath: mirror, folder: fixture("Migrations")).count, 0, "nothing is pending the second time")
     }
 
-    func testRESTImportIntoTheInProcessServer() throws {
+    func testRESTImportIntoTheInProcessServer() async throws {
         let mirror = try temporaryFolder().appending("/served.sqlite")
         let (server, url) = try serveMirror(at: mirror, applicationId: applicationId, masterKey: masterKey)
         defer { server.stop() }
 
-        let report = try importDataset(folder: fixture("Fixtures/library"), toServer: url, applicationId: applicationId, masterKey: masterKey)
+        let report = try await importDataset(folder: fixture("Fixtures/library"), toServer: url, applicationId: applicationId, masterKey: masterKey)
         XCTAssertTrue(report.succeeded)
         XCTAssertEqual(report.classes.first { $0.className == "Book" }?.inserted, 43)
         let books = try findObjects("Book", where: JSONObject(["publishingYear": .object(JSONObject(["$gte": .integer(2000)]))]),
@@ -93,24 +93,24 @@ final class LibraryClientTests: XCTestCase {
         XCTAssertEqual(books.map { $0["title"]?.stringValue }, recentBooks)
     }
 
-    func testPullFromTheInProcessServer() throws {
+    func testPullFromTheInProcessServer() async throws {
         let folder = try temporaryFolder()
-        _ = try importDataset(folder: fixture("Fixtures/library"), intoMirror: folder.appending("/source.sqlite"))
+        _ = try await importDataset(folder: fixture("Fixtures/library"), intoMirror: folder.appending("/source.sqlite"))
         let (server, url) = try serveMirror(at: folder.appending("/source.sqlite"), applicationId: applicationId, masterKey: masterKey)
         defer { server.stop() }
 
         let copy = folder.appending("/copy.sqlite")
-        let report = try pull(fromServer: url, applicationId: applicationId, masterKey: masterKey, intoMirror: copy)
+        let report = try await pull(fromServer: url, applicationId: applicationId, masterKey: masterKey, intoMirror: copy)
         XCTAssertEqual(report.classes.first { $0.className == "Book" }?.added, 43)
         let books = try findObjects("Book", where: JSONObject(["publishingYear": .object(JSONObject(["$gte": .integer(2000)]))]),
                                     order: "title", inMirror: copy)
         XCTAssertEqual(books.map { $0["title"]?.stringValue }, recentBooks)
     }
 
-    func testSchemaCheckNamesTheDifferingField() throws {
+    func testSchemaCheckNamesTheDifferingField() async throws {
         let folder = try temporaryFolder()
         let mirror = folder.appending("/library.sqlite")
-        _ = try importDataset(folder: fixture("Fixtures/library"), intoMirror: mirror)
+        _ = try await importDataset(folder: fixture("Fixtures/library"), intoMirror: mirror)
         let schemaFile = folder.appending("/schema.json")
         try Data(#"[{"className": "Genre", "fields": {"name": {"type": "String", "required": true}, "books": {"type": "Relation", "targetClass": "Book"}, "rank": {"type": "Number"}}}]"#.utf8)
             .write(to: URL(fileURLWithPath: schemaFile))

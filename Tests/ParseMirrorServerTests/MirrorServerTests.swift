@@ -17,7 +17,7 @@ final class MirrorServerTests: XCTestCase {
     func testServesTheObjectsImportedIntoTheMirrorOnAFreePort() async throws {
         let mirror = try temporaryFolder("fixture").appendingPathComponent("library.sqlite").path
         let dataset = PackageFolders.fixtures.appendingPathComponent("library")
-        _ = try Importer(manifest: try ManifestLoader.load(dataset.path)).run(into: SQLiteMirror(path: mirror))
+        _ = try await Importer(manifest: try ManifestLoader.load(dataset.path)).run(into: SQLiteMirror(path: mirror))
 
         let server = try await MirrorServer.start(mirror: mirror, configuration: configuration)
         XCTAssertGreaterThan(server.port, 0)

@@ -3,18 +3,20 @@ import ParseModel
 
 /// What an export selects and how it writes (`parse-porter export`).
 public struct ExportOptions: Sendable {
+    /// The files' format.
     public var format: ExportFormat
     /// The classes to export; `nil` for every class the source has.
     public var classes: [String]?
     /// A Parse `where` the exported objects match (with exactly one class).
     public var constraints: JSONObject?
-    /// Natural keys by class (from `--manifest`): CSV references name objects by key.
+    /// Natural keys by class (a dataset's keys): CSV references name objects by key.
     public var naturalKeys: [String: [String]]
     /// Also write a `dataset.yml` that re-imports the export.
     public var emitManifest: Bool
     /// Write into a folder that is not empty.
     public var force: Bool
 
+    /// Options of an export in `format`; by default every class, every object, objectIds in references.
     public init(format: ExportFormat, classes: [String]? = nil, constraints: JSONObject? = nil, naturalKeys: [String: [String]] = [:],
                 emitManifest: Bool = false, force: Bool = false) {
         self.format = format
@@ -28,39 +30,72 @@ public struct ExportOptions: Sendable {
 
 /// What an export wrote, per class.
 public struct ExportReport: Sendable {
+    /// The join file of one relation field.
     public struct RelationFile: Sendable {
+        /// The Relation field.
         public let field: String
+        /// The file's name in the folder.
         public let file: String
+        /// Links written.
         public let links: Int
     }
 
+    /// The file of one class, and those of its relations.
     public struct ClassFile: Sendable {
+        /// The class.
         public let className: String
+        /// The file's name in the folder (`-` for standard output).
         public let file: String
+        /// Objects written.
         public let objects: Int
+        /// Its relations' join files.
         public let relations: [RelationFile]
     }
 
+    /// The classes written, in name order.
     public var classes: [ClassFile] = []
     /// Other files written: `schema.json`, `dataset.yml`.
     public var otherFiles: [String] = []
     /// What was left out, for the user (relation links of a class written to standard output).
     public var notes: [String] = []
+    /// How long the export took.
     public var elapsedSeconds = 0.0
 }
 
 /// Exports classes of an ``ObjectSource`` into a folder, one file per class and per relation,
 /// streaming: a page of objects is written, with its owners' links, before the next is read.
+///
+/// ```swift
+/// let source = try MirrorObjectSource(path: "library.sqlite")
+/// let report = try await Exporter(source: source, options: ExportOptions(format: .ndjson)).run(to: "out")
+/// ```
+///
+/// Cancelling the task that awaits an export stops it between pages: nothing is written to the
+/// folder, and a ``PorterError`` of kind ``PorterError/Kind/interrupted`` is thrown.
 public final class Exporter {
     private let source: ObjectSource
     private let options: ExportOptions
 
+    /// An export of `source` as `options` say.
     public init(source: ObjectSource, options: ExportOptions) {
         self.source = source
         self.options = options
     }
 
-    public func run(to path: String, progress: ((ClassProgress) -> Void)? = nil) throws(PorterError) -> ExportReport {
+    /// Writes the selected classes into the folder at `path` (created when missing): the files
+    /// are staged in a hidden folder inside it and moved into place once all are complete, so a
+    /// failed or cancelled export leaves the folder as it was. The source is read on a thread of
+    /// its own (see ``ObjectSource``); `progress` is called there.
+    @concurrent
+    public func run(to path: String, progress: (@Sendable (ClassProgress) -> Void)? = nil) async throws(PorterError) -> ExportReport {
+        let lent = Lent(self)
+        return try await Cancellation.onThread(named: "parse-porter export") { (cancellation) throws(PorterError) in
+            try lent.value.run(to: path, progress: progress, cancellation: cancellation)
+        }
+    }
+
+    /// ``run(to:progress:)`` on the calling thread, stopped by `cancellation`.
+    package func run(to path: String, progress: ((ClassProgress) -> Void)? = nil, cancellation: Cancellation = Cancellation()) throws(PorterError) -> ExportReport {
         let started = Date()
         let all = try source.schemas()
         let selected = try select(all)
@@ -73,7 +108,8 @@ public final class Exporter {
         do {
             for schema in selected {
                 let written = try export(schema, opening: { (name) throws(PorterError) in try OutputFile(path: folder.stagedPath(name)) },
-                                         withRelations: true, keyNames: keyNames, progress: progress)
+                                         withRelations: true, keyNames: keyNames, progress: progress,
+                                         cancellation: { () throws(PorterError) in try cancellation.check("exporting \(schema.className)", "nothing was written to \(path)") })
                 report.classes.append(written)
                 manifest.classes.append(.init(schema: schema, file: written.file, key: keyNames?.isKeyed(schema.className) == true ? options.naturalKeys[schema.className]! : []))
                 let keyed = keyNames != nil
@@ -101,7 +137,18 @@ public final class Exporter {
 
     /// Writes one class's objects to standard output, as NDJSON or CSV: no relation links (a
     /// stream holds one file, the report's notes name the relations left out) and no other files.
-    public func runToStandardOutput(progress: ((ClassProgress) -> Void)? = nil) throws(PorterError) -> ExportReport {
+    /// Read on a thread of its own, like ``run(to:progress:)``; a failed or cancelled export
+    /// leaves the objects written so far in the stream.
+    @concurrent
+    public func runToStandardOutput(progress: (@Sendable (ClassProgress) -> Void)? = nil) async throws(PorterError) -> ExportReport {
+        let lent = Lent(self)
+        return try await Cancellation.onThread(named: "parse-porter export") { (cancellation) throws(PorterError) in
+            try lent.value.runToStandardOutput(progress: progress, cancellation: cancellation)
+        }
+    }
+
+    /// ``runToStandardOutput(progress:)`` on the calling thread, stopped by `cancellation`.
+    package func runToStandardOutput(progress: ((ClassProgress) -> Void)? = nil, cancellation: Cancellation = Cancellation()) throws(PorterError) -> ExportReport {
         let started = Date()
         guard options.format == .ndjson || options.format == .csv else {
             throw PorterError(.usage, "standard output takes the ndjson or csv format, not \(options.format.rawValue)")
@@ -117,7 +164,10 @@ public final class Exporter {
         let keyNames = options.format == .csv && !options.naturalKeys.isEmpty
             ? try NaturalKeyNames(source: source, schemas: schemas, keys: options.naturalKeys) : nil
         var report = ExportReport()
-        report.classes.append(try export(schema, opening: { _ in OutputFile.standardOutput() }, withRelations: false, keyNames: keyNames, progress: progress))
+        report.classes.append(try export(schema, opening: { _ in OutputFile.standardOutput() }, withRelations: false, keyNames: keyNames, progress: progress,
+                                         cancellation: { () throws(PorterError) in
+                                             try cancellation.check("exporting \(schema.className)", "the objects written so far are in the stream")
+                                         }))
         report.notes = schema.relationFields.map { "\(schema.className).\($0.name): relation links are not written to standard output; export to a folder for its join file" }
         report.elapsedSeconds = Date().timeIntervalSince(started)
         return report
@@ -150,8 +200,9 @@ public final class Exporter {
     }
 
     /// Writes one class into the files `open` gives by name; its relations' links too, `withRelations`.
+    /// `stopIfCancelled` is called before each page.
     private func export(_ schema: ClassSchema, opening open: (String) throws(PorterError) -> OutputFile, withRelations: Bool, keyNames: NaturalKeyNames?,
-                        progress: ((ClassProgress) -> Void)?) throws(PorterError) -> ExportReport.ClassFile {
+                        progress: ((ClassProgress) -> Void)?, cancellation stopIfCancelled: () throws(PorterError) -> Void) throws(PorterError) -> ExportReport.ClassFile {
         let className = schema.className
         let fields = schema.storedFields
         let objectFile = "\(className).\(options.format.fileExtension)"
@@ -166,7 +217,7 @@ public final class Exporter {
         }
         var count = 0
         try source.readObjects(of: schema, matching: options.constraints) { (page) throws(PorterError) in
-            try Self.stopIfInterrupted()
+            try stopIfCancelled()
             for object in page { try objects.append(object) }
             // A selection exports the links of the selected owners only.
             if options.constraints != nil {
@@ -182,7 +233,7 @@ public final class Exporter {
         if options.constraints == nil {
             for (field, _, writer) in relations {
                 try source.readLinks(owner: className, field: field.name, targetClass: field.type.targetClass!) { (links) throws(PorterError) in
-                    try Self.stopIfInterrupted()
+                    try stopIfCancelled()
                     try writer.append(links, owner: className, field: field.name, targetClass: field.type.targetClass!)
                 }
             }
@@ -192,11 +243,6 @@ public final class Exporter {
         for (_, _, writer) in relations { try writer.close() }
         return ExportReport.ClassFile(className: className, file: objectFile, objects: count,
                                       relations: relations.map { .init(field: $0.0.name, file: $0.1, links: $0.2.count) })
-    }
-
-    /// Ctrl-C stops the export between pages; the staged files are then removed.
-    private static func stopIfInterrupted() throws(PorterError) {
-        if Interruption.isRequested { throw PorterError(.interrupted, "interrupted; nothing was written to the export folder") }
     }
 
     private func write(_ text: String, to name: String, in folder: ExportFolder) throws(PorterError) {

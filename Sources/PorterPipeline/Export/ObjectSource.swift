@@ -42,10 +42,11 @@ public struct RelationLink: Sendable, Hashable {
 /// source side of the sinks). Objects are read a page at a time and each page is handed on
 /// before the next is read, so memory stays flat however large the class.
 ///
-/// Threads: every call comes from the thread that runs the export or pull, one at a time, and
-/// may block it as long as it needs (network, SQLite's lock). `page` is called on that same
-/// thread, once per page; an error it throws ends the read and is thrown on. Not `Sendable`:
-/// one source per run.
+/// Threads: an export or a pull calls its source from one thread of its own, not a thread of
+/// Swift's cooperative pool, one call at a time; a call may block it as long as it needs
+/// (network, SQLite's lock). `page` is called on that same thread, once per page; an error it
+/// throws ends the read and is thrown on. A source need not be `Sendable`; it must not be used
+/// elsewhere while an export or a pull has it.
 public protocol ObjectSource: AnyObject {
     /// Where the objects come from, for messages: a mirror's path, or a server URL without keys.
     var location: String { get }

@@ -75,6 +75,8 @@ final class ImportPass {
     var joinFilesAhead: Bool { sink != nil && resolvesAhead }
     /// With `--prune`, while writing: the keys and links the sources hold.
     var pruneTracker: PruneTracker?
+    /// The run's token, checked between records.
+    var cancellation = Cancellation()
 
     init(manifest: DatasetManifest, plan: ImportPlan, mode: Mode, options: ImportOptions,
          progress: (@Sendable (ImportProgress) -> Void)?) {
@@ -236,7 +238,7 @@ final class ImportPass {
     }
 
     /// The next record of `reader`; `nil` at the end of the file or at a fault, which is
-    /// logged (a reader fault ends its file). Stops the pass when Ctrl-C was pressed.
+    /// logged (a reader fault ends its file). Stops the pass once its run is cancelled.
     func nextRecord(from reader: inout any RecordReader, declaredAt keyPath: String) throws(PorterError) -> SourceRecord? {
         let record: SourceRecord?
         do {
@@ -247,10 +249,17 @@ final class ImportPass {
             return nil
         }
         recordsRead += 1
-        if let record, recordsRead % 1024 == 0, Interruption.isRequested {
-            throw PorterError(.interrupted, "interrupted while reading \(reader.displayName) line \(record.line)")
+        if let record, recordsRead % 1024 == 0 {
+            try cancellation.check("reading \(reader.displayName) line \(record.line)", cancelledOutcome)
         }
         return record
+    }
+
+    /// What a cancelled pass leaves behind.
+    private var cancelledOutcome: String {
+        guard case .writing(let sink, _) = mode else { return "nothing was written" }
+        return sink.isTransactional ? "the target was left as it was"
+            : "the objects written so far stay in the target; running the import again writes the rest"
     }
 
     func fileSize(_ source: String) -> Int64 {

@@ -31,6 +31,7 @@ public struct ImportOptions: Sendable {
     /// Told, before anything is written, what the import will not carry over.
     public var notice: (@Sendable (String) -> Void)?
 
+    /// All-or-nothing options by default; see each property.
     public init(maxErrors: Int? = nil, batchSize: Int = 1000, rejectsDirectory: String? = nil, shownErrorLimit: Int = 50, dryRun: Bool = false) {
         self.maxErrors = maxErrors
         self.dryRun = dryRun
@@ -42,12 +43,25 @@ public struct ImportOptions: Sendable {
 
 /// Runs a dataset into a sink (or only validates it): checks the manifest's schema against
 /// the target's, reads every source in plan order, and commits only a valid whole — or, with
-/// `--max-errors`, the valid rows.
-public struct Importer {
+/// ``ImportOptions/maxErrors``, the valid rows.
+///
+/// ```swift
+/// let manifest = try ManifestLoader.load("Fixtures/library")
+/// let report = try await Importer(manifest: manifest).run(into: SQLiteMirror(path: "library.sqlite"))
+/// ```
+///
+/// Cancelling the task that awaits ``run(into:progress:)`` or ``validate(against:progress:)``
+/// stops the run between records: the target is rolled back and a ``PorterError`` of kind
+/// ``PorterError/Kind/interrupted`` is thrown. A later run is not affected.
+public struct Importer: Sendable {
+    /// The dataset to import.
     public let manifest: DatasetManifest
+    /// The order in which classes, patches and relations are read and written.
     public let plan: ImportPlan
+    /// The import's settings.
     public let options: ImportOptions
 
+    /// An importer of `manifest`, planned at once.
     public init(manifest: DatasetManifest, options: ImportOptions = ImportOptions()) {
         self.manifest = manifest
         self.plan = Planner.plan(manifest)
@@ -56,18 +70,31 @@ public struct Importer {
 
     /// Validates without writing; `targetSchemas` are the target's classes, if one is given.
     /// With ``ImportOptions/maxErrors`` the report also counts the rows an import would reject.
-    public func validate(against targetSchemas: [ClassSchema] = [], progress: (@Sendable (ImportProgress) -> Void)? = nil) throws(PorterError) -> ImportReport {
+    /// The sources are read on a thread of its own; `progress` is called on it.
+    @concurrent
+    public func validate(against targetSchemas: [ClassSchema] = [], progress: (@Sendable (ImportProgress) -> Void)? = nil)
+        async throws(PorterError) -> ImportReport {
+        try await Cancellation.onThread(named: "parse-porter validate") { (cancellation) throws(PorterError) in
+            try validate(against: targetSchemas, progress: progress, cancellation: cancellation)
+        }
+    }
+
+    /// ``validate(against:progress:)`` on the calling thread, stopped by `cancellation`.
+    package func validate(against targetSchemas: [ClassSchema] = [], progress: (@Sendable (ImportProgress) -> Void)? = nil,
+                          cancellation: Cancellation = Cancellation()) throws(PorterError) -> ImportReport {
         try manifest.check(targetClasses: Set(targetSchemas.map(\.className)))
-        return try check(against: targetSchemas, progress: progress).report
+        return try check(against: targetSchemas, progress: progress, cancellation: cancellation).report
     }
 
     /// The validating pass: its report, the rows to reject, and whether a fault no
     /// `--max-errors` can skip (a schema conflict, an unreadable file) was found.
-    private func check(against targetSchemas: [ClassSchema], progress: (@Sendable (ImportProgress) -> Void)?) throws(PorterError)
+    private func check(against targetSchemas: [ClassSchema], progress: (@Sendable (ImportProgress) -> Void)?, cancellation: Cancellation) throws(PorterError)
         -> (report: ImportReport, rejects: RejectPlan, fatal: Bool, indexes: [String: KeyIndex]) {
         let started = Date()
+        try cancellation.check("validating \(manifest.fileName)", "nothing was written")
         let pass = ImportPass(manifest: manifest, plan: plan, mode: options.maxErrors == nil ? .validating : .collectingRejects,
                               options: options, progress: progress)
+        pass.cancellation = cancellation
         let schemaFaults = SchemaCompatibility.conflicts(of: manifest, with: targetSchemas)
         for fault in schemaFaults { pass.log.add(fault, fatal: true) }
         if schemaFaults.isEmpty { _ = try pass.run() }
@@ -76,8 +103,23 @@ public struct Importer {
     }
 
     /// Imports into `sink`. Nothing is committed unless the dataset is valid, or (with
-    /// `maxErrors`) no more rows than allowed are rejected and no file-level fault was found.
-    public func run(into sink: ObjectSink, progress: (@Sendable (ImportProgress) -> Void)? = nil) throws(PorterError) -> ImportReport {
+    /// ``ImportOptions/maxErrors``) no more rows than allowed are rejected and no file-level
+    /// fault was found.
+    ///
+    /// The import runs on a thread of its own, not on Swift's cooperative pool; the sink is
+    /// called there and on the import's writer thread, one call at a time (see ``ObjectSink``).
+    /// `progress` is called on the import's thread.
+    @concurrent
+    public func run(into sink: ObjectSink, progress: (@Sendable (ImportProgress) -> Void)? = nil) async throws(PorterError) -> ImportReport {
+        let lent = Lent(sink)
+        return try await Cancellation.onThread(named: "parse-porter import") { (cancellation) throws(PorterError) in
+            try run(into: lent.value, progress: progress, cancellation: cancellation)
+        }
+    }
+
+    /// ``run(into:progress:)`` on the calling thread, stopped by `cancellation`.
+    package func run(into sink: ObjectSink, progress: (@Sendable (ImportProgress) -> Void)? = nil,
+                     cancellation: Cancellation = Cancellation()) throws(PorterError) -> ImportReport {
         let started = Date()
         let targetSchemas = try sink.existingSchemas()
         try manifest.check(targetClasses: Set(targetSchemas.map(\.className)))
@@ -90,7 +132,7 @@ public struct Importer {
         let mayDropHashes = !sink.storesPasswordHashes && manifest.classes.contains { !$0.passwordHashKeys.isEmpty }
         if options.maxErrors != nil || !sink.isTransactional || mayDropHashes
             || !SchemaCompatibility.conflicts(of: manifest, with: targetSchemas).isEmpty {
-            var (checked, rejects, fatal, indexes) = try check(against: targetSchemas, progress: progress)
+            var (checked, rejects, fatal, indexes) = try check(against: targetSchemas, progress: progress, cancellation: cancellation)
             let allowed = options.maxErrors ?? 0
             // Without --max-errors the validating pass only counts faults: any one of them stops the import.
             let invalid = options.maxErrors == nil ? !checked.succeeded : rejects.count > allowed
@@ -116,8 +158,10 @@ public struct Importer {
             rejectedFaults = checked.errors
             rejectedCounts = checked.faultCounts
         }
+        try cancellation.check("starting to write", "nothing was written")
         let pass = ImportPass(manifest: manifest, plan: plan, mode: .writing(sink, rejectPlan), options: options, progress: progress)
         pass.validatedIndexes = validatedIndexes
+        pass.cancellation = cancellation
         let (schemas, existingClassNotes) = Self.schemasToCreate(manifest.schemas, existing: targetSchemas)
         try sink.begin(schemas: schemas, naturalKeys: Dictionary(uniqueKeysWithValues: manifest.classes.map { ($0.className, $0.key) }), plan: plan)
         let rejectFiles: [String]

@@ -97,7 +97,15 @@ public struct RequestTally: Sendable, Equatable {
 
 /// A target an import writes to: the SQLite mirror, or a Parse Server over REST.
 /// Calls come in plan order: ``begin(schemas:naturalKeys:)``, object writes class by class,
-/// patches, relation links, ``flush()``, with `--prune` the deletions, then ``commit()`` or ``rollback()``.
+/// patches, relation links, ``flush()``, with pruning the deletions, then ``commit()`` or ``rollback()``.
+///
+/// Concurrency: an import calls its sink one call at a time, never concurrently, from two
+/// threads of its own: the import's thread (``existingSchemas()``, ``begin(schemas:naturalKeys:)``,
+/// ``commit()``, ``rollback()``, …) and its writer thread (writes, patches, links, ``flush()``),
+/// each call finished before the next one starts. Neither is a thread of Swift's cooperative
+/// pool, so a sink may block: wait on SQLite, or on a network reply, a semaphore or another
+/// task's result. A sink need not be `Sendable`; it must not be used elsewhere while an import
+/// has it.
 public protocol ObjectSink: AnyObject {
     /// Whether ``rollback()`` undoes everything. A target that cannot (a Parse Server) is
     /// written only after the whole dataset validated, and an object it refuses is reported

@@ -4,6 +4,10 @@ import PorterReaders
 /// Runs an import's sink calls on a thread of their own, one after another in submission
 /// order, so that writing overlaps reading and mapping. At most `capacity` calls wait at a
 /// time (memory stays bounded); the sink is only ever used from this thread while it runs.
+///
+/// `@unchecked Sendable` because the writer thread and the pass share it: every stored
+/// property but `capacity` (a constant) is read and written only while `condition` is locked,
+/// which the compiler cannot see (an `NSCondition` guards them, since both sides wait on it).
 final class SinkWriter: @unchecked Sendable {
     /// What a finished call reports back to the pass.
     enum Completion {

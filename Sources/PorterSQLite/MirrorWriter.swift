@@ -1,0 +1,393 @@
+import CSQLite
+import Foundation
+import ParseModel
+import PorterPipeline
+
+/// The connection and the state of one ``SQLiteMirror`` (DESIGN §4): what the mirror does, on
+/// behalf of the sink that holds it behind a mutex. Used by one thread at a time.
+final class MirrorWriter {
+    let path: String
+    var database: SQLiteDatabase?
+    private var createdFile = false
+    /// Whether ``database`` belongs to a caller's transaction (``init(sharing:)``).
+    private let shared: Bool
+    /// This import's time, for `createdAt` and `updatedAt`, in stored form.
+    private(set) var now = ParseDate(millisecondsSince1970: 0).iso
+    private var schemas: [String: ClassSchema] = [:]
+    private(set) var naturalKeys: [String: [String]] = [:]
+    /// Tables this import created: they hold no earlier rows, so rows go in by multi-row INSERTs.
+    private var freshTables: Set<String> = []
+    /// Join tables this import created, whose links wait in a TEMP staging table until
+    /// ``flush()`` inserts them all in key order: B-tree pages are then filled one after
+    /// another instead of at random, which matters once the tables outgrow the page cache.
+    private var stagedJoinTables: Set<String> = []
+    private var statements: [String: SQLiteStatement] = [:]
+    /// Files to write into the files folder when the import commits, by stored name.
+    var stagedFiles: [String: LocalFile] = [:]
+
+    /// A mirror at `path`; the file is created by the first import that commits.
+    init(path: String) {
+        self.path = path
+        shared = false
+    }
+
+    /// A mirror on a connection whose owner has a transaction open (a migration): the import
+    /// runs in a savepoint of it, and commit or rollback end only the savepoint.
+    init(sharing database: SQLiteDatabase) {
+        self.path = database.path
+        self.database = database
+        shared = true
+    }
+
+    private func open(create: Bool) throws(PorterError) -> SQLiteDatabase {
+        if let database { return database }
+        let existed = FileManager.default.fileExists(atPath: path)
+        let db = try SQLiteDatabase(path: path, create: create)
+        createdFile = !existed
+        database = db
+        return db
+    }
+
+    func existingSchemas() throws(PorterError) -> [ClassSchema] {
+        guard FileManager.default.fileExists(atPath: path) else { return [] }
+        let db = try open(create: false)
+        let hasSchemaTable = try db.rows("SELECT 1 FROM sqlite_master WHERE type='table' AND name='_SCHEMA'")
+        guard !hasSchemaTable.isEmpty else { return [] }
+        var result: [ClassSchema] = []
+        for row in try db.rows("SELECT className, schema FROM _SCHEMA ORDER BY className") {
+            guard let text = row[1], let json = try? JSONParser.parse(text), let schema = try? ClassSchema(schemaJSON: json) else {
+                throw PorterError(.target, "\(path): _SCHEMA row for \(row[0] ?? "?") is not a valid /schemas JSON")
+            }
+            result.append(schema)
+        }
+        return result
+    }
+
+    func begin(schemas declared: [ClassSchema], naturalKeys: [String: [String]]) throws(PorterError) {
+        let existing = Dictionary(try existingSchemas().map { ($0.className, $0) }, uniquingKeysWith: { a, _ in a })
+        let db = try open(create: true)
+        now = ParseDate(millisecondsSince1970: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))).iso
+        self.naturalKeys = naturalKeys
+        try db.execute("PRAGMA cache_size = -65536")
+        try db.execute(shared ? "SAVEPOINT porter_import" : "BEGIN IMMEDIATE")
+        for sql in MirrorLayout.bookkeepingTablesSQL { try db.execute(sql) }
+        let saveSchema = try db.prepare(MirrorLayout.saveSchemaSQL)
+        for schema in declared {
+            var merged = existing[schema.className] ?? ClassSchema(className: schema.className, fields: [])
+            let isNewClass = existing[schema.className] == nil
+            if isNewClass {
+                try db.execute(MirrorLayout.createClassTableSQL(schema.className))
+                freshTables.insert(schema.className)
+            }
+            for field in schema.fields {
+                if let index = merged.fields.firstIndex(where: { $0.name == field.name }) {
+                    merged.fields[index] = field
+                    continue
+                }
+                merged.fields.append(field)
+                try db.execute(MirrorLayout.addFieldSQL(className: schema.className, field))
+                if case .relation = field.type { freshTables.insert(MirrorLayout.joinTable(owner: schema.className, field: field.name)) }
+            }
+            // A manifest declares neither; a pulled schema brings the server's.
+            if let permissions = schema.classLevelPermissions { merged.classLevelPermissions = permissions }
+            if let indexes = schema.indexes { merged.indexes = indexes }
+            schemas[schema.className] = merged
+            saveSchema.bind(text: schema.className, at: 1)
+            saveSchema.bind(text: merged.schemaJSON.serialized(), at: 2)
+            try saveSchema.run()
+        }
+    }
+
+    func write(_ objects: [ResolvedObject], className: String, mode: WriteMode) throws(PorterError) -> [WriteOutcome] {
+        var outcomes = try upsert(objects, className: className, mode: mode, copyingTimestamps: false)
+        if className == "_User" && objects.contains(where: { $0.passwordHash != nil }) {
+            try addPasswordHashColumn()
+            for (index, object) in objects.enumerated() {
+                guard let hash = object.passwordHash else { continue }
+                if case .failed = outcomes[index] { continue }
+                if try storePasswordHash(hash, userId: object.objectId), outcomes[index] == .unchanged { outcomes[index] = .updated }
+            }
+        }
+        return outcomes
+    }
+
+    /// Adds `_hashed_password` to a `_User` table that has none.
+    private func addPasswordHashColumn() throws(PorterError) {
+        guard let db = database else { return }
+        let column = MirrorLayout.passwordHashColumn
+        if try db.rows("SELECT 1 FROM pragma_table_info('_User') WHERE name = ?1", [column]).isEmpty {
+            statements = [:]
+            try db.execute("ALTER TABLE _User ADD COLUMN \(quoted(column)) TEXT")
+        }
+    }
+
+    /// Sets a user's `_hashed_password`; whether it changed.
+    private func storePasswordHash(_ hash: String, userId: String) throws(PorterError) -> Bool {
+        guard let db = database else { return false }
+        let column = MirrorLayout.passwordHashColumn
+        let update = try statement("passwordHash", "_User", []) {
+            "UPDATE _User SET \(quoted(column)) = ?2 WHERE objectId = ?1 AND \(quoted(column)) IS NOT ?2"
+        }
+        update.bind(text: userId, at: 1)
+        update.bind(text: hash, at: 2)
+        try update.run()
+        return db.changes == 1
+    }
+
+    /// Inserts new objects and updates changed ones. An import sets `updatedAt` of an object whose
+    /// fields changed; a copy (`copyingTimestamps`) compares and sets `createdAt` and `updatedAt` like fields.
+    func upsert(_ objects: [ResolvedObject], className: String, mode: WriteMode, copyingTimestamps: Bool) throws(PorterError) -> [WriteOutcome] {
+        guard let db = database, let first = objects.first else { return [] }
+        let columns = first.fields.map(\.name)
+        if freshTables.contains(className) { return try insertFresh(objects, className: className, columns: columns) }
+        let insert = try statement("insert", className, columns) {
+            insertSQL(className, columns, rows: 1) + " ON CONFLICT(objectId) DO NOTHING"
+        }
+        let update = try statement(copyingTimestamps ? "copy" : mode.rawValue, className, columns) {
+            // ?1 objectId, ?2 updatedAt, ?3 ACL, ?4… the fields, then createdAt when copying timestamps
+            let targets = ["ACL"] + columns
+            var assignments = targets.enumerated().map { i, name in
+                mode == .merge ? "\(quoted(name)) = coalesce(?\(i + 3), \(quoted(name)))" : "\(quoted(name)) = ?\(i + 3)"
+            }
+            var differences = targets.enumerated().map { i, name in
+                mode == .merge ? "(?\(i + 3) IS NOT NULL AND \(quoted(name)) IS NOT ?\(i + 3))" : "\(quoted(name)) IS NOT ?\(i + 3)"
+            }
+            if copyingTimestamps {
+                let createdAt = "?\(targets.count + 3)"
+                assignments.append("createdAt = \(createdAt)")
+                differences += ["updatedAt IS NOT ?2", "createdAt IS NOT \(createdAt)"]
+            }
+            return "UPDATE \(quoted(className)) SET \(assignments.joined(separator: ", ")), updatedAt = ?2 WHERE objectId = ?1 AND (\(differences.joined(separator: " OR ")))"
+        }
+        var outcomes: [WriteOutcome] = []
+        outcomes.reserveCapacity(objects.count)
+        for object in objects {
+            // One class's objects carry the same fields (the loader writes every mapped field).
+            precondition(object.fields.count == columns.count, "objects of one batch must carry the same fields")
+            insert.bind(text: object.objectId, at: 1)
+            insert.bind(text: object.createdAt?.iso ?? now, at: 2)
+            insert.bind(text: (object.updatedAt ?? object.createdAt)?.iso ?? now, at: 3)
+            insert.bind(object.acl.map(ParseValue.acl) ?? .null, at: 4)
+            for (i, field) in object.fields.enumerated() { insert.bind(field.value, at: i + 5) }
+            do { try insert.run() } catch { outcomes.append(.failed(conflictReason(className, object, error))); continue }
+            if db.changes == 1 {
+                outcomes.append(.inserted)
+                continue
+            }
+            if mode == .insert {
+                outcomes.append(.failed("\(className) \(object.objectId) already exists in the target (mode: insert)"))
+                continue
+            }
+            update.bind(text: object.objectId, at: 1)
+            update.bind(text: object.updatedAt?.iso ?? now, at: 2)
+            update.bind(object.acl.map(ParseValue.acl) ?? .null, at: 3)
+            for (i, field) in object.fields.enumerated() { update.bind(field.value, at: i + 4) }
+            if copyingTimestamps { update.bind(text: object.createdAt?.iso ?? now, at: columns.count + 4) }
+            do { try update.run() } catch { outcomes.append(.failed(conflictReason(className, object, error))); continue }
+            outcomes.append(db.changes == 1 ? .updated : .unchanged)
+        }
+        return outcomes
+    }
+
+    /// `INSERT INTO "Class" (objectId, createdAt, updatedAt, ACL, <columns>) VALUES (?, …), …`:
+    /// the parameter order every write binds in.
+    private func insertSQL(_ className: String, _ columns: [String], rows: Int) -> String {
+        let names = (ParseNames.defaultFields + columns).map(quoted).joined(separator: ", ")
+        let row = "(" + Array(repeating: "?", count: ParseNames.defaultFields.count + columns.count).joined(separator: ", ") + ")"
+        return "INSERT INTO \(quoted(className)) (\(names)) VALUES " + Array(repeating: row, count: rows).joined(separator: ", ")
+    }
+
+    /// Rows per multi-row INSERT: as many as SQLite's 32,766 bound parameters allow, at most 100.
+    private static func rowsPerStatement(columns: Int) -> Int { max(1, min(100, 32_000 / columns)) }
+
+    /// Inserts into a table this import created, many rows per statement. Nothing there can
+    /// clash with the objects (the loader has checked keys and objectIds), so a failure is a
+    /// fault of the target.
+    private func insertFresh(_ objects: [ResolvedObject], className: String, columns: [String]) throws(PorterError) -> [WriteOutcome] {
+        let width = columns.count + 4
+        var start = objects.startIndex
+        while start < objects.endIndex {
+            let chunk = objects[start..<min(start + Self.rowsPerStatement(columns: width), objects.endIndex)]
+            let insert = try statement("insert\(chunk.count)", className, columns) { insertSQL(className, columns, rows: chunk.count) }
+            var parameter = 1
+            for object in chunk {
+                precondition(object.fields.count == columns.count, "objects of one batch must carry the same fields")
+                insert.bind(text: object.objectId, at: parameter)
+                insert.bind(text: object.createdAt?.iso ?? now, at: parameter + 1)
+                insert.bind(text: (object.updatedAt ?? object.createdAt)?.iso ?? now, at: parameter + 2)
+                insert.bind(object.acl.map(ParseValue.acl) ?? .null, at: parameter + 3)
+                for (i, field) in object.fields.enumerated() { insert.bind(field.value, at: parameter + 4 + i) }
+                parameter += width
+            }
+            do {
+                try insert.run()
+            } catch {
+                throw PorterError(.target, "\(className): \(chunk.count) objects from line \(chunk.map(\.line).min() ?? 0) could not be written: \(error.message)")
+            }
+            start = chunk.endIndex
+        }
+        return Array(repeating: .inserted, count: objects.count)
+    }
+
+    private func conflictReason(_ className: String, _ object: ResolvedObject, _ error: PorterError) -> String {
+        if error.message.contains("UNIQUE") {
+            let key = naturalKeys[className]?.joined(separator: ", ") ?? "key"
+            return "\(className) \(object.objectId): another object in the target already has this \(key)"
+        }
+        return error.message
+    }
+
+    func patch(className: String, field: String, values: [(objectId: String, value: ParseValue)]) throws(PorterError) -> [WriteOutcome] {
+        guard let db = database else { return [] }
+        // A table this import created holds only objects it has just written, whose updatedAt
+        // (the source's, or this import's time) the patch keeps.
+        let touchesUpdatedAt = !freshTables.contains(className)
+        let update = try statement("patch", className, [field]) {
+            "UPDATE \(quoted(className)) SET \(quoted(field)) = ?2\(touchesUpdatedAt ? ", updatedAt = ?3" : "") WHERE objectId = ?1 AND \(quoted(field)) IS NOT ?2"
+        }
+        var outcomes: [WriteOutcome] = []
+        for (objectId, value) in values {
+            update.bind(text: objectId, at: 1)
+            update.bind(value, at: 2)
+            if touchesUpdatedAt { update.bind(text: now, at: 3) }
+            try update.run()
+            outcomes.append(db.changes == 1 ? .updated : .unchanged)
+        }
+        return outcomes
+    }
+
+    func link(owner className: String, field: String, targetClass: String, _ links: [RelationLinks], replace: Bool) throws(PorterError) -> LinkChanges {
+        guard let db = database else { return LinkChanges() }
+        let table = MirrorLayout.joinTable(owner: className, field: field)
+        var changes = LinkChanges()
+        let checkExisting = replace && !freshTables.contains(table)
+        let select = try statement("links", table, []) { "SELECT relatedId FROM \(quoted(table)) WHERE owningId = ?1" }
+        let delete = try statement("unlink", table, []) { "DELETE FROM \(quoted(table)) WHERE owningId = ?1 AND relatedId = ?2" }
+        for link in links where checkExisting {
+            select.bind(text: link.ownerId, at: 1)
+            var existing: [String] = []
+            while try select.step() { if let id = select.text(at: 0) { existing.append(id) } }
+            select.reset()
+            let wanted = Set(link.relatedIds)
+            for stale in existing where !wanted.contains(stale) {
+                delete.bind(text: link.ownerId, at: 1)
+                delete.bind(text: stale, at: 2)
+                try delete.run()
+                changes.removed += db.changes
+            }
+        }
+        let pairs = links.lazy.flatMap { link in link.relatedIds.lazy.map { (link.ownerId, $0) } }
+        guard freshTables.contains(table) else {
+            changes.added = try insertLinks(pairs, into: quoted(table))
+            return changes
+        }
+        if stagedJoinTables.insert(table).inserted {
+            try database?.execute("CREATE TEMP TABLE \(quoted(Self.stagingTable(table))) (owningId TEXT, relatedId TEXT)")
+        }
+        _ = try insertLinks(pairs, into: "temp." + quoted(Self.stagingTable(table)))
+        return changes
+    }
+
+    private static func stagingTable(_ joinTable: String) -> String { "staged:" + joinTable }
+
+    /// Moves the staged links into their join tables, sorted; reports how many were new.
+    func flush() throws(PorterError) -> [String: LinkChanges] {
+        guard let db = database else { return [:] }
+        var added: [String: LinkChanges] = [:]
+        for table in stagedJoinTables.sorted() {
+            let staged = "temp." + quoted(Self.stagingTable(table))
+            try db.execute("INSERT OR IGNORE INTO main.\(quoted(table)) (owningId, relatedId) SELECT owningId, relatedId FROM \(staged) ORDER BY owningId, relatedId")
+            let parts = table.split(separator: ":")   // _Join:<field>:<Owner>
+            added["\(parts[2]).\(parts[1])"] = LinkChanges(added: db.changes)
+            try db.execute("DROP TABLE \(staged)")
+        }
+        stagedJoinTables = []
+        return added
+    }
+
+    /// `INSERT OR IGNORE`s the pairs into `target` (a quoted, possibly schema-qualified table
+    /// name), 100 per statement; returns how many were new.
+    private func insertLinks(_ pairs: some Sequence<(String, String)>, into target: String) throws(PorterError) -> Int {
+        guard let db = database else { return 0 }
+        var added = 0
+        var pending: [(String, String)] = []
+        pending.reserveCapacity(100)
+        func flush() throws(PorterError) {
+            guard !pending.isEmpty else { return }
+            let insert = try statement("link\(pending.count)", target, []) {
+                "INSERT OR IGNORE INTO \(target) (owningId, relatedId) VALUES " + Array(repeating: "(?, ?)", count: pending.count).joined(separator: ", ")
+            }
+            for (i, pair) in pending.enumerated() {
+                insert.bind(text: pair.0, at: 2 * i + 1)
+                insert.bind(text: pair.1, at: 2 * i + 2)
+            }
+            try insert.run()
+            added += db.changes
+            pending.removeAll(keepingCapacity: true)
+        }
+        for pair in pairs {
+            pending.append(pair)
+            if pending.count == 100 { try flush() }
+        }
+        try flush()
+        return added
+    }
+
+    func hasObject(className: String, objectId: String) throws(PorterError) -> Bool {
+        guard FileManager.default.fileExists(atPath: path) else { return false }
+        if schemas[className] == nil {
+            let existing = try existingSchemas()
+            guard existing.contains(where: { $0.className == className }) else { return false }
+        }
+        let db = try open(create: false)
+        return !(try db.rows("SELECT 1 FROM \(quoted(className)) WHERE objectId = ?1", [objectId])).isEmpty
+    }
+
+    func commit() throws(PorterError) {
+        guard let db = database else { return }
+        guard stagedJoinTables.isEmpty else { throw PorterError(.target, "\(path): commit before the staged links were flushed") }
+        for (className, key) in naturalKeys where !key.isEmpty {
+            let name = "\(className)_naturalKey"
+            let sql = "CREATE UNIQUE INDEX \(quoted(name)) ON \(quoted(className)) (\(key.map(quoted).joined(separator: ", ")))"
+            let current = try db.rows("SELECT sql FROM sqlite_master WHERE type='index' AND name=?1", [name]).first?.first ?? nil
+            guard current != sql else { continue }
+            if current != nil { try db.execute("DROP INDEX \(quoted(name))") }
+            do {
+                try db.execute(sql)
+            } catch {
+                throw PorterError(.invalidData, "\(path): \(className) objects in the mirror share a natural key (\(key.joined(separator: ", "))): \(error.message)")
+            }
+        }
+        statements = [:]
+        try writeStagedFiles()
+        try db.execute(shared ? "RELEASE porter_import" : "COMMIT")
+    }
+
+    func rollback() {
+        statements = [:]
+        stagedJoinTables = []
+        stagedFiles = [:]
+        guard let db = database else { return }
+        if shared {
+            try? db.execute("ROLLBACK TO porter_import")
+            try? db.execute("RELEASE porter_import")
+            return
+        }
+        try? db.execute("ROLLBACK")
+        db.close()
+        database = nil
+        if createdFile {
+            try? FileManager.default.removeItem(atPath: path)
+            try? FileManager.default.removeItem(atPath: path + "-journal")
+        }
+    }
+
+    /// A cached statement for one purpose, class and column list.
+    func statement(_ purpose: String, _ table: String, _ columns: [String], _ sql: () -> String) throws(PorterError) -> SQLiteStatement {
+        let cacheKey = ([purpose, table] + columns).joined(separator: "\u{1F}")
+        if let cached = statements[cacheKey] { return cached }
+        let prepared = try database!.prepare(sql())
+        statements[cacheKey] = prepared
+        return prepared
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import XCTest
+
+/// Ctrl-C cancels the run under way; a second Ctrl-C ends the process at once.
+final class CtrlCTests: XCTestCase {
+    /// stdin held open by its writer: the first Ctrl-C only asks the copy to stop (it waits for
+    /// the next chunk), the second ends the process, exit 130, with nothing written.
+    func testASecondCtrlCEndsAProcessThatIsStillWaiting() throws {
+        let scratch = try CommandRunner.temporaryDirectory(self)
+        let target = scratch.appendingPathComponent("never.sqlite")
+        let input = Pipe(), errors = Pipe()
+        let process = Process()
+        process.executableURL = CommandRunner.binary
+        process.arguments = ["import", "-", "--class", "Item", "--format", "csv", "--to", target.path, "-q"]
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        try process.run()
+        try input.fileHandleForWriting.write(contentsOf: Data("name,price\npen,2\n".utf8))
+        usleep(500_000)
+        kill(process.processIdentifier, SIGINT)
+        usleep(500_000)
+        XCTAssertTrue(process.isRunning, "the copy of stdin waits for its next chunk after the first Ctrl-C")
+        kill(process.processIdentifier, SIGINT)
+        let deadline = Date().addingTimeInterval(5)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        XCTAssertFalse(process.isRunning, "the second Ctrl-C ended the process")
+        try input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 130)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: target.path))
+    }
+
+    /// One Ctrl-C: the run stops and says so in the command's words; the stdin copy it was
+    /// making ends when its writer closes it.
+    func testCtrlCWhileStdinIsReadSaysInterrupted() throws {
+        let scratch = try CommandRunner.temporaryDirectory(self)
+        let target = scratch.appendingPathComponent("never.sqlite")
+        let input = Pipe(), errors = Pipe()
+        let process = Process()
+        process.executableURL = CommandRunner.binary
+        process.arguments = ["import", "-", "--class", "Item", "--format", "csv", "--to", target.path, "-q"]
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        try process.run()
+        try input.fileHandleForWriting.write(contentsOf: Data("name,price\npen,2\n".utf8))
+        usleep(500_000)
+        kill(process.processIdentifier, SIGINT)
+        usleep(200_000)
+        try input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 130)
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(message, "interrupted while reading stdin; nothing was written\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: target.path))
+    }
+}
