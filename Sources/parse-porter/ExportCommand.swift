@@ -31,8 +31,14 @@ struct ExportCommand: ParsableCommand {
             """
     )
 
-    @Option(name: .customLong("from"), help: "The source: a SQLite mirror file or a Parse Server URL with its mount path (default: $PARSE_SERVER_URL).")
-    var givenSource: String?
+    @Option(name: .customLong("target"), help: "The backend to export from: a SQLite mirror file, a Parse Server URL with its mount path, or a target named in parse-porter.yml (default: $PARSE_SERVER_URL).")
+    var givenTarget: String?
+
+    @Option(name: .customLong("from"), help: ArgumentHelp("The old spelling of --target.", visibility: .hidden))
+    var givenFrom: String?
+
+    /// `--target`, or its old spelling `--from`.
+    var givenSource: String? { givenTarget ?? givenFrom }
 
     /// The source given, or else `$PARSE_SERVER_URL` (``validate()`` made sure there is one).
     var from: String { TargetOptions.target(givenSource) ?? "" }
@@ -68,7 +74,8 @@ struct ExportCommand: ParsableCommand {
 
     func validate() throws {
         if concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
-        if TargetOptions.target(givenSource) == nil { throw TargetOptions.missingTarget("--from") }
+        _ = try TargetOptions.given(givenTarget, or: givenFrom, spelt: "--from")
+        if TargetOptions.target(givenSource) == nil { throw TargetOptions.missingTarget("--target") }
     }
 
     func run() throws {

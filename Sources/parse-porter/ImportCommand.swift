@@ -33,8 +33,14 @@ struct ImportCommand: ParsableCommand {
 
     @OptionGroup var file: SingleFileOptions
 
-    @Option(name: .long, help: "The target: a SQLite mirror file (default: <dataset>/<name>.sqlite; for one FILE, <file name>.sqlite beside it; required for -) or a Parse Server URL with its mount path.")
-    var to: String?
+    @Option(name: .customLong("target"), help: "The target: a SQLite mirror file (default: <dataset>/<name>.sqlite; for one FILE, <file name>.sqlite beside it; required for -), a Parse Server URL with its mount path, or a target named in parse-porter.yml.")
+    var givenTarget: String?
+
+    @Option(name: .customLong("to"), help: ArgumentHelp("The old spelling of --target.", visibility: .hidden))
+    var givenTo: String?
+
+    /// `--target`, or its old spelling `--to`.
+    var to: String? { givenTarget ?? givenTo }
 
     @OptionGroup var server: TargetOptions
 
@@ -69,18 +75,20 @@ struct ImportCommand: ParsableCommand {
         if let maxErrors, maxErrors < 0 { throw ValidationError("--max-errors must be 0 or more") }
         if let batchSize, batchSize < 1 { throw ValidationError("--batch-size must be at least 1") }
         if concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
+        _ = try TargetOptions.given(givenTarget, or: givenTo, spelt: "--to")
         try file.check(source.dataset, target: to)
     }
 
     func run() throws {
         let singleFile = file.isSingleFile(source.dataset)
         let given = try to ?? (singleFile ? file.defaultTarget(source.dataset) : source.defaultTarget())
-        let toServer = TargetOptions.isServerURL(given)
-        if prune && toServer && server.keys.masterKey == nil {
+        let backend = try server.backend(given)
+        let toServer = backend.isServer
+        if prune && toServer && backend.masterKey == nil {
             throw PorterError(.usage, "--prune deletes objects on a Parse Server with the master key: set PARSE_MASTER_KEY (or --master-key)")
         }
         // What messages show: a URL without user info, which may hold keys.
-        let target = toServer ? ParseServerAddress.redacted(given) : given
+        let target = backend.shown
         let sink = try server.sink(given, batchSize: batchSize ?? 50, concurrency: concurrency, dryRun: dryRun,
                                    usersWithoutPasswords: usersWithoutPasswords)
         let spool = try file.spool(source.dataset)

@@ -27,11 +27,16 @@ struct MigrateCommand: ParsableCommand {
         var dir = "Migrations"
 
         @Option(name: .customLong("target"),
-                help: "A SQLite mirror path or a Parse Server URL (with the master key in $PARSE_MASTER_KEY or $PARSE_SERVER_MASTER_KEY; default: $PARSE_SERVER_URL).")
+                help: "A SQLite mirror path, a Parse Server URL (with the master key in $PARSE_MASTER_KEY or $PARSE_SERVER_MASTER_KEY), or a target named in parse-porter.yml (default: $PARSE_SERVER_URL).")
         var givenTarget: String?
 
         /// The target given, or else `$PARSE_SERVER_URL` (``validate()`` made sure there is one).
         var target: String { TargetOptions.target(givenTarget) ?? "" }
+
+        /// The target as messages show it: a mirror path, or the URL (a project target's too) without credentials.
+        var shownTarget: String {
+            get throws(PorterError) { try server.backend(target).shown }
+        }
 
         @OptionGroup var server: TargetOptions
 
@@ -101,10 +106,10 @@ struct MigrateCommand: ParsableCommand {
             let pending = try runner.pending(upTo: last)
             let schemas = try runner.target.api.schemas()
             guard !pending.isEmpty else {
-                Terminal.output("\(options.target) is up to date: nothing to apply")
+                Terminal.output("\(try options.shownTarget) is up to date: nothing to apply")
                 return
             }
-            Terminal.output("would apply \(Noun.counted(pending.count, "migration")) to \(MigrateCommand.shown(options.target)):")
+            Terminal.output("would apply \(Noun.counted(pending.count, "migration")) to \(try options.shownTarget):")
             for file in pending {
                 Terminal.output("V\(file.version) \(file.name) (\(file.fileName), sha256 \(file.checksum.prefix(12))…)")
                 for (index, operation) in file.operations.enumerated() {
@@ -158,7 +163,7 @@ struct MigrateCommand: ParsableCommand {
             }
             let newest = try runner.status().migrations.last { $0.state == .applied || $0.state == .baseline }
             Terminal.output(String(format: "applied %@ to %@ in %.2f s; now at %@", Noun.counted(applied.count, "migration"),
-                                   MigrateCommand.shown(options.target), Date().timeIntervalSince(started), newest.map { "V" + $0.version } ?? "no version"))
+                                   try options.shownTarget, Date().timeIntervalSince(started), newest.map { "V" + $0.version } ?? "no version"))
         }
     }
 
@@ -176,7 +181,7 @@ struct MigrateCommand: ParsableCommand {
         func run() throws {
             let version = try MigrateCommand.version(version)!
             _ = try options.runner(create: true, identity: lock.identity).baseline(version: version)
-            Terminal.output("baselined \(MigrateCommand.shown(options.target)) at V\(version): migrations up to V\(version) will not be applied")
+            Terminal.output("baselined \(try options.shownTarget) at V\(version): migrations up to V\(version) will not be applied")
         }
     }
 
@@ -210,10 +215,5 @@ struct MigrateCommand: ParsableCommand {
         let trimmed = text.hasPrefix("V") || text.hasPrefix("v") ? String(text.dropFirst()) : text
         guard let version = MigrationVersion(trimmed) else { throw PorterError(.usage, "\(text): not a migration version (e.g. 3 or 1.2)") }
         return version
-    }
-
-    /// A target as messages show it: a mirror path, or a URL without credentials.
-    static func shown(_ target: String) -> String {
-        TargetOptions.isServerURL(target) ? ParseServerAddress.redacted(target) : target
     }
 }

@@ -24,9 +24,14 @@ struct PullCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("The Parse Server URL with its mount path, e.g. http://127.0.0.1:1337/parse (default: $PARSE_SERVER_URL).",
-                                 valueName: "url"))
-    var givenURL: String?
+    @Option(name: .customLong("target"), help: "The Parse Server to pull from: its URL with the mount path, e.g. http://127.0.0.1:1337/parse, or a target named in parse-porter.yml (default: $PARSE_SERVER_URL).")
+    var givenTarget: String?
+
+    @Argument(help: ArgumentHelp("The old spelling of --target URL.", valueName: "url", visibility: .hidden))
+    var givenArgument: String?
+
+    /// `--target`, or the URL given as the argument (the old spelling).
+    var givenURL: String? { givenTarget ?? givenArgument }
 
     /// The URL given, or else `$PARSE_SERVER_URL` (``validate()`` made sure there is one).
     var url: String { TargetOptions.target(givenURL) ?? "" }
@@ -53,8 +58,11 @@ struct PullCommand: ParsableCommand {
 
     func validate() throws {
         if concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
-        if TargetOptions.target(givenURL) == nil { throw TargetOptions.missingTarget("pull", "the Parse Server URL to pull from") }
-        if !TargetOptions.isServerURL(url) { throw ValidationError("\(url): pull reads from a Parse Server: give its http(s):// URL with the mount path") }
+        _ = try TargetOptions.given(givenTarget, or: givenArgument, spelt: "the URL argument")
+        if TargetOptions.target(givenURL) == nil { throw TargetOptions.missingTarget("--target", "the Parse Server to pull from (its URL or a target of parse-porter.yml)") }
+        let location: String
+        do { location = try server.location(url) } catch { throw ValidationError(error.message) }
+        if !TargetOptions.isServerURL(location) { throw ValidationError("\(url): pull reads from a Parse Server: give its http(s):// URL with the mount path") }
         if TargetOptions.isServerURL(to) { throw ValidationError("--to \(to): pull writes into a SQLite mirror file, not a server") }
         if let classes, classNames(classes).isEmpty { throw ValidationError("--classes: no class named") }
     }

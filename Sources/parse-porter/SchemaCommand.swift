@@ -27,7 +27,7 @@ struct SchemaCommand: ParsableCommand {
 
 /// The target of a schema command and how to reach it.
 struct SchemaTargetOptions: ParsableArguments {
-    @Option(name: .customLong("target"), help: "A SQLite mirror file or a Parse Server URL with its mount path (default: $PARSE_SERVER_URL).")
+    @Option(name: .customLong("target"), help: "A SQLite mirror file, a Parse Server URL with its mount path, or a target named in parse-porter.yml (default: $PARSE_SERVER_URL).")
     var givenTarget: String?
 
     @OptionGroup var server: TargetOptions
@@ -139,9 +139,10 @@ extension SchemaCommand {
         func run() throws {
             let document = try SchemaDocument.read(schema.file)
             let options = SchemaPushOptions(deleteExtraFields: deleteExtraFields, recreateModifiedFields: recreateModifiedFields)
-            let newMirror = !TargetOptions.isServerURL(target.target) && !FileManager.default.fileExists(atPath: target.target)
+            let location = try target.server.location(target.target)
+            let newMirror = !TargetOptions.isServerURL(location) && !FileManager.default.fileExists(atPath: location)
             if dryRun && newMirror {
-                try report(SchemaPush(diff: SchemaDiff(declared: document.classes, live: []), options: options), location: target.target)
+                try report(SchemaPush(diff: SchemaDiff(declared: document.classes, live: []), options: options), location: location)
                 return
             }
             do {
@@ -150,7 +151,7 @@ extension SchemaCommand {
                 if !dryRun { try push.apply(to: migrationTarget) }
                 report(push, location: migrationTarget.location)
             } catch {
-                if newMirror { Self.remove(mirror: target.target) }
+                if newMirror { Self.remove(mirror: location) }
                 throw error
             }
         }

@@ -21,8 +21,14 @@ struct ValidateCommand: ParsableCommand {
 
     @OptionGroup var source: DatasetArgument
 
-    @Option(name: .long, help: "Also check against this target's schema (a SQLite mirror file or a Parse Server URL).")
-    var against: String?
+    @Option(name: .customLong("target"), help: "Also check against this backend's schemas: a SQLite mirror file, a Parse Server URL with its mount path, or a target named in parse-porter.yml.")
+    var givenTarget: String?
+
+    @Option(name: .customLong("against"), help: ArgumentHelp("The old spelling of --target.", visibility: .hidden))
+    var givenAgainst: String?
+
+    /// `--target`, or its old spelling `--against`.
+    var against: String? { givenTarget ?? givenAgainst }
 
     @OptionGroup var server: TargetOptions
 
@@ -31,6 +37,10 @@ struct ValidateCommand: ParsableCommand {
 
     @Flag(name: .shortAndLong, help: "No progress output.")
     var quiet = false
+
+    func validate() throws {
+        _ = try TargetOptions.given(givenTarget, or: givenAgainst, spelt: "--against")
+    }
 
     func run() throws {
         let targetSchemas = try against.map { target throws(PorterError) in try server.sink(target).existingSchemas() } ?? []
