@@ -8,24 +8,23 @@ struct ImportCommand: ParsableCommand {
         commandName: "import",
         abstract: "Validate a dataset and load it into a target, pointers and relations resolved.",
         discussion: """
-            Nothing is written unless the whole dataset is valid; a failed or interrupted import leaves the target as it was.
-            Re-running an import changes only what changed in the sources, and never deletes anything: objects and
-            links removed from the sources stay in the target unless --prune is given.
+            Nothing is written unless the whole dataset is valid; a failed or interrupted import leaves the target as it was. Re-running an import changes only what changed in the sources, and never deletes anything: objects and links removed from the sources stay in the target unless --prune is given.
 
-            Examples:
-              parse-porter import Fixtures/library
-              parse-porter import Fixtures/recipes --to /tmp/recipes.sqlite
-              parse-porter import Fixtures/parse-app    # a Parse export folder: schema.json, <Class>.json, _Join:<field>:<Class>.json
-              parse-porter import Fixtures/library --max-errors 10 --rejects /tmp/rejects
-              parse-porter import Fixtures/library --prune --dry-run    # what a sync would delete
-              parse-porter import customers.csv --class Customer --key email --to app.sqlite   # one file, no manifest: what init infers
-              curl -s https://example.com/orders.ndjson | parse-porter import - --class Order --format ndjson --key number --to app.sqlite
-              PARSE_APPLICATION_ID=myApp PARSE_MASTER_KEY=… parse-porter import Fixtures/library --to http://127.0.0.1:1337/parse
+            A Parse Server target is written only after the whole dataset validated. Objects are matched by natural key: missing ones are created, changed ones updated, so a second run sends no writes and an interrupted run is finished by running it again. An object the server refuses is reported, skipped and written to <rejects>/<Class>.csv with the Parse error (exit 1).
 
-            A Parse Server target is written only after the whole dataset validated. Objects are matched by natural key:
-            missing ones are created, changed ones updated, so a second run sends no writes and an interrupted run is
-            finished by running it again. An object the server refuses is reported, skipped and written to
-            <rejects>/<Class>.csv with the Parse error (exit 1).
+            Examples (library/ is a dataset folder, parse-app/ a Parse export folder):
+              parse-porter import library/
+              parse-porter import library/ --target /tmp/library.sqlite
+              parse-porter import parse-app/    # schema.json, <Class>.json, _Join files
+              parse-porter import library/ --max-errors 10 --rejects /tmp/rejects
+              parse-porter import library/ --prune --dry-run    # what a sync deletes
+              parse-porter import customers.csv --class Customer --key email \\
+                  --target app.sqlite
+              curl -s https://example.com/orders.ndjson | parse-porter import - \\
+                  --class Order --format ndjson --key number --target app.sqlite
+              PARSE_APPLICATION_ID=myApp PARSE_MASTER_KEY=… parse-porter import \\
+                  library/ --target https://parse.example.com/parse
+              parse-porter import library/ --target staging    # from parse-porter.yml
             """
     )
 

@@ -10,13 +10,16 @@ struct MigrateCommand: ParsableCommand {
         commandName: "migrate",
         abstract: "Apply the versioned migrations of a folder to a SQLite mirror or a Parse Server, once each.",
         discussion: """
-            Files are named V<version>__<name>.yml (or .json) and applied in version order (2 before 10). Each \
-            applied version is recorded in the target's history with the SHA-256 of its file: the _PorterMigrations \
-            table of a mirror, the PorterMigrations class on a Parse Server. A file changed after it was applied is \
-            an error until it is restored or `repair` accepts it.
+            Files are named V<version>__<name>.yml (or .json) and applied in version order (2 before 10). Each applied version is recorded in the target's history with the SHA-256 of its file: the _PorterMigrations table of a mirror, the PorterMigrations class on a Parse Server. A file changed after it was applied is an error until it is restored or `repair` accepts it.
 
-            Two runs against one target at once apply each migration once: they take the target's lock, which has an \
-            owner, a heartbeat and an expiry (--lock-ttl), so a killed runner does not block the next one for longer.
+            Two runs against one target at once apply each migration once: they take the target's lock, which has an owner, a heartbeat and an expiry (--lock-ttl), so a killed runner does not block the next one for longer.
+
+            Examples (Migrations/ holds the V<version>__<name>.yml files):
+              parse-porter migrate status --dir Migrations --target app.sqlite
+              parse-porter migrate plan --dir Migrations --target staging
+              PARSE_SERVER_URL=https://parse.example.com/parse \\
+                  PARSE_SERVER_APPLICATION_ID=myApp PARSE_SERVER_MASTER_KEY=… \\
+                  parse-porter migrate up --dir Migrations
             """,
         subcommands: [Status.self, Plan.self, Up.self, Baseline.self, Repair.self]
     )
@@ -93,7 +96,9 @@ struct MigrateCommand: ParsableCommand {
     }
 
     struct Plan: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print exactly what `up` would apply, operation by operation; writes nothing.")
+        static let configuration = CommandConfiguration(
+            abstract: "Print exactly what `up` would apply, operation by operation; writes nothing.",
+            discussion: "Each pending migration in version order, with its file and checksum, then its operations as `up` would run them against the target's schemas. Takes no lock: another runner may apply them first.")
 
         @OptionGroup var options: Options
 
@@ -123,9 +128,7 @@ struct MigrateCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Apply the pending migrations in version order, each once, under the target's lock.",
             discussion: """
-                On a mirror each migration is one transaction: a failure rolls it back. On a Parse Server a failure leaves \
-                the operations before it done; they are written to be safe to run again. Either way the migration is \
-                recorded as failed with its error, and `up` refuses to go on until `repair` cleared it.
+                On a mirror each migration is one transaction: a failure rolls it back. On a Parse Server a failure leaves the operations before it done; they are written to be safe to run again. Either way the migration is recorded as failed with its error, and `up` refuses to go on until `repair` cleared it.
                 """)
 
         @OptionGroup var options: Options
@@ -187,7 +190,8 @@ struct MigrateCommand: ParsableCommand {
 
     struct Repair: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Clear failed and interrupted entries (after a human fixed the cause) and accept changed files' checksums.")
+            abstract: "Clear failed and interrupted entries (after a human fixed the cause) and accept changed files' checksums.",
+            discussion: "A failed or interrupted migration is removed from the history, so `up` applies it again; a file changed since it was applied has its recorded checksum replaced by the file's. Run it under the target's lock, after fixing what made the migration fail.")
 
         @OptionGroup var options: Options
         @OptionGroup var lock: LockOptions

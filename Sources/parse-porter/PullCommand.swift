@@ -9,18 +9,19 @@ struct PullCommand: ParsableCommand {
         commandName: "pull",
         abstract: "Copy a whole Parse app into a SQLite mirror; later pulls bring only what changed.",
         discussion: """
-            Every class /schemas lists (its schema with class-level permissions and indexes), every object with its \
-            objectId, createdAt, updatedAt and ACL, and every relation's links. Needs the master key. One transaction: \
-            a pull that fails leaves the mirror as it was.
+            Every class /schemas lists (its schema with class-level permissions and indexes), every object with its objectId, createdAt, updatedAt and ACL, and every relation's links. Needs the master key. One transaction: a pull that fails leaves the mirror as it was.
 
-            The mirror keeps a watermark per class (table _PorterPull). The next pull reads only the objects updated \
-            since, and the links of those objects. Deleted objects are not noticed that way: --full also compares \
-            objectIds and deletes from the mirror what the server no longer has, with its relation links.
+            The mirror keeps a watermark per class (table _PorterPull). The next pull reads only the objects updated since, and the links of those objects. Deleted objects are not noticed that way: --full also compares objectIds and deletes from the mirror what the server no longer has, with its relation links.
+
+            The server is --target (its URL, or a target of parse-porter.yml); --to is the mirror written.
 
             Examples:
-              PARSE_APPLICATION_ID=myApp PARSE_MASTER_KEY=… parse-porter pull https://parse.example.com/parse --to app.sqlite
-              PARSE_SERVER_URL=https://parse.example.com/parse PARSE_SERVER_APPLICATION_ID=myApp PARSE_SERVER_MASTER_KEY=… parse-porter pull --to app.sqlite
-              parse-porter pull http://127.0.0.1:1337/parse --to app.sqlite --classes Book,Genre --full
+              PARSE_APPLICATION_ID=myApp PARSE_MASTER_KEY=… parse-porter pull \\
+                  --target https://parse.example.com/parse --to app.sqlite
+              PARSE_SERVER_URL=https://parse.example.com/parse \\
+                  PARSE_SERVER_APPLICATION_ID=myApp PARSE_SERVER_MASTER_KEY=… \\
+                  parse-porter pull --to app.sqlite
+              parse-porter pull --target staging --to app.sqlite --classes Book,Genre --full
             """
     )
 

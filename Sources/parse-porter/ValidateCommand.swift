@@ -7,13 +7,13 @@ struct ValidateCommand: ParsableCommand {
         commandName: "validate",
         abstract: "Check a dataset as an import would, without writing anything.",
         discussion: """
-            Reads every source, checks types, required fields, keys and references, and with --against the target's schema.
-            Exit 0 when valid, 1 when not.
+            Reads every source, checks types, required fields, keys and references, and with --target the backend's schemas. Exit 0 when valid, 1 when not.
 
-            Examples:
-              parse-porter validate Fixtures/library
-              parse-porter validate Fixtures/bad/dangling-pointer
-              parse-porter validate Fixtures/library --against Fixtures/library/library.sqlite --format junit > report.xml
+            Examples (library/ is a dataset folder):
+              parse-porter validate library/
+              parse-porter validate library/ --format json
+              parse-porter validate library/ --target app.sqlite --format junit \\
+                  > report.xml
             """
     )
 
