@@ -54,6 +54,6 @@ let package = Package(
         .testTarget(name: "PorterMigrationsTests", dependencies: [
             "PorterMigrations", "PorterPipeline", "PorterSQLite", "PorterREST", "ParseMirrorServer", "PorterHTTP", "ParseModel",
         ]),
-        .testTarget(name: "EndToEndTests", dependencies: ["CSQLite", "PorterTestSupport", "CLibZip", "parse-porter", "ParseMirrorServer", "PorterHTTP"], exclude: ["Snapshots"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["CSQLite", "PorterTestSupport", "CLibZip", "parse-porter", "ParseMirrorServer", "PorterHTTP"], exclude: ["Snapshots", "Goldens"]),
     ]
 )
