@@ -42,7 +42,8 @@ struct DatasetArgument: ParsableArguments {
 
 /// A Parse app's id and keys: from the options, or else from our variables (`PARSE_MASTER_KEY`,
 /// the names Parse Dashboard and earlier releases use), or else from Parse Server's own
-/// (`PARSE_SERVER_MASTER_KEY`). Empty values count as not given.
+/// (`PARSE_SERVER_MASTER_KEY`). Empty values count as not given. A project target's come after
+/// all of these (``TargetOptions/backend(_:)``).
 struct ParseKeyOptions: ParsableArguments {
     @Option(name: .customLong("app-id"), help: "Parse application id (default: $PARSE_APPLICATION_ID, else $PARSE_SERVER_APPLICATION_ID).")
     var givenApplicationId: String?
@@ -78,7 +79,7 @@ struct TargetOptions: ParsableArguments {
     @Flag(name: .long, help: "Allow sending the master key over plain http to a host other than this machine.")
     var allowInsecureHTTP = false
 
-    @Option(name: .long, help: ArgumentHelp("The project file whose targets --target names (default: parse-porter.yml in the current folder).", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("The project file whose targets --target names (default: parse-porter.yml in the current folder). A target's application id and the keys in the variables it names are used when no option or PARSE_* variable gives them.", valueName: "file"))
     var project: String?
 
     static func isServerURL(_ target: String) -> Bool {

@@ -134,8 +134,6 @@ struct Backend {
     let masterKey: String?
     let restAPIKey: String?
     let maintenanceKey: String?
-    /// The project target it names, if it names one.
-    let projectTarget: String?
 
     var isServer: Bool { TargetOptions.isServerURL(location) }
 
@@ -149,7 +147,7 @@ extension TargetOptions {
     func backend(_ given: String) throws(PorterError) -> Backend {
         guard !Self.isServerURL(given), Self.isTargetName(given) else {
             return Backend(location: given, applicationId: keys.applicationId, masterKey: keys.masterKey, restAPIKey: keys.restAPIKey,
-                           maintenanceKey: keys.maintenanceKey, projectTarget: nil)
+                           maintenanceKey: keys.maintenanceKey)
         }
         let project = try projectFile(for: given)
         let target = try project.target(named: given)
@@ -163,7 +161,7 @@ extension TargetOptions {
         }
         return Backend(location: target.url, applicationId: keys.applicationId ?? target.applicationId,
                        masterKey: try key("masterKey", keys.masterKey), restAPIKey: try key("restAPIKey", keys.restAPIKey),
-                       maintenanceKey: try key("maintenanceKey", keys.maintenanceKey), projectTarget: given)
+                       maintenanceKey: try key("maintenanceKey", keys.maintenanceKey))
     }
 
     /// The mirror path or Parse Server URL `given` names.
