@@ -80,7 +80,7 @@ struct ExportCommand: ParsableCommand {
 
     func validate() throws {
         if concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
-        _ = try TargetOptions.given(givenTarget, or: givenFrom, spelt: "--from")
+        try TargetOptions.checkOneSpelling(givenTarget, givenFrom, spelt: "--from")
         if TargetOptions.target(givenSource) == nil { throw TargetOptions.missingTarget("--target") }
     }
 

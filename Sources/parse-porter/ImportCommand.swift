@@ -74,7 +74,7 @@ struct ImportCommand: ParsableCommand {
         if let maxErrors, maxErrors < 0 { throw ValidationError("--max-errors must be 0 or more") }
         if let batchSize, batchSize < 1 { throw ValidationError("--batch-size must be at least 1") }
         if concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
-        _ = try TargetOptions.given(givenTarget, or: givenTo, spelt: "--to")
+        try TargetOptions.checkOneSpelling(givenTarget, givenTo, spelt: "--to")
         try file.check(source.dataset, target: to)
     }
 

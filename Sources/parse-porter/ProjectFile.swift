@@ -145,7 +145,7 @@ extension TargetOptions {
     /// What `given` (a mirror path, a Parse Server URL or a project target's name) names, with
     /// the keys to use: an option, else an environment variable, else the project file's.
     func backend(_ given: String) throws(PorterError) -> Backend {
-        guard !Self.isServerURL(given), Self.isTargetName(given) else {
+        guard !Self.isServerURL(given), ProjectFile.isTargetName(given) else {
             return Backend(location: given, applicationId: keys.applicationId, masterKey: keys.masterKey, restAPIKey: keys.restAPIKey,
                            maintenanceKey: keys.maintenanceKey)
         }
@@ -169,17 +169,13 @@ extension TargetOptions {
         try backend(given).location
     }
 
-    /// `--target`, or else its old spelling (`alias`, e.g. `--to`), kept working but hidden
-    /// from help; both at once is a usage error unless they agree.
-    static func given(_ target: String?, or alias: String?, spelt option: String) throws -> String? {
+    /// A usage error when `--target` and its old spelling `option` (`--to`, kept working but
+    /// hidden from help) are both given and disagree.
+    static func checkOneSpelling(_ target: String?, _ alias: String?, spelt option: String) throws {
         if let target, let alias, target != alias {
             throw ValidationError("--target and \(option) name the same thing (\(option) is its old spelling): give one")
         }
-        return target ?? alias
     }
-
-    /// Whether `given` is taken for a project target's name (see ``ProjectFile/isTargetName(_:)``).
-    static func isTargetName(_ given: String) -> Bool { ProjectFile.isTargetName(given) }
 
     /// `--project`, or else `parse-porter.yml` in the current folder.
     private func projectFile(for name: String) throws(PorterError) -> ProjectFile {

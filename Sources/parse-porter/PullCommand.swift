@@ -59,7 +59,7 @@ struct PullCommand: ParsableCommand {
 
     func validate() throws {
         if concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
-        _ = try TargetOptions.given(givenTarget, or: givenArgument, spelt: "the URL argument")
+        try TargetOptions.checkOneSpelling(givenTarget, givenArgument, spelt: "the URL argument")
         if TargetOptions.target(givenURL) == nil { throw TargetOptions.missingTarget("--target", "the Parse Server to pull from (its URL or a target of parse-porter.yml)") }
         let location: String
         do { location = try server.location(url) } catch { throw ValidationError(error.message) }

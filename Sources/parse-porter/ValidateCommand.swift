@@ -39,7 +39,7 @@ struct ValidateCommand: ParsableCommand {
     var quiet = false
 
     func validate() throws {
-        _ = try TargetOptions.given(givenTarget, or: givenAgainst, spelt: "--against")
+        try TargetOptions.checkOneSpelling(givenTarget, givenAgainst, spelt: "--against")
     }
 
     func run() throws {
