@@ -42,7 +42,8 @@ struct DatasetArgument: ParsableArguments {
 
 /// A Parse app's id and keys: from the options, or else from our variables (`PARSE_MASTER_KEY`,
 /// the names Parse Dashboard and earlier releases use), or else from Parse Server's own
-/// (`PARSE_SERVER_MASTER_KEY`). Empty values count as not given.
+/// (`PARSE_SERVER_MASTER_KEY`). Empty values count as not given. A project target's come after
+/// all of these (``TargetOptions/backend(_:)``).
 struct ParseKeyOptions: ParsableArguments {
     @Option(name: .customLong("app-id"), help: "Parse application id (default: $PARSE_APPLICATION_ID, else $PARSE_SERVER_APPLICATION_ID).")
     var givenApplicationId: String?
@@ -78,6 +79,9 @@ struct TargetOptions: ParsableArguments {
     @Flag(name: .long, help: "Allow sending the master key over plain http to a host other than this machine.")
     var allowInsecureHTTP = false
 
+    @Option(name: .long, help: ArgumentHelp("The project file whose targets --target names (default: parse-porter.yml in the current folder). A target's application id and the keys in the variables it names are used when no option or PARSE_* variable gives them.", valueName: "file"))
+    var project: String?
+
     static func isServerURL(_ target: String) -> Bool {
         target.hasPrefix("http://") || target.hasPrefix("https://")
     }
@@ -93,28 +97,34 @@ struct TargetOptions: ParsableArguments {
     }
 
     /// The usage error of a command given no target (`option`) and no `$PARSE_SERVER_URL`.
-    static func missingTarget(_ option: String, _ what: String = "a SQLite mirror file or a Parse Server URL") -> ValidationError {
+    static func missingTarget(_ option: String, _ what: String = "a SQLite mirror file, a Parse Server URL or a target of parse-porter.yml") -> ValidationError {
         ValidationError("\(option): give \(what), or set PARSE_SERVER_URL to the Parse Server's URL")
     }
 
     /// The sink `target` names. `batchSize` and `concurrency` shape `/batch` requests to a server.
     /// `usersWithoutPasswords`: see ``RESTSinkOptions/usersWithoutPasswords``.
     func sink(_ target: String, batchSize: Int = 50, concurrency: Int = 4, dryRun: Bool = false, usersWithoutPasswords: Bool = false) throws(PorterError) -> ObjectSink {
-        guard Self.isServerURL(target) else { return SQLiteMirror(path: target) }
-        return RESTSink(client: try client(target, concurrency: concurrency),
+        let backend = try backend(target)
+        guard backend.isServer else { return SQLiteMirror(path: backend.location) }
+        return RESTSink(client: try client(backend, concurrency: concurrency),
                         options: RESTSinkOptions(batchSize: batchSize, concurrency: concurrency, dryRun: dryRun, usersWithoutPasswords: usersWithoutPasswords))
     }
 
     /// The source `target` names, for export.
     func source(_ target: String, concurrency: Int = 4) throws(PorterError) -> ObjectSource {
-        guard Self.isServerURL(target) else { return try MirrorObjectSource(path: target) }
-        return RESTObjectSource(client: try client(target, concurrency: concurrency), concurrency: concurrency)
+        let backend = try backend(target)
+        guard backend.isServer else { return try MirrorObjectSource(path: backend.location) }
+        return RESTObjectSource(client: try client(backend, concurrency: concurrency), concurrency: concurrency)
     }
 
-    /// A client of the Parse Server at `url`, with the keys and timeout given.
-    func client(_ url: String, concurrency: Int = 4) throws(PorterError) -> ParseRESTClient {
-        let address = try ParseServerAddress(url: url, applicationId: keys.applicationId, masterKey: keys.masterKey,
-                                             restAPIKey: keys.restAPIKey, maintenanceKey: keys.maintenanceKey, allowInsecureHTTP: allowInsecureHTTP)
+    /// A client of the Parse Server `target` names (its URL or a project target), with the keys and timeout given.
+    func client(_ target: String, concurrency: Int = 4) throws(PorterError) -> ParseRESTClient {
+        try client(backend(target), concurrency: concurrency)
+    }
+
+    private func client(_ backend: Backend, concurrency: Int) throws(PorterError) -> ParseRESTClient {
+        let address = try ParseServerAddress(url: backend.location, applicationId: backend.applicationId, masterKey: backend.masterKey,
+                                             restAPIKey: backend.restAPIKey, maintenanceKey: backend.maintenanceKey, allowInsecureHTTP: allowInsecureHTTP)
         return ParseRESTClient(address: address, timeout: timeout, maximumConnections: concurrency)
     }
 
@@ -127,7 +137,8 @@ extension TargetOptions {
     /// The target of migrations and schema commands: a mirror path (made empty when `create` and
     /// missing) or a Parse Server URL, spoken to with the master key.
     func migrationTarget(_ target: String, create: Bool = false) throws(PorterError) -> MigrationTarget {
-        guard Self.isServerURL(target) else { return try MirrorTarget(path: target, create: create) }
-        return ServerTarget(client: try client(target))
+        let backend = try backend(target)
+        guard backend.isServer else { return try MirrorTarget(path: backend.location, create: create) }
+        return ServerTarget(client: try client(backend, concurrency: 4))
     }
 }

@@ -11,28 +11,40 @@ struct ExportCommand: AsyncParsableCommand {
         abstract: "Write the classes of a mirror or a Parse Server into a folder, one file per class and per relation.",
         discussion: """
             Formats:
-              parse   <Class>.json as {"results":[…]}, _Join:<field>:<Class>.json per relation, and schema.json;
-                      `parse-porter import DIR` reads it back without a manifest, objectIds kept (the default)
+              parse   <Class>.json as {"results":[…]}, _Join:<field>:<Class>.json
+                      per relation, and schema.json; import reads it back without a
+                      manifest, objectIds kept (the default)
               json    one JSON array of typed objects per class, join files alike
               ndjson  one typed object per line
-              csv     one CSV per class: dates ISO 8601 UTC, objects and arrays as JSON cells, pointers as objectIds
-                      (or natural keys with --manifest), one join CSV per relation
+              csv     one CSV per class: dates ISO 8601 UTC, objects and arrays as
+                      JSON cells, pointers as objectIds (or natural keys with
+                      --manifest), one join CSV per relation
 
-            Examples:
-              parse-porter export --from Fixtures/library/library.sqlite --to out/
-              parse-porter export --from Fixtures/library/library.sqlite --to out/ --format csv --manifest Fixtures/library --emit-manifest
-              PARSE_APPLICATION_ID=myApp PARSE_MASTER_KEY=… parse-porter export --from http://127.0.0.1:1337/parse --to out/ --classes Book
-              parse-porter export --from Fixtures/library/library.sqlite --classes Book --format ndjson --to - | jq .title
+            The backend is --target (a mirror file, a Parse Server URL, or a target of parse-porter.yml); --to is the folder written.
 
-            Files are written into a hidden folder inside DIR and moved into place when all are complete: a failed
-            export leaves DIR as it was. A folder that is not empty is refused unless --force.
-            With --to - the one class named by --classes goes to standard output, and nothing else does: its relation
-            links are left out (said on stderr), and a failure part-way leaves the objects written so far in the stream.
+            Files are written into a hidden folder inside the output folder and moved into place when all are complete: a failed export leaves the folder as it was. A folder that is not empty is refused unless --force.
+
+            With --to - the one class named by --classes goes to standard output, and nothing else does: its relation links are left out (said on stderr), and a failure part-way leaves the objects written so far in the stream.
+
+            Examples (app.sqlite is a mirror, library/ the dataset it was imported from):
+              parse-porter export --target app.sqlite --to /tmp/out
+              parse-porter export --target app.sqlite --to /tmp/out --format csv \\
+                  --manifest library/ --emit-manifest
+              PARSE_APPLICATION_ID=myApp PARSE_MASTER_KEY=… parse-porter export \\
+                  --target https://parse.example.com/parse --to /tmp/out --classes Book
+              parse-porter export --target app.sqlite --classes Book --format ndjson \\
+                  --to - | jq .title
             """
     )
 
-    @Option(name: .customLong("from"), help: "The source: a SQLite mirror file or a Parse Server URL with its mount path (default: $PARSE_SERVER_URL).")
-    var givenSource: String?
+    @Option(name: .customLong("target"), help: "The backend to export from: a SQLite mirror file, a Parse Server URL with its mount path, or a target named in parse-porter.yml (default: $PARSE_SERVER_URL).")
+    var givenTarget: String?
+
+    @Option(name: .customLong("from"), help: ArgumentHelp("The old spelling of --target.", visibility: .hidden))
+    var givenFrom: String?
+
+    /// `--target`, or its old spelling `--from`.
+    var givenSource: String? { givenTarget ?? givenFrom }
 
     /// The source given, or else `$PARSE_SERVER_URL` (``validate()`` made sure there is one).
     var from: String { TargetOptions.target(givenSource) ?? "" }
@@ -68,7 +80,8 @@ struct ExportCommand: AsyncParsableCommand {
 
     func validate() throws {
         if concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
-        if TargetOptions.target(givenSource) == nil { throw TargetOptions.missingTarget("--from") }
+        try TargetOptions.checkOneSpelling(givenTarget, givenFrom, spelt: "--from")
+        if TargetOptions.target(givenSource) == nil { throw TargetOptions.missingTarget("--target") }
     }
 
     func run() async throws {

@@ -8,24 +8,23 @@ struct ImportCommand: AsyncParsableCommand {
         commandName: "import",
         abstract: "Validate a dataset and load it into a target, pointers and relations resolved.",
         discussion: """
-            Nothing is written unless the whole dataset is valid; a failed or interrupted import leaves the target as it was.
-            Re-running an import changes only what changed in the sources, and never deletes anything: objects and
-            links removed from the sources stay in the target unless --prune is given.
+            Nothing is written unless the whole dataset is valid; a failed or interrupted import leaves the target as it was. Re-running an import changes only what changed in the sources, and never deletes anything: objects and links removed from the sources stay in the target unless --prune is given.
 
-            Examples:
-              parse-porter import Fixtures/library
-              parse-porter import Fixtures/recipes --to /tmp/recipes.sqlite
-              parse-porter import Fixtures/parse-app    # a Parse export folder: schema.json, <Class>.json, _Join:<field>:<Class>.json
-              parse-porter import Fixtures/library --max-errors 10 --rejects /tmp/rejects
-              parse-porter import Fixtures/library --prune --dry-run    # what a sync would delete
-              parse-porter import customers.csv --class Customer --key email --to app.sqlite   # one file, no manifest: what init infers
-              curl -s https://example.com/orders.ndjson | parse-porter import - --class Order --format ndjson --key number --to app.sqlite
-              PARSE_APPLICATION_ID=myApp PARSE_MASTER_KEY=… parse-porter import Fixtures/library --to http://127.0.0.1:1337/parse
+            A Parse Server target is written only after the whole dataset validated. Objects are matched by natural key: missing ones are created, changed ones updated, so a second run sends no writes and an interrupted run is finished by running it again. An object the server refuses is reported, skipped and written to <rejects>/<Class>.csv with the Parse error (exit 1).
 
-            A Parse Server target is written only after the whole dataset validated. Objects are matched by natural key:
-            missing ones are created, changed ones updated, so a second run sends no writes and an interrupted run is
-            finished by running it again. An object the server refuses is reported, skipped and written to
-            <rejects>/<Class>.csv with the Parse error (exit 1).
+            Examples (library/ is a dataset folder, parse-app/ a Parse export folder):
+              parse-porter import library/
+              parse-porter import library/ --target /tmp/library.sqlite
+              parse-porter import parse-app/    # schema.json, <Class>.json, _Join files
+              parse-porter import library/ --max-errors 10 --rejects /tmp/rejects
+              parse-porter import library/ --prune --dry-run    # what a sync deletes
+              parse-porter import customers.csv --class Customer --key email \\
+                  --target app.sqlite
+              curl -s https://example.com/orders.ndjson | parse-porter import - \\
+                  --class Order --format ndjson --key number --target app.sqlite
+              PARSE_APPLICATION_ID=myApp PARSE_MASTER_KEY=… parse-porter import \\
+                  library/ --target https://parse.example.com/parse
+              parse-porter import library/ --target staging    # from parse-porter.yml
             """
     )
 
@@ -33,8 +32,14 @@ struct ImportCommand: AsyncParsableCommand {
 
     @OptionGroup var file: SingleFileOptions
 
-    @Option(name: .long, help: "The target: a SQLite mirror file (default: <dataset>/<name>.sqlite; for one FILE, <file name>.sqlite beside it; required for -) or a Parse Server URL with its mount path.")
-    var to: String?
+    @Option(name: .customLong("target"), help: "The target: a SQLite mirror file (default: <dataset>/<name>.sqlite; for one FILE, <file name>.sqlite beside it; required for -), a Parse Server URL with its mount path, or a target named in parse-porter.yml.")
+    var givenTarget: String?
+
+    @Option(name: .customLong("to"), help: ArgumentHelp("The old spelling of --target.", visibility: .hidden))
+    var givenTo: String?
+
+    /// `--target`, or its old spelling `--to`.
+    var to: String? { givenTarget ?? givenTo }
 
     @OptionGroup var server: TargetOptions
 
@@ -69,18 +74,20 @@ struct ImportCommand: AsyncParsableCommand {
         if let maxErrors, maxErrors < 0 { throw ValidationError("--max-errors must be 0 or more") }
         if let batchSize, batchSize < 1 { throw ValidationError("--batch-size must be at least 1") }
         if concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
+        try TargetOptions.checkOneSpelling(givenTarget, givenTo, spelt: "--to")
         try file.check(source.dataset, target: to)
     }
 
     func run() async throws {
         let singleFile = file.isSingleFile(source.dataset)
         let given = try to ?? (singleFile ? file.defaultTarget(source.dataset) : source.defaultTarget())
-        let toServer = TargetOptions.isServerURL(given)
-        if prune && toServer && server.keys.masterKey == nil {
+        let backend = try server.backend(given)
+        let toServer = backend.isServer
+        if prune && toServer && backend.masterKey == nil {
             throw PorterError(.usage, "--prune deletes objects on a Parse Server with the master key: set PARSE_MASTER_KEY (or --master-key)")
         }
         // What messages show: a URL without user info, which may hold keys.
-        let target = toServer ? ParseServerAddress.redacted(given) : given
+        let target = backend.shown
         let sink = try server.sink(given, batchSize: batchSize ?? 50, concurrency: concurrency, dryRun: dryRun,
                                    usersWithoutPasswords: usersWithoutPasswords)
         let spool = try file.spool(source.dataset)

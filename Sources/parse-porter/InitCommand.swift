@@ -6,16 +6,13 @@ struct InitCommand: ParsableCommand {
         commandName: "init",
         abstract: "Print a dataset manifest inferred from data files, every guess commented.",
         discussion: """
-            Reads each .csv, .tsv, .json, .ndjson and .jsonl file of the folder (or the files named, of one folder) once, and prints
-            a dataset.yml on stdout: a class per file, a field per column typed by its values, a key, pointers and relations
-            where a column's values are keys of another class, a relation from a file of two such columns. Each guess carries a
-            comment saying what it saw. Review it, save it beside the files, then validate and import the folder.
-            A Parse export folder (schema.json, _Join files, or <Class>.json files of objects with objectIds) needs no
-            manifest: init says so (exit 2) and import reads it as it is.
+            Reads each .csv, .tsv, .json, .ndjson and .jsonl file of the folder (or the files named, of one folder) once, and prints a dataset.yml on stdout: a class per file, a field per column typed by its values, a key, pointers and relations where a column's values are keys of another class, a relation from a file of two such columns. Each guess carries a comment saying what it saw. Review it, save it beside the files, then validate and import the folder.
 
-            Examples:
-              parse-porter init Fixtures/campus > /tmp/campus-dataset.yml
-              parse-porter init shop/ > shop/dataset.yml && parse-porter validate shop/ && parse-porter import shop/ --to shop.sqlite
+            A Parse export folder (schema.json, _Join files, or <Class>.json files of objects with objectIds) needs no manifest: init says so (exit 2) and import reads it as it is.
+
+            Examples (shop/ is a folder of CSV files):
+              parse-porter init shop/ > shop/dataset.yml
+              parse-porter validate shop/ && parse-porter import shop/ --target shop.sqlite
               parse-porter init shop/customers.csv shop/orders.csv
             """
     )

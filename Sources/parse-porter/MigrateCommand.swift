@@ -10,13 +10,16 @@ struct MigrateCommand: ParsableCommand {
         commandName: "migrate",
         abstract: "Apply the versioned migrations of a folder to a SQLite mirror or a Parse Server, once each.",
         discussion: """
-            Files are named V<version>__<name>.yml (or .json) and applied in version order (2 before 10). Each \
-            applied version is recorded in the target's history with the SHA-256 of its file: the _PorterMigrations \
-            table of a mirror, the PorterMigrations class on a Parse Server. A file changed after it was applied is \
-            an error until it is restored or `repair` accepts it.
+            Files are named V<version>__<name>.yml (or .json) and applied in version order (2 before 10). Each applied version is recorded in the target's history with the SHA-256 of its file: the _PorterMigrations table of a mirror, the PorterMigrations class on a Parse Server. A file changed after it was applied is an error until it is restored or `repair` accepts it.
 
-            Two runs against one target at once apply each migration once: they take the target's lock, which has an \
-            owner, a heartbeat and an expiry (--lock-ttl), so a killed runner does not block the next one for longer.
+            Two runs against one target at once apply each migration once: they take the target's lock, which has an owner, a heartbeat and an expiry (--lock-ttl), so a killed runner does not block the next one for longer.
+
+            Examples (Migrations/ holds the V<version>__<name>.yml files):
+              parse-porter migrate status --dir Migrations --target app.sqlite
+              parse-porter migrate plan --dir Migrations --target staging
+              PARSE_SERVER_URL=https://parse.example.com/parse \\
+                  PARSE_SERVER_APPLICATION_ID=myApp PARSE_SERVER_MASTER_KEY=… \\
+                  parse-porter migrate up --dir Migrations
             """,
         subcommands: [Status.self, Plan.self, Up.self, Baseline.self, Repair.self]
     )
@@ -27,11 +30,16 @@ struct MigrateCommand: ParsableCommand {
         var dir = "Migrations"
 
         @Option(name: .customLong("target"),
-                help: "A SQLite mirror path or a Parse Server URL (with the master key in $PARSE_MASTER_KEY or $PARSE_SERVER_MASTER_KEY; default: $PARSE_SERVER_URL).")
+                help: "A SQLite mirror path, a Parse Server URL (with the master key in $PARSE_MASTER_KEY or $PARSE_SERVER_MASTER_KEY), or a target named in parse-porter.yml (default: $PARSE_SERVER_URL).")
         var givenTarget: String?
 
         /// The target given, or else `$PARSE_SERVER_URL` (``validate()`` made sure there is one).
         var target: String { TargetOptions.target(givenTarget) ?? "" }
+
+        /// The target as messages show it: a mirror path, or the URL (a project target's too) without credentials.
+        var shownTarget: String {
+            get throws(PorterError) { try server.backend(target).shown }
+        }
 
         @OptionGroup var server: TargetOptions
 
@@ -88,7 +96,9 @@ struct MigrateCommand: ParsableCommand {
     }
 
     struct Plan: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print exactly what `up` would apply, operation by operation; writes nothing.")
+        static let configuration = CommandConfiguration(
+            abstract: "Print exactly what `up` would apply, operation by operation; writes nothing.",
+            discussion: "Each pending migration in version order, with its file and checksum, then its operations as `up` would run them against the target's schemas. Takes no lock: another runner may apply them first.")
 
         @OptionGroup var options: Options
 
@@ -101,10 +111,10 @@ struct MigrateCommand: ParsableCommand {
             let pending = try runner.pending(upTo: last)
             let schemas = try runner.target.api.schemas()
             guard !pending.isEmpty else {
-                Terminal.output("\(options.target) is up to date: nothing to apply")
+                Terminal.output("\(try options.shownTarget) is up to date: nothing to apply")
                 return
             }
-            Terminal.output("would apply \(Noun.counted(pending.count, "migration")) to \(MigrateCommand.shown(options.target)):")
+            Terminal.output("would apply \(Noun.counted(pending.count, "migration")) to \(try options.shownTarget):")
             for file in pending {
                 Terminal.output("V\(file.version) \(file.name) (\(file.fileName), sha256 \(file.checksum.prefix(12))…)")
                 for (index, operation) in file.operations.enumerated() {
@@ -118,9 +128,7 @@ struct MigrateCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Apply the pending migrations in version order, each once, under the target's lock.",
             discussion: """
-                On a mirror each migration is one transaction: a failure rolls it back. On a Parse Server a failure leaves \
-                the operations before it done; they are written to be safe to run again. Either way the migration is \
-                recorded as failed with its error, and `up` refuses to go on until `repair` cleared it.
+                On a mirror each migration is one transaction: a failure rolls it back. On a Parse Server a failure leaves the operations before it done; they are written to be safe to run again. Either way the migration is recorded as failed with its error, and `up` refuses to go on until `repair` cleared it.
                 """)
 
         @OptionGroup var options: Options
@@ -158,7 +166,7 @@ struct MigrateCommand: ParsableCommand {
             }
             let newest = try runner.status().migrations.last { $0.state == .applied || $0.state == .baseline }
             Terminal.output(String(format: "applied %@ to %@ in %.2f s; now at %@", Noun.counted(applied.count, "migration"),
-                                   MigrateCommand.shown(options.target), Date().timeIntervalSince(started), newest.map { "V" + $0.version } ?? "no version"))
+                                   try options.shownTarget, Date().timeIntervalSince(started), newest.map { "V" + $0.version } ?? "no version"))
         }
     }
 
@@ -176,13 +184,14 @@ struct MigrateCommand: ParsableCommand {
         func run() throws {
             let version = try MigrateCommand.version(version)!
             _ = try options.runner(create: true, identity: lock.identity).baseline(version: version)
-            Terminal.output("baselined \(MigrateCommand.shown(options.target)) at V\(version): migrations up to V\(version) will not be applied")
+            Terminal.output("baselined \(try options.shownTarget) at V\(version): migrations up to V\(version) will not be applied")
         }
     }
 
     struct Repair: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Clear failed and interrupted entries (after a human fixed the cause) and accept changed files' checksums.")
+            abstract: "Clear failed and interrupted entries (after a human fixed the cause) and accept changed files' checksums.",
+            discussion: "A failed or interrupted migration is removed from the history, so `up` applies it again; a file changed since it was applied has its recorded checksum replaced by the file's. Run it under the target's lock, after fixing what made the migration fail.")
 
         @OptionGroup var options: Options
         @OptionGroup var lock: LockOptions
@@ -210,10 +219,5 @@ struct MigrateCommand: ParsableCommand {
         let trimmed = text.hasPrefix("V") || text.hasPrefix("v") ? String(text.dropFirst()) : text
         guard let version = MigrationVersion(trimmed) else { throw PorterError(.usage, "\(text): not a migration version (e.g. 3 or 1.2)") }
         return version
-    }
-
-    /// A target as messages show it: a mirror path, or a URL without credentials.
-    static func shown(_ target: String) -> String {
-        TargetOptions.isServerURL(target) ? ParseServerAddress.redacted(target) : target
     }
 }

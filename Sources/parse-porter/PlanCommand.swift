@@ -6,12 +6,11 @@ struct PlanCommand: ParsableCommand {
         commandName: "plan",
         abstract: "Show the order in which a dataset's classes are written.",
         discussion: """
-            Classes are inserted in phases along their pointers; pointers that close a cycle are patched in a later phase;
-            relations are linked last.
+            Classes are inserted in phases along their pointers; pointers that close a cycle are patched in a later phase; relations are linked last.
 
-            Examples:
-              parse-porter plan Fixtures/org
-              parse-porter plan Fixtures/library --format dot | dot -Tpng > plan.png
+            Examples (library/ is a dataset folder):
+              parse-porter plan library/
+              parse-porter plan library/ --format dot | dot -Tpng > plan.png
             """
     )
 

@@ -9,24 +9,30 @@ struct PullCommand: AsyncParsableCommand {
         commandName: "pull",
         abstract: "Copy a whole Parse app into a SQLite mirror; later pulls bring only what changed.",
         discussion: """
-            Every class /schemas lists (its schema with class-level permissions and indexes), every object with its \
-            objectId, createdAt, updatedAt and ACL, and every relation's links. Needs the master key. One transaction: \
-            a pull that fails leaves the mirror as it was.
+            Every class /schemas lists (its schema with class-level permissions and indexes), every object with its objectId, createdAt, updatedAt and ACL, and every relation's links. Needs the master key. One transaction: a pull that fails leaves the mirror as it was.
 
-            The mirror keeps a watermark per class (table _PorterPull). The next pull reads only the objects updated \
-            since, and the links of those objects. Deleted objects are not noticed that way: --full also compares \
-            objectIds and deletes from the mirror what the server no longer has, with its relation links.
+            The mirror keeps a watermark per class (table _PorterPull). The next pull reads only the objects updated since, and the links of those objects. Deleted objects are not noticed that way: --full also compares objectIds and deletes from the mirror what the server no longer has, with its relation links.
+
+            The server is --target (its URL, or a target of parse-porter.yml); --to is the mirror written.
 
             Examples:
-              PARSE_APPLICATION_ID=myApp PARSE_MASTER_KEY=… parse-porter pull https://parse.example.com/parse --to app.sqlite
-              PARSE_SERVER_URL=https://parse.example.com/parse PARSE_SERVER_APPLICATION_ID=myApp PARSE_SERVER_MASTER_KEY=… parse-porter pull --to app.sqlite
-              parse-porter pull http://127.0.0.1:1337/parse --to app.sqlite --classes Book,Genre --full
+              PARSE_APPLICATION_ID=myApp PARSE_MASTER_KEY=… parse-porter pull \\
+                  --target https://parse.example.com/parse --to app.sqlite
+              PARSE_SERVER_URL=https://parse.example.com/parse \\
+                  PARSE_SERVER_APPLICATION_ID=myApp PARSE_SERVER_MASTER_KEY=… \\
+                  parse-porter pull --to app.sqlite
+              parse-porter pull --target staging --to app.sqlite --classes Book,Genre --full
             """
     )
 
-    @Argument(help: ArgumentHelp("The Parse Server URL with its mount path, e.g. http://127.0.0.1:1337/parse (default: $PARSE_SERVER_URL).",
-                                 valueName: "url"))
-    var givenURL: String?
+    @Option(name: .customLong("target"), help: "The Parse Server to pull from: its URL with the mount path, e.g. http://127.0.0.1:1337/parse, or a target named in parse-porter.yml (default: $PARSE_SERVER_URL).")
+    var givenTarget: String?
+
+    @Argument(help: ArgumentHelp("The old spelling of --target URL.", valueName: "url", visibility: .hidden))
+    var givenArgument: String?
+
+    /// `--target`, or the URL given as the argument (the old spelling).
+    var givenURL: String? { givenTarget ?? givenArgument }
 
     /// The URL given, or else `$PARSE_SERVER_URL` (``validate()`` made sure there is one).
     var url: String { TargetOptions.target(givenURL) ?? "" }
@@ -53,8 +59,11 @@ struct PullCommand: AsyncParsableCommand {
 
     func validate() throws {
         if concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
-        if TargetOptions.target(givenURL) == nil { throw TargetOptions.missingTarget("pull", "the Parse Server URL to pull from") }
-        if !TargetOptions.isServerURL(url) { throw ValidationError("\(url): pull reads from a Parse Server: give its http(s):// URL with the mount path") }
+        try TargetOptions.checkOneSpelling(givenTarget, givenArgument, spelt: "the URL argument")
+        if TargetOptions.target(givenURL) == nil { throw TargetOptions.missingTarget("--target", "the Parse Server to pull from (its URL or a target of parse-porter.yml)") }
+        let location: String
+        do { location = try server.location(url) } catch { throw ValidationError(error.message) }
+        if !TargetOptions.isServerURL(location) { throw ValidationError("\(url): pull reads from a Parse Server: give its http(s):// URL with the mount path") }
         if TargetOptions.isServerURL(to) { throw ValidationError("--to \(to): pull writes into a SQLite mirror file, not a server") }
         if let classes, classNames(classes).isEmpty { throw ValidationError("--classes: no class named") }
     }

@@ -9,15 +9,16 @@ struct SchemaCommand: ParsableCommand {
         commandName: "schema",
         abstract: "Pull a target's class schemas into a file, push a file onto a target, and compare the two.",
         discussion: """
-            A schema file lists classes as GET /schemas does ({"results":[…]}), or as a plain list (Parse Dashboard's \
-            schema export, the definitions of Parse Server's defined schemas): fields, classLevelPermissions, indexes.
-            The target is a SQLite mirror file or a Parse Server URL (master key from $PARSE_MASTER_KEY or \
-            $PARSE_SERVER_MASTER_KEY); without --target, $PARSE_SERVER_URL.
+            A schema file lists classes as GET /schemas does ({"results":[…]}), or as a plain list (Parse Dashboard's schema export, the definitions of Parse Server's defined schemas): fields, classLevelPermissions, indexes.
+
+            The target is --target: a SQLite mirror file, a Parse Server URL (master key from $PARSE_MASTER_KEY or $PARSE_SERVER_MASTER_KEY) or a target of parse-porter.yml; without --target, $PARSE_SERVER_URL.
 
             Examples:
               parse-porter schema pull --target app.sqlite --out schema.json
-              parse-porter schema diff --target https://parse.example.com/parse schema.json
-              parse-porter schema check --target https://parse.example.com/parse schema.json --format junit > schema-report.xml
+              parse-porter schema diff --target https://parse.example.com/parse \\
+                  schema.json
+              parse-porter schema check --target staging schema.json --format junit \\
+                  > schema-report.xml
               parse-porter schema push --target app.sqlite schema.json --dry-run
               parse-porter schema infer exported-app.zip > exported-app/schema.json
             """,
@@ -27,7 +28,7 @@ struct SchemaCommand: ParsableCommand {
 
 /// The target of a schema command and how to reach it.
 struct SchemaTargetOptions: ParsableArguments {
-    @Option(name: .customLong("target"), help: "A SQLite mirror file or a Parse Server URL with its mount path (default: $PARSE_SERVER_URL).")
+    @Option(name: .customLong("target"), help: "A SQLite mirror file, a Parse Server URL with its mount path, or a target named in parse-porter.yml (default: $PARSE_SERVER_URL).")
     var givenTarget: String?
 
     @OptionGroup var server: TargetOptions
@@ -116,11 +117,9 @@ extension SchemaCommand {
         static let configuration = CommandConfiguration(
             abstract: "Make the target's schemas match a schema file, as Parse Server's defined schemas do.",
             discussion: """
-                Creates missing classes, adds missing fields, updates required and defaultValue, sets class-level \
-                permissions, and adds, drops or recreates indexes (Parse's own are left alone). Fields only on the \
-                target are kept, classes only on the target are left alone. A field whose type changed is refused \
-                (exit 1, nothing changed) unless --recreate-modified-fields. On a mirror the push is one transaction; \
-                a mirror that does not exist is created.
+                Creates missing classes, adds missing fields, updates required and defaultValue, sets class-level permissions, and adds, drops or recreates indexes (Parse's own are left alone). Fields only on the target are kept, classes only on the target are left alone.
+
+                A field whose type changed is refused (exit 1, nothing changed) unless --recreate-modified-fields. On a mirror the push is one transaction; a mirror that does not exist is created.
                 """
         )
 
@@ -139,9 +138,10 @@ extension SchemaCommand {
         func run() throws {
             let document = try SchemaDocument.read(schema.file)
             let options = SchemaPushOptions(deleteExtraFields: deleteExtraFields, recreateModifiedFields: recreateModifiedFields)
-            let newMirror = !TargetOptions.isServerURL(target.target) && !FileManager.default.fileExists(atPath: target.target)
+            let location = try target.server.location(target.target)
+            let newMirror = !TargetOptions.isServerURL(location) && !FileManager.default.fileExists(atPath: location)
             if dryRun && newMirror {
-                try report(SchemaPush(diff: SchemaDiff(declared: document.classes, live: []), options: options), location: target.target)
+                try report(SchemaPush(diff: SchemaDiff(declared: document.classes, live: []), options: options), location: location)
                 return
             }
             do {
@@ -150,7 +150,7 @@ extension SchemaCommand {
                 if !dryRun { try push.apply(to: migrationTarget) }
                 report(push, location: migrationTarget.location)
             } catch {
-                if newMirror { Self.remove(mirror: target.target) }
+                if newMirror { Self.remove(mirror: location) }
                 throw error
             }
         }
@@ -220,10 +220,9 @@ extension SchemaCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print the classes a Parse export's objects give, as a schema file, for review.",
             discussion: """
-                Reads every <Class>.json of the folder or .zip (a schema.json there is not read) and types each key by its \
-                values' wire encoding; Relations come from placeholders and join files. Values of one field that disagree \
-                on the type are faults naming both objects (exit 1); the field is printed with the type first seen. Saved as schema.json beside the files, the output is \
-                what import reads instead of inferring.
+                Reads every <Class>.json of the folder or .zip (a schema.json there is not read) and types each key by its values' wire encoding; Relations come from placeholders and join files.
+
+                Values of one field that disagree on the type are faults naming both objects (exit 1); the field is printed with the type first seen. Saved as schema.json beside the files, the output is what import reads instead of inferring.
                 """
         )
 

@@ -10,16 +10,15 @@ struct ServeCommand: ParsableCommand {
         commandName: "serve",
         abstract: "Serve a SQLite mirror as a Parse REST API: an offline Parse backend for apps and tools.",
         discussion: """
-            Objects, queries, schemas, batch, users and sessions, with Parse Server's status codes, error codes and JSON \
-            shapes. An empty mirror is created when the file does not exist. Credentials default to PARSE_APPLICATION_ID, \
-            PARSE_MASTER_KEY and PARSE_REST_API_KEY; keys are never printed. Prints one line, "serving MIRROR at URL", \
-            then one line per request on stderr (time, method, path, status, milliseconds, and the cause of an internal \
-            error) unless --quiet. Stops on Ctrl-C or \
-            SIGTERM.
+            Objects, queries, schemas, batch, users and sessions, with Parse Server's status codes, error codes and JSON shapes. An empty mirror is created when the file does not exist. Credentials default to PARSE_APPLICATION_ID, PARSE_MASTER_KEY and PARSE_REST_API_KEY (or Parse Server's PARSE_SERVER_* names); keys are never printed.
+
+            Prints one line, "serving MIRROR at URL", then one line per request on stderr (time, method, path, status, milliseconds, and the cause of an internal error) unless --quiet. Stops on Ctrl-C or SIGTERM.
 
             Examples:
-              PARSE_APPLICATION_ID=library PARSE_MASTER_KEY=… parse-porter serve Fixtures/library/library.sqlite
-              parse-porter serve /tmp/app.sqlite --port 0 --mount / --app-id app --master-key "$KEY" --allow-custom-object-id
+              PARSE_APPLICATION_ID=library PARSE_MASTER_KEY=… parse-porter serve \\
+                  app.sqlite
+              parse-porter serve /tmp/app.sqlite --port 0 --mount / --app-id app \\
+                  --master-key "$KEY" --allow-custom-object-id
             """
     )
 

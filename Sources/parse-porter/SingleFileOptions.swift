@@ -25,13 +25,13 @@ struct SingleFileOptions: ParsableArguments {
         return format != .json
     }
 
-    /// Usage faults, checked before anything is read; `target` is `--to`.
+    /// Usage faults, checked before anything is read; `target` is `--target`.
     func check(_ dataset: String, target: String?) throws {
         if let format, SourceFormat(name: format) == nil { throw ValidationError("--format must be csv, tsv, json or ndjson, not \"\(format)\"") }
         if dataset == "-" {
             if format == nil { throw ValidationError("- reads the data from stdin: give its --format (csv, tsv, json or ndjson)") }
             if className == nil { throw ValidationError("- reads the data from stdin: give its --class") }
-            if target == nil { throw ValidationError("- reads the data from stdin: give the target with --to") }
+            if target == nil { throw ValidationError("- reads the data from stdin: give the target with --target") }
         } else if !isSingleFile(dataset) && (key != nil || format != nil) {
             throw ValidationError("--key and --format go with one data file (FILE --class C, or -); \(dataset) is a dataset")
         }

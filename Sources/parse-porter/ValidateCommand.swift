@@ -7,13 +7,13 @@ struct ValidateCommand: AsyncParsableCommand {
         commandName: "validate",
         abstract: "Check a dataset as an import would, without writing anything.",
         discussion: """
-            Reads every source, checks types, required fields, keys and references, and with --against the target's schema.
-            Exit 0 when valid, 1 when not.
+            Reads every source, checks types, required fields, keys and references, and with --target the backend's schemas. Exit 0 when valid, 1 when not.
 
-            Examples:
-              parse-porter validate Fixtures/library
-              parse-porter validate Fixtures/bad/dangling-pointer
-              parse-porter validate Fixtures/library --against Fixtures/library/library.sqlite --format junit > report.xml
+            Examples (library/ is a dataset folder):
+              parse-porter validate library/
+              parse-porter validate library/ --format json
+              parse-porter validate library/ --target app.sqlite --format junit \\
+                  > report.xml
             """
     )
 
@@ -21,8 +21,14 @@ struct ValidateCommand: AsyncParsableCommand {
 
     @OptionGroup var source: DatasetArgument
 
-    @Option(name: .long, help: "Also check against this target's schema (a SQLite mirror file or a Parse Server URL).")
-    var against: String?
+    @Option(name: .customLong("target"), help: "Also check against this backend's schemas: a SQLite mirror file, a Parse Server URL with its mount path, or a target named in parse-porter.yml.")
+    var givenTarget: String?
+
+    @Option(name: .customLong("against"), help: ArgumentHelp("The old spelling of --target.", visibility: .hidden))
+    var givenAgainst: String?
+
+    /// `--target`, or its old spelling `--against`.
+    var against: String? { givenTarget ?? givenAgainst }
 
     @OptionGroup var server: TargetOptions
 
@@ -31,6 +37,10 @@ struct ValidateCommand: AsyncParsableCommand {
 
     @Flag(name: .shortAndLong, help: "No progress output.")
     var quiet = false
+
+    func validate() throws {
+        try TargetOptions.checkOneSpelling(givenTarget, givenAgainst, spelt: "--against")
+    }
 
     func run() async throws {
         let targetSchemas = try against.map { target throws(PorterError) in try server.sink(target).existingSchemas() } ?? []

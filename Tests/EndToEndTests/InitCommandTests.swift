@@ -183,7 +183,7 @@ final class InitCommandTests: XCTestCase {
 
         let noTarget = try CommandRunner.run(["import", "-", "--class", "Order", "--format", "csv"])
         XCTAssertEqual(noTarget.status, 2)
-        XCTAssertTrue(noTarget.stderr.contains("- reads the data from stdin: give the target with --to"), noTarget.stderr)
+        XCTAssertTrue(noTarget.stderr.contains("- reads the data from stdin: give the target with --target"), noTarget.stderr)
     }
 
     static let customers = """

@@ -65,6 +65,6 @@ final class PlanAndReportTests: XCTestCase {
         XCTAssertEqual(rest.status, 2)
         let help = try CommandRunner.run(["import", "--help"])
         XCTAssertEqual(help.status, 0)
-        XCTAssertTrue(help.stdout.contains("parse-porter import Fixtures/library"), help.stdout)
+        XCTAssertTrue(help.stdout.contains("parse-porter import library/ --target /tmp/library.sqlite"), help.stdout)
     }
 }
