@@ -5,6 +5,7 @@ enum ParseRESTErrors {
     static func describe(_ failure: ParseRESTFailure) -> String {
         switch failure {
         case .unavailable(let reason): reason
+        case .cancelled: "the request was cancelled"
         case .refused(let status, let code?, let message): "HTTP \(status), Parse error \(code): \(message)"
         case .refused(let status, nil, let message): "HTTP \(status): \(message)"
         }
@@ -24,6 +25,8 @@ enum ParseRESTErrors {
                 \(address): not found (HTTP 404). Is the mount path right? Parse Server mounts at /parse by default \
                 (http://host:1337/parse); Back4App has none (https://parseapi.back4app.com).
                 """)
+        case .cancelled:
+            return PorterError(.interrupted, "\(address): \(describe(failure))")
         case .refused, .unavailable:
             return PorterError(.target, "\(address): \(describe(failure))")
         }

@@ -3,7 +3,7 @@ import Foundation
 import PorterPipeline
 
 @main
-struct ParsePorter: ParsableCommand {
+struct ParsePorter: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "parse-porter",
         abstract: "Move data into and out of Parse backends: CSV/JSON datasets into a SQLite mirror or a Parse Server, pointers and relations resolved; whole apps pulled into a mirror.",
@@ -16,10 +16,14 @@ struct ParsePorter: ParsableCommand {
     )
 
     /// Runs the command; library errors and usage errors map to the documented exit codes.
-    static func main() {
+    static func main() async {
         do {
             var command = try parseAsRoot()
-            try command.run()
+            if var command = command as? AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
         } catch let error as PorterError {
             Terminal.error(error.message)
             Foundation.exit(error.kind.rawValue)

@@ -13,22 +13,22 @@ final class SchemaPushTests: XCTestCase {
     /// Plans the push of `declared` onto the fixture's target and applies it.
     @discardableResult
     private func push(_ declared: [String], to fixture: TargetFixture, _ options: SchemaPushOptions = SchemaPushOptions()) throws -> SchemaPush {
-        let plan = try SchemaPush(diff: SchemaDiff(declared: try schemas(declared), live: try fixture.target.api.schemas()), options: options)
-        try plan.apply(to: fixture.target)
+        let plan = try SchemaPush(diff: SchemaDiff(declared: try schemas(declared), live: try blocking { try await fixture.target.api.schemas() }), options: options)
+        try blocking { try await plan.apply(to: fixture.target) }
         return plan
     }
 
     private func live(_ className: String, on fixture: TargetFixture) throws -> ClassSchema {
-        try XCTUnwrap(try fixture.target.api.schema(of: className), "\(className) on the \(fixture.kind)")
+        try XCTUnwrap(try blocking { try await fixture.target.api.schema(of: className) }, "\(className) on the \(fixture.kind)")
     }
 
     private func create(_ className: String, _ object: String, on fixture: TargetFixture) throws -> String {
-        let answer = try fixture.target.api.send("POST", "/classes/\(className)", body: try JSONParser.parse(object))
+        let answer = try blocking { try await fixture.target.api.send("POST", "/classes/\(className)", body: try JSONParser.parse(object)) }
         return try XCTUnwrap(answer["objectId"]?.stringValue)
     }
 
     private func object(_ className: String, _ objectId: String, on fixture: TargetFixture) throws -> JSONValue {
-        try fixture.target.api.send("GET", "/classes/\(className)/\(objectId)")
+        try blocking { try await fixture.target.api.send("GET", "/classes/\(className)/\(objectId)") }
     }
 
     func testCreatesClassesWithFieldsPermissionsAndIndexesAndARepushIsANoOp() throws {
@@ -62,7 +62,7 @@ final class SchemaPushTests: XCTestCase {
             XCTAssertEqual(user.field(named: "nickname")?.type, .string)
             XCTAssertNil(user.indexes?["username_1"], "\(fixture.kind): Parse's own index is not pushed")
 
-            XCTAssertTrue(SchemaDiff(declared: try schemas(declared), live: try fixture.target.api.schemas()).isEmpty, "\(fixture.kind)")
+            XCTAssertTrue(SchemaDiff(declared: try schemas(declared), live: try blocking { try await fixture.target.api.schemas() }).isEmpty, "\(fixture.kind)")
             let again = try push(declared, to: fixture)
             XCTAssertEqual(again.requestCount, 0, "\(fixture.kind)")
             XCTAssertTrue(again.classes.isEmpty, "\(fixture.kind)")
@@ -87,7 +87,7 @@ final class SchemaPushTests: XCTestCase {
             }
             XCTAssertEqual(try live("Book", on: fixture).fields.map(\.name), ["pages", "shelf"], "\(fixture.kind): no field added")
             XCTAssertEqual(try live("Book", on: fixture).field(named: "pages")?.type, .string)
-            XCTAssertNil(try fixture.target.api.schema(of: "Author"), "\(fixture.kind): no class created")
+            XCTAssertNil(try blocking { try await fixture.target.api.schema(of: "Author") }, "\(fixture.kind): no class created")
             XCTAssertEqual(try object("Book", id, on: fixture)["pages"], .string("300"))
         }
     }
@@ -103,7 +103,7 @@ final class SchemaPushTests: XCTestCase {
             let book = try object("Book", id, on: fixture)
             XCTAssertNil(book["pages"], "\(fixture.kind): the old values are gone")
             XCTAssertEqual(book["title"], .string("Dune"))
-            XCTAssertTrue(SchemaDiff(declared: try schemas(declared), live: try fixture.target.api.schemas()).isEmpty, "\(fixture.kind)")
+            XCTAssertTrue(SchemaDiff(declared: try schemas(declared), live: try blocking { try await fixture.target.api.schemas() }).isEmpty, "\(fixture.kind)")
         }
     }
 
@@ -176,8 +176,8 @@ final class SchemaPushTests: XCTestCase {
                 XCTAssertEqual(error?.message.hasPrefix("Book: POST /schemas/Book: Parse error 102: Field nope does not exist, cannot add index."), true, error?.message ?? "")
                 XCTAssertEqual(error?.message.contains("push again to finish"), fixture.kind == .server, error?.message ?? "")
             }
-            XCTAssertEqual(try fixture.target.api.schema(of: "Author") != nil, fixture.kind == .server, "\(fixture.kind)")
-            XCTAssertNil(try fixture.target.api.schema(of: "Book"))
+            XCTAssertEqual(try blocking { try await fixture.target.api.schema(of: "Author") } != nil, fixture.kind == .server, "\(fixture.kind)")
+            XCTAssertNil(try blocking { try await fixture.target.api.schema(of: "Book") })
         }
     }
 }

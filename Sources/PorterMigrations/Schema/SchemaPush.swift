@@ -133,14 +133,14 @@ public struct SchemaPush: Sendable {
     /// Sends the requests to `target` as one unit of work: on a mirror one transaction, rolled
     /// back when a request is refused. A Parse Server keeps the requests sent before a refusal;
     /// pushing again sends only what is still missing.
-    public func apply(to target: MigrationTarget) throws(PorterError) {
+    public func apply(to target: MigrationTarget) async throws(PorterError) {
         try target.begin()
         var sent = 0
         do throws(PorterError) {
             for push in classes {
                 for request in push.requests {
                     do {
-                        _ = try target.api.send(request.method, request.path, body: request.body)
+                        _ = try await target.api.send(request.method, request.path, body: request.body)
                     } catch {
                         let failure = error.porterError("\(push.className): \(request.method) \(request.path)")
                         guard sent > 0, !(target is MirrorTarget) else { throw failure }

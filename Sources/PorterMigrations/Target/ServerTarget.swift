@@ -26,13 +26,14 @@ public final class ServerTarget: MigrationTarget, ParseAPI {
 
     public func migrationLock(timing: LockTiming) -> MigrationLock { ServerLock(api: self, location: location, timing: timing) }
 
-    public func send(_ method: String, _ path: String, query: [(String, String)], body: JSONValue?) throws(ParseAPIError) -> JSONValue {
+    public func send(_ method: String, _ path: String, query: [(String, String)], body: JSONValue?) async throws(ParseAPIError) -> JSONValue {
         do {
-            return try client.send(method, path, query: query, body: body, phase: "migrate")
+            return try await client.send(method, path, query: query, body: body, phase: "migrate")
         } catch {
             switch error {
             case .refused(let status, let code, let message): throw .refused(status: status, code: code, message: message)
             case .unavailable(let reason): throw .failed(PorterError(.target, "\(client.address): \(reason)"))
+            case .cancelled: throw .failed(PorterError(.interrupted, "\(client.address): the request was cancelled"))
             }
         }
     }
