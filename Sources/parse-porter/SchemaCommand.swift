@@ -146,17 +146,26 @@ extension SchemaCommand {
             }
             do {
                 let migrationTarget = try target.server.migrationTarget(target.target, create: true)
-                let push = try SchemaPush(diff: SchemaDiff(declared: document.classes, live: try await migrationTarget.api.schemas()), options: options)
+                let diff = SchemaDiff(declared: document.classes, live: try await migrationTarget.api.schemas())
+                let push: SchemaPush
+                do { push = try SchemaPush(diff: diff, options: options) } catch {
+                    throw PorterError(error.kind, error.message + "\nGive --recreate-modified-fields to do that.")
+                }
                 if !dryRun { try await push.apply(to: migrationTarget) }
-                report(push, location: migrationTarget.location)
+                let extraFields = diff.classes.contains { $0.change == .changed && $0.fields.contains { $0.change == .removed } }
+                report(push, location: migrationTarget.location, extraFields: extraFields)
             } catch {
                 if newMirror { Self.remove(mirror: target.target) }
                 throw error
             }
         }
 
-        private func report(_ push: SchemaPush, location: String) {
+        /// `extraFields`: the target has fields the file does not, which the push kept.
+        private func report(_ push: SchemaPush, location: String, extraFields: Bool = false) {
             if !push.classes.isEmpty { Terminal.output(push.text) }
+            if !deleteExtraFields && extraFields {
+                Terminal.output("(--delete-extra-fields deletes the fields kept above, with their values)")
+            }
             let classes = push.classes.filter { !$0.changes.isEmpty }.count
             let tally = "\(Noun.counted(push.changeCount, "change")) in \(Noun.counted(classes, "class")) "
                 + "(\(Noun.counted(push.requestCount, "request")))"

@@ -90,12 +90,15 @@ func blocking<T>(_ work: () async throws -> T) throws -> T {
 /// The work of ``blocking(_:)`` and its result, handed between the test's thread and a task
 /// that never run at the same time (the semaphore orders them).
 private final class ResultBox<T>: @unchecked Sendable {
-    let work: () async throws -> T
+    /// Dropped once it ran: the closure must not outlive ``blocking(_:)``.
+    private var work: (() async throws -> T)?
     var result: Result<T, any Error>?
 
     init(_ work: @escaping () async throws -> T) { self.work = work }
 
     func run() async {
+        guard let work else { return }
+        self.work = nil
         do { result = .success(try await work()) } catch { result = .failure(error) }
     }
 }

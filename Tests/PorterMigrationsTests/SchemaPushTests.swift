@@ -82,7 +82,7 @@ final class SchemaPushTests: XCTestCase {
                     refused: Parse cannot change the type of a field in place, and these fields differ:
                       Book.pages: String → Number
                       Book.shelf: Pointer<Shelf> → Pointer<Room>
-                    --recreate-modified-fields deletes each and adds it again with the new type: its values are lost. Nothing was changed.
+                    Recreating modified fields (SchemaPushOptions.recreateModifiedFields) deletes each and adds it again with the new type: its values are lost. Nothing was changed.
                     """)
             }
             XCTAssertEqual(try live("Book", on: fixture).fields.map(\.name), ["pages", "shelf"], "\(fixture.kind): no field added")
@@ -114,7 +114,7 @@ final class SchemaPushTests: XCTestCase {
             let declared = [#"{"className":"Book","fields":{"title":{"type":"String"}}}"#]
             let kept = try push(declared, to: fixture)
             XCTAssertEqual(kept.requestCount, 0)
-            XCTAssertEqual(kept.classes.first?.kept, ["- field subtitle: String (not in the file; --delete-extra-fields deletes it)"])
+            XCTAssertEqual(kept.classes.first?.kept, ["- field subtitle: String (not in the file; deleting extra fields deletes it)"])
             XCTAssertEqual(try object("Book", id, on: fixture)["subtitle"], .string("Book One"), "\(fixture.kind)")
 
             let deleted = try push(declared, to: fixture, SchemaPushOptions(deleteExtraFields: true))

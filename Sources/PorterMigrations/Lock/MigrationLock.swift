@@ -60,7 +60,7 @@ enum LockMessages {
         let who = holder.map { h in
             "\(h.owner)" + (h.heartbeatAt.map { ", last heartbeat \($0.iso)" } ?? "") + (h.expiresAt.map { ", expires \($0.iso)" } ?? "")
         } ?? "another runner"
-        return PorterError(.target, "\(location): the migrations are locked by \(who); gave up after waiting \(Int(waited)) s (the lock wait)")
+        return PorterError(.target, "\(location): the migrations are locked by \(who); gave up after waiting \(Int(waited)) s")
     }
 
     static func lost(_ location: String, owner: String) -> PorterError {

@@ -58,7 +58,7 @@ public struct SchemaPush: Sendable {
             }
             if !modified.isEmpty {
                 throw PorterError(.invalidData, (["refused: Parse cannot change the type of a field in place, and these fields differ:"] + modified
-                    + ["--recreate-modified-fields deletes each and adds it again with the new type: its values are lost. Nothing was changed."])
+                    + ["Recreating modified fields (SchemaPushOptions.recreateModifiedFields) deletes each and adds it again with the new type: its values are lost. Nothing was changed."])
                     .joined(separator: "\n"))
             }
         }
@@ -92,7 +92,7 @@ public struct SchemaPush: Sendable {
                 deletedFields[field.name] = delete
                 push.changes.append(line + " (deleted with its values)")
             case .removed:
-                push.kept.append(line + " (not in the file; --delete-extra-fields deletes it)")
+                push.kept.append(line + " (not in the file; deleting extra fields deletes it)")
             case .changed where field.changesType:
                 deletedFields[field.name] = delete
                 addedFields[field.name] = field.declared?.specJSON
