@@ -50,11 +50,17 @@ final class ServerLock: MigrationLock {
         let deadline = Date().addingTimeInterval(wait)
         var observed: (state: LockState, since: Date)?
         while true {
-            if try await increment("holders", by: 1, objectId) == 1 {
-                try await takeOwnership(owner, objectId)
-                return
+            // An attempt runs to its end even when the caller is cancelled meanwhile: a count
+            // raised and not lowered again would keep the lock from everyone until a takeover.
+            let claimed = try await Self.uncancelled { [self] () async throws(PorterError) -> Bool in
+                if try await increment("holders", by: 1, objectId) == 1 {
+                    try await takeOwnership(owner, objectId)
+                    return true
+                }
+                _ = try await increment("holders", by: -1, objectId)
+                return false
             }
-            _ = try await increment("holders", by: -1, objectId)
+            if claimed { return }
             let state = try await read(objectId)
             if observed?.state != state {
                 observed = (state, Date())
@@ -68,6 +74,14 @@ final class ServerLock: MigrationLock {
             if Date() >= deadline { throw LockMessages.stillHeld(location, state.holder, waited: wait) }
             try await timing.pause(location: location)
         }
+    }
+
+    /// Runs `work` in a task of its own, which a cancellation of the caller's does not reach.
+    private static func uncancelled<T: Sendable>(_ work: @escaping @Sendable () async throws(PorterError) -> T) async throws(PorterError) -> T {
+        let result = await Task { () async -> Result<T, PorterError> in
+            do throws(PorterError) { return .success(try await work()) } catch { return .failure(error) }
+        }.value
+        return try result.get()
     }
 
     func heartbeat() async throws(PorterError) {
