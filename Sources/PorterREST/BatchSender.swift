@@ -125,6 +125,8 @@ struct BatchSender {
 /// second, while URLSession needs a free worker to deliver any answer (with `concurrency`
 /// blocked workers on a 2-core machine, each request past the first waited about a second).
 final class BatchPipeline: @unchecked Sendable {
+    // @unchecked: the chunks waiting and the thread count are guarded by `condition`, which the
+    // compiler cannot see.
     private let sender: BatchSender
     private let phase: String
     private let state = SendState()
@@ -196,6 +198,7 @@ final class BatchPipeline: @unchecked Sendable {
 
 /// Results of a send, filled from several threads.
 private final class SendState: @unchecked Sendable {
+    // @unchecked: every stored property is guarded by `lock`, which the compiler cannot see.
     private let lock = NSLock()
     private var storage: [BatchResult?] = []
     private var firstFailure: PorterError?

@@ -4,9 +4,13 @@ import PorterPipeline
 /// Where a Parse Server is and how to authenticate: the server URL with its mount path
 /// (`https://host/parse`, or none on Back4App) and the keys. Keys are never printed.
 public struct ParseServerAddress: Sendable, CustomStringConvertible {
+    /// The server URL with its mount path, without a trailing slash.
     public let url: URL
+    /// The application id the server was started with.
     public let applicationId: String
+    /// The master key, when given: needed to read and change schemas.
     public let masterKey: String?
+    /// The REST API key, when given (servers started without one ignore it).
     public let restAPIKey: String?
     /// Parse Server's `maintenanceKey`: creates sent with it keep the source's `createdAt` and
     /// `updatedAt` (PARSE_REST §12).

@@ -113,9 +113,24 @@ struct TargetOptions: ParsableArguments {
 
     /// A client of the Parse Server at `url`, with the keys and timeout given.
     func client(_ url: String, concurrency: Int = 4) throws(PorterError) -> ParseRESTClient {
-        let address = try ParseServerAddress(url: url, applicationId: keys.applicationId, masterKey: keys.masterKey,
+        let address: ParseServerAddress
+        do {
+            address = try ParseServerAddress(url: url, applicationId: keys.applicationId, masterKey: keys.masterKey,
                                              restAPIKey: keys.restAPIKey, maintenanceKey: keys.maintenanceKey, allowInsecureHTTP: allowInsecureHTTP)
+        } catch {
+            let hint = Self.addressHint(url: url, applicationId: keys.applicationId, keys: [keys.masterKey, keys.restAPIKey])
+            throw PorterError(error.kind, error.message + (hint.map { "\n" + $0 } ?? ""))
+        }
         return ParseRESTClient(address: address, timeout: timeout, maximumConnections: concurrency)
+    }
+
+    /// The options and variables that give what a Parse Server address lacked.
+    private static func addressHint(url: String, applicationId: String?, keys: [String?]) -> String? {
+        if applicationId?.isEmpty != false { return "Give --app-id or set PARSE_SERVER_APPLICATION_ID." }
+        if keys.allSatisfy({ $0?.isEmpty != false }) {
+            return "Give --master-key (or --rest-key) or set PARSE_SERVER_MASTER_KEY (or PARSE_SERVER_REST_API_KEY)."
+        }
+        return url.lowercased().hasPrefix("http://") ? "Use an https:// URL, or give --allow-insecure-http if the network is trusted." : nil
     }
 
     func validate() throws {

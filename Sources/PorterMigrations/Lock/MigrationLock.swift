@@ -6,6 +6,7 @@ import PorterPipeline
 public struct LockHolder: Equatable, Sendable {
     /// `host:pid:random`, unique per runner.
     public var owner: String
+    /// When the holder last showed it is alive.
     public var heartbeatAt: ParseDate?
     /// When the holder counts as dead if it has not sent a heartbeat by then.
     public var expiresAt: ParseDate?
@@ -33,6 +34,7 @@ public struct LockTiming: Sendable {
     /// Seconds between attempts while waiting for the lock.
     public var poll: Double
 
+    /// A lock that lives `timeToLive` seconds without heartbeats; waiters try every `poll` seconds.
     public init(timeToLive: Double = 60, poll: Double = 0.25) {
         self.timeToLive = timeToLive
         self.poll = poll

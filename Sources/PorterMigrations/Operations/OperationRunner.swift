@@ -29,6 +29,7 @@ public struct OperationRunner {
     var pager: ObjectPager
     let writer: BatchWriter
 
+    /// A runner of operations on `target`; dataset paths are relative to `migrationsFolder`.
     public init(target: MigrationTarget, migrationsFolder: String) {
         self.target = target
         self.migrationsFolder = migrationsFolder

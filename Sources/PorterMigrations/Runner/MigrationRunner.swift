@@ -10,8 +10,10 @@ public struct RunnerIdentity: Sendable {
     public var owner: String
     /// Seconds `up`, `baseline` and `repair` wait for a lock another runner holds.
     public var lockWait: Double
+    /// How long a lock lives without heartbeats, and how often a waiter tries again.
     public var timing: LockTiming
 
+    /// This host and process, with a random part; `lockWait` seconds of waiting for a held lock.
     public init(lockWait: Double = 300, timing: LockTiming = LockTiming()) {
         host = ProcessInfo.processInfo.hostName
         owner = "\(host):\(ProcessInfo.processInfo.processIdentifier):\(UUID().uuidString.prefix(8).lowercased())"
@@ -32,11 +34,23 @@ public enum MigrationEvent: Sendable {
 /// `baseline`, `repair`): under the target's lock, pending versions in order, each in one unit
 /// of work, recorded in the target's history.
 public final class MigrationRunner: Sendable {
+    /// The mirror or Parse Server the migrations apply to.
     public let target: MigrationTarget
+    /// The migration files, in version order (``MigrationDirectory/load(_:)``).
     public let files: [MigrationFile]
+    /// The migrations folder: `importDataset` paths are relative to it.
     public let folder: String
+    /// Who runs, as the history and the lock record it.
     public let identity: RunnerIdentity
 
+    /// A runner of `files` (read from `folder`) on `target`. It is `Sendable`: hand it to a task,
+    /// and cancel the task to stop a run between two operations or while it waits for the lock.
+    ///
+    /// ```swift
+    /// let target = try MirrorTarget(path: "app.sqlite", create: true)
+    /// let runner = MigrationRunner(target: target, files: try MigrationDirectory.load("Migrations"), folder: "Migrations")
+    /// let applied = try await runner.up(to: nil) { event in print(event) }
+    /// ```
     public init(target: MigrationTarget, files: [MigrationFile], folder: String, identity: RunnerIdentity = RunnerIdentity()) {
         self.target = target
         self.files = files
@@ -86,6 +100,8 @@ public final class MigrationRunner: Sendable {
     }
 
     /// Applies the pending migrations up to `last` under the lock; returns the history entries it wrote.
+    /// Cancelling the task stops the run before its next operation (exit 130): a mirror rolls the
+    /// migration back, on a Parse Server it stays started and the next run finishes it.
     public func up(to last: MigrationVersion?, events: (MigrationEvent) -> Void) async throws(PorterError) -> [AppliedMigration] {
         try await underLock { (lock, history) throws(PorterError) in try await up(to: last, lock: lock, history: history, events: events) }
     }

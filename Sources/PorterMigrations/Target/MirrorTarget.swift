@@ -8,10 +8,12 @@ import PorterSQLite
 ///
 /// A mirror target may be handed from task to task, but serves one run at a time: open one
 /// target per concurrent run.
-// @unchecked: the compiler cannot check the one SQLite connection (opened without SQLite's own
-// mutex) and its transaction state. A run awaits each request before it sends the next, so the
-// connection is used by one thread at a time, which is all SQLite asks.
 public final class MirrorTarget: MigrationTarget, ParseAPI, @unchecked Sendable {
+    // @unchecked: the compiler cannot check the one SQLite connection (opened without SQLite's
+    // own mutex) and its transaction state. A run awaits each request before it sends the next,
+    // so the connection is used by one thread at a time, which is all SQLite asks.
+
+    /// The mirror's connection, answering Parse REST requests in-process.
     public let session: MirrorSession
     public var location: String { session.path }
     public var api: ParseAPI { self }

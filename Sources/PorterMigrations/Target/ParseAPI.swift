@@ -38,6 +38,7 @@ public protocol ParseAPI: AnyObject, Sendable {
 }
 
 extension ParseAPI {
+    /// Sends one request without query parameters (see ``send(_:_:query:body:)``).
     public func send(_ method: String, _ path: String, body: JSONValue? = nil) async throws(ParseAPIError) -> JSONValue {
         try await send(method, path, query: [], body: body)
     }

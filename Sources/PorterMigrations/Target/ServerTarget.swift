@@ -5,12 +5,14 @@ import PorterREST
 /// A Parse Server as a migration target, reached with the master key. Requests stand alone:
 /// there is no transaction, so every operation is written to be safe to run again.
 public final class ServerTarget: MigrationTarget, ParseAPI {
+    /// The client of the Parse Server, with the master key.
     public let client: ParseRESTClient
     public var location: String { client.address.description }
     public var api: ParseAPI { self }
     public var mountPath: String { client.address.mountPath }
     private let importOptions: RESTSinkOptions
 
+    /// The server `client` reaches; `importOptions` shape the `importDataset` operations' writes.
     public init(client: ParseRESTClient, importOptions: RESTSinkOptions = RESTSinkOptions()) {
         self.client = client
         self.importOptions = importOptions
