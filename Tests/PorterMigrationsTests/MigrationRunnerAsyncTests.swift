@@ -85,4 +85,48 @@ final class MigrationRunnerAsyncTests: XCTestCase {
             await next.release()
         }
     }
+
+    /// A run cancelled after the first operation of a migration stops before the second: the
+    /// mirror is left as it was (rolled back, no history entry), the server keeps the started
+    /// entry, and a second run in the same process applies the migration whole.
+    func testACancelledRunStopsBetweenOperationsAndASecondRunFinishesIt() async throws {
+        let folder = try migrations([
+            "V1__two_classes.yml": """
+                operations:
+                  - createClass: {className: Shelf, fields: {label: {type: String}}}
+                  - createClass: {className: Room, fields: {floor: {type: Number}}}
+                """,
+        ])
+        for fixture in try TargetFixture.all(in: self) {
+            let label = fixture.kind.rawValue
+            let runner = MigrationRunner(target: fixture.target, files: try MigrationDirectory.load(folder), folder: folder)
+            let run = Task {
+                try await runner.up(to: nil) { event in
+                    if case .operation = event { withUnsafeCurrentTask { $0?.cancel() } }
+                }
+            }
+            do {
+                let applied = try await run.value
+                XCTFail("\(label): a cancelled run applied \(applied)")
+            } catch {
+                XCTAssertEqual((error as? PorterError)?.kind, .interrupted, "\(label): \(error)")
+                XCTAssertTrue((error as? PorterError)?.message.contains("cancelled before operation 2") == true, "\(label): \(error)")
+            }
+            let classes = try fixture.rows(#"SELECT className FROM "_SCHEMA" WHERE className IN ('Shelf', 'Room') ORDER BY className"#)
+            switch fixture.kind {
+            case .mirror:
+                XCTAssertEqual(classes, [], "the mirror was rolled back")
+                XCTAssertEqual(try fixture.rows("SELECT count(*) FROM _PorterMigrations"), [["0"]], "no history entry")
+            case .server:
+                XCTAssertEqual(classes, [["Shelf"]], "a Parse Server keeps the operation done before the cancellation")
+                let statuses = try await runner.status()
+                XCTAssertEqual(statuses.migrations.map(\.state), [.interrupted])
+                XCTAssertNil(statuses.lock, "the cancelled run gave the lock back")
+            }
+            let applied = try await Task { try await runner.up(to: nil) { _ in } }.value
+            XCTAssertEqual(applied.map(\.version), ["1"], label)
+            XCTAssertEqual(try fixture.rows(#"SELECT className FROM "_SCHEMA" WHERE className IN ('Shelf', 'Room') ORDER BY className"#),
+                           [["Room"], ["Shelf"]], label)
+        }
+    }
 }
