@@ -16,7 +16,7 @@ enum ParseRESTErrors {
         switch failure {
         case .refused(403, _, let message):
             return PorterError(.target, """
-                \(address): \(message) (HTTP 403). Check PARSE_APPLICATION_ID and the keys. Parse Server accepts the master \
+                \(address): \(message) (HTTP 403). Check the application id and the keys. Parse Server accepts the master \
                 key only from the addresses in its masterKeyIps option, which since 6.0 defaults to 127.0.0.1 and ::1: \
                 a remote import needs this machine's address added there.
                 """)
