@@ -225,7 +225,7 @@ struct MigrateCommand: ParsableCommand {
         if statuses.contains(where: { $0.state == .failed || $0.state == .checksumMismatch }) {
             hints.append("`parse-porter migrate repair` clears failed entries and accepts changed files; then run `parse-porter migrate up` again.")
         }
-        if holder != nil && holder?.owner != runner.identity.owner {
+        if failure.kind == .target, let holder, holder.owner != runner.identity.owner {
             hints.append("--lock-wait sets how long to wait for the lock.")
         }
         return hints.isEmpty ? error : PorterError(failure.kind, failure.message + "\n" + hints.joined(separator: "\n"))
