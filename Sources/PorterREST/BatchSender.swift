@@ -67,7 +67,7 @@ struct BatchSender {
             var reachedServer = false
             // Creates carrying the source's timestamps need the maintenance key to keep them.
             let maintenance = pending.contains { operations[$0].body["createdAt"] != nil }
-            switch client.attemptOnce("POST", "/batch", bodyBytes: body, phase: phase, operations: pending.count, maintenance: maintenance) {
+            switch client.attemptOnceBlocking("POST", "/batch", bodyBytes: body, phase: phase, operations: pending.count, maintenance: maintenance) {
             case .success(.array(let items)) where items.count == pending.count:
                 var again: [Int] = []
                 for (index, item) in zip(pending, items) {
@@ -86,6 +86,8 @@ struct BatchSender {
                 reachedServer = true
             case .success:
                 throw PorterError(.target, "\(client.address): /batch answered with something other than one result per request")
+            case .failure(.final(.cancelled)):
+                throw PorterError(.interrupted, "\(client.address): a /batch request was cancelled; the server may have acted on it")
             case .failure(.final(.unavailable(let reason))):
                 throw PorterError(.target, "\(client.address): \(reason)")
             case .failure(.final(let refusal)):
@@ -98,7 +100,13 @@ struct BatchSender {
             guard attempt < client.retry.attempts else {
                 throw PorterError(.target, "\(client.address): the server stopped answering (\(retryReason)); gave up after \(attempt) attempts")
             }
-            Thread.sleep(forTimeInterval: client.retry.delay(after: attempt, retryAfter: retryAfter))
+            do {
+                try BlockingBridge.wait { [retry = client.retry, attempt, retryAfter] () async throws(ParseRESTFailure) in
+                    try await retry.wait(after: attempt, retryAfter: retryAfter)
+                }
+            } catch {
+                throw PorterError(.interrupted, "\(client.address): cancelled while waiting to send a /batch request again")
+            }
             attempt += 1
             if !reachedServer, let recover {
                 let done = try recover(pending)
@@ -117,6 +125,8 @@ struct BatchSender {
 /// second, while URLSession needs a free worker to deliver any answer (with `concurrency`
 /// blocked workers on a 2-core machine, each request past the first waited about a second).
 final class BatchPipeline: @unchecked Sendable {
+    // @unchecked: the chunks waiting and the thread count are guarded by `condition`, which the
+    // compiler cannot see.
     private let sender: BatchSender
     private let phase: String
     private let state = SendState()
@@ -188,6 +198,7 @@ final class BatchPipeline: @unchecked Sendable {
 
 /// Results of a send, filled from several threads.
 private final class SendState: @unchecked Sendable {
+    // @unchecked: every stored property is guarded by `lock`, which the compiler cannot see.
     private let lock = NSLock()
     private var storage: [BatchResult?] = []
     private var firstFailure: PorterError?

@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import ParseModel
 import PorterPipeline
+import Synchronization
 
 /// Why a request got no success answer.
 public enum ParseRESTFailure: Error, Sendable {
@@ -13,20 +14,34 @@ public enum ParseRESTFailure: Error, Sendable {
     /// No answer worth having after every attempt (network errors, timeouts, HTTP 5xx, 429), or a
     /// connection refused before the server ever answered (nothing listens there: no retries).
     case unavailable(String)
+    /// The task sending the request was cancelled: the request in flight was cancelled with it,
+    /// and the server may or may not have acted on it.
+    case cancelled
 }
 
 /// Sends Parse REST requests with the application id and keys, retrying what is worth
-/// retrying (``RetryPolicy``), and counts the requests sent per phase. Safe to use from
-/// several threads at once.
-public final class ParseRESTClient: @unchecked Sendable {
+/// retrying (``RetryPolicy``), and counts the requests sent per phase. Safe to share between
+/// tasks: cancelling the task that awaits ``send(_:_:query:body:phase:operations:)`` cancels the
+/// request in flight and ends the retries.
+///
+/// ```swift
+/// let client = ParseRESTClient(address: ParseServerAddress(url: url, applicationId: "app", masterKey: key))
+/// let schemas = try await client.send("GET", "/schemas", phase: "schemas")
+/// ```
+public final class ParseRESTClient: Sendable {
+    /// The server's URL, application id and keys.
     public let address: ParseServerAddress
+    /// How often and how long to wait before sending a failed request again.
     public let retry: RetryPolicy
     private let session: URLSession
-    private let lock = NSLock()
-    private var tallies: [RequestTally] = []
-    /// Whether any request got an HTTP answer: until then, a refused connection means nothing
-    /// listens at the address (not worth retrying); after, that the server went away for a while.
-    private var answered = false
+    private let state = Mutex(State())
+
+    private struct State {
+        var tallies: [RequestTally] = []
+        /// Whether any request got an HTTP answer: until then, a refused connection means nothing
+        /// listens at the address (not worth retrying); after, that the server went away for a while.
+        var answered = false
+    }
 
     /// `timeout`: seconds one request may take before it counts as failed.
     public init(address: ParseServerAddress, timeout: Double = 30, retry: RetryPolicy = RetryPolicy(), maximumConnections: Int = 4) {
@@ -44,26 +59,24 @@ public final class ParseRESTClient: @unchecked Sendable {
 
     /// The requests sent so far, in the order their phases began.
     public var requestTallies: [RequestTally] {
-        lock.lock()
-        defer { lock.unlock() }
-        return tallies
+        state.withLock { $0.tallies }
     }
 
     /// Sends a request until it gets an answer (or the retries run out) and returns the JSON body.
     /// `path` is relative to the mount path (`/schemas`, `/classes/Book`); `operations` is how
     /// many operations it carries (for the request tallies).
     public func send(_ method: String, _ path: String, query: [(String, String)] = [], body: JSONValue? = nil,
-                     phase: String, operations: Int = 1) throws(ParseRESTFailure) -> JSONValue {
-        try send(method, path, query: query, bodyBytes: body?.serializedBytes(), phase: phase, operations: operations)
+                     phase: String, operations: Int = 1) async throws(ParseRESTFailure) -> JSONValue {
+        try await send(method, path, query: query, bodyBytes: body?.serializedBytes(), phase: phase, operations: operations)
     }
 
     /// Sends a raw body (a file upload, with its `contentType`) until it gets an answer, as
     /// ``send(_:_:query:body:phase:operations:)``.
     public func send(_ method: String, _ path: String, query: [(String, String)] = [], bodyBytes: [UInt8]?,
-                     contentType: String = "application/json", phase: String, operations: Int = 1) throws(ParseRESTFailure) -> JSONValue {
+                     contentType: String = "application/json", phase: String, operations: Int = 1) async throws(ParseRESTFailure) -> JSONValue {
         var attempt = 1
         while true {
-            switch attemptOnce(method, path, query: query, bodyBytes: bodyBytes, contentType: contentType, phase: phase, operations: operations) {
+            switch await attemptOnce(method, path, query: query, bodyBytes: bodyBytes, contentType: contentType, phase: phase, operations: operations) {
             case .success(let json):
                 return json
             case .failure(.final(let refusal)):
@@ -72,7 +85,7 @@ public final class ParseRESTClient: @unchecked Sendable {
                 guard attempt < retry.attempts else {
                     throw .unavailable("\(method) \(address.mountPath)\(path): \(reason) (gave up after \(attempt) attempts)")
                 }
-                Thread.sleep(forTimeInterval: retry.delay(after: attempt, retryAfter: retryAfter))
+                try await retry.wait(after: attempt, retryAfter: retryAfter)
                 attempt += 1
             }
         }
@@ -82,14 +95,47 @@ public final class ParseRESTClient: @unchecked Sendable {
     public enum AttemptFailure: Error, Sendable {
         /// Worth another try; the server may or may not have acted on the request.
         case retryable(reason: String, retryAfter: Double?)
+        /// Not worth another try: a refusal, no server at the address, or the task was cancelled.
         case final(ParseRESTFailure)
     }
 
     /// Sends a request once, with a body already serialized; `maintenance` adds the maintenance
     /// key, which Parse Server checks before the master key.
     public func attemptOnce(_ method: String, _ path: String, query: [(String, String)] = [], bodyBytes: [UInt8]?,
-                            contentType: String = "application/json", phase: String, operations: Int = 1, maintenance: Bool = false) -> Result<JSONValue, AttemptFailure> {
+                            contentType: String = "application/json", phase: String, operations: Int = 1,
+                            maintenance: Bool = false) async -> Result<JSONValue, AttemptFailure> {
+        if Task.isCancelled { return .failure(.final(.cancelled)) }
         count(phase: phase, operations: operations)
+        let request = makeRequest(method, path, query: query, bodyBytes: bodyBytes, contentType: contentType, maintenance: maintenance)
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await session.data(for: request)
+        } catch {
+            if Task.isCancelled || (error as? URLError)?.code == .cancelled || error is CancellationError { return .failure(.final(.cancelled)) }
+            let reason = Self.describe(error)
+            // A certificate that is not trusted stays untrusted: no point in asking again.
+            if reason.hasPrefix("TLS") { return .failure(.final(.unavailable(reason))) }
+            if (error as? URLError)?.code == .cannotConnectToHost && !hasAnswered {
+                return .failure(.final(.unavailable("connection refused: nothing is listening there (is the server running, and are the host and port right?)")))
+            }
+            return .failure(.retryable(reason: reason, retryAfter: nil))
+        }
+        guard let http = response as? HTTPURLResponse else { return .failure(.retryable(reason: "no HTTP response", retryAfter: nil)) }
+        state.withLock { $0.answered = true }
+        let json = try? JSONParser.parse(bytes: Array(data))
+        let code = ParseErrorCode(errorBody: json)
+        if (200..<300).contains(http.statusCode), let json { return .success(json) }
+        let message = Self.errorMessage(json, data: data, status: http.statusCode)
+        if RetryPolicy.isRetryable(status: http.statusCode) || code.map(RetryPolicy.retryableCodes.contains) == true {
+            let retryAfter = (http.value(forHTTPHeaderField: "Retry-After")).flatMap(Double.init)
+            return .failure(.retryable(reason: "HTTP \(http.statusCode): \(message)", retryAfter: retryAfter))
+        }
+        return .failure(.final(.refused(status: http.statusCode, code: code, message: message)))
+    }
+
+    private func makeRequest(_ method: String, _ path: String, query: [(String, String)], bodyBytes: [UInt8]?,
+                             contentType: String, maintenance: Bool) -> URLRequest {
         var components = URLComponents(url: address.url.appendingPathComponent(String(path.dropFirst())), resolvingAgainstBaseURL: false)!
         if !query.isEmpty { components.queryItems = query.map { URLQueryItem(name: $0.0, value: $0.1) } }
         // `+` is a space to Parse Server's query parser: it must travel encoded.
@@ -104,67 +150,29 @@ public final class ParseRESTClient: @unchecked Sendable {
             request.setValue(contentType, forHTTPHeaderField: "Content-Type")
             request.httpBody = Data(bodyBytes)
         }
-        let (data, response, error) = exchange(request)
-        guard let http = response as? HTTPURLResponse, error == nil else {
-            let reason = error.map(Self.describe) ?? "no HTTP response"
-            // A certificate that is not trusted stays untrusted: no point in asking again.
-            if reason.hasPrefix("TLS") { return .failure(.final(.unavailable(reason))) }
-            if (error as? URLError)?.code == .cannotConnectToHost && !hasAnswered {
-                return .failure(.final(.unavailable("connection refused: nothing is listening there (is the server running, and are the host and port right?)")))
-            }
-            return .failure(.retryable(reason: reason, retryAfter: nil))
-        }
-        markAnswered()
-        let json = data.flatMap { try? JSONParser.parse(bytes: Array($0)) }
-        let code = ParseErrorCode(errorBody: json)
-        if (200..<300).contains(http.statusCode), let json { return .success(json) }
-        let message = Self.errorMessage(json, data: data, status: http.statusCode)
-        if RetryPolicy.isRetryable(status: http.statusCode) || code.map(RetryPolicy.retryableCodes.contains) == true {
-            let retryAfter = (http.value(forHTTPHeaderField: "Retry-After")).flatMap(Double.init)
-            return .failure(.retryable(reason: "HTTP \(http.statusCode): \(message)", retryAfter: retryAfter))
-        }
-        return .failure(.final(.refused(status: http.statusCode, code: code, message: message)))
-    }
-
-    private func exchange(_ request: URLRequest) -> (Data?, URLResponse?, Error?) {
-        nonisolated(unsafe) var result: (Data?, URLResponse?, Error?) = (nil, nil, nil)
-        let done = DispatchSemaphore(value: 0)
-        session.dataTask(with: request) { data, response, error in
-            result = (data, response, error)
-            done.signal()
-        }.resume()
-        done.wait()
-        return result
+        return request
     }
 
     private var hasAnswered: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return answered
-    }
-
-    private func markAnswered() {
-        lock.lock()
-        answered = true
-        lock.unlock()
+        state.withLock { $0.answered }
     }
 
     private func count(phase: String, operations: Int) {
-        lock.lock()
-        defer { lock.unlock() }
-        if let index = tallies.firstIndex(where: { $0.phase == phase }) {
-            tallies[index].requests += 1
-            tallies[index].operations += operations
-        } else {
-            tallies.append(RequestTally(phase: phase, requests: 1, operations: operations))
+        state.withLock { state in
+            if let index = state.tallies.firstIndex(where: { $0.phase == phase }) {
+                state.tallies[index].requests += 1
+                state.tallies[index].operations += operations
+            } else {
+                state.tallies.append(RequestTally(phase: phase, requests: 1, operations: operations))
+            }
         }
     }
 
     /// Parse error bodies carry `error`, uncaught server errors `message` (PARSE_REST.md §9).
-    static func errorMessage(_ json: JSONValue?, data: Data?, status: Int) -> String {
+    static func errorMessage(_ json: JSONValue?, data: Data, status: Int) -> String {
         if case .string(let text)? = json?["error"] { return text }
         if case .string(let text)? = json?["message"] { return text }
-        let text = data.map { String(decoding: $0.prefix(200), as: UTF8.self) } ?? ""
+        let text = String(decoding: data.prefix(200), as: UTF8.self)
         return text.isEmpty ? "HTTP \(status)" : text
     }
 

@@ -4,9 +4,13 @@ import PorterPipeline
 /// Where a Parse Server is and how to authenticate: the server URL with its mount path
 /// (`https://host/parse`, or none on Back4App) and the keys. Keys are never printed.
 public struct ParseServerAddress: Sendable, CustomStringConvertible {
+    /// The server URL with its mount path, without a trailing slash.
     public let url: URL
+    /// The application id the server was started with.
     public let applicationId: String
+    /// The master key, when given: needed to read and change schemas.
     public let masterKey: String?
+    /// The REST API key, when given (servers started without one ignore it).
     public let restAPIKey: String?
     /// Parse Server's `maintenanceKey`: creates sent with it keep the source's `createdAt` and
     /// `updatedAt` (PARSE_REST §12).
@@ -25,13 +29,13 @@ public struct ParseServerAddress: Sendable, CustomStringConvertible {
             throw PorterError(.usage, "\(text): not a Parse Server URL (expected http(s)://host[:port]/mount, e.g. https://parseapi.back4app.com or http://127.0.0.1:1337/parse)")
         }
         guard let applicationId, !applicationId.isEmpty else {
-            throw PorterError(.usage, "no application id: set PARSE_APPLICATION_ID or give --app-id")
+            throw PorterError(.usage, "no application id: give the application id the Parse Server was started with")
         }
         if masterKey == nil && restAPIKey == nil {
-            throw PorterError(.usage, "no key: set PARSE_MASTER_KEY (or PARSE_REST_API_KEY, which cannot create classes) or give --master-key / --rest-key")
+            throw PorterError(.usage, "no key: give the master key (or the REST API key, which cannot create classes)")
         }
         if scheme == "http", masterKey != nil || maintenanceKey != nil, !Self.isLoopback(host), !allowInsecureHTTP {
-            throw PorterError(.usage, "\(Self.redacted(url)): refusing to send the \(masterKey != nil ? "master" : "maintenance") key over plain http to a host other than this machine; use https, or --allow-insecure-http if the network is trusted")
+            throw PorterError(.usage, "\(Self.redacted(url)): refusing to send the \(masterKey != nil ? "master" : "maintenance") key over plain http to a host other than this machine; use https, or allow insecure HTTP (allowInsecureHTTP) if the network is trusted")
         }
         self.url = url
         self.applicationId = applicationId

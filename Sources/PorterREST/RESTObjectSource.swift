@@ -22,7 +22,7 @@ public final class RESTObjectSource: ObjectSource {
     /// Every class `/schemas` lists, with its class-level permissions and indexes.
     public func schemas() throws(PorterError) -> [ClassSchema] {
         guard address.masterKey != nil else {
-            throw PorterError(.target, "\(address): reading the schema (/schemas) needs the master key: set PARSE_MASTER_KEY or give --master-key")
+            throw PorterError(.target, "\(address): reading the schema (/schemas) needs the master key")
         }
         var schemas: [ClassSchema] = []
         for entry in try reader.schemaEntries(phase: "schemas") {

@@ -22,7 +22,7 @@ struct RESTReader {
     func schemaEntries(phase: String) throws(PorterError) -> [JSONValue] {
         let json: JSONValue
         do {
-            json = try client.send("GET", "/schemas", phase: phase)
+            json = try client.sendBlocking("GET", "/schemas", phase: phase)
         } catch {
             throw ParseRESTErrors.preflight(error, address: client.address)
         }
@@ -39,7 +39,7 @@ struct RESTReader {
             return (member.key, member.value.serialized())
         }
         do {
-            return try client.send("GET", path, query: query, phase: phase)
+            return try client.sendBlocking("GET", path, query: query, phase: phase)
         } catch {
             // Reading a class that does not exist yet without the master key (PARSE_REST.md §5).
             if case .refused(_, .operationForbidden?, _) = error { return .object(JSONObject(["results": .array([])])) }

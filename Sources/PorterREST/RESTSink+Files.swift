@@ -32,7 +32,7 @@ extension RESTSink {
         let bytes = try file.bytes()
         let answer: JSONValue
         do {
-            answer = try client.send("POST", "/files/\(file.uploadName)", bodyBytes: bytes, contentType: file.contentType, phase: "files")
+            answer = try client.sendBlocking("POST", "/files/\(file.uploadName)", bodyBytes: bytes, contentType: file.contentType, phase: "files")
         } catch {
             throw PorterError(.target, "\(client.address): cannot upload \(file.path): \(ParseRESTErrors.describe(error))")
         }
@@ -41,7 +41,7 @@ extension RESTSink {
         let record = JSONObject(["sha256": .string(file.sha256), "file": ParseValue.file(ParseFile(name: name)).wireJSON])
         try ensureFileRecordClass()
         do {
-            _ = try client.send("POST", "/classes/\(Self.fileRecordClass)", body: .object(record), phase: "files")
+            _ = try client.sendBlocking("POST", "/classes/\(Self.fileRecordClass)", body: .object(record), phase: "files")
         } catch {
             throw PorterError(.target, "\(client.address): cannot record the upload of \(file.path): \(ParseRESTErrors.describe(error))")
         }
@@ -57,7 +57,7 @@ extension RESTSink {
             let condition = JSONValue.object(JSONObject(["sha256": .object(JSONObject(["$in": .array(chunk.map(JSONValue.string))]))]))
             let answer: JSONValue
             do {
-                answer = try client.send("GET", "/classes/\(Self.fileRecordClass)", query: [("where", condition.serialized()), ("limit", "1000")],
+                answer = try client.sendBlocking("GET", "/classes/\(Self.fileRecordClass)", query: [("where", condition.serialized()), ("limit", "1000")],
                                          phase: "files")
             } catch {
                 throw PorterError(.target, "\(client.address): cannot read \(Self.fileRecordClass): \(ParseRESTErrors.describe(error))")
@@ -88,10 +88,10 @@ extension RESTSink {
             "classLevelPermissions": .object(permissions),
         ])
         do {
-            _ = try client.send("POST", "/schemas/\(Self.fileRecordClass)", body: .object(body), phase: "files")
+            _ = try client.sendBlocking("POST", "/schemas/\(Self.fileRecordClass)", body: .object(body), phase: "files")
         } catch {
             // Created meanwhile (or by a first attempt whose answer was lost): fine when it is there now.
-            guard (try? client.send("GET", "/schemas/\(Self.fileRecordClass)", phase: "files")) != nil else {
+            guard (try? client.sendBlocking("GET", "/schemas/\(Self.fileRecordClass)", phase: "files")) != nil else {
                 throw PorterError(.target, "\(client.address): cannot create class \(Self.fileRecordClass): \(ParseRESTErrors.describe(error))")
             }
         }

@@ -255,7 +255,7 @@ extension RESTSink {
                 let query = [("where", JSONValue.object(JSONObject(["$or": .array(clauses)])).serialized()), ("keys", keys), ("limit", "1000")]
                 let json: JSONValue
                 do throws(ParseRESTFailure) {
-                    json = try client.send("GET", "/classes/\(className)", query: query, phase: "recover \(className)")
+                    json = try client.sendBlocking("GET", "/classes/\(className)", query: query, phase: "recover \(className)")
                 } catch {
                     throw PorterError(.target, "\(client.address): checking which \(className) objects arrived: \(ParseRESTErrors.describe(error))")
                 }

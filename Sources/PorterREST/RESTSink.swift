@@ -154,7 +154,7 @@ public final class RESTSink: ObjectSink {
                 continue
             }
             do {
-                _ = try client.send(request.method, "/schemas/\(request.className)", body: body, phase: "schemas")
+                _ = try client.sendBlocking(request.method, "/schemas/\(request.className)", body: body, phase: "schemas")
             } catch {
                 // A retried request whose first attempt took effect is refused as already done.
                 if try hasFields(request.fields, className: request.className) { continue }
@@ -170,7 +170,7 @@ public final class RESTSink: ObjectSink {
         var missing: [String] = []
         for schema in schemas {
             do {
-                _ = try client.send("GET", "/classes/\(schema.className)", query: [("limit", "0")], phase: "preflight")
+                _ = try client.sendBlocking("GET", "/classes/\(schema.className)", query: [("limit", "0")], phase: "preflight")
             } catch {
                 guard case .refused(_, .operationForbidden?, _) = error else { throw ParseRESTErrors.preflight(error, address: client.address) }
                 missing.append(schema.className)
@@ -187,7 +187,7 @@ public final class RESTSink: ObjectSink {
 
     /// Whether the server's class has these fields with these types.
     private func hasFields(_ fields: [SchemaField], className: String) throws(PorterError) -> Bool {
-        guard let json = try? client.send("GET", "/schemas/\(className)", phase: "schemas"), let schema = try? ClassSchema(schemaJSON: json) else {
+        guard let json = try? client.sendBlocking("GET", "/schemas/\(className)", phase: "schemas"), let schema = try? ClassSchema(schemaJSON: json) else {
             return false
         }
         return fields.allSatisfy { schema.field(named: $0.name)?.type == $0.type }
@@ -215,9 +215,9 @@ public final class RESTSink: ObjectSink {
         let body = JSONValue.object(JSONObject(["objectId": .string(probe),
                                                 probe: .object(JSONObject(["__type": .string("ParsePorterProbe")]))]))
         do {
-            _ = try client.send("POST", "/classes/\(className)", body: body, phase: "preflight")
+            _ = try client.sendBlocking("POST", "/classes/\(className)", body: body, phase: "preflight")
             // A server that stored it takes custom ids; take the probe away again.
-            _ = try? client.send("DELETE", "/classes/\(className)/\(probe)", phase: "preflight")
+            _ = try? client.sendBlocking("DELETE", "/classes/\(className)/\(probe)", phase: "preflight")
             return true
         } catch .refused(_, .invalidKeyName?, _) {
             return false
@@ -232,9 +232,9 @@ public final class RESTSink: ObjectSink {
     /// Deletes the empty class the probe made; should the server refuse, the class is kept as
     /// the server has it, and the import adds its fields (its permissions stay the server's).
     private func removeClassLeftByProbe(_ className: String) {
-        guard client.address.masterKey != nil, let json = try? client.send("GET", "/schemas/\(className)", phase: "preflight"),
+        guard client.address.masterKey != nil, let json = try? client.sendBlocking("GET", "/schemas/\(className)", phase: "preflight"),
               let schema = try? ClassSchema(schemaJSON: json) else { return }
-        if (try? client.send("DELETE", "/schemas/\(className)", phase: "preflight")) == nil { serverSchemas?[className] = schema }
+        if (try? client.sendBlocking("DELETE", "/schemas/\(className)", phase: "preflight")) == nil { serverSchemas?[className] = schema }
     }
 
     func plan(phase: String, requests: Int, operations: Int) {
@@ -311,7 +311,7 @@ public final class RESTSink: ObjectSink {
 
     public func hasObject(className: String, objectId: String) throws(PorterError) -> Bool {
         do {
-            _ = try client.send("GET", "/classes/\(className)/\(objectId)", query: [("keys", "objectId")], phase: "read \(className)")
+            _ = try client.sendBlocking("GET", "/classes/\(className)/\(objectId)", query: [("keys", "objectId")], phase: "read \(className)")
             return true
         } catch .refused(_, .objectNotFound?, _) {
             return false

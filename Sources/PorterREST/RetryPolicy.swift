@@ -8,8 +8,10 @@ public struct RetryPolicy: Sendable {
     public var attempts: Int
     /// The wait before the second attempt; it doubles for each attempt after that, up to ``maximumDelay``.
     public var initialDelay: Double
+    /// The longest wait between two attempts, whatever the backoff says.
     public var maximumDelay: Double
 
+    /// A policy of `attempts` in all, waits doubling from `initialDelay` up to `maximumDelay` seconds.
     public init(attempts: Int = 6, initialDelay: Double = 0.25, maximumDelay: Double = 8) {
         self.attempts = attempts
         self.initialDelay = initialDelay

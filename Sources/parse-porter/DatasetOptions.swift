@@ -123,9 +123,24 @@ struct TargetOptions: ParsableArguments {
     }
 
     private func client(_ backend: Backend, concurrency: Int) throws(PorterError) -> ParseRESTClient {
-        let address = try ParseServerAddress(url: backend.location, applicationId: backend.applicationId, masterKey: backend.masterKey,
+        let address: ParseServerAddress
+        do {
+            address = try ParseServerAddress(url: backend.location, applicationId: backend.applicationId, masterKey: backend.masterKey,
                                              restAPIKey: backend.restAPIKey, maintenanceKey: backend.maintenanceKey, allowInsecureHTTP: allowInsecureHTTP)
+        } catch {
+            let hint = Self.addressHint(url: backend.location, applicationId: backend.applicationId, keys: [backend.masterKey, backend.restAPIKey])
+            throw PorterError(error.kind, error.message + (hint.map { "\n" + $0 } ?? ""))
+        }
         return ParseRESTClient(address: address, timeout: timeout, maximumConnections: concurrency)
+    }
+
+    /// The options and variables that give what a Parse Server address lacked.
+    private static func addressHint(url: String, applicationId: String?, keys: [String?]) -> String? {
+        if applicationId?.isEmpty != false { return "Give --app-id or set PARSE_SERVER_APPLICATION_ID." }
+        if keys.allSatisfy({ $0?.isEmpty != false }) {
+            return "Give --master-key (or --rest-key) or set PARSE_SERVER_MASTER_KEY (or PARSE_SERVER_REST_API_KEY)."
+        }
+        return url.lowercased().hasPrefix("http://") ? "Use an https:// URL, or give --allow-insecure-http if the network is trusted." : nil
     }
 
     func validate() throws {

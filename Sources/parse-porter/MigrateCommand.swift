@@ -73,7 +73,7 @@ struct MigrateCommand: ParsableCommand {
         var identity: RunnerIdentity { RunnerIdentity(lockWait: lockWait, timing: LockTiming(timeToLive: lockTTL)) }
     }
 
-    struct Status: ParsableCommand {
+    struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List every version with its state: applied, pending, failed, interrupted, checksum mismatch, baseline.",
             discussion: "Exit 1 when the history and the files disagree (a failed migration, a changed file, a file older than the newest applied one).")
@@ -83,8 +83,8 @@ struct MigrateCommand: ParsableCommand {
         @Flag(name: .long, help: "Print the status as JSON.")
         var json = false
 
-        func run() throws {
-            let (statuses, holder) = try options.runner(create: false).status()
+        func run() async throws {
+            let (statuses, holder) = try await options.runner(create: false).status()
             if json {
                 Terminal.output(MigrationReport.json(statuses, lock: holder).serialized())
             } else {
@@ -95,7 +95,7 @@ struct MigrateCommand: ParsableCommand {
         }
     }
 
-    struct Plan: ParsableCommand {
+    struct Plan: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print exactly what `up` would apply, operation by operation; writes nothing.",
             discussion: "Each pending migration in version order, with its file and checksum, then its operations as `up` would run them against the target's schemas. Takes no lock: another runner may apply them first.")
@@ -105,11 +105,12 @@ struct MigrateCommand: ParsableCommand {
         @Option(name: .long, help: "Stop at this version.")
         var to: String?
 
-        func run() throws {
+        func run() async throws {
             let last = try MigrateCommand.version(to)
             let runner = try options.runner(create: false)
-            let pending = try runner.pending(upTo: last)
-            let schemas = try runner.target.api.schemas()
+            let pending: [MigrationFile]
+            do { pending = try await runner.pending(upTo: last) } catch { throw await MigrateCommand.hinted(error, runner) }
+            let schemas = try await runner.target.api.schemas()
             guard !pending.isEmpty else {
                 Terminal.output("\(try options.shownTarget) is up to date: nothing to apply")
                 return
@@ -124,7 +125,7 @@ struct MigrateCommand: ParsableCommand {
         }
     }
 
-    struct Up: ParsableCommand {
+    struct Up: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Apply the pending migrations in version order, each once, under the target's lock.",
             discussion: """
@@ -140,7 +141,7 @@ struct MigrateCommand: ParsableCommand {
         @Flag(name: .shortAndLong, help: "Print only the summary.")
         var quiet = false
 
-        func run() throws {
+        func run() async throws {
             let last = try MigrateCommand.version(to)
             let runner = try options.runner(create: true, identity: lock.identity)
             let started = Date()
@@ -149,7 +150,7 @@ struct MigrateCommand: ParsableCommand {
             var done: [String] = []
             let applied: [AppliedMigration]
             do {
-                applied = try runner.up(to: last) { event in
+                applied = try await runner.up(to: last) { event in
                     switch event {
                     case .note(let text): Terminal.error(text)
                     case .started(let file): if !quiet { Terminal.output("V\(file.version) \(file.name)") }
@@ -162,15 +163,15 @@ struct MigrateCommand: ParsableCommand {
             } catch {
                 let rolledBack = runner.target is MirrorTarget
                 if !quiet && !done.isEmpty { Terminal.output(done.map { $0 + (rolledBack ? " (rolled back)" : "") }.joined(separator: "\n")) }
-                throw error
+                throw await MigrateCommand.hinted(error, runner)
             }
-            let newest = try runner.status().migrations.last { $0.state == .applied || $0.state == .baseline }
+            let newest = try await runner.status().migrations.last { $0.state == .applied || $0.state == .baseline }
             Terminal.output(String(format: "applied %@ to %@ in %.2f s; now at %@", Noun.counted(applied.count, "migration"),
                                    try options.shownTarget, Date().timeIntervalSince(started), newest.map { "V" + $0.version } ?? "no version"))
         }
     }
 
-    struct Baseline: ParsableCommand {
+    struct Baseline: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Mark a target that already has the schema as being at a version: files up to it are never applied.",
             discussion: "Only on a target without migration history (Flyway's baseline).")
@@ -181,14 +182,15 @@ struct MigrateCommand: ParsableCommand {
         @Option(name: .long, help: "The version the target already has.")
         var version: String
 
-        func run() throws {
+        func run() async throws {
             let version = try MigrateCommand.version(version)!
-            _ = try options.runner(create: true, identity: lock.identity).baseline(version: version)
+            let runner = try options.runner(create: true, identity: lock.identity)
+            do { _ = try await runner.baseline(version: version) } catch { throw await MigrateCommand.hinted(error, runner) }
             Terminal.output("baselined \(try options.shownTarget) at V\(version): migrations up to V\(version) will not be applied")
         }
     }
 
-    struct Repair: ParsableCommand {
+    struct Repair: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Clear failed and interrupted entries (after a human fixed the cause) and accept changed files' checksums.",
             discussion: "A failed or interrupted migration is removed from the history, so `up` applies it again; a file changed since it was applied has its recorded checksum replaced by the file's. Run it under the target's lock, after fixing what made the migration fail.")
@@ -196,8 +198,10 @@ struct MigrateCommand: ParsableCommand {
         @OptionGroup var options: Options
         @OptionGroup var lock: LockOptions
 
-        func run() throws {
-            let actions = try options.runner(create: false, identity: lock.identity).repair()
+        func run() async throws {
+            let runner = try options.runner(create: false, identity: lock.identity)
+            let actions: [MigrationRunner.RepairAction]
+            do { actions = try await runner.repair() } catch { throw await MigrateCommand.hinted(error, runner) }
             guard !actions.isEmpty else {
                 Terminal.output("nothing to repair")
                 return
@@ -220,4 +224,20 @@ struct MigrateCommand: ParsableCommand {
         guard let version = MigrationVersion(trimmed) else { throw PorterError(.usage, "\(text): not a migration version (e.g. 3 or 1.2)") }
         return version
     }
+
+    /// `error` with the command's words added to what the library says in its own: how to clear
+    /// a failed migration or accept a changed file, and how to wait longer for a held lock.
+    static func hinted(_ error: any Error, _ runner: MigrationRunner) async -> any Error {
+        guard let failure = error as? PorterError, failure.kind != .interrupted, failure.kind != .usage,
+              let (statuses, holder) = try? await runner.status() else { return error }
+        var hints: [String] = []
+        if statuses.contains(where: { $0.state == .failed || $0.state == .checksumMismatch }) {
+            hints.append("`parse-porter migrate repair` clears failed entries and accepts changed files; then run `parse-porter migrate up` again.")
+        }
+        if failure.kind == .target, let holder, holder.owner != runner.identity.owner {
+            hints.append("--lock-wait sets how long to wait for the lock.")
+        }
+        return hints.isEmpty ? error : PorterError(failure.kind, failure.message + "\n" + hints.joined(separator: "\n"))
+    }
+
 }

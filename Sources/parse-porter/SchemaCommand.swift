@@ -41,9 +41,9 @@ struct SchemaTargetOptions: ParsableArguments {
     }
 
     /// The target's schemas; a mirror that does not exist is exit 3.
-    func liveSchemas() throws(PorterError) -> (location: String, schemas: [ClassSchema]) {
+    func liveSchemas() async throws(PorterError) -> (location: String, schemas: [ClassSchema]) {
         let migrationTarget = try server.migrationTarget(target)
-        return (migrationTarget.location, try migrationTarget.api.schemas())
+        return (migrationTarget.location, try await migrationTarget.api.schemas())
     }
 }
 
@@ -57,10 +57,10 @@ struct SchemaFileArgument: ParsableArguments {
     /// file is read first, so a bad file is exit 2 whatever the target. In junit a bad file or a
     /// target that cannot be read is a failed test case too, so CI has a report either way.
     @discardableResult
-    func printDiff(against target: SchemaTargetOptions, as format: SchemaCommand.OutputFormat) throws(PorterError) -> SchemaDiff {
+    func printDiff(against target: SchemaTargetOptions, as format: SchemaCommand.OutputFormat) async throws(PorterError) -> SchemaDiff {
         let document: SchemaDocument, location: String, live: [ClassSchema]
         do { document = try SchemaDocument.read(file) } catch { throw failed(file, error, as: format) }
-        do { (location, live) = try target.liveSchemas() } catch { throw failed("target", error, as: format) }
+        do { (location, live) = try await target.liveSchemas() } catch { throw failed("target", error, as: format) }
         let diff = SchemaDiff(declared: document.classes, live: live)
         switch format {
         case .text where diff.isEmpty:
@@ -86,7 +86,7 @@ struct SchemaFileArgument: ParsableArguments {
 }
 
 extension SchemaCommand {
-    struct Pull: ParsableCommand {
+    struct Pull: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Write the target's class schemas as a schema file (stdout without --out).",
             discussion: "Classes by name, fields, permissions and indexes in a fixed order: the same schema always gives the same bytes."
@@ -97,8 +97,8 @@ extension SchemaCommand {
         @Option(name: .long, help: "The file to write (replaced when it exists).")
         var out: String?
 
-        func run() throws {
-            let (location, schemas) = try target.liveSchemas()
+        func run() async throws {
+            let (location, schemas) = try await target.liveSchemas()
             let text = SchemaDocument(classes: schemas).text
             guard let out else {
                 Terminal.output(String(text.dropLast()))
@@ -113,7 +113,7 @@ extension SchemaCommand {
         }
     }
 
-    struct Push: ParsableCommand {
+    struct Push: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Make the target's schemas match a schema file, as Parse Server's defined schemas do.",
             discussion: """
@@ -135,7 +135,7 @@ extension SchemaCommand {
         @Flag(name: .long, help: "Print what would change; send nothing.")
         var dryRun = false
 
-        func run() throws {
+        func run() async throws {
             let document = try SchemaDocument.read(schema.file)
             let options = SchemaPushOptions(deleteExtraFields: deleteExtraFields, recreateModifiedFields: recreateModifiedFields)
             let location = try target.server.location(target.target)
@@ -146,17 +146,26 @@ extension SchemaCommand {
             }
             do {
                 let migrationTarget = try target.server.migrationTarget(target.target, create: true)
-                let push = try SchemaPush(diff: SchemaDiff(declared: document.classes, live: try migrationTarget.api.schemas()), options: options)
-                if !dryRun { try push.apply(to: migrationTarget) }
-                report(push, location: migrationTarget.location)
+                let diff = SchemaDiff(declared: document.classes, live: try await migrationTarget.api.schemas())
+                let push: SchemaPush
+                do { push = try SchemaPush(diff: diff, options: options) } catch {
+                    throw PorterError(error.kind, error.message + "\nGive --recreate-modified-fields to do that.")
+                }
+                if !dryRun { try await push.apply(to: migrationTarget) }
+                let extraFields = diff.classes.contains { $0.change == .changed && $0.fields.contains { $0.change == .removed } }
+                report(push, location: migrationTarget.location, extraFields: extraFields)
             } catch {
                 if newMirror { Self.remove(mirror: location) }
                 throw error
             }
         }
 
-        private func report(_ push: SchemaPush, location: String) {
+        /// `extraFields`: the target has fields the file does not, which the push kept.
+        private func report(_ push: SchemaPush, location: String, extraFields: Bool = false) {
             if !push.classes.isEmpty { Terminal.output(push.text) }
+            if !deleteExtraFields && extraFields {
+                Terminal.output("(--delete-extra-fields deletes the fields kept above, with their values)")
+            }
             let classes = push.classes.filter { !$0.changes.isEmpty }.count
             let tally = "\(Noun.counted(push.changeCount, "change")) in \(Noun.counted(classes, "class")) "
                 + "(\(Noun.counted(push.requestCount, "request")))"
@@ -169,7 +178,7 @@ extension SchemaCommand {
         }
     }
 
-    struct Diff: ParsableCommand {
+    struct Diff: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print how the target's schemas differ from a schema file (exit 0 whatever the differences).",
             discussion: "+ declared but not on the target, - on the target but not declared, ~ on both but different (live → declared)."
@@ -188,12 +197,12 @@ extension SchemaCommand {
         @Option(name: .long, help: "Output format: text or json.")
         var format: Format = .text
 
-        func run() throws {
-            try schema.printDiff(against: target, as: format.output)
+        func run() async throws {
+            try await schema.printDiff(against: target, as: format.output)
         }
     }
 
-    struct Check: ParsableCommand {
+    struct Check: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Check that the target's schemas match a schema file, for CI.",
             discussion: "Exit 0 when they match, 1 when they differ, 2 for a bad schema file or usage, 3 when the target is unreachable or missing."
@@ -205,8 +214,8 @@ extension SchemaCommand {
         @Option(name: .long, help: "Output format: text, json, or junit (one test case per class).")
         var format: OutputFormat = .text
 
-        func run() throws {
-            let diff = try schema.printDiff(against: target, as: format)
+        func run() async throws {
+            let diff = try await schema.printDiff(against: target, as: format)
             if !diff.isEmpty { throw ExitCode(PorterError.Kind.invalidData.rawValue) }
         }
     }

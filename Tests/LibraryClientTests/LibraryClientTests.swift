@@ -6,6 +6,8 @@ import MirrorQuery
 import ParseModel
 import PorterMigrations
 import PorterPipeline
+import PorterReaders
+import Synchronization
 import XCTest
 
 /// The README's library examples run against real files, a real SQLite mirror and a real
@@ -35,11 +37,75 @@ final class LibraryClientTests: XCTestCase {
         let faults = try await validateDataset(folder: fixture("Fixtures/bad/dangling-pointer"))
         XCTAssertEqual(faults.count, 1)
         let fault = try XCTUnwrap(faults.first)
+        XCTAssertEqual(fault.kind, .danglingReference)
         XCTAssertEqual(fault.location.file, "books.csv")
         XCTAssertEqual(fault.location.line, 4)
         XCTAssertEqual(fault.location.column, "genre")
+        XCTAssertEqual(fault.location.className, "Book")
+        XCTAssertEqual(fault.location.fieldName, "genre")
         XCTAssertEqual(fault.location.value, "Fantasyy")
         XCTAssertTrue(fault.reason.contains("no Genre has key \"Fantasyy\""), fault.reason)
+    }
+
+    func testRowsFromMemoryArriveInTheMirror() async throws {
+        let mirror = try temporaryFolder().appending("/memory.sqlite")
+        let authors = [Author(name: "Ursula K. Le Guin", born: 1929), Author(name: "Chimamanda Ngozi Adichie", born: 1977)]
+        let books: [[String: JSONValue]] = [
+            ["title": .string("The Dispossessed"), "author": .string("Ursula K. Le Guin")],
+            ["title": .string("Half of a Yellow Sun"), "author": .string("Chimamanda Ngozi Adichie")],
+        ]
+        let report = try await importFromMemory(authors: authors, books: books, intoMirror: mirror)
+        XCTAssertTrue(report.committed)
+
+        let found = try findObjects("Book", where: JSONObject([:]), order: "title", including: "author", inMirror: mirror)
+        XCTAssertEqual(found.map { $0["title"]?.stringValue }, ["Half of a Yellow Sun", "The Dispossessed"])
+        XCTAssertEqual(found.map { $0["author"]?["name"]?.stringValue }, ["Chimamanda Ngozi Adichie", "Ursula K. Le Guin"])
+        XCTAssertEqual(found.last?["author"]?["born"], .integer(1929))
+    }
+
+    func testAFaultInARowFromMemoryNamesTheSourceAndRow() async throws {
+        let mirror = try temporaryFolder().appending("/memory.sqlite")
+        let books: [[String: JSONValue]] = [
+            ["title": .string("The Dispossessed"), "author": .string("Ursula K. Le Guin")],
+            ["title": .string("Nobody's Book"), "author": .string("Nobody")],
+        ]
+        do {
+            _ = try await importFromMemory(authors: [Author(name: "Ursula K. Le Guin", born: 1929)], books: books, intoMirror: mirror)
+            XCTFail("a book pointing to an author that is not there was imported")
+        } catch let error as PorterError {
+            XCTAssertEqual(error.kind, .invalidData)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: mirror), "nothing is written when a row is at fault")
+
+        var faults: [Diagnostic] = []
+        var options = ImportOptions()
+        let seen = Seen()
+        options.faultHandler = { seen.add($0) }
+        let manifest = DatasetManifest(classes: [
+            ClassMapping(className: "Book", records: MemorySource(name: "books (in memory)", rows: [
+                ["title": .string("The Dispossessed"), "year": .integer(1974)],
+                ["title": .string("Nobody's Book"), "year": .string("many")],
+            ]), key: ["title"], fields: [FieldMapping(name: "title", type: .string), FieldMapping(name: "year", type: .number)]),
+        ])
+        faults = try await Importer(manifest: manifest, options: options).validate().errors
+        XCTAssertEqual(faults.map(\.kind), [.notANumber], "\(faults)")
+        XCTAssertEqual(faults.first?.location.file, "books (in memory)")
+        XCTAssertEqual(faults.first?.location.line, 2)
+        XCTAssertEqual(faults.first?.location.fieldName, "year")
+        XCTAssertEqual(faults.first?.location.value, "many")
+        XCTAssertEqual(seen.faults.map(\.kind), [.notANumber], "the handler sees each fault")
+    }
+
+    func testAManifestBuiltInCodeIsCheckedAsAYAMLOneIs() throws {
+        let manifest = DatasetManifest(classes: [
+            ClassMapping(className: "Bo ok", records: MemorySource(name: "rows", rows: []), key: ["isbn"],
+                         fields: [FieldMapping(name: "title", type: .string)]),
+        ])
+        let faults = manifest.faults()
+        XCTAssertFalse(faults.isEmpty)
+        XCTAssertNil(faults.first?.file, "a manifest built in code has no file")
+        XCTAssertEqual(faults.first?.keyPath.first, "classes")
+        XCTAssertThrowsError(try manifest.check())
     }
 
     func testExportWritesTheClassToAFolder() async throws {
@@ -61,29 +127,31 @@ final class LibraryClientTests: XCTestCase {
     func testServedMirrorAnswersURLSession() async throws {
         let mirror = try temporaryFolder().appending("/library.sqlite")
         _ = try await importDataset(folder: fixture("Fixtures/library"), intoMirror: mirror)
-        let (server, url) = try serveMirror(at: mirror, applicationId: applicationId, masterKey: masterKey)
-        defer { server.stop() }
+        let server = try await serveMirror(at: mirror, applicationId: applicationId, masterKey: masterKey)
+        addTeardownBlock { await server.stop() }
+        let url = server.url.absoluteString
 
         let answer = try await get(url + "/classes/Book?order=title&where=" + percentEncoded(#"{"publishingYear":{"$gte":2000}}"#))
         guard case .array(let results)? = answer["results"] else { return XCTFail("no results: \(answer)") }
         XCTAssertEqual(results.map { $0["title"]?.stringValue }, recentBooks)
     }
 
-    func testMigrationsFromAFolder() throws {
+    func testMigrationsFromAFolder() async throws {
         let mirror = try temporaryFolder().appending("/library.sqlite")
-        let applied = try migrate(mirrorPath: mirror, folder: fixture("Migrations"))
+        let applied = try await migrate(mirrorPath: mirror, folder: fixture("Migrations"))
         XCTAssertEqual(applied.map(\.version), ["1", "2", "3", "4", "5", "6"])
         XCTAssertTrue(applied.allSatisfy(\.success))
 
         let books = try findObjects("Book", where: JSONObject(["edition": .integer(1)]), order: "title", inMirror: mirror)
         XCTAssertEqual(books.count, 43, "V2 imported the books and V6 gave each the first edition")
-        XCTAssertEqual(try migrate(mirrorPath: mirror, folder: fixture("Migrations")).count, 0, "nothing is pending the second time")
+        XCTAssertEqual(try await migrate(mirrorPath: mirror, folder: fixture("Migrations")).count, 0, "nothing is pending the second time")
     }
 
     func testRESTImportIntoTheInProcessServer() async throws {
         let mirror = try temporaryFolder().appending("/served.sqlite")
-        let (server, url) = try serveMirror(at: mirror, applicationId: applicationId, masterKey: masterKey)
-        defer { server.stop() }
+        let server = try await serveMirror(at: mirror, applicationId: applicationId, masterKey: masterKey)
+        addTeardownBlock { await server.stop() }
+        let url = server.url.absoluteString
 
         let report = try await importDataset(folder: fixture("Fixtures/library"), toServer: url, applicationId: applicationId, masterKey: masterKey)
         XCTAssertTrue(report.succeeded)
@@ -96,8 +164,9 @@ final class LibraryClientTests: XCTestCase {
     func testPullFromTheInProcessServer() async throws {
         let folder = try temporaryFolder()
         _ = try await importDataset(folder: fixture("Fixtures/library"), intoMirror: folder.appending("/source.sqlite"))
-        let (server, url) = try serveMirror(at: folder.appending("/source.sqlite"), applicationId: applicationId, masterKey: masterKey)
-        defer { server.stop() }
+        let server = try await serveMirror(at: folder.appending("/source.sqlite"), applicationId: applicationId, masterKey: masterKey)
+        addTeardownBlock { await server.stop() }
+        let url = server.url.absoluteString
 
         let copy = folder.appending("/copy.sqlite")
         let report = try await pull(fromServer: url, applicationId: applicationId, masterKey: masterKey, intoMirror: copy)
@@ -115,13 +184,20 @@ final class LibraryClientTests: XCTestCase {
         try Data(#"[{"className": "Genre", "fields": {"name": {"type": "String", "required": true}, "books": {"type": "Relation", "targetClass": "Book"}, "rank": {"type": "Number"}}}]"#.utf8)
             .write(to: URL(fileURLWithPath: schemaFile))
 
-        let diff = try checkSchema(schemaFile, againstMirror: mirror)
+        let diff = try await checkSchema(schemaFile, againstMirror: mirror)
         let genre = try XCTUnwrap(diff.classes.first { $0.className == "Genre" })
         XCTAssertEqual(genre.fields.map(\.name), ["rank"])
         XCTAssertEqual(genre.fields.first?.change, .added)
     }
 
     // MARK: - Helpers
+
+    /// The faults a fault handler was given (it is called on the import's thread).
+    private final class Seen: Sendable {
+        private let list = Mutex<[Diagnostic]>([])
+        func add(_ fault: Diagnostic) { list.withLock { $0.append(fault) } }
+        var faults: [Diagnostic] { list.withLock { $0 } }
+    }
 
     /// A GET with the master key, answered as JSON.
     private func get(_ url: String) async throws -> JSONValue {

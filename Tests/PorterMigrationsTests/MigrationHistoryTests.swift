@@ -15,22 +15,22 @@ final class MigrationHistoryTests: XCTestCase {
     func testEntriesAreReadBackInVersionOrderAndReplacedByVersion() throws {
         for fixture in try TargetFixture.all(in: self) {
             let history = try fixture.target.history()
-            XCTAssertEqual(try history.entries(), [], fixture.kind.rawValue)
-            try history.record(entry("10"))
-            try history.record(entry("2", success: false, error: "Parse error 255: Field pages exists, cannot update."))
-            try history.record(entry("1.1"))
-            XCTAssertEqual(try history.entries().map(\.version), ["1.1", "2", "10"], fixture.kind.rawValue)
-            XCTAssertEqual(try history.entries()[1], entry("2", success: false, error: "Parse error 255: Field pages exists, cannot update."), fixture.kind.rawValue)
-            try history.record(entry("2"))
-            XCTAssertEqual(try history.entries(), [entry("1.1"), entry("2"), entry("10")], fixture.kind.rawValue)
-            try history.remove(version: "10")
-            XCTAssertEqual(try history.entries().map(\.version), ["1.1", "2"], fixture.kind.rawValue)
+            XCTAssertEqual(try blocking { try await history.entries() }, [], fixture.kind.rawValue)
+            try blocking { try await history.record(entry("10")) }
+            try blocking { try await history.record(entry("2", success: false, error: "Parse error 255: Field pages exists, cannot update.")) }
+            try blocking { try await history.record(entry("1.1")) }
+            XCTAssertEqual(try blocking { try await history.entries().map(\.version) }, ["1.1", "2", "10"], fixture.kind.rawValue)
+            XCTAssertEqual(try blocking { try await history.entries()[1] }, entry("2", success: false, error: "Parse error 255: Field pages exists, cannot update."), fixture.kind.rawValue)
+            try blocking { try await history.record(entry("2")) }
+            XCTAssertEqual(try blocking { try await history.entries() }, [entry("1.1"), entry("2"), entry("10")], fixture.kind.rawValue)
+            try blocking { try await history.remove(version: "10") }
+            XCTAssertEqual(try blocking { try await history.entries().map(\.version) }, ["1.1", "2"], fixture.kind.rawValue)
         }
     }
 
     func testTheHistoryLivesInTheMirrorTableOrTheServerClass() throws {
         for fixture in try TargetFixture.all(in: self) {
-            try fixture.target.history().record(entry("3"))
+            try blocking { try await fixture.target.history().record(entry("3")) }
             let database = try SQLiteDatabase(path: fixture.file, create: false)
             switch fixture.kind {
             case .mirror:
@@ -41,7 +41,7 @@ final class MigrationHistoryTests: XCTestCase {
                 // Only the master key may see or change it.
                 let schema = try XCTUnwrap(try database.rows("SELECT schema FROM _SCHEMA WHERE className = 'PorterMigrations'").first?.first ?? nil)
                 XCTAssertTrue(schema.contains("\"find\":{}"), schema)
-                XCTAssertFalse(try fixture.target.api.schemas().map(\.className).contains("PorterMigrations"))
+                XCTAssertFalse(try blocking { try await fixture.target.api.schemas().map(\.className).contains("PorterMigrations") })
             }
         }
     }

@@ -13,44 +13,44 @@ final class MirrorTargetTests: XCTestCase {
     func testARolledBackUnitOfWorkLeavesTheMirrorAsItWas() throws {
         let path = try temporaryMirror()
         let target = try MirrorTarget(path: path, create: true)
-        _ = try target.send("POST", "/schemas/Book", body: .object(JSONObject(["fields": .object(JSONObject(["title": .object(JSONObject(["type": .string("String")]))]))])))
+        _ = try blocking { try await target.send("POST", "/schemas/Book", body: .object(JSONObject(["fields": .object(JSONObject(["title": .object(JSONObject(["type": .string("String")]))]))]))) }
         try target.begin()
-        _ = try target.send("PUT", "/schemas/Book", body: .object(JSONObject(["fields": .object(JSONObject(["pages": .object(JSONObject(["type": .string("Number")]))]))])))
-        XCTAssertEqual(try target.schema(of: "Book")?.fields.map(\.name), ["title", "pages"])
+        _ = try blocking { try await target.send("PUT", "/schemas/Book", body: .object(JSONObject(["fields": .object(JSONObject(["pages": .object(JSONObject(["type": .string("Number")]))]))]))) }
+        XCTAssertEqual(try blocking { try await target.schema(of: "Book")?.fields.map(\.name) }, ["title", "pages"])
         target.rollback()
-        XCTAssertEqual(try target.schema(of: "Book")?.fields.map(\.name), ["title"])
-        XCTAssertNil(try target.schema(of: "Author"))
+        XCTAssertEqual(try blocking { try await target.schema(of: "Book")?.fields.map(\.name) }, ["title"])
+        XCTAssertNil(try blocking { try await target.schema(of: "Author") })
     }
 
     func testARefusedRequestCarriesParseErrorCodeAndChangesNothing() throws {
         let target = try MirrorTarget(path: try temporaryMirror(), create: true)
-        _ = try target.send("POST", "/schemas/Book", body: .object(JSONObject(["fields": .object(JSONObject(["title": .object(JSONObject(["type": .string("String")]))]))])))
+        _ = try blocking { try await target.send("POST", "/schemas/Book", body: .object(JSONObject(["fields": .object(JSONObject(["title": .object(JSONObject(["type": .string("String")]))]))]))) }
         try target.begin()
-        XCTAssertThrowsError(try target.send("PUT", "/schemas/Book", body: .object(JSONObject(["fields": .object(JSONObject([
+        XCTAssertThrowsError(try blocking { try await target.send("PUT", "/schemas/Book", body: .object(JSONObject(["fields": .object(JSONObject([
             "pages": .object(JSONObject(["type": .string("Number")])),
             "title": .object(JSONObject(["type": .string("Number")])),
-        ]))])))) { error in
+        ]))]))) }) { error in
             XCTAssertEqual((error as? ParseAPIError)?.code, .invalidSchemaOperation)
         }
         try target.commit()
-        XCTAssertEqual(try target.schema(of: "Book")?.fields.map(\.name), ["title"])
+        XCTAssertEqual(try blocking { try await target.schema(of: "Book")?.fields.map(\.name) }, ["title"])
     }
 
     func testReadsOutsideAUnitOfWorkDoNotWaitForAnotherProcesssWriteTransaction() throws {
         let path = try temporaryMirror()
         let target = try MirrorTarget(path: path, create: true, busyTimeout: 0.2)
-        _ = try target.send("POST", "/schemas/Book", body: .object(JSONObject(["fields": .object(JSONObject(["title": .object(JSONObject(["type": .string("String")]))]))])))
-        try target.history().record(AppliedMigration(version: "1", name: "books", checksum: "c", appliedAt: ParseDate(millisecondsSince1970: 0),
-                                                     durationMs: 1, success: true, host: "h", error: nil))
+        _ = try blocking { try await target.send("POST", "/schemas/Book", body: .object(JSONObject(["fields": .object(JSONObject(["title": .object(JSONObject(["type": .string("String")]))]))]))) }
+        try blocking { try await target.history().record(AppliedMigration(version: "1", name: "books", checksum: "c", appliedAt: ParseDate(millisecondsSince1970: 0),
+                                                     durationMs: 1, success: true, host: "h", error: nil)) }
         let migration = try SQLiteDatabase(path: path, create: false)
         try migration.execute("BEGIN IMMEDIATE")
         defer { try? migration.execute("ROLLBACK") }
         let started = Date()
-        XCTAssertEqual(try target.schemas().map(\.className), ["Book"])
-        XCTAssertEqual(try target.history().entries().map(\.version), ["1"])
-        XCTAssertNil(try target.migrationLock(timing: LockTiming()).holder())
+        XCTAssertEqual(try blocking { try await target.schemas().map(\.className) }, ["Book"])
+        XCTAssertEqual(try blocking { try await target.history().entries().map(\.version) }, ["1"])
+        XCTAssertNil(try blocking { try await target.migrationLock(timing: LockTiming()).holder() })
         XCTAssertLessThan(Date().timeIntervalSince(started), 0.2, "a read waited for the writer")
         // A write does wait, and fails busy once its timeout is over.
-        XCTAssertThrowsError(try target.send("PUT", "/schemas/Book", body: .object(JSONObject(["fields": .object(JSONObject(["pages": .object(JSONObject(["type": .string("Number")]))]))]))))
+        XCTAssertThrowsError(try blocking { try await target.send("PUT", "/schemas/Book", body: .object(JSONObject(["fields": .object(JSONObject(["pages": .object(JSONObject(["type": .string("Number")]))]))]))) })
     }
 }

@@ -23,7 +23,7 @@ final class OperationRunnerTests: XCTestCase {
     private func assertRerunChangesNothing(_ operation: MigrationOperation, on fixture: TargetFixture,
                                            file: StaticString = #filePath, line: UInt = #line) throws {
         let before = try fixture.snapshot()
-        let again = try runner(fixture).apply(operation)
+        let again = try blocking { try await runner(fixture).apply(operation) }
         XCTAssertEqual(again.schemaChanges, 0, "\(fixture.kind): \(again.summary)", file: file, line: line)
         XCTAssertEqual(again.objectsWritten, 0, "\(fixture.kind): \(again.summary)", file: file, line: line)
         XCTAssertEqual(try fixture.snapshot(), before, "\(fixture.kind): a second run changed the target", file: file, line: line)
@@ -40,9 +40,9 @@ final class OperationRunnerTests: XCTestCase {
             """#))
         for fixture in try TargetFixture.all(in: self) {
             let label = "\(fixture.kind)"
-            let created = try runner(fixture).apply(.createClass(book))
+            let created = try blocking { try await runner(fixture).apply(.createClass(book)) }
             XCTAssertEqual(created.summary, "created class Book (3 fields, 1 index)", label)
-            let schema = try XCTUnwrap(fixture.target.api.schema(of: "Book"), label)
+            let schema = try XCTUnwrap(try blocking { try await fixture.target.api.schema(of: "Book") }, label)
             XCTAssertEqual(schema.fields, book.fields, label)
             XCTAssertEqual(schema.indexes?["title_1"], try json(#"{"title":1}"#), label)
             XCTAssertEqual(schema.classLevelPermissions?["create"], try json(#"{"role:Librarian":true}"#), label)
@@ -53,16 +53,16 @@ final class OperationRunnerTests: XCTestCase {
             var more = book
             more.fields.append(SchemaField(name: "isbn", type: .string))
             more.indexes = try json(#"{"title_1":{"title":1},"isbn_1":{"isbn":1}}"#)
-            let completed = try runner(fixture).apply(.createClass(more))
+            let completed = try blocking { try await runner(fixture).apply(.createClass(more)) }
             XCTAssertEqual(completed.summary, "class Book existed: added fields isbn; added indexes isbn_1", label)
-            XCTAssertEqual(try fixture.target.api.schema(of: "Book")?.indexes?["isbn_1"], try json(#"{"isbn":1}"#), label)
+            XCTAssertEqual(try blocking { try await fixture.target.api.schema(of: "Book")?.indexes?["isbn_1"] }, try json(#"{"isbn":1}"#), label)
             XCTAssertTrue(try columns(fixture, "Book").contains("isbn"), label)
 
             var conflicting = more
             conflicting.fields[1].type = .string
             conflicting.fields.append(SchemaField(name: "subtitle", type: .string))
             let before = try fixture.snapshot()
-            assertFails(.invalidData, containing: ["Book.pages is Number, not String"], label) { try runner(fixture).apply(.createClass(conflicting)) }
+            assertFails(.invalidData, containing: ["Book.pages is Number, not String"], label) { try blocking { try await runner(fixture).apply(.createClass(conflicting)) } }
             XCTAssertEqual(try fixture.snapshot(), before, "\(label): a refused createClass wrote something")
         }
     }
@@ -72,29 +72,29 @@ final class OperationRunnerTests: XCTestCase {
             let label = "\(fixture.kind)"
             _ = try Library(on: fixture.target.api)
             let isbn = SchemaField(name: "isbn", type: .string)
-            XCTAssertEqual(try runner(fixture).apply(.addField(className: "Book", field: isbn)).summary, "added field Book.isbn", label)
-            XCTAssertEqual(try fixture.target.api.schema(of: "Book")?.field(named: "isbn"), isbn, label)
+            XCTAssertEqual(try blocking { try await runner(fixture).apply(.addField(className: "Book", field: isbn)).summary }, "added field Book.isbn", label)
+            XCTAssertEqual(try blocking { try await fixture.target.api.schema(of: "Book")?.field(named: "isbn") }, isbn, label)
             XCTAssertTrue(try columns(fixture, "Book").contains("isbn"), label)
             try assertRerunChangesNothing(.addField(className: "Book", field: isbn), on: fixture)
 
             let required = SchemaField(name: "isbn", type: .string, required: true)
-            XCTAssertEqual(try runner(fixture).apply(.addField(className: "Book", field: required)).summary, "updated the options of Book.isbn", label)
-            XCTAssertEqual(try fixture.target.api.schema(of: "Book")?.field(named: "isbn"), required, label)
+            XCTAssertEqual(try blocking { try await runner(fixture).apply(.addField(className: "Book", field: required)).summary }, "updated the options of Book.isbn", label)
+            XCTAssertEqual(try blocking { try await fixture.target.api.schema(of: "Book")?.field(named: "isbn") }, required, label)
             assertFails(.invalidData, containing: ["Book.isbn exists as String, not Number"], label) {
-                try runner(fixture).apply(.addField(className: "Book", field: SchemaField(name: "isbn", type: .number)))
+                try blocking { try await runner(fixture).apply(.addField(className: "Book", field: SchemaField(name: "isbn", type: .number))) }
             }
             assertFails(.invalidData, containing: ["class Shelf does not exist"], label) {
-                try runner(fixture).apply(.addField(className: "Shelf", field: isbn))
+                try blocking { try await runner(fixture).apply(.addField(className: "Shelf", field: isbn)) }
             }
 
             XCTAssertEqual(try fixture.rows("SELECT count(*) FROM Book WHERE notes IS NOT NULL"), [["1"]], label)
-            XCTAssertEqual(try runner(fixture).apply(.deleteField(className: "Book", name: "notes")).schemaChanges, 1, label)
-            XCTAssertNil(try fixture.target.api.schema(of: "Book")?.field(named: "notes"), label)
+            XCTAssertEqual(try blocking { try await runner(fixture).apply(.deleteField(className: "Book", name: "notes")).schemaChanges }, 1, label)
+            XCTAssertNil(try blocking { try await fixture.target.api.schema(of: "Book")?.field(named: "notes") }, label)
             XCTAssertFalse(try columns(fixture, "Book").contains("notes"), label)
             try assertRerunChangesNothing(.deleteField(className: "Book", name: "notes"), on: fixture)
 
             XCTAssertTrue(try tables(fixture).contains("_Join:authors:Book"), label)
-            _ = try runner(fixture).apply(.deleteField(className: "Book", name: "authors"))
+            _ = try blocking { try await runner(fixture).apply(.deleteField(className: "Book", name: "authors")) }
             XCTAssertFalse(try tables(fixture).contains("_Join:authors:Book"), "\(label): the deleted relation's links are kept")
         }
     }
@@ -104,19 +104,19 @@ final class OperationRunnerTests: XCTestCase {
             let label = "\(fixture.kind)"
             _ = try Library(on: fixture.target.api)
             let keys = try json(#"{"year":-1,"title":1}"#)
-            XCTAssertEqual(try runner(fixture).apply(.addIndex(className: "Book", name: "year_title", keys: keys)).schemaChanges, 1, label)
-            XCTAssertEqual(try fixture.target.api.schema(of: "Book")?.indexes?["year_title"], keys, label)
+            XCTAssertEqual(try blocking { try await runner(fixture).apply(.addIndex(className: "Book", name: "year_title", keys: keys)).schemaChanges }, 1, label)
+            XCTAssertEqual(try blocking { try await fixture.target.api.schema(of: "Book")?.indexes?["year_title"] }, keys, label)
             try assertRerunChangesNothing(.addIndex(className: "Book", name: "year_title", keys: keys), on: fixture)
             assertFails(.invalidData, containing: ["index Book.year_title exists on", #"{"year":1}"#], label) {
-                try runner(fixture).apply(.addIndex(className: "Book", name: "year_title", keys: try json(#"{"year":1}"#)))
+                try blocking { try await runner(fixture).apply(.addIndex(className: "Book", name: "year_title", keys: try json(#"{"year":1}"#))) }
             }
             // Parse Server names a Pointer field `_p_<field>` in index keys (Mongo notation).
             let pointerKeys = try json(#"{"_p_genre":1}"#)
-            XCTAssertEqual(try runner(fixture).apply(.addIndex(className: "Book", name: "genre_1", keys: pointerKeys)).schemaChanges, 1, label)
+            XCTAssertEqual(try blocking { try await runner(fixture).apply(.addIndex(className: "Book", name: "genre_1", keys: pointerKeys)).schemaChanges }, 1, label)
 
-            XCTAssertEqual(try runner(fixture).apply(.dropIndex(className: "Book", name: "year_title")).summary, "dropped index Book.year_title", label)
-            XCTAssertNil(try fixture.target.api.schema(of: "Book")?.indexes?["year_title"], label)
-            XCTAssertEqual(try fixture.target.api.schema(of: "Book")?.indexes?["genre_1"], pointerKeys, label)
+            XCTAssertEqual(try blocking { try await runner(fixture).apply(.dropIndex(className: "Book", name: "year_title")).summary }, "dropped index Book.year_title", label)
+            XCTAssertNil(try blocking { try await fixture.target.api.schema(of: "Book")?.indexes?["year_title"] }, label)
+            XCTAssertEqual(try blocking { try await fixture.target.api.schema(of: "Book")?.indexes?["genre_1"] }, pointerKeys, label)
             try assertRerunChangesNothing(.dropIndex(className: "Book", name: "year_title"), on: fixture)
         }
     }
@@ -126,8 +126,8 @@ final class OperationRunnerTests: XCTestCase {
         for fixture in try TargetFixture.all(in: self) {
             let label = "\(fixture.kind)"
             _ = try Library(on: fixture.target.api)
-            XCTAssertEqual(try runner(fixture).apply(.setPermissions(className: "Book", classLevelPermissions: permissions)).schemaChanges, 1, label)
-            let stored = try XCTUnwrap(fixture.target.api.schema(of: "Book")?.classLevelPermissions, label)
+            XCTAssertEqual(try blocking { try await runner(fixture).apply(.setPermissions(className: "Book", classLevelPermissions: permissions)).schemaChanges }, 1, label)
+            let stored = try XCTUnwrap(try blocking { try await fixture.target.api.schema(of: "Book") }?.classLevelPermissions, label)
             XCTAssertEqual(stored["update"], try json(#"{"role:Librarian":true}"#), label)
             XCTAssertEqual(stored["create"], try json("{}"), "\(label): an operation left out is master-key only")
             let schemaRow = try XCTUnwrap(fixture.rows("SELECT schema FROM _SCHEMA WHERE className = 'Book'").first?[0] ?? nil, label)
@@ -146,31 +146,31 @@ final class OperationRunnerTests: XCTestCase {
             let links = try fixture.rows(#"SELECT owningId, relatedId FROM "_Join:authors:Book" ORDER BY 1, 2"#)
             XCTAssertEqual(links.count, 3, label)
 
-            let renamed = try runner(fixture).apply(.renameField(className: "Book", from: "year", to: "publishingYear"))
+            let renamed = try blocking { try await runner(fixture).apply(.renameField(className: "Book", from: "year", to: "publishingYear")) }
             XCTAssertEqual(renamed.objectsWritten, 4, "\(label): \(renamed.summary)")
             XCTAssertEqual(try fixture.rows("SELECT title, publishingYear FROM Book ORDER BY title"), years, label)
             XCTAssertFalse(try columns(fixture, "Book").contains("year"), label)
-            let schema = try XCTUnwrap(fixture.target.api.schema(of: "Book"), label)
+            let schema = try XCTUnwrap(try blocking { try await fixture.target.api.schema(of: "Book") }, label)
             XCTAssertNil(schema.field(named: "year"), label)
             XCTAssertEqual(schema.field(named: "publishingYear")?.type, .number, label)
 
-            _ = try runner(fixture).apply(.renameField(className: "Book", from: "genre", to: "category"))
-            XCTAssertEqual(try fixture.target.api.schema(of: "Book")?.field(named: "category")?.type, .pointer(targetClass: "Genre"), label)
+            _ = try blocking { try await runner(fixture).apply(.renameField(className: "Book", from: "genre", to: "category")) }
+            XCTAssertEqual(try blocking { try await fixture.target.api.schema(of: "Book")?.field(named: "category")?.type }, .pointer(targetClass: "Genre"), label)
             XCTAssertEqual(try fixture.rows("SELECT category FROM Book WHERE title = 'A Wizard of Earthsea'"), [[library.id("Fantasy")]], label)
 
-            _ = try runner(fixture).apply(.renameField(className: "Book", from: "authors", to: "writers"))
+            _ = try blocking { try await runner(fixture).apply(.renameField(className: "Book", from: "authors", to: "writers")) }
             XCTAssertEqual(try fixture.rows(#"SELECT owningId, relatedId FROM "_Join:writers:Book" ORDER BY 1, 2"#), links, label)
             XCTAssertFalse(try tables(fixture).contains("_Join:authors:Book"), label)
-            XCTAssertEqual(try fixture.target.api.schema(of: "Book")?.field(named: "writers")?.type, .relation(targetClass: "Author"), label)
+            XCTAssertEqual(try blocking { try await fixture.target.api.schema(of: "Book")?.field(named: "writers")?.type }, .relation(targetClass: "Author"), label)
 
             for (from, to) in [("year", "publishingYear"), ("genre", "category"), ("authors", "writers")] {
                 try assertRerunChangesNothing(.renameField(className: "Book", from: from, to: to), on: fixture)
             }
             assertFails(.invalidData, containing: ["renamed to itself"], label) {
-                try runner(fixture).apply(.renameField(className: "Book", from: "title", to: "title"))
+                try blocking { try await runner(fixture).apply(.renameField(className: "Book", from: "title", to: "title")) }
             }
             assertFails(.invalidData, containing: ["Book has neither shelf nor place"], label) {
-                try runner(fixture).apply(.renameField(className: "Book", from: "shelf", to: "place"))
+                try blocking { try await runner(fixture).apply(.renameField(className: "Book", from: "shelf", to: "place")) }
             }
         }
     }
@@ -179,18 +179,18 @@ final class OperationRunnerTests: XCTestCase {
         for fixture in try TargetFixture.all(in: self) {
             let label = "\(fixture.kind)"
             _ = try Library(on: fixture.target.api)
-            let changed = try runner(fixture).apply(.changeType(className: "Book", field: "pages", type: .string, allowDataLoss: false))
+            let changed = try blocking { try await runner(fixture).apply(.changeType(className: "Book", field: "pages", type: .string, allowDataLoss: false)) }
             XCTAssertEqual(changed.objectsWritten, 4, "\(label): \(changed.summary)")
             XCTAssertEqual(try fixture.rows("SELECT title, pages, typeof(pages) FROM Book ORDER BY title"), [
                 ["A Wizard of Earthsea", "183", "text"], ["Dune", "412", "text"], ["Neuromancer", "271", "text"], ["The Left Hand of Darkness", "304", "text"],
             ], label)
-            let schema = try XCTUnwrap(fixture.target.api.schema(of: "Book"), label)
+            let schema = try XCTUnwrap(try blocking { try await fixture.target.api.schema(of: "Book") }, label)
             XCTAssertEqual(schema.field(named: "pages")?.type, .string, label)
             XCTAssertFalse(schema.fields.contains { $0.name.contains("__porter_") }, "\(label): the temporary field is left")
             XCTAssertFalse(try columns(fixture, "Book").contains { $0.contains("__porter_") }, label)
             try assertRerunChangesNothing(.changeType(className: "Book", field: "pages", type: .string, allowDataLoss: false), on: fixture)
 
-            _ = try runner(fixture).apply(.changeType(className: "Book", field: "genre", type: .string, allowDataLoss: false))
+            _ = try blocking { try await runner(fixture).apply(.changeType(className: "Book", field: "genre", type: .string, allowDataLoss: false)) }
             XCTAssertEqual(try fixture.rows("SELECT g.name FROM Book b JOIN Genre g ON g.objectId = b.genre WHERE b.title = 'Dune'"), [["Science Fiction"]], label)
         }
     }
@@ -199,21 +199,21 @@ final class OperationRunnerTests: XCTestCase {
         for fixture in try TargetFixture.all(in: self) {
             let label = "\(fixture.kind)"
             let library = try Library(on: fixture.target.api)
-            _ = try fixture.target.api.send("PUT", "/classes/Book/\(library.id("Neuromancer"))", body: json(#"{"notes":"12"}"#))
+            _ = try blocking { try await fixture.target.api.send("PUT", "/classes/Book/\(library.id("Neuromancer"))", body: json(#"{"notes":"12"}"#)) }
             let before = try fixture.snapshot()
             assertFails(.invalidData, containing: ["Book.notes", "String to Number", "1 value", library.id("Dune"), #"notes = "The spice must flow.""#,
                                                    "allowDataLoss: true"], label) {
-                try runner(fixture).apply(.changeType(className: "Book", field: "notes", type: .number, allowDataLoss: false))
+                try blocking { try await runner(fixture).apply(.changeType(className: "Book", field: "notes", type: .number, allowDataLoss: false)) }
             }
             XCTAssertEqual(try fixture.snapshot(), before, "\(label): a refused type change wrote something")
 
-            let lossy = try runner(fixture).apply(.changeType(className: "Book", field: "notes", type: .number, allowDataLoss: true))
+            let lossy = try blocking { try await runner(fixture).apply(.changeType(className: "Book", field: "notes", type: .number, allowDataLoss: true)) }
             XCTAssertTrue(lossy.summary.contains("1 unconvertible value unset"), "\(label): \(lossy.summary)")
             XCTAssertEqual(try fixture.rows("SELECT title, notes FROM Book WHERE notes IS NOT NULL OR title = 'Dune' ORDER BY title"),
                            [["Dune", nil], ["Neuromancer", "12"]], label)
-            XCTAssertEqual(try fixture.target.api.schema(of: "Book")?.field(named: "notes")?.type, .number, label)
+            XCTAssertEqual(try blocking { try await fixture.target.api.schema(of: "Book")?.field(named: "notes")?.type }, .number, label)
             assertFails(.invalidData, containing: ["Relation fields do not convert"], label) {
-                try runner(fixture).apply(.changeType(className: "Book", field: "authors", type: .string, allowDataLoss: true))
+                try blocking { try await runner(fixture).apply(.changeType(className: "Book", field: "authors", type: .string, allowDataLoss: true)) }
             }
         }
     }
@@ -226,13 +226,13 @@ final class OperationRunnerTests: XCTestCase {
         for fixture in try TargetFixture.all(in: self) {
             let label = "\(fixture.kind)"
             let runner = OperationRunner(target: fixture.target, migrationsFolder: root.appendingPathComponent("Migrations").path)
-            let imported = try runner.apply(operation)
+            let imported = try blocking { try await runner.apply(operation) }
             XCTAssertTrue(imported.summary.hasPrefix("imported \(root.path)/Fixtures/library:"), "\(label): \(imported.summary)")
             let counts = try ["Book", "Genre", "Author", "Publisher", "ISBN"].map { try fixture.rows("SELECT count(*) FROM \($0)")[0][0] }
             XCTAssertEqual(counts, ["43", "12", "42", "13", "43"], label)
             XCTAssertEqual(imported.objectsWritten, 153, label)
             XCTAssertEqual(try fixture.rows("SELECT g.name FROM Book b JOIN Genre g ON g.objectId = b.genre WHERE b.title = 'Dune'"), [["Science Fiction"]], label)
-            let again = try runner.apply(operation)
+            let again = try blocking { try await runner.apply(operation) }
             XCTAssertEqual(again.objectsWritten, 0, "\(label): \(again.summary)")
             XCTAssertEqual(try ["Book", "Genre", "Author", "Publisher", "ISBN"].map { try fixture.rows("SELECT count(*) FROM \($0)")[0][0] }, counts, label)
         }
@@ -244,7 +244,7 @@ final class OperationRunnerTests: XCTestCase {
             let library = try Library(on: fixture.target.api)
             let update = MigrationOperation.updateObjects(className: "Book", where: try jsonObject(#"{"year":{"$lt":1969}}"#),
                                                           set: try jsonObject(#"{"pages":100,"notes":{"__op":"Delete"},"genre":\#(library.pointer("Genre", "Fantasy"))}"#))
-            let updated = try runner(fixture).apply(update)
+            let updated = try blocking { try await runner(fixture).apply(update) }
             XCTAssertEqual(updated.summary, "updated 2 Book objects (0 already up to date)", label)
             XCTAssertEqual(try fixture.rows("SELECT title, pages, notes, genre FROM Book ORDER BY title"), [
                 ["A Wizard of Earthsea", "100", nil, library.id("Fantasy")], ["Dune", "100", nil, library.id("Fantasy")],
@@ -270,11 +270,11 @@ final class OperationRunnerTests: XCTestCase {
             ]
             for (constraints, values, parts) in cases {
                 assertFails(.invalidData, containing: parts, label) {
-                    try runner(fixture).apply(.updateObjects(className: "Book", where: constraints, set: values))
+                    try blocking { try await runner(fixture).apply(.updateObjects(className: "Book", where: constraints, set: values)) }
                 }
             }
             assertFails(.invalidData, containing: ["class Shelf does not exist"], label) {
-                try runner(fixture).apply(.deleteObjects(className: "Shelf", where: JSONObject()))
+                try blocking { try await runner(fixture).apply(.deleteObjects(className: "Shelf", where: JSONObject())) }
             }
             XCTAssertEqual(try fixture.snapshot(), before, "\(label): a refused operation wrote something")
         }
@@ -285,7 +285,7 @@ final class OperationRunnerTests: XCTestCase {
             let label = "\(fixture.kind)"
             let library = try Library(on: fixture.target.api)
             let delete = MigrationOperation.deleteObjects(className: "Book", where: try jsonObject(#"{"year":{"$lt":1969}}"#))
-            let deleted = try runner(fixture).apply(delete)
+            let deleted = try blocking { try await runner(fixture).apply(delete) }
             XCTAssertEqual(deleted.objectsWritten, 2, "\(label): \(deleted.summary)")
             XCTAssertEqual(try fixture.rows("SELECT title FROM Book ORDER BY title"), [["Neuromancer"], ["The Left Hand of Darkness"]], label)
             XCTAssertEqual(try fixture.rows(#"SELECT owningId, relatedId FROM "_Join:authors:Book""#),
@@ -303,15 +303,15 @@ final class OperationRunnerTests: XCTestCase {
             let label = "\(fixture.kind)"
             let library = try Library(on: fixture.target.api)
             let api = fixture.target.api
-            _ = try api.send("PUT", "/schemas/Book", body: json(#"{"fields":{"publishingYear":{"type":"Number"}}}"#))
-            _ = try api.send("PUT", "/classes/Book/\(library.id("Dune"))", body: json(#"{"publishingYear":1965}"#))
-            _ = try api.send("PUT", "/classes/Book/\(library.id("Neuromancer"))", body: json(#"{"publishingYear":2000}"#))
-            let renamed = try runner(fixture).apply(.renameField(className: "Book", from: "year", to: "publishingYear"))
+            _ = try blocking { try await api.send("PUT", "/schemas/Book", body: json(#"{"fields":{"publishingYear":{"type":"Number"}}}"#)) }
+            _ = try blocking { try await api.send("PUT", "/classes/Book/\(library.id("Dune"))", body: json(#"{"publishingYear":1965}"#)) }
+            _ = try blocking { try await api.send("PUT", "/classes/Book/\(library.id("Neuromancer"))", body: json(#"{"publishingYear":2000}"#)) }
+            let renamed = try blocking { try await runner(fixture).apply(.renameField(className: "Book", from: "year", to: "publishingYear")) }
             XCTAssertEqual([renamed.schemaChanges, renamed.objectsWritten, renamed.objectsUnchanged], [1, 3, 1], "\(label): \(renamed.summary)")
             XCTAssertEqual(try fixture.rows("SELECT title, publishingYear FROM Book ORDER BY title"), [
                 ["A Wizard of Earthsea", "1968"], ["Dune", "1965"], ["Neuromancer", "1984"], ["The Left Hand of Darkness", "1969"],
             ], label)
-            XCTAssertNil(try api.schema(of: "Book")?.field(named: "year"), label)
+            XCTAssertNil(try blocking { try await api.schema(of: "Book")?.field(named: "year") }, label)
         }
     }
 
@@ -320,15 +320,15 @@ final class OperationRunnerTests: XCTestCase {
             let label = "\(fixture.kind)"
             let library = try Library(on: fixture.target.api)
             let api = fixture.target.api
-            _ = try api.send("PUT", "/schemas/Book", body: json(#"{"fields":{"pages__porter_String":{"type":"String"}}}"#))
-            _ = try api.send("PUT", "/classes/Book/\(library.id("Dune"))", body: json(#"{"pages__porter_String":"412"}"#))
-            _ = try api.send("PUT", "/classes/Book/\(library.id("Neuromancer"))", body: json(#"{"pages__porter_String":"stale"}"#))
-            let changed = try runner(fixture).apply(.changeType(className: "Book", field: "pages", type: .string, allowDataLoss: false))
+            _ = try blocking { try await api.send("PUT", "/schemas/Book", body: json(#"{"fields":{"pages__porter_String":{"type":"String"}}}"#)) }
+            _ = try blocking { try await api.send("PUT", "/classes/Book/\(library.id("Dune"))", body: json(#"{"pages__porter_String":"412"}"#)) }
+            _ = try blocking { try await api.send("PUT", "/classes/Book/\(library.id("Neuromancer"))", body: json(#"{"pages__porter_String":"stale"}"#)) }
+            let changed = try blocking { try await runner(fixture).apply(.changeType(className: "Book", field: "pages", type: .string, allowDataLoss: false)) }
             XCTAssertEqual(changed.schemaChanges, 3, "\(label): the temporary field is not added again (\(changed.summary))")
             XCTAssertEqual(try fixture.rows("SELECT title, pages FROM Book ORDER BY title"), [
                 ["A Wizard of Earthsea", "183"], ["Dune", "412"], ["Neuromancer", "271"], ["The Left Hand of Darkness", "304"],
             ], label)
-            XCTAssertNil(try api.schema(of: "Book")?.field(named: "pages__porter_String"), label)
+            XCTAssertNil(try blocking { try await api.schema(of: "Book")?.field(named: "pages__porter_String") }, label)
         }
     }
 
@@ -336,11 +336,11 @@ final class OperationRunnerTests: XCTestCase {
     private func copiedIntoTemporaryField(_ fixture: TargetFixture) throws -> Library {
         let library = try Library(on: fixture.target.api)
         let api = fixture.target.api
-        _ = try api.send("PUT", "/schemas/Book", body: json(#"{"fields":{"pages__porter_String":{"type":"String"}}}"#))
+        _ = try blocking { try await api.send("PUT", "/schemas/Book", body: json(#"{"fields":{"pages__porter_String":{"type":"String"}}}"#)) }
         for (title, pages) in [("Dune", "412"), ("Neuromancer", "271"), ("A Wizard of Earthsea", "183"), ("The Left Hand of Darkness", "304")] {
-            _ = try api.send("PUT", "/classes/Book/\(library.id(title))", body: json(#"{"pages__porter_String":"\#(pages)"}"#))
+            _ = try blocking { try await api.send("PUT", "/classes/Book/\(library.id(title))", body: json(#"{"pages__porter_String":"\#(pages)"}"#)) }
         }
-        _ = try api.send("PUT", "/schemas/Book", body: json(#"{"fields":{"pages":{"__op":"Delete"}}}"#))
+        _ = try blocking { try await api.send("PUT", "/schemas/Book", body: json(#"{"fields":{"pages":{"__op":"Delete"}}}"#)) }
         return library
     }
 
@@ -348,7 +348,7 @@ final class OperationRunnerTests: XCTestCase {
         for fixture in try TargetFixture.all(in: self) {
             let label = "\(fixture.kind)"
             _ = try copiedIntoTemporaryField(fixture)
-            let changed = try runner(fixture).apply(.changeType(className: "Book", field: "pages", type: .string, allowDataLoss: false))
+            let changed = try blocking { try await runner(fixture).apply(.changeType(className: "Book", field: "pages", type: .string, allowDataLoss: false)) }
             XCTAssertEqual([changed.schemaChanges, changed.objectsWritten], [2, 4], "\(label): \(changed.summary)")
             XCTAssertEqual(try fixture.rows("SELECT pages FROM Book ORDER BY title"), [["183"], ["412"], ["271"], ["304"]], label)
             XCTAssertEqual(try columns(fixture, "Book").filter { $0.hasPrefix("pages") }, ["pages"], label)
@@ -359,9 +359,9 @@ final class OperationRunnerTests: XCTestCase {
         for fixture in try TargetFixture.all(in: self) {
             let label = "\(fixture.kind)"
             let library = try copiedIntoTemporaryField(fixture)
-            _ = try fixture.target.api.send("PUT", "/schemas/Book", body: json(#"{"fields":{"pages":{"type":"String"}}}"#))
-            _ = try fixture.target.api.send("PUT", "/classes/Book/\(library.id("Dune"))", body: json(#"{"pages":"412"}"#))
-            let changed = try runner(fixture).apply(.changeType(className: "Book", field: "pages", type: .string, allowDataLoss: false))
+            _ = try blocking { try await fixture.target.api.send("PUT", "/schemas/Book", body: json(#"{"fields":{"pages":{"type":"String"}}}"#)) }
+            _ = try blocking { try await fixture.target.api.send("PUT", "/classes/Book/\(library.id("Dune"))", body: json(#"{"pages":"412"}"#)) }
+            let changed = try blocking { try await runner(fixture).apply(.changeType(className: "Book", field: "pages", type: .string, allowDataLoss: false)) }
             XCTAssertEqual([changed.schemaChanges, changed.objectsWritten, changed.objectsUnchanged], [1, 3, 1], "\(label): \(changed.summary)")
             XCTAssertEqual(try fixture.rows("SELECT pages FROM Book ORDER BY title"), [["183"], ["412"], ["271"], ["304"]], label)
             XCTAssertEqual(try columns(fixture, "Book").filter { $0.hasPrefix("pages") }, ["pages"], label)
@@ -373,10 +373,10 @@ final class OperationRunnerTests: XCTestCase {
             let label = "\(fixture.kind)"
             let library = try Library(on: fixture.target.api)
             let api = fixture.target.api
-            _ = try api.send("DELETE", "/classes/Book/\(library.id("Dune"))")
-            _ = try api.send("PUT", "/classes/Book/\(library.id("A Wizard of Earthsea"))",
-                             body: json(#"{"authors":{"__op":"RemoveRelation","objects":[\#(library.pointer("Author", "Le Guin"))]}}"#))
-            let deleted = try runner(fixture).apply(.deleteObjects(className: "Book", where: try jsonObject(#"{"year":{"$lt":1969}}"#)))
+            _ = try blocking { try await api.send("DELETE", "/classes/Book/\(library.id("Dune"))") }
+            _ = try blocking { try await api.send("PUT", "/classes/Book/\(library.id("A Wizard of Earthsea"))",
+                             body: json(#"{"authors":{"__op":"RemoveRelation","objects":[\#(library.pointer("Author", "Le Guin"))]}}"#)) }
+            let deleted = try blocking { try await runner(fixture).apply(.deleteObjects(className: "Book", where: try jsonObject(#"{"year":{"$lt":1969}}"#))) }
             XCTAssertEqual(deleted.objectsWritten, 1, "\(label): \(deleted.summary)")
             XCTAssertEqual(try fixture.rows("SELECT title FROM Book ORDER BY title"), [["Neuromancer"], ["The Left Hand of Darkness"]], label)
             XCTAssertFalse(try fixture.rows(#"SELECT relatedId FROM "_Join:books:Genre""#).contains([library.id("A Wizard of Earthsea")]), label)
@@ -404,14 +404,14 @@ final class OperationRunnerTests: XCTestCase {
             .deleteField(className: "Book", name: "year"),
             .importDataset(path: "recipes"),
         ]
-        for operation in operations { _ = try runner.apply(operation) }
+        for operation in operations { _ = try blocking { try await runner.apply(operation) } }
         // Inside the transaction (read through the target's own connection) the changes are there.
-        let changed = try fixture.target.api.schemas()
+        let changed = try blocking { try await fixture.target.api.schemas() }
         XCTAssertEqual(changed.map(\.className), ["Author", "Book", "Chef", "Genre", "Kitchen", "Recipe", "Shelf"])
         XCTAssertEqual(changed.first { $0.className == "Book" }?.field(named: "pages")?.type, .string)
         fixture.target.rollback()
         XCTAssertEqual(try fixture.snapshot(), before)
-        XCTAssertEqual(try fixture.target.api.schemas().map(\.className), ["Author", "Book", "Genre"])
+        XCTAssertEqual(try blocking { try await fixture.target.api.schemas().map(\.className) }, ["Author", "Book", "Genre"])
     }
 
     func testDescribeGivesThePlanLine() throws {

@@ -21,13 +21,13 @@ struct Library {
 
     init(on api: ParseAPI) throws {
         self.api = api
-        _ = try api.send("POST", "/schemas/Author", body: json(#"{"fields":{"name":{"type":"String"}}}"#))
-        _ = try api.send("POST", "/schemas/Genre", body: json(#"{"fields":{"name":{"type":"String"}}}"#))
-        _ = try api.send("POST", "/schemas/Book", body: json(#"""
+        _ = try blocking { try await api.send("POST", "/schemas/Author", body: json(#"{"fields":{"name":{"type":"String"}}}"#)) }
+        _ = try blocking { try await api.send("POST", "/schemas/Genre", body: json(#"{"fields":{"name":{"type":"String"}}}"#)) }
+        _ = try blocking { try await api.send("POST", "/schemas/Book", body: json(#"""
             {"fields":{"title":{"type":"String"},"year":{"type":"Number"},"pages":{"type":"Number"},"notes":{"type":"String"},
              "genre":{"type":"Pointer","targetClass":"Genre"},"authors":{"type":"Relation","targetClass":"Author"}}}
-            """#))
-        _ = try api.send("PUT", "/schemas/Genre", body: json(#"{"fields":{"books":{"type":"Relation","targetClass":"Book"}}}"#))
+            """#)) }
+        _ = try blocking { try await api.send("PUT", "/schemas/Genre", body: json(#"{"fields":{"books":{"type":"Relation","targetClass":"Book"}}}"#)) }
         for author in ["Herbert", "Le Guin"] { ids[author] = try create("Author", #"{"name":"\#(author)"}"#) }
         for genre in ["Science Fiction", "Fantasy"] { ids[genre] = try create("Genre", #"{"name":"\#(genre)"}"#) }
         let books: [(String, Int, Int, String, [String])] = [
@@ -38,11 +38,11 @@ struct Library {
             let links = authors.isEmpty ? "" : #","authors":{"__op":"AddRelation","objects":[\#(authors.map { pointer("Author", $0) }.joined(separator: ","))]}"#
             ids[title] = try create("Book", #"{"title":"\#(title)","year":\#(year),"pages":\#(pages),"genre":\#(pointer("Genre", genre))\#(links)}"#)
         }
-        _ = try api.send("PUT", "/classes/Book/\(id("Dune"))", body: json(#"{"notes":"The spice must flow."}"#))
+        _ = try blocking { try await api.send("PUT", "/classes/Book/\(id("Dune"))", body: json(#"{"notes":"The spice must flow."}"#)) }
         for (genre, titles) in [("Science Fiction", ["Dune", "The Left Hand of Darkness", "Neuromancer"]), ("Fantasy", ["A Wizard of Earthsea"])] {
-            _ = try api.send("PUT", "/classes/Genre/\(id(genre))", body: json(#"""
+            _ = try blocking { try await api.send("PUT", "/classes/Genre/\(id(genre))", body: json(#"""
                 {"books":{"__op":"AddRelation","objects":[\#(titles.map { pointer("Book", $0) }.joined(separator: ","))]}}
-                """#))
+                """#)) }
         }
     }
 
@@ -53,7 +53,7 @@ struct Library {
     }
 
     private func create(_ className: String, _ body: String) throws -> String {
-        let answer = try api.send("POST", "/classes/\(className)", body: json(body))
+        let answer = try blocking { try await api.send("POST", "/classes/\(className)", body: json(body)) }
         return try XCTUnwrap(answer["objectId"]?.stringValue)
     }
 }
@@ -69,5 +69,36 @@ extension XCTestCase {
                 XCTFail("\(label): \"\(error.message)\" does not mention \(part)", file: file, line: line)
             }
         }
+    }
+}
+
+/// Runs async library calls from a synchronous test, which XCTest runs on the main thread (not
+/// one of the tasks' threads, which the work needs). Async tests await the library directly.
+func blocking<T>(_ work: () async throws -> T) throws -> T {
+    try withoutActuallyEscaping(work) { work in
+        let box = ResultBox<T>(work)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            await box.run()
+            done.signal()
+        }
+        done.wait()
+        return try box.result!.get()
+    }
+}
+
+/// The work of ``blocking(_:)`` and its result, handed between the test's thread and a task
+/// that never run at the same time (the semaphore orders them).
+private final class ResultBox<T>: @unchecked Sendable {
+    /// Dropped once it ran: the closure must not outlive ``blocking(_:)``.
+    private var work: (() async throws -> T)?
+    var result: Result<T, any Error>?
+
+    init(_ work: @escaping () async throws -> T) { self.work = work }
+
+    func run() async {
+        guard let work else { return }
+        self.work = nil
+        do { result = .success(try await work()) } catch { result = .failure(error) }
     }
 }

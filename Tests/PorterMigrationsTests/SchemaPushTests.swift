@@ -13,22 +13,22 @@ final class SchemaPushTests: XCTestCase {
     /// Plans the push of `declared` onto the fixture's target and applies it.
     @discardableResult
     private func push(_ declared: [String], to fixture: TargetFixture, _ options: SchemaPushOptions = SchemaPushOptions()) throws -> SchemaPush {
-        let plan = try SchemaPush(diff: SchemaDiff(declared: try schemas(declared), live: try fixture.target.api.schemas()), options: options)
-        try plan.apply(to: fixture.target)
+        let plan = try SchemaPush(diff: SchemaDiff(declared: try schemas(declared), live: try blocking { try await fixture.target.api.schemas() }), options: options)
+        try blocking { try await plan.apply(to: fixture.target) }
         return plan
     }
 
     private func live(_ className: String, on fixture: TargetFixture) throws -> ClassSchema {
-        try XCTUnwrap(try fixture.target.api.schema(of: className), "\(className) on the \(fixture.kind)")
+        try XCTUnwrap(try blocking { try await fixture.target.api.schema(of: className) }, "\(className) on the \(fixture.kind)")
     }
 
     private func create(_ className: String, _ object: String, on fixture: TargetFixture) throws -> String {
-        let answer = try fixture.target.api.send("POST", "/classes/\(className)", body: try JSONParser.parse(object))
+        let answer = try blocking { try await fixture.target.api.send("POST", "/classes/\(className)", body: try JSONParser.parse(object)) }
         return try XCTUnwrap(answer["objectId"]?.stringValue)
     }
 
     private func object(_ className: String, _ objectId: String, on fixture: TargetFixture) throws -> JSONValue {
-        try fixture.target.api.send("GET", "/classes/\(className)/\(objectId)")
+        try blocking { try await fixture.target.api.send("GET", "/classes/\(className)/\(objectId)") }
     }
 
     func testCreatesClassesWithFieldsPermissionsAndIndexesAndARepushIsANoOp() throws {
@@ -62,7 +62,7 @@ final class SchemaPushTests: XCTestCase {
             XCTAssertEqual(user.field(named: "nickname")?.type, .string)
             XCTAssertNil(user.indexes?["username_1"], "\(fixture.kind): Parse's own index is not pushed")
 
-            XCTAssertTrue(SchemaDiff(declared: try schemas(declared), live: try fixture.target.api.schemas()).isEmpty, "\(fixture.kind)")
+            XCTAssertTrue(SchemaDiff(declared: try schemas(declared), live: try blocking { try await fixture.target.api.schemas() }).isEmpty, "\(fixture.kind)")
             let again = try push(declared, to: fixture)
             XCTAssertEqual(again.requestCount, 0, "\(fixture.kind)")
             XCTAssertTrue(again.classes.isEmpty, "\(fixture.kind)")
@@ -82,12 +82,12 @@ final class SchemaPushTests: XCTestCase {
                     refused: Parse cannot change the type of a field in place, and these fields differ:
                       Book.pages: String → Number
                       Book.shelf: Pointer<Shelf> → Pointer<Room>
-                    --recreate-modified-fields deletes each and adds it again with the new type: its values are lost. Nothing was changed.
+                    Recreating modified fields (SchemaPushOptions.recreateModifiedFields) deletes each and adds it again with the new type: its values are lost. Nothing was changed.
                     """)
             }
             XCTAssertEqual(try live("Book", on: fixture).fields.map(\.name), ["pages", "shelf"], "\(fixture.kind): no field added")
             XCTAssertEqual(try live("Book", on: fixture).field(named: "pages")?.type, .string)
-            XCTAssertNil(try fixture.target.api.schema(of: "Author"), "\(fixture.kind): no class created")
+            XCTAssertNil(try blocking { try await fixture.target.api.schema(of: "Author") }, "\(fixture.kind): no class created")
             XCTAssertEqual(try object("Book", id, on: fixture)["pages"], .string("300"))
         }
     }
@@ -103,7 +103,7 @@ final class SchemaPushTests: XCTestCase {
             let book = try object("Book", id, on: fixture)
             XCTAssertNil(book["pages"], "\(fixture.kind): the old values are gone")
             XCTAssertEqual(book["title"], .string("Dune"))
-            XCTAssertTrue(SchemaDiff(declared: try schemas(declared), live: try fixture.target.api.schemas()).isEmpty, "\(fixture.kind)")
+            XCTAssertTrue(SchemaDiff(declared: try schemas(declared), live: try blocking { try await fixture.target.api.schemas() }).isEmpty, "\(fixture.kind)")
         }
     }
 
@@ -114,7 +114,7 @@ final class SchemaPushTests: XCTestCase {
             let declared = [#"{"className":"Book","fields":{"title":{"type":"String"}}}"#]
             let kept = try push(declared, to: fixture)
             XCTAssertEqual(kept.requestCount, 0)
-            XCTAssertEqual(kept.classes.first?.kept, ["- field subtitle: String (not in the file; --delete-extra-fields deletes it)"])
+            XCTAssertEqual(kept.classes.first?.kept, ["- field subtitle: String (not in the file; deleting extra fields deletes it)"])
             XCTAssertEqual(try object("Book", id, on: fixture)["subtitle"], .string("Book One"), "\(fixture.kind)")
 
             let deleted = try push(declared, to: fixture, SchemaPushOptions(deleteExtraFields: true))
@@ -176,8 +176,8 @@ final class SchemaPushTests: XCTestCase {
                 XCTAssertEqual(error?.message.hasPrefix("Book: POST /schemas/Book: Parse error 102: Field nope does not exist, cannot add index."), true, error?.message ?? "")
                 XCTAssertEqual(error?.message.contains("push again to finish"), fixture.kind == .server, error?.message ?? "")
             }
-            XCTAssertEqual(try fixture.target.api.schema(of: "Author") != nil, fixture.kind == .server, "\(fixture.kind)")
-            XCTAssertNil(try fixture.target.api.schema(of: "Book"))
+            XCTAssertEqual(try blocking { try await fixture.target.api.schema(of: "Author") } != nil, fixture.kind == .server, "\(fixture.kind)")
+            XCTAssertNil(try blocking { try await fixture.target.api.schema(of: "Book") })
         }
     }
 }

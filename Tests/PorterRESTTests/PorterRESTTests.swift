@@ -92,7 +92,7 @@ final class BatchSenderTests: XCTestCase {
             case .failure(let error): XCTAssertEqual(index, 4); XCTAssertEqual(error.code, .incorrectType)
             }
         }
-        let stored = try client.send("GET", "/classes/Item", query: [("order", "n"), ("limit", "100")], phase: "check")
+        let stored = try client.sendBlocking("GET", "/classes/Item", query: [("order", "n"), ("limit", "100")], phase: "check")
         guard case .array(let items)? = stored["results"] else { return XCTFail("no results") }
         XCTAssertEqual(items.map { $0["n"] }, [0, 1, 2, 3, 5, 6, 7, 8, 9].map { JSONValue.integer(Int64($0)) })
         // 10 operations in batches of 3: 4 requests.
@@ -112,7 +112,7 @@ final class BatchSenderTests: XCTestCase {
 
     func testAServerThatIsGoneIsReportedAfterTheRetries() throws {
         // The client has had an answer: a refused connection now is a server away for a while.
-        _ = try client.send("GET", "/classes/Item", phase: "before")
+        _ = try client.sendBlocking("GET", "/classes/Item", phase: "before")
         server.stop()
         let sender = BatchSender(client: client, batchSize: 5, concurrency: 1)
         XCTAssertThrowsError(try sender.send([BatchOperation(method: "POST", path: "/classes/Item", body: JSONObject())], phase: "gone")) { error in

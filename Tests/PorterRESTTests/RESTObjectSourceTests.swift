@@ -59,7 +59,7 @@ final class RESTObjectSourceTests: XCTestCase {
         try seed(items: 1, people: 1, links: { _ in [0] })
         let permissions = #"{"find":{"*":true},"count":{"*":true},"get":{"*":true},"create":{},"update":{},"delete":{},"addField":{},"protectedFields":{"*":[]}}"#
         let change = try JSONParser.parse(#"{"classLevelPermissions":\#(permissions),"indexes":{"title_1":{"title":1}}}"#)
-        _ = try client().send("PUT", "/schemas/Item", body: change, phase: "setup")
+        _ = try client().sendBlocking("PUT", "/schemas/Item", body: change, phase: "setup")
         let schema = try itemSchema(RESTObjectSource(client: try client()))
         XCTAssertEqual(schema.field(named: "n")?.type, .number)
         XCTAssertEqual(schema.field(named: "owner")?.type, .pointer(targetClass: "Person"))
@@ -94,7 +94,7 @@ final class RESTObjectSourceTests: XCTestCase {
                                         .pointer(PointerRef(className: "Person", objectId: "p001"))])
         XCTAssertNil(seventh.acl)
         XCTAssertEqual(objects[8].acl, ParseACL(["*": .init(read: true, write: false)]))
-        let stored = try client.send("GET", "/classes/Item/i007", phase: "check")
+        let stored = try client.sendBlocking("GET", "/classes/Item/i007", phase: "check")
         XCTAssertEqual(seventh.createdAt?.iso, stored["createdAt"].flatMap { if case .string(let s) = $0 { s } else { nil } })
         XCTAssertEqual(seventh.updatedAt?.iso, stored["updatedAt"].flatMap { if case .string(let s) = $0 { s } else { nil } })
     }
@@ -130,7 +130,7 @@ final class RESTObjectSourceTests: XCTestCase {
         XCTAssertEqual(pages.map(\.count), [10, 10, 5])
         XCTAssertEqual(pages.flatMap { $0 }, (0..<25).map(Self.itemId))
         Thread.sleep(forTimeInterval: 0.01)
-        let updated = try client.send("PUT", "/classes/Item/i004", body: .object(JSONObject(["title": .string("changed")])), phase: "setup")
+        let updated = try client.sendBlocking("PUT", "/classes/Item/i004", body: .object(JSONObject(["title": .string("changed")])), phase: "setup")
         guard case .string(let updatedAt)? = updated["updatedAt"] else { return XCTFail("no updatedAt") }
         XCTAssertEqual(try source.newestUpdate(of: "Item")?.iso, updatedAt)
         XCTAssertNil(try source.newestUpdate(of: "Nothing"))

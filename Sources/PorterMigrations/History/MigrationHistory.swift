@@ -41,10 +41,10 @@ public struct AppliedMigration: Equatable, Sendable {
 /// of work, if one is open.
 public protocol MigrationHistory: AnyObject {
     /// Every entry, in version order.
-    func entries() throws(PorterError) -> [AppliedMigration]
+    func entries() async throws(PorterError) -> [AppliedMigration]
     /// Adds the entry, or replaces the one with its version.
-    func record(_ entry: AppliedMigration) throws(PorterError)
-    func remove(version: String) throws(PorterError)
+    func record(_ entry: AppliedMigration) async throws(PorterError)
+    func remove(version: String) async throws(PorterError)
 }
 
 extension ParseDate {

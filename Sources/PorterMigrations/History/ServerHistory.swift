@@ -13,35 +13,35 @@ final class ServerHistory: MigrationHistory {
         self.api = api
     }
 
-    func entries() throws(PorterError) -> [AppliedMigration] {
-        try objects(where: JSONObject()).map { (object) throws(PorterError) in try Self.entry(object) }.sortedByVersion()
+    func entries() async throws(PorterError) -> [AppliedMigration] {
+        try await objects(where: JSONObject()).map { (object) throws(PorterError) in try Self.entry(object) }.sortedByVersion()
     }
 
-    func record(_ entry: AppliedMigration) throws(PorterError) {
-        try ensureClass()
+    func record(_ entry: AppliedMigration) async throws(PorterError) {
+        try await ensureClass()
         var fields = JSONObject([
             "version": .string(entry.version), "name": .string(entry.name), "checksum": .string(entry.checksum),
             "appliedAt": ParseValue.date(entry.appliedAt).wireJSON, "durationMs": .integer(Int64(entry.durationMs)),
             "success": .bool(entry.success), "host": .string(entry.host),
         ])
         fields["error"] = entry.error.map(JSONValue.string) ?? .object(JSONObject(["__op": .string("Delete")]))
-        let existing = try objects(where: JSONObject(["version": .string(entry.version)]))
+        let existing = try await objects(where: JSONObject(["version": .string(entry.version)]))
         do {
             if let objectId = existing.first?["objectId"]?.stringValue {
-                _ = try api.send("PUT", "\(Self.path)/\(objectId)", body: .object(fields))
+                _ = try await api.send("PUT", "\(Self.path)/\(objectId)", body: .object(fields))
             } else {
                 if entry.error == nil { fields["error"] = nil }
-                _ = try api.send("POST", Self.path, body: .object(fields))
+                _ = try await api.send("POST", Self.path, body: .object(fields))
             }
         } catch {
             throw error.porterError("recording migration \(entry.version) in \(Self.className)")
         }
     }
 
-    func remove(version: String) throws(PorterError) {
-        for object in try objects(where: JSONObject(["version": .string(version)])) {
+    func remove(version: String) async throws(PorterError) {
+        for object in try await objects(where: JSONObject(["version": .string(version)])) {
             guard let objectId = object["objectId"]?.stringValue else { continue }
-            do { _ = try api.send("DELETE", "\(Self.path)/\(objectId)") } catch {
+            do { _ = try await api.send("DELETE", "\(Self.path)/\(objectId)") } catch {
                 if error.code != .objectNotFound { throw error.porterError("removing migration \(version) from \(Self.className)") }
             }
         }
@@ -49,10 +49,10 @@ final class ServerHistory: MigrationHistory {
 
     /// The history objects matching `constraints` (a history holds one object per version: one
     /// page of Parse's largest limit is plenty).
-    private func objects(where constraints: JSONObject) throws(PorterError) -> [JSONValue] {
+    private func objects(where constraints: JSONObject) async throws(PorterError) -> [JSONValue] {
         let answer: JSONValue
         do {
-            answer = try api.send("GET", Self.path, query: [("where", JSONValue.object(constraints).serialized()), ("limit", "10000")], body: nil)
+            answer = try await api.send("GET", Self.path, query: [("where", JSONValue.object(constraints).serialized()), ("limit", "10000")], body: nil)
         } catch {
             throw error.porterError("reading \(Self.className)")
         }
@@ -60,7 +60,7 @@ final class ServerHistory: MigrationHistory {
         return results
     }
 
-    private func ensureClass() throws(PorterError) {
+    private func ensureClass() async throws(PorterError) {
         let string = JSONValue.object(JSONObject(["type": .string("String")]))
         let schema = JSONObject([
             "fields": .object(JSONObject([
@@ -71,7 +71,7 @@ final class ServerHistory: MigrationHistory {
             ])),
             "classLevelPermissions": MasterOnly.classLevelPermissions,
         ])
-        try MasterOnly.createClass(Self.className, schema, api: api)
+        try await MasterOnly.createClass(Self.className, schema, api: api)
     }
 
     private static func entry(_ object: JSONValue) throws(PorterError) -> AppliedMigration {
@@ -97,9 +97,9 @@ enum MasterOnly {
             + [JSONMember("protectedFields", .object(JSONObject()))]))
 
     /// Creates the class unless it exists (103: also when another runner created it meanwhile).
-    static func createClass(_ className: String, _ schema: JSONObject, api: ParseAPI) throws(PorterError) {
+    static func createClass(_ className: String, _ schema: JSONObject, api: ParseAPI) async throws(PorterError) {
         do {
-            _ = try api.send("POST", "/schemas/\(className)", body: .object(schema))
+            _ = try await api.send("POST", "/schemas/\(className)", body: .object(schema))
         } catch {
             if error.code != .invalidClassName { throw error.porterError("creating the \(className) class") }
         }

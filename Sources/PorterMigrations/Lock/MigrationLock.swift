@@ -6,6 +6,7 @@ import PorterPipeline
 public struct LockHolder: Equatable, Sendable {
     /// `host:pid:random`, unique per runner.
     public var owner: String
+    /// When the holder last showed it is alive.
     public var heartbeatAt: ParseDate?
     /// When the holder counts as dead if it has not sent a heartbeat by then.
     public var expiresAt: ParseDate?
@@ -14,16 +15,16 @@ public struct LockHolder: Equatable, Sendable {
 /// The lock two `migrate up` runs against one target contend for, so that each migration is
 /// applied once. It has an owner, a heartbeat and an expiry: a runner that was killed stops
 /// sending heartbeats, and once its lock expired the next runner takes it over.
-public protocol MigrationLock: AnyObject {
+public protocol MigrationLock: AnyObject, Sendable {
     /// Takes the lock for `owner`, waiting up to `wait` seconds while a live runner holds it
     /// (exit 3 when it is still held then).
-    func acquire(owner: String, wait: Double) throws(PorterError)
+    func acquire(owner: String, wait: Double) async throws(PorterError)
     /// Pushes the expiry out; fails (exit 3) when another runner took the lock over meanwhile.
-    func heartbeat() throws(PorterError)
+    func heartbeat() async throws(PorterError)
     /// Gives the lock up, when this runner still holds it.
-    func release()
+    func release() async
     /// The current holder, `nil` when the lock is free.
-    func holder() throws(PorterError) -> LockHolder?
+    func holder() async throws(PorterError) -> LockHolder?
 }
 
 /// How long a lock lives without heartbeats, and how often a holder sends them.
@@ -33,6 +34,7 @@ public struct LockTiming: Sendable {
     /// Seconds between attempts while waiting for the lock.
     public var poll: Double
 
+    /// A lock that lives `timeToLive` seconds without heartbeats; waiters try every `poll` seconds.
     public init(timeToLive: Double = 60, poll: Double = 0.25) {
         self.timeToLive = timeToLive
         self.poll = poll
@@ -40,6 +42,15 @@ public struct LockTiming: Sendable {
 
     /// Seconds between a holder's heartbeats: a third of the time to live.
     public var heartbeatInterval: Double { timeToLive / 3 }
+
+    /// Waits ``poll`` seconds between two attempts; a cancelled task stops waiting at once.
+    func pause(location: String) async throws(PorterError) {
+        do {
+            try await Task.sleep(for: .seconds(poll))
+        } catch {
+            throw PorterError(.interrupted, "\(location): cancelled while waiting for the migration lock")
+        }
+    }
 
     func expiry(from date: ParseDate) -> ParseDate {
         ParseDate(millisecondsSince1970: date.millisecondsSince1970 + Int64(timeToLive * 1000))
@@ -51,7 +62,7 @@ enum LockMessages {
         let who = holder.map { h in
             "\(h.owner)" + (h.heartbeatAt.map { ", last heartbeat \($0.iso)" } ?? "") + (h.expiresAt.map { ", expires \($0.iso)" } ?? "")
         } ?? "another runner"
-        return PorterError(.target, "\(location): the migrations are locked by \(who); gave up after waiting \(Int(waited)) s (--lock-wait)")
+        return PorterError(.target, "\(location): the migrations are locked by \(who); gave up after waiting \(Int(waited)) s")
     }
 
     static func lost(_ location: String, owner: String) -> PorterError {

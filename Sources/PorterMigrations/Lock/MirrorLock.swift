@@ -2,6 +2,7 @@ import Foundation
 import ParseModel
 import PorterPipeline
 import PorterSQLite
+import Synchronization
 
 /// The lock as a row of the mirror's `_PorterLock` table, claimed in a write transaction (which
 /// SQLite grants one connection at a time, across processes): free, expired or already ours →
@@ -10,7 +11,7 @@ import PorterSQLite
 final class MirrorLock: MigrationLock {
     private let target: MirrorTarget
     private let timing: LockTiming
-    private var owner: String?
+    private let claimed = Mutex<String?>(nil)
     private static let name = "migrations"
 
     init(target: MirrorTarget, timing: LockTiming) {
@@ -20,13 +21,13 @@ final class MirrorLock: MigrationLock {
 
     private var database: SQLiteDatabase { target.session.database }
 
-    func acquire(owner: String, wait: Double) throws(PorterError) {
+    func acquire(owner: String, wait: Double) async throws(PorterError) {
         let deadline = Date().addingTimeInterval(wait)
         while true {
             let remaining = max(0.05, deadline.timeIntervalSinceNow)
             do throws(PorterError) {
                 if try claim(owner: owner, busyTimeout: min(remaining, timing.timeToLive)) {
-                    self.owner = owner
+                    claimed.withLock { $0 = owner }
                     return
                 }
             } catch {
@@ -34,7 +35,7 @@ final class MirrorLock: MigrationLock {
                 if !database.lastFailureWasBusy { throw error }
             }
             if Date() >= deadline { throw LockMessages.stillHeld(target.location, try? holder(), waited: wait) }
-            Thread.sleep(forTimeInterval: timing.poll)
+            try await timing.pause(location: target.location)
         }
     }
 
@@ -58,7 +59,7 @@ final class MirrorLock: MigrationLock {
     }
 
     func heartbeat() throws(PorterError) {
-        guard let owner else { return }
+        guard let owner = claimed.withLock({ $0 }) else { return }
         let statement = try database.prepare("UPDATE _PorterLock SET heartbeatAt = ?1, expiresAt = ?2 WHERE name = ?3 AND owner = ?4")
         let now = ParseDate.now
         statement.bind(text: now.iso, at: 1)
@@ -70,8 +71,7 @@ final class MirrorLock: MigrationLock {
     }
 
     func release() {
-        guard let owner else { return }
-        self.owner = nil
+        guard let owner = claimed.withLock({ owner in defer { owner = nil }; return owner }) else { return }
         guard let statement = try? database.prepare("DELETE FROM _PorterLock WHERE name = ?1 AND owner = ?2") else { return }
         statement.bind(text: Self.name, at: 1)
         statement.bind(text: owner, at: 2)

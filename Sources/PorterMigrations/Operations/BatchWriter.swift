@@ -34,7 +34,7 @@ struct BatchWriter {
 
     /// Sends `writes`; a write refused with another code stops the operation (exit 3) once its
     /// batch is answered, naming the object and Parse's answer.
-    func send(_ writes: [ObjectWrite], alreadyDone: Set<ParseErrorCode> = []) throws(PorterError) -> Tally {
+    func send(_ writes: [ObjectWrite], alreadyDone: Set<ParseErrorCode> = []) async throws(PorterError) -> Tally {
         var tally = Tally()
         for start in stride(from: 0, to: writes.count, by: Self.writesPerBatch) {
             let chunk = writes[start..<min(start + Self.writesPerBatch, writes.count)]
@@ -46,7 +46,7 @@ struct BatchWriter {
             }
             let answer: JSONValue
             do {
-                answer = try api.send("POST", "/batch", body: .object(JSONObject(["requests": .array(requests)])))
+                answer = try await api.send("POST", "/batch", body: .object(JSONObject(["requests": .array(requests)])))
             } catch {
                 throw error.porterError("writing \(chunk.count) objects of \(chunk[chunk.startIndex].className)")
             }

@@ -16,8 +16,8 @@ import PorterPipeline
 /// migration (exit 1, naming them) unless `allowDataLoss`, which leaves those objects without a
 /// value. The new field has no `required` or `defaultValue`.
 extension OperationRunner {
-    func changeType(of fieldName: String, in className: String, to type: FieldType, allowDataLoss: Bool) throws(PorterError) -> OperationResult {
-        let schema = try existingClass(className)
+    func changeType(of fieldName: String, in className: String, to type: FieldType, allowDataLoss: Bool) async throws(PorterError) -> OperationResult {
+        let schema = try await existingClass(className)
         let name = "\(className).\(fieldName)"
         let temporary = SchemaField(name: Self.temporaryName(fieldName, type), type: type)
         let final = SchemaField(name: fieldName, type: type)
@@ -37,27 +37,27 @@ extension OperationRunner {
         var schemaChanges = 0
         var dropped = 0
         if let field, field.type != type {
-            let unconvertible = try unconvertibleValues(of: field, in: className, to: type)
+            let unconvertible = try await unconvertibleValues(of: field, in: className, to: type)
             if !unconvertible.isEmpty && !allowDataLoss {
                 throw PorterError(.invalidData, "cannot change \(name) from \(field.type) to \(type): \(unconvertible.description); "
                                   + "fix these values or add allowDataLoss: true to the operation to unset them")
             }
             if !temporaryExists {
-                try addTemporary(temporary, to: className)
+                try await addTemporary(temporary, to: className)
                 schemaChanges += 1
             }
-            dropped = try copyValues(of: className, from: field, to: temporary) { ValueConversion.convert($0, to: type) }.dropped
-            try deleteFields([fieldName], of: className)
+            dropped = try await copyValues(of: className, from: field, to: temporary) { ValueConversion.convert($0, to: type) }.dropped
+            try await deleteFields([fieldName], of: className)
             schemaChanges += 1
         }
         if field == nil || field?.type != type {
-            try changeSchema(of: className, JSONObject(["fields": Self.fieldJSON(final, of: className)]), "adding \(name) as \(type)") {
+            try await changeSchema(of: className, JSONObject(["fields": Self.fieldJSON(final, of: className)]), "adding \(name) as \(type)") {
                 $0?.field(named: fieldName)?.type == type
             }
             schemaChanges += 1
         }
-        let copied = try copyValues(of: className, from: temporary, to: final) { $0 }
-        try deleteFields([temporary.name], of: className)
+        let copied = try await copyValues(of: className, from: temporary, to: final) { $0 }
+        try await deleteFields([temporary.name], of: className)
         let loss = dropped > 0 ? "; \(Noun.counted(dropped, "unconvertible value")) unset" : ""
         return OperationResult("changed \(name) to \(type) (\(Noun.counted(copied.written, "value")) converted\(loss))",
                                schemaChanges: schemaChanges + 1, objectsWritten: copied.written, objectsUnchanged: copied.unchanged)
@@ -68,8 +68,8 @@ extension OperationRunner {
         "\(field)__porter_\(type.name)" + (type.targetClass.map { "_\($0)" } ?? "")
     }
 
-    private func addTemporary(_ temporary: SchemaField, to className: String) throws(PorterError) {
-        try changeSchema(of: className, JSONObject(["fields": Self.fieldJSON(temporary, of: className)]), "adding \(className).\(temporary.name)") {
+    private func addTemporary(_ temporary: SchemaField, to className: String) async throws(PorterError) {
+        try await changeSchema(of: className, JSONObject(["fields": Self.fieldJSON(temporary, of: className)]), "adding \(className).\(temporary.name)") {
             $0?.field(named: temporary.name) != nil
         }
     }
@@ -86,9 +86,9 @@ extension OperationRunner {
         }
     }
 
-    func unconvertibleValues(of field: SchemaField, in className: String, to type: FieldType) throws(PorterError) -> Unconvertible {
+    func unconvertibleValues(of field: SchemaField, in className: String, to type: FieldType) async throws(PorterError) -> Unconvertible {
         var found = Unconvertible()
-        try pager.forEachPage(of: className, where: JSONObject([field.name: .object(JSONObject(["$exists": .bool(true)]))]), keys: [field.name]) { page in
+        try await pager.forEachPage(of: className, where: JSONObject([field.name: .object(JSONObject(["$exists": .bool(true)]))]), keys: [field.name]) { page in
             for object in page {
                 guard let json = Self.present(object[field.name]) else { continue }
                 if let value = try? ParseValue(wire: json, as: field.type), ValueConversion.convert(value, to: type) != nil { continue }

@@ -15,9 +15,9 @@ extension OperationRunner {
     /// Makes `to` hold, on each object matching `where`, `from`'s value converted by `convert`;
     /// `to` is unset where `from` has no value or one that does not convert.
     func copyValues(of className: String, from: SchemaField, to: SchemaField, where constraints: JSONObject = JSONObject(),
-                    convert: (ParseValue) -> ParseValue?) throws(PorterError) -> CopyTally {
+                    convert: (ParseValue) -> ParseValue?) async throws(PorterError) -> CopyTally {
         var tally = CopyTally()
-        try pager.forEachPage(of: className, where: constraints, keys: [from.name, to.name]) { page throws(PorterError) in
+        try await pager.forEachPage(of: className, where: constraints, keys: [from.name, to.name]) { page throws(PorterError) in
             var writes: [ObjectWrite] = []
             for object in page {
                 guard let objectId = object["objectId"]?.stringValue else { continue }
@@ -30,28 +30,28 @@ extension OperationRunner {
                     writes.append(.update(className, objectId, JSONObject([to.name: wanted?.wireJSON ?? Self.deleteOperation])))
                 }
             }
-            tally.written += try writer.send(writes, alreadyDone: [.objectNotFound]).written
+            tally.written += try await writer.send(writes, alreadyDone: [.objectNotFound]).written
         }
         return tally
     }
 
     /// Adds to each owner's `to` Relation the links its `from` Relation has and `to` lacks.
-    func copyLinks(of className: String, from: String, to: String, targetClass: String) throws(PorterError) -> CopyTally {
+    func copyLinks(of className: String, from: String, to: String, targetClass: String) async throws(PorterError) -> CopyTally {
         var tally = CopyTally()
-        try pager.forEachPage(of: className, keys: []) { owners throws(PorterError) in
+        try await pager.forEachPage(of: className, keys: []) { owners throws(PorterError) in
             var writes: [ObjectWrite] = []
             for owner in owners {
                 guard let objectId = owner["objectId"]?.stringValue else { continue }
-                let linked = try pager.relatedIds(owner: className, objectId: objectId, field: from, targetClass: targetClass)
+                let linked = try await pager.relatedIds(owner: className, objectId: objectId, field: from, targetClass: targetClass)
                 let missing = linked.isEmpty ? [] : Set(linked).subtracting(
-                    try pager.relatedIds(owner: className, objectId: objectId, field: to, targetClass: targetClass))
+                    try await pager.relatedIds(owner: className, objectId: objectId, field: to, targetClass: targetClass))
                 guard !missing.isEmpty else {
                     tally.unchanged += 1
                     continue
                 }
                 writes.append(.update(className, objectId, JSONObject([to: Self.relationOperation("AddRelation", missing.sorted(), of: targetClass)])))
             }
-            tally.written += try writer.send(writes, alreadyDone: [.objectNotFound]).written
+            tally.written += try await writer.send(writes, alreadyDone: [.objectNotFound]).written
         }
         return tally
     }

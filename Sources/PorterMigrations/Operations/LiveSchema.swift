@@ -4,8 +4,8 @@ import PorterPipeline
 /// Reading and changing the target's schema, the first step of every operation.
 extension OperationRunner {
     /// The class's schema as the target has it now; exit 1 when the class does not exist.
-    func existingClass(_ className: String) throws(PorterError) -> ClassSchema {
-        guard let schema = try api.schema(of: className) else {
+    func existingClass(_ className: String) async throws(PorterError) -> ClassSchema {
+        guard let schema = try await api.schema(of: className) else {
             throw PorterError(.invalidData, "class \(className) does not exist on \(target.location)")
         }
         return schema
@@ -15,11 +15,11 @@ extension OperationRunner {
     /// refused, the schema is read again: a change found done (a request repeated after its
     /// answer was lost, e.g. 255 "does not exist, cannot delete") counts as made.
     func changeSchema(_ method: String = "PUT", of className: String, _ body: JSONObject, _ what: String,
-                      isDone: (ClassSchema?) -> Bool) throws(PorterError) {
+                      isDone: (ClassSchema?) -> Bool) async throws(PorterError) {
         do {
-            _ = try api.send(method, "/schemas/\(className)", body: .object(body))
+            _ = try await api.send(method, "/schemas/\(className)", body: .object(body))
         } catch {
-            guard case .refused = error, isDone(try api.schema(of: className)) else { throw error.porterError(what) }
+            guard case .refused = error, isDone(try await api.schema(of: className)) else { throw error.porterError(what) }
         }
     }
 

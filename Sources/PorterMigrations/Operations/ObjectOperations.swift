@@ -7,12 +7,12 @@ extension OperationRunner {
     /// Sets (or with `{"__op":"Delete"}` unsets) fields on every object matching `where`.
     /// Objects that hold the values already are not written, so a run after a partial run
     /// writes only the rest.
-    func updateObjects(of className: String, where constraints: JSONObject, set values: JSONObject) throws(PorterError) -> OperationResult {
-        let schema = try existingClass(className)
+    func updateObjects(of className: String, where constraints: JSONObject, set values: JSONObject) async throws(PorterError) -> OperationResult {
+        let schema = try await existingClass(className)
         try Self.checkWhere(constraints, of: schema)
         let changes = try Self.fieldChanges(values, of: schema)
         var written = 0, unchanged = 0
-        try pager.forEachPage(of: className, where: constraints, keys: changes.map(\.field.name)) { page throws(PorterError) in
+        try await pager.forEachPage(of: className, where: constraints, keys: changes.map(\.field.name)) { page throws(PorterError) in
             var writes: [ObjectWrite] = []
             for object in page {
                 guard let objectId = object["objectId"]?.stringValue else { continue }
@@ -25,7 +25,7 @@ extension OperationRunner {
                     writes.append(.update(className, objectId, body))
                 }
             }
-            let tally = try writer.send(writes, alreadyDone: [.objectNotFound])
+            let tally = try await writer.send(writes, alreadyDone: [.objectNotFound])
             written += tally.written
             unchanged += tally.alreadyDone
         }
@@ -36,35 +36,35 @@ extension OperationRunner {
     /// Deletes every object matching `where`, with its relation links: those it owns and those
     /// other objects have to it (Parse Server itself leaves both behind). An object deleted
     /// meanwhile (101) counts as deleted before.
-    func deleteObjects(of className: String, where constraints: JSONObject) throws(PorterError) -> OperationResult {
-        let schema = try existingClass(className)
+    func deleteObjects(of className: String, where constraints: JSONObject) async throws(PorterError) -> OperationResult {
+        let schema = try await existingClass(className)
         try Self.checkWhere(constraints, of: schema)
         let owned = schema.fields.compactMap { field -> (name: String, targetClass: String)? in
             if case .relation(let target) = field.type { return (field.name, target) }
             return nil
         }
-        let incoming = try api.schemas().flatMap { owner in
+        let incoming = try await api.schemas().flatMap { owner in
             owner.fields.compactMap { field -> (className: String, field: String)? in
                 field.type == .relation(targetClass: className) ? (owner.className, field.name) : nil
             }
         }
         var deleted = 0, gone = 0
-        try pager.forEachPage(of: className, where: constraints, keys: []) { page throws(PorterError) in
+        try await pager.forEachPage(of: className, where: constraints, keys: []) { page throws(PorterError) in
             let ids = page.compactMap { $0["objectId"]?.stringValue }
             var unlinks: [ObjectWrite] = []
             for relation in owned {
                 for objectId in ids {
-                    let linked = try pager.relatedIds(owner: className, objectId: objectId, field: relation.name, targetClass: relation.targetClass)
+                    let linked = try await pager.relatedIds(owner: className, objectId: objectId, field: relation.name, targetClass: relation.targetClass)
                     if !linked.isEmpty {
                         unlinks.append(.update(className, objectId, JSONObject([relation.name: Self.relationOperation("RemoveRelation", linked, of: relation.targetClass)])))
                     }
                 }
             }
-            _ = try writer.send(unlinks, alreadyDone: [.objectNotFound])
+            _ = try await writer.send(unlinks, alreadyDone: [.objectNotFound])
             for relation in incoming {
-                try unlink(ids, of: className, from: relation.field, of: relation.className)
+                try await unlink(ids, of: className, from: relation.field, of: relation.className)
             }
-            let tally = try writer.send(ids.map { .delete(className, $0) }, alreadyDone: [.objectNotFound])
+            let tally = try await writer.send(ids.map { .delete(className, $0) }, alreadyDone: [.objectNotFound])
             deleted += tally.written
             gone += tally.alreadyDone
         }
@@ -74,13 +74,13 @@ extension OperationRunner {
 
     /// Removes the links to `ids` from the `field` Relation of every `owner` object that has one,
     /// asking for the owners of 50 objects at a time (the `where` travels in the URL).
-    private func unlink(_ ids: [String], of className: String, from field: String, of owner: String) throws(PorterError) {
+    private func unlink(_ ids: [String], of className: String, from field: String, of owner: String) async throws(PorterError) {
         for start in stride(from: 0, to: ids.count, by: 50) {
             let chunk = Array(ids[start..<min(start + 50, ids.count)])
             let pointers = chunk.map { ParseValue.pointer(PointerRef(className: className, objectId: $0)).wireJSON }
             let remove = Self.relationOperation("RemoveRelation", chunk, of: className)
-            try pager.forEachPage(of: owner, where: JSONObject([field: .object(JSONObject(["$in": .array(pointers)]))]), keys: []) { owners throws(PorterError) in
-                _ = try writer.send(owners.compactMap { $0["objectId"]?.stringValue }.map { .update(owner, $0, JSONObject([field: remove])) }, alreadyDone: [.objectNotFound])
+            try await pager.forEachPage(of: owner, where: JSONObject([field: .object(JSONObject(["$in": .array(pointers)]))]), keys: []) { owners throws(PorterError) in
+                _ = try await writer.send(owners.compactMap { $0["objectId"]?.stringValue }.map { .update(owner, $0, JSONObject([field: remove])) }, alreadyDone: [.objectNotFound])
             }
         }
     }

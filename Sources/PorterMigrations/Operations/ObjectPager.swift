@@ -13,12 +13,12 @@ struct ObjectPager {
     /// Calls `body` with each page of the objects of `className` matching `where`, carrying
     /// `objectId` and the fields in `keys`.
     func forEachPage(of className: String, where constraints: JSONObject = JSONObject(), keys: [String],
-                     _ body: ([JSONObject]) throws(PorterError) -> Void) throws(PorterError) {
+                     _ body: ([JSONObject]) async throws(PorterError) -> Void) async throws(PorterError) {
         var last: String?
         while true {
             let answer: JSONValue
             do {
-                answer = try api.send("GET", "/classes/\(className)", query: [
+                answer = try await api.send("GET", "/classes/\(className)", query: [
                     ("where", Self.constraints(constraints, after: last).serialized()), ("order", "objectId"),
                     ("limit", String(pageSize)), ("keys", (["objectId"] + keys).joined(separator: ",")),
                 ], body: nil)
@@ -31,16 +31,16 @@ struct ObjectPager {
             var page: [JSONObject] = []
             for case .object(let object) in results { page.append(object) }
             guard let next = page.last?["objectId"]?.stringValue else { return }
-            try body(page)
+            try await body(page)
             last = next
         }
     }
 
     /// The objectIds of the objects of `targetClass` linked from one owner's Relation field.
-    func relatedIds(owner className: String, objectId: String, field: String, targetClass: String) throws(PorterError) -> [String] {
+    func relatedIds(owner className: String, objectId: String, field: String, targetClass: String) async throws(PorterError) -> [String] {
         let owner = ParseValue.pointer(PointerRef(className: className, objectId: objectId)).wireJSON
         var ids: [String] = []
-        try forEachPage(of: targetClass, where: JSONObject(["$relatedTo": .object(JSONObject(["object": owner, "key": .string(field)]))]),
+        try await forEachPage(of: targetClass, where: JSONObject(["$relatedTo": .object(JSONObject(["object": owner, "key": .string(field)]))]),
                         keys: []) { page in ids += page.compactMap { $0["objectId"]?.stringValue } }
         return ids
     }

@@ -13,7 +13,7 @@ import PorterPipeline
 ///
 /// ```swift
 /// let runner = OperationRunner(target: target, migrationsFolder: "Migrations")
-/// let result = try runner.apply(.renameField(className: "Book", from: "year", to: "publishingYear"))
+/// let result = try await runner.apply(.renameField(className: "Book", from: "year", to: "publishingYear"))
 /// print(result.summary)   // renamed Book.year → publishingYear (48 values copied)
 /// ```
 ///
@@ -29,6 +29,7 @@ public struct OperationRunner {
     var pager: ObjectPager
     let writer: BatchWriter
 
+    /// A runner of operations on `target`; dataset paths are relative to `migrationsFolder`.
     public init(target: MigrationTarget, migrationsFolder: String) {
         self.target = target
         self.migrationsFolder = migrationsFolder
@@ -39,20 +40,20 @@ public struct OperationRunner {
 
     /// Applies one operation; see the case's documentation in ``MigrationOperation`` and the
     /// README for what a run after a partial run does.
-    public func apply(_ operation: MigrationOperation) throws(PorterError) -> OperationResult {
+    public func apply(_ operation: MigrationOperation) async throws(PorterError) -> OperationResult {
         switch operation {
-        case .createClass(let schema): try createClass(schema)
-        case .addField(let className, let field): try addField(field, to: className)
-        case .deleteField(let className, let name): try deleteField(name, of: className)
-        case .addIndex(let className, let name, let keys): try addIndex(name, keys: keys, to: className)
-        case .dropIndex(let className, let name): try dropIndex(name, of: className)
-        case .setPermissions(let className, let permissions): try setPermissions(permissions, of: className)
-        case .renameField(let className, let from, let to): try renameField(from, to: to, of: className)
+        case .createClass(let schema): try await createClass(schema)
+        case .addField(let className, let field): try await addField(field, to: className)
+        case .deleteField(let className, let name): try await deleteField(name, of: className)
+        case .addIndex(let className, let name, let keys): try await addIndex(name, keys: keys, to: className)
+        case .dropIndex(let className, let name): try await dropIndex(name, of: className)
+        case .setPermissions(let className, let permissions): try await setPermissions(permissions, of: className)
+        case .renameField(let className, let from, let to): try await renameField(from, to: to, of: className)
         case .changeType(let className, let field, let type, let allowDataLoss):
-            try changeType(of: field, in: className, to: type, allowDataLoss: allowDataLoss)
-        case .importDataset(let path): try importDataset(Self.datasetPath(path, migrationsFolder: migrationsFolder))
-        case .updateObjects(let className, let constraints, let values): try updateObjects(of: className, where: constraints, set: values)
-        case .deleteObjects(let className, let constraints): try deleteObjects(of: className, where: constraints)
+            try await changeType(of: field, in: className, to: type, allowDataLoss: allowDataLoss)
+        case .importDataset(let path): try await importDataset(Self.datasetPath(path, migrationsFolder: migrationsFolder))
+        case .updateObjects(let className, let constraints, let values): try await updateObjects(of: className, where: constraints, set: values)
+        case .deleteObjects(let className, let constraints): try await deleteObjects(of: className, where: constraints)
         }
     }
 

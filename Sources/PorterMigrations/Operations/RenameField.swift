@@ -5,8 +5,8 @@ extension OperationRunner {
     /// Renames a field in three steps, each skipped when a previous run did it: add `to` (same
     /// type, target class and options), copy the values (a Relation: the links) of the objects
     /// where `from` is set, delete `from`. Only `to` existing means done; neither is exit 1.
-    func renameField(_ from: String, to: String, of className: String) throws(PorterError) -> OperationResult {
-        let schema = try existingClass(className)
+    func renameField(_ from: String, to: String, of className: String) async throws(PorterError) -> OperationResult {
+        let schema = try await existingClass(className)
         let name = "\(className).\(from)"
         guard let source = schema.field(named: from) else {
             guard schema.field(named: to) != nil else { throw PorterError(.invalidData, "cannot rename \(name): \(className) has neither \(from) nor \(to)") }
@@ -23,17 +23,17 @@ extension OperationRunner {
                 throw PorterError(.invalidData, "cannot rename \(name) to \(to): \(className).\(to) exists as \(existing.type), not \(source.type)")
             }
         } else {
-            try changeSchema(of: className, JSONObject(["fields": Self.fieldJSON(renamed, of: className)]), "adding \(className).\(to)") {
+            try await changeSchema(of: className, JSONObject(["fields": Self.fieldJSON(renamed, of: className)]), "adding \(className).\(to)") {
                 $0?.field(named: to)?.type == source.type
             }
             schemaChanges += 1
         }
         let copied = if case .relation(let targetClass) = source.type {
-            try copyLinks(of: className, from: from, to: to, targetClass: targetClass)
+            try await copyLinks(of: className, from: from, to: to, targetClass: targetClass)
         } else {
-            try copyValues(of: className, from: source, to: renamed, where: JSONObject([from: .object(JSONObject(["$exists": .bool(true)]))])) { $0 }
+            try await copyValues(of: className, from: source, to: renamed, where: JSONObject([from: .object(JSONObject(["$exists": .bool(true)]))])) { $0 }
         }
-        try deleteFields([from], of: className)
+        try await deleteFields([from], of: className)
         return OperationResult("renamed \(name) → \(to) (\(Noun.counted(copied.written, "object")) copied, \(copied.unchanged) had it already)",
                                schemaChanges: schemaChanges + 1, objectsWritten: copied.written, objectsUnchanged: copied.unchanged)
     }

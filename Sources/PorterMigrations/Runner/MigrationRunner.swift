@@ -10,8 +10,10 @@ public struct RunnerIdentity: Sendable {
     public var owner: String
     /// Seconds `up`, `baseline` and `repair` wait for a lock another runner holds.
     public var lockWait: Double
+    /// How long a lock lives without heartbeats, and how often a waiter tries again.
     public var timing: LockTiming
 
+    /// This host and process, with a random part; `lockWait` seconds of waiting for a held lock.
     public init(lockWait: Double = 300, timing: LockTiming = LockTiming()) {
         host = ProcessInfo.processInfo.hostName
         owner = "\(host):\(ProcessInfo.processInfo.processIdentifier):\(UUID().uuidString.prefix(8).lowercased())"
@@ -31,12 +33,24 @@ public enum MigrationEvent: Sendable {
 /// Applies the files of a migrations folder to a target (Flyway's `migrate`, `info`,
 /// `baseline`, `repair`): under the target's lock, pending versions in order, each in one unit
 /// of work, recorded in the target's history.
-public final class MigrationRunner {
+public final class MigrationRunner: Sendable {
+    /// The mirror or Parse Server the migrations apply to.
     public let target: MigrationTarget
+    /// The migration files, in version order (``MigrationDirectory/load(_:)``).
     public let files: [MigrationFile]
+    /// The migrations folder: `importDataset` paths are relative to it.
     public let folder: String
+    /// Who runs, as the history and the lock record it.
     public let identity: RunnerIdentity
 
+    /// A runner of `files` (read from `folder`) on `target`. It is `Sendable`: hand it to a task,
+    /// and cancel the task to stop a run between two operations or while it waits for the lock.
+    ///
+    /// ```swift
+    /// let target = try MirrorTarget(path: "app.sqlite", create: true)
+    /// let runner = MigrationRunner(target: target, files: try MigrationDirectory.load("Migrations"), folder: "Migrations")
+    /// let applied = try await runner.up(to: nil) { event in print(event) }
+    /// ```
     public init(target: MigrationTarget, files: [MigrationFile], folder: String, identity: RunnerIdentity = RunnerIdentity()) {
         self.target = target
         self.files = files
@@ -46,17 +60,17 @@ public final class MigrationRunner {
 
     /// Each version's state, and who holds the lock (`nil` when no runner does). A started
     /// migration is `running` while its lock has not expired, `interrupted` after.
-    public func status() throws(PorterError) -> (migrations: [MigrationStatus], lock: LockHolder?) {
-        let holder = try target.migrationLock(timing: identity.timing).holder()
+    public func status() async throws(PorterError) -> (migrations: [MigrationStatus], lock: LockHolder?) {
+        let holder = try await target.migrationLock(timing: identity.timing).holder()
         // A holder past its expiry has most likely stopped (display only: the lock decides by itself).
         let live = holder.map { holder in holder.expiresAt.map { ParseDate.now < $0 } ?? true } ?? false
-        return (MigrationStatus.compare(files: files, history: try target.history().entries(), locked: live), holder)
+        return (MigrationStatus.compare(files: files, history: try await target.history().entries(), locked: live), holder)
     }
 
     /// The files `up` would apply, in order, up to `last`; exit 1 when the history does not
     /// agree with the files (failed, changed or out-of-order migrations).
-    public func pending(upTo last: MigrationVersion?) throws(PorterError) -> [MigrationFile] {
-        try Self.pending(try status().migrations, upTo: last, location: target.location)
+    public func pending(upTo last: MigrationVersion?) async throws(PorterError) -> [MigrationFile] {
+        try Self.pending(try await status().migrations, upTo: last, location: target.location)
     }
 
     static func pending(_ statuses: [MigrationStatus], upTo last: MigrationVersion?, location: String) throws(PorterError) -> [MigrationFile] {
@@ -73,10 +87,10 @@ public final class MigrationRunner {
         switch status.state {
         case .failed:
             return "\(label): failed on \(status.applied?.host ?? "?") at \(status.applied?.appliedAt.iso ?? "?"): \(status.applied?.error ?? "")\n"
-                + "    fix the cause, then run `parse-porter migrate repair` to clear the entry and `migrate up` to run it again"
+                + "    fix the cause, then repair the history to clear the entry, and apply the migrations again"
         case .checksumMismatch:
             return "\(label): \(status.file?.fileName ?? "the file") changed after it was applied (checksum \(status.applied?.checksum.prefix(12) ?? "")… applied, \(status.file?.checksum.prefix(12) ?? "")… now)\n"
-                + "    restore the file and put the change in a new version, or run `parse-porter migrate repair` to accept the file as it is"
+                + "    restore the file and put the change in a new version, or repair the history to accept the file as it is"
         case .outOfOrder:
             return "\(label): \(status.file?.fileName ?? "the file") is older than a migration already applied and was never applied itself\n"
                 + "    give it a version above the newest applied one"
@@ -86,24 +100,26 @@ public final class MigrationRunner {
     }
 
     /// Applies the pending migrations up to `last` under the lock; returns the history entries it wrote.
-    public func up(to last: MigrationVersion?, events: (MigrationEvent) -> Void) throws(PorterError) -> [AppliedMigration] {
-        try underLock { (lock, history) throws(PorterError) in try up(to: last, lock: lock, history: history, events: events) }
+    /// Cancelling the task stops the run before its next operation (exit 130): a mirror rolls the
+    /// migration back, on a Parse Server it stays started and the next run finishes it.
+    public func up(to last: MigrationVersion?, events: (MigrationEvent) -> Void) async throws(PorterError) -> [AppliedMigration] {
+        try await underLock { (lock, history) throws(PorterError) in try await up(to: last, lock: lock, history: history, events: events) }
     }
 
     private func up(to last: MigrationVersion?, lock: MigrationLock, history: MigrationHistory,
-                    events: (MigrationEvent) -> Void) throws(PorterError) -> [AppliedMigration] {
-        let statuses = MigrationStatus.compare(files: files, history: try history.entries())
+                    events: (MigrationEvent) -> Void) async throws(PorterError) -> [AppliedMigration] {
+        let statuses = MigrationStatus.compare(files: files, history: try await history.entries())
         for status in statuses where status.state == .interrupted {
             events(.note("V\(status.version) was started by \(status.applied?.host ?? "another runner") at \(status.applied?.appliedAt.iso ?? "?") and never finished; running it again (its operations are safe to repeat)"))
         }
         var applied: [AppliedMigration] = []
         for file in try Self.pending(statuses, upTo: last, location: target.location) {
-            applied.append(try apply(file, history: history, lock: lock, events: events))
+            applied.append(try await apply(file, history: history, lock: lock, events: events))
         }
         return applied
     }
 
-    private func apply(_ file: MigrationFile, history: MigrationHistory, lock: MigrationLock, events: (MigrationEvent) -> Void) throws(PorterError) -> AppliedMigration {
+    private func apply(_ file: MigrationFile, history: MigrationHistory, lock: MigrationLock, events: (MigrationEvent) -> Void) async throws(PorterError) -> AppliedMigration {
         events(.started(file))
         let started = Date()
         var entry = AppliedMigration(version: file.version.description, name: file.name, checksum: file.checksum, appliedAt: .now,
@@ -111,31 +127,38 @@ public final class MigrationRunner {
         let operations = OperationRunner(target: target, migrationsFolder: folder)
         var index = 0
         do throws(PorterError) {
-            try lock.heartbeat()
+            try await lock.heartbeat()
             try target.begin()
             // On a server this marks the version as started, so a runner killed in the middle
             // leaves a trace; on a mirror it rolls back with everything else.
-            try history.record(entry)
+            try await history.record(entry)
             for operation in file.operations {
-                let result = try operations.apply(operation)
+                if Task.isCancelled { throw PorterError(.interrupted, "cancelled before this operation") }
+                let result = try await operations.apply(operation)
                 events(.operation(file, index: index, result))
                 index += 1
-                try lock.heartbeat()
+                try await lock.heartbeat()
             }
             entry.success = true
             entry.durationMs = Int(Date().timeIntervalSince(started) * 1000)
-            try history.record(entry)
+            try await history.record(entry)
             try target.commit()
         } catch {
             target.rollback()
+            if error.kind == .interrupted, Task.isCancelled {
+                // Not a failure of the migration: on a server its started entry stays, so the
+                // next run finishes it; on a mirror nothing of it remains.
+                throw PorterError(.interrupted, "\(file.fileName): V\(entry.version) was cancelled before operation \(index + 1). "
+                    + (target is MirrorTarget ? rollbackNote(completed: index) : "It counts as interrupted: the next run applies it again, safely."))
+            }
             entry.durationMs = Int(Date().timeIntervalSince(started) * 1000)
             entry.error = index < file.operations.count
                 ? "operation \(index + 1) (\(OperationRunner.describe(file.operations[index], migrationsFolder: folder))): \(error.message)"
                 : error.message
-            try? history.record(entry)
+            try? await history.record(entry)
             throw PorterError(error.kind, "\(file.fileName): V\(entry.version) failed at \(entry.error!)\n"
                 + "It is recorded as failed. \(rollbackNote(completed: index))\n"
-                + "Fix the cause, then run `parse-porter migrate repair` and `parse-porter migrate up` again.")
+                + "Fix the cause, then repair the history and apply the migrations again.")
         }
         events(.finished(file, durationMs: entry.durationMs))
         return entry
@@ -149,18 +172,18 @@ public final class MigrationRunner {
 
     /// Marks a target that already has the schema as migrated up to `version` (Flyway's
     /// `baseline`): files at or below it are never applied. Only on a target without history.
-    public func baseline(version: MigrationVersion) throws(PorterError) -> AppliedMigration {
-        try underLock { (_, history) throws(PorterError) in try baseline(version: version, history: history) }
+    public func baseline(version: MigrationVersion) async throws(PorterError) -> AppliedMigration {
+        try await underLock { (_, history) throws(PorterError) in try await baseline(version: version, history: history) }
     }
 
-    private func baseline(version: MigrationVersion, history: MigrationHistory) throws(PorterError) -> AppliedMigration {
-        let existing = try history.entries()
+    private func baseline(version: MigrationVersion, history: MigrationHistory) async throws(PorterError) -> AppliedMigration {
+        let existing = try await history.entries()
         guard existing.isEmpty else {
             throw PorterError(.invalidData, "\(target.location): baseline needs a target without migration history; it has \(Noun.counted(existing.count, "entry")) (newest V\(existing.last!.version))")
         }
         let entry = AppliedMigration(version: version.description, name: AppliedMigration.baselineName, checksum: "", appliedAt: .now,
                                      durationMs: 0, success: true, host: identity.host, error: nil)
-        try history.record(entry)
+        try await history.record(entry)
         return entry
     }
 
@@ -174,24 +197,24 @@ public final class MigrationRunner {
 
     /// Removes failed and interrupted entries and realigns the checksums of applied files that
     /// changed (Flyway's `repair`), under the lock.
-    public func repair() throws(PorterError) -> [RepairAction] {
-        try underLock { (_, history) throws(PorterError) in try repair(history: history) }
+    public func repair() async throws(PorterError) -> [RepairAction] {
+        try await underLock { (_, history) throws(PorterError) in try await repair(history: history) }
     }
 
-    private func repair(history: MigrationHistory) throws(PorterError) -> [RepairAction] {
+    private func repair(history: MigrationHistory) async throws(PorterError) -> [RepairAction] {
         var actions: [RepairAction] = []
-        for status in MigrationStatus.compare(files: files, history: try history.entries()) {
+        for status in MigrationStatus.compare(files: files, history: try await history.entries()) {
             guard let entry = status.applied else { continue }
             switch status.state {
             case .failed, .interrupted:
-                try history.remove(version: entry.version)
+                try await history.remove(version: entry.version)
                 actions.append(.removed(entry))
             case .checksumMismatch:
                 guard let file = status.file else { continue }
                 var realigned = entry
                 realigned.checksum = file.checksum
                 realigned.name = file.name
-                try history.record(realigned)
+                try await history.record(realigned)
                 actions.append(.realigned(entry, checksum: file.checksum))
             default:
                 continue
@@ -201,10 +224,18 @@ public final class MigrationRunner {
     }
 
     /// Runs `body` holding the target's lock, with the target's history.
-    private func underLock<T>(_ body: (MigrationLock, MigrationHistory) throws(PorterError) -> T) throws(PorterError) -> T {
+    private func underLock<T>(_ body: (MigrationLock, MigrationHistory) async throws(PorterError) -> T) async throws(PorterError) -> T {
         let lock = target.migrationLock(timing: identity.timing)
-        try lock.acquire(owner: identity.owner, wait: identity.lockWait)
-        defer { lock.release() }
-        return try body(lock, try target.history())
+        try await lock.acquire(owner: identity.owner, wait: identity.lockWait)
+        let result: Result<T, PorterError>
+        do throws(PorterError) {
+            result = .success(try await body(lock, try target.history()))
+        } catch {
+            result = .failure(error)
+        }
+        // In a task of its own, which a cancellation of this one does not reach: a cancelled
+        // run still gives the lock back.
+        await Task { await lock.release() }.value
+        return try result.get()
     }
 }

@@ -58,7 +58,7 @@ public struct SchemaPush: Sendable {
             }
             if !modified.isEmpty {
                 throw PorterError(.invalidData, (["refused: Parse cannot change the type of a field in place, and these fields differ:"] + modified
-                    + ["--recreate-modified-fields deletes each and adds it again with the new type: its values are lost. Nothing was changed."])
+                    + ["Recreating modified fields (SchemaPushOptions.recreateModifiedFields) deletes each and adds it again with the new type: its values are lost. Nothing was changed."])
                     .joined(separator: "\n"))
             }
         }
@@ -92,7 +92,7 @@ public struct SchemaPush: Sendable {
                 deletedFields[field.name] = delete
                 push.changes.append(line + " (deleted with its values)")
             case .removed:
-                push.kept.append(line + " (not in the file; --delete-extra-fields deletes it)")
+                push.kept.append(line + " (not in the file; deleting extra fields deletes it)")
             case .changed where field.changesType:
                 deletedFields[field.name] = delete
                 addedFields[field.name] = field.declared?.specJSON
@@ -133,14 +133,14 @@ public struct SchemaPush: Sendable {
     /// Sends the requests to `target` as one unit of work: on a mirror one transaction, rolled
     /// back when a request is refused. A Parse Server keeps the requests sent before a refusal;
     /// pushing again sends only what is still missing.
-    public func apply(to target: MigrationTarget) throws(PorterError) {
+    public func apply(to target: MigrationTarget) async throws(PorterError) {
         try target.begin()
         var sent = 0
         do throws(PorterError) {
             for push in classes {
                 for request in push.requests {
                     do {
-                        _ = try target.api.send(request.method, request.path, body: request.body)
+                        _ = try await target.api.send(request.method, request.path, body: request.body)
                     } catch {
                         let failure = error.porterError("\(push.className): \(request.method) \(request.path)")
                         guard sent > 0, !(target is MirrorTarget) else { throw failure }

@@ -4,7 +4,7 @@ import PorterREST
 
 /// Where migrations and schema commands apply: a SQLite mirror or a Parse Server, both spoken
 /// to through Parse's REST API (``api``), plus what differs between the two.
-public protocol MigrationTarget: AnyObject {
+public protocol MigrationTarget: AnyObject, Sendable {
     /// The mirror's path or the server's URL (never with keys), for messages.
     var location: String { get }
     var api: ParseAPI { get }
@@ -35,9 +35,9 @@ public enum BookkeepingClasses {
 
 extension ParseAPI {
     /// Every class's schema as `GET /schemas` reports it, without the bookkeeping classes.
-    public func schemas() throws(PorterError) -> [ClassSchema] {
+    public func schemas() async throws(PorterError) -> [ClassSchema] {
         let answer: JSONValue
-        do { answer = try send("GET", "/schemas") } catch { throw error.porterError("reading the schemas") }
+        do { answer = try await send("GET", "/schemas") } catch { throw error.porterError("reading the schemas") }
         guard case .array(let entries)? = answer["results"] else {
             throw PorterError(.target, "reading the schemas: the answer has no results array")
         }
@@ -54,10 +54,10 @@ extension ParseAPI {
     }
 
     /// One class's schema, or `nil` when the class does not exist (Parse error 103).
-    public func schema(of className: String) throws(PorterError) -> ClassSchema? {
+    public func schema(of className: String) async throws(PorterError) -> ClassSchema? {
         let answer: JSONValue
         do {
-            answer = try send("GET", "/schemas/\(className)")
+            answer = try await send("GET", "/schemas/\(className)")
         } catch {
             if error.code == .invalidClassName { return nil }
             throw error.porterError("reading the schema of \(className)")

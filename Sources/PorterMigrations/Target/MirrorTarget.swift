@@ -5,7 +5,15 @@ import PorterSQLite
 
 /// A SQLite mirror as a migration target: requests answered in-process by a ``MirrorSession``
 /// (the rules `serve` applies), a unit of work is one transaction, imports share it.
-public final class MirrorTarget: MigrationTarget, ParseAPI {
+///
+/// A mirror target may be handed from task to task, but serves one run at a time: open one
+/// target per concurrent run.
+public final class MirrorTarget: MigrationTarget, ParseAPI, @unchecked Sendable {
+    // @unchecked: the compiler cannot check the one SQLite connection (opened without SQLite's
+    // own mutex) and its transaction state. A run awaits each request before it sends the next,
+    // so the connection is used by one thread at a time, which is all SQLite asks.
+
+    /// The mirror's connection, answering Parse REST requests in-process.
     public let session: MirrorSession
     public var location: String { session.path }
     public var api: ParseAPI { self }

@@ -29,16 +29,17 @@ public enum ParseAPIError: Error, Sendable {
 /// Parse's REST API as migrations and schema commands speak it, with the master key: over HTTP
 /// to a Parse Server, or answered in-process over a mirror file. Paths are below the mount path
 /// (`/schemas/Book`, `/classes/Book`, `/batch`).
-public protocol ParseAPI: AnyObject {
+public protocol ParseAPI: AnyObject, Sendable {
     /// The mount path (`/parse`): `/batch` sub-requests must carry it.
     var mountPath: String { get }
 
     /// Sends one request and returns the JSON answer; an error answer is thrown as `.refused`.
-    func send(_ method: String, _ path: String, query: [(String, String)], body: JSONValue?) throws(ParseAPIError) -> JSONValue
+    func send(_ method: String, _ path: String, query: [(String, String)], body: JSONValue?) async throws(ParseAPIError) -> JSONValue
 }
 
 extension ParseAPI {
-    public func send(_ method: String, _ path: String, body: JSONValue? = nil) throws(ParseAPIError) -> JSONValue {
-        try send(method, path, query: [], body: body)
+    /// Sends one request without query parameters (see ``send(_:_:query:body:)``).
+    public func send(_ method: String, _ path: String, body: JSONValue? = nil) async throws(ParseAPIError) -> JSONValue {
+        try await send(method, path, query: [], body: body)
     }
 }
