@@ -11,10 +11,10 @@ extension OperationRunner {
         let target = self.target
         // The import pass is synchronous, and a server's sink blocks on its requests: it runs
         // on a thread of its own, not on one of the tasks' threads.
-        let report = try await Self.onOwnThread { () throws(PorterError) -> ImportReport in
+        let report = try await Cancellation.onThread(named: "parse-porter migration import") { (cancellation) throws(PorterError) in
             let sink = target.importSink()
             let manifest = try ManifestLoader.load(path, targetClasses: Set(sink.existingSchemas().map(\.className)))
-            return try Importer(manifest: manifest).run(into: sink)
+            return try Importer(manifest: manifest).run(into: sink, cancellation: cancellation)
         }
         guard report.succeeded else {
             let shown = report.errors.prefix(5).map(\.description).joined(separator: "; ")
@@ -25,13 +25,5 @@ extension OperationRunner {
         let links = report.relations.map(\.added).reduce(0, +)
         return OperationResult("imported \(path): \(written) objects written, \(unchanged) unchanged, \(links) links added",
                                objectsWritten: written, objectsUnchanged: unchanged)
-    }
-
-    /// Runs `work` on a new thread and waits for it without holding a thread of the caller's.
-    private static func onOwnThread<Value: Sendable>(_ work: @escaping @Sendable () throws(PorterError) -> Value) async throws(PorterError) -> Value {
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, PorterError>, Never>) in
-            Thread { continuation.resume(returning: Result(catching: work)) }.start()
-        }
-        return try result.get()
     }
 }
