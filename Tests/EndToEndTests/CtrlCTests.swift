@@ -6,17 +6,7 @@ final class CtrlCTests: XCTestCase {
     /// stdin held open by its writer: the first Ctrl-C only asks the copy to stop (it waits for
     /// the next chunk), the second ends the process, exit 130, with nothing written.
     func testASecondCtrlCEndsAProcessThatIsStillWaiting() throws {
-        let scratch = try CommandRunner.temporaryDirectory(self)
-        let target = scratch.appendingPathComponent("never.sqlite")
-        let input = Pipe(), errors = Pipe()
-        let process = Process()
-        process.executableURL = CommandRunner.binary
-        process.arguments = ["import", "-", "--class", "Item", "--format", "csv", "--to", target.path, "-q"]
-        process.standardInput = input
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = errors
-        try process.run()
-        try input.fileHandleForWriting.write(contentsOf: Data("name,price\npen,2\n".utf8))
+        let (process, input, _, target) = try startImportFromStdin()
         usleep(500_000)
         kill(process.processIdentifier, SIGINT)
         usleep(500_000)
@@ -34,17 +24,7 @@ final class CtrlCTests: XCTestCase {
     /// One Ctrl-C: the run stops and says so in the command's words; the stdin copy it was
     /// making ends when its writer closes it.
     func testCtrlCWhileStdinIsReadSaysInterrupted() throws {
-        let scratch = try CommandRunner.temporaryDirectory(self)
-        let target = scratch.appendingPathComponent("never.sqlite")
-        let input = Pipe(), errors = Pipe()
-        let process = Process()
-        process.executableURL = CommandRunner.binary
-        process.arguments = ["import", "-", "--class", "Item", "--format", "csv", "--to", target.path, "-q"]
-        process.standardInput = input
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = errors
-        try process.run()
-        try input.fileHandleForWriting.write(contentsOf: Data("name,price\npen,2\n".utf8))
+        let (process, input, errors, target) = try startImportFromStdin()
         usleep(500_000)
         kill(process.processIdentifier, SIGINT)
         usleep(200_000)
@@ -54,5 +34,20 @@ final class CtrlCTests: XCTestCase {
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         XCTAssertEqual(message, "interrupted while reading stdin; nothing was written\n")
         XCTAssertFalse(FileManager.default.fileExists(atPath: target.path))
+    }
+
+    /// `import -` into a new mirror, started with a first chunk of CSV on its stdin, which stays open.
+    private func startImportFromStdin() throws -> (process: Process, input: Pipe, errors: Pipe, target: URL) {
+        let target = try CommandRunner.temporaryDirectory(self).appendingPathComponent("never.sqlite")
+        let input = Pipe(), errors = Pipe()
+        let process = Process()
+        process.executableURL = CommandRunner.binary
+        process.arguments = ["import", "-", "--class", "Item", "--format", "csv", "--target", target.path, "-q"]
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        try process.run()
+        try input.fileHandleForWriting.write(contentsOf: Data("name,price\npen,2\n".utf8))
+        return (process, input, errors, target)
     }
 }
