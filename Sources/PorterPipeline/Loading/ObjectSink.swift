@@ -60,7 +60,7 @@ public struct RelationLinks: Sendable {
     /// The source line the links were read from.
     public let line: Int
     /// The links `relatedIds` of owner `ownerId`, read at `line`.
-    public init(ownerId: String, relatedIds: [String], line: Int) {
+    package init(ownerId: String, relatedIds: [String], line: Int) {
         self.ownerId = ownerId
         self.relatedIds = relatedIds
         self.line = line
@@ -94,7 +94,7 @@ public struct RelationBatch: Sendable {
     /// Each listed owner's links become exactly the given set (else links are only added).
     public let replace: Bool
     /// A batch of links of `field` to `targetClass`; `replace` makes each owner's links exactly these.
-    public init(field: String, targetClass: String, links: [RelationLinks], replace: Bool) {
+    package init(field: String, targetClass: String, links: [RelationLinks], replace: Bool) {
         self.field = field
         self.targetClass = targetClass
         self.links = links
