@@ -134,7 +134,7 @@ public struct ReaderError: Error, Sendable, CustomStringConvertible {
         case invalidJSON
     }
 
-    /// Where the reading stopped: file, and line as far as known.
+    /// Where the reading stopped: the file, and the line, column and value as far as known.
     public let location: SourceLocation
     /// What is wrong.
     public let reason: String
