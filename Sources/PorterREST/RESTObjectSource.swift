@@ -7,6 +7,7 @@ import PorterPipeline
 public final class RESTObjectSource: ObjectSource {
     private let reader: RESTReader
     private var address: ParseServerAddress { reader.client.address }
+    /// The server's URL, without keys.
     public var location: String { address.description }
 
     /// `concurrency`: `/batch` requests of relation reads in flight at once.
@@ -50,6 +51,7 @@ public final class RESTObjectSource: ObjectSource {
         return Int(count)
     }
 
+    /// Reads the class's objects matching `constraints` (all when `nil`), paged by objectId, handing each page to `page`; throws when a request fails or an object does not fit the schema.
     public func readObjects(of schema: ClassSchema, matching constraints: JSONObject?,
                             page: ([StoredObject]) throws(PorterError) -> Void) throws(PorterError) {
         let fields = schema.storedFields
@@ -61,6 +63,7 @@ public final class RESTObjectSource: ObjectSource {
         }
     }
 
+    /// Reads the objectIds of the class's objects, paged, handing each page to `page`; throws when a request fails.
     public func readObjectIds(of className: String, page: ([String]) throws(PorterError) -> Void) throws(PorterError) {
         try reader.pages(of: className, matching: nil, keys: "objectId", phase: "read \(className) ids") { (results) throws(PorterError) in
             try page(results.compactMap { if case .string(let id)? = $0["objectId"] { id } else { nil } })

@@ -3,6 +3,7 @@ import PorterPipeline
 
 /// The plan's later phases: cyclic pointers patched in, and relation links to classes loaded later.
 extension RESTSink {
+    /// Sets `field` of existing objects (pointers to objects written later), in `/batch` requests; one outcome per value, in order.
     public func patch(className: String, field: String, values: [(objectId: String, value: ParseValue)]) throws(PorterError) -> [WriteOutcome] {
         let state = try remoteClass(className)
         guard let position = state.fieldPositions[field] else { return values.map { _ in .failed("\(className).\(field) is not a field") } }

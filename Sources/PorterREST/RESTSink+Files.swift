@@ -9,6 +9,7 @@ extension RESTSink {
     /// The class that records uploads by content hash.
     public static let fileRecordClass = "PorterFiles"
 
+    /// Uploads the files the server does not have yet (by content hash) and records them; returns the File the server gave each, by ``LocalFile/storedName``.
     public func store(_ files: [LocalFile]) throws(PorterError) -> [String: ParseFile] {
         var wanted: [String: LocalFile] = [:]
         for file in files { wanted[file.sha256] = wanted[file.sha256] ?? file }

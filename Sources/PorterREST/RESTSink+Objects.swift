@@ -3,6 +3,7 @@ import PorterPipeline
 
 /// Creating and updating objects, patching pointers and linking relations.
 extension RESTSink {
+    /// Creates or updates objects of one class in `/batch` requests, one outcome per object in order.
     public func write(_ objects: [ResolvedObject], className: String, mode: WriteMode) throws(PorterError) -> [WriteOutcome] {
         try write(objects, className: className, mode: mode, relations: []).outcomes
     }

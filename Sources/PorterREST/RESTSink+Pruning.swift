@@ -6,6 +6,7 @@ import PorterPipeline
 /// first decides what is sent, so a run cut short is finished by the next.
 extension RESTSink {
 
+    /// Deletes the class's objects on the server that `held` does not list, after removing their relation links.
     public func prune(_ className: String, keeping held: HeldObjects) throws(PorterError) -> PruneResult {
         let state = try remoteClass(className)
         if !state.key.isEmpty, let schema = declared[className],
@@ -28,6 +29,7 @@ extension RESTSink {
         return result
     }
 
+    /// Removes the links of the owner class's relation `field` that `held` (related objectIds by owner objectId) does not list.
     public func pruneLinks(owner className: String, field: String, targetClass: String, keeping held: [String: Set<String>]) throws(PorterError) -> PruneResult {
         let owners = try remoteClass(className)
         // Objects this import created carry only the links the join file lists.

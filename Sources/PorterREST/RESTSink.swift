@@ -13,6 +13,7 @@ public struct RESTSinkOptions: Sendable {
     /// Create `_User` objects with a random password (their source's hash cannot be sent);
     /// otherwise the server refuses those without `password` or `authData`.
     public var usersWithoutPasswords = false
+    /// Options as given; the defaults are 50 operations per batch, 4 batches in flight, no dry run.
     public init(batchSize: Int = 50, concurrency: Int = 4, dryRun: Bool = false, usersWithoutPasswords: Bool = false) {
         self.batchSize = batchSize
         self.concurrency = concurrency
@@ -54,6 +55,7 @@ public final class RESTSink: ObjectSink {
     /// that a dry run, where they stay, does not count them twice.
     var prunedLinks: Set<String> = []
 
+    /// A sink writing to the server `client` reaches, with `options`.
     public init(client: ParseRESTClient, options: RESTSinkOptions = RESTSinkOptions()) {
         self.client = client
         self.options = options
@@ -61,12 +63,14 @@ public final class RESTSink: ObjectSink {
         self.reader = RESTReader(client: client, sender: sender)
     }
 
+    /// Not transactional: each request stands, so a failed import is finished by running it again.
     public var isTransactional: Bool { false }
 
     /// With custom objectIds, objects are created with the loader's ids: one request per
     /// object carries every pointer and relation, with no patch phase.
     public var takesReferencesAhead: Bool { acceptsCustomObjectIds }
 
+    /// The requests the client sent, by phase, plus in a dry run the writes it would have sent.
     public var requestTallies: [RequestTally] {
         var tallies = client.requestTallies
         for planned in plannedTallies {
@@ -82,6 +86,7 @@ public final class RESTSink: ObjectSink {
 
     // MARK: Schemas and preflight
 
+    /// The server's class schemas, read once from `/schemas`; empty without the master key.
     public func existingSchemas() throws(PorterError) -> [ClassSchema] {
         if let serverSchemas { return Array(serverSchemas.values) }
         guard client.address.masterKey != nil else {
@@ -97,6 +102,7 @@ public final class RESTSink: ObjectSink {
         return Array(schemas.values)
     }
 
+    /// Starts an import without a plan (see ``begin(schemas:naturalKeys:plan:)``).
     public func begin(schemas: [ClassSchema], naturalKeys: [String: [String]]) throws(PorterError) {
         try begin(schemas: schemas, naturalKeys: naturalKeys, plan: nil)
     }
@@ -307,8 +313,10 @@ public final class RESTSink: ObjectSink {
         progress[className, default: (0, 0)].updated += updated
     }
 
+    /// Nothing to flush: every write was sent when it was made.
     public func flush() throws(PorterError) -> [String: LinkChanges] { [:] }
 
+    /// Whether the server has the object; throws when the request fails for another reason than a missing object.
     public func hasObject(className: String, objectId: String) throws(PorterError) -> Bool {
         do {
             _ = try client.sendBlocking("GET", "/classes/\(className)/\(objectId)", query: [("keys", "objectId")], phase: "read \(className)")

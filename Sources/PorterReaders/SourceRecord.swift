@@ -134,9 +134,11 @@ public struct ReaderError: Error, Sendable, CustomStringConvertible {
         case invalidJSON
     }
 
+    /// Where the reading stopped: the file, and the line, column and value as far as known.
     public let location: SourceLocation
     /// What is wrong.
     public let reason: String
+    /// What kind of fault ended the reading.
     public let kind: Kind
     /// Set when the fault is bytes that are not text in the file's encoding.
     public let decodingFault: DecodingFault?

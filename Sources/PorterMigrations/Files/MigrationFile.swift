@@ -3,10 +3,12 @@ import Foundation
 /// One versioned migration file, `V<version>__<name>.yml` (or `.yaml`, `.json`), as read by
 /// ``MigrationDirectory/load(_:)``.
 public struct MigrationFile: Sendable {
+    /// The version the file name carries (`3` in `V3__add_book_edition.yml`).
     public let version: MigrationVersion
     /// The description part of the file name, underscores read as spaces (as Flyway shows it):
     /// `V3__add_book_edition.yml` is "add book edition".
     public let name: String
+    /// The file name alone, without its folder.
     public let fileName: String
     /// The folder given to ``MigrationDirectory/load(_:)`` joined with ``fileName``; every
     /// error about the file starts with it.
@@ -18,8 +20,10 @@ public struct MigrationFile: Sendable {
     /// leave it as it was, any change of a value changes it, and a YAML file and its JSON
     /// translation have the same checksum.
     public let checksum: String
+    /// The operations the file lists, in the order they run.
     public let operations: [MigrationOperation]
 
+    /// A file as read: parts given as ``MigrationDirectory/load(_:)`` derives them.
     public init(version: MigrationVersion, name: String, fileName: String, path: String, checksum: String, operations: [MigrationOperation]) {
         self.version = version
         self.name = name

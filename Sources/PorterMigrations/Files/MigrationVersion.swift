@@ -20,10 +20,12 @@ public struct MigrationVersion: Comparable, Hashable, Sendable, CustomStringConv
         self.parts = parts
     }
 
+    /// The parts joined by dots, trailing zeros already dropped (`1.1`); `0` for version zero.
     public var description: String {
         parts.isEmpty ? "0" : parts.map(String.init).joined(separator: ".")
     }
 
+    /// Orders versions part by part, numerically (`1.2` < `1.10`).
     public static func < (lhs: MigrationVersion, rhs: MigrationVersion) -> Bool {
         lhs.parts.lexicographicallyPrecedes(rhs.parts)
     }

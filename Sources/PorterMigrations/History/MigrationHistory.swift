@@ -6,10 +6,13 @@ import PorterPipeline
 public struct AppliedMigration: Equatable, Sendable {
     /// The version as ``MigrationVersion`` writes it (`1`, `1.1`).
     public var version: String
+    /// The file's description (``MigrationFile/name``), or ``baselineName`` for a baseline entry.
     public var name: String
     /// SHA-256 of the canonical file; empty for a baseline entry.
     public var checksum: String
+    /// When the run of this migration started.
     public var appliedAt: ParseDate
+    /// How long it ran, in milliseconds.
     public var durationMs: Int
     /// `true` once every operation ran; `false` while running, after a failure or an interruption.
     public var success: Bool
@@ -18,6 +21,7 @@ public struct AppliedMigration: Equatable, Sendable {
     /// Why it failed; `nil` when it succeeded or its runner stopped before it finished.
     public var error: String?
 
+    /// An entry with every column given.
     public init(version: String, name: String, checksum: String, appliedAt: ParseDate, durationMs: Int,
                 success: Bool, host: String, error: String?) {
         self.version = version
@@ -33,6 +37,7 @@ public struct AppliedMigration: Equatable, Sendable {
     /// The name a baseline entry carries (Flyway's `<< Flyway Baseline >>`).
     public static let baselineName = "<< baseline >>"
 
+    /// Whether this is the entry a baseline wrote rather than an applied file.
     public var isBaseline: Bool { name == Self.baselineName && checksum.isEmpty }
 }
 
@@ -44,6 +49,7 @@ public protocol MigrationHistory: AnyObject {
     func entries() async throws(PorterError) -> [AppliedMigration]
     /// Adds the entry, or replaces the one with its version.
     func record(_ entry: AppliedMigration) async throws(PorterError)
+    /// Deletes the entry with this version, if there is one (repair of a failed or interrupted entry).
     func remove(version: String) async throws(PorterError)
 }
 

@@ -2,6 +2,7 @@ import ParseModel
 
 /// Where one version stands on a target, as `migrate status` lists it (Flyway's `info`).
 public struct MigrationStatus: Sendable {
+    /// The state of one version, its raw value as `migrate status` prints it.
     public enum State: String, Sendable {
         case applied, pending, baseline
         /// Failed with an error; blocks `up` until `repair`.
@@ -20,10 +21,15 @@ public struct MigrationStatus: Sendable {
         case missingFile = "file missing"
     }
 
+    /// The version as ``MigrationVersion`` writes it.
     public var version: String
+    /// The migration's description, from its file or, without one, from its history entry.
     public var name: String
+    /// Where it stands.
     public var state: State
+    /// Its file; `nil` when no file has this version (``State/missingFile``).
     public var file: MigrationFile?
+    /// Its history entry; `nil` when it was never started.
     public var applied: AppliedMigration?
 
     /// States that stop `plan` and `up` (exit 1).

@@ -16,20 +16,30 @@ public struct SchemaDiff: Sendable {
 
     /// One part that differs, with its declared and live values (`nil` on the side that lacks it).
     public struct Difference<Value: Sendable & Equatable>: Sendable, Equatable {
+        /// The part's name: a field name, an index name or a class-level permission operation.
         public var name: String
+        /// How it differs.
         public var change: Change
+        /// The part as the file declares it; `nil` when ``Change/removed``.
         public var declared: Value?
+        /// The part on the target; `nil` when ``Change/added``.
         public var live: Value?
     }
 
     /// The differences of one class. An added or removed class is one difference and lists no
     /// parts; a changed one lists the parts that differ.
     public struct ClassDifference: Sendable {
+        /// The class's name.
         public var className: String
+        /// How the class differs.
         public var change: Change
+        /// The class as the file declares it; `nil` when ``Change/removed``.
         public var declared: ClassSchema?
+        /// The class on the target; `nil` when ``Change/added``.
         public var live: ClassSchema?
+        /// The fields that differ, by name (only for a changed class).
         public var fields: [Difference<SchemaField>] = []
+        /// The indexes that differ, by name (only for a changed class).
         public var indexes: [Difference<JSONValue>] = []
         /// The operations whose permissions differ, each canonical (``ClassLevelPermissions``).
         public var classLevelPermissions: [Difference<JSONValue>] = []
@@ -45,7 +55,9 @@ public struct SchemaDiff: Sendable {
     /// Every class compared (declared, on the target, or both), by name.
     public let classNames: [String]
 
+    /// Whether the target's schema matches the declared one.
     public var isEmpty: Bool { classes.isEmpty }
+    /// How many differences there are, counted as ``ClassDifference/count`` does.
     public var count: Int { classes.map(\.count).reduce(0, +) }
 
     /// Compares `declared` with `live`; the classes of parse-porter's own bookkeeping

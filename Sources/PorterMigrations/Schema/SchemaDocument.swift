@@ -11,6 +11,7 @@ public struct SchemaDocument: Hashable, Sendable {
     /// The classes, sorted by name.
     public let classes: [ClassSchema]
 
+    /// A document with these classes, sorted by name.
     public init(classes: [ClassSchema]) {
         self.classes = classes.sorted { $0.className < $1.className }
     }

@@ -9,6 +9,7 @@ public struct SchemaPushOptions: Sendable {
     /// Delete and add again the fields whose type or `targetClass` changed; their values are lost.
     public var recreateModifiedFields: Bool
 
+    /// Options with both deletions off unless given.
     public init(deleteExtraFields: Bool = false, recreateModifiedFields: Bool = false) {
         self.deleteExtraFields = deleteExtraFields
         self.recreateModifiedFields = recreateModifiedFields
@@ -27,26 +28,32 @@ public struct SchemaPushOptions: Sendable {
 public struct SchemaPush: Sendable {
     /// One request to the Schemas API.
     public struct Request: Sendable, Equatable {
+        /// The HTTP method: `POST` to create a class, `PUT` to change one.
         public var method: String
         /// Below the mount path: `/schemas/Book`.
         public var path: String
+        /// The JSON body sent with the request.
         public var body: JSONValue
     }
 
     /// One class's part of the push.
     public struct ClassPush: Sendable {
+        /// The class's name.
         public var className: String
         /// The differences the requests remove, as ``SchemaDiff`` lines, with what they cost.
         public var changes: [String] = []
         /// The differences left as they are, and why.
         public var kept: [String] = []
+        /// The requests, in the order they are sent.
         public var requests: [Request] = []
     }
 
     /// The classes that differ, by name.
     public let classes: [ClassPush]
 
+    /// How many requests the push sends, over all classes.
     public var requestCount: Int { classes.map(\.requests.count).reduce(0, +) }
+    /// How many differences the push removes, over all classes.
     public var changeCount: Int { classes.map(\.changes.count).reduce(0, +) }
 
     /// Plans the push that removes `diff`. Fields whose type or `targetClass` changed are refused

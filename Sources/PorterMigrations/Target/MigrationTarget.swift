@@ -7,11 +7,14 @@ import PorterREST
 public protocol MigrationTarget: AnyObject, Sendable {
     /// The mirror's path or the server's URL (never with keys), for messages.
     var location: String { get }
+    /// The target's Parse REST API, for the requests migrations and schema commands send.
     var api: ParseAPI { get }
     /// Starts a unit of work: on a mirror one transaction, kept by ``commit()`` and undone by
     /// ``rollback()``; on a Parse Server nothing (each request stands alone).
     func begin() throws(PorterError)
+    /// Keeps what the current unit of work wrote (a mirror commits its transaction).
     func commit() throws(PorterError)
+    /// Undoes what the current unit of work wrote where the target can (a mirror's transaction).
     func rollback()
     /// The sink an import writes into, inside the current unit of work.
     func importSink() -> ObjectSink
@@ -30,6 +33,7 @@ public enum BookkeepingClasses {
     public static let lock = "PorterMigrationLock"
     /// The record of files an import uploaded, by content hash.
     public static let fileRecords = RESTSink.fileRecordClass
+    /// Every bookkeeping class name.
     public static let all: Set<String> = [history, lock, fileRecords]
 }
 

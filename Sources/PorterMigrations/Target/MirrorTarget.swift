@@ -15,8 +15,11 @@ public final class MirrorTarget: MigrationTarget, ParseAPI, @unchecked Sendable 
 
     /// The mirror's connection, answering Parse REST requests in-process.
     public let session: MirrorSession
+    /// The mirror file's path.
     public var location: String { session.path }
+    /// The target itself: it answers requests in-process.
     public var api: ParseAPI { self }
+    /// The mount path requests are answered under (`/parse`); `/batch` sub-request paths carry it.
     public var mountPath: String { session.mountPath }
     /// Seconds a unit of work waits for another process's write transaction.
     public var busyTimeout: Double
@@ -27,14 +30,20 @@ public final class MirrorTarget: MigrationTarget, ParseAPI, @unchecked Sendable 
         self.busyTimeout = busyTimeout
     }
 
+    /// Opens a write transaction, waiting up to ``busyTimeout`` seconds for another writer.
     public func begin() throws(PorterError) { try session.begin(busyTimeout: busyTimeout) }
+    /// Commits the open transaction.
     public func commit() throws(PorterError) { try session.commit() }
+    /// Rolls the open transaction back.
     public func rollback() { session.rollback() }
 
+    /// A sink writing into the mirror inside the open transaction.
     public func importSink() -> ObjectSink { SQLiteMirror(sharing: session.database) }
 
+    /// The mirror's `_PorterMigrations` table; throws when the table cannot be read or created.
     public func history() throws(PorterError) -> MigrationHistory { try MirrorHistory(database: session.database) }
 
+    /// A lock kept in the mirror.
     public func migrationLock(timing: LockTiming) -> MigrationLock { MirrorLock(target: self, timing: timing) }
 
     /// Outside a unit of work each request is a transaction of its own, a read-only one for a GET.

@@ -2,12 +2,15 @@
 public struct ImportReport: Sendable {
     /// What happened to the records of one class.
     public struct ClassTally: Sendable, Equatable {
+        /// The class's name.
         public let className: String
         /// Records read from the class's sources.
         public var read = 0
         /// Objects created, updated, and found as the source has them (in a dry run: would be).
         public var inserted = 0
+        /// Existing objects changed to match their records.
         public var updated = 0
+        /// Existing objects that already matched their records.
         public var unchanged = 0
         /// Records left out for a fault, or objects the target refused.
         public var rejected = 0
@@ -21,6 +24,7 @@ public struct ImportReport: Sendable {
         public let relation: String
         /// Links added, and removed because a replacing import's source no longer lists them.
         public var added = 0
+        /// Links removed because a replacing import's source no longer lists them.
         public var removed = 0
         /// Links left out for a fault, or refused by the target.
         public var rejected = 0
@@ -75,10 +79,13 @@ public struct ImportReport: Sendable {
 
 /// A key of a class's JSON objects that no field reads: not imported.
 public struct SkippedKey: Sendable, Equatable {
+    /// The class whose objects had the key.
     public let className: String
+    /// The key no field reads.
     public let key: String
     /// The file and the line of the first object that had it.
     public let file: String
+    /// The line of that object in ``file``, 1-based.
     public let firstLine: Int
     /// How many objects had it.
     public var count: Int
@@ -102,5 +109,6 @@ public struct ImportProgress: Sendable {
     public let records: Int
     /// Bytes of the phase's source files read so far, and in all.
     public let bytesRead: Int64
+    /// All bytes of the phase's source files.
     public let totalBytes: Int64
 }

@@ -2,8 +2,11 @@ import ParseModel
 
 /// One field value of an object on its way to a target.
 public struct FieldValue: Sendable, Equatable {
+    /// The field's name.
     public let name: String
+    /// The value to write.
     public let value: ParseValue
+    /// The value `value` of field `name`.
     public init(_ name: String, _ value: ParseValue) {
         self.name = name
         self.value = value
@@ -12,17 +15,23 @@ public struct FieldValue: Sendable, Equatable {
 
 /// An object ready to write: references resolved to objectIds, provenance kept for rejects.
 public struct ResolvedObject: Sendable {
+    /// The object's objectId on the target.
     public let objectId: String
+    /// The source line of its record, for faults and rejects.
     public let line: Int
     /// The fields to write; fields not listed are left as the target has them.
     public let fields: [FieldValue]
+    /// The object's ACL; `nil` when the record gives none.
     public let acl: ParseACL?
+    /// The creation time the record gives; `nil` when it gives none.
     public let createdAt: ParseDate?
+    /// The update time the record gives; `nil` when it gives none.
     public let updatedAt: ParseDate?
     /// A `_User`'s bcrypt password hash, which a target that ``ObjectSink/storesPasswordHashes``
     /// keeps in Parse Server's `_hashed_password`; never a readable field.
     public let passwordHash: String?
 
+    /// An object to write, with its fields and provenance.
     public init(objectId: String, line: Int, fields: [FieldValue], acl: ParseACL?, createdAt: ParseDate? = nil, updatedAt: ParseDate? = nil,
                 passwordHash: String? = nil) {
         self.objectId = objectId
@@ -44,10 +53,14 @@ public enum WriteOutcome: Sendable, Equatable {
 
 /// The links of one owner object in one relation field.
 public struct RelationLinks: Sendable {
+    /// The owner object's objectId.
     public let ownerId: String
+    /// The objectIds of the objects it links to.
     public let relatedIds: [String]
+    /// The source line the links were read from.
     public let line: Int
-    public init(ownerId: String, relatedIds: [String], line: Int) {
+    /// The links `relatedIds` of owner `ownerId`, read at `line`.
+    package init(ownerId: String, relatedIds: [String], line: Int) {
         self.ownerId = ownerId
         self.relatedIds = relatedIds
         self.line = line
@@ -56,10 +69,13 @@ public struct RelationLinks: Sendable {
 
 /// Counts of relation links a write added and removed, and the links a target refused.
 public struct LinkChanges: Sendable, Equatable {
+    /// Links added.
     public var added = 0
+    /// Links removed (replacing writes only).
     public var removed = 0
     /// Why the target refused links, one entry per owner whose links it refused.
     public var refused: [String] = []
+    /// Counts as given; zero and nothing refused by default.
     public init(added: Int = 0, removed: Int = 0, refused: [String] = []) {
         self.added = added
         self.removed = removed
@@ -69,12 +85,16 @@ public struct LinkChanges: Sendable, Equatable {
 
 /// The relation links of one field that a batch of objects carries.
 public struct RelationBatch: Sendable {
+    /// The relation field's name.
     public let field: String
+    /// The class the relation points to.
     public let targetClass: String
+    /// The links, one entry per owner object.
     public let links: [RelationLinks]
     /// Each listed owner's links become exactly the given set (else links are only added).
     public let replace: Bool
-    public init(field: String, targetClass: String, links: [RelationLinks], replace: Bool) {
+    /// A batch of links of `field` to `targetClass`; `replace` makes each owner's links exactly these.
+    package init(field: String, targetClass: String, links: [RelationLinks], replace: Bool) {
         self.field = field
         self.targetClass = targetClass
         self.links = links
@@ -84,10 +104,13 @@ public struct RelationBatch: Sendable {
 
 /// Requests a network target sent (or, in a dry run, would send) in one phase of an import.
 public struct RequestTally: Sendable, Equatable {
+    /// The phase's name, as the summary lists it (`read Book`, `schemas`).
     public let phase: String
+    /// HTTP requests sent in the phase.
     public var requests = 0
     /// Operations inside those requests (a `/batch` request carries several).
     public var operations = 0
+    /// A tally with counts as given.
     public init(phase: String, requests: Int = 0, operations: Int = 0) {
         self.phase = phase
         self.requests = requests
@@ -176,10 +199,15 @@ extension ResolvedObject {
 }
 
 extension ObjectSink {
+    /// By default a sink is transactional: a failed import leaves the target as it was.
     public var isTransactional: Bool { true }
+    /// By default references are resolved by the import before objects are written.
     public var takesReferencesAhead: Bool { false }
+    /// By default no requests are counted (a sink not reached over a network).
     public var requestTallies: [RequestTally] { [] }
+    /// By default password hashes are not stored.
     public var storesPasswordHashes: Bool { false }
+    /// By default there is nothing to note.
     public var notes: [String] { [] }
 
     /// A sink that does not implement pruning refuses `--prune` (before anything is committed).
@@ -192,10 +220,12 @@ extension ObjectSink {
         throw PorterError(.target, "this target cannot delete the relation links the sources no longer list")
     }
 
+    /// By default the plan is not looked at: calls ``begin(schemas:naturalKeys:)``.
     public func begin(schemas: [ClassSchema], naturalKeys: [String: [String]], plan: ImportPlan) throws(PorterError) {
         try begin(schemas: schemas, naturalKeys: naturalKeys)
     }
 
+    /// By default writes the objects, then links each batch's relations; returns the outcomes and the link changes by field.
     public func write(_ objects: [ResolvedObject], className: String, mode: WriteMode, relations: [RelationBatch]) throws(PorterError)
         -> (outcomes: [WriteOutcome], links: [String: LinkChanges]) {
         let outcomes = objects.isEmpty ? [] : try write(objects, className: className, mode: mode)

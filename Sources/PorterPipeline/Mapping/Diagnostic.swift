@@ -87,6 +87,7 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
     /// What is wrong, and what to do about it, in words (without the location).
     public let reason: String
 
+    /// A fault of `kind` at `location`, with `reason` saying what is wrong.
     public init(_ kind: FaultKind, _ location: SourceLocation, _ reason: String) {
         self.kind = kind
         self.location = location
