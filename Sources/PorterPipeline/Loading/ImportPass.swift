@@ -73,7 +73,7 @@ final class ImportPass {
     /// links in one request: when references resolve ahead (a server that takes the loader's
     /// objectIds). A later update would set a new `updatedAt`, which no key can keep.
     var joinFilesAhead: Bool { sink != nil && resolvesAhead }
-    /// With `--prune`, while writing: the keys and links the sources hold.
+    /// When pruning, while writing: the keys and links the sources hold.
     var pruneTracker: PruneTracker?
     /// The run's token, checked between records.
     var cancellation = Cancellation()
@@ -447,7 +447,7 @@ final class ImportPass {
         if let reason = givenRejects?.reason(for: row) {
             classTallies[className]!.rejected += 1
             if pruneTracker != nil {
-                // A rejected row still holds its object: --prune never deletes it.
+                // A rejected row still holds its object: pruning never deletes it.
                 switch mapper.map(record) {
                 case .failure(let failure): pruneTracker!.hold(className, objectId: failure.objectId, keyHash: failure.keyHash)
                 case .success(let draft): pruneTracker!.hold(className, objectId: draft.objectId, keyHash: draft.keyHash)
@@ -459,7 +459,7 @@ final class ImportPass {
         let draft: ObjectDraft
         switch mapper.map(record) {
         case .failure(let failure) where load.mapping.extract != nil:
-            // The object of a value that cannot be read is not known: --prune leaves the class alone.
+            // The object of a value that cannot be read is not known: pruning leaves the class alone.
             pruneTracker?.hold(className, objectId: failure.objectId, keyHash: failure.keyHash)
             try valueFailed(record, className: className, failure.diagnostics)
             return

@@ -8,7 +8,7 @@ public struct ImportOptions: Sendable {
     public var maxErrors: Int?
     /// Objects per sink call.
     public var batchSize = 1000
-    /// Where `--max-errors` writes `<Class>.csv` files of rejected records.
+    /// With ``maxErrors``, where an import writes `<Class>.csv` files of rejected records.
     public var rejectsDirectory: String?
     /// How many faults a report lists in ``ImportReport/errors`` (all are counted, by kind in
     /// ``ImportReport/faultCounts``, and handed to ``faultHandler``).
@@ -21,7 +21,7 @@ public struct ImportOptions: Sendable {
     /// Into a target that takes no password hashes (a Parse Server), write `_User` objects
     /// whose source has one without it; otherwise such an import writes nothing.
     public var usersWithoutPasswords = false
-    /// `--prune`: once everything is written, delete from the target the objects of each
+    /// Pruning (``ImportOptions/prune``): once everything is written, delete from the target the objects of each
     /// imported class whose keys the sources no longer hold, and the links its join files no
     /// longer list, in the import's unit of work (see ``ObjectSink/prune(_:keeping:)``).
     /// Only when the import succeeds; rows rejected under ``maxErrors`` still hold their

@@ -164,11 +164,11 @@ public protocol ObjectSink: AnyObject {
     /// Writes whatever the sink still buffers. Returns the link changes it has not reported
     /// from ``link(owner:field:targetClass:_:replace:)`` yet, by `Owner.field`.
     func flush() throws(PorterError) -> [String: LinkChanges]
-    /// `--prune`: deletes the objects of `className` the sources no longer hold, with their
+    /// Pruning: deletes the objects of `className` the sources no longer hold, with their
     /// relation links (as owner and as related object). Called after every write, before
     /// ``commit()``; a dry run only finds them.
     func prune(_ className: String, keeping held: HeldObjects) throws(PorterError) -> PruneResult
-    /// `--prune`: removes the links of a relation read from a join file that it no longer
+    /// Pruning: removes the links of a relation read from a join file that it no longer
     /// lists. `held` maps owner objectIds to related objectIds (the loader's ids).
     func pruneLinks(owner className: String, field: String, targetClass: String, keeping held: [String: Set<String>]) throws(PorterError) -> PruneResult
     /// Whether the target has this object (for references to classes outside the dataset).
@@ -210,12 +210,12 @@ extension ObjectSink {
     /// By default there is nothing to note.
     public var notes: [String] { [] }
 
-    /// A sink that does not implement pruning refuses `--prune` (before anything is committed).
+    /// A sink that does not implement pruning refuses pruning (before anything is committed).
     public func prune(_ className: String, keeping held: HeldObjects) throws(PorterError) -> PruneResult {
         throw PorterError(.target, "this target cannot delete the objects the sources no longer hold")
     }
 
-    /// A sink that does not implement pruning refuses `--prune` of join-file links too.
+    /// A sink that does not implement pruning refuses pruning of join-file links too.
     public func pruneLinks(owner className: String, field: String, targetClass: String, keeping held: [String: Set<String>]) throws(PorterError) -> PruneResult {
         throw PorterError(.target, "this target cannot delete the relation links the sources no longer list")
     }

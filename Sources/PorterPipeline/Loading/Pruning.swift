@@ -36,7 +36,7 @@ public struct PruneResult: Sendable, Equatable {
     }
 }
 
-/// What `--prune` deleted from one class or relation, for the report.
+/// What pruning deleted from one class or relation, for the report.
 public struct PrunedItems: Sendable, Equatable {
     /// A class name, or `Owner.field` for the links of a relation read from a join file.
     public let name: String
@@ -73,7 +73,7 @@ struct PruneTracker {
     static let neverPruned: Set<String> = ["_Session", "_Installation"]
 }
 
-/// `--prune`, once every object and link is written: the deletions, through the sink.
+/// Pruning, once every object and link is written: the deletions, through the sink.
 extension ImportPass {
     /// Removes the join-file links the sources no longer list, then the objects they no longer
     /// hold; counts them in the tallies. Returns what was deleted and why anything was left alone.
