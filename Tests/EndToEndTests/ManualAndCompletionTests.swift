@@ -22,11 +22,11 @@ final class ManualAndCompletionTests: XCTestCase {
     }
 
     /// `generate-manual`, the tool behind `swift package plugin generate-manual`, built beside
-    /// `parse-porter` by `swift build`, writes one page per command from the same tree.
+    /// `parse-porter` by `swift build --product generate-manual` (scripts/test runs it), writes one page per command from the same tree.
     func testGenerateManualWritesAPagePerCommand() throws {
         let tool = CommandRunner.binary.deletingLastPathComponent().appendingPathComponent("generate-manual")
         guard FileManager.default.isExecutableFile(atPath: tool.path) else {
-            throw XCTSkip("generate-manual is not built beside parse-porter (swift build builds it)")
+            throw XCTSkip("generate-manual is not built beside parse-porter: `swift build --product generate-manual` builds it (scripts/test does)")
         }
         let directory = try CommandRunner.temporaryDirectory(self)
         let generator = Process()
