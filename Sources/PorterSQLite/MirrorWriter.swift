@@ -191,10 +191,10 @@ final class MirrorWriter {
 
     /// `INSERT INTO "Class" (objectId, createdAt, updatedAt, ACL, <columns>) VALUES (?, …), …`:
     /// the parameter order every write binds in.
-    private func insertSQL(_ className: String, _ columns: [String], rows: Int) -> String {
+    private func insertSQL(_ className: String, _ columns: [String], rows: Int, verb: String = "INSERT") -> String {
         let names = (ParseNames.defaultFields + columns).map(quoted).joined(separator: ", ")
         let row = "(" + Array(repeating: "?", count: ParseNames.defaultFields.count + columns.count).joined(separator: ", ") + ")"
-        return "INSERT INTO \(quoted(className)) (\(names)) VALUES " + Array(repeating: row, count: rows).joined(separator: ", ")
+        return "\(verb) INTO \(quoted(className)) (\(names)) VALUES " + Array(repeating: row, count: rows).joined(separator: ", ")
     }
 
     /// Rows per multi-row INSERT: as many as SQLite's 32,766 bound parameters allow, at most 100.
@@ -204,11 +204,16 @@ final class MirrorWriter {
     /// clash with the objects (the loader has checked keys and objectIds), so a failure is a
     /// fault of the target.
     private func insertFresh(_ objects: [ResolvedObject], className: String, columns: [String]) throws(PorterError) -> [WriteOutcome] {
+        guard let db = database else { return [] }
         let width = columns.count + 4
         var start = objects.startIndex
         while start < objects.endIndex {
             let chunk = objects[start..<min(start + Self.rowsPerStatement(columns: width), objects.endIndex)]
-            let insert = try statement("insert\(chunk.count)", className, columns) { insertSQL(className, columns, rows: chunk.count) }
+            // OR IGNORE: a statement that cannot abort needs no statement journal, which would
+            // copy every index page the rows touch; a row left out is still caught below.
+            let insert = try statement("insert\(chunk.count)", className, columns) {
+                insertSQL(className, columns, rows: chunk.count, verb: "INSERT OR IGNORE")
+            }
             var parameter = 1
             for object in chunk {
                 precondition(object.fields.count == columns.count, "objects of one batch must carry the same fields")
@@ -223,6 +228,10 @@ final class MirrorWriter {
                 try insert.run()
             } catch {
                 throw PorterError(.target, "\(className): \(chunk.count) objects from line \(chunk.map(\.line).min() ?? 0) could not be written: \(error.message)")
+            }
+            if db.changes != chunk.count {
+                throw PorterError(.target, "\(className): \(chunk.count - db.changes) of \(chunk.count) objects from line \(chunk.map(\.line).min() ?? 0) "
+                                  + "clash with objects already written (same objectId or key)")
             }
             start = chunk.endIndex
         }

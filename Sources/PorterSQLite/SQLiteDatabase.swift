@@ -97,8 +97,17 @@ package final class SQLiteStatement {
 
     /// Binds all of the text's UTF-8 bytes, NUL characters included (a C string would end at the first).
     package func bind(text: String, at index: Int) {
-        text.utf8CString.withUnsafeBufferPointer { bytes in
-            _ = sqlite3_bind_text(statement, Int32(index), bytes.baseAddress, Int32(bytes.count - 1), sqliteTransient)
+        // A native string's bytes are contiguous: SQLite copies them, with no array in between.
+        var text = text
+        text.withUTF8 { bytes in
+            guard let start = bytes.baseAddress else {
+                // A NULL pointer would bind SQL NULL, not the empty text.
+                _ = sqlite3_bind_text(statement, Int32(index), "", 0, sqliteTransient)
+                return
+            }
+            _ = start.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                sqlite3_bind_text(statement, Int32(index), $0, Int32(bytes.count), sqliteTransient)
+            }
         }
     }
     package func bind(integer: Int64, at index: Int) { sqlite3_bind_int64(statement, Int32(index), integer) }
