@@ -11,10 +11,17 @@
 #      Benchmarks/generate_library.py (reused when its .generated.json says it
 #      was made for the same BOOKS, seed and generator version);
 #   2. swift build -c release --product parse-porter (log: Benchmarks/out/build.log);
-#   3. section "import": time and peak RSS of
-#        parse-porter import DIR --to NEW.sqlite --quiet --json
-#      and of sqlite3 .mode csv + .import of the five CSV files (no types, no
-#      pointers, no relations), then a table, the ratio and the targets;
+#   3. section "import" (issue 15's targets, each printed beside its reference):
+#        parse-porter import DIR --to NEW.sqlite --quiet --json   (time, peak RSS)
+#      beside sqlite3 .mode csv + .import of the five CSV files (no types, no pointers, no
+#      relations: the floor), sqlite3 copying parse-porter's finished tables into an empty
+#      mirror with SQL (the layout's own cost), and the C reference importer
+#      (Benchmarks/reference_import.c, built with gcc: libcsv, typed INSERTs into the mirror
+#      layout, pointers and links through hash maps, indexes after the rows, one thread;
+#      its object and link counts must equal parse-porter's); then re-imports into the same
+#      mirror, unchanged and with 0.1% of the books changed (they must report 0 and N/1000
+#      updates); parse-porter validate DIR; and the same data as NDJSON
+#      (Benchmarks/to_ndjson.py) imported into a new mirror;
 #   4. section "rest": `parse-porter serve` on a fresh mirror on 127.0.0.1, then
 #        parse-porter import DIR --to http://127.0.0.1:PORT/parse --quiet --json
 #      (objects/s, HTTP requests, requests per object), and beside it, in the
@@ -35,7 +42,11 @@
 #
 # Environment:
 #   SEED=S                 dataset seed (default 42)
-#   SECTIONS="import rest export" sections to run (default: all three)
+#   SECTIONS="import rest export" sections to run (default: these three); "scale" imports
+#                          BOOKS and SCALE_BOOKS books and prints the peak RSS of each and the
+#                          bytes per natural key between them
+#   SCALE_BOOKS=N          the larger run of section scale (default 10 x BOOKS)
+#   BASELINE_VALIDATE_S=S  validate's recorded time before issue 15 (default 10.9 s x BOOKS/1M)
 #   REST_BOOKS=N           books in the served mirror the export section reads
 #                          through REST (default 100000)
 #   NAIVE_BOOKS=N          books for the naive REST reference (default 10000)
@@ -63,9 +74,16 @@ OUT=$BENCH_DIR/out
 SEED=${SEED:-42}
 BENCH_STRICT=${BENCH_STRICT:-0}
 
-# Targets (section "import").
-TARGET_RATIO=0.5        # parse-porter rows/s >= 0.5 x sqlite3 .import rows/s
-TARGET_RSS_MB=300       # parse-porter peak RSS < 300 MB (MB = 1024 KiB, as time(1) reports KiB)
+# Targets (section "import"; issue 15).
+TARGET_RATIO=0.6             # parse-porter rows/s >= 0.6 x sqlite3 .import rows/s (stretch: 1.0)
+TARGET_REFERENCE_SLOWDOWN=1.5 # parse-porter time <= 1.5 x the C reference importer's
+TARGET_RSS_MB=250            # parse-porter peak RSS <= 250 MB (MB = 1024 KiB, as time(1) reports KiB)
+TARGET_REIMPORT_SHARE=0.5    # re-import (unchanged, and 0.1% changed) time <= 0.5 x the first load's
+TARGET_VALIDATE_SPEEDUP=3    # validate >= 3 x as fast as the recorded baseline
+TARGET_NDJSON_SLOWDOWN=1.3   # the same data as NDJSON imports in <= 1.3 x the CSV time
+# validate took 10.9 s at 1M books on this project's machine before issue 15 (release build of
+# c244bb6); the baseline is that figure scaled by BOOKS / 1M unless BASELINE_VALIDATE_S is set.
+BASELINE_VALIDATE_S=${BASELINE_VALIDATE_S:-}
 
 # Targets (section "rest").
 TARGET_REQUESTS_PER_OBJECT=0.025   # at most 1 request per 40 objects, relations included
@@ -73,7 +91,7 @@ TARGET_NAIVE_SPEEDUP=20            # parse-porter objects/s >= 20 x the naive ap
 TARGET_REIMPORT_SLOWDOWN=2         # small re-import at --concurrency 8 takes < 2 x the time at 1
 
 # Targets (section "export").
-TARGET_EXPORT_RATIO=0.5      # parse-porter mirror -> CSV objects/s >= 0.5 x sqlite3 -csv rows/s
+TARGET_EXPORT_RATIO=0.8      # parse-porter mirror -> CSV objects/s >= 0.8 x sqlite3 -csv rows/s
 TARGET_EXPORT_RSS_MB=200     # parse-porter export peak RSS < 200 MB
 
 TARGETS_MISSED=0
@@ -356,6 +374,100 @@ bench_layout_sql() {
     record_result import "sqlite3 SQL, mirror layout" "$DATASET_ROWS" "$MEASURE_SECS" "$MEASURE_KB"
 }
 
+# The C reference importer (Benchmarks/reference_import.c): libcsv, typed prepared INSERTs into
+# the mirror layout, pointers and links through hash maps, indexes after the rows, one thread.
+bench_reference_c() {
+    command -v gcc >/dev/null 2>&1 || die "gcc not found (the C reference importer is built with it)"
+    local binary=$OUT/reference_import db=$RUN_DIR/reference.sqlite
+    gcc -O2 -o "$binary" "$BENCH_DIR/reference_import.c" -lcsv -lsqlite3 >"$OUT/reference-build.log" 2>&1 \
+        || die "building the C reference importer failed (log: $OUT/reference-build.log; needs libcsv-dev and libsqlite3-dev)"
+    fresh_db "$db"
+    log "import: C reference importer $DATASET -> $db ..."
+    measure reference -- "$binary" "$DATASET" "$db"
+    ((MEASURE_STATUS == 0)) || { tail -n 20 "$RUN_DIR/reference.stderr" >&2; die "the C reference importer exited with status $MEASURE_STATUS"; }
+    record_result import "C reference" "$DATASET_ROWS" "$MEASURE_SECS" "$MEASURE_KB"
+    # Sanity check (not timed): both wrote the same objects and links.
+    local theirs ours
+    theirs=$(cat "$RUN_DIR/reference.stdout")
+    ours=$(python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+print("objects=%d links=%d" % (sum(c["inserted"] for c in r["classes"]), sum(x["added"] for x in r["relations"])))' "$RUN_DIR/parse-porter.stdout")
+    [[ $theirs == "$ours" ]] || die "the C reference wrote $theirs, parse-porter $ours"
+}
+
+# Re-imports into the mirror the first import made: the dataset as it is, then a copy with
+# 0.1% of the books' descriptions changed (every 1000th book). Each must report what it did.
+bench_reimport() {
+    local db=$RUN_DIR/parse-porter.sqlite changed=$OUT/library-$BOOKS-changed
+    log "import: parse-porter import $DATASET --to $db (again, nothing changed) ..."
+    measure reimport -- "$PARSE_PORTER" import "$DATASET" --to "$db" --quiet --json
+    ((MEASURE_STATUS == 0)) || { tail -n 20 "$RUN_DIR/reimport.stderr" >&2; die "re-import exited with status $MEASURE_STATUS"; }
+    record_result import "re-import, unchanged" "$DATASET_ROWS" "$MEASURE_SECS" "$MEASURE_KB"
+    local counts
+    counts=$(python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+print(sum(c["inserted"] for c in r["classes"]), sum(c["updated"] for c in r["classes"]))' "$RUN_DIR/reimport.stdout")
+    [[ $counts == "0 0" ]] || die "the unchanged re-import inserted/updated $counts objects"
+    REIMPORT_SECS=$MEASURE_SECS
+
+    rm -rf "$changed"
+    mkdir -p "$changed"
+    local file
+    for file in "$DATASET"/*; do ln -s "$file" "$changed/"; done
+    rm "$changed/books.csv"
+    python3 - "$DATASET/books.csv" "$changed/books.csv" <<'EOF'
+import csv, sys
+with open(sys.argv[1], newline="", encoding="utf-8") as source, open(sys.argv[2], "w", newline="", encoding="utf-8") as target:
+    rows, out = csv.reader(source), csv.writer(target, lineterminator="\n")
+    out.writerow(next(rows))
+    for number, row in enumerate(rows, 1):
+        if number % 1000 == 0:
+            row[6] = row[6] + " (revised)"
+        out.writerow(row)
+EOF
+    log "import: parse-porter import $changed --to $db (0.1% of the books changed) ..."
+    measure reimport-changed -- "$PARSE_PORTER" import "$changed" --to "$db" --quiet --json
+    ((MEASURE_STATUS == 0)) || { tail -n 20 "$RUN_DIR/reimport-changed.stderr" >&2; die "re-import of the changed copy exited with status $MEASURE_STATUS"; }
+    record_result import "re-import, 0.1% changed" "$DATASET_ROWS" "$MEASURE_SECS" "$MEASURE_KB"
+    local updated
+    updated=$(python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+print(sum(c["updated"] for c in r["classes"]))' "$RUN_DIR/reimport-changed.stdout")
+    [[ $updated == $((BOOKS / 1000)) ]] || die "the re-import of 0.1% changed books updated $updated objects, expected $((BOOKS / 1000))"
+    REIMPORT_CHANGED_SECS=$MEASURE_SECS
+}
+
+# Validate: read, map and resolve everything, write nothing.
+bench_validate() {
+    log "import: parse-porter validate $DATASET ..."
+    measure validate -- "$PARSE_PORTER" validate "$DATASET" --quiet
+    ((MEASURE_STATUS == 0)) || { tail -n 20 "$RUN_DIR/validate.stderr" >&2; die "validate exited with status $MEASURE_STATUS"; }
+    record_result import "parse-porter validate" "$DATASET_ROWS" "$MEASURE_SECS" "$MEASURE_KB"
+    VALIDATE_SECS=$MEASURE_SECS
+}
+
+# The same data as NDJSON (Benchmarks/to_ndjson.py), imported into a new mirror.
+bench_ndjson() {
+    local ndjson=$OUT/library-$BOOKS-ndjson db=$RUN_DIR/ndjson.sqlite
+    if [[ ! -f $ndjson/dataset.yml || $ndjson/dataset.yml -ot $DATASET/.generated.json ]]; then
+        log "import: converting the dataset to NDJSON into $ndjson ..."
+        rm -rf "$ndjson"
+        python3 "$BENCH_DIR/to_ndjson.py" "$DATASET" "$ndjson" || die "NDJSON conversion failed"
+    fi
+    fresh_db "$db"
+    log "import: parse-porter import $ndjson --to $db ..."
+    measure ndjson -- "$PARSE_PORTER" import "$ndjson" --to "$db" --quiet --json
+    ((MEASURE_STATUS == 0)) || { tail -n 20 "$RUN_DIR/ndjson.stderr" >&2; die "NDJSON import exited with status $MEASURE_STATUS"; }
+    record_result import "parse-porter, NDJSON" "$DATASET_ROWS" "$MEASURE_SECS" "$MEASURE_KB"
+    cmp -s <(sqlite3 "$db" 'SELECT count(*) FROM "Book"; SELECT count(*) FROM "_Join:authors:Book"; SELECT count(*) FROM "_Join:books:Genre"') \
+           <(sqlite3 "$RUN_DIR/reference.sqlite" 'SELECT count(*) FROM "Book"; SELECT count(*) FROM "_Join:authors:Book"; SELECT count(*) FROM "_Join:books:Genre"') \
+        || die "the NDJSON import holds other counts than the CSV one"
+    NDJSON_SECS=$MEASURE_SECS
+}
+
 print_parse_porter_json() {
     local file=$RUN_DIR/parse-porter.stdout
     echo
@@ -389,6 +501,12 @@ section_import() {
     local sq_secs=$MEASURE_SECS
     bench_layout_sql
     local layout_secs=$MEASURE_SECS
+    bench_reference_c
+    local reference_secs=$MEASURE_SECS
+    bench_reimport
+    bench_validate
+    bench_ndjson
+    local baseline_validate=${BASELINE_VALIDATE_S:-$(awk -v b="$BOOKS" 'BEGIN { printf "%.2f", 10.9 * b / 1000000 }')}
 
     {
         echo
@@ -399,8 +517,17 @@ section_import() {
         ratio=$(speed_ratio "$sq_secs" "$pp_secs")
         echo "ratio (parse-porter / sqlite3 .import): ${ratio}x"
         echo "ratio (parse-porter / sqlite3 SQL writing the same mirror layout): $(speed_ratio "$layout_secs" "$pp_secs")x"
-        check_target "ratio >= $TARGET_RATIO" "r >= t" r="$ratio" t="$TARGET_RATIO"
-        check_target "parse-porter peak RSS < $TARGET_RSS_MB MB" "kb / 1024 < t" kb="$pp_kb" t="$TARGET_RSS_MB"
+        echo "time (parse-porter / C reference): $(speed_ratio "$pp_secs" "$reference_secs")x"
+        echo "re-import time / first load: unchanged $(speed_ratio "$REIMPORT_SECS" "$pp_secs")x, 0.1% changed $(speed_ratio "$REIMPORT_CHANGED_SECS" "$pp_secs")x"
+        echo "validate: ${VALIDATE_SECS} s; recorded baseline ${baseline_validate} s (10.9 s per 1M books before issue 15, or BASELINE_VALIDATE_S): $(speed_ratio "$baseline_validate" "$VALIDATE_SECS")x as fast"
+        echo "NDJSON import time / CSV import time: $(speed_ratio "$NDJSON_SECS" "$pp_secs")x"
+        check_target "ratio to sqlite3 .import >= $TARGET_RATIO" "r >= t" r="$ratio" t="$TARGET_RATIO"
+        check_target "time <= $TARGET_REFERENCE_SLOWDOWN x the C reference" "p <= t * c" p="$pp_secs" c="$reference_secs" t="$TARGET_REFERENCE_SLOWDOWN"
+        check_target "parse-porter peak RSS <= $TARGET_RSS_MB MB" "kb / 1024 <= t" kb="$pp_kb" t="$TARGET_RSS_MB"
+        check_target "re-import, unchanged <= $TARGET_REIMPORT_SHARE x first load" "r <= t * p" r="$REIMPORT_SECS" p="$pp_secs" t="$TARGET_REIMPORT_SHARE"
+        check_target "re-import, 0.1% changed <= $TARGET_REIMPORT_SHARE x first load" "r <= t * p" r="$REIMPORT_CHANGED_SECS" p="$pp_secs" t="$TARGET_REIMPORT_SHARE"
+        check_target "validate >= $TARGET_VALIDATE_SPEEDUP x the baseline's speed" "b >= t * v" b="$baseline_validate" v="$VALIDATE_SECS" t="$TARGET_VALIDATE_SPEEDUP"
+        check_target "NDJSON <= $TARGET_NDJSON_SLOWDOWN x the CSV time" "n <= t * p" n="$NDJSON_SECS" p="$pp_secs" t="$TARGET_NDJSON_SLOWDOWN"
     } | tee "$RUN_DIR/summary.txt"
     # (the pipe runs the block in a subshell: carry a miss back)
     grep -q 'MISSED$' "$RUN_DIR/summary.txt" && TARGETS_MISSED=1
@@ -597,6 +724,49 @@ section_export() {
 }
 
 # --------------------------------------------------------------------------
+# section: scale: memory at BOOKS and at SCALE_BOOKS (default 10 x BOOKS) books
+
+# imported_objects STDOUT: the objects an import --json report says it inserted.
+imported_objects() {
+    python3 -c 'import json, sys; print(sum(c["inserted"] for c in json.load(open(sys.argv[1]))["classes"]))' "$1"
+}
+
+section_scale() {
+    RUN_DIR=$OUT/scale-$BOOKS
+    mkdir -p "$RUN_DIR"
+    : >"$RUN_DIR/results.tsv"
+    RESULT_TOOLS=() RESULT_ROWS=() RESULT_SECS=() RESULT_KB=()
+    local big=${SCALE_BOOKS:-$((BOOKS * 10))} small=$BOOKS saved_dataset=$DATASET saved_rows=$DATASET_ROWS
+    local db=$RUN_DIR/mirror.sqlite small_kb small_keys big_kb big_keys
+    fresh_db "$db"
+    log "scale: parse-porter import of $small books ..."
+    measure scale-small -- "$PARSE_PORTER" import "$DATASET" --to "$db" --quiet --json
+    ((MEASURE_STATUS == 0)) || die "import of $small books exited with status $MEASURE_STATUS"
+    small_kb=$MEASURE_KB small_keys=$(imported_objects "$RUN_DIR/scale-small.stdout")
+    record_result scale "parse-porter, $small books" "$DATASET_ROWS" "$MEASURE_SECS" "$MEASURE_KB"
+    fresh_db "$db"
+    BOOKS=$big
+    prepare_dataset
+    BOOKS=$small
+    log "scale: parse-porter import of $big books ..."
+    measure scale-big -- "$PARSE_PORTER" import "$DATASET" --to "$db" --quiet --json
+    ((MEASURE_STATUS == 0)) || die "import of $big books exited with status $MEASURE_STATUS"
+    big_kb=$MEASURE_KB big_keys=$(imported_objects "$RUN_DIR/scale-big.stdout")
+    record_result scale "parse-porter, $big books" "$DATASET_ROWS" "$MEASURE_SECS" "$MEASURE_KB"
+    fresh_db "$db"
+    DATASET=$saved_dataset DATASET_ROWS=$saved_rows
+    {
+        echo
+        echo "== scale: peak RSS at $small and $big books (every object has a natural key) =="
+        print_table
+        awk -v a="$small_kb" -v b="$big_kb" -v x="$small_keys" -v y="$big_keys" 'BEGIN {
+            printf "natural keys: %d and %d; peak RSS grew by %.1f MB, %.1f bytes per added key\n", x, y, (b - a) / 1024, (b - a) * 1024 / (y - x)
+        }'
+    } | tee "$RUN_DIR/summary.txt"
+    finish_section
+}
+
+# --------------------------------------------------------------------------
 
 main() {
     case ${1:-} in
@@ -619,7 +789,8 @@ main() {
             import) section_import ;;
             rest) section_rest ;;
             export) section_export ;;
-            *) die "unknown section '$section' (import, rest, export)" ;;
+            scale) section_scale ;;
+            *) die "unknown section '$section' (import, rest, export, scale)" ;;
         esac
     done
 
