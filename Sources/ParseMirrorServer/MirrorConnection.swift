@@ -1,6 +1,6 @@
-import CSQLite
 import MirrorQuery
 import ParseModel
+import PorterPipeline
 import PorterSQLite
 
 /// One connection to the mirror with the server's operations on it: the schemas, class and
@@ -193,7 +193,7 @@ final class MirrorConnection {
         do {
             try statement.run()
         } catch {
-            guard sqlite3_errcode(database.handle) == SQLITE_CONSTRAINT else { throw error }
+            guard case .SQLITE_CONSTRAINT? = error.sqliteError?.resultCode else { throw error }
             throw APIError.parse(.duplicateValue, "A duplicate value for a field with unique values was provided")
         }
     }

@@ -38,11 +38,24 @@ public struct PorterError: Error, Sendable, CustomStringConvertible {
     /// The setting behind the fault, when changing it is the way out.
     public let setting: Setting?
 
+    /// The failure of a lower layer behind this one, when there is one: an SQLite mirror's
+    /// `SQLiteError` (read it as `PorterError.sqliteError`, from PorterSQLite).
+    public let underlyingError: (any Error & Sendable)?
+
     /// A fault of `kind` described by `message`, caused by `setting` when given.
     public init(_ kind: Kind, _ message: String, setting: Setting? = nil) {
         self.kind = kind
         self.message = message
         self.setting = setting
+        self.underlyingError = nil
+    }
+
+    /// A fault of `kind` described by `message`, caused by `underlying`.
+    package init(_ kind: Kind, _ message: String, underlying: any Error & Sendable) {
+        self.kind = kind
+        self.message = message
+        self.setting = nil
+        self.underlyingError = underlying
     }
 
     /// The message.

@@ -239,11 +239,13 @@ final class MirrorWriter {
     }
 
     private func conflictReason(_ className: String, _ object: ResolvedObject, _ error: PorterError) -> String {
-        if error.message.contains("UNIQUE") {
+        switch error.sqliteError?.extendedResultCode {
+        case .SQLITE_CONSTRAINT_UNIQUE?, .SQLITE_CONSTRAINT_PRIMARYKEY?:
             let key = naturalKeys[className]?.joined(separator: ", ") ?? "key"
             return "\(className) \(object.objectId): another object in the target already has this \(key)"
+        default:
+            return error.message
         }
-        return error.message
     }
 
     func patch(className: String, field: String, values: [(objectId: String, value: ParseValue)]) throws(PorterError) -> [WriteOutcome] {

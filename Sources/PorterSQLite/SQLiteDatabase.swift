@@ -27,21 +27,15 @@ public final class SQLiteDatabase {
         handle = db
         guard status == SQLITE_OK else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            let code = db.map { sqlite3_extended_errcode($0) } ?? status
             sqlite3_close(db)
             handle = nil
-            throw PorterError(.target, "\(path): \(message)")
+            throw PorterError(.target, "\(path): \(message)", underlying: SQLiteError(SQLiteResultCode(rawValue: code), message: message, path: path))
         }
         sqlite3_busy_timeout(db, 5000)
     }
 
     deinit { close() }
-
-    /// Whether the last failure was another connection holding the lock (`SQLITE_BUSY` or
-    /// `SQLITE_LOCKED`), as opposed to a broken file or statement.
-    package var lastFailureWasBusy: Bool {
-        let code = sqlite3_errcode(handle) & 0xff
-        return code == SQLITE_BUSY || code == SQLITE_LOCKED
-    }
 
     /// How long a statement waits for another connection's write lock before failing busy.
     package func setBusyTimeout(seconds: Double) {
@@ -54,17 +48,23 @@ public final class SQLiteDatabase {
         handle = nil
     }
 
-    package func fail(_ context: String) -> PorterError {
-        PorterError(.target, "\(path): \(context): \(String(cString: sqlite3_errmsg(handle)))")
+    /// The connection's last failure as a target error: `path: context: SQLite's message`, with
+    /// the ``SQLiteError`` (code, message and `sql`) under it.
+    package func fail(_ context: String, sql: String?) -> PorterError {
+        let message = String(cString: sqlite3_errmsg(handle))
+        let code = SQLiteResultCode(rawValue: sqlite3_extended_errcode(handle))
+        return PorterError(.target, "\(path): \(context): \(message)", underlying: SQLiteError(code, message: message, sql: sql, path: path))
     }
 
     package func execute(_ sql: String) throws(PorterError) {
-        guard sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK else { throw fail(String(sql.prefix(60)) + (sql.count > 60 ? "…" : "")) }
+        guard sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK else {
+            throw fail(String(sql.prefix(60)) + (sql.count > 60 ? "…" : ""), sql: sql)
+        }
     }
 
     package func prepare(_ sql: String) throws(PorterError) -> SQLiteStatement {
         var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else { throw fail("prepare") }
+        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else { throw fail("prepare", sql: sql) }
         return SQLiteStatement(statement, database: self)
     }
 
@@ -119,7 +119,7 @@ package final class SQLiteStatement {
         switch sqlite3_step(statement) {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
-        default: throw database.fail("write")
+        default: throw database.fail("write", sql: sqlite3_sql(statement).map { String(cString: $0) })
         }
     }
 
@@ -164,4 +164,10 @@ package final class SQLiteStatement {
 package func quoted(_ identifier: String) -> String {
     guard identifier.utf8.contains(0x22) else { return "\"" + identifier + "\"" }
     return "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+}
+
+extension PorterError {
+    /// The SQLite failure behind a target error of a mirror, if that is what it is: match its
+    /// ``SQLiteError/resultCode`` (`.SQLITE_BUSY`, `.SQLITE_CONSTRAINT`…), never its message.
+    public var sqliteError: SQLiteError? { underlyingError as? SQLiteError }
 }

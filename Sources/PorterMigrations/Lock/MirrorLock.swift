@@ -32,7 +32,10 @@ final class MirrorLock: MigrationLock {
                 }
             } catch {
                 // Busy: another runner's migration transaction is open; anything else is a failure.
-                if !database.lastFailureWasBusy { throw error }
+                switch error.sqliteError?.resultCode {
+                case .SQLITE_BUSY?, .SQLITE_LOCKED?: break
+                default: throw error
+                }
             }
             if Date() >= deadline { throw LockMessages.stillHeld(target.location, try? holder(), waited: wait) }
             try await timing.pause(location: target.location)
