@@ -70,7 +70,7 @@ extension ImportPass {
                 } else {
                     for problem in problems { log.add(problem) }
                     sinkOpen = false
-                    if collecting { rejectPlan.reasons[row] = problems.map(\.reason).joined(separator: "; ") }
+                    rejectTracker.reject(row, reasons: problems.map(\.reason))
                 }
                 continue
             }
@@ -91,20 +91,18 @@ extension ImportPass {
         try submitLinks(batch, owner: relation.owner, field: relation.field, replace: false, sink: sink)
     }
 
-    /// Rejects every row that points, directly or through other rows, at a rejected row.
+    /// Rejects every row that points, directly or through other rows, at a rejected row, and
+    /// reports each as a fault of its class.
     func followReferences() {
-        var queue = Array(rejectPlan.reasons.keys)
-        while let rejected = queue.popLast() {
-            for source in references[rejected] ?? [] where rejectPlan.reasons[source] == nil {
-                let targetClass = manifest.classes[Int(rejected.source)].className
-                let place = location(source: Int(source.source), row: Int(source.line))
-                let targetRow = rowText(source: Int(rejected.source), row: Int(rejected.line), besides: place.file)
-                rejectPlan.reasons[source] = "points to \(targetClass) at \(targetRow), which is rejected"
-                let className = manifest.classes[Int(source.source)].className
-                classTallies[className]!.rejected += 1
-                log.add(Diagnostic(.rejectedReference, SourceLocation(file: place.file, line: place.line, className: className), rejectPlan.reasons[source]!))
-                queue.append(source)
-            }
+        let found = rejectTracker.followReferences { row, target in
+            let place = location(source: Int(row.source), row: Int(row.line))
+            return "points to \(manifest.classes[Int(target.source)].className) at \(rowText(source: Int(target.source), row: Int(target.line), besides: place.file)), which is rejected"
+        }
+        for (row, reason) in found {
+            let place = location(source: Int(row.source), row: Int(row.line))
+            let className = manifest.classes[Int(row.source)].className
+            classTallies[className]!.rejected += 1
+            log.add(Diagnostic(.rejectedReference, SourceLocation(file: place.file, line: place.line, className: className), reason))
         }
     }
 }

@@ -36,9 +36,8 @@ final class ImportPass {
     var completeClasses: Set<String> = []
     var deferred: [DeferredReference] = []
     var rejects: RejectFiles?
-    /// Rows found faulty (collecting rejects), and the references between rows that follow them.
-    var rejectPlan = RejectPlan()
-    var references: [RowID: [RowID]] = [:]
+    /// The rows `maxErrors` leaves out: collected by one pass, applied by the next.
+    var rejectTracker: RejectTracker
     /// False once a fault is seen in all-or-nothing mode: nothing more is sent to the sink.
     var sinkOpen: Bool
     /// Whether the records of objects sent are kept until the sink has answered: a target that
@@ -86,6 +85,11 @@ final class ImportPass {
         self.options = options
         self.progress = progress
         self.log = DiagnosticLog(limit: options.shownErrorLimit, handler: options.faultHandler)
+        switch mode {
+        case .validating, .writing(_, nil): rejectTracker = RejectTracker(.none)
+        case .collectingRejects: rejectTracker = RejectTracker(.collecting)
+        case .writing(_, let plan?): rejectTracker = RejectTracker(.applying(plan))
+        }
         if case .writing(let sink, let plan) = mode, plan != nil || !sink.isTransactional, let directory = options.rejectsDirectory {
             self.rejects = RejectFiles(directory: directory)
         }
@@ -151,15 +155,7 @@ final class ImportPass {
         }
     }
 
-    var givenRejects: RejectPlan? {
-        if case .writing(_, let plan) = mode { return plan }
-        return nil
-    }
-
-    var collecting: Bool {
-        if case .collectingRejects = mode { return true }
-        return false
-    }
+    var givenRejects: RejectPlan? { rejectTracker.applied }
 
     /// Runs the pass; returns the reject files written.
     func run() throws(PorterError) -> [String] {
@@ -198,7 +194,7 @@ final class ImportPass {
             try loadJoinFile(relation, source: manifest.classes.count + index)
         }
         reportUncheckedReferences()
-        if collecting { followReferences() }
+        if rejectTracker.isCollecting { followReferences() }
     }
 
     // MARK: Classes, one source file at a time
@@ -594,7 +590,7 @@ final class ImportPass {
         }
         switch index.lookup(reference.identity) {
         case .found(let objectId, let line):
-            if collecting, let row { references[RowID(source: sourceIndex(target), line: line), default: []].append(row) }
+            if let row { rejectTracker.noteReference(from: row, to: RowID(source: sourceIndex(target), line: line)) }
             return objectId
         case .rejected(let line):
             let place = location()
@@ -648,9 +644,7 @@ final class ImportPass {
         for problem in problems { log.add(problem) }
         classTallies[className]!.rejected += 1
         sinkOpen = false
-        if collecting {
-            rejectPlan.reasons[row] = problems.map(\.reason).joined(separator: "; ")
-        }
+        rejectTracker.reject(row, reasons: problems.map(\.reason))
     }
 
     /// Counts a value of an extracted class that cannot be read. It fails wherever it is named,
@@ -664,7 +658,7 @@ final class ImportPass {
         }
         for problem in problems { log.add(problem) }
         sinkOpen = false
-        if collecting { rejectPlan.rejectedValues += 1 }
+        rejectTracker.rejectValue()
     }
 
     /// Sends one class's waiting objects with the relation links they carry.

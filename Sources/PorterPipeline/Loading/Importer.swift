@@ -98,7 +98,7 @@ public struct Importer: Sendable {
         let schemaFaults = SchemaCompatibility.conflicts(of: manifest, with: targetSchemas)
         for fault in schemaFaults { pass.log.add(fault, fatal: true) }
         if schemaFaults.isEmpty { _ = try pass.run() }
-        return (report(pass, committed: false, succeeded: pass.log.count == 0, rejectFiles: [], started: started), pass.rejectPlan, pass.log.hasFatal,
+        return (report(pass, committed: false, succeeded: pass.log.count == 0, rejectFiles: [], started: started), pass.rejectTracker.plan, pass.log.hasFatal,
                 pass.indexes)
     }
 
