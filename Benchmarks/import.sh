@@ -731,29 +731,33 @@ imported_objects() {
     python3 -c 'import json, sys; print(sum(c["inserted"] for c in json.load(open(sys.argv[1]))["classes"]))' "$1"
 }
 
+# scale_run NAME BOOKS: imports $DATASET into a new mirror (removed afterwards); sets
+# MEASURE_KB and SCALE_KEYS (the objects inserted, each with a natural key).
+scale_run() {
+    local db=$RUN_DIR/mirror.sqlite
+    fresh_db "$db"
+    log "scale: parse-porter import of $2 books ..."
+    measure "scale-$1" -- "$PARSE_PORTER" import "$DATASET" --to "$db" --quiet --json
+    ((MEASURE_STATUS == 0)) || die "import of $2 books exited with status $MEASURE_STATUS"
+    SCALE_KEYS=$(imported_objects "$RUN_DIR/scale-$1.stdout")
+    record_result scale "parse-porter, $2 books" "$DATASET_ROWS" "$MEASURE_SECS" "$MEASURE_KB"
+    fresh_db "$db"
+}
+
 section_scale() {
     RUN_DIR=$OUT/scale-$BOOKS
     mkdir -p "$RUN_DIR"
     : >"$RUN_DIR/results.tsv"
     RESULT_TOOLS=() RESULT_ROWS=() RESULT_SECS=() RESULT_KB=()
     local big=${SCALE_BOOKS:-$((BOOKS * 10))} small=$BOOKS saved_dataset=$DATASET saved_rows=$DATASET_ROWS
-    local db=$RUN_DIR/mirror.sqlite small_kb small_keys big_kb big_keys
-    fresh_db "$db"
-    log "scale: parse-porter import of $small books ..."
-    measure scale-small -- "$PARSE_PORTER" import "$DATASET" --to "$db" --quiet --json
-    ((MEASURE_STATUS == 0)) || die "import of $small books exited with status $MEASURE_STATUS"
-    small_kb=$MEASURE_KB small_keys=$(imported_objects "$RUN_DIR/scale-small.stdout")
-    record_result scale "parse-porter, $small books" "$DATASET_ROWS" "$MEASURE_SECS" "$MEASURE_KB"
-    fresh_db "$db"
+    local small_kb small_keys big_kb big_keys
+    scale_run small "$small"
+    small_kb=$MEASURE_KB small_keys=$SCALE_KEYS
     BOOKS=$big
     prepare_dataset
     BOOKS=$small
-    log "scale: parse-porter import of $big books ..."
-    measure scale-big -- "$PARSE_PORTER" import "$DATASET" --to "$db" --quiet --json
-    ((MEASURE_STATUS == 0)) || die "import of $big books exited with status $MEASURE_STATUS"
-    big_kb=$MEASURE_KB big_keys=$(imported_objects "$RUN_DIR/scale-big.stdout")
-    record_result scale "parse-porter, $big books" "$DATASET_ROWS" "$MEASURE_SECS" "$MEASURE_KB"
-    fresh_db "$db"
+    scale_run big "$big"
+    big_kb=$MEASURE_KB big_keys=$SCALE_KEYS
     DATASET=$saved_dataset DATASET_ROWS=$saved_rows
     {
         echo
