@@ -187,6 +187,20 @@ final class SQLiteMirrorTests: MirrorTestCase {
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), before)
     }
 
+    /// A new table is written without a statement journal (INSERT OR IGNORE); a row that clashes
+    /// with one already written is still a failure, never left out in silence.
+    func testARowClashingInANewTableFailsTheWriteAndTheRollbackLeavesNoFile() throws {
+        let mirror = SQLiteMirror(path: path)
+        try mirror.begin(schemas: [book], naturalKeys: ["Book": ["title"]])
+        XCTAssertEqual(try mirror.write([object("b1", title: "The Hobbit")], className: "Book", mode: .upsert), [.inserted])
+        XCTAssertThrowsError(try mirror.write([object("b2", title: "Dune"), object("b1", title: "Emma")], className: "Book", mode: .upsert)) { error in
+            XCTAssertEqual((error as? PorterError)?.kind, .target)
+            XCTAssertEqual((error as? PorterError)?.message, "Book: 1 of 2 objects from line 2 clash with objects already written (same objectId or key)")
+        }
+        mirror.rollback()
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path))
+    }
+
     func testUnopenableTargetIsATargetError() throws {
         let mirror = SQLiteMirror(path: directory.appendingPathComponent("missing/dir/mirror.sqlite").path)
         XCTAssertThrowsError(try mirror.begin(schemas: [book], naturalKeys: [:])) { error in
