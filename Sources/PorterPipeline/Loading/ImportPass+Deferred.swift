@@ -8,7 +8,7 @@ extension ImportPass {
     func resolveDeferred() throws(PorterError) {
         var patches: [String: [(objectId: String, value: ParseValue)]] = [:]
         var links: [String: [RelationLinks]] = [:]
-        for item in deferred {
+        for item in references.deferred {
             if givenRejects?.reason(for: item.row) != nil { continue }
             var problems: [Diagnostic] = []
             var ids: [String] = []
@@ -19,7 +19,7 @@ extension ImportPass {
                 if let id = resolve(reference, from: item.row, location: location, problems: &problems) { ids.append(id) }
             }
             guard problems.isEmpty else {
-                indexes[item.className]?.reject(objectId: item.ownerId, keyHash: item.ownerKeyHash)
+                references.indexes[item.className]?.reject(objectId: item.ownerId, keyHash: item.ownerKeyHash)
                 rowFailed(item.row, className: item.className, problems)
                 continue
             }
@@ -31,18 +31,17 @@ extension ImportPass {
                 links[key, default: []].append(RelationLinks(ownerId: item.ownerId, relatedIds: ids, line: Int(item.row.line)))
             }
         }
-        deferred = []
-        guard let sink else { return }
+        references.deferred = []
+        guard let feeder = sending else { return }
         for key in patches.keys.sorted() {
             let (className, field) = split(key)
-            let values = patches[key]!, source = manifest.mapping(for: className)!.source
-            try submit { () throws(PorterError) in
-                .patches(className: className, source: source, outcomes: try sink.patch(className: className, field: field, values: values))
-            }
+            try feeder.sendPatches(patches[key]!, className: className, field: field, source: manifest.mapping(for: className)!.source)
         }
         for key in links.keys.sorted() {
             let (className, fieldName) = split(key)
-            try submitLinks(links[key]!, owner: className, field: fieldName, replace: manifest.mapping(for: className)!.mode != .merge, sink: sink)
+            let mapping = manifest.mapping(for: className)!
+            try feeder.sendLinks(links[key]!, owner: className, field: fieldName, targetClass: mapping.field(named: fieldName)!.type.targetClass!,
+                                 replace: mapping.mode != .merge)
         }
     }
 

@@ -36,7 +36,7 @@ extension ImportPass {
                 checkedHeader = true
                 for column in [relation.ownerColumn, relation.targetColumn] where record.cell(ColumnPath(column)) == nil {
                     log.add(Diagnostic(.missingColumn, SourceLocation(file: file, line: 1, column: column, className: relation.owner), "missing column (relations: \(fieldName))"), fatal: true)
-                    sinkOpen = false
+                    stopSending()
                 }
                 if log.hasFatal { break }
             }
@@ -69,15 +69,15 @@ extension ImportPass {
                                       file: fileOfRow(source: source, row: offset + record.line))
                 } else {
                     for problem in problems { log.add(problem) }
-                    sinkOpen = false
+                    stopSending()
                     rejectTracker.reject(row, reasons: problems.map(\.reason))
                 }
                 continue
             }
             pruneTracker?.hold(link: ids[0], ids[1], relation: tallyKey)
-            if sink != nil && joinFilesAhead {
-                linksAhead[tallyKey, default: [:]][ids[0], default: []].append(RelationLinks(ownerId: ids[0], relatedIds: [ids[1]], line: record.line))
-            } else if sink != nil {
+            if let feeder = sending, joinFilesAhead {
+                feeder.holdLinks(RelationLinks(ownerId: ids[0], relatedIds: [ids[1]], line: record.line), relation: tallyKey)
+            } else if sending != nil {
                 batch.append(RelationLinks(ownerId: ids[0], relatedIds: [ids[1]], line: record.line))
                 if batch.count >= options.batchSize { try flushJoin(&batch, relation) }
             }
@@ -87,8 +87,7 @@ extension ImportPass {
 
     func flushJoin(_ batch: inout [RelationLinks], _ relation: JoinRelationMapping) throws(PorterError) {
         defer { batch.removeAll(keepingCapacity: true) }
-        guard let sink, !batch.isEmpty else { return }
-        try submitLinks(batch, owner: relation.owner, field: relation.field, replace: false, sink: sink)
+        try sending?.sendLinks(batch, owner: relation.owner, field: relation.field, targetClass: relation.targetClass, replace: false)
     }
 
     /// Rejects every row that points, directly or through other rows, at a rejected row, and

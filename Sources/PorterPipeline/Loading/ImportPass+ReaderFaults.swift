@@ -8,7 +8,7 @@ extension ImportPass {
 
     /// Logs a fault that ends `source`'s reading; `keyPath` is where the manifest declares it.
     func readerFailed(_ error: ReaderError, source: String, declaredAt keyPath: String) {
-        unreadSources.insert(source)
+        references.unread(source)
         var reason = error.reason
         if let fault = error.decodingFault { reason += "; " + Self.encodingHint(fault, declaredAt: keyPath) }
         log.add(Diagnostic(Self.faultKind(of: error), error.location, reason), fatal: true)
@@ -40,30 +40,13 @@ extension ImportPass {
         }
     }
 
-    /// Whether `className` is fed from a source that could not be read to its end, so that
-    /// a reference to it not found may name an object that was never read.
-    func isUnread(_ className: String) -> Bool {
-        guard !unreadSources.isEmpty, let mapping = manifest.mapping(for: className) else { return false }
-        return mapping.sources.contains(where: unreadSources.contains)
-    }
-
-    /// Counts a reference in `file` that may name an object of `className` never read.
-    func uncheckedReference(to className: String, in file: String) {
-        var unchecked = uncheckedReferences[className] ?? (0, [])
-        unchecked.count += 1
-        if !unchecked.files.contains(file) { unchecked.files.append(file) }
-        uncheckedReferences[className] = unchecked
-    }
-
     /// One fault per class whose missing references were not reported one by one, at its source.
     func reportUncheckedReferences() {
-        for className in uncheckedReferences.keys.sorted() {
-            let (count, files) = uncheckedReferences[className]!
+        for (className, count, files) in references.takeUncheckedReferences() {
             let verb = count == 1 ? "was" : "were"
             log.add(Diagnostic(.uncheckedReferences, SourceLocation(file: manifest.mapping(for: className)!.source, line: 0, className: className),
                                "\(Noun.counted(count, "reference")) to \(className) from \(files.joined(separator: ", ")) \(verb) not checked: this file could not be read to its end"),
                     fatal: true)
         }
-        uncheckedReferences = [:]
     }
 }

@@ -11,6 +11,11 @@ import PorterReaders
 /// - `writing`: sends to the sink while no fault has been seen; rows in the reject plan are
 ///   skipped and written to the rejects folder, and so are the objects a target that cannot
 ///   roll back refuses.
+///
+/// The pass reads, maps and words faults; three parts with one job each decide the rest:
+/// ``ReferenceResolver`` (what a reference resolves to, and which wait for a later class),
+/// ``RejectTracker`` (which rows `--max-errors` leaves out) and ``SinkFeeder`` (what is sent
+/// to the sink, on the writer thread, and whether anything still is).
 final class ImportPass {
     enum Mode {
         case validating
@@ -27,29 +32,15 @@ final class ImportPass {
     var log: DiagnosticLog
     var classTallies: [String: ImportReport.ClassTally] = [:]
     var relationTallies: [String: ImportReport.RelationTally] = [:]
-    let indexes: [String: KeyIndex]
-    /// The complete key indexes of the validating pass that ran before this one, if any.
-    var validatedIndexes: [String: KeyIndex]?
-    /// Whether references are resolved against ``validatedIndexes`` as they are read (see
-    /// ``ObjectSink/takesReferencesAhead``); decided once the sink has begun.
-    lazy var resolvesAhead: Bool = validatedIndexes != nil && sink?.takesReferencesAhead == true
-    var completeClasses: Set<String> = []
-    var deferred: [DeferredReference] = []
+    /// What references resolve against, and those that wait for a later class.
+    let references: ReferenceResolver
+    /// Sends to the sink (writing mode only).
+    let feeder: SinkFeeder?
     var rejects: RejectFiles?
     /// The rows `maxErrors` leaves out: collected by one pass, applied by the next.
     var rejectTracker: RejectTracker
-    /// False once a fault is seen in all-or-nothing mode: nothing more is sent to the sink.
-    var sinkOpen: Bool
-    /// Whether the records of objects sent are kept until the sink has answered: a target that
-    /// cannot roll back skips the objects it refuses, which go to the rejects folder as read.
-    let keepsSentRecords: Bool
     /// Records read from every source so far.
     private var recordsRead = 0
-    /// Source files that could not be opened or whose reading ended at a fault.
-    var unreadSources: Set<String> = []
-    /// References not found in a class whose source is unread, by target class, and the
-    /// files they are in: reported once per class, not one fault per reference.
-    var uncheckedReferences: [String: (count: Int, files: [String])] = [:]
     /// Keys of JSON objects no field reads, in the order first seen, and where each is.
     var skippedKeys: [SkippedKey] = []
     private var skippedKeyIndex: [String: Int] = [:]
@@ -60,9 +51,6 @@ final class ImportPass {
     /// `_User` objects of a Parse export read with neither a password hash nor `authData`: a
     /// Parse Server creates no such user over REST (201, password is required).
     var usersWithoutPassword = 0
-    /// Links read from join files before their owners' class (see ``joinFilesAhead``), by
-    /// `Owner.field` and owner objectId.
-    var linksAhead: [String: [String: [RelationLinks]]] = [:]
     /// Per source (a class's index, or the class count plus a join relation's), which file
     /// each row number was read from: a class may read several files.
     var sourceRows: [Int: SourceRows] = [:]
@@ -71,13 +59,16 @@ final class ImportPass {
     /// Whether join files are read before the classes, so that each owner is created with its
     /// links in one request: when references resolve ahead (a server that takes the loader's
     /// objectIds). A later update would set a new `updatedAt`, which no key can keep.
-    var joinFilesAhead: Bool { sink != nil && resolvesAhead }
+    var joinFilesAhead: Bool { sending != nil && references.resolvesAhead }
     /// When pruning, while writing: the keys and links the sources hold.
     var pruneTracker: PruneTracker?
     /// The run's token, checked between records.
     var cancellation = Cancellation()
 
-    init(manifest: DatasetManifest, plan: ImportPlan, mode: Mode, options: ImportOptions,
+    /// `validatedIndexes`: the complete key indexes of a validating pass that ran before this
+    /// one; a writing pass resolves references against them as it reads when its sink takes
+    /// references ahead (the sink has begun).
+    init(manifest: DatasetManifest, plan: ImportPlan, mode: Mode, options: ImportOptions, validatedIndexes: [String: KeyIndex]? = nil,
          progress: (@Sendable (ImportProgress) -> Void)?) {
         self.manifest = manifest
         self.plan = plan
@@ -93,13 +84,14 @@ final class ImportPass {
         if case .writing(let sink, let plan) = mode, plan != nil || !sink.isTransactional, let directory = options.rejectsDirectory {
             self.rejects = RejectFiles(directory: directory)
         }
-        if case .writing = mode { sinkOpen = true } else { sinkOpen = false }
-        if case .writing = mode, options.prune { pruneTracker = PruneTracker() }
-        let namedBy = manifest.fieldsNamedByReferences
-        self.indexes = Dictionary(uniqueKeysWithValues: manifest.classes.map {
-            ($0.className, KeyIndex(className: $0.className, uniqueFields: namedBy[$0.className] ?? []))
-        })
-        if case .writing(let sink, _) = mode { keepsSentRecords = !sink.isTransactional && rejects != nil } else { keepsSentRecords = false }
+        if case .writing(let sink, _) = mode {
+            feeder = SinkFeeder(sink: sink, keepsRecords: !sink.isTransactional && rejects != nil)
+            references = ReferenceResolver(manifest: manifest, validatedIndexes: validatedIndexes, resolvesAhead: sink.takesReferencesAhead)
+            if options.prune { pruneTracker = PruneTracker() }
+        } else {
+            feeder = nil
+            references = ReferenceResolver(manifest: manifest)
+        }
         for mapping in manifest.classes {
             classTallies[mapping.className] = .init(className: mapping.className)
             for field in mapping.fields {
@@ -107,52 +99,17 @@ final class ImportPass {
                 relationTallies["\(mapping.className).\(field.name)"] = .init(relation: "\(mapping.className).\(field.name)")
             }
         }
+        feeder?.answered = { [unowned self] completion throws(PorterError) in try record(completion) }
     }
 
-    var sink: ObjectSink? {
-        if case .writing(let sink, _) = mode, sinkOpen { return sink }
-        return nil
+    /// The feeder while it still sends (writing mode, no fault that stops writing seen).
+    var sending: SinkFeeder? {
+        feeder?.isOpen == true ? feeder : nil
     }
 
-    /// The thread the sink is called on while the pass runs (writing mode only).
-    lazy var writer = SinkWriter()
-
-    /// Hands a sink call to the writer thread and takes in what earlier calls reported.
-    func submit(_ job: @escaping SinkWriter.Job) throws(PorterError) {
-        try apply(try writer.submit(job))
-    }
-
-    func apply(_ completions: [SinkWriter.Completion]) throws(PorterError) {
-        for completion in completions {
-            switch completion {
-            case .objects(let className, let source, let lines, let records, let outcomes, let links):
-                for (index, (line, outcome)) in zip(lines, outcomes).enumerated() {
-                    count(outcome, className: className, source: source, line: line)
-                    if case .failed(let reason) = outcome, index < records.count {
-                        try rejects?.add(records[index], reason: reason, to: className, file: fileOfRow(source: sourceIndex(className), row: line))
-                    }
-                }
-                tally(links)
-            case .patches(let className, let source, let outcomes):
-                for outcome in outcomes {
-                    if case .failed = outcome { count(outcome, className: className, source: source, line: 0) }
-                }
-            case .links(let changes):
-                tally(changes)
-            }
-        }
-    }
-
-    private func tally(_ changes: [String: LinkChanges]) {
-        for (relation, change) in changes {
-            relationTallies[relation]!.added += change.added
-            relationTallies[relation]!.removed += change.removed
-            relationTallies[relation]!.rejected += change.refused.count
-            for reason in change.refused {
-                let (owner, field) = split(relation)
-                log.add(Diagnostic(.refusedByTarget, SourceLocation(file: manifest.fileName, line: 0, className: owner, fieldName: field), reason), fatal: true)
-            }
-        }
+    /// Stops sending: a fault was seen and nothing may be written.
+    func stopSending() {
+        feeder?.close()
     }
 
     var givenRejects: RejectPlan? { rejectTracker.applied }
@@ -163,13 +120,10 @@ final class ImportPass {
             try readEverything()
             return []
         }
-        defer { writer.stop() }
+        defer { feeder?.stop() }
         do {
             try readEverything()
-            if let sink {
-                try submit { () throws(PorterError) in .links(try sink.flush()) }
-            }
-            try apply(try writer.drain())
+            try feeder?.finish()
             return try rejects?.close() ?? []
         } catch {
             rejects?.discard()
@@ -241,7 +195,7 @@ final class ImportPass {
             record = try reader.next()
         } catch {
             readerFailed(error, source: reader.displayName, declaredAt: keyPath)
-            sinkOpen = false
+            stopSending()
             return nil
         }
         recordsRead += 1
@@ -293,7 +247,7 @@ final class ImportPass {
     private func sourceGroup(startingAt first: String, loaded: Set<String>) -> [ClassMapping] {
         let head = manifest.mapping(for: first)!
         var group = [head]
-        var available = completeClasses.union([first])
+        var available = references.finishedClasses.union([first])
         for name in plan.classOrder.drop(while: { $0 != first }).dropFirst() where !loaded.contains(name) {
             let candidate = manifest.mapping(for: name)!
             let needs = Set(candidate.fields.compactMap { field -> String? in
@@ -320,14 +274,8 @@ final class ImportPass {
         let fieldNames: [String]
         /// Positions in ``ClassMapper/fields`` of the fields `by:` references name this class by.
         let uniqueIndices: [(name: String, index: Int)]
-        var batch: [ResolvedObject] = []
-        /// The records of ``batch`` as read, when ``ImportPass/keepsSentRecords``.
-        var records: [SourceRecord] = []
-        /// The row numbers (``ImportPass/sourceRows``) of ``batch``.
-        var rows: [Int] = []
-        var relationBatches: [String: [RelationLinks]] = [:]
-        /// The local files the waiting objects name, by ``LocalFile/storedName``.
-        var uploads: [String: LocalFile] = [:]
+        /// The objects waiting to be sent.
+        var batch = ClassBatch()
         var checkedHeader = false
 
         init(_ mapping: ClassMapping, manifest: DatasetManifest, index: KeyIndex, source: Int, cyclic: Set<String>) {
@@ -348,7 +296,7 @@ final class ImportPass {
     /// source of several files is read one file after the other.
     private func load(_ group: [ClassMapping]) throws(PorterError) {
         let loads = group.map {
-            ClassLoad($0, manifest: manifest, index: indexes[$0.className]!, source: sourceIndex($0.className), cyclic: plan.cyclicFields[$0.className] ?? [])
+            ClassLoad($0, manifest: manifest, index: references.indexes[$0.className]!, source: sourceIndex($0.className), cyclic: plan.cyclicFields[$0.className] ?? [])
         }
         let files = group[0].sources
         let phase = group.map(\.className).joined(separator: "+")
@@ -384,8 +332,8 @@ final class ImportPass {
                     }
                     // The whole group goes out together, in plan order: a batch never points at
                     // objects of an earlier class that are still waiting in that class's batch.
-                    if loads.contains(where: { $0.batch.count >= options.batchSize }) {
-                        for load in loads { try flush(load) }
+                    if loads.contains(where: { $0.batch.objects.count >= options.batchSize }) {
+                        for load in loads { try feeder?.send(&load.batch, of: load.mapping) }
                     }
                 }
             }
@@ -393,10 +341,10 @@ final class ImportPass {
             if files.count > 1 { sourceFiles += loads.map { SourceFileTally(reader: $0.className, file: file, records: fileRecords) } }
             bytesBefore += fileSize(file)
         }
-        if !files.contains(where: unreadSources.contains) { notes += try columns.finish() }
+        if !files.contains(where: references.unreadSources.contains) { notes += try columns.finish() }
         for load in loads {
-            try flush(load)
-            completeClasses.insert(load.className)
+            try feeder?.send(&load.batch, of: load.mapping)
+            references.finished(load.className)
         }
         progress?(ImportProgress(phase: phase, records: records, bytesRead: totalBytes, totalBytes: totalBytes))
     }
@@ -436,7 +384,7 @@ final class ImportPass {
                 let line = if case .csv = record.content { 1 } else { record.line }
                 log.add(Diagnostic(.unknownColumn, SourceLocation(file: mapper.sourceName, line: line, column: column, className: className),
                                    "unknown column (\(className) is strict)"), fatal: true)
-                sinkOpen = false
+                stopSending()
             }
         }
         let row = RowID(source: load.source, line: rowNumber)
@@ -493,11 +441,11 @@ final class ImportPass {
         }
         var fields: [FieldValue] = []
         fields.reserveCapacity(draft.values.count)
-        let ahead = resolvesAhead
+        let ahead = references.resolvesAhead, feeding = sending
         for index in draft.values.indices {
-            func later(_ references: [ObjectReference]) {
-                deferred.append(DeferredReference(className: className, field: mapper.fields[index], ownerId: draft.objectId,
-                                                  ownerKeyHash: draft.keyHash, row: row, references: references))
+            func later(_ waiting: [ObjectReference]) {
+                references.deferred.append(DeferredReference(className: className, field: mapper.fields[index], ownerId: draft.objectId,
+                                                             ownerKeyHash: draft.keyHash, row: row, references: waiting))
             }
             let isCyclic = load.cyclicIndices.contains(index) && !ahead
             switch draft.values[index] {
@@ -507,26 +455,23 @@ final class ImportPass {
                 fields.append(FieldValue(load.fieldNames[index], v))
             case .pointer(let reference) where isCyclic:
                 later([reference])
-            case .pointer(let reference) where !ahead && !isComplete(reference.targetClass)
-                && (reference.identity.isField || indexes[reference.targetClass]?.lookup(reference.identity) == .missing):
-                // A class read in the same pass whose object comes further down the file; by
-                // another field, always: an object further down may have the same value.
+            case .pointer(let reference) where references.waits(reference):
                 later([reference])
             case .pointer(let reference):
                 if let objectId = resolve(reference, from: row, line: draft.line, mapper: mapper, field: index, problems: &problems) {
                     fields.append(FieldValue(load.fieldNames[index], .pointer(PointerRef(className: reference.targetClass, objectId: objectId))))
                 }
-            case .relation(let refs) where !ahead && !isComplete(mapper.fields[index].type.targetClass!):
+            case .relation(let refs) where references.linksWait(for: mapper.fields[index].type.targetClass!):
                 later(refs)
             case .upload(let file):
                 fields.append(FieldValue(load.fieldNames[index], .file(ParseFile(name: file.storedName))))
-                if sink != nil { load.uploads[file.storedName] = file }
+                if feeding != nil { load.batch.uploads[file.storedName] = file }
             case .relation(let refs):
                 var ids: [String] = []
                 for reference in refs {
                     if let id = resolve(reference, from: row, line: draft.line, mapper: mapper, field: index, problems: &problems) { ids.append(id) }
                 }
-                if sink != nil { load.relationBatches[load.fieldNames[index], default: []].append(RelationLinks(ownerId: draft.objectId, relatedIds: ids, line: draft.line)) }
+                if feeding != nil { load.batch.links[load.fieldNames[index], default: []].append(RelationLinks(ownerId: draft.objectId, relatedIds: ids, line: draft.line)) }
             }
         }
         guard problems.isEmpty else {
@@ -539,18 +484,17 @@ final class ImportPass {
         } else if !load.mapping.passwordHashKeys.isEmpty && !Self.hasAuthData(draft, mapper) {
             usersWithoutPassword += 1
         }
-        if sink != nil && !linksAhead.isEmpty {
+        guard let feeder = sending else { return }
+        if feeder.holdsLinks {
             for field in load.mapping.fields where field.fromJoinFile {
-                guard let links = linksAhead["\(className).\(field.name)"]?.removeValue(forKey: draft.objectId) else { continue }
-                load.relationBatches[field.name, default: []] += links
+                guard let links = feeder.takeLinks(relation: "\(className).\(field.name)", owner: draft.objectId) else { continue }
+                load.batch.links[field.name, default: []] += links
             }
         }
-        if sink != nil {
-            load.rows.append(rowNumber)
-            load.batch.append(ResolvedObject(objectId: draft.objectId, line: draft.line, fields: fields, acl: draft.acl,
-                                             createdAt: draft.createdAt, updatedAt: draft.updatedAt, passwordHash: draft.passwordHash))
-            if keepsSentRecords { load.records.append(record) }
-        }
+        load.batch.rows.append(rowNumber)
+        load.batch.objects.append(ResolvedObject(objectId: draft.objectId, line: draft.line, fields: fields, acl: draft.acl,
+                                                 createdAt: draft.createdAt, updatedAt: draft.updatedAt, passwordHash: draft.passwordHash))
+        if feeder.keepsRecords { load.batch.records.append(record) }
     }
 
     /// Records the values of the fields `by:` references name the object by.
@@ -570,80 +514,11 @@ final class ImportPass {
         }
     }
 
-    func isComplete(_ className: String) -> Bool {
-        completeClasses.contains(className) || manifest.mapping(for: className) == nil
-    }
-
-    /// Resolves one reference from `row`, at `line` of the mapper's file; a fault is added to `problems`.
-    func resolve(_ reference: ObjectReference, from row: RowID, line: Int, mapper: ClassMapper, field: Int,
-                         problems: inout [Diagnostic]) -> String? {
-        resolve(reference, from: row, location: mapper.location(line, mapper.fields[field], value: reference.sourceText), problems: &problems)
-    }
-
-    /// The objectId `reference` resolves to; a fault is added to `problems` (the location is
-    /// built only then).
-    func resolve(_ reference: ObjectReference, from row: RowID?, location: @autoclosure () -> SourceLocation,
-                         problems: inout [Diagnostic]) -> String? {
-        let target = reference.targetClass
-        guard let index = resolvesAhead ? validatedIndexes?[target] : indexes[target] else {
-            return resolveOutsideDataset(reference, location: location(), problems: &problems)
-        }
-        switch index.lookup(reference.identity) {
-        case .found(let objectId, let line):
-            if let row { rejectTracker.noteReference(from: row, to: RowID(source: sourceIndex(target), line: line)) }
-            return objectId
-        case .rejected(let line):
-            let place = location()
-            let targetRow = rowText(source: sourceIndex(target), row: line, besides: place.file)
-            problems.append(Diagnostic(.rejectedReference, place, "points to \(target) \"\(reference.sourceText)\" (\(targetRow)), which is rejected"))
-        case .ambiguous(let line, let otherLine):
-            let field = if case .field(let name, _) = reference.identity { name } else { "key" }
-            let targetSource = sourceIndex(target)
-            let first = self.location(source: targetSource, row: line), second = self.location(source: targetSource, row: otherLine)
-            let rows = first.file == second.file ? "\(first.file) lines \(first.line) and \(second.line)"
-                                                 : "\(first.file):\(first.line) and \(second.file):\(second.line)"
-            problems.append(Diagnostic(.ambiguousReference, location(), "two \(target) objects have \(field) \"\(reference.sourceText)\" (\(rows)): "
-                                       + "by: \(field) needs a value unique among the \(target) objects"))
-        case .missing:
-            if isUnread(target) {
-                uncheckedReference(to: target, in: location().file)
-                return nil
-            }
-            switch reference.identity {
-            case .key: problems.append(Diagnostic(.danglingReference, location(), "no \(target) has key \"\(reference.sourceText)\""))
-            case .objectId(let id): problems.append(Diagnostic(.danglingReference, location(), "no \(target) has objectId \"\(id)\""))
-            case .field(let field, _): problems.append(Diagnostic(.danglingReference, location(), "no \(target) has \(field) \"\(reference.sourceText)\""))
-            }
-        }
-        return nil
-    }
-
-    /// A reference to a class the dataset does not declare: only by objectId, checked in the target.
-    private func resolveOutsideDataset(_ reference: ObjectReference, location: SourceLocation, problems: inout [Diagnostic]) -> String? {
-        guard case .objectId(let id) = reference.identity else {
-            problems.append(Diagnostic(.referenceOutsideDataset, location, "\(reference.targetClass) is not in this dataset: refer to its objects by objectId"))
-            return nil
-        }
-        if case .writing(let sink, _) = mode {
-            do {
-                try apply(try writer.drain())
-                guard try sink.hasObject(className: reference.targetClass, objectId: id) else {
-                    problems.append(Diagnostic(.danglingReference, location, "no \(reference.targetClass) has objectId \"\(id)\" in the target"))
-                    return nil
-                }
-            } catch {
-                problems.append(Diagnostic(.targetError, location, error.message))
-                return nil
-            }
-        }
-        return id
-    }
-
     /// Counts a faulty row; references to it, if it was registered, already see it rejected.
     func rowFailed(_ row: RowID, className: String, _ problems: [Diagnostic]) {
         for problem in problems { log.add(problem) }
         classTallies[className]!.rejected += 1
-        sinkOpen = false
+        stopSending()
         rejectTracker.reject(row, reasons: problems.map(\.reason))
     }
 
@@ -657,71 +532,7 @@ final class ImportPass {
             return
         }
         for problem in problems { log.add(problem) }
-        sinkOpen = false
+        stopSending()
         rejectTracker.rejectValue()
     }
-
-    /// Sends one class's waiting objects with the relation links they carry.
-    private func flush(_ load: ClassLoad) throws(PorterError) {
-        defer {
-            load.batch.removeAll(keepingCapacity: true)
-            load.records.removeAll(keepingCapacity: true)
-            load.rows.removeAll(keepingCapacity: true)
-            load.relationBatches.removeAll(keepingCapacity: true)
-            load.uploads.removeAll(keepingCapacity: true)
-        }
-        guard let sink, !load.batch.isEmpty || !load.relationBatches.isEmpty else { return }
-        let objects = load.batch, records = load.records, rows = load.rows, mapping = load.mapping, className = load.className
-        let relations = load.relationBatches.keys.sorted().map { field in
-            // Links from a join file are added, as when they are sent on their own.
-            RelationBatch(field: field, targetClass: mapping.field(named: field)!.type.targetClass!, links: load.relationBatches[field]!,
-                          replace: mapping.mode != .merge && !mapping.field(named: field)!.fromJoinFile)
-        }
-        let uploads = Array(load.uploads.values)
-        try submit { () throws(PorterError) in
-            let stored = uploads.isEmpty ? [:] : try sink.store(uploads)
-            let objects = stored.isEmpty ? objects : objects.map { $0.naming(files: stored) }
-            let written = try sink.write(objects, className: className, mode: mapping.mode, relations: relations)
-            return .objects(className: className, source: mapping.source, lines: rows, records: records, outcomes: written.outcomes,
-                            links: Dictionary(uniqueKeysWithValues: written.links.map { ("\(className).\($0.key)", $0.value) }))
-        }
-    }
-
-    /// Counts one object the sink answered for; `line` is its row number (0: none), and
-    /// `source` names the class's files as a whole.
-    func count(_ outcome: WriteOutcome, className: String, source: String, line: Int) {
-        switch outcome {
-        case .inserted: classTallies[className]!.inserted += 1
-        case .updated: classTallies[className]!.updated += 1
-        case .unchanged: classTallies[className]!.unchanged += 1
-        case .failed(let reason):
-            let place = line > 0 ? location(source: sourceIndex(className), row: line) : (file: source, line: 0)
-            log.add(Diagnostic(.refusedByTarget, SourceLocation(file: place.file, line: place.line, className: className), reason), fatal: true)
-            // A target that cannot roll back has the rest of the data already: go on, skip this one.
-            if case .writing(let sink, _) = mode, !sink.isTransactional {
-                classTallies[className]!.rejected += 1
-            } else {
-                sinkOpen = false
-            }
-        }
-    }
-
-    func submitLinks(_ links: [RelationLinks], owner: String, field: String, replace: Bool, sink: ObjectSink) throws(PorterError) {
-        let target = manifest.mapping(for: owner)!.field(named: field)!.type.targetClass!
-        try submit { () throws(PorterError) in
-            .links(["\(owner).\(field)": try sink.link(owner: owner, field: field, targetClass: target, links, replace: replace)])
-        }
-    }
-
-}
-
-/// A reference resolved after every class is read: a cyclic pointer, or relation links to a
-/// class read later.
-struct DeferredReference {
-    let className: String
-    let field: FieldMapping
-    let ownerId: String
-    let ownerKeyHash: KeyHash?
-    let row: RowID
-    let references: [ObjectReference]
 }

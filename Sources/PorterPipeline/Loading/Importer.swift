@@ -99,7 +99,7 @@ public struct Importer: Sendable {
         for fault in schemaFaults { pass.log.add(fault, fatal: true) }
         if schemaFaults.isEmpty { _ = try pass.run() }
         return (report(pass, committed: false, succeeded: pass.log.count == 0, rejectFiles: [], started: started), pass.rejectTracker.plan, pass.log.hasFatal,
-                pass.indexes)
+                pass.references.indexes)
     }
 
     /// Imports into `sink`. Nothing is committed unless the dataset is valid, or (with
@@ -159,11 +159,12 @@ public struct Importer: Sendable {
             rejectedCounts = checked.faultCounts
         }
         try cancellation.check("starting to write", "nothing was written")
-        let pass = ImportPass(manifest: manifest, plan: plan, mode: .writing(sink, rejectPlan), options: options, progress: progress)
-        pass.validatedIndexes = validatedIndexes
-        pass.cancellation = cancellation
         let (schemas, existingClassNotes) = Self.schemasToCreate(manifest.schemas, existing: targetSchemas)
         try sink.begin(schemas: schemas, naturalKeys: Dictionary(uniqueKeysWithValues: manifest.classes.map { ($0.className, $0.key) }), plan: plan)
+        // After begin: whether the sink takes references ahead is known once it has begun.
+        let pass = ImportPass(manifest: manifest, plan: plan, mode: .writing(sink, rejectPlan), options: options, validatedIndexes: validatedIndexes,
+                              progress: progress)
+        pass.cancellation = cancellation
         let rejectFiles: [String]
         var pruned: (items: [PrunedItems], notes: [String])?
         do {

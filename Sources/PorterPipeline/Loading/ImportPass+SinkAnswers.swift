@@ -1,0 +1,56 @@
+import ParseModel
+
+/// What the sink answered, counted into the tallies: refusals become faults, and stop the
+/// writing unless the target cannot roll back (then the object is skipped and the rest goes on).
+extension ImportPass {
+    /// Counts what the sink answered for one call.
+    func record(_ completion: SinkWriter.Completion) throws(PorterError) {
+        switch completion {
+        case .objects(let className, let source, let lines, let records, let outcomes, let links):
+            for (index, (line, outcome)) in zip(lines, outcomes).enumerated() {
+                count(outcome, className: className, source: source, line: line)
+                if case .failed(let reason) = outcome, index < records.count {
+                    try rejects?.add(records[index], reason: reason, to: className, file: fileOfRow(source: sourceIndex(className), row: line))
+                }
+            }
+            tally(links)
+        case .patches(let className, let source, let outcomes):
+            for outcome in outcomes {
+                if case .failed = outcome { count(outcome, className: className, source: source, line: 0) }
+            }
+        case .links(let changes):
+            tally(changes)
+        }
+    }
+
+    private func tally(_ changes: [String: LinkChanges]) {
+        for (relation, change) in changes {
+            relationTallies[relation]!.added += change.added
+            relationTallies[relation]!.removed += change.removed
+            relationTallies[relation]!.rejected += change.refused.count
+            for reason in change.refused {
+                let (owner, field) = split(relation)
+                log.add(Diagnostic(.refusedByTarget, SourceLocation(file: manifest.fileName, line: 0, className: owner, fieldName: field), reason), fatal: true)
+            }
+        }
+    }
+
+    /// Counts one object the sink answered for; `line` is its row number (0: none), and
+    /// `source` names the class's files as a whole.
+    func count(_ outcome: WriteOutcome, className: String, source: String, line: Int) {
+        switch outcome {
+        case .inserted: classTallies[className]!.inserted += 1
+        case .updated: classTallies[className]!.updated += 1
+        case .unchanged: classTallies[className]!.unchanged += 1
+        case .failed(let reason):
+            let place = line > 0 ? location(source: sourceIndex(className), row: line) : (file: source, line: 0)
+            log.add(Diagnostic(.refusedByTarget, SourceLocation(file: place.file, line: place.line, className: className), reason), fatal: true)
+            // A target that cannot roll back has the rest of the data already: go on, skip this one.
+            if case .writing(let sink, _) = mode, !sink.isTransactional {
+                classTallies[className]!.rejected += 1
+            } else {
+                stopSending()
+            }
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import XCTest
+@testable import ParseModel
+@testable import PorterPipeline
+
+/// What references resolve to (ReferenceResolver), on its own: no pass, no sink.
+final class ReferenceResolverTests: XCTestCase {
+    private static let manifest = """
+    version: 1
+    classes:
+      Author:
+        source: authors.csv
+        key: [name]
+        fields:
+          name: String!
+          email: String
+      Book:
+        source: books.csv
+        key: [title]
+        fields:
+          title: String!
+          author: {type: Pointer<Author>, by: email}
+          coauthors: Relation<Author>
+    """
+
+    private func resolver(validated: [String: KeyIndex]? = nil, ahead: Bool = false) throws -> ReferenceResolver {
+        let data = try TemporaryDataset(["dataset.yml": Self.manifest, "authors.csv": "name,email\n", "books.csv": "title,author,coauthors\n"])
+        return ReferenceResolver(manifest: try data.load(), validatedIndexes: validated, resolvesAhead: ahead)
+    }
+
+    private func author(_ key: String) -> ObjectReference { ObjectReference(targetClass: "Author", identity: .key(key)) }
+    private func hash(_ key: String) -> KeyHash { KeyHash(className: "Author", key: key) }
+
+    func testEveryDatasetClassHasAnIndexAndTheFieldsReferencesNameItBy() throws {
+        let references = try resolver()
+        XCTAssertEqual(Set(references.indexes.keys), ["Author", "Book"])
+        XCTAssertEqual(references.indexes["Author"]?.uniqueFields, ["email"])
+        XCTAssertEqual(references.indexes["Book"]?.uniqueFields, [])
+    }
+
+    func testFoundRejectedAndMissingObjectsByKeyAndByField() throws {
+        let references = try resolver()
+        let index = references.indexes["Author"]!
+        XCTAssertEqual(index.register(objectId: hash("Tolkien").objectId, keyHash: hash("Tolkien"), explicitId: false, line: 2), .added)
+        index.register(field: "email", value: "jrr@example.com", objectId: hash("Tolkien").objectId, keyHash: hash("Tolkien"), line: 2)
+        XCTAssertEqual(index.register(objectId: hash("Lewis").objectId, keyHash: hash("Lewis"), explicitId: false, line: 3), .added)
+        index.reject(objectId: hash("Lewis").objectId, keyHash: hash("Lewis"))
+
+        XCTAssertEqual(references.resolve(author("Tolkien"), in: "books.csv"), .found(objectId: hash("Tolkien").objectId, line: 2))
+        XCTAssertEqual(references.resolve(ObjectReference(targetClass: "Author", identity: .field(name: "email", value: "jrr@example.com")), in: "books.csv"),
+                       .found(objectId: hash("Tolkien").objectId, line: 2))
+        XCTAssertEqual(references.resolve(author("Lewis"), in: "books.csv"), .rejected(line: 3))
+        XCTAssertEqual(references.resolve(author("Herbert"), in: "books.csv"), .missing)
+        XCTAssertEqual(references.resolve(ObjectReference(targetClass: "_User", identity: .objectId("u1")), in: "books.csv"), .outsideDataset)
+    }
+
+    func testAReferenceWaitsOnlyWhileItsClassIsBeingReadAndItsObjectIsNotSeenYet() throws {
+        let references = try resolver()
+        let index = references.indexes["Author"]!
+        _ = index.register(objectId: hash("Tolkien").objectId, keyHash: hash("Tolkien"), explicitId: false, line: 2)
+
+        XCTAssertFalse(references.waits(author("Tolkien")), "an object already read resolves now")
+        XCTAssertTrue(references.waits(author("Herbert")), "an object not seen yet may come further down")
+        XCTAssertTrue(references.waits(ObjectReference(targetClass: "Author", identity: .field(name: "email", value: "x"))),
+                      "by another field a later object may have the same value")
+        XCTAssertTrue(references.linksWait(for: "Author"))
+        XCTAssertFalse(references.waits(ObjectReference(targetClass: "_User", identity: .objectId("u1"))), "a class outside the dataset is complete")
+
+        references.finished("Author")
+        XCTAssertTrue(references.isComplete("Author"))
+        XCTAssertFalse(references.waits(author("Herbert")), "once the class is read a missing object is missing")
+        XCTAssertFalse(references.linksWait(for: "Author"))
+        XCTAssertEqual(references.finishedClasses, ["Author"])
+    }
+
+    func testResolvingAheadUsesTheValidatedIndexesAndNeverWaits() throws {
+        let validating = try resolver()
+        _ = validating.indexes["Author"]!.register(objectId: hash("Herbert").objectId, keyHash: hash("Herbert"), explicitId: false, line: 9)
+
+        let ahead = try resolver(validated: validating.indexes, ahead: true)
+        XCTAssertTrue(ahead.resolvesAhead)
+        XCTAssertFalse(ahead.waits(author("Herbert")))
+        XCTAssertFalse(ahead.linksWait(for: "Author"))
+        XCTAssertEqual(ahead.resolve(author("Herbert"), in: "books.csv"), .found(objectId: hash("Herbert").objectId, line: 9),
+                       "found in the validated index though this pass has read no Author yet")
+
+        let notAhead = try resolver(validated: validating.indexes, ahead: false)
+        XCTAssertFalse(notAhead.resolvesAhead)
+        XCTAssertEqual(notAhead.resolve(author("Herbert"), in: "books.csv"), .missing)
+        XCTAssertFalse(try resolver(validated: nil, ahead: true).resolvesAhead, "ahead needs validated indexes")
+    }
+
+    func testReferencesIntoAnUnreadSourceAreCountedPerClassAndFileNotReportedOneByOne() throws {
+        let references = try resolver()
+        XCTAssertEqual(references.resolve(author("Herbert"), in: "books.csv"), .missing)
+        references.unread("authors.csv")
+        XCTAssertTrue(references.isUnread("Author"))
+        XCTAssertFalse(references.isUnread("Book"))
+        XCTAssertEqual(references.resolve(author("Herbert"), in: "books.csv"), .unchecked)
+        XCTAssertEqual(references.resolve(author("Asimov"), in: "books.csv"), .unchecked)
+        XCTAssertEqual(references.resolve(author("Le Guin"), in: "more-books.csv"), .unchecked)
+
+        let unchecked = references.takeUncheckedReferences()
+        XCTAssertEqual(unchecked.map(\.className), ["Author"])
+        XCTAssertEqual(unchecked.first?.count, 3)
+        XCTAssertEqual(unchecked.first?.files, ["books.csv", "more-books.csv"])
+        XCTAssertTrue(references.takeUncheckedReferences().isEmpty, "taken once")
+    }
+}
