@@ -16,7 +16,7 @@ extension ImportPass {
         let target = reference.targetClass
         switch references.resolve(reference, in: location().file) {
         case .found(let objectId, let line):
-            if let row { rejectTracker.noteReference(from: row, to: RowID(source: sourceIndex(target), line: line)) }
+            if let row, rejectTracker.isCollecting { rejectTracker.noteReference(from: row, to: RowID(source: sourceIndex(target), line: line)) }
             return objectId
         case .outsideDataset:
             return resolveOutsideDataset(reference, location: location(), problems: &problems)

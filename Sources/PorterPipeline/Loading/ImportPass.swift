@@ -269,14 +269,16 @@ final class ImportPass {
         var mapper: ClassMapper
         let index: KeyIndex
         let source: Int
-        /// Positions in ``ClassMapper/fields`` of the cyclic fields, and every field's name.
-        let cyclicIndices: Set<Int>
+        /// Per field of ``ClassMapper/fields``: whether it is cyclic, and its name.
+        let isCyclic: [Bool]
         let fieldNames: [String]
         /// Positions in ``ClassMapper/fields`` of the fields `by:` references name this class by.
         let uniqueIndices: [(name: String, index: Int)]
         /// The objects waiting to be sent.
         var batch = ClassBatch()
         var checkedHeader = false
+        /// Records read, counted into the class's tally once the source is read.
+        var read = 0
 
         init(_ mapping: ClassMapping, manifest: DatasetManifest, index: KeyIndex, source: Int, cyclic: Set<String>) {
             self.mapping = mapping
@@ -285,7 +287,7 @@ final class ImportPass {
             self.source = source
             let names = mapper.fields.map(\.name)
             self.fieldNames = names
-            self.cyclicIndices = Set(names.indices.filter { cyclic.contains(names[$0]) })
+            self.isCyclic = names.map(cyclic.contains)
             self.uniqueIndices = index.uniqueFields.compactMap { name in names.firstIndex(of: name).map { (name, $0) } }
         }
 
@@ -343,6 +345,7 @@ final class ImportPass {
         }
         if !files.contains(where: references.unreadSources.contains) { notes += try columns.finish() }
         for load in loads {
+            classTallies[load.className]!.read += load.read
             try feeder?.send(&load.batch, of: load.mapping)
             references.finished(load.className)
         }
@@ -376,7 +379,7 @@ final class ImportPass {
     private func process(_ record: SourceRecord, row rowNumber: Int, for load: ClassLoad) throws(PorterError) {
         // `load.mapping` is read in place: a local copy of the struct would cost every record.
         let mapper = load.mapper, className = load.className
-        classTallies[className]!.read += 1
+        load.read += 1
         if case .json = record.content { load.checkedHeader = false }
         if !load.checkedHeader {
             load.checkedHeader = true
@@ -428,7 +431,7 @@ final class ImportPass {
             registerUniqueValues(draft.values, of: draft.objectId, keyHash: draft.keyHash, line: rowNumber, in: load)
         case .duplicateKey where load.mapping.extract != nil:
             // A value named again by another record, or twice in one cell: the object read already.
-            classTallies[className]!.read -= 1
+            load.read -= 1
             return
         case .duplicateKey(let first):
             let keyField = mapper.fields.first { $0.name == load.mapping.key.first }
@@ -447,7 +450,7 @@ final class ImportPass {
                 references.deferred.append(DeferredReference(className: className, field: mapper.fields[index], ownerId: draft.objectId,
                                                              ownerKeyHash: draft.keyHash, row: row, references: waiting))
             }
-            let isCyclic = load.cyclicIndices.contains(index) && !ahead
+            let isCyclic = load.isCyclic[index] && !ahead
             switch draft.values[index] {
             case .value(let v) where isCyclic:
                 if v != .null || load.mapping.mode != .merge { later([]) }
