@@ -15,9 +15,10 @@ public struct KeyHash: Hashable, Sendable {
     /// Hashes `className` and the canonical key text (see ``NaturalKey``).
     package init(className: String, key: String) {
         var state = (a: UInt64(0xcbf2_9ce4_8422_2325), b: UInt64(0x6c62_272e_07bb_0142))
-        KeyHash.mix(className.utf8, into: &state)
+        // Contiguous UTF-8 buffers: iterating a `String.UTF8View` costs several times as much per byte.
+        var className = className, key = key
+        className.withUTF8 { KeyHash.mix($0, into: &state) }
         KeyHash.mix(CollectionOfOne(0), into: &state)
-        var key = key
         key.withUTF8 { KeyHash.mix($0, into: &state) }
         high = KeyHash.finalize(state.a)
         low = KeyHash.finalize(state.b ^ high)
