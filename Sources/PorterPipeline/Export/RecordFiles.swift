@@ -93,11 +93,15 @@ struct CSVRow {
                 bytes.append(contentsOf: utf8)
                 return
             }
+            // Runs between quotes are copied whole: a byte at a time costs a capacity check each.
             bytes.append(0x22)
-            for byte in utf8 {
-                if byte == 0x22 { bytes.append(0x22) }
-                bytes.append(byte)
+            var start = utf8.startIndex
+            while let quote = utf8[start...].firstIndex(of: 0x22) {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...quote]))
+                bytes.append(0x22)
+                start = quote + 1
             }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
             bytes.append(0x22)
         }
     }
