@@ -22,6 +22,11 @@ final class MirrorWriter {
     /// another instead of at random, which matters once the tables outgrow the page cache.
     private var stagedJoinTables: Set<String> = []
     private var statements: [String: SQLiteStatement] = [:]
+    /// Per class, the rowid of the last stored row a batch found: the next batch's rows are
+    /// looked for after it first (``storedStates(_:_:)``).
+    private var lastRowFound: [String: Int64] = [:]
+    /// Classes whose batches do not come in the order their rows are stored.
+    private var unorderedClasses: Set<String> = []
     /// Files to write into the files folder when the import commits, by stored name.
     var stagedFiles: [String: LocalFile] = [:]
 
@@ -68,6 +73,8 @@ final class MirrorWriter {
         let db = try open(create: true)
         now = ParseDate(millisecondsSince1970: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))).iso
         self.naturalKeys = naturalKeys
+        lastRowFound = [:]
+        unorderedClasses = []
         try db.execute("PRAGMA cache_size = -65536")
         try db.execute(shared ? "SAVEPOINT porter_import" : "BEGIN IMMEDIATE")
         for sql in MirrorLayout.bookkeepingTablesSQL { try db.execute(sql) }
@@ -185,29 +192,54 @@ final class MirrorWriter {
     /// Stored object ids read per statement.
     private static let idsPerLookup = 500
 
-    /// Reads the stored rows of the objects, ``idsPerLookup`` per statement, and compares each
-    /// with the values its UPDATE would bind: `.differs` also when unsure (the UPDATE decides).
+    /// Reads the stored rows of the objects and compares each with the values its UPDATE would
+    /// bind: `.differs` also when unsure (the UPDATE decides).
+    ///
+    /// A re-import of the same source brings a class's objects in the order the first import
+    /// stored them, so the rows after the last one found are read first, in rowid order: one
+    /// sequential read instead of a seek per object. The objects not among them are looked up by
+    /// objectId, ``idsPerLookup`` per statement; a class whose batches do not follow the stored
+    /// order is only looked up.
     private func storedStates(_ objects: [ResolvedObject], _ write: RowWrite) throws(PorterError) -> [StoredState] {
-        let select = try statement("stored", write.className, write.columns) {
-            let names = (ParseNames.defaultFields + write.columns).map(quoted).joined(separator: ", ")
-            let ids = (1...Self.idsPerLookup).map { "?\($0)" }.joined(separator: ", ")
-            return "SELECT \(names) FROM \(quoted(write.className)) WHERE objectId IN (\(ids))"
-        }
-        // objectId, createdAt, updatedAt, ACL, then the fields
-        let affinities = (0..<select.columnCount).map { ColumnAffinity(declaredType: select.declaredType(at: $0)) }
+        // objectId, createdAt, updatedAt, ACL, the fields, then the rowid
+        let names = (ParseNames.defaultFields + write.columns).map(quoted).joined(separator: ", ") + ", rowid"
         var indexes: [String: Int] = [:]
         indexes.reserveCapacity(objects.count)
         for (index, object) in objects.enumerated() { indexes[object.objectId] = index }
         var states = [StoredState](repeating: .missing, count: objects.count)
-        var start = 0
-        while start < objects.count {
-            let end = min(start + Self.idsPerLookup, objects.count)
-            for index in start..<end { select.bind(text: objects[index].objectId, at: index - start + 1) }
-            defer { select.reset() }
-            while try select.step() {
-                guard let id = select.text(at: 0), let index = indexes[id] else { continue }
-                states[index] = holdsAll(objects[index], select, affinities, write) ? .same : .differs
+        var found = 0
+        func compare(_ row: SQLiteStatement, _ affinities: [ColumnAffinity]) -> Int64? {
+            guard let id = row.text(at: 0), let index = indexes[id], states[index] == .missing else { return nil }
+            states[index] = holdsAll(objects[index], row, affinities, write) ? .same : .differs
+            found += 1
+            return row.integer(at: affinities.count - 1)
+        }
+        if !unorderedClasses.contains(write.className) {
+            let following = try statement("storedFollowing", write.className, write.columns) {
+                "SELECT \(names) FROM \(quoted(write.className)) WHERE rowid > ?1 ORDER BY rowid LIMIT ?2"
             }
+            let affinities = (0..<following.columnCount).map { ColumnAffinity(declaredType: following.declaredType(at: $0)) }
+            following.bind(integer: lastRowFound[write.className] ?? 0, at: 1)
+            following.bind(integer: Int64(objects.count), at: 2)
+            defer { following.reset() }
+            while try following.step() {
+                if let row = compare(following, affinities) { lastRowFound[write.className] = row }
+            }
+            if found < objects.count / 2 { unorderedClasses.insert(write.className) }
+        }
+        guard found < objects.count else { return states }
+        let select = try statement("stored", write.className, write.columns) {
+            let ids = (1...Self.idsPerLookup).map { "?\($0)" }.joined(separator: ", ")
+            return "SELECT \(names) FROM \(quoted(write.className)) WHERE objectId IN (\(ids))"
+        }
+        let affinities = (0..<select.columnCount).map { ColumnAffinity(declaredType: select.declaredType(at: $0)) }
+        let unread = states.indices.filter { states[$0] == .missing }
+        var start = 0
+        while start < unread.count {
+            let end = min(start + Self.idsPerLookup, unread.count)
+            for (parameter, index) in unread[start..<end].enumerated() { select.bind(text: objects[index].objectId, at: parameter + 1) }
+            defer { select.reset() }
+            while try select.step() { _ = compare(select, affinities) }
             start = end
         }
         return states

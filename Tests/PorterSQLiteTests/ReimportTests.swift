@@ -100,6 +100,26 @@ final class ReimportTests: MirrorTestCase {
                        [["b1", "1937", "integer", "1"], ["b2", "12", "integer", "0"], ["b3", "-3.5", "real", "1"]])
     }
 
+    /// Batches are found in the order the rows are stored first, then by objectId: in order, with
+    /// new objects between, out of order, and after the order was given up, every object is found.
+    func testBatchesInAndOutOfTheStoredOrder() throws {
+        let titles = (0..<300).map { "Book \($0)" }
+        let again = try reopened(with: titles.enumerated().map { object("b\($0)", title: $1) })
+        let same = { (range: Range<Int>) in range.map { self.object("b\($0)", title: titles[$0]) } }
+        XCTAssertEqual(try again.write(same(0..<100), className: "Book", mode: .upsert), Array(repeating: .unchanged, count: 100))
+        let mixed = [object("n1", title: "New 1")] + same(100..<150) + [object("b150", title: "Changed")] + same(151..<200) + [object("n2", title: "New 2")]
+        XCTAssertEqual(try again.write(mixed, className: "Book", mode: .upsert),
+                       [.inserted] + Array(repeating: .unchanged, count: 50) + [.updated] + Array(repeating: .unchanged, count: 49) + [.inserted])
+        let shuffled = same(200..<300).reversed() + same(0..<10)
+        XCTAssertEqual(try again.write(Array(shuffled), className: "Book", mode: .upsert), Array(repeating: .unchanged, count: 110))
+        XCTAssertEqual(try again.write([object("b5", title: "Changed too")] + same(6..<8), className: "Book", mode: .upsert), [.updated, .unchanged, .unchanged])
+        _ = try again.flush()
+        try again.commit()
+        XCTAssertEqual(try rows("SELECT count(*) FROM Book"), [["302"]])
+        XCTAssertEqual(try rows("SELECT objectId FROM Book WHERE title LIKE 'Changed%' OR title LIKE 'New%' ORDER BY objectId"),
+                       [["b150"], ["b5"], ["n1"], ["n2"]])
+    }
+
     /// Replacing the links of many owners in one call (more than one lookup statement's worth):
     /// each loses the links not given and gains the new ones; an owner listed twice keeps what
     /// both entries list.
