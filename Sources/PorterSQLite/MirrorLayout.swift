@@ -102,3 +102,59 @@ extension SQLiteStatement {
         }
     }
 }
+
+/// How SQLite converts values compared with a column (its affinity), as far as deciding
+/// whether a stored value equals a bound one needs.
+package enum ColumnAffinity {
+    /// TEXT: bound numbers are compared as text.
+    case text
+    /// INTEGER or NUMERIC: bound text that looks like a number is compared as a number.
+    case numeric
+    /// REAL, BLOB or none.
+    case other
+
+    /// The affinity SQLite gives a column declared with `type` (its rules, in their order).
+    package init(declaredType type: String?) {
+        let type = (type ?? "").uppercased()
+        if type.contains("INT") {
+            self = .numeric
+        } else if type.contains("CHAR") || type.contains("CLOB") || type.contains("TEXT") {
+            self = .text
+        } else if type.isEmpty || type.contains("BLOB") || type.contains("REAL") || type.contains("FLOA") || type.contains("DOUB") {
+            self = .other
+        } else {
+            self = .numeric
+        }
+    }
+}
+
+extension SQLiteStatement {
+    /// Whether the column surely holds what ``bind(_:at:)`` of `value` would store there: `IS`
+    /// would find them equal. `false` when they differ and when that cannot be told without
+    /// SQLite's own conversions (text in a numeric column, a number in a text column, NaN…);
+    /// an `UPDATE … WHERE column IS NOT ?` then decides.
+    package func holds(_ value: ParseValue, at column: Int, affinity: ColumnAffinity) -> Bool {
+        let storage = storageClass(at: column)
+        switch value {
+        case .null:
+            return storage == SQLITE_NULL
+        case .integer(let i):
+            return affinity == .numeric && holdsNumber(equalTo: i, at: column, storage: storage)
+        case .boolean(let b):
+            return affinity == .numeric && holdsNumber(equalTo: b ? 1 : 0, at: column, storage: storage)
+        case .double(let d):
+            guard affinity == .numeric else { return false }
+            if storage == SQLITE_FLOAT { return double(at: column) == d }
+            return storage == SQLITE_INTEGER && Int64(exactly: d) == integer(at: column)
+        case .string(let s): return affinity == .text && holdsText(s, at: column)
+        case .date(let d): return affinity == .text && holdsText(d.iso, at: column)
+        case .pointer(let p): return affinity == .text && holdsText(p.objectId, at: column)
+        default: return affinity == .text && holdsText(value.wireJSON.serialized(sortedKeys: true), at: column)
+        }
+    }
+
+    private func holdsNumber(equalTo value: Int64, at column: Int, storage: Int32) -> Bool {
+        if storage == SQLITE_INTEGER { return integer(at: column) == value }
+        return storage == SQLITE_FLOAT && Int64(exactly: double(at: column)) == value
+    }
+}

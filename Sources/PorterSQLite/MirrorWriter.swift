@@ -22,6 +22,11 @@ final class MirrorWriter {
     /// another instead of at random, which matters once the tables outgrow the page cache.
     private var stagedJoinTables: Set<String> = []
     private var statements: [String: SQLiteStatement] = [:]
+    /// Per class, the rowid of the last stored row a batch found: the next batch's rows are
+    /// looked for after it first (``storedStates(_:_:)``).
+    private var lastRowFound: [String: Int64] = [:]
+    /// Classes whose batches do not come in the order their rows are stored.
+    private var unorderedClasses: Set<String> = []
     /// Files to write into the files folder when the import commits, by stored name.
     var stagedFiles: [String: LocalFile] = [:]
 
@@ -68,6 +73,8 @@ final class MirrorWriter {
         let db = try open(create: true)
         now = ParseDate(millisecondsSince1970: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))).iso
         self.naturalKeys = naturalKeys
+        lastRowFound = [:]
+        unorderedClasses = []
         try db.execute("PRAGMA cache_size = -65536")
         try db.execute(shared ? "SAVEPOINT porter_import" : "BEGIN IMMEDIATE")
         for sql in MirrorLayout.bookkeepingTablesSQL { try db.execute(sql) }
@@ -136,14 +143,176 @@ final class MirrorWriter {
 
     /// Inserts new objects and updates changed ones. An import sets `updatedAt` of an object whose
     /// fields changed; a copy (`copyingTimestamps`) compares and sets `createdAt` and `updatedAt` like fields.
+    ///
+    /// On a table that holds earlier rows, the batch's stored rows are read first, a few hundred
+    /// per statement; an object that holds what it would write costs no write, missing ones go
+    /// in by multi-row INSERTs and only the others are updated, in the batch's order.
     func upsert(_ objects: [ResolvedObject], className: String, mode: WriteMode, copyingTimestamps: Bool) throws(PorterError) -> [WriteOutcome] {
-        guard let db = database, let first = objects.first else { return [] }
+        guard let first = objects.first else { return [] }
         let columns = first.fields.map(\.name)
+        // One class's objects carry the same fields (the loader writes every mapped field).
+        for object in objects { precondition(object.fields.count == columns.count, "objects of one batch must carry the same fields") }
         if freshTables.contains(className) { return try insertFresh(objects, className: className, columns: columns) }
-        let insert = try statement("insert", className, columns) {
-            insertSQL(className, columns, rows: 1) + " ON CONFLICT(objectId) DO NOTHING"
+        let write = RowWrite(className: className, columns: columns, mode: mode, copyingTimestamps: copyingTimestamps)
+        // An object named twice must see its first write: one statement after another.
+        guard Set(objects.lazy.map(\.objectId)).count == objects.count else { return try objects.map { object throws(PorterError) in try writeOne(object, write) } }
+        let stored = try storedStates(objects, write)
+        var outcomes = [WriteOutcome](repeating: .unchanged, count: objects.count)
+        var missing: [Int] = []
+        for (index, state) in stored.enumerated() {
+            switch state {
+            case .missing:
+                missing.append(index)
+            case _ where mode == .insert:
+                outcomes[index] = .failed("\(className) \(objects[index].objectId) already exists in the target (mode: insert)")
+            case .same:
+                break
+            case .differs:
+                // Inserts before it first: a natural key it gives up or takes decides theirs.
+                try insertMissing(missing, of: objects, write, into: &outcomes)
+                missing = []
+                outcomes[index] = try update(objects[index], write)
+            }
         }
-        let update = try statement(copyingTimestamps ? "copy" : mode.rawValue, className, columns) {
+        try insertMissing(missing, of: objects, write, into: &outcomes)
+        return outcomes
+    }
+
+    /// What one batch writes: its class, columns and mode.
+    private struct RowWrite {
+        let className: String
+        let columns: [String]
+        let mode: WriteMode
+        let copyingTimestamps: Bool
+    }
+
+    /// How an object of a batch compares with its stored row.
+    private enum StoredState { case missing, same, differs }
+
+    /// Stored object ids read per statement.
+    private static let idsPerLookup = 500
+
+    /// Reads the stored rows of the objects and compares each with the values its UPDATE would
+    /// bind: `.differs` also when unsure (the UPDATE decides).
+    ///
+    /// A re-import of the same source brings a class's objects in the order the first import
+    /// stored them, so the rows after the last one found are read first, in rowid order: one
+    /// sequential read instead of a seek per object. The objects not among them are looked up by
+    /// objectId, ``idsPerLookup`` per statement; a class whose batches do not follow the stored
+    /// order is only looked up.
+    private func storedStates(_ objects: [ResolvedObject], _ write: RowWrite) throws(PorterError) -> [StoredState] {
+        // objectId, createdAt, updatedAt, ACL, the fields, then the rowid
+        let names = (ParseNames.defaultFields + write.columns).map(quoted).joined(separator: ", ") + ", rowid"
+        var indexes: [String: Int] = [:]
+        indexes.reserveCapacity(objects.count)
+        for (index, object) in objects.enumerated() { indexes[object.objectId] = index }
+        var states = [StoredState](repeating: .missing, count: objects.count)
+        var found = 0
+        func compare(_ row: SQLiteStatement, _ affinities: [ColumnAffinity]) -> Int64? {
+            guard let id = row.text(at: 0), let index = indexes[id], states[index] == .missing else { return nil }
+            states[index] = holdsAll(objects[index], row, affinities, write) ? .same : .differs
+            found += 1
+            return row.integer(at: affinities.count - 1)
+        }
+        if !unorderedClasses.contains(write.className) {
+            let following = try statement("storedFollowing", write.className, write.columns) {
+                "SELECT \(names) FROM \(quoted(write.className)) WHERE rowid > ?1 ORDER BY rowid LIMIT ?2"
+            }
+            let affinities = (0..<following.columnCount).map { ColumnAffinity(declaredType: following.declaredType(at: $0)) }
+            following.bind(integer: lastRowFound[write.className] ?? 0, at: 1)
+            following.bind(integer: Int64(objects.count), at: 2)
+            defer { following.reset() }
+            while try following.step() {
+                if let row = compare(following, affinities) { lastRowFound[write.className] = row }
+            }
+            if found < objects.count / 2 { unorderedClasses.insert(write.className) }
+        }
+        guard found < objects.count else { return states }
+        let select = try statement("stored", write.className, write.columns) {
+            let ids = (1...Self.idsPerLookup).map { "?\($0)" }.joined(separator: ", ")
+            return "SELECT \(names) FROM \(quoted(write.className)) WHERE objectId IN (\(ids))"
+        }
+        let affinities = (0..<select.columnCount).map { ColumnAffinity(declaredType: select.declaredType(at: $0)) }
+        let unread = states.indices.filter { states[$0] == .missing }
+        var start = 0
+        while start < unread.count {
+            let end = min(start + Self.idsPerLookup, unread.count)
+            for (parameter, index) in unread[start..<end].enumerated() { select.bind(text: objects[index].objectId, at: parameter + 1) }
+            defer { select.reset() }
+            while try select.step() { _ = compare(select, affinities) }
+            start = end
+        }
+        return states
+    }
+
+    /// Whether the stored row at `row` holds every value the object's UPDATE would set; merge
+    /// keeps a stored value where the object's is null.
+    private func holdsAll(_ object: ResolvedObject, _ row: SQLiteStatement, _ affinities: [ColumnAffinity], _ write: RowWrite) -> Bool {
+        func holds(_ value: ParseValue, _ column: Int) -> Bool {
+            (write.mode == .merge && value == .null) || row.holds(value, at: column, affinity: affinities[column])
+        }
+        if write.copyingTimestamps {
+            guard row.holds(.string(object.createdAt?.iso ?? now), at: 1, affinity: affinities[1]),
+                  row.holds(.string(object.updatedAt?.iso ?? now), at: 2, affinity: affinities[2]) else { return false }
+        }
+        guard holds(object.acl.map(ParseValue.acl) ?? .null, 3) else { return false }
+        for (i, field) in object.fields.enumerated() where !holds(field.value, i + 4) { return false }
+        return true
+    }
+
+    /// Inserts objects the table lacks, 100 per statement; a statement that fails (a natural
+    /// key taken) is undone and its objects are written one by one, each with its own outcome.
+    private func insertMissing(_ indexes: [Int], of objects: [ResolvedObject], _ write: RowWrite, into outcomes: inout [WriteOutcome]) throws(PorterError) {
+        let width = write.columns.count + 4
+        var start = indexes.startIndex
+        while start < indexes.endIndex {
+            let chunk = indexes[start..<min(start + Self.rowsPerStatement(columns: width), indexes.endIndex)]
+            start = chunk.endIndex
+            let insert = try statement("insertMissing\(chunk.count)", write.className, write.columns) {
+                insertSQL(write.className, write.columns, rows: chunk.count)
+            }
+            var parameter = 1
+            for index in chunk {
+                bindInsert(objects[index], to: insert, at: parameter)
+                parameter += width
+            }
+            do {
+                try insert.run()
+                for index in chunk { outcomes[index] = .inserted }
+            } catch {
+                for index in chunk { outcomes[index] = try writeOne(objects[index], write) }
+            }
+        }
+    }
+
+    /// Binds an object's INSERT values from parameter `first` on, in ``insertSQL(_:_:rows:verb:)``'s order.
+    private func bindInsert(_ object: ResolvedObject, to insert: SQLiteStatement, at first: Int) {
+        insert.bind(text: object.objectId, at: first)
+        insert.bind(text: object.createdAt?.iso ?? now, at: first + 1)
+        insert.bind(text: (object.updatedAt ?? object.createdAt)?.iso ?? now, at: first + 2)
+        insert.bind(object.acl.map(ParseValue.acl) ?? .null, at: first + 3)
+        for (i, field) in object.fields.enumerated() { insert.bind(field.value, at: first + 4 + i) }
+    }
+
+    /// Writes one object on its own: an INSERT that leaves an existing objectId alone, then
+    /// (unless `mode` is insert) an UPDATE where a value differs.
+    private func writeOne(_ object: ResolvedObject, _ write: RowWrite) throws(PorterError) -> WriteOutcome {
+        guard let db = database else { return .unchanged }
+        let insert = try statement("insert", write.className, write.columns) {
+            insertSQL(write.className, write.columns, rows: 1) + " ON CONFLICT(objectId) DO NOTHING"
+        }
+        bindInsert(object, to: insert, at: 1)
+        do { try insert.run() } catch { return .failed(conflictReason(write.className, object, error)) }
+        if db.changes == 1 { return .inserted }
+        if write.mode == .insert { return .failed("\(write.className) \(object.objectId) already exists in the target (mode: insert)") }
+        return try update(object, write)
+    }
+
+    /// Updates a stored object where a value differs: `.updated`, or `.unchanged` when none does.
+    private func update(_ object: ResolvedObject, _ write: RowWrite) throws(PorterError) -> WriteOutcome {
+        guard let db = database else { return .unchanged }
+        let (className, columns, mode) = (write.className, write.columns, write.mode)
+        let update = try statement(write.copyingTimestamps ? "copy" : mode.rawValue, className, columns) {
             // ?1 objectId, ?2 updatedAt, ?3 ACL, ?4… the fields, then createdAt when copying timestamps
             let targets = ["ACL"] + columns
             var assignments = targets.enumerated().map { i, name in
@@ -152,41 +321,20 @@ final class MirrorWriter {
             var differences = targets.enumerated().map { i, name in
                 mode == .merge ? "(?\(i + 3) IS NOT NULL AND \(quoted(name)) IS NOT ?\(i + 3))" : "\(quoted(name)) IS NOT ?\(i + 3)"
             }
-            if copyingTimestamps {
+            if write.copyingTimestamps {
                 let createdAt = "?\(targets.count + 3)"
                 assignments.append("createdAt = \(createdAt)")
                 differences += ["updatedAt IS NOT ?2", "createdAt IS NOT \(createdAt)"]
             }
             return "UPDATE \(quoted(className)) SET \(assignments.joined(separator: ", ")), updatedAt = ?2 WHERE objectId = ?1 AND (\(differences.joined(separator: " OR ")))"
         }
-        var outcomes: [WriteOutcome] = []
-        outcomes.reserveCapacity(objects.count)
-        for object in objects {
-            // One class's objects carry the same fields (the loader writes every mapped field).
-            precondition(object.fields.count == columns.count, "objects of one batch must carry the same fields")
-            insert.bind(text: object.objectId, at: 1)
-            insert.bind(text: object.createdAt?.iso ?? now, at: 2)
-            insert.bind(text: (object.updatedAt ?? object.createdAt)?.iso ?? now, at: 3)
-            insert.bind(object.acl.map(ParseValue.acl) ?? .null, at: 4)
-            for (i, field) in object.fields.enumerated() { insert.bind(field.value, at: i + 5) }
-            do { try insert.run() } catch { outcomes.append(.failed(conflictReason(className, object, error))); continue }
-            if db.changes == 1 {
-                outcomes.append(.inserted)
-                continue
-            }
-            if mode == .insert {
-                outcomes.append(.failed("\(className) \(object.objectId) already exists in the target (mode: insert)"))
-                continue
-            }
-            update.bind(text: object.objectId, at: 1)
-            update.bind(text: object.updatedAt?.iso ?? now, at: 2)
-            update.bind(object.acl.map(ParseValue.acl) ?? .null, at: 3)
-            for (i, field) in object.fields.enumerated() { update.bind(field.value, at: i + 4) }
-            if copyingTimestamps { update.bind(text: object.createdAt?.iso ?? now, at: columns.count + 4) }
-            do { try update.run() } catch { outcomes.append(.failed(conflictReason(className, object, error))); continue }
-            outcomes.append(db.changes == 1 ? .updated : .unchanged)
-        }
-        return outcomes
+        update.bind(text: object.objectId, at: 1)
+        update.bind(text: object.updatedAt?.iso ?? now, at: 2)
+        update.bind(object.acl.map(ParseValue.acl) ?? .null, at: 3)
+        for (i, field) in object.fields.enumerated() { update.bind(field.value, at: i + 4) }
+        if write.copyingTimestamps { update.bind(text: object.createdAt?.iso ?? now, at: columns.count + 4) }
+        do { try update.run() } catch { return .failed(conflictReason(className, object, error)) }
+        return db.changes == 1 ? .updated : .unchanged
     }
 
     /// `INSERT INTO "Class" (objectId, createdAt, updatedAt, ACL, <columns>) VALUES (?, …), …`:
@@ -216,12 +364,7 @@ final class MirrorWriter {
             }
             var parameter = 1
             for object in chunk {
-                precondition(object.fields.count == columns.count, "objects of one batch must carry the same fields")
-                insert.bind(text: object.objectId, at: parameter)
-                insert.bind(text: object.createdAt?.iso ?? now, at: parameter + 1)
-                insert.bind(text: (object.updatedAt ?? object.createdAt)?.iso ?? now, at: parameter + 2)
-                insert.bind(object.acl.map(ParseValue.acl) ?? .null, at: parameter + 3)
-                for (i, field) in object.fields.enumerated() { insert.bind(field.value, at: parameter + 4 + i) }
+                bindInsert(object, to: insert, at: parameter)
                 parameter += width
             }
             do {
@@ -271,21 +414,30 @@ final class MirrorWriter {
         guard let db = database else { return LinkChanges() }
         let table = MirrorLayout.joinTable(owner: className, field: field)
         var changes = LinkChanges()
-        let checkExisting = replace && !freshTables.contains(table)
-        let select = try statement("links", table, []) { "SELECT relatedId FROM \(quoted(table)) WHERE owningId = ?1" }
-        let delete = try statement("unlink", table, []) { "DELETE FROM \(quoted(table)) WHERE owningId = ?1 AND relatedId = ?2" }
-        for link in links where checkExisting {
-            select.bind(text: link.ownerId, at: 1)
-            var existing: [String] = []
-            while try select.step() { if let id = select.text(at: 0) { existing.append(id) } }
-            select.reset()
-            let wanted = Set(link.relatedIds)
-            for stale in existing where !wanted.contains(stale) {
-                delete.bind(text: link.ownerId, at: 1)
-                delete.bind(text: stale, at: 2)
-                try delete.run()
-                changes.removed += db.changes
+        if replace && !freshTables.contains(table) {
+            // Each owner's links become the given ones: its stored links the given ones lack are
+            // deleted, the given ones it lacks inserted. An owner listed twice keeps what both list.
+            let delete = try statement("unlink", table, []) { "DELETE FROM \(quoted(table)) WHERE owningId = ?1 AND relatedId = ?2" }
+            var (first, kept) = try storedLinks(table, owners: links)
+            for (index, link) in links.enumerated() {
+                let wanted = IdSet(link.relatedIds)
+                let stale = kept[first[index]].filter { !wanted.contains($0) }
+                guard !stale.isEmpty else { continue }
+                for related in stale {
+                    delete.bind(text: link.ownerId, at: 1)
+                    delete.bind(text: related, at: 2)
+                    try delete.run()
+                    changes.removed += db.changes
+                }
+                kept[first[index]].removeAll { !wanted.contains($0) }
             }
+            var missing: [(String, String)] = []
+            for (index, link) in links.enumerated() {
+                let present = IdSet(kept[first[index]])
+                for id in link.relatedIds where !present.contains(id) { missing.append((link.ownerId, id)) }
+            }
+            changes.added = try insertLinks(missing, into: quoted(table))
+            return changes
         }
         let pairs = links.lazy.flatMap { link in link.relatedIds.lazy.map { (link.ownerId, $0) } }
         guard freshTables.contains(table) else {
@@ -297,6 +449,46 @@ final class MirrorWriter {
         }
         _ = try insertLinks(pairs, into: "temp." + quoted(Self.stagingTable(table)))
         return changes
+    }
+
+    /// The stored links of the owners, ``idsPerLookup`` owners per statement: for each entry,
+    /// the index of its owner's first entry, and at that index the owner's stored links.
+    private func storedLinks(_ table: String, owners links: [RelationLinks]) throws(PorterError) -> (first: [Int], stored: [[String]]) {
+        let select = try statement("storedLinks", table, []) {
+            let ids = (1...Self.idsPerLookup).map { "?\($0)" }.joined(separator: ", ")
+            return "SELECT owningId, relatedId FROM \(quoted(table)) WHERE owningId IN (\(ids))"
+        }
+        var indexes: [String: Int] = [:]
+        indexes.reserveCapacity(links.count)
+        let first = links.indices.map { index in
+            if let earlier = indexes[links[index].ownerId] { return earlier }
+            indexes[links[index].ownerId] = index
+            return index
+        }
+        var stored = [[String]](repeating: [], count: links.count)
+        var start = 0
+        while start < links.count {
+            let end = min(start + Self.idsPerLookup, links.count)
+            for index in start..<end { select.bind(text: links[index].ownerId, at: index - start + 1) }
+            defer { select.reset() }
+            while try select.step() {
+                guard let owner = select.text(at: 0), let index = indexes[owner], let related = select.text(at: 1) else { continue }
+                stored[index].append(related)
+            }
+            start = end
+        }
+        return (first, stored)
+    }
+
+    /// Membership in a list of ids: a scan of a short list, a hash set of a long one.
+    private struct IdSet {
+        let ids: [String]
+        let set: Set<String>?
+        init(_ ids: [String]) {
+            self.ids = ids
+            set = ids.count > 16 ? Set(ids) : nil
+        }
+        func contains(_ id: String) -> Bool { set?.contains(id) ?? ids.contains(id) }
     }
 
     private static func stagingTable(_ joinTable: String) -> String { "staged:" + joinTable }

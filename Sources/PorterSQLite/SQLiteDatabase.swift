@@ -143,6 +143,22 @@ package final class SQLiteStatement {
         return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
     }
 
+    /// Whether the column holds text with exactly the bytes of `text`; reads them in place.
+    package func holdsText(_ text: String, at column: Int) -> Bool {
+        guard sqlite3_column_type(statement, Int32(column)) == SQLITE_TEXT else { return false }
+        let stored = sqlite3_column_text(statement, Int32(column))
+        let count = Int(sqlite3_column_bytes(statement, Int32(column)))
+        var text = text
+        return text.withUTF8 { bytes in
+            guard bytes.count == count else { return false }
+            guard let stored, let start = bytes.baseAddress else { return count == 0 }
+            return memcmp(stored, start, count) == 0
+        }
+    }
+
+    /// The declared type of a result column that is a table column (`TEXT`, `NUMERIC`…); `nil` for an expression.
+    package func declaredType(at column: Int) -> String? { sqlite3_column_decltype(statement, Int32(column)).map { String(cString: $0) } }
+
     package func integer(at column: Int) -> Int64 { sqlite3_column_int64(statement, Int32(column)) }
     package func double(at column: Int) -> Double { sqlite3_column_double(statement, Int32(column)) }
     /// The size in bytes of a column's value without converting it: its bytes for text and blobs, 8
