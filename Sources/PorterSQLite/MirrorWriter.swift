@@ -148,7 +148,7 @@ final class MirrorWriter {
     /// per statement; an object that holds what it would write costs no write, missing ones go
     /// in by multi-row INSERTs and only the others are updated, in the batch's order.
     func upsert(_ objects: [ResolvedObject], className: String, mode: WriteMode, copyingTimestamps: Bool) throws(PorterError) -> [WriteOutcome] {
-        guard let first = objects.first else { return [] }
+        guard database != nil, let first = objects.first else { return [] }
         let columns = first.fields.map(\.name)
         // One class's objects carry the same fields (the loader writes every mapped field).
         for object in objects { precondition(object.fields.count == columns.count, "objects of one batch must carry the same fields") }
@@ -466,10 +466,11 @@ final class MirrorWriter {
             return index
         }
         var stored = [[String]](repeating: [], count: links.count)
+        let owners = links.indices.filter { first[$0] == $0 }
         var start = 0
-        while start < links.count {
-            let end = min(start + Self.idsPerLookup, links.count)
-            for index in start..<end { select.bind(text: links[index].ownerId, at: index - start + 1) }
+        while start < owners.count {
+            let end = min(start + Self.idsPerLookup, owners.count)
+            for (parameter, index) in owners[start..<end].enumerated() { select.bind(text: links[index].ownerId, at: parameter + 1) }
             defer { select.reset() }
             while try select.step() {
                 guard let owner = select.text(at: 0), let index = indexes[owner], let related = select.text(at: 1) else { continue }
