@@ -62,19 +62,38 @@ package enum MirrorLayout {
     }
 }
 
-extension SQLiteStatement {
-    /// Binds a value in the mirror's column encoding (DESIGN §4): numbers and booleans as
-    /// numbers, dates as ISO text, pointers as the target's objectId, the rest as JSON text.
-    package func bind(_ value: ParseValue, at index: Int) {
+/// A value as a mirror column stores it (DESIGN §4): numbers and booleans as numbers, dates as
+/// ISO text, pointers as the target's objectId, the rest as JSON text with sorted keys. Writing
+/// (``SQLiteStatement/bind(_:at:)``) and comparing with a stored row
+/// (``SQLiteStatement/holds(_:at:affinity:)``) both go through it, so they cannot disagree.
+package enum StoredValue {
+    case null
+    case integer(Int64)
+    case double(Double)
+    case text(String)
+
+    package init(_ value: ParseValue) {
         switch value {
+        case .null: self = .null
+        case .string(let s): self = .text(s)
+        case .integer(let i): self = .integer(i)
+        case .double(let d): self = .double(d)
+        case .boolean(let b): self = .integer(b ? 1 : 0)
+        case .date(let d): self = .text(d.iso)
+        case .pointer(let p): self = .text(p.objectId)
+        default: self = .text(value.wireJSON.serialized(sortedKeys: true))
+        }
+    }
+}
+
+extension SQLiteStatement {
+    /// Binds a value in the mirror's column encoding (``StoredValue``).
+    package func bind(_ value: ParseValue, at index: Int) {
+        switch StoredValue(value) {
         case .null: bindNull(at: index)
-        case .string(let s): bind(text: s, at: index)
         case .integer(let i): bind(integer: i, at: index)
         case .double(let d): bind(double: d, at: index)
-        case .boolean(let b): bind(integer: b ? 1 : 0, at: index)
-        case .date(let d): bind(text: d.iso, at: index)
-        case .pointer(let p): bind(text: p.objectId, at: index)
-        default: bind(text: value.wireJSON.serialized(sortedKeys: true), at: index)
+        case .text(let t): bind(text: t, at: index)
         }
     }
 
@@ -135,21 +154,17 @@ extension SQLiteStatement {
     /// an `UPDATE … WHERE column IS NOT ?` then decides.
     package func holds(_ value: ParseValue, at column: Int, affinity: ColumnAffinity) -> Bool {
         let storage = storageClass(at: column)
-        switch value {
+        switch StoredValue(value) {
         case .null:
             return storage == SQLITE_NULL
         case .integer(let i):
             return affinity == .numeric && holdsNumber(equalTo: i, at: column, storage: storage)
-        case .boolean(let b):
-            return affinity == .numeric && holdsNumber(equalTo: b ? 1 : 0, at: column, storage: storage)
         case .double(let d):
             guard affinity == .numeric else { return false }
             if storage == SQLITE_FLOAT { return double(at: column) == d }
             return storage == SQLITE_INTEGER && Int64(exactly: d) == integer(at: column)
-        case .string(let s): return affinity == .text && holdsText(s, at: column)
-        case .date(let d): return affinity == .text && holdsText(d.iso, at: column)
-        case .pointer(let p): return affinity == .text && holdsText(p.objectId, at: column)
-        default: return affinity == .text && holdsText(value.wireJSON.serialized(sortedKeys: true), at: column)
+        case .text(let t):
+            return affinity == .text && holdsText(t, at: column)
         }
     }
 
