@@ -154,9 +154,15 @@ final class MirrorWriter {
         for object in objects { precondition(object.fields.count == columns.count, "objects of one batch must carry the same fields") }
         if freshTables.contains(className) { return try insertFresh(objects, className: className, columns: columns) }
         let write = RowWrite(className: className, columns: columns, mode: mode, copyingTimestamps: copyingTimestamps)
-        // An object named twice must see its first write: one statement after another.
-        guard Set(objects.lazy.map(\.objectId)).count == objects.count else { return try objects.map { object throws(PorterError) in try writeOne(object, write) } }
-        let stored = try storedStates(objects, write)
+        var positions: [String: Int] = [:]
+        positions.reserveCapacity(objects.count)
+        for (index, object) in objects.enumerated() {
+            guard positions.updateValue(index, forKey: object.objectId) == nil else {
+                // An object named twice must see its first write: one statement after another.
+                return try objects.map { object throws(PorterError) in try writeOne(object, write) }
+            }
+        }
+        let stored = try storedStates(objects, positions: positions, write)
         var outcomes = [WriteOutcome](repeating: .unchanged, count: objects.count)
         var missing: [Int] = []
         for (index, state) in stored.enumerated() {
@@ -200,16 +206,14 @@ final class MirrorWriter {
     /// sequential read instead of a seek per object. The objects not among them are looked up by
     /// objectId, ``idsPerLookup`` per statement; a class whose batches do not follow the stored
     /// order is only looked up.
-    private func storedStates(_ objects: [ResolvedObject], _ write: RowWrite) throws(PorterError) -> [StoredState] {
+    /// `positions` gives each object's index in `objects` by objectId.
+    private func storedStates(_ objects: [ResolvedObject], positions: [String: Int], _ write: RowWrite) throws(PorterError) -> [StoredState] {
         // objectId, createdAt, updatedAt, ACL, the fields, then the rowid
         let names = (ParseNames.defaultFields + write.columns).map(quoted).joined(separator: ", ") + ", rowid"
-        var indexes: [String: Int] = [:]
-        indexes.reserveCapacity(objects.count)
-        for (index, object) in objects.enumerated() { indexes[object.objectId] = index }
         var states = [StoredState](repeating: .missing, count: objects.count)
         var found = 0
         func compare(_ row: SQLiteStatement, _ affinities: [ColumnAffinity]) -> Int64? {
-            guard let id = row.text(at: 0), let index = indexes[id], states[index] == .missing else { return nil }
+            guard let id = row.text(at: 0), let index = positions[id], states[index] == .missing else { return nil }
             states[index] = holdsAll(objects[index], row, affinities, write) ? .same : .differs
             found += 1
             return row.integer(at: affinities.count - 1)
