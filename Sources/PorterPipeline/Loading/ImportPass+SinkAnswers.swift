@@ -7,17 +7,26 @@ extension ImportPass {
     func record(_ completion: SinkWriter.Completion) throws(PorterError) {
         switch completion {
         case .objects(let className, let source, let lines, let records, let outcomes, let links):
+            // Counted here and added once: a tally lookup per object would cost every row.
+            var inserted = 0, updated = 0, unchanged = 0
             for (index, (line, outcome)) in zip(lines, outcomes).enumerated() {
-                count(outcome, className: className, source: source, line: line)
-                if case .failed(let reason) = outcome, index < records.count {
-                    try rejects?.add(records[index], reason: reason, to: className, file: fileOfRow(source: sourceIndex(className), row: line))
+                switch outcome {
+                case .inserted: inserted += 1
+                case .updated: updated += 1
+                case .unchanged: unchanged += 1
+                case .failed(let reason):
+                    refused(reason, className: className, source: source, line: line)
+                    if index < records.count {
+                        try rejects?.add(records[index], reason: reason, to: className, file: fileOfRow(source: sourceIndex(className), row: line))
+                    }
                 }
             }
+            classTallies[className]!.inserted += inserted
+            classTallies[className]!.updated += updated
+            classTallies[className]!.unchanged += unchanged
             tally(links)
         case .patches(let className, let source, let outcomes):
-            for outcome in outcomes {
-                if case .failed = outcome { count(outcome, className: className, source: source, line: 0) }
-            }
+            for case .failed(let reason) in outcomes { refused(reason, className: className, source: source, line: 0) }
         case .links(let changes):
             tally(changes)
         }
@@ -35,22 +44,16 @@ extension ImportPass {
         }
     }
 
-    /// Counts one object the sink answered for; `line` is its row number (0: none), and
-    /// `source` names the class's files as a whole.
-    func count(_ outcome: WriteOutcome, className: String, source: String, line: Int) {
-        switch outcome {
-        case .inserted: classTallies[className]!.inserted += 1
-        case .updated: classTallies[className]!.updated += 1
-        case .unchanged: classTallies[className]!.unchanged += 1
-        case .failed(let reason):
-            let place = line > 0 ? location(source: sourceIndex(className), row: line) : (file: source, line: 0)
-            log.add(Diagnostic(.refusedByTarget, SourceLocation(file: place.file, line: place.line, className: className), reason), fatal: true)
-            // A target that cannot roll back has the rest of the data already: go on, skip this one.
-            if case .writing(let sink, _) = mode, !sink.isTransactional {
-                classTallies[className]!.rejected += 1
-            } else {
-                stopSending()
-            }
+    /// Records an object the sink refused; `line` is its row number (0: none), and `source`
+    /// names the class's files as a whole.
+    private func refused(_ reason: String, className: String, source: String, line: Int) {
+        let place = line > 0 ? location(source: sourceIndex(className), row: line) : (file: source, line: 0)
+        log.add(Diagnostic(.refusedByTarget, SourceLocation(file: place.file, line: place.line, className: className), reason), fatal: true)
+        // A target that cannot roll back has the rest of the data already: go on, skip this one.
+        if case .writing(let sink, _) = mode, !sink.isTransactional {
+            classTallies[className]!.rejected += 1
+        } else {
+            stopSending()
         }
     }
 }

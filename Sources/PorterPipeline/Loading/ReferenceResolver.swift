@@ -19,6 +19,8 @@ final class ReferenceResolver {
     var deferred: [DeferredReference] = []
 
     private let manifest: DatasetManifest
+    /// The classes the dataset declares: any other is complete (asked per reference, so a set).
+    private let datasetClasses: Set<String>
     private var completeClasses: Set<String> = []
     /// Source files that could not be opened or whose reading ended at a fault.
     private(set) var unreadSources: Set<String> = []
@@ -31,6 +33,7 @@ final class ReferenceResolver {
         self.manifest = manifest
         self.validatedIndexes = validatedIndexes
         self.resolvesAhead = resolvesAhead && validatedIndexes != nil
+        datasetClasses = Set(manifest.classes.map(\.className))
         let namedBy = manifest.fieldsNamedByReferences
         indexes = Dictionary(uniqueKeysWithValues: manifest.classes.map {
             ($0.className, KeyIndex(className: $0.className, uniqueFields: namedBy[$0.className] ?? []))
@@ -46,7 +49,7 @@ final class ReferenceResolver {
 
     /// Whether every object of `className` is known: it has been read, or it is no class of the dataset.
     func isComplete(_ className: String) -> Bool {
-        completeClasses.contains(className) || manifest.mapping(for: className) == nil
+        completeClasses.contains(className) || !datasetClasses.contains(className)
     }
 
     /// The classes read to their end so far.
