@@ -123,6 +123,7 @@ final class ImportPass {
         defer { feeder?.stop() }
         do {
             try readEverything()
+            references.forgetObjects()
             try feeder?.finish()
             return try rejects?.close() ?? []
         } catch {

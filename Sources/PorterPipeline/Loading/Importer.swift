@@ -162,7 +162,7 @@ public struct Importer: Sendable {
         let (schemas, existingClassNotes) = Self.schemasToCreate(manifest.schemas, existing: targetSchemas)
         try sink.begin(schemas: schemas, naturalKeys: Dictionary(uniqueKeysWithValues: manifest.classes.map { ($0.className, $0.key) }), plan: plan)
         // After begin: whether the sink takes references ahead is known once it has begun.
-        let pass = ImportPass(manifest: manifest, plan: plan, mode: .writing(sink, rejectPlan), options: options, validatedIndexes: validatedIndexes,
+        let pass = ImportPass(manifest: manifest, plan: plan, mode: .writing(sink, rejectPlan), options: options, validatedIndexes: consume validatedIndexes,
                               progress: progress)
         pass.cancellation = cancellation
         let rejectFiles: [String]

@@ -8,9 +8,9 @@ import ParseModel
 /// one is due, since only the pass knows the files and lines of rows.
 final class ReferenceResolver {
     /// The objects read so far, per class of the dataset.
-    let indexes: [String: KeyIndex]
+    private(set) var indexes: [String: KeyIndex]
     /// The complete key indexes of the validating pass that ran before this one, if any.
-    let validatedIndexes: [String: KeyIndex]?
+    private(set) var validatedIndexes: [String: KeyIndex]?
     /// Whether references resolve against ``validatedIndexes`` as they are read, so that none
     /// waits for its object (see ``ObjectSink/takesReferencesAhead``).
     let resolvesAhead: Bool
@@ -66,6 +66,14 @@ final class ReferenceResolver {
     /// Whether relation links to `targetClass` read now must wait until that class is read.
     func linksWait(for targetClass: String) -> Bool {
         !resolvesAhead && !isComplete(targetClass)
+    }
+
+    /// Drops the key indexes, once every reference has been resolved: at a million objects
+    /// they are the largest memory of an import, and the sink's last work (sorting links,
+    /// building indexes) needs memory of its own. Nothing resolves afterwards.
+    func forgetObjects() {
+        indexes = [:]
+        validatedIndexes = nil
     }
 
     // MARK: Resolving
