@@ -1,0 +1,106 @@
+import Foundation
+import XCTest
+
+/// `export --format mongo` writes Parse Server's MongoDB layout, and `import` of that folder
+/// gives the mirror again: every fixture's objects, ids, typed values, pointers, relations,
+/// ACLs, dates and `_User` password hashes arrive unchanged (a File without its url, a Polygon
+/// closed, as Parse Server stores them).
+final class MongoLayoutRoundTripTests: XCTestCase {
+    static let fixtures = ExportRoundTripTests.fixtures + ["parse-com-users"]
+    /// Polygon fields of the fixtures: Parse Server stores a ring closed (`PolygonCoder.JSONToDatabase`
+    /// adds the first vertex at the end) and reads it back so (`PolygonCoder.databaseToJSON`).
+    static let polygonFields = ["Kitchen": "deliveryArea", "Shop": "area"]
+
+    /// Imports `fixture` into a new mirror and exports it as the MongoDB layout.
+    private func exported(_ fixture: String, in directory: URL) throws -> (mirror: URL, folder: URL, stdout: String) {
+        let mirror = directory.appendingPathComponent("\(fixture).sqlite")
+        let imported = try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent(fixture).path, "--to", mirror.path, "--quiet"])
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        let folder = directory.appendingPathComponent("\(fixture)-mongo")
+        let export = try CommandRunner.run(["export", "--from", mirror.path, "--to", folder.path, "--format", "mongo", "--quiet"])
+        XCTAssertEqual(export.status, 0, "\(fixture): \(export.stderr)")
+        return (mirror, folder, export.stdout)
+    }
+
+    func testEveryFixtureRoundTrips() throws {
+        let directory = try CommandRunner.temporaryDirectory(self)
+        for fixture in Self.fixtures {
+            let (original, folder, _) = try exported(fixture, in: directory)
+            let copy = directory.appendingPathComponent("\(fixture)-copy.sqlite")
+            let reimport = try CommandRunner.run(["import", folder.path, "--to", copy.path, "--quiet"])
+            XCTAssertEqual(reimport.status, 0, "\(fixture): \(reimport.stderr)")
+            let polygons = Set(Self.polygonFields.values)
+            // A File keeps its name and loses its url: Parse Server stores the name (`FileCoder.JSONToDatabase`).
+            MirrorSnapshot.assertEqual(try MirrorSnapshot(copy, leavingOut: polygons, droppingFileURLs: true),
+                                       try MirrorSnapshot(original, leavingOut: polygons, droppingFileURLs: true), "\(fixture) via the MongoDB layout")
+            for (className, field) in Self.polygonFields {
+                let sql = "SELECT objectId, \"\(field)\" FROM \"\(className)\" ORDER BY objectId"
+                guard let before = try? Mirror(original).rows(sql) else { continue }
+                let after = try Mirror(copy).rows(sql)
+                XCTAssertEqual(after.map { $0[0] }, before.map { $0[0] })
+                for (old, new) in zip(before, after) {
+                    guard let text = old[1], let ring = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[Double]] else { continue }
+                    let closed = ring.first == ring.last ? ring : ring + [ring[0]]
+                    XCTAssertEqual(try JSONSerialization.jsonObject(with: Data((new[1] ?? "").utf8)) as? [[Double]], closed, "\(fixture) \(className) \(old[0] ?? "")")
+                }
+            }
+        }
+    }
+
+    /// The files hold Parse Server's own documents (`MongoTransform.js`): `_id`, `_p_<field>`
+    /// as `Class$objectId`, `$date` timestamps, `_rperm`/`_wperm`/`_acl`, `_hashed_password`;
+    /// `_SCHEMA.json` one document per class; the script one `mongoimport` per file.
+    func testFilesHoldParseServersDocuments() throws {
+        let directory = try CommandRunner.temporaryDirectory(self)
+        let (mirror, folder, stdout) = try exported("parse-com-users", in: directory)
+        let script = folder.appendingPathComponent("mongoimport.sh")
+        XCTAssertTrue(stdout.contains("sh \(script.path)"), stdout)
+        XCTAssertTrue(FileManager.default.isExecutableFile(atPath: script.path))
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }.sorted()
+        let text = try String(contentsOf: script, encoding: .utf8)
+        XCTAssertEqual(text.components(separatedBy: "\nmongoimport ").count - 1, files.count, text)
+        for file in files { XCTAssertTrue(text.contains("--file '\(file)'"), file) }
+
+        func documents(_ file: String) throws -> [[String: Any]] {
+            try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8).split(separator: "\n").map {
+                try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
+            }
+        }
+        let hashes = try Mirror(mirror).rows("SELECT objectId, _hashed_password FROM _User WHERE _hashed_password IS NOT NULL")
+        XCTAssertFalse(hashes.isEmpty)
+        let users = try documents("_User.json")
+        for row in hashes {
+            let user = users.first { $0["_id"] as? String == row[0] }
+            XCTAssertEqual(user?["_hashed_password"] as? String, row[1])
+            XCTAssertNotNil((user?["_created_at"] as? [String: Any])?["$date"] as? String)
+            XCTAssertNil(user?["createdAt"])
+        }
+        let diaries = try documents("Diary.json")
+        XCTAssertEqual(diaries.first?["_p_author"] as? String, "_User$UsAda18150")
+        XCTAssertNil(diaries.first?["author"])
+        let notes = try documents("Note.json")
+        let withACL = try XCTUnwrap(notes.first { $0["_rperm"] != nil })
+        XCTAssertNotNil(withACL["_wperm"] as? [String])
+        XCTAssertNotNil(withACL["_acl"] as? [String: Any])
+        XCTAssertNil(withACL["ACL"])
+        let schemas = try documents("_SCHEMA.json")
+        XCTAssertEqual(Set(schemas.compactMap { $0["_id"] as? String }), Set(files.filter { !$0.hasPrefix("_Join:") && $0 != "_SCHEMA.json" }.map { String($0.dropLast(5)) }))
+        let role = try XCTUnwrap(schemas.first { $0["_id"] as? String == "_Role" })
+        XCTAssertEqual(role["users"] as? String, "relation<_User>")
+        let links = try documents("_Join:users:_Role.json")
+        XCTAssertFalse(links.isEmpty)
+        XCTAssertEqual(Set(links[0].keys), ["owningId", "relatedId"])
+    }
+
+    /// A manifest cannot describe the layout, and standard output holds no collections.
+    func testRefusedCombinations() throws {
+        let directory = try CommandRunner.temporaryDirectory(self)
+        let (mirror, _, _) = try exported("todo", in: directory)
+        let manifest = try CommandRunner.run(["export", "--from", mirror.path, "--to", directory.appendingPathComponent("m").path, "--format", "mongo", "--emit-manifest"])
+        XCTAssertEqual(manifest.status, 2)
+        XCTAssertTrue(manifest.stderr.contains("without dataset.yml"), manifest.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.appendingPathComponent("m").path))
+        let stdout = try CommandRunner.run(["export", "--from", mirror.path, "--to", "-", "--format", "mongo", "--classes", "TodoList"])
+        XCTAssertEqual(stdout.status, 2)
+    }
+}
