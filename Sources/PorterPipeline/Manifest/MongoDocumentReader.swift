@@ -40,7 +40,7 @@ struct MongoDocumentFault: Error {
 
     init(_ key: String, _ value: JSONValue, _ reason: String) {
         self.key = key
-        self.value = String(value.serialized().prefix(120))
+        self.value = String((value.stringValue ?? value.serialized()).prefix(120))
         self.reason = reason
     }
 }
