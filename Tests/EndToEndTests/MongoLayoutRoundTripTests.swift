@@ -92,6 +92,36 @@ final class MongoLayoutRoundTripTests: XCTestCase {
         XCTAssertEqual(Set(links[0].keys), ["owningId", "relatedId"])
     }
 
+    /// What `mongoexport` writes reads as well: a JSON array (`--jsonArray`), canonical dates
+    /// (`{"$date":{"$numberLong":…}}`), and links with the `_id` MongoDB gave them.
+    func testMongoexportOutputImports() throws {
+        let directory = try CommandRunner.temporaryDirectory(self)
+        let (original, folder, _) = try exported("parse-app", in: directory)
+        let parser = ISO8601DateFormatter()
+        parser.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        func rewrite(_ file: String, _ change: (inout [String: Any]) -> Void) throws {
+            let url = folder.appendingPathComponent(file)
+            var documents = try String(contentsOf: url, encoding: .utf8).split(separator: "\n").map {
+                try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
+            }
+            for index in documents.indices { change(&documents[index]) }
+            try JSONSerialization.data(withJSONObject: documents, options: [.prettyPrinted]).write(to: url)
+        }
+        try rewrite("Book.json") { document in
+            for key in ["_created_at", "_updated_at"] {
+                let iso = (document[key] as! [String: Any])["$date"] as! String
+                let ms = Int64((parser.date(from: iso)!.timeIntervalSince1970 * 1000).rounded())
+                document[key] = ["$date": ["$numberLong": String(ms)]]
+            }
+        }
+        try rewrite("_Join:authors:Book.json") { $0["_id"] = ["$oid": String(repeating: "0", count: 24)] }
+        let copy = directory.appendingPathComponent("mongoexport.sqlite")
+        let reimport = try CommandRunner.run(["import", folder.path, "--to", copy.path, "--quiet"])
+        XCTAssertEqual(reimport.status, 0, reimport.stderr)
+        MirrorSnapshot.assertEqual(try MirrorSnapshot(copy, leavingOut: ["area"], droppingFileURLs: true),
+                                   try MirrorSnapshot(original, leavingOut: ["area"], droppingFileURLs: true), "parse-app via mongoexport's forms")
+    }
+
     /// A manifest cannot describe the layout, and standard output holds no collections.
     func testRefusedCombinations() throws {
         let directory = try CommandRunner.temporaryDirectory(self)

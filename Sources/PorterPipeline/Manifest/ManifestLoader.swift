@@ -40,6 +40,7 @@ public enum ManifestLoader {
         case .export(let directory, let files):
             var layout = ParseExportLayout(directory: directory, files: files, targetClasses: targetClasses)
             layout.systemClasses = systemClasses
+            if !files.isFile(ParseExportLayout.schemaFile), let fault = MongoDumpLayout.missingSchemaFault(files) { throw fault }
             var found = files.isFile(ParseExportLayout.schemaFile) ? try layout.manifest(from: schemaDocument(in: files)) : try layout.inferredManifest()
             if case .zip(let archive) = files {
                 found.notes += archive.nested.map { "\(archive.displayName): \($0) is not read: it is below the export's folder" }

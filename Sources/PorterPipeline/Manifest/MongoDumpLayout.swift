@@ -22,6 +22,17 @@ struct MongoDumpLayout {
 
     static func isDump(_ files: SourceFiles) -> Bool { files.isFile(MongoLayout.schemaFile) }
 
+    /// The fault of a folder of MongoDB documents (an `_id`, no `objectId`) without its
+    /// `_SCHEMA.json`, which says what the `_p_` keys point at and which keys are Dates; `nil`
+    /// when the first document of its first class file is no such document.
+    static func missingSchemaFault(_ files: SourceFiles) -> PorterError? {
+        guard let name = files.fileNames.sorted().first(where: { $0.hasSuffix(".json") && !$0.hasPrefix("_Join") }),
+              var reader = try? files.openReader(name, format: .json), let record = try? reader.next(),
+              case .json(let document) = record.content, document["_id"] != nil, document["objectId"] == nil else { return nil }
+        return PorterError(.usage, "\(name): a MongoDB document (_id, no objectId), but the folder has no \(MongoLayout.schemaFile): "
+            + "export Parse Server's _SCHEMA collection beside the others (mongoexport --collection _SCHEMA --out \(MongoLayout.schemaFile))")
+    }
+
     func manifest() throws(PorterError) -> DatasetManifest {
         let schemas = try schemaEntries()
         var layout = ParseExportLayout(directory: directory, files: files, targetClasses: targetClasses)
