@@ -92,6 +92,38 @@ final class MongoLayoutRoundTripTests: XCTestCase {
         XCTAssertEqual(Set(links[0].keys), ["owningId", "relatedId"])
     }
 
+    /// `mongoimport.sh` runs the tools as documented: stand-ins for `mongoimport` and `mongosh`
+    /// on the PATH record what they are given (no MongoDB server exists here).
+    func testScriptRunsTheTools() throws {
+        let directory = try CommandRunner.temporaryDirectory(self)
+        let (_, folder, _) = try exported("parse-com-users", in: directory)
+        let bin = directory.appendingPathComponent("bin"), log = directory.appendingPathComponent("tools.log")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        for (tool, body) in [("mongoimport", #"printf '%s|' mongoimport "$@" >> "$TOOLS_LOG"; echo >> "$TOOLS_LOG""#),
+                             ("mongosh", #"printf '%s|' mongosh "$@" >> "$TOOLS_LOG"; echo >> "$TOOLS_LOG"; cat >> "$TOOLS_LOG""#)] {
+            let url = bin.appendingPathComponent(tool)
+            try "#!/bin/sh\n\(body)\n".write(to: url, atomically: true, encoding: .utf8)
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: url.path)
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = [folder.appendingPathComponent("mongoimport.sh").path]
+        process.environment = ["PATH": bin.path + ":/usr/bin:/bin", "MONGODB_URI": "mongodb://db.example:27017/parse",
+                               "PARSE_COLLECTION_PREFIX": "app_", "TOOLS_LOG": log.path]
+        try process.run()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.first, "mongoimport|--uri|mongodb://db.example:27017/parse|--collection|app__SCHEMA|--file|_SCHEMA.json|--mode|upsert|")
+        XCTAssertTrue(lines.contains("mongoimport|--uri|mongodb://db.example:27017/parse|--collection|app__Join:users:_Role|--file|_Join:users:_Role.json|--mode|upsert|--upsertFields|owningId,relatedId|"), "\(lines)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }
+        XCTAssertEqual(lines.filter { $0.hasPrefix("mongoimport|") }.count, files.count)
+        XCTAssertTrue(lines.contains("mongosh|mongodb://db.example:27017/parse|--quiet|"), "\(lines)")
+        XCTAssertTrue(lines.contains("const prefix = process.env.PARSE_COLLECTION_PREFIX || '';"), "\(lines)")
+        XCTAssertTrue(lines.contains(#"db.getCollection(prefix + "_Role").createIndex({"name":1}, {"unique":true,"background":true,"sparse":true});"#), "\(lines)")
+        XCTAssertTrue(lines.contains(#"db.getCollection(prefix + "Diary").createIndex({"title":1}, {"name":"title_1","background":true});"#), "\(lines)")
+    }
+
     /// What `mongoexport` writes reads as well: a JSON array (`--jsonArray`), canonical dates
     /// (`{"$date":{"$numberLong":…}}`), and links with the `_id` MongoDB gave them.
     func testMongoexportOutputImports() throws {
