@@ -62,6 +62,11 @@ public final class MirrorObjectSource: ObjectSource, Sendable {
         try reading.withLock { (mirror) throws(PorterError) in try mirror.newestUpdate(of: className) }
     }
 
+    /// The users' `_hashed_password` column, which no `_SCHEMA` field names.
+    public func passwordHashes(ofUsers userIds: [String]) throws(PorterError) -> [String: String] {
+        try reading.withLock { (mirror) throws(PorterError) in try mirror.passwordHashes(ofUsers: userIds) }
+    }
+
     /// The join table in its stored order.
     public func readLinks(owner className: String, field: String, targetClass: String,
                           page: ([RelationLink]) throws(PorterError) -> Void) throws(PorterError) {
@@ -205,6 +210,24 @@ private final class MirrorReading {
             start = chunk.endIndex
         }
         return links
+    }
+
+    func passwordHashes(ofUsers userIds: [String]) throws(PorterError) -> [String: String] {
+        let column = MirrorLayout.passwordHashColumn
+        guard try !database.rows("SELECT 1 FROM pragma_table_info('_User') WHERE name = '\(column)'").isEmpty else { return [:] }
+        var hashes: [String: String] = [:]
+        var start = userIds.startIndex
+        while start < userIds.endIndex {
+            let chunk = userIds[start..<min(start + 500, userIds.endIndex)]
+            let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+            let statement = try database.prepare("SELECT objectId, \(quoted(column)) FROM _User WHERE objectId IN (\(placeholders)) AND \(quoted(column)) IS NOT NULL")
+            for (i, id) in chunk.enumerated() { statement.bind(text: id, at: i + 1) }
+            while try statement.step() {
+                if let id = statement.text(at: 0), let hash = statement.text(at: 1) { hashes[id] = hash }
+            }
+            start = chunk.endIndex
+        }
+        return hashes
     }
 
     func newestUpdate(of className: String) throws(PorterError) -> ParseDate? {

@@ -8,7 +8,7 @@ import PorterSQLite
 
 /// The dataset argument shared by import, validate and plan.
 struct DatasetArgument: ParsableArguments {
-    @Argument(help: "A dataset folder holding dataset.yml or dataset.json, a Parse export folder (<Class>.json, _Join:<field>:<Class>.json, and schema.json if there is one) or its .zip, or the manifest file itself.")
+    @Argument(help: "A dataset folder holding dataset.yml or dataset.json, a Parse export folder (<Class>.json, _Join:<field>:<Class>.json, and schema.json if there is one) or its .zip, Parse Server's MongoDB collections (a folder holding _SCHEMA.json), or the manifest file itself.")
     var dataset: String
 
     @Flag(name: .long, help: "Keys of JSON objects and CSV columns that no field reads are faults, in every class (as strict: true in a manifest).")

@@ -19,6 +19,10 @@ struct ExportCommand: AsyncParsableCommand {
               csv     one CSV per class: dates ISO 8601 UTC, objects and arrays as
                       JSON cells, pointers as objectIds (or natural keys with
                       --manifest), one join CSV per relation
+              mongo   Parse Server's MongoDB layout in Extended JSON, one file per
+                      collection (_SCHEMA.json, <Class>.json, _Join:…), users'
+                      password hashes included, and mongoimport.sh, which loads
+                      the folder with mongoimport and creates Parse's indexes
 
             The backend is --target (a mirror file, a Parse Server URL, or a target of parse-porter.yml); --to is the folder written.
 
@@ -52,7 +56,7 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The folder to write into, or - for standard output (one class, --format ndjson or csv; messages go to stderr).")
     var to: String
 
-    @Option(name: .long, help: "parse, json, ndjson or csv.")
+    @Option(name: .long, help: "parse, json, ndjson, csv or mongo.")
     var format: ExportFormat = .parse
 
     @Option(name: .long, help: "Export only these classes (comma-separated).")
@@ -104,6 +108,9 @@ struct ExportCommand: AsyncParsableCommand {
         let objects = report.classes.map { $0.objects }.reduce(0, +)
         let others = report.otherFiles.isEmpty ? "" : " and " + report.otherFiles.joined(separator: ", ")
         Terminal.output(String(format: "exported %d objects of %d classes%@ into %@ in %.2f s", objects, report.classes.count, others, to, report.elapsedSeconds))
+        if let script = report.loadScript {
+            Terminal.output("load it into Parse Server's MongoDB database with: MONGODB_URI=mongodb://… sh \(script)")
+        }
     }
 
     /// `--to -`: the objects on stdout, everything else on stderr.

@@ -16,6 +16,7 @@ struct ImportCommand: AsyncParsableCommand {
               parse-porter import library/
               parse-porter import library/ --target /tmp/library.sqlite
               parse-porter import parse-app/    # schema.json, <Class>.json, _Join files
+              parse-porter import mongo-dump/   # _SCHEMA.json: Parse's MongoDB layout
               parse-porter import library/ --max-errors 10 --rejects /tmp/rejects
               parse-porter import library/ --prune --dry-run    # what a sync deletes
               parse-porter import customers.csv --class Customer --key email \\

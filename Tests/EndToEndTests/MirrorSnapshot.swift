@@ -17,9 +17,10 @@ struct MirrorSnapshot: Equatable {
     /// join rows whose owner or related object is gone are left out (a Parse Server keeps them,
     /// and no REST query returns them). `fileURLsServedBy` drops the `url` a Parse Server at that
     /// address gives every File value it returns (it stores only the name; a copy read through
-    /// REST keeps the url).
+    /// REST keeps the url); `droppingFileURLs` drops every File's `url` (a MongoDB layout keeps
+    /// only the name, as Parse Server stores it).
     init(_ url: URL, leavingOut: Set<String> = [], wholeSchemas: Bool = false, droppingDanglingLinks: Bool = false,
-         fileURLsServedBy server: String? = nil) throws {
+         fileURLsServedBy server: String? = nil, droppingFileURLs: Bool = false) throws {
         let mirror = try Mirror(url)
         var targets: [String: String] = [:]
         for row in try mirror.rows("SELECT className, schema FROM _SCHEMA") {
@@ -41,7 +42,8 @@ struct MirrorSnapshot: Equatable {
             if droppingDanglingLinks, let target = targets[table], let owner = table.split(separator: ":").last {
                 sql += " WHERE EXISTS (SELECT 1 FROM \"\(owner)\" o WHERE o.objectId = j.owningId) AND EXISTS (SELECT 1 FROM \"\(target)\" t WHERE t.objectId = j.relatedId)"
             }
-            let servedURL = server.map { try! NSRegularExpression(pattern: #",\\?"url\\?":\\?""# + NSRegularExpression.escapedPattern(for: $0 + "/files/") + #"[^"\\]*\\?""#) }
+            let servedURL = (droppingFileURLs ? "" : server.map { NSRegularExpression.escapedPattern(for: $0 + "/files/") })
+                .map { try! NSRegularExpression(pattern: #",\\?"url\\?":\\?""# + $0 + #"[^"\\]*\\?""#) }
             rows[table] = try mirror.rows(sql).map { row in
                 let text = row[0] ?? ""
                 guard let servedURL else { return text }

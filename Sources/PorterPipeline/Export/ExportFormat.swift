@@ -9,12 +9,19 @@ public enum ExportFormat: String, Sendable, CaseIterable {
     case ndjson
     /// One CSV file per class, and one per relation.
     case csv
+    /// Parse Server's MongoDB layout (``MongoLayout``): one file of Extended JSON documents per
+    /// collection (`<Class>.json`, `_Join:<field>:<Class>.json`, `_SCHEMA.json`), one per line as
+    /// `mongoimport` reads them, and `mongoimport.sh` to load them; `parse-porter import DIR` reads it back.
+    case mongo
 
     var fileExtension: String {
         switch self {
-        case .parse, .json: "json"
+        case .parse, .json, .mongo: "json"
         case .ndjson: "ndjson"
         case .csv: "csv"
         }
     }
+
+    /// Whether records are written one per line rather than in a JSON array.
+    var isLineDelimited: Bool { self == .ndjson || self == .mongo }
 }

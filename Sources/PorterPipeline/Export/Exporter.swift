@@ -56,6 +56,9 @@ public struct ExportReport: Sendable {
     public var classes: [ClassFile] = []
     /// Other files written: `schema.json`, `dataset.yml`.
     public var otherFiles: [String] = []
+    /// The script that loads the export into its database (`mongoimport.sh` of the MongoDB
+    /// layout), as a path in the folder; `nil` for the other formats.
+    public var loadScript: String?
     /// What was left out, for the user (relation links of a class written to standard output).
     public var notes: [String] = []
     /// How long the export took.
@@ -102,6 +105,9 @@ public final class Exporter {
         let schemas = Dictionary(all.map { ($0.className, $0) }, uniquingKeysWith: { a, _ in a })
         let keyNames = options.format == .csv && !options.naturalKeys.isEmpty
             ? try NaturalKeyNames(source: source, schemas: schemas, keys: options.naturalKeys) : nil
+        if options.format == .mongo && options.emitManifest {
+            throw PorterError(.usage, "the MongoDB layout is read back without a manifest (its _SCHEMA.json says what it holds): export it without dataset.yml")
+        }
         let folder = try ExportFolder(path: path, force: options.force)
         var report = ExportReport()
         var manifest = ManifestEmitter()
@@ -121,6 +127,9 @@ public final class Exporter {
             if options.format == .parse {
                 try write(JSONValue.object(JSONObject(["results": .array(selected.map(\.schemaJSON))])).serialized() + "\n", to: "schema.json", in: folder)
                 report.otherFiles.append("schema.json")
+            }
+            if options.format == .mongo {
+                try writeMongoFiles(selected, report: &report, in: folder)
             }
             if options.emitManifest {
                 try write(manifest.yaml(format: options.format), to: "dataset.yml", in: folder)
@@ -216,9 +225,12 @@ public final class Exporter {
                                                     encoder: CSVValueEncoder(keyNames: keyNames)))
         }
         var count = 0
+        // Only the MongoDB layout carries password hashes, as Parse Server's own `_User` does.
+        let withHashes = options.format == .mongo && className == "_User"
         try source.readObjects(of: schema, matching: options.constraints) { (page) throws(PorterError) in
             try stopIfCancelled()
-            for object in page { try objects.append(object) }
+            let hashes = withHashes ? try source.passwordHashes(ofUsers: page.map(\.objectId)) : [:]
+            for object in page { try objects.append(object, passwordHash: hashes[object.objectId]) }
             // A selection exports the links of the selected owners only.
             if options.constraints != nil {
                 let ownerIds = page.map(\.objectId)
@@ -245,6 +257,32 @@ public final class Exporter {
                                       relations: relations.map { .init(field: $0.0.name, file: $0.1, links: $0.2.count) })
     }
 
+    /// The MongoDB layout's `_SCHEMA.json`, one document per exported class, and the script that
+    /// loads the folder (executable).
+    private func writeMongoFiles(_ schemas: [ClassSchema], report: inout ExportReport, in folder: ExportFolder) throws(PorterError) {
+        let file = JSONRecordFile(file: try OutputFile(path: folder.stagedPath(MongoLayout.schemaFile)), format: .mongo)
+        for schema in schemas { try file.append(MongoLayout.schemaDocument(schema)) }
+        try file.close()
+        var script = MongoImportScript(schemas: schemas)
+        script.collections.append((MongoLayout.schemaCollection, MongoLayout.schemaFile))
+        for written in report.classes {
+            script.collections.append((written.className, written.file))
+            for relation in written.relations {
+                let name = MongoLayout.joinCollection(owner: written.className, field: relation.field)
+                script.collections.append((name, relation.file))
+                script.joinCollections.insert(name)
+            }
+        }
+        try write(script.text, to: MongoLayout.scriptFile, in: folder)
+        do {
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.stagedPath(MongoLayout.scriptFile))
+        } catch {
+            throw PorterError(.target, "\(folder.path): cannot make \(MongoLayout.scriptFile) executable: \(error.localizedDescription)")
+        }
+        report.otherFiles += [MongoLayout.schemaFile, MongoLayout.scriptFile]
+        report.loadScript = (folder.path as NSString).appendingPathComponent(MongoLayout.scriptFile)
+    }
+
     private func write(_ text: String, to name: String, in folder: ExportFolder) throws(PorterError) {
         let file = try OutputFile(path: folder.stagedPath(name))
         file.buffer += text.utf8
@@ -255,6 +293,7 @@ public final class Exporter {
 /// Writes one class's objects in the export's format.
 private final class ObjectFileWriter {
     private let file: RecordFile
+    private let format: ExportFormat
     private let fields: [SchemaField]
     /// Each Relation field as Parse Server returns it in an object, `{"__type":"Relation","className":…}`
     /// (the Parse layout has them, so the classes can be inferred again from the objects alone).
@@ -265,6 +304,7 @@ private final class ObjectFileWriter {
     init(file output: OutputFile, format: ExportFormat, fields: [SchemaField], relationFields: [SchemaField], className: String,
          encoder: CSVValueEncoder) throws(PorterError) {
         file = try RecordFile(file: output, format: format, header: ParseNames.defaultFields + fields.map(\.name))
+        self.format = format
         self.fields = fields
         relationPlaceholders = relationFields.compactMap { field in
             field.type.targetClass.map { JSONMember(field.name, .object(JSONObject(["__type": .string("Relation"), "className": .string($0)]))) }
@@ -273,8 +313,11 @@ private final class ObjectFileWriter {
         self.encoder = encoder
     }
 
-    func append(_ object: StoredObject) throws(PorterError) {
+    /// Writes `object`; `passwordHash` is its `_User` hash, which only the MongoDB layout writes.
+    func append(_ object: StoredObject, passwordHash: String?) throws(PorterError) {
         switch file {
+        case .json(let json) where format == .mongo:
+            try json.append(MongoLayout.document(object, of: className, fields: fields, passwordHash: passwordHash))
         case .json(let json):
             var record = object.wireJSON(fields)
             if !relationPlaceholders.isEmpty, case .object(var members) = record {
@@ -302,11 +345,13 @@ private final class ObjectFileWriter {
 /// sides by objectId (`owningId,relatedId`) or by natural key (`owner,related`).
 private final class LinkFileWriter {
     private let file: RecordFile
+    private let format: ExportFormat
     private let encoder: CSVValueEncoder
     private(set) var count = 0
 
     init(file output: OutputFile, format: ExportFormat, keyed: Bool, encoder: CSVValueEncoder) throws(PorterError) {
         file = try RecordFile(file: output, format: format, header: keyed ? ["owner", "related"] : ["owningId", "relatedId"])
+        self.format = format
         self.encoder = encoder
     }
 
@@ -314,6 +359,8 @@ private final class LinkFileWriter {
         count += links.count
         for link in links {
             switch file {
+            case .json(let json) where format == .mongo:
+                try json.append(MongoLayout.link(link))
             case .json(let json):
                 try json.append(.object(JSONObject(["owningId": .string(link.owningId), "relatedId": .string(link.relatedId)])))
             case .csv(let csv):

@@ -75,9 +75,16 @@ public protocol ObjectSource: AnyObject {
     /// The newest `updatedAt` among the class's objects; `nil` for an empty class. A pull asks
     /// before it reads a class: everything written later has a newer `updatedAt`.
     func newestUpdate(of className: String) throws(PorterError) -> ParseDate?
+
+    /// The bcrypt password hashes Parse Server keeps in `_User._hashed_password`, by objectId,
+    /// of the users among `userIds` that have one. A Parse Server never returns them over REST.
+    func passwordHashes(ofUsers userIds: [String]) throws(PorterError) -> [String: String]
 }
 
 extension ObjectSource {
+    /// No hashes: the source cannot read them (a Parse Server, PARSE_REST §12).
+    public func passwordHashes(ofUsers userIds: [String]) throws(PorterError) -> [String: String] { [:] }
+
     /// Every link, read owner by owner: for sources that can only look links up by owner.
     public func readLinks(owner className: String, field: String, targetClass: String,
                           page: ([RelationLink]) throws(PorterError) -> Void) throws(PorterError) {

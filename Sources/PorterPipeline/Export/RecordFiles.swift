@@ -1,6 +1,7 @@
 import ParseModel
 
-/// Records as JSON: inside `{"results":[…]}` (the Parse layout), as one JSON array, or one per line.
+/// Records as JSON: inside `{"results":[…]}` (the Parse layout), as one JSON array, or one per
+/// line (NDJSON, and the MongoDB layout as `mongoimport` reads it).
 final class JSONRecordFile {
     private let file: OutputFile
     private let format: ExportFormat
@@ -12,18 +13,18 @@ final class JSONRecordFile {
         switch format {
         case .parse: file.buffer += #"{"results":["#.utf8
         case .json: file.buffer.append(UInt8(ascii: "["))
-        case .ndjson, .csv: break
+        case .ndjson, .csv, .mongo: break
         }
     }
 
     func append(_ record: JSONValue) throws(PorterError) {
-        if format != .ndjson {
+        if !format.isLineDelimited {
             if !isFirst { file.buffer.append(UInt8(ascii: ",")) }
             file.buffer.append(UInt8(ascii: "\n"))
         }
         isFirst = false
         record.write(to: &file.buffer)
-        if format == .ndjson { file.buffer.append(UInt8(ascii: "\n")) }
+        if format.isLineDelimited { file.buffer.append(UInt8(ascii: "\n")) }
         try file.flushIfFull()
     }
 
@@ -31,7 +32,7 @@ final class JSONRecordFile {
         switch format {
         case .parse: file.buffer += "\n]}\n".utf8
         case .json: file.buffer += "\n]\n".utf8
-        case .ndjson, .csv: break
+        case .ndjson, .csv, .mongo: break
         }
         try file.close()
     }

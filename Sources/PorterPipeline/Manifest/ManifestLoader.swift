@@ -16,11 +16,14 @@ public enum ManifestLoader {
         case manifest(directory: String, fileName: String)
         /// A Parse export without a manifest: a folder of `<Class>.json` files, or its `.zip`.
         case export(directory: String, files: SourceFiles)
+        /// Parse Server's MongoDB collections (``MongoDumpLayout``): a folder holding `_SCHEMA.json`.
+        case mongo(directory: String)
     }
 
     /// Loads `path`: a dataset folder holding a manifest, or the manifest file itself. A folder
     /// without a manifest is a Parse export (``ParseExportLayout``): with a `schema.json`, or with
-    /// classes inferred from its `<Class>.json` files; so is a `.zip` of one.
+    /// classes inferred from its `<Class>.json` files; so is a `.zip` of one. A folder holding
+    /// `_SCHEMA.json` is Parse Server's MongoDB collections (``MongoDumpLayout``).
     /// `targetClasses` are the classes the target already has (pointers may name them).
     /// `includeInstallations` imports a Parse export's `_Installation` objects instead of skipping them.
     public static func load(_ path: String, targetClasses: Set<String> = [], includeInstallations: Bool = false) throws(PorterError) -> DatasetManifest {
@@ -37,11 +40,14 @@ public enum ManifestLoader {
         case .export(let directory, let files):
             var layout = ParseExportLayout(directory: directory, files: files, targetClasses: targetClasses)
             layout.systemClasses = systemClasses
+            if !files.isFile(ParseExportLayout.schemaFile), let fault = MongoDumpLayout.missingSchemaFault(files) { throw fault }
             var found = files.isFile(ParseExportLayout.schemaFile) ? try layout.manifest(from: schemaDocument(in: files)) : try layout.inferredManifest()
             if case .zip(let archive) = files {
                 found.notes += archive.nested.map { "\(archive.displayName): \($0) is not read: it is below the export's folder" }
             }
             manifest = found
+        case .mongo(let directory):
+            manifest = try MongoDumpLayout(directory: directory, files: .folder(directory), targetClasses: targetClasses, systemClasses: systemClasses).manifest()
         }
         try manifest.check(targetClasses: targetClasses)
         return try ManifestSources(manifest: manifest).resolved()
@@ -57,6 +63,7 @@ public enum ManifestLoader {
         case .export(_, let found): files = found
         case .manifest(let directory, let fileName) where fileName == ParseExportLayout.schemaFile: files = .folder(directory)
         case .manifest(_, let fileName): throw PorterError(.usage, "\(path): a dataset with a manifest (\(fileName)); schema infer reads a Parse export's <Class>.json files")
+        case .mongo: throw PorterError(.usage, "\(path): Parse Server's MongoDB collections, whose classes \(MongoLayout.schemaFile) declares; schema infer reads a Parse export's <Class>.json files")
         }
         let inferred = try ExportSchemaInference(files: files, targetClasses: targetClasses).infer()
         return (inferred.classes, inferred.notes.filter { !$0.hasPrefix("no \(ParseExportLayout.schemaFile):") }, inferred.faults)
@@ -71,7 +78,7 @@ public enum ManifestLoader {
         }
         let directory: String
         switch try locate(path) {
-        case .manifest(let folder, _), .export(let folder, _): directory = folder
+        case .manifest(let folder, _), .export(let folder, _), .mongo(let folder): directory = folder
         }
         let url = URL(fileURLWithPath: directory).standardizedFileURL
         return url.appendingPathComponent("\(url.lastPathComponent).sqlite").path
@@ -123,6 +130,7 @@ public enum ManifestLoader {
             return .manifest(directory: path, fileName: name)
         }
         let files = SourceFiles.folder(path)
+        if MongoDumpLayout.isDump(files) { return .mongo(directory: path) }
         guard files.fileNames.contains(where: { $0.hasSuffix(".json") }) else {
             throw PorterError(.usage, "\(path): no dataset.yml or dataset.json in this folder, nor the <Class>.json files of a Parse export")
         }

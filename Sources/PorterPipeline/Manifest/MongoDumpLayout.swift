@@ -1,0 +1,132 @@
+import ParseModel
+import PorterReaders
+
+/// A folder of Parse Server's MongoDB collections (README "MongoDB layout"): `_SCHEMA.json`
+/// holds the class schemas as `MongoSchemaCollection.js` stores them, `<Class>.json` a class's
+/// documents and `_Join:<field>:<Class>.json` a Relation's links, as `mongoexport` writes them
+/// (or `export --format mongo`). The `_SCHEMA.json` file is what makes a folder one.
+///
+/// Its one job is the ``DatasetManifest`` that imports such a folder: the schemas become the
+/// `/schemas` list a Parse export's `schema.json` holds (``ParseExportLayout`` builds the
+/// manifest from it), and each class reads its collection through ``MongoDocumentReader``.
+struct MongoDumpLayout {
+    /// Keys of a `_SCHEMA` document that are no field (`nonFieldSchemaKeys`).
+    static let nonFieldKeys: Set = ["_id", "_metadata", "_client_permissions"]
+    /// What `mongoSchemaToParseSchema` gives the operations a stored `class_permissions` leaves out (`emptyCLPS`).
+    static let emptyPermissions = ["find", "count", "get", "create", "update", "delete", "addField", "protectedFields"]
+
+    let directory: String
+    let files: SourceFiles
+    let targetClasses: Set<String>
+    let systemClasses: ParseExportSystemClasses
+
+    static func isDump(_ files: SourceFiles) -> Bool { files.isFile(MongoLayout.schemaFile) }
+
+    /// The fault of a folder of MongoDB documents (an `_id`, no `objectId`) without its
+    /// `_SCHEMA.json`, which says what the `_p_` keys point at and which keys are Dates; `nil`
+    /// when the first document of its first class file is no such document.
+    static func missingSchemaFault(_ files: SourceFiles) -> PorterError? {
+        guard let name = files.fileNames.sorted().first(where: { $0.hasSuffix(".json") && !$0.hasPrefix("_Join") }),
+              var reader = try? files.openReader(name, format: .json), let record = try? reader.next(),
+              case .json(let document) = record.content, document["_id"] != nil, document["objectId"] == nil else { return nil }
+        return PorterError(.usage, "\(name): a MongoDB document (_id, no objectId), but the folder has no \(MongoLayout.schemaFile): "
+            + "export Parse Server's _SCHEMA collection beside the others (mongoexport --collection _SCHEMA --out \(MongoLayout.schemaFile))")
+    }
+
+    func manifest() throws(PorterError) -> DatasetManifest {
+        let schemas = try schemaEntries()
+        var layout = ParseExportLayout(directory: directory, files: files, targetClasses: targetClasses)
+        layout.schemaLabel = MongoLayout.schemaFile
+        layout.systemClasses = systemClasses
+        var manifest = try layout.manifest(from: .array(schemas.map(\.entry)))
+        let types = Dictionary(schemas.map { ($0.className, $0.types) }, uniquingKeysWith: { a, _ in a })
+        let files = self.files
+        for index in manifest.classes.indices {
+            let mapping = manifest.classes[index], source = mapping.sources[0]
+            let fields = types[mapping.className] ?? [:]
+            manifest.classes[index].records = MemorySource(name: source) {
+                MongoDocumentReader(base: try files.openReader(source, format: .json), className: mapping.className, fields: fields)
+            }
+        }
+        let listed = Set(schemas.map(\.className))
+        for name in files.fileNames where name.hasSuffix(".json") && name != MongoLayout.schemaFile {
+            let collection = String(name.dropLast(".json".count))
+            guard try ParseExportLayout.joinFileName(name) == nil, !listed.contains(collection) else { continue }
+            manifest.skippedClasses.append(SkippedClass(className: collection, reason: "\(name) is not read: \(MongoLayout.schemaFile) has no class \(collection)"))
+        }
+        return manifest
+    }
+
+    /// Each `_SCHEMA` document as a `/schemas` entry, with its fields' types for the documents' reader.
+    private func schemaEntries() throws(PorterError) -> [(className: String, entry: JSONValue, types: [String: FieldType])] {
+        var reader: any RecordReader
+        var entries: [(className: String, entry: JSONValue, types: [String: FieldType])] = []
+        do throws(ReaderError) {
+            reader = try files.openReader(MongoLayout.schemaFile, format: .json)
+            while let record = try reader.next() {
+                guard case .json(let document) = record.content else { continue }
+                do throws(MongoDocumentFault) {
+                    entries.append(try Self.schemaEntry(document))
+                } catch {
+                    throw ReaderError(file: MongoLayout.schemaFile, line: record.line, column: error.key, value: error.value, reason: error.reason)
+                }
+            }
+        } catch {
+            throw PorterError(.usage, error.description)
+        }
+        return entries
+    }
+
+    /// The `/schemas` entry of a `_SCHEMA` document (`mongoSchemaToParseSchema`): the fields by
+    /// their type strings (`mongoFieldToParseSchemaField`) with their `_metadata.fields_options`,
+    /// `class_permissions` over no permission at all, and `indexes`.
+    static func schemaEntry(_ document: JSONObject) throws(MongoDocumentFault) -> (className: String, entry: JSONValue, types: [String: FieldType]) {
+        guard let className = document["_id"]?.stringValue else {
+            throw MongoDocumentFault("_id", document["_id"] ?? .null, "a _SCHEMA document's _id is its class name")
+        }
+        let metadata = document["_metadata"]
+        var fields: [JSONMember] = [], types: [String: FieldType] = [:]
+        for member in document where !nonFieldKeys.contains(member.key) && !ParseNames.defaultFields.contains(member.key) {
+            guard let text = member.value.stringValue, let type = fieldType(text) else {
+                throw MongoDocumentFault(member.key, member.value, "not a field type of _SCHEMA (number, string, boolean, date, object, array, geopoint, file, bytes, polygon, *Class, relation<Class>)")
+            }
+            types[member.key] = type
+            var spec = JSONObject(["type": .string(type.name)])
+            if let target = type.targetClass { spec["targetClass"] = .string(target) }
+            if case .object(let options)? = metadata?["fields_options"]?[member.key] {
+                for option in options where option.key != "type" && option.key != "targetClass" { spec[option.key] = option.value }
+            }
+            fields.append(JSONMember(member.key, .object(spec)))
+        }
+        var entry = JSONObject(["className": .string(className), "fields": .object(JSONObject(fields))])
+        if case .object(let stored)? = metadata?["class_permissions"] {
+            var permissions = JSONObject(emptyPermissions.map { JSONMember($0, .object(JSONObject())) })
+            for member in stored { permissions[member.key] = member.value }
+            entry["classLevelPermissions"] = .object(permissions)
+        }
+        if let indexes = metadata?["indexes"] { entry["indexes"] = indexes }
+        return (className, .object(entry), types)
+    }
+
+    /// A `_SCHEMA` type string as a field type: `*Class`, `relation<Class>`, or a type's name
+    /// in lower case (`map` is an old name of `object`).
+    static func fieldType(_ text: String) -> FieldType? {
+        if text.hasPrefix("*"), text.count > 1 { return .pointer(targetClass: String(text.dropFirst())) }
+        if text.hasPrefix("relation<"), text.hasSuffix(">"), text.count > "relation<>".count {
+            return .relation(targetClass: String(text.dropFirst("relation<".count).dropLast()))
+        }
+        switch text {
+        case "number": return .number
+        case "string": return .string
+        case "boolean": return .boolean
+        case "date": return .date
+        case "object", "map": return .object
+        case "array": return .array
+        case "geopoint": return .geoPoint
+        case "file": return .file
+        case "bytes": return .bytes
+        case "polygon": return .polygon
+        default: return nil
+        }
+    }
+}
