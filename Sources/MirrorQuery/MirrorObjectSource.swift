@@ -198,16 +198,8 @@ private final class MirrorReading {
         let table = MirrorLayout.joinTable(owner: className, field: field)
         guard try hasTable(table) else { return [] }
         var links: [RelationLink] = []
-        var start = ownerIds.startIndex
-        while start < ownerIds.endIndex {
-            let chunk = ownerIds[start..<min(start + 500, ownerIds.endIndex)]
-            let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-            let statement = try database.prepare("SELECT owningId, relatedId FROM \(quoted(table)) WHERE owningId IN (\(placeholders)) ORDER BY owningId, relatedId")
-            for (i, id) in chunk.enumerated() { statement.bind(text: id, at: i + 1) }
-            while try statement.step() {
-                links.append(RelationLink(owningId: statement.text(at: 0) ?? "", relatedId: statement.text(at: 1) ?? ""))
-            }
-            start = chunk.endIndex
+        try eachRow(ofIds: ownerIds, { "SELECT owningId, relatedId FROM \(quoted(table)) WHERE owningId IN (\($0)) ORDER BY owningId, relatedId" }) { row in
+            links.append(RelationLink(owningId: row.text(at: 0) ?? "", relatedId: row.text(at: 1) ?? ""))
         }
         return links
     }
@@ -216,18 +208,23 @@ private final class MirrorReading {
         let column = MirrorLayout.passwordHashColumn
         guard try !database.rows("SELECT 1 FROM pragma_table_info('_User') WHERE name = '\(column)'").isEmpty else { return [:] }
         var hashes: [String: String] = [:]
-        var start = userIds.startIndex
-        while start < userIds.endIndex {
-            let chunk = userIds[start..<min(start + 500, userIds.endIndex)]
-            let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-            let statement = try database.prepare("SELECT objectId, \(quoted(column)) FROM _User WHERE objectId IN (\(placeholders)) AND \(quoted(column)) IS NOT NULL")
-            for (i, id) in chunk.enumerated() { statement.bind(text: id, at: i + 1) }
-            while try statement.step() {
-                if let id = statement.text(at: 0), let hash = statement.text(at: 1) { hashes[id] = hash }
-            }
-            start = chunk.endIndex
+        try eachRow(ofIds: userIds, { "SELECT objectId, \(quoted(column)) FROM _User WHERE objectId IN (\($0)) AND \(quoted(column)) IS NOT NULL" }) { row in
+            if let id = row.text(at: 0), let hash = row.text(at: 1) { hashes[id] = hash }
         }
         return hashes
+    }
+
+    /// Runs the query `sql` makes of a list of placeholders once per 500 of `ids`, bound in
+    /// order, and hands each row it returns to `row`.
+    private func eachRow(ofIds ids: [String], _ sql: (String) -> String, _ row: (SQLiteStatement) -> Void) throws(PorterError) {
+        var start = ids.startIndex
+        while start < ids.endIndex {
+            let chunk = ids[start..<min(start + 500, ids.endIndex)]
+            let statement = try database.prepare(sql(Array(repeating: "?", count: chunk.count).joined(separator: ", ")))
+            for (i, id) in chunk.enumerated() { statement.bind(text: id, at: i + 1) }
+            while try statement.step() { row(statement) }
+            start = chunk.endIndex
+        }
     }
 
     func newestUpdate(of className: String) throws(PorterError) -> ParseDate? {

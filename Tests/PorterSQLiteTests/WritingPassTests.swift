@@ -6,10 +6,8 @@ import XCTest
 
 /// A writing pass into a real mirror, on its own: what it holds on to once it has read everything.
 final class WritingPassTests: MirrorTestCase {
-    /// The key indexes are the largest memory of an import; the pass lets go of them once every
-    /// reference is resolved, before the sink sorts links and builds indexes, and the objects,
-    /// pointers and links still arrive whole.
-    func testAWritingPassDropsItsKeyIndexesOnceEveryReferenceIsResolved() throws {
+    /// Authors, and books with a pointer to one and a relation to others.
+    private func manifest() throws -> DatasetManifest {
         let dataset = directory.appendingPathComponent("dataset")
         try FileManager.default.createDirectory(at: dataset, withIntermediateDirectories: true)
         let files = [
@@ -33,7 +31,14 @@ final class WritingPassTests: MirrorTestCase {
             "books.csv": "title,author,coauthors\nThe Hobbit,Tolkien,Lewis\nNarnia,Lewis,\n",
         ]
         for (name, text) in files { try text.write(to: dataset.appendingPathComponent(name), atomically: true, encoding: .utf8) }
-        let manifest = try ManifestLoader.load(dataset.path)
+        return try ManifestLoader.load(dataset.path)
+    }
+
+    /// The key indexes are the largest memory of an import; the pass lets go of them once every
+    /// reference is resolved, before the sink sorts links and builds indexes, and the objects,
+    /// pointers and links still arrive whole.
+    func testAWritingPassDropsItsKeyIndexesOnceEveryReferenceIsResolved() throws {
+        let manifest = try manifest()
         let mirror = SQLiteMirror(path: path)
         try mirror.begin(schemas: manifest.schemas, naturalKeys: ["Author": ["name"], "Book": ["title"]])
         let pass = ImportPass(manifest: manifest, plan: Planner.plan(manifest), mode: .writing(mirror, nil), options: ImportOptions(), progress: nil)
@@ -53,12 +58,7 @@ final class WritingPassTests: MirrorTestCase {
 
     /// A validating pass keeps them: an import that validates first hands them to its writing pass.
     func testAValidatingPassKeepsItsKeyIndexes() throws {
-        let dataset = directory.appendingPathComponent("dataset")
-        try FileManager.default.createDirectory(at: dataset, withIntermediateDirectories: true)
-        try "version: 1\nclasses:\n  Author:\n    source: authors.csv\n    key: [name]\n    fields:\n      name: String!\n"
-            .write(to: dataset.appendingPathComponent("dataset.yml"), atomically: true, encoding: .utf8)
-        try "name\nTolkien\n".write(to: dataset.appendingPathComponent("authors.csv"), atomically: true, encoding: .utf8)
-        let manifest = try ManifestLoader.load(dataset.path)
+        let manifest = try manifest()
         let pass = ImportPass(manifest: manifest, plan: Planner.plan(manifest), mode: .validating, options: ImportOptions(), progress: nil)
         _ = try pass.run()
         XCTAssertEqual(pass.references.indexes["Author"]?.lookup(ObjectReference.Identity.key("Tolkien")),
