@@ -47,6 +47,20 @@ final class MongoLayoutRoundTripTests: XCTestCase {
         }
     }
 
+    /// A `.zip` of the folder (as macOS's "Compress" makes it: one top folder and its noise) is
+    /// read in place, like a zip of a Parse export, and gives the same mirror.
+    func testAZipOfTheLayoutImports() throws {
+        let directory = try CommandRunner.temporaryDirectory(self)
+        let (original, folder, _) = try exported("parse-com-users", in: directory)
+        let zip = directory.appendingPathComponent("mongo-dump.zip")
+        try ZipBuilder.macOSArchive(of: folder, top: "mongo-dump", to: zip)
+        let copy = directory.appendingPathComponent("from-zip.sqlite")
+        let imported = try CommandRunner.run(["import", zip.path, "--to", copy.path, "--quiet"])
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        MirrorSnapshot.assertEqual(try MirrorSnapshot(copy, droppingFileURLs: true), try MirrorSnapshot(original, droppingFileURLs: true), "via a zip of the MongoDB layout")
+        XCTAssertEqual(try Mirror(copy).rows("SELECT count(*) FROM _User WHERE _hashed_password LIKE '$2%'"), [["3"]])
+    }
+
     /// The files hold Parse Server's own documents (`MongoTransform.js`): `_id`, `_p_<field>`
     /// as `Class$objectId`, `$date` timestamps, `_rperm`/`_wperm`/`_acl`, `_hashed_password`;
     /// `_SCHEMA.json` one document per class; the script one `mongoimport` per file.

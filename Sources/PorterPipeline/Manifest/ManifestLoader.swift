@@ -16,14 +16,14 @@ public enum ManifestLoader {
         case manifest(directory: String, fileName: String)
         /// A Parse export without a manifest: a folder of `<Class>.json` files, or its `.zip`.
         case export(directory: String, files: SourceFiles)
-        /// Parse Server's MongoDB collections (``MongoDumpLayout``): a folder holding `_SCHEMA.json`.
-        case mongo(directory: String)
+        /// Parse Server's MongoDB collections (``MongoDumpLayout``): a folder holding `_SCHEMA.json`, or its `.zip`.
+        case mongo(directory: String, files: SourceFiles)
     }
 
     /// Loads `path`: a dataset folder holding a manifest, or the manifest file itself. A folder
     /// without a manifest is a Parse export (``ParseExportLayout``): with a `schema.json`, or with
     /// classes inferred from its `<Class>.json` files; so is a `.zip` of one. A folder holding
-    /// `_SCHEMA.json` is Parse Server's MongoDB collections (``MongoDumpLayout``).
+    /// `_SCHEMA.json` is Parse Server's MongoDB collections (``MongoDumpLayout``), and so is a `.zip` of one.
     /// `targetClasses` are the classes the target already has (pointers may name them).
     /// `includeInstallations` imports a Parse export's `_Installation` objects instead of skipping them.
     public static func load(_ path: String, targetClasses: Set<String> = [], includeInstallations: Bool = false) throws(PorterError) -> DatasetManifest {
@@ -42,12 +42,12 @@ public enum ManifestLoader {
             layout.systemClasses = systemClasses
             if !files.isFile(ParseExportLayout.schemaFile), let fault = MongoDumpLayout.missingSchemaFault(files) { throw fault }
             var found = files.isFile(ParseExportLayout.schemaFile) ? try layout.manifest(from: schemaDocument(in: files)) : try layout.inferredManifest()
-            if case .zip(let archive) = files {
-                found.notes += archive.nested.map { "\(archive.displayName): \($0) is not read: it is below the export's folder" }
-            }
+            found.notes += nestedNotes(files)
             manifest = found
-        case .mongo(let directory):
-            manifest = try MongoDumpLayout(directory: directory, files: .folder(directory), targetClasses: targetClasses, systemClasses: systemClasses).manifest()
+        case .mongo(let directory, let files):
+            var found = try MongoDumpLayout(directory: directory, files: files, targetClasses: targetClasses, systemClasses: systemClasses).manifest()
+            found.notes += nestedNotes(files)
+            manifest = found
         }
         try manifest.check(targetClasses: targetClasses)
         return try ManifestSources(manifest: manifest).resolved()
@@ -78,13 +78,19 @@ public enum ManifestLoader {
         }
         let directory: String
         switch try locate(path) {
-        case .manifest(let folder, _), .export(let folder, _), .mongo(let folder): directory = folder
+        case .manifest(let folder, _), .export(let folder, _), .mongo(let folder, _): directory = folder
         }
         let url = URL(fileURLWithPath: directory).standardizedFileURL
         return url.appendingPathComponent("\(url.lastPathComponent).sqlite").path
     }
 
     static func isArchive(_ path: String) -> Bool { path.lowercased().hasSuffix(".zip") }
+
+    /// What a `.zip` holds below its export's folder, which is not read.
+    private static func nestedNotes(_ files: SourceFiles) -> [String] {
+        guard case .zip(let archive) = files else { return [] }
+        return archive.nested.map { "\(archive.displayName): \($0) is not read: it is below the export's folder" }
+    }
 
     static func document(_ directory: String, _ fileName: String) throws(PorterError) -> JSONValue {
         let fullPath = (directory as NSString).appendingPathComponent(fileName)
@@ -120,17 +126,19 @@ public enum ManifestLoader {
             let url = URL(fileURLWithPath: path)
             let directory = url.deletingLastPathComponent().path
             guard isArchive(path) else { return .manifest(directory: directory, fileName: url.lastPathComponent) }
+            let files: SourceFiles
             do {
-                return .export(directory: directory, files: .zip(try ZipArchive(path: path)))
+                files = .zip(try ZipArchive(path: path))
             } catch {
                 throw PorterError(.usage, error.message)
             }
+            return MongoDumpLayout.isDump(files) ? .mongo(directory: directory, files: files) : .export(directory: directory, files: files)
         }
         for name in fileNames + [ParseExportLayout.schemaFile] where FileManager.default.fileExists(atPath: (path as NSString).appendingPathComponent(name)) {
             return .manifest(directory: path, fileName: name)
         }
         let files = SourceFiles.folder(path)
-        if MongoDumpLayout.isDump(files) { return .mongo(directory: path) }
+        if MongoDumpLayout.isDump(files) { return .mongo(directory: path, files: files) }
         guard files.fileNames.contains(where: { $0.hasSuffix(".json") }) else {
             throw PorterError(.usage, "\(path): no dataset.yml or dataset.json in this folder, nor the <Class>.json files of a Parse export")
         }
