@@ -44,8 +44,11 @@
 #   SEED=S                 dataset seed (default 42)
 #   SECTIONS="import rest export" sections to run (default: these three); "scale" imports
 #                          BOOKS and SCALE_BOOKS books and prints the peak RSS of each and the
-#                          bytes per natural key between them
+#                          bytes per natural key between them; "postgres" starts a private
+#                          PostgreSQL cluster and imports into Parse Server's layout there,
+#                          beside psql \copy of the CSV files into untyped tables and the REST path
 #   SCALE_BOOKS=N          the larger run of section scale (default 10 x BOOKS)
+#   POSTGRES_REST_BOOKS=N  books of the REST reference of section postgres (default 100000)
 #   BASELINE_VALIDATE_S=S  validate's recorded time before issue 15 (default 10.9 s x BOOKS/1M)
 #   REST_BOOKS=N           books in the served mirror the export section reads
 #                          through REST (default 100000)
@@ -89,6 +92,10 @@ BASELINE_VALIDATE_S=${BASELINE_VALIDATE_S:-}
 TARGET_REQUESTS_PER_OBJECT=0.025   # at most 1 request per 40 objects, relations included
 TARGET_NAIVE_SPEEDUP=20            # parse-porter objects/s >= 20 x the naive approach's
 TARGET_REIMPORT_SLOWDOWN=2         # small re-import at --concurrency 8 takes < 2 x the time at 1
+
+# Targets (section "postgres"; issue 16).
+TARGET_POSTGRES_RATIO=0.5          # parse-porter into PostgreSQL >= 0.5 x psql \copy's speed (same CSV records)
+TARGET_POSTGRES_REST_SPEEDUP=50    # its objects/s >= 50 x the REST path's on this machine
 
 # Targets (section "export").
 TARGET_EXPORT_RATIO=0.8      # parse-porter mirror -> CSV objects/s >= 0.8 x sqlite3 -csv rows/s
@@ -771,6 +778,119 @@ section_scale() {
 }
 
 # --------------------------------------------------------------------------
+# section: postgres: import into Parse Server's PostgreSQL layout vs psql \copy, and vs REST
+
+PG_BIN="" PG_DIR="" PG_PORT="" PG_OWNER=()
+
+# start_postgres: a private cluster (initdb into a new folder, pg_ctl on a free loopback port,
+# trust authentication, fsync off as in the tests); as root it belongs to the postgres user,
+# since initdb refuses root. Sets PG_BIN, PG_DIR and PG_PORT.
+start_postgres() {
+    PG_BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+    [[ -n $PG_BIN && -x $PG_BIN/initdb ]] || die "no PostgreSQL server under /usr/lib/postgresql (scripts/install-deps installs it)"
+    command -v psql >/dev/null 2>&1 || die "psql not found (scripts/install-deps installs it)"
+    PG_DIR=$(mktemp -d /tmp/porter-bench-postgres.XXXXXX)
+    PG_OWNER=()
+    if [[ $(id -u) -eq 0 ]]; then
+        chown postgres "$PG_DIR"
+        PG_OWNER=(runuser -u postgres --)
+    fi
+    PG_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    "${PG_OWNER[@]}" "$PG_BIN/initdb" -D "$PG_DIR/data" -U postgres -A trust --no-sync -E UTF8 --locale=C >"$RUN_DIR/initdb.log" 2>&1 \
+        || die "initdb failed (see $RUN_DIR/initdb.log)"
+    "${PG_OWNER[@]}" "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/server.log" -w -t 60 \
+        -o "-p $PG_PORT -h 127.0.0.1 -k $PG_DIR -c fsync=off -c synchronous_commit=off -c full_page_writes=off" start >"$RUN_DIR/pg_ctl.log" 2>&1 \
+        || die "pg_ctl start failed (see $RUN_DIR/pg_ctl.log and $PG_DIR/server.log)"
+}
+
+stop_postgres() {
+    [[ -n $PG_DIR ]] || return 0
+    "${PG_OWNER[@]}" "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -m immediate -w stop >/dev/null 2>&1 || true
+    rm -rf "$PG_DIR"
+    PG_DIR=""
+}
+
+# pg_database NAME: a new, empty database; prints its URL.
+pg_database() {
+    psql -h 127.0.0.1 -p "$PG_PORT" -U postgres -d postgres -v ON_ERROR_STOP=1 -q -c "CREATE DATABASE $1" >/dev/null \
+        || die "cannot create database $1"
+    echo "postgres://postgres@127.0.0.1:$PG_PORT/$1"
+}
+
+# objects_of_report FILE: objects an import --json report says it inserted.
+objects_of_report() {
+    python3 -c 'import json, sys; print(sum(c["inserted"] for c in json.load(open(sys.argv[1]))["classes"]))' "$1"
+}
+
+section_postgres() {
+    RUN_DIR=$OUT/postgres-$BOOKS
+    mkdir -p "$RUN_DIR"
+    : >"$RUN_DIR/results.tsv"
+    RESULT_TOOLS=() RESULT_ROWS=() RESULT_SECS=() RESULT_KB=()
+    trap 'stop_postgres; stop_server' EXIT
+    start_postgres
+
+    # The floor: psql \copy of the five CSV files into untyped text tables, in one transaction.
+    local floor_url script=$RUN_DIR/copy.sql table
+    floor_url=$(pg_database floor)
+    {
+        echo "BEGIN;"
+        for table in "${SQLITE_TABLES[@]}"; do
+            python3 -c 'import csv, sys; print("CREATE TABLE %s (%s);" % (sys.argv[2], ", ".join("\"%s\" text" % c for c in next(csv.reader(open(sys.argv[1], encoding="utf-8"))))))' \
+                "$DATASET/$table.csv" "$table"
+            echo "\\copy $table FROM '$DATASET/$table.csv' WITH (FORMAT csv, HEADER true)"
+        done
+        echo "COMMIT;"
+    } >"$script"
+    log "postgres: psql \\copy of ${SQLITE_TABLES[*]} into untyped tables ..."
+    measure psql-copy -- psql "$floor_url" -v ON_ERROR_STOP=1 -q -f "$script"
+    ((MEASURE_STATUS == 0)) || { tail -n 20 "$RUN_DIR/psql-copy.stderr" >&2; die "psql \\copy exited with status $MEASURE_STATUS"; }
+    local floor_secs=$MEASURE_SECS
+    record_result postgres "psql \\copy" "$DATASET_ROWS" "$MEASURE_SECS" "$MEASURE_KB"
+
+    local url pp_secs pp_objects
+    url=$(pg_database parse)
+    log "postgres: parse-porter import $DATASET --to $url --quiet --json ..."
+    measure pg-import -- "$PARSE_PORTER" import "$DATASET" --to "$url" --quiet --json
+    ((MEASURE_STATUS == 0)) || { tail -n 20 "$RUN_DIR/pg-import.stderr" >&2; die "parse-porter import into PostgreSQL exited with status $MEASURE_STATUS"; }
+    pp_secs=$MEASURE_SECS
+    pp_objects=$(objects_of_report "$RUN_DIR/pg-import.stdout")
+    record_result postgres "parse-porter" "$DATASET_ROWS" "$MEASURE_SECS" "$MEASURE_KB"
+
+    # The REST path on this machine, in the same run: a smaller library into a served mirror.
+    local rest_books=${POSTGRES_REST_BOOKS:-100000} saved_books=$BOOKS saved_dataset=$DATASET saved_rows=$DATASET_ROWS rest_objects
+    BOOKS=$rest_books
+    prepare_dataset
+    start_server "$RUN_DIR/served.sqlite" "$RUN_DIR/serve.log"
+    log "postgres: the REST path, parse-porter import of $rest_books books --to $SERVE_URL ..."
+    PARSE_APPLICATION_ID=benchApp PARSE_MASTER_KEY=benchMasterKey measure rest-import -- "$PARSE_PORTER" import "$DATASET" --to "$SERVE_URL" --quiet --json
+    ((MEASURE_STATUS == 0)) || { tail -n 20 "$RUN_DIR/rest-import.stderr" >&2; die "REST import exited with status $MEASURE_STATUS"; }
+    stop_server
+    rest_objects=$(objects_of_report "$RUN_DIR/rest-import.stdout")
+    local rest_secs=$MEASURE_SECS
+    record_result postgres "REST, $rest_books books" "$DATASET_ROWS" "$MEASURE_SECS" "$MEASURE_KB"
+    BOOKS=$saved_books DATASET=$saved_dataset DATASET_ROWS=$saved_rows
+    stop_postgres
+    trap - EXIT
+
+    {
+        echo
+        echo "== postgres: $BOOKS books into Parse Server's PostgreSQL layout on a private cluster =="
+        print_table
+        local ratio speedup
+        ratio=$(speed_ratio "$floor_secs" "$pp_secs")
+        speedup=$(awk -v po="$pp_objects" -v ps="$pp_secs" -v ro="$rest_objects" -v rs="$rest_secs" 'BEGIN { printf "%.1f", (po / ps) / (ro / rs) }')
+        awk -v o="$pp_objects" -v s="$pp_secs" -v ro="$rest_objects" -v rs="$rest_secs" 'BEGIN {
+            printf "parse-porter: %d objects in %.2f s = %.0f objects/s; REST path: %d objects in %.2f s = %.0f objects/s\n", o, s, o / s, ro, rs, ro / rs }'
+        echo "ratio (parse-porter speed / psql \\copy speed, same CSV records): ${ratio}x"
+        echo "ratio (parse-porter objects/s / REST objects/s): ${speedup}x"
+        check_target "speed >= ${TARGET_POSTGRES_RATIO}x psql \\copy" "x >= t" x="$ratio" t="$TARGET_POSTGRES_RATIO"
+        check_target "objects/s >= ${TARGET_POSTGRES_REST_SPEEDUP}x REST" "x >= t" x="$speedup" t="$TARGET_POSTGRES_REST_SPEEDUP"
+    } | tee "$RUN_DIR/summary.txt"
+    finish_section
+}
+
+# --------------------------------------------------------------------------
 
 main() {
     case ${1:-} in
@@ -794,7 +914,8 @@ main() {
             rest) section_rest ;;
             export) section_export ;;
             scale) section_scale ;;
-            *) die "unknown section '$section' (import, rest, export, scale)" ;;
+            postgres) section_postgres ;;
+            *) die "unknown section '$section' (import, rest, export, scale, postgres)" ;;
         esac
     done
 
