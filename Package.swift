@@ -41,7 +41,7 @@ let package = Package(
         ]),
         .executableTarget(name: "parse-porter", dependencies: [
             "ParseModel", "PorterReaders", "PorterPipeline", "PorterSQLite", "PorterREST", "MirrorQuery", "ParseMirrorServer", "PorterHTTP",
-            "PorterMigrations",
+            "PorterMigrations", "PorterPostgres",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Test helpers shared by the test targets (not a product).
