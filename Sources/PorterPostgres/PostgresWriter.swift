@@ -129,19 +129,27 @@ final class PostgresWriter {
         let fresh = freshTables.contains(className)
         let rows = try copyRows(objects, className: className, fields: fields, hashes: hashes, touchedAt: !fresh)
         let columns = PostgresLayout.defaultColumns + fields + (hashes ? [PostgresLayout.passwordHashColumn] : [])
+        do {
+            return try store(objects, rows, className: className, columns: columns, fields: fields, mode: mode, fresh: fresh)
+        } catch {
+            throw PorterError(.target, "\(className): \(objects.count) objects from line \(objects.map(\.line).min() ?? 0) could not be written: "
+                              + (error.postgresError?.description ?? error.message), underlying: error.underlyingError ?? error)
+        }
+    }
+
+    /// Writes the objects' rows: a COPY into a fresh table, else a COPY into the staging table,
+    /// then an UPDATE of the changed rows and an INSERT of the missing ones.
+    private func store(_ objects: [ResolvedObject], _ rows: CopyRows, className: String, columns: [String], fields: [String], mode: WriteMode,
+                       fresh: Bool) throws(PorterError) -> [WriteOutcome] {
         let db = try database()
         if fresh {
-            do {
-                try db.copy(into: className, columns: columns, rows)
-            } catch {
-                throw PorterError(.target, "\(className): \(objects.count) objects from line \(objects.map(\.line).min() ?? 0) could not be written: "
-                                  + (error.postgresError?.description ?? error.message), underlying: error.underlyingError ?? error)
-            }
+            try db.copy(into: className, columns: columns, rows)
             return Array(repeating: .inserted, count: objects.count)
         }
         let stage = try stagingTable(for: className)
         try db.execute("TRUNCATE \(quoted(stage))")
         try db.copy(into: stage, columns: columns + [Self.touchedAtColumn], rows)
+        let hashes = columns.contains(PostgresLayout.passwordHashColumn)
         let updated = mode == .insert ? [] : try update(className, from: stage, fields: ["_rperm", "_wperm"] + fields, mode: mode, hashes: hashes)
         let names = columns.map(quoted).joined(separator: ", ")
         let inserted = try db.execute("""
@@ -202,7 +210,9 @@ final class PostgresWriter {
             for name in fields + (hashes ? [PostgresLayout.passwordHashColumn] : []) {
                 let text = values[name]?.postgresText
                 if let text, CopyRows.holdsNUL(text) {
-                    throw PorterError(.invalidData, "\(className) \(object.objectId) (line \(object.line)): \(name) holds a NUL character (\\u0000), which PostgreSQL cannot store")
+                    let shown = text.replacingOccurrences(of: "\u{0}", with: "\\u0000")
+                    throw PorterError(.invalidData, "\(className) \(object.objectId) (line \(object.line)): \(name): value \"\(shown)\": "
+                                      + "holds a NUL character (\\u0000), which PostgreSQL cannot store")
                 }
                 rows.append(text)
             }
