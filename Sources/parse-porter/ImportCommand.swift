@@ -27,7 +27,7 @@ struct ImportCommand: AsyncParsableCommand {
               PARSE_APPLICATION_ID=myApp PARSE_MASTER_KEY=… parse-porter import \\
                   library/ --target https://parse.example.com/parse
               parse-porter import library/ --target staging    # from parse-porter.yml
-              parse-porter import library/ --to postgres://parse@db:5432/parse
+              parse-porter import library/ --target postgres://parse@db:5432/parse
             """
     )
 
