@@ -45,8 +45,13 @@ package enum PostgresLayout {
     static func fields(of schema: ClassSchema) -> [SchemaField] {
         var fields = SystemClasses.defaultFields(of: schema.className)
         for field in schema.fields where !fields.contains(where: { $0.name == field.name }) { fields.append(field) }
-        if schema.className == "_User" { fields.removeAll { $0.name == "password" } }
-        return fields
+        return fields.filter { isStored($0, of: schema.className) }
+    }
+
+    /// Whether a field has a place of its own: a column or a join table. An ACL field is the
+    /// `_rperm`/`_wperm` columns, `_User`'s password is only ever its hash.
+    static func isStored(_ field: SchemaField, of className: String) -> Bool {
+        field.type != .acl && !(className == "_User" && field.name == "password")
     }
 
     /// `(name, type)` of every column of the class's table, as `createTable` makes it:

@@ -55,7 +55,7 @@ final class PostgresWriter {
                 schemas[schema.className] = schema
                 continue
             }
-            for field in schema.fields {
+            for field in schema.fields where PostgresLayout.isStored(field, of: schema.className) {
                 if let index = merged.fields.firstIndex(where: { $0.name == field.name }) {
                     merged.fields[index] = field
                     continue

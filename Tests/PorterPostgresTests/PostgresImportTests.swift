@@ -170,3 +170,29 @@ final class PostgresImportTests: PostgresTestCase {
         XCTAssertEqual(try snapshot(), before)
     }
 }
+
+/// Relations on a re-import: a changed relation cell replaces that owner's links in its join table.
+final class PostgresRelationReimportTests: PostgresTestCase {
+    func testAChangedRelationCellReplacesTheOwnersLinks() async throws {
+        let folder = try temporaryFolder("postgres-links")
+        for name in ["dataset.yml", "authors.csv", "book_genres.csv", "books.csv", "genres.csv", "publishers.csv"] {
+            try FileManager.default.copyItem(at: PackageFolders.fixtures.appendingPathComponent("library/\(name)"), to: folder.appendingPathComponent(name))
+        }
+        let first = try await importDataset(folder.path)
+        XCTAssertTrue(first.succeeded, "\(first.errors)")
+        let books = folder.appendingPathComponent("books.csv")
+        let text = try String(contentsOf: books, encoding: .utf8)
+        try text.replacingOccurrences(of: "978-0-441-17271-9,Frank Herbert,", with: "978-0-441-17271-9,Isaac Asimov,")
+            .write(to: books, atomically: true, encoding: .utf8)
+
+        let second = try await importDataset(folder.path)
+        XCTAssertTrue(second.succeeded, "\(second.errors)")
+        let authors = try XCTUnwrap(second.relations.first { $0.relation == "Book.authors" })
+        XCTAssertEqual([authors.added, authors.removed], [1, 1])
+        XCTAssertEqual(try value("""
+            SELECT string_agg(a.name, ';' ORDER BY a.name) FROM "_Join:authors:Book" j JOIN "Book" b ON b."objectId" = j."owningId"
+            JOIN "Author" a ON a."objectId" = j."relatedId" WHERE b.title = 'Dune'
+            """), "Isaac Asimov")
+        XCTAssertEqual(try value(#"SELECT count(*) FROM "_Join:authors:Book""#), "47", "one link replaced, none added elsewhere")
+    }
+}
