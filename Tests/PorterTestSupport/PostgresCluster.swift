@@ -65,9 +65,14 @@ public final class PostgresCluster: Sendable {
         } catch {
             throw ClusterError(description: "cannot prepare \(folder): \(error)", binariesMissing: false)
         }
-        try run("initdb", ["-D", "\(folder)/data", "-U", "postgres", "-A", "trust", "--no-sync", "-E", "UTF8", "--locale=C"])
-        try run("pg_ctl", ["-D", "\(folder)/data", "-l", "\(folder)/server.log", "-w", "-t", "60",
-                           "-o", "-p \(port) -h 127.0.0.1 -k \(folder) -c fsync=off -c synchronous_commit=off -c full_page_writes=off", "start"])
+        do {
+            try run("initdb", ["-D", "\(folder)/data", "-U", "postgres", "-A", "trust", "--no-sync", "-E", "UTF8", "--locale=C"])
+            try run("pg_ctl", ["-D", "\(folder)/data", "-l", "\(folder)/server.log", "-w", "-t", "60",
+                               "-o", "-p \(port) -h 127.0.0.1 -k \(folder) -c fsync=off -c synchronous_commit=off -c full_page_writes=off", "start"])
+        } catch {
+            try? FileManager.default.removeItem(atPath: folder)
+            throw error
+        }
     }
 
     /// `postgres://postgres@127.0.0.1:<port>/<database>`.
