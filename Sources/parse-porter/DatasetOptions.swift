@@ -114,7 +114,8 @@ struct TargetOptions: ParsableArguments {
 
     /// The source `target` names, for export.
     func source(_ target: String, concurrency: Int = 4) throws(PorterError) -> ObjectSource {
-        let backend = try backend(target).refusingPostgres()
+        let backend = try backend(target)
+        if backend.isPostgres { return PostgresSource(url: backend.location) }
         guard backend.isServer else { return try MirrorObjectSource(path: backend.location) }
         return RESTObjectSource(client: try client(backend, concurrency: concurrency), concurrency: concurrency)
     }
