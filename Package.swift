@@ -50,7 +50,7 @@ let package = Package(
         .testTarget(name: "PorterReadersTests", dependencies: ["PorterReaders", "PorterTestSupport", "CLibZip"]),
         .testTarget(name: "PorterPipelineTests", dependencies: ["PorterPipeline", "PorterReaders", "ParseModel", "PorterTestSupport"]),
         .testTarget(name: "PorterSQLiteTests", dependencies: ["PorterSQLite", "PorterPipeline", "ParseModel", "CSQLite", "PorterTestSupport"]),
-        .testTarget(name: "PorterPostgresTests", dependencies: ["PorterPostgres", "PorterPipeline", "PorterReaders", "ParseModel", "PorterSQLite", "MirrorQuery", "PorterTestSupport"]),
+        .testTarget(name: "PorterPostgresTests", dependencies: ["PorterPostgres", "PorterPipeline", "ParseModel", "PorterSQLite", "MirrorQuery", "PorterTestSupport"]),
         .testTarget(name: "PorterHTTPTests", dependencies: ["PorterHTTP", "PorterTestSupport"]),
         .testTarget(name: "MirrorQueryTests", dependencies: ["MirrorQuery", "PorterSQLite", "PorterPipeline", "ParseModel", "PorterTestSupport"]),
         .testTarget(name: "ParseMirrorServerTests", dependencies: ["ParseMirrorServer", "PorterTestSupport", "PorterHTTP", "PorterSQLite", "ParseModel", "PorterPipeline"]),
