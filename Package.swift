@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "ParseMirrorServer", targets: ["ParseMirrorServer"]),
         .library(name: "PorterREST", targets: ["PorterREST"]),
         .library(name: "PorterMigrations", targets: ["PorterMigrations"]),
+        .library(name: "PorterPostgres", targets: ["PorterPostgres"]),
         .executable(name: "parse-porter", targets: ["parse-porter"]),
     ],
     dependencies: [
@@ -24,11 +25,13 @@ let package = Package(
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CPCRE2", path: "Sources/CPCRE2", providers: [.apt(["libpcre2-dev"])]),
         .systemLibrary(name: "CLibZip", path: "Sources/CLibZip", providers: [.apt(["libzip-dev"])]),
+        .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ", providers: [.apt(["libpq-dev"])]),
         .target(name: "ParseModel"),
         .target(name: "PorterReaders", dependencies: ["ParseModel", "CLibCSV", "CLibZip"]),
         .target(name: "PorterPipeline", dependencies: ["ParseModel", "PorterReaders", .product(name: "Yams", package: "Yams")]),
         .target(name: "PorterSQLite", dependencies: ["ParseModel", "PorterPipeline", "CSQLite"]),
         .target(name: "PorterHTTP"),
+        .target(name: "PorterPostgres", dependencies: ["ParseModel", "PorterPipeline", "CLibPQ"]),
         .target(name: "MirrorQuery", dependencies: ["ParseModel", "PorterPipeline", "PorterSQLite", "CSQLite", "CPCRE2"]),
         .systemLibrary(name: "CCrypt", path: "Sources/CCrypt"),
         .target(name: "ParseMirrorServer", dependencies: ["ParseModel", "PorterPipeline", "PorterSQLite", "MirrorQuery", "PorterHTTP", "CSQLite", "CCrypt"]),
@@ -38,7 +41,7 @@ let package = Package(
         ]),
         .executableTarget(name: "parse-porter", dependencies: [
             "ParseModel", "PorterReaders", "PorterPipeline", "PorterSQLite", "PorterREST", "MirrorQuery", "ParseMirrorServer", "PorterHTTP",
-            "PorterMigrations",
+            "PorterMigrations", "PorterPostgres",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Test helpers shared by the test targets (not a product).
@@ -47,6 +50,7 @@ let package = Package(
         .testTarget(name: "PorterReadersTests", dependencies: ["PorterReaders", "PorterTestSupport", "CLibZip"]),
         .testTarget(name: "PorterPipelineTests", dependencies: ["PorterPipeline", "PorterReaders", "ParseModel", "PorterTestSupport"]),
         .testTarget(name: "PorterSQLiteTests", dependencies: ["PorterSQLite", "PorterPipeline", "ParseModel", "CSQLite", "PorterTestSupport"]),
+        .testTarget(name: "PorterPostgresTests", dependencies: ["PorterPostgres", "PorterPipeline", "ParseModel", "PorterSQLite", "MirrorQuery", "PorterTestSupport"]),
         .testTarget(name: "PorterHTTPTests", dependencies: ["PorterHTTP", "PorterTestSupport"]),
         .testTarget(name: "MirrorQueryTests", dependencies: ["MirrorQuery", "PorterSQLite", "PorterPipeline", "ParseModel", "PorterTestSupport"]),
         .testTarget(name: "ParseMirrorServerTests", dependencies: ["ParseMirrorServer", "PorterTestSupport", "PorterHTTP", "PorterSQLite", "ParseModel", "PorterPipeline"]),
@@ -60,6 +64,6 @@ let package = Package(
         .testTarget(name: "LibraryClientTests", dependencies: [
             "ParseModel", "PorterReaders", "PorterPipeline", "PorterSQLite", "PorterREST", "MirrorQuery", "ParseMirrorServer", "PorterHTTP", "PorterMigrations",
         ], packageAccess: false, swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-warnings-as-errors"])]),
-        .testTarget(name: "EndToEndTests", dependencies: ["CSQLite", "PorterTestSupport", "CLibZip", "parse-porter", "ParseMirrorServer", "PorterHTTP"], exclude: ["Snapshots", "Goldens"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["CSQLite", "PorterPostgres", "PorterTestSupport", "CLibZip", "parse-porter", "ParseMirrorServer", "PorterHTTP"], exclude: ["Snapshots", "Goldens"]),
     ]
 )

@@ -3,6 +3,7 @@ import Foundation
 import MirrorQuery
 import PorterPipeline
 import PorterMigrations
+import PorterPostgres
 import PorterREST
 import PorterSQLite
 
@@ -105,6 +106,7 @@ struct TargetOptions: ParsableArguments {
     /// `usersWithoutPasswords`: see ``RESTSinkOptions/usersWithoutPasswords``.
     func sink(_ target: String, batchSize: Int = 50, concurrency: Int = 4, dryRun: Bool = false, usersWithoutPasswords: Bool = false) throws(PorterError) -> ObjectSink {
         let backend = try backend(target)
+        if backend.isPostgres { return PostgresTarget(url: backend.location) }
         guard backend.isServer else { return SQLiteMirror(path: backend.location) }
         return RESTSink(client: try client(backend, concurrency: concurrency),
                         options: RESTSinkOptions(batchSize: batchSize, concurrency: concurrency, dryRun: dryRun, usersWithoutPasswords: usersWithoutPasswords))
@@ -113,6 +115,7 @@ struct TargetOptions: ParsableArguments {
     /// The source `target` names, for export.
     func source(_ target: String, concurrency: Int = 4) throws(PorterError) -> ObjectSource {
         let backend = try backend(target)
+        if backend.isPostgres { return PostgresSource(url: backend.location) }
         guard backend.isServer else { return try MirrorObjectSource(path: backend.location) }
         return RESTObjectSource(client: try client(backend, concurrency: concurrency), concurrency: concurrency)
     }
@@ -152,7 +155,7 @@ extension TargetOptions {
     /// The target of migrations and schema commands: a mirror path (made empty when `create` and
     /// missing) or a Parse Server URL, spoken to with the master key.
     func migrationTarget(_ target: String, create: Bool = false) throws(PorterError) -> MigrationTarget {
-        let backend = try backend(target)
+        let backend = try backend(target).refusingPostgres()
         guard backend.isServer else { return try MirrorTarget(path: backend.location, create: create) }
         return ServerTarget(client: try client(backend, concurrency: 4))
     }

@@ -41,7 +41,7 @@ struct ExportCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(name: .customLong("target"), help: "The backend to export from: a SQLite mirror file, a Parse Server URL with its mount path, or a target named in parse-porter.yml (default: $PARSE_SERVER_URL).")
+    @Option(name: .customLong("target"), help: "The backend to export from: a SQLite mirror file, a Parse Server URL with its mount path, a Parse Server's PostgreSQL database (postgres://user@host:port/db), or a target named in parse-porter.yml (default: $PARSE_SERVER_URL).")
     var givenTarget: String?
 
     @Option(name: .customLong("from"), help: ArgumentHelp("The old spelling of --target.", visibility: .hidden))

@@ -12,6 +12,8 @@ struct ImportCommand: AsyncParsableCommand {
 
             A Parse Server target is written only after the whole dataset validated. Objects are matched by natural key: missing ones are created, changed ones updated, so a second run sends no writes and an interrupted run is finished by running it again. An object the server refuses is reported, skipped and written to <rejects>/<Class>.csv with the Parse error (exit 1).
 
+            A postgres:// URL loads Parse Server's own PostgreSQL database directly, in its PostgresStorageAdapter layout, by COPY in one transaction; users keep their password hashes. Cloud Code triggers do not run, and a running Parse Server must be restarted (or its schema cache expire) to see new classes; --dry-run says so and writes nothing.
+
             Examples (library/ is a dataset folder, parse-app/ a Parse export folder):
               parse-porter import library/
               parse-porter import library/ --target /tmp/library.sqlite
@@ -26,6 +28,7 @@ struct ImportCommand: AsyncParsableCommand {
               PARSE_APPLICATION_ID=myApp PARSE_MASTER_KEY=… parse-porter import \\
                   library/ --target https://parse.example.com/parse
               parse-porter import library/ --target staging    # from parse-porter.yml
+              parse-porter import library/ --target postgres://parse@db:5432/parse
             """
     )
 
@@ -33,7 +36,7 @@ struct ImportCommand: AsyncParsableCommand {
 
     @OptionGroup var file: SingleFileOptions
 
-    @Option(name: .customLong("target"), help: "The target: a SQLite mirror file (default: <dataset>/<name>.sqlite; for one FILE, <file name>.sqlite beside it; required for -), a Parse Server URL with its mount path, or a target named in parse-porter.yml.")
+    @Option(name: .customLong("target"), help: "The target: a SQLite mirror file (default: <dataset>/<name>.sqlite; for one FILE, <file name>.sqlite beside it; required for -), a Parse Server URL with its mount path, a Parse Server's PostgreSQL database (postgres://user@host:port/db), or a target named in parse-porter.yml.")
     var givenTarget: String?
 
     @Option(name: .customLong("to"), help: ArgumentHelp("The old spelling of --target.", visibility: .hidden))

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ParseModel
 import PorterPipeline
+import PorterPostgres
 import PorterREST
 
 /// `parse-porter.yml`: a project's named Parse Server targets, each with its URL, application id
@@ -137,8 +138,17 @@ struct Backend {
 
     var isServer: Bool { TargetOptions.isServerURL(location) }
 
-    /// The location as messages show it: a URL without user info, which may hold keys.
-    var shown: String { isServer ? ParseServerAddress.redacted(location) : location }
+    /// Whether the location is a PostgreSQL URL: Parse Server's own database.
+    var isPostgres: Bool { PostgresURL.isURL(location) }
+
+    /// The location as messages show it: a URL without user info, which may hold keys or a password.
+    var shown: String { isServer ? ParseServerAddress.redacted(location) : isPostgres ? PostgresURL.redacted(location) : location }
+
+    /// Refuses a PostgreSQL URL where schema commands and migrations expect a mirror or a server.
+    func refusingPostgres() throws(PorterError) -> Backend {
+        guard isPostgres else { return self }
+        throw PorterError(.usage, "\(shown): schema commands and migrations do not work on a PostgreSQL database yet: give a SQLite mirror file or a Parse Server URL")
+    }
 }
 
 extension TargetOptions {

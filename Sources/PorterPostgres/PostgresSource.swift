@@ -1,0 +1,98 @@
+import ParseModel
+import PorterPipeline
+
+/// A Parse Server's PostgreSQL database as a source: its classes from `_SCHEMA`, objects read a
+/// page at a time in objectId order, links from the `_Join` tables, each value read back as
+/// Parse Server's `postgresObjectToParseObject` reads it. Constraints (a `where`) are not
+/// supported here: a read with one is refused.
+public final class PostgresSource: ObjectSource {
+    /// The database URL without its password.
+    public var location: String { PostgresURL.redacted(writer.url) }
+    private let writer: PostgresWriter
+    /// Objects (or links) per page.
+    private let pageSize = 1000
+
+    /// The database at `url`; nothing connects before the first call.
+    public init(url: String) {
+        writer = PostgresWriter(url: url)
+    }
+
+    /// The classes of `_SCHEMA`.
+    public func schemas() throws(PorterError) -> [ClassSchema] { try writer.existingSchemas() }
+
+    /// How many objects the class's table holds.
+    public func count(of schema: ClassSchema, matching constraints: JSONObject?) throws(PorterError) -> Int {
+        try refuse(constraints)
+        guard try writer.tableExists(schema.className) else { return 0 }
+        return Int(try writer.database().execute("SELECT count(*) FROM \(quoted(schema.className))").first?.first.flatMap { $0 } ?? "0") ?? 0
+    }
+
+    /// The class's objects, `pageSize` per page, in objectId order.
+    public func readObjects(of schema: ClassSchema, matching constraints: JSONObject?,
+                            page: ([StoredObject]) throws(PorterError) -> Void) throws(PorterError) {
+        try refuse(constraints)
+        guard try writer.tableExists(schema.className) else { return }
+        let db = try writer.database()
+        let fields = schema.storedFields
+        let columns = [#""objectId""#, PostgresColumnText.dateSQL(#""createdAt""#), PostgresColumnText.dateSQL(#""updatedAt""#),
+                       #""_rperm"::text"#, #""_wperm"::text"#]
+            + fields.map { $0.type == .date ? PostgresColumnText.dateSQL(quoted($0.name)) : quoted($0.name) + "::text" }
+        let sql = "SELECT \(columns.joined(separator: ", ")) FROM \(quoted(schema.className)) WHERE \"objectId\" > $1 ORDER BY \"objectId\" LIMIT \(pageSize)"
+        var after = ""
+        while true {
+            let rows = try db.execute(sql, [after])
+            guard let last = rows.last?[0] else { return }
+            let objects = try rows.map { (row) throws(PorterError) -> StoredObject in
+                let objectId = row[0] ?? ""
+                var values: [ParseValue] = []
+                for (index, field) in fields.enumerated() {
+                    do throws(ParseValueError) {
+                        values.append(try PostgresColumnText.value(row[index + 5], as: field.type))
+                    } catch {
+                        throw PorterError(.target, "\(location): \(schema.className) \(objectId): \(field.name): \(error.message)")
+                    }
+                }
+                return StoredObject(objectId: objectId, createdAt: row[1].flatMap(ParseDate.init(iso:)), updatedAt: row[2].flatMap(ParseDate.init(iso:)),
+                                    acl: PostgresColumnText.acl(read: row[3], write: row[4]), values: values)
+            }
+            try page(objects)
+            after = last
+        }
+    }
+
+    /// Every objectId of the class, in order.
+    public func readObjectIds(of className: String, page: ([String]) throws(PorterError) -> Void) throws(PorterError) {
+        guard try writer.tableExists(className) else { return }
+        let sql = "SELECT \"objectId\" FROM \(quoted(className)) WHERE \"objectId\" > $1 ORDER BY \"objectId\" LIMIT \(pageSize)"
+        var after = ""
+        while true {
+            let ids = try writer.database().execute(sql, [after]).compactMap { $0[0] }
+            guard let last = ids.last else { return }
+            try page(ids)
+            after = last
+        }
+    }
+
+    /// The links of the owners `ownerIds` in the field's `_Join` table.
+    public func links(owner className: String, field: String, targetClass: String, ownerIds: [String]) throws(PorterError) -> [RelationLink] {
+        let table = PostgresLayout.joinTable(owner: className, field: field)
+        guard !ownerIds.isEmpty, try writer.tableExists(table) else { return [] }
+        let rows = try writer.database().execute("""
+            SELECT "owningId", "relatedId" FROM \(quoted(table)) WHERE "owningId" = ANY($1::text[]) ORDER BY "owningId", "relatedId"
+            """, [ParseACL.textArray(ownerIds)])
+        return rows.map { RelationLink(owningId: $0[0] ?? "", relatedId: $0[1] ?? "") }
+    }
+
+    /// The newest `updatedAt` of the class.
+    public func newestUpdate(of className: String) throws(PorterError) -> ParseDate? {
+        guard try writer.tableExists(className) else { return nil }
+        let newest = try writer.database().execute("SELECT \(PostgresColumnText.dateSQL("max(\"updatedAt\")")) FROM \(quoted(className))")
+        return newest.first?.first.flatMap { $0 }.flatMap(ParseDate.init(iso:))
+    }
+
+    private func refuse(_ constraints: JSONObject?) throws(PorterError) {
+        guard constraints == nil else {
+            throw PorterError(.usage, "\(location): reading a PostgreSQL database with constraints is not supported yet: read every object")
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import ParseModel
+import PorterPipeline
+import Synchronization
+
+/// A Parse Server's own PostgreSQL database as an import target, written in the layout of
+/// Parse Server's `PostgresStorageAdapter`: `_SCHEMA` rows, one table per class,
+/// `_Join:<field>:<Class>` tables, `_User._hashed_password`. Rows go in by `COPY`; an import is
+/// one transaction, so a failed one leaves the database as it was. A re-import updates the
+/// objects whose values changed and inserts the missing ones (by objectId, which the loader
+/// derives from each class's natural key).
+///
+/// ```swift
+/// let report = try await Importer(manifest: manifest).run(into: PostgresTarget(url: "postgres://parse@db/parse"))
+/// ```
+///
+/// What a running Parse Server does not do for a direct load: see ``caveats``.
+///
+/// `Sendable`: its connection is held behind a mutex. Give a target to one import at a time.
+public final class PostgresTarget: ObjectSink, Sendable {
+    /// The database URL as messages show it, without its password.
+    public let shownURL: String
+    private let connection: Mutex<PostgresWriter>
+
+    /// The database at `url` (`postgres://user@host:port/db`); nothing connects before the first call.
+    public init(url: String) {
+        shownURL = PostgresURL.redacted(url)
+        connection = Mutex(PostgresWriter(url: url))
+    }
+
+    /// What a load straight into Parse Server's database skips, for the user to know.
+    public static let caveats = [
+        "Cloud Code triggers (beforeSave, afterSave) do not run: the rows are written to the database directly, not through Parse Server.",
+        "A running Parse Server keeps its schema cache: restart it, or wait for the cache to expire, before it sees new classes and fields.",
+    ]
+
+    /// The classes of the `_SCHEMA` table; none when there is no such table yet.
+    public func existingSchemas() throws(PorterError) -> [ClassSchema] {
+        try connection.withLock { (writer) throws(PorterError) in try writer.existingSchemas() }
+    }
+
+    /// Opens the import's transaction and creates the missing classes, columns and join tables.
+    public func begin(schemas: [ClassSchema], naturalKeys: [String: [String]]) throws(PorterError) {
+        try connection.withLock { (writer) throws(PorterError) in try writer.begin(schemas: schemas) }
+    }
+
+    /// `_User` password hashes go into `_hashed_password`, where Parse Server's log-in reads them.
+    public var storesPasswordHashes: Bool { true }
+
+    /// The caveats of a direct load, for the summary.
+    public var notes: [String] { Self.caveats }
+
+    /// Copies objects in: new ones inserted, changed ones updated (as `mode` says).
+    public func write(_ objects: [ResolvedObject], className: String, mode: WriteMode) throws(PorterError) -> [WriteOutcome] {
+        try connection.withLock { (writer) throws(PorterError) in try writer.write(objects, className: className, mode: mode) }
+    }
+
+    /// Files to upload are refused: a database holds only file names, the files live in Parse
+    /// Server's files adapter.
+    public func store(_ files: [LocalFile]) throws(PorterError) -> [String: ParseFile] {
+        guard files.isEmpty else {
+            throw PorterError(.target, "\(shownURL): a PostgreSQL target stores no files (\(files.count) to upload): upload them to the Parse Server, or import into a mirror")
+        }
+        return [:]
+    }
+
+    /// Sets one pointer field of objects already written.
+    public func patch(className: String, field: String, values: [(objectId: String, value: ParseValue)]) throws(PorterError) -> [WriteOutcome] {
+        try connection.withLock { (writer) throws(PorterError) in try writer.patch(className: className, field: field, values: values) }
+    }
+
+    /// Adds links to the field's `_Join` table; with `replace`, each owner keeps only the given ones.
+    public func link(owner className: String, field: String, targetClass: String, _ links: [RelationLinks], replace: Bool) throws(PorterError) -> LinkChanges {
+        try connection.withLock { (writer) throws(PorterError) in try writer.link(owner: className, field: field, links, replace: replace) }
+    }
+
+    /// Nothing is buffered: every call has written its rows.
+    public func flush() throws(PorterError) -> [String: LinkChanges] { [:] }
+
+    /// Whether the class's table holds the object.
+    public func hasObject(className: String, objectId: String) throws(PorterError) -> Bool {
+        try connection.withLock { (writer) throws(PorterError) in try writer.hasObject(className: className, objectId: objectId) }
+    }
+
+    /// Commits the import's transaction.
+    public func commit() throws(PorterError) {
+        try connection.withLock { (writer) throws(PorterError) in try writer.commit() }
+    }
+
+    /// Rolls the import's transaction back: the database is as it was.
+    public func rollback() {
+        connection.withLock { $0.rollback() }
+    }
+}

@@ -1,0 +1,269 @@
+import Foundation
+import ParseModel
+import PorterPipeline
+
+/// The connection and the state of one ``PostgresTarget``: what the target does, on behalf of
+/// the sink that holds it behind a mutex. Used by one thread at a time.
+final class PostgresWriter {
+    let url: String
+    private var connection: PostgresConnection?
+    /// This import's time, for `createdAt` and `updatedAt`.
+    private var now = ""
+    /// The classes' schemas once ``begin(schemas:)`` merged them, by class name.
+    private var schemas: [String: ClassSchema] = [:]
+    /// Tables this import created: they hold no earlier rows, so rows are copied straight in.
+    private var freshTables: Set<String> = []
+    /// The temporary tables made in this transaction (dropped when it ends).
+    var stagingTables: Set<String> = []
+
+    init(url: String) { self.url = url }
+
+    /// The open connection, made on first use.
+    func database() throws(PorterError) -> PostgresConnection {
+        if let connection { return connection }
+        let opened = try PostgresConnection(url: url)
+        connection = opened
+        return opened
+    }
+
+    func tableExists(_ name: String) throws(PorterError) -> Bool {
+        try database().execute("SELECT to_regclass($1) IS NOT NULL", [quoted(name)]).first?.first == "t"
+    }
+
+    func existingSchemas() throws(PorterError) -> [ClassSchema] {
+        guard try tableExists("_SCHEMA") else { return [] }
+        let db = try database()
+        return try db.execute(#"SELECT "className", "schema"::text FROM "_SCHEMA" ORDER BY "className""#).map { (row) throws(PorterError) in
+            guard let text = row[1], let json = try? JSONParser.parse(text), let schema = try? PostgresLayout.classSchema(json) else {
+                throw PorterError(.target, "\(db.shownURL): the _SCHEMA row of \(row[0] ?? "?") is not a class schema Parse Server wrote")
+            }
+            return schema
+        }
+    }
+
+    /// Opens the import's transaction and creates the missing `_SCHEMA` table, classes,
+    /// columns and join tables; `_SCHEMA` gets the fields added.
+    func begin(schemas declared: [ClassSchema]) throws(PorterError) {
+        let existing = Dictionary(try existingSchemas().map { ($0.className, $0) }, uniquingKeysWith: { a, _ in a })
+        let db = try database()
+        now = ParseDate(millisecondsSince1970: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))).iso
+        try db.execute("BEGIN")
+        try db.execute(PostgresLayout.schemaTableSQL)
+        for schema in declared {
+            guard var merged = existing[schema.className] else {
+                try createClass(schema)
+                schemas[schema.className] = schema
+                continue
+            }
+            for field in schema.fields where PostgresLayout.isStored(field, of: schema.className) {
+                if let index = merged.fields.firstIndex(where: { $0.name == field.name }) {
+                    merged.fields[index] = field
+                    continue
+                }
+                merged.fields.append(field)
+                try addField(field, to: schema.className)
+            }
+            if let permissions = schema.classLevelPermissions {
+                merged.classLevelPermissions = permissions
+                try db.execute(#"UPDATE "_SCHEMA" SET "schema" = jsonb_set("schema", '{classLevelPermissions}', $2::jsonb) WHERE "className" = $1"#,
+                               [schema.className, permissions.serialized()])
+            }
+            schemas[schema.className] = merged
+        }
+    }
+
+    /// `createClass`: the table, its join tables, Parse Server's own indexes and the `_SCHEMA` row.
+    /// A table that is there without a `_SCHEMA` row keeps its rows and gains the missing columns.
+    private func createClass(_ schema: ClassSchema) throws(PorterError) {
+        let db = try database()
+        if try tableExists(schema.className) {
+            for column in PostgresLayout.columns(of: schema) {
+                try db.execute("ALTER TABLE \(quoted(schema.className)) ADD COLUMN IF NOT EXISTS \(quoted(column.name)) \(column.type)")
+            }
+        } else {
+            try db.execute(PostgresLayout.createTableSQL(schema))
+            freshTables.insert(schema.className)
+        }
+        for field in PostgresLayout.fields(of: schema) where field.type.isRelation {
+            try createJoinTable(owner: schema.className, field: field.name)
+        }
+        for sql in PostgresLayout.systemIndexesSQL(schema.className) { try db.execute(sql) }
+        try db.execute(#"INSERT INTO "_SCHEMA" ("className", "schema", "isParseClass") VALUES ($1, $2::jsonb, true)"#,
+                       [schema.className, PostgresLayout.schemaJSON(schema).serialized()])
+    }
+
+    /// `addFieldIfNotExists`: a column (or a relation's join table) and the field in `_SCHEMA`.
+    private func addField(_ field: SchemaField, to className: String) throws(PorterError) {
+        let db = try database()
+        if let type = PostgresLayout.columnType(field.type) {
+            try db.execute("ALTER TABLE \(quoted(className)) ADD COLUMN IF NOT EXISTS \(quoted(field.name)) \(type)")
+        } else if field.type.isRelation {
+            try createJoinTable(owner: className, field: field.name)
+        }
+        try db.execute(#"UPDATE "_SCHEMA" SET "schema" = jsonb_set("schema", ARRAY['fields', $2], $3::jsonb) WHERE "className" = $1"#,
+                       [className, field.name, field.specJSON.serialized()])
+    }
+
+    private func createJoinTable(owner: String, field: String) throws(PorterError) {
+        let table = PostgresLayout.joinTable(owner: owner, field: field)
+        if try !tableExists(table) { freshTables.insert(table) }
+        try database().execute(PostgresLayout.createJoinTableSQL(table))
+    }
+
+    /// Copies the objects in. Into a table this import created they go straight in; otherwise
+    /// through a staging table, from which changed rows update the table and missing ones are
+    /// inserted, all by objectId (which the loader derives from the natural key).
+    func write(_ objects: [ResolvedObject], className: String, mode: WriteMode) throws(PorterError) -> [WriteOutcome] {
+        guard let first = objects.first else { return [] }
+        let schema = schemas[className]
+        let fields = first.fields.map(\.name).filter { name in
+            schema?.field(named: name).map { PostgresLayout.columnType($0.type) != nil } ?? true
+        }
+        let hashes = className == "_User"
+        // An objectId repeated in a batch: the part before the repeat is written first.
+        var seen = Set<String>()
+        if let repeated = objects.firstIndex(where: { !seen.insert($0.objectId).inserted }) {
+            return try write(Array(objects[..<repeated]), className: className, mode: mode)
+                + write(Array(objects[repeated...]), className: className, mode: mode)
+        }
+        let fresh = freshTables.contains(className)
+        let rows = try copyRows(objects, className: className, fields: fields, hashes: hashes, touchedAt: !fresh)
+        let columns = PostgresLayout.defaultColumns + fields + (hashes ? [PostgresLayout.passwordHashColumn] : [])
+        do {
+            return try store(objects, rows, className: className, columns: columns, fields: fields, mode: mode, fresh: fresh)
+        } catch {
+            throw PorterError(.target, "\(className): \(objects.count) objects from line \(objects.map(\.line).min() ?? 0) could not be written: "
+                              + (error.postgresError?.description ?? error.message), underlying: error.underlyingError ?? error)
+        }
+    }
+
+    /// Writes the objects' rows: a COPY into a fresh table, else a COPY into the staging table,
+    /// then an UPDATE of the changed rows and an INSERT of the missing ones.
+    private func store(_ objects: [ResolvedObject], _ rows: CopyRows, className: String, columns: [String], fields: [String], mode: WriteMode,
+                       fresh: Bool) throws(PorterError) -> [WriteOutcome] {
+        let db = try database()
+        if fresh {
+            try db.copy(into: className, columns: columns, rows)
+            return Array(repeating: .inserted, count: objects.count)
+        }
+        let stage = try stagingTable(for: className)
+        try db.execute("TRUNCATE \(quoted(stage))")
+        try db.copy(into: stage, columns: columns + [Self.touchedAtColumn], rows)
+        let hashes = columns.contains(PostgresLayout.passwordHashColumn)
+        let updated = mode == .insert ? [] : try update(className, from: stage, fields: ["_rperm", "_wperm"] + fields, mode: mode, hashes: hashes)
+        let names = columns.map(quoted).joined(separator: ", ")
+        let inserted = try db.execute("""
+            INSERT INTO \(quoted(className)) (\(names)) SELECT \(names) FROM \(quoted(stage)) s
+            WHERE NOT EXISTS (SELECT 1 FROM \(quoted(className)) t WHERE t."objectId" = s."objectId") RETURNING "objectId"
+            """)
+        let insertedIds = Set(inserted.compactMap { $0[0] })
+        return objects.map { object in
+            if insertedIds.contains(object.objectId) { return .inserted }
+            if mode == .insert { return .failed("\(className) \(object.objectId) already exists in the target (mode: insert)") }
+            return updated.contains(object.objectId) ? .updated : .unchanged
+        }
+    }
+
+    /// The staging table's column of the `updatedAt` a changed object gets.
+    private static let touchedAtColumn = "porter:touchedAt"
+
+    /// Updates the stored objects whose values differ from the staged ones; returns their ids.
+    /// Merge keeps a stored value where the staged one is null; a password hash is never cleared.
+    private func update(_ className: String, from stage: String, fields: [String], mode: WriteMode, hashes: Bool) throws(PorterError) -> Set<String> {
+        var assignments: [String] = []
+        var differences: [String] = []
+        for field in fields {
+            let (stored, staged) = ("t.\(quoted(field))", "s.\(quoted(field))")
+            let keeps = mode == .merge
+            assignments.append("\(quoted(field)) = " + (keeps ? "COALESCE(\(staged), \(stored))" : staged))
+            // As text: point and polygon have no equality operator.
+            let differs = "\(stored)::text IS DISTINCT FROM \(staged)::text"
+            differences.append(keeps ? "(\(staged) IS NOT NULL AND \(differs))" : differs)
+        }
+        if hashes {
+            let column = quoted(PostgresLayout.passwordHashColumn)
+            assignments.append("\(column) = COALESCE(s.\(column), t.\(column))")
+            differences.append("(s.\(column) IS NOT NULL AND t.\(column) IS DISTINCT FROM s.\(column))")
+        }
+        assignments.append("\"updatedAt\" = s.\(quoted(Self.touchedAtColumn))")
+        let rows = try database().execute("""
+            UPDATE \(quoted(className)) t SET \(assignments.joined(separator: ", ")) FROM \(quoted(stage)) s
+            WHERE t."objectId" = s."objectId" AND (\(differences.joined(separator: " OR "))) RETURNING t."objectId"
+            """)
+        return Set(rows.compactMap { $0[0] })
+    }
+
+    /// The rows of the objects in ``PostgresLayout/defaultColumns``, `fields`, hash order, then
+    /// (`touchedAt`) the `updatedAt` an update gives them. A NUL character is refused here,
+    /// naming the object, before PostgreSQL would refuse the whole COPY.
+    private func copyRows(_ objects: [ResolvedObject], className: String, fields: [String], hashes: Bool, touchedAt: Bool) throws(PorterError) -> CopyRows {
+        var rows = CopyRows()
+        for object in objects {
+            let permissions = object.acl?.permissionArrays
+            rows.append(object.objectId)
+            rows.append(object.createdAt?.iso ?? now)
+            rows.append((object.updatedAt ?? object.createdAt)?.iso ?? now)
+            rows.append(permissions?.read)
+            rows.append(permissions?.write)
+            var values = Dictionary(object.fields.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
+            if hashes { values[PostgresLayout.passwordHashColumn] = object.passwordHash.map(ParseValue.string) }
+            for name in fields + (hashes ? [PostgresLayout.passwordHashColumn] : []) {
+                let text = values[name]?.postgresText
+                if let text, CopyRows.holdsNUL(text) {
+                    let shown = text.replacingOccurrences(of: "\u{0}", with: "\\u0000")
+                    throw PorterError(.invalidData, "\(className) \(object.objectId) (line \(object.line)): \(name): value \"\(shown)\": "
+                                      + "holds a NUL character (\\u0000), which PostgreSQL cannot store")
+                }
+                rows.append(text)
+            }
+            if touchedAt { rows.append(object.updatedAt?.iso ?? now) }
+            rows.endRow()
+        }
+        return rows
+    }
+
+    /// A temporary table shaped like `className`'s, plus ``touchedAtColumn``; made once per transaction.
+    private func stagingTable(for className: String) throws(PorterError) -> String {
+        let name = "porter:stage:" + className
+        if stagingTables.insert(name).inserted {
+            try database().execute("CREATE TEMP TABLE \(quoted(name)) (LIKE \(quoted(className))) ON COMMIT DROP")
+            try database().execute("ALTER TABLE \(quoted(name)) ADD COLUMN \(quoted(Self.touchedAtColumn)) timestamp with time zone")
+        }
+        return name
+    }
+
+    /// Sets one pointer field of objects already written; `updatedAt` too unless this import
+    /// created the table (its objects keep the time they were written with).
+    func patch(className: String, field: String, values: [(objectId: String, value: ParseValue)]) throws(PorterError) -> [WriteOutcome] {
+        let db = try database()
+        let touches = !freshTables.contains(className)
+        let sql = "UPDATE \(quoted(className)) SET \(quoted(field)) = $2\(touches ? ", \"updatedAt\" = $3" : "") "
+            + "WHERE \"objectId\" = $1 AND \(quoted(field)) IS DISTINCT FROM $2"
+        return try values.map { (item) throws(PorterError) in
+            let changed = try db.changes(sql, [item.objectId, item.value.postgresText] + (touches ? [now] : []))
+            return changed == 1 ? .updated : .unchanged
+        }
+    }
+
+    /// Whether the class's table holds the object.
+    func hasObject(className: String, objectId: String) throws(PorterError) -> Bool {
+        guard try tableExists(className) else { return false }
+        return try !database().execute("SELECT 1 FROM \(quoted(className)) WHERE \"objectId\" = $1", [objectId]).isEmpty
+    }
+
+    func commit() throws(PorterError) {
+        try database().execute("COMMIT")
+        reset()
+    }
+
+    func rollback() {
+        _ = try? connection?.execute("ROLLBACK")
+        reset()
+    }
+
+    private func reset() {
+        stagingTables = []
+        freshTables = []
+        schemas = [:]
+    }
+}

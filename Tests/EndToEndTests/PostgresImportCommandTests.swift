@@ -1,0 +1,107 @@
+import Foundation
+import PorterPostgres
+import PorterTestSupport
+import XCTest
+
+/// `import --to postgres://…` from the command line, against the tests' private PostgreSQL.
+final class PostgresImportCommandTests: XCTestCase {
+    var url = ""
+    /// The URL with a password in it, which no output may show (the cluster trusts loopback).
+    var urlWithPassword: String { url.replacingOccurrences(of: "postgres@", with: "postgres:not-to-be-shown@") }
+
+    override func setUpWithError() throws {
+        url = try PostgresCluster.shared().createDatabase()
+    }
+
+    func query(_ sql: String) throws -> String? {
+        let db = try PostgresConnection(url: url)
+        defer { db.close() }
+        return try db.execute(sql).first?.first ?? nil
+    }
+
+    /// A dry run writes nothing and states both caveats of a direct load; the real run writes
+    /// the classes, links and schema rows.
+    func testImportAndDryRun() throws {
+        let library = CommandRunner.fixtures.appendingPathComponent("library").path
+        let dry = try CommandRunner.run(["import", library, "--to", urlWithPassword, "--dry-run", "--quiet"])
+        XCTAssertEqual(dry.status, 0, dry.stderr)
+        XCTAssertTrue(dry.stdout.contains("note: Cloud Code triggers (beforeSave, afterSave) do not run"), dry.stdout)
+        XCTAssertTrue(dry.stdout.contains("note: A running Parse Server keeps its schema cache: restart it"), dry.stdout)
+        XCTAssertTrue(dry.stdout.contains("dry run: nothing was written to \(url)"), dry.stdout)
+        XCTAssertFalse((dry.stdout + dry.stderr).contains("not-to-be-shown"))
+        XCTAssertNil(try query(#"SELECT to_regclass('"_SCHEMA"')::text"#), "a dry run creates nothing")
+
+        let real = try CommandRunner.run(["import", library, "--to", urlWithPassword, "--quiet"])
+        XCTAssertEqual(real.status, 0, real.stderr)
+        XCTAssertTrue(real.stdout.contains("imported into \(url)"), real.stdout)
+        XCTAssertFalse((real.stdout + real.stderr).contains("not-to-be-shown"))
+        XCTAssertEqual(try query(#"SELECT count(*) FROM "Book""#), "43")
+        XCTAssertEqual(try query(#"SELECT count(*) FROM "_Join:books:Genre""#), "72")
+        XCTAssertEqual(try query(#"SELECT count(*) FROM "_SCHEMA""#), "5")
+    }
+
+    /// `Fixtures/bad-postgres/`: each dataset fails as its `expected-error.txt` says and leaves
+    /// the database empty.
+    func testBadPostgresDatasets() throws {
+        let root = CommandRunner.fixtures.appendingPathComponent("bad-postgres")
+        for name in try FileManager.default.contentsOfDirectory(atPath: root.path).sorted() {
+            let folder = root.appendingPathComponent(name)
+            let expected = try String(contentsOf: folder.appendingPathComponent("expected-error.txt"), encoding: .utf8)
+            let result = try CommandRunner.run(["import", folder.path, "--to", url, "--quiet"])
+            for line in expected.split(separator: "\n") {
+                if line.hasPrefix("exit: ") { XCTAssertEqual(String(result.status), String(line.dropFirst(6)), "\(name): \(result.stderr)") }
+                if line.hasPrefix("contains: ") { XCTAssertTrue(result.stderr.contains(line.dropFirst(10)), "\(name): \(result.stderr)") }
+            }
+            XCTAssertNil(try query(#"SELECT to_regclass('"Note"')::text"#), "\(name): nothing is left behind")
+        }
+    }
+
+    /// mirror → PostgreSQL → mirror: a mirror's export imported into PostgreSQL, exported from
+    /// there and imported into a new mirror gives the same objects, timestamps, ACLs, links and
+    /// schemas (compared as JSON: PostgreSQL's `jsonb` keeps no key order, and rows come in
+    /// objectId order).
+    func testMirrorToPostgresToMirrorRoundTrip() throws {
+        for dataset in ["library", "parse-com-users"] {
+            let folder = try CommandRunner.temporaryDirectory(self)
+            let database = try PostgresCluster.shared().createDatabase()
+            func run(_ arguments: [String]) throws {
+                let result = try CommandRunner.run(arguments + ["--quiet"])
+                XCTAssertEqual(result.status, 0, "\(dataset): \(arguments): \(result.stderr)")
+            }
+            let first = folder.appendingPathComponent("first.sqlite").path, second = folder.appendingPathComponent("second.sqlite").path
+            try run(["import", CommandRunner.fixtures.appendingPathComponent(dataset).path, "--target", first])
+            try run(["export", "--target", first, "--to", folder.appendingPathComponent("from-mirror").path])
+            try run(["import", folder.appendingPathComponent("from-mirror").path, "--target", database])
+            try run(["export", "--target", database, "--to", folder.appendingPathComponent("from-postgres").path])
+            try run(["import", folder.appendingPathComponent("from-postgres").path, "--target", second])
+            try run(["export", "--target", second, "--to", folder.appendingPathComponent("back-in-mirror").path])
+            let expected = try exported(folder.appendingPathComponent("from-mirror"))
+            XCTAssertFalse(expected.isEmpty)
+            XCTAssertEqual(try exported(folder.appendingPathComponent("from-postgres")), expected, dataset)
+            XCTAssertEqual(try exported(folder.appendingPathComponent("back-in-mirror")), expected, dataset)
+        }
+    }
+
+    /// Each file of an export folder as JSON values: its results (or entries) sorted, so that
+    /// order does not count; `schema.json`'s classes by name.
+    func exported(_ folder: URL) throws -> [String: NSArray] {
+        var files: [String: NSArray] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where name.hasSuffix(".json") {
+            let json = try JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent(name)))
+            let items = ((json as? [String: Any])?["results"] as? [Any]) ?? (json as? [Any]) ?? []
+            files[name] = items.map { item -> (String, Any) in
+                let data = (try? JSONSerialization.data(withJSONObject: item, options: [.sortedKeys])) ?? Data()
+                return (String(decoding: data, as: UTF8.self), item)
+            }.sorted { $0.0 < $1.0 }.map(\.0) as NSArray
+        }
+        return files
+    }
+
+    /// Schema commands do not work on PostgreSQL yet: they say so instead of taking the URL for a file.
+    func testSchemaCommandsRefuseAPostgresURL() throws {
+        let result = try CommandRunner.run(["schema", "pull", "--target", urlWithPassword])
+        XCTAssertEqual(result.status, 2, result.stderr)
+        XCTAssertTrue(result.stderr.contains("schema commands and migrations do not work on a PostgreSQL database yet"), result.stderr)
+        XCTAssertFalse(result.stderr.contains("not-to-be-shown"), result.stderr)
+    }
+}

@@ -1,0 +1,198 @@
+import Foundation
+import PorterPipeline
+import PorterPostgres
+import PorterTestSupport
+import XCTest
+
+/// The bundled datasets imported into a real PostgreSQL, then read back with SQL: the values
+/// stored as Parse Server's `PostgresStorageAdapter.js` stores them (`createObject`), and read
+/// as its `postgresObjectToParseObject` reads them.
+final class PostgresImportTests: PostgresTestCase {
+    /// Every Parse type in its column: `parseTypeToPostgresType` for the column types,
+    /// `createObject` for the values.
+    func testRecipesStoreEachParseTypeAsParseServerDoes() async throws {
+        let report = try await importDataset(fixture("recipes"))
+        XCTAssertTrue(report.succeeded, "\(report.errors)")
+        XCTAssertEqual(try value(#"SELECT count(*) FROM "Kitchen""#), "6")
+        let types = try rows("""
+            SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'Kitchen' ORDER BY column_name
+            """).map { "\($0[0]!) \($0[1]!)" }
+        XCTAssertEqual(types, ["_rperm ARRAY", "_wperm ARRAY", "createdAt timestamp with time zone", "deliveryArea polygon", "location point",
+                               "logo jsonb", "name text", "objectId text", "settings jsonb", "updatedAt timestamp with time zone"])
+        // GeoPoint: a point (longitude, latitude), read back as x → longitude, y → latitude.
+        XCTAssertEqual(try value(#"SELECT location[0] || ' ' || location[1] FROM "Kitchen" WHERE name = 'Trattoria Luce'"#), "9.19 45.4642")
+        // Polygon: (longitude, latitude) points, the ring closed (`convertPolygonToSQL`).
+        XCTAssertEqual(try value(#"SELECT "deliveryArea"::text FROM "Kitchen" WHERE name = 'Trattoria Luce'"#),
+                       "((9.19,45.5142),(9.24,45.4642),(9.19,45.4142),(9.14,45.4642),(9.155,45.4992),(9.19,45.5142))")
+        // ACL: _rperm/_wperm text[]; no ACL column.
+        XCTAssertEqual(try rows(#"SELECT _rperm::text, _wperm::text FROM "Kitchen" WHERE name = 'Trattoria Luce'"#),
+                       [[#"{*,role:KitchenStaff}"#, "{role:KitchenStaff}"]])
+        // Bytes: the REST object in jsonb; Object: jsonb.
+        XCTAssertEqual(try value(#"SELECT logo->>'__type' FROM "Kitchen" WHERE name = 'Trattoria Luce'"#), "Bytes")
+        XCTAssertEqual(try value(#"SELECT logo->>'base64' FROM "Kitchen" WHERE name = 'Trattoria Luce'"#),
+                       "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGM4oaEBAALUARkFUI+kAAAAAElFTkSuQmCC")
+        XCTAssertEqual(try value(#"SELECT settings->'openingHours'->>'tue-sun' FROM "Kitchen" WHERE name = 'Trattoria Luce'"#), "12:00-23:00")
+        // Pointer: the target's objectId as text; Date: timestamptz; Number: double; File: the name; Array: jsonb.
+        let risotto = try rows("""
+            SELECT r.kitchen = k."objectId", to_char(r."releaseDate" AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI'), r.price, r.servings,
+                   r."isAvailable", r.category, r.ingredients->0->>'description', r."sideOptions"::text, r.photo, r._rperm IS NULL
+            FROM "Recipe" r JOIN "Kitchen" k ON k.name = 'Trattoria Luce' WHERE r.name = 'Risotto alla Milanese'
+            """)
+        XCTAssertEqual(risotto, [["t", "2019-03-12 00:00", "18.5", "4", "t", "2", "g Carnaroli rice", #"["gremolata", "green salad"]"#,
+                                  "risotto-milanese.jpg", "t"]])
+        XCTAssertEqual(try value(#"SELECT photo FROM "Recipe" WHERE name = 'Spaghetti alla Carbonara'"#), "a9f1c2_carbonara.jpg",
+                       "a File column holds only the name")
+        XCTAssertEqual(try value(#"SELECT to_char(since AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI') FROM "Chef" WHERE name = 'Giulia Bianchi'"#),
+                       "2015-04-01 07:00")
+    }
+
+    /// `_SCHEMA`: one row per class in the adapter's form (`convertSchemaToAdapterSchema`,
+    /// `createTable`): default fields, `_rperm`/`_wperm` with String contents, no `ACL`.
+    func testSchemaRowsHaveTheAdaptersShape() async throws {
+        let report = try await importDataset(fixture("library"))
+        XCTAssertTrue(report.succeeded, "\(report.errors)")
+        XCTAssertEqual(try rows(#"SELECT "className", "isParseClass"::text FROM "_SCHEMA" ORDER BY "className""#),
+                       [["Author", "true"], ["Book", "true"], ["Genre", "true"], ["ISBN", "true"], ["Publisher", "true"]])
+        let fields = try XCTUnwrap(value(#"SELECT "schema"->'fields' FROM "_SCHEMA" WHERE "className" = 'Book'"#))
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(fields.utf8)) as? [String: [String: Any]])
+        XCTAssertEqual(Set(json.keys), ["objectId", "createdAt", "updatedAt", "_rperm", "_wperm", "title", "publishingYear", "genre", "isbn",
+                                         "authors", "publishers", "description"])
+        XCTAssertEqual(json["_rperm"]?["type"] as? String, "Array")
+        XCTAssertEqual((json["_rperm"]?["contents"] as? [String: String]), ["type": "String"])
+        XCTAssertEqual(json["genre"]?["targetClass"] as? String, "Genre")
+        XCTAssertEqual(json["authors"]?["type"] as? String, "Relation")
+        XCTAssertEqual(json["title"]?["required"] as? Bool, true)
+        XCTAssertNil(try value(#"SELECT "schema"->'classLevelPermissions' FROM "_SCHEMA" WHERE "className" = 'Book'"#),
+                     "no CLP given: none stored, Parse Server reads its defaults (toParseSchema)")
+        // Relations: no column, a _Join table of (relatedId, owningId) with that primary key.
+        XCTAssertEqual(try value("SELECT count(*) FROM information_schema.columns WHERE table_name = 'Book' AND column_name = 'authors'"), "0")
+        XCTAssertEqual(try value(#"SELECT count(*) FROM "_Join:books:Genre""#), "72")
+        XCTAssertEqual(try value("""
+            SELECT count(*) FROM "_Join:books:Genre" j JOIN "Genre" g ON g."objectId" = j."owningId" JOIN "Book" b ON b."objectId" = j."relatedId"
+            WHERE g.name = 'Fantasy' AND b.title = 'American Gods'
+            """), "1")
+        XCTAssertEqual(try value(#"SELECT b.genre = g."objectId" FROM "Book" b, "Genre" g WHERE b.title = 'Dune' AND g.name = 'Science Fiction'"#), "t")
+        XCTAssertEqual(try value("""
+            SELECT string_agg(a.name, ';' ORDER BY a.name) FROM "_Join:authors:Book" j JOIN "Book" b ON b."objectId" = j."owningId"
+            JOIN "Author" a ON a."objectId" = j."relatedId" WHERE b.title = 'Dune'
+            """), "Frank Herbert")
+        XCTAssertEqual(try value(#"SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = '"_Join:books:Genre"'::regclass AND contype = 'p'"#),
+                       #"PRIMARY KEY ("relatedId", "owningId")"#)
+    }
+
+    /// Users keep their bcrypt hashes in `_hashed_password`; `_Role` memberships land in the
+    /// join tables; the unique indexes of `performInitialization` exist.
+    func testUsersRolesAndTheirIndexes() async throws {
+        let report = try await importDataset(fixture("parse-com-users"))
+        XCTAssertTrue(report.succeeded, "\(report.errors)")
+        XCTAssertEqual(try value(#"SELECT _hashed_password FROM "_User" WHERE username = 'ada'"#),
+                       "$2a$10$G79K/V8v.SpVAroW0R52Uuhog3UHST6zTDOEiQlDVQMNq9nip2iYe")
+        XCTAssertEqual(try rows(#"SELECT _rperm::text, _wperm::text, to_char("createdAt" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS') FROM "_User" WHERE "objectId" = 'UsAda18150'"#),
+                       [["{*,UsAda18150}", "{UsAda18150}", "2014-03-01T10:15:30.123"]])
+        XCTAssertEqual(try value(#"SELECT count(*) FROM "_Join:users:_Role" WHERE "owningId" = 'RoEditors1' AND "relatedId" = 'UsAda18150'"#), "1")
+        let schema = try XCTUnwrap(value(#"SELECT "schema"->'fields' FROM "_SCHEMA" WHERE "className" = '_User'"#))
+        XCTAssertTrue(schema.contains(#""_hashed_password": {"type": "String"}"#), schema)
+        XCTAssertFalse(schema.contains(#""password""#), "the adapter's form has _hashed_password instead of password")
+        let indexes = try rows("SELECT indexname FROM pg_indexes WHERE tablename IN ('_User', '_Role') ORDER BY indexname").compactMap { $0[0] }
+        XCTAssertEqual(indexes, ["_Role_pkey", "_Role_unique_name", "_User_pkey", "_User_unique_email", "_User_unique_username",
+                                 "case_insensitive_email", "case_insensitive_username"])
+    }
+
+    /// A second import of a dataset with one changed cell updates that object only.
+    func testAReimportUpdatesTheChangedObjectOnly() async throws {
+        let folder = try temporaryFolder("postgres-reimport")
+        for name in ["dataset.yml", "kitchens.csv", "recipes.csv", "chefs.json"] {
+            try FileManager.default.copyItem(at: PackageFolders.fixtures.appendingPathComponent("recipes/\(name)"), to: folder.appendingPathComponent(name))
+        }
+        let first = try await importDataset(folder.path)
+        XCTAssertTrue(first.succeeded, "\(first.errors)")
+        let before = try rows(#"SELECT name, "updatedAt"::text, price FROM "Recipe" ORDER BY name"#)
+        let recipes = folder.appendingPathComponent("recipes.csv")
+        let text = try String(contentsOf: recipes, encoding: .utf8)
+        try text.replacingOccurrences(of: ",4,18.50,yes,", with: ",4,19.75,yes,").write(to: recipes, atomically: true, encoding: .utf8)
+
+        let second = try await importDataset(folder.path)
+        XCTAssertTrue(second.succeeded, "\(second.errors)")
+        let recipe = try XCTUnwrap(second.classes.first { $0.className == "Recipe" })
+        XCTAssertEqual([recipe.inserted, recipe.updated], [0, 1])
+        XCTAssertEqual(second.classes.map(\.inserted).reduce(0, +), 0)
+        let after = try rows(#"SELECT name, "updatedAt"::text, price FROM "Recipe" ORDER BY name"#)
+        XCTAssertEqual(after.count, before.count, "nothing duplicated")
+        for (old, new) in zip(before, after) {
+            if new[0] == "Risotto alla Milanese" {
+                XCTAssertEqual(new[2], "19.75")
+                XCTAssertNotEqual(new[1], old[1], "the changed object gets a new updatedAt")
+            } else {
+                XCTAssertEqual(new, old, "an unchanged object keeps its row")
+            }
+        }
+        XCTAssertEqual(try value(#"SELECT count(*) FROM "_SCHEMA""#), "3")
+    }
+
+    /// An import that fails on the database (a username another user has) leaves everything
+    /// as it was: no rows, no new class, no new `_SCHEMA` row.
+    func testAFailedImportLeavesTheDatabaseAsItWas() async throws {
+        let folder = try temporaryFolder("postgres-clash")
+        let yaml = """
+            version: 1
+            classes:
+              _User:
+                source: users.csv
+                key: [email]
+                fields:
+                  username: String!
+                  email: String!
+              Note:
+                source: notes.csv
+                key: [title]
+                fields:
+                  title: String!
+                  author: Pointer<_User>
+            """
+        try yaml.write(to: folder.appendingPathComponent("dataset.yml"), atomically: true, encoding: .utf8)
+        try "username,email\nana,ana@example.com\n".write(to: folder.appendingPathComponent("users.csv"), atomically: true, encoding: .utf8)
+        try "title,author\nFirst,ana@example.com\n".write(to: folder.appendingPathComponent("notes.csv"), atomically: true, encoding: .utf8)
+        let first = try await importDataset(folder.path)
+        XCTAssertTrue(first.succeeded, "\(first.errors)")
+        let before = try snapshot()
+
+        // Another e-mail (so another user) with the same username, and a new class.
+        try "username,email\nana,other@example.com\n".write(to: folder.appendingPathComponent("users.csv"), atomically: true, encoding: .utf8)
+        try "title,author\nSecond,other@example.com\n".write(to: folder.appendingPathComponent("notes.csv"), atomically: true, encoding: .utf8)
+        do {
+            _ = try await importDataset(folder.path)
+            XCTFail("the clash must fail the import")
+        } catch let error as PorterError {
+            XCTAssertEqual(error.postgresError?.sqlState, "23505", "\(error)")
+            XCTAssertEqual(error.postgresError?.constraint, "_User_unique_username")
+            XCTAssertFalse(error.message.contains("password"), error.message)
+        }
+        XCTAssertEqual(try snapshot(), before)
+    }
+}
+
+/// Relations on a re-import: a changed relation cell replaces that owner's links in its join table.
+final class PostgresRelationReimportTests: PostgresTestCase {
+    func testAChangedRelationCellReplacesTheOwnersLinks() async throws {
+        let folder = try temporaryFolder("postgres-links")
+        for name in ["dataset.yml", "authors.csv", "book_genres.csv", "books.csv", "genres.csv", "publishers.csv"] {
+            try FileManager.default.copyItem(at: PackageFolders.fixtures.appendingPathComponent("library/\(name)"), to: folder.appendingPathComponent(name))
+        }
+        let first = try await importDataset(folder.path)
+        XCTAssertTrue(first.succeeded, "\(first.errors)")
+        let books = folder.appendingPathComponent("books.csv")
+        let text = try String(contentsOf: books, encoding: .utf8)
+        try text.replacingOccurrences(of: "978-0-441-17271-9,Frank Herbert,", with: "978-0-441-17271-9,Isaac Asimov,")
+            .write(to: books, atomically: true, encoding: .utf8)
+
+        let second = try await importDataset(folder.path)
+        XCTAssertTrue(second.succeeded, "\(second.errors)")
+        let authors = try XCTUnwrap(second.relations.first { $0.relation == "Book.authors" })
+        XCTAssertEqual([authors.added, authors.removed], [1, 1])
+        XCTAssertEqual(try value("""
+            SELECT string_agg(a.name, ';' ORDER BY a.name) FROM "_Join:authors:Book" j JOIN "Book" b ON b."objectId" = j."owningId"
+            JOIN "Author" a ON a."objectId" = j."relatedId" WHERE b.title = 'Dune'
+            """), "Isaac Asimov")
+        XCTAssertEqual(try value(#"SELECT count(*) FROM "_Join:authors:Book""#), "47", "one link replaced, none added elsewhere")
+    }
+}
