@@ -68,13 +68,17 @@ public final class PostgresTarget: ObjectSink, Sendable {
         try connection.withLock { (writer) throws(PorterError) in try writer.patch(className: className, field: field, values: values) }
     }
 
-    /// Adds links to the field's `_Join` table; with `replace`, each owner keeps only the given ones.
+    /// Stages links for the field's `_Join` table, written by ``flush()``; with `replace`, each
+    /// owner keeps only the given ones. The changes are counted by ``flush()``.
     public func link(owner className: String, field: String, targetClass: String, _ links: [RelationLinks], replace: Bool) throws(PorterError) -> LinkChanges {
         try connection.withLock { (writer) throws(PorterError) in try writer.link(owner: className, field: field, links, replace: replace) }
+        return LinkChanges()
     }
 
-    /// Nothing is buffered: every call has written its rows.
-    public func flush() throws(PorterError) -> [String: LinkChanges] { [:] }
+    /// Writes the staged links into their `_Join` tables; link changes by relation (`Book.authors`).
+    public func flush() throws(PorterError) -> [String: LinkChanges] {
+        try connection.withLock { (writer) throws(PorterError) in try writer.flushLinks() }
+    }
 
     /// Whether the class's table holds the object.
     public func hasObject(className: String, objectId: String) throws(PorterError) -> Bool {

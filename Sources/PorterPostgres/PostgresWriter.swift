@@ -12,9 +12,11 @@ final class PostgresWriter {
     /// The classes' schemas once ``begin(schemas:)`` merged them, by class name.
     private var schemas: [String: ClassSchema] = [:]
     /// Tables this import created: they hold no earlier rows, so rows are copied straight in.
-    private var freshTables: Set<String> = []
+    private(set) var freshTables: Set<String> = []
+    /// Join tables whose links wait in staging tables until ``flushLinks()``, by join table.
+    var stagedLinks: [String: LinkStage] = [:]
     /// The temporary tables made in this transaction (dropped when it ends).
-    var stagingTables: Set<String> = []
+    private var stagingTables: Set<String> = []
 
     init(url: String) { self.url = url }
 
@@ -252,6 +254,7 @@ final class PostgresWriter {
     }
 
     func commit() throws(PorterError) {
+        guard stagedLinks.isEmpty else { throw PorterError(.target, "\(url): commit before the staged links were flushed") }
         try database().execute("COMMIT")
         reset()
     }
@@ -263,6 +266,7 @@ final class PostgresWriter {
 
     private func reset() {
         stagingTables = []
+        stagedLinks = [:]
         freshTables = []
         schemas = [:]
     }
