@@ -35,9 +35,21 @@ package enum PostgresLayout {
     /// `joinTablesForSchema`: the join table of relation `field` of `owner`.
     static func joinTable(owner: String, field: String) -> String { "_Join:\(field):\(owner)" }
 
-    /// `createTable`: a relation's join table.
-    static func createJoinTableSQL(_ table: String) -> String {
-        #"CREATE TABLE IF NOT EXISTS \#(quoted(table)) ("relatedId" varChar(120), "owningId" varChar(120), PRIMARY KEY("relatedId", "owningId"))"#
+    /// A class table's primary key.
+    static let objectKey = ["objectId"]
+    /// A join table's primary key (`createTable`).
+    static let joinKey = ["relatedId", "owningId"]
+
+    /// `createTable`: a relation's join table; without its primary key when `keyed` is false
+    /// (``addPrimaryKeySQL(_:_:)`` adds it once the rows are in).
+    static func createJoinTableSQL(_ table: String, keyed: Bool = true) -> String {
+        #"CREATE TABLE IF NOT EXISTS \#(quoted(table)) ("relatedId" varChar(120), "owningId" varChar(120)\#(keyed ? #", PRIMARY KEY("relatedId", "owningId")"# : ""))"#
+    }
+
+    /// The primary key of a table made without it: the same constraint (`<table>_pkey`), built
+    /// from the rows in one sort instead of one B-tree insert per row.
+    static func addPrimaryKeySQL(_ table: String, _ columns: [String]) -> String {
+        "ALTER TABLE \(quoted(table)) ADD PRIMARY KEY (\(columns.map(quoted).joined(separator: ", ")))"
     }
 
     /// The fields a class's table and `_SCHEMA` entry have: Parse Server's own fields of a
@@ -71,10 +83,10 @@ package enum PostgresLayout {
         return columns
     }
 
-    /// `createTable`: the class's table.
-    static func createTableSQL(_ schema: ClassSchema) -> String {
+    /// `createTable`: the class's table; without its primary key when `keyed` is false.
+    static func createTableSQL(_ schema: ClassSchema, keyed: Bool = true) -> String {
         let columns = columns(of: schema).map { "\(quoted($0.name)) \($0.type)" }
-        return "CREATE TABLE \(quoted(schema.className)) (\(columns.joined(separator: ", ")), PRIMARY KEY (\"objectId\"))"
+        return "CREATE TABLE \(quoted(schema.className)) (\(columns.joined(separator: ", "))\(keyed ? ", PRIMARY KEY (\"objectId\")" : ""))"
     }
 
     /// The indexes `DatabaseController.js` `performInitialization` makes (through the adapter's

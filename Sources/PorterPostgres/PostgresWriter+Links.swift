@@ -42,7 +42,8 @@ extension PostgresWriter {
     }
 
     /// Writes the staged links into their join tables: one DELETE of the replaced owners' links
-    /// the sources no longer list, one INSERT of the missing ones. Link changes by relation.
+    /// the sources no longer list, one INSERT of the missing ones; then builds the primary keys
+    /// of the tables this import made. Link changes by relation.
     func flushLinks() throws(PorterError) -> [String: LinkChanges] {
         let db = try database()
         var changes: [String: LinkChanges] = [:]
@@ -55,14 +56,16 @@ extension PostgresWriter {
                     """)
                 try db.execute("DROP TABLE \(quoted(owners))")
             }
+            // A join table this import made is empty and unkeyed: no conflict to look for.
+            let conflicts = unkeyedTables[table] == nil ? " ON CONFLICT DO NOTHING" : ""
             change.added = try db.changes("""
-                INSERT INTO \(quoted(table)) ("owningId", "relatedId") SELECT DISTINCT "owningId", "relatedId" FROM \(quoted(stage.links))
-                ON CONFLICT DO NOTHING
+                INSERT INTO \(quoted(table)) ("owningId", "relatedId") SELECT DISTINCT "owningId", "relatedId" FROM \(quoted(stage.links))\(conflicts)
                 """)
             try db.execute("DROP TABLE \(quoted(stage.links))")
             changes[stage.relation] = change
         }
         stagedLinks = [:]
+        for table in unkeyedTables.keys.sorted() { try addPrimaryKey(table) }
         return changes
     }
 

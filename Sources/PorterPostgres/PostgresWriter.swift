@@ -15,6 +15,11 @@ final class PostgresWriter {
     private(set) var freshTables: Set<String> = []
     /// Join tables whose links wait in staging tables until ``flushLinks()``, by join table.
     var stagedLinks: [String: LinkStage] = [:]
+    /// Tables this import created without their primary key, and its columns: their rows go in
+    /// unindexed and the key is built once (``addPrimaryKey(_:)``), before a row is looked up
+    /// by it or when the links are flushed. Every insert into a keyed table would be a B-tree
+    /// insert at a random place (objectIds are hashes).
+    private(set) var unkeyedTables: [String: [String]] = [:]
     /// The temporary tables made in this transaction (dropped when it ends).
     private var stagingTables: Set<String> = []
 
@@ -83,8 +88,9 @@ final class PostgresWriter {
                 try db.execute("ALTER TABLE \(quoted(schema.className)) ADD COLUMN IF NOT EXISTS \(quoted(column.name)) \(column.type)")
             }
         } else {
-            try db.execute(PostgresLayout.createTableSQL(schema))
+            try db.execute(PostgresLayout.createTableSQL(schema, keyed: false))
             freshTables.insert(schema.className)
+            unkeyedTables[schema.className] = PostgresLayout.objectKey
         }
         for field in PostgresLayout.fields(of: schema) where field.type.isRelation {
             try createJoinTable(owner: schema.className, field: field.name)
@@ -108,8 +114,10 @@ final class PostgresWriter {
 
     private func createJoinTable(owner: String, field: String) throws(PorterError) {
         let table = PostgresLayout.joinTable(owner: owner, field: field)
-        if try !tableExists(table) { freshTables.insert(table) }
-        try database().execute(PostgresLayout.createJoinTableSQL(table))
+        guard try !tableExists(table) else { return }
+        try database().execute(PostgresLayout.createJoinTableSQL(table, keyed: false))
+        freshTables.insert(table)
+        unkeyedTables[table] = PostgresLayout.joinKey
     }
 
     /// Copies the objects in. Into a table this import created they go straight in; otherwise
@@ -237,6 +245,7 @@ final class PostgresWriter {
     /// Sets one pointer field of objects already written; `updatedAt` too unless this import
     /// created the table (its objects keep the time they were written with).
     func patch(className: String, field: String, values: [(objectId: String, value: ParseValue)]) throws(PorterError) -> [WriteOutcome] {
+        try addPrimaryKey(className)
         let db = try database()
         let touches = !freshTables.contains(className)
         let sql = "UPDATE \(quoted(className)) SET \(quoted(field)) = $2\(touches ? ", \"updatedAt\" = $3" : "") "
@@ -250,11 +259,26 @@ final class PostgresWriter {
     /// Whether the class's table holds the object.
     func hasObject(className: String, objectId: String) throws(PorterError) -> Bool {
         guard try tableExists(className) else { return false }
+        try addPrimaryKey(className)
         return try !database().execute("SELECT 1 FROM \(quoted(className)) WHERE \"objectId\" = $1", [objectId]).isEmpty
     }
 
+    /// Builds the primary key of a table this import made without it; a table that has its key
+    /// is left alone. Two rows with one key (objectIds the loader derived alike) fail the import.
+    func addPrimaryKey(_ table: String) throws(PorterError) {
+        guard let columns = unkeyedTables[table] else { return }
+        do {
+            try database().execute(PostgresLayout.addPrimaryKeySQL(table, columns))
+        } catch {
+            guard error.postgresError?.sqlState == "23505" else { throw error }
+            throw PorterError(.target, "\(table): two rows share \(columns.joined(separator: ", ")): \(error.postgresError?.detail ?? error.message)",
+                              underlying: error.underlyingError ?? error)
+        }
+        unkeyedTables[table] = nil
+    }
+
     func commit() throws(PorterError) {
-        guard stagedLinks.isEmpty else { throw PorterError(.target, "\(url): commit before the staged links were flushed") }
+        guard stagedLinks.isEmpty, unkeyedTables.isEmpty else { throw PorterError(.target, "\(url): commit before the staged links were flushed") }
         try database().execute("COMMIT")
         reset()
     }
@@ -267,6 +291,7 @@ final class PostgresWriter {
     private func reset() {
         stagingTables = []
         stagedLinks = [:]
+        unkeyedTables = [:]
         freshTables = []
         schemas = [:]
     }

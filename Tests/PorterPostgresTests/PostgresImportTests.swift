@@ -1,4 +1,5 @@
 import Foundation
+import ParseModel
 import PorterPipeline
 import PorterPostgres
 import PorterTestSupport
@@ -78,6 +79,28 @@ final class PostgresImportTests: PostgresTestCase {
             """), "Frank Herbert")
         XCTAssertEqual(try value(#"SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = '"_Join:books:Genre"'::regclass AND contype = 'p'"#),
                        #"PRIMARY KEY ("relatedId", "owningId")"#)
+        // The keys of the tables the import made are built after their rows, named as createTable's.
+        XCTAssertEqual(try rows(#"SELECT conrelid::regclass::text, conname, pg_get_constraintdef(oid) FROM pg_constraint WHERE contype = 'p' AND conrelid::regclass::text IN ('"Book"', '"_Join:authors:Book"') ORDER BY 1"#),
+                       [[#""Book""#, "Book_pkey", #"PRIMARY KEY ("objectId")"#],
+                        [#""_Join:authors:Book""#, "_Join:authors:Book_pkey", #"PRIMARY KEY ("relatedId", "owningId")"#]])
+    }
+
+    /// A new table gets its primary key once its rows are in: two objects with one objectId (which
+    /// the loader never sends, but a library caller may) fail the import there, and nothing stays.
+    func testTwoObjectsWithOneObjectIdInANewTableFailTheImport() throws {
+        let target = PostgresTarget(url: url)
+        try target.begin(schemas: [ClassSchema(className: "Note", fields: [SchemaField(name: "title", type: .string)])], naturalKeys: ["Note": ["title"]])
+        func note(_ title: String, line: Int) -> ResolvedObject {
+            ResolvedObject(objectId: "n1", line: line, fields: [FieldValue("title", .string(title))], acl: nil)
+        }
+        XCTAssertEqual(try target.write([note("One", line: 2)], className: "Note", mode: .upsert), [.inserted])
+        XCTAssertEqual(try target.write([note("Two", line: 3)], className: "Note", mode: .upsert), [.inserted])
+        XCTAssertThrowsError(try target.flush()) { error in
+            XCTAssertEqual((error as? PorterError)?.postgresError?.sqlState, "23505", "\(error)")
+            XCTAssertTrue((error as? PorterError)?.message.hasPrefix("Note: two rows share objectId: Key (\"objectId\")=(n1)") == true, "\(error)")
+        }
+        target.rollback()
+        XCTAssertEqual(try value("SELECT to_regclass('\"Note\"') IS NULL"), "t")
     }
 
     /// Users keep their bcrypt hashes in `_hashed_password`; `_Role` memberships land in the
