@@ -63,8 +63,8 @@ struct PullCommand: AsyncParsableCommand {
         if TargetOptions.target(givenURL) == nil { throw TargetOptions.missingTarget("--target", "the Parse Server to pull from (its URL or a target of parse-porter.yml)") }
         let location: String
         do { location = try server.location(url) } catch { throw ValidationError(error.message) }
-        if !TargetOptions.isServerURL(location) { throw ValidationError("\(url): pull reads from a Parse Server: give its http(s):// URL with the mount path") }
-        if TargetOptions.isServerURL(to) { throw ValidationError("--to \(to): pull writes into a SQLite mirror file, not a server") }
+        if !TargetOptions.isServerURL(location) { throw ValidationError("\(ParseServerAddress.redacted(url)): pull reads from a Parse Server: give its http(s):// URL with the mount path") }
+        if TargetOptions.isServerURL(to) { throw ValidationError("--to \(ParseServerAddress.redacted(to)): pull writes into a SQLite mirror file, not a server") }
         if let classes, classNames(classes).isEmpty { throw ValidationError("--classes: no class named") }
     }
 
