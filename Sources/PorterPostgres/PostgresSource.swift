@@ -83,6 +83,17 @@ public final class PostgresSource: ObjectSource {
         return rows.map { RelationLink(owningId: $0[0] ?? "", relatedId: $0[1] ?? "") }
     }
 
+    /// The users' bcrypt hashes in `_User._hashed_password`, where Parse Server keeps them (an
+    /// export in the MongoDB layout carries them on).
+    public func passwordHashes(ofUsers userIds: [String]) throws(PorterError) -> [String: String] {
+        guard !userIds.isEmpty, try writer.tableExists("_User") else { return [:] }
+        let rows = try writer.database().execute("""
+            SELECT "objectId", "\(PostgresLayout.passwordHashColumn)" FROM "_User"
+            WHERE "objectId" = ANY($1::text[]) AND "\(PostgresLayout.passwordHashColumn)" IS NOT NULL
+            """, [ParseACL.textArray(userIds)])
+        return Dictionary(rows.compactMap { row in row[0].flatMap { id in row[1].map { (id, $0) } } }, uniquingKeysWith: { first, _ in first })
+    }
+
     /// The newest `updatedAt` of the class.
     public func newestUpdate(of className: String) throws(PorterError) -> ParseDate? {
         guard try writer.tableExists(className) else { return nil }
