@@ -61,6 +61,23 @@ final class MongoLayoutRoundTripTests: XCTestCase {
         XCTAssertEqual(try Mirror(copy).rows("SELECT count(*) FROM _User WHERE _hashed_password LIKE '$2%'"), [["3"]])
     }
 
+    /// Keys Parse Server keeps for itself on a user (a session token, the failed log-in count) are
+    /// not imported, and the summary names and counts them rather than dropping them unsaid.
+    func testServerKeptUserKeysAreNamedInTheSummary() throws {
+        let directory = try CommandRunner.temporaryDirectory(self)
+        let (_, folder, _) = try exported("parse-com-users", in: directory)
+        let users = folder.appendingPathComponent("_User.json")
+        var lines = try String(contentsOf: users, encoding: .utf8).split(separator: "\n").map(String.init)
+        lines[0] = String(lines[0].dropLast()) + #","_session_token":"r:abc","_failed_login_count":2}"#
+        try (lines.joined(separator: "\n") + "\n").write(to: users, atomically: true, encoding: .utf8)
+        let copy = directory.appendingPathComponent("copy.sqlite")
+        let imported = try CommandRunner.run(["import", folder.path, "--target", copy.path])
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        XCTAssertTrue(imported.stdout.contains("skipped key _User._session_token: not a field, in 1 object (first _User.json:1)"), imported.stdout)
+        XCTAssertTrue(imported.stdout.contains("skipped key _User._failed_login_count: not a field, in 1 object"), imported.stdout)
+        XCTAssertEqual(try Mirror(copy).rows("SELECT count(*) FROM _User"), [["3"]])
+    }
+
     /// The files hold Parse Server's own documents (`MongoTransform.js`): `_id`, `_p_<field>`
     /// as `Class$objectId`, `$date` timestamps, `_rperm`/`_wperm`/`_acl`, `_hashed_password`;
     /// `_SCHEMA.json` one document per class; the script one `mongoimport` per file.

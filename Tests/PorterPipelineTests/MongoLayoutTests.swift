@@ -212,7 +212,8 @@ final class MongoLayoutTests: XCTestCase {
 
     /// `mongoObjectToParseObject`: a null `_p_` is no pointer; canonical Extended JSON
     /// (`$numberLong` dates and numbers) reads as the relaxed form does; `_session_token` and the
-    /// other server-kept `_User` keys are not imported; `_auth_data_<provider>` becomes `authData`.
+    /// other server-kept `_User` keys are handed on as they are (no field reads them, so the import
+    /// names and counts them); `_auth_data_<provider>` becomes `authData`.
     func testReadLeniency() throws {
         let decoder = MongoDocumentDecoder(className: "_User", fields: ["boss": .pointer(targetClass: "_User"), "age": .number])
         let rest = try decoder.restObject(JSONObject([
@@ -225,7 +226,7 @@ final class MongoLayoutTests: XCTestCase {
         XCTAssertEqual(rest["createdAt"], .string("2024-01-31T09:30:00.000Z"))
         XCTAssertEqual(rest["age"], .integer(42))
         XCTAssertNil(rest["sessionToken"])
-        XCTAssertNil(rest["_session_token"])
+        XCTAssertEqual(rest["_session_token"], .string("r:x"))
         XCTAssertEqual(rest["authData"], .object(JSONObject(["facebook": .object(JSONObject(["id": .string("f1")]))])))
     }
 

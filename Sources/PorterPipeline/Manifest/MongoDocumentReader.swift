@@ -52,7 +52,8 @@ struct MongoDocumentDecoder {
     let fields: [String: FieldType]
 
     /// `_User` keys Parse Server keeps for itself (tokens, lockout and password-policy state,
-    /// `mongoObjectToParseObject` hands them on only to be removed): not imported.
+    /// `mongoObjectToParseObject` hands them on only to be removed): handed on as they are, so
+    /// that the import names and counts them as keys no field reads, instead of dropping them unsaid.
     static let serverOnlyKeys: Set = [
         "_session_token", "_email_verify_token", "_perishable_token", "_perishable_token_expires_at", "_password_changed_at",
         "_tombstone", "_email_verify_token_expires_at", "_account_lockout_expires_at", "_failed_login_count", "_password_history",
@@ -78,8 +79,9 @@ struct MongoDocumentDecoder {
             case "_hashed_password": members.append(member)
             case "authData" where className == "_User": continue // Parse Server builds it from the _auth_data_ keys
             default:
-                if Self.serverOnlyKeys.contains(key) { continue }
-                if className == "_User", key.hasPrefix("_auth_data_") {
+                if Self.serverOnlyKeys.contains(key) {
+                    members.append(member)
+                } else if className == "_User", key.hasPrefix("_auth_data_") {
                     authData.append(JSONMember(String(key.dropFirst("_auth_data_".count)), try Self.nested(value, key)))
                 } else if key.hasPrefix("_p_") {
                     if let pointer = try pointer(value, key) { members.append(JSONMember(String(key.dropFirst(3)), pointer)) }
