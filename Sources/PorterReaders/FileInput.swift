@@ -30,18 +30,23 @@ final class FileInput: ByteInput {
         func failure(_ message: String) -> ReaderError {
             ReaderError(file: displayName, line: 0, reason: "cannot open file: \(message)", kind: .unreadable)
         }
-        descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw failure(FileInput.systemMessage()) }
+        // The descriptor is stored only once it is known good: a class whose stored
+        // properties are all set runs `deinit` even when its initializer throws, so closing
+        // it here as well would close it twice, and the second close could hit a descriptor
+        // another thread has just opened under the same number.
+        let opened = open(path, O_RDONLY | O_CLOEXEC)
+        guard opened >= 0 else { throw failure(FileInput.systemMessage()) }
         var status = stat()
-        guard fstat(descriptor, &status) == 0 else {
+        guard fstat(opened, &status) == 0 else {
             let message = FileInput.systemMessage()
-            close(descriptor)
+            close(opened)
             throw failure(message)
         }
         guard status.st_mode & S_IFMT != S_IFDIR else {
-            close(descriptor)
+            close(opened)
             throw failure(String(cString: strerror(EISDIR)))
         }
+        descriptor = opened
     }
 
     deinit {

@@ -169,9 +169,9 @@ final class ZipEntryInput: ByteInput {
     private var delivered: Int64 = 0
 
     init(archivePath: String, archiveName: String, entry: ZipArchive.Entry) throws(ZipArchive.Failure) {
-        archive = try ZipArchive.open(archivePath, displayName: archiveName)
-        self.entry = entry
-        self.archiveName = archiveName
+        // Every stored property is set only once the entry is open: `deinit` runs even when
+        // an initializer throws after that point, and would discard the archive a second time.
+        let archive = try ZipArchive.open(archivePath, displayName: archiveName)
         guard let name = zip_get_name(archive, entry.index, ZIP_FL_ENC_GUESS), String(cString: name) == entry.storedName else {
             zip_discard(archive)
             throw ZipArchive.Failure(message: "\(archiveName) changed while it was read")
@@ -181,6 +181,9 @@ final class ZipEntryInput: ByteInput {
             zip_discard(archive)
             throw ZipArchive.Failure(message: "\(archiveName): \(entry.storedName): \(message)")
         }
+        self.archive = archive
+        self.entry = entry
+        self.archiveName = archiveName
         self.file = file
     }
 

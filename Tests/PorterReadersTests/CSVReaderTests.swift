@@ -1,5 +1,6 @@
-import Testing
+import Foundation
 import PorterReaders
+import Testing
 
 @Suite struct CSVReaderTests {
     let files = TemporaryFiles()
@@ -321,6 +322,29 @@ import PorterReaders
     @Test func directoryIsNotAFile() {
         let error = readerError { _ = try CSVReader(path: files.directory.path, displayName: "dir") }
         #expect(error?.reason == "cannot open file: Is a directory")
+    }
+
+    /// A failed open closes its own descriptor once. It used to close it a second time (in
+    /// `deinit`, which runs when an initializer throws after every property is set); another
+    /// thread that had just opened a file under the same number lost it, and its next write
+    /// failed with "Bad file descriptor". Here one thread keeps failing to open a folder while
+    /// this one keeps opening a file and checking that its descriptor is still its own.
+    @Test func aFailedOpenClosesOnlyItsOwnDescriptor() async throws {
+        let path = try files.write("a\n", to: "victim.csv")
+        let folder = files.directory.path
+        let failing = Task.detached {
+            for _ in 0..<20_000 { _ = readerError { _ = try CSVReader(path: folder, displayName: "dir") } }
+        }
+        var lost = 0
+        for _ in 0..<20_000 {
+            let descriptor = open(path, O_RDONLY)
+            try #require(descriptor >= 0)
+            var status = stat()
+            for _ in 0..<8 where fstat(descriptor, &status) != 0 { lost += 1 }
+            if close(descriptor) != 0 { lost += 1 }
+        }
+        await failing.value
+        #expect(lost == 0, "descriptors closed by another thread's failed open")
     }
 
     @Test func quoteCannotBeTheDelimiter() {

@@ -45,6 +45,23 @@ final class SourceFilesPatternTests: XCTestCase {
         return .zip(try ZipArchive(path: path))
     }
 
+    /// An archive rewritten between its listing and the read of an entry is named as changed.
+    /// The failed open used to discard the archive twice (once more in `deinit`), a double free.
+    func testAnArchiveRewrittenAfterItsListingIsNamed() throws {
+        let files = try archive()
+        let path = temporary.directory.appendingPathComponent("sales.zip").path
+        var code: Int32 = 0
+        let rewritten = try XCTUnwrap(zip_open(path, ZIP_CREATE | ZIP_TRUNCATE, &code))
+        let text = strdup("b\n2\n")!
+        XCTAssertGreaterThanOrEqual(zip_file_add(rewritten, "zz-other.csv", try XCTUnwrap(zip_source_buffer(rewritten, text, 4, 1)), 0), 0)
+        XCTAssertEqual(zip_close(rewritten), 0)
+        for _ in 0..<3 {
+            XCTAssertThrowsError(try files.openReader("orders-2023.csv", format: .csv(delimiter: nil))) { error in
+                XCTAssertEqual((error as? ReaderError)?.reason, "cannot open file: sales.zip changed while it was read")
+            }
+        }
+    }
+
     func testGlobsInAFolder() throws {
         let files = try folder()
         XCTAssertEqual(files.files(matching: "data/orders-*.csv"), ["data/orders-2023.csv", "data/orders-2024.csv"])
