@@ -23,14 +23,25 @@ public struct CopyRows {
             bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "N")])
             return
         }
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case UInt8(ascii: "\t"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case UInt8(ascii: "\n"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case UInt8(ascii: "\r"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            default: bytes.append(byte)
+        var text = value
+        text.withUTF8 { utf8 in
+            // Runs of bytes that need no escape are copied whole.
+            var runStart = 0
+            for (index, byte) in utf8.enumerated() {
+                let escaped: UInt8
+                switch byte {
+                case UInt8(ascii: "\\"): escaped = UInt8(ascii: "\\")
+                case UInt8(ascii: "\t"): escaped = UInt8(ascii: "t")
+                case UInt8(ascii: "\n"): escaped = UInt8(ascii: "n")
+                case UInt8(ascii: "\r"): escaped = UInt8(ascii: "r")
+                default: continue
+                }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+                bytes.append(UInt8(ascii: "\\"))
+                bytes.append(escaped)
+                runStart = index + 1
             }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
         }
     }
 

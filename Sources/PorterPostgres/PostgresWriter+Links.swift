@@ -1,14 +1,20 @@
 import PorterPipeline
 
-/// The staging tables of one join table's links: every call of an import adds to them, and
-/// ``PostgresWriter/flushLinks()`` writes them in one statement each.
+/// Where one join table's links wait: every call of an import adds to them, and
+/// ``PostgresWriter/flushLinks()`` writes them in one statement each. A join table this import
+/// made takes its pairs straight in, unkeyed, and is keyed at the flush.
 struct LinkStage {
     /// The relation, as a summary names it (`Book.authors`).
     let relation: String
-    /// The temporary table of `(owningId, relatedId)` pairs.
+    /// The table the `(owningId, relatedId)` pairs are copied into: the join table itself when
+    /// ``isDirect``, else a temporary table.
     let links: String
     /// The temporary table of the owners whose links are replaced; `nil` when links are only added.
     let owners: String?
+    /// Whether ``links`` is the join table, made by this import.
+    let isDirect: Bool
+    /// Pairs copied so far, repeats included.
+    var copied = 0
 }
 
 extension PostgresWriter {
@@ -31,7 +37,7 @@ extension PostgresWriter {
                 pairs.endRow()
             }
         }
-        try db.copy(into: stage.links, columns: ["owningId", "relatedId"], pairs)
+        stagedLinks[table]?.copied += try db.copy(into: stage.links, columns: ["owningId", "relatedId"], pairs)
         guard let owners = stage.owners else { return }
         var listed = CopyRows()
         for link in links {
@@ -48,6 +54,10 @@ extension PostgresWriter {
         let db = try database()
         var changes: [String: LinkChanges] = [:]
         for (table, stage) in stagedLinks.sorted(by: { $0.key < $1.key }) {
+            if stage.isDirect {
+                changes[stage.relation] = LinkChanges(added: stage.copied - (try keyCopiedLinks(table)))
+                continue
+            }
             var change = LinkChanges()
             if let owners = stage.owners {
                 change.removed = try db.changes("""
@@ -56,10 +66,8 @@ extension PostgresWriter {
                     """)
                 try db.execute("DROP TABLE \(quoted(owners))")
             }
-            // A join table this import made is empty and unkeyed: no conflict to look for.
-            let conflicts = unkeyedTables[table] == nil ? " ON CONFLICT DO NOTHING" : ""
             change.added = try db.changes("""
-                INSERT INTO \(quoted(table)) ("owningId", "relatedId") SELECT DISTINCT "owningId", "relatedId" FROM \(quoted(stage.links))\(conflicts)
+                INSERT INTO \(quoted(table)) ("owningId", "relatedId") SELECT DISTINCT "owningId", "relatedId" FROM \(quoted(stage.links)) ON CONFLICT DO NOTHING
                 """)
             try db.execute("DROP TABLE \(quoted(stage.links))")
             changes[stage.relation] = change
@@ -69,11 +77,38 @@ extension PostgresWriter {
         return changes
     }
 
-    /// The staging tables of `table`, made on its first links of the import.
+    /// Builds the primary key of a join table the links were copied straight into; a pair
+    /// listed more than once (an owner given twice, or a value repeated in a list) is kept
+    /// once first. Returns how many repeats were deleted.
+    private func keyCopiedLinks(_ table: String) throws(PorterError) -> Int {
+        let db = try database()
+        try db.execute("SAVEPOINT porter_join_key")
+        do {
+            try addPrimaryKey(table)
+            try db.execute("RELEASE SAVEPOINT porter_join_key")
+            return 0
+        } catch {
+            guard error.postgresError?.isUniqueViolation == true else { throw error }
+        }
+        try db.execute("ROLLBACK TO SAVEPOINT porter_join_key")
+        let repeats = try db.changes("""
+            DELETE FROM \(quoted(table)) a USING \(quoted(table)) b
+            WHERE a.ctid > b.ctid AND a."owningId" = b."owningId" AND a."relatedId" = b."relatedId"
+            """)
+        try addPrimaryKey(table)
+        return repeats
+    }
+
+    /// Where the links of `table` wait, set up on its first links of the import.
     private func linkStage(_ table: String, relation: String, replacing: Bool) throws(PorterError) -> LinkStage {
         if let stage = stagedLinks[table] { return stage }
+        if unkeyedTables[table] != nil {
+            let stage = LinkStage(relation: relation, links: table, owners: nil, isDirect: true)
+            stagedLinks[table] = stage
+            return stage
+        }
         let db = try database()
-        let stage = LinkStage(relation: relation, links: "porter:links:" + table, owners: replacing ? "porter:owners:" + table : nil)
+        let stage = LinkStage(relation: relation, links: "porter:links:" + table, owners: replacing ? "porter:owners:" + table : nil, isDirect: false)
         try db.execute("CREATE TEMP TABLE \(quoted(stage.links)) (\"owningId\" varChar(120), \"relatedId\" varChar(120)) ON COMMIT DROP")
         if let owners = stage.owners { try db.execute("CREATE TEMP TABLE \(quoted(owners)) (\"owningId\" varChar(120)) ON COMMIT DROP") }
         stagedLinks[table] = stage

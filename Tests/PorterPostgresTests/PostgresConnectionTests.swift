@@ -8,7 +8,7 @@ final class PostgresConnectionTests: PostgresTestCase {
     /// Values with every character COPY's text format escapes come back as they were sent.
     func testCopyEscapesTextFormatCharacters() throws {
         try db.execute("CREATE TABLE t (id int, body text, tags text[])")
-        let bodies = ["tab\there", "line\nbreak", "carriage\rreturn", #"back\slash"#, #"\N"#, "Müller 🍝", ""]
+        let bodies = ["tab\there", "line\nbreak", "carriage\rreturn", #"back\slash"#, #"\N"#, "Müller 🍝", "", "\t\\\n\r", "ends in \\"]
         var rows = CopyRows()
         for (index, body) in bodies.enumerated() {
             rows.append(String(index))

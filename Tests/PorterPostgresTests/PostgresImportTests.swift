@@ -196,11 +196,36 @@ final class PostgresImportTests: PostgresTestCase {
 
 /// Relations on a re-import: a changed relation cell replaces that owner's links in its join table.
 final class PostgresRelationReimportTests: PostgresTestCase {
-    func testAChangedRelationCellReplacesTheOwnersLinks() async throws {
+    /// A copy of the library fixture to change.
+    private func library() throws -> URL {
         let folder = try temporaryFolder("postgres-links")
         for name in ["dataset.yml", "authors.csv", "book_genres.csv", "books.csv", "genres.csv", "publishers.csv"] {
             try FileManager.default.copyItem(at: PackageFolders.fixtures.appendingPathComponent("library/\(name)"), to: folder.appendingPathComponent(name))
         }
+        return folder
+    }
+
+    /// A join table the import makes takes its links straight in and is keyed at the end; a
+    /// link listed twice is stored and counted once, and the table gets its primary key.
+    func testALinkListedTwiceIntoANewJoinTableIsStoredOnce() async throws {
+        let folder = try library()
+        let links = folder.appendingPathComponent("book_genres.csv")
+        let text = try String(contentsOf: links, encoding: .utf8)
+        try (text + "Fantasy,American Gods\nFantasy,American Gods\n").write(to: links, atomically: true, encoding: .utf8)
+        let report = try await importDataset(folder.path)
+        XCTAssertTrue(report.succeeded, "\(report.errors)")
+        XCTAssertEqual(report.relations.first { $0.relation == "Genre.books" }?.added, 72)
+        XCTAssertEqual(try value(#"SELECT count(*) FROM "_Join:books:Genre""#), "72")
+        XCTAssertEqual(try value("""
+            SELECT count(*) FROM "_Join:books:Genre" j JOIN "Genre" g ON g."objectId" = j."owningId" JOIN "Book" b ON b."objectId" = j."relatedId"
+            WHERE g.name = 'Fantasy' AND b.title = 'American Gods'
+            """), "1")
+        XCTAssertEqual(try value(#"SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = '"_Join:books:Genre"'::regclass AND contype = 'p'"#),
+                       #"PRIMARY KEY ("relatedId", "owningId")"#)
+    }
+
+    func testAChangedRelationCellReplacesTheOwnersLinks() async throws {
+        let folder = try library()
         let first = try await importDataset(folder.path)
         XCTAssertTrue(first.succeeded, "\(first.errors)")
         // Links are staged and written once, at the end: the summary still counts each relation's.
