@@ -98,6 +98,29 @@ final class FixtureImportTests: XCTestCase {
         XCTAssertEqual(try mirror.value("SELECT count(*) FROM Employee WHERE team IS NULL"), "0")
     }
 
+    /// A re-import that changes only a cyclic pointer (written by the patch phase) counts its
+    /// object as updated, not unchanged; the others stay unchanged.
+    func testAChangedCyclicPointerCountsItsObjectAsUpdated() throws {
+        let scratch = try CommandRunner.temporaryDirectory(self)
+        let folder = scratch.appendingPathComponent("org")
+        try FileManager.default.copyItem(at: CommandRunner.fixtures.appendingPathComponent("org"), to: folder)
+        let target = scratch.appendingPathComponent("org.sqlite").path
+        func importOrg() throws -> ImportSummary.ClassTally? {
+            let result = try CommandRunner.run(["import", folder.path, "--to", target, "--json"])
+            XCTAssertEqual(result.status, 0, result.stderr)
+            return try ImportSummary.parse(result).classes.first { $0.className == "Employee" }
+        }
+        XCTAssertEqual(try importOrg()?.inserted, 16)
+        XCTAssertEqual(try importOrg().map { [$0.updated, $0.unchanged] }, [0, 16])
+        let employees = folder.appendingPathComponent("employees.csv")
+        try String(contentsOf: employees, encoding: .utf8)
+            .replacingOccurrences(of: "Sofia Petrova,Backend Engineer,Lukas Schmidt,", with: "Sofia Petrova,Backend Engineer,Amara Okafor,")
+            .write(to: employees, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try importOrg().map { [$0.updated, $0.unchanged] }, [1, 15])
+        let mirror = try Mirror(URL(fileURLWithPath: target))
+        XCTAssertEqual(try mirror.value("SELECT m.name FROM Employee e JOIN Employee m ON m.objectId = e.manager WHERE e.name = 'Sofia Petrova'"), "Amara Okafor")
+    }
+
     /// A Parse export: objectIds, createdAt/updatedAt and pointers by objectId are kept.
     func testParseExportKeepsIdsAndTimestamps() throws {
         let (mirror, _, _) = try importFixture("parse-export")

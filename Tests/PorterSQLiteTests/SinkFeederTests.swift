@@ -50,7 +50,7 @@ final class SinkFeederTests: MirrorTestCase {
         var outcomes: [WriteOutcome] {
             all.flatMap { completion -> [WriteOutcome] in
                 switch completion {
-                case .objects(_, _, _, _, let outcomes, _), .patches(_, _, let outcomes): outcomes
+                case .objects(_, _, _, _, let outcomes, _, _), .patches(_, _, _, let outcomes): outcomes
                 case .links: []
                 }
             }
@@ -58,14 +58,14 @@ final class SinkFeederTests: MirrorTestCase {
         var linksAdded: Int {
             all.reduce(0) { sum, completion in
                 switch completion {
-                case .objects(_, _, _, _, _, let links), .links(let links): sum + links.values.reduce(0) { $0 + $1.added }
+                case .objects(_, _, _, _, _, let links, _), .links(let links): sum + links.values.reduce(0) { $0 + $1.added }
                 case .patches: sum
                 }
             }
         }
         var lines: [Int] {
             all.flatMap { completion -> [Int] in
-                if case .objects(_, _, let lines, _, _, _) = completion { return lines }
+                if case .objects(_, _, let lines, _, _, _, _) = completion { return lines }
                 return []
             }
         }

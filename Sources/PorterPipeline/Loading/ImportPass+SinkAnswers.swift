@@ -6,7 +6,7 @@ extension ImportPass {
     /// Counts what the sink answered for one call.
     func record(_ completion: SinkWriter.Completion) throws(PorterError) {
         switch completion {
-        case .objects(let className, let source, let lines, let records, let outcomes, let links):
+        case .objects(let className, let source, let lines, let records, let outcomes, let links, let unchangedIds):
             // Counted here and added once: a tally lookup per object would cost every row.
             var inserted = 0, updated = 0, unchanged = 0
             for (index, (line, outcome)) in zip(lines, outcomes).enumerated() {
@@ -24,9 +24,18 @@ extension ImportPass {
             classTallies[className]!.inserted += inserted
             classTallies[className]!.updated += updated
             classTallies[className]!.unchanged += unchanged
+            if !unchangedIds.isEmpty { unchangedBeforePatches[className, default: []].formUnion(unchangedIds) }
             tally(links)
-        case .patches(let className, let source, let outcomes):
-            for case .failed(let reason) in outcomes { refused(reason, className: className, source: source, line: 0) }
+        case .patches(let className, let source, let objectIds, let outcomes):
+            for (objectId, outcome) in zip(objectIds, outcomes) {
+                switch outcome {
+                case .failed(let reason): refused(reason, className: className, source: source, line: 0)
+                case .updated where unchangedBeforePatches[className]?.remove(objectId) != nil:
+                    classTallies[className]!.unchanged -= 1
+                    classTallies[className]!.updated += 1
+                default: break
+                }
+            }
         case .links(let changes):
             tally(changes)
         }

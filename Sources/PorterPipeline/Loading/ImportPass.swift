@@ -32,6 +32,9 @@ final class ImportPass {
     var log: DiagnosticLog
     var classTallies: [String: ImportReport.ClassTally] = [:]
     var relationTallies: [String: ImportReport.RelationTally] = [:]
+    /// By class, the objects the target had as they are before their cyclic pointers were
+    /// patched: a patch that changes one makes it updated, not unchanged.
+    var unchangedBeforePatches: [String: Set<String>] = [:]
     /// What references resolve against, and those that wait for a later class.
     let references: ReferenceResolver
     /// Sends to the sink (writing mode only).
@@ -295,6 +298,13 @@ final class ImportPass {
         var className: String { mapping.className }
     }
 
+    /// Sends the class's waiting objects; the objects of a class whose cyclic pointers are
+    /// patched later come back named when the target had them as they are (see
+    /// ``unchangedBeforePatches``).
+    private func send(_ load: ClassLoad) throws(PorterError) {
+        try feeder?.send(&load.batch, of: load.mapping, namingUnchanged: !references.resolvesAhead && load.isCyclic.contains(true))
+    }
+
     /// Reads one source once, for every class of `group`, record by record in group order; a
     /// source of several files is read one file after the other.
     private func load(_ group: [ClassMapping]) throws(PorterError) {
@@ -336,7 +346,7 @@ final class ImportPass {
                     // The whole group goes out together, in plan order: a batch never points at
                     // objects of an earlier class that are still waiting in that class's batch.
                     if loads.contains(where: { $0.batch.objects.count >= options.batchSize }) {
-                        for load in loads { try feeder?.send(&load.batch, of: load.mapping) }
+                        for load in loads { try send(load) }
                     }
                 }
             }
@@ -347,7 +357,7 @@ final class ImportPass {
         if !files.contains(where: references.unreadSources.contains) { notes += try columns.finish() }
         for load in loads {
             classTallies[load.className]!.read += load.read
-            try feeder?.send(&load.batch, of: load.mapping)
+            try send(load)
             references.finished(load.className)
         }
         progress?(ImportProgress(phase: phase, records: records, bytesRead: totalBytes, totalBytes: totalBytes))

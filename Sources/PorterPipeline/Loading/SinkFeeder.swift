@@ -52,8 +52,9 @@ final class SinkFeeder {
         isOpen = false
     }
 
-    /// Sends a class's waiting objects with the links they carry, then empties `batch`.
-    func send(_ batch: inout ClassBatch, of mapping: ClassMapping) throws(PorterError) {
+    /// Sends a class's waiting objects with the links they carry, then empties `batch`;
+    /// `namingUnchanged` asks for the objectIds of the objects the target had as they are.
+    func send(_ batch: inout ClassBatch, of mapping: ClassMapping, namingUnchanged: Bool = false) throws(PorterError) {
         defer { batch.removeAll() }
         guard isOpen, !batch.isEmpty else { return }
         let sink = sink, objects = batch.objects, records = batch.records, rows = batch.rows, uploads = Array(batch.uploads.values)
@@ -68,8 +69,9 @@ final class SinkFeeder {
             let stored = uploads.isEmpty ? [:] : try sink.store(uploads)
             let objects = stored.isEmpty ? objects : objects.map { $0.naming(files: stored) }
             let written = try sink.write(objects, className: className, mode: mode, relations: relations)
+            let unchanged = namingUnchanged ? zip(objects, written.outcomes).compactMap { $1 == .unchanged ? $0.objectId : nil } : []
             return .objects(className: className, source: source, lines: rows, records: records, outcomes: written.outcomes,
-                            links: Dictionary(uniqueKeysWithValues: written.links.map { ("\(className).\($0.key)", $0.value) }))
+                            links: Dictionary(uniqueKeysWithValues: written.links.map { ("\(className).\($0.key)", $0.value) }), unchanged: unchanged)
         }
     }
 
@@ -87,7 +89,8 @@ final class SinkFeeder {
         guard isOpen, !values.isEmpty else { return }
         let sink = sink
         try submit { () throws(PorterError) in
-            .patches(className: className, source: source, outcomes: try sink.patch(className: className, field: field, values: values))
+            .patches(className: className, source: source, objectIds: values.map(\.objectId),
+                     outcomes: try sink.patch(className: className, field: field, values: values))
         }
     }
 

@@ -13,9 +13,12 @@ final class SinkWriter: @unchecked Sendable {
     enum Completion {
         /// Objects written, and the links they carried by `Owner.field`; `lines` are the objects'
         /// row numbers (``ImportPass/sourceRows``), `records` their records as read, when the pass
-        /// keeps them (else empty).
-        case objects(className: String, source: String, lines: [Int], records: [SourceRecord], outcomes: [WriteOutcome], links: [String: LinkChanges])
-        case patches(className: String, source: String, outcomes: [WriteOutcome])
+        /// keeps them (else empty); `unchanged` the objectIds of the objects the target already
+        /// had as they are, when asked for (else empty).
+        case objects(className: String, source: String, lines: [Int], records: [SourceRecord], outcomes: [WriteOutcome],
+                     links: [String: LinkChanges], unchanged: [String])
+        /// Pointer patches, with the objectIds patched in order.
+        case patches(className: String, source: String, objectIds: [String], outcomes: [WriteOutcome])
         /// Link changes by `Owner.field` (from a link call, or reported late by ``ObjectSink/flush()``).
         case links([String: LinkChanges])
     }
