@@ -242,18 +242,34 @@ final class PostgresWriter {
         return name
     }
 
-    /// Sets one pointer field of objects already written; `updatedAt` too unless this import
-    /// created the table (its objects keep the time they were written with).
+    /// Sets one pointer field of objects already written, in one UPDATE from a staging table;
+    /// `updatedAt` too unless this import created the table (its objects keep the time they
+    /// were written with). An objectId listed twice takes its last value.
     func patch(className: String, field: String, values: [(objectId: String, value: ParseValue)]) throws(PorterError) -> [WriteOutcome] {
+        guard !values.isEmpty else { return [] }
         try addPrimaryKey(className)
         let db = try database()
-        let touches = !freshTables.contains(className)
-        let sql = "UPDATE \(quoted(className)) SET \(quoted(field)) = $2\(touches ? ", \"updatedAt\" = $3" : "") "
-            + "WHERE \"objectId\" = $1 AND \(quoted(field)) IS DISTINCT FROM $2"
-        return try values.map { (item) throws(PorterError) in
-            let changed = try db.changes(sql, [item.objectId, item.value.postgresText] + (touches ? [now] : []))
-            return changed == 1 ? .updated : .unchanged
+        let stage = "porter:patch"
+        if stagingTables.insert(stage).inserted {
+            try db.execute("CREATE TEMP TABLE \(quoted(stage)) (\"objectId\" text PRIMARY KEY, \"value\" text) ON COMMIT DROP")
         }
+        try db.execute("TRUNCATE \(quoted(stage))")
+        var rows = CopyRows()
+        var last: [String: Int] = [:]
+        for (index, item) in values.enumerated() { last[item.objectId] = index }
+        for (index, item) in values.enumerated() where last[item.objectId] == index {
+            rows.append(item.objectId)
+            rows.append(item.value.postgresText)
+            rows.endRow()
+        }
+        try db.copy(into: stage, columns: ["objectId", "value"], rows)
+        let touches = !freshTables.contains(className)
+        let column = quoted(field)
+        let changed = Set(try db.execute("""
+            UPDATE \(quoted(className)) t SET \(column) = s."value"\(touches ? ", \"updatedAt\" = $1" : "")
+            FROM \(quoted(stage)) s WHERE t."objectId" = s."objectId" AND t.\(column) IS DISTINCT FROM s."value" RETURNING t."objectId"
+            """, touches ? [now] : []).compactMap { $0[0] })
+        return values.map { changed.contains($0.objectId) ? .updated : .unchanged }
     }
 
     /// Whether the class's table holds the object.

@@ -194,6 +194,53 @@ final class PostgresImportTests: PostgresTestCase {
     }
 }
 
+/// Pointer cycles: the pointers a cycle leaves for later are patched in, one UPDATE per field
+/// and batch; on a re-import a changed pointer updates its object and its `updatedAt`.
+final class PostgresPointerCycleTests: PostgresTestCase {
+    /// Each employee's manager and team, and each team's lead, by name.
+    private func pointers() throws -> [[String?]] {
+        try rows("""
+            SELECT e.name, m.name, t.name, l.name FROM "Employee" e LEFT JOIN "Employee" m ON m."objectId" = e.manager
+            LEFT JOIN "Team" t ON t."objectId" = e.team LEFT JOIN "Employee" l ON l."objectId" = t.lead ORDER BY e.name
+            """)
+    }
+
+    func testCyclicPointersArriveAndAChangedOneIsPatched() async throws {
+        let folder = try temporaryFolder("postgres-org")
+        for name in ["dataset.yml", "employees.csv", "offices.csv", "teams.csv"] {
+            try FileManager.default.copyItem(at: PackageFolders.fixtures.appendingPathComponent("org/\(name)"), to: folder.appendingPathComponent(name))
+        }
+        let first = try await importDataset(folder.path)
+        XCTAssertTrue(first.succeeded, "\(first.errors)")
+        let arrived = try pointers()
+        XCTAssertEqual(arrived.count, 16)
+        XCTAssertEqual(arrived.first { $0[0] == "Sofia Petrova" }, ["Sofia Petrova", "Lukas Schmidt", "Platform", "Lukas Schmidt"])
+        XCTAssertEqual(arrived.first { $0[0] == "Amara Okafor" }?[1], .some(nil), "the CEO has no manager")
+        let csv = try String(contentsOf: PackageFolders.fixtures.appendingPathComponent("org/employees.csv"), encoding: .utf8)
+        // name,title,manager,team: the manager is the second cell from the end (a title may hold a quoted comma).
+        let managers = Dictionary(uniqueKeysWithValues: csv.split(separator: "\n").dropFirst().map { line in
+            let cells = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            return (cells[0], cells[cells.count - 2].isEmpty ? nil : cells[cells.count - 2])
+        })
+        XCTAssertEqual(Dictionary(uniqueKeysWithValues: arrived.map { ($0[0]!, $0[1]) }), managers, "every manager as employees.csv names it")
+        XCTAssertEqual(try value(#"SELECT count(*) FROM "Employee" WHERE "updatedAt" <> "createdAt""#), "0",
+                       "patching a table the import made keeps the time the objects were written with")
+
+        let employees = folder.appendingPathComponent("employees.csv")
+        try csv.replacingOccurrences(of: "Sofia Petrova,Backend Engineer,Lukas Schmidt,", with: "Sofia Petrova,Backend Engineer,Amara Okafor,")
+            .write(to: employees, atomically: true, encoding: .utf8)
+        let before = try value(#"SELECT "updatedAt"::text FROM "Employee" WHERE name = 'Sofia Petrova'"#)
+        let second = try await importDataset(folder.path)
+        XCTAssertTrue(second.succeeded, "\(second.errors)")
+        XCTAssertEqual(try pointers().first { $0[0] == "Sofia Petrova" }?[1], "Amara Okafor")
+        XCTAssertEqual(try pointers().filter { $0[0] != "Sofia Petrova" }, arrived.filter { $0[0] != "Sofia Petrova" })
+        XCTAssertNotEqual(try value(#"SELECT "updatedAt"::text FROM "Employee" WHERE name = 'Sofia Petrova'"#), before)
+        XCTAssertEqual(try value(#"SELECT count(*) FROM "Employee" WHERE "updatedAt" <> "createdAt""#), "1", "only the changed employee is touched")
+        let employeeTally = try XCTUnwrap(second.classes.first { $0.className == "Employee" })
+        XCTAssertEqual([employeeTally.updated, employeeTally.unchanged], [1, 15])
+    }
+}
+
 /// Relations on a re-import: a changed relation cell replaces that owner's links in its join table.
 final class PostgresRelationReimportTests: PostgresTestCase {
     /// A copy of the library fixture to change.
