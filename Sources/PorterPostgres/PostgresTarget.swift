@@ -40,7 +40,7 @@ public final class PostgresTarget: ObjectSink, Sendable {
 
     /// Opens the import's transaction and creates the missing classes, columns and join tables.
     public func begin(schemas: [ClassSchema], naturalKeys: [String: [String]]) throws(PorterError) {
-        try connection.withLock { (writer) throws(PorterError) in try writer.begin(schemas: schemas) }
+        try connection.withLock { (writer) throws(PorterError) in try writer.begin(schemas: schemas, naturalKeys: naturalKeys) }
     }
 
     /// `_User` password hashes go into `_hashed_password`, where Parse Server's log-in reads them.
@@ -78,6 +78,19 @@ public final class PostgresTarget: ObjectSink, Sendable {
     /// Writes the staged links into their `_Join` tables; link changes by relation (`Book.authors`).
     public func flush() throws(PorterError) -> [String: LinkChanges] {
         try connection.withLock { (writer) throws(PorterError) in try writer.flushLinks() }
+    }
+
+    /// Deletes the class's objects `held` does not list, with their relation links and, for
+    /// `_User`, their sessions.
+    public func prune(_ className: String, keeping held: HeldObjects) throws(PorterError) -> PruneResult {
+        try connection.withLock { (writer) throws(PorterError) in try writer.prune(className, keeping: held) }
+    }
+
+    /// Deletes the links of the relation that `held` no longer lists.
+    public func pruneLinks(owner className: String, field: String, targetClass: String, keeping held: [String: Set<String>]) throws(PorterError) -> PruneResult {
+        try connection.withLock { (writer) throws(PorterError) in
+            try writer.pruneLinks(owner: className, field: field, targetClass: targetClass, keeping: held)
+        }
     }
 
     /// Whether the class's table holds the object.

@@ -21,7 +21,9 @@ final class PostgresWriter {
     /// insert at a random place (objectIds are hashes).
     private(set) var unkeyedTables: [String: [String]] = [:]
     /// The temporary tables made in this transaction (dropped when it ends).
-    private var stagingTables: Set<String> = []
+    var stagingTables: Set<String> = []
+    /// The natural key of each class that has one, by class name, as ``begin(schemas:naturalKeys:)`` gave it.
+    private(set) var naturalKeys: [String: [String]] = [:]
 
     init(url: String) { self.url = url }
 
@@ -50,7 +52,8 @@ final class PostgresWriter {
 
     /// Opens the import's transaction and creates the missing `_SCHEMA` table, classes,
     /// columns and join tables; `_SCHEMA` gets the fields added.
-    func begin(schemas declared: [ClassSchema]) throws(PorterError) {
+    func begin(schemas declared: [ClassSchema], naturalKeys: [String: [String]]) throws(PorterError) {
+        self.naturalKeys = naturalKeys
         let existing = Dictionary(try existingSchemas().map { ($0.className, $0) }, uniquingKeysWith: { a, _ in a })
         let db = try database()
         now = ParseDate(millisecondsSince1970: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))).iso
@@ -310,5 +313,6 @@ final class PostgresWriter {
         unkeyedTables = [:]
         freshTables = []
         schemas = [:]
+        naturalKeys = [:]
     }
 }

@@ -1,4 +1,6 @@
 import Foundation
+import PorterPostgres
+import PorterTestSupport
 import XCTest
 
 /// `import --prune`: a re-import deletes the objects whose rows left the sources and the links
@@ -185,6 +187,53 @@ final class PruneTests: XCTestCase {
         XCTAssertEqual(after["_Join:authors:Book"], before["_Join:authors:Book"]!.filter { $0[0] != Self.goneBook })
         XCTAssertTrue(after["_Join:authors:Book"]!.contains(["Good Omens", "Terry Pratchett"]))
         XCTAssertEqual(after["Book"]!.map { $0[1] }, before["Book"]!.map { $0[1] }.filter { $0 != Self.goneBook })
+    }
+
+    // MARK: Parse Server's PostgreSQL database
+
+    /// The same sync straight in Parse Server's database, in the import's transaction: a dry
+    /// run shows what would go and deletes nothing; the real one deletes the objects, their
+    /// links as owner and as related object, and the join-file links no longer listed.
+    func testPruneInParseServersPostgreSQLDatabase() throws {
+        let url = try PostgresCluster.shared().createDatabase()
+        let database = try PostgresConnection(url: url)
+        defer { database.close() }
+        /// Every object's key and every link, by owner and related key, as text rows.
+        func content() throws -> [[String?]] {
+            try database.execute(#"SELECT 'Book', title FROM "Book" UNION ALL SELECT 'ISBN', value FROM "ISBN" ORDER BY 1, 2"#)
+                + database.execute("""
+                    SELECT 'authors', b.title || ' → ' || coalesce(a.name, '?') FROM "_Join:authors:Book" j LEFT JOIN "Book" b ON b."objectId" = j."owningId"
+                    LEFT JOIN "Author" a ON a."objectId" = j."relatedId"
+                    UNION ALL SELECT 'books', g.name || ' → ' || coalesce(b.title, '?') FROM "_Join:books:Genre" j LEFT JOIN "Genre" g ON g."objectId" = j."owningId"
+                    LEFT JOIN "Book" b ON b."objectId" = j."relatedId" ORDER BY 1, 2
+                    """)
+        }
+        func run(_ arguments: [String]) throws -> PruneSummary {
+            let result = try CommandRunner.run(["import", dataset.path, "--to", url, "--json"] + arguments)
+            XCTAssertEqual(result.status, 0, result.stderr)
+            return try PruneSummary.parse(result)
+        }
+        _ = try CommandRunner.run(["import", dataset.path, "--to", url, "--quiet"])
+        let before = try content()
+        try removeRows()
+
+        let dryRun = try run(["--prune", "--dry-run"])
+        XCTAssertFalse(dryRun.committed)
+        XCTAssertEqual(dryRun.deleted, ["Book": 1, "ISBN": 1, "Author": 0, "Publisher": 0, "Genre": 0])
+        XCTAssertEqual(dryRun.linksDeleted, ["Genre.books": 3, "Book.authors": 1, "Book.publishers": 1])
+        XCTAssertEqual(dryRun.first["Book"], [Self.goneBook])
+        XCTAssertEqual(dryRun.first["ISBN"], [Self.goneISBN])
+        XCTAssertEqual(Set(dryRun.first["Genre.books"] ?? []), Set(Self.goneLinks))
+        XCTAssertEqual(try content(), before, "a dry run deleted something")
+
+        let real = try run(["--prune"])
+        XCTAssertTrue(real.committed)
+        XCTAssertEqual(real.deleted, dryRun.deleted)
+        XCTAssertEqual(real.linksDeleted, dryRun.linksDeleted)
+        let gone = Set(["Book", "ISBN"].map { [$0, $0 == "Book" ? Self.goneBook : Self.goneISBN] }
+                       + Self.goneLinks.map { ["books", $0] } + before.filter { $0[0] == "authors" && $0[1]!.hasPrefix(Self.goneBook + " → ") })
+        XCTAssertEqual(try content(), before.filter { !gone.contains($0) })
+        XCTAssertEqual(try run(["--prune"]).deleted.values.reduce(0, +), 0, "nothing left to delete")
     }
 
     // MARK: A Parse Server (a served mirror)
