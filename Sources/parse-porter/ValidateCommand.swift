@@ -21,7 +21,7 @@ struct ValidateCommand: AsyncParsableCommand {
 
     @OptionGroup var source: DatasetArgument
 
-    @Option(name: .customLong("target"), help: "Also check against this backend's schemas: a SQLite mirror file, a Parse Server URL with its mount path, or a target named in parse-porter.yml.")
+    @Option(name: .customLong("target"), help: "Also check against this backend's schemas: a SQLite mirror file, a Parse Server URL with its mount path, a Parse Server's PostgreSQL database (postgres://user@host:port/db), or a target named in parse-porter.yml.")
     var givenTarget: String?
 
     @Option(name: .customLong("against"), help: ArgumentHelp("The old spelling of --target.", visibility: .hidden))
