@@ -123,10 +123,7 @@ final class PostgresImportTests: PostgresTestCase {
 
     /// A second import of a dataset with one changed cell updates that object only.
     func testAReimportUpdatesTheChangedObjectOnly() async throws {
-        let folder = try temporaryFolder("postgres-reimport")
-        for name in ["dataset.yml", "kitchens.csv", "recipes.csv", "chefs.json"] {
-            try FileManager.default.copyItem(at: PackageFolders.fixtures.appendingPathComponent("recipes/\(name)"), to: folder.appendingPathComponent(name))
-        }
+        let folder = try copyOfFixture("recipes")
         let first = try await importDataset(folder.path)
         XCTAssertTrue(first.succeeded, "\(first.errors)")
         let before = try rows(#"SELECT name, "updatedAt"::text, price FROM "Recipe" ORDER BY name"#)
@@ -206,10 +203,7 @@ final class PostgresPointerCycleTests: PostgresTestCase {
     }
 
     func testCyclicPointersArriveAndAChangedOneIsPatched() async throws {
-        let folder = try temporaryFolder("postgres-org")
-        for name in ["dataset.yml", "employees.csv", "offices.csv", "teams.csv"] {
-            try FileManager.default.copyItem(at: PackageFolders.fixtures.appendingPathComponent("org/\(name)"), to: folder.appendingPathComponent(name))
-        }
+        let folder = try copyOfFixture("org")
         let first = try await importDataset(folder.path)
         XCTAssertTrue(first.succeeded, "\(first.errors)")
         let arrived = try pointers()
@@ -243,19 +237,10 @@ final class PostgresPointerCycleTests: PostgresTestCase {
 
 /// Relations on a re-import: a changed relation cell replaces that owner's links in its join table.
 final class PostgresRelationReimportTests: PostgresTestCase {
-    /// A copy of the library fixture to change.
-    private func library() throws -> URL {
-        let folder = try temporaryFolder("postgres-links")
-        for name in ["dataset.yml", "authors.csv", "book_genres.csv", "books.csv", "genres.csv", "publishers.csv"] {
-            try FileManager.default.copyItem(at: PackageFolders.fixtures.appendingPathComponent("library/\(name)"), to: folder.appendingPathComponent(name))
-        }
-        return folder
-    }
-
     /// A join table the import makes takes its links straight in and is keyed at the end; a
     /// link listed twice is stored and counted once, and the table gets its primary key.
     func testALinkListedTwiceIntoANewJoinTableIsStoredOnce() async throws {
-        let folder = try library()
+        let folder = try copyOfFixture("library")
         let links = folder.appendingPathComponent("book_genres.csv")
         let text = try String(contentsOf: links, encoding: .utf8)
         try (text + "Fantasy,American Gods\nFantasy,American Gods\n").write(to: links, atomically: true, encoding: .utf8)
@@ -272,7 +257,7 @@ final class PostgresRelationReimportTests: PostgresTestCase {
     }
 
     func testAChangedRelationCellReplacesTheOwnersLinks() async throws {
-        let folder = try library()
+        let folder = try copyOfFixture("library")
         let first = try await importDataset(folder.path)
         XCTAssertTrue(first.succeeded, "\(first.errors)")
         // Links are staged and written once, at the end: the summary still counts each relation's.

@@ -30,4 +30,12 @@ extension XCTestCase {
         addTeardownBlock { folder.remove() }
         return folder.url
     }
+
+    /// A copy of the bundled fixture folder `name` in a fresh temporary folder (removed when
+    /// the test ends), for a test that edits its files.
+    public func copyOfFixture(_ name: String) throws -> URL {
+        let folder = try temporaryFolder(name).appendingPathComponent(name)
+        try FileManager.default.copyItem(at: PackageFolders.fixtures.appendingPathComponent(name), to: folder)
+        return folder
+    }
 }
