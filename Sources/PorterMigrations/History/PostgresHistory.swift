@@ -4,19 +4,19 @@ import PorterPostgres
 
 /// The history in a PostgreSQL database's `_PorterMigrations` table (the mirror's columns), on
 /// the target's connection: an entry written during a migration commits or rolls back with it.
-/// Parse Server ignores the table: it has no `_SCHEMA` row.
+/// The table is made by the first entry written, so reading the history (`status`, `plan`)
+/// changes nothing. Parse Server ignores it: it has no `_SCHEMA` row.
 final class PostgresHistory: MigrationHistory {
     private let connection: PostgresConnection
 
-    init(connection: PostgresConnection) throws(PorterError) {
-        self.connection = connection
-        try connection.execute("""
-            CREATE TABLE IF NOT EXISTS "_PorterMigrations" ("version" text PRIMARY KEY, "name" text NOT NULL, "checksum" text NOT NULL, \
-            "appliedAt" text NOT NULL, "durationMs" bigint NOT NULL, "success" boolean NOT NULL, "host" text NOT NULL, "error" text)
-            """)
+    init(connection: PostgresConnection) { self.connection = connection }
+
+    private func tableExists() throws(PorterError) -> Bool {
+        try connection.execute(#"SELECT to_regclass('"_PorterMigrations"') IS NOT NULL"#).first?.first == "t"
     }
 
     func entries() throws(PorterError) -> [AppliedMigration] {
+        guard try tableExists() else { return [] }
         let rows = try connection.execute(#"SELECT "version", "name", "checksum", "appliedAt", "durationMs", "success", "host", "error" FROM "_PorterMigrations""#)
         return try rows.map { (row) throws(PorterError) in
             guard let date = row[3].flatMap(ParseDate.init(iso:)) else {
@@ -29,6 +29,10 @@ final class PostgresHistory: MigrationHistory {
 
     func record(_ entry: AppliedMigration) throws(PorterError) {
         try connection.execute("""
+            CREATE TABLE IF NOT EXISTS "_PorterMigrations" ("version" text PRIMARY KEY, "name" text NOT NULL, "checksum" text NOT NULL, \
+            "appliedAt" text NOT NULL, "durationMs" bigint NOT NULL, "success" boolean NOT NULL, "host" text NOT NULL, "error" text)
+            """)
+        try connection.execute("""
             INSERT INTO "_PorterMigrations" ("version", "name", "checksum", "appliedAt", "durationMs", "success", "host", "error") \
             VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT ("version") DO UPDATE SET "name" = EXCLUDED."name", \
             "checksum" = EXCLUDED."checksum", "appliedAt" = EXCLUDED."appliedAt", "durationMs" = EXCLUDED."durationMs", \
@@ -37,6 +41,7 @@ final class PostgresHistory: MigrationHistory {
     }
 
     func remove(version: String) throws(PorterError) {
+        guard try tableExists() else { return }
         try connection.execute(#"DELETE FROM "_PorterMigrations" WHERE "version" = $1"#, [version])
     }
 }

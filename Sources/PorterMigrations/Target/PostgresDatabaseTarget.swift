@@ -56,8 +56,8 @@ public final class PostgresDatabaseTarget: MigrationTarget, ParseAPI, @unchecked
     /// ``PostgresTarget`` on this connection: an import is a savepoint in the open transaction.
     public func importSink() -> ObjectSink { PostgresTarget(sharing: connection) }
 
-    /// The `_PorterMigrations` table, made when missing.
-    public func history() throws(PorterError) -> MigrationHistory { try PostgresHistory(connection: connection) }
+    /// The `_PorterMigrations` table, made by the first entry written.
+    public func history() throws(PorterError) -> MigrationHistory { PostgresHistory(connection: connection) }
 
     /// A PostgreSQL advisory lock, held on a connection of its own.
     public func migrationLock(timing: LockTiming) -> MigrationLock { PostgresLock(url: url, location: location, timing: timing) }
