@@ -53,8 +53,8 @@ package struct PostgresSchemas {
     /// `createClass`: the table (`createTable`), its join tables, Parse Server's own indexes, the
     /// `_SCHEMA` row, and (`setIndexesWithSchemaFormat`) the class's indexes. A table that is
     /// there without a `_SCHEMA` row keeps its rows and gains the missing columns. With `keyed`
-    /// false the new tables come without their primary key (an import adds it after the rows)
-    /// and get no indexes of the schema's own.
+    /// false the new tables come without their primary key and the schema's own indexes (an
+    /// import adds both after the rows).
     @discardableResult
     package func createClass(_ schema: ClassSchema, keyed: Bool) throws(PorterError) -> [CreatedTable] {
         try connection.execute(PostgresLayout.schemaTableSQL)
@@ -154,7 +154,7 @@ package struct PostgresSchemas {
     /// the index is named in `_SCHEMA`; a Pointer key `_p_<field>` is the column `<field>`.
     /// PostgreSQL index names are unique in the whole database schema, where Parse's are per
     /// class: a name another table's index has is refused (102) instead of silently skipped.
-    private func createIndexes(_ indexes: [JSONMember], on className: String) throws(PorterError) {
+    func createIndexes(_ indexes: [JSONMember], on className: String) throws(PorterError) {
         for index in indexes {
             let owner = try connection.execute("SELECT tablename FROM pg_indexes WHERE indexname = $1", [index.key]).first?.first ?? nil
             if let owner, owner != className {

@@ -20,6 +20,9 @@ final class PostgresWriter {
     /// by it or when the links are flushed. Every insert into a keyed table would be a B-tree
     /// insert at a random place (objectIds are hashes).
     private(set) var unkeyedTables: [String: [String]] = [:]
+    /// The indexes of the classes this import created, by class: made at commit, after the rows
+    /// (`createIndexes`, as `createClass` makes them).
+    private var pendingIndexes: [String: [JSONMember]] = [:]
     /// The temporary tables made in this transaction (dropped when it ends).
     private var stagingTables: Set<String> = []
 
@@ -66,6 +69,10 @@ final class PostgresWriter {
             guard var merged = existing[schema.className] else {
                 track(try classes().createClass(schema, keyed: false))
                 schemas[schema.className] = schema
+                if case .object(let indexes)? = schema.indexes {
+                    let own = indexes.members.filter { $0.key != "_id_" }
+                    if !own.isEmpty { pendingIndexes[schema.className] = own }
+                }
                 continue
             }
             for field in schema.fields where PostgresLayout.isStored(field, of: schema.className) {
@@ -252,6 +259,12 @@ final class PostgresWriter {
 
     func commit() throws(PorterError) {
         guard stagedLinks.isEmpty, unkeyedTables.isEmpty else { throw PorterError(.target, "\(url): commit before the staged links were flushed") }
+        do {
+            for (className, indexes) in pendingIndexes.sorted(by: { $0.key < $1.key }) { try classes().createIndexes(indexes, on: className) }
+        } catch {
+            rollback()
+            throw error
+        }
         if shared {
             for table in stagingTables { try database().execute("DROP TABLE \(quoted(table))") }
             try database().execute("RELEASE SAVEPOINT \(Self.savepoint)")
@@ -273,6 +286,7 @@ final class PostgresWriter {
 
     private func reset() {
         stagingTables = []
+        pendingIndexes = [:]
         stagedLinks = [:]
         unkeyedTables = [:]
         freshTables = []

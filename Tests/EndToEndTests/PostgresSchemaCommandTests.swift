@@ -63,6 +63,12 @@ final class PostgresSchemaCommandTests: XCTestCase {
             let fromPostgres = try run(["schema", "pull", "--target", database]).stdout
             XCTAssertTrue(fromMirror.contains("\"className\""), fromMirror)
             XCTAssertEqual(fromPostgres, fromMirror, dataset)
+            guard dataset == "parse-com-users" else { continue }
+            // The import made the indexes the schema declares (createIndexes), after the rows.
+            let db = try PostgresConnection(url: database)
+            defer { db.close() }
+            XCTAssertEqual(try db.execute("SELECT tablename, indexname FROM pg_indexes WHERE indexname IN ('username_1', 'displayName_1', 'title_1') ORDER BY indexname"),
+                           [["_User", "displayName_1"], ["Diary", "title_1"], ["_User", "username_1"]])
         }
     }
 
