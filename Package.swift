@@ -37,7 +37,8 @@ let package = Package(
         .target(name: "ParseMirrorServer", dependencies: ["ParseModel", "PorterPipeline", "PorterSQLite", "MirrorQuery", "PorterHTTP", "CSQLite", "CCrypt"]),
         .target(name: "PorterREST", dependencies: ["ParseModel", "PorterPipeline"]),
         .target(name: "PorterMigrations", dependencies: [
-            "ParseModel", "PorterReaders", "PorterPipeline", "PorterSQLite", "PorterREST", "ParseMirrorServer", .product(name: "Yams", package: "Yams"),
+            "ParseModel", "PorterReaders", "PorterPipeline", "PorterSQLite", "PorterREST", "ParseMirrorServer", "PorterPostgres",
+            .product(name: "Yams", package: "Yams"),
         ]),
         .executableTarget(name: "parse-porter", dependencies: [
             "ParseModel", "PorterReaders", "PorterPipeline", "PorterSQLite", "PorterREST", "MirrorQuery", "ParseMirrorServer", "PorterHTTP",

@@ -1,4 +1,5 @@
 import ParseModel
+import PorterPipeline
 
 /// `/schemas[/:className]` (master key only): list, read, create, change and drop classes,
 /// answered with the `/schemas` JSON of PARSE_REST §7. Indexes are kept in the schema JSON
@@ -6,60 +7,97 @@ import ParseModel
 extension ParseMirrorAPI {
     func schemaRoute(_ request: APIRequest, className: String?, caller: Caller, data: DataAccess) throws -> APIResponse {
         guard caller.hasMasterKey else { throw APIError.masterKeyRequired }
-        if let className { try Self.checkClassName(className) }
-        switch (request.method, className) {
-        case ("GET", nil):
-            let schemas = try data.read { try $0.schemas() }
-            return APIResponse(JSONObject(["results": .array(schemas.values.sorted { $0.className < $1.className }.map(\.schemaJSON))]))
-        case ("GET", let className?):
-            guard let schema = try data.read({ try $0.schema(className) }) else { throw Self.classDoesNotExist(className) }
-            return APIResponse(schema.schemaJSON)
-        case ("POST", _):
-            return try createSchema(request.body, className: className, data: data)
-        case ("PUT", let className?):
-            return try updateSchema(request.body, className: className, data: data)
-        case ("DELETE", let className?):
-            return try deleteSchema(className, data: data)
-        default:
-            throw APIError.noRoute(request.method, request.path)
+        let answer = { (connection: MirrorConnection) throws -> APIResponse in
+            try SchemaRequests(storage: connection, fieldLimit: self.configuration.limits.fieldsPerClass, mountPath: self.mountPath)
+                .route(request.method, className: className, body: request.body)
+        }
+        return try request.method == "GET" ? data.read(answer) : data.write(answer)
+    }
+}
+
+/// The `/schemas` routes over any ``SchemaStorage``, with Parse Server's checks and error codes:
+/// the mirror's, and a Parse Server's own PostgreSQL database as migrations change it.
+package struct SchemaRequests {
+    let storage: any SchemaStorage
+    let fieldLimit: Int
+    let mountPath: String
+
+    /// Requests answered on `storage`; a class may have at most `fieldLimit` fields; `mountPath`
+    /// names the routes in messages.
+    package init(storage: any SchemaStorage, fieldLimit: Int = RequestLimits().fieldsPerClass, mountPath: String = "/parse") {
+        self.storage = storage
+        self.fieldLimit = fieldLimit
+        self.mountPath = mountPath
+    }
+
+    /// Answers `method` on `/schemas` (`className` nil) or `/schemas/<className>`: the HTTP
+    /// status and the JSON body, Parse's error body when the status is not 2xx. A failure of
+    /// the storage itself (a ``PorterError`` without a ``ParseError`` under it) is thrown, not answered. The caller runs it in a
+    /// transaction it rolls back when the answer is an error.
+    package func answer(_ method: String, className: String?, body: JSONObject) throws(PorterError) -> (status: Int, body: JSONValue) {
+        do {
+            let response = try route(method, className: className, body: body)
+            return (response.status, response.body)
+        } catch let error as PorterError {
+            // A refusal the storage found (an index name PostgreSQL already has) is Parse's answer.
+            guard let refusal = error.underlyingError as? ParseError else { throw error }
+            let failure = APIError(refusal)
+            return (failure.status, failure.body)
+        } catch {
+            let failure = APIError(error)
+            return (failure.status, failure.body)
         }
     }
 
-    private func createSchema(_ body: JSONObject, className pathName: String?, data: DataAccess) throws -> APIResponse {
+    func route(_ method: String, className: String?, body: JSONObject) throws -> APIResponse {
+        if let className { try ParseMirrorAPI.checkClassName(className) }
+        switch (method, className) {
+        case ("GET", nil):
+            let schemas = try storage.schemas()
+            return APIResponse(JSONObject(["results": .array(schemas.values.sorted { $0.className < $1.className }.map(\.schemaJSON))]))
+        case ("GET", let className?):
+            guard let schema = try storage.schema(className) else { throw Self.classDoesNotExist(className) }
+            return APIResponse(schema.schemaJSON)
+        case ("POST", _):
+            return try createSchema(body, className: className)
+        case ("PUT", let className?):
+            return try updateSchema(body, className: className)
+        case ("DELETE", let className?):
+            return try deleteSchema(className)
+        default:
+            throw APIError.noRoute(method, "/schemas" + (className.map { "/" + $0 } ?? ""))
+        }
+    }
+
+    private func createSchema(_ body: JSONObject, className pathName: String?) throws -> APIResponse {
         let bodyName = body["className"]?.stringValue
         if let pathName, let bodyName, pathName != bodyName { throw APIError.parse(.invalidClassName, "Class name mismatch between \(bodyName) and \(pathName).") }
         guard let className = pathName ?? bodyName else { throw APIError.parse(.missingRequiredFieldError, "POST \(mountPath)/schemas needs a class name.") }
-        try Self.checkClassName(className)
-        return try data.write { connection in
-            guard try connection.schema(className) == nil else { throw APIError.parse(.invalidClassName, "Class \(className) already exists.") }
-            var schema = ClassSchema(className: className, fields: SystemClasses.defaultFields(of: className))
-            try Self.applyChanges(body, to: &schema, connection: nil, fieldLimit: configuration.limits.fieldsPerClass)
-            try connection.createClass(schema)
-            return APIResponse(schema.schemaJSON)
-        }
+        try ParseMirrorAPI.checkClassName(className)
+        guard try storage.schema(className) == nil else { throw APIError.parse(.invalidClassName, "Class \(className) already exists.") }
+        var schema = ClassSchema(className: className, fields: SystemClasses.defaultFields(of: className))
+        try Self.applyChanges(body, to: &schema, storage: nil, fieldLimit: fieldLimit)
+        try storage.createClass(schema)
+        return APIResponse(schema.schemaJSON)
     }
 
-    private func updateSchema(_ body: JSONObject, className: String, data: DataAccess) throws -> APIResponse {
+    private func updateSchema(_ body: JSONObject, className: String) throws -> APIResponse {
         if let bodyName = body["className"]?.stringValue, bodyName != className {
             throw APIError.parse(.invalidClassName, "Class name mismatch between \(bodyName) and \(className).")
         }
-        return try data.write { connection in
-            guard var schema = try connection.schema(className) else { throw Self.classDoesNotExist(className) }
-            try Self.applyChanges(body, to: &schema, connection: connection, fieldLimit: configuration.limits.fieldsPerClass)
-            try connection.saveSchema(schema)
-            return APIResponse(schema.schemaJSON)
-        }
+        guard var schema = try storage.schema(className) else { throw Self.classDoesNotExist(className) }
+        try Self.applyChanges(body, to: &schema, storage: storage, fieldLimit: fieldLimit)
+        try storage.saveSchema(schema)
+        return APIResponse(schema.schemaJSON)
     }
 
     /// Drops an empty class (255 when it holds objects); a class that does not exist is `{}` as well.
-    private func deleteSchema(_ className: String, data: DataAccess) throws -> APIResponse {
-        try data.write { connection in
-            guard let schema = try connection.schema(className) else { return APIResponse(JSONObject()) }
-            let count = try connection.objectCount(className)
-            guard count == 0 else { throw APIError.parse(.invalidSchemaOperation, "Class \(className) is not empty, contains \(count) objects, cannot drop schema.") }
-            try connection.dropClass(schema)
-            return APIResponse(JSONObject())
-        }
+    private func deleteSchema(_ className: String) throws -> APIResponse {
+        guard let schema = try storage.schema(className) else { return APIResponse(JSONObject()) }
+        let count = try storage.objectCount(className)
+        guard count == 0 else { throw APIError.parse(.invalidSchemaOperation, "Class \(className) is not empty, contains \(count) objects, cannot drop schema.") }
+        try storage.dropClass(schema)
+        return APIResponse(JSONObject())
     }
 
     private static func classDoesNotExist(_ className: String) -> APIError {
@@ -67,10 +105,10 @@ extension ParseMirrorAPI {
     }
 
     /// Applies a POST or PUT body's `fields`, `classLevelPermissions` and `indexes`. With a
-    /// connection (PUT on an existing class) added fields get their columns and deleted ones lose
+    /// storage (PUT on an existing class) added fields get their columns and deleted ones lose
     /// theirs at once; a new class's columns are created with its table. A change that would
     /// leave the class more than `fieldLimit` fields is 255 before any field is touched.
-    private static func applyChanges(_ body: JSONObject, to schema: inout ClassSchema, connection: MirrorConnection?, fieldLimit: Int) throws {
+    private static func applyChanges(_ body: JSONObject, to schema: inout ClassSchema, storage: (any SchemaStorage)?, fieldLimit: Int) throws {
         if let fields = body["fields"] {
             guard case .object(let members) = fields else { throw APIError.parse(.invalidJSON, "fields must be an object") }
             var names = Set(schema.fields.map(\.name))
@@ -78,7 +116,7 @@ extension ParseMirrorAPI {
                 if member.value["__op"] == .string("Delete") { names.remove(member.key) } else { names.insert(member.key) }
             }
             guard names.count <= fieldLimit else { throw APIError.tooManyFields(schema.className, count: names.count, limit: fieldLimit) }
-            for member in members { try applyField(member.key, member.value, to: &schema, connection: connection) }
+            for member in members { try applyField(member.key, member.value, to: &schema, storage: storage) }
         }
         if let permissions = body["classLevelPermissions"] {
             schema.classLevelPermissions = try classLevelPermissions(permissions)
@@ -88,12 +126,12 @@ extension ParseMirrorAPI {
         }
     }
 
-    private static func applyField(_ name: String, _ spec: JSONValue, to schema: inout ClassSchema, connection: MirrorConnection?) throws {
+    private static func applyField(_ name: String, _ spec: JSONValue, to schema: inout ClassSchema, storage: (any SchemaStorage)?) throws {
         let className = schema.className
         if spec["__op"] == .string("Delete") {
             if SystemClasses.isDefaultField(name, of: className) { throw APIError.parse(.changedImmutableFieldError, "field \(name) cannot be changed") }
-            guard schema.field(named: name) != nil, let connection else { throw APIError.parse(.invalidSchemaOperation, "Field \(name) does not exist, cannot delete.") }
-            try connection.dropField(name, from: &schema)
+            guard schema.field(named: name) != nil, let storage else { throw APIError.parse(.invalidSchemaOperation, "Field \(name) does not exist, cannot delete.") }
+            try storage.dropField(name, from: &schema)
             return
         }
         if SystemClasses.isDefaultField(name, of: className) { throw APIError.parse(.changedImmutableFieldError, "field \(name) cannot be added") }
@@ -108,7 +146,7 @@ extension ParseMirrorAPI {
             throw APIError.parse(.incorrectType, "currently, only one GeoPoint field may exist in an object. Adding \(name) when \(other.name) already exists.")
         }
         schema.fields.append(field)
-        try connection?.addFields([field], savingSchema: schema)
+        try storage?.addFields([field], savingSchema: schema)
     }
 
     /// `{"type":"Pointer","targetClass":"Genre","required":true,"defaultValue":…}`, checked as
@@ -118,7 +156,7 @@ extension ParseMirrorAPI {
         let targetClass = spec["targetClass"]?.stringValue
         if typeName == "Pointer" || typeName == "Relation" {
             guard let targetClass else { throw APIError.parse(.missingRequiredFieldError, "type \(typeName) needs a class name") }
-            try checkClassName(targetClass)
+            try ParseMirrorAPI.checkClassName(targetClass)
         }
         guard let type = FieldType(name: typeName, targetClass: targetClass), type != .acl else {
             throw APIError.parse(.incorrectType, "invalid field type: \(typeName)")

@@ -6,7 +6,10 @@ import PorterPipeline
 /// (exit 3) naming the database without its password, with the ``PostgresError`` (SQLSTATE and
 /// SQL) under them. Values travel as text, always as parameters, never spliced into SQL.
 /// Used by one thread at a time.
-public final class PostgresConnection {
+public final class PostgresConnection: @unchecked Sendable {
+    // @unchecked: libpq's connection may move between threads but not be used by two at once;
+    // its holders (a sink behind a mutex, a migration target that awaits each request before
+    // the next) use it from one thread at a time.
     /// The URL as messages show it: without its password.
     public let shownURL: String
     private var handle: OpaquePointer?

@@ -27,6 +27,13 @@ public final class PostgresTarget: ObjectSink, Sendable {
         connection = Mutex(PostgresWriter(url: url))
     }
 
+    /// A target writing on `connection` inside the transaction its owner keeps open there: an
+    /// import is a savepoint in it, rolled back alone when the import fails.
+    package init(sharing connection: PostgresConnection) {
+        shownURL = connection.shownURL
+        self.connection = Mutex(PostgresWriter(sharing: connection))
+    }
+
     /// What a load straight into Parse Server's database skips, for the user to know.
     public static let caveats = [
         "Cloud Code triggers (beforeSave, afterSave) do not run: the rows are written to the database directly, not through Parse Server.",

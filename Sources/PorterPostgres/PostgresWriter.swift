@@ -20,12 +20,29 @@ final class PostgresWriter {
     /// by it or when the links are flushed. Every insert into a keyed table would be a B-tree
     /// insert at a random place (objectIds are hashes).
     private(set) var unkeyedTables: [String: [String]] = [:]
+    /// The indexes of the classes this import created, by class: made at commit, after the rows
+    /// (`createIndexes`, as `createClass` makes them).
+    private var pendingIndexes: [String: [JSONMember]] = [:]
     /// The temporary tables made in this transaction (dropped when it ends).
     var stagingTables: Set<String> = []
     /// The natural key of each class that has one, by class name, as ``begin(schemas:naturalKeys:)`` gave it.
     private(set) var naturalKeys: [String: [String]] = [:]
 
-    init(url: String) { self.url = url }
+    /// Whether the connection's transaction is its owner's: an import is a savepoint in it.
+    private let shared: Bool
+    private static let savepoint = "porter_import"
+
+    init(url: String) {
+        self.url = url
+        shared = false
+    }
+
+    /// A writer working inside the transaction its owner keeps open on `connection`.
+    init(sharing connection: PostgresConnection) {
+        url = connection.shownURL
+        self.connection = connection
+        shared = true
+    }
 
     /// The open connection, made on first use.
     func database() throws(PorterError) -> PostgresConnection {
@@ -35,34 +52,30 @@ final class PostgresWriter {
         return opened
     }
 
-    func tableExists(_ name: String) throws(PorterError) -> Bool {
-        try database().execute("SELECT to_regclass($1) IS NOT NULL", [quoted(name)]).first?.first == "t"
-    }
+    /// The class DDL on the connection.
+    func classes() throws(PorterError) -> PostgresSchemas { PostgresSchemas(connection: try database()) }
 
-    func existingSchemas() throws(PorterError) -> [ClassSchema] {
-        guard try tableExists("_SCHEMA") else { return [] }
-        let db = try database()
-        return try db.execute(#"SELECT "className", "schema"::text FROM "_SCHEMA" ORDER BY "className""#).map { (row) throws(PorterError) in
-            guard let text = row[1], let json = try? JSONParser.parse(text), let schema = try? PostgresLayout.classSchema(json) else {
-                throw PorterError(.target, "\(db.shownURL): the _SCHEMA row of \(row[0] ?? "?") is not a class schema Parse Server wrote")
-            }
-            return schema
-        }
-    }
+    func tableExists(_ name: String) throws(PorterError) -> Bool { try classes().tableExists(name) }
 
-    /// Opens the import's transaction and creates the missing `_SCHEMA` table, classes,
-    /// columns and join tables; `_SCHEMA` gets the fields added.
+    func existingSchemas() throws(PorterError) -> [ClassSchema] { try classes().all() }
+
+    /// Opens the import's transaction (a savepoint in a shared one) and creates the missing
+    /// `_SCHEMA` table, classes, columns and join tables; `_SCHEMA` gets the fields added.
     func begin(schemas declared: [ClassSchema], naturalKeys: [String: [String]]) throws(PorterError) {
         self.naturalKeys = naturalKeys
         let existing = Dictionary(try existingSchemas().map { ($0.className, $0) }, uniquingKeysWith: { a, _ in a })
         let db = try database()
         now = ParseDate(millisecondsSince1970: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))).iso
-        try db.execute("BEGIN")
+        try db.execute(shared ? "SAVEPOINT \(Self.savepoint)" : "BEGIN")
         try db.execute(PostgresLayout.schemaTableSQL)
         for schema in declared {
             guard var merged = existing[schema.className] else {
-                try createClass(schema)
+                track(try classes().createClass(schema, keyed: false))
                 schemas[schema.className] = schema
+                if case .object(let indexes)? = schema.indexes {
+                    let own = indexes.members.filter { $0.key != "_id_" }
+                    if !own.isEmpty { pendingIndexes[schema.className] = own }
+                }
                 continue
             }
             for field in schema.fields where PostgresLayout.isStored(field, of: schema.className) {
@@ -71,7 +84,7 @@ final class PostgresWriter {
                     continue
                 }
                 merged.fields.append(field)
-                try addField(field, to: schema.className)
+                track(try classes().addField(field, to: schema.className, keyed: false))
             }
             if let permissions = schema.classLevelPermissions {
                 merged.classLevelPermissions = permissions
@@ -82,45 +95,12 @@ final class PostgresWriter {
         }
     }
 
-    /// `createClass`: the table, its join tables, Parse Server's own indexes and the `_SCHEMA` row.
-    /// A table that is there without a `_SCHEMA` row keeps its rows and gains the missing columns.
-    private func createClass(_ schema: ClassSchema) throws(PorterError) {
-        let db = try database()
-        if try tableExists(schema.className) {
-            for column in PostgresLayout.columns(of: schema) {
-                try db.execute("ALTER TABLE \(quoted(schema.className)) ADD COLUMN IF NOT EXISTS \(quoted(column.name)) \(column.type)")
-            }
-        } else {
-            try db.execute(PostgresLayout.createTableSQL(schema, keyed: false))
-            freshTables.insert(schema.className)
-            unkeyedTables[schema.className] = PostgresLayout.objectKey
+    /// Tables this import made: rows go straight in, the primary key comes after them.
+    private func track(_ created: [PostgresSchemas.CreatedTable]) {
+        for table in created {
+            freshTables.insert(table.name)
+            unkeyedTables[table.name] = table.key
         }
-        for field in PostgresLayout.fields(of: schema) where field.type.isRelation {
-            try createJoinTable(owner: schema.className, field: field.name)
-        }
-        for sql in PostgresLayout.systemIndexesSQL(schema.className) { try db.execute(sql) }
-        try db.execute(#"INSERT INTO "_SCHEMA" ("className", "schema", "isParseClass") VALUES ($1, $2::jsonb, true)"#,
-                       [schema.className, PostgresLayout.schemaJSON(schema).serialized()])
-    }
-
-    /// `addFieldIfNotExists`: a column (or a relation's join table) and the field in `_SCHEMA`.
-    private func addField(_ field: SchemaField, to className: String) throws(PorterError) {
-        let db = try database()
-        if let type = PostgresLayout.columnType(field.type) {
-            try db.execute("ALTER TABLE \(quoted(className)) ADD COLUMN IF NOT EXISTS \(quoted(field.name)) \(type)")
-        } else if field.type.isRelation {
-            try createJoinTable(owner: className, field: field.name)
-        }
-        try db.execute(#"UPDATE "_SCHEMA" SET "schema" = jsonb_set("schema", ARRAY['fields', $2], $3::jsonb) WHERE "className" = $1"#,
-                       [className, field.name, field.specJSON.serialized()])
-    }
-
-    private func createJoinTable(owner: String, field: String) throws(PorterError) {
-        let table = PostgresLayout.joinTable(owner: owner, field: field)
-        guard try !tableExists(table) else { return }
-        try database().execute(PostgresLayout.createJoinTableSQL(table, keyed: false))
-        freshTables.insert(table)
-        unkeyedTables[table] = PostgresLayout.joinKey
     }
 
     /// Copies the objects in. Into a table this import created they go straight in; otherwise
@@ -298,17 +278,34 @@ final class PostgresWriter {
 
     func commit() throws(PorterError) {
         guard stagedLinks.isEmpty, unkeyedTables.isEmpty else { throw PorterError(.target, "\(url): commit before the staged links were flushed") }
-        try database().execute("COMMIT")
+        do {
+            for (className, indexes) in pendingIndexes.sorted(by: { $0.key < $1.key }) { try classes().createIndexes(indexes, on: className) }
+        } catch {
+            rollback()
+            throw error
+        }
+        if shared {
+            for table in stagingTables { try database().execute("DROP TABLE \(quoted(table))") }
+            try database().execute("RELEASE SAVEPOINT \(Self.savepoint)")
+        } else {
+            try database().execute("COMMIT")
+        }
         reset()
     }
 
     func rollback() {
-        _ = try? connection?.execute("ROLLBACK")
+        if shared {
+            _ = try? connection?.execute("ROLLBACK TO SAVEPOINT \(Self.savepoint)")
+            _ = try? connection?.execute("RELEASE SAVEPOINT \(Self.savepoint)")
+        } else {
+            _ = try? connection?.execute("ROLLBACK")
+        }
         reset()
     }
 
     private func reset() {
         stagingTables = []
+        pendingIndexes = [:]
         stagedLinks = [:]
         unkeyedTables = [:]
         freshTables = []

@@ -153,9 +153,11 @@ struct TargetOptions: ParsableArguments {
 
 extension TargetOptions {
     /// The target of migrations and schema commands: a mirror path (made empty when `create` and
-    /// missing) or a Parse Server URL, spoken to with the master key.
+    /// missing), a Parse Server URL, spoken to with the master key, or a Parse Server's
+    /// PostgreSQL database (`postgres://`).
     func migrationTarget(_ target: String, create: Bool = false) throws(PorterError) -> MigrationTarget {
-        let backend = try backend(target).refusingPostgres()
+        let backend = try backend(target)
+        if backend.isPostgres { return try PostgresDatabaseTarget(url: backend.location) }
         guard backend.isServer else { return try MirrorTarget(path: backend.location, create: create) }
         return ServerTarget(client: try client(backend, concurrency: 4))
     }

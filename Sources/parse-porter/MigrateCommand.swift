@@ -8,9 +8,11 @@ import PorterREST
 struct MigrateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate",
-        abstract: "Apply the versioned migrations of a folder to a SQLite mirror or a Parse Server, once each.",
+        abstract: "Apply the versioned migrations of a folder to a SQLite mirror, a Parse Server or its PostgreSQL database, once each.",
         discussion: """
-            Files are named V<version>__<name>.yml (or .json) and applied in version order (2 before 10). Each applied version is recorded in the target's history with the SHA-256 of its file: the _PorterMigrations table of a mirror, the PorterMigrations class on a Parse Server. A file changed after it was applied is an error until it is restored or `repair` accepts it.
+            Files are named V<version>__<name>.yml (or .json) and applied in version order (2 before 10). Each applied version is recorded in the target's history with the SHA-256 of its file: the _PorterMigrations table of a mirror or a PostgreSQL database, the PorterMigrations class on a Parse Server. A file changed after it was applied is an error until it is restored or `repair` accepts it.
+
+            On a mirror and on Parse Server's PostgreSQL database (postgres://…) each migration is one transaction: a failed one leaves nothing behind. On PostgreSQL the lock is an advisory lock, and operations that read or write objects (renameField, changeType, updateObjects, deleteObjects) are not supported yet: a migration with one is refused before anything changes.
 
             Two runs against one target at once apply each migration once: they take the target's lock, which has an owner, a heartbeat and an expiry (--lock-ttl), so a killed runner does not block the next one for longer.
 
@@ -30,7 +32,7 @@ struct MigrateCommand: ParsableCommand {
         var dir = "Migrations"
 
         @Option(name: .customLong("target"),
-                help: "A SQLite mirror path, a Parse Server URL (with the master key in $PARSE_MASTER_KEY or $PARSE_SERVER_MASTER_KEY), or a target named in parse-porter.yml (default: $PARSE_SERVER_URL).")
+                help: "A SQLite mirror path, a Parse Server URL (with the master key in $PARSE_MASTER_KEY or $PARSE_SERVER_MASTER_KEY), a Parse Server's PostgreSQL database (postgres://…), or a target named in parse-porter.yml (default: $PARSE_SERVER_URL).")
         var givenTarget: String?
 
         /// The target given, or else `$PARSE_SERVER_URL` (``validate()`` made sure there is one).
@@ -161,7 +163,7 @@ struct MigrateCommand: ParsableCommand {
                     }
                 }
             } catch {
-                let rolledBack = runner.target is MirrorTarget
+                let rolledBack = runner.target.isTransactional
                 if !quiet && !done.isEmpty { Terminal.output(done.map { $0 + (rolledBack ? " (rolled back)" : "") }.joined(separator: "\n")) }
                 throw await MigrateCommand.hinted(error, runner)
             }

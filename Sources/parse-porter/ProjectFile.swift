@@ -143,12 +143,6 @@ struct Backend {
 
     /// The location as messages show it: a URL without user info, which may hold keys or a password.
     var shown: String { isServer ? ParseServerAddress.redacted(location) : isPostgres ? PostgresURL.redacted(location) : location }
-
-    /// Refuses a PostgreSQL URL where schema commands and migrations expect a mirror or a server.
-    func refusingPostgres() throws(PorterError) -> Backend {
-        guard isPostgres else { return self }
-        throw PorterError(.usage, "\(shown): schema commands and migrations do not work on a PostgreSQL database yet: give a SQLite mirror file or a Parse Server URL")
-    }
 }
 
 extension TargetOptions {

@@ -3,6 +3,7 @@ import Foundation
 import ParseModel
 import PorterMigrations
 import PorterPipeline
+import PorterPostgres
 
 struct SchemaCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -11,7 +12,7 @@ struct SchemaCommand: ParsableCommand {
         discussion: """
             A schema file lists classes as GET /schemas does ({"results":[…]}), or as a plain list (Parse Dashboard's schema export, the definitions of Parse Server's defined schemas): fields, classLevelPermissions, indexes.
 
-            The target is --target: a SQLite mirror file, a Parse Server URL (master key from $PARSE_MASTER_KEY or $PARSE_SERVER_MASTER_KEY) or a target of parse-porter.yml; without --target, $PARSE_SERVER_URL.
+            The target is --target: a SQLite mirror file, a Parse Server URL (master key from $PARSE_MASTER_KEY or $PARSE_SERVER_MASTER_KEY), a Parse Server's PostgreSQL database (postgres://…, changed as Parse Server's PostgresStorageAdapter changes it) or a target of parse-porter.yml; without --target, $PARSE_SERVER_URL.
 
             Examples:
               parse-porter schema pull --target app.sqlite --out schema.json
@@ -28,7 +29,7 @@ struct SchemaCommand: ParsableCommand {
 
 /// The target of a schema command and how to reach it.
 struct SchemaTargetOptions: ParsableArguments {
-    @Option(name: .customLong("target"), help: "A SQLite mirror file, a Parse Server URL with its mount path, or a target named in parse-porter.yml (default: $PARSE_SERVER_URL).")
+    @Option(name: .customLong("target"), help: "A SQLite mirror file, a Parse Server URL with its mount path, a Parse Server's PostgreSQL database (postgres://…), or a target named in parse-porter.yml (default: $PARSE_SERVER_URL).")
     var givenTarget: String?
 
     @OptionGroup var server: TargetOptions
@@ -119,7 +120,7 @@ extension SchemaCommand {
             discussion: """
                 Creates missing classes, adds missing fields, updates required and defaultValue, sets class-level permissions, and adds, drops or recreates indexes (Parse's own are left alone). Fields only on the target are kept, classes only on the target are left alone.
 
-                A field whose type changed is refused (exit 1, nothing changed) unless --recreate-modified-fields. On a mirror the push is one transaction; a mirror that does not exist is created.
+                A field whose type changed is refused (exit 1, nothing changed) unless --recreate-modified-fields. On a mirror or a PostgreSQL database the push is one transaction; a mirror that does not exist is created.
                 """
         )
 
@@ -139,7 +140,7 @@ extension SchemaCommand {
             let document = try SchemaDocument.read(schema.file)
             let options = SchemaPushOptions(deleteExtraFields: deleteExtraFields, recreateModifiedFields: recreateModifiedFields)
             let location = try target.server.location(target.target)
-            let newMirror = !TargetOptions.isServerURL(location) && !FileManager.default.fileExists(atPath: location)
+            let newMirror = !TargetOptions.isServerURL(location) && !PostgresURL.isURL(location) && !FileManager.default.fileExists(atPath: location)
             if dryRun && newMirror {
                 try report(SchemaPush(diff: SchemaDiff(declared: document.classes, live: []), options: options), location: location)
                 return

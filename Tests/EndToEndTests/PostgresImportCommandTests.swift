@@ -97,14 +97,6 @@ final class PostgresImportCommandTests: XCTestCase {
         return files
     }
 
-    /// Schema commands do not work on PostgreSQL yet: they say so instead of taking the URL for a file.
-    func testSchemaCommandsRefuseAPostgresURL() throws {
-        let result = try CommandRunner.run(["schema", "pull", "--target", urlWithPassword])
-        XCTAssertEqual(result.status, 2, result.stderr)
-        XCTAssertTrue(result.stderr.contains("schema commands and migrations do not work on a PostgreSQL database yet"), result.stderr)
-        XCTAssertFalse(result.stderr.contains("not-to-be-shown"), result.stderr)
-    }
-
     /// `pull` reads from a Parse Server only: a PostgreSQL URL is refused, its password unshown.
     func testPullRefusesAPostgresURLWithoutShowingItsPassword() throws {
         let result = try CommandRunner.run(["pull", "--target", urlWithPassword, "--to", FileManager.default.temporaryDirectory.appendingPathComponent("never.sqlite").path])

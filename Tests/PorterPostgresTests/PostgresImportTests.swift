@@ -104,7 +104,8 @@ final class PostgresImportTests: PostgresTestCase {
     }
 
     /// Users keep their bcrypt hashes in `_hashed_password`; `_Role` memberships land in the
-    /// join tables; the unique indexes of `performInitialization` exist.
+    /// join tables; the unique indexes of `performInitialization` exist, and those the schema
+    /// declares (`createIndexes`, named as in `/schemas`).
     func testUsersRolesAndTheirIndexes() async throws {
         let report = try await importDataset(fixture("parse-com-users"))
         XCTAssertTrue(report.succeeded, "\(report.errors)")
@@ -118,7 +119,7 @@ final class PostgresImportTests: PostgresTestCase {
         XCTAssertFalse(schema.contains(#""password""#), "the adapter's form has _hashed_password instead of password")
         let indexes = try rows("SELECT indexname FROM pg_indexes WHERE tablename IN ('_User', '_Role') ORDER BY indexname").compactMap { $0[0] }
         XCTAssertEqual(indexes, ["_Role_pkey", "_Role_unique_name", "_User_pkey", "_User_unique_email", "_User_unique_username",
-                                 "case_insensitive_email", "case_insensitive_username"])
+                                 "case_insensitive_email", "case_insensitive_username", "displayName_1", "username_1"])
     }
 
     /// A second import of a dataset with one changed cell updates that object only.

@@ -68,9 +68,12 @@ public final class MigrationRunner: Sendable {
     }
 
     /// The files `up` would apply, in order, up to `last`; exit 1 when the history does not
-    /// agree with the files (failed, changed or out-of-order migrations).
+    /// agree with the files (failed, changed or out-of-order migrations) or the target cannot
+    /// run one of their operations (``MigrationTarget/refusal(of:)``).
     public func pending(upTo last: MigrationVersion?) async throws(PorterError) -> [MigrationFile] {
-        try Self.pending(try await status().migrations, upTo: last, location: target.location)
+        let pending = try Self.pending(try await status().migrations, upTo: last, location: target.location)
+        try checkSupported(pending)
+        return pending
     }
 
     static func pending(_ statuses: [MigrationStatus], upTo last: MigrationVersion?, location: String) throws(PorterError) -> [MigrationFile] {
@@ -112,11 +115,26 @@ public final class MigrationRunner: Sendable {
         for status in statuses where status.state == .interrupted {
             events(.note("V\(status.version) was started by \(status.applied?.host ?? "another runner") at \(status.applied?.appliedAt.iso ?? "?") and never finished; running it again (its operations are safe to repeat)"))
         }
+        let pending = try Self.pending(statuses, upTo: last, location: target.location)
+        try checkSupported(pending)
         var applied: [AppliedMigration] = []
-        for file in try Self.pending(statuses, upTo: last, location: target.location) {
+        for file in pending {
             applied.append(try await apply(file, history: history, lock: lock, events: events))
         }
         return applied
+    }
+
+    /// Refuses the run (exit 1) before it changes anything when the target cannot run one of
+    /// the pending operations, naming each.
+    private func checkSupported(_ files: [MigrationFile]) throws(PorterError) {
+        let refused = files.flatMap { file in
+            file.operations.enumerated().compactMap { index, operation in
+                target.refusal(of: operation).map { "  \(file.fileName): operation \(index + 1) (\(OperationRunner.describe(operation, migrationsFolder: folder))): \($0)" }
+            }
+        }
+        guard refused.isEmpty else {
+            throw PorterError(.invalidData, (["\(target.location): refused, nothing was changed:"] + refused).joined(separator: "\n"))
+        }
     }
 
     private func apply(_ file: MigrationFile, history: MigrationHistory, lock: MigrationLock, events: (MigrationEvent) -> Void) async throws(PorterError) -> AppliedMigration {
@@ -149,7 +167,7 @@ public final class MigrationRunner: Sendable {
                 // Not a failure of the migration: on a server its started entry stays, so the
                 // next run finishes it; on a mirror nothing of it remains.
                 throw PorterError(.interrupted, "\(file.fileName): V\(entry.version) was cancelled before operation \(index + 1). "
-                    + (target is MirrorTarget ? rollbackNote(completed: index) : "It counts as interrupted: the next run applies it again, safely."))
+                    + (target.isTransactional ? rollbackNote(completed: index) : "It counts as interrupted: the next run applies it again, safely."))
             }
             entry.durationMs = Int(Date().timeIntervalSince(started) * 1000)
             entry.error = index < file.operations.count
@@ -165,8 +183,8 @@ public final class MigrationRunner: Sendable {
     }
 
     private func rollbackNote(completed: Int) -> String {
-        target is MirrorTarget
-            ? "The mirror was rolled back: none of its operations took effect."
+        target.isTransactional
+            ? "The \(target is MirrorTarget ? "mirror" : "database") was rolled back: none of its operations took effect."
             : "The \(completed) operation(s) before it stay done on the server; running the migration again repeats them safely."
     }
 

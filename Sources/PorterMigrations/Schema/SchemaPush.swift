@@ -137,8 +137,8 @@ public struct SchemaPush: Sendable {
         return object.isEmpty ? nil : .object(object)
     }
 
-    /// Sends the requests to `target` as one unit of work: on a mirror one transaction, rolled
-    /// back when a request is refused. A Parse Server keeps the requests sent before a refusal;
+    /// Sends the requests to `target` as one unit of work: on a mirror or a PostgreSQL database
+    /// one transaction, rolled back when a request is refused. A Parse Server keeps the requests sent before a refusal;
     /// pushing again sends only what is still missing.
     public func apply(to target: MigrationTarget) async throws(PorterError) {
         try target.begin()
@@ -150,7 +150,7 @@ public struct SchemaPush: Sendable {
                         _ = try await target.api.send(request.method, request.path, body: request.body)
                     } catch {
                         let failure = error.porterError("\(push.className): \(request.method) \(request.path)")
-                        guard sent > 0, !(target is MirrorTarget) else { throw failure }
+                        guard sent > 0, !target.isTransactional else { throw failure }
                         throw PorterError(failure.kind, failure.message + " (the \(sent) requests before it were applied: push again to finish)")
                     }
                     sent += 1

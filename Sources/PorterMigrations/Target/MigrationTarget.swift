@@ -2,8 +2,9 @@ import ParseModel
 import PorterPipeline
 import PorterREST
 
-/// Where migrations and schema commands apply: a SQLite mirror or a Parse Server, both spoken
-/// to through Parse's REST API (``api``), plus what differs between the two.
+/// Where migrations and schema commands apply: a SQLite mirror, a Parse Server or a Parse
+/// Server's PostgreSQL database, all spoken to through Parse's REST API (``api``), plus what
+/// differs between them.
 public protocol MigrationTarget: AnyObject, Sendable {
     /// The mirror's path or the server's URL (never with keys), for messages.
     var location: String { get }
@@ -22,6 +23,19 @@ public protocol MigrationTarget: AnyObject, Sendable {
     func history() throws(PorterError) -> MigrationHistory
     /// The lock `migrate up` runs hold while they migrate the target.
     func migrationLock(timing: LockTiming) -> MigrationLock
+    /// Whether ``rollback()`` undoes a whole unit of work (a mirror's or a database's
+    /// transaction); a Parse Server keeps every request it answered.
+    var isTransactional: Bool { get }
+    /// Why the target cannot run `operation`, or `nil` when it can: a migration with such an
+    /// operation is refused before it starts.
+    func refusal(of operation: MigrationOperation) -> String?
+}
+
+extension MigrationTarget {
+    /// No transaction: each request stands alone.
+    public var isTransactional: Bool { false }
+    /// Every operation can run.
+    public func refusal(of operation: MigrationOperation) -> String? { nil }
 }
 
 /// Classes a Parse Server target holds for parse-porter's own bookkeeping, left out of every

@@ -21,6 +21,8 @@ public final class MirrorTarget: MigrationTarget, ParseAPI, @unchecked Sendable 
     public var api: ParseAPI { self }
     /// The mount path requests are answered under (`/parse`); `/batch` sub-request paths carry it.
     public var mountPath: String { session.mountPath }
+    /// A unit of work is a transaction.
+    public var isTransactional: Bool { true }
     /// Seconds a unit of work waits for another process's write transaction.
     public var busyTimeout: Double
 

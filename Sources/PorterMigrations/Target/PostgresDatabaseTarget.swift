@@ -1,0 +1,122 @@
+import ParseMirrorServer
+import ParseModel
+import PorterPipeline
+import PorterPostgres
+
+/// A Parse Server's own PostgreSQL database as a migration target, in `PostgresStorageAdapter`'s
+/// layout: the `/schemas` requests answered in-process with the mirror's checks, on `_SCHEMA`,
+/// the class tables and their indexes; a unit of work is one PostgreSQL transaction (DDL
+/// included), imports share it. Objects are not read or written through requests
+/// (``refusal(of:)``): operations on them are refused before a migration starts.
+///
+/// A target serves one run at a time: open one per concurrent run.
+public final class PostgresDatabaseTarget: MigrationTarget, ParseAPI, @unchecked Sendable {
+    // @unchecked: one libpq connection and its transaction state; a run awaits each request
+    // before it sends the next, so the connection is used by one thread at a time.
+
+    /// The database URL without its password.
+    public let location: String
+    /// The target itself: it answers requests in-process.
+    public var api: ParseAPI { self }
+    /// Parse Server's default mount path: no request here carries it.
+    public var mountPath: String { "/parse" }
+    /// A unit of work is a transaction: a failed migration or push leaves the database as it was.
+    public var isTransactional: Bool { true }
+    private let url: String
+    private let connection: PostgresConnection
+    private var inTransaction = false
+
+    /// Connects to the database at `url` (`postgres://user@host:port/db`); exit 3 when it cannot.
+    public init(url: String) throws(PorterError) {
+        self.url = url
+        location = PostgresURL.redacted(url)
+        connection = try PostgresConnection(url: url)
+    }
+
+    /// Opens the transaction.
+    public func begin() throws(PorterError) {
+        try connection.execute("BEGIN")
+        inTransaction = true
+    }
+
+    /// Commits the transaction.
+    public func commit() throws(PorterError) {
+        guard inTransaction else { return }
+        inTransaction = false
+        try connection.execute("COMMIT")
+    }
+
+    /// Rolls the transaction back: the database is as it was at ``begin()``.
+    public func rollback() {
+        guard inTransaction else { return }
+        inTransaction = false
+        _ = try? connection.execute("ROLLBACK")
+    }
+
+    /// ``PostgresTarget`` on this connection: an import is a savepoint in the open transaction.
+    public func importSink() -> ObjectSink { PostgresTarget(sharing: connection) }
+
+    /// The `_PorterMigrations` table, made by the first entry written.
+    public func history() throws(PorterError) -> MigrationHistory { PostgresHistory(connection: connection) }
+
+    /// A PostgreSQL advisory lock, held on a connection of its own.
+    public func migrationLock(timing: LockTiming) -> MigrationLock { PostgresLock(url: url, location: location, timing: timing) }
+
+    /// Operations that read or write objects (`renameField`, `changeType`, `updateObjects`,
+    /// `deleteObjects`) are refused: this target answers only the `/schemas` requests.
+    public func refusal(of operation: MigrationOperation) -> String? {
+        switch operation {
+        case .renameField, .changeType, .updateObjects, .deleteObjects: Self.objectsUnsupported
+        case .createClass, .addField, .deleteField, .addIndex, .dropIndex, .setPermissions, .importDataset: nil
+        }
+    }
+
+    private static let objectsUnsupported = "reading or writing objects is not supported on a PostgreSQL database yet "
+        + "(schema changes and imports are); run it against the Parse Server's URL or a mirror"
+
+    /// Answers `/schemas` and `/schemas/<Class>` as Parse Server would on this database; every
+    /// other route is refused. Outside a unit of work a request is a transaction of its own;
+    /// inside, a savepoint: a refused request changes nothing and the transaction goes on.
+    public func send(_ method: String, _ path: String, query: [(String, String)], body: JSONValue?) throws(ParseAPIError) -> JSONValue {
+        let parts = path.split(separator: "/").map(String.init)
+        guard parts.first == "schemas", parts.count <= 2 else {
+            throw .failed(PorterError(.target, "\(location): \(method) \(path): \(Self.objectsUnsupported)"))
+        }
+        var object = JSONObject()
+        if case .object(let given)? = body { object = given }
+        let requests = SchemaRequests(storage: PostgresSchemaStorage(database: PostgresSchemas(connection: connection)), mountPath: mountPath)
+        let nested = inTransaction
+        let answer: (status: Int, body: JSONValue)
+        do throws(PorterError) {
+            try connection.execute(nested ? "SAVEPOINT porter_request" : "BEGIN")
+            do {
+                answer = try requests.answer(method, className: parts.count == 2 ? parts[1] : nil, body: object)
+            } catch {
+                undo(nested)
+                throw error
+            }
+            if (200..<300).contains(answer.status) {
+                try connection.execute(nested ? "RELEASE SAVEPOINT porter_request" : "COMMIT")
+            } else {
+                undo(nested)
+            }
+        } catch {
+            throw .failed(error)
+        }
+        guard (200..<300).contains(answer.status) else {
+            let message = answer.body["error"]?.stringValue ?? answer.body["message"]?.stringValue ?? answer.body.serialized()
+            throw .refused(status: answer.status, code: ParseErrorCode(errorBody: answer.body), message: message)
+        }
+        return answer.body
+    }
+
+    /// Undoes a request: back to its savepoint, or its own transaction rolled back.
+    private func undo(_ nested: Bool) {
+        if nested {
+            _ = try? connection.execute("ROLLBACK TO SAVEPOINT porter_request")
+            _ = try? connection.execute("RELEASE SAVEPOINT porter_request")
+        } else {
+            _ = try? connection.execute("ROLLBACK")
+        }
+    }
+}

@@ -1,0 +1,258 @@
+import Foundation
+import PorterPostgres
+import PorterTestSupport
+import XCTest
+
+/// `schema pull/diff/check/push` and `migrate` with `--target postgres://…`, against the tests'
+/// private PostgreSQL: what arrives is read back from `_SCHEMA`, `information_schema.columns`
+/// and `pg_indexes`, as Parse Server's `PostgresStorageAdapter.js` (`createClass`,
+/// `addFieldIfNotExists`, `setClassLevelPermissions`, `setIndexesWithSchemaFormat`,
+/// `createIndexes`, `dropIndexes`, `deleteFields`) writes them.
+final class PostgresSchemaCommandTests: XCTestCase {
+    var url = ""
+    /// The URL with a password in it, which no output may show (the cluster trusts loopback).
+    var urlWithPassword: String { url.replacingOccurrences(of: "postgres@", with: "postgres:not-to-be-shown@") }
+
+    override func setUpWithError() throws {
+        url = try PostgresCluster.shared().createDatabase()
+    }
+
+    func rows(_ sql: String) throws -> [[String?]] {
+        let db = try PostgresConnection(url: url)
+        defer { db.close() }
+        return try db.execute(sql)
+    }
+
+    func value(_ sql: String) throws -> String? { try rows(sql).first?.first ?? nil }
+
+    func columns(_ table: String) throws -> [String] {
+        try rows("SELECT column_name FROM information_schema.columns WHERE table_name = '\(table)' ORDER BY column_name").compactMap { $0[0] }
+    }
+
+    func indexes(_ table: String) throws -> [String] {
+        try rows("SELECT indexname FROM pg_indexes WHERE tablename = '\(table)' ORDER BY indexname").compactMap { $0[0] }
+    }
+
+    /// The class's `_SCHEMA.schema` member, as JSON text with sorted keys (jsonb's own order).
+    func stored(_ className: String, _ member: String) throws -> String? {
+        try value(#"SELECT ("schema"->'\#(member)')::text FROM "_SCHEMA" WHERE "className" = '\#(className)'"#)
+    }
+
+    func run(_ arguments: [String], status: Int32 = 0, file: StaticString = #filePath, line: UInt = #line) throws -> CommandRunner.Result {
+        let result = try CommandRunner.run(arguments)
+        XCTAssertEqual(result.status, status, "\(arguments): \(result.stdout)\(result.stderr)", file: file, line: line)
+        XCTAssertFalse((result.stdout + result.stderr).contains("not-to-be-shown"), "the password is never shown", file: file, line: line)
+        return result
+    }
+
+    func schemaFile(_ text: String) throws -> String {
+        let file = try CommandRunner.temporaryDirectory(self).appendingPathComponent("schema-\(UUID().uuidString.prefix(6)).json")
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        return file.path
+    }
+
+    /// The same dataset imported into a mirror and into PostgreSQL pulls as the same schema file.
+    func testPullGivesWhatAMirrorWithTheSameDataGives() throws {
+        for dataset in ["library", "parse-com-users"] {
+            let database = try PostgresCluster.shared().createDatabase()
+            let mirror = try CommandRunner.temporaryDirectory(self).appendingPathComponent("app.sqlite").path
+            let fixture = CommandRunner.fixtures.appendingPathComponent(dataset).path
+            _ = try run(["import", fixture, "--target", mirror, "--quiet"])
+            _ = try run(["import", fixture, "--to", database, "--quiet"])
+            let fromMirror = try run(["schema", "pull", "--target", mirror]).stdout
+            let fromPostgres = try run(["schema", "pull", "--target", database]).stdout
+            XCTAssertTrue(fromMirror.contains("\"className\""), fromMirror)
+            XCTAssertEqual(fromPostgres, fromMirror, dataset)
+            guard dataset == "parse-com-users" else { continue }
+            // The import made the indexes the schema declares (createIndexes), after the rows.
+            let db = try PostgresConnection(url: database)
+            defer { db.close() }
+            XCTAssertEqual(try db.execute("SELECT tablename, indexname FROM pg_indexes WHERE indexname IN ('username_1', 'displayName_1', 'title_1') ORDER BY indexname"),
+                           [["_User", "displayName_1"], ["Diary", "title_1"], ["_User", "username_1"]])
+        }
+    }
+
+    /// check: 0 on a match, 1 on a difference, 3 when the database cannot be reached; diff prints
+    /// the difference and exits 0.
+    func testCheckAndDiffExitCodes() throws {
+        _ = try run(["import", CommandRunner.fixtures.appendingPathComponent("library").path, "--to", url, "--quiet"])
+        let pulled = try CommandRunner.temporaryDirectory(self).appendingPathComponent("schema.json").path
+        let pull = try run(["schema", "pull", "--target", urlWithPassword, "--out", pulled])
+        XCTAssertTrue(pull.stderr.contains("from \(url) into"), pull.stderr)
+        XCTAssertTrue(try run(["schema", "check", "--target", urlWithPassword, pulled]).stdout.contains("no differences"))
+
+        var document = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: pulled))) as? [String: Any])
+        var classes = try XCTUnwrap(document["results"] as? [[String: Any]])
+        let book = try XCTUnwrap(classes.firstIndex { $0["className"] as? String == "Book" })
+        var fields = try XCTUnwrap(classes[book]["fields"] as? [String: Any])
+        fields["subtitle"] = ["type": "String"]
+        classes[book]["fields"] = fields
+        document["results"] = classes
+        let changed = try schemaFile(String(decoding: try JSONSerialization.data(withJSONObject: document), as: UTF8.self))
+        _ = try run(["schema", "check", "--target", urlWithPassword, changed], status: 1)
+        XCTAssertTrue(try run(["schema", "diff", "--target", urlWithPassword, changed]).stdout.contains("subtitle"))
+
+        let unreachable = try run(["schema", "check", "--target", "postgres://postgres:not-to-be-shown@127.0.0.1:1/none", pulled], status: 3)
+        XCTAssertTrue(unreachable.stderr.contains("postgres://postgres@127.0.0.1:1/none"), unreachable.stderr)
+    }
+
+    /// push creates a class (table, `_SCHEMA` row, index), then adds a field, changes the
+    /// permissions and swaps an index; a dry run writes nothing; a push that fails half-way
+    /// leaves the database as it was.
+    func testPushChangesTablesSchemaRowsAndIndexes() throws {
+        let first = try schemaFile("""
+            [{"className": "Note", "fields": {"title": {"type": "String", "required": true}, "pages": {"type": "Number"},
+              "author": {"type": "Pointer", "targetClass": "_User"}, "tags": {"type": "Relation", "targetClass": "Note"}},
+              "classLevelPermissions": {"find": {"*": true}, "get": {"*": true}}, "indexes": {"title_1": {"title": 1}}}]
+            """)
+        let created = try run(["schema", "push", "--target", urlWithPassword, first])
+        XCTAssertTrue(created.stdout.contains("pushed"), created.stdout)
+        XCTAssertEqual(try columns("Note"), ["_rperm", "_wperm", "author", "createdAt", "objectId", "pages", "title", "updatedAt"])
+        XCTAssertEqual(try columns("_Join:tags:Note"), ["owningId", "relatedId"])
+        XCTAssertEqual(try indexes("Note"), ["Note_pkey", "title_1"])
+        XCTAssertEqual(try stored("Note", "indexes"), #"{"_id_": {"_id": 1}, "title_1": {"title": 1}}"#, "setIndexesWithSchemaFormat records _id_ beside the first index")
+        XCTAssertEqual(try stored("Note", "fields"), #"{"tags": {"type": "Relation", "targetClass": "Note"}, "pages": {"type": "Number"}, "title": {"type": "String", "required": true}, "_rperm": {"type": "Array", "contents": {"type": "String"}}, "_wperm": {"type": "Array", "contents": {"type": "String"}}, "author": {"type": "Pointer", "targetClass": "_User"}, "objectId": {"type": "String"}, "createdAt": {"type": "Date"}, "updatedAt": {"type": "Date"}}"#)
+        XCTAssertTrue(try stored("Note", "classLevelPermissions")!.contains(#""find": {"*": true}"#))
+        _ = try run(["schema", "check", "--target", url, first])
+
+        let second = try schemaFile("""
+            [{"className": "Note", "fields": {"title": {"type": "String", "required": true}, "pages": {"type": "Number"},
+              "author": {"type": "Pointer", "targetClass": "_User"}, "tags": {"type": "Relation", "targetClass": "Note"}, "summary": {"type": "String"}},
+              "classLevelPermissions": {"find": {"role:Staff": true}, "get": {"*": true}}, "indexes": {"pages_1": {"pages": 1}}}]
+            """)
+        let schemaBefore = try value(#"SELECT "schema"::text FROM "_SCHEMA""#)
+        let dry = try run(["schema", "push", "--target", urlWithPassword, second, "--dry-run"])
+        XCTAssertTrue(dry.stdout.contains("nothing was sent"), dry.stdout)
+        XCTAssertEqual(try value(#"SELECT "schema"::text FROM "_SCHEMA""#), schemaBefore, "a dry run writes nothing")
+        XCTAssertFalse(try columns("Note").contains("summary"))
+
+        _ = try run(["schema", "push", "--target", urlWithPassword, second])
+        XCTAssertTrue(try columns("Note").contains("summary"))
+        XCTAssertEqual(try indexes("Note"), ["Note_pkey", "pages_1"])
+        XCTAssertEqual(try stored("Note", "indexes"), #"{"_id_": {"_id": 1}, "pages_1": {"pages": 1}}"#)
+        XCTAssertTrue(try stored("Note", "classLevelPermissions")!.contains(#""find": {"role:Staff": true}"#))
+        _ = try run(["schema", "check", "--target", url, second])
+
+        // deleteFields: the column goes, and a Relation's join table with it.
+        let third = try schemaFile("""
+            [{"className": "Note", "fields": {"title": {"type": "String", "required": true}, "pages": {"type": "Number"},
+              "author": {"type": "Pointer", "targetClass": "_User"}},
+              "classLevelPermissions": {"find": {"role:Staff": true}, "get": {"*": true}}, "indexes": {"pages_1": {"pages": 1}}}]
+            """)
+        _ = try run(["schema", "push", "--target", urlWithPassword, third, "--delete-extra-fields"])
+        XCTAssertEqual(try columns("Note"), ["_rperm", "_wperm", "author", "createdAt", "objectId", "pages", "title", "updatedAt"])
+        XCTAssertNil(try value(#"SELECT to_regclass('"_Join:tags:Note"')::text"#))
+        XCTAssertEqual(try stored("Note", "fields").map { $0.contains("tags") || $0.contains("summary") }, false)
+        _ = try run(["schema", "check", "--target", url, third])
+
+        // Alpha comes first and is created; Beta's index name is Note's, which PostgreSQL refuses.
+        let failing = try schemaFile("""
+            [{"className": "Alpha", "fields": {"name": {"type": "String"}}},
+             {"className": "Beta", "fields": {"pages": {"type": "Number"}}, "indexes": {"pages_1": {"pages": 1}}}]
+            """)
+        let everything = "SELECT string_agg(\"className\" || \"schema\"::text, ',' ORDER BY \"className\") FROM \"_SCHEMA\""
+        let before = try value(everything)
+        let refused = try run(["schema", "push", "--target", urlWithPassword, failing], status: 3)
+        XCTAssertTrue(refused.stderr.contains("Index pages_1 exists on Note"), refused.stderr)
+        XCTAssertEqual(try value(everything), before, "the failed push left _SCHEMA as it was")
+        XCTAssertNil(try value(#"SELECT to_regclass('"Alpha"')::text"#), "the class created before the failure was rolled back")
+    }
+
+    private func migrations(_ files: [String: String]) throws -> URL {
+        let root = try CommandRunner.temporaryDirectory(self)
+        try CommandRunner.writeItemsDataset(20, to: root.appendingPathComponent("items"))
+        let folder = root.appendingPathComponent("Migrations")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for (name, text) in files { try (text + "\n").write(to: folder.appendingPathComponent(name), atomically: true, encoding: .utf8) }
+        return folder
+    }
+
+    private static let createAndImport = [
+        "V1__create_item.yml": """
+            operations:
+              - createClass:
+                  className: Item
+                  fields: {name: {type: String, required: true}, price: {type: Number}}
+                  indexes: {price_1: {price: 1}}
+            """,
+        "V2__import_items.yml": """
+            operations:
+              - addField: {className: Item, name: onSale, type: Boolean, defaultValue: false}
+              - import: {dataset: ../items}
+            """,
+    ]
+
+    /// up applies the migrations in one transaction each and records them in `_PorterMigrations`;
+    /// status lists them; a second up is a no-op.
+    func testMigrateUpAddsFieldsImportsAndRecordsHistory() throws {
+        let folder = try migrations(Self.createAndImport)
+        let up = try run(["migrate", "up", "--dir", folder.path, "--target", urlWithPassword])
+        XCTAssertTrue(up.stdout.contains("applied 2 migrations to \(url)"), up.stdout)
+        XCTAssertEqual(try value(#"SELECT count(*) FROM "Item""#), "20")
+        XCTAssertEqual(try columns("Item"), ["_rperm", "_wperm", "createdAt", "name", "objectId", "onSale", "price", "updatedAt"])
+        XCTAssertEqual(try indexes("Item"), ["Item_pkey", "price_1"])
+        XCTAssertEqual(try stored("Item", "fields").map { $0.contains(#""onSale": {"type": "Boolean", "defaultValue": false}"#) }, true)
+        XCTAssertEqual(try rows(#"SELECT "version", "success"::text, "error" FROM "_PorterMigrations" ORDER BY "version""#),
+                       [["1", "true", nil], ["2", "true", nil]])
+
+        let status = try run(["migrate", "status", "--dir", folder.path, "--target", urlWithPassword])
+        XCTAssertTrue(status.stdout.contains("applied"), status.stdout)
+        let again = try run(["migrate", "up", "--dir", folder.path, "--target", urlWithPassword])
+        XCTAssertTrue(again.stdout.contains("up to date") || again.stdout.contains("applied 0 migrations"), again.stdout)
+        XCTAssertEqual(try value(#"SELECT count(*) FROM "Item""#), "20")
+        XCTAssertEqual(try value(#"SELECT count(*) FROM "_PorterMigrations""#), "2")
+    }
+
+    /// A migration whose later step fails leaves the database as it was, and is recorded as failed.
+    func testAFailedMigrationLeavesTheDatabaseAsItWas() throws {
+        var files = Self.createAndImport
+        files["V3__broken.yml"] = """
+            operations:
+              - addField: {className: Item, name: note, type: String}
+              - import: {dataset: ../items}
+              - addIndex: {className: Item, name: missing_1, keys: {missing: 1}}
+            """
+        let folder = try migrations(files)
+        let failed = try run(["migrate", "up", "--dir", folder.path, "--target", urlWithPassword], status: 3)
+        XCTAssertTrue(failed.stderr.contains("The database was rolled back"), failed.stderr)
+        XCTAssertFalse(try columns("Item").contains("note"), "the field added before the failure was rolled back")
+        XCTAssertEqual(try stored("Item", "fields").map { $0.contains("note") }, false)
+        XCTAssertEqual(try value(#"SELECT count(*) FROM "Item""#), "20")
+        XCTAssertEqual(try rows(#"SELECT "version", "success"::text FROM "_PorterMigrations" ORDER BY "version""#),
+                       [["1", "true"], ["2", "true"], ["3", "false"]])
+    }
+
+    /// A migration that reads or writes objects is refused before anything changes.
+    func testObjectOperationsAreRefusedBeforeAnythingChanges() throws {
+        var files = Self.createAndImport
+        files["V3__flag.yml"] = """
+            operations:
+              - addField: {className: Item, name: expensive, type: Boolean}
+              - updateObjects: {className: Item, where: {price: {"$gte": 10}}, set: {expensive: true}}
+            """
+        let folder = try migrations(files)
+        let plan = try run(["migrate", "plan", "--dir", folder.path, "--target", urlWithPassword], status: 1)
+        XCTAssertTrue(plan.stderr.contains("V3__flag.yml: operation 2"), plan.stderr)
+        let refused = try run(["migrate", "up", "--dir", folder.path, "--target", urlWithPassword], status: 1)
+        XCTAssertTrue(refused.stderr.contains("refused, nothing was changed"), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("V3__flag.yml: operation 2"), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("not supported on a PostgreSQL database yet"), refused.stderr)
+        XCTAssertNil(try value(#"SELECT to_regclass('"Item"')::text"#), "not even V1 ran")
+        XCTAssertNil(try value(#"SELECT to_regclass('"_PorterMigrations"')::text"#), "no history either: reading it (plan, status) makes nothing")
+    }
+
+    /// The advisory lock keeps a second runner out while one holds it.
+    func testAHeldAdvisoryLockKeepsAnotherRunnerOut() throws {
+        let folder = try migrations(Self.createAndImport)
+        let holder = try PostgresConnection(url: url)
+        defer { holder.close() }
+        try holder.execute("SELECT set_config('application_name', 'other-runner', false)")
+        try holder.execute("SELECT pg_advisory_lock(1348563571, 1298753394)")
+        let locked = try run(["migrate", "up", "--dir", folder.path, "--target", urlWithPassword, "--lock-wait", "0.5"], status: 3)
+        XCTAssertTrue(locked.stderr.contains("locked by other-runner"), locked.stderr)
+        XCTAssertNil(try value(#"SELECT to_regclass('"Item"')::text"#))
+        try holder.execute("SELECT pg_advisory_unlock(1348563571, 1298753394)")
+        _ = try run(["migrate", "up", "--dir", folder.path, "--target", urlWithPassword])
+        XCTAssertEqual(try value(#"SELECT count(*) FROM "Item""#), "20")
+    }
+}
