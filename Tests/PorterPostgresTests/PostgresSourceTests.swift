@@ -80,6 +80,30 @@ final class PostgresSourceTests: PostgresTestCase {
         }
     }
 
+    /// Links looked up by owner again come from the source's indexed temporary copy, the same
+    /// as from the join table; a user who may not create temporary tables reads the table itself.
+    func testLinksLookedUpAgainAreTheSame() async throws {
+        let report = try await importDataset(fixture("library"))
+        XCTAssertTrue(report.succeeded, "\(report.errors)")
+        let owners = try rows(#"SELECT "objectId" FROM "Book" ORDER BY 1"#).map { $0[0]! }
+        let expected = try rows(#"SELECT "owningId", "relatedId" FROM "_Join:authors:Book" ORDER BY 1, 2"#).map { RelationLink(owningId: $0[0]!, relatedId: $0[1]!) }
+        XCTAssertGreaterThan(expected.count, owners.count)
+        let database = try XCTUnwrap(url.split(separator: "/").last)
+        try db.execute("REVOKE TEMPORARY ON DATABASE \(database) FROM PUBLIC")
+        try db.execute("CREATE ROLE porter_reader_\(database) LOGIN")
+        try db.execute("GRANT SELECT ON ALL TABLES IN SCHEMA public TO porter_reader_\(database)")
+        let reader = url.replacingOccurrences(of: "postgres@", with: "porter_reader_\(database)@")
+        for source in [PostgresSource(url: url), PostgresSource(url: reader)] {
+            for (first, second) in [(owners[..<20], owners[20...]), (owners[5..<30], owners[...]), (owners[...], owners[...])] {
+                XCTAssertEqual(try source.links(owner: "Book", field: "authors", targetClass: "Author", ownerIds: Array(first)),
+                               expected.filter { first.contains($0.owningId) }, source.location)
+                XCTAssertEqual(try source.links(owner: "Book", field: "authors", targetClass: "Author", ownerIds: Array(second)),
+                               expected.filter { second.contains($0.owningId) }, source.location)
+            }
+        }
+        XCTAssertThrowsError(try PostgresConnection(url: reader).execute("CREATE TEMP TABLE t (x int)"), "the reader may not create temporary tables")
+    }
+
     /// A value as Parse Server gives it back from PostgreSQL: a number is a `double precision`
     /// (whole ones read as integers), a polygon's ring is closed, a file keeps only its name.
     static func asParseServerStores(_ value: ParseValue) -> ParseValue {
