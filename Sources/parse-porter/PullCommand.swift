@@ -64,7 +64,7 @@ struct PullCommand: AsyncParsableCommand {
     func validate() throws {
         if concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
         try TargetOptions.checkOneSpelling(givenTarget, givenArgument, spelt: "the URL argument")
-        if TargetOptions.target(givenURL) == nil { throw TargetOptions.missingTarget("--target", "the Parse Server to pull from (its URL or a target of parse-porter.yml)") }
+        if TargetOptions.target(givenURL) == nil { throw TargetOptions.missingTarget("--target", "the Parse Server to pull from (its URL, a target of parse-porter.yml, or its database's postgres:// URL)") }
         let location: String
         do { location = try server.location(url) } catch { throw ValidationError(error.message) }
         if !TargetOptions.isServerURL(location) && !PostgresURL.isURL(location) {
