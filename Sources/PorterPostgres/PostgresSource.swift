@@ -39,6 +39,7 @@ public final class PostgresSource: ObjectSource {
     public func readObjects(of schema: ClassSchema, matching constraints: JSONObject?,
                             page: ([StoredObject]) throws(PorterError) -> Void) throws(PorterError) {
         let since = try updatedSince(constraints)
+        try dropLinkCopies()
         guard try writer.tableExists(schema.className) else { return }
         let db = try writer.database()
         let fields = schema.storedFields
@@ -89,8 +90,8 @@ public final class PostgresSource: ObjectSource {
     /// That table's only index, its primary key, begins with `relatedId` (Parse Server's
     /// `createTable`), so a lookup by owner reads the whole table. Asked a second time for one
     /// table (a class of more than a page of owners), the source copies the table's links into
-    /// a temporary table indexed by owner, once, and looks them up there: a pull or export then
-    /// reads each join table about twice instead of once per page of owners.
+    /// a temporary table indexed by owner, once per read of objects, and looks them up there: a
+    /// pull or export then reads each join table about twice instead of once per page of owners.
     public func links(owner className: String, field: String, targetClass: String, ownerIds: [String]) throws(PorterError) -> [RelationLink] {
         let table = PostgresLayout.joinTable(owner: className, field: field)
         guard !ownerIds.isEmpty, try writer.tableExists(table) else { return [] }
@@ -102,29 +103,41 @@ public final class PostgresSource: ObjectSource {
 
     /// Join tables whose links were looked up by owner once, in the table itself.
     private var lookedUp: Set<String> = []
-    /// Per join table, what its links are looked up in from the second time on (quoted).
-    private var lookups: [String: String] = [:]
+    /// Per join table, its temporary copy indexed by owner (quoted), made on the second lookup.
+    private var copies: [String: String] = [:]
+    /// Whether the database refused a temporary table: links are then looked up in the tables.
+    private var copiesRefused = false
 
     /// What to read `table`'s links by owner from (quoted): the table on the first call, then a
     /// temporary copy indexed by `owningId`. A database that allows no temporary table (a
     /// read-only standby, a user without the TEMP privilege) is read from the table each time.
     private func linksByOwner(of table: String) throws(PorterError) -> String {
-        if let lookup = lookups[table] { return lookup }
-        guard lookedUp.contains(table) else {
+        if let copy = copies[table] { return copy }
+        guard !copiesRefused, lookedUp.contains(table) else {
             lookedUp.insert(table)
             return quoted(table)
         }
-        let copy = quoted("porter:links:\(lookups.count)")
+        let copy = quoted("porter:links:\(copies.count)")
         let db = try writer.database()
         do throws(PorterError) {
             try db.execute(#"CREATE TEMP TABLE \#(copy) AS SELECT "owningId", "relatedId" FROM \#(quoted(table))"#)
             try db.execute(#"CREATE INDEX ON \#(copy) ("owningId")"#)
-            try db.execute("ANALYZE \(copy)")
-            lookups[table] = copy
+            try db.execute("ANALYZE pg_temp.\(copy)")
+            copies[table] = copy
+            return copy
         } catch where ["25006", "42501"].contains(error.postgresError?.sqlState) {
-            lookups[table] = quoted(table)
+            copiesRefused = true
+            return quoted(table)
         }
-        return lookups[table] ?? quoted(table)
+    }
+
+    /// Drops the copies of the join tables: a new read of objects looks their links up as the
+    /// tables hold them now, not as when an earlier read copied them.
+    private func dropLinkCopies() throws(PorterError) {
+        guard !copies.isEmpty || !lookedUp.isEmpty else { return }
+        for copy in copies.values { try writer.database().execute("DROP TABLE IF EXISTS pg_temp.\(copy)") }
+        copies = [:]
+        lookedUp = []
     }
 
     /// The users' bcrypt hashes in `_User._hashed_password`, where Parse Server keeps them (an

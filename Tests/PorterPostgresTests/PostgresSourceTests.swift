@@ -102,6 +102,17 @@ final class PostgresSourceTests: PostgresTestCase {
             }
         }
         XCTAssertThrowsError(try PostgresConnection(url: reader).execute("CREATE TEMP TABLE t (x int)"), "the reader may not create temporary tables")
+
+        // A new read of objects looks links up as the table holds them now.
+        let source = PostgresSource(url: url)
+        for _ in 0..<2 { _ = try source.links(owner: "Book", field: "authors", targetClass: "Author", ownerIds: owners) }
+        try db.execute(#"INSERT INTO "_Join:authors:Book" ("relatedId", "owningId") VALUES ('newAuthor', $1)"#, [owners[0]])
+        let book = try XCTUnwrap(try source.schemas().first { $0.className == "Book" })
+        try source.readObjects(of: book, matching: nil) { _ in }
+        for _ in 0..<2 {
+            XCTAssertEqual(try source.links(owner: "Book", field: "authors", targetClass: "Author", ownerIds: [owners[0]]).map(\.relatedId),
+                           (expected.filter { $0.owningId == owners[0] }.map(\.relatedId) + ["newAuthor"]).sorted())
+        }
     }
 
     /// A value as Parse Server gives it back from PostgreSQL: a number is a `double precision`
