@@ -63,7 +63,8 @@ let package = Package(
         // access `package` declarations are hidden; Swift 6 mode (complete concurrency checking),
         // warnings are errors. Its examples are the README chapter "Using ParsePorter as a library".
         .testTarget(name: "LibraryClientTests", dependencies: [
-            "ParseModel", "PorterReaders", "PorterPipeline", "PorterSQLite", "PorterREST", "MirrorQuery", "ParseMirrorServer", "PorterHTTP", "PorterMigrations",
+            "ParseModel", "PorterReaders", "PorterPipeline", "PorterSQLite", "PorterREST", "PorterPostgres", "MirrorQuery", "ParseMirrorServer", "PorterHTTP",
+            "PorterMigrations", "PorterTestSupport",
         ], packageAccess: false, swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-warnings-as-errors"])]),
         .testTarget(name: "EndToEndTests", dependencies: ["CSQLite", "PorterPostgres", "PorterTestSupport", "CLibZip", "parse-porter", "ParseMirrorServer", "PorterHTTP"], exclude: ["Snapshots", "Goldens"]),
     ]

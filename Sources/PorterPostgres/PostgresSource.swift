@@ -3,8 +3,8 @@ import PorterPipeline
 
 /// A Parse Server's PostgreSQL database as a source: its classes from `_SCHEMA`, objects read a
 /// page at a time in objectId order, links from the `_Join` tables, each value read back as
-/// Parse Server's `postgresObjectToParseObject` reads it. Constraints (a `where`) are not
-/// supported here: a read with one is refused.
+/// Parse Server's `postgresObjectToParseObject` reads it. The one constraint (a `where`) it
+/// takes is a pull's `{"updatedAt": {"$gte": <Date>}}`; a read with any other is refused.
 public final class PostgresSource: ObjectSource {
     /// The database URL without its password.
     public var location: String { PostgresURL.redacted(writer.url) }
@@ -17,30 +17,42 @@ public final class PostgresSource: ObjectSource {
         writer = PostgresWriter(url: url)
     }
 
-    /// The classes of `_SCHEMA`.
-    public func schemas() throws(PorterError) -> [ClassSchema] { try writer.existingSchemas() }
-
-    /// How many objects the class's table holds.
-    public func count(of schema: ClassSchema, matching constraints: JSONObject?) throws(PorterError) -> Int {
-        try refuse(constraints)
-        guard try writer.tableExists(schema.className) else { return 0 }
-        return Int(try writer.database().execute("SELECT count(*) FROM \(quoted(schema.className))").first?.first.flatMap { $0 } ?? "0") ?? 0
+    /// The classes of `_SCHEMA`. A database without that table is not one a Parse Server has
+    /// used (it creates `_SCHEMA` when it starts), and is refused.
+    public func schemas() throws(PorterError) -> [ClassSchema] {
+        guard try writer.tableExists("_SCHEMA") else {
+            throw PorterError(.target, "\(location): has no _SCHEMA table: not a Parse Server database (Parse Server creates it when it starts)")
+        }
+        return try writer.existingSchemas()
     }
 
-    /// The class's objects, `pageSize` per page, in objectId order.
+    /// How many objects the class's table holds (updated since the constraint's date, if given).
+    public func count(of schema: ClassSchema, matching constraints: JSONObject?) throws(PorterError) -> Int {
+        let since = try updatedSince(constraints)
+        guard try writer.tableExists(schema.className) else { return 0 }
+        let sql = "SELECT count(*) FROM \(quoted(schema.className)) WHERE $1::timestamptz IS NULL OR \"updatedAt\" >= $1::timestamptz"
+        return Int(try writer.database().execute(sql, [since?.iso]).first?.first.flatMap { $0 } ?? "0") ?? 0
+    }
+
+    /// The class's objects (updated since the constraint's date, if given), `pageSize` per page,
+    /// in objectId order.
     public func readObjects(of schema: ClassSchema, matching constraints: JSONObject?,
                             page: ([StoredObject]) throws(PorterError) -> Void) throws(PorterError) {
-        try refuse(constraints)
+        let since = try updatedSince(constraints)
+        try dropLinkCopies()
         guard try writer.tableExists(schema.className) else { return }
         let db = try writer.database()
         let fields = schema.storedFields
         let columns = [#""objectId""#, PostgresColumnText.dateSQL(#""createdAt""#), PostgresColumnText.dateSQL(#""updatedAt""#),
                        #""_rperm"::text"#, #""_wperm"::text"#]
             + fields.map { $0.type == .date ? PostgresColumnText.dateSQL(quoted($0.name)) : quoted($0.name) + "::text" }
-        let sql = "SELECT \(columns.joined(separator: ", ")) FROM \(quoted(schema.className)) WHERE \"objectId\" > $1 ORDER BY \"objectId\" LIMIT \(pageSize)"
+        let sql = """
+            SELECT \(columns.joined(separator: ", ")) FROM \(quoted(schema.className))
+            WHERE "objectId" > $1 AND ($2::timestamptz IS NULL OR "updatedAt" >= $2::timestamptz) ORDER BY "objectId" LIMIT \(pageSize)
+            """
         var after = ""
         while true {
-            let rows = try db.execute(sql, [after])
+            let rows = try db.execute(sql, [after, since?.iso])
             guard let last = rows.last?[0] else { return }
             let objects = try rows.map { (row) throws(PorterError) -> StoredObject in
                 let objectId = row[0] ?? ""
@@ -74,13 +86,58 @@ public final class PostgresSource: ObjectSource {
     }
 
     /// The links of the owners `ownerIds` in the field's `_Join` table.
+    ///
+    /// That table's only index, its primary key, begins with `relatedId` (Parse Server's
+    /// `createTable`), so a lookup by owner reads the whole table. Asked a second time for one
+    /// table (a class of more than a page of owners), the source copies the table's links into
+    /// a temporary table indexed by owner, once per read of objects, and looks them up there: a
+    /// pull or export then reads each join table about twice instead of once per page of owners.
     public func links(owner className: String, field: String, targetClass: String, ownerIds: [String]) throws(PorterError) -> [RelationLink] {
         let table = PostgresLayout.joinTable(owner: className, field: field)
         guard !ownerIds.isEmpty, try writer.tableExists(table) else { return [] }
         let rows = try writer.database().execute("""
-            SELECT "owningId", "relatedId" FROM \(quoted(table)) WHERE "owningId" = ANY($1::text[]) ORDER BY "owningId", "relatedId"
+            SELECT "owningId", "relatedId" FROM \(try linksByOwner(of: table)) WHERE "owningId" = ANY($1::text[]) ORDER BY "owningId", "relatedId"
             """, [ParseACL.textArray(ownerIds)])
         return rows.map { RelationLink(owningId: $0[0] ?? "", relatedId: $0[1] ?? "") }
+    }
+
+    /// Join tables whose links were looked up by owner once, in the table itself.
+    private var lookedUp: Set<String> = []
+    /// Per join table, its temporary copy indexed by owner (quoted), made on the second lookup.
+    private var copies: [String: String] = [:]
+    /// Whether the database refused a temporary table: links are then looked up in the tables.
+    private var copiesRefused = false
+
+    /// What to read `table`'s links by owner from (quoted): the table on the first call, then a
+    /// temporary copy indexed by `owningId`. A database that allows no temporary table (a
+    /// read-only standby, a user without the TEMP privilege) is read from the table each time.
+    private func linksByOwner(of table: String) throws(PorterError) -> String {
+        if let copy = copies[table] { return copy }
+        guard !copiesRefused, lookedUp.contains(table) else {
+            lookedUp.insert(table)
+            return quoted(table)
+        }
+        let copy = quoted("porter:links:\(copies.count)")
+        let db = try writer.database()
+        do throws(PorterError) {
+            try db.execute(#"CREATE TEMP TABLE \#(copy) AS SELECT "owningId", "relatedId" FROM \#(quoted(table))"#)
+            try db.execute(#"CREATE INDEX ON \#(copy) ("owningId")"#)
+            try db.execute("ANALYZE pg_temp.\(copy)")
+            copies[table] = copy
+            return copy
+        } catch where ["25006", "42501"].contains(error.postgresError?.sqlState) {
+            copiesRefused = true
+            return quoted(table)
+        }
+    }
+
+    /// Drops the copies of the join tables: a new read of objects looks their links up as the
+    /// tables hold them now, not as when an earlier read copied them.
+    private func dropLinkCopies() throws(PorterError) {
+        guard !copies.isEmpty || !lookedUp.isEmpty else { return }
+        for copy in copies.values { try writer.database().execute("DROP TABLE IF EXISTS pg_temp.\(copy)") }
+        copies = [:]
+        lookedUp = []
     }
 
     /// The users' bcrypt hashes in `_User._hashed_password`, where Parse Server keeps them (an
@@ -101,9 +158,18 @@ public final class PostgresSource: ObjectSource {
         return newest.first?.first.flatMap { $0 }.flatMap(ParseDate.init(iso:))
     }
 
-    private func refuse(_ constraints: JSONObject?) throws(PorterError) {
-        guard constraints == nil else {
-            throw PorterError(.usage, "\(location): reading a PostgreSQL database with constraints is not supported yet: read every object")
+    /// The date of a pull's constraint, `{"updatedAt": {"$gte": {"__type": "Date", "iso": …}}}`;
+    /// `nil` for no constraint. Any other constraint is refused.
+    private func updatedSince(_ constraints: JSONObject?) throws(PorterError) -> ParseDate? {
+        guard let constraints else { return nil }
+        if constraints.keys == ["updatedAt"], case .object(let condition)? = constraints["updatedAt"], condition.keys == ["$gte"],
+           case .object(let date)? = condition["$gte"], date.keys.sorted() == ["__type", "iso"], date["__type"] == .string("Date"),
+           let since = date["iso"]?.stringValue.flatMap(ParseDate.init(iso:)) {
+            return since
         }
+        throw PorterError(.usage, """
+            \(location): a PostgreSQL database is read whole or by {"updatedAt": {"$gte": <Date>}}; \
+            the constraints \(JSONValue.object(constraints).serialized()) are not supported
+            """)
     }
 }

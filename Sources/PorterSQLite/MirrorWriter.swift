@@ -107,15 +107,22 @@ final class MirrorWriter {
 
     func write(_ objects: [ResolvedObject], className: String, mode: WriteMode) throws(PorterError) -> [WriteOutcome] {
         var outcomes = try upsert(objects, className: className, mode: mode, copyingTimestamps: false)
-        if className == "_User" && objects.contains(where: { $0.passwordHash != nil }) {
-            try addPasswordHashColumn()
-            for (index, object) in objects.enumerated() {
-                guard let hash = object.passwordHash else { continue }
-                if case .failed = outcomes[index] { continue }
-                if try storePasswordHash(hash, userId: object.objectId), outcomes[index] == .unchanged { outcomes[index] = .updated }
-            }
+        if className == "_User" {
+            try storePasswordHashes(objects.map(\.passwordHash), ofUsers: objects.map(\.objectId), outcomes: &outcomes)
         }
         return outcomes
+    }
+
+    /// Sets the `_hashed_password` of the users `userIds` that were written (by `outcomes`) and
+    /// have a hash in `hashes` (same order); a user whose hash alone changed becomes `.updated`.
+    func storePasswordHashes(_ hashes: [String?], ofUsers userIds: [String], outcomes: inout [WriteOutcome]) throws(PorterError) {
+        guard hashes.contains(where: { $0 != nil }) else { return }
+        try addPasswordHashColumn()
+        for (index, hash) in hashes.enumerated() {
+            guard let hash else { continue }
+            if case .failed = outcomes[index] { continue }
+            if try storePasswordHash(hash, userId: userIds[index]), outcomes[index] == .unchanged { outcomes[index] = .updated }
+        }
     }
 
     /// Adds `_hashed_password` to a `_User` table that has none.

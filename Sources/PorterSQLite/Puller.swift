@@ -4,7 +4,8 @@ import PorterPipeline
 
 /// Settings of a pull.
 public struct PullOptions: Sendable {
-    /// Who the source is (a server URL without keys): a watermark counts only for the source that set it.
+    /// Who the source is (a server URL without keys, a database URL without its password): a
+    /// watermark counts only for the source that set it.
     public var source: String
     /// Only these classes; `nil` for every class the source has.
     public var classes: [String]?
@@ -90,7 +91,8 @@ public struct PullReport: Sendable {
 ///
 /// Each class's schema is stored as the source reports it (class-level permissions and indexes
 /// included), its objects with their objectIds, `createdAt`, `updatedAt`, ACLs and values, and
-/// its relations' links. The mirror keeps a watermark per class (`_PorterPull`): the newest
+/// its relations' links; `_User`s with the password hashes the source reads (a Parse Server's
+/// database has them, its REST API never gives them). The mirror keeps a watermark per class (`_PorterPull`): the newest
 /// `updatedAt` the source had when the class's pull began. The next pull reads only the objects
 /// updated since (`updatedAt $gte` the watermark, so that a write in the same millisecond is not
 /// missed), stores those that differ, and reads the links of exactly those owners again. Objects
@@ -102,6 +104,9 @@ public struct PullReport: Sendable {
 ///                     options: PullOptions(source: client.address.description))
 /// let report = try await puller.run()
 /// ```
+///
+/// A Parse Server's PostgreSQL database is pulled the same way, with a PorterPostgres
+/// `PostgresSource(url:)` as the source and `PostgresURL.redacted(url)` as ``PullOptions/source``.
 ///
 /// Cancelling the task that awaits ``run(progress:)`` stops the pull between pages: the mirror
 /// is rolled back and a ``PorterError`` of kind ``PorterError/Kind/interrupted`` is thrown.
@@ -197,7 +202,9 @@ public final class Puller {
         var tally = classTallies[className]!
         try source.readObjects(of: schema, matching: constraints) { (objects) throws(PorterError) in
             try stopIfCancelled(className)
-            for outcome in try mirror.store(objects, of: schema) {
+            // Only a database gives the users' hashes (a Parse Server never does, PARSE_REST §12).
+            let hashes = className == "_User" ? try source.passwordHashes(ofUsers: objects.map(\.objectId)) : [:]
+            for outcome in try mirror.store(objects, of: schema, passwordHashes: hashes) {
                 switch outcome {
                 case .inserted: tally.added += 1
                 case .updated: tally.updated += 1

@@ -16,14 +16,19 @@ package struct ObjectDeletion: Sendable, Equatable {
 extension MirrorWriter {
     /// Stores objects read from a source as they are there: new ones are inserted; existing ones
     /// whose values, ACL, `createdAt` or `updatedAt` differ are replaced. `values` follow
-    /// `schema.storedFields`.
-    func store(_ objects: [StoredObject], of schema: ClassSchema) throws(PorterError) -> [WriteOutcome] {
+    /// `schema.storedFields`. `passwordHashes` (users' bcrypt hashes by objectId) go into
+    /// `_User._hashed_password`; a user the source gives no hash keeps the one the mirror has.
+    func store(_ objects: [StoredObject], of schema: ClassSchema, passwordHashes: [String: String]) throws(PorterError) -> [WriteOutcome] {
         let fields = schema.storedFields
         let resolved = objects.map { object in
             ResolvedObject(objectId: object.objectId, line: 0, fields: zip(fields, object.values).map { FieldValue($0.name, $1) },
                            acl: object.acl, createdAt: object.createdAt, updatedAt: object.updatedAt)
         }
-        return try upsert(resolved, className: schema.className, mode: .upsert, copyingTimestamps: true)
+        var outcomes = try upsert(resolved, className: schema.className, mode: .upsert, copyingTimestamps: true)
+        if schema.className == "_User" {
+            try storePasswordHashes(objects.map { passwordHashes[$0.objectId] }, ofUsers: objects.map(\.objectId), outcomes: &outcomes)
+        }
+        return outcomes
     }
 
     static let keptTable = "temp.\(quoted("porter:kept"))"

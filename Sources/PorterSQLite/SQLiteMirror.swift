@@ -111,9 +111,9 @@ public final class SQLiteMirror: ObjectSink, Sendable {
 extension SQLiteMirror {
     /// Stores objects read from a source as they are there: new ones are inserted; existing ones
     /// whose values, ACL, `createdAt` or `updatedAt` differ are replaced. `values` follow
-    /// `schema.storedFields`.
-    package func store(_ objects: [StoredObject], of schema: ClassSchema) throws(PorterError) -> [WriteOutcome] {
-        try connection.withLock { (mirror) throws(PorterError) in try mirror.store(objects, of: schema) }
+    /// `schema.storedFields`; `_User`s get their `passwordHashes` (by objectId) in `_hashed_password`.
+    package func store(_ objects: [StoredObject], of schema: ClassSchema, passwordHashes: [String: String] = [:]) throws(PorterError) -> [WriteOutcome] {
+        try connection.withLock { (mirror) throws(PorterError) in try mirror.store(objects, of: schema, passwordHashes: passwordHashes) }
     }
 
     /// Notes objectIds the source still has, for ``deleteObjectsNotKept(of:)``.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PorterPipeline
+import PorterPostgres
 import PorterREST
 import PorterSQLite
 
@@ -11,9 +12,11 @@ struct PullCommand: AsyncParsableCommand {
         discussion: """
             Every class /schemas lists (its schema with class-level permissions and indexes), every object with its objectId, createdAt, updatedAt and ACL, and every relation's links. Needs the master key. One transaction: a pull that fails leaves the mirror as it was.
 
+            From Parse Server's own PostgreSQL database (a postgres:// URL) the pull reads the tables directly, and brings the users' password hashes too, which no Parse Server gives over REST: serve on the mirror then logs the users in with their passwords. The URL's password is never printed.
+
             The mirror keeps a watermark per class (table _PorterPull). The next pull reads only the objects updated since, and the links of those objects. Deleted objects are not noticed that way: --full also compares objectIds and deletes from the mirror what the server no longer has, with its relation links.
 
-            The server is --target (its URL, or a target of parse-porter.yml); --to is the mirror written.
+            The server is --target (its URL, a target of parse-porter.yml, or its database's URL); --to is the mirror written.
 
             Examples:
               PARSE_APPLICATION_ID=myApp PARSE_MASTER_KEY=… parse-porter pull \\
@@ -21,11 +24,12 @@ struct PullCommand: AsyncParsableCommand {
               PARSE_SERVER_URL=https://parse.example.com/parse \\
                   PARSE_SERVER_APPLICATION_ID=myApp PARSE_SERVER_MASTER_KEY=… \\
                   parse-porter pull --to app.sqlite
+              parse-porter pull --target postgres://parse@db:5432/parse --to app.sqlite
               parse-porter pull --target staging --to app.sqlite --classes Book,Genre --full
             """
     )
 
-    @Option(name: .customLong("target"), help: "The Parse Server to pull from: its URL with the mount path, e.g. http://127.0.0.1:1337/parse, or a target named in parse-porter.yml (default: $PARSE_SERVER_URL).")
+    @Option(name: .customLong("target"), help: "The Parse Server to pull from: its URL with the mount path, e.g. http://127.0.0.1:1337/parse, a target named in parse-porter.yml, or its PostgreSQL database's postgres:// URL (default: $PARSE_SERVER_URL).")
     var givenTarget: String?
 
     @Argument(help: ArgumentHelp("The old spelling of --target URL.", valueName: "url", visibility: .hidden))
@@ -60,11 +64,15 @@ struct PullCommand: AsyncParsableCommand {
     func validate() throws {
         if concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
         try TargetOptions.checkOneSpelling(givenTarget, givenArgument, spelt: "the URL argument")
-        if TargetOptions.target(givenURL) == nil { throw TargetOptions.missingTarget("--target", "the Parse Server to pull from (its URL or a target of parse-porter.yml)") }
+        if TargetOptions.target(givenURL) == nil { throw TargetOptions.missingTarget("--target", "the Parse Server to pull from (its URL, a target of parse-porter.yml, or its database's postgres:// URL)") }
         let location: String
         do { location = try server.location(url) } catch { throw ValidationError(error.message) }
-        if !TargetOptions.isServerURL(location) { throw ValidationError("\(ParseServerAddress.redacted(url)): pull reads from a Parse Server: give its http(s):// URL with the mount path") }
-        if TargetOptions.isServerURL(to) { throw ValidationError("--to \(ParseServerAddress.redacted(to)): pull writes into a SQLite mirror file, not a server") }
+        if !TargetOptions.isServerURL(location) && !PostgresURL.isURL(location) {
+            throw ValidationError("\(ParseServerAddress.redacted(url)): pull reads from a Parse Server: give its http(s):// URL with the mount path, or its database's postgres:// URL")
+        }
+        if TargetOptions.isServerURL(to) || PostgresURL.isURL(to) {
+            throw ValidationError("--to \(PostgresURL.isURL(to) ? PostgresURL.redacted(to) : ParseServerAddress.redacted(to)): pull writes into a SQLite mirror file, not a server or database")
+        }
         if let classes, classNames(classes).isEmpty { throw ValidationError("--classes: no class named") }
     }
 
@@ -73,18 +81,25 @@ struct PullCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let client = try server.client(url, concurrency: concurrency)
-        let address = client.address.description
+        let location = try server.location(url)
+        // A database is read directly; a Parse Server through REST, whose requests are counted.
+        let client = PostgresURL.isURL(location) ? nil : try server.client(url, concurrency: concurrency)
+        let address = client?.address.description ?? PostgresURL.redacted(location)
+        let source: ObjectSource = client.map { RESTObjectSource(client: $0, concurrency: concurrency) } ?? PostgresSource(url: location)
         let options = PullOptions(source: address, classes: classes.map(classNames), full: full)
-        let puller = Puller(source: RESTObjectSource(client: client, concurrency: concurrency), mirror: SQLiteMirror(path: to), options: options)
+        let puller = Puller(source: source, mirror: SQLiteMirror(path: to), options: options)
         let progress: (@Sendable (ClassProgress) -> Void)? = ProgressDisplay.callback(quiet: quiet || json)
         var report = try await CtrlC.cancels { try await puller.run(progress: progress) }
-        report.requests = client.requestTallies
+        report.requests = client?.requestTallies ?? []
         guard !json else {
             Terminal.output(report.json.serialized())
             return
         }
         Terminal.output(report.table)
+        guard client != nil else {
+            Terminal.output(String(format: "pulled %@ into %@ in %.2f s", address, to, report.elapsedSeconds))
+            return
+        }
         let requests = report.requests.map(\.requests).reduce(0, +)
         Terminal.output(String(format: "pulled %@ into %@ in %.2f s (%d requests)", address, to, report.elapsedSeconds, requests))
     }

@@ -33,16 +33,22 @@ final class MongoLayoutRoundTripTests: XCTestCase {
             // A File keeps its name and loses its url: Parse Server stores the name (`FileCoder.JSONToDatabase`).
             MirrorSnapshot.assertEqual(try MirrorSnapshot(copy, leavingOut: polygons, droppingFileURLs: true),
                                        try MirrorSnapshot(original, leavingOut: polygons, droppingFileURLs: true), "\(fixture) via the MongoDB layout")
-            for (className, field) in Self.polygonFields {
-                let sql = "SELECT objectId, \"\(field)\" FROM \"\(className)\" ORDER BY objectId"
-                guard let before = try? Mirror(original).rows(sql) else { continue }
-                let after = try Mirror(copy).rows(sql)
-                XCTAssertEqual(after.map { $0[0] }, before.map { $0[0] })
-                for (old, new) in zip(before, after) {
-                    guard let text = old[1], let ring = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[Double]] else { continue }
-                    let closed = ring.first == ring.last ? ring : ring + [ring[0]]
-                    XCTAssertEqual(try JSONSerialization.jsonObject(with: Data((new[1] ?? "").utf8)) as? [[Double]], closed, "\(fixture) \(className) \(old[0] ?? "")")
-                }
+            try Self.assertRingsClosed(from: original, in: copy, fixture)
+        }
+    }
+
+    /// Each Polygon of `copy` is the one of `original`, its ring closed as Parse Server stores it.
+    static func assertRingsClosed(from original: URL, in copy: URL, _ context: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        for (className, field) in polygonFields {
+            let sql = "SELECT objectId, \"\(field)\" FROM \"\(className)\" ORDER BY objectId"
+            guard let before = try? Mirror(original).rows(sql) else { continue }
+            let after = try Mirror(copy).rows(sql)
+            XCTAssertEqual(after.map { $0[0] }, before.map { $0[0] }, file: file, line: line)
+            for (old, new) in zip(before, after) {
+                guard let text = old[1], let ring = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[Double]] else { continue }
+                let closed = ring.first == ring.last ? ring : ring + [ring[0]]
+                XCTAssertEqual(try JSONSerialization.jsonObject(with: Data((new[1] ?? "").utf8)) as? [[Double]], closed,
+                               "\(context) \(className) \(old[0] ?? "")", file: file, line: line)
             }
         }
     }

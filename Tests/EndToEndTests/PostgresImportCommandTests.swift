@@ -96,12 +96,4 @@ final class PostgresImportCommandTests: XCTestCase {
         }
         return files
     }
-
-    /// `pull` reads from a Parse Server only: a PostgreSQL URL is refused, its password unshown.
-    func testPullRefusesAPostgresURLWithoutShowingItsPassword() throws {
-        let result = try CommandRunner.run(["pull", "--target", urlWithPassword, "--to", FileManager.default.temporaryDirectory.appendingPathComponent("never.sqlite").path])
-        XCTAssertEqual(result.status, 2, result.stderr)
-        XCTAssertTrue(result.stderr.contains("pull reads from a Parse Server"), result.stderr)
-        XCTAssertFalse(result.stderr.contains("not-to-be-shown"), result.stderr)
-    }
 }

@@ -6,7 +6,9 @@ import MirrorQuery
 import ParseModel
 import PorterMigrations
 import PorterPipeline
+import PorterPostgres
 import PorterReaders
+import PorterTestSupport
 import Synchronization
 import XCTest
 
@@ -175,6 +177,22 @@ final class LibraryClientTests: XCTestCase {
         let books = try findObjects("Book", where: JSONObject(["publishingYear": .object(JSONObject(["$gte": .integer(2000)]))]),
                                     order: "title", inMirror: copy)
         XCTAssertEqual(books.map { $0["title"]?.stringValue }, recentBooks)
+    }
+
+    func testPullFromAPostgresDatabase() async throws {
+        let url = try PostgresCluster.shared().createDatabase()
+        let manifest = try ManifestLoader.load(fixture("Fixtures/parse-com-users"))
+        let loaded = try await Importer(manifest: manifest).run(into: PostgresTarget(url: url))
+        XCTAssertTrue(loaded.succeeded)
+
+        let copy = try temporaryFolder().appending("/copy.sqlite")
+        let report = try await pull(fromDatabase: url, intoMirror: copy)
+        let users = try XCTUnwrap(report.classes.first { $0.className == "_User" })
+        XCTAssertEqual(users.added, 3)
+        var ids: [String] = []
+        try MirrorObjectSource(path: copy).readObjectIds(of: "_User") { ids += $0 }
+        XCTAssertEqual(try MirrorObjectSource(path: copy).passwordHashes(ofUsers: ids).count, 3)
+        XCTAssertEqual(try MirrorObjectSource(path: copy).passwordHashes(ofUsers: ids), try PostgresSource(url: url).passwordHashes(ofUsers: ids))
     }
 
     func testSchemaCheckNamesTheDifferingField() async throws {

@@ -53,6 +53,68 @@ final class PostgresSourceTests: PostgresTestCase {
         }
     }
 
+    /// A pull's constraint, `updatedAt $gte` a date, reads and counts the rows updated since (a
+    /// bound parameter, compared with the `timestamptz` column); any other constraint is refused.
+    func testUpdatedSinceIsTheOneConstraintTaken() async throws {
+        let report = try await importDataset(fixture("library"))
+        XCTAssertTrue(report.succeeded, "\(report.errors)")
+        let ids = try rows(#"SELECT "objectId" FROM "Author" ORDER BY 1"#).map { $0[0]! }
+        try db.execute(#"UPDATE "Author" SET "updatedAt" = '2100-01-02T03:04:05.678Z' WHERE "objectId" = ANY($1::text[])"#, ["{\(ids[1]),\(ids[3])}"])
+        let source = PostgresSource(url: url)
+        let author = try XCTUnwrap(try source.schemas().first { $0.className == "Author" })
+        func since(_ iso: String) -> JSONObject {
+            JSONObject(["updatedAt": .object(JSONObject(["$gte": ParseValue.date(ParseDate(iso: iso)!).wireJSON]))])
+        }
+        for (iso, expected) in [("2100-01-02T03:04:05.678Z", [ids[1], ids[3]]), ("2100-01-02T03:04:05.679Z", []), ("2000-01-01T00:00:00.000Z", ids)] {
+            XCTAssertEqual(try source.count(of: author, matching: since(iso)), expected.count, iso)
+            XCTAssertEqual(try read(source, author, since(iso)).map(\.objectId), expected, iso)
+        }
+        XCTAssertEqual(try read(source, author, since("2100-01-02T03:04:05.000Z")).map(\.updatedAt?.iso), ["2100-01-02T03:04:05.678Z", "2100-01-02T03:04:05.678Z"])
+        for constraints in [JSONObject(["name": .string("Ann")]), JSONObject(["updatedAt": .object(JSONObject(["$gt": ParseValue.date(ParseDate(iso: "2000-01-01T00:00:00.000Z")!).wireJSON]))]),
+                            JSONObject(["updatedAt": .object(JSONObject(["$gte": .string("2000-01-01")]))])] {
+            XCTAssertThrowsError(try source.count(of: author, matching: constraints)) { error in
+                XCTAssertEqual((error as? PorterError)?.kind, .usage)
+                XCTAssertTrue("\(error)".contains(#"is read whole or by {"updatedAt": {"$gte": <Date>}}"#), "\(error)")
+            }
+            XCTAssertThrowsError(try read(source, author, constraints))
+        }
+    }
+
+    /// Links looked up by owner again come from the source's indexed temporary copy, the same
+    /// as from the join table; a user who may not create temporary tables reads the table itself.
+    func testLinksLookedUpAgainAreTheSame() async throws {
+        let report = try await importDataset(fixture("library"))
+        XCTAssertTrue(report.succeeded, "\(report.errors)")
+        let owners = try rows(#"SELECT "objectId" FROM "Book" ORDER BY 1"#).map { $0[0]! }
+        let expected = try rows(#"SELECT "owningId", "relatedId" FROM "_Join:authors:Book" ORDER BY 1, 2"#).map { RelationLink(owningId: $0[0]!, relatedId: $0[1]!) }
+        XCTAssertGreaterThan(expected.count, owners.count)
+        let database = try XCTUnwrap(url.split(separator: "/").last)
+        try db.execute("REVOKE TEMPORARY ON DATABASE \(database) FROM PUBLIC")
+        try db.execute("CREATE ROLE porter_reader_\(database) LOGIN")
+        try db.execute("GRANT SELECT ON ALL TABLES IN SCHEMA public TO porter_reader_\(database)")
+        let reader = url.replacingOccurrences(of: "postgres@", with: "porter_reader_\(database)@")
+        for source in [PostgresSource(url: url), PostgresSource(url: reader)] {
+            for (first, second) in [(owners[..<20], owners[20...]), (owners[5..<30], owners[...]), (owners[...], owners[...])] {
+                XCTAssertEqual(try source.links(owner: "Book", field: "authors", targetClass: "Author", ownerIds: Array(first)),
+                               expected.filter { first.contains($0.owningId) }, source.location)
+                XCTAssertEqual(try source.links(owner: "Book", field: "authors", targetClass: "Author", ownerIds: Array(second)),
+                               expected.filter { second.contains($0.owningId) }, source.location)
+            }
+        }
+        XCTAssertThrowsError(try PostgresConnection(url: reader).execute("CREATE TEMP TABLE t (x int)"), "the reader may not create temporary tables")
+
+        // A new read of objects looks links up as the table holds them now.
+        let source = PostgresSource(url: url)
+        for _ in 0..<2 { _ = try source.links(owner: "Book", field: "authors", targetClass: "Author", ownerIds: owners) }
+        try db.execute(#"INSERT INTO "_Join:authors:Book" ("relatedId", "owningId") VALUES ('newAuthor', $1)"#, [owners[0]])
+        let book = try XCTUnwrap(try source.schemas().first { $0.className == "Book" })
+        try source.readObjects(of: book, matching: nil) { _ in }
+        for _ in 0..<2 {
+            XCTAssertEqual(try source.links(owner: "Book", field: "authors", targetClass: "Author", ownerIds: [owners[0]]).map(\.relatedId),
+                           (expected.filter { $0.owningId == owners[0] }.map(\.relatedId) + ["newAuthor"]).sorted())
+        }
+    }
+
     /// A value as Parse Server gives it back from PostgreSQL: a number is a `double precision`
     /// (whole ones read as integers), a polygon's ring is closed, a file keeps only its name.
     static func asParseServerStores(_ value: ParseValue) -> ParseValue {
@@ -67,9 +129,9 @@ final class PostgresSourceTests: PostgresTestCase {
         }
     }
 
-    func read(_ source: ObjectSource, _ schema: ClassSchema) throws -> [StoredObject] {
+    func read(_ source: ObjectSource, _ schema: ClassSchema, _ constraints: JSONObject? = nil) throws -> [StoredObject] {
         var objects: [StoredObject] = []
-        try source.readObjects(of: schema, matching: nil) { page in objects += page }
+        try source.readObjects(of: schema, matching: constraints) { page in objects += page }
         return objects.sorted { $0.objectId < $1.objectId }
     }
 }

@@ -35,6 +35,29 @@ final class MirrorPullTests: MirrorTestCase {
         ])
     }
 
+    /// Users' hashes read from a source go into `_hashed_password`, which no `_SCHEMA` field
+    /// names; a user whose hash alone changed is updated, one given no hash keeps the mirror's.
+    func testStoreKeepsPasswordHashes() throws {
+        let user = ClassSchema(className: "_User", fields: [SchemaField(name: "username", type: .string)])
+        func stored(_ id: String) -> StoredObject {
+            StoredObject(objectId: id, createdAt: ParseDate(millisecondsSince1970: 1_000), updatedAt: ParseDate(millisecondsSince1970: 2_000),
+                         acl: nil, values: [.string("user-\(id)")])
+        }
+        let first = SQLiteMirror(path: path)
+        try first.begin(schemas: [user], naturalKeys: [:])
+        XCTAssertEqual(try first.store([stored("u1"), stored("u2"), stored("u3")], of: user, passwordHashes: ["u1": "$2b$10$one", "u2": "$2b$10$two"]),
+                       [.inserted, .inserted, .inserted])
+        try first.commit()
+        let second = SQLiteMirror(path: path)
+        try second.begin(schemas: [user], naturalKeys: [:])
+        XCTAssertEqual(try second.store([stored("u1"), stored("u2"), stored("u3")], of: user, passwordHashes: ["u1": "$2b$10$one", "u2": "$2b$10$new"]),
+                       [.unchanged, .updated, .unchanged])
+        XCTAssertEqual(try second.store([stored("u1")], of: user), [.unchanged])
+        try second.commit()
+        XCTAssertEqual(try rows("SELECT objectId, _hashed_password FROM _User ORDER BY objectId"), [["u1", "$2b$10$one"], ["u2", "$2b$10$new"], ["u3", nil]])
+        XCTAssertFalse(try rows("SELECT schema FROM _SCHEMA WHERE className = '_User'")[0][0]!.contains("password"))
+    }
+
     /// Objects not kept go, with their links as owner and as related object.
     func testDeletingWhatTheSourceNoLongerHas() throws {
         let first = SQLiteMirror(path: path)
