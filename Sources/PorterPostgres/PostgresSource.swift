@@ -3,8 +3,8 @@ import PorterPipeline
 
 /// A Parse Server's PostgreSQL database as a source: its classes from `_SCHEMA`, objects read a
 /// page at a time in objectId order, links from the `_Join` tables, each value read back as
-/// Parse Server's `postgresObjectToParseObject` reads it. The one constraint (a `where`) it
-/// takes is a pull's `{"updatedAt": {"$gte": <Date>}}`; a read with any other is refused.
+/// Parse Server's `postgresObjectToParseObject` reads it. Constraints (a `where`: an export's,
+/// a pull's `updatedAt $gte`) are those ``PostgresWhere`` compiles; others are refused by name.
 public final class PostgresSource: ObjectSource {
     /// The database URL without its password.
     public var location: String { PostgresURL.redacted(writer.url) }
@@ -26,19 +26,18 @@ public final class PostgresSource: ObjectSource {
         return try writer.existingSchemas()
     }
 
-    /// How many objects the class's table holds (updated since the constraint's date, if given).
+    /// How many objects of the class's table match `constraints`.
     public func count(of schema: ClassSchema, matching constraints: JSONObject?) throws(PorterError) -> Int {
-        let since = try updatedSince(constraints)
+        let condition = try PostgresWhere(constraints, schema: schema)
         guard try writer.tableExists(schema.className) else { return 0 }
-        let sql = "SELECT count(*) FROM \(quoted(schema.className)) WHERE $1::timestamptz IS NULL OR \"updatedAt\" >= $1::timestamptz"
-        return Int(try writer.database().execute(sql, [since?.iso]).first?.first.flatMap { $0 } ?? "0") ?? 0
+        let sql = "SELECT count(*) FROM \(quoted(schema.className)) WHERE \(condition.sql)"
+        return Int(try writer.database().execute(sql, condition.parameters).first?.first.flatMap { $0 } ?? "0") ?? 0
     }
 
-    /// The class's objects (updated since the constraint's date, if given), `pageSize` per page,
-    /// in objectId order.
+    /// The class's objects that match `constraints`, `pageSize` per page, in objectId order.
     public func readObjects(of schema: ClassSchema, matching constraints: JSONObject?,
                             page: ([StoredObject]) throws(PorterError) -> Void) throws(PorterError) {
-        let since = try updatedSince(constraints)
+        let condition = try PostgresWhere(constraints, schema: schema, firstParameter: 2)
         try dropLinkCopies()
         guard try writer.tableExists(schema.className) else { return }
         let db = try writer.database()
@@ -48,11 +47,11 @@ public final class PostgresSource: ObjectSource {
             + fields.map { $0.type == .date ? PostgresColumnText.dateSQL(quoted($0.name)) : quoted($0.name) + "::text" }
         let sql = """
             SELECT \(columns.joined(separator: ", ")) FROM \(quoted(schema.className))
-            WHERE "objectId" > $1 AND ($2::timestamptz IS NULL OR "updatedAt" >= $2::timestamptz) ORDER BY "objectId" LIMIT \(pageSize)
+            WHERE "objectId" > $1 AND \(condition.sql) ORDER BY "objectId" LIMIT \(pageSize)
             """
         var after = ""
         while true {
-            let rows = try db.execute(sql, [after, since?.iso])
+            let rows = try db.execute(sql, [after] + condition.parameters)
             guard let last = rows.last?[0] else { return }
             let objects = try rows.map { (row) throws(PorterError) -> StoredObject in
                 let objectId = row[0] ?? ""
@@ -156,20 +155,5 @@ public final class PostgresSource: ObjectSource {
         guard try writer.tableExists(className) else { return nil }
         let newest = try writer.database().execute("SELECT \(PostgresColumnText.dateSQL("max(\"updatedAt\")")) FROM \(quoted(className))")
         return newest.first?.first.flatMap { $0 }.flatMap(ParseDate.init(iso:))
-    }
-
-    /// The date of a pull's constraint, `{"updatedAt": {"$gte": {"__type": "Date", "iso": …}}}`;
-    /// `nil` for no constraint. Any other constraint is refused.
-    private func updatedSince(_ constraints: JSONObject?) throws(PorterError) -> ParseDate? {
-        guard let constraints else { return nil }
-        if constraints.keys == ["updatedAt"], case .object(let condition)? = constraints["updatedAt"], condition.keys == ["$gte"],
-           case .object(let date)? = condition["$gte"], date.keys.sorted() == ["__type", "iso"], date["__type"] == .string("Date"),
-           let since = date["iso"]?.stringValue.flatMap(ParseDate.init(iso:)) {
-            return since
-        }
-        throw PorterError(.usage, """
-            \(location): a PostgreSQL database is read whole or by {"updatedAt": {"$gte": <Date>}}; \
-            the constraints \(JSONValue.object(constraints).serialized()) are not supported
-            """)
     }
 }

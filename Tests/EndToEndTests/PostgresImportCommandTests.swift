@@ -40,6 +40,30 @@ final class PostgresImportCommandTests: XCTestCase {
         XCTAssertEqual(try query(#"SELECT count(*) FROM "_SCHEMA""#), "5")
     }
 
+    /// `export --where` from the database writes the objects the query finds, with their links;
+    /// an operator a database read cannot take is a usage error naming it, and nothing is written.
+    func testExportWhere() throws {
+        let library = CommandRunner.fixtures.appendingPathComponent("library").path
+        XCTAssertEqual(try CommandRunner.run(["import", library, "--to", url, "--quiet"]).status, 0)
+        let folder = try temporaryFolder("postgres-where")
+        let export = try CommandRunner.run(["export", "--target", urlWithPassword, "--to", folder.appendingPathComponent("old").path, "--classes", "Book",
+                                            "--where", #"{"publishingYear": {"$lt": 1960}, "description": {"$exists": true}}"#])
+        XCTAssertEqual(export.status, 0, export.stderr)
+        XCTAssertFalse((export.stdout + export.stderr).contains("not-to-be-shown"))
+        let data = try Data(contentsOf: folder.appendingPathComponent("old/Book.json"))
+        let json = try JSONSerialization.jsonObject(with: data)
+        let books = try XCTUnwrap(((json as? [String: Any])?["results"] ?? json) as? [[String: Any]])
+        let expected = try XCTUnwrap(query(#"SELECT string_agg(title, '|' ORDER BY title) FROM "Book" WHERE "publishingYear" < 1960 AND description IS NOT NULL"#))
+        XCTAssertEqual(books.compactMap { $0["title"] as? String }.sorted().joined(separator: "|"), expected)
+        XCTAssertGreaterThan(books.count, 5)
+
+        let refused = try CommandRunner.run(["export", "--target", urlWithPassword, "--to", folder.appendingPathComponent("regex").path, "--classes", "Book",
+                                             "--where", #"{"title": {"$regex": "^D"}}"#])
+        XCTAssertEqual(refused.status, 2, refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("where: title: $regex is not supported when reading a PostgreSQL database"), refused.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("regex/Book.json").path))
+    }
+
     /// `Fixtures/bad-postgres/`: each dataset fails as its `expected-error.txt` says and leaves
     /// the database empty.
     func testBadPostgresDatasets() throws {
