@@ -15,10 +15,7 @@ final class PostgresSourceTests: PostgresTestCase {
         for dataset in ["recipes", "library", "parse-com-users", "parse-app"] {
             let mirrorPath = try temporaryFolder("postgres-source").appendingPathComponent("mirror.sqlite").path
             url = try PostgresCluster.shared().createDatabase()
-            let manifest = try ManifestLoader.load(fixture(dataset))
-            let intoMirror = try await Importer(manifest: manifest).run(into: SQLiteMirror(path: mirrorPath))
-            let intoPostgres = try await importDataset(fixture(dataset))
-            XCTAssertTrue(intoMirror.succeeded && intoPostgres.succeeded, "\(dataset): \(intoMirror.errors) \(intoPostgres.errors)")
+            try await importIntoBoth(dataset, mirror: mirrorPath)
 
             let mirror = try MirrorObjectSource(path: mirrorPath)
             let postgres = PostgresSource(url: url)
@@ -131,12 +128,7 @@ final class PostgresSourceTests: PostgresTestCase {
             ],
         ]
         let mirrorPath = try temporaryFolder("postgres-where").appendingPathComponent("mirror.sqlite").path
-        for dataset in ["library", "recipes"] {
-            let manifest = try ManifestLoader.load(fixture(dataset))
-            let intoMirror = try await Importer(manifest: manifest).run(into: SQLiteMirror(path: mirrorPath))
-            let intoPostgres = try await importDataset(fixture(dataset))
-            XCTAssertTrue(intoMirror.succeeded && intoPostgres.succeeded, "\(dataset): \(intoMirror.errors) \(intoPostgres.errors)")
-        }
+        for dataset in ["library", "recipes"] { try await importIntoBoth(dataset, mirror: mirrorPath) }
         let mirror = try MirrorObjectSource(path: mirrorPath)
         let postgres = PostgresSource(url: url)
         let genre = try XCTUnwrap(value(#"SELECT "objectId" FROM "Genre" WHERE name = 'Fantasy'"#))
@@ -170,6 +162,14 @@ final class PostgresSourceTests: PostgresTestCase {
 
     private func ids(_ source: ObjectSource, _ schema: ClassSchema, _ query: JSONObject) throws -> [String] {
         try read(source, schema, query).map(\.objectId)
+    }
+
+    /// Imports the fixture `dataset` into the mirror at `mirrorPath` and into the database.
+    private func importIntoBoth(_ dataset: String, mirror mirrorPath: String) async throws {
+        let manifest = try ManifestLoader.load(fixture(dataset))
+        let intoMirror = try await Importer(manifest: manifest).run(into: SQLiteMirror(path: mirrorPath))
+        let intoPostgres = try await importDataset(fixture(dataset))
+        XCTAssertTrue(intoMirror.succeeded && intoPostgres.succeeded, "\(dataset): \(intoMirror.errors) \(intoPostgres.errors)")
     }
 
     /// A value as Parse Server gives it back from PostgreSQL: a number is a `double precision`
