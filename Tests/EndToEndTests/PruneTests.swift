@@ -236,6 +236,34 @@ final class PruneTests: XCTestCase {
         XCTAssertEqual(try run(["--prune"]).deleted.values.reduce(0, +), 0, "nothing left to delete")
     }
 
+    /// A user the sources no longer hold goes from the database with the links to it and the
+    /// `_Session` rows Parse Server gave it; the other users' sessions stay.
+    func testPruneOfAUserInPostgreSQLTakesItsSessions() throws {
+        let url = try PostgresCluster.shared().createDatabase()
+        let database = try PostgresConnection(url: url)
+        defer { database.close() }
+        let users = try CommandRunner.copyFixture("parse-com-users", to: scratch)
+        XCTAssertEqual(try CommandRunner.run(["import", users.path, "--to", url, "--quiet"]).status, 0)
+        try database.execute(#"CREATE TABLE IF NOT EXISTS "_Session" ("objectId" text PRIMARY KEY, "user" text, "sessionToken" text)"#)
+        try database.execute(#"INSERT INTO "_Session" VALUES ('s1', 'UsAda18150', 'r:a'), ('s2', 'UsGrace190', 'r:g'), ('s3', 'UsGrace190', 'r:g2')"#)
+        let file = users.appendingPathComponent("_User.json")
+        var json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+        json["results"] = (json["results"] as? [[String: Any]])?.filter { $0["username"] as? String != "grace" }
+        try JSONSerialization.data(withJSONObject: json).write(to: file)
+        let links = users.appendingPathComponent("_Join:users:_Role.json")
+        try String(contentsOf: links, encoding: .utf8).split(separator: "\n").filter { !$0.contains("UsGrace190") }
+            .joined(separator: "\n").replacingOccurrences(of: "\"UsAda18150\"},", with: "\"UsAda18150\"}").write(to: links, atomically: true, encoding: .utf8)
+
+        let result = try CommandRunner.run(["import", users.path, "--to", url, "--prune", "--json"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let report = try PruneSummary.parse(result)
+        XCTAssertEqual(report.deleted["_User"], 1)
+        XCTAssertEqual(report.linksDeleted["_Role.users"], 1)
+        XCTAssertEqual(try database.execute(#"SELECT username FROM "_User" ORDER BY 1"#).map { $0[0] }, ["ada", "alan"])
+        XCTAssertEqual(try database.execute(#"SELECT "objectId" FROM "_Session" ORDER BY 1"#).map { $0[0] }, ["s1"])
+        XCTAssertEqual(try database.execute(#"SELECT count(*) FROM "_Join:users:_Role" WHERE "relatedId" = 'UsGrace190'"#).first?.first, "0")
+    }
+
     // MARK: A Parse Server (a served mirror)
 
     /// The same sync over REST, against a server that assigns its own objectIds and one that takes
