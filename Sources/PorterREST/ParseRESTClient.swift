@@ -14,15 +14,15 @@ public enum ParseRESTFailure: Error, Sendable {
     /// No answer worth having after every attempt (network errors, timeouts, HTTP 5xx, 429), or a
     /// connection refused before the server ever answered (nothing listens there: no retries).
     case unavailable(String)
-    /// The task sending the request was cancelled: the request in flight was cancelled with it,
-    /// and the server may or may not have acted on it.
+    /// The task sending the request was cancelled: it stopped waiting for the request in flight,
+    /// which the server may or may not have acted on.
     case cancelled
 }
 
 /// Sends Parse REST requests with the application id and keys, retrying what is worth
 /// retrying (``RetryPolicy``), and counts the requests sent per phase. Safe to share between
-/// tasks: cancelling the task that awaits ``send(_:_:query:body:phase:operations:)`` cancels the
-/// request in flight and ends the retries.
+/// tasks: cancelling the task that awaits ``send(_:_:query:body:phase:operations:)`` ends its wait
+/// for the request in flight at once (the request runs out unseen) and ends the retries.
 ///
 /// ```swift
 /// let client = ParseRESTClient(address: ParseServerAddress(url: url, applicationId: "app", masterKey: key))
@@ -110,7 +110,7 @@ public final class ParseRESTClient: Sendable {
         let data: Data
         let response: URLResponse
         do {
-            (data, response) = try await session.data(for: request)
+            (data, response) = try await session.dataCancellingSafely(for: request)
         } catch {
             if Task.isCancelled || (error as? URLError)?.code == .cancelled || error is CancellationError { return .failure(.final(.cancelled)) }
             let reason = Self.describe(error)
