@@ -6,6 +6,7 @@ import PorterPipeline
 extension PostgresWriter {
     private static let keptObjects = "porter:kept"
     private static let keptLinks = "porter:keptLinks"
+    private static let goneObjects = "porter:gone"
 
     /// Deletes the class's objects whose objectIds `held` does not list, with their links in
     /// every join table (as owner and as related object) and, for `_User`, their sessions.
@@ -15,7 +16,17 @@ extension PostgresWriter {
         let db = try database()
         try stage(Self.keptObjects, columns: ["objectId"], key: ["objectId"], rows: held.objectIds.map { [$0] })
         let table = quoted(className)
-        let gone = "SELECT \"objectId\" FROM \(table) t WHERE NOT EXISTS (SELECT 1 FROM \(quoted(Self.keptObjects)) k WHERE k.\"objectId\" = t.\"objectId\")"
+        // The objects to delete, found once: every DELETE below reads them.
+        if stagingTables.insert(Self.goneObjects).inserted {
+            try db.execute("CREATE TEMP TABLE \(quoted(Self.goneObjects)) (\"objectId\" text PRIMARY KEY) ON COMMIT DROP")
+        }
+        try db.execute("TRUNCATE \(quoted(Self.goneObjects))")
+        let found = try db.changes("""
+            INSERT INTO \(quoted(Self.goneObjects)) SELECT "objectId" FROM \(table) t
+            WHERE NOT EXISTS (SELECT 1 FROM \(quoted(Self.keptObjects)) k WHERE k."objectId" = t."objectId")
+            """)
+        guard found > 0 else { return PruneResult() }
+        let gone = "SELECT \"objectId\" FROM \(quoted(Self.goneObjects))"
         let key = naturalKeys[className] ?? []
         let label = key.isEmpty ? "\"objectId\"" : key.map { "coalesce(\(quoted($0))::text, '')" }.joined(separator: " || '/' || ")
         let order = (key.isEmpty ? ["objectId"] : key).map(quoted).joined(separator: ", ")
