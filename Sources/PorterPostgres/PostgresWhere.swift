@@ -7,8 +7,11 @@ import PorterPipeline
 /// `buildWhereClause`): equality on a key (a Date or Pointer in REST form, `null` for a
 /// missing value), `$eq`, `$ne`, `$lt`, `$lte`, `$gt`, `$gte`, `$in`, `$nin`, `$exists`, and
 /// `$and`/`$or` of such queries, on `objectId`, `createdAt`, `updatedAt` and fields stored in a
-/// column of String, Number, Boolean, Date, Pointer or File type. Anything else is refused by
-/// name. A value of another type than the field's equals no stored value, as on a mirror.
+/// column of String, Number, Boolean, Date, Pointer or File type. A Relation field takes a
+/// Pointer, `$in` or `$nin` of Pointers (the owners linking to them, `DatabaseController.js`
+/// `reduceInRelation`), and `$relatedTo` (the objects one owner links to, `reduceRelationKeys`)
+/// finds through its `_Join` table. Anything else is refused by name. A value of another type
+/// than the field's equals no stored value, as on a mirror.
 struct PostgresWhere {
     /// The condition (`TRUE` for an empty query).
     private(set) var sql = "TRUE"
@@ -37,6 +40,8 @@ struct PostgresWhere {
                     clauses.append(try compile(subquery))
                 }
                 parts.append("(" + clauses.joined(separator: key == "$and" ? " AND " : " OR ") + ")")
+            case "$relatedTo":
+                parts.append(try relatedTo(value))
             default:
                 parts.append(try condition(value, on: key))
             }
@@ -46,6 +51,7 @@ struct PostgresWhere {
 
     /// The condition `value` sets on `key`: an equality, or an object of `$` operators.
     private mutating func condition(_ value: JSONValue, on key: String) throws(PorterError) -> String {
+        if case .relation(let target)? = schema.field(named: key)?.type { return try linking(value, on: key, to: target) }
         let column = try self.column(key)
         guard case .object(let constraints) = value, let first = constraints.keys.first, first.hasPrefix("$") else {
             return try compare(column, "=", value)
@@ -70,10 +76,44 @@ struct PostgresWhere {
                 guard case .bool(let exists) = operand else { throw Self.refusal("\(key): $exists takes true or false") }
                 parts.append("\(column.sql) IS \(exists ? "NOT " : "")NULL")
             default:
-                throw Self.refusal("\(key): \(name) is not supported when reading a PostgreSQL database (supported: $eq, $ne, $lt, $lte, $gt, $gte, $in, $nin, $exists, $and, $or)")
+                throw Self.refusal("\(key): \(name) is not supported when reading a PostgreSQL database (supported: $eq, $ne, $lt, $lte, $gt, $gte, $in, $nin, $exists, $and, $or, $relatedTo)")
             }
         }
         return "(" + parts.joined(separator: " AND ") + ")"
+    }
+
+    /// `{"object": <Pointer to the owner>, "key": <its Relation field>}`: the objects that owner
+    /// links to in `_Join:<key>:<owner's class>`.
+    private mutating func relatedTo(_ value: JSONValue) throws(PorterError) -> String {
+        guard case .string(let field)? = value["key"], let owner = value["object"],
+              case .pointer(let pointer)? = try? ParseValue(wire: owner) else {
+            throw Self.refusal(#"$relatedTo takes {"object": a Pointer, "key": a Relation field}"#)
+        }
+        parameters.append(pointer.objectId)
+        let table = quoted(PostgresLayout.joinTable(owner: pointer.className, field: field))
+        return #""objectId" IN (SELECT "relatedId" FROM \#(table) WHERE "owningId" = $\#(firstParameter + parameters.count - 1))"#
+    }
+
+    /// A Relation field's condition: the objects whose `key` links to a given Pointer (or, with
+    /// `$in`/`$nin`, to any of the given ones, or to none of them).
+    private mutating func linking(_ value: JSONValue, on key: String, to target: String) throws(PorterError) -> String {
+        var pointers = [value], negated = false
+        if case .object(let constraints) = value, let name = constraints.keys.first, name.hasPrefix("$") {
+            guard constraints.keys.count == 1, name == "$in" || name == "$nin", case .array(let items)? = constraints[name] else {
+                throw Self.refusal("\(key): a Relation field takes a Pointer, $in or $nin of Pointers when reading a PostgreSQL database")
+            }
+            pointers = items
+            negated = name == "$nin"
+        }
+        var ids: [String] = []
+        for item in pointers {
+            guard case .pointer(let pointer)? = try? ParseValue(wire: item) else { throw Self.refusal("\(key): \(item.serialized()) is not a Pointer") }
+            if pointer.className == target { ids.append(pointer.objectId) }
+        }
+        parameters.append(ParseACL.textArray(ids))
+        let table = quoted(PostgresLayout.joinTable(owner: schema.className, field: key))
+        let owners = #""objectId" IN (SELECT "owningId" FROM \#(table) WHERE "relatedId" = ANY($\#(firstParameter + parameters.count - 1)::text[]))"#
+        return negated ? "NOT (\(owners))" : owners
     }
 
     private struct Column {
