@@ -1,7 +1,7 @@
 import ParseModel
 
 /// One field's change as a write body asks for it (PARSE_REST §3, update operators).
-enum FieldEdit {
+package enum FieldEdit {
     /// A value; `.null` clears the field; a Relation placeholder only declares the field.
     case set(ParseValue)
     case delete
@@ -13,7 +13,7 @@ enum FieldEdit {
     case relation(targetClass: String?, add: [String], remove: [String])
 
     /// The type the field must have; `nil` when any type will do.
-    var fieldType: FieldType? {
+    package var fieldType: FieldType? {
         switch self {
         case .set(let value): value.fieldType
         case .delete: nil
@@ -24,7 +24,7 @@ enum FieldEdit {
     }
 
     /// Whether the field is left empty: null or `Delete`.
-    var clears: Bool {
+    package var clears: Bool {
         switch self {
         case .set(.null), .delete: true
         default: false
@@ -33,14 +33,14 @@ enum FieldEdit {
 }
 
 /// A create or update body decoded and checked member by member, before any schema is read.
-struct WriteBody {
+package struct WriteBody {
     /// `nil` when the body does not mention the ACL; `.some(nil)` when it removes it.
-    var acl: ParseACL??
-    var edits: [(field: String, edit: FieldEdit)] = []
+    package var acl: ParseACL??
+    package var edits: [(field: String, edit: FieldEdit)] = []
 
     /// `objectId`, `createdAt` and `updatedAt` are skipped (the routes handle the objectId);
     /// invalid names are 105, malformed values 111, malformed operators 107, unknown ones 108.
-    init(_ body: JSONObject) throws {
+    package init(_ body: JSONObject) throws {
         for member in body {
             switch member.key {
             case "objectId", "createdAt", "updatedAt":

@@ -125,3 +125,9 @@ struct APIResponse {
         "X-Parse-Installation-Id", "X-Parse-Maintenance-Key", "Content-Type", "Pragma", "Cache-Control",
     ].joined(separator: ", ")
 }
+
+/// Any error as Parse answers it: the HTTP status and the JSON body (see ``APIError``).
+package func parseErrorAnswer(for error: any Error) -> (status: Int, body: JSONValue) {
+    let failure = APIError(error)
+    return (failure.status, failure.body)
+}

@@ -41,11 +41,9 @@ package struct SchemaRequests {
         } catch let error as PorterError {
             // A refusal the storage found (an index name PostgreSQL already has) is Parse's answer.
             guard let refusal = error.underlyingError as? ParseError else { throw error }
-            let failure = APIError(refusal)
-            return (failure.status, failure.body)
+            return parseErrorAnswer(for: refusal)
         } catch {
-            let failure = APIError(error)
-            return (failure.status, failure.body)
+            return parseErrorAnswer(for: error)
         }
     }
 

@@ -17,6 +17,11 @@ public final class PostgresSource: ObjectSource {
         writer = PostgresWriter(url: url)
     }
 
+    /// The database on an open connection, read inside the transaction its owner keeps.
+    package init(sharing connection: PostgresConnection) {
+        writer = PostgresWriter(sharing: connection)
+    }
+
     /// The classes of `_SCHEMA`. A database without that table is not one a Parse Server has
     /// used (it creates `_SCHEMA` when it starts), and is refused.
     public func schemas() throws(PorterError) -> [ClassSchema] {
@@ -37,37 +42,41 @@ public final class PostgresSource: ObjectSource {
     /// The class's objects that match `constraints`, `pageSize` per page, in objectId order.
     public func readObjects(of schema: ClassSchema, matching constraints: JSONObject?,
                             page: ([StoredObject]) throws(PorterError) -> Void) throws(PorterError) {
-        let condition = try PostgresWhere(constraints, schema: schema, firstParameter: 2)
         try dropLinkCopies()
-        guard try writer.tableExists(schema.className) else { return }
-        let db = try writer.database()
+        var after = ""
+        while true {
+            let objects = try readPage(of: schema, matching: constraints, after: after, limit: pageSize)
+            guard let last = objects.last?.objectId else { return }
+            try page(objects)
+            after = last
+        }
+    }
+
+    /// Up to `limit` objects of the class that match `constraints` and whose objectId sorts
+    /// after `after`, in objectId order.
+    package func readPage(of schema: ClassSchema, matching constraints: JSONObject?, after: String, limit: Int) throws(PorterError) -> [StoredObject] {
+        let condition = try PostgresWhere(constraints, schema: schema, firstParameter: 2)
+        guard try writer.tableExists(schema.className) else { return [] }
         let fields = schema.storedFields
         let columns = [#""objectId""#, PostgresColumnText.dateSQL(#""createdAt""#), PostgresColumnText.dateSQL(#""updatedAt""#),
                        #""_rperm"::text"#, #""_wperm"::text"#]
             + fields.map { $0.type == .date ? PostgresColumnText.dateSQL(quoted($0.name)) : quoted($0.name) + "::text" }
         let sql = """
             SELECT \(columns.joined(separator: ", ")) FROM \(quoted(schema.className))
-            WHERE "objectId" > $1 AND \(condition.sql) ORDER BY "objectId" LIMIT \(pageSize)
+            WHERE "objectId" > $1 AND \(condition.sql) ORDER BY "objectId" LIMIT \(max(0, limit))
             """
-        var after = ""
-        while true {
-            let rows = try db.execute(sql, [after] + condition.parameters)
-            guard let last = rows.last?[0] else { return }
-            let objects = try rows.map { (row) throws(PorterError) -> StoredObject in
-                let objectId = row[0] ?? ""
-                var values: [ParseValue] = []
-                for (index, field) in fields.enumerated() {
-                    do throws(ParseValueError) {
-                        values.append(try PostgresColumnText.value(row[index + 5], as: field.type))
-                    } catch {
-                        throw PorterError(.target, "\(location): \(schema.className) \(objectId): \(field.name): \(error.message)")
-                    }
+        return try writer.database().execute(sql, [after] + condition.parameters).map { (row) throws(PorterError) -> StoredObject in
+            let objectId = row[0] ?? ""
+            var values: [ParseValue] = []
+            for (index, field) in fields.enumerated() {
+                do throws(ParseValueError) {
+                    values.append(try PostgresColumnText.value(row[index + 5], as: field.type))
+                } catch {
+                    throw PorterError(.target, "\(location): \(schema.className) \(objectId): \(field.name): \(error.message)")
                 }
-                return StoredObject(objectId: objectId, createdAt: row[1].flatMap(ParseDate.init(iso:)), updatedAt: row[2].flatMap(ParseDate.init(iso:)),
-                                    acl: PostgresColumnText.acl(read: row[3], write: row[4]), values: values)
             }
-            try page(objects)
-            after = last
+            return StoredObject(objectId: objectId, createdAt: row[1].flatMap(ParseDate.init(iso:)), updatedAt: row[2].flatMap(ParseDate.init(iso:)),
+                                acl: PostgresColumnText.acl(read: row[3], write: row[4]), values: values)
         }
     }
 

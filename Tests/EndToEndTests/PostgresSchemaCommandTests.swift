@@ -222,23 +222,39 @@ final class PostgresSchemaCommandTests: XCTestCase {
                        [["1", "true"], ["2", "true"], ["3", "false"]])
     }
 
-    /// A migration that reads or writes objects is refused before anything changes.
-    func testObjectOperationsAreRefusedBeforeAnythingChanges() throws {
+    /// The operations that read and write objects run on the database inside the migration's
+    /// transaction: a later failure takes their writes back with the rest.
+    func testObjectOperationsRunInTheMigrationsTransaction() throws {
         var files = Self.createAndImport
         files["V3__flag.yml"] = """
             operations:
               - addField: {className: Item, name: expensive, type: Boolean}
               - updateObjects: {className: Item, where: {price: {"$gte": 10}}, set: {expensive: true}}
+              - renameField: {className: Item, from: price, to: cost}
             """
         let folder = try migrations(files)
-        let plan = try run(["migrate", "plan", "--dir", folder.path, "--target", urlWithPassword], status: 1)
-        XCTAssertTrue(plan.stderr.contains("V3__flag.yml: operation 2"), plan.stderr)
-        let refused = try run(["migrate", "up", "--dir", folder.path, "--target", urlWithPassword], status: 1)
-        XCTAssertTrue(refused.stderr.contains("refused, nothing was changed"), refused.stderr)
-        XCTAssertTrue(refused.stderr.contains("V3__flag.yml: operation 2"), refused.stderr)
-        XCTAssertTrue(refused.stderr.contains("not supported on a PostgreSQL database yet"), refused.stderr)
-        XCTAssertNil(try value(#"SELECT to_regclass('"Item"')::text"#), "not even V1 ran")
-        XCTAssertNil(try value(#"SELECT to_regclass('"_PorterMigrations"')::text"#), "no history either: reading it (plan, status) makes nothing")
+        let plan = try run(["migrate", "plan", "--dir", folder.path, "--target", urlWithPassword])
+        XCTAssertTrue(plan.stdout.contains("V3"), plan.stdout)
+        let up = try run(["migrate", "up", "--dir", folder.path, "--target", urlWithPassword])
+        XCTAssertTrue(up.stdout.contains("applied 3 migrations"), up.stdout)
+        let expensive = try value(#"SELECT count(*) FROM "Item" WHERE cost >= 10"#)
+        XCTAssertNotEqual(expensive, "0", "the dataset has items of 10 or more")
+        XCTAssertEqual(try value(#"SELECT count(*) FROM "Item" WHERE expensive"#), expensive)
+        XCTAssertEqual(try value(#"SELECT count(*) FROM "Item" WHERE expensive IS NULL"#).map { Int($0)! + Int(expensive!)! }, 20)
+        XCTAssertFalse(try columns("Item").contains("price"))
+        XCTAssertEqual(try rows(#"SELECT name, cost::text FROM "Item" WHERE name IN ('item 3', 'item 98')"#), [["item 3", "3"]])
+        XCTAssertEqual(try value(#"SELECT count(*) FROM "Item" WHERE cost IS NOT NULL"#), "20", "every item's price was copied")
+
+        files["V4__broken.yml"] = """
+            operations:
+              - deleteObjects: {className: Item, where: {expensive: true}}
+              - addIndex: {className: Item, name: missing_1, keys: {missing: 1}}
+            """
+        let failed = try run(["migrate", "up", "--dir", try migrations(files).path, "--target", urlWithPassword], status: 3)
+        XCTAssertTrue(failed.stderr.contains("The database was rolled back"), failed.stderr)
+        XCTAssertEqual(try value(#"SELECT count(*) FROM "Item""#), "20", "the deletes were rolled back with the failed migration")
+        XCTAssertEqual(try rows(#"SELECT "version", "success"::text FROM "_PorterMigrations" ORDER BY "version""#),
+                       [["1", "true"], ["2", "true"], ["3", "true"], ["4", "false"]])
     }
 
     /// The advisory lock keeps a second runner out while one holds it.

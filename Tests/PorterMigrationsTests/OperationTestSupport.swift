@@ -21,13 +21,7 @@ struct Library {
 
     init(on api: ParseAPI) throws {
         self.api = api
-        _ = try blocking { try await api.send("POST", "/schemas/Author", body: json(#"{"fields":{"name":{"type":"String"}}}"#)) }
-        _ = try blocking { try await api.send("POST", "/schemas/Genre", body: json(#"{"fields":{"name":{"type":"String"}}}"#)) }
-        _ = try blocking { try await api.send("POST", "/schemas/Book", body: json(#"""
-            {"fields":{"title":{"type":"String"},"year":{"type":"Number"},"pages":{"type":"Number"},"notes":{"type":"String"},
-             "genre":{"type":"Pointer","targetClass":"Genre"},"authors":{"type":"Relation","targetClass":"Author"}}}
-            """#)) }
-        _ = try blocking { try await api.send("PUT", "/schemas/Genre", body: json(#"{"fields":{"books":{"type":"Relation","targetClass":"Book"}}}"#)) }
+        try Self.createClasses(on: api)
         for author in ["Herbert", "Le Guin"] { ids[author] = try create("Author", #"{"name":"\#(author)"}"#) }
         for genre in ["Science Fiction", "Fantasy"] { ids[genre] = try create("Genre", #"{"name":"\#(genre)"}"#) }
         let books: [(String, Int, Int, String, [String])] = [
@@ -44,6 +38,17 @@ struct Library {
                 {"books":{"__op":"AddRelation","objects":[\#(titles.map { pointer("Book", $0) }.joined(separator: ","))]}}
                 """#)) }
         }
+    }
+
+    /// The library's classes, without objects: what ``init(on:)`` starts with.
+    static func createClasses(on api: ParseAPI) throws {
+        _ = try blocking { try await api.send("POST", "/schemas/Author", body: json(#"{"fields":{"name":{"type":"String"}}}"#)) }
+        _ = try blocking { try await api.send("POST", "/schemas/Genre", body: json(#"{"fields":{"name":{"type":"String"}}}"#)) }
+        _ = try blocking { try await api.send("POST", "/schemas/Book", body: json(#"""
+            {"fields":{"title":{"type":"String"},"year":{"type":"Number"},"pages":{"type":"Number"},"notes":{"type":"String"},
+             "genre":{"type":"Pointer","targetClass":"Genre"},"authors":{"type":"Relation","targetClass":"Author"}}}
+            """#)) }
+        _ = try blocking { try await api.send("PUT", "/schemas/Genre", body: json(#"{"fields":{"books":{"type":"Relation","targetClass":"Book"}}}"#)) }
     }
 
     func id(_ name: String) -> String { ids[name] ?? "missing:\(name)" }

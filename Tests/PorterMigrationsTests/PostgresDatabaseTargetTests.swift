@@ -1,6 +1,7 @@
 import Foundation
 import ParseModel
 import PorterMigrations
+import PorterPostgres
 import PorterTestSupport
 import XCTest
 
@@ -72,7 +73,62 @@ final class PostgresDatabaseTargetTests: XCTestCase {
         XCTAssertTrue(names.contains("pages") && names.contains("year"), "\(names)")
         target.rollback()
         XCTAssertEqual(try blocking { try await target.api.schema(of: "Book")?.fields.contains { $0.name == "pages" || $0.name == "year" } }, false)
-        XCTAssertEqual(try outcome(target, "GET", "/classes/Book", nil).hasPrefix("failed: "), true)
-        XCTAssertTrue(try outcome(target, "GET", "/classes/Book", nil).contains("not supported on a PostgreSQL database yet"))
+        XCTAssertTrue(try outcome(target, "GET", "/functions/hello", nil).contains("failed: "))
+        XCTAssertTrue(try outcome(target, "GET", "/functions/hello", nil).contains("GET /functions/hello is not answered on a PostgreSQL database"))
+    }
+
+    /// The object requests of migrations: refused as Parse Server refuses them, nothing written
+    /// by a refused one; in `/batch` each sub-request stands alone.
+    func testObjectRequestsAreRefusedAsParseServerRefusesThem() throws {
+        let url = try PostgresCluster.shared().createDatabase()
+        let target = try PostgresDatabaseTarget(url: url)
+        XCTAssertEqual(try outcome(target, "POST", "/schemas/Book", #"{"fields": {"title": {"type": "String"}, "pages": {"type": "Number", "required": true}}}"#), "ok")
+        XCTAssertEqual(try outcome(target, "POST", "/schemas/_User", #"{"fields": {}}"#), "ok")
+        let connection = try PostgresConnection(url: url)
+        defer { connection.close() }
+        try connection.execute(#"INSERT INTO "Book" ("objectId", "createdAt", "updatedAt", "title", "pages") VALUES ('dune', now(), now(), 'Dune', 412), ('emma', now(), now(), 'Emma', 300)"#)
+        try connection.execute(#"INSERT INTO "_User" ("objectId", "createdAt", "updatedAt", "username") VALUES ('ann', now(), now(), 'ann'), ('bob', now(), now(), 'bob')"#)
+        let cases: [(String, String, String?, String)] = [
+            ("PUT", "/classes/Book/dune", #"{"pages": "many"}"#, "111 schema mismatch for Book.pages; expected Number but got String"),
+            ("PUT", "/classes/Book/dune", #"{"shelf": 1}"#, "119 Book has no field shelf: fields are not added on write to a PostgreSQL database; add it to the schema first"),
+            ("PUT", "/classes/Book/dune", #"{"pages": {"__op": "Delete"}}"#, "142 pages is required"),
+            ("PUT", "/classes/Book/dune", #"{"pages": {"__op": "Increment", "amount": 1}}"#,
+             "108 Book.pages: only values, Delete, AddRelation and RemoveRelation are answered on a PostgreSQL database"),
+            ("PUT", "/classes/Book/nope", #"{"pages": 1}"#, "101 Object not found."),
+            ("DELETE", "/classes/Book/nope", nil, "101 Object not found."),
+            ("PUT", "/classes/_User/bob", #"{"username": "ann"}"#, "137 A duplicate value for a field with unique values was provided"),
+        ]
+        for (method, path, body, expected) in cases {
+            XCTAssertEqual(try outcome(target, method, path, body), expected, "\(method) \(path) \(body ?? "")")
+        }
+        XCTAssertEqual(try connection.execute(#"SELECT "objectId", pages::text FROM "Book" ORDER BY 1"#), [["dune", "412"], ["emma", "300"]])
+        XCTAssertEqual(try connection.execute(#"SELECT username FROM "_User" ORDER BY 1"#), [["ann"], ["bob"]])
+        for (query, expected) in [([("where", #"{"title": {"$regex": "^D"}}"#)], "102 where: title: $regex is not supported when reading a PostgreSQL database (supported: $eq, $ne, $lt, $lte, $gt, $gte, $in, $nin, $exists, $and, $or, $relatedTo)"),
+                                  ([("order", "-pages")], "102 order: only objectId is answered on a PostgreSQL database"),
+                                  ([("where", #"{"pages": {"$gt": 400}}"#), ("keys", "title")], #"[{"objectId":"dune","title":"Dune"}]"#)] {
+            do {
+                let found = try blocking { try await target.api.send("GET", "/classes/Book", query: query, body: nil) }
+                let results = found["results"].map { $0.serialized() } ?? found.serialized()
+                XCTAssertEqual(results.replacingOccurrences(of: #","createdAt":"[^"]*","updatedAt":"[^"]*""#, with: "", options: .regularExpression), expected)
+            } catch let error as ParseAPIError {
+                guard case .refused(_, let code, let message) = error else { throw error }
+                XCTAssertEqual("\(code?.rawValue ?? 0) \(message)", expected)
+            }
+        }
+
+        let answer = try blocking {
+            try await target.api.send("POST", "/batch", body: json(#"""
+                {"requests": [{"method": "PUT", "path": "/parse/classes/Book/dune", "body": {"pages": 500}},
+                              {"method": "PUT", "path": "/parse/classes/Book/emma", "body": {"pages": "many"}},
+                              {"method": "DELETE", "path": "/parse/classes/Book/nope"},
+                              {"method": "DELETE", "path": "/parse/classes/Book/emma"}]}
+                """#))
+        }
+        guard case .array(let results) = answer, results.count == 4 else { return XCTFail("\(answer.serialized())") }
+        XCTAssertNotNil(results[0]["success"]?["updatedAt"])
+        XCTAssertEqual(results[1]["error"]?["code"], .integer(111))
+        XCTAssertEqual(results[2]["error"]?["code"], .integer(101))
+        XCTAssertEqual(results[3]["success"], .object(JSONObject()))
+        XCTAssertEqual(try connection.execute(#"SELECT "objectId", pages::text FROM "Book" ORDER BY 1"#), [["dune", "500"]])
     }
 }

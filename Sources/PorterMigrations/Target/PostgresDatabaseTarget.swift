@@ -5,9 +5,9 @@ import PorterPostgres
 
 /// A Parse Server's own PostgreSQL database as a migration target, in `PostgresStorageAdapter`'s
 /// layout: the `/schemas` requests answered in-process with the mirror's checks, on `_SCHEMA`,
-/// the class tables and their indexes; a unit of work is one PostgreSQL transaction (DDL
-/// included), imports share it. Objects are not read or written through requests
-/// (``refusal(of:)``): operations on them are refused before a migration starts.
+/// the class tables and their indexes, and the `/classes` and `/batch` requests of object
+/// operations by ``PostgresObjectRequests``; a unit of work is one PostgreSQL transaction (DDL
+/// included), imports share it.
 ///
 /// A target serves one run at a time: open one per concurrent run.
 public final class PostgresDatabaseTarget: MigrationTarget, ParseAPI, @unchecked Sendable {
@@ -62,35 +62,31 @@ public final class PostgresDatabaseTarget: MigrationTarget, ParseAPI, @unchecked
     /// A PostgreSQL advisory lock, held on a connection of its own.
     public func migrationLock(timing: LockTiming) -> MigrationLock { PostgresLock(url: url, location: location, timing: timing) }
 
-    /// Operations that read or write objects (`renameField`, `changeType`, `updateObjects`,
-    /// `deleteObjects`) are refused: this target answers only the `/schemas` requests.
-    public func refusal(of operation: MigrationOperation) -> String? {
-        switch operation {
-        case .renameField, .changeType, .updateObjects, .deleteObjects: Self.objectsUnsupported
-        case .createClass, .addField, .deleteField, .addIndex, .dropIndex, .setPermissions, .importDataset: nil
-        }
-    }
-
-    private static let objectsUnsupported = "reading or writing objects is not supported on a PostgreSQL database yet "
-        + "(schema changes and imports are); run it against the Parse Server's URL or a mirror"
-
-    /// Answers `/schemas` and `/schemas/<Class>` as Parse Server would on this database; every
-    /// other route is refused. Outside a unit of work a request is a transaction of its own;
-    /// inside, a savepoint: a refused request changes nothing and the transaction goes on.
+    /// Answers `/schemas` and `/schemas/<Class>` as Parse Server would on this database, and
+    /// the object requests ``PostgresObjectRequests`` answers; other routes are refused.
+    /// Outside a unit of work a request is a transaction of its own; inside, a savepoint: a
+    /// refused request changes nothing and the transaction goes on.
     public func send(_ method: String, _ path: String, query: [(String, String)], body: JSONValue?) throws(ParseAPIError) -> JSONValue {
         let parts = path.split(separator: "/").map(String.init)
-        guard parts.first == "schemas", parts.count <= 2 else {
-            throw .failed(PorterError(.target, "\(location): \(method) \(path): \(Self.objectsUnsupported)"))
-        }
         var object = JSONObject()
         if case .object(let given)? = body { object = given }
-        let requests = SchemaRequests(storage: PostgresSchemaStorage(database: PostgresSchemas(connection: connection)), mountPath: mountPath)
+        let answerRequest: () throws(PorterError) -> (status: Int, body: JSONValue)
+        switch parts.first {
+        case "schemas" where parts.count <= 2:
+            let requests = SchemaRequests(storage: PostgresSchemaStorage(database: PostgresSchemas(connection: connection)), mountPath: mountPath)
+            answerRequest = { () throws(PorterError) in try requests.answer(method, className: parts.count == 2 ? parts[1] : nil, body: object) }
+        case "classes", "batch":
+            let requests = PostgresObjectRequests(connection: connection, mountPath: mountPath, now: ParseDate.now)
+            answerRequest = { () throws(PorterError) in try requests.answer(method, parts, query: query, body: object) }
+        default:
+            throw .failed(PorterError(.target, "\(location): \(method) \(path) is not answered on a PostgreSQL database"))
+        }
         let nested = inTransaction
         let answer: (status: Int, body: JSONValue)
         do throws(PorterError) {
             try connection.execute(nested ? "SAVEPOINT porter_request" : "BEGIN")
             do {
-                answer = try requests.answer(method, className: parts.count == 2 ? parts[1] : nil, body: object)
+                answer = try answerRequest()
             } catch {
                 undo(nested)
                 throw error

@@ -3,7 +3,7 @@ import ParseModel
 extension StoredObject {
     /// The object as Parse REST returns it: objectId, createdAt and updatedAt as ISO strings,
     /// the ACL, and every set field in its wire encoding (unset fields are left out).
-    func wireJSON(_ fields: [SchemaField]) -> JSONValue {
+    package func wireJSON(_ fields: [SchemaField]) -> JSONValue {
         var members: [JSONMember] = [JSONMember("objectId", .string(objectId))]
         members.reserveCapacity(fields.count + 4)
         if let createdAt { members.append(JSONMember("createdAt", .string(createdAt.iso))) }
