@@ -1,5 +1,6 @@
 import CLibPQ
 import Foundation
+import ParseModel
 import PorterPipeline
 
 /// Rows in `COPY … FROM STDIN`'s text format: columns split by tabs, rows ended by newlines,
@@ -14,19 +15,21 @@ public struct CopyRows {
     /// No rows yet.
     public init() {}
 
-    /// Adds the next column of the current row: its text, or `nil` for NULL.
-    /// PostgreSQL text cannot hold NUL characters: see ``holdsNUL(_:)``.
-    public mutating func append(_ value: String?) {
-        if columnsInRow > 0 { bytes.append(UInt8(ascii: "\t")) }
-        columnsInRow += 1
+    /// Adds the next column of the current row: its text, or `nil` for NULL. Returns whether
+    /// the text holds a NUL character, which no PostgreSQL `text` or `jsonb` value can: such
+    /// rows are not to be sent.
+    @discardableResult
+    public mutating func append(_ value: String?) -> Bool {
+        startColumn()
         guard let value else {
             bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "N")])
-            return
+            return false
         }
         var text = value
-        text.withUTF8 { utf8 in
+        return text.withUTF8 { utf8 in
             // Runs of bytes that need no escape are copied whole.
             var runStart = 0
+            var holdsNUL = false
             for (index, byte) in utf8.enumerated() {
                 let escaped: UInt8
                 switch byte {
@@ -34,6 +37,9 @@ public struct CopyRows {
                 case UInt8(ascii: "\t"): escaped = UInt8(ascii: "t")
                 case UInt8(ascii: "\n"): escaped = UInt8(ascii: "n")
                 case UInt8(ascii: "\r"): escaped = UInt8(ascii: "r")
+                case 0:
+                    holdsNUL = true
+                    continue
                 default: continue
                 }
                 bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
@@ -42,7 +48,20 @@ public struct CopyRows {
                 runStart = index + 1
             }
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
+            return holdsNUL
         }
+    }
+
+    /// Adds the next column of the current row: a date as ISO 8601 text (UTC, milliseconds),
+    /// written straight into the rows.
+    public mutating func append(date: ParseDate) {
+        startColumn()
+        date.writeISO(to: &bytes)
+    }
+
+    private mutating func startColumn() {
+        if columnsInRow > 0 { bytes.append(UInt8(ascii: "\t")) }
+        columnsInRow += 1
     }
 
     /// Ends the current row.
@@ -51,9 +70,6 @@ public struct CopyRows {
         columnsInRow = 0
         count += 1
     }
-
-    /// Whether `text` holds a NUL character, which no PostgreSQL `text` or `jsonb` value can.
-    public static func holdsNUL(_ text: String) -> Bool { text.utf8.contains(0) }
 }
 
 extension PostgresConnection {

@@ -191,28 +191,50 @@ final class PostgresWriter {
     /// naming the object, before PostgreSQL would refuse the whole COPY.
     private func copyRows(_ objects: [ResolvedObject], className: String, fields: [String], hashes: Bool, touchedAt: Bool) throws(PorterError) -> CopyRows {
         var rows = CopyRows()
+        let column = Dictionary(fields.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        // The objects of a batch list their fields in one order: where each goes is looked up
+        // once for the first object, and again only for an object whose fields differ.
+        var layout: [String] = [], slots: [Int?] = []
+        var values = [ParseValue?](repeating: nil, count: fields.count)
         for object in objects {
+            if !object.fields.elementsEqual(layout, by: { $0.name == $1 }) {
+                layout = object.fields.map(\.name)
+                slots = layout.map { column[$0] }
+            }
+            for index in values.indices { values[index] = nil }
+            for (field, slot) in zip(object.fields, slots) {
+                if let slot, values[slot] == nil { values[slot] = field.value }
+            }
             let permissions = object.acl?.permissionArrays
             rows.append(object.objectId)
-            rows.append(object.createdAt?.iso ?? now)
-            rows.append((object.updatedAt ?? object.createdAt)?.iso ?? now)
+            append(object.createdAt, or: now, to: &rows)
+            append(object.updatedAt ?? object.createdAt, or: now, to: &rows)
             rows.append(permissions?.read)
             rows.append(permissions?.write)
-            var values = Dictionary(object.fields.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
-            if hashes { values[PostgresLayout.passwordHashColumn] = object.passwordHash.map(ParseValue.string) }
-            for name in fields + (hashes ? [PostgresLayout.passwordHashColumn] : []) {
-                let text = values[name]?.postgresText
-                if let text, CopyRows.holdsNUL(text) {
-                    let shown = text.replacingOccurrences(of: "\u{0}", with: "\\u0000")
-                    throw PorterError(.invalidData, "\(className) \(object.objectId) (line \(object.line)): \(name): value \"\(shown)\": "
-                                      + "holds a NUL character (\\u0000), which PostgreSQL cannot store")
+            for (index, value) in values.enumerated() {
+                if case .date(let date)? = value {
+                    rows.append(date: date)
+                } else if rows.append(value?.postgresText) {
+                    throw Self.holdsNUL(value?.postgresText ?? "", className: className, object: object, field: fields[index])
                 }
-                rows.append(text)
             }
-            if touchedAt { rows.append(object.updatedAt?.iso ?? now) }
+            if hashes && rows.append(object.passwordHash) {
+                throw Self.holdsNUL(object.passwordHash ?? "", className: className, object: object, field: PostgresLayout.passwordHashColumn)
+            }
+            if touchedAt { append(object.updatedAt, or: now, to: &rows) }
             rows.endRow()
         }
         return rows
+    }
+
+    private func append(_ date: ParseDate?, or fallback: String, to rows: inout CopyRows) {
+        if let date { rows.append(date: date) } else { rows.append(fallback) }
+    }
+
+    private static func holdsNUL(_ text: String, className: String, object: ResolvedObject, field: String) -> PorterError {
+        let shown = text.replacingOccurrences(of: "\u{0}", with: "\\u0000")
+        return PorterError(.invalidData, "\(className) \(object.objectId) (line \(object.line)): \(field): value \"\(shown)\": "
+                           + "holds a NUL character (\\u0000), which PostgreSQL cannot store")
     }
 
     /// A temporary table shaped like `className`'s, plus ``touchedAtColumn``; made once per transaction.
