@@ -63,12 +63,18 @@ public final class PostgresDatabaseTarget: MigrationTarget, ParseAPI, @unchecked
     public func migrationLock(timing: LockTiming) -> MigrationLock { PostgresLock(url: url, location: location, timing: timing) }
 
     /// Operations that read or write objects (`renameField`, `changeType`, `updateObjects`,
-    /// `deleteObjects`) are refused: this target answers only the `/schemas` requests.
+    /// `deleteObjects`) are refused: this target answers only the `/schemas` requests. So are
+    /// classes, fields and indexes named longer than the 63 bytes PostgreSQL keeps of a name.
     public func refusal(of operation: MigrationOperation) -> String? {
+        let tooLong: [RefusedName]
         switch operation {
-        case .renameField, .changeType, .updateObjects, .deleteObjects: Self.objectsUnsupported
-        case .createClass, .addField, .deleteField, .addIndex, .dropIndex, .setPermissions, .importDataset: nil
+        case .renameField, .changeType, .updateObjects, .deleteObjects: return Self.objectsUnsupported
+        case .createClass(let schema): tooLong = PostgresIdentifiers.longNames(in: schema)
+        case .addField(let className, let field): tooLong = [PostgresIdentifiers.longName(of: field, in: className)].compactMap { $0 }
+        case .addIndex(let className, let name, _): tooLong = [PostgresIdentifiers.longName(ofIndex: name, in: className)].compactMap { $0 }
+        case .deleteField, .dropIndex, .setPermissions, .importDataset: tooLong = []
         }
+        return tooLong.isEmpty ? nil : tooLong.map(\.description).joined(separator: "; ")
     }
 
     private static let objectsUnsupported = "reading or writing objects is not supported on a PostgreSQL database yet "
