@@ -67,6 +67,9 @@ public final class MirrorObjectSource: ObjectSource, Sendable {
         try reading.withLock { (mirror) throws(PorterError) in try mirror.passwordHashes(ofUsers: userIds) }
     }
 
+    /// A user ``passwordHashes(ofUsers:)`` leaves out has no `_hashed_password` in the mirror.
+    public var readsPasswordHashes: Bool { true }
+
     /// The join table in its stored order.
     public func readLinks(owner className: String, field: String, targetClass: String,
                           page: ([RelationLink]) throws(PorterError) -> Void) throws(PorterError) {

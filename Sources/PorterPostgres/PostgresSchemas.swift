@@ -54,9 +54,11 @@ package struct PostgresSchemas {
     /// `_SCHEMA` row, and (`setIndexesWithSchemaFormat`) the class's indexes. A table that is
     /// there without a `_SCHEMA` row keeps its rows and gains the missing columns. With `keyed`
     /// false the new tables come without their primary key and the schema's own indexes (an
-    /// import adds both after the rows).
+    /// import adds both after the rows). A name longer than PostgreSQL keeps is refused before
+    /// anything is written (``PostgresIdentifiers``).
     @discardableResult
     package func createClass(_ schema: ClassSchema, keyed: Bool) throws(PorterError) -> [CreatedTable] {
+        try PostgresIdentifiers.check(PostgresIdentifiers.longNames(in: schema))
         try connection.execute(PostgresLayout.schemaTableSQL)
         var created: [CreatedTable] = []
         if try tableExists(schema.className) {
@@ -81,9 +83,11 @@ package struct PostgresSchemas {
         return created
     }
 
-    /// `addFieldIfNotExists`: a column (or a relation's join table) and the field in `_SCHEMA`.
+    /// `addFieldIfNotExists`: a column (or a relation's join table) and the field in `_SCHEMA`;
+    /// a name longer than PostgreSQL keeps is refused first (``PostgresIdentifiers``).
     @discardableResult
     package func addField(_ field: SchemaField, to className: String, keyed: Bool) throws(PorterError) -> [CreatedTable] {
+        try PostgresIdentifiers.check([PostgresIdentifiers.longName(of: field, in: className)].compactMap { $0 })
         var created: [CreatedTable] = []
         if let type = PostgresLayout.columnType(field.type) {
             try connection.execute("ALTER TABLE \(quoted(className)) ADD COLUMN IF NOT EXISTS \(quoted(field.name)) \(type)")
@@ -153,8 +157,10 @@ package struct PostgresSchemas {
     /// `createIndexes`: `CREATE INDEX IF NOT EXISTS "<name>" ON "<Class>" ("<key>", …)`, named as
     /// the index is named in `_SCHEMA`; a Pointer key `_p_<field>` is the column `<field>`.
     /// PostgreSQL index names are unique in the whole database schema, where Parse's are per
-    /// class: a name another table's index has is refused (102) instead of silently skipped.
+    /// class: a name another table's index has is refused (102) instead of silently skipped, as
+    /// is one longer than PostgreSQL keeps (``PostgresIdentifiers``).
     func createIndexes(_ indexes: [JSONMember], on className: String) throws(PorterError) {
+        try PostgresIdentifiers.check(indexes.compactMap { PostgresIdentifiers.longName(ofIndex: $0.key, in: className) })
         for index in indexes {
             let owner = try connection.execute("SELECT tablename FROM pg_indexes WHERE indexname = $1", [index.key]).first?.first ?? nil
             if let owner, owner != className {

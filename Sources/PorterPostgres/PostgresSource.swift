@@ -159,6 +159,9 @@ public final class PostgresSource: ObjectSource {
         return Dictionary(rows.compactMap { row in row[0].flatMap { id in row[1].map { (id, $0) } } }, uniquingKeysWith: { first, _ in first })
     }
 
+    /// A user ``passwordHashes(ofUsers:)`` leaves out has a NULL `_hashed_password`: no password.
+    public var readsPasswordHashes: Bool { true }
+
     /// The newest `updatedAt` of the class.
     public func newestUpdate(of className: String) throws(PorterError) -> ParseDate? {
         guard try writer.tableExists(className) else { return nil }

@@ -45,6 +45,12 @@ public final class PostgresTarget: ObjectSink, Sendable {
         try connection.withLock { (writer) throws(PorterError) in try writer.existingSchemas() }
     }
 
+    /// Names longer than the 63 bytes PostgreSQL keeps, among those the import would create:
+    /// every name of a new class, the new fields of a class the database has.
+    public func refusedNames(in schemas: [ClassSchema], existing: [ClassSchema]) -> [RefusedName] {
+        PostgresIdentifiers.longNames(in: schemas, existing: existing)
+    }
+
     /// Opens the import's transaction and creates the missing classes, columns and join tables.
     public func begin(schemas: [ClassSchema], naturalKeys: [String: [String]]) throws(PorterError) {
         try connection.withLock { (writer) throws(PorterError) in try writer.begin(schemas: schemas, naturalKeys: naturalKeys) }

@@ -108,7 +108,9 @@ extension PostgresWriter {
             return stage
         }
         let db = try database()
-        let stage = LinkStage(relation: relation, links: "porter:links:" + table, owners: replacing ? "porter:owners:" + table : nil, isDirect: false)
+        // Numbered: `porter:links:` and a join table's name could pass the 63 bytes PostgreSQL keeps.
+        let number = stagedLinks.count
+        let stage = LinkStage(relation: relation, links: "porter:links:\(number)", owners: replacing ? "porter:owners:\(number)" : nil, isDirect: false)
         try db.execute("CREATE TEMP TABLE \(quoted(stage.links)) (\"owningId\" varChar(120), \"relatedId\" varChar(120)) ON COMMIT DROP")
         if let owners = stage.owners { try db.execute("CREATE TEMP TABLE \(quoted(owners)) (\"owningId\" varChar(120)) ON COMMIT DROP") }
         stagedLinks[table] = stage

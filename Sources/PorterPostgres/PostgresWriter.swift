@@ -25,6 +25,8 @@ final class PostgresWriter {
     private var pendingIndexes: [String: [JSONMember]] = [:]
     /// The temporary tables made in this transaction (dropped when it ends).
     var stagingTables: Set<String> = []
+    /// The staging table of each class written through one (``stagingTable(for:)``), by class.
+    private var classStages: [String: String] = [:]
     /// The natural key of each class that has one, by class name, as ``begin(schemas:naturalKeys:)`` gave it.
     private(set) var naturalKeys: [String: [String]] = [:]
 
@@ -237,13 +239,16 @@ final class PostgresWriter {
                            + "holds a NUL character (\\u0000), which PostgreSQL cannot store")
     }
 
-    /// A temporary table shaped like `className`'s, plus ``touchedAtColumn``; made once per transaction.
+    /// A temporary table shaped like `className`'s, plus ``touchedAtColumn``; made once per
+    /// transaction. Numbered, not named after the class: with a class name of 51 bytes or more
+    /// the name would pass the 63 bytes PostgreSQL keeps, and two classes could get one table.
     private func stagingTable(for className: String) throws(PorterError) -> String {
-        let name = "porter:stage:" + className
-        if stagingTables.insert(name).inserted {
-            try database().execute("CREATE TEMP TABLE \(quoted(name)) (LIKE \(quoted(className))) ON COMMIT DROP")
-            try database().execute("ALTER TABLE \(quoted(name)) ADD COLUMN \(quoted(Self.touchedAtColumn)) timestamp with time zone")
-        }
+        if let name = classStages[className] { return name }
+        let name = "porter:stage:\(classStages.count)"
+        try database().execute("CREATE TEMP TABLE \(quoted(name)) (LIKE \(quoted(className))) ON COMMIT DROP")
+        try database().execute("ALTER TABLE \(quoted(name)) ADD COLUMN \(quoted(Self.touchedAtColumn)) timestamp with time zone")
+        classStages[className] = name
+        stagingTables.insert(name)
         return name
     }
 
@@ -327,6 +332,7 @@ final class PostgresWriter {
 
     private func reset() {
         stagingTables = []
+        classStages = [:]
         pendingIndexes = [:]
         stagedLinks = [:]
         unkeyedTables = [:]

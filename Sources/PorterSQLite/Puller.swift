@@ -202,8 +202,8 @@ public final class Puller {
         var tally = classTallies[className]!
         try source.readObjects(of: schema, matching: constraints) { (objects) throws(PorterError) in
             try stopIfCancelled(className)
-            // Only a database gives the users' hashes (a Parse Server never does, PARSE_REST §12).
-            let hashes = className == "_User" ? try source.passwordHashes(ofUsers: objects.map(\.objectId)) : [:]
+            // Only a database or a mirror gives the users' hashes (a Parse Server never does, PARSE_REST §12).
+            let hashes = className == "_User" && source.readsPasswordHashes ? try source.passwordHashes(ofUsers: objects.map(\.objectId)) : nil
             for outcome in try mirror.store(objects, of: schema, passwordHashes: hashes) {
                 switch outcome {
                 case .inserted: tally.added += 1

@@ -16,19 +16,39 @@ package struct ObjectDeletion: Sendable, Equatable {
 extension MirrorWriter {
     /// Stores objects read from a source as they are there: new ones are inserted; existing ones
     /// whose values, ACL, `createdAt` or `updatedAt` differ are replaced. `values` follow
-    /// `schema.storedFields`. `passwordHashes` (users' bcrypt hashes by objectId) go into
-    /// `_User._hashed_password`; a user the source gives no hash keeps the one the mirror has.
-    func store(_ objects: [StoredObject], of schema: ClassSchema, passwordHashes: [String: String]) throws(PorterError) -> [WriteOutcome] {
+    /// `schema.storedFields`. `passwordHashes` (users' bcrypt hashes by objectId, as the source
+    /// has them) go into `_User._hashed_password`; a user they lack has no password there, and
+    /// loses the hash the mirror has. `nil` (a source that reads no hashes): every user keeps it.
+    func store(_ objects: [StoredObject], of schema: ClassSchema, passwordHashes: [String: String]?) throws(PorterError) -> [WriteOutcome] {
         let fields = schema.storedFields
         let resolved = objects.map { object in
             ResolvedObject(objectId: object.objectId, line: 0, fields: zip(fields, object.values).map { FieldValue($0.name, $1) },
                            acl: object.acl, createdAt: object.createdAt, updatedAt: object.updatedAt)
         }
         var outcomes = try upsert(resolved, className: schema.className, mode: .upsert, copyingTimestamps: true)
-        if schema.className == "_User" {
-            try storePasswordHashes(objects.map { passwordHashes[$0.objectId] }, ofUsers: objects.map(\.objectId), outcomes: &outcomes)
+        if schema.className == "_User", let passwordHashes {
+            let userIds = objects.map(\.objectId)
+            try storePasswordHashes(userIds.map { passwordHashes[$0] }, ofUsers: userIds, outcomes: &outcomes)
+            try clearPasswordHashes(ofUsers: userIds, keeping: passwordHashes, outcomes: &outcomes)
         }
         return outcomes
+    }
+
+    /// Clears the `_hashed_password` of the users among `userIds` that `hashes` lacks and that
+    /// were written (by `outcomes`, same order); a user whose hash alone went becomes `.updated`.
+    private func clearPasswordHashes(ofUsers userIds: [String], keeping hashes: [String: String], outcomes: inout [WriteOutcome]) throws(PorterError) {
+        guard let db = database else { return }
+        let column = MirrorLayout.passwordHashColumn
+        guard try !db.rows("SELECT 1 FROM pragma_table_info('_User') WHERE name = ?1", [column]).isEmpty else { return }
+        let clear = try statement("clearPasswordHash", "_User", []) {
+            "UPDATE _User SET \(quoted(column)) = NULL WHERE objectId = ?1 AND \(quoted(column)) IS NOT NULL"
+        }
+        for (index, userId) in userIds.enumerated() where hashes[userId] == nil {
+            if case .failed = outcomes[index] { continue }
+            clear.bind(text: userId, at: 1)
+            try clear.run()
+            if db.changes == 1, outcomes[index] == .unchanged { outcomes[index] = .updated }
+        }
     }
 
     static let keptTable = "temp.\(quoted("porter:kept"))"

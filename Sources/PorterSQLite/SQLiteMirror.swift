@@ -111,8 +111,10 @@ public final class SQLiteMirror: ObjectSink, Sendable {
 extension SQLiteMirror {
     /// Stores objects read from a source as they are there: new ones are inserted; existing ones
     /// whose values, ACL, `createdAt` or `updatedAt` differ are replaced. `values` follow
-    /// `schema.storedFields`; `_User`s get their `passwordHashes` (by objectId) in `_hashed_password`.
-    package func store(_ objects: [StoredObject], of schema: ClassSchema, passwordHashes: [String: String] = [:]) throws(PorterError) -> [WriteOutcome] {
+    /// `schema.storedFields`; `_User`s get their `passwordHashes` (by objectId) in `_hashed_password`,
+    /// and lose the one the mirror has when `passwordHashes` is given and lacks them. `nil`: the
+    /// source reads no hashes, every user keeps the mirror's.
+    package func store(_ objects: [StoredObject], of schema: ClassSchema, passwordHashes: [String: String]? = nil) throws(PorterError) -> [WriteOutcome] {
         try connection.withLock { (mirror) throws(PorterError) in try mirror.store(objects, of: schema, passwordHashes: passwordHashes) }
     }
 

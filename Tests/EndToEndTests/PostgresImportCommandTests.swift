@@ -65,7 +65,7 @@ final class PostgresImportCommandTests: XCTestCase {
     }
 
     /// `Fixtures/bad-postgres/`: each dataset fails as its `expected-error.txt` says and leaves
-    /// the database empty.
+    /// the database empty (no class table, no `_SCHEMA`).
     func testBadPostgresDatasets() throws {
         let root = CommandRunner.fixtures.appendingPathComponent("bad-postgres")
         for name in try FileManager.default.contentsOfDirectory(atPath: root.path).sorted() {
@@ -75,8 +75,10 @@ final class PostgresImportCommandTests: XCTestCase {
             for line in expected.split(separator: "\n") {
                 if line.hasPrefix("exit: ") { XCTAssertEqual(String(result.status), String(line.dropFirst(6)), "\(name): \(result.stderr)") }
                 if line.hasPrefix("contains: ") { XCTAssertTrue(result.stderr.contains(line.dropFirst(10)), "\(name): \(result.stderr)") }
+                if line.hasPrefix("lacks: ") { XCTAssertFalse(result.stderr.contains(line.dropFirst(7)), "\(name): \(result.stderr)") }
             }
             XCTAssertNil(try query(#"SELECT to_regclass('"Note"')::text"#), "\(name): nothing is left behind")
+            XCTAssertNil(try query(#"SELECT to_regclass('"_SCHEMA"')::text"#), "\(name): nothing is left behind")
         }
     }
 

@@ -93,6 +93,29 @@ final class PostgresPullTests: XCTestCase {
         XCTAssertNil(try logIn(restarted, "ada", ParseUsersImportTests.passwords["ada"]!))
     }
 
+    /// A user whose `_hashed_password` became NULL in the database (and whose `updatedAt` moved
+    /// on) loses the hash in the mirror at the next pull: `serve` no longer logs them in with the
+    /// old password. The other users keep theirs.
+    func testAHashClearedInTheDatabaseIsClearedInTheMirror() throws {
+        let url = try newDatabase()
+        try run(["import", CommandRunner.fixtures.appendingPathComponent("parse-com-users").path, "--to", withPassword(url)])
+        let mirror = try CommandRunner.temporaryDirectory(self).appendingPathComponent("pulled.sqlite")
+        _ = try pull(url, to: mirror)
+        XCTAssertEqual(try Mirror(mirror).rows("SELECT count(_hashed_password) FROM _User"), [["3"]])
+
+        _ = try sql(url, #"UPDATE "_User" SET "_hashed_password" = NULL, "updatedAt" = now() WHERE "username" = 'ada'"#)
+        let again = try pull(url, to: mirror)
+        XCTAssertEqual(try again.tally("_User").updated, 1)
+        XCTAssertEqual(try Mirror(mirror).rows("SELECT username, _hashed_password FROM _User ORDER BY 1"),
+                       try sql(url, #"SELECT "username", "_hashed_password" FROM "_User" ORDER BY 1"#))
+        XCTAssertEqual(try Mirror(mirror).rows("SELECT username FROM _User WHERE _hashed_password IS NULL"), [["ada"]])
+
+        let server = try ServedMirror(path: mirror.path, allowCustomObjectId: false)
+        defer { server.stop() }
+        XCTAssertNil(try logIn(server, "ada", ParseUsersImportTests.passwords["ada"]!), "the old password no longer logs ada in")
+        XCTAssertNotNil(try logIn(server, "grace", ParseUsersImportTests.passwords["grace"]!))
+    }
+
     /// mirror → PostgreSQL → mirror: each fixture's mirror, exported in Parse Server's MongoDB
     /// layout (which carries the hashes) and imported into PostgreSQL, pulled into a new mirror,
     /// gives the same mirror: every row of every table (ids, timestamps, ACLs, typed values,

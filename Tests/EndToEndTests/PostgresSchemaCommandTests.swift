@@ -158,6 +158,52 @@ final class PostgresSchemaCommandTests: XCTestCase {
         XCTAssertNil(try value(#"SELECT to_regclass('"Alpha"')::text"#), "the class created before the failure was rolled back")
     }
 
+    /// A name longer than the 63 bytes PostgreSQL keeps (a new field's column, a new class's
+    /// index) is refused (exit 3, as Parse's refusals are) naming the class, the field or index,
+    /// the name, its bytes and the limit; the push changes nothing, not even the class created
+    /// before it. A name of exactly 63 bytes is pushed whole.
+    func testPushRefusesNamesLongerThan63Bytes() throws {
+        _ = try run(["schema", "push", "--target", urlWithPassword, try schemaFile(#"[{"className": "Note", "fields": {"title": {"type": "String"}}}]"#)])
+        let everything = "SELECT string_agg(\"className\" || \"schema\"::text, ',' ORDER BY \"className\") FROM \"_SCHEMA\""
+        let before = try value(everything)
+        let (long, index) = (String(repeating: "a", count: 63) + "b", String(repeating: "i", count: 64))
+        for (file, expected) in [
+            (#"[{"className": "Alpha", "fields": {"name": {"type": "String"}}}, {"className": "Note", "fields": {"title": {"type": "String"}, "\#(long)": {"type": "String"}}}]"#,
+             "Note.\(long): the column name \"\(long)\" is 64 bytes, longer than the 63 bytes PostgreSQL keeps of a name"),
+            (#"[{"className": "Alpha", "fields": {"name": {"type": "String"}}, "indexes": {"\#(index)": {"name": 1}}}]"#,
+             "Alpha index \(index): the index name \"\(index)\" is 64 bytes, longer than the 63 bytes PostgreSQL keeps of a name"),
+        ] {
+            let refused = try run(["schema", "push", "--target", urlWithPassword, try schemaFile(file)], status: 3)
+            XCTAssertTrue(refused.stderr.contains(expected), refused.stderr)
+            XCTAssertTrue(refused.stderr.contains("a shorter name"), refused.stderr)
+            XCTAssertEqual(try value(everything), before, "the refused push left _SCHEMA as it was")
+            XCTAssertNil(try value(#"SELECT to_regclass('"Alpha"')::text"#), "the class created before the refusal was rolled back")
+            XCTAssertEqual(try columns("Note"), ["_rperm", "_wperm", "createdAt", "objectId", "title", "updatedAt"])
+        }
+        let whole = String(long.dropLast())
+        _ = try run(["schema", "push", "--target", urlWithPassword,
+                     try schemaFile(#"[{"className": "Note", "fields": {"title": {"type": "String"}, "\#(whole)": {"type": "String"}}}]"#)])
+        XCTAssertTrue(try columns("Note").contains(whole))
+    }
+
+    /// A migration creating a class with a field named longer than 63 bytes, or an index, is
+    /// refused before anything changes (exit 1), naming the operation and the name.
+    func testMigrateRefusesNamesLongerThan63BytesBeforeAnythingChanges() throws {
+        let long = String(repeating: "f", count: 64)
+        let folder = try migrations([
+            "V1__create_item.yml": "operations:\n  - createClass: {className: Item, fields: {name: {type: String}, \(long): {type: Number}}}",
+            "V2__index.yml": "operations:\n  - addIndex: {className: Item, name: \(String(repeating: "i", count: 70)), keys: {name: 1}}",
+        ])
+        let refused = try run(["migrate", "up", "--dir", folder.path, "--target", urlWithPassword], status: 1)
+        XCTAssertTrue(refused.stderr.contains("refused, nothing was changed"), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("V1__create_item.yml: operation 1"), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("Item.\(long): the column name \"\(long)\" is 64 bytes, longer than the 63 bytes"), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("V2__index.yml: operation 1"), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("is 70 bytes"), refused.stderr)
+        XCTAssertNil(try value(#"SELECT to_regclass('"Item"')::text"#))
+        XCTAssertNil(try value(#"SELECT to_regclass('"_SCHEMA"')::text"#))
+    }
+
     private func migrations(_ files: [String: String]) throws -> URL {
         let root = try CommandRunner.temporaryDirectory(self)
         try CommandRunner.writeItemsDataset(20, to: root.appendingPathComponent("items"))

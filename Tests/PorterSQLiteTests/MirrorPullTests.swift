@@ -58,6 +58,28 @@ final class MirrorPullTests: MirrorTestCase {
         XCTAssertFalse(try rows("SELECT schema FROM _SCHEMA WHERE className = '_User'")[0][0]!.contains("password"))
     }
 
+    /// A source that reads hashes (a database, a mirror) and gives a user none: the user has no
+    /// password there any more, so the mirror's hash goes too and the user counts as updated.
+    /// Without hashes (a Parse Server, `nil`) every user keeps the mirror's.
+    func testStoreClearsAHashTheSourceNoLongerHas() throws {
+        let user = ClassSchema(className: "_User", fields: [SchemaField(name: "username", type: .string)])
+        func stored(_ id: String) -> StoredObject {
+            StoredObject(objectId: id, createdAt: ParseDate(millisecondsSince1970: 1_000), updatedAt: ParseDate(millisecondsSince1970: 2_000),
+                         acl: nil, values: [.string("user-\(id)")])
+        }
+        let first = SQLiteMirror(path: path)
+        try first.begin(schemas: [user], naturalKeys: [:])
+        _ = try first.store([stored("u1"), stored("u2")], of: user, passwordHashes: ["u1": "$2b$10$one", "u2": "$2b$10$two"])
+        try first.commit()
+        let second = SQLiteMirror(path: path)
+        try second.begin(schemas: [user], naturalKeys: [:])
+        XCTAssertEqual(try second.store([stored("u1"), stored("u2")], of: user), [.unchanged, .unchanged])
+        XCTAssertEqual(try second.store([stored("u1"), stored("u2")], of: user, passwordHashes: ["u2": "$2b$10$two"]), [.updated, .unchanged])
+        XCTAssertEqual(try second.store([stored("u1")], of: user, passwordHashes: [:]), [.unchanged], "already cleared")
+        try second.commit()
+        XCTAssertEqual(try rows("SELECT objectId, _hashed_password FROM _User ORDER BY objectId"), [["u1", nil], ["u2", "$2b$10$two"]])
+    }
+
     /// Objects not kept go, with their links as owner and as related object.
     func testDeletingWhatTheSourceNoLongerHas() throws {
         let first = SQLiteMirror(path: path)

@@ -68,9 +68,12 @@ public final class MigrationRunner: Sendable {
     }
 
     /// The files `up` would apply, in order, up to `last`; exit 1 when the history does not
-    /// agree with the files (failed, changed or out-of-order migrations).
+    /// agree with the files (failed, changed or out-of-order migrations) or the target cannot
+    /// run one of their operations (``MigrationTarget/refusal(of:)``).
     public func pending(upTo last: MigrationVersion?) async throws(PorterError) -> [MigrationFile] {
-        try Self.pending(try await status().migrations, upTo: last, location: target.location)
+        let pending = try Self.pending(try await status().migrations, upTo: last, location: target.location)
+        try checkSupported(pending)
+        return pending
     }
 
     static func pending(_ statuses: [MigrationStatus], upTo last: MigrationVersion?, location: String) throws(PorterError) -> [MigrationFile] {
@@ -113,11 +116,25 @@ public final class MigrationRunner: Sendable {
             events(.note("V\(status.version) was started by \(status.applied?.host ?? "another runner") at \(status.applied?.appliedAt.iso ?? "?") and never finished; running it again (its operations are safe to repeat)"))
         }
         let pending = try Self.pending(statuses, upTo: last, location: target.location)
+        try checkSupported(pending)
         var applied: [AppliedMigration] = []
         for file in pending {
             applied.append(try await apply(file, history: history, lock: lock, events: events))
         }
         return applied
+    }
+
+    /// Refuses the run (exit 1) before it changes anything when the target cannot run one of
+    /// the pending operations, naming each.
+    private func checkSupported(_ files: [MigrationFile]) throws(PorterError) {
+        let refused = files.flatMap { file in
+            file.operations.enumerated().compactMap { index, operation in
+                target.refusal(of: operation).map { "  \(file.fileName): operation \(index + 1) (\(OperationRunner.describe(operation, migrationsFolder: folder))): \($0)" }
+            }
+        }
+        guard refused.isEmpty else {
+            throw PorterError(.invalidData, (["\(target.location): refused, nothing was changed:"] + refused).joined(separator: "\n"))
+        }
     }
 
     private func apply(_ file: MigrationFile, history: MigrationHistory, lock: MigrationLock, events: (MigrationEvent) -> Void) async throws(PorterError) -> AppliedMigration {

@@ -26,11 +26,16 @@ public protocol MigrationTarget: AnyObject, Sendable {
     /// Whether ``rollback()`` undoes a whole unit of work (a mirror's or a database's
     /// transaction); a Parse Server keeps every request it answered.
     var isTransactional: Bool { get }
+    /// Why the target cannot run `operation`, or `nil` when it can: a migration with such an
+    /// operation is refused before it starts.
+    func refusal(of operation: MigrationOperation) -> String?
 }
 
 extension MigrationTarget {
     /// No transaction: each request stands alone.
     public var isTransactional: Bool { false }
+    /// Every operation can run.
+    public func refusal(of operation: MigrationOperation) -> String? { nil }
 }
 
 /// Classes a Parse Server target holds for parse-porter's own bookkeeping, left out of every

@@ -62,6 +62,20 @@ public final class PostgresDatabaseTarget: MigrationTarget, ParseAPI, @unchecked
     /// A PostgreSQL advisory lock, held on a connection of its own.
     public func migrationLock(timing: LockTiming) -> MigrationLock { PostgresLock(url: url, location: location, timing: timing) }
 
+    /// Classes, fields and indexes named longer than the 63 bytes PostgreSQL keeps of a name
+    /// are refused before a migration starts (a field a rename or a type change adds is refused
+    /// when it is added, which rolls the migration back).
+    public func refusal(of operation: MigrationOperation) -> String? {
+        let tooLong: [RefusedName]
+        switch operation {
+        case .createClass(let schema): tooLong = PostgresIdentifiers.longNames(in: schema)
+        case .addField(let className, let field): tooLong = [PostgresIdentifiers.longName(of: field, in: className)].compactMap { $0 }
+        case .addIndex(let className, let name, _): tooLong = [PostgresIdentifiers.longName(ofIndex: name, in: className)].compactMap { $0 }
+        case .deleteField, .dropIndex, .setPermissions, .importDataset, .renameField, .changeType, .updateObjects, .deleteObjects: tooLong = []
+        }
+        return tooLong.isEmpty ? nil : tooLong.map(\.description).joined(separator: "; ")
+    }
+
     /// Answers `/schemas` and `/schemas/<Class>` as Parse Server would on this database, and
     /// the object requests ``PostgresObjectRequests`` answers; other routes are refused.
     /// Outside a unit of work a request is a transaction of its own; inside, a savepoint: a

@@ -79,11 +79,20 @@ public protocol ObjectSource: AnyObject {
     /// The bcrypt password hashes Parse Server keeps in `_User._hashed_password`, by objectId,
     /// of the users among `userIds` that have one. A Parse Server never returns them over REST.
     func passwordHashes(ofUsers userIds: [String]) throws(PorterError) -> [String: String]
+
+    /// Whether ``passwordHashes(ofUsers:)`` reads the hashes the source keeps, so that a user it
+    /// leaves out has none (a database, a mirror): a pull then clears the hash a mirror had for
+    /// that user, who could otherwise still log in with an old password. `false` by default: a
+    /// source that cannot read hashes (a Parse Server) leaves the mirror's hashes as they are.
+    var readsPasswordHashes: Bool { get }
 }
 
 extension ObjectSource {
     /// No hashes: the source cannot read them (a Parse Server, PARSE_REST §12).
     public func passwordHashes(ofUsers userIds: [String]) throws(PorterError) -> [String: String] { [:] }
+
+    /// The source reads no hashes: a pull keeps the ones a mirror has.
+    public var readsPasswordHashes: Bool { false }
 
     /// Every link, read owner by owner: for sources that can only look links up by owner.
     public func readLinks(owner className: String, field: String, targetClass: String,

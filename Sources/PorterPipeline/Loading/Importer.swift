@@ -83,19 +83,21 @@ public struct Importer: Sendable {
     package func validate(against targetSchemas: [ClassSchema] = [], progress: (@Sendable (ImportProgress) -> Void)? = nil,
                           cancellation: Cancellation = Cancellation()) throws(PorterError) -> ImportReport {
         try manifest.check(targetClasses: Set(targetSchemas.map(\.className)))
-        return try check(against: targetSchemas, progress: progress, cancellation: cancellation).report
+        return try check(against: targetSchemas, refusedNames: [], progress: progress, cancellation: cancellation).report
     }
 
     /// The validating pass: its report, the rows to reject, and whether a fault no
-    /// `--max-errors` can skip (a schema conflict, an unreadable file) was found.
-    private func check(against targetSchemas: [ClassSchema], progress: (@Sendable (ImportProgress) -> Void)?, cancellation: Cancellation) throws(PorterError)
+    /// `--max-errors` can skip (a schema conflict, a name the target refuses, an unreadable
+    /// file) was found.
+    private func check(against targetSchemas: [ClassSchema], refusedNames: [Diagnostic], progress: (@Sendable (ImportProgress) -> Void)?,
+                       cancellation: Cancellation) throws(PorterError)
         -> (report: ImportReport, rejects: RejectPlan, fatal: Bool, indexes: [String: KeyIndex]) {
         let started = Date()
         try cancellation.check("validating \(manifest.fileName)", "nothing was written")
         let pass = ImportPass(manifest: manifest, plan: plan, mode: options.maxErrors == nil ? .validating : .collectingRejects,
                               options: options, progress: progress)
         pass.cancellation = cancellation
-        let schemaFaults = SchemaCompatibility.conflicts(of: manifest, with: targetSchemas)
+        let schemaFaults = SchemaCompatibility.conflicts(of: manifest, with: targetSchemas) + refusedNames
         for fault in schemaFaults { pass.log.add(fault, fatal: true) }
         if schemaFaults.isEmpty { _ = try pass.run() }
         return (report(pass, committed: false, succeeded: pass.log.count == 0, rejectFiles: [], started: started), pass.rejectTracker.plan, pass.log.hasFatal,
@@ -130,9 +132,11 @@ public struct Importer: Sendable {
         // A target that cannot roll back is written only once the whole dataset has validated.
         // So is one that takes no password hashes, when the dataset may carry some.
         let mayDropHashes = !sink.storesPasswordHashes && manifest.classes.contains { !$0.passwordHashKeys.isEmpty }
-        if options.maxErrors != nil || !sink.isTransactional || mayDropHashes
+        // Names the target cannot store are found here, before anything is written.
+        let refusedNames = SchemaCompatibility.refusedNames(of: manifest, by: sink, existing: targetSchemas)
+        if options.maxErrors != nil || !sink.isTransactional || mayDropHashes || !refusedNames.isEmpty
             || !SchemaCompatibility.conflicts(of: manifest, with: targetSchemas).isEmpty {
-            var (checked, rejects, fatal, indexes) = try check(against: targetSchemas, progress: progress, cancellation: cancellation)
+            var (checked, rejects, fatal, indexes) = try check(against: targetSchemas, refusedNames: refusedNames, progress: progress, cancellation: cancellation)
             let allowed = options.maxErrors ?? 0
             // Without --max-errors the validating pass only counts faults: any one of them stops the import.
             let invalid = options.maxErrors == nil ? !checked.succeeded : rejects.count > allowed

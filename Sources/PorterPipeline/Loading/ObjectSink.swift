@@ -140,6 +140,10 @@ public protocol ObjectSink: AnyObject {
     var takesReferencesAhead: Bool { get }
     /// The class schemas the target has now (empty for a new target).
     func existingSchemas() throws(PorterError) -> [ClassSchema]
+    /// The names among `schemas` (the dataset's classes) the target cannot store as they are,
+    /// given the classes it has (`existing`): the import refuses them as schema faults before
+    /// anything is written. None by default.
+    func refusedNames(in schemas: [ClassSchema], existing: [ClassSchema]) -> [RefusedName]
     /// Creates missing classes and fields and starts the import's unit of work.
     /// `naturalKeys` maps class names to their key fields.
     func begin(schemas: [ClassSchema], naturalKeys: [String: [String]]) throws(PorterError)
@@ -209,6 +213,8 @@ extension ObjectSink {
     public var storesPasswordHashes: Bool { false }
     /// By default there is nothing to note.
     public var notes: [String] { [] }
+    /// By default every name can be stored.
+    public func refusedNames(in schemas: [ClassSchema], existing: [ClassSchema]) -> [RefusedName] { [] }
 
     /// A sink that does not implement pruning refuses pruning (before anything is committed).
     public func prune(_ className: String, keeping held: HeldObjects) throws(PorterError) -> PruneResult {

@@ -65,7 +65,8 @@ public enum FaultKind: String, Sendable, Hashable, CaseIterable, Codable {
     case undecodableText
 
     // The dataset and the target.
-    /// A field's declared type differs from the type the target already has.
+    /// A field's declared type differs from the type the target already has, or a class, field
+    /// or index name is longer than the target keeps (PostgreSQL: 63 bytes).
     case schemaConflict
     /// The target refused an object or a link.
     case refusedByTarget
