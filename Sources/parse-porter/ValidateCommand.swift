@@ -43,14 +43,16 @@ struct ValidateCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let targetSchemas = try against.map { target throws(PorterError) in try server.sink(target).existingSchemas() } ?? []
+        let sink = try against.map { target throws(PorterError) in try server.sink(target) }
+        let targetSchemas = try sink?.existingSchemas() ?? []
         // A text report shows the notes in its table, or below the faults.
         let manifest = try source.manifest(targetClasses: Set(targetSchemas.map(\.className)), printingNotes: format != .text)
+        let refusedNames = sink.map { SchemaCompatibility.refusedNames(of: manifest, by: $0, existing: targetSchemas) } ?? []
         var options = ImportOptions()
         // A JSON report lists every fault; a terminal and JUnit show the first ones.
         if format == .json { options.shownErrorLimit = .max }
         let progress: (@Sendable (ImportProgress) -> Void)? = ProgressDisplay.callback(quiet: quiet || format != .text)
-        let report = try await CtrlC.cancels { try await Importer(manifest: manifest, options: options).validate(against: targetSchemas, progress: progress) }
+        let report = try await CtrlC.cancels { try await Importer(manifest: manifest, options: options).validate(against: targetSchemas, refusedNames: refusedNames, progress: progress) }
         switch format {
         case .text:
             if report.succeeded {

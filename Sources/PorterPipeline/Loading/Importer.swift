@@ -50,7 +50,7 @@ public struct ImportOptions: Sendable {
 /// let report = try await Importer(manifest: manifest).run(into: SQLiteMirror(path: "library.sqlite"))
 /// ```
 ///
-/// Cancelling the task that awaits ``run(into:progress:)`` or ``validate(against:progress:)``
+/// Cancelling the task that awaits ``run(into:progress:)`` or ``validate(against:refusedNames:progress:)``
 /// stops the run between records: the target is rolled back and a ``PorterError`` of kind
 /// ``PorterError/Kind/interrupted`` is thrown. A later run is not affected.
 public struct Importer: Sendable {
@@ -68,22 +68,24 @@ public struct Importer: Sendable {
         self.options = options
     }
 
-    /// Validates without writing; `targetSchemas` are the target's classes, if one is given.
-    /// With ``ImportOptions/maxErrors`` the report also counts the rows an import would reject.
-    /// The sources are read on a thread of its own; `progress` is called on it.
+    /// Validates without writing; `targetSchemas` are the target's classes, if one is given, and
+    /// `refusedNames` the names it cannot store (``SchemaCompatibility/refusedNames(of:by:existing:)``),
+    /// reported as an import would refuse them. With ``ImportOptions/maxErrors`` the report also
+    /// counts the rows an import would reject. The sources are read on a thread of its own;
+    /// `progress` is called on it.
     @concurrent
-    public func validate(against targetSchemas: [ClassSchema] = [], progress: (@Sendable (ImportProgress) -> Void)? = nil)
-        async throws(PorterError) -> ImportReport {
+    public func validate(against targetSchemas: [ClassSchema] = [], refusedNames: [Diagnostic] = [],
+                         progress: (@Sendable (ImportProgress) -> Void)? = nil) async throws(PorterError) -> ImportReport {
         try await Cancellation.onThread(named: "parse-porter validate") { (cancellation) throws(PorterError) in
-            try validate(against: targetSchemas, progress: progress, cancellation: cancellation)
+            try validate(against: targetSchemas, refusedNames: refusedNames, progress: progress, cancellation: cancellation)
         }
     }
 
-    /// ``validate(against:progress:)`` on the calling thread, stopped by `cancellation`.
-    package func validate(against targetSchemas: [ClassSchema] = [], progress: (@Sendable (ImportProgress) -> Void)? = nil,
+    /// ``validate(against:refusedNames:progress:)`` on the calling thread, stopped by `cancellation`.
+    package func validate(against targetSchemas: [ClassSchema] = [], refusedNames: [Diagnostic] = [], progress: (@Sendable (ImportProgress) -> Void)? = nil,
                           cancellation: Cancellation = Cancellation()) throws(PorterError) -> ImportReport {
         try manifest.check(targetClasses: Set(targetSchemas.map(\.className)))
-        return try check(against: targetSchemas, refusedNames: [], progress: progress, cancellation: cancellation).report
+        return try check(against: targetSchemas, refusedNames: refusedNames, progress: progress, cancellation: cancellation).report
     }
 
     /// The validating pass: its report, the rows to reject, and whether a fault no
