@@ -159,6 +159,20 @@ final class PostgresOperationTests: XCTestCase {
         try assertRerunChangesNothing(delete, on: database)
     }
 
+    /// A type change whose temporary field would be named past the 63 bytes PostgreSQL keeps
+    /// is refused when that field is added, before any value is copied.
+    func testAChangeTypeWhoseTemporaryFieldNameIsTooLongIsRefused() throws {
+        let database = try library()
+        let name = String(repeating: "p", count: 49)
+        _ = try blocking { try await database.target.api.send("PUT", "/schemas/Book", body: json(#"{"fields":{"\#(name)":{"type":"Number"}}}"#)) }
+        try database.connection.execute(#"UPDATE "Book" SET "\#(name)" = pages"#)
+        let before = try database.snapshot()
+        assertFails(.target, containing: ["\(name)__porter_String", "64 bytes", "63 bytes PostgreSQL keeps of a name"], "too long") {
+            try apply(.changeType(className: "Book", field: name, type: .string, allowDataLoss: false), on: database)
+        }
+        XCTAssertEqual(try database.snapshot(), before)
+    }
+
     /// A `where` PostgreSQL cannot be asked is refused by name before anything is written.
     func testAWhereTheDatabaseCannotAnswerIsRefusedBeforeWriting() throws {
         let database = try library()
