@@ -148,6 +148,37 @@ final class PostgresOperationTests: XCTestCase {
         try assertRerunChangesNothing(update, on: database)
     }
 
+    /// A value of every type a column holds, set by `updateObjects` and read back through the
+    /// target's query as Parse Server's `postgresObjectToParseObject` gives it; a second run
+    /// finds every value held.
+    func testUpdateObjectsWritesEveryColumnType() throws {
+        let database = try library()
+        let fields = #"""
+            {"fields":{"released":{"type":"Date"},"inPrint":{"type":"Boolean"},"details":{"type":"Object"},"tags":{"type":"Array"},
+             "shop":{"type":"GeoPoint"},"cover":{"type":"File"},"scan":{"type":"Bytes"},"area":{"type":"Polygon"}}}
+            """#
+        _ = try blocking { try await database.target.api.send("PUT", "/schemas/Book", body: json(fields)) }
+        let values = #"""
+            {"released":{"__type":"Date","iso":"1965-08-01T12:30:00.250Z"},"inPrint":false,"details":{"isbn":"0-441-17271-7","tab":"a\tb\\c"},
+             "tags":["spice",1965,{"n":null}],"shop":{"__type":"GeoPoint","latitude":52.37,"longitude":4.89},
+             "cover":{"__type":"File","name":"dune.jpg"},"scan":{"__type":"Bytes","base64":"AQID"},
+             "area":{"__type":"Polygon","coordinates":[[1,2],[3,4],[5,6],[1,2]]}}
+            """#
+        let update = MigrationOperation.updateObjects(className: "Book", where: try jsonObject(#"{"title":"Dune"}"#), set: try jsonObject(values))
+        XCTAssertEqual(try apply(update, on: database).objectsWritten, 1)
+        let found = try blocking {
+            try await database.target.api.send("GET", "/classes/Book", query: [("where", #"{"objectId":"dune"}"#)], body: nil)
+        }
+        guard case .array(let results)? = found["results"], case .object(let dune)? = results.first else { return XCTFail(found.serialized()) }
+        for member in try jsonObject(values) {
+            let stored = try XCTUnwrap(dune[member.key], member.key)
+            XCTAssertEqual(try ParseValue(wire: stored), try ParseValue(wire: member.value), member.key)
+        }
+        XCTAssertEqual(try database.rows(#"SELECT released::text, "inPrint"::text, shop::text, cover FROM "Book" WHERE "objectId" = 'dune'"#),
+                       [["1965-08-01 12:30:00.25+00", "false", "(4.89,52.37)", "dune.jpg"]])
+        try assertRerunChangesNothing(update, on: database)
+    }
+
     func testDeleteObjectsRemovesTheObjectsAndTheirRelationLinks() throws {
         let database = try library()
         let delete = MigrationOperation.deleteObjects(className: "Book", where: try jsonObject(#"{"year":{"$lt":1969}}"#))
