@@ -9,18 +9,8 @@ import XCTest
 /// A pull from one mirror (``MirrorObjectSource``) into another: users' hashes go along, and a
 /// hash the source mirror no longer has leaves the copy too.
 final class MirrorToMirrorPullTests: XCTestCase {
-    var directory: URL!
-
-    override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("mirror-pull-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: directory)
-    }
-
     func testAHashClearedAtTheSourceIsClearedInTheCopy() async throws {
+        let directory = try temporaryFolder("mirror-pull")
         let source = directory.appendingPathComponent("source.sqlite").path, copy = directory.appendingPathComponent("copy.sqlite").path
         let manifest = try ManifestLoader.load(PackageFolders.fixtures.appendingPathComponent("parse-com-users").path)
         let imported = try await Importer(manifest: manifest).run(into: SQLiteMirror(path: source))

@@ -35,14 +35,17 @@ final class MirrorPullTests: MirrorTestCase {
         ])
     }
 
+    private let user = ClassSchema(className: "_User", fields: [SchemaField(name: "username", type: .string)])
+
+    /// User `id` as a source gives it, the same on every read.
+    private func stored(_ id: String) -> StoredObject {
+        StoredObject(objectId: id, createdAt: ParseDate(millisecondsSince1970: 1_000), updatedAt: ParseDate(millisecondsSince1970: 2_000),
+                     acl: nil, values: [.string("user-\(id)")])
+    }
+
     /// Users' hashes read from a source go into `_hashed_password`, which no `_SCHEMA` field
     /// names; a user whose hash alone changed is updated, one given no hash keeps the mirror's.
     func testStoreKeepsPasswordHashes() throws {
-        let user = ClassSchema(className: "_User", fields: [SchemaField(name: "username", type: .string)])
-        func stored(_ id: String) -> StoredObject {
-            StoredObject(objectId: id, createdAt: ParseDate(millisecondsSince1970: 1_000), updatedAt: ParseDate(millisecondsSince1970: 2_000),
-                         acl: nil, values: [.string("user-\(id)")])
-        }
         let first = SQLiteMirror(path: path)
         try first.begin(schemas: [user], naturalKeys: [:])
         XCTAssertEqual(try first.store([stored("u1"), stored("u2"), stored("u3")], of: user, passwordHashes: ["u1": "$2b$10$one", "u2": "$2b$10$two"]),
@@ -62,11 +65,6 @@ final class MirrorPullTests: MirrorTestCase {
     /// password there any more, so the mirror's hash goes too and the user counts as updated.
     /// Without hashes (a Parse Server, `nil`) every user keeps the mirror's.
     func testStoreClearsAHashTheSourceNoLongerHas() throws {
-        let user = ClassSchema(className: "_User", fields: [SchemaField(name: "username", type: .string)])
-        func stored(_ id: String) -> StoredObject {
-            StoredObject(objectId: id, createdAt: ParseDate(millisecondsSince1970: 1_000), updatedAt: ParseDate(millisecondsSince1970: 2_000),
-                         acl: nil, values: [.string("user-\(id)")])
-        }
         let first = SQLiteMirror(path: path)
         try first.begin(schemas: [user], naturalKeys: [:])
         _ = try first.store([stored("u1"), stored("u2")], of: user, passwordHashes: ["u1": "$2b$10$one", "u2": "$2b$10$two"])
