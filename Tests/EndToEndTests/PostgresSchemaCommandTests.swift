@@ -303,6 +303,26 @@ final class PostgresSchemaCommandTests: XCTestCase {
                        [["1", "true"], ["2", "true"], ["3", "true"], ["4", "false"]])
     }
 
+    /// `Fixtures/bad-postgres-migrations/`: each V2 is refused as its `expected-error.txt` says,
+    /// recorded as failed, and leaves nothing of itself in the database; V1 stays applied.
+    func testBadPostgresMigrations() throws {
+        let root = CommandRunner.fixtures.appendingPathComponent("bad-postgres-migrations")
+        for name in try FileManager.default.contentsOfDirectory(atPath: root.path).sorted() {
+            let database = try PostgresCluster.shared().createDatabase()
+            let expected = try BadInputTests.Expectation(root.appendingPathComponent(name).appendingPathComponent("expected-error.txt"))
+            let result = try run(["migrate", "up", "--dir", root.appendingPathComponent(name).path, "--target", database], status: expected.exitCode)
+            for fragment in expected.fragments {
+                XCTAssertTrue(result.stderr.contains(fragment), "\(name): stderr lacks \"\(fragment)\":\n\(result.stderr)")
+            }
+            let connection = try PostgresConnection(url: database)
+            defer { connection.close() }
+            XCTAssertEqual(try connection.execute(#"SELECT "version", "success"::text FROM "_PorterMigrations" ORDER BY "version""#),
+                           [["1", "true"], ["2", "false"]], name)
+            XCTAssertEqual(try connection.execute(#"SELECT count(*) FROM information_schema.columns WHERE table_name = 'Item' AND column_name LIKE '%__porter_%'"#),
+                           [["0"]], name)
+        }
+    }
+
     /// The advisory lock keeps a second runner out while one holds it.
     func testAHeldAdvisoryLockKeepsAnotherRunnerOut() throws {
         let folder = try migrations(Self.createAndImport)
