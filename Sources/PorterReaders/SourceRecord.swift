@@ -40,7 +40,15 @@ public final class CSVHeader: Sendable {
     }
 
     /// The position of the column `name` (compared without surrounding spaces); the first, when two have it.
-    public func index(of name: String) -> Int? { indexByName[name] }
+    /// Looked up per cell of every row: a header of a few columns is searched in order, which
+    /// costs less than hashing the name.
+    public func index(of name: String) -> Int? {
+        guard columnNames.count > Self.searchedInOrder else { return indexByName[name] }
+        return columnNames.firstIndex(of: name)
+    }
+
+    /// Headers of at most this many columns are searched in order.
+    private static let searchedInOrder = 16
 
     /// A header cell as a column name: without the spaces and tabs around it.
     package static func columnName(_ cell: String) -> String {
