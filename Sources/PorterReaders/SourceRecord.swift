@@ -43,7 +43,7 @@ public final class CSVHeader: Sendable {
     /// Looked up per cell of every row: a header of a few columns is searched in order, which
     /// costs less than hashing the name.
     public func index(of name: String) -> Int? {
-        guard columnNames.count > Self.searchedInOrder else { return indexByName[name] }
+        guard columnNames.count <= Self.searchedInOrder else { return indexByName[name] }
         return columnNames.firstIndex(of: name)
     }
 
