@@ -97,6 +97,8 @@ final class PostgresDatabaseTargetTests: XCTestCase {
             ("PUT", "/classes/Book/nope", #"{"pages": 1}"#, "101 Object not found."),
             ("DELETE", "/classes/Book/nope", nil, "101 Object not found."),
             ("PUT", "/classes/_User/bob", #"{"username": "ann"}"#, "137 A duplicate value for a field with unique values was provided"),
+            ("POST", "/classes/Book", #"{"title": "Emma"}"#, "108 POST /classes/Book is not answered on a PostgreSQL database"),
+            ("GET", "/classes/Book/dune", nil, "108 GET /classes/Book/dune is not answered on a PostgreSQL database"),
         ]
         for (method, path, body, expected) in cases {
             XCTAssertEqual(try outcome(target, method, path, body), expected, "\(method) \(path) \(body ?? "")")

@@ -35,11 +35,11 @@ struct PostgresObjectRequests {
     }
 
     private func route(_ method: String, _ parts: [String], query: [(String, String)], body: JSONObject) throws -> JSONValue {
-        switch (method, parts.count > 1 ? parts[1] : nil, parts.count > 2 ? parts[2] : nil) {
-        case ("POST", nil, nil) where parts == ["batch"]: return try batch(body)
-        case ("GET", let className?, nil) where parts.count == 2: return try find(className, query: query)
-        case ("PUT", let className?, let objectId?) where parts.count == 3: return try update(className, objectId: objectId, body: body)
-        case ("DELETE", let className?, let objectId?) where parts.count == 3: return try delete(className, objectId: objectId)
+        switch (method, parts.first, parts.count) {
+        case ("POST", "batch", 1): return try batch(body)
+        case ("GET", "classes", 2): return try find(parts[1], query: query)
+        case ("PUT", "classes", 3): return try update(parts[1], objectId: parts[2], body: body)
+        case ("DELETE", "classes", 3): return try delete(parts[1], objectId: parts[2])
         default: throw ParseError(.commandUnavailable, "\(method) /\(parts.joined(separator: "/")) is not answered on a PostgreSQL database")
         }
     }
