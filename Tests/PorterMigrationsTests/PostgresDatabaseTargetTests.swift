@@ -133,4 +133,23 @@ final class PostgresDatabaseTargetTests: XCTestCase {
         XCTAssertEqual(results[3]["success"], .object(JSONObject()))
         XCTAssertEqual(try connection.execute(#"SELECT "objectId", pages::text FROM "Book" ORDER BY 1"#), [["dune", "500"]])
     }
+
+    /// A user deleted through the target goes with its `_Session` rows, as `serve` ends them;
+    /// another user's sessions stay.
+    func testADeletedUserTakesItsSessions() throws {
+        let url = try PostgresCluster.shared().createDatabase()
+        let target = try PostgresDatabaseTarget(url: url)
+        XCTAssertEqual(try outcome(target, "POST", "/schemas/_User", #"{"fields": {}}"#), "ok")
+        XCTAssertEqual(try outcome(target, "POST", "/schemas/_Session", #"{"fields": {}}"#), "ok")
+        let connection = try PostgresConnection(url: url)
+        defer { connection.close() }
+        try connection.execute(#"INSERT INTO "_User" ("objectId", "createdAt", "updatedAt", "username") VALUES ('ann', now(), now(), 'ann'), ('bob', now(), now(), 'bob')"#)
+        try connection.execute(#"""
+            INSERT INTO "_Session" ("objectId", "createdAt", "updatedAt", "user", "sessionToken") VALUES
+              ('s1', now(), now(), 'ann', 'r:1'), ('s2', now(), now(), 'ann', 'r:2'), ('s3', now(), now(), 'bob', 'r:3')
+            """#)
+        XCTAssertEqual(try outcome(target, "DELETE", "/classes/_User/ann", nil), "ok")
+        XCTAssertEqual(try connection.execute(#"SELECT "objectId" FROM "_User""#), [["bob"]])
+        XCTAssertEqual(try connection.execute(#"SELECT "objectId", "user" FROM "_Session""#), [["s3", "bob"]])
+    }
 }
