@@ -43,9 +43,9 @@ package struct PostgresObjectEdits {
         }
         let sql = #"UPDATE \#(quoted(className)) SET \#(assignments.joined(separator: ", ")) WHERE "objectId" = $1"#
         guard try connection.changes(sql, parameters) == 1 else { return false }
+        // A Relation field's join table is made with the field (`createClass`, `addFieldIfNotExists`).
         for link in change.links {
             let table = quoted(PostgresLayout.joinTable(owner: className, field: link.field))
-            try connection.execute(PostgresLayout.createJoinTableSQL(PostgresLayout.joinTable(owner: className, field: link.field)))
             if !link.remove.isEmpty {
                 try connection.execute(#"DELETE FROM \#(table) WHERE "owningId" = $1 AND "relatedId" = ANY($2::text[])"#,
                                        [objectId, ParseACL.textArray(link.remove)])

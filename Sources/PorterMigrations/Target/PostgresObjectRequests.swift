@@ -14,12 +14,21 @@ import PorterPostgres
 ///   when it is refused.
 ///
 /// Refusals are Parse's answers (codes as Parse Server gives them); a failure of the database
-/// itself is thrown.
-struct PostgresObjectRequests {
+/// itself is thrown. One value answers one request (a `/batch` included): it reads each
+/// class's schema once.
+final class PostgresObjectRequests {
     let connection: PostgresConnection
     let mountPath: String
     /// The time updates set as `updatedAt`.
     let now: ParseDate
+    /// The schemas read so far, by class name (`nil`: no such class).
+    private var schemas: [String: ClassSchema?] = [:]
+
+    init(connection: PostgresConnection, mountPath: String, now: ParseDate) {
+        self.connection = connection
+        self.mountPath = mountPath
+        self.now = now
+    }
 
     /// Answers `method` on the path `parts` (`["classes", "Book"]`, `["batch"]`).
     func answer(_ method: String, _ parts: [String], query: [(String, String)], body: JSONObject) throws(PorterError) -> (status: Int, body: JSONValue) {
@@ -44,7 +53,12 @@ struct PostgresObjectRequests {
         }
     }
 
-    private func schema(_ className: String) throws -> ClassSchema? { try PostgresSchemas(connection: connection).schema(className) }
+    private func schema(_ className: String) throws -> ClassSchema? {
+        if let known = schemas[className] { return known }
+        let schema = try PostgresSchemas(connection: connection).schema(className)
+        schemas[className] = schema
+        return schema
+    }
 
     private func find(_ className: String, query: [(String, String)]) throws -> JSONValue {
         var constraints = JSONObject(), keys: Set<String>?, limit = 100
