@@ -134,6 +134,38 @@ final class PostgresDatabaseTargetTests: XCTestCase {
         XCTAssertEqual(try connection.execute(#"SELECT "objectId", pages::text FROM "Book" ORDER BY 1"#), [["dune", "500"]])
     }
 
+    /// Malformed requests, as a hand-written migration tool might send them, are refused
+    /// with Parse's codes and change nothing.
+    func testMalformedObjectRequestsAreRefused() throws {
+        let url = try PostgresCluster.shared().createDatabase()
+        let target = try PostgresDatabaseTarget(url: url)
+        XCTAssertEqual(try outcome(target, "POST", "/schemas/Book", #"{"fields": {"pages": {"type": "Number"}}}"#), "ok")
+        let connection = try PostgresConnection(url: url)
+        defer { connection.close() }
+        try connection.execute(#"INSERT INTO "Book" ("objectId", "createdAt", "updatedAt", "pages") VALUES ('dune', now(), now(), 412)"#)
+        let cases: [(String, String, String?, String)] = [
+            ("POST", "/batch", #"{"requests": {"method": "DELETE"}}"#, "107 requests must be an array"),
+            ("POST", "/batch", #"{"requests": [{"method": "DELETE"}]}"#, "107 cannot route batch path undefined"),
+            ("POST", "/batch", #"{"requests": [{"method": "DELETE", "path": "/classes/Book/dune"}]}"#, "107 cannot route batch path \"/classes/Book/dune\""),
+            ("POST", "/batch", #"{"requests": [{"method": "POST", "path": "/parse/batch"}]}"#, "107 cannot route batch path /parse/batch"),
+            ("PUT", "/classes/Book/dune", #"{"pages": {"__op": "Nonsense"}}"#, "108 The Nonsense operator is not supported yet."),
+            ("PUT", "/classes/Book/dune", #"{"pages": {"__type": "Pointer", "className": "Book", "objectId": "dune"}}"#,
+             "111 schema mismatch for Book.pages; expected Number but got Pointer<Book>"),
+            ("PUT", "/classes/Book/dune", #"{"ACL": "everyone"}"#, "123 invalid ACL: expected an object like {\"*\":{\"read\":true}}"),
+            ("PUT", "/classes/Book/dune", #"{"a.b": 1}"#, "105 Invalid field name: a.b."),
+        ]
+        for (method, path, body, expected) in cases {
+            XCTAssertEqual(try outcome(target, method, path, body), expected, "\(method) \(path) \(body ?? "")")
+        }
+        for query in [[("where", "not json")], [("limit", "-1")], [("limit", "many")], [("skip", "5")]] {
+            XCTAssertThrowsError(try blocking { try await target.api.send("GET", "/classes/Book", query: query, body: nil) }, "\(query)") { error in
+                guard case .refused(_, let code, _)? = error as? ParseAPIError else { return XCTFail("\(query): \(error)") }
+                XCTAssertTrue(code == .invalidJSON || code == .invalidQuery, "\(query): \(String(describing: code))")
+            }
+        }
+        XCTAssertEqual(try connection.execute(#"SELECT "objectId", pages::text, "_rperm"::text FROM "Book""#), [["dune", "412", nil]])
+    }
+
     /// A user deleted through the target goes with its `_Session` rows, as `serve` ends them;
     /// another user's sessions stay.
     func testADeletedUserTakesItsSessions() throws {
