@@ -14,14 +14,7 @@ public struct KeyHash: Hashable, Sendable {
 
     /// Hashes `className` and the canonical key text (see ``NaturalKey``).
     package init(className: String, key: String) {
-        var state = (a: UInt64(0xcbf2_9ce4_8422_2325), b: UInt64(0x6c62_272e_07bb_0142))
-        // Contiguous UTF-8 buffers: iterating a `String.UTF8View` costs several times as much per byte.
-        var className = className, key = key
-        className.withUTF8 { KeyHash.mix($0, into: &state) }
-        KeyHash.mix(CollectionOfOne(0), into: &state)
-        key.withUTF8 { KeyHash.mix($0, into: &state) }
-        high = KeyHash.finalize(state.a)
-        low = KeyHash.finalize(state.b ^ high)
+        self = KeyHasher(className: className).hash(key)
     }
 
     /// Two FNV-1a style streams over the bytes.
@@ -61,6 +54,30 @@ public struct KeyHash: Hashable, Sendable {
     @inline(__always)
     static func digit(_ value: UInt64) -> UInt8 {
         UInt8(truncatingIfNeeded: value &+ 65 &+ (value >= 26 ? 6 : 0) &- (value >= 52 ? 75 : 0))
+    }
+}
+
+/// Hashes the keys of one class: the class name is mixed in once, not per key (a
+/// ``KeyHash`` is computed for every object and every reference of an import).
+package struct KeyHasher: Sendable {
+    /// The two streams' state after the class name and its NUL.
+    private let a: UInt64, b: UInt64
+
+    package init(className: String) {
+        var state = (a: UInt64(0xcbf2_9ce4_8422_2325), b: UInt64(0x6c62_272e_07bb_0142))
+        // Contiguous UTF-8 buffers: iterating a `String.UTF8View` costs several times as much per byte.
+        var className = className
+        className.withUTF8 { KeyHash.mix($0, into: &state) }
+        KeyHash.mix(CollectionOfOne(0), into: &state)
+        (a, b) = state
+    }
+
+    /// The ``KeyHash`` of the canonical key text `key` in this class.
+    package func hash(_ key: String) -> KeyHash {
+        var state = (a: a, b: b), key = key
+        key.withUTF8 { KeyHash.mix($0, into: &state) }
+        let high = KeyHash.finalize(state.a)
+        return KeyHash(high: high, low: KeyHash.finalize(state.b ^ high))
     }
 }
 

@@ -220,6 +220,21 @@ final class CoercionTests: XCTestCase {
         assertValue(split, json(#"{"c": ["x", "y"]}"#), .array([.string("x"), .string("y")]))
     }
 
+    /// Splitting at one byte trims each part as splitting by `Character` does, including
+    /// blanks that a combining or prepended mark joins into one grapheme with a letter.
+    func testSplittingAtOneByteTrimsAsCharactersDo() {
+        func byCharacter(_ text: String, _ separator: Character) -> [String] {
+            text.split(separator: separator, omittingEmptySubsequences: false).map(CellText.trimmed)
+        }
+        let cells = ["", ";", " ; ", "a", "\t a \t", "Ann;Bob", " Ann ;\tBob\t; ", "Zoë ; Åsa", " é", "é ", " \u{301}x; y",
+                     "x\u{600} ;y", "  \u{301}", "a;;b", "日本;  中国 ", "\u{1F600} ; \u{1F600}", "a\r\n;b"]
+        for cell in cells {
+            XCTAssertEqual(CellText.split(cell, by: ";"), byCharacter(cell, ";"), "cell \(cell.debugDescription)")
+        }
+        XCTAssertEqual(CellText.split(" \u{301}x; y", by: ";"), [" \u{301}x", "y"], "a blank that starts a grapheme stays")
+        XCTAssertEqual(CellText.split("a, b ,c", by: ", "), ["a", "b ,c"])
+    }
+
     func testObjects() {
         let object = field(.object)
         assertValue(object, #"{"calories": "200", "when": {"__type": "Date", "iso": "2024-01-31T09:30:00.000Z"}, "n": 2, "deep": {"list": [1]}}"#,

@@ -453,9 +453,10 @@ final class ImportPass {
                                                                          value: draft.objectId),
                                        "duplicate objectId, first seen at \(rowText(source: load.source, row: first, besides: mapper.sourceName))"))
         }
+        // The values to write; left empty when nothing is written (validating).
         var fields: [FieldValue] = []
-        fields.reserveCapacity(draft.values.count)
         let ahead = references.resolvesAhead, feeding = sending
+        if feeding != nil { fields.reserveCapacity(draft.values.count) }
         for index in draft.values.indices {
             func later(_ waiting: [ObjectReference]) {
                 references.deferred.append(DeferredReference(className: className, field: mapper.fields[index], ownerId: draft.objectId,
@@ -466,13 +467,13 @@ final class ImportPass {
             case .value(let v) where isCyclic:
                 if v != .null || load.mapping.mode != .merge { later([]) }
             case .value(let v):
-                fields.append(FieldValue(load.fieldNames[index], v))
+                if feeding != nil { fields.append(FieldValue(load.fieldNames[index], v)) }
             case .pointer(let reference) where isCyclic:
                 later([reference])
             case .pointer(let reference) where references.waits(reference):
                 later([reference])
             case .pointer(let reference):
-                if let objectId = resolve(reference, from: row, line: draft.line, mapper: mapper, field: index, problems: &problems) {
+                if let objectId = resolve(reference, from: row, line: draft.line, mapper: mapper, field: index, problems: &problems), feeding != nil {
                     fields.append(FieldValue(load.fieldNames[index], .pointer(PointerRef(className: reference.targetClass, objectId: objectId))))
                 }
             case .relation(let refs) where references.linksWait(for: mapper.fields[index].type.targetClass!):

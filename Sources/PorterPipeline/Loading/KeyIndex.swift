@@ -5,6 +5,7 @@ import ParseModel
 /// so memory per object stays small whatever the key's length.
 final class KeyIndex {
     let className: String
+    private let hasher: KeyHasher
     private var byKey = KeyHashTable()
     /// objectIds given by the source, by key hash (only for classes whose records carry them).
     private var explicitIds: [KeyHash: String] = [:]
@@ -25,6 +26,7 @@ final class KeyIndex {
 
     init(className: String, uniqueFields: [String] = []) {
         self.className = className
+        self.hasher = KeyHasher(className: className)
         self.uniqueFields = uniqueFields
     }
 
@@ -51,7 +53,7 @@ final class KeyIndex {
     /// Records the value (canonical text) of a `by:` field of an object registered before; a
     /// value seen before keeps its first object and notes the second line.
     func register(field: String, value: String, objectId: String, keyHash: KeyHash?, line: Int) {
-        let hash = KeyHash(className: className, key: value)
+        let hash = hasher.hash(value)
         if byField[field]?[hash] != nil {
             if byField[field]![hash]!.otherLine == nil { byField[field]![hash]!.otherLine = line }
         } else {
@@ -65,10 +67,20 @@ final class KeyIndex {
         case ambiguous(line: Int, otherLine: Int)
     }
 
+    /// Whether an object with `identity` has been registered (rejected or not): ``lookup(_:)``
+    /// without building its answer.
+    func knows(_ identity: ObjectReference.Identity) -> Bool {
+        switch identity {
+        case .key(let key): byKey[hasher.hash(key)] != nil
+        case .objectId(let id): byObjectId[id] != nil
+        case .field(let field, let value): byField[field]?[hasher.hash(value)] != nil
+        }
+    }
+
     func lookup(_ identity: ObjectReference.Identity) -> Lookup {
         switch identity {
         case .key(let key):
-            let hash = KeyHash(className: className, key: key)
+            let hash = hasher.hash(key)
             guard let entry = byKey[hash] else { return .missing }
             if entry.rejected { return .rejected(line: entry.line) }
             return .found(objectId: explicitIds.isEmpty ? hash.objectId : explicitIds[hash] ?? hash.objectId, line: entry.line)
@@ -77,7 +89,7 @@ final class KeyIndex {
             if stored < 0 { return .rejected(line: Int(-stored) - 1) }
             return .found(objectId: id, line: Int(stored) - 1)
         case .field(let field, let value):
-            guard let entry = byField[field]?[KeyHash(className: className, key: value)] else { return .missing }
+            guard let entry = byField[field]?[hasher.hash(value)] else { return .missing }
             if let otherLine = entry.otherLine { return .ambiguous(line: entry.line, otherLine: otherLine) }
             let rejected = entry.keyHash.map { byKey[$0]?.rejected == true } ?? ((byObjectId[entry.objectId] ?? 0) < 0)
             return rejected ? .rejected(line: entry.line) : .found(objectId: entry.objectId, line: entry.line)

@@ -27,6 +27,17 @@ final class ReferenceResolver {
     /// References not found in a class whose source is unread, by target class, with the
     /// files they are in: reported once per class, not one fault per reference.
     private var unchecked: [String: (count: Int, files: [String])] = [:]
+    /// What ``target(_:)`` found for the first classes asked about, searched in order: asked
+    /// per reference, where hashing the class name for each set and dictionary cost more.
+    private var recentTargets: [(className: String, target: Target)] = []
+    private static let recentTargetLimit = 16
+
+    /// A target class as references to it resolve: its key index (nil: not in the dataset)
+    /// and whether every object of it is known.
+    private struct Target {
+        let index: KeyIndex?
+        let isComplete: Bool
+    }
 
     /// `validatedIndexes`, when given, are used only if `resolvesAhead`.
     init(manifest: DatasetManifest, validatedIndexes: [String: KeyIndex]? = nil, resolvesAhead: Bool = false) {
@@ -45,6 +56,7 @@ final class ReferenceResolver {
     /// Notes that every object of `className` has been read.
     func finished(_ className: String) {
         completeClasses.insert(className)
+        recentTargets = []
     }
 
     /// Whether every object of `className` is known: it has been read, or it is no class of the dataset.
@@ -59,13 +71,22 @@ final class ReferenceResolver {
     /// further down a file of the same pass (a reference by another field always may, since
     /// a later object may share the value).
     func waits(_ reference: ObjectReference) -> Bool {
-        guard !resolvesAhead, !isComplete(reference.targetClass) else { return false }
-        return reference.identity.isField || indexes[reference.targetClass]?.lookup(reference.identity) == .missing
+        guard !resolvesAhead else { return false }
+        let target = target(reference.targetClass)
+        guard !target.isComplete else { return false }
+        return reference.identity.isField || target.index?.knows(reference.identity) == false
     }
 
     /// Whether relation links to `targetClass` read now must wait until that class is read.
     func linksWait(for targetClass: String) -> Bool {
-        !resolvesAhead && !isComplete(targetClass)
+        !resolvesAhead && !target(targetClass).isComplete
+    }
+
+    private func target(_ className: String) -> Target {
+        if let recent = recentTargets.first(where: { $0.className == className }) { return recent.target }
+        let target = Target(index: resolvesAhead ? validatedIndexes?[className] : indexes[className], isComplete: isComplete(className))
+        if recentTargets.count < Self.recentTargetLimit { recentTargets.append((className, target)) }
+        return target
     }
 
     /// Drops the key indexes, once every reference has been resolved: at a million objects
@@ -74,6 +95,7 @@ final class ReferenceResolver {
     func forgetObjects() {
         indexes = [:]
         validatedIndexes = nil
+        recentTargets = []
     }
 
     // MARK: Resolving
@@ -98,7 +120,7 @@ final class ReferenceResolver {
     /// Resolves `reference`, read from `file`.
     func resolve(_ reference: ObjectReference, in file: @autoclosure () -> String) -> Resolution {
         let target = reference.targetClass
-        guard let index = resolvesAhead ? validatedIndexes?[target] : indexes[target] else { return .outsideDataset }
+        guard let index = self.target(target).index else { return .outsideDataset }
         switch index.lookup(reference.identity) {
         case .found(let objectId, let line): return .found(objectId: objectId, line: line)
         case .rejected(let line): return .rejected(line: line)

@@ -45,6 +45,7 @@ package final class ClassMapper: Sendable {
     package let fields: [FieldMapping]
     let coercers: [FieldCoercer]
     let keyIndices: [Int]
+    let keyHasher: KeyHasher
     let knownColumns: Set<String>
     /// The file whose records this mapper maps, as locations name it.
     let sourceName: String
@@ -65,6 +66,7 @@ package final class ClassMapper: Sendable {
         }
         let fieldNames = fields.map(\.name)
         self.keyIndices = mapping.key.compactMap { fieldNames.firstIndex(of: $0) }
+        self.keyHasher = KeyHasher(className: mapping.className)
         self.knownColumns = Set(fields.flatMap(\.sourceColumns).map { ColumnPath($0).components[0] } + ParseNames.defaultFields)
         self.extractColumn = mapping.extract.map { ColumnPath($0.column) }
         self.extractHeader = mapping.extract.map { CSVHeader(names: [$0.column]) }
@@ -182,7 +184,7 @@ package final class ClassMapper: Sendable {
                 problems.append(Diagnostic(.keyValueMissing, location(record.line, field, value: ""), "key field is missing"))
             }
         }
-        let keyHash = key.map { KeyHash(className: mapping.className, key: $0) }
+        let keyHash = key.map(keyHasher.hash)
         let objectId = system.objectId ?? keyHash?.objectId
         if objectId == nil, problems.isEmpty {
             problems.append(Diagnostic(.objectIdMissing, SourceLocation(file: sourceName, line: record.line, column: "objectId", className: mapping.className),

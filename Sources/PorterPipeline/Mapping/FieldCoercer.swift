@@ -14,6 +14,7 @@ package final class FieldCoercer: Sendable {
     let references: ReferenceParser?
     /// The folder the paths of an uploading File field start from: the source file's.
     let sourceDirectory: String
+    let hasNullTokens: Bool
 
     /// - Parameters:
     ///   - references: how to read references to the field's target class (Pointer and Relation fields).
@@ -26,6 +27,7 @@ package final class FieldCoercer: Sendable {
         self.datePatterns = field.formats.compactMap(DatePattern.init)
         self.manifestPath = className.map { "classes.\($0).fields.\(field.name)" } ?? field.name
         self.references = references
+        self.hasNullTokens = !field.nullTokens.isEmpty
     }
 
     /// The field's value in `record`; a missing or null cell gives the default, else null.
@@ -49,11 +51,12 @@ package final class FieldCoercer: Sendable {
         return try coerce(cell!)
     }
 
+    /// Per cell of every record: a field without `null` tokens hashes no text.
     func isNull(_ cell: SourceCell?) -> Bool {
         switch cell {
         case nil, .json(.null)?: return true
-        case .text(let text)?: return text.isEmpty || field.nullTokens.contains(text)
-        case .json(.string(let text))?: return field.nullTokens.contains(text)
+        case .text(let text)?: return text.isEmpty || (hasNullTokens && field.nullTokens.contains(text))
+        case .json(.string(let text))?: return hasNullTokens && field.nullTokens.contains(text)
         default: return false
         }
     }
