@@ -46,7 +46,9 @@
 #                          BOOKS and SCALE_BOOKS books and prints the peak RSS of each and the
 #                          bytes per natural key between them; "postgres" starts a private
 #                          PostgreSQL cluster and imports into Parse Server's layout there,
-#                          beside psql \copy of the CSV files into untyped tables and the REST path
+#                          beside psql \copy of the CSV files into untyped tables, pg_restore of
+#                          the tables parse-porter wrote (what the layout costs PostgreSQL, with
+#                          its CPU seconds) and the REST path
 #   SCALE_BOOKS=N          the larger run of section scale (default 10 x BOOKS)
 #   POSTGRES_REST_BOOKS=N  books of the REST reference of section postgres (default 100000)
 #   BASELINE_VALIDATE_S=S  validate's recorded time before issue 15 (default 10.9 s x BOOKS/1M)
@@ -817,6 +819,18 @@ pg_database() {
     echo "postgres://postgres@127.0.0.1:$PG_PORT/$1"
 }
 
+# postgres_cpu_seconds: CPU seconds the private cluster has used so far: the postmaster, its
+# running children and the children it has reaped (a finished connection's backend).
+postgres_cpu_seconds() {
+    local postmaster ticks=0 pid
+    postmaster=$(head -n 1 "$PG_DIR/data/postmaster.pid")
+    for pid in "$postmaster" $(pgrep -P "$postmaster"); do
+        ticks=$((ticks + $(awk '{ print $14 + $15 }' "/proc/$pid/stat" 2>/dev/null || echo 0)))
+    done
+    ticks=$((ticks + $(awk '{ print $16 + $17 }' "/proc/$postmaster/stat")))
+    awk -v t="$ticks" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f", t / hz }'
+}
+
 # objects_of_report FILE: objects an import --json report says it inserted.
 objects_of_report() {
     python3 -c 'import json, sys; print(sum(c["inserted"] for c in json.load(open(sys.argv[1]))["classes"]))' "$1"
@@ -848,14 +862,32 @@ section_postgres() {
     local floor_secs=$MEASURE_SECS
     record_result postgres "psql \\copy" "$DATASET_ROWS" "$MEASURE_SECS" "$MEASURE_KB"
 
-    local url pp_secs pp_objects
+    local url pp_secs pp_objects cpu_before pp_server_cpu
     url=$(pg_database parse)
     log "postgres: parse-porter import $DATASET --to $url --quiet --json ..."
+    cpu_before=$(postgres_cpu_seconds)
     measure pg-import -- "$PARSE_PORTER" import "$DATASET" --to "$url" --quiet --json
     ((MEASURE_STATUS == 0)) || { tail -n 20 "$RUN_DIR/pg-import.stderr" >&2; die "parse-porter import into PostgreSQL exited with status $MEASURE_STATUS"; }
+    pp_server_cpu=$(awk -v a="$(postgres_cpu_seconds)" -v b="$cpu_before" 'BEGIN { printf "%.2f", a - b }')
     pp_secs=$MEASURE_SECS
     pp_objects=$(objects_of_report "$RUN_DIR/pg-import.stdout")
     record_result postgres "parse-porter" "$DATASET_ROWS" "$MEASURE_SECS" "$MEASURE_KB"
+
+    # What the layout itself costs PostgreSQL: the tables parse-porter wrote, dumped (not timed)
+    # and restored by pg_restore into a new database in one transaction: COPY of the typed rows,
+    # then the primary keys and indexes, as parse-porter loads them.
+    local restore_url restore_secs restore_server_cpu
+    log "postgres: pg_dump of the loaded database (not timed), pg_restore into a new one ..."
+    "$PG_BIN/pg_dump" -d "$url" -Fc -Z0 -f "$RUN_DIR/parse.dump" 2>"$RUN_DIR/pg_dump.stderr" \
+        || { tail -n 20 "$RUN_DIR/pg_dump.stderr" >&2; die "pg_dump failed"; }
+    restore_url=$(pg_database restored)
+    cpu_before=$(postgres_cpu_seconds)
+    measure pg-restore -- "$PG_BIN/pg_restore" -d "$restore_url" --single-transaction "$RUN_DIR/parse.dump"
+    ((MEASURE_STATUS == 0)) || { tail -n 20 "$RUN_DIR/pg-restore.stderr" >&2; die "pg_restore exited with status $MEASURE_STATUS"; }
+    restore_server_cpu=$(awk -v a="$(postgres_cpu_seconds)" -v b="$cpu_before" 'BEGIN { printf "%.2f", a - b }')
+    restore_secs=$MEASURE_SECS
+    rm -f "$RUN_DIR/parse.dump"
+    record_result postgres "pg_restore, same tables" "$DATASET_ROWS" "$MEASURE_SECS" "$MEASURE_KB"
 
     # The REST path on this machine, in the same run: a smaller library into a served mirror.
     local rest_books=${POSTGRES_REST_BOOKS:-100000} saved_books=$BOOKS saved_dataset=$DATASET saved_rows=$DATASET_ROWS rest_objects
@@ -883,6 +915,11 @@ section_postgres() {
         awk -v o="$pp_objects" -v s="$pp_secs" -v ro="$rest_objects" -v rs="$rest_secs" 'BEGIN {
             printf "parse-porter: %d objects in %.2f s = %.0f objects/s; REST path: %d objects in %.2f s = %.0f objects/s\n", o, s, o / s, ro, rs, ro / rs }'
         echo "ratio (parse-porter speed / psql \\copy speed, same CSV records): ${ratio}x"
+        echo "ratio (parse-porter speed / pg_restore of the same tables): $(speed_ratio "$restore_secs" "$pp_secs")x"
+        echo "PostgreSQL's own CPU: ${pp_server_cpu} s during parse-porter's load, ${restore_server_cpu} s during pg_restore;" \
+             "a loader of this layout that cost no CPU itself would reach at most" \
+             "$(awk -v c="$restore_server_cpu" -v f="$floor_secs" -v n="$(nproc)" 'BEGIN { printf "%.2f", f / (c / n) }')x psql \\copy's speed" \
+             "on $(nproc) cores (psql \\copy's time / pg_restore's server CPU spread over every core)"
         echo "ratio (parse-porter objects/s / REST objects/s): ${speedup}x"
         check_target "speed >= ${TARGET_POSTGRES_RATIO}x psql \\copy" "x >= t" x="$ratio" t="$TARGET_POSTGRES_RATIO"
         check_target "objects/s >= ${TARGET_POSTGRES_REST_SPEEDUP}x REST" "x >= t" x="$speedup" t="$TARGET_POSTGRES_REST_SPEEDUP"

@@ -59,7 +59,7 @@ struct ImportCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Where rejected rows go, as <Class>.csv files: those --max-errors leaves out, and objects a Parse Server refuses (default: <dataset>/rejects).")
     var rejects: String?
 
-    @Option(name: .long, help: "Objects per write (mirror, default 1000) or operations per /batch request (Parse Server, default 50).")
+    @Option(name: .long, help: "Objects per write (mirror, default 1000; PostgreSQL, default 10000) or operations per /batch request (Parse Server, default 50).")
     var batchSize: Int?
 
     @Option(name: .long, help: "/batch requests in flight at once (Parse Server).")
@@ -73,6 +73,11 @@ struct ImportCommand: AsyncParsableCommand {
 
     @Flag(name: .shortAndLong, help: "No progress output.")
     var quiet = false
+
+    /// Objects per write into PostgreSQL: each write is a COPY per class, and PostgreSQL spends
+    /// less per row on fewer, larger ones (1M books: 8.7 s of server CPU at 10,000 against 12.5 s
+    /// at 1,000, and 188 MB peak RSS here).
+    static let postgresObjectsPerCall = 10_000
 
     func validate() throws {
         if let maxErrors, maxErrors < 0 { throw ValidationError("--max-errors must be 0 or more") }
@@ -101,7 +106,8 @@ struct ImportCommand: AsyncParsableCommand {
         // Rejected rows of stdin go to ./rejects, not into the spool's folder.
         let rejectsDirectory = rejects ?? ((spool == nil ? manifest.directory : FileManager.default.currentDirectoryPath) as NSString).appendingPathComponent("rejects")
         // To a server, each sink call carries enough objects to keep every connection busy.
-        let objectsPerCall = toServer ? max(1000, (batchSize ?? 50) * concurrency * 5) : batchSize ?? 1000
+        let objectsPerCall = toServer ? max(1000, (batchSize ?? 50) * concurrency * 5)
+                                      : batchSize ?? (backend.isPostgres ? Self.postgresObjectsPerCall : 1000)
         var options = ImportOptions(maxErrors: maxErrors, batchSize: objectsPerCall, rejectsDirectory: rejectsDirectory, dryRun: dryRun)
         options.usersWithoutPasswords = usersWithoutPasswords
         options.prune = prune
