@@ -22,6 +22,23 @@ final class CSVRowTests: XCTestCase {
                        "\"two\nlines\",\"cr\r\",\" lead\",\"trail\t\",,,é ü")
     }
 
+    /// The bytes that need quotes are found at every position of a cell, eight at a time or
+    /// one by one, and bytes that only resemble them (in UTF-8 sequences) need none.
+    func testEveryPositionOfAQuotedByteIsFound() {
+        for special in ["\n", "\r", "\"", ","] {
+            for length in 1...20 {
+                for position in 0..<length {
+                    var cell = String(repeating: "x", count: length)
+                    cell.replaceSubrange(cell.index(cell.startIndex, offsetBy: position)...cell.index(cell.startIndex, offsetBy: position), with: special)
+                    let expected = "\"" + cell.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+                    XCTAssertEqual(line([cell]), expected, "\(special.debugDescription) at \(position) of \(length)")
+                }
+            }
+        }
+        let noQuotes = "Ĭ̌ĭ-é日本\u{2C00}\u{0A00}\u{220C}+.;:x"
+        XCTAssertEqual(line([noQuotes]), noQuotes)
+    }
+
     func testALongQuotedCellIsCopiedWhole() {
         let text = String(repeating: "word \"quoted\", ", count: 2_000)
         let expected = "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
