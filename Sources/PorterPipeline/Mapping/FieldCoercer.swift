@@ -14,7 +14,6 @@ package final class FieldCoercer: Sendable {
     let references: ReferenceParser?
     /// The folder the paths of an uploading File field start from: the source file's.
     let sourceDirectory: String
-    let hasNullTokens: Bool
 
     /// - Parameters:
     ///   - references: how to read references to the field's target class (Pointer and Relation fields).
@@ -27,7 +26,6 @@ package final class FieldCoercer: Sendable {
         self.datePatterns = field.formats.compactMap(DatePattern.init)
         self.manifestPath = className.map { "classes.\($0).fields.\(field.name)" } ?? field.name
         self.references = references
-        self.hasNullTokens = !field.nullTokens.isEmpty
     }
 
     /// The field's value in `record`; a missing or null cell gives the default, else null.
@@ -55,8 +53,8 @@ package final class FieldCoercer: Sendable {
     func isNull(_ cell: SourceCell?) -> Bool {
         switch cell {
         case nil, .json(.null)?: return true
-        case .text(let text)?: return text.isEmpty || (hasNullTokens && field.nullTokens.contains(text))
-        case .json(.string(let text))?: return hasNullTokens && field.nullTokens.contains(text)
+        case .text(let text)?: return text.isEmpty || (!field.nullTokens.isEmpty && field.nullTokens.contains(text))
+        case .json(.string(let text))?: return !field.nullTokens.isEmpty && field.nullTokens.contains(text)
         default: return false
         }
     }
