@@ -32,6 +32,10 @@ final class SinkWriter: @unchecked Sendable {
     private var stopping = false
     private var exited = false
     private var completions: [Completion] = []
+    /// Jobs that have run, released by the submitting thread: a job holds the batch it wrote,
+    /// allocated on that thread, and freeing memory on the thread that allocated it is cheaper
+    /// (malloc's per-thread caches); the writer is the busier thread of an import.
+    private var ranJobs: [Job] = []
     private var failure: PorterError?
 
     init(capacity: Int = 4) {
@@ -44,21 +48,25 @@ final class SinkWriter: @unchecked Sendable {
     /// Queues `job`; returns the completions of earlier jobs, or throws the first failure.
     func submit(_ job: @escaping Job) throws(PorterError) -> [Completion] {
         condition.lock()
-        defer { condition.unlock() }
         while jobs.count >= capacity && failure == nil { condition.wait() }
-        if let failure { throw failure }
+        if let failure {
+            condition.unlock()
+            throw failure
+        }
         jobs.append(job)
         condition.broadcast()
-        return takeCompletions()
+        return takeCompletionsAndUnlock()
     }
 
     /// Waits until every queued job has run; returns their completions.
     func drain() throws(PorterError) -> [Completion] {
         condition.lock()
-        defer { condition.unlock() }
         while (!jobs.isEmpty || busy) && failure == nil { condition.wait() }
-        if let failure { throw failure }
-        return takeCompletions()
+        if let failure {
+            condition.unlock()
+            throw failure
+        }
+        return takeCompletionsAndUnlock()
     }
 
     /// Ends the thread after the job under way; jobs still queued are dropped.
@@ -71,9 +79,13 @@ final class SinkWriter: @unchecked Sendable {
         condition.unlock()
     }
 
-    private func takeCompletions() -> [Completion] {
-        defer { completions.removeAll() }
-        return completions
+    /// The completions so far; the jobs that ran are released once `condition` is unlocked.
+    private func takeCompletionsAndUnlock() -> [Completion] {
+        let taken = completions, ran = ranJobs
+        completions.removeAll()
+        ranJobs.removeAll()
+        withExtendedLifetime(ran) { condition.unlock() }
+        return taken
     }
 
     private func work() {
@@ -88,6 +100,7 @@ final class SinkWriter: @unchecked Sendable {
             do { result = .success(try job()) } catch { result = .failure(error) }
             condition.lock()
             busy = false
+            ranJobs.append(job)
             switch result {
             case .success(let completion): completions.append(completion)
             case .failure(let error):
