@@ -479,8 +479,9 @@ final class ImportPass {
             case .relation(let refs) where references.linksWait(for: mapper.fields[index].type.targetClass!):
                 later(refs)
             case .upload(let file):
+                guard feeding != nil else { break }
                 fields.append(FieldValue(load.fieldNames[index], .file(ParseFile(name: file.storedName))))
-                if feeding != nil { load.batch.uploads[file.storedName] = file }
+                load.batch.uploads[file.storedName] = file
             case .relation(let refs):
                 var ids: [String] = []
                 for reference in refs {
