@@ -37,7 +37,7 @@ final class MirrorStore: @unchecked Sendable {
         self.path = path
         self.queryTimeLimit = queryTimeLimit
         let database = try SQLiteDatabase(path: path, create: true)
-        try database.execute("PRAGMA journal_mode = WAL")
+        try Self.switchToWAL(database)
         // In WAL mode NORMAL keeps the mirror consistent after a crash; a power loss may undo the last commits.
         try database.execute("PRAGMA synchronous = NORMAL")
         // The writer keeps the pages it writes (64 MB, as the importer) and checkpoints every ~40 MB of log.
@@ -52,6 +52,22 @@ final class MirrorStore: @unchecked Sendable {
             try database.execute("COMMIT")
         }
         writer = MirrorConnection(database: database, schemaCache: schemaCache, queryTimeLimit: queryTimeLimit)
+    }
+
+    /// Puts the file in WAL mode. Switching a file in rollback-journal mode needs its exclusive
+    /// lock, and while another process holds its write lock (a second `migrate` runner that
+    /// created the file a moment before) SQLite refuses at once rather than wait, to avoid a
+    /// deadlock: the switch is tried again for up to 5 seconds, as a busy write would wait.
+    private static func switchToWAL(_ database: SQLiteDatabase) throws(PorterError) {
+        let deadline = Date().addingTimeInterval(5)
+        while true {
+            do {
+                try database.execute("PRAGMA journal_mode = WAL")
+                return
+            } catch where error.sqliteError?.resultCode == .SQLITE_BUSY && Date() < deadline {
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+        }
     }
 
     /// Whether SQLite opens `path` as a file every connection shares, rather than a database of

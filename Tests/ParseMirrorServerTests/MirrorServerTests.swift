@@ -53,6 +53,30 @@ final class MirrorServerTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: FileManager.default.currentDirectoryPath), before)
     }
 
+    /// A mirror another process is writing in rollback-journal mode (a second `migrate` runner
+    /// that created the file a moment before) is opened once that write ends: SQLite refuses the
+    /// switch to WAL at once while the write lock is held, without waiting.
+    func testAMirrorUnderAnotherWriteIsOpenedOnceTheWriteEnds() throws {
+        let path = try temporaryFolder("fixture").appendingPathComponent("app.sqlite").path
+        // Used by one thread at a time: here, then by the closure once this thread waits.
+        nonisolated(unsafe) let other = try SQLiteDatabase(path: path, create: true)
+        try other.execute("BEGIN IMMEDIATE")
+        try other.execute("CREATE TABLE Earlier (x)")
+        let committed = expectation(description: "the other write ends")
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) {
+            try? other.execute("COMMIT")
+            committed.fulfill()
+        }
+        let api = try ParseMirrorAPI(mirrorPath: path, configuration: configuration)
+        defer { api.close() }
+        wait(for: [committed], timeout: 5)
+        let mirror = try SQLiteDatabase(path: path, create: false)
+        defer { mirror.close() }
+        XCTAssertEqual(try mirror.rows("PRAGMA journal_mode"), [["wal"]])
+        XCTAssertEqual(try mirror.rows("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"), [["Earlier"], ["_PorterMigrations"], ["_SCHEMA"]])
+        other.close()
+    }
+
     func testStopClosesTheMirrorLeavingNoWriteAheadLog() async throws {
         let mirror = try temporaryFolder("fixture").appendingPathComponent("app.sqlite").path
         let server = try await MirrorServer.start(mirror: mirror, configuration: configuration)
