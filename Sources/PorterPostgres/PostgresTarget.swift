@@ -10,13 +10,19 @@ import Synchronization
 /// derives from each class's natural key).
 ///
 /// ```swift
-/// let report = try await Importer(manifest: manifest).run(into: PostgresTarget(url: "postgres://parse@db/parse"))
+/// let options = ImportOptions(batchSize: PostgresTarget.objectsPerWrite)
+/// let report = try await Importer(manifest: manifest, options: options).run(into: PostgresTarget(url: "postgres://parse@db/parse"))
 /// ```
 ///
 /// What a running Parse Server does not do for a direct load: see ``caveats``.
 ///
 /// `Sendable`: its connection is held behind a mutex. Give a target to one import at a time.
 public final class PostgresTarget: ObjectSink, Sendable {
+    /// Objects per write that suit this target (``ImportOptions/batchSize``): each write is a
+    /// `COPY` per class, and PostgreSQL spends less per row on fewer, larger ones (1M books:
+    /// about 8.7 s of server CPU at 10,000 against 12.5 s at the default 1,000).
+    public static let objectsPerWrite = 10_000
+
     /// The database URL as messages show it, without its password.
     public let shownURL: String
     private let connection: Mutex<PostgresWriter>

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PorterPipeline
+import PorterPostgres
 import PorterREST
 
 struct ImportCommand: AsyncParsableCommand {
@@ -74,11 +75,6 @@ struct ImportCommand: AsyncParsableCommand {
     @Flag(name: .shortAndLong, help: "No progress output.")
     var quiet = false
 
-    /// Objects per write into PostgreSQL: each write is a COPY per class, and PostgreSQL spends
-    /// less per row on fewer, larger ones (1M books: 8.7 s of server CPU at 10,000 against 12.5 s
-    /// at 1,000, and 188 MB peak RSS here).
-    static let postgresObjectsPerCall = 10_000
-
     func validate() throws {
         if let maxErrors, maxErrors < 0 { throw ValidationError("--max-errors must be 0 or more") }
         if let batchSize, batchSize < 1 { throw ValidationError("--batch-size must be at least 1") }
@@ -107,7 +103,7 @@ struct ImportCommand: AsyncParsableCommand {
         let rejectsDirectory = rejects ?? ((spool == nil ? manifest.directory : FileManager.default.currentDirectoryPath) as NSString).appendingPathComponent("rejects")
         // To a server, each sink call carries enough objects to keep every connection busy.
         let objectsPerCall = toServer ? max(1000, (batchSize ?? 50) * concurrency * 5)
-                                      : batchSize ?? (backend.isPostgres ? Self.postgresObjectsPerCall : 1000)
+                                      : batchSize ?? (backend.isPostgres ? PostgresTarget.objectsPerWrite : 1000)
         var options = ImportOptions(maxErrors: maxErrors, batchSize: objectsPerCall, rejectsDirectory: rejectsDirectory, dryRun: dryRun)
         options.usersWithoutPasswords = usersWithoutPasswords
         options.prune = prune

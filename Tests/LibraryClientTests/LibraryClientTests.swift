@@ -182,7 +182,7 @@ final class LibraryClientTests: XCTestCase {
     func testPullFromAPostgresDatabase() async throws {
         let url = try PostgresCluster.shared().createDatabase()
         let manifest = try ManifestLoader.load(fixture("Fixtures/parse-com-users"))
-        let loaded = try await Importer(manifest: manifest).run(into: PostgresTarget(url: url))
+        let loaded = try await Importer(manifest: manifest, options: ImportOptions(batchSize: PostgresTarget.objectsPerWrite)).run(into: PostgresTarget(url: url))
         XCTAssertTrue(loaded.succeeded)
 
         let copy = try temporaryFolder().appending("/copy.sqlite")

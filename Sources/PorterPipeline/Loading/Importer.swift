@@ -6,8 +6,7 @@ public struct ImportOptions: Sendable {
     /// `nil`: all or nothing (any fault writes nothing). A number: load the valid rows when at
     /// most this many rows are rejected, and write the rejected ones to ``rejectsDirectory``.
     public var maxErrors: Int?
-    /// Objects per sink call. Into PostgreSQL (`PostgresTarget`) each call is a `COPY` per
-    /// class, and 10,000 cost the server about a third less CPU than the default.
+    /// Objects per sink call. A target may suit another size (`PostgresTarget.objectsPerWrite`).
     public var batchSize = 1000
     /// With ``maxErrors``, where an import writes `<Class>.csv` files of rejected records.
     public var rejectsDirectory: String?
