@@ -143,6 +143,12 @@ package final class SQLiteStatement {
         return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
     }
 
+    /// `body` applied to the column's text bytes, read in place; `nil` for NULL.
+    package func withText<Result>(at column: Int, _ body: (UnsafeRawBufferPointer) -> Result) -> Result? {
+        guard sqlite3_column_type(statement, Int32(column)) != SQLITE_NULL, let pointer = sqlite3_column_text(statement, Int32(column)) else { return nil }
+        return body(UnsafeRawBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(statement, Int32(column)))))
+    }
+
     /// Whether the column holds text with exactly the bytes of `text`; reads them in place.
     package func holdsText(_ text: String, at column: Int) -> Bool {
         guard sqlite3_column_type(statement, Int32(column)) == SQLITE_TEXT else { return false }

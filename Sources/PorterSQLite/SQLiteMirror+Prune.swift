@@ -31,6 +31,7 @@ extension MirrorWriter {
     /// Deletes the rows of the relation's join table that `held` (owner → related objectIds) does not list.
     func pruneLinks(owner className: String, field: String, targetClass: String, keeping held: [String: Set<String>]) throws(PorterError) -> PruneResult {
         guard let db = database else { return PruneResult() }
+        forgetLinkDigests()
         let table = quoted(MirrorLayout.joinTable(owner: className, field: field))
         try db.execute("CREATE TEMP TABLE IF NOT EXISTS \(quoted("porter:keptLinks")) (owningId TEXT, relatedId TEXT, PRIMARY KEY(owningId, relatedId))")
         defer { try? db.execute("DELETE FROM \(Self.keptLinksTable)") }

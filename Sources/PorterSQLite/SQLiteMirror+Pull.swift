@@ -70,6 +70,7 @@ extension MirrorWriter {
     /// relation that targets the class (as related object).
     func deleteObjectsNotKept(of className: String) throws(PorterError) -> ObjectDeletion {
         guard let db = database else { return ObjectDeletion() }
+        forgetLinkDigests()
         try db.execute("CREATE TEMP TABLE IF NOT EXISTS \(quoted("porter:kept")) (objectId TEXT PRIMARY KEY)")
         try db.execute("CREATE TEMP TABLE IF NOT EXISTS \(quoted("porter:gone")) (objectId TEXT PRIMARY KEY)")
         defer {

@@ -151,4 +151,49 @@ final class ReimportTests: MirrorTestCase {
         XCTAssertEqual(stored["new"], ["a9"])
         XCTAssertEqual(stored.values.map(\.count).reduce(0, +), 2 * evenCount + 2 * keptCount + loseA2 + 1 + 1)
     }
+
+    /// A re-import replacing the links of many owners reads the join table once and skips the
+    /// owners whose links stay: the owners whose links differ still change, in any batch after
+    /// the scan, including owners changed earlier in the import and owners listed twice.
+    func testLinksReadInOneScanStillChangeWhereTheyDiffer() throws {
+        let owners = (0..<30_000).map { "b\($0)" }
+        let again = try reopened(with: [object("b", title: "The Hobbit")],
+                                 links: owners.map { RelationLinks(ownerId: $0, relatedIds: ["a1", "a2"], line: 2) })
+        func replace(_ entries: [(String, [String])]) throws -> LinkChanges {
+            try again.link(owner: "Book", field: "authors", targetClass: "Author",
+                           entries.map { RelationLinks(ownerId: $0.0, relatedIds: $0.1, line: 2) }, replace: true)
+        }
+        func same(_ range: Range<Int>) -> [(String, [String])] { range.map { (owners[$0], $0 % 2 == 0 ? ["a2", "a1"] : ["a1", "a2"]) } }
+        // Looked up owner by owner, until the table is scanned.
+        for start in stride(from: 0, to: 20_000, by: 1_000) { XCTAssertEqual(try replace(same(start..<start + 1_000)), LinkChanges()) }
+        XCTAssertEqual(try replace([
+            ("b20000", ["a1"]),               // loses a2
+            ("b20001", ["a1", "a2", "a3"]),   // gains a3
+            ("b20002", ["a2", "a1"]), ("b20002", ["a4"]),   // listed twice: keeps what both list
+            ("b20003", ["a1", "a1", "a2"]),   // the same links, one named twice
+            ("new", ["a9"]),
+        ] + same(20_004..<21_000)), LinkChanges(added: 1 + 3 + 1, removed: 1 + 2))
+        // Owners changed since the scan are looked up again: their earlier links come back.
+        XCTAssertEqual(try replace([("b20000", ["a1", "a2"]), ("b20001", ["a2", "a1"]), ("b20003", ["a1", "a2"])] + same(21_000..<22_000)),
+                       LinkChanges(added: 1, removed: 1))
+        // Links added without replacing, then replaced.
+        XCTAssertEqual(try again.link(owner: "Book", field: "authors", targetClass: "Author",
+                                      [RelationLinks(ownerId: "b25000", relatedIds: ["a5"], line: 2)], replace: false), LinkChanges(added: 1))
+        XCTAssertEqual(try replace(same(22_000..<30_000)), LinkChanges(removed: 1))
+        XCTAssertEqual(try replace([("b29999", []), ("b29998", ["a2"])]), LinkChanges(removed: 3))
+        _ = try again.flush()
+        try again.commit()
+        let stored = Dictionary(grouping: try rows(#"SELECT owningId, relatedId FROM "_Join:authors:Book" ORDER BY 1, 2"#), by: { $0[0]! })
+            .mapValues { $0.map { $0[1]! } }
+        XCTAssertEqual(stored["b20000"], ["a1", "a2"])
+        XCTAssertEqual(stored["b20001"], ["a1", "a2"])
+        XCTAssertEqual(stored["b20002"], ["a1", "a2", "a4"])
+        XCTAssertEqual(stored["b20003"], ["a1", "a2"])
+        XCTAssertEqual(stored["b25000"], ["a1", "a2"])
+        XCTAssertEqual(stored["b29998"], ["a2"])
+        XCTAssertNil(stored["b29999"])
+        XCTAssertEqual(stored["new"], ["a9"])
+        XCTAssertEqual(stored.count, 30_000)
+        XCTAssertEqual(stored.values.map(\.count).reduce(0, +), 2 * 29_998 + 1 + 1 + 1)
+    }
 }

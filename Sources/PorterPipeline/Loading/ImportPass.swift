@@ -165,7 +165,8 @@ final class ImportPass {
     /// manifest declares it (`classes.Customer`), for messages.
     func openReader(_ source: String, memory: MemorySource?, delimiter: UInt8?, encoding: TextEncoding?, declaredAt keyPath: String) -> (any RecordReader)? {
         do {
-            return try reader(source, memory: memory, delimiter: delimiter, encoding: encoding)
+            guard let reader = try reader(source, memory: memory, delimiter: delimiter, encoding: encoding) else { return nil }
+            return memory == nil ? ReadAheadReader(reader) : reader
         } catch {
             readerFailed(error, source: source, declaredAt: keyPath)
             return nil
