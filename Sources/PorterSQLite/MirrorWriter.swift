@@ -497,17 +497,18 @@ final class MirrorWriter {
     private static let ownersBeforeScan = 20_000
 
     /// The join table's digests, taken out of ``linkDigests``; read first once the owners looked
-    /// up one by one reach ``ownersBeforeScan`` and an eighth of the owner class's rows. The scan
-    /// then costs less than the seeks of a re-import of the same objects would, and its 8 bytes
-    /// per stored owner stay within 64 per owner this import wrote.
+    /// up one by one reach ``ownersBeforeScan`` and a 32nd of the owner class's rows. A seek
+    /// costs about as much as reading the links of ten owners in the scan, so a re-import of the
+    /// same objects gains from the scan, and no import spends on it more than a few times what
+    /// its seeks cost; its 8 bytes per stored owner stay within 256 per owner looked up.
     private func storedLinkDigests(_ table: String, ownerClass: String) throws(PorterError) -> StoredLinkDigests? {
         if let digests = linkDigests.removeValue(forKey: table) { return digests }
         let lookedUp = ownersLookedUp[table] ?? 0
         guard lookedUp >= Self.ownersBeforeScan, let db = database else { return nil }
         let lastRow = try db.prepare("SELECT max(rowid) FROM \(quoted(ownerClass))")
-        guard try lastRow.step(), lookedUp * 8 >= lastRow.integer(at: 0) else { return nil }
+        guard try lastRow.step(), lookedUp * 32 >= lastRow.integer(at: 0) else { return nil }
         let select = try db.prepare("SELECT owningId, relatedId FROM \(quoted(table)) ORDER BY owningId")
-        return try StoredLinkDigests(scanning: select)
+        return try StoredLinkDigests(scanning: select, expectedOwners: Int(lastRow.integer(at: 0)))
     }
 
     /// Drops what is known of stored links: they changed other than by ``link(owner:field:targetClass:_:replace:)``.

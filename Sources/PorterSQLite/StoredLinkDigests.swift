@@ -1,4 +1,5 @@
 import CSQLite
+import Foundation
 import PorterPipeline
 
 /// A digest of each owner's stored links in one join table, read in one ordered scan, so that a
@@ -7,53 +8,79 @@ import PorterPipeline
 ///
 /// An owner's digest is the wrapping sum of a 64-bit hash of each related objectId, so the same
 /// set gives the same digest in any order; what is kept, 8 bytes per owner, is the owner's own
-/// hash (made differently, so that owner and related ids do not cancel out) mixed with it. The
-/// hashes are Swift `Hasher`s, seeded per process: they compare only within the process that made them.
+/// hash (made differently, so that owner and related ids do not cancel out) mixed with it. An
+/// owner's links pass for the given ones when the keys are equal: a wrong match has a chance
+/// of about one in 2⁶⁴ per stored owner. The hashes are Swift `Hasher`s, seeded per process: they compare
+/// only within the process that made them.
 struct StoredLinkDigests {
-    /// Each owner's hash mixed with its digest, sorted.
+    /// Each owner's hash mixed with its digest, grouped by bucket (their top bits).
     private let keys: [UInt64]
-    /// For each value of a key's top ``bucketBits`` bits, the index in ``keys`` of its first key
-    /// (and one more element: the end).
+    /// For each bucket, the index in ``keys`` of its first key (and one more element: the end).
     private let starts: [Int32]
-    private static let bucketBits = 16
-    /// Owners whose links must be looked up: two owners share their hash, or one of their stored
-    /// values is not text, or their links changed since the scan.
+    /// How far to shift a key to get its bucket.
+    private let shift: UInt64
+    /// Owners whose links must be looked up: one of their stored values is not text, or their
+    /// links changed since the scan.
     private var unknownOwners: Set<UInt64> = []
 
-    /// Reads `select`'s rows (`owningId`, `relatedId`, ordered by `owningId`) to their end.
-    init(scanning select: SQLiteStatement) throws(PorterError) {
+    /// Reads `select`'s rows (`owningId`, `relatedId`, ordered by `owningId`) to their end;
+    /// `expectedOwners` sizes the storage up front.
+    init(scanning select: SQLiteStatement, expectedOwners: Int) throws(PorterError) {
         var keys: [UInt64] = []
-        var owners: [UInt64] = []
+        keys.reserveCapacity(expectedOwners)
         var unknownOwners: Set<UInt64> = []
-        var owner: [UInt8]?   // the owner whose rows are being read; nil for a NULL owningId
+        var owner: [UInt8] = []   // the bytes of the owner whose rows are being read
+        var hasOwner = false      // false before the first row and for a NULL owningId
         var ownerHash: UInt64 = 0
         var sum: UInt64 = 0
         var valid = true
         func finishOwner() {
-            guard owner != nil else { return }
-            owners.append(ownerHash)
+            guard hasOwner else { return }
             if valid { keys.append(Self.key(ownerHash, sum)) } else { unknownOwners.insert(ownerHash) }
         }
         defer { select.reset() }
         while try select.step() {
-            let sameOwner = owner.flatMap { owner in select.withText(at: 0) { $0.elementsEqual(owner) } } ?? false
-            if !sameOwner {
+            let newOwner = select.withText(at: 0) { bytes in
+                guard !hasOwner || bytes.count != owner.count || (bytes.count > 0 && memcmp(bytes.baseAddress!, owner, bytes.count) != 0) else { return false }
                 finishOwner()
-                owner = select.withText(at: 0) { Array($0) }
-                ownerHash = select.withText(at: 0) { Self.ownerHash($0) } ?? 0
-                (sum, valid) = (0, true)
+                owner.removeAll(keepingCapacity: true)
+                owner.append(contentsOf: bytes)
+                (hasOwner, ownerHash, sum, valid) = (true, Self.ownerHash(bytes), 0, true)
+                return true
+            }
+            if newOwner == nil {
+                // A NULL owner: its rows are left out.
+                finishOwner()
+                hasOwner = false
+                continue
             }
             if let related = select.withText(at: 1, { Self.relatedHash($0) }) { sum &+= related } else { valid = false }
         }
         finishOwner()
-        // Owners sharing a hash cannot be told apart: both are looked up.
-        owners.sort()
-        for index in owners.indices.dropFirst() where owners[index] == owners[index - 1] { unknownOwners.insert(owners[index]) }
-        owners = []
-        keys.sort()
-        var starts = [Int32](repeating: 0, count: (1 << Self.bucketBits) + 1)
-        for key in keys { starts[Self.bucket(key) + 1] += 1 }
+        // About four keys a bucket; the keys are hashes, so buckets fill evenly. They are grouped
+        // in place (an American flag sort): no second array.
+        let bucketBits = max(1, Int.bitWidth - (keys.count / 4).leadingZeroBitCount)
+        let shift = UInt64(64 - bucketBits)
+        var starts = [Int32](repeating: 0, count: (1 << bucketBits) + 1)
+        for key in keys { starts[Int(key >> shift) + 1] += 1 }
         for bucket in 1..<starts.count { starts[bucket] += starts[bucket - 1] }
+        var next = starts
+        for bucket in 0..<(starts.count - 1) {
+            while next[bucket] < starts[bucket + 1] {
+                // Carries the key at the bucket's next place to its own bucket, and the key found
+                // there on, until one belongs here.
+                var key = keys[Int(next[bucket])]
+                var home = Int(key >> shift)
+                while home != bucket {
+                    swap(&key, &keys[Int(next[home])])
+                    next[home] += 1
+                    home = Int(key >> shift)
+                }
+                keys[Int(next[bucket])] = key
+                next[bucket] += 1
+            }
+        }
+        self.shift = shift
         self.keys = keys
         self.starts = starts
         self.unknownOwners = unknownOwners
@@ -66,7 +93,7 @@ struct StoredLinkDigests {
         var sum: UInt64 = 0
         for var id in relatedIds { sum &+= id.withUTF8 { Self.relatedHash(UnsafeRawBufferPointer($0)) } }
         let key = Self.key(ownerHash, sum)
-        let bucket = Self.bucket(key)
+        let bucket = Int(key >> shift)
         return keys[Int(starts[bucket])..<Int(starts[bucket + 1])].contains(key)
     }
 
@@ -95,6 +122,4 @@ struct StoredLinkDigests {
     }
 
     private static func key(_ ownerHash: UInt64, _ sum: UInt64) -> UInt64 { ownerHash ^ sum }
-
-    private static func bucket(_ key: UInt64) -> Int { Int(key >> UInt64(64 - bucketBits)) }
 }

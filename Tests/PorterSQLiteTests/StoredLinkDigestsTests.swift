@@ -13,7 +13,7 @@ final class StoredLinkDigestsTests: XCTestCase {
             if let related { insert.bind(text: related, at: 2) } else { insert.bindNull(at: 2) }
             try insert.run()
         }
-        return try StoredLinkDigests(scanning: try db.prepare("SELECT owningId, relatedId FROM j ORDER BY owningId"))
+        return try StoredLinkDigests(scanning: try db.prepare("SELECT owningId, relatedId FROM j ORDER BY owningId"), expectedOwners: 2)
     }
 
     func holds(_ digests: StoredLinkDigests, _ owner: String, _ related: [String]) -> Bool {
@@ -51,5 +51,16 @@ final class StoredLinkDigestsTests: XCTestCase {
         digests.forget(StoredLinkDigests.ownerHash("b2"))
         XCTAssertFalse(holds(digests, "b2", ["a1"]))
         XCTAssertTrue(holds(digests, "b3", ["a3"]))
+    }
+
+    /// Many owners, more than their storage was sized for: every one is found, with its own links only.
+    func testEveryOneOfManyOwnersIsFound() throws {
+        let links = (0..<5_000).flatMap { owner in (0...(owner % 3)).map { ("o\(owner)", "r\(owner * 7 % 13 + $0)") } }
+        let digests = try digests(links)
+        let stored = Dictionary(grouping: links, by: \.0).mapValues { $0.map(\.1) }
+        for (owner, related) in stored {
+            XCTAssertTrue(holds(digests, owner, related.reversed()), owner)
+            XCTAssertFalse(holds(digests, owner, related + ["r99"]), owner)
+        }
     }
 }
