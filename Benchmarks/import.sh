@@ -42,6 +42,10 @@
 #
 # Environment:
 #   SEED=S                 dataset seed (default 42)
+#   RUNS=N                 section "import": run each timed command N times and report the
+#                          median time (of an even N, the lower middle one) and the highest
+#                          peak RSS (default 1; this machine's
+#                          timings move by a fifth between runs)
 #   SECTIONS="import rest export" sections to run (default: these three); "scale" imports
 #                          BOOKS and SCALE_BOOKS books and prints the peak RSS of each and the
 #                          bytes per natural key between them; "postgres" starts a private
@@ -77,6 +81,8 @@ BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(dirname "$BENCH_DIR")
 OUT=$BENCH_DIR/out
 SEED=${SEED:-42}
+RUNS=${RUNS:-1}
+[[ $RUNS =~ ^[1-9][0-9]*$ ]] || { echo "RUNS must be a positive integer" >&2; exit 2; }
 BENCH_STRICT=${BENCH_STRICT:-0}
 
 # Targets (section "import"; issue 15).
@@ -194,6 +200,26 @@ measure() {
     MEASURE_STATUS=$status
     MEASURE_SECS=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
 }
+
+# measure_runs NAME SETUP -- CMD...: measure, $RUNS times; SETUP (a function, given the run's
+# number from 0) runs before each. MEASURE_SECS is the median time, MEASURE_KB the highest peak
+# RSS; stops at the first run that fails (MEASURE_STATUS).
+measure_runs() {
+    local name=$1 setup=$2 run secs=() kb=0
+    shift 2
+    for ((run = 0; run < RUNS; run++)); do
+        "$setup" "$run"
+        measure "$name" "$@"
+        ((MEASURE_STATUS == 0)) || return 0
+        secs+=("$MEASURE_SECS")
+        ((MEASURE_KB > kb)) && kb=$MEASURE_KB
+    done
+    MEASURE_SECS=$(printf '%s\n' "${secs[@]}" | sort -g | awk '{ t[NR] = $1 } END { print t[int((NR + 1) / 2)] }')
+    MEASURE_KB=$kb
+    ((RUNS == 1)) || log "  $name: ${secs[*]} s; median $MEASURE_SECS s"
+}
+
+no_setup() { :; }
 
 # record_result SECTION TOOL ROWS SECS KB  -> appended to $RUN_DIR/results.tsv
 RESULT_TOOLS=()
@@ -320,9 +346,9 @@ fresh_db() {  # remove a database and its side files
 # ParsePorter: import the dataset into a fresh SQLite mirror.
 bench_import_parse_porter() {
     local db=$RUN_DIR/parse-porter.sqlite
-    fresh_db "$db"
     log "import: parse-porter import $DATASET --to $db --quiet --json ..."
-    measure parse-porter -- "$PARSE_PORTER" import "$DATASET" --to "$db" --quiet --json
+    new_parse_porter_db() { fresh_db "$RUN_DIR/parse-porter.sqlite"; }
+    measure_runs parse-porter new_parse_porter_db -- "$PARSE_PORTER" import "$DATASET" --to "$db" --quiet --json
     if ((MEASURE_STATUS != 0)); then
         log "---- stderr of parse-porter (last 40 lines of $RUN_DIR/parse-porter.stderr) ----"
         tail -n 40 "$RUN_DIR/parse-porter.stderr" >&2
@@ -342,9 +368,9 @@ bench_import_sqlite3() {
     for table in "${SQLITE_TABLES[@]}"; do
         cmds+=(".import \"$DATASET/$table.csv\" $table")
     done
-    fresh_db "$db"
     log "import: sqlite3 .mode csv + .import of ${SQLITE_TABLES[*]} ..."
-    measure sqlite3-import -- sqlite3 -bail "$db" "${cmds[@]}"
+    new_sqlite3_db() { fresh_db "$RUN_DIR/sqlite3-import.sqlite"; }
+    measure_runs sqlite3-import new_sqlite3_db -- sqlite3 -bail "$db" "${cmds[@]}"
     if ((MEASURE_STATUS != 0)); then
         tail -n 20 "$RUN_DIR/sqlite3-import.stderr" >&2
         die "sqlite3 .import exited with status $MEASURE_STATUS"
@@ -390,9 +416,9 @@ bench_reference_c() {
     local binary=$OUT/reference_import db=$RUN_DIR/reference.sqlite
     gcc -O2 -o "$binary" "$BENCH_DIR/reference_import.c" -lcsv -lsqlite3 >"$OUT/reference-build.log" 2>&1 \
         || die "building the C reference importer failed (log: $OUT/reference-build.log; needs libcsv-dev and libsqlite3-dev)"
-    fresh_db "$db"
     log "import: C reference importer $DATASET -> $db ..."
-    measure reference -- "$binary" "$DATASET" "$db"
+    new_reference_db() { fresh_db "$RUN_DIR/reference.sqlite"; }
+    measure_runs reference new_reference_db -- "$binary" "$DATASET" "$db"
     ((MEASURE_STATUS == 0)) || { tail -n 20 "$RUN_DIR/reference.stderr" >&2; die "the C reference importer exited with status $MEASURE_STATUS"; }
     record_result import "C reference" "$DATASET_ROWS" "$MEASURE_SECS" "$MEASURE_KB"
     # Sanity check (not timed): both wrote the same objects and links.
@@ -410,7 +436,7 @@ print("objects=%d links=%d" % (sum(c["inserted"] for c in r["classes"]), sum(x["
 bench_reimport() {
     local db=$RUN_DIR/parse-porter.sqlite changed=$OUT/library-$BOOKS-changed
     log "import: parse-porter import $DATASET --to $db (again, nothing changed) ..."
-    measure reimport -- "$PARSE_PORTER" import "$DATASET" --to "$db" --quiet --json
+    measure_runs reimport no_setup -- "$PARSE_PORTER" import "$DATASET" --to "$db" --quiet --json
     ((MEASURE_STATUS == 0)) || { tail -n 20 "$RUN_DIR/reimport.stderr" >&2; die "re-import exited with status $MEASURE_STATUS"; }
     record_result import "re-import, unchanged" "$DATASET_ROWS" "$MEASURE_SECS" "$MEASURE_KB"
     local counts
@@ -437,7 +463,11 @@ with open(sys.argv[1], newline="", encoding="utf-8") as source, open(sys.argv[2]
         out.writerow(row)
 EOF
     log "import: parse-porter import $changed --to $db (0.1% of the books changed) ..."
-    measure reimport-changed -- "$PARSE_PORTER" import "$changed" --to "$db" --quiet --json
+    # Each run starts from the mirror as the unchanged re-import left it.
+    ((RUNS == 1)) || cp "$db" "$db.unchanged"
+    restore_unchanged() { ((${1} == 0)) || cp "$RUN_DIR/parse-porter.sqlite.unchanged" "$RUN_DIR/parse-porter.sqlite"; }
+    measure_runs reimport-changed restore_unchanged -- "$PARSE_PORTER" import "$changed" --to "$db" --quiet --json
+    rm -f "$db.unchanged"
     ((MEASURE_STATUS == 0)) || { tail -n 20 "$RUN_DIR/reimport-changed.stderr" >&2; die "re-import of the changed copy exited with status $MEASURE_STATUS"; }
     record_result import "re-import, 0.1% changed" "$DATASET_ROWS" "$MEASURE_SECS" "$MEASURE_KB"
     local updated
@@ -452,7 +482,7 @@ print(sum(c["updated"] for c in r["classes"]))' "$RUN_DIR/reimport-changed.stdou
 # Validate: read, map and resolve everything, write nothing.
 bench_validate() {
     log "import: parse-porter validate $DATASET ..."
-    measure validate -- "$PARSE_PORTER" validate "$DATASET" --quiet
+    measure_runs validate no_setup -- "$PARSE_PORTER" validate "$DATASET" --quiet
     ((MEASURE_STATUS == 0)) || { tail -n 20 "$RUN_DIR/validate.stderr" >&2; die "validate exited with status $MEASURE_STATUS"; }
     record_result import "parse-porter validate" "$DATASET_ROWS" "$MEASURE_SECS" "$MEASURE_KB"
     VALIDATE_SECS=$MEASURE_SECS
@@ -466,9 +496,9 @@ bench_ndjson() {
         rm -rf "$ndjson"
         python3 "$BENCH_DIR/to_ndjson.py" "$DATASET" "$ndjson" || die "NDJSON conversion failed"
     fi
-    fresh_db "$db"
     log "import: parse-porter import $ndjson --to $db ..."
-    measure ndjson -- "$PARSE_PORTER" import "$ndjson" --to "$db" --quiet --json
+    new_ndjson_db() { fresh_db "$RUN_DIR/ndjson.sqlite"; }
+    measure_runs ndjson new_ndjson_db -- "$PARSE_PORTER" import "$ndjson" --to "$db" --quiet --json
     ((MEASURE_STATUS == 0)) || { tail -n 20 "$RUN_DIR/ndjson.stderr" >&2; die "NDJSON import exited with status $MEASURE_STATUS"; }
     record_result import "parse-porter, NDJSON" "$DATASET_ROWS" "$MEASURE_SECS" "$MEASURE_KB"
     cmp -s <(sqlite3 "$db" 'SELECT count(*) FROM "Book"; SELECT count(*) FROM "_Join:authors:Book"; SELECT count(*) FROM "_Join:books:Genre"') \
