@@ -44,8 +44,8 @@
 #   SEED=S                 dataset seed (default 42)
 #   RUNS=N                 section "import": run each timed command N times and report the
 #                          median time (of an even N, the lower middle one) and the highest
-#                          peak RSS (default 1; this machine's
-#                          timings move by a fifth between runs)
+#                          peak RSS (default 1; this machine's timings move by a fifth
+#                          between runs)
 #   SECTIONS="import rest export" sections to run (default: these three); "scale" imports
 #                          BOOKS and SCALE_BOOKS books and prints the peak RSS of each and the
 #                          bytes per natural key between them; "postgres" starts a private

@@ -489,7 +489,6 @@ final class MirrorWriter {
             mayChange.append(link)
             digests.forget(owner)
         }
-        ownersLookedUp[table, default: 0] += mayChange.count
         return mayChange
     }
 

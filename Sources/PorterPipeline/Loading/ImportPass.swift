@@ -162,7 +162,8 @@ final class ImportPass {
     }
 
     /// Opens `source`, or `memory` when the records come from memory; `keyPath` is where the
-    /// manifest declares it (`classes.Customer`), for messages.
+    /// manifest declares it (`classes.Customer`), for messages. A file is parsed a batch ahead,
+    /// on a thread of its own (``ReadAheadReader``); a program's own reader is left as it is.
     func openReader(_ source: String, memory: MemorySource?, delimiter: UInt8?, encoding: TextEncoding?, declaredAt keyPath: String) -> (any RecordReader)? {
         do {
             guard let reader = try reader(source, memory: memory, delimiter: delimiter, encoding: encoding) else { return nil }
