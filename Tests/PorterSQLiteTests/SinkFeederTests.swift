@@ -46,7 +46,7 @@ final class SinkFeederTests: MirrorTestCase {
     }
 
     private final class Answers {
-        var all: [SinkWriter.Completion] = []
+        var all: [SinkCompletion] = []
         var outcomes: [WriteOutcome] {
             all.flatMap { completion -> [WriteOutcome] in
                 switch completion {

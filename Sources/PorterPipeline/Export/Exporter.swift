@@ -227,16 +227,25 @@ public final class Exporter {
         var count = 0
         // Only the MongoDB layout carries password hashes, as Parse Server's own `_User` does.
         let withHashes = options.format == .mongo && className == "_User"
+        // The files are encoded and written on a thread of their own while the next page is read;
+        // not with natural keys, whose names are read from the source when first needed.
+        let writing = keyNames == nil ? JobThread<Void>(name: "parse-porter export writer") : nil
+        defer { writing?.stop() }
+        func write(_ job: @escaping JobThread<Void>.Job) throws(PorterError) {
+            if let writing { _ = try writing.submit(job) } else { try job() }
+        }
         try source.readObjects(of: schema, matching: options.constraints) { (page) throws(PorterError) in
             try stopIfCancelled()
             let hashes = withHashes ? try source.passwordHashes(ofUsers: page.map(\.objectId)) : [:]
-            for object in page { try objects.append(object, passwordHash: hashes[object.objectId]) }
+            try write { () throws(PorterError) in
+                for object in page { try objects.append(object, passwordHash: hashes[object.objectId]) }
+            }
             // A selection exports the links of the selected owners only.
             if options.constraints != nil {
                 let ownerIds = page.map(\.objectId)
                 for (field, _, writer) in relations {
                     let links = try source.links(owner: className, field: field.name, targetClass: field.type.targetClass!, ownerIds: ownerIds)
-                    try writer.append(links, owner: className, field: field.name, targetClass: field.type.targetClass!)
+                    try write { () throws(PorterError) in try writer.append(links, owner: className, field: field.name, targetClass: field.type.targetClass!) }
                 }
             }
             count += page.count
@@ -246,10 +255,11 @@ public final class Exporter {
             for (field, _, writer) in relations {
                 try source.readLinks(owner: className, field: field.name, targetClass: field.type.targetClass!) { (links) throws(PorterError) in
                     try stopIfCancelled()
-                    try writer.append(links, owner: className, field: field.name, targetClass: field.type.targetClass!)
+                    try write { () throws(PorterError) in try writer.append(links, owner: className, field: field.name, targetClass: field.type.targetClass!) }
                 }
             }
         }
+        _ = try writing?.drain()
         progress?(ClassProgress(className: className, objects: count, total: count))
         try objects.close()
         for (_, _, writer) in relations { try writer.close() }

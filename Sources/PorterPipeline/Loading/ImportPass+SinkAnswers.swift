@@ -4,7 +4,7 @@ import ParseModel
 /// writing unless the target cannot roll back (then the object is skipped and the rest goes on).
 extension ImportPass {
     /// Counts what the sink answered for one call.
-    func record(_ completion: SinkWriter.Completion) throws(PorterError) {
+    func record(_ completion: SinkCompletion) throws(PorterError) {
         switch completion {
         case .objects(let className, let source, let lines, let records, let outcomes, let links, let unchangedIds):
             // Counted here and added once: a tally lookup per object would cost every row.

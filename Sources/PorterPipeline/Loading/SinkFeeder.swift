@@ -34,10 +34,10 @@ final class SinkFeeder {
     /// roll back skips the objects it refuses, whose records go to the rejects folder.
     let keepsRecords: Bool
     /// Takes each answer of the sink, in the order the calls were sent.
-    var answered: (SinkWriter.Completion) throws(PorterError) -> Void = { _ throws(PorterError) in }
+    var answered: (SinkCompletion) throws(PorterError) -> Void = { _ throws(PorterError) in }
     /// Whether anything is still sent.
     private(set) var isOpen = true
-    private lazy var writer = SinkWriter()
+    private lazy var writer = SinkWriter(name: "parse-porter sink writer")
     private var writerStarted = false
     /// Links read before their owners (``holdLinks(_:relation:)``), by `Owner.field` and owner objectId.
     private var linksAhead: [String: [String: [RelationLinks]]] = [:]

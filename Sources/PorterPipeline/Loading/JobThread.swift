@@ -1,28 +1,31 @@
 import Foundation
 import PorterReaders
 
-/// Runs an import's sink calls on a thread of their own, one after another in submission
-/// order, so that writing overlaps reading and mapping. At most `capacity` calls wait at a
-/// time (memory stays bounded); the sink is only ever used from this thread while it runs.
+/// What a finished sink call reports back to the pass (a ``SinkWriter``'s completion).
+enum SinkCompletion {
+    /// Objects written, and the links they carried by `Owner.field`; `lines` are the objects'
+    /// row numbers (``ImportPass/sourceRows``), `records` their records as read, when the pass
+    /// keeps them (else empty); `unchanged` the objectIds of the objects the target already
+    /// had as they are, when asked for (else empty).
+    case objects(className: String, source: String, lines: [Int], records: [SourceRecord], outcomes: [WriteOutcome],
+                 links: [String: LinkChanges], unchanged: [String])
+    /// Pointer patches, with the objectIds patched in order.
+    case patches(className: String, source: String, objectIds: [String], outcomes: [WriteOutcome])
+    /// Link changes by `Owner.field` (from a link call, or reported late by ``ObjectSink/flush()``).
+    case links([String: LinkChanges])
+}
+
+/// Runs an import's sink calls on a thread of their own, so that writing overlaps reading and mapping.
+typealias SinkWriter = JobThread<SinkCompletion>
+
+/// Runs jobs on a thread of its own, one after another in submission order, so that their
+/// work overlaps the submitting thread's. At most `capacity` jobs wait at a time (memory stays
+/// bounded); whatever a job uses is only ever used from this thread while it runs.
 ///
-/// `@unchecked Sendable` because the writer thread and the pass share it: every stored
+/// `@unchecked Sendable` because the thread and the submitter share it: every stored
 /// property but `capacity` (a constant) is read and written only while `condition` is locked,
 /// which the compiler cannot see (an `NSCondition` guards them, since both sides wait on it).
-final class SinkWriter: @unchecked Sendable {
-    /// What a finished call reports back to the pass.
-    enum Completion {
-        /// Objects written, and the links they carried by `Owner.field`; `lines` are the objects'
-        /// row numbers (``ImportPass/sourceRows``), `records` their records as read, when the pass
-        /// keeps them (else empty); `unchanged` the objectIds of the objects the target already
-        /// had as they are, when asked for (else empty).
-        case objects(className: String, source: String, lines: [Int], records: [SourceRecord], outcomes: [WriteOutcome],
-                     links: [String: LinkChanges], unchanged: [String])
-        /// Pointer patches, with the objectIds patched in order.
-        case patches(className: String, source: String, objectIds: [String], outcomes: [WriteOutcome])
-        /// Link changes by `Owner.field` (from a link call, or reported late by ``ObjectSink/flush()``).
-        case links([String: LinkChanges])
-    }
-
+final class JobThread<Completion>: @unchecked Sendable {
     typealias Job = () throws(PorterError) -> Completion
 
     private let condition = NSCondition()
@@ -32,17 +35,18 @@ final class SinkWriter: @unchecked Sendable {
     private var stopping = false
     private var exited = false
     private var completions: [Completion] = []
-    /// Jobs that have run, released by the submitting thread: a job holds the batch it wrote,
-    /// allocated on that thread. Freed here, every object would cross threads, and glibc's
+    /// Jobs that have run, released by the submitting thread: a job holds what it wrote (an
+    /// import's batch, an export's page), allocated on that thread. Freed here, every object would cross threads, and glibc's
     /// `free` of another thread's memory takes that thread's arena lock while it allocates
     /// (the first load of 1M books took a fifth longer so).
     private var ranJobs: [Job] = []
     private var failure: PorterError?
 
-    init(capacity: Int = 4) {
+    /// Starts the thread, named `name`.
+    init(name: String, capacity: Int = 4) {
         self.capacity = capacity
         let thread = Thread { [self] in work() }
-        thread.name = "parse-porter sink writer"
+        thread.name = name
         thread.start()
     }
 

@@ -7,8 +7,8 @@ import Glibc
 import Darwin
 #endif
 
-/// The writer thread of an import (SinkWriter).
-final class SinkWriterTests: XCTestCase {
+/// The thread an import writes on (SinkWriter), and an export.
+final class JobThreadTests: XCTestCase {
     /// The threads on which batches were freed.
     private final class Releases: @unchecked Sendable {
         private let lock = NSLock()
@@ -27,7 +27,7 @@ final class SinkWriterTests: XCTestCase {
     /// A job's batch, built on the submitting thread, is freed there once the job has run, not
     /// on the writer thread (freeing across threads cost a fifth of an import's time).
     func testAJobThatRanIsReleasedOnTheSubmittingThread() throws {
-        let writer = SinkWriter()
+        let writer = SinkWriter(name: "test writer")
         defer { writer.stop() }
         let releases = Releases()
         for round in 1...3 {
