@@ -67,7 +67,6 @@ enum CommandRunner {
         try test.temporaryFolder("parse-porter")
     }
 
-    /// A copy of a fixture dataset in `directory`, so tests never write into `Fixtures/`.
     /// A dataset folder with one class, Item (key `name`, a Number `price`), of `count` objects:
     /// big enough that a command reading it through REST can be interrupted.
     static func writeItemsDataset(_ count: Int, to folder: URL) throws {
@@ -90,6 +89,7 @@ enum CommandRunner {
         return file
     }
 
+    /// A copy of a fixture dataset in `directory`, so tests never write into `Fixtures/`.
     static func copyFixture(_ name: String, to directory: URL) throws -> URL {
         let destination = directory.appendingPathComponent(URL(fileURLWithPath: name).lastPathComponent)
         try FileManager.default.copyItem(at: fixtures.appendingPathComponent(name), to: destination)

@@ -100,23 +100,12 @@ final class ExportToStdoutTests: XCTestCase {
     }
 
     /// A standard output that takes nothing (`/dev/full`) fails the export with exit 3 and names
-    /// it, also when the failure comes while later pages are still being read (the files are
-    /// written on a thread of their own): 20,000 objects, about 2 MB, past the first flush.
+    /// it: 30,000 objects, about 3 MB, so that the first write fails on the thread that writes
+    /// while later pages are still being read.
     func testAFullStandardOutputFailsTheExport() throws {
         let scratch = try CommandRunner.temporaryDirectory(self)
         let dataset = scratch.appendingPathComponent("items"), target = scratch.appendingPathComponent("items.sqlite")
-        try FileManager.default.createDirectory(at: dataset, withIntermediateDirectories: true)
-        try """
-        version: 1
-        classes:
-          Item:
-            source: items.csv
-            key: [name]
-            fields: {name: String!, note: String}
-        """.write(to: dataset.appendingPathComponent("dataset.yml"), atomically: true, encoding: .utf8)
-        var rows = "name,note\n"
-        for i in 0..<20_000 { rows += "item \(i),\(String(repeating: "n", count: 60))\n" }
-        try rows.write(to: dataset.appendingPathComponent("items.csv"), atomically: true, encoding: .utf8)
+        try CommandRunner.writeItemsDataset(30_000, to: dataset)
         XCTAssertEqual(try CommandRunner.run(["import", dataset.path, "--to", target.path, "-q"]).status, 0)
 
         let process = Process()

@@ -40,4 +40,33 @@ final class JobThreadTests: XCTestCase {
         }
         XCTAssertTrue(releases.noted.allSatisfy { pthread_equal($0, pthread_self()) != 0 }, "a batch was freed on the writer thread")
     }
+
+    /// A job that fails stops the thread's work: the failure is thrown to the submitter (by a
+    /// later submit or by drain), and the jobs queued behind it never run.
+    func testTheFirstFailureIsThrownAndTheJobsBehindItAreDropped() throws {
+        let thread = JobThread<Int>(name: "test jobs")
+        defer { thread.stop() }
+        final class Ran: @unchecked Sendable {
+            private let lock = NSLock()
+            private var numbers: [Int] = []
+            func note(_ number: Int) { lock.withLock { numbers.append(number) } }
+            var noted: [Int] { lock.withLock { numbers } }
+        }
+        let ran = Ran()
+        func job(_ number: Int) -> JobThread<Int>.Job {
+            { ran.note(number); return number }
+        }
+        XCTAssertEqual(try thread.submit(job(1)).count, 0)
+        XCTAssertEqual(try thread.drain(), [1])
+        _ = try thread.submit { () throws(PorterError) -> Int in throw PorterError(.target, "broken") }
+        var thrown: PorterError?
+        do {
+            for number in 3...10 { _ = try thread.submit(job(number)) }
+            _ = try thread.drain()
+        } catch {
+            thrown = error
+        }
+        XCTAssertEqual(thrown?.message, "broken")
+        XCTAssertEqual(ran.noted, [1], "no job runs after the one that failed")
+    }
 }
