@@ -200,22 +200,40 @@ public final class Puller {
         let total = try source.count(of: schema, matching: constraints)
         progress?(ClassProgress(className: className, objects: 0, total: total))
         var tally = classTallies[className]!
+        // The mirror is written on a thread of its own while the source is asked for the next page.
+        let writing = JobThread<PageWrite>(name: "parse-porter pull writer")
+        defer { writing.stop() }
+        func record(_ writes: [PageWrite]) throws(PorterError) {
+            for write in writes {
+                for outcome in write.outcomes {
+                    switch outcome {
+                    case .inserted: tally.added += 1
+                    case .updated: tally.updated += 1
+                    case .unchanged: tally.unchanged += 1
+                    case .failed(let reason): throw PorterError(.target, "\(mirror.path): \(reason)")
+                    }
+                }
+                for (relation, changes) in write.links { tallyLinks(relation, added: changes.added, removed: changes.removed) }
+            }
+        }
         try source.readObjects(of: schema, matching: constraints) { (objects) throws(PorterError) in
             try stopIfCancelled(className)
             // Only a database or a mirror gives the users' hashes (a Parse Server never does, PARSE_REST §12).
             let hashes = className == "_User" && source.readsPasswordHashes ? try source.passwordHashes(ofUsers: objects.map(\.objectId)) : nil
-            for outcome in try mirror.store(objects, of: schema, passwordHashes: hashes) {
-                switch outcome {
-                case .inserted: tally.added += 1
-                case .updated: tally.updated += 1
-                case .unchanged: tally.unchanged += 1
-                case .failed(let reason): throw PorterError(.target, "\(mirror.path): \(reason)")
+            let links = try relationLinks(of: schema, owners: objects.map(\.objectId))
+            let mirror = mirror
+            try record(try writing.submit { () throws(PorterError) in
+                let outcomes = try mirror.store(objects, of: schema, passwordHashes: hashes)
+                // Each owner's links become the source's.
+                let changes = try links.map { (field, targetClass, owners) throws(PorterError) in
+                    ("\(className).\(field)", try mirror.link(owner: className, field: field, targetClass: targetClass, owners, replace: true))
                 }
-            }
-            try pullLinks(of: schema, owners: objects.map(\.objectId))
+                return PageWrite(outcomes: outcomes, links: changes)
+            })
             tally.read += objects.count
             progress?(ClassProgress(className: className, objects: tally.read, total: max(total, tally.read)))
         }
+        try record(try writing.drain())
         if options.full {
             try source.readObjectIds(of: className) { (ids) throws(PorterError) in
                 try stopIfCancelled(className)
@@ -229,16 +247,21 @@ public final class Puller {
         try mirror.recordPull(of: className, source: options.source, watermark: newest ?? watermark)
     }
 
-    /// Replaces the links of `owners` in each of the class's relations with the source's.
-    private func pullLinks(of schema: ClassSchema, owners: [String]) throws(PorterError) {
-        guard !owners.isEmpty else { return }
-        for field in schema.relationFields {
+    /// What one page did to the mirror: each object's outcome, and the link changes by `Owner.field`.
+    private struct PageWrite {
+        let outcomes: [WriteOutcome]
+        let links: [(relation: String, changes: LinkChanges)]
+    }
+
+    /// The source's links of `owners` in each of the class's relations: the field, its target
+    /// class and each owner's links (none for an owner the source has none of).
+    private func relationLinks(of schema: ClassSchema, owners: [String]) throws(PorterError) -> [(field: String, targetClass: String, owners: [RelationLinks])] {
+        guard !owners.isEmpty else { return [] }
+        return try schema.relationFields.map { (field) throws(PorterError) in
             let targetClass = field.type.targetClass ?? ""
             let links = try source.links(owner: schema.className, field: field.name, targetClass: targetClass, ownerIds: owners)
             let byOwner = Dictionary(grouping: links, by: \.owningId)
-            let sets = owners.map { RelationLinks(ownerId: $0, relatedIds: byOwner[$0]?.map(\.relatedId) ?? [], line: 0) }
-            let changes = try mirror.link(owner: schema.className, field: field.name, targetClass: targetClass, sets, replace: true)
-            tallyLinks("\(schema.className).\(field.name)", added: changes.added, removed: changes.removed)
+            return (field.name, targetClass, owners.map { RelationLinks(ownerId: $0, relatedIds: byOwner[$0]?.map(\.relatedId) ?? [], line: 0) })
         }
     }
 

@@ -19,14 +19,14 @@ enum SinkCompletion {
 typealias SinkWriter = JobThread<SinkCompletion>
 
 /// Runs jobs on a thread of its own, one after another in submission order, so that their
-/// work overlaps the submitting thread's. At most `capacity` jobs wait at a time (memory stays
+/// work overlaps the submitting thread's (an import's writes, an export's files, a pull's mirror). At most `capacity` jobs wait at a time (memory stays
 /// bounded); whatever a job uses is only ever used from this thread while it runs.
 ///
 /// `@unchecked Sendable` because the thread and the submitter share it: every stored
 /// property but `capacity` (a constant) is read and written only while `condition` is locked,
 /// which the compiler cannot see (an `NSCondition` guards them, since both sides wait on it).
-final class JobThread<Completion>: @unchecked Sendable {
-    typealias Job = () throws(PorterError) -> Completion
+package final class JobThread<Completion>: @unchecked Sendable {
+    package typealias Job = () throws(PorterError) -> Completion
 
     private let condition = NSCondition()
     private let capacity: Int
@@ -43,7 +43,7 @@ final class JobThread<Completion>: @unchecked Sendable {
     private var failure: PorterError?
 
     /// Starts the thread, named `name`.
-    init(name: String, capacity: Int = 4) {
+    package init(name: String, capacity: Int = 4) {
         self.capacity = capacity
         let thread = Thread { [self] in work() }
         thread.name = name
@@ -51,7 +51,7 @@ final class JobThread<Completion>: @unchecked Sendable {
     }
 
     /// Queues `job`; returns the completions of earlier jobs, or throws the first failure.
-    func submit(_ job: @escaping Job) throws(PorterError) -> [Completion] {
+    package func submit(_ job: @escaping Job) throws(PorterError) -> [Completion] {
         condition.lock()
         while jobs.count >= capacity && failure == nil { condition.wait() }
         if let failure {
@@ -64,7 +64,7 @@ final class JobThread<Completion>: @unchecked Sendable {
     }
 
     /// Waits until every queued job has run; returns their completions.
-    func drain() throws(PorterError) -> [Completion] {
+    package func drain() throws(PorterError) -> [Completion] {
         condition.lock()
         while (!jobs.isEmpty || busy) && failure == nil { condition.wait() }
         if let failure {
@@ -75,7 +75,7 @@ final class JobThread<Completion>: @unchecked Sendable {
     }
 
     /// Ends the thread after the job under way; jobs still queued are dropped.
-    func stop() {
+    package func stop() {
         condition.lock()
         stopping = true
         jobs.removeAll()
