@@ -459,8 +459,10 @@ final class MirrorWriter {
         }
         let pairs = links.lazy.flatMap { link in link.relatedIds.lazy.map { (link.ownerId, $0) } }
         guard freshTables.contains(table) else {
-            if linkDigests[table] != nil {
-                for link in links { linkDigests[table]?.forget(StoredLinkDigests.ownerHash(link.ownerId)) }
+            // These owners' stored links grow: the digests no longer know them.
+            if var digests = linkDigests.removeValue(forKey: table) {
+                for link in links { digests.forget(StoredLinkDigests.ownerHash(link.ownerId)) }
+                linkDigests[table] = digests
             }
             changes.added = try insertLinks(pairs, into: quoted(table))
             return changes
@@ -504,10 +506,13 @@ final class MirrorWriter {
         if let digests = linkDigests.removeValue(forKey: table) { return digests }
         let lookedUp = ownersLookedUp[table] ?? 0
         guard lookedUp >= Self.ownersBeforeScan, let db = database else { return nil }
-        let lastRow = try db.prepare("SELECT max(rowid) FROM \(quoted(ownerClass))")
-        guard try lastRow.step(), lookedUp * 32 >= lastRow.integer(at: 0) else { return nil }
+        // Asked again for each batch until the scan pays: a cached statement.
+        let lastRow = try statement("lastRow", ownerClass, []) { "SELECT max(rowid) FROM \(quoted(ownerClass))" }
+        let rows = try lastRow.step() ? Int(lastRow.integer(at: 0)) : 0
+        lastRow.reset()
+        guard lookedUp * 32 >= rows else { return nil }
         let select = try db.prepare("SELECT owningId, relatedId FROM \(quoted(table)) ORDER BY owningId")
-        return try StoredLinkDigests(scanning: select, expectedOwners: Int(lastRow.integer(at: 0)))
+        return try StoredLinkDigests(scanning: select, expectedOwners: rows)
     }
 
     /// Drops what is known of stored links: they changed other than by ``link(owner:field:targetClass:_:replace:)``.

@@ -19,8 +19,9 @@ enum SinkCompletion {
 typealias SinkWriter = JobThread<SinkCompletion>
 
 /// Runs jobs on a thread of its own, one after another in submission order, so that their
-/// work overlaps the submitting thread's (an import's writes, an export's files, a pull's mirror). At most `capacity` jobs wait at a time (memory stays
-/// bounded); whatever a job uses is only ever used from this thread while it runs.
+/// work overlaps the submitting thread's (an import's writes, an export's files, a pull's
+/// mirror). At most `capacity` jobs wait at a time (memory stays bounded); whatever a job uses
+/// is only ever used from this thread while it runs.
 ///
 /// `@unchecked Sendable` because the thread and the submitter share it: every stored
 /// property but `capacity` (a constant) is read and written only while `condition` is locked,
@@ -36,9 +37,9 @@ package final class JobThread<Completion>: @unchecked Sendable {
     private var exited = false
     private var completions: [Completion] = []
     /// Jobs that have run, released by the submitting thread: a job holds what it wrote (an
-    /// import's batch, an export's page), allocated on that thread. Freed here, every object would cross threads, and glibc's
-    /// `free` of another thread's memory takes that thread's arena lock while it allocates
-    /// (the first load of 1M books took a fifth longer so).
+    /// import's batch, an export's page), allocated on that thread. Freed here, every object
+    /// would cross threads, and glibc's `free` of another thread's memory takes that thread's
+    /// arena lock while it allocates (the first load of 1M books took a fifth longer so).
     private var ranJobs: [Job] = []
     private var failure: PorterError?
 
