@@ -486,9 +486,10 @@ final class MirrorWriter {
         let owners = links.map { StoredLinkDigests.ownerHash($0.ownerId) }
         var listed = Set<UInt64>(minimumCapacity: owners.count), listedTwice = Set<UInt64>()
         for owner in owners where !listed.insert(owner).inserted { listedTwice.insert(owner) }
+        let held = digests.holdAll(zip(links, owners).lazy.map { ($0.relatedIds, $1) })
         var mayChange: [RelationLinks] = []
-        for (link, owner) in zip(links, owners) where listedTwice.contains(owner) || !digests.holds(link.relatedIds, ofOwner: owner) {
-            mayChange.append(link)
+        for (index, owner) in owners.enumerated() where !held[index] || listedTwice.contains(owner) {
+            mayChange.append(links[index])
             digests.forget(owner)
         }
         return mayChange

@@ -17,7 +17,7 @@ final class StoredLinkDigestsTests: XCTestCase {
     }
 
     func holds(_ digests: StoredLinkDigests, _ owner: String, _ related: [String]) -> Bool {
-        digests.holds(related, ofOwner: StoredLinkDigests.ownerHash(owner))
+        digests.holdAll([(related, StoredLinkDigests.ownerHash(owner))])[0]
     }
 
     func testAnOwnerHoldsExactlyItsStoredLinksInAnyOrder() throws {
@@ -62,5 +62,10 @@ final class StoredLinkDigestsTests: XCTestCase {
             XCTAssertTrue(holds(digests, owner, related.reversed()), owner)
             XCTAssertFalse(holds(digests, owner, related + ["r99"]), owner)
         }
+        // All at once, each answer in its owner's place: every third one asked with a link too many.
+        let asked = stored.sorted { $0.key < $1.key }.enumerated().map { index, entry in
+            (relatedIds: index % 3 == 0 ? entry.value + ["r99"] : entry.value, ownerHash: StoredLinkDigests.ownerHash(entry.key))
+        }
+        XCTAssertEqual(digests.holdAll(asked), asked.indices.map { $0 % 3 != 0 })
     }
 }
