@@ -22,14 +22,15 @@ extension ImportPass {
                               batch: inout [RelationLinks]) throws(PorterError) -> (records: Int, lastLine: Int) {
         let tallyKey = "\(relation.owner).\(relation.field)"
         let keyPath = "relations[\(source - manifest.classes.count)]"
-        guard var reader = openReader(file, memory: relation.records, delimiter: relation.delimiter, encoding: relation.encoding, declaredAt: keyPath) else { return (0, 0) }
+        guard var reader = openReader(file, memory: relation.records, delimiter: relation.delimiter, encoding: relation.encoding, declaredAt: keyPath,
+                                     prepare: { _ in }) else { return (0, 0) }
         let ownerColumn = ColumnPath(relation.ownerColumn), targetColumn = ColumnPath(relation.targetColumn)
         let ownerParser = ClassMapper.referenceParser(for: .pointer(targetClass: relation.owner), by: relation.ownerBy, manifest: manifest)!
         let targetParser = ClassMapper.referenceParser(for: .pointer(targetClass: relation.targetClass), by: relation.targetBy, manifest: manifest)!
         var checkedHeader = false
         var records = 0, lastLine = 0
         let fieldName = "\(relation.owner).\(relation.field)"
-        while let record = try nextRecord(from: &reader, declaredAt: keyPath) {
+        while let (record, _) = try nextRecord(from: &reader, declaredAt: keyPath) {
             records += 1
             lastLine = record.line
             if !checkedHeader {

@@ -1,6 +1,7 @@
 import Foundation
 import ParseModel
 import PorterReaders
+@testable import PorterPipeline
 import Synchronization
 import Testing
 
@@ -44,6 +45,38 @@ import Testing
             #expect(try reader.next()?.line == nil)
             #expect(reader.bytesRead == Int64(count))
         }
+    }
+
+    @Test func eachRecordComesWithWhatTheReadingThreadPreparedOfIt() throws {
+        let caller = pthread_self()
+        let reader = ReadAheadReader(Counter(count: 1_000)) { record in (line: record.line, elsewhere: pthread_equal(pthread_self(), caller) == 0) }
+        var count = 0
+        while let (record, prepared) = try reader.nextPrepared() {
+            count += 1
+            #expect(prepared.line == record.line)
+            #expect(prepared.elsewhere)
+        }
+        #expect(count == 1_000)
+    }
+
+    /// What a batch holds is released on the thread that made it, once the caller has moved on.
+    @Test func spentBatchesAreReleasedByTheReadingThread() async throws {
+        let caller = pthread_self()
+        let releasedHere = Mutex(0), released = Mutex(0)
+        do {
+            let reader = ReadAheadReader(Counter(count: 10_000)) { _ in
+                Token {
+                    released.withLock { $0 += 1 }
+                    if pthread_equal(pthread_self(), caller) != 0 { releasedHere.withLock { $0 += 1 } }
+                }
+            }
+            while try reader.nextPrepared() != nil {}
+        }
+        // The reading thread lets go of the last batches as it ends.
+        for _ in 0..<500 where released.withLock({ $0 }) < 10_000 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(released.withLock { $0 } == 10_000)
+        // At most the last few batches are released by the caller, with the reader.
+        #expect(releasedHere.withLock { $0 } <= 256 * 10)
     }
 
     @Test func aFailureComesAfterTheRecordsBeforeIt() {
