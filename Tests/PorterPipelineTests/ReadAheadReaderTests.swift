@@ -40,7 +40,7 @@ import Testing
 
     @Test func recordsComeOutInOrderAcrossBatches() throws {
         for count in [0, 1, 255, 256, 257, 10_000] {
-            var reader = ReadAheadReader(Counter(count: count))
+            var reader = ReadAheadReader(Counter(count: count)) { _ in }
             #expect(try lines(&reader) == Array(stride(from: 1, through: count, by: 1)))
             #expect(try reader.next()?.line == nil)
             #expect(reader.bytesRead == Int64(count))
@@ -80,7 +80,7 @@ import Testing
     }
 
     @Test func aFailureComesAfterTheRecordsBeforeIt() {
-        let reader = ReadAheadReader(Counter(count: 1_000, failure: "broken"))
+        let reader = ReadAheadReader(Counter(count: 1_000, failure: "broken")) { _ in }
         var lines: [Int] = []
         do {
             while let record = try reader.next() { lines.append(record.line) }
@@ -95,7 +95,7 @@ import Testing
     @Test func droppingItStopsTheReadingThread() async throws {
         let released = Mutex(false)
         do {
-            let reader = ReadAheadReader(Counter(count: .max, token: Token { released.withLock { $0 = true } }))
+            let reader = ReadAheadReader(Counter(count: .max, token: Token { released.withLock { $0 = true } })) { _ in }
             #expect(try reader.next()?.line == 1)
         }
         for _ in 0..<500 where !released.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }

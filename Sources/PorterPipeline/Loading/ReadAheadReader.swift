@@ -154,10 +154,3 @@ final class ReadAheadReader<Prepared: Sendable>: RecordReader {
         return true
     }
 }
-
-extension ReadAheadReader where Prepared == Void {
-    /// Starts reading `reader` on a new thread.
-    convenience init(_ reader: consuming any RecordReader) {
-        self.init(reader) { _ in }
-    }
-}
