@@ -10,8 +10,8 @@ import PorterPipeline
 /// set gives the same digest in any order; what is kept, 8 bytes per owner, is the owner's own
 /// hash (made differently, so that owner and related ids do not cancel out) mixed with it. An
 /// owner's links pass for the given ones when the keys are equal: a wrong match has a chance
-/// of about one in 2⁶⁴ per stored owner. The hashes are Swift `Hasher`s, seeded per process: they compare
-/// only within the process that made them.
+/// of about one in 2⁶⁴ per stored owner. The hashes are Swift `Hasher`s, seeded per process:
+/// they compare only within the process that made them.
 struct StoredLinkDigests {
     /// Each owner's hash mixed with its digest, grouped by bucket (their top bits).
     private let keys: [UInt64]

@@ -1,32 +1,17 @@
 import Foundation
-import PorterReaders
-
-/// What a finished sink call reports back to the pass (a ``SinkWriter``'s completion).
-enum SinkCompletion {
-    /// Objects written, and the links they carried by `Owner.field`; `lines` are the objects'
-    /// row numbers (``ImportPass/sourceRows``), `records` their records as read, when the pass
-    /// keeps them (else empty); `unchanged` the objectIds of the objects the target already
-    /// had as they are, when asked for (else empty).
-    case objects(className: String, source: String, lines: [Int], records: [SourceRecord], outcomes: [WriteOutcome],
-                 links: [String: LinkChanges], unchanged: [String])
-    /// Pointer patches, with the objectIds patched in order.
-    case patches(className: String, source: String, objectIds: [String], outcomes: [WriteOutcome])
-    /// Link changes by `Owner.field` (from a link call, or reported late by ``ObjectSink/flush()``).
-    case links([String: LinkChanges])
-}
-
-/// Runs an import's sink calls on a thread of their own, so that writing overlaps reading and mapping.
-typealias SinkWriter = JobThread<SinkCompletion>
 
 /// Runs jobs on a thread of its own, one after another in submission order, so that their
 /// work overlaps the submitting thread's (an import's writes, an export's files, a pull's
 /// mirror). At most `capacity` jobs wait at a time (memory stays bounded); whatever a job uses
 /// is only ever used from this thread while it runs.
 ///
+/// Completions cross back to the submitter, so they are `Sendable`; a job is not (it uses the
+/// submitter's writers, handed over for as long as it runs).
+///
 /// `@unchecked Sendable` because the thread and the submitter share it: every stored
 /// property but `capacity` (a constant) is read and written only while `condition` is locked,
 /// which the compiler cannot see (an `NSCondition` guards them, since both sides wait on it).
-package final class JobThread<Completion>: @unchecked Sendable {
+package final class JobThread<Completion: Sendable>: @unchecked Sendable {
     package typealias Job = () throws(PorterError) -> Completion
 
     private let condition = NSCondition()

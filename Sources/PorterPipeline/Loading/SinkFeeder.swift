@@ -24,6 +24,23 @@ struct ClassBatch {
     }
 }
 
+/// What a finished sink call reports back to the pass (a ``SinkWriter``'s completion).
+enum SinkCompletion {
+    /// Objects written, and the links they carried by `Owner.field`; `lines` are the objects'
+    /// row numbers (``ImportPass/sourceRows``), `records` their records as read, when the pass
+    /// keeps them (else empty); `unchanged` the objectIds of the objects the target already
+    /// had as they are, when asked for (else empty).
+    case objects(className: String, source: String, lines: [Int], records: [SourceRecord], outcomes: [WriteOutcome],
+                 links: [String: LinkChanges], unchanged: [String])
+    /// Pointer patches, with the objectIds patched in order.
+    case patches(className: String, source: String, objectIds: [String], outcomes: [WriteOutcome])
+    /// Link changes by `Owner.field` (from a link call, or reported late by ``ObjectSink/flush()``).
+    case links([String: LinkChanges])
+}
+
+/// Runs an import's sink calls on a thread of their own, so that writing overlaps reading and mapping.
+typealias SinkWriter = JobThread<SinkCompletion>
+
 /// Feeds the sink of a writing pass: sends batches of objects with the links they carry,
 /// relation links and pointer patches, each as a job of a ``SinkWriter`` thread, and hands
 /// what the sink answered to ``answered`` as it comes back. Once closed (a fault, when
