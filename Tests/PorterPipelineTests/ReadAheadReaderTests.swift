@@ -47,34 +47,51 @@ import Testing
         }
     }
 
-    @Test func eachRecordComesWithWhatTheReadingThreadPreparedOfIt() throws {
+    /// Waits until the reading thread has filled every batch it may hold ahead (8 of 256).
+    func waitUntilFull(_ reader: ReadAheadReader<some Sendable>) async throws {
+        for _ in 0..<500 where reader.bytesRead < 2_048 { try await Task.sleep(for: .milliseconds(10)) }
+        try #require(reader.bytesRead == 2_048, "the reading thread did not fill its batches in 5 s")
+    }
+
+    /// A caller that is behind gets records prepared by the reading thread: the first half of the
+    /// batches ahead come as parsed, the rest prepared, each with what was made of it.
+    @Test func aCallerThatIsBehindGetsRecordsPreparedOnTheReadingThread() async throws {
         let caller = pthread_self()
-        let reader = ReadAheadReader(Counter(count: 1_000)) { record in (line: record.line, elsewhere: pthread_equal(pthread_self(), caller) == 0) }
-        var count = 0
-        while let (record, prepared) = try reader.nextPrepared() {
-            count += 1
-            #expect(prepared.line == record.line)
-            #expect(prepared.elsewhere)
+        let reader = ReadAheadReader(Counter(count: 10_000)) { record in (line: record.line, elsewhere: pthread_equal(pthread_self(), caller) == 0) }
+        try await waitUntilFull(reader)
+        var lines: [Int] = [], prepared: [Int] = []
+        while let (record, made) = try reader.nextPrepared() {
+            lines.append(record.line)
+            guard let made else { continue }
+            prepared.append(record.line)
+            #expect(made.line == record.line)
+            #expect(made.elsewhere)
         }
-        #expect(count == 1_000)
+        #expect(lines == Array(1...10_000))
+        #expect(!prepared.contains { $0 <= 1_024 })
+        #expect(Set(1_025...2_048).isSubset(of: prepared))
     }
 
     /// What a batch holds is released on the thread that made it, once the caller has moved on.
     @Test func spentBatchesAreReleasedByTheReadingThread() async throws {
         let caller = pthread_self()
-        let releasedHere = Mutex(0), released = Mutex(0)
+        let made = Mutex(0), releasedHere = Mutex(0), released = Mutex(0)
         do {
             let reader = ReadAheadReader(Counter(count: 10_000)) { _ in
-                Token {
+                made.withLock { $0 += 1 }
+                return Token {
                     released.withLock { $0 += 1 }
                     if pthread_equal(pthread_self(), caller) != 0 { releasedHere.withLock { $0 += 1 } }
                 }
             }
+            try await waitUntilFull(reader)
             while try reader.nextPrepared() != nil {}
         }
+        let count = made.withLock { $0 }
+        #expect(count >= 1_024)
         // The reading thread lets go of the last batches as it ends.
-        for _ in 0..<500 where released.withLock({ $0 }) < 10_000 { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(released.withLock { $0 } == 10_000)
+        for _ in 0..<500 where released.withLock({ $0 }) < count { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(released.withLock { $0 } == count)
         // At most the last few batches are released by the caller, with the reader.
         #expect(releasedHere.withLock { $0 } <= 256 * 10)
     }

@@ -162,9 +162,8 @@ final class ImportPass {
     }
 
     /// Opens `source`, or `memory` when the records come from memory; `keyPath` is where the
-    /// manifest declares it (`classes.Customer`), for messages. Each record comes with what
-    /// `prepare` made of it; a file is parsed and prepared a batch ahead, on a thread of its own
-    /// (``PreparedRecords``).
+    /// manifest declares it (`classes.Customer`), for messages. A file is parsed a batch ahead, on
+    /// a thread of its own, which also prepares records while this thread is behind (``PreparedRecords``).
     func openReader<Prepared>(_ source: String, memory: MemorySource?, delimiter: UInt8?, encoding: TextEncoding?, declaredAt keyPath: String,
                               prepare: @escaping @Sendable (SourceRecord) -> Prepared) -> PreparedRecords<Prepared>? {
         do {
@@ -197,8 +196,8 @@ final class ImportPass {
 
     /// The next record of `reader`; `nil` at the end of the file or at a fault, which is
     /// logged (a reader fault ends its file). Stops the pass once its run is cancelled.
-    func nextRecord<Prepared>(from reader: inout PreparedRecords<Prepared>, declaredAt keyPath: String) throws(PorterError) -> (record: SourceRecord, prepared: Prepared)? {
-        let next: (record: SourceRecord, prepared: Prepared)?
+    func nextRecord<Prepared>(from reader: inout PreparedRecords<Prepared>, declaredAt keyPath: String) throws(PorterError) -> (record: SourceRecord, prepared: Prepared?)? {
+        let next: (record: SourceRecord, prepared: Prepared?)?
         do {
             next = try reader.next()
         } catch {
@@ -328,10 +327,9 @@ final class ImportPass {
                 if file != load.mapper.sourceName { load.mapper = ClassMapper(mapping: load.mapping, manifest: manifest, file: file) }
                 load.checkedHeader = false
             }
-            // With nothing to write, each record is mapped where it is read ahead, onto each class
-            // that reads it whole: the mapping takes the core a writing pass leaves to its writer
-            // (validate, 1M books: about 7% faster; a writing pass lost more than it gained).
-            let mappers = feeder == nil ? loads.map { $0.mapping.extract == nil ? $0.mapper : nil } : []
+            // While this thread is behind, records are mapped where they are read ahead, onto each
+            // class that reads them whole; a record that comes unmapped is mapped in `process`.
+            let mappers = loads.map { $0.mapping.extract == nil ? $0.mapper : nil }
             if var reader = openReader(file, memory: group[0].records, delimiter: group[0].delimiter, encoding: group[0].encoding, declaredAt: keyPath,
                                        prepare: { record in mappers.map { $0?.map(record) } }) {
                 while let (record, drafts) = try nextRecord(from: &reader, declaredAt: keyPath) {
@@ -349,7 +347,7 @@ final class ImportPass {
                         if let values = load.mapper.extractedRecords(of: record) {
                             for value in values { try process(value, mappedAhead: nil, row: offset + record.line, for: load) }
                         } else {
-                            try process(record, mappedAhead: position < drafts.count ? drafts[position] : nil, row: offset + record.line, for: load)
+                            try process(record, mappedAhead: drafts?[position], row: offset + record.line, for: load)
                         }
                     }
                     // The whole group goes out together, in plan order: a batch never points at
