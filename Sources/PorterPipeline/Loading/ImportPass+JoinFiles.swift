@@ -30,6 +30,8 @@ extension ImportPass {
         var checkedHeader = false
         var records = 0, lastLine = 0
         let fieldName = "\(relation.owner).\(relation.field)"
+        // Captured by the locations of faults instead of `relation`, which would be copied per link.
+        let owner = relation.owner, field = relation.field
         while let (record, _) = try nextRecord(from: &reader, declaredAt: keyPath) {
             records += 1
             lastLine = record.line
@@ -43,22 +45,24 @@ extension ImportPass {
             }
             let row = RowID(source: source, line: offset + record.line)
             var problems: [Diagnostic] = []
-            var ids: [String] = []
-            for (column, parser) in [(ownerColumn, ownerParser), (targetColumn, targetParser)] {
+            // The objectId a column's cell names; the location is built only for a fault.
+            func objectId(in column: ColumnPath, _ parser: ReferenceParser) -> String? {
                 let cell = record.cell(column)
-                let text = cell?.displayText ?? ""
-                let location = SourceLocation(file: file, line: record.line, column: column.name, className: relation.owner, fieldName: relation.field, value: text)
-                guard let cell, text != "" else {
-                    problems.append(Diagnostic(.requiredValueMissing, location, "empty reference"))
-                    continue
+                func location() -> SourceLocation {
+                    SourceLocation(file: file, line: record.line, column: column.name, className: owner, fieldName: field, value: cell?.displayText ?? "")
+                }
+                guard let cell, cell.displayText != "" else {
+                    problems.append(Diagnostic(.requiredValueMissing, location(), "empty reference"))
+                    return nil
                 }
                 do {
-                    let reference = try parser.reference(cell)
-                    if let id = resolve(reference, from: nil, location: location, problems: &problems) { ids.append(id) }
+                    return resolve(try parser.reference(cell), from: nil, location: location(), problems: &problems)
                 } catch {
-                    problems.append(Diagnostic(error.kind, location, error.reason))
+                    problems.append(Diagnostic(error.kind, location(), error.reason))
+                    return nil
                 }
             }
+            let ownerId = objectId(in: ownerColumn, ownerParser), targetId = objectId(in: targetColumn, targetParser)
             if let ragged = record.raggednessFault(file: file) {
                 problems = [Diagnostic(.raggedRow, ragged.location, ragged.reason)]
             }
@@ -75,11 +79,12 @@ extension ImportPass {
                 }
                 continue
             }
-            pruneTracker?.hold(link: ids[0], ids[1], relation: tallyKey)
+            guard let ownerId, let targetId else { continue }
+            pruneTracker?.hold(link: ownerId, targetId, relation: tallyKey)
             if let feeder = sending, joinFilesAhead {
-                feeder.holdLinks(RelationLinks(ownerId: ids[0], relatedIds: [ids[1]], line: record.line), relation: tallyKey)
+                feeder.holdLinks(RelationLinks(ownerId: ownerId, relatedIds: [targetId], line: record.line), relation: tallyKey)
             } else if sending != nil {
-                batch.append(RelationLinks(ownerId: ids[0], relatedIds: [ids[1]], line: record.line))
+                batch.append(RelationLinks(ownerId: ownerId, relatedIds: [targetId], line: record.line))
                 if batch.count >= options.batchSize { try flushJoin(&batch, relation) }
             }
         }
