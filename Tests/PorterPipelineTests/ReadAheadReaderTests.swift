@@ -72,6 +72,23 @@ import Testing
         #expect(Set(1_025...2_048).isSubset(of: prepared))
     }
 
+    /// Each batch is shown to the caller as it is taken, on the caller's thread, before its first record.
+    @Test func eachBatchArrivesBeforeItsFirstRecord() throws {
+        let caller = pthread_self()
+        var arrived: [[Int]] = [], allOnCaller = true, lines: [Int] = []
+        let reader = ReadAheadReader(Counter(count: 600), prepare: { _ in }, arriving: { batch in
+            arrived.append(batch.map(\.0.line))
+            allOnCaller = allOnCaller && pthread_equal(pthread_self(), caller) != 0
+        })
+        while let (record, _) = try reader.nextPrepared() {
+            lines.append(record.line)
+            #expect(arrived.last?.contains(record.line) == true)
+        }
+        #expect(arrived == [Array(1...256), Array(257...512), Array(513...600)])
+        #expect(allOnCaller)
+        #expect(lines == Array(1...600))
+    }
+
     /// What a batch holds is released on the thread that made it, once the caller has moved on.
     @Test func spentBatchesAreReleasedByTheReadingThread() async throws {
         let caller = pthread_self()

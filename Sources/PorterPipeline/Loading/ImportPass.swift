@@ -44,6 +44,8 @@ final class ImportPass {
     var rejectTracker: RejectTracker
     /// Records read from every source so far.
     private var recordsRead = 0
+    /// What ``warmKeys(of:in:)`` read, kept so that its reads are not optimised away.
+    private var warmth: Int32 = 0
     /// Keys of JSON objects no field reads, in the order first seen, and where each is.
     var skippedKeys: [SkippedKey] = []
     private var skippedKeyIndex: [String: Int] = [:]
@@ -165,10 +167,11 @@ final class ImportPass {
     /// manifest declares it (`classes.Customer`), for messages. A file is parsed a batch ahead, on
     /// a thread of its own, which also prepares records while this thread is behind (``PreparedRecords``).
     func openReader<Prepared>(_ source: String, memory: MemorySource?, delimiter: UInt8?, encoding: TextEncoding?, declaredAt keyPath: String,
-                              prepare: @escaping @Sendable (SourceRecord) -> Prepared) -> PreparedRecords<Prepared>? {
+                              prepare: @escaping @Sendable (SourceRecord) -> Prepared,
+                              arriving: (([(SourceRecord, Prepared?)]) -> Void)? = nil) -> PreparedRecords<Prepared>? {
         do {
             guard let reader = try reader(source, memory: memory, delimiter: delimiter, encoding: encoding) else { return nil }
-            return PreparedRecords(reader, readsAhead: memory == nil, prepare: prepare)
+            return PreparedRecords(reader, readsAhead: memory == nil, prepare: prepare, arriving: arriving)
         } catch {
             readerFailed(error, source: source, declaredAt: keyPath)
             return nil
@@ -301,6 +304,20 @@ final class ImportPass {
         var className: String { mapping.className }
     }
 
+    /// Reads where the keys of a batch's objects mapped ahead are kept, in one loop before the
+    /// batch is processed, so that their cache misses overlap instead of waiting one by one:
+    /// at a million objects, a class's keys are more than any cache holds.
+    private func warmKeys(of batch: [(SourceRecord, [Result<ObjectDraft, MappingFailure>?]?)], in indexes: [KeyIndex]) {
+        var sum: Int32 = 0
+        for (_, drafts) in batch {
+            guard let drafts else { continue }
+            for position in drafts.indices {
+                if case .success(let draft)? = drafts[position], let keyHash = draft.keyHash { sum &+= indexes[position].touch(keyHash) }
+            }
+        }
+        warmth &+= sum
+    }
+
     /// Sends the class's waiting objects; the objects of a class whose cyclic pointers are
     /// patched later come back named when the target had them as they are (see
     /// ``unchangedBeforePatches``).
@@ -330,8 +347,10 @@ final class ImportPass {
             // While this thread is behind, records are mapped where they are read ahead, onto each
             // class that reads them whole; a record that comes unmapped is mapped in `process`.
             let mappers = loads.map { $0.mapping.extract == nil ? $0.mapper : nil }
+            let indexes = loads.map(\.index)
             if var reader = openReader(file, memory: group[0].records, delimiter: group[0].delimiter, encoding: group[0].encoding, declaredAt: keyPath,
-                                       prepare: { record in mappers.map { $0?.map(record) } }) {
+                                       prepare: { record in mappers.map { $0?.map(record) } },
+                                       arriving: { [unowned self] batch in warmKeys(of: batch, in: indexes) }) {
                 while let (record, drafts) = try nextRecord(from: &reader, declaredAt: keyPath) {
                     records += 1
                     fileRecords += 1

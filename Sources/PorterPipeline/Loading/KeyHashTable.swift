@@ -49,6 +49,13 @@ struct KeyHashTable {
         return Entry(line: Int(abs(stored)) - 1, rejected: stored < 0)
     }
 
+    /// The slot where a lookup of `hash` starts, read so that the lookup or insert that follows
+    /// finds it in cache (the value means nothing). Reads of many hashes in one loop overlap
+    /// their cache misses; lookups one by one, between other work, wait for each.
+    func touch(_ hash: KeyHash) -> Int32 {
+        slots.withUnsafeBufferPointer { $0[Int(truncatingIfNeeded: hash.low) & ($0.count - 1)].entry }
+    }
+
     /// Adds `hash` unless present; returns the entry already there, if any.
     mutating func insert(_ hash: KeyHash, line: Int) -> Entry? {
         if (count + 1) * 10 > slots.count * 7 { grow() }

@@ -44,6 +44,9 @@ final class KeyIndex {
         return .added
     }
 
+    /// Reads where `keyHash` is kept (see ``KeyHashTable/touch(_:)``).
+    func touch(_ keyHash: KeyHash) -> Int32 { byKey.touch(keyHash) }
+
     /// Marks an object rejected, so that references to it are rejected too.
     func reject(objectId: String, keyHash: KeyHash?) {
         if let keyHash { byKey.markRejected(keyHash) }

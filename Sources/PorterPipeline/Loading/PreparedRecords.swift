@@ -10,10 +10,12 @@ struct PreparedRecords<Prepared: Sendable> {
     let displayName: String
 
     /// `readsAhead`: whether `reader` is read on a thread of its own.
-    init(_ reader: consuming any RecordReader, readsAhead: Bool, prepare: @escaping @Sendable (SourceRecord) -> Prepared) {
+    /// `arriving`: see ``ReadAheadReader/init(_:prepare:arriving:)``.
+    init(_ reader: consuming any RecordReader, readsAhead: Bool, prepare: @escaping @Sendable (SourceRecord) -> Prepared,
+         arriving: (([(SourceRecord, Prepared?)]) -> Void)? = nil) {
         displayName = reader.displayName
         if readsAhead {
-            ahead = ReadAheadReader(reader, prepare: prepare)
+            ahead = ReadAheadReader(reader, prepare: prepare, arriving: arriving)
             own = nil
         } else {
             ahead = nil

@@ -44,12 +44,17 @@ final class ReadAheadReader<Prepared: Sendable>: RecordReader {
 
     let displayName: String
     private let shared: Shared
+    /// Called with each batch as the caller takes it, before its first record.
+    private let arriving: (([(SourceRecord, Prepared?)]) -> Void)?
     private var batch: [(SourceRecord, Prepared?)] = []
     private var position = 0
 
-    /// Starts reading `reader` on a new thread, where `prepare` is called with each record.
-    init(_ reader: consuming any RecordReader, prepare: @escaping @Sendable (SourceRecord) -> Prepared) {
+    /// Starts reading `reader` on a new thread, where `prepare` is called with the records of
+    /// the batches it prepares; `arriving` is called on the caller's thread with each batch.
+    init(_ reader: consuming any RecordReader, prepare: @escaping @Sendable (SourceRecord) -> Prepared,
+         arriving: (([(SourceRecord, Prepared?)]) -> Void)? = nil) {
         displayName = reader.displayName
+        self.arriving = arriving
         let shared = Shared(reader, prepare: prepare)
         self.shared = shared
         let thread = Thread { Self.readAll(shared) }
@@ -88,6 +93,7 @@ final class ReadAheadReader<Prepared: Sendable>: RecordReader {
             batch = shared.batches.removeFirst()
             condition.broadcast()
             condition.unlock()
+            arriving?(batch)
             position = 1
             return batch[0]
         }
