@@ -209,9 +209,6 @@ measure_runs() {
     shift 2
     for ((run = 0; run < RUNS; run++)); do
         "$setup" "$run"
-        # What earlier steps wrote (a copied mirror, the last run's output) is written back
-        # now, not during the run measured next.
-        sync
         measure "$name" "$@"
         ((MEASURE_STATUS == 0)) || return 0
         secs+=("$MEASURE_SECS")
