@@ -471,6 +471,9 @@ final class CoercionTests: XCTestCase {
         let mapper = ClassMapper(mapping: book, manifest: data)
         guard case .success(let draft) = mapper.map(csv(["title": "Dune", "genre": "Science Fiction"])) else { return XCTFail("refused") }
         XCTAssertEqual(draft.values[1], .pointer(ObjectReference(targetClass: "Genre", identity: .key("Science Fiction"))))
+        // The key is hashed where it is read, as the target's key index hashes it.
+        guard case .pointer(let reference) = draft.values[1] else { return XCTFail("no pointer") }
+        XCTAssertEqual(reference.keyHash, KeyHash(className: "Genre", key: "Science Fiction"))
         guard case .success(let empty) = mapper.map(csv(["title": "Untitled", "genre": ""])) else { return XCTFail("refused") }
         XCTAssertEqual(empty.values[1], .value(.null))
     }

@@ -61,7 +61,7 @@ final class WritingPassTests: MirrorTestCase {
         let manifest = try manifest()
         let pass = ImportPass(manifest: manifest, plan: Planner.plan(manifest), mode: .validating, options: ImportOptions(), progress: nil)
         _ = try pass.run()
-        XCTAssertEqual(pass.references.indexes["Author"]?.lookup(ObjectReference.Identity.key("Tolkien")),
+        XCTAssertEqual(pass.references.indexes["Author"]?.lookup(ObjectReference(targetClass: "Author", identity: .key("Tolkien"))),
                        .found(objectId: KeyHash(className: "Author", key: "Tolkien").objectId, line: 2))
     }
 }

@@ -304,15 +304,25 @@ final class ImportPass {
         var className: String { mapping.className }
     }
 
-    /// Reads where the keys of a batch's objects mapped ahead are kept, in one loop before the
-    /// batch is processed, so that their cache misses overlap instead of waiting one by one:
-    /// at a million objects, a class's keys are more than any cache holds.
-    private func warmKeys(of batch: [(SourceRecord, [Result<ObjectDraft, MappingFailure>?]?)], in indexes: [KeyIndex]) {
+    /// Reads where the keys of a batch's objects mapped ahead are kept, and the keys their
+    /// references name, in one loop before the batch is processed, so that their cache misses
+    /// overlap instead of waiting one by one: at a million objects, a class's keys are more than
+    /// any cache holds. `targets`: per class of the group, per field, the key index it points into.
+    private func warmKeys(of batch: [(SourceRecord, [Result<ObjectDraft, MappingFailure>?]?)], in indexes: [KeyIndex], targets: [[KeyIndex?]]) {
         var sum: Int32 = 0
         for (_, drafts) in batch {
             guard let drafts else { continue }
             for position in drafts.indices {
-                if case .success(let draft)? = drafts[position], let keyHash = draft.keyHash { sum &+= indexes[position].touch(keyHash) }
+                guard case .success(let draft)? = drafts[position] else { continue }
+                if let keyHash = draft.keyHash { sum &+= indexes[position].touch(keyHash) }
+                for field in draft.values.indices {
+                    guard let target = targets[position][field] else { continue }
+                    switch draft.values[field] {
+                    case .pointer(let reference): if let keyHash = reference.keyHash { sum &+= target.touch(keyHash) }
+                    case .relation(let references): for case let keyHash? in references.lazy.map(\.keyHash) { sum &+= target.touch(keyHash) }
+                    case .value, .upload: break
+                    }
+                }
             }
         }
         warmth &+= sum
@@ -352,9 +362,10 @@ final class ImportPass {
             // thread and 641 on the reading one, against 424 and 198 with mappers of its own).
             let mappers = loads.map { $0.mapping.extract == nil ? ClassMapper(mapping: $0.mapping, manifest: manifest, file: file) : nil }
             let indexes = loads.map(\.index)
+            let targets = loads.map { $0.mapper.fields.map { $0.type.targetClass.flatMap(references.keyIndex(of:)) } }
             if var reader = openReader(file, memory: group[0].records, delimiter: group[0].delimiter, encoding: group[0].encoding, declaredAt: keyPath,
                                        prepare: { record in mappers.map { $0?.map(record) } },
-                                       arriving: { [unowned self] batch in warmKeys(of: batch, in: indexes) }) {
+                                       arriving: { [unowned self] batch in warmKeys(of: batch, in: indexes, targets: targets) }) {
                 while let (record, drafts) = try nextRecord(from: &reader, declaredAt: keyPath) {
                     records += 1
                     fileRecords += 1

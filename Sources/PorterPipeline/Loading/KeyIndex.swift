@@ -70,20 +70,21 @@ final class KeyIndex {
         case ambiguous(line: Int, otherLine: Int)
     }
 
-    /// Whether an object with `identity` has been registered (rejected or not): ``lookup(_:)``
+    /// Whether the object `reference` names has been registered (rejected or not): ``lookup(_:)``
     /// without building its answer.
-    func knows(_ identity: ObjectReference.Identity) -> Bool {
-        switch identity {
-        case .key(let key): byKey[hasher.hash(key)] != nil
+    func knows(_ reference: ObjectReference) -> Bool {
+        switch reference.identity {
+        case .key(let key): byKey[reference.keyHash ?? hasher.hash(key)] != nil
         case .objectId(let id): byObjectId[id] != nil
         case .field(let field, let value): byField[field]?[hasher.hash(value)] != nil
         }
     }
 
-    func lookup(_ identity: ObjectReference.Identity) -> Lookup {
-        switch identity {
+    /// The object `reference` names, by its identity (the reference's class is this one).
+    func lookup(_ reference: ObjectReference) -> Lookup {
+        switch reference.identity {
         case .key(let key):
-            let hash = hasher.hash(key)
+            let hash = reference.keyHash ?? hasher.hash(key)
             guard let entry = byKey[hash] else { return .missing }
             if entry.rejected { return .rejected(line: entry.line) }
             return .found(objectId: explicitIds.isEmpty ? hash.objectId : explicitIds[hash] ?? hash.objectId, line: entry.line)

@@ -74,13 +74,17 @@ final class ReferenceResolver {
         guard !resolvesAhead else { return false }
         let target = target(reference.targetClass)
         guard !target.isComplete else { return false }
-        return reference.identity.isField || target.index?.knows(reference.identity) == false
+        return reference.identity.isField || target.index?.knows(reference) == false
     }
 
     /// Whether relation links to `targetClass` read now must wait until that class is read.
     func linksWait(for targetClass: String) -> Bool {
         !resolvesAhead && !target(targetClass).isComplete
     }
+
+    /// The key index that references to `className` resolve against now; `nil` for a class
+    /// outside the dataset.
+    func keyIndex(of className: String) -> KeyIndex? { target(className).index }
 
     private func target(_ className: String) -> Target {
         if let recent = recentTargets.first(where: { $0.className == className }) { return recent.target }
@@ -121,7 +125,7 @@ final class ReferenceResolver {
     func resolve(_ reference: ObjectReference, in file: @autoclosure () -> String) -> Resolution {
         let target = reference.targetClass
         guard let index = self.target(target).index else { return .outsideDataset }
-        switch index.lookup(reference.identity) {
+        switch index.lookup(reference) {
         case .found(let objectId, let line): return .found(objectId: objectId, line: line)
         case .rejected(let line): return .rejected(line: line)
         case .ambiguous(let line, let otherLine): return .ambiguous(line: line, otherLine: otherLine)

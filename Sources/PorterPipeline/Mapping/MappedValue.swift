@@ -20,10 +20,23 @@ package struct ObjectReference: Hashable, Sendable {
 
     package let targetClass: String
     package let identity: Identity
+    /// The ``KeyHash`` of a `.key` identity in `targetClass`, when made where the reference was
+    /// read (perhaps another thread), so that resolving it hashes nothing. Not part of equality.
+    package let keyHash: KeyHash?
 
-    package init(targetClass: String, identity: Identity) {
+    package init(targetClass: String, identity: Identity, keyHash: KeyHash? = nil) {
         self.targetClass = targetClass
         self.identity = identity
+        self.keyHash = keyHash
+    }
+
+    package static func == (lhs: ObjectReference, rhs: ObjectReference) -> Bool {
+        lhs.targetClass == rhs.targetClass && lhs.identity == rhs.identity
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(targetClass)
+        hasher.combine(identity)
     }
 
     /// The text the user wrote for this reference, for messages.

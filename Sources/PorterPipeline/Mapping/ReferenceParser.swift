@@ -16,8 +16,12 @@ final class ReferenceParser: Sendable {
     /// taken without the general coercion).
     let keyIsOneString: Bool
 
+    /// Hashes keys as the target's key index does.
+    private let keyHasher: KeyHasher
+
     init(targetClass: String, keyParts: [FieldCoercer], by: String? = nil) {
         self.targetClass = targetClass
+        self.keyHasher = KeyHasher(className: targetClass)
         self.keyParts = keyParts
         self.by = by
         self.keyIsOneString = keyParts.count == 1 && keyParts[0].field.type == .string && keyParts[0].field.values == nil
@@ -25,7 +29,7 @@ final class ReferenceParser: Sendable {
 
     func reference(_ cell: SourceCell) throws(CoercionError) -> ObjectReference {
         if keyIsOneString, case .text(let text) = cell, !text.hasPrefix("{") {
-            return ObjectReference(targetClass: targetClass, identity: identity(text))
+            return reference(identity(text))
         }
         switch cell {
         case .json(.object(let object)):
@@ -72,7 +76,13 @@ final class ReferenceParser: Sendable {
             }
         }
         guard let key = NaturalKey.text(of: values) else { throw CoercionError(.malformedReference, by.map { "empty \(targetClass).\($0)" } ?? "empty key of \(targetClass)") }
-        return ObjectReference(targetClass: targetClass, identity: identity(key))
+        return reference(identity(key))
+    }
+
+    /// A reference with `identity`, and the hash of its key.
+    private func reference(_ identity: ObjectReference.Identity) -> ObjectReference {
+        guard case .key(let key) = identity else { return ObjectReference(targetClass: targetClass, identity: identity) }
+        return ObjectReference(targetClass: targetClass, identity: identity, keyHash: keyHasher.hash(key))
     }
 
     /// A reference by the target's key, or by its `by` field, in canonical text.
