@@ -113,6 +113,41 @@ import Testing
         #expect(releasedHere.withLock { $0 } <= 256 * 10)
     }
 
+    /// Rows of one header, as a CSV file gives them.
+    struct Rows: RecordReader {
+        let header = CSVHeader(names: ["name", " price "])
+        let count: Int
+        var read = 0
+        var displayName: String { "rows" }
+        var bytesRead: Int64 { Int64(read) }
+
+        mutating func next() throws(ReaderError) -> SourceRecord? {
+            guard read < count else { return nil }
+            read += 1
+            return SourceRecord(line: read + 1, content: .csv(header: header, cells: ["item \(read)", "\(read)"]))
+        }
+    }
+
+    /// The rows of a batch share a header of their own, so the threads never count references
+    /// to one header at the same time; names, cells and lines stay as read.
+    @Test func eachBatchOfRowsHasAHeaderOfItsOwn() throws {
+        let rows = Rows(count: 600)
+        let fileHeader = rows.header
+        let reader = ReadAheadReader(rows) { _ in }
+        var headers: [ObjectIdentifier: [Int]] = [:]
+        var kept: [CSVHeader] = []  // alive, so that no two headers share an identifier
+        while let record = try reader.next() {
+            guard case .csv(let header, let cells) = record.content else { Issue.record("not a row"); return }
+            #expect(header !== fileHeader)
+            #expect(header.names == ["name", " price "] && header.index(of: "price") == 1)
+            #expect(cells == ["item \(record.line - 1)", "\(record.line - 1)"])
+            headers[ObjectIdentifier(header), default: []].append(record.line - 1)
+            kept.append(header)
+        }
+        #expect(headers.values.map { $0.first! }.sorted() == [1, 257, 513])
+        #expect(headers.values.map(\.count).sorted() == [88, 256, 256])
+    }
+
     @Test func aFailureComesAfterTheRecordsBeforeIt() {
         let reader = ReadAheadReader(Counter(count: 1_000, failure: "broken")) { _ in }
         var lines: [Int] = []
