@@ -44,7 +44,7 @@ final class ImportPass {
     var rejectTracker: RejectTracker
     /// Records read from every source so far.
     private var recordsRead = 0
-    /// What ``warmKeys(of:in:)`` read, kept so that its reads are not optimised away.
+    /// What ``warmKeys(of:in:targets:)`` read, kept so that its reads are not optimised away.
     private var warmth: Int32 = 0
     /// Keys of JSON objects no field reads, in the order first seen, and where each is.
     var skippedKeys: [SkippedKey] = []
