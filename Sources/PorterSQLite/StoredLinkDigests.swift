@@ -92,7 +92,8 @@ struct StoredLinkDigests {
     /// read from memory no cache holds, and the processor overlaps those of several owners only
     /// when nothing else comes between them (1M owners: 0.7 s of the writer's time before, 0.25 s after).
     func holdAll(_ owners: some Collection<(relatedIds: [String], ownerHash: UInt64)>) -> [Bool] {
-        // 0 for an owner to look up; an owner whose key is 0 (one in 2⁶⁴) is looked up too.
+        // 0 for an owner the digests do not know (answered `false`: its links are read); an owner
+        // whose key happens to be 0 (one chance in 2⁶⁴) is answered `false` too.
         let wanted = owners.map { owner -> UInt64 in
             guard !unknownOwners.contains(owner.ownerHash) else { return 0 }
             var sum: UInt64 = 0

@@ -79,6 +79,8 @@ extension ImportPass {
                 }
                 continue
             }
+            // A reference into a class whose source could not be read gives no objectId and no
+            // fault: it is counted with the unchecked references, and the link is not made.
             guard let ownerId, let targetId else { continue }
             pruneTracker?.hold(link: ownerId, targetId, relation: tallyKey)
             if let feeder = sending, joinFilesAhead {
