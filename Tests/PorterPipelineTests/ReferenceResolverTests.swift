@@ -45,12 +45,27 @@ final class ReferenceResolverTests: XCTestCase {
         XCTAssertEqual(index.register(objectId: hash("Lewis").objectId, keyHash: hash("Lewis"), explicitId: false, line: 3), .added)
         index.reject(objectId: hash("Lewis").objectId, keyHash: hash("Lewis"))
 
-        XCTAssertEqual(references.resolve(author("Tolkien"), in: "books.csv"), .found(objectId: hash("Tolkien").objectId, line: 2))
+        XCTAssertEqual(references.resolve(author("Tolkien"), in: "books.csv"), .found(FoundObject(givenId: hash("Tolkien").objectId), line: 2))
         XCTAssertEqual(references.resolve(ObjectReference(targetClass: "Author", identity: .field(name: "email", value: "jrr@example.com")), in: "books.csv"),
-                       .found(objectId: hash("Tolkien").objectId, line: 2))
+                       .found(FoundObject(givenId: hash("Tolkien").objectId), line: 2))
         XCTAssertEqual(references.resolve(author("Lewis"), in: "books.csv"), .rejected(line: 3))
         XCTAssertEqual(references.resolve(author("Herbert"), in: "books.csv"), .missing)
         XCTAssertEqual(references.resolve(ObjectReference(targetClass: "_User", identity: .objectId("u1")), in: "books.csv"), .outsideDataset)
+    }
+
+    /// A found object's objectId is the one its source gave, else the one its key derives.
+    func testAFoundObjectsIdIsTheGivenOneElseItsKeys() throws {
+        let references = try resolver()
+        let index = references.indexes["Author"]!
+        XCTAssertEqual(index.register(objectId: "given0001", keyHash: hash("Tolkien"), explicitId: true, line: 2), .added)
+        XCTAssertEqual(index.register(objectId: hash("Lewis").objectId, keyHash: hash("Lewis"), explicitId: false, line: 3), .added)
+        guard case .found(let tolkien, line: 2) = references.resolve(author("Tolkien"), in: "books.csv"),
+              case .found(let lewis, line: 3) = references.resolve(author("Lewis"), in: "books.csv"),
+              case .found(let byId, line: 2) = references.resolve(ObjectReference(targetClass: "Author", identity: .objectId("given0001")), in: "books.csv")
+        else { return XCTFail("an author was not found") }
+        XCTAssertEqual(tolkien.objectId, "given0001")
+        XCTAssertEqual(lewis.objectId, hash("Lewis").objectId)
+        XCTAssertEqual(byId.objectId, "given0001")
     }
 
     func testAReferenceWaitsOnlyWhileItsClassIsBeingReadAndItsObjectIsNotSeenYet() throws {
@@ -80,7 +95,7 @@ final class ReferenceResolverTests: XCTestCase {
         XCTAssertTrue(ahead.resolvesAhead)
         XCTAssertFalse(ahead.waits(author("Herbert")))
         XCTAssertFalse(ahead.linksWait(for: "Author"))
-        XCTAssertEqual(ahead.resolve(author("Herbert"), in: "books.csv"), .found(objectId: hash("Herbert").objectId, line: 9),
+        XCTAssertEqual(ahead.resolve(author("Herbert"), in: "books.csv"), .found(FoundObject(givenId: hash("Herbert").objectId), line: 9),
                        "found in the validated index though this pass has read no Author yet")
 
         let notAhead = try resolver(validated: validating.indexes, ahead: false)

@@ -62,6 +62,6 @@ final class WritingPassTests: MirrorTestCase {
         let pass = ImportPass(manifest: manifest, plan: Planner.plan(manifest), mode: .validating, options: ImportOptions(), progress: nil)
         _ = try pass.run()
         XCTAssertEqual(pass.references.indexes["Author"]?.lookup(ObjectReference(targetClass: "Author", identity: .key("Tolkien"))),
-                       .found(objectId: KeyHash(className: "Author", key: "Tolkien").objectId, line: 2))
+                       .found(FoundObject(givenId: KeyHash(className: "Author", key: "Tolkien").objectId), line: 2))
     }
 }

@@ -45,8 +45,8 @@ extension ImportPass {
             }
             let row = RowID(source: source, line: offset + record.line)
             var problems: [Diagnostic] = []
-            // The objectId a column's cell names; the location is built only for a fault.
-            func objectId(in column: ColumnPath, _ parser: ReferenceParser) -> String? {
+            // The object a column's cell names; the location is built only for a fault.
+            func object(in column: ColumnPath, _ parser: ReferenceParser) -> FoundObject? {
                 let cell = record.cell(column)
                 func location() -> SourceLocation {
                     SourceLocation(file: file, line: record.line, column: column.name, className: owner, fieldName: field, value: cell?.displayText ?? "")
@@ -62,7 +62,7 @@ extension ImportPass {
                     return nil
                 }
             }
-            let ownerId = objectId(in: ownerColumn, ownerParser), targetId = objectId(in: targetColumn, targetParser)
+            let ownerObject = object(in: ownerColumn, ownerParser), targetObject = object(in: targetColumn, targetParser)
             if let ragged = record.raggednessFault(file: file) {
                 problems = [Diagnostic(.raggedRow, ragged.location, ragged.reason)]
             }
@@ -79,9 +79,11 @@ extension ImportPass {
                 }
                 continue
             }
-            // A reference into a class whose source could not be read gives no objectId and no
-            // fault: it is counted with the unchecked references, and the link is not made.
-            guard let ownerId, let targetId else { continue }
+            // A reference into a class whose source could not be read gives no object and no
+            // fault: it is counted with the unchecked references, and the link is not made. Nor
+            // is it when nothing is written or pruned (a validation): no objectId is needed.
+            guard let ownerObject, let targetObject, pruneTracker != nil || sending != nil else { continue }
+            let ownerId = ownerObject.objectId, targetId = targetObject.objectId
             pruneTracker?.hold(link: ownerId, targetId, relation: tallyKey)
             if let feeder = sending, joinFilesAhead {
                 feeder.holdLinks(RelationLinks(ownerId: ownerId, relatedIds: [targetId], line: record.line), relation: tallyKey)

@@ -5,19 +5,19 @@ import ParseModel
 extension ImportPass {
     /// Resolves one reference from `row`, at `line` of the mapper's file; a fault is added to `problems`.
     func resolve(_ reference: ObjectReference, from row: RowID, line: Int, mapper: ClassMapper, field: Int,
-                         problems: inout [Diagnostic]) -> String? {
+                         problems: inout [Diagnostic]) -> FoundObject? {
         resolve(reference, from: row, location: mapper.location(line, mapper.fields[field], value: reference.sourceText), problems: &problems)
     }
 
-    /// The objectId `reference` resolves to; a fault is added to `problems` (the location is
+    /// The object `reference` resolves to; a fault is added to `problems` (the location is
     /// built only then).
     func resolve(_ reference: ObjectReference, from row: RowID?, location: @autoclosure () -> SourceLocation,
-                         problems: inout [Diagnostic]) -> String? {
+                         problems: inout [Diagnostic]) -> FoundObject? {
         let target = reference.targetClass
         switch references.resolve(reference, in: location().file) {
-        case .found(let objectId, let line):
+        case .found(let object, let line):
             if let row, rejectTracker.isCollecting { rejectTracker.noteReference(from: row, to: RowID(source: sourceIndex(target), line: line)) }
-            return objectId
+            return object
         case .outsideDataset:
             return resolveOutsideDataset(reference, location: location(), problems: &problems)
         case .unchecked:
@@ -45,7 +45,7 @@ extension ImportPass {
     }
 
     /// A reference to a class the dataset does not declare: only by objectId, checked in the target.
-    private func resolveOutsideDataset(_ reference: ObjectReference, location: SourceLocation, problems: inout [Diagnostic]) -> String? {
+    private func resolveOutsideDataset(_ reference: ObjectReference, location: SourceLocation, problems: inout [Diagnostic]) -> FoundObject? {
         guard case .objectId(let id) = reference.identity else {
             problems.append(Diagnostic(.referenceOutsideDataset, location, "\(reference.targetClass) is not in this dataset: refer to its objects by objectId"))
             return nil
@@ -61,6 +61,6 @@ extension ImportPass {
                 return nil
             }
         }
-        return id
+        return FoundObject(givenId: id)
     }
 }

@@ -515,8 +515,8 @@ final class ImportPass {
             case .pointer(let reference) where references.waits(reference):
                 later([reference])
             case .pointer(let reference):
-                if let objectId = resolve(reference, from: row, line: draft.line, mapper: mapper, field: index, problems: &problems), feeding != nil {
-                    fields.append(FieldValue(load.fieldNames[index], .pointer(PointerRef(className: reference.targetClass, objectId: objectId))))
+                if let object = resolve(reference, from: row, line: draft.line, mapper: mapper, field: index, problems: &problems), feeding != nil {
+                    fields.append(FieldValue(load.fieldNames[index], .pointer(PointerRef(className: reference.targetClass, objectId: object.objectId))))
                 }
             case .relation(let refs) where references.linksWait(for: mapper.fields[index].type.targetClass!):
                 later(refs)
@@ -527,7 +527,9 @@ final class ImportPass {
             case .relation(let refs):
                 var ids: [String] = []
                 for reference in refs {
-                    if let id = resolve(reference, from: row, line: draft.line, mapper: mapper, field: index, problems: &problems) { ids.append(id) }
+                    if let object = resolve(reference, from: row, line: draft.line, mapper: mapper, field: index, problems: &problems), feeding != nil {
+                        ids.append(object.objectId)
+                    }
                 }
                 if feeding != nil { load.batch.links[load.fieldNames[index], default: []].append(RelationLinks(ownerId: draft.objectId, relatedIds: ids, line: draft.line)) }
             }

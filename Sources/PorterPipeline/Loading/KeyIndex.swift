@@ -65,7 +65,7 @@ final class KeyIndex {
     }
 
     enum Lookup: Equatable {
-        case found(objectId: String, line: Int), rejected(line: Int), missing
+        case found(FoundObject, line: Int), rejected(line: Int), missing
         /// A `by:` value that two objects have.
         case ambiguous(line: Int, otherLine: Int)
     }
@@ -87,18 +87,37 @@ final class KeyIndex {
             let hash = reference.keyHash ?? hasher.hash(key)
             guard let entry = byKey[hash] else { return .missing }
             if entry.rejected { return .rejected(line: entry.line) }
-            return .found(objectId: explicitIds.isEmpty ? hash.objectId : explicitIds[hash] ?? hash.objectId, line: entry.line)
+            return .found(FoundObject(givenId: explicitIds.isEmpty ? nil : explicitIds[hash], keyHash: hash), line: entry.line)
         case .objectId(let id):
             guard let stored = byObjectId[id] else { return .missing }
             if stored < 0 { return .rejected(line: Int(-stored) - 1) }
-            return .found(objectId: id, line: Int(stored) - 1)
+            return .found(FoundObject(givenId: id), line: Int(stored) - 1)
         case .field(let field, let value):
             guard let entry = byField[field]?[hasher.hash(value)] else { return .missing }
             if let otherLine = entry.otherLine { return .ambiguous(line: entry.line, otherLine: otherLine) }
             let rejected = entry.keyHash.map { byKey[$0]?.rejected == true } ?? ((byObjectId[entry.objectId] ?? 0) < 0)
-            return rejected ? .rejected(line: entry.line) : .found(objectId: entry.objectId, line: entry.line)
+            return rejected ? .rejected(line: entry.line) : .found(FoundObject(givenId: entry.objectId), line: entry.line)
         }
     }
+}
+
+/// An object a reference names, found in a ``KeyIndex``. Its objectId is made when asked for:
+/// one derived from the key is a new string, and a validation, which writes nothing, never asks.
+struct FoundObject: Equatable {
+    /// The objectId the source gave, if any.
+    private let givenId: String?
+    /// The key's hash, from which the objectId derives when the source gave none.
+    private let keyHash: KeyHash?
+
+    init(givenId: String?, keyHash: KeyHash? = nil) {
+        precondition(givenId != nil || keyHash != nil, "an object is found by its objectId or its key")
+        self.givenId = givenId
+        self.keyHash = keyHash
+    }
+
+    var objectId: String { givenId ?? keyHash!.objectId }
+
+    static func == (a: FoundObject, b: FoundObject) -> Bool { a.objectId == b.objectId }
 }
 
 extension DatasetManifest {

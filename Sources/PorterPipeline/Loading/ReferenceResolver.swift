@@ -107,7 +107,7 @@ final class ReferenceResolver {
     /// What a reference resolved to.
     enum Resolution: Equatable {
         /// The object, and its row in its class's numbering.
-        case found(objectId: String, line: Int)
+        case found(FoundObject, line: Int)
         /// The object's row was rejected.
         case rejected(line: Int)
         /// A `by:` value two objects have, at these rows.
@@ -126,7 +126,7 @@ final class ReferenceResolver {
         let target = reference.targetClass
         guard let index = self.target(target).index else { return .outsideDataset }
         switch index.lookup(reference) {
-        case .found(let objectId, let line): return .found(objectId: objectId, line: line)
+        case .found(let object, let line): return .found(object, line: line)
         case .rejected(let line): return .rejected(line: line)
         case .ambiguous(let line, let otherLine): return .ambiguous(line: line, otherLine: otherLine)
         case .missing:
