@@ -431,6 +431,22 @@ print("objects=%d links=%d" % (sum(c["inserted"] for c in r["classes"]), sum(x["
     [[ $theirs == "$ours" ]] || die "the C reference wrote $theirs, parse-porter $ours"
 }
 
+# btree_entries DB: the B-tree entries DB holds: a row per table row, plus one per row in each
+# of the table's indexes (a WITHOUT ROWID table's rows are its key). What a loader of that
+# file had to write, whatever its speed.
+btree_entries() {
+    python3 - "$1" <<'EOF'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+total = 0
+for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").fetchall():
+    rows = db.execute('SELECT count(*) FROM "%s"' % name.replace('"', '""')).fetchone()[0]
+    indexes = db.execute("SELECT count(*) FROM sqlite_master WHERE type = 'index' AND tbl_name = ?", (name,)).fetchone()[0]
+    total += rows * (1 + indexes)
+print(total)
+EOF
+}
+
 # Re-imports into the mirror the first import made: the dataset as it is, then a copy with
 # 0.1% of the books' descriptions changed (every 1000th book). Each must report what it did.
 bench_reimport() {
@@ -557,6 +573,11 @@ section_import() {
         echo "ratio (parse-porter / sqlite3 .import): ${ratio}x"
         echo "ratio (parse-porter / sqlite3 SQL writing the same mirror layout): $(speed_ratio "$layout_secs" "$pp_secs")x"
         echo "time (parse-porter / C reference): $(speed_ratio "$pp_secs" "$reference_secs")x"
+        echo "C reference, the seconds of its last run's $(cat "$RUN_DIR/reference.stderr")"
+        local import_entries mirror_entries
+        import_entries=$(btree_entries "$RUN_DIR/sqlite3-import.sqlite")
+        mirror_entries=$(btree_entries "$RUN_DIR/parse-porter.sqlite")
+        echo "B-tree entries written: sqlite3 .import $import_entries, the mirror layout $mirror_entries ($(speed_ratio "$mirror_entries" "$import_entries")x as many)"
         echo "re-import time / first load: unchanged $(speed_ratio "$REIMPORT_SECS" "$pp_secs")x, 0.1% changed $(speed_ratio "$REIMPORT_CHANGED_SECS" "$pp_secs")x"
         echo "validate: ${VALIDATE_SECS} s; recorded baseline ${baseline_validate} s (10.9 s per 1M books before issue 15, or BASELINE_VALIDATE_S): $(speed_ratio "$baseline_validate" "$VALIDATE_SECS")x as fast"
         echo "NDJSON import time / CSV import time: $(speed_ratio "$NDJSON_SECS" "$pp_secs")x"
@@ -950,7 +971,9 @@ section_postgres() {
              "a loader of this layout that cost no CPU itself would reach at most" \
              "$(awk -v c="$restore_server_cpu" -v f="$floor_secs" -v n="$(nproc)" 'BEGIN { printf "%.2f", f / (c / n) }')x psql \\copy's speed" \
              "on $(nproc) cores (psql \\copy's time / pg_restore's server CPU spread over every core)"
-        echo "ratio (parse-porter objects/s / REST objects/s): ${speedup}x"
+        echo "ratio (parse-porter objects/s / REST objects/s): ${speedup}x;" \
+             "the same loader that cost no CPU would reach at most" \
+             "$(awk -v o="$pp_objects" -v c="$restore_server_cpu" -v n="$(nproc)" -v ro="$rest_objects" -v rs="$rest_secs" 'BEGIN { printf "%.1f", (o / (c / n)) / (ro / rs) }')x"
         check_target "speed >= ${TARGET_POSTGRES_RATIO}x psql \\copy" "x >= t" x="$ratio" t="$TARGET_POSTGRES_RATIO"
         check_target "objects/s >= ${TARGET_POSTGRES_REST_SPEEDUP}x REST" "x >= t" x="$speedup" t="$TARGET_POSTGRES_REST_SPEEDUP"
     } | tee "$RUN_DIR/summary.txt"
