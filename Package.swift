@@ -48,7 +48,7 @@ let package = Package(
         // Test helpers shared by the test targets (not a product).
         .target(name: "PorterTestSupport", dependencies: ["ParseMirrorServer", "PorterHTTP"], path: "Tests/PorterTestSupport"),
         .testTarget(name: "ParseModelTests", dependencies: ["ParseModel"]),
-        .testTarget(name: "PorterReadersTests", dependencies: ["PorterReaders", "PorterTestSupport", "CLibZip"]),
+        .testTarget(name: "PorterReadersTests", dependencies: ["PorterReaders", "ParseModel", "PorterTestSupport", "CLibZip"]),
         .testTarget(name: "PorterPipelineTests", dependencies: ["PorterPipeline", "PorterReaders", "ParseModel", "PorterTestSupport"]),
         .testTarget(name: "PorterSQLiteTests", dependencies: ["PorterSQLite", "PorterPipeline", "ParseModel", "CSQLite", "PorterTestSupport"]),
         .testTarget(name: "PorterPostgresTests", dependencies: ["PorterPostgres", "PorterPipeline", "ParseModel", "PorterSQLite", "MirrorQuery", "PorterTestSupport"]),

@@ -73,35 +73,46 @@ public struct SourceRecord: Sendable {
     /// Where the record starts: its line in a file, its 1-based position among records in memory.
     public let line: Int
     /// The record's cells.
-    public let content: Content
+    public var content: Content {
+        if let csvHeader { .csv(header: csvHeader, cells: csvCells) } else { .json(jsonObject) }
+    }
+
+    // The content is kept in fields rather than as a `Content`: reading a cell from an enum's
+    // payload copied the header and the cells out of it, and each copy counted a reference on a
+    // cache line that the thread which read the record had written last.
+    /// A CSV row's header; `nil` for a JSON record.
+    package let csvHeader: CSVHeader?
+    /// A CSV row's cells; empty for a JSON record.
+    package let csvCells: [String]
+    private let jsonObject: JSONObject
 
     /// A record starting at `line`.
     public init(line: Int, content: Content) {
         self.line = line
-        self.content = content
+        switch content {
+        case .csv(let header, let cells):
+            (csvHeader, csvCells, jsonObject) = (header, cells, JSONObject())
+        case .json(let object):
+            (csvHeader, csvCells, jsonObject) = (nil, [], object)
+        }
     }
 
     /// The cell under `column`; for JSON records a dotted column (`address.city`) reaches into
     /// nested objects. `nil` when the record has no such column.
     public func cell(_ column: ColumnPath) -> SourceCell? {
-        switch content {
-        case .csv(let header, let cells):
-            guard let index = header.index(of: column.name), index < cells.count else { return nil }
-            return .text(cells[index])
-        case .json(let object):
-            if let direct = object[column.name] { return .json(direct) }
-            guard column.components.count > 1 else { return nil }
-            return JSONValue.object(object).value(atPath: column.components).map(SourceCell.json)
+        if csvHeader != nil {
+            guard let index = csvHeader.unsafelyUnwrapped.index(of: column.name), index < csvCells.count else { return nil }
+            return .text(csvCells[index])
         }
+        if let direct = jsonObject[column.name] { return .json(direct) }
+        guard column.components.count > 1 else { return nil }
+        return JSONValue.object(jsonObject).value(atPath: column.components).map(SourceCell.json)
     }
 
     /// The column names this record carries (CSV header without surrounding spaces, or the
     /// JSON object's top-level keys).
     public var columnNames: [String] {
-        switch content {
-        case .csv(let header, _): header.columnNames
-        case .json(let object): object.keys
-        }
+        csvHeader?.columnNames ?? jsonObject.keys
     }
 
     /// The fault of a CSV row whose cell count differs from its header's, if it is one.
@@ -111,8 +122,8 @@ public struct SourceRecord: Sendable {
 
     /// For a CSV row whose cell count differs from its header: (header count, cell count).
     package var raggedness: (expected: Int, actual: Int)? {
-        guard case .csv(let header, let cells) = content, header.names.count != cells.count else { return nil }
-        return (header.names.count, cells.count)
+        guard let csvHeader, csvHeader.names.count != csvCells.count else { return nil }
+        return (csvHeader.names.count, csvCells.count)
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import ParseModel
 import PorterReaders
 import Testing
 
@@ -66,6 +67,31 @@ import Testing
         #expect(record.raggedness == nil)
         #expect(try reader.next() == nil)
         #expect(try reader.next() == nil)
+    }
+
+    /// A record keeps its content in fields of its own (a cell read copies nothing else out):
+    /// it gives back the header object, cells and JSON members it was made with.
+    @Test func aRecordGivesBackTheContentItWasMadeWith() throws {
+        let header = CSVHeader(names: ["id", "name"])
+        let row = SourceRecord(line: 4, content: .csv(header: header, cells: ["7", "Ann", "extra"]))
+        guard case .csv(let given, let cells) = row.content else { Issue.record("not a CSV row"); return }
+        #expect(given === header)
+        #expect(cells == ["7", "Ann", "extra"])
+        #expect(row.csvHeader === header)
+        #expect(row.cell(ColumnPath("name")) == .text("Ann"))
+        #expect(row.cell(ColumnPath("price")) == nil)
+        #expect(row.columnNames == ["id", "name"])
+        #expect(row.raggedness?.expected == 2 && row.raggedness?.actual == 3)
+
+        let object = JSONObject([JSONMember("name", .string("Ann")), JSONMember("address", .object(JSONObject([JSONMember("city", .string("Oslo"))])))])
+        let json = SourceRecord(line: 2, content: .json(object))
+        guard case .json(let members) = json.content else { Issue.record("not a JSON record"); return }
+        #expect(members == object)
+        #expect(json.csvHeader == nil)
+        #expect(json.cell(ColumnPath("name")) == .json(.string("Ann")))
+        #expect(json.cell(ColumnPath("address.city")) == .json(.string("Oslo")))
+        #expect(json.columnNames == ["name", "address"])
+        #expect(json.raggedness == nil)
     }
 
     @Test func quotedFields() throws {

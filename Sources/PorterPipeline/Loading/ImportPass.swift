@@ -374,7 +374,7 @@ final class ImportPass {
                     if records % 20_000 == 0 {
                         progress?(ImportProgress(phase: phase, records: records, bytesRead: bytesBefore + reader.bytesRead, totalBytes: totalBytes))
                     }
-                    if case .json(let object) = record.content, !loads.contains(where: \.mapping.strict) {
+                    if record.csvHeader == nil, case .json(let object) = record.content, !loads.contains(where: \.mapping.strict) {
                         countSkippedKeys(of: object, line: record.line, file: file, loads: loads)
                     }
                     for (position, load) in loads.enumerated() {
@@ -433,11 +433,11 @@ final class ImportPass {
         // `load.mapping` is read in place: a local copy of the struct would cost every record.
         let mapper = load.mapper, className = load.className
         load.read += 1
-        if case .json = record.content { load.checkedHeader = false }
+        if record.csvHeader == nil { load.checkedHeader = false }
         if !load.checkedHeader {
             load.checkedHeader = true
             for column in mapper.unknownColumns(of: record) {
-                let line = if case .csv = record.content { 1 } else { record.line }
+                let line = record.csvHeader != nil ? 1 : record.line
                 log.add(Diagnostic(.unknownColumn, SourceLocation(file: mapper.sourceName, line: line, column: column, className: className),
                                    "unknown column (\(className) is strict)"), fatal: true)
                 stopSending()

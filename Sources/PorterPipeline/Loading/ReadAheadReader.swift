@@ -145,11 +145,10 @@ final class ReadAheadReader<Prepared: Sendable>: RecordReader {
     /// (validate, 1M books: `swift_retain` from `SourceRecord.cell` 461-491 samples on the
     /// caller's thread, 273 after). A batch is used by one thread at a time.
     private static func giveOwnHeader(to batch: inout [(SourceRecord, Prepared?)]) {
-        guard case .csv(let fileHeader, _)? = batch.first?.0.content else { return }
+        guard let fileHeader = batch.first?.0.csvHeader else { return }
         let header = CSVHeader(names: fileHeader.names)
-        for index in batch.indices {
-            guard case .csv(let given, let cells) = batch[index].0.content, given === fileHeader else { continue }
-            batch[index].0 = SourceRecord(line: batch[index].0.line, content: .csv(header: header, cells: cells))
+        for index in batch.indices where batch[index].0.csvHeader === fileHeader {
+            batch[index].0 = SourceRecord(line: batch[index].0.line, content: .csv(header: header, cells: batch[index].0.csvCells))
         }
     }
 

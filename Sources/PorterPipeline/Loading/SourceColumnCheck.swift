@@ -75,13 +75,14 @@ struct SourceColumnCheck {
     /// (``MemorySource/init(name:reader:)``) is at its first record.
     mutating func count(_ record: SourceRecord) throws(PorterError) {
         guard !columns.isEmpty else { return }
-        guard case .json(let object) = record.content else {
-            if case .csv(let header, _) = record.content, header !== checkedHeader {
+        if let header = record.csvHeader {
+            if header !== checkedHeader {
                 try check(header)
                 checkedHeader = header
             }
             return
         }
+        guard case .json(let object) = record.content else { return }
         records += 1
         for index in columns.indices where record.cell(columns[index].path) != nil {
             if present[index] == 0 { unseen -= 1 }

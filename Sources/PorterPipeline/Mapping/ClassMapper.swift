@@ -234,8 +234,7 @@ struct SystemColumns {
 
     /// False when a CSV header has none of the columns (checked per header, not per row).
     static func mayBePresent(in record: SourceRecord) -> Bool {
-        guard case .csv(let header, _) = record.content else { return true }
-        return header.hasParseSystemColumns
+        record.csvHeader?.hasParseSystemColumns ?? true
     }
 
     init(_ record: SourceRecord) throws(Fault) {
