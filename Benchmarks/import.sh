@@ -18,7 +18,8 @@
 #      mirror with SQL (the layout's own cost), and the C reference importer
 #      (Benchmarks/reference_import.c, built with gcc: libcsv, typed INSERTs into the mirror
 #      layout, pointers and links through hash maps, indexes after the rows, one thread;
-#      its object and link counts must equal parse-porter's); then re-imports into the same
+#      its object and link counts must equal parse-porter's), run again with each part of the
+#      layout left out and with all of them (what each part costs it); then re-imports into the same
 #      mirror, unchanged and with 0.1% of the books changed (they must report 0 and N/1000
 #      updates); parse-porter validate DIR; and the same data as NDJSON
 #      (Benchmarks/to_ndjson.py) imported into a new mirror;
@@ -435,6 +436,32 @@ print("objects=%d links=%d" % (sum(c["inserted"] for c in r["classes"]), sum(x["
     [[ $theirs == "$ours" ]] || die "the C reference wrote $theirs, parse-porter $ours"
 }
 
+# What each part of the mirror layout costs the C reference: the reference run again with one
+# part left out (reference_import --without PART), then with all of them (the rows of Genre,
+# Author, Publisher and Book and nothing else). Sets LAYOUT_PARTS_REPORT to the lines the
+# summary prints and ROWS_ONLY_SECS.
+LAYOUT_PARTS=(isbn links objectid-indexes key-indexes)
+bench_reference_parts() {
+    local binary=$OUT/reference_import whole=$1 part parts
+    LAYOUT_PARTS_REPORT=""
+    for part in "${LAYOUT_PARTS[@]}" all; do
+        parts=$part
+        [[ $part == all ]] && parts=$(IFS=,; echo "${LAYOUT_PARTS[*]}")
+        log "import: C reference importer without $parts ..."
+        new_part_db() { fresh_db "$RUN_DIR/reference-part.sqlite"; }
+        measure_runs "reference-without-$part" new_part_db -- "$binary" "$DATASET" "$RUN_DIR/reference-part.sqlite" --without "$parts"
+        ((MEASURE_STATUS == 0)) || { tail -n 20 "$RUN_DIR/reference-without-$part.stderr" >&2; die "the C reference importer without $parts exited with status $MEASURE_STATUS"; }
+        if [[ $part == all ]]; then
+            ROWS_ONLY_SECS=$MEASURE_SECS
+            LAYOUT_PARTS_REPORT+=$(printf '  %-34s %6.2f s' "rows only (without all four)" "$MEASURE_SECS")
+        else
+            LAYOUT_PARTS_REPORT+=$(awk -v p="$part" -v w="$whole" -v s="$MEASURE_SECS" 'BEGIN { printf "  %-34s %6.2f s  (the part: %.2f s)", "without " p, s, w - s }')
+        fi
+        LAYOUT_PARTS_REPORT+=$'\n'
+    done
+    fresh_db "$RUN_DIR/reference-part.sqlite"
+}
+
 # btree_entries DB: the B-tree entries DB holds: a row per table row, plus one per row in each
 # of the table's indexes (a WITHOUT ROWID table's rows are its key). What a loader of that
 # file had to write, whatever its speed.
@@ -562,6 +589,7 @@ section_import() {
     local layout_secs=$MEASURE_SECS
     bench_reference_c
     local reference_secs=$MEASURE_SECS
+    bench_reference_parts "$reference_secs"
     bench_reimport
     bench_validate
     bench_ndjson
@@ -578,6 +606,10 @@ section_import() {
         echo "ratio (parse-porter / sqlite3 SQL writing the same mirror layout): $(speed_ratio "$layout_secs" "$pp_secs")x"
         echo "time (parse-porter / C reference): $(speed_ratio "$pp_secs" "$reference_secs")x"
         echo "C reference, the seconds of its last run's $(cat "$RUN_DIR/reference.stderr")"
+        echo "C reference, what each part of the mirror layout costs it (whole layout: $reference_secs s):"
+        printf '%s' "$LAYOUT_PARTS_REPORT"
+        awk -v q="$sq_secs" -v r="$ROWS_ONLY_SECS" -v t="$TARGET_RATIO" 'BEGIN {
+            printf "  %.2fx sqlite3 .import'"'"'s speed is %.2f s; the C reference writing only the rows takes %.2f s, %.2fx .import'"'"'s speed\n", t, q / t, r, q / r }'
         local import_entries mirror_entries
         import_entries=$(btree_entries "$RUN_DIR/sqlite3-import.sqlite")
         mirror_entries=$(btree_entries "$RUN_DIR/parse-porter.sqlite")
