@@ -46,7 +46,9 @@
 #   RUNS=N                 section "import": run each timed command N times and report the
 #                          median time (of an even N, the lower middle one) and the highest
 #                          peak RSS (default 1; this machine's timings move by a fifth
-#                          between runs)
+#                          between runs). The first load, sqlite3 .import, the C reference and
+#                          validate run in N rounds of one run each, so that the ratios between
+#                          them compare runs made within the same minute
 #   SECTIONS="import rest export" sections to run (default: these three); "scale" imports
 #                          BOOKS and SCALE_BOOKS books and prints the peak RSS of each and the
 #                          bytes per natural key between them; "postgres" starts a private
@@ -206,22 +208,34 @@ measure() {
     MEASURE_SECS=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
 }
 
-# measure_runs NAME SETUP -- CMD...: measure, $RUNS times; SETUP (a function, given the run's
-# number from 0) runs before each. MEASURE_SECS is the median time, MEASURE_KB the highest peak
-# RSS; stops at the first run that fails (MEASURE_STATUS).
+# ROUND: 0, or the round (1 to RUNS) of commands run in rounds (see RUNS above): measure_runs
+# then runs its command once, and record_result records only in the last round.
+ROUND=0
+declare -A ROUND_SECS=() ROUND_KB=()
+
+# measure_runs NAME SETUP -- CMD...: measure, $RUNS times (once per round in a round); SETUP (a
+# function, given the run's number from 0) runs before each. MEASURE_SECS is the median time of
+# the runs so far, MEASURE_KB their highest peak RSS; stops at the first run that fails
+# (MEASURE_STATUS).
 measure_runs() {
-    local name=$1 setup=$2 run secs=() kb=0
+    local name=$1 setup=$2 run first=0 last=$RUNS secs=() kb=0
     shift 2
-    for ((run = 0; run < RUNS; run++)); do
+    if ((ROUND > 0)); then
+        first=$((ROUND - 1)) last=$ROUND
+        read -r -a secs <<<"${ROUND_SECS[$name]:-}"
+        kb=${ROUND_KB[$name]:-0}
+    fi
+    for ((run = first; run < last; run++)); do
         "$setup" "$run"
         measure "$name" "$@"
         ((MEASURE_STATUS == 0)) || return 0
         secs+=("$MEASURE_SECS")
         ((MEASURE_KB > kb)) && kb=$MEASURE_KB
     done
+    ROUND_SECS[$name]=${secs[*]} ROUND_KB[$name]=$kb
     MEASURE_SECS=$(printf '%s\n' "${secs[@]}" | sort -g | awk '{ t[NR] = $1 } END { print t[int((NR + 1) / 2)] }')
     MEASURE_KB=$kb
-    ((RUNS == 1)) || log "  $name: ${secs[*]} s; median $MEASURE_SECS s"
+    ((RUNS == 1 || ${#secs[@]} < RUNS)) || log "  $name: ${secs[*]} s; median $MEASURE_SECS s"
 }
 
 no_setup() { :; }
@@ -232,6 +246,7 @@ RESULT_ROWS=()
 RESULT_SECS=()
 RESULT_KB=()
 record_result() {
+    ((ROUND == 0 || ROUND == RUNS)) || return 0
     RESULT_TOOLS+=("$2")
     RESULT_ROWS+=("$3")
     RESULT_SECS+=("$4")
@@ -581,17 +596,25 @@ section_import() {
     : >"$RUN_DIR/results.tsv"
     RESULT_TOOLS=() RESULT_ROWS=() RESULT_SECS=() RESULT_KB=()
 
-    bench_import_parse_porter
-    local pp_secs=$MEASURE_SECS pp_kb=$MEASURE_KB
-    bench_import_sqlite3
-    local sq_secs=$MEASURE_SECS
+    # In rounds: the machine's speed drifts over minutes, and each ratio of the first load,
+    # and validate's to .import, should compare runs made within the same minute.
+    local pp_secs pp_kb sq_secs reference_secs
+    ROUND_SECS=() ROUND_KB=()
+    for ((ROUND = 1; ROUND <= RUNS; ROUND++)); do
+        ((RUNS == 1)) || log "import: round $ROUND of $RUNS"
+        bench_import_parse_porter
+        pp_secs=$MEASURE_SECS pp_kb=$MEASURE_KB
+        bench_import_sqlite3
+        sq_secs=$MEASURE_SECS
+        bench_reference_c
+        reference_secs=$MEASURE_SECS
+        bench_validate
+    done
+    ROUND=0
     bench_layout_sql
     local layout_secs=$MEASURE_SECS
-    bench_reference_c
-    local reference_secs=$MEASURE_SECS
     bench_reference_parts "$reference_secs"
     bench_reimport
-    bench_validate
     bench_ndjson
     local baseline_validate=${BASELINE_VALIDATE_S:-$(awk -v b="$BOOKS" 'BEGIN { printf "%.2f", 10.9 * b / 1000000 }')}
 
