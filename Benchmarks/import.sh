@@ -459,11 +459,11 @@ LAYOUT_PARTS=(isbn links objectid-indexes key-indexes)
 bench_reference_parts() {
     local binary=$OUT/reference_import whole=$1 part parts
     LAYOUT_PARTS_REPORT=""
+    new_part_db() { fresh_db "$RUN_DIR/reference-part.sqlite"; }
     for part in "${LAYOUT_PARTS[@]}" all; do
         parts=$part
         [[ $part == all ]] && parts=$(IFS=,; echo "${LAYOUT_PARTS[*]}")
         log "import: C reference importer without $parts ..."
-        new_part_db() { fresh_db "$RUN_DIR/reference-part.sqlite"; }
         measure_runs "reference-without-$part" new_part_db -- "$binary" "$DATASET" "$RUN_DIR/reference-part.sqlite" --without "$parts"
         ((MEASURE_STATUS == 0)) || { tail -n 20 "$RUN_DIR/reference-without-$part.stderr" >&2; die "the C reference importer without $parts exited with status $MEASURE_STATUS"; }
         if [[ $part == all ]]; then

@@ -318,14 +318,18 @@ static double lap(void) {
     return seconds;
 }
 
-/* Reads --without's comma-separated parts; exits with a usage error on an unknown one. */
+/* Reads --without's comma-separated parts; an unknown one is a usage error (exit 2, as a
+ * wrong argument count). */
 static void leave_out(char *parts) {
     for (char *part = strtok(parts, ","); part; part = strtok(NULL, ",")) {
         if (!strcmp(part, "isbn")) without_isbn = 1;
         else if (!strcmp(part, "links")) without_links = 1;
         else if (!strcmp(part, "objectid-indexes")) without_objectid_indexes = 1;
         else if (!strcmp(part, "key-indexes")) without_key_indexes = 1;
-        else die("--without: not a part (isbn, links, objectid-indexes, key-indexes)", part);
+        else {
+            fprintf(stderr, "reference_import: --without: %s is not a part (isbn, links, objectid-indexes, key-indexes)\n", part);
+            exit(2);
+        }
     }
 }
 
