@@ -34,13 +34,27 @@ public struct ParseDate: Hashable, Comparable, Sendable, CustomStringConvertible
         let days = ms >= 0 ? ms / 86_400_000 : (ms - 86_399_999) / 86_400_000
         let msOfDay = Int(ms - days * 86_400_000)
         let (y, m, d) = ParseDate.civilFromDays(days)
-        ParseDate.append(y, width: 4, to: &out); out.append(UInt8(ascii: "-"))
-        ParseDate.append(m, width: 2, to: &out); out.append(UInt8(ascii: "-"))
-        ParseDate.append(d, width: 2, to: &out); out.append(UInt8(ascii: "T"))
-        ParseDate.append(msOfDay / 3_600_000, width: 2, to: &out); out.append(UInt8(ascii: ":"))
-        ParseDate.append(msOfDay / 60_000 % 60, width: 2, to: &out); out.append(UInt8(ascii: ":"))
-        ParseDate.append(msOfDay / 1000 % 60, width: 2, to: &out); out.append(UInt8(ascii: "."))
-        ParseDate.append(msOfDay % 1000, width: 3, to: &out); out.append(UInt8(ascii: "Z"))
+        // Years outside 0...9999, which ISO dates do not hold, are written as they are.
+        let fourDigits = (0...9999).contains(y)
+        if !fourDigits { out += String(y).utf8 }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { text in
+            func put(_ value: Int, _ width: Int, at end: Int, then separator: UInt8) {
+                var value = value
+                for i in stride(from: end - 1, through: end - width, by: -1) {
+                    text[i] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: value % 10)
+                    value /= 10
+                }
+                text[end] = separator
+            }
+            put(fourDigits ? y : 0, 4, at: 4, then: UInt8(ascii: "-"))
+            put(m, 2, at: 7, then: UInt8(ascii: "-"))
+            put(d, 2, at: 10, then: UInt8(ascii: "T"))
+            put(msOfDay / 3_600_000, 2, at: 13, then: UInt8(ascii: ":"))
+            put(msOfDay / 60_000 % 60, 2, at: 16, then: UInt8(ascii: ":"))
+            put(msOfDay / 1000 % 60, 2, at: 19, then: UInt8(ascii: "."))
+            put(msOfDay % 1000, 3, at: 23, then: UInt8(ascii: "Z"))
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: text[(fourDigits ? 0 : 4)...]))
+        }
     }
 
     /// The ISO 8601 text, as ``iso``.
@@ -92,23 +106,27 @@ public struct ParseDate: Hashable, Comparable, Sendable, CustomStringConvertible
     private init?(canonical text: String) {
         guard text.utf8.count == 24 else { return nil }
         var text = text
-        let fields: (Int, Int, Int, Int, Int, Int, Int)? = text.withUTF8 { b in
-            func number(_ start: Int, _ count: Int) -> Int? {
-                var value = 0
-                for i in start..<start + count {
-                    let digit = Int(b[i]) - 48
-                    guard (0...9).contains(digit) else { return nil }
-                    value = value * 10 + digit
-                }
-                return value
+        guard let date = text.withUTF8({ ParseDate(canonicalUTF8: UnsafeRawBufferPointer($0)) }) else { return nil }
+        self = date
+    }
+
+    /// The form ``iso`` writes, from its UTF-8 bytes; `nil` for any other text, which
+    /// ``init(iso:)`` may still read.
+    package init?(canonicalUTF8 b: UnsafeRawBufferPointer) {
+        guard b.count == 24 else { return nil }
+        func number(_ start: Int, _ count: Int) -> Int? {
+            var value = 0
+            for i in start..<start + count {
+                let digit = Int(b[i]) - 48
+                guard (0...9).contains(digit) else { return nil }
+                value = value * 10 + digit
             }
-            guard b[4] == 0x2D, b[7] == 0x2D, b[10] == 0x54, b[13] == 0x3A, b[16] == 0x3A, b[19] == 0x2E, b[23] == 0x5A,
-                  let year = number(0, 4), let month = number(5, 2), let day = number(8, 2), let hour = number(11, 2),
-                  let minute = number(14, 2), let second = number(17, 2), let millisecond = number(20, 3) else { return nil }
-            return (year, month, day, hour, minute, second, millisecond)
+            return value
         }
-        guard let f = fields else { return nil }
-        self.init(year: f.0, month: f.1, day: f.2, hour: f.3, minute: f.4, second: f.5, millisecond: f.6)
+        guard b[4] == 0x2D, b[7] == 0x2D, b[10] == 0x54, b[13] == 0x3A, b[16] == 0x3A, b[19] == 0x2E, b[23] == 0x5A,
+              let year = number(0, 4), let month = number(5, 2), let day = number(8, 2), let hour = number(11, 2),
+              let minute = number(14, 2), let second = number(17, 2), let millisecond = number(20, 3) else { return nil }
+        self.init(year: year, month: month, day: day, hour: hour, minute: minute, second: second, millisecond: millisecond)
     }
 
     static func isLeap(_ y: Int) -> Bool { (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 }
@@ -142,21 +160,6 @@ public struct ParseDate: Hashable, Comparable, Sendable, CustomStringConvertible
         let d = doy - (153 * mp + 2) / 5 + 1
         let m = mp < 10 ? mp + 3 : mp - 9
         return (Int(yoe + era * 400 + (m <= 2 ? 1 : 0)), Int(m), Int(d))
-    }
-
-    /// `value` in decimal, zero-padded to `width` digits.
-    static func append(_ value: Int, width: Int, to out: inout [UInt8]) {
-        var divisor = 1
-        for _ in 1..<width { divisor *= 10 }
-        guard value >= 0, value < divisor * 10 else {
-            // Outside what ISO dates of years 1...9999 hold: written as it is.
-            out += String(value).utf8
-            return
-        }
-        while divisor > 0 {
-            out.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: value / divisor % 10))
-            divisor /= 10
-        }
     }
 }
 

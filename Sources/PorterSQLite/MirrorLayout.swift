@@ -110,6 +110,7 @@ extension SQLiteStatement {
         case .string:
             return text(at: column).map(ParseValue.string)
         case .date:
+            if let date = withText(at: column, ParseDate.init(canonicalUTF8:)) ?? nil { return .date(date) }
             return text(at: column).flatMap(ParseDate.init(iso:)).map(ParseValue.date)
         case .pointer(let target):
             return text(at: column).map { .pointer(PointerRef(className: target, objectId: $0)) }

@@ -107,6 +107,24 @@ final class ParseDateTests: XCTestCase {
         assertISO("0001-01-01", "0001-01-01T00:00:00.000Z")
     }
 
+    func testYearsOutsideFourDigitsAreWrittenAsTheyAre() {
+        // 10000-01-01 and the day before year 0's first; what `iso` writes, not what it reads.
+        XCTAssertEqual(ParseDate(millisecondsSince1970: 253_402_300_800_000).iso, "10000-01-01T00:00:00.000Z")
+        XCTAssertEqual(ParseDate(millisecondsSince1970: -62_167_219_200_001).iso, "-1-12-31T23:59:59.999Z")
+        XCTAssertEqual(ParseDate(millisecondsSince1970: -62_167_219_200_000).iso, "0000-01-01T00:00:00.000Z")
+    }
+
+    func testTheCanonicalFormIsReadFromItsBytes() {
+        func read(_ text: String) -> ParseDate? {
+            Array(text.utf8).withUnsafeBytes { ParseDate(canonicalUTF8: $0) }
+        }
+        XCTAssertEqual(read("2024-01-31T09:30:00.000Z")?.millisecondsSince1970, 1_706_693_400_000)
+        XCTAssertNil(read("2024-01-31T09:30:00.000"), "not 24 bytes")
+        XCTAssertNil(read("2024-01-31 09:30:00.000Z"), "a space for the T: init(iso:) reads it")
+        XCTAssertNil(read("2024-02-30T09:30:00.000Z"), "no such day")
+        XCTAssertNil(read("2024-01-31T09:3x:00.000Z"))
+    }
+
     func testOrdering() {
         let dates = ["2024-01-31", "1969-07-20T20:17:40Z", "2024-01-30T23:59:59.999Z"].compactMap { ParseDate(iso: $0) }
         XCTAssertEqual(dates.sorted().map(\.iso), ["1969-07-20T20:17:40.000Z", "2024-01-30T23:59:59.999Z", "2024-01-31T00:00:00.000Z"])
