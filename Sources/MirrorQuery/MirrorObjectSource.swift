@@ -284,16 +284,16 @@ private struct RowDecoder {
     }
 
     private func date(_ row: SQLiteStatement, _ column: Int, _ name: String, _ objectId: String) throws(PorterError) -> ParseDate? {
-        guard let text = row.text(at: column) else { return nil }
-        guard let date = ParseDate(iso: text) else {
-            throw PorterError(.target, "\(path): \(className) \(objectId): the stored \(name) \"\(text)\" is not an ISO 8601 date")
+        switch row.value(at: column, as: .date) {
+        case .date(let date)?: return date
+        case .null?: return nil
+        default: throw PorterError(.target, "\(path): \(className) \(objectId): the stored \(name) \"\(row.text(at: column) ?? "")\" is not an ISO 8601 date")
         }
-        return date
     }
 
     private mutating func acl(_ row: SQLiteStatement, _ objectId: String) throws(PorterError) -> ParseACL? {
+        if let lastACL, row.holdsText(lastACL.text, at: 3) { return lastACL.acl }
         guard let text = row.text(at: 3) else { return nil }
-        if let lastACL, lastACL.text == text { return lastACL.acl }
         guard case .acl(let acl)? = row.value(at: 3, as: .acl) else {
             throw PorterError(.target, "\(path): \(className) \(objectId): the stored ACL \(text) is not a Parse ACL")
         }
