@@ -6,7 +6,11 @@ import PorterReaders
 /// the field's `null` tokens, enum `values`, `split`, `format` and `default`.
 package final class FieldCoercer: Sendable {
     package let field: FieldMapping
-    let columnPaths: [ColumnPath]
+    /// The source column; a GeoPoint read from two columns: its latitude's. Properties of their
+    /// own, not an array's elements, so that a record's cell is looked up without copying them.
+    let columnPath: ColumnPath
+    /// A GeoPoint's longitude column, when it is read from two.
+    let longitudePath: ColumnPath?
     /// The field's date formats, tried in order; empty means ISO 8601.
     let datePatterns: [DatePattern]
     /// Where a message tells the user to add a date format: `classes.Order.fields.placedAt`.
@@ -22,7 +26,8 @@ package final class FieldCoercer: Sendable {
     init(field: FieldMapping, references: ReferenceParser?, sourceDirectory: String = ".", className: String? = nil) {
         self.field = field
         self.sourceDirectory = sourceDirectory
-        self.columnPaths = field.sourceColumns.map(ColumnPath.init)
+        self.columnPath = ColumnPath(field.columns?.first ?? field.column)
+        self.longitudePath = field.columns.flatMap { $0.count > 1 ? ColumnPath($0[1]) : nil }
         self.datePatterns = field.formats.compactMap(DatePattern.init)
         self.manifestPath = className.map { "classes.\($0).fields.\(field.name)" } ?? field.name
         self.references = references
@@ -31,8 +36,8 @@ package final class FieldCoercer: Sendable {
     /// The field's value in `record`; a missing or null cell gives the default, else null.
     /// Required fields are checked by the caller, which knows the location.
     func value(in record: SourceRecord) throws(CoercionError) -> MappedValue {
-        if let columns = field.columns {
-            let lat = record.cell(columnPaths[0]), lng = record.cell(columnPaths[1])
+        if let columns = field.columns, let longitudePath {
+            let lat = record.cell(columnPath), lng = record.cell(longitudePath)
             if isNull(lat) && isNull(lng) { return .value(field.defaultValue ?? .null) }
             guard let latitude = number(lat)?.numberValue else { throw CoercionError(.notANumber, "latitude is not a number", column: columns[0]) }
             guard let longitude = number(lng)?.numberValue else { throw CoercionError(.notANumber, "longitude is not a number", column: columns[1]) }
@@ -41,7 +46,7 @@ package final class FieldCoercer: Sendable {
                 throw CoercionError(.invalidValue, error.message, column: columns[1])
             }
         }
-        let cell = record.cell(columnPaths[0])
+        let cell = record.cell(columnPath)
         if isNull(cell) {
             if case .relation = field.type { return .relation([]) }
             return .value(field.defaultValue ?? .null)
