@@ -289,9 +289,13 @@ final class ImportPass {
         var checkedHeader = false
         /// Records read, counted into the class's tally once the source is read.
         var read = 0
+        /// Whether the class's objects are the values of a column (``ClassMapping/extract``);
+        /// kept apart so that no record copies the extraction to test it.
+        let isExtracted: Bool
 
         init(_ mapping: ClassMapping, manifest: DatasetManifest, index: KeyIndex, source: Int, cyclic: Set<String>) {
             self.mapping = mapping
+            self.isExtracted = mapping.extract != nil
             self.index = index
             self.mapper = ClassMapper(mapping: mapping, manifest: manifest)
             self.source = source
@@ -360,7 +364,7 @@ final class ImportPass {
             // counted references to the same objects, and the contended counts cost each thread
             // more than its parsing (validate, 1M books: `swift_retain` 1005 samples on this
             // thread and 641 on the reading one, against 424 and 198 with mappers of its own).
-            let mappers = loads.map { $0.mapping.extract == nil ? ClassMapper(mapping: $0.mapping, manifest: manifest, file: file) : nil }
+            let mappers = loads.map { !$0.isExtracted ? ClassMapper(mapping: $0.mapping, manifest: manifest, file: file) : nil }
             let indexes = loads.map(\.index)
             let targets = loads.map { $0.mapper.fields.map { $0.type.targetClass.flatMap(references.keyIndex(of:)) } }
             if var reader = openReader(file, memory: group[0].records, delimiter: group[0].delimiter, encoding: group[0].encoding, declaredAt: keyPath,
@@ -415,7 +419,7 @@ final class ImportPass {
     /// (an extracted class reads one column of the records).
     private func countSkippedKeys(of object: JSONObject, line: Int, file: String, loads: [ClassLoad]) {
         for member in object where !loads.contains(where: { $0.mapper.reads(member.key) }) {
-            let owner = loads.first { $0.mapping.extract == nil } ?? loads[0]
+            let owner = loads.first { !$0.isExtracted } ?? loads[0]
             let className = owner.className, id = "\(className)\u{0}\(member.key)"
             if let index = skippedKeyIndex[id] {
                 skippedKeys[index].count += 1
@@ -429,7 +433,8 @@ final class ImportPass {
     /// Maps one record onto one class (unless it was `mappedAhead`): checks it, resolves its
     /// references, queues it for the sink. `rowNumber` is the record's row in the class's
     /// numbering (``sourceRows``).
-    private func process(_ record: SourceRecord, mappedAhead: Result<ObjectDraft, MappingFailure>?, row rowNumber: Int, for load: ClassLoad) throws(PorterError) {
+    /// `mappedAhead` is consumed, not copied: a copy of a draft retains each of its parts.
+    private func process(_ record: SourceRecord, mappedAhead: consuming Result<ObjectDraft, MappingFailure>?, row rowNumber: Int, for load: ClassLoad) throws(PorterError) {
         // `load.mapping` is read in place: a local copy of the struct would cost every record.
         let mapper = load.mapper, className = load.className
         load.read += 1
@@ -448,7 +453,7 @@ final class ImportPass {
             classTallies[className]!.rejected += 1
             if pruneTracker != nil {
                 // A rejected row still holds its object: pruning never deletes it.
-                switch mappedAhead ?? mapper.map(record) {
+                switch consume mappedAhead ?? mapper.map(record) {
                 case .failure(let failure): pruneTracker!.hold(className, objectId: failure.objectId, keyHash: failure.keyHash)
                 case .success(let draft): pruneTracker!.hold(className, objectId: draft.objectId, keyHash: draft.keyHash)
                 }
@@ -457,8 +462,8 @@ final class ImportPass {
             return
         }
         let draft: ObjectDraft
-        switch mappedAhead ?? mapper.map(record) {
-        case .failure(let failure) where load.mapping.extract != nil:
+        switch consume mappedAhead ?? mapper.map(record) {
+        case .failure(let failure) where load.isExtracted:
             // The object of a value that cannot be read is not known: pruning leaves the class alone.
             pruneTracker?.hold(className, objectId: failure.objectId, keyHash: failure.keyHash)
             try valueFailed(record, className: className, failure.diagnostics)
@@ -482,7 +487,7 @@ final class ImportPass {
         case .added:
             registered = true
             registerUniqueValues(draft.values, of: draft.objectId, keyHash: draft.keyHash, line: rowNumber, in: load)
-        case .duplicateKey where load.mapping.extract != nil:
+        case .duplicateKey where load.isExtracted:
             // A value named again by another record, or twice in one cell: the object read already.
             load.read -= 1
             return
