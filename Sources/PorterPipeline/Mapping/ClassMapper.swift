@@ -3,7 +3,9 @@ import ParseModel
 import PorterReaders
 
 /// One object read from a source, typed and keyed, with its references not yet resolved.
-package struct ObjectDraft: Sendable {
+/// A class: a draft mapped on the reading thread is handed over in its batch and taken out of
+/// it by the thread that resolves, and a copy of a struct this size retained each of its parts.
+package final class ObjectDraft: Sendable {
     package let className: String
     package let line: Int
     /// The objectId given by the source, or derived from the natural key.
@@ -20,6 +22,21 @@ package struct ObjectDraft: Sendable {
     package let updatedAt: ParseDate?
     /// A `_User`'s bcrypt password hash, from ``ClassMapping/passwordHashKeys``.
     package let passwordHash: String?
+
+    init(className: String, line: Int, objectId: String, hasSourceObjectId: Bool, key: String?, keyHash: KeyHash?, values: [MappedValue],
+         acl: ParseACL?, createdAt: ParseDate?, updatedAt: ParseDate?, passwordHash: String?) {
+        self.className = className
+        self.line = line
+        self.objectId = objectId
+        self.hasSourceObjectId = hasSourceObjectId
+        self.key = key
+        self.keyHash = keyHash
+        self.values = values
+        self.acl = acl
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.passwordHash = passwordHash
+    }
 }
 
 /// The faults that keep a record from becoming an object.
