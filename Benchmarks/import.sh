@@ -19,9 +19,9 @@
 #      (Benchmarks/reference_import.c, built with gcc: libcsv, typed INSERTs into the mirror
 #      layout, pointers and links through hash maps, indexes after the rows, one thread;
 #      its object and link counts must equal parse-porter's), run again with each part of the
-#      layout left out and with all of them (what each part costs it); then re-imports into the same
-#      mirror, unchanged and with 0.1% of the books changed (they must report 0 and N/1000
-#      updates); parse-porter validate DIR; and the same data as NDJSON
+#      layout left out and with all of them (what each part costs it); parse-porter validate
+#      DIR; re-imports into the first load's mirror, unchanged and with 0.1% of the books
+#      changed (they must report 0 and N/1000 updates); and the same data as NDJSON
 #      (Benchmarks/to_ndjson.py) imported into a new mirror;
 #   4. section "rest": `parse-porter serve` on a fresh mirror on 127.0.0.1, then
 #        parse-porter import DIR --to http://127.0.0.1:PORT/parse --quiet --json
@@ -46,9 +46,10 @@
 #   RUNS=N                 section "import": run each timed command N times and report the
 #                          median time (of an even N, the lower middle one) and the highest
 #                          peak RSS (default 1; this machine's timings move by a fifth
-#                          between runs). The first load, sqlite3 .import, the C reference and
-#                          validate run in N rounds of one run each, so that the ratios between
-#                          them compare runs made within the same minute
+#                          between runs). The first load, sqlite3 .import, the C reference,
+#                          validate, the two re-imports and the NDJSON import run in N rounds of
+#                          one run each, so that the ratios between them compare runs made
+#                          within a minute or two
 #   SECTIONS="import rest export" sections to run (default: these three); "scale" imports
 #                          BOOKS and SCALE_BOOKS books and prints the peak RSS of each and the
 #                          bytes per natural key between them; "postgres" starts a private
@@ -493,8 +494,29 @@ print(total)
 EOF
 }
 
-# Re-imports into the mirror the first import made: the dataset as it is, then a copy with
-# 0.1% of the books' descriptions changed (every 1000th book). Each must report what it did.
+# The copy of the dataset with 0.1% of the books' descriptions changed (every 1000th book),
+# for bench_reimport.
+make_changed_dataset() {
+    local changed=$OUT/library-$BOOKS-changed file
+    rm -rf "$changed"
+    mkdir -p "$changed"
+    for file in "$DATASET"/*; do ln -s "$file" "$changed/"; done
+    rm "$changed/books.csv"
+    python3 - "$DATASET/books.csv" "$changed/books.csv" <<'EOF'
+import csv, sys
+with open(sys.argv[1], newline="", encoding="utf-8") as source, open(sys.argv[2], "w", newline="", encoding="utf-8") as target:
+    rows, out = csv.reader(source), csv.writer(target, lineterminator="\n")
+    out.writerow(next(rows))
+    for number, row in enumerate(rows, 1):
+        if number % 1000 == 0:
+            row[6] = row[6] + " (revised)"
+        out.writerow(row)
+EOF
+}
+
+# Re-imports into the mirror the round's first import made: the dataset as it is, then the
+# copy make_changed_dataset wrote (the unchanged re-import leaves the mirror as it was, and
+# the next round's first load makes a new one). Each must report what it did.
 bench_reimport() {
     local db=$RUN_DIR/parse-porter.sqlite changed=$OUT/library-$BOOKS-changed
     log "import: parse-porter import $DATASET --to $db (again, nothing changed) ..."
@@ -509,27 +531,8 @@ print(sum(c["inserted"] for c in r["classes"]), sum(c["updated"] for c in r["cla
     [[ $counts == "0 0" ]] || die "the unchanged re-import inserted/updated $counts objects"
     REIMPORT_SECS=$MEASURE_SECS
 
-    rm -rf "$changed"
-    mkdir -p "$changed"
-    local file
-    for file in "$DATASET"/*; do ln -s "$file" "$changed/"; done
-    rm "$changed/books.csv"
-    python3 - "$DATASET/books.csv" "$changed/books.csv" <<'EOF'
-import csv, sys
-with open(sys.argv[1], newline="", encoding="utf-8") as source, open(sys.argv[2], "w", newline="", encoding="utf-8") as target:
-    rows, out = csv.reader(source), csv.writer(target, lineterminator="\n")
-    out.writerow(next(rows))
-    for number, row in enumerate(rows, 1):
-        if number % 1000 == 0:
-            row[6] = row[6] + " (revised)"
-        out.writerow(row)
-EOF
     log "import: parse-porter import $changed --to $db (0.1% of the books changed) ..."
-    # Each run starts from the mirror as the unchanged re-import left it.
-    ((RUNS == 1)) || cp "$db" "$db.unchanged"
-    restore_unchanged() { ((${1} == 0)) || cp "$RUN_DIR/parse-porter.sqlite.unchanged" "$RUN_DIR/parse-porter.sqlite"; }
-    measure_runs reimport-changed restore_unchanged -- "$PARSE_PORTER" import "$changed" --to "$db" --quiet --json
-    rm -f "$db.unchanged"
+    measure_runs reimport-changed no_setup -- "$PARSE_PORTER" import "$changed" --to "$db" --quiet --json
     ((MEASURE_STATUS == 0)) || { tail -n 20 "$RUN_DIR/reimport-changed.stderr" >&2; die "re-import of the changed copy exited with status $MEASURE_STATUS"; }
     record_result import "re-import, 0.1% changed" "$DATASET_ROWS" "$MEASURE_SECS" "$MEASURE_KB"
     local updated
@@ -596,9 +599,11 @@ section_import() {
     : >"$RUN_DIR/results.tsv"
     RESULT_TOOLS=() RESULT_ROWS=() RESULT_SECS=() RESULT_KB=()
 
-    # In rounds: the machine's speed drifts over minutes, and each ratio of the first load,
-    # and validate's to .import, should compare runs made within the same minute.
+    # In rounds: the machine's speed drifts over minutes, and each ratio (of the first load,
+    # and of validate, the re-imports and the NDJSON import to .import or to the first load)
+    # should compare runs made within the same minute or two.
     local pp_secs pp_kb sq_secs reference_secs
+    make_changed_dataset
     ROUND_SECS=() ROUND_KB=()
     for ((ROUND = 1; ROUND <= RUNS; ROUND++)); do
         ((RUNS == 1)) || log "import: round $ROUND of $RUNS"
@@ -609,13 +614,13 @@ section_import() {
         bench_reference_c
         reference_secs=$MEASURE_SECS
         bench_validate
+        bench_reimport
+        bench_ndjson
     done
     ROUND=0
     bench_layout_sql
     local layout_secs=$MEASURE_SECS
     bench_reference_parts "$reference_secs"
-    bench_reimport
-    bench_ndjson
     local baseline_validate=${BASELINE_VALIDATE_S:-$(awk -v b="$BOOKS" 'BEGIN { printf "%.2f", 10.9 * b / 1000000 }')}
 
     {
