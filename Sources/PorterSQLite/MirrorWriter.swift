@@ -32,6 +32,17 @@ final class MirrorWriter {
     private var linkDigests: [String: StoredLinkDigests] = [:]
     /// Owners whose stored links were looked up one by one, per join table.
     private var ownersLookedUp: [String: Int] = [:]
+    /// Join tables whose digests are being read on a thread of their own (``LinkDigestScan``).
+    /// Such a scan shows the file as committed: it starts only on a table this transaction has
+    /// not linked before, and the owners linked while it runs are kept (``linkedDuringScan``).
+    private var digestScans: [String: LinkDigestScan] = [:]
+    /// Whether digests may be read apart: no link has changed but through ``link(owner:field:targetClass:_:replace:)``.
+    private var scansApartAllowed = false
+    /// Join tables this transaction has linked.
+    private var linkedTables: Set<String> = []
+    /// Per join table being scanned apart, the owners (by ``StoredLinkDigests/ownerHash(_:)``)
+    /// whose links may have changed since the scan began: its digests forget them.
+    private var linkedDuringScan: [String: Set<UInt64>] = [:]
     /// Files to write into the files folder when the import commits, by stored name.
     var stagedFiles: [String: LocalFile] = [:]
 
@@ -81,6 +92,7 @@ final class MirrorWriter {
         lastRowFound = [:]
         unorderedClasses = []
         forgetLinkDigests()
+        scansApartAllowed = !shared
         try db.execute("PRAGMA cache_size = -65536")
         try db.execute(shared ? "SAVEPOINT porter_import" : "BEGIN IMMEDIATE")
         for sql in MirrorLayout.bookkeepingTablesSQL { try db.execute(sql) }
@@ -431,11 +443,13 @@ final class MirrorWriter {
         guard let db = database else { return LinkChanges() }
         let table = MirrorLayout.joinTable(owner: className, field: field)
         var changes = LinkChanges()
+        defer { linkedTables.insert(table) }
         if replace && !freshTables.contains(table) {
             // Each owner's links become the given ones: its stored links the given ones lack are
             // deleted, the given ones it lacks inserted. An owner listed twice keeps what both list.
             let delete = try statement("unlink", table, []) { "DELETE FROM \(quoted(table)) WHERE owningId = ?1 AND relatedId = ?2" }
             let links = try linksThatMayChange(links, in: table, ownerClass: className)
+            noteLinkedDuringScan(links, in: table)
             var (first, kept) = try storedLinks(table, owners: links)
             for (index, link) in links.enumerated() {
                 let wanted = IdSet(link.relatedIds)
@@ -464,6 +478,7 @@ final class MirrorWriter {
                 for link in links { digests.forget(StoredLinkDigests.ownerHash(link.ownerId)) }
                 linkDigests[table] = digests
             }
+            noteLinkedDuringScan(links, in: table)
             changes.added = try insertLinks(pairs, into: quoted(table))
             return changes
         }
@@ -498,26 +513,66 @@ final class MirrorWriter {
     /// Owners looked up one by one before a join table's links may be scanned instead.
     private static let ownersBeforeScan = 20_000
 
-    /// The join table's digests, taken out of ``linkDigests``; read first once the owners looked
-    /// up one by one reach ``ownersBeforeScan`` and a 32nd of the owner class's rows. A seek
-    /// costs about as much as reading the links of ten owners in the scan, so a re-import of the
-    /// same objects gains from the scan, and no import spends on it more than a few times what
-    /// its seeks cost; its 8 bytes per stored owner stay within 256 per owner looked up.
+    /// The join table's digests, taken out of ``linkDigests``; read once the owners looked up
+    /// one by one reach ``ownersBeforeScan`` and a 32nd of the owner class's rows. A seek costs
+    /// about as much as reading the links of ten owners in the scan, so a re-import of the same
+    /// objects gains from the scan, and no import spends on it more than a few times what its
+    /// seeks cost; its 8 bytes per stored owner stay within 256 per owner looked up.
+    ///
+    /// Where it may (``scansApartAllowed``), the scan starts on a thread of its own as soon as
+    /// the table's links are first replaced, and its digests are taken once it has ended, or
+    /// waited for once they pay; only the scan's own core is spent before then, for no longer
+    /// than the import lasts (the commit stops it).
     private func storedLinkDigests(_ table: String, ownerClass: String) throws(PorterError) -> StoredLinkDigests? {
         if let digests = linkDigests.removeValue(forKey: table) { return digests }
+        if scansApartAllowed && !linkedTables.contains(table) {
+            digestScans[table] = LinkDigestScan(path: path, table: table, expectedOwners: try lastRow(of: ownerClass))
+            return nil
+        }
         let lookedUp = ownersLookedUp[table] ?? 0
+        if let scan = digestScans[table] {
+            if !scan.hasEnded {
+                // Waited for once it pays, as a scan here would.
+                guard lookedUp >= Self.ownersBeforeScan else { return nil }
+                guard lookedUp * 32 >= (try lastRow(of: ownerClass)) else { return nil }
+            }
+            digestScans[table] = nil
+            let linked = linkedDuringScan.removeValue(forKey: table) ?? []
+            if var digests = scan.wait() {
+                for owner in linked { digests.forget(owner) }
+                return digests
+            }
+            // Not read apart: read here, as the transaction sees the table.
+        }
         guard lookedUp >= Self.ownersBeforeScan, let db = database else { return nil }
-        // Asked again for each batch until the scan pays: a cached statement.
-        let lastRow = try statement("lastRow", ownerClass, []) { "SELECT max(rowid) FROM \(quoted(ownerClass))" }
-        let rows = try lastRow.step() ? Int(lastRow.integer(at: 0)) : 0
-        lastRow.reset()
+        let rows = try lastRow(of: ownerClass)
         guard lookedUp * 32 >= rows else { return nil }
         let select = try db.prepare("SELECT owningId, relatedId FROM \(quoted(table)) ORDER BY owningId")
         return try StoredLinkDigests(scanning: select, expectedOwners: rows)
     }
 
-    /// Drops what is known of stored links: they changed other than by ``link(owner:field:targetClass:_:replace:)``.
+    /// Keeps the owners of `links` while `table` is scanned apart.
+    private func noteLinkedDuringScan(_ links: [RelationLinks], in table: String) {
+        guard digestScans[table] != nil else { return }
+        linkedDuringScan[table, default: []].formUnion(links.lazy.map { StoredLinkDigests.ownerHash($0.ownerId) })
+    }
+
+    /// The largest rowid of a class's table: about its row count.
+    private func lastRow(of className: String) throws(PorterError) -> Int {
+        // Asked again for each batch until the scan pays: a cached statement.
+        let lastRow = try statement("lastRow", className, []) { "SELECT max(rowid) FROM \(quoted(className))" }
+        defer { lastRow.reset() }
+        return try lastRow.step() ? Int(lastRow.integer(at: 0)) : 0
+    }
+
+    /// Drops what is known of stored links: they changed other than by ``link(owner:field:targetClass:_:replace:)``
+    /// (or the transaction ends). Digests are read in the writer's own transaction from now on.
     func forgetLinkDigests() {
+        for scan in digestScans.values { scan.cancel() }
+        digestScans = [:]
+        scansApartAllowed = false
+        linkedTables = []
+        linkedDuringScan = [:]
         linkDigests = [:]
         ownersLookedUp = [:]
     }

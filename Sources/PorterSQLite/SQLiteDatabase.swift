@@ -17,11 +17,20 @@ public final class SQLiteDatabase {
     private static let configured: Void = { _ = csqlite_disable_memory_statistics() }()
 
     /// Opens the SQLite file at `path`; with `create`, an empty one is made when it does not exist, else a missing file throws.
-    public init(path: String, create: Bool) throws(PorterError) {
+    public convenience init(path: String, create: Bool) throws(PorterError) {
+        try self.init(path: path, flags: SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0))
+    }
+
+    /// Opens the SQLite file at `path` for reading only; a missing file throws.
+    package convenience init(readingOnly path: String) throws(PorterError) {
+        try self.init(path: path, flags: SQLITE_OPEN_READONLY)
+    }
+
+    private init(path: String, flags: Int32) throws(PorterError) {
         SQLiteDatabase.configured
         self.path = path
         // One connection, used by one thread at a time: no per-call mutex.
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (create ? SQLITE_OPEN_CREATE : 0)
+        let flags = flags | SQLITE_OPEN_NOMUTEX
         var db: OpaquePointer?
         let status = sqlite3_open_v2(path, &db, flags, nil)
         handle = db

@@ -196,4 +196,30 @@ final class ReimportTests: MirrorTestCase {
         XCTAssertEqual(stored.count, 30_000)
         XCTAssertEqual(stored.values.map(\.count).reduce(0, +), 2 * 29_998 + 1 + 1 + 1)
     }
+    /// The join table's digests are read on a thread of their own, through a connection that
+    /// sees the links as committed: the owners this import links before it takes them are
+    /// looked up again, not taken for what the scan saw.
+    func testOwnersLinkedWhileTheLinksAreScannedApartAreLookedUpAgain() throws {
+        let owners = (0..<30_000).map { "b\($0)" }
+        let again = try reopened(with: [object("b", title: "The Hobbit")],
+                                 links: owners.map { RelationLinks(ownerId: $0, relatedIds: ["a1", "a2"], line: 2) })
+        func link(_ entries: [(String, [String])], replace: Bool = true) throws -> LinkChanges {
+            try again.link(owner: "Book", field: "authors", targetClass: "Author",
+                           entries.map { RelationLinks(ownerId: $0.0, relatedIds: $0.1, line: 2) }, replace: replace)
+        }
+        func same(_ range: Range<Int>) -> [(String, [String])] { range.map { (owners[$0], ["a1", "a2"]) } }
+        // The first batch starts the scan, then changes an owner's links; links are added to another.
+        XCTAssertEqual(try link([("b0", ["a3"])] + same(2..<1_000)), LinkChanges(added: 1, removed: 2))
+        XCTAssertEqual(try link([("b1", ["a5"])], replace: false), LinkChanges(added: 1))
+        // 20,000 owners looked up: the scan's digests are waited for, if they were not taken before.
+        for start in stride(from: 1_000, to: 21_000, by: 1_000) { XCTAssertEqual(try link(same(start..<start + 1_000)), LinkChanges()) }
+        XCTAssertEqual(try link([("b0", ["a1", "a2"]), ("b1", ["a2", "a1"])] + same(21_000..<22_000)), LinkChanges(added: 2, removed: 2))
+        _ = try again.flush()
+        try again.commit()
+        let stored = Dictionary(grouping: try rows(#"SELECT owningId, relatedId FROM "_Join:authors:Book" ORDER BY 1, 2"#), by: { $0[0]! })
+            .mapValues { $0.map { $0[1]! } }
+        XCTAssertEqual(stored["b0"], ["a1", "a2"])
+        XCTAssertEqual(stored["b1"], ["a1", "a2"])
+        XCTAssertEqual(stored.values.map(\.count).reduce(0, +), 2 * 30_000)
+    }
 }
