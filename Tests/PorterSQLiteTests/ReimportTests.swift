@@ -30,6 +30,12 @@ final class ReimportTests: MirrorTestCase {
         return again
     }
 
+    /// The stored `Book.authors` links, by owner, each owner's in order.
+    func storedAuthors() throws -> [String: [String]] {
+        Dictionary(grouping: try rows(#"SELECT owningId, relatedId FROM "_Join:authors:Book" ORDER BY 1, 2"#), by: { $0[0]! })
+            .mapValues { $0.map { $0[1]! } }
+    }
+
     func updatedAt(_ id: String) throws -> String? { try rows("SELECT updatedAt FROM Book WHERE objectId = '\(id)'").first?.first ?? nil }
 
     /// New, unchanged, changed and clashing objects in one batch, in the order they come: a new
@@ -141,8 +147,7 @@ final class ReimportTests: MirrorTestCase {
                        LinkChanges(added: 2, removed: 2), "b0's two entries still disagree on a1 and a4")
         _ = try again.flush()
         try again.commit()
-        let stored = Dictionary(grouping: try rows(#"SELECT owningId, relatedId FROM "_Join:authors:Book" ORDER BY 1, 2"#), by: { $0[0]! })
-            .mapValues { $0.map { $0[1]! } }
+        let stored = try storedAuthors()
         XCTAssertEqual(stored["b0"], ["a1", "a3", "a4"])
         XCTAssertEqual(stored["b1"], ["a1"])
         XCTAssertEqual(stored["b2"], ["a1", "a3"])
@@ -183,8 +188,7 @@ final class ReimportTests: MirrorTestCase {
         XCTAssertEqual(try replace([("b29999", []), ("b29998", ["a2"])]), LinkChanges(removed: 3))
         _ = try again.flush()
         try again.commit()
-        let stored = Dictionary(grouping: try rows(#"SELECT owningId, relatedId FROM "_Join:authors:Book" ORDER BY 1, 2"#), by: { $0[0]! })
-            .mapValues { $0.map { $0[1]! } }
+        let stored = try storedAuthors()
         XCTAssertEqual(stored["b20000"], ["a1", "a2"])
         XCTAssertEqual(stored["b20001"], ["a1", "a2"])
         XCTAssertEqual(stored["b20002"], ["a1", "a2", "a4"])
@@ -216,8 +220,7 @@ final class ReimportTests: MirrorTestCase {
         XCTAssertEqual(try link([("b0", ["a1", "a2"]), ("b1", ["a2", "a1"])] + same(21_000..<22_000)), LinkChanges(added: 2, removed: 2))
         _ = try again.flush()
         try again.commit()
-        let stored = Dictionary(grouping: try rows(#"SELECT owningId, relatedId FROM "_Join:authors:Book" ORDER BY 1, 2"#), by: { $0[0]! })
-            .mapValues { $0.map { $0[1]! } }
+        let stored = try storedAuthors()
         XCTAssertEqual(stored["b0"], ["a1", "a2"])
         XCTAssertEqual(stored["b1"], ["a1", "a2"])
         XCTAssertEqual(stored.values.map(\.count).reduce(0, +), 2 * 30_000)
