@@ -27,7 +27,7 @@ public struct KeyHash: Hashable, Sendable {
     }
 
     /// MurmurHash3's 64-bit finaliser: spreads every input bit over the whole word (a bijection).
-    package static func finalize(_ x: UInt64) -> UInt64 {
+    @inlinable package static func finalize(_ x: UInt64) -> UInt64 {
         var h = x
         h ^= h >> 33
         h = h &* 0xff51_afd7_ed55_8ccd

@@ -30,7 +30,9 @@ struct StoredLinkDigests {
         var keys: [UInt64] = []
         keys.reserveCapacity(expectedOwners)
         var unknownOwners: Set<UInt64> = []
-        var owner: [UInt8] = []   // the bytes of the owner whose rows are being read
+        let seed = Self.seed
+        // The owner whose rows are being read, by its hash (as owners are known everywhere here:
+        // two that shared one would have their links summed together, and match neither's).
         var hasOwner = false      // false before the first row and for a NULL owningId
         var ownerHash: UInt64 = 0
         var sum: UInt64 = 0
@@ -41,28 +43,24 @@ struct StoredLinkDigests {
         }
         defer { select.reset() }
         while try select.step() {
-            let newOwner = select.withText(at: 0) { bytes in
-                guard !hasOwner || bytes.count != owner.count || (bytes.count > 0 && memcmp(bytes.baseAddress!, owner, bytes.count) != 0) else { return false }
-                finishOwner()
-                owner.removeAll(keepingCapacity: true)
-                owner.append(contentsOf: bytes)
-                (hasOwner, ownerHash, sum, valid) = (true, Self.ownerHash(bytes), 0, true)
-                return true
-            }
-            if newOwner == nil {
+            guard let rowOwner = select.withText(at: 0, { Self.hash($0, seed: seed.owner) }) else {
                 // A NULL owner: its rows are left out.
                 finishOwner()
                 hasOwner = false
                 continue
             }
-            if let related = select.withText(at: 1, { Self.relatedHash($0) }) { sum &+= related } else { valid = false }
+            if !hasOwner || rowOwner != ownerHash {
+                finishOwner()
+                (hasOwner, ownerHash, sum, valid) = (true, rowOwner, 0, true)
+            }
+            if let related = select.withText(at: 1, { Self.hash($0, seed: seed.related) }) { sum &+= related } else { valid = false }
         }
         finishOwner()
         // About four keys a bucket; the keys are hashes, so buckets fill evenly. They are counted,
         // then copied to their buckets: each copy is a write to memory no cache holds, and the
         // processor overlaps them, where grouping them in place (an American flag sort) waited
         // for each before the next (perf, 1M owners: its swaps were over a third of the scan's
-        // samples; the whole loop's own share is now under a tenth).
+        // samples).
         let bucketBits = max(1, Int.bitWidth - (keys.count / 4).leadingZeroBitCount)
         let shift = UInt64(64 - bucketBits)
         var starts = [Int32](repeating: 0, count: (1 << bucketBits) + 1)
@@ -93,10 +91,11 @@ struct StoredLinkDigests {
     func holdAll(_ owners: some Collection<(relatedIds: [String], ownerHash: UInt64)>) -> [Bool] {
         // 0 for an owner the digests do not know (answered `false`: its links are read); an owner
         // whose key happens to be 0 (one chance in 2⁶⁴) is answered `false` too.
+        let seed = Self.seed.related
         let wanted = owners.map { owner -> UInt64 in
             guard !unknownOwners.contains(owner.ownerHash) else { return 0 }
             var sum: UInt64 = 0
-            for var id in owner.relatedIds { sum &+= id.withUTF8 { Self.relatedHash(UnsafeRawBufferPointer($0)) } }
+            for var id in owner.relatedIds { sum &+= id.withUTF8 { Self.hash(UnsafeRawBufferPointer($0), seed: seed) } }
             return Self.key(owner.ownerHash, sum)
         }
         return keys.withUnsafeBufferPointer { keys in
@@ -120,18 +119,12 @@ struct StoredLinkDigests {
     /// The hash an owner is known by.
     static func ownerHash(_ id: String) -> UInt64 {
         var id = id
-        return id.withUTF8 { ownerHash(UnsafeRawBufferPointer($0)) }
+        return id.withUTF8 { hash(UnsafeRawBufferPointer($0), seed: seed.owner) }
     }
 
-    private static func ownerHash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-        hash(bytes, seed: seed.owner)
-    }
-
-    private static func relatedHash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-        hash(bytes, seed: seed.related)
-    }
-
-    /// This process's seeds, one per kind of id: digests compare only within one process.
+    /// This process's seeds, one per kind of id (owner and related ids do not cancel out):
+    /// digests compare only within one process. Read once per loop, not per id (each read of a
+    /// `static let` checks that it is initialised).
     private static let seed = (owner: UInt64.random(in: .min ... .max), related: UInt64.random(in: .min ... .max))
 
     /// A 64-bit hash of `bytes`, eight at a time through MurmurHash3's finaliser (a bijection:
