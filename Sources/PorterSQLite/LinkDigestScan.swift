@@ -48,8 +48,11 @@ final class LinkDigestScan: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         cancelled = true
-        if let reading { sqlite3_interrupt(reading) }
-        while !ended { condition.wait() }
+        while !ended {
+            // Again until the scan ends: an interrupt that comes before its statement runs is lost.
+            if let reading { sqlite3_interrupt(reading) }
+            _ = condition.wait(until: Date(timeIntervalSinceNow: 0.01))
+        }
     }
 
     private func scan(path: String, table: String, expectedOwners: Int) {
