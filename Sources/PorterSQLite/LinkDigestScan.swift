@@ -64,9 +64,7 @@ final class LinkDigestScan: @unchecked Sendable {
             let go = !cancelled
             if go { reading = db.handle }
             condition.unlock()
-            if go, let select = try? db.prepare("SELECT owningId, relatedId FROM \(quoted(table)) ORDER BY owningId") {
-                digests = try? StoredLinkDigests(scanning: select, expectedOwners: expectedOwners)
-            }
+            if go { digests = try? StoredLinkDigests(scanning: table, of: db, expectedOwners: expectedOwners) }
             condition.lock()
             reading = nil
             condition.unlock()

@@ -547,8 +547,7 @@ final class MirrorWriter {
         guard lookedUp >= Self.ownersBeforeScan, let db = database else { return nil }
         let rows = try lastRow(of: ownerClass)
         guard lookedUp * 32 >= rows else { return nil }
-        let select = try db.prepare("SELECT owningId, relatedId FROM \(quoted(table)) ORDER BY owningId")
-        return try StoredLinkDigests(scanning: select, expectedOwners: rows)
+        return try StoredLinkDigests(scanning: table, of: db, expectedOwners: rows)
     }
 
     /// Keeps the owners of `links` while `table` is scanned apart.

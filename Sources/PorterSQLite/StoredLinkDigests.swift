@@ -1,5 +1,4 @@
 import CSQLite
-import Foundation
 import ParseModel
 import PorterPipeline
 
@@ -23,6 +22,11 @@ struct StoredLinkDigests {
     /// Owners whose links must be looked up: one of their stored values is not text, or their
     /// links changed since the scan.
     private var unknownOwners: Set<UInt64> = []
+
+    /// Reads every link of the join table `table` of `db`, in one scan in owner order.
+    init(scanning table: String, of db: SQLiteDatabase, expectedOwners: Int) throws(PorterError) {
+        try self.init(scanning: try db.prepare("SELECT owningId, relatedId FROM \(quoted(table)) ORDER BY owningId"), expectedOwners: expectedOwners)
+    }
 
     /// Reads `select`'s rows (`owningId`, `relatedId`, ordered by `owningId`) to their end;
     /// `expectedOwners` sizes the storage up front.
