@@ -675,6 +675,8 @@ final class MirrorWriter {
     func commit() throws(PorterError) {
         guard let db = database else { return }
         guard stagedJoinTables.isEmpty else { throw PorterError(.target, "\(path): commit before the staged links were flushed") }
+        // Before the writes below: a scan apart still reading holds a lock they may have to wait for.
+        forgetLinkDigests()
         for (className, key) in naturalKeys where !key.isEmpty {
             let name = "\(className)_naturalKey"
             let sql = "CREATE UNIQUE INDEX \(quoted(name)) ON \(quoted(className)) (\(key.map(quoted).joined(separator: ", ")))"
@@ -688,7 +690,6 @@ final class MirrorWriter {
             }
         }
         statements = [:]
-        forgetLinkDigests()
         try writeStagedFiles()
         try db.execute(shared ? "RELEASE porter_import" : "COMMIT")
     }
