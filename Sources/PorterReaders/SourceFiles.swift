@@ -4,12 +4,25 @@ import Foundation
 public enum SourceFiles: Sendable {
     case folder(String)
     case zip(ZipArchive)
+    /// The files of the first, less those whose names match one of the glob patterns
+    /// (`fnmatch(3)`, as a shell matches a name): they are not listed, and none can be opened.
+    indirect case excluding(SourceFiles, patterns: [String])
 
     /// The folder, or the folder holding the archive: relative output paths start there.
     public var directory: String {
         switch self {
         case .folder(let path): path
         case .zip(let archive): (archive.path as NSString).deletingLastPathComponent
+        case .excluding(let files, _): files.directory
+        }
+    }
+
+    /// The zip archive the files are in; `nil` for a folder.
+    package var archive: ZipArchive? {
+        switch self {
+        case .folder: nil
+        case .zip(let archive): archive
+        case .excluding(let files, _): files.archive
         }
     }
 
@@ -21,6 +34,8 @@ public enum SourceFiles: Sendable {
             return names.filter(isFile).sorted()
         case .zip(let archive):
             return archive.entries.map(\.name)
+        case .excluding(let files, let patterns):
+            return files.fileNames.filter { !Self.matches($0, patterns) }
         }
     }
 
@@ -32,6 +47,8 @@ public enum SourceFiles: Sendable {
             return FileManager.default.fileExists(atPath: (path as NSString).appendingPathComponent(name), isDirectory: &isDirectory) && !isDirectory.boolValue
         case .zip(let archive):
             return archive.entry(named: name) != nil
+        case .excluding(let files, let patterns):
+            return !Self.matches(name, patterns) && files.isFile(name)
         }
     }
 
@@ -43,7 +60,22 @@ public enum SourceFiles: Sendable {
             return (attributes?[.size] as? Int64) ?? 0
         case .zip(let archive):
             return archive.entry(named: name)?.size ?? 0
+        case .excluding(let files, let patterns):
+            return Self.matches(name, patterns) ? 0 : files.size(of: name)
         }
+    }
+
+    /// The files of the folder or archive whose names match none of `patterns`, and the names
+    /// each pattern left out, in the order of `patterns`.
+    package func excluding(_ patterns: [String]) -> (files: SourceFiles, excluded: [(pattern: String, names: [String])]) {
+        guard !patterns.isEmpty else { return (self, []) }
+        let names = fileNames
+        return (.excluding(self, patterns: patterns), patterns.map { pattern in (pattern, names.filter { Self.matches($0, [pattern]) }) })
+    }
+
+    /// Whether `name` matches one of the glob `patterns`.
+    private static func matches(_ name: String, _ patterns: [String]) -> Bool {
+        patterns.contains { fnmatch($0, name, 0) == 0 }
     }
 
     /// Opens `name` with `format`'s reader; locations name the file as `name`. A file that
@@ -51,6 +83,9 @@ public enum SourceFiles: Sendable {
     /// - Parameter encoding: The file's encoding; `nil`: UTF-8, or UTF-16 after its byte order mark.
     package func openReader(_ name: String, format: SourceFormat, encoding: TextEncoding? = nil) throws(ReaderError) -> any RecordReader {
         switch self {
+        case .excluding(let files, let patterns):
+            guard !Self.matches(name, patterns) else { throw Self.excludedFault(name) }
+            return try files.openReader(name, format: format, encoding: encoding)
         case .folder(let path):
             return try format.openReader(path: (path as NSString).appendingPathComponent(name), displayName: name, encoding: encoding)
         case .zip(let archive):
@@ -63,10 +98,18 @@ public enum SourceFiles: Sendable {
 }
 
 extension SourceFiles {
+    /// The fault of opening a file that is left out.
+    private static func excludedFault(_ name: String) -> ReaderError {
+        ReaderError(file: name, line: 0, reason: "cannot open file: it is left out of the dataset", kind: .unreadable)
+    }
+
     /// The whole of a small file (a schema), at most `limit` bytes.
     package func contents(of name: String, limit: Int) throws(ReaderError) -> [UInt8] {
         let input: any ByteInput
         switch self {
+        case .excluding(let files, let patterns):
+            guard !Self.matches(name, patterns) else { throw Self.excludedFault(name) }
+            return try files.contents(of: name, limit: limit)
         case .folder(let path):
             input = try FileInput(path: (path as NSString).appendingPathComponent(name), displayName: name)
         case .zip(let archive):

@@ -23,12 +23,16 @@ enum FaultPrinter {
 
     /// A library error as the command shows it: with the flag of the setting behind it.
     static func message(of error: PorterError) -> String {
-        switch error.setting {
+        if !error.faults.isEmpty { return error.faults.map(message(of:)).joined(separator: "\n") }
+        return switch error.setting {
         case nil: error.message
         case .force: error.message + " (--force)"
         case .classes: "--classes: " + error.message
         case .constraints: "--where: " + error.message
         case .naturalKeys: "--manifest: " + error.message
+        case .excludedFiles: error.message + (error.settingValue.map { " (--exclude '\($0)')" } ?? " (--exclude)")
+        case .relationTargets: error.message + (error.settingValue.map { " (--relation \($0)=<Class>)" } ?? " (--relation)")
+        case .includePasswordHashes: "--include-password-hashes: " + error.message
         }
     }
 

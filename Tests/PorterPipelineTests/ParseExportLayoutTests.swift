@@ -133,10 +133,16 @@ final class ParseExportLayoutTests: XCTestCase {
         let invalid = try layout()
         try invalid.write("schema.json", "{\"results\": [\n  {\"className\": \"Book\" \"fields\": {}}\n]}")
         XCTAssertEqual(message(invalid)?.hasPrefix("schema.json:2: invalid JSON: "), true)
+        // A file that is no list of classes may be another schema.json than the export's: leaving it out gets past it.
+        let leaveOut = ": if schema.json is not the export's schema, leave it out and the classes are inferred from the objects"
         try invalid.write("schema.json", "\"Book\"")
-        XCTAssertEqual(message(invalid), #"schema.json: must be {"results": [classes…]} or a list of classes, not string"#)
+        XCTAssertEqual(message(invalid), #"schema.json: must be {"results": [classes…]} or a list of classes, not string"# + leaveOut)
         try invalid.write("schema.json", #"{"classes": []}"#)
-        XCTAssertEqual(message(invalid), "schema.json: results: must be a list of classes")
+        XCTAssertEqual(message(invalid), "schema.json: results: must be a list of classes" + leaveOut)
+        XCTAssertThrowsError(try invalid.load()) { error in
+            XCTAssertEqual((error as? PorterError)?.setting, .excludedFiles)
+            XCTAssertEqual((error as? PorterError)?.settingValue, "schema.json")
+        }
         try invalid.write("schema.json", "[]")
         XCTAssertEqual(message(invalid), "schema.json: no class to import")
         try invalid.write("schema.json", "[1]")
