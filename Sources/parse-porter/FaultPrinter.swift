@@ -30,8 +30,9 @@ enum FaultPrinter {
         case .classes: "--classes: " + error.message
         case .constraints: "--where: " + error.message
         case .naturalKeys: "--manifest: " + error.message
-        case .excludedFiles: error.message + (error.settingValue.map { " (--exclude '\($0)')" } ?? " (--exclude)")
-        case .relationTargets: error.message + (error.settingValue.map { " (--relation \($0)=<Class>)" } ?? " (--relation)")
+        // With a value, the flag that gets past the fault; without, the flag whose value is at fault.
+        case .excludedFiles: error.settingValue.map { error.message + " (--exclude '\($0)')" } ?? "--exclude: " + error.message
+        case .relationTargets: error.settingValue.map { error.message + " (--relation \($0)=<Class>)" } ?? "--relation: " + error.message
         case .includePasswordHashes: "--include-password-hashes: " + error.message
         }
     }

@@ -236,15 +236,14 @@ struct ExportSchemaInference {
         let known = targetClasses.union(classes.map(\.className))
         for relation in relationTargets.keys.sorted() where !joins.contains(where: { "\($0.owner).\($0.field)" == relation }) {
             let present = joins.isEmpty ? "it has none" : "it has " + joins.map(\.name).joined(separator: ", ")
-            throw PorterError(.usage, "\(relation): the export has no join file of that Relation (\(present))", setting: .relationTargets, value: relation)
+            throw PorterError(.usage, "\(relation)=\(relationTargets[relation]!): the export has no join file of that Relation (\(present))", setting: .relationTargets)
         }
         for join in joins {
             guard let ownerIndex = classes.firstIndex(where: { $0.className == join.owner }) else { continue }
             let relation = "\(join.owner).\(join.field)"
             let given = relationTargets[relation]
             if let given, !known.contains(given) {
-                throw PorterError(.usage, "\(relation)=\(given): \(given) is a class neither of the export nor of the target",
-                                  setting: .relationTargets, value: relation)
+                throw PorterError(.usage, "\(relation)=\(given): \(given) is a class neither of the export nor of the target", setting: .relationTargets)
             }
             if let field = classes[ownerIndex].field(named: join.field) {
                 if !field.type.isRelation {

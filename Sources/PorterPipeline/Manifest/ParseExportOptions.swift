@@ -38,7 +38,8 @@ public struct ParseExportOptions: Sendable {
     /// Relation targets are for a Parse export whose classes are inferred; a schema declares each Relation.
     func check(forExportWithSchema schemaFile: String) throws(PorterError) {
         if let relation = relationTargets.keys.sorted().first {
-            throw PorterError(.usage, "\(relation): \(schemaFile) declares the export's Relations; give their classes there", setting: .relationTargets)
+            throw PorterError(.usage, "\(relation)=\(relationTargets[relation]!): \(schemaFile) declares the export's Relations; give their classes there",
+                              setting: .relationTargets)
         }
     }
 
