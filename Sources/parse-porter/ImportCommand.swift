@@ -13,6 +13,8 @@ struct ImportCommand: AsyncParsableCommand {
 
             A Parse Server target is written only after the whole dataset validated. Objects are matched by natural key: missing ones are created, changed ones updated, so a second run sends no writes and an interrupted run is finished by running it again. An object the server refuses is reported, skipped and written to <rejects>/<Class>.csv with the Parse error (exit 1).
 
+            A Parse export is imported as Parse kept it: pointers and join rows naming deleted objects are kept and counted per field (--dangling clear or reject decides otherwise; a dataset with a manifest rejects them). A file of the export's folder that is not the export's is named, with the --exclude that leaves it out.
+
             A postgres:// URL loads Parse Server's own PostgreSQL database directly, in its PostgresStorageAdapter layout, by COPY in one transaction; users keep their password hashes. Cloud Code triggers do not run, and a running Parse Server must be restarted (or its schema cache expire) to see new classes; --dry-run says so and writes nothing.
 
             Examples (library/ is a dataset folder, parse-app/ a Parse export folder):
