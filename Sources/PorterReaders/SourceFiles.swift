@@ -74,7 +74,7 @@ public enum SourceFiles: Sendable {
     }
 
     /// Whether `name` matches one of the glob `patterns`.
-    private static func matches(_ name: String, _ patterns: [String]) -> Bool {
+    fileprivate static func matches(_ name: String, _ patterns: [String]) -> Bool {
         patterns.contains { fnmatch($0, name, 0) == 0 }
     }
 
@@ -82,42 +82,44 @@ public enum SourceFiles: Sendable {
     /// cannot be opened is a `ReaderError` at line 0 (`cannot open file: …`).
     /// - Parameter encoding: The file's encoding; `nil`: UTF-8, or UTF-16 after its byte order mark.
     package func openReader(_ name: String, format: SourceFormat, encoding: TextEncoding? = nil) throws(ReaderError) -> any RecordReader {
+        try format.openReader(input: input(of: name), displayName: name, encoding: encoding)
+    }
+
+    /// Opens a Parse export's `<Class>.json` or join file: a JSON array of objects or
+    /// `{"results": [...]}`, never JSON Lines, so that another JSON file (a project's
+    /// `package.json`) is a fault saying what it lacks rather than records of a class. A file of
+    /// 0 bytes holds no records: Parse.com wrote an empty class so.
+    package func openExportReader(_ name: String) throws(ReaderError) -> any RecordReader {
+        let input = TranscodingInput(try input(of: name), encoding: nil)
+        return try JSONRecordReader(input: input, displayName: name, layout: size(of: name) == 0 ? .lines : .array)
+    }
+
+    /// The bytes of `name`, read as they are asked for.
+    private func input(of name: String) throws(ReaderError) -> any ByteInput {
         switch self {
-        case .excluding(let files, let patterns):
-            guard !Self.matches(name, patterns) else { throw Self.excludedFault(name) }
-            return try files.openReader(name, format: format, encoding: encoding)
         case .folder(let path):
-            return try format.openReader(path: (path as NSString).appendingPathComponent(name), displayName: name, encoding: encoding)
+            return try FileInput(path: (path as NSString).appendingPathComponent(name), displayName: name)
         case .zip(let archive):
             guard let entry = archive.entry(named: name) else {
                 throw ReaderError(file: name, line: 0, reason: "cannot open file: \(archive.displayName) has no \(name)", kind: .unreadable)
             }
-            return try format.openReader(input: archive.input(entry, displayName: name), displayName: name, encoding: encoding)
+            return try archive.input(entry, displayName: name)
+        case .excluding(let files, let patterns):
+            guard !Self.matches(name, patterns) else { throw Self.excludedFault(name) }
+            return try files.input(of: name)
         }
     }
 }
 
 extension SourceFiles {
     /// The fault of opening a file that is left out.
-    private static func excludedFault(_ name: String) -> ReaderError {
+    fileprivate static func excludedFault(_ name: String) -> ReaderError {
         ReaderError(file: name, line: 0, reason: "cannot open file: it is left out of the dataset", kind: .unreadable)
     }
 
     /// The whole of a small file (a schema), at most `limit` bytes.
     package func contents(of name: String, limit: Int) throws(ReaderError) -> [UInt8] {
-        let input: any ByteInput
-        switch self {
-        case .excluding(let files, let patterns):
-            guard !Self.matches(name, patterns) else { throw Self.excludedFault(name) }
-            return try files.contents(of: name, limit: limit)
-        case .folder(let path):
-            input = try FileInput(path: (path as NSString).appendingPathComponent(name), displayName: name)
-        case .zip(let archive):
-            guard let entry = archive.entry(named: name) else {
-                throw ReaderError(file: name, line: 0, reason: "cannot open file: \(archive.displayName) has no \(name)", kind: .unreadable)
-            }
-            input = try archive.input(entry, displayName: name)
-        }
+        let input = try input(of: name)
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {

@@ -21,7 +21,12 @@ public enum DanglingReferencePolicy: String, Sendable, CaseIterable {
 public struct DanglingReferenceTally: Sendable, Equatable {
     /// Where the references are read: pointer values, links of a Relation's cells, or join rows.
     public enum Source: String, Sendable {
-        case pointer, relation, joinFile
+        /// Values of a Pointer field.
+        case pointer
+        /// Links of a Relation read from its own cells (`split`, a JSON array).
+        case relation
+        /// Rows of a join file (a Parse export's `_Join:<field>:<Class>.json`, a manifest's `relations:`).
+        case joinFile
     }
 
     /// The class holding the field (a join file's owner class).

@@ -105,7 +105,7 @@ struct ExportSchemaInference {
     /// The fields of one class file, in the order first seen.
     private func inferFields(of className: String, from file: String, joins: inout [JoinFile], faults: inout [PorterError]) throws(PorterError) -> [SchemaField] {
         var reader: any RecordReader
-        do { reader = try files.openReader(file, format: .json) } catch { throw Self.unreadable(file, error) }
+        do { reader = try files.openExportReader(file) } catch { throw Self.unreadable(file, error) }
         var states: [String: FieldState] = [:]
         var order: [String] = []
         let system = Dictionary(uniqueKeysWithValues: SystemClasses.defaultFields(of: className).map { ($0.name, $0.type) })
@@ -214,7 +214,7 @@ struct ExportSchemaInference {
     /// The first distinct `relatedId`s of a join file.
     private func sampleRelatedIds(_ file: String) throws(PorterError) -> Set<String> {
         var reader: any RecordReader
-        do { reader = try files.openReader(file, format: .json) } catch { throw Self.unreadable(file, error) }
+        do { reader = try files.openExportReader(file) } catch { throw Self.unreadable(file, error) }
         var sample: Set<String> = []
         var rows = 0
         while sample.count < Self.sampleSize, rows < Self.sampleSize * 64 {
