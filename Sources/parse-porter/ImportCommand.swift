@@ -83,6 +83,9 @@ struct ImportCommand: AsyncParsableCommand {
         if concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
         try TargetOptions.checkOneSpelling(givenTarget, givenTo, spelt: "--to")
         try file.check(source.dataset, target: to)
+        if file.isSingleFile(source.dataset) && !(source.export.exclude.isEmpty && source.export.relation.isEmpty) {
+            throw ValidationError("--exclude and --relation read a Parse export's files; \(source.dataset) is one data file")
+        }
     }
 
     func run() async throws {
@@ -99,8 +102,9 @@ struct ImportCommand: AsyncParsableCommand {
                                    usersWithoutPasswords: usersWithoutPasswords)
         let spool = try file.spool(source.dataset)
         defer { spool?.remove() }
-        let manifest = singleFile ? try file.manifest(source.dataset, spool: spool)
+        var manifest = singleFile ? try file.manifest(source.dataset, spool: spool)
                                   : try source.manifest(targetClasses: Set(sink.existingSchemas().map(\.className)), printingNotes: false)
+        if let dangling = source.dangling { manifest.danglingReferences = dangling }
         // Rejected rows of stdin go to ./rejects, not into the spool's folder.
         let rejectsDirectory = rejects ?? ((spool == nil ? manifest.directory : FileManager.default.currentDirectoryPath) as NSString).appendingPathComponent("rejects")
         // To a server, each sink call carries enough objects to keep every connection busy.
