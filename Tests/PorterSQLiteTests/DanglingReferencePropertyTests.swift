@@ -7,13 +7,14 @@ import PorterTestSupport
 import XCTest
 
 /// Generated datasets with known dangling references (seeded): pointers by natural key to authors
-/// that are not in the dataset, forward self-pointers to books that are not either, and join rows
-/// naming missing readers or books. Each policy does exactly what it says, counted exactly, and a
+/// that are not in the dataset, forward self-pointers to books that are not either, Relation cells
+/// (JSON arrays) naming missing tags, and join rows naming missing readers or books. Each policy does exactly what it says, counted exactly, and a
 /// kept pointer names the object its key would have: importing that object later resolves it.
 final class DanglingReferencePropertyTests: MirrorTestCase {
     struct Generated {
         var authors: [String] = []
-        var books: [(title: String, author: String, sequel: String?)] = []
+        var books: [(title: String, author: String, sequel: String?, tags: [String])] = []
+        var tags: [String] = []
         var readers: [String] = []
         var reads: [(reader: String, book: String)] = []
         /// Authors books name that are not in `authors`.
@@ -21,12 +22,15 @@ final class DanglingReferencePropertyTests: MirrorTestCase {
 
         var danglingAuthors: Int { books.filter { !authors.contains($0.author) }.count }
         var danglingSequels: Int { books.filter { $0.sequel.map { sequel in !books.contains { $0.title == sequel } } ?? false }.count }
+        /// Tags named in Book.tags cells that are not in `tags` (a cell names each tag once).
+        var danglingTags: Int { books.map { $0.tags.filter { !tags.contains($0) }.count }.reduce(0, +) }
+        var liveTagLinks: Int { books.map { $0.tags.filter(tags.contains).count }.reduce(0, +) }
         func readerMissing(_ row: (reader: String, book: String)) -> Bool { !readers.contains(row.reader) }
         func bookMissing(_ row: (reader: String, book: String)) -> Bool { !books.contains { $0.title == row.book } }
         var danglingRows: Int { reads.filter { readerMissing($0) || bookMissing($0) }.count }
         var rowsWithoutReader: Int { reads.filter(readerMissing).count }
         /// Faults `reject` gives: one per dangling pointer, one per missing side of a join row.
-        var faults: Int { danglingAuthors + danglingSequels + reads.map { (readerMissing($0) ? 1 : 0) + (bookMissing($0) ? 1 : 0) }.reduce(0, +) }
+        var faults: Int { danglingAuthors + danglingSequels + danglingTags + reads.map { (readerMissing($0) ? 1 : 0) + (bookMissing($0) ? 1 : 0) }.reduce(0, +) }
         var distinctRows: Int { Set(reads.map { "\($0.reader)>\($0.book)" }).count }
         var distinctLiveRows: Int { Set(reads.filter { !readerMissing($0) && !bookMissing($0) }.map { "\($0.reader)>\($0.book)" }).count }
 
@@ -34,6 +38,7 @@ final class DanglingReferencePropertyTests: MirrorTestCase {
             var random = SplitMix(seed: seed)
             authors = (0..<Int.random(in: 1...5, using: &random)).map { "Author \($0)" }
             readers = (0..<Int.random(in: 1...4, using: &random)).map { "Reader \($0)" }
+            tags = (0..<Int.random(in: 1...4, using: &random)).map { "Tag \($0)" }
             let titles = (0..<Int.random(in: 1...10, using: &random)).map { "Book \($0)" }
             for title in titles {
                 let gone = Int.random(in: 0..<4, using: &random) == 0
@@ -44,7 +49,8 @@ final class DanglingReferencePropertyTests: MirrorTestCase {
                 case 1: "Lost \(Int.random(in: 0..<3, using: &random))"
                 default: nil
                 }
-                books.append((title, author, sequel))
+                let named = (tags + ["Old tag 0", "Old tag 1"]).filter { _ in Int.random(in: 0..<3, using: &random) == 0 }
+                books.append((title, author, sequel, named))
             }
             for _ in 0..<Int.random(in: 0...8, using: &random) {
                 let reader = Int.random(in: 0..<4, using: &random) == 0 ? "Left \(Int.random(in: 0..<2, using: &random))" : readers.randomElement(using: &random)!
@@ -56,11 +62,12 @@ final class DanglingReferencePropertyTests: MirrorTestCase {
         func manifest(_ policy: DanglingReferencePolicy, authors: [String]? = nil) -> DatasetManifest {
             let authorRows = MemorySource(name: "authors", rows: (authors ?? self.authors).map { ["name": .string($0)] })
             let bookRows = MemorySource(name: "books", rows: books.map { book in
-                var row: [String: JSONValue] = ["title": .string(book.title), "author": .string(book.author)]
+                var row: [String: JSONValue] = ["title": .string(book.title), "author": .string(book.author), "tags": .array(book.tags.map(JSONValue.string))]
                 if let sequel = book.sequel { row["sequel"] = .string(sequel) }
                 return row
             })
             let readerRows = MemorySource(name: "readers", rows: readers.map { ["name": .string($0)] })
+            let tagRows = MemorySource(name: "tags", rows: tags.map { ["name": .string($0)] })
             let readRows = MemorySource(name: "reads", rows: reads.map { ["reader": .string($0.reader), "book": .string($0.book)] })
             var sequel = FieldMapping(name: "sequel", type: .pointer(targetClass: "Book"))
             sequel.optional = true
@@ -68,7 +75,9 @@ final class DanglingReferencePropertyTests: MirrorTestCase {
                 ClassMapping(className: "Author", records: authorRows, key: ["name"], fields: [FieldMapping(name: "name", type: .string)]),
                 ClassMapping(className: "Book", records: bookRows, key: ["title"], fields: [
                     FieldMapping(name: "title", type: .string), FieldMapping(name: "author", type: .pointer(targetClass: "Author")), sequel,
+                    FieldMapping(name: "tags", type: .relation(targetClass: "Tag")),
                 ]),
+                ClassMapping(className: "Tag", records: tagRows, key: ["name"], fields: [FieldMapping(name: "name", type: .string)]),
                 ClassMapping(className: "Reader", records: readerRows, key: ["name"], fields: [FieldMapping(name: "name", type: .string)]),
             ], relations: [JoinRelationMapping(owner: "Reader", field: "read", targetClass: "Book", records: readRows, ownerColumn: "reader", targetColumn: "book")])
             manifest.danglingReferences = policy
@@ -98,6 +107,9 @@ final class DanglingReferencePropertyTests: MirrorTestCase {
             XCTAssertTrue(cleared.committed, "\(context): \(cleared.errors)")
             XCTAssertEqual(tally(cleared, "Book.author")?.count ?? 0, data.danglingAuthors, context)
             XCTAssertEqual(tally(cleared, "Book.sequel")?.count ?? 0, data.danglingSequels, context)
+            XCTAssertEqual(tally(cleared, "Book.tags")?.count ?? 0, data.danglingTags, context)
+            XCTAssertEqual(tally(cleared, "Book.tags")?.source ?? .relation, .relation, context)
+            XCTAssertEqual(try rows(#"SELECT count(*) FROM "_Join:tags:Book""#), [["\(data.liveTagLinks)"]], context)
             XCTAssertEqual(tally(cleared, "Reader.read")?.count ?? 0, data.danglingRows, context)
             XCTAssertEqual(tally(cleared, "Reader.read")?.missingOwners ?? 0, data.rowsWithoutReader, context)
             XCTAssertEqual(try rows("SELECT count(*) FROM Book WHERE author IS NULL"), [["\(data.danglingAuthors)"]], context)
@@ -110,6 +122,8 @@ final class DanglingReferencePropertyTests: MirrorTestCase {
             XCTAssertEqual(tally(kept, "Book.author")?.count ?? 0, data.danglingAuthors, context)
             XCTAssertEqual(tally(kept, "Book.author")?.policy ?? .keep, .keep, context)
             XCTAssertEqual(tally(kept, "Reader.read")?.count ?? 0, data.danglingRows, context)
+            XCTAssertEqual(tally(kept, "Book.tags")?.count ?? 0, data.danglingTags, context)
+            XCTAssertEqual(try rows(#"SELECT count(*) FROM "_Join:tags:Book" WHERE relatedId NOT IN (SELECT objectId FROM Tag)"#), [["\(data.danglingTags)"]], context)
             XCTAssertEqual(tally(kept, "Reader.read")?.notWritten ?? 0, 0, context)
             XCTAssertEqual(try rows("SELECT count(*) FROM Book WHERE author IS NULL OR author NOT IN (SELECT objectId FROM Author)"), [["\(data.danglingAuthors)"]], context)
             XCTAssertEqual(try rows("SELECT count(*) FROM Book WHERE author IS NULL"), [["0"]], context)
