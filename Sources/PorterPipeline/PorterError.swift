@@ -25,6 +25,14 @@ public struct PorterError: Error, Sendable, CustomStringConvertible {
         case constraints
         /// ``ExportOptions/naturalKeys``: the keys that name objects in exported references.
         case naturalKeys
+        /// ``ParseExportOptions/excludedFiles``: files of a Parse export that are not read
+        /// (``PorterError/settingValue`` names the file to leave out).
+        case excludedFiles
+        /// ``ParseExportOptions/relationTargets``: the class a Relation of a Parse export relates
+        /// to (``PorterError/settingValue`` names the Relation, `Owner.field`).
+        case relationTargets
+        /// ``ExportOptions/includePasswordHashes``: whether an export writes `_User` password hashes.
+        case includePasswordHashes
     }
 
     /// Which kind of fault: its raw value is the command's exit code.
@@ -35,8 +43,14 @@ public struct PorterError: Error, Sendable, CustomStringConvertible {
     /// one a line); empty otherwise.
     public internal(set) var manifestFaults: [ManifestFault] = []
 
+    /// The faults of an error that gathers several (a Parse export's inferred schema), each
+    /// with its own setting; ``message`` has them one a line. Empty otherwise.
+    public internal(set) var faults: [PorterError] = []
+
     /// The setting behind the fault, when changing it is the way out.
-    public let setting: Setting?
+    public internal(set) var setting: Setting?
+    /// What to give ``setting`` to get past the fault, when the fault knows (a file to leave out).
+    public internal(set) var settingValue: String?
 
     /// The failure of a lower layer behind this one, when there is one: an SQLite mirror's
     /// `SQLiteError` (read it as `PorterError.sqliteError`, from PorterSQLite).
@@ -47,7 +61,14 @@ public struct PorterError: Error, Sendable, CustomStringConvertible {
         self.kind = kind
         self.message = message
         self.setting = setting
+        self.settingValue = nil
         self.underlyingError = nil
+    }
+
+    /// A fault of `kind` described by `message`, got past by giving `setting` the value `value`.
+    package init(_ kind: Kind, _ message: String, setting: Setting, value: String) {
+        self.init(kind, message, setting: setting)
+        self.settingValue = value
     }
 
     /// A fault of `kind` described by `message`, caused by `underlying`.
@@ -55,7 +76,14 @@ public struct PorterError: Error, Sendable, CustomStringConvertible {
         self.kind = kind
         self.message = message
         self.setting = nil
+        self.settingValue = nil
         self.underlyingError = underlying
+    }
+
+    /// An error of `kind` gathering `faults`, one a line in ``message``.
+    package init(_ kind: Kind, gathering faults: [PorterError]) {
+        self.init(kind, faults.map(\.message).joined(separator: "\n"))
+        self.faults = faults
     }
 
     /// The message.

@@ -93,6 +93,26 @@ public final class PostgresSource: ObjectSource {
         }
     }
 
+    /// Every link of the field's `_Join` table, a page at a time in the order of its primary key
+    /// (`relatedId`, `owningId`), which is how it is read without a sort: links whose owner no
+    /// longer exists included, as the table holds them (Parse keeps them when it deletes an object).
+    public func readLinks(owner className: String, field: String, targetClass: String,
+                          page: ([RelationLink]) throws(PorterError) -> Void) throws(PorterError) {
+        let table = PostgresLayout.joinTable(owner: className, field: field)
+        guard try writer.tableExists(table) else { return }
+        let sql = """
+            SELECT "owningId", "relatedId" FROM \(quoted(table)) WHERE ("relatedId", "owningId") > ($1, $2)
+            ORDER BY "relatedId", "owningId" LIMIT \(pageSize)
+            """
+        var after = ("", "")
+        while true {
+            let links = try writer.database().execute(sql, [after.0, after.1]).map { RelationLink(owningId: $0[0] ?? "", relatedId: $0[1] ?? "") }
+            guard let last = links.last else { return }
+            try page(links)
+            after = (last.relatedId, last.owningId)
+        }
+    }
+
     /// The links of the owners `ownerIds` in the field's `_Join` table.
     ///
     /// That table's only index, its primary key, begins with `relatedId` (Parse Server's

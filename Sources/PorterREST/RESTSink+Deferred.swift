@@ -15,7 +15,7 @@ extension RESTSink {
                 continue
             }
             guard let serverValue = serverValue(value) else {
-                outcomes[index] = .failed("\(field) points to an object the server does not have (it was refused)")
+                outcomes[index] = .failed(unresolved(value, field: field))
                 continue
             }
             let digest = FieldDigest.of(serverValue)

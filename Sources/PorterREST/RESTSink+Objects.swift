@@ -166,9 +166,11 @@ extension RESTSink {
         init(_ reason: String) { self.reason = reason }
     }
 
-    private func unresolved(_ value: ParseValue, field: String) -> String {
+    /// Why a value naming an object of the dataset cannot be sent: the server has no such object.
+    func unresolved(_ value: ParseValue, field: String) -> String {
         if case .pointer(let pointer) = value {
-            return "\(field) points to a \(pointer.className) the server does not have (it was refused)"
+            return "\(field) points to a \(pointer.className) the server does not have: it was refused, or the sources hold none "
+                + "(a server that assigns its own objectIds holds no pointer to an object never created)"
         }
         return "\(field): cannot be sent"
     }

@@ -70,6 +70,9 @@ public final class RESTSink: ObjectSink {
     /// object carries every pointer and relation, with no patch phase.
     public var takesReferencesAhead: Bool { acceptsCustomObjectIds }
 
+    /// Links are added by updating their owner (`AddRelation`), which must exist.
+    public var holdsLinksOfMissingOwners: Bool { false }
+
     /// The requests the client sent, by phase, plus in a dry run the writes it would have sent.
     public var requestTallies: [RequestTally] {
         var tallies = client.requestTallies

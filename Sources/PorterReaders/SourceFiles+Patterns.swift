@@ -24,6 +24,8 @@ extension SourceFiles {
             names = Self.globbed(pattern, in: path)
         case .zip(let archive):
             names = archive.entries.map(\.name).filter { fnmatch(pattern, $0, FNM_PATHNAME | FNM_PERIOD) == 0 }
+        case .excluding(let files, _):
+            names = files.files(matching: pattern)
         }
         return names.filter(isFile).sorted()
     }

@@ -4,12 +4,25 @@ import Foundation
 public enum SourceFiles: Sendable {
     case folder(String)
     case zip(ZipArchive)
+    /// The files of the first, less those whose names match one of the glob patterns
+    /// (`fnmatch(3)`, as a shell matches a name): they are not listed, and none can be opened.
+    indirect case excluding(SourceFiles, patterns: [String])
 
     /// The folder, or the folder holding the archive: relative output paths start there.
     public var directory: String {
         switch self {
         case .folder(let path): path
         case .zip(let archive): (archive.path as NSString).deletingLastPathComponent
+        case .excluding(let files, _): files.directory
+        }
+    }
+
+    /// The zip archive the files are in; `nil` for a folder.
+    package var archive: ZipArchive? {
+        switch self {
+        case .folder: nil
+        case .zip(let archive): archive
+        case .excluding(let files, _): files.archive
         }
     }
 
@@ -21,6 +34,8 @@ public enum SourceFiles: Sendable {
             return names.filter(isFile).sorted()
         case .zip(let archive):
             return archive.entries.map(\.name)
+        case .excluding(let files, let patterns):
+            return files.fileNames.filter { !Self.matches($0, patterns) }
         }
     }
 
@@ -32,6 +47,8 @@ public enum SourceFiles: Sendable {
             return FileManager.default.fileExists(atPath: (path as NSString).appendingPathComponent(name), isDirectory: &isDirectory) && !isDirectory.boolValue
         case .zip(let archive):
             return archive.entry(named: name) != nil
+        case .excluding(let files, let patterns):
+            return !Self.matches(name, patterns) && files.isFile(name)
         }
     }
 
@@ -43,38 +60,66 @@ public enum SourceFiles: Sendable {
             return (attributes?[.size] as? Int64) ?? 0
         case .zip(let archive):
             return archive.entry(named: name)?.size ?? 0
+        case .excluding(let files, let patterns):
+            return Self.matches(name, patterns) ? 0 : files.size(of: name)
         }
+    }
+
+    /// The files of the folder or archive whose names match none of `patterns`, and the names
+    /// each pattern left out, in the order of `patterns`.
+    package func excluding(_ patterns: [String]) -> (files: SourceFiles, excluded: [(pattern: String, names: [String])]) {
+        guard !patterns.isEmpty else { return (self, []) }
+        let names = fileNames
+        return (.excluding(self, patterns: patterns), patterns.map { pattern in (pattern, names.filter { Self.matches($0, [pattern]) }) })
+    }
+
+    /// Whether `name` matches one of the glob `patterns`.
+    fileprivate static func matches(_ name: String, _ patterns: [String]) -> Bool {
+        patterns.contains { fnmatch($0, name, 0) == 0 }
     }
 
     /// Opens `name` with `format`'s reader; locations name the file as `name`. A file that
     /// cannot be opened is a `ReaderError` at line 0 (`cannot open file: …`).
     /// - Parameter encoding: The file's encoding; `nil`: UTF-8, or UTF-16 after its byte order mark.
     package func openReader(_ name: String, format: SourceFormat, encoding: TextEncoding? = nil) throws(ReaderError) -> any RecordReader {
+        try format.openReader(input: input(of: name), displayName: name, encoding: encoding)
+    }
+
+    /// Opens a Parse export's `<Class>.json` or join file: a JSON array of objects or
+    /// `{"results": [...]}`, never JSON Lines, so that another JSON file (a project's
+    /// `package.json`) is a fault saying what it lacks rather than records of a class. A file of
+    /// 0 bytes holds no records: Parse.com wrote an empty class so.
+    package func openExportReader(_ name: String) throws(ReaderError) -> any RecordReader {
+        let input = TranscodingInput(try input(of: name), encoding: nil)
+        return try JSONRecordReader(input: input, displayName: name, layout: size(of: name) == 0 ? .lines : .array)
+    }
+
+    /// The bytes of `name`, read as they are asked for.
+    private func input(of name: String) throws(ReaderError) -> any ByteInput {
         switch self {
         case .folder(let path):
-            return try format.openReader(path: (path as NSString).appendingPathComponent(name), displayName: name, encoding: encoding)
+            return try FileInput(path: (path as NSString).appendingPathComponent(name), displayName: name)
         case .zip(let archive):
             guard let entry = archive.entry(named: name) else {
                 throw ReaderError(file: name, line: 0, reason: "cannot open file: \(archive.displayName) has no \(name)", kind: .unreadable)
             }
-            return try format.openReader(input: archive.input(entry, displayName: name), displayName: name, encoding: encoding)
+            return try archive.input(entry, displayName: name)
+        case .excluding(let files, let patterns):
+            guard !Self.matches(name, patterns) else { throw Self.excludedFault(name) }
+            return try files.input(of: name)
         }
     }
 }
 
 extension SourceFiles {
+    /// The fault of opening a file that is left out.
+    fileprivate static func excludedFault(_ name: String) -> ReaderError {
+        ReaderError(file: name, line: 0, reason: "cannot open file: it is left out of the dataset", kind: .unreadable)
+    }
+
     /// The whole of a small file (a schema), at most `limit` bytes.
     package func contents(of name: String, limit: Int) throws(ReaderError) -> [UInt8] {
-        let input: any ByteInput
-        switch self {
-        case .folder(let path):
-            input = try FileInput(path: (path as NSString).appendingPathComponent(name), displayName: name)
-        case .zip(let archive):
-            guard let entry = archive.entry(named: name) else {
-                throw ReaderError(file: name, line: 0, reason: "cannot open file: \(archive.displayName) has no \(name)", kind: .unreadable)
-            }
-            input = try archive.input(entry, displayName: name)
-        }
+        let input = try input(of: name)
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {

@@ -18,13 +18,19 @@ struct DatasetArgument: ParsableArguments {
     @Flag(name: .long, help: "A Parse export's _Installation objects are imported instead of skipped.")
     var includeInstallations = false
 
+    @Option(name: .long, help: ArgumentHelp("A pointer, relation link or join row naming no object: keep it as Parse does, clear it (pointer unset, link left out), or reject its record (default: keep for a Parse export, reject for a dataset with a manifest). Kept and cleared ones are counted per field.", valueName: "keep|clear|reject"))
+    var dangling: DanglingReferencePolicy?
+
+    @OptionGroup var export: ExportReadingOptions
+
     /// The dataset's manifest; its notes and the classes it leaves out go to stderr unless
     /// `printingNotes` is false (import shows them in its summary).
     func manifest(targetClasses: Set<String> = [], printingNotes: Bool = true) throws(PorterError) -> DatasetManifest {
-        var manifest = try ManifestLoader.load(dataset, targetClasses: targetClasses, includeInstallations: includeInstallations)
+        var manifest = try ManifestLoader.load(dataset, targetClasses: targetClasses, export: export.options(includeInstallations: includeInstallations))
         if strict {
             for index in manifest.classes.indices { manifest.classes[index].strict = true }
         }
+        if let dangling { manifest.danglingReferences = dangling }
         if printingNotes { Self.printNotes(skipped: manifest.skippedClasses, notes: manifest.notes) }
         return manifest
     }
@@ -40,6 +46,30 @@ struct DatasetArgument: ParsableArguments {
         try ManifestLoader.defaultMirror(for: dataset)
     }
 }
+
+/// How a Parse export's files are read where they cannot say themselves (import, validate, plan, schema infer).
+struct ExportReadingOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("A Parse export: leave out the files whose names match this glob (a stray file that is not a class's objects); repeatable. Each file left out is named.", valueName: "glob"))
+    var exclude: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("A Parse export without schema.json: the class a Relation relates to, where its objects cannot say (every related object deleted); repeatable.", valueName: "Owner.field=Class"))
+    var relation: [String] = []
+
+    /// The library's options; a `--relation` that is not `Owner.field=Class` is a usage error.
+    func options(includeInstallations: Bool = false) throws(PorterError) -> ParseExportOptions {
+        var targets: [String: String] = [:]
+        for given in relation {
+            let parts = given.split(separator: "=", omittingEmptySubsequences: false)
+            guard parts.count == 2, parts[0].split(separator: ".").count == 2, !parts[1].isEmpty else {
+                throw PorterError(.usage, "--relation \(given): give it as Owner.field=Class (--relation NotePage.linksTo=NotePage)")
+            }
+            targets[String(parts[0])] = String(parts[1])
+        }
+        return ParseExportOptions(includeInstallations: includeInstallations, excludedFiles: exclude, relationTargets: targets)
+    }
+}
+
+extension DanglingReferencePolicy: ExpressibleByArgument {}
 
 /// A Parse app's id and keys: from the options, or else from our variables (`PARSE_MASTER_KEY`,
 /// the names Parse Dashboard and earlier releases use), or else from Parse Server's own

@@ -74,6 +74,9 @@ struct ExportCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Write into a folder that is not empty, replacing files of the same names.")
     var force = false
 
+    @Flag(name: .long, help: "Write each user's bcrypt password hash into _User.json as bcryptPassword (the parse format, from a mirror or a database), so that an import elsewhere keeps the users' passwords. Whoever reads the export can try passwords against them.")
+    var includePasswordHashes = false
+
     @OptionGroup var server: TargetOptions
 
     @Option(name: .long, help: "Requests in flight at once (Parse Server).")
@@ -90,8 +93,9 @@ struct ExportCommand: AsyncParsableCommand {
 
     func run() async throws {
         let source = try server.source(from, concurrency: concurrency)
-        let options = ExportOptions(format: format, classes: try classList(), constraints: try constraints(),
+        var options = ExportOptions(format: format, classes: try classList(), constraints: try constraints(),
                                     naturalKeys: try naturalKeys(), emitManifest: emitManifest, force: force)
+        options.includePasswordHashes = includePasswordHashes
         if to == "-" {
             try await exportToStandardOutput(Exporter(source: source, options: options))
             return
@@ -110,6 +114,10 @@ struct ExportCommand: AsyncParsableCommand {
         Terminal.output(String(format: "exported %d objects of %d classes%@ into %@ in %.2f s", objects, report.classes.count, others, to, report.elapsedSeconds))
         if let script = report.loadScript {
             Terminal.output("load it into Parse Server's MongoDB database with: MONGODB_URI=mongodb://… sh \(script)")
+        }
+        if includePasswordHashes, let users = report.classes.first(where: { $0.className == "_User" }) {
+            Terminal.error("warning: \(users.file) holds the bcrypt password hashes of \(users.passwordHashes) of its \(users.objects) users (bcryptPassword): "
+                           + "whoever reads it can try passwords against them offline; keep the export as safe as the database, and delete it once imported")
         }
     }
 

@@ -23,12 +23,17 @@ enum FaultPrinter {
 
     /// A library error as the command shows it: with the flag of the setting behind it.
     static func message(of error: PorterError) -> String {
-        switch error.setting {
+        if !error.faults.isEmpty { return error.faults.map(message(of:)).joined(separator: "\n") }
+        return switch error.setting {
         case nil: error.message
         case .force: error.message + " (--force)"
         case .classes: "--classes: " + error.message
         case .constraints: "--where: " + error.message
         case .naturalKeys: "--manifest: " + error.message
+        // With a value, the flag that gets past the fault; without, the flag whose value is at fault.
+        case .excludedFiles: error.settingValue.map { error.message + " (--exclude '\($0)')" } ?? "--exclude: " + error.message
+        case .relationTargets: error.settingValue.map { error.message + " (--relation \($0)=<Class>)" } ?? "--relation: " + error.message
+        case .includePasswordHashes: "--include-password-hashes: " + error.message
         }
     }
 

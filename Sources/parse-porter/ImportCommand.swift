@@ -13,6 +13,8 @@ struct ImportCommand: AsyncParsableCommand {
 
             A Parse Server target is written only after the whole dataset validated. Objects are matched by natural key: missing ones are created, changed ones updated, so a second run sends no writes and an interrupted run is finished by running it again. An object the server refuses is reported, skipped and written to <rejects>/<Class>.csv with the Parse error (exit 1).
 
+            A Parse export is imported as Parse kept it: pointers and join rows naming deleted objects are kept and counted per field (--dangling clear or reject decides otherwise; a dataset with a manifest rejects them). A file of the export's folder that is not the export's is named, with the --exclude that leaves it out.
+
             A postgres:// URL loads Parse Server's own PostgreSQL database directly, in its PostgresStorageAdapter layout, by COPY in one transaction; users keep their password hashes. Cloud Code triggers do not run, and a running Parse Server must be restarted (or its schema cache expire) to see new classes; --dry-run says so and writes nothing.
 
             Examples (library/ is a dataset folder, parse-app/ a Parse export folder):
@@ -81,6 +83,9 @@ struct ImportCommand: AsyncParsableCommand {
         if concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
         try TargetOptions.checkOneSpelling(givenTarget, givenTo, spelt: "--to")
         try file.check(source.dataset, target: to)
+        if file.isSingleFile(source.dataset) && !(source.export.exclude.isEmpty && source.export.relation.isEmpty) {
+            throw ValidationError("--exclude and --relation read a Parse export's files; \(source.dataset) is one data file")
+        }
     }
 
     func run() async throws {
@@ -97,8 +102,9 @@ struct ImportCommand: AsyncParsableCommand {
                                    usersWithoutPasswords: usersWithoutPasswords)
         let spool = try file.spool(source.dataset)
         defer { spool?.remove() }
-        let manifest = singleFile ? try file.manifest(source.dataset, spool: spool)
+        var manifest = singleFile ? try file.manifest(source.dataset, spool: spool)
                                   : try source.manifest(targetClasses: Set(sink.existingSchemas().map(\.className)), printingNotes: false)
+        if let dangling = source.dangling { manifest.danglingReferences = dangling }
         // Rejected rows of stdin go to ./rejects, not into the spool's folder.
         let rejectsDirectory = rejects ?? ((spool == nil ? manifest.directory : FileManager.default.currentDirectoryPath) as NSString).appendingPathComponent("rejects")
         // To a server, each sink call carries enough objects to keep every connection busy.

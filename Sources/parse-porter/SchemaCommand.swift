@@ -239,9 +239,12 @@ extension SchemaCommand {
         @Argument(help: "A Parse export folder or .zip.")
         var export: String
 
+        @OptionGroup var reading: ExportReadingOptions
+
         func run() throws {
-            let (classes, notes, faults) = try ManifestLoader.inferSchema(export)
-            for note in notes + faults { Terminal.error(note) }
+            let (classes, notes, faults) = try ManifestLoader.inferSchema(export, export: reading.options())
+            for note in notes { Terminal.error(note) }
+            for fault in faults { Terminal.error(FaultPrinter.message(of: fault)) }
             Terminal.output(String(SchemaDocument(classes: classes).text.dropLast()))
             if !faults.isEmpty { throw ExitCode(PorterError.Kind.invalidData.rawValue) }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import PorterPostgres
 import XCTest
 
 /// A Parse.com-style export with users, roles, sessions and a class with permissions
@@ -121,6 +122,61 @@ final class ParseUsersImportTests: XCTestCase {
 
         // Diary's permissions from schema.json: reads need a user, creates the Editors role.
         try assertDiaryPermissions(server, editor: ada, outsider: alan)
+    }
+
+    /// Moving an app on from a mirror: `export --include-password-hashes` writes each user's hash
+    /// as `bcryptPassword` (with a warning), and the export imported into a second mirror, and into
+    /// PostgreSQL, keeps every user's password: the old ones log in through `serve`. Without the
+    /// flag no export carries a hash; a format that cannot carry them, or a source that has none
+    /// (a Parse Server), is refused before anything is written.
+    func testExportWithPasswordHashesKeepsTheLogIns() throws {
+        let (first, _) = try importIntoMirror()
+        let scratch = try CommandRunner.temporaryDirectory(self)
+        let out = scratch.appendingPathComponent("out")
+        let exported = try CommandRunner.run(["export", "--target", first.path, "--to", out.path, "--include-password-hashes", "-q"])
+        XCTAssertEqual(exported.status, 0, exported.stderr)
+        XCTAssertTrue(exported.stderr.contains("warning: _User.json holds the bcrypt password hashes of 3 of its 3 users (bcryptPassword)"), exported.stderr)
+        let users = try ExportSourceCheck.objects(out.appendingPathComponent("_User.json"))
+        XCTAssertEqual(users.map { String(($0["bcryptPassword"] as? String ?? "").prefix(15)) }.sorted(), Self.hashes.sorted())
+        let stored = try Mirror(first).rows("SELECT objectId, _hashed_password FROM _User ORDER BY objectId")
+        XCTAssertEqual(stored, users.map { [$0["objectId"] as? String, $0["bcryptPassword"] as? String] }.sorted { $0[0]! < $1[0]! })
+
+        let second = scratch.appendingPathComponent("second.sqlite")
+        let imported = try CommandRunner.run(["import", out.path, "--to", second.path, "-q"])
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        XCTAssertFalse(imported.stdout.contains("skipped key _User.bcryptPassword"), imported.stdout)
+        XCTAssertEqual(try Mirror(second).rows("SELECT objectId, _hashed_password FROM _User ORDER BY objectId"), stored)
+        let server = try ServedMirror(path: second.path, allowCustomObjectId: false)
+        for (username, password) in Self.passwords {
+            let answer = try logIn(server, username, password)
+            XCTAssertEqual(answer.status, 200, "\(username): \(answer.body)")
+            XCTAssertEqual(answer.json["username"] as? String, username)
+        }
+        XCTAssertEqual(try logIn(server, "ada", "alan-turing-1912").json["code"] as? Int, 101)
+
+        // Into Parse Server's PostgreSQL database: the same hashes in `_User._hashed_password`.
+        let database = try PostgresCluster.shared().createDatabase()
+        let loaded = try CommandRunner.run(["import", out.path, "--to", database, "-q"])
+        XCTAssertEqual(loaded.status, 0, loaded.stderr)
+        let db = try PostgresConnection(url: database)
+        defer { db.close() }
+        XCTAssertEqual(try db.execute(#"SELECT "objectId", "_hashed_password" FROM "_User" ORDER BY "objectId""#), stored)
+
+        // No hashes without the flag; none in a format an import cannot read them back from, none from a Parse Server.
+        let plain = scratch.appendingPathComponent("plain")
+        let withoutFlag = try CommandRunner.run(["export", "--target", first.path, "--to", plain.path, "-q"])
+        XCTAssertEqual(withoutFlag.status, 0, withoutFlag.stderr)
+        assertNoHash(try String(contentsOf: plain.appendingPathComponent("_User.json"), encoding: .utf8), "export without --include-password-hashes")
+        XCTAssertFalse(withoutFlag.stderr.contains("warning"), withoutFlag.stderr)
+        let csv = try CommandRunner.run(["export", "--target", first.path, "--to", scratch.appendingPathComponent("csv").path, "--format", "csv", "--include-password-hashes"])
+        XCTAssertEqual(csv.status, 2)
+        XCTAssertTrue(csv.stderr.contains("--include-password-hashes: the csv format carries no password hashes"), csv.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: scratch.appendingPathComponent("csv").path))
+        let fromServer = try CommandRunner.run(["export", "--target", server.url, "--to", scratch.appendingPathComponent("rest").path, "--include-password-hashes"],
+                                               environment: ServedMirror.environment)
+        XCTAssertEqual(fromServer.status, 2)
+        XCTAssertTrue(fromServer.stderr.contains("gives no password hashes: a Parse Server never returns them"), fromServer.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: scratch.appendingPathComponent("rest").path))
     }
 
     /// `GET /schemas/Diary` has schema.json's permissions and index, and `serve` enforces them.

@@ -133,10 +133,16 @@ final class ParseExportLayoutTests: XCTestCase {
         let invalid = try layout()
         try invalid.write("schema.json", "{\"results\": [\n  {\"className\": \"Book\" \"fields\": {}}\n]}")
         XCTAssertEqual(message(invalid)?.hasPrefix("schema.json:2: invalid JSON: "), true)
+        // A file that is no list of classes may be another schema.json than the export's: leaving it out gets past it.
+        let leaveOut = ": if schema.json is not the export's schema, leave it out and the classes are inferred from the objects"
         try invalid.write("schema.json", "\"Book\"")
-        XCTAssertEqual(message(invalid), #"schema.json: must be {"results": [classes…]} or a list of classes, not string"#)
+        XCTAssertEqual(message(invalid), #"schema.json: must be {"results": [classes…]} or a list of classes, not string"# + leaveOut)
         try invalid.write("schema.json", #"{"classes": []}"#)
-        XCTAssertEqual(message(invalid), "schema.json: results: must be a list of classes")
+        XCTAssertEqual(message(invalid), "schema.json: results: must be a list of classes" + leaveOut)
+        XCTAssertThrowsError(try invalid.load()) { error in
+            XCTAssertEqual((error as? PorterError)?.setting, .excludedFiles)
+            XCTAssertEqual((error as? PorterError)?.settingValue, "schema.json")
+        }
         try invalid.write("schema.json", "[]")
         XCTAssertEqual(message(invalid), "schema.json: no class to import")
         try invalid.write("schema.json", "[1]")
@@ -213,5 +219,53 @@ private extension TemporaryDataset {
     func removing(_ name: String) throws -> TemporaryDataset {
         try FileManager.default.removeItem(atPath: path(name))
         return self
+    }
+}
+
+/// How an export's files are chosen and its Relations' classes told where the objects cannot.
+final class ParseExportOptionsTests: XCTestCase {
+    /// A Relation's class from its field's name: the name or its singular, after the owner's
+    /// name, or Parse's own; nothing when none or several fit.
+    func testClassNamedByAField() {
+        let classes: Set<String> = ["NotePage", "Tag", "ArticleTag", "Category", "_User", "Box", "Boxes"]
+        XCTAssertEqual(ExportSchemaInference.classNamed(by: "notePages", owner: "Book", among: classes), "NotePage")
+        XCTAssertEqual(ExportSchemaInference.classNamed(by: "categories", owner: "Book", among: classes), "Category")
+        XCTAssertEqual(ExportSchemaInference.classNamed(by: "tags", owner: "Article", among: classes), nil, "Tag and ArticleTag both fit")
+        XCTAssertEqual(ExportSchemaInference.classNamed(by: "tags", owner: "Post", among: classes), "Tag")
+        XCTAssertEqual(ExportSchemaInference.classNamed(by: "tags", owner: "Article", among: classes.subtracting(["Tag"])), "ArticleTag")
+        XCTAssertEqual(ExportSchemaInference.classNamed(by: "users", owner: "Team", among: classes), "_User")
+        XCTAssertEqual(ExportSchemaInference.classNamed(by: "boxes", owner: "Shelf", among: classes), nil, "Box and Boxes both fit")
+        XCTAssertEqual(ExportSchemaInference.classNamed(by: "linksTo", owner: "NotePage", among: classes), nil)
+    }
+
+    /// Excluded files are named in notes, are no longer listed nor opened; a pattern that
+    /// matches nothing is a usage error naming the files there are.
+    func testExcludedFiles() throws {
+        let dataset = try TemporaryDataset(["Post.json": "[]", "user.json": "{ a = 1; }", "package.json": "{}", "package-lock.json": "{}"])
+        let options = ParseExportOptions(excludedFiles: ["user.json", "package*.json"])
+        let (files, notes) = try options.select(.folder(dataset.directory))
+        XCTAssertEqual(files.fileNames, ["Post.json"])
+        XCTAssertFalse(files.isFile("user.json"))
+        XCTAssertThrowsError(try files.openReader("user.json", format: .json))
+        XCTAssertEqual(notes, [#"user.json: not read: left out ("user.json")"#, #"package-lock.json: not read: left out ("package*.json")"#,
+                               #"package.json: not read: left out ("package*.json")"#])
+        XCTAssertThrowsError(try ParseExportOptions(excludedFiles: ["users.json"]).select(.folder(dataset.directory))) { error in
+            let error = error as? PorterError
+            XCTAssertEqual(error?.kind, .usage)
+            XCTAssertEqual(error?.setting, .excludedFiles)
+            XCTAssertEqual(error?.message, #""users.json" matches no file of the export (it has: Post.json, package-lock.json, package.json, user.json)"#)
+        }
+        let manifest = try ManifestLoader.load(dataset.directory, export: options)
+        XCTAssertEqual(manifest.classes.map(\.className), ["Post"])
+        XCTAssertEqual(manifest.danglingReferences, .keep)
+        XCTAssertTrue(manifest.notes.contains(#"user.json: not read: left out ("user.json")"#), "\(manifest.notes)")
+        // Without the options the stray files are read as classes' objects: the first that is
+        // none (`{}` has no "results") is a fault naming the file to leave out.
+        XCTAssertThrowsError(try ManifestLoader.load(dataset.directory)) { error in
+            XCTAssertEqual((error as? PorterError)?.message,
+                           #"package.json:1: the top-level JSON object has no "results" array: if package.json is not part of the export, leave it out"#)
+            XCTAssertEqual((error as? PorterError)?.setting, .excludedFiles)
+            XCTAssertEqual((error as? PorterError)?.settingValue, "package.json")
+        }
     }
 }

@@ -15,8 +15,14 @@ public struct ExportOptions: Sendable {
     public var emitManifest: Bool
     /// Write into a folder that is not empty.
     public var force: Bool
+    /// Write each `_User`'s bcrypt password hash as `bcryptPassword`, as Parse.com's export did,
+    /// so that an import into a mirror or a database keeps every user's password. Only the
+    /// `parse` format, which ``ManifestLoader`` reads back with the hashes, and only from a
+    /// source that reads them (a mirror, a database: ``ObjectSource/readsPasswordHashes``).
+    /// The MongoDB layout always has them, as `_hashed_password`, like the database it stands for.
+    public var includePasswordHashes = false
 
-    /// Options of an export in `format`; by default every class, every object, objectIds in references.
+    /// Options of an export in `format`; by default every class, every object, objectIds in references, no password hashes.
     public init(format: ExportFormat, classes: [String]? = nil, constraints: JSONObject? = nil, naturalKeys: [String: [String]] = [:],
                 emitManifest: Bool = false, force: Bool = false) {
         self.format = format
@@ -50,6 +56,8 @@ public struct ExportReport: Sendable {
         public let objects: Int
         /// Its relations' join files.
         public let relations: [RelationFile]
+        /// Objects written with their password hash (`_User` only).
+        public let passwordHashes: Int
     }
 
     /// The classes written, in name order.
@@ -100,6 +108,7 @@ public final class Exporter {
     /// ``run(to:progress:)`` on the calling thread, stopped by `cancellation`.
     package func run(to path: String, progress: ((ClassProgress) -> Void)? = nil, cancellation: Cancellation = Cancellation()) throws(PorterError) -> ExportReport {
         let started = Date()
+        try checkPasswordHashes()
         let all = try source.schemas()
         let selected = try select(all)
         let schemas = Dictionary(all.map { ($0.className, $0) }, uniquingKeysWith: { a, _ in a })
@@ -163,6 +172,7 @@ public final class Exporter {
             throw PorterError(.usage, "standard output takes the ndjson or csv format, not \(options.format.rawValue)")
         }
         guard !options.emitManifest else { throw PorterError(.usage, "a manifest is a file of its own: export to a folder to write dataset.yml") }
+        try checkPasswordHashes()
         let all = try source.schemas()
         guard let wanted = options.classes, wanted.count == 1 else {
             let named = options.classes.map { "\($0.count) classes (\($0.joined(separator: ", ")))" } ?? "no class"
@@ -180,6 +190,19 @@ public final class Exporter {
         report.notes = schema.relationFields.map { "\(schema.className).\($0.name): relation links are not written to standard output; export to a folder for its join file" }
         report.elapsedSeconds = Date().timeIntervalSince(started)
         return report
+    }
+
+    /// Password hashes go only where they are read back, from a source that has them.
+    private func checkPasswordHashes() throws(PorterError) {
+        guard options.includePasswordHashes, options.format != .mongo else { return }
+        guard options.format == .parse else {
+            throw PorterError(.usage, "the \(options.format.rawValue) format carries no password hashes: the parse format writes them as bcryptPassword, which an import reads back",
+                              setting: .includePasswordHashes)
+        }
+        guard source.readsPasswordHashes else {
+            throw PorterError(.usage, "\(source.location) gives no password hashes: a Parse Server never returns them; export from its database (postgres://…) or from a mirror",
+                              setting: .includePasswordHashes)
+        }
     }
 
     /// The classes to export, each with names that are safe to build file names from.
@@ -224,9 +247,10 @@ public final class Exporter {
             return (field, name, try LinkFileWriter(file: try open(name), format: options.format, keyed: keyNames != nil,
                                                     encoder: CSVValueEncoder(keyNames: keyNames)))
         }
-        var count = 0
-        // Only the MongoDB layout carries password hashes, as Parse Server's own `_User` does.
-        let withHashes = options.format == .mongo && className == "_User"
+        var count = 0, hashes = 0
+        // The MongoDB layout carries password hashes, as Parse Server's own `_User` does; the
+        // Parse layout when asked, as Parse.com's export did.
+        let withHashes = className == "_User" && (options.format == .mongo || options.includePasswordHashes)
         // The files are encoded and written on a thread of their own while the next page is read;
         // not with natural keys, whose names are read from the source when first needed.
         let writing = keyNames == nil ? JobThread<Void>(name: "parse-porter export writer") : nil
@@ -236,9 +260,10 @@ public final class Exporter {
         }
         try source.readObjects(of: schema, matching: options.constraints) { (page) throws(PorterError) in
             try stopIfCancelled()
-            let hashes = withHashes ? try source.passwordHashes(ofUsers: page.map(\.objectId)) : [:]
+            let pageHashes = withHashes ? try source.passwordHashes(ofUsers: page.map(\.objectId)) : [:]
+            hashes += pageHashes.count
             try write { () throws(PorterError) in
-                for object in page { try objects.append(object, passwordHash: hashes[object.objectId]) }
+                for object in page { try objects.append(object, passwordHash: pageHashes[object.objectId]) }
             }
             // A selection exports the links of the selected owners only.
             if options.constraints != nil {
@@ -264,7 +289,7 @@ public final class Exporter {
         try objects.close()
         for (_, _, writer) in relations { try writer.close() }
         return ExportReport.ClassFile(className: className, file: objectFile, objects: count,
-                                      relations: relations.map { .init(field: $0.0.name, file: $0.1, links: $0.2.count) })
+                                      relations: relations.map { .init(field: $0.0.name, file: $0.1, links: $0.2.count) }, passwordHashes: hashes)
     }
 
     /// The MongoDB layout's `_SCHEMA.json`, one document per exported class, and the script that
@@ -323,15 +348,17 @@ private final class ObjectFileWriter {
         self.encoder = encoder
     }
 
-    /// Writes `object`; `passwordHash` is its `_User` hash, which only the MongoDB layout writes.
+    /// Writes `object`; `passwordHash` is its `_User` hash, given only where the format carries
+    /// it: the MongoDB layout's `_hashed_password`, Parse.com's `bcryptPassword`.
     func append(_ object: StoredObject, passwordHash: String?) throws(PorterError) {
         switch file {
         case .json(let json) where format == .mongo:
             try json.append(MongoLayout.document(object, of: className, fields: fields, passwordHash: passwordHash))
         case .json(let json):
             var record = object.wireJSON(fields)
-            if !relationPlaceholders.isEmpty, case .object(var members) = record {
+            if !relationPlaceholders.isEmpty || passwordHash != nil, case .object(var members) = record {
                 for placeholder in relationPlaceholders { members[placeholder.key] = placeholder.value }
+                if let passwordHash { members[ParseExportSystemClasses.exportedHashKey] = .string(passwordHash) }
                 record = .object(members)
             }
             try json.append(record)

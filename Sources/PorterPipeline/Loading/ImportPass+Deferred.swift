@@ -16,7 +16,8 @@ extension ImportPass {
                 let place = self.location(source: Int(item.row.source), row: Int(item.row.line))
                 let location = SourceLocation(file: place.file, line: place.line, column: item.field.column,
                                               className: item.className, fieldName: item.field.name, value: reference.sourceText)
-                if let object = resolve(reference, from: item.row, location: location, problems: &problems) { ids.append(object.objectId) }
+                let source: DanglingReferenceTally.Source = item.field.type.isRelation ? .relation : .pointer
+                if let object = resolve(reference, from: item.row, location: location, problems: &problems, dangling: source).object { ids.append(object.objectId) }
             }
             guard problems.isEmpty else {
                 references.indexes[item.className]?.reject(objectId: item.ownerId, keyHash: item.ownerKeyHash)

@@ -45,24 +45,23 @@ extension ImportPass {
             }
             let row = RowID(source: source, line: offset + record.line)
             var problems: [Diagnostic] = []
-            // The object a column's cell names; the location is built only for a fault.
-            func object(in column: ColumnPath, _ parser: ReferenceParser) -> FoundObject? {
-                let cell = record.cell(column)
-                func location() -> SourceLocation {
-                    SourceLocation(file: file, line: record.line, column: column.name, className: owner, fieldName: field, value: cell?.displayText ?? "")
-                }
-                guard let cell, cell.displayText != "" else {
-                    problems.append(Diagnostic(.requiredValueMissing, location(), "empty reference"))
-                    return nil
+            func location(_ column: ColumnPath) -> SourceLocation {
+                SourceLocation(file: file, line: record.line, column: column.name, className: owner, fieldName: field, value: record.cell(column)?.displayText ?? "")
+            }
+            // What a column's cell names; the location is built only for a fault.
+            func object(in column: ColumnPath, _ parser: ReferenceParser) -> Referent {
+                guard let cell = record.cell(column), cell.displayText != "" else {
+                    problems.append(Diagnostic(.requiredValueMissing, location(column), "empty reference"))
+                    return .none
                 }
                 do {
-                    return resolve(try parser.reference(cell), from: nil, location: location(), problems: &problems)
+                    return resolve(try parser.reference(cell), from: nil, location: location(column), problems: &problems, dangling: nil)
                 } catch {
-                    problems.append(Diagnostic(error.kind, location(), error.reason))
-                    return nil
+                    problems.append(Diagnostic(error.kind, location(column), error.reason))
+                    return .none
                 }
             }
-            let ownerObject = object(in: ownerColumn, ownerParser), targetObject = object(in: targetColumn, targetParser)
+            let ownerReferent = object(in: ownerColumn, ownerParser), targetReferent = object(in: targetColumn, targetParser)
             if let ragged = record.raggednessFault(file: file) {
                 problems = [Diagnostic(.raggedRow, ragged.location, ragged.reason)]
             }
@@ -79,10 +78,19 @@ extension ImportPass {
                 }
                 continue
             }
+            // A row naming a missing object is counted once; it is left out unless kept, and a
+            // kept row whose owner is missing only where the target can hold its link.
+            if case .dangling = ownerReferent {
+                let written = targetHoldsLinksOfMissingOwners && manifest.danglingReferences == .keep
+                countDanglingRow(of: relation, at: location(ownerColumn), ownerMissing: true, notWritten: !written && manifest.danglingReferences == .keep)
+                if !written { continue }
+            } else if case .dangling = targetReferent {
+                countDanglingRow(of: relation, at: location(targetColumn), ownerMissing: false, notWritten: false)
+            }
             // A reference into a class whose source could not be read gives no object and no
             // fault: it is counted with the unchecked references, and the link is not made. Nor
             // is it when nothing is written or pruned (a validation): no objectId is needed.
-            guard let ownerObject, let targetObject, pruneTracker != nil || sending != nil else { continue }
+            guard let ownerObject = ownerReferent.object, let targetObject = targetReferent.object, pruneTracker != nil || sending != nil else { continue }
             let ownerId = ownerObject.objectId, targetId = targetObject.objectId
             pruneTracker?.hold(link: ownerId, targetId, relation: tallyKey)
             if let feeder = sending, joinFilesAhead {

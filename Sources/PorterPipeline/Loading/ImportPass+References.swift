@@ -3,25 +3,48 @@ import ParseModel
 /// References resolved through the ``ReferenceResolver``, and the faults of those that do not
 /// resolve, worded with the files and lines of the rows involved.
 extension ImportPass {
-    /// Resolves one reference from `row`, at `line` of the mapper's file; a fault is added to `problems`.
-    func resolve(_ reference: ObjectReference, from row: RowID, line: Int, mapper: ClassMapper, field: Int,
-                         problems: inout [Diagnostic]) -> FoundObject? {
-        resolve(reference, from: row, location: mapper.location(line, mapper.fields[field], value: reference.sourceText), problems: &problems)
+    /// What a reference gives the object that holds it.
+    enum Referent {
+        /// The object it names.
+        case object(FoundObject)
+        /// It names no object, and the dataset's ``DanglingReferencePolicy`` lets it pass: the
+        /// object it still points at (kept), or `nil` (cleared).
+        case dangling(FoundObject?)
+        /// Nothing: a fault was added, or the reference is counted among the unchecked ones.
+        case none
+
+        /// The object to point at, kept dangling ones included.
+        var object: FoundObject? {
+            switch self {
+            case .object(let object): object
+            case .dangling(let kept): kept
+            case .none: nil
+            }
+        }
     }
 
-    /// The object `reference` resolves to; a fault is added to `problems` (the location is
-    /// built only then).
+    /// Resolves one reference from `row`, at `line` of the mapper's file; a fault is added to
+    /// `problems`, a dangling reference counted.
+    func resolve(_ reference: ObjectReference, from row: RowID, line: Int, mapper: ClassMapper, field: Int,
+                 problems: inout [Diagnostic]) -> Referent {
+        resolve(reference, from: row, location: mapper.location(line, mapper.fields[field], value: reference.sourceText), problems: &problems,
+                dangling: mapper.fields[field].type.isRelation ? .relation : .pointer)
+    }
+
+    /// What `reference` resolves to; a fault is added to `problems` (the location is built only
+    /// then). A reference that names no object is counted as `dangling` says, unless `nil` (a
+    /// join row's sides, counted per row).
     func resolve(_ reference: ObjectReference, from row: RowID?, location: @autoclosure () -> SourceLocation,
-                         problems: inout [Diagnostic]) -> FoundObject? {
+                 problems: inout [Diagnostic], dangling source: DanglingReferenceTally.Source?) -> Referent {
         let target = reference.targetClass
         switch references.resolve(reference, in: location().file) {
         case .found(let object, let line):
             if let row, rejectTracker.isCollecting { rejectTracker.noteReference(from: row, to: RowID(source: sourceIndex(target), line: line)) }
-            return object
+            return .object(object)
         case .outsideDataset:
-            return resolveOutsideDataset(reference, location: location(), problems: &problems)
+            return resolveOutsideDataset(reference, location: location(), problems: &problems, dangling: source)
         case .unchecked:
-            return nil
+            return .none
         case .rejected(let line):
             let place = location()
             let targetRow = rowText(source: sourceIndex(target), row: line, besides: place.file)
@@ -35,32 +58,61 @@ extension ImportPass {
             problems.append(Diagnostic(.ambiguousReference, location(), "two \(target) objects have \(field) \"\(reference.sourceText)\" (\(rows)): "
                                        + "by: \(field) needs a value unique among the \(target) objects"))
         case .missing:
+            let reason = switch reference.identity {
+            case .key: "no \(target) has key \"\(reference.sourceText)\""
+            case .objectId(let id): "no \(target) has objectId \"\(id)\""
+            case .field(let field, _): "no \(target) has \(field) \"\(reference.sourceText)\""
+            }
+            return dangling(reference, reason: reason, location: location(), problems: &problems, source: source)
+        }
+        return .none
+    }
+
+    /// A reference that names no object, as the dataset's policy says: a fault, or kept or
+    /// cleared and counted (when `source` is given).
+    private func dangling(_ reference: ObjectReference, reason: String, location: SourceLocation, problems: inout [Diagnostic],
+                          source: DanglingReferenceTally.Source?) -> Referent {
+        let kept: FoundObject?
+        switch manifest.danglingReferences {
+        case .reject:
+            problems.append(Diagnostic(.danglingReference, location, reason))
+            return .none
+        case .clear:
+            kept = nil
+        case .keep:
             switch reference.identity {
-            case .key: problems.append(Diagnostic(.danglingReference, location(), "no \(target) has key \"\(reference.sourceText)\""))
-            case .objectId(let id): problems.append(Diagnostic(.danglingReference, location(), "no \(target) has objectId \"\(id)\""))
-            case .field(let field, _): problems.append(Diagnostic(.danglingReference, location(), "no \(target) has \(field) \"\(reference.sourceText)\""))
+            case .objectId(let id):
+                kept = FoundObject(givenId: id)
+            case .key(let key):
+                kept = FoundObject(givenId: nil, keyHash: reference.keyHash ?? KeyHasher(className: reference.targetClass).hash(key))
+            case .field(let field, _):
+                // No objectId to keep: the value names the object by a field it does not have.
+                problems.append(Diagnostic(.danglingReference, location, reason + ": a reference by \(field) names no objectId to keep"))
+                return .none
             }
         }
-        return nil
+        if let source { countDangling(reference, at: location, source: source) }
+        return .dangling(kept)
     }
 
     /// A reference to a class the dataset does not declare: only by objectId, checked in the target.
-    private func resolveOutsideDataset(_ reference: ObjectReference, location: SourceLocation, problems: inout [Diagnostic]) -> FoundObject? {
+    private func resolveOutsideDataset(_ reference: ObjectReference, location: SourceLocation, problems: inout [Diagnostic],
+                                       dangling source: DanglingReferenceTally.Source?) -> Referent {
         guard case .objectId(let id) = reference.identity else {
             problems.append(Diagnostic(.referenceOutsideDataset, location, "\(reference.targetClass) is not in this dataset: refer to its objects by objectId"))
-            return nil
+            return .none
         }
         if let feeder {
             do {
                 guard try feeder.targetHas(className: reference.targetClass, objectId: id) else {
-                    problems.append(Diagnostic(.danglingReference, location, "no \(reference.targetClass) has objectId \"\(id)\" in the target"))
-                    return nil
+                    return dangling(reference, reason: "no \(reference.targetClass) has objectId \"\(id)\" in the target", location: location,
+                                    problems: &problems, source: source)
                 }
             } catch {
                 problems.append(Diagnostic(.targetError, location, error.message))
-                return nil
+                return .none
             }
         }
-        return FoundObject(givenId: id)
+        return .object(FoundObject(givenId: id))
     }
 }

@@ -65,6 +65,10 @@ final class ImportPass {
     /// links in one request: when references resolve ahead (a server that takes the loader's
     /// objectIds). A later update would set a new `updatedAt`, which no key can keep.
     var joinFilesAhead: Bool { sending != nil && references.resolvesAhead }
+    /// References that name no object and that the dataset's policy lets pass, by `Class.field`.
+    var danglingTallies: [String: DanglingReferenceTally] = [:]
+    /// The keys of ``danglingTallies`` in the order first met.
+    var danglingOrder: [String] = []
     /// When pruning, while writing: the keys and links the sources hold.
     var pruneTracker: PruneTracker?
     /// The run's token, checked between records.
@@ -520,8 +524,15 @@ final class ImportPass {
             case .pointer(let reference) where references.waits(reference):
                 later([reference])
             case .pointer(let reference):
-                if let object = resolve(reference, from: row, line: draft.line, mapper: mapper, field: index, problems: &problems), feeding != nil {
+                let referent = resolve(reference, from: row, line: draft.line, mapper: mapper, field: index, problems: &problems)
+                guard feeding != nil else { break }
+                switch referent {
+                case .object(let object), .dangling(let object?):
                     fields.append(FieldValue(load.fieldNames[index], .pointer(PointerRef(className: reference.targetClass, objectId: object.objectId))))
+                case .dangling(nil):
+                    fields.append(FieldValue(load.fieldNames[index], .null))
+                case .none:
+                    break
                 }
             case .relation(let refs) where references.linksWait(for: mapper.fields[index].type.targetClass!):
                 later(refs)
@@ -532,7 +543,7 @@ final class ImportPass {
             case .relation(let refs):
                 var ids: [String] = []
                 for reference in refs {
-                    if let object = resolve(reference, from: row, line: draft.line, mapper: mapper, field: index, problems: &problems), feeding != nil {
+                    if let object = resolve(reference, from: row, line: draft.line, mapper: mapper, field: index, problems: &problems).object, feeding != nil {
                         ids.append(object.objectId)
                     }
                 }

@@ -63,6 +63,10 @@ public struct ImportReport: Sendable {
     public var skippedKeys: [SkippedKey] = []
     /// For each class and join relation read from several files, the records read from each.
     public var sourceFiles: [SourceFileTally] = []
+    /// Per field, the references that name no object and that the dataset's
+    /// ``DanglingReferencePolicy`` kept or cleared, in the order first met (rejected ones are
+    /// faults, in ``errors``).
+    public var danglingReferences: [DanglingReferenceTally] = []
     /// `_User` objects whose source has a password hash.
     public var usersWithPasswordHashes = 0
     /// `_User` objects of a Parse export with neither a password hash nor `authData`.

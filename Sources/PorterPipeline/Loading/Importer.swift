@@ -243,6 +243,7 @@ public struct Importer: Sendable {
                      errors: pass.log.shown, errorCount: pass.log.count, faultCounts: pass.log.countsByKind, rejectFiles: rejectFiles,
                      committed: committed, succeeded: succeeded, elapsedSeconds: Date().timeIntervalSince(started),
                      skippedClasses: manifest.skippedClasses, skippedKeys: pass.skippedKeys, sourceFiles: pass.sourceFiles,
+                     danglingReferences: pass.danglingReport,
                      usersWithPasswordHashes: pass.passwordHashes, usersWithoutPassword: pass.usersWithoutPassword,
                      notes: manifest.notes + pass.notes)
     }

@@ -185,6 +185,10 @@ public protocol ObjectSink: AnyObject {
     var requestTallies: [RequestTally] { get }
     /// Whether `_User` password hashes are stored (a mirror); a Parse Server takes none over REST.
     var storesPasswordHashes: Bool { get }
+    /// Whether a relation link whose owner is not in the target can be written (a join table
+    /// row, as a mirror and a database hold them); a Parse Server adds links by updating the
+    /// owner, so it cannot. Only references ``DanglingReferencePolicy/keep`` keeps ask.
+    var holdsLinksOfMissingOwners: Bool { get }
     /// What the import could not carry over as the source had it (timestamps a server set
     /// itself), for the summary.
     var notes: [String] { get }
@@ -211,6 +215,8 @@ extension ObjectSink {
     public var requestTallies: [RequestTally] { [] }
     /// By default password hashes are not stored.
     public var storesPasswordHashes: Bool { false }
+    /// By default links are rows of their own, whose owner need not exist.
+    public var holdsLinksOfMissingOwners: Bool { true }
     /// By default there is nothing to note.
     public var notes: [String] { [] }
     /// By default every name can be stored.

@@ -40,6 +40,9 @@ public struct DatasetManifest: Sendable {
     /// Whether every column a field reads must be in its source unless the field is
     /// ``FieldMapping/optional`` (a manifest written by hand); a Parse export's objects may lack any field.
     public var requiresMappedColumns = false
+    /// What the import does with a pointer, link or join row that names no object: a manifest
+    /// refuses it (``DanglingReferencePolicy/reject``); a Parse export, read as Parse kept it, keeps it.
+    public var danglingReferences = DanglingReferencePolicy.reject
     /// Whether the manifest was built in code (``init(classes:relations:directory:)``), not read from a file.
     package var isBuiltInCode = false
 

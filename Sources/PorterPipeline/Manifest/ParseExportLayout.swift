@@ -38,6 +38,8 @@ struct ParseExportLayout {
     var unreadJoinFiles: Set<String> = []
     /// Which system classes are skipped (``ParseExportSystemClasses``).
     var systemClasses = ParseExportSystemClasses(includeInstallations: false)
+    /// The class each Relation relates to where the objects cannot say (``ExportSchemaInference/relationTargets``).
+    var relationTargets: [String: String] = [:]
 
     init(directory: String, files: SourceFiles? = nil, targetClasses: Set<String>) {
         self.directory = directory
@@ -58,8 +60,9 @@ struct ParseExportLayout {
 
     /// The manifest of an export without `schema.json`: its classes inferred from the objects.
     func inferredManifest() throws(PorterError) -> DatasetManifest {
-        let inferred = try ExportSchemaInference(files: files, targetClasses: targetClasses, systemClasses: systemClasses).infer()
-        guard inferred.faults.isEmpty else { throw PorterError(.invalidData, inferred.faults.joined(separator: "\n")) }
+        let inferred = try ExportSchemaInference(files: files, targetClasses: targetClasses, systemClasses: systemClasses,
+                                                 relationTargets: relationTargets).infer()
+        guard inferred.faults.isEmpty else { throw PorterError(.invalidData, gathering: inferred.faults) }
         var layout = self
         layout.schemaLabel = "inferred schema"
         layout.unreadJoinFiles = inferred.unreadJoinFiles
@@ -108,8 +111,11 @@ struct ParseExportLayout {
             if let note = Self.publicClassesNote(withoutPermissions) { notes.append(note) }
             skipped += try unlistedClassFiles(listed: listed)
         }
-        return DatasetManifest(directory: directory, fileName: schemaLabel, classes: classes, relations: relations, notes: notes,
-                               files: files, skippedClasses: skipped)
+        var manifest = DatasetManifest(directory: directory, fileName: schemaLabel, classes: classes, relations: relations, notes: notes,
+                                       files: files, skippedClasses: skipped)
+        // Parse keeps the pointers and links to the objects it deletes; so does its export.
+        manifest.danglingReferences = .keep
+        return manifest
     }
 
     /// The classes of `/schemas` JSON (`{"results":[…]}`) or of Parse Dashboard's export (a plain

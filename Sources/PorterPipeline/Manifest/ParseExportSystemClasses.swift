@@ -17,7 +17,9 @@ struct ParseExportSystemClasses {
 
     /// Keys of a `_User` row that hold its bcrypt password hash: Parse.com's export wrote
     /// `bcryptPassword`, a database dump has Parse Server's own column `_hashed_password`.
-    static let passwordHashKeys = ["bcryptPassword", "_hashed_password"]
+    static let passwordHashKeys = [exportedHashKey, "_hashed_password"]
+    /// The key Parse.com's export wrote a user's hash under, which `export` writes too when asked.
+    static let exportedHashKey = "bcryptPassword"
 
     /// Import `_Installation` objects instead of skipping them.
     let includeInstallations: Bool

@@ -26,6 +26,9 @@ extension ImportReport {
         if !skippedClasses.isEmpty || !skippedKeys.isEmpty {
             text += "\n\n" + skippedText
         }
+        if !danglingReferences.isEmpty {
+            text += "\n\n" + danglingReferences.map(\.summaryLine).joined(separator: "\n")
+        }
         if !requests.isEmpty {
             let total = RequestTally(phase: "total", requests: requests.map(\.requests).reduce(0, +), operations: requests.map(\.operations).reduce(0, +))
             let requestRows = [["phase", "requests", "operations"]] + (requests + [total]).map { [$0.phase, "\($0.requests)", "\($0.operations)"] }
@@ -91,6 +94,13 @@ extension ImportReport {
             "skippedKeys": .array(skippedKeys.map { skipped in
                 .object(JSONObject(["className": .string(skipped.className), "key": .string(skipped.key), "objects": .integer(Int64(skipped.count)),
                                     "file": .string(skipped.file), "firstLine": .integer(Int64(skipped.firstLine))]))
+            }),
+            "danglingReferences": .array(danglingReferences.map { tally in
+                .object(JSONObject(["className": .string(tally.className), "field": .string(tally.field), "targetClass": .string(tally.targetClass),
+                                    "source": .string(tally.source.rawValue), "policy": .string(tally.policy.rawValue),
+                                    "count": .integer(Int64(tally.count)), "missingOwners": .integer(Int64(tally.missingOwners)),
+                                    "notWritten": .integer(Int64(tally.notWritten)), "file": .string(tally.file),
+                                    "line": .integer(Int64(tally.line)), "value": .string(tally.value)]))
             }),
             "sourceFiles": .array(sourceFiles.map { tally in
                 .object(JSONObject(["reader": .string(tally.reader), "file": .string(tally.file), "records": .integer(Int64(tally.records))]))
