@@ -5,12 +5,33 @@ import XCTest
 /// The habits the command shares with other tools: `--version`, and Parse Server's own
 /// environment variables.
 final class CommandConventionsTests: XCTestCase {
-    func testVersionPrintsTheReleaseVersionOnly() throws {
+    /// `--version` names the release and the commit the binary was built from, read from git at
+    /// build time (scripts/build-commit); a build outside a git work tree says it has none.
+    func testVersionNamesTheReleaseAndTheCommit() throws {
         let result = try CommandRunner.run(["--version"])
         XCTAssertEqual(result.status, 0, result.stderr)
-        XCTAssertEqual(result.stdout, PorterRelease.version + "\n")
         XCTAssertEqual(result.stderr, "")
+        if let head = try git("rev-parse", "HEAD") {
+            let changes = try git("status", "--porcelain")?.isEmpty == false ? ", with uncommitted changes" : ""
+            XCTAssertEqual(result.stdout, "\(PorterRelease.version) (commit \(head.prefix(12))\(changes))\n")
+        } else {
+            XCTAssertEqual(result.stdout, "\(PorterRelease.version) (commit unknown: not built from a git checkout)\n")
+        }
         XCTAssertTrue(try CommandRunner.run(["--help"]).stdout.contains("--version"), "the root help names --version")
+    }
+
+    /// What `git ARGUMENTS…` prints in the package root, trimmed; nil when git fails there.
+    private func git(_ arguments: String...) throws -> String? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["git", "-C", CommandRunner.packageRoot.path] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return process.terminationStatus == 0 ? String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) : nil
     }
 
     /// Parse Server's own variables and none of ours: the empty values hide any of ours this
