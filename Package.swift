@@ -44,7 +44,9 @@ let package = Package(
             "ParseModel", "PorterReaders", "PorterPipeline", "PorterSQLite", "PorterREST", "MirrorQuery", "ParseMirrorServer", "PorterHTTP",
             "PorterMigrations", "PorterPostgres",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
+        ], plugins: ["BuildCommit"]),
+        // Names the git commit of the build for `parse-porter --version` (scripts/build-commit).
+        .plugin(name: "BuildCommit", capability: .buildTool()),
         // Test helpers shared by the test targets (not a product).
         .target(name: "PorterTestSupport", dependencies: ["ParseMirrorServer", "PorterHTTP"], path: "Tests/PorterTestSupport"),
         .testTarget(name: "ParseModelTests", dependencies: ["ParseModel"]),

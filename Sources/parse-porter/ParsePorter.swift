@@ -14,10 +14,17 @@ struct ParsePorter: AsyncParsableCommand {
 
             The examples in each command's help use placeholder paths (library/ is a dataset folder holding dataset.yml and its CSV files). In a ParsePorter checkout, the datasets under Fixtures/ can stand in for them: parse-porter import Fixtures/library.
             """,
-        version: PorterRelease.version,
+        version: versionText,
         subcommands: [ImportCommand.self, ValidateCommand.self, PlanCommand.self, ExportCommand.self, PullCommand.self, ServeCommand.self,
                       MigrateCommand.self, SchemaCommand.self, InitCommand.self]
     )
+
+    /// What `--version` prints: the release and the commit the binary was built from
+    /// (`builtFromCommit`, written at build time by scripts/build-commit).
+    static var versionText: String {
+        guard let commit = builtFromCommit else { return "\(PorterRelease.version) (commit unknown: not built from a git checkout)" }
+        return "\(PorterRelease.version) (commit \(commit.prefix(12))\(builtWithUncommittedChanges ? ", with uncommitted changes" : ""))"
+    }
 
     /// Runs the command; library errors and usage errors map to the documented exit codes.
     static func main() async {

@@ -5,12 +5,73 @@ import XCTest
 /// The habits the command shares with other tools: `--version`, and Parse Server's own
 /// environment variables.
 final class CommandConventionsTests: XCTestCase {
-    func testVersionPrintsTheReleaseVersionOnly() throws {
+    /// `--version` names the release and the commit the binary was built from, a commit of this
+    /// repository. What the work tree holds now may differ from what it held at build time
+    /// (an edit or a commit since), so the commit is checked to exist, not to be HEAD; the
+    /// generator's cases are the next test's.
+    func testVersionNamesTheReleaseAndTheCommit() throws {
         let result = try CommandRunner.run(["--version"])
         XCTAssertEqual(result.status, 0, result.stderr)
-        XCTAssertEqual(result.stdout, PorterRelease.version + "\n")
         XCTAssertEqual(result.stderr, "")
+        let root = CommandRunner.packageRoot
+        guard try git(in: root, "rev-parse", "--show-toplevel") != nil else {
+            return XCTAssertEqual(result.stdout, "\(PorterRelease.version) (commit unknown: not built from a git checkout)\n")
+        }
+        let text = result.stdout
+        let pattern = try NSRegularExpression(pattern: #"^(\S+) \(commit ([0-9a-f]{12})(, with uncommitted changes)?\)\n$"#)
+        let match = try XCTUnwrap(pattern.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)), text)
+        XCTAssertEqual(Range(match.range(at: 1), in: text).map { String(text[$0]) }, PorterRelease.version)
+        let commit = try XCTUnwrap(Range(match.range(at: 2), in: text).map { String(text[$0]) })
+        XCTAssertNotNil(try git(in: root, "cat-file", "-e", commit + "^{commit}"), "\(commit) is a commit of this repository")
         XCTAssertTrue(try CommandRunner.run(["--help"]).stdout.contains("--version"), "the root help names --version")
+    }
+
+    /// scripts/build-commit writes what `--version` names: the HEAD of the package's work tree and
+    /// whether the tree has changes; no commit for a folder inside a work tree but not its top,
+    /// nor for one outside any (a source archive).
+    func testBuildCommitNamesTheHeadOfTheWorkTree() throws {
+        let directory = try CommandRunner.temporaryDirectory(self)
+        let repository = directory.appendingPathComponent("app"), file = repository.appendingPathComponent("file.txt")
+        let inside = repository.appendingPathComponent("Sources"), archive = directory.appendingPathComponent("archive")
+        for folder in [inside, archive] { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
+        XCTAssertNotNil(try git(in: repository, "init", "-q"))
+        try "one\n".write(to: file, atomically: true, encoding: .utf8)
+        XCTAssertNotNil(try git(in: repository, "add", "file.txt"))
+        XCTAssertNotNil(try git(in: repository, "-c", "user.name=Test", "-c", "user.email=test@example.invalid", "commit", "-q", "-m", "one"))
+        let head = try XCTUnwrap(try git(in: repository, "rev-parse", "HEAD"))
+        XCTAssertEqual(try buildCommit(of: repository), ["\"\(head)\"", "false"])
+        try "two\n".write(to: file, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try buildCommit(of: repository), ["\"\(head)\"", "true"])
+        XCTAssertEqual(try buildCommit(of: inside), ["nil", "false"])
+        XCTAssertEqual(try buildCommit(of: archive), ["nil", "false"])
+    }
+
+    /// The values scripts/build-commit gives `builtFromCommit` and `builtWithUncommittedChanges`
+    /// for a package in `folder`.
+    private func buildCommit(of folder: URL) throws -> [String] {
+        let output = try CommandRunner.temporaryDirectory(self).appendingPathComponent("BuildCommit.swift")
+        let script = Process()
+        script.executableURL = URL(fileURLWithPath: "/bin/sh")
+        script.arguments = [CommandRunner.packageRoot.appendingPathComponent("scripts/build-commit").path, folder.path, output.path]
+        try script.run()
+        script.waitUntilExit()
+        XCTAssertEqual(script.terminationStatus, 0)
+        return try String(contentsOf: output, encoding: .utf8).split(separator: "\n").filter { $0.hasPrefix("let ") }
+            .map { $0.split(separator: "=", maxSplits: 1).last!.trimmingCharacters(in: .whitespaces) }
+    }
+
+    /// What `git ARGUMENTS…` prints in `folder`, trimmed; nil when git fails there.
+    private func git(in folder: URL, _ arguments: String...) throws -> String? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["git", "-C", folder.path] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return process.terminationStatus == 0 ? String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) : nil
     }
 
     /// Parse Server's own variables and none of ours: the empty values hide any of ours this
