@@ -3,7 +3,8 @@ import PorterSQLite
 
 /// Reads rows of a class table (aliased `t`) into Parse REST objects, with the selected fields:
 /// objectId, createdAt and updatedAt as plain ISO strings, the ACL when set, each non-null field in
-/// its wire form (a Polygon's ring closed), and every Relation field as
+/// its wire form (a Polygon's ring closed, as Parse Server answers it; the mirror keeps the points
+/// as written), and every Relation field as
 /// `{"__type":"Relation","className":…}`.
 struct ObjectDecoder {
     /// The schema fields read from columns, in schema order.
@@ -41,7 +42,11 @@ struct ObjectDecoder {
                 object[field.name] = ParseValue.relation(RelationRef(className: target)).wireJSON
                 continue
             }
-            if let value = row.value(at: columnIndex, as: field.type), value != .null { object[field.name] = Self.closingRing(value).wireJSON }
+            if case .polygon(let polygon)? = row.value(at: columnIndex, as: field.type) {
+                object[field.name] = ParseValue.polygon(polygon.closed).wireJSON
+            } else if let value = row.value(at: columnIndex, as: field.type), value != .null {
+                object[field.name] = value.wireJSON
+            }
             columnIndex += 1
         }
         for (name, index) in [("createdAt", 1), ("updatedAt", 2)] {
@@ -50,13 +55,5 @@ struct ObjectDecoder {
         }
         if case .acl(let acl)? = row.value(at: 3, as: .acl) { object["ACL"] = ParseValue.acl(acl).wireJSON }
         return object
-    }
-
-    /// A Polygon with its ring closed (the first point repeated at the end), as Parse Server
-    /// gives every Polygon back on both its databases; a mirror keeps the points as written.
-    private static func closingRing(_ value: ParseValue) -> ParseValue {
-        guard case .polygon(let polygon) = value, let first = polygon.coordinates.first, first != polygon.coordinates.last,
-              let closed = try? ParsePolygon(coordinates: polygon.coordinates + [first]) else { return value }
-        return .polygon(closed)
     }
 }

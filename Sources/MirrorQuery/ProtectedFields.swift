@@ -63,13 +63,18 @@ struct ProtectedFields {
         hidden = applying.first.map { first in applying.dropFirst().reduce(first) { $0.intersection($1) } } ?? []
     }
 
-    /// The fields this reader may not query, sort by or `$select`: what is hidden from every
-    /// object it reads (a `userField` entry may show them on some objects, but not to a query),
-    /// plus, of `_User`, `authData` and the secrets.
+    /// The fields this reader may not query or sort by: what is hidden from every object it
+    /// reads (a `userField` entry may show them on some objects, but not to a query), plus, of
+    /// `_User`, `authData`.
     var unqueryable: Set<String> {
         guard !isMaster else { return [] }
-        let userSecrets: Set<String> = className == "_User" ? Self.secretUserFields.union(["authData"]) : []
-        return (hidden ?? []).union(userSecrets)
+        return (hidden ?? []).union(className == "_User" ? ["authData"] : [])
+    }
+
+    /// The fields whose values a `$select` may not read: ``unqueryable`` and, of `_User`, the secrets.
+    var unselectable: Set<String> {
+        guard !isMaster else { return [] }
+        return unqueryable.union(className == "_User" ? Self.secretUserFields : [])
     }
 
     /// `keys` and `excludeKeys` to read with, so every `userField` field is read; the fields read

@@ -45,7 +45,7 @@ extension WhereCompiler {
         try checkKeyName(selectedKey)
         guard let (subSchema, condition) = try subquery(className, constraints) else { return .alwaysFalse }
         let root = String(selectedKey.split(separator: ".", omittingEmptySubsequences: false)[0])
-        if ProtectedFields(subSchema, access: access).unqueryable.contains(root) { return .alwaysFalse }
+        if ProtectedFields(subSchema, access: access).unselectable.contains(root) { return .alwaysFalse }
         let source = QueryTarget(key: selectedKey, schema: subSchema)
         let values = { (type: FieldType) -> SQLFragment? in
             guard let (expression, filter) = Self.selectedValue(source, as: type) else { return nil }
