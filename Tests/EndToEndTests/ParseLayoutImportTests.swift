@@ -166,15 +166,7 @@ final class ParseLayoutImportTests: XCTestCase {
         XCTAssertEqual(first.status, 0, first.stderr)
         let mirror = try CommandRunner.temporaryDirectory(self).appendingPathComponent("app.sqlite")
         _ = try importParseApp(to: mirror)
-        try MongoLayoutRoundTripTests.assertRingsClosed(from: mirror, in: server.file, "parse-app into a Parse Server")
-        func withoutPolygons(_ content: MirrorContent) -> MirrorContent {
-            var content = content
-            for (className, field) in MongoLayoutRoundTripTests.polygonFields {
-                content.objects[className] = content.objects[className]?.mapValues { $0.filter { $0.key != field } }
-            }
-            return content
-        }
-        let served = withoutPolygons(try MirrorContent(server.file, keys: [:])), local = withoutPolygons(try MirrorContent(mirror, keys: [:]))
+        let served = try MirrorContent(server.file, keys: [:]), local = try MirrorContent(mirror, keys: [:]).withPolygonRingsClosed()
         XCTAssertEqual(served.objectCount, 13)
         XCTAssertEqual(served.linkCount, 8)
         XCTAssertEqual(served, local, "\(served.differences(from: local))")
