@@ -3,10 +3,10 @@ import ParseModel
 /// `include`: pointers replaced by the objects they point to, as Parse Server's `RestQuery`
 /// does: each path's prefixes are included first, `keys`/`excludeKeys` such as `post.title`
 /// include `post` and project it, and pointers inside arrays along a path are followed too.
-/// An included object is read with the same access, and its class's `get` permission is checked
-/// as Parse Server checks it (a denied class fails the query: 119, or 101); it carries
-/// `"__type":"Object"` and its `className`; a pointer whose target is missing or unreadable
-/// stays a pointer.
+/// An included object is read with the same access (its class's `protectedFields` too), and its
+/// class's `get` permission is checked as Parse Server checks it (a denied class fails the query:
+/// 119, or 101); it carries `"__type":"Object"` and its `className`; a pointer whose target is
+/// missing or unreadable stays a pointer.
 extension MirrorReader {
     func include(_ paths: [[String]], of query: ParseQuery, schemas: [String: ClassSchema], access: ReadAccess, into results: inout [JSONObject]) throws(ParseError) {
         for path in paths {
@@ -17,8 +17,8 @@ extension MirrorReader {
             for (className, ids) in pointers {
                 guard let targetSchema = schemas[className] else { continue }
                 try access.checkPermission("get", on: targetSchema)
-                let decoder = ObjectDecoder(schema: targetSchema, keys: Self.subKeys(query.keys, below: path), excludeKeys: Self.subExcludeKeys(query.excludeKeys, below: path))
-                targets[className] = try objects(targetSchema, ids: ids.sorted(), decoder: decoder, access: access)
+                targets[className] = try objects(targetSchema, ids: ids.sorted(), keys: Self.subKeys(query.keys, below: path),
+                                                 excludeKeys: Self.subExcludeKeys(query.excludeKeys, below: path), access: access)
             }
             results = results.map { object in
                 guard case .object(let replaced) = Self.replacingPointers(in: .object(object), path[...], with: targets) else { return object }

@@ -65,7 +65,7 @@ public final class MirrorReader {
     private func run(_ query: ParseQuery, schemas: [String: ClassSchema], access: ReadAccess) throws(ParseError) -> (results: [JSONObject], count: Int?) {
         try QueryComplexity.checkNesting(of: query.constraints)
         guard let schema = schemas[query.className] else { return ([], query.count ? 0 : nil) }
-        try access.checkQueryable(query.constraints, order: query.order, className: schema.className)
+        try access.checkQueryable(query.constraints, order: query.order, schema: schema)
         let includePaths = try Self.includePaths(query, schema)
         let compiler = whereCompiler(schema, schemas: schemas, access: access)
         let condition = SQLFragment.all([try compiler.compile(query.constraints), WhereCompiler.readable(schema.className, by: access)])
@@ -79,12 +79,13 @@ public final class MirrorReader {
         guard limit > 0 else { return ([], count) }
         let score = try compiler.textScore(query.constraints)
         let selectsScore = score != nil && (query.keys ?? []).contains("$score")
-        let decoder = ObjectDecoder(schema: schema, keys: query.keys, excludeKeys: query.excludeKeys)
+        var protection = ProtectedFields(schema, access: access, queriedObjectId: query.constraints["objectId"]?.stringValue)
+        let selection = protection.selection(keys: query.keys, excludeKeys: query.excludeKeys)
+        let decoder = ObjectDecoder(schema: schema, keys: selection.keys, excludeKeys: selection.excludeKeys)
         let order = Self.order(query.order, schema, score: score, distance: query.order.isEmpty ? try compiler.nearSphereDistance(query.constraints) : nil)
         let sql = "SELECT \(decoder.selectList)" + (selectsScore ? ", " + score! : SQLFragment("")) + " FROM \(table) AS t WHERE " + condition
             + " ORDER BY " + order + " LIMIT " + .parameter(.integer(Int64(limit))) + " OFFSET " + .parameter(.integer(Int64(query.skip)))
-        var results = try objects(sql, decoder, scoreColumn: selectsScore ? decoder.columnCount : nil)
-            .map { access.hidingProtectedFields(of: $0, className: schema.className) }
+        var results = try objects(sql, decoder, scoreColumn: selectsScore ? decoder.columnCount : nil).map(protection.visible)
         try include(includePaths, of: query, schemas: schemas, access: access, into: &results)
         return (results, count)
     }
@@ -102,8 +103,13 @@ public final class MirrorReader {
         return try find(query, schemas: schemas, access: access, budget: budget).results.first
     }
 
-    /// The readable objects of `schema`'s class among `objectIds`, by objectId.
-    func objects(_ schema: ClassSchema, ids objectIds: [String], decoder: ObjectDecoder, access: ReadAccess) throws(ParseError) -> [String: JSONObject] {
+    /// The readable objects of `schema`'s class among `objectIds`, by objectId, with the fields
+    /// `keys` and `excludeKeys` select that the reader may see.
+    func objects(_ schema: ClassSchema, ids objectIds: [String], keys: [String]?, excludeKeys: [String]?,
+                 access: ReadAccess) throws(ParseError) -> [String: JSONObject] {
+        var protection = ProtectedFields(schema, access: access)
+        let selection = protection.selection(keys: keys, excludeKeys: excludeKeys)
+        let decoder = ObjectDecoder(schema: schema, keys: selection.keys, excludeKeys: selection.excludeKeys)
         var found: [String: JSONObject] = [:]
         var start = 0
         while start < objectIds.count {
@@ -111,7 +117,7 @@ public final class MirrorReader {
             let condition = SQLFragment.all(["\(column("objectId")) IN (" + .parameters(chunk.map(ParseValue.string)) + ")",
                                              WhereCompiler.readable(schema.className, by: access)])
             for object in try objects("SELECT \(decoder.selectList) FROM \(quoted(schema.className)) AS t WHERE " + condition, decoder) {
-                if case .string(let id)? = object["objectId"] { found[id] = access.hidingProtectedFields(of: object, className: schema.className) }
+                if case .string(let id)? = object["objectId"] { found[id] = protection.visible(object) }
             }
             start += chunk.count
         }

@@ -3,7 +3,9 @@ import PorterSQLite
 
 /// Reads rows of a class table (aliased `t`) into Parse REST objects, with the selected fields:
 /// objectId, createdAt and updatedAt as plain ISO strings, the ACL when set, each non-null field in
-/// its wire form, and every Relation field as `{"__type":"Relation","className":…}`.
+/// its wire form (a Polygon's ring closed, as Parse Server answers it; the mirror keeps the points
+/// as written), and every Relation field as
+/// `{"__type":"Relation","className":…}`.
 struct ObjectDecoder {
     /// The schema fields read from columns, in schema order.
     private let columns: [SchemaField]
@@ -40,7 +42,11 @@ struct ObjectDecoder {
                 object[field.name] = ParseValue.relation(RelationRef(className: target)).wireJSON
                 continue
             }
-            if let value = row.value(at: columnIndex, as: field.type), value != .null { object[field.name] = value.wireJSON }
+            if case .polygon(let polygon)? = row.value(at: columnIndex, as: field.type) {
+                object[field.name] = ParseValue.polygon(polygon.closed).wireJSON
+            } else if let value = row.value(at: columnIndex, as: field.type), value != .null {
+                object[field.name] = value.wireJSON
+            }
             columnIndex += 1
         }
         for (name, index) in [("createdAt", 1), ("updatedAt", 2)] {

@@ -81,21 +81,26 @@ public struct ParseQuery: Sendable {
         count = false
     }
 
+    /// `where` as an object. An array is read as Parse Server reads it, an object keyed by its
+    /// indexes, which are no field names: 105 for its first, as Parse Server answers.
     private static func whereObject(_ value: JSONValue?) throws(ParseError) -> JSONObject {
+        var value = value
+        if case .string(let text)? = value {
+            guard let parsed = try? JSONParser.parse(text) else { throw ParseError(.invalidQuery, "where must be a JSON object") }
+            value = parsed
+        }
         switch value {
         case nil, .null?: return JSONObject()
         case .object(let object)?: return object
-        case .string(let text)?:
-            guard case .object(let object)? = try? JSONParser.parse(text) else {
-                throw ParseError(.invalidQuery, "where must be a JSON object")
-            }
-            return object
+        case .array(let items)? where !items.isEmpty: throw ParseError(.invalidKeyName, "Invalid key name: 0")
+        case .array?: return JSONObject()
         default: throw ParseError(.invalidQuery, "where must be a JSON object")
         }
     }
 
     /// `-a,b` → a descending, b ascending. Parse Server's aliases `_created_at` and `_updated_at`
-    /// are renamed; `$score` and `-$score` sort by text-search relevance; other names must be valid field names.
+    /// are renamed; `$score` and `-$score` sort by text-search relevance; other names (`score` is
+    /// a field like any other, as in the Parse guide's GameScore) must be valid field names.
     private static func sortKeys(_ value: JSONValue?) throws(ParseError) -> [SortKey] {
         var keys: [SortKey] = []
         for item in list(value) ?? [] {
@@ -106,7 +111,6 @@ public struct ParseQuery: Sendable {
             case "$score":
                 if !keys.contains(SortKey.score) { keys.append(SortKey.score) }
                 continue
-            case "score": continue
             case "_created_at": name = "createdAt"
             case "_updated_at": name = "updatedAt"
             default: break

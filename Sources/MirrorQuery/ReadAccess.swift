@@ -5,8 +5,8 @@ import ParseModel
 public struct ReadAccess: Sendable {
     /// The ACL entries that grant this reader access; `nil` for the master key.
     public let principals: Set<String>?
-    /// The signed-in user (not for the master key). It reads only its own `_Session` objects, and
-    /// only its own `email` and `authData` among `_User` objects.
+    /// The signed-in user (not for the master key). It reads only its own `_Session` objects, all
+    /// of its own `_User` object, and what the classes' `protectedFields` leave it (``ProtectedFields``).
     public let userId: String?
     /// Why the reader may not query a class a sub-query (`$inQuery`, `$select`…) names, given its
     /// schema (`nil` when the class does not exist): its class-level `find` permission, as for the
@@ -55,17 +55,18 @@ public struct ReadAccess: Sendable {
         throw denied
     }
 
-    /// Fields of `_User` shown only to the user itself and the master key: Parse Server's default
-    /// `protectedFields` (`email`), and `authData`.
-    static let protectedUserFields: Set = ["email", "authData"]
-
     /// 119 when a reader other than the master key queries (in `constraints`, also inside `$or`,
-    /// `$and` and `$nor`) or sorts by a protected field of `className` or a path into one, as
-    /// Parse Server's `denyProtectedFields` refuses it: the answer would tell who has which
-    /// address. The user itself is refused too, as in Parse Server.
-    func checkQueryable(_ constraints: JSONObject, order: [ParseQuery.SortKey], className: String) throws(ParseError) {
-        guard !isMaster, className == "_User" else { return }
-        func isProtected(_ key: String) -> Bool { Self.protectedUserFields.contains(String(key.prefix { $0 != "." })) }
+    /// `$and` and `$nor`) or sorts by a field of the class that ``ProtectedFields`` hides from it,
+    /// or a path into one, as Parse Server's `denyProtectedFields` refuses a query on them: the
+    /// answer would tell what the field holds. *Stricter* than Parse Server 7.1.0, which checks
+    /// only the top-level keys of `where`: nested conditions, dotted paths and `order` too, and
+    /// `_User.authData` as `email`.
+    func checkQueryable(_ constraints: JSONObject, order: [ParseQuery.SortKey], schema: ClassSchema) throws(ParseError) {
+        guard !isMaster else { return }
+        let className = schema.className
+        let unqueryable = ProtectedFields(schema, access: self, queriedObjectId: constraints["objectId"]?.stringValue).unqueryable
+        guard !unqueryable.isEmpty else { return }
+        func isProtected(_ key: String) -> Bool { unqueryable.contains(String(key.prefix { $0 != "." })) }
         func check(_ constraints: JSONObject) throws(ParseError) {
             for member in constraints {
                 if isProtected(member.key) {
@@ -79,17 +80,5 @@ public struct ReadAccess: Sendable {
         for key in order where isProtected(key.field) {
             throw ParseError(.operationForbidden, "This user is not allowed to sort by \(key.field) on class \(className)")
         }
-    }
-
-    /// `object` (of `className`) without what Parse Server never shows of a `_User`: the password,
-    /// its hash and a session token (sign-up, log-in and `/users/me` add the caller's own), nor,
-    /// except to the user itself and the master key, its `email` (Parse's default `protectedFields`)
-    /// and `authData`.
-    func hidingProtectedFields(of object: JSONObject, className: String) -> JSONObject {
-        guard className == "_User" else { return object }
-        let isSelf = isMaster || (userId != nil && object["objectId"]?.stringValue == userId)
-        let secret: Set = ["password", "_hashed_password", "sessionToken"]
-        let hidden = isSelf ? secret : secret.union(Self.protectedUserFields)
-        return JSONObject(object.members.filter { !hidden.contains($0.key) })
     }
 }

@@ -45,7 +45,7 @@ extension WhereCompiler {
         try checkKeyName(selectedKey)
         guard let (subSchema, condition) = try subquery(className, constraints) else { return .alwaysFalse }
         let root = String(selectedKey.split(separator: ".", omittingEmptySubsequences: false)[0])
-        if !isMaster && className == "_User" && Self.hiddenUserFields.contains(root) { return .alwaysFalse }
+        if ProtectedFields(subSchema, access: access).unselectable.contains(root) { return .alwaysFalse }
         let source = QueryTarget(key: selectedKey, schema: subSchema)
         let values = { (type: FieldType) -> SQLFragment? in
             guard let (expression, filter) = Self.selectedValue(source, as: type) else { return nil }
@@ -64,9 +64,6 @@ extension WhereCompiler {
         }
     }
 
-    /// Fields of `_User` no one but the master key may select values of.
-    private static let hiddenUserFields: Set = ["password", "_hashed_password", "sessionToken", "email", "authData"]
-
     /// The condition (on `t`) of the objects of `className` the reader finds with `constraints`;
     /// `nil` when the class does not exist (and the reader may know that).
     private func subquery(_ className: String, _ constraints: JSONObject) throws(ParseError) -> (ClassSchema, SQLFragment)? {
@@ -74,7 +71,7 @@ extension WhereCompiler {
         let subSchema = schemas[className]
         if !isMaster, let denial = access.subqueryDenial(className, subSchema) { throw denial }
         guard let subSchema else { return nil }
-        try access.checkQueryable(constraints, order: [], className: className)
+        try access.checkQueryable(constraints, order: [], schema: subSchema)
         var compiler = WhereCompiler(schema: subSchema, schemas: schemas, isMaster: isMaster, regexes: regexes)
         compiler.access = access
         compiler.textIndexes = textIndexes

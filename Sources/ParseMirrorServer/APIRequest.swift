@@ -24,14 +24,19 @@ struct APIRequest {
     /// sub-request took the write lock.
     var passwordHash: String?
 
-    /// Reads an HTTP request; a body that is not a JSON object is 400 `{"error":"Invalid JSON: …"}`.
+    /// Reads an HTTP request; a body that is neither a JSON object nor an array is 400
+    /// `{"error":"Invalid JSON: …"}`. An array is read as Parse Server reads it, as an object keyed
+    /// by its indexes (`[1,2]` is `{"0":1,"1":2}`), so a create with it is 105 `Invalid field name: 0.`.
     init(_ http: HTTPRequest, path: String, publicURL: String) throws {
         var json: JSONObject?
         if !http.body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
             let parsed: JSONValue
             do { parsed = try JSONParser.parse(bytes: http.body) } catch { throw APIError.invalidJSON(error.description) }
-            guard case .object(let object) = parsed else { throw APIError.invalidJSON("the body must be a JSON object") }
-            json = object
+            switch parsed {
+            case .object(let object): json = object
+            case .array(let items): json = JSONObject(items.enumerated().map { JSONMember(String($0.offset), $0.element) })
+            default: throw APIError.invalidJSON("the body must be a JSON object")
+            }
         }
         var method = http.method
         if method == "POST", case .string(let override)? = json?["_method"] { method = override }

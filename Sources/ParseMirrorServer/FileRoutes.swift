@@ -12,6 +12,9 @@ enum FileEndpoint {
     case download(applicationId: String, name: String)
     /// `DELETE /files/:name`: master key only.
     case delete(name: String)
+    /// `GET /files/:appId/metadata/:name`: `{}`, as Parse Server answers without a files
+    /// adapter that keeps metadata (the mirror keeps none).
+    case metadata
 
     /// `nil` when the request is not for a file route.
     init?(method: String, path: String) {
@@ -21,6 +24,7 @@ enum FileEndpoint {
         case ("POST", 1): self = .unnamedUpload
         case ("POST", 2): self = .upload(name: parts[1])
         case ("GET", 3): self = .download(applicationId: parts[1], name: parts[2])
+        case ("GET", 4) where parts[2] == "metadata": self = .metadata
         case ("DELETE", 2): self = .delete(name: parts[1])
         default: return nil
         }
@@ -45,6 +49,8 @@ extension ParseMirrorAPI {
                 return denied.httpResponse
             }
             return download(name: name)
+        case .metadata:
+            return APIResponse(JSONObject()).httpResponse
         case .delete(let name):
             guard try fileCaller(http).hasMasterKey else { throw APIError.masterKeyRequired }
             guard (try? files.delete(name: name)) == true else { throw APIError.parse(ParseErrorCode.fileDeleteError, "Could not delete file.") }

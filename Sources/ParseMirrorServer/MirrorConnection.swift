@@ -138,6 +138,16 @@ final class MirrorConnection {
         try delete.run()
     }
 
+    /// Deletes every object of a class and every link of its Relations.
+    func deleteAllObjects(of schema: ClassSchema) throws {
+        for field in schema.fields where field.type.isRelation {
+            let table = MirrorLayout.joinTable(owner: schema.className, field: field.name)
+            guard !(try database.rows("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", [table])).isEmpty else { continue }
+            try database.execute("DELETE FROM \(quoted(table))")
+        }
+        try database.execute("DELETE FROM \(quoted(schema.className))")
+    }
+
     /// SQLite refuses to drop a column an index uses (the importer's natural-key index).
     private func dropIndexes(on column: String, of table: String) throws {
         let indexes = try database.rows("SELECT DISTINCT il.name FROM pragma_index_list(?1) AS il, pragma_index_info(il.name) AS ii WHERE ii.name = ?2 AND il.origin = 'c'", [table, column])

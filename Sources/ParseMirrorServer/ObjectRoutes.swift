@@ -4,7 +4,7 @@ import ParseModel
 /// `/classes/:className[/:objectId]`: create, get, update, delete and query objects.
 extension ParseMirrorAPI {
     func create(_ request: APIRequest, className: String, caller: Caller, data: DataAccess) throws -> APIResponse {
-        try Self.checkClassName(className)
+        try checkClassNameForWrite(className, caller: caller)
         if className == "_User" { return try signUp(request, caller: caller, data: data) }
         if className == "_Session" {
             try Self.checkSessionWrite(request.body, caller: caller, creating: true)
@@ -20,7 +20,7 @@ extension ParseMirrorAPI {
     }
 
     func update(_ request: APIRequest, className: String, objectId: String, caller: Caller, data: DataAccess) throws -> APIResponse {
-        try Self.checkClassName(className)
+        try checkClassNameForWrite(className, caller: caller)
         var body = request.body
         if className == "_Session" { try Self.checkSessionWrite(body, caller: caller, creating: false) }
         if className == "_User" && !caller.isMaster && caller.userId == nil {
@@ -46,8 +46,9 @@ extension ParseMirrorAPI {
         }
     }
 
+    /// A user the caller may not delete is 206 "Insufficient auth." (missing too, unless master),
+    /// a session 101 "Object not found for delete.", as Parse Server answers.
     func delete(className: String, objectId: String, caller: Caller, data: DataAccess) throws -> APIResponse {
-        try Self.checkClassName(className)
         if className == "_User" && !caller.isMaster && caller.userId == nil {
             throw APIError.parse(.sessionMissing, "Insufficient auth to delete user")
         }
@@ -55,8 +56,10 @@ extension ParseMirrorAPI {
         return try data.write { connection in
             guard let schema = try connection.schema(className) else { throw missingClass(className, caller: caller) }
             try caller.checkPermission("delete", on: schema)
-            if className == "_Session" { try Self.checkSessionOwner(objectId, caller: caller, connection: connection) }
-            guard let row = try connection.row(className, objectId: objectId, fields: []), caller.canWrite(row.acl) else { throw APIError.objectNotFound }
+            if className == "_Session" { try Self.checkSessionOwner(objectId, caller: caller, deleting: true, connection: connection) }
+            guard let row = try connection.row(className, objectId: objectId, fields: []), caller.canWrite(row.acl) else {
+                throw className == "_User" && !caller.isMaster ? APIError.parse(.sessionMissing, "Insufficient auth.") : APIError.objectNotFound
+            }
             try connection.delete(className, objectId: objectId)
             if className == "_User" { try deleteSessions(userId: objectId, connection: connection) }
             return APIResponse(JSONObject())
@@ -64,9 +67,9 @@ extension ParseMirrorAPI {
     }
 
     /// `GET /classes/C/id`: only `keys`, `include`, `excludeKeys` and the read preferences are
-    /// allowed (102 otherwise); a missing or unreadable object is 101.
+    /// allowed (102 otherwise); a missing or unreadable object is 101. A signed-in user reading
+    /// its own `_User` object gets its session token too, as from Parse Server.
     func get(_ request: APIRequest, className: String, objectId: String, caller: Caller, data: DataAccess) throws -> APIResponse {
-        try Self.checkClassName(className)
         let allowed: Set = ["keys", "include", "excludeKeys", "readPreference", "includeReadPreference", "subqueryReadPreference"]
         guard request.parameters.keys.allSatisfy(allowed.contains) else { throw APIError.parse(.invalidQuery, "Improper encode of parameter") }
         try Self.checkSessionRead(className, caller: caller)
@@ -78,6 +81,7 @@ extension ParseMirrorAPI {
                                                            include: Self.names(request.parameters["include"]) ?? [], schemas: schemas,
                                                            access: caller.readAccess, budget: request.budget) else { throw APIError.objectNotFound }
             for key in Self.names(request.parameters["excludeKeys"]) ?? [] { object[key] = nil }
+            if className == "_User", let token = caller.sessionToken, caller.userId == objectId { object["sessionToken"] = .string(token) }
             return APIResponse(object)
         }
     }
@@ -85,7 +89,6 @@ extension ParseMirrorAPI {
     /// `GET /classes/C` (or POST with `_method: GET`): `{"results":[…]}` plus `count` when asked.
     /// A class that does not exist has no objects for the master key and is 119 for others.
     func find(_ request: APIRequest, className: String, caller: Caller, data: DataAccess) throws -> APIResponse {
-        try Self.checkClassName(className)
         try Self.checkSessionRead(className, caller: caller)
         try caller.checkInstallationAccess("find", on: className)
         let query = try ParseQuery(className: className, parameters: request.parameters)
@@ -105,13 +108,22 @@ extension ParseMirrorAPI {
 
     // MARK: Shared by the object and user routes
 
-    /// 103 unless `className` is a valid class name or one of Parse's own classes.
+    /// 103 unless `className` is a valid class name or one of Parse's own classes (`/schemas`).
     static func checkClassName(_ className: String) throws {
         guard ParseNames.classNameProblem(className) == nil else { throw APIError.invalidClassName(className) }
     }
 
+    /// An object route reads a class with an invalid name as one that does not exist (no class
+    /// can have that name); a write that would create it is refused as Parse Server refuses it:
+    /// 119 when the caller may not create classes, else 107.
+    func checkClassNameForWrite(_ className: String, caller: Caller) throws {
+        guard ParseNames.classNameProblem(className) != nil else { return }
+        guard mayUseMissingClass(className, caller: caller) else { throw APIError.nonExistentClass(className) }
+        throw APIError.parse(.invalidJSON, "schema class name does not revalidate")
+    }
+
     /// The objectId a create body asks for. Without `allowCustomObjectId` an `objectId` (or
-    /// `id`) member is 105; with it an empty or null one is 104.
+    /// `id`) member is 105; with it an empty or null one is 104, one that is not a string 111.
     func customObjectId(_ body: JSONObject, className: String) throws -> String? {
         guard configuration.allowCustomObjectId else {
             for key in ["objectId", "id"] where ![nil, .null, .string("")].contains(body[key]) {
@@ -120,6 +132,7 @@ extension ParseMirrorAPI {
             return nil
         }
         guard let value = body["objectId"] else { return nil }
+        if value != .null, value.stringValue == nil { throw Self.typeMismatch(className, "objectId", expected: .string, got: value) }
         guard case .string(let objectId) = value, !objectId.isEmpty else {
             throw APIError.parse(.missingObjectId, "objectId must not be empty, null or undefined")
         }
@@ -141,13 +154,26 @@ extension ParseMirrorAPI {
         mayUseMissingClass(className, caller: caller) ? .objectNotFound : .nonExistentClass(className)
     }
 
-    /// Checks a body against the class (see ``mayUseMissingClass(_:caller:)``; the
-    /// `create`/`update` CLP) and its schema.
+    /// Checks a body against the class (see ``mayUseMissingClass(_:caller:)``) and its schema,
+    /// then the `create`/`update` CLP, in Parse Server's order (so a denied `addField` is
+    /// answered before a denied `create`). `createdAt` and `updatedAt` are not written, but
+    /// must be Dates when given (111).
     func writePlan(_ body: JSONObject, className: String, current: ClassSchema?, caller: Caller, creating: Bool) throws -> WritePlan {
         guard current != nil || mayUseMissingClass(className, caller: caller) else { throw APIError.nonExistentClass(className) }
+        for field in ["createdAt", "updatedAt"] {
+            guard let value = body[field], value != .null else { continue }
+            guard case .date? = try? ParseValue(wire: value) else { throw Self.typeMismatch(className, field, expected: .date, got: value) }
+        }
+        let plan = try WritePlan(className: className, body: WriteBody(body), current: current, caller: caller, creating: creating,
+                                 fieldLimit: configuration.limits.fieldsPerClass)
         if let current { try caller.checkPermission(creating ? "create" : "update", on: current) }
-        return try WritePlan(className: className, body: WriteBody(body), current: current, caller: caller, creating: creating,
-                             fieldLimit: configuration.limits.fieldsPerClass)
+        return plan
+    }
+
+    /// 111 "schema mismatch for C.field; expected String but got Number", Parse Server's words.
+    static func typeMismatch(_ className: String, _ field: String, expected: FieldType, got value: JSONValue) -> APIError {
+        let given = (try? ParseValue(wire: value))?.fieldType.map { "\($0)" } ?? "Object"
+        return APIError.parse(.incorrectType, "schema mismatch for \(className).\(field); expected \(expected) but got \(given)")
     }
 
     /// Creates the class or fields the plan adds, then inserts the object and its relation
@@ -165,6 +191,8 @@ extension ParseMirrorAPI {
         for link in changes.links { try connection.link(plan.className, field: link.field, owner: objectId, add: link.add, remove: link.remove) }
         var response = JSONObject(["objectId": .string(objectId), "createdAt": .string(createdAt.iso)])
         response.members += changes.results.members
+        // Values a `defaultValue` filled in, which the client did not send, as Parse Server reports them.
+        for field in plan.defaulted { if case .set(let value)? = plan.body.edit(of: field) { response[field] = value.wireJSON } }
         return response
     }
 

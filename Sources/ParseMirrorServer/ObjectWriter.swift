@@ -89,7 +89,12 @@ package struct WriteBody {
     }
 
     private static func edit(_ json: JSONValue) throws -> FieldEdit {
-        guard case .object(let object) = json, case .string(let op)? = object["__op"] else { return .set(try value(json)) }
+        guard case .object(let object) = json, case .string(let op)? = object["__op"] else {
+            if json["__type"] == .string("Polygon"), case .array(let points)? = json["coordinates"], points.count < 3 {
+                throw APIError.parse(.invalidJSON, "Polygon must have at least 3 values")
+            }
+            return .set(try value(json))
+        }
         switch op {
         case "Delete":
             return .delete
@@ -160,6 +165,8 @@ struct WritePlan {
     /// Fields the write adds, typed by their first non-null value (schema auto-growth).
     private(set) var newFields: [SchemaField] = []
     private(set) var body: WriteBody
+    /// Fields a create fills with their `defaultValue`.
+    private(set) var defaulted: [String] = []
 
     /// Types each edit against the schema (111 on a mismatch), grows it (the caller needs
     /// `addField` unless master, checked before any field is typed; a new class needs the
@@ -209,6 +216,7 @@ struct WritePlan {
             guard let value = field.defaultValue, body.edit(of: field.name)?.clears ?? true else { continue }
             body.edits.removeAll { $0.field == field.name }
             body.edits.append((field.name, .set(value)))
+            defaulted.append(field.name)
         }
         for field in schema.fields where field.required {
             guard let edit = body.edit(of: field.name), !edit.clears else { throw APIError.parse(.validationError, "\(field.name) is required") }

@@ -16,11 +16,13 @@ import PorterPipeline
 ///                                            headers: HTTPHeaders([("X-Parse-Application-Id", "library")])))
 /// ```
 ///
-/// Routes, under the mount path: `/health` (any method), `GET /serverInfo`, `/schemas[/:className]`,
-/// `/classes/:className[/:objectId]` (and the aliases `/users`, `/roles`, `/sessions`,
-/// `/installations`), `GET /aggregate/:className`, `POST /batch`, `/login`, `POST /logout`, `GET /users/me`, the file routes
-/// (`POST /files/:name`, `GET /files/:appId/:name`, `DELETE /files/:name`), and `OPTIONS`
-/// (CORS preflight) on any path. A POST whose body has `_method` is answered as that method.
+/// Routes, under the mount path: `/health` (any method), `GET /serverInfo`, `GET /config`,
+/// `/schemas[/:className]`, `DELETE /purge/:className`, `/classes/:className[/:objectId]` (and the
+/// aliases `/users`, `/roles`, `/sessions`, `/installations`), `GET /aggregate/:className`,
+/// `POST /batch`, `/login`, `/verifyPassword`, `POST /logout`, `GET /users/me`, `GET /sessions/me`,
+/// the file routes (`POST /files/:name`, `GET /files/:appId/:name`,
+/// `GET /files/:appId/metadata/:name`, `DELETE /files/:name`), and `OPTIONS` (CORS preflight) on
+/// any path. A POST whose body has `_method` is answered as that method.
 /// Unknown routes get 404 `{"error":"Cannot GET /path"}` (Express answers them with an HTML page).
 public final class ParseMirrorAPI: HTTPHandler {
     /// The app id, keys, mount path and limits requests are answered with.
@@ -72,7 +74,15 @@ public final class ParseMirrorAPI: HTTPHandler {
         var request = try APIRequest(http, path: path, publicURL: publicURL(http))
         request.budget = ResultBudget(bytes: configuration.limits.resultBytes)
         let data = DataAccess(store: store, batch: nil)
-        let caller = try Caller.authenticate(request.credentials, remoteAddress: http.remoteAddress, configuration: configuration, data: data)
+        // As Parse Server's middleware: a log-in ignores the session token, and `/sessions/me`
+        // (without a query string) looks its token up itself.
+        var credentials = request.credentials
+        switch Endpoint(method: request.method, path: request.path) {
+        case .logIn?: credentials.sessionToken = nil
+        case .currentSession? where http.query.isEmpty: credentials.sessionToken = nil
+        default: break
+        }
+        let caller = try Caller.authenticate(credentials, remoteAddress: http.remoteAddress, configuration: configuration, data: data)
         let response = try route(request, caller: caller, data: data)
         return (response.httpResponse, response.internalFailures)
     }
@@ -95,11 +105,15 @@ public final class ParseMirrorAPI: HTTPHandler {
         guard let endpoint = Endpoint(method: request.method, path: request.path) else { throw APIError.noRoute(request.method, request.path) }
         switch endpoint {
         case .serverInfo: return try serverInfo(caller)
+        case .config: return APIResponse(JSONObject(["params": .object(JSONObject())]))
+        case .purge(let className): return try purge(className, caller: caller, data: data)
         case .schemas(let className): return try schemaRoute(request, className: className, caller: caller, data: data)
         case .batch: return try batch(request, caller: caller, data: data)
-        case .logIn: return try logIn(request, data: data)
-        case .logOut: return try logOut(caller, data: data)
-        case .currentUser: return try withFileURLs(currentUser(caller, data: data), request)
+        case .logIn: return try logIn(request, caller: caller, data: data)
+        case .verifyPassword: return try withFileURLs(verifyPassword(request, caller: caller, data: data), request)
+        case .logOut: return try logOut(request, data: data)
+        case .currentUser: return try withFileURLs(currentUser(request, data: data), request)
+        case .currentSession: return try currentSession(request, data: data)
         case .query(let className): return try withFileURLs(find(request, className: className, caller: caller, data: data), request)
         case .aggregate(let className): return try aggregate(request, className: className, caller: caller, data: data)
         case .create(let className): return try create(request, className: className, caller: caller, data: data)
@@ -128,7 +142,7 @@ public final class ParseMirrorAPI: HTTPHandler {
             "logs": .object(JSONObject(["level": off, "size": off, "order": off, "until": off, "from": off])),
             "push": .object(JSONObject(["immediatePush": off, "scheduledPush": off, "storedPushData": off, "pushAudiences": off, "localization": off])),
             "schemas": .object(JSONObject(["addField": on, "removeField": on, "addClass": on, "removeClass": on,
-                                           "clearAllDataFromClass": off, "exportClass": off, "editClassLevelPermissions": on,
+                                           "clearAllDataFromClass": on, "exportClass": off, "editClassLevelPermissions": on,
                                            "editPointerPermissions": off])),
         ])
         // Parse Server's shape, naming this server instead of claiming a Parse Server version.
@@ -157,10 +171,11 @@ struct DataAccess {
 
 /// What a method and path ask for.
 enum Endpoint {
-    case serverInfo
+    case serverInfo, config
     case schemas(className: String?)
+    case purge(className: String)
     case batch
-    case logIn, logOut, currentUser
+    case logIn, verifyPassword, logOut, currentUser, currentSession
     case query(className: String), create(className: String)
     case aggregate(className: String)
     case get(className: String, objectId: String), update(className: String, objectId: String), delete(className: String, objectId: String)
@@ -171,12 +186,16 @@ enum Endpoint {
         guard let first = parts.first else { return nil }
         switch (method, first, parts.count) {
         case ("GET", "serverInfo", 1): self = .serverInfo
+        case ("GET", "config", 1): self = .config
+        case ("DELETE", "purge", 2): self = .purge(className: parts[1])
         case ("GET", "schemas", 1...2), ("POST", "schemas", 1...2), ("PUT", "schemas", 2), ("DELETE", "schemas", 2):
             self = .schemas(className: parts.count == 2 ? parts[1] : nil)
         case ("POST", "batch", 1): self = .batch
         case ("GET", "login", 1), ("POST", "login", 1): self = .logIn
+        case ("GET", "verifyPassword", 1), ("POST", "verifyPassword", 1): self = .verifyPassword
         case ("POST", "logout", 1): self = .logOut
         case ("GET", "users", 2) where parts[1] == "me": self = .currentUser
+        case ("GET", "sessions", 2) where parts[1] == "me": self = .currentSession
         case ("GET", "aggregate", 2): self = .aggregate(className: parts[1])
         case (_, "classes", 2...3):
             self.init(method: method, className: parts[1], objectId: parts.count == 3 ? parts[2] : nil)
@@ -191,8 +210,8 @@ enum Endpoint {
     /// a batch runs it outside the write lock.
     var runsOutsideWriteLock: Bool {
         switch self {
-        case .serverInfo, .logIn, .currentUser, .query, .get, .aggregate: true
-        case .schemas, .batch, .logOut, .create, .update, .delete: false
+        case .serverInfo, .config, .logIn, .verifyPassword, .currentUser, .currentSession, .query, .get, .aggregate: true
+        case .schemas, .purge, .batch, .logOut, .create, .update, .delete: false
         }
     }
 

@@ -13,6 +13,16 @@ extension ParseMirrorAPI {
         }
         return try request.method == "GET" ? data.read(answer) : data.write(answer)
     }
+
+    /// `DELETE /purge/:className` (master key only, 403 otherwise): deletes every object of the
+    /// class and its Relations' links, keeping the class; `{}`, also when there is no such class.
+    func purge(_ className: String, caller: Caller, data: DataAccess) throws -> APIResponse {
+        guard caller.hasMasterKey else { throw APIError.masterKeyRequired }
+        try data.write { connection in
+            if let schema = try connection.schema(className) { try connection.deleteAllObjects(of: schema) }
+        }
+        return APIResponse(JSONObject())
+    }
 }
 
 /// The `/schemas` routes over any ``SchemaStorage``, with Parse Server's checks and error codes:

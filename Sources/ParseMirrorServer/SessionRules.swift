@@ -30,8 +30,9 @@ extension ParseMirrorAPI {
     }
 
     /// `POST /sessions` by a signed-in client: a new session of the caller with a server-made
-    /// token (the body's `user` and `objectId` are ignored, its other fields kept), answered 201
-    /// with the session as stored, token included.
+    /// token, `createdWith` `{"action":"create"}` (the body's `user` and `objectId` are ignored, its
+    /// other fields kept), answered 201 with the session's fields and objectId, token included, as
+    /// Parse Server answers it (no `createdAt`).
     func createOwnSession(_ request: APIRequest, caller: Caller, data: DataAccess) throws -> APIResponse {
         guard let userId = caller.userId else { throw APIError.parse(.invalidSessionToken, "Session token required.") }
         var additional = request.body
@@ -39,7 +40,7 @@ extension ParseMirrorAPI {
         return try data.write { connection in
             // The body's installationId, else the request's `X-Parse-Installation-Id`, as Parse Server takes it.
             let installationId = request.body["installationId"]?.stringValue ?? request.credentials.installationId
-            let session = try createSession(userId: userId, action: "create", installationId: installationId,
+            let session = try createSession(userId: userId, action: "create", authProvider: nil, installationId: installationId,
                                             additional: additional, connection: connection)
             let objectId = session["objectId"]?.stringValue ?? ""
             return APIResponse(session, status: 201, location: "\(request.publicURL)/sessions/\(objectId)")
@@ -47,11 +48,16 @@ extension ParseMirrorAPI {
     }
 
     /// A non-master change or delete of a session must be the caller's own: 101 otherwise, as
-    /// for a missing one (Parse Server adds `user == caller` to the update's query).
-    static func checkSessionOwner(_ objectId: String, caller: Caller, connection: MirrorConnection) throws {
-        guard !caller.isMaster else { return }
+    /// for a missing one (Parse Server adds `user == caller` to the update's query); a delete
+    /// says "Object not found for delete.", as Parse Server's.
+    static func checkSessionOwner(_ objectId: String, caller: Caller, deleting: Bool = false, connection: MirrorConnection) throws {
+        let owner = try connection.database.rows("SELECT user FROM _Session WHERE objectId = ?1", [objectId]).first
+        let notFound = deleting ? APIError.parse(.objectNotFound, "Object not found for delete.") : APIError.objectNotFound
+        guard !caller.isMaster else {
+            if deleting && owner == nil { throw notFound }
+            return
+        }
         guard let userId = caller.userId else { throw APIError.invalidSessionToken }
-        let owner = try connection.database.rows("SELECT user FROM _Session WHERE objectId = ?1", [objectId]).first?[0] ?? nil
-        guard owner == userId else { throw APIError.objectNotFound }
+        guard owner?[0] == userId else { throw notFound }
     }
 }

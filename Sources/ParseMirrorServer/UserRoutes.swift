@@ -27,51 +27,117 @@ extension ParseMirrorAPI {
 
     /// `GET /login?username=…&password=…` or `POST /login` with a JSON body (also by `email`):
     /// the user with a new `sessionToken`; 101 "Invalid username/password." when they do not match.
-    func logIn(_ request: APIRequest, data: DataAccess) throws -> APIResponse {
-        /// An empty value counts as missing, as Parse Server's falsy checks make it.
-        func parameter(_ name: String) -> String? {
-            (request.body[name]?.stringValue ?? request.query.first { $0.name == name }?.value).flatMap { $0.isEmpty ? nil : $0 }
-        }
-        let login = parameter("username").map { ("username", $0) } ?? parameter("email").map { ("email", $0) }
-        guard let (column, name) = login else { throw APIError.parse(.usernameMissing, "username/email is required.") }
-        guard let password = parameter("password") else { throw APIError.parse(.passwordMissing, "password is required.") }
-        let invalid = APIError.parse(.objectNotFound, "Invalid username/password.")
-        let account = try data.read { connection -> (id: String, hash: String)? in
-            guard try connection.schema("_User") != nil, try hasPasswordColumn(connection) else { return nil }
-            let row = try connection.database.rows("SELECT objectId, _hashed_password FROM _User WHERE \(quoted(column)) = ?1", [name]).first
-            guard let id = row?[0], let hash = row?[1] else { return nil }
-            return (id, hash)
-        }
-        guard let account, Passwords.verify(password, hash: account.hash) else { throw invalid }
+    func logIn(_ request: APIRequest, caller: Caller, data: DataAccess) throws -> APIResponse {
+        let userId = try authenticateUser(request, caller: caller, data: data)
         return try data.write { connection in
-            let session = try createSession(userId: account.id, action: "login", installationId: request.credentials.installationId,
+            let session = try createSession(userId: userId, action: "login", installationId: request.credentials.installationId,
                                             connection: connection)
-            guard var user = try userJSON(account.id, connection: connection) else { throw invalid }
+            guard var user = try userJSON(userId, connection: connection) else { throw Self.invalidLogIn }
             user["sessionToken"] = session["sessionToken"]
             return APIResponse(user)
         }
     }
 
-    /// `GET /users/me`: the session's user with its `sessionToken`; 209 without a valid session.
-    func currentUser(_ caller: Caller, data: DataAccess) throws -> APIResponse {
-        guard let userId = caller.userId, let token = caller.sessionToken else { throw APIError.invalidSessionToken }
+    /// `GET` or `POST /verifyPassword` with the parameters of a log-in: the user, as a log-in
+    /// answers it but without a session (none is made); the same errors as a log-in.
+    func verifyPassword(_ request: APIRequest, caller: Caller, data: DataAccess) throws -> APIResponse {
+        let userId = try authenticateUser(request, caller: caller, data: data)
         return try data.read { connection in
-            guard var user = try userJSON(userId, connection: connection) else { throw APIError.invalidSessionToken }
+            guard let user = try userJSON(userId, connection: connection) else { throw Self.invalidLogIn }
+            return APIResponse(user)
+        }
+    }
+
+    private static let invalidLogIn = APIError.parse(.objectNotFound, "Invalid username/password.")
+
+    /// The user a log-in's `username`, `email` and `password` (body, else query) name, as Parse
+    /// Server's `_authenticateUserFromRequest` finds it: by `username` and `email` when both are
+    /// given, a `username` also matching an `email` (the user of that username first), a password
+    /// that is not a string never matching. A user whose ACL is `{}` is locked out (101) except
+    /// for the master key. Missing (or empty) username and email: 200; password: 201.
+    private func authenticateUser(_ request: APIRequest, caller: Caller, data: DataAccess) throws -> String {
+        /// A parameter as sent; a falsy one (`""`, `null`, `false`, `0`) counts as missing, as in Parse Server.
+        func parameter(_ name: String) -> JSONValue? {
+            let value = request.body[name] ?? request.query.first { $0.name == name }.map { JSONValue.string($0.value) }
+            switch value {
+            case nil, .null?, .bool(false)?, .string("")?, .integer(0)?: return nil
+            case .double(let number)? where number == 0 || number.isNaN: return nil
+            default: return value
+            }
+        }
+        let username = parameter("username"), email = parameter("email")
+        guard username != nil || email != nil else { throw APIError.parse(.usernameMissing, "username/email is required.") }
+        guard let given = parameter("password") else { throw APIError.parse(.passwordMissing, "password is required.") }
+        guard case .string(let password) = given, username.map({ $0.stringValue != nil }) ?? true, email.map({ $0.stringValue != nil }) ?? true else {
+            throw Self.invalidLogIn
+        }
+        let account = try data.read { connection -> (id: String, hash: String, acl: String?)? in
+            guard try connection.schema("_User") != nil, try hasPasswordColumn(connection) else { return nil }
+            let name = username?.stringValue, address = email?.stringValue
+            let (condition, values): (String, [String]) =
+                if let name, let address { ("username = ?1 AND email = ?2", [name, address]) }
+                else if let address { ("email = ?1", [address]) }
+                else { ("username = ?1 OR email = ?1", [name ?? ""]) }
+            let rows = try connection.database.rows("SELECT objectId, _hashed_password, ACL, username FROM _User WHERE \(condition)", values)
+            let row = rows.count > 1 ? rows.first { $0[3] == username?.stringValue } : rows.first
+            guard let id = row?[0] ?? nil, let hash = row?[1] ?? nil else { return nil }
+            return (id, hash, row?[2] ?? nil)
+        }
+        guard let account, Passwords.verify(password, hash: account.hash) else { throw Self.invalidLogIn }
+        if !caller.isMaster, let acl = account.acl, case .object(let entries)? = try? JSONParser.parse(acl), entries.isEmpty {
+            throw Self.invalidLogIn
+        }
+        return account.id
+    }
+
+    /// `GET /users/me`: the user of the request's session token, with the token, as an included
+    /// object (`"__type":"Object"`, `"className":"_User"`); 209 without a session. With the master
+    /// key the token is looked up as well, as Parse Server does.
+    func currentUser(_ request: APIRequest, data: DataAccess) throws -> APIResponse {
+        guard let token = request.credentials.sessionToken else { throw APIError.invalidSessionToken }
+        return try data.read { connection in
+            guard let userId = try sessionRow(token: token, connection: connection)?.user,
+                  var user = try userJSON(userId, connection: connection) else { throw APIError.invalidSessionToken }
+            user["__type"] = .string("Object")
+            user["className"] = .string("_User")
             user["sessionToken"] = .string(token)
             return APIResponse(user)
         }
     }
 
-    /// `POST /logout`: ends the caller's session; `{}`.
-    func logOut(_ caller: Caller, data: DataAccess) throws -> APIResponse {
-        if let token = caller.sessionToken {
+    /// `GET /sessions/me`: the session of the request's token, token included (also with the
+    /// master key); 209 "Session token required." without one.
+    func currentSession(_ request: APIRequest, data: DataAccess) throws -> APIResponse {
+        guard let token = request.credentials.sessionToken else { throw APIError.parse(.invalidSessionToken, "Session token required.") }
+        return try data.read { connection in
+            guard let id = try sessionRow(token: token, connection: connection)?.objectId,
+                  let session = try connection.reader().get(className: "_Session", objectId: id, keys: nil, include: [],
+                                                            schemas: connection.schemas(), access: .master) else {
+                throw APIError.parse(.invalidSessionToken, "Session token not found.")
+            }
+            return APIResponse(session)
+        }
+    }
+
+    /// `POST /logout`: ends the session of the request's token, also when the master key sends it; `{}`.
+    func logOut(_ request: APIRequest, data: DataAccess) throws -> APIResponse {
+        if let token = request.credentials.sessionToken {
             try data.write { connection in
+                guard try connection.schema("_Session") != nil else { return }
                 let delete = try connection.database.prepare("DELETE FROM _Session WHERE sessionToken = ?1")
                 delete.bind(text: token, at: 1)
                 try delete.run()
             }
         }
         return APIResponse(JSONObject())
+    }
+
+    /// The session stored with `token`, expired or not (the key checks ran before).
+    private func sessionRow(token: String, connection: MirrorConnection) throws -> (objectId: String, user: String?)? {
+        guard try connection.schema("_Session") != nil,
+              let row = try connection.database.rows("SELECT objectId, user FROM _Session WHERE sessionToken = ?1", [token]).first,
+              let objectId = row[0] else { return nil }
+        return (objectId, row[1])
     }
 
     // MARK: Helpers shared with the object routes
@@ -85,12 +151,13 @@ extension ParseMirrorAPI {
     }
 
     /// Checks what a `_User` write may not do: take another user's username (202) or email
-    /// (203, or 125 when it is not an address), or set `emailVerified` without the master key (119).
+    /// (203, or 125 when it is neither an address nor empty), or set `emailVerified` without the master key (119).
     func checkUserFields(_ body: JSONObject, excluding userId: String?, caller: Caller, connection: MirrorConnection) throws {
         if !caller.isMaster && body["emailVerified"] != nil {
             throw APIError.parse(.operationForbidden, "Clients aren't allowed to manually update email verification.")
         }
-        if case .string(let email)? = body["email"], !email.dropFirst().dropLast().contains("@") {
+        // An empty email is no address and passes, as in Parse Server (a Parse.com user may have one); it stays unique.
+        if case .string(let email)? = body["email"], !email.isEmpty, !email.dropFirst().dropLast().contains("@") {
             throw APIError.parse(.invalidEmailAddress, "Email address format is invalid.")
         }
         guard try connection.schema("_User") != nil else { return }
@@ -132,30 +199,29 @@ extension ParseMirrorAPI {
         !(try connection.database.rows("SELECT 1 FROM pragma_table_info('_User') WHERE name = '_hashed_password'")).isEmpty
     }
 
-    /// A new `_Session` of the user, valid for a year (Parse's default `sessionLength`), with
-    /// `additional` fields: the session as stored, with its objectId and createdAt. A session of an
-    /// installation replaces the user's other sessions of that installation (Parse Server's
-    /// `destroyDuplicatedSessions`).
-    func createSession(userId: String, action: String, installationId: String?, additional: JSONObject = JSONObject(),
-                       connection: MirrorConnection) throws -> JSONObject {
+    /// A new `_Session` of the user, valid for a year (Parse's default `sessionLength`), made by
+    /// `action` (`createdWith`, with the `password` auth provider unless `authProvider` is nil),
+    /// with `additional` fields and no ACL (the session routes keep sessions to their users): the
+    /// session as stored, with its objectId. A session of an installation replaces the user's
+    /// other sessions of that installation (Parse Server's `destroyDuplicatedSessions`).
+    func createSession(userId: String, action: String, authProvider: String? = "password", installationId: String?,
+                       additional: JSONObject = JSONObject(), connection: MirrorConnection) throws -> JSONObject {
         let token = RandomTokens.sessionToken()
         let expiresAt = ParseDate(millisecondsSince1970: ParseDate.now.millisecondsSince1970 + 365 * 24 * 3_600_000)
         var session = additional
         session["sessionToken"] = .string(token)
         session["user"] = ParseValue.pointer(PointerRef(className: "_User", objectId: userId)).wireJSON
-        session["createdWith"] = .object(JSONObject(["action": .string(action), "authProvider": .string("password")]))
+        session["createdWith"] = .object(JSONObject([JSONMember("action", .string(action))] + (authProvider.map { [JSONMember("authProvider", .string($0))] } ?? [])))
         session["expiresAt"] = ParseValue.date(expiresAt).wireJSON
         if let installationId { session["installationId"] = .string(installationId) }
-        let acl = JSONObject([JSONMember(userId, .object(JSONObject(["read": .bool(true), "write": .bool(true)])))])
-        var stored = session
-        stored["ACL"] = .object(acl)
-        let plan = try WritePlan(className: "_Session", body: WriteBody(stored), current: connection.schema("_Session"), caller: .master, creating: true)
-        let created = try insert(plan, objectId: RandomTokens.objectId(), connection: connection)
+        let plan = try WritePlan(className: "_Session", body: WriteBody(session), current: connection.schema("_Session"), caller: .master, creating: true)
+        let objectId = RandomTokens.objectId()
+        _ = try insert(plan, objectId: objectId, connection: connection)
         if let installationId {
             _ = try connection.database.rows("DELETE FROM _Session WHERE user = ?1 AND installationId = ?2 AND sessionToken IS NOT ?3",
                                              [userId, installationId, token])
         }
-        session.members += created.members
+        session["objectId"] = .string(objectId)
         return session
     }
 

@@ -106,6 +106,19 @@ public struct ParsePolygon: Hashable, Sendable {
         }
         self.coordinates = coordinates
     }
+
+    /// The polygon with its ring closed (the first vertex repeated at the end) unless it is
+    /// already: how Parse Server stores and answers every Polygon, on PostgreSQL
+    /// (`convertPolygonToSQL`) and MongoDB (`PolygonCoder.JSONToDatabase`) alike.
+    package var closed: ParsePolygon {
+        guard let first = coordinates.first, first != coordinates.last else { return self }
+        return ParsePolygon(checked: coordinates + [first])
+    }
+
+    /// A polygon whose vertices were checked already.
+    private init(checked coordinates: [GeoPoint]) {
+        self.coordinates = coordinates
+    }
 }
 
 /// Read and write permissions per user id, `role:Name` or `*`.

@@ -178,8 +178,12 @@ extension RESTSink {
     /// The value with pointers to objects of this import turned into the server's objectIds;
     /// `nil` when the target is not on the server.
     func serverValue(_ value: ParseValue) -> ParseValue? {
-        guard case .pointer(let pointer) = value else { return value }
-        return serverPointer(pointer).map(ParseValue.pointer)
+        switch value {
+        case .pointer(let pointer): return serverPointer(pointer).map(ParseValue.pointer)
+        // Parse Server stores and answers a Polygon's ring closed: sent so, a re-run finds it unchanged.
+        case .polygon(let polygon): return .polygon(polygon.closed)
+        default: return value
+        }
     }
 
     func serverPointer(_ pointer: PointerRef) -> PointerRef? {

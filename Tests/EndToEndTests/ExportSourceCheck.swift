@@ -19,9 +19,10 @@ enum ExportSourceCheck {
     /// values (in the mirror's column encoding), no column holds a value the source lacks, and
     /// every join file's links are the mirror's join table. Returns the objects and links compared.
     /// `throughParseServer`: the mirror was written through a Parse Server's REST API, which
-    /// stores a hash of the password it was given and gives a `_User` created without an ACL one
-    /// of its own (`{"<objectId>": read, write}`, Parse Server 6+ with `enforcePrivateUsers`), and
-    /// holds no link whose owner is missing (a join row of a deleted owner is not written).
+    /// stores a hash of the password it was given, gives a `_User` created without an ACL one
+    /// of its own (`{"<objectId>": read, write}`, Parse Server 6+ with `enforcePrivateUsers`),
+    /// stores a Polygon's ring closed (its first point repeated at the end), and holds no link
+    /// whose owner is missing (a join row of a deleted owner is not written).
     /// `skipped`: classes the import leaves out (`_Installation`), whose files are not compared.
     @discardableResult
     static func assertMirror(_ mirrorURL: URL, matches folder: URL, timestamps: Bool = true, throughParseServer: Bool = false,
@@ -64,6 +65,11 @@ enum ExportSourceCheck {
                     if throughParseServer && className == "_User" {
                         if column == "_hashed_password" { continue }
                         if column == "ACL" && (value == nil || value is NSNull) { value = [objectId: ["read": true, "write": true]] }
+                    }
+                    if throughParseServer, var polygon = value as? [String: Any], polygon["__type"] as? String == "Polygon",
+                       let ring = polygon["coordinates"] as? [[Double]], let first = ring.first, first != ring.last {
+                        polygon["coordinates"] = ring + [first]
+                        value = polygon
                     }
                     guard let value, !(value is NSNull) else {
                         XCTAssertNil(stored, where_, file: file, line: line)

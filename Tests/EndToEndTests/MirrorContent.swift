@@ -75,6 +75,25 @@ struct MirrorContent: Equatable, CustomStringConvertible {
         }
     }
 
+    /// The content with every Polygon's ring closed (its first point repeated at the end), as
+    /// Parse Server stores a Polygon: what a dataset written through its REST API holds.
+    func withPolygonRingsClosed() -> MirrorContent {
+        var closed = self
+        closed.objects = objects.mapValues { $0.mapValues { $0.mapValues(Self.closingRing) } }
+        return closed
+    }
+
+    /// `{"__type":"Polygon","coordinates":[p1,…,pn]}` with `,p1` added when `pn` differs from `p1`.
+    private static func closingRing(_ text: String) -> String {
+        let prefix = #"{"__type":"Polygon","coordinates":["#
+        guard text.hasPrefix(prefix), text.hasSuffix("]}"),
+              let points = (try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])?["coordinates"] as? [[Double]],
+              let first = points.first, first != points.last,
+              let end = text.dropFirst(prefix.count).firstIndex(of: "]") else { return text }
+        let firstText = text[text.index(text.startIndex, offsetBy: prefix.count)...end]
+        return String(text.dropLast(2)) + "," + firstText + "]}"
+    }
+
     var objectCount: Int { objects.values.map(\.count).reduce(0, +) }
     var linkCount: Int { links.values.map(\.count).reduce(0, +) }
 

@@ -6,7 +6,7 @@ import XCTest
 final class ObjectTests: XCTestCase {
     func testCreateAnswers201WithLocationAndAServerId() throws {
         let server = try TestServer()
-        let reply = server.send("POST", "/classes/Book", #"{"title":"Emma","year":1815,"createdAt":"1999","updatedAt":"x"}"#,
+        let reply = server.send("POST", "/classes/Book", #"{"title":"Emma","year":1815,"createdAt":{"__type":"Date","iso":"1999-01-01T00:00:00.000Z"}}"#,
                                 headers: [("Host", "localhost:1337")])
         XCTAssertEqual(reply.status, 201)
         let id = try XCTUnwrap(reply["objectId"]?.text)
@@ -17,6 +17,13 @@ final class ObjectTests: XCTestCase {
         XCTAssertEqual(reply.json, .parse(#"{"objectId":"\#(id)","createdAt":"\#(createdAt)"}"#))
         XCTAssertEqual(try server.rows("SELECT objectId, createdAt, updatedAt, ACL, title, year FROM Book"),
                        [[id, createdAt, createdAt, nil, "Emma", "1815"]], "createdAt/updatedAt in the body are ignored")
+        for field in ["createdAt", "updatedAt"] {
+            XCTAssertParseError(server.send("POST", "/classes/Book", #"{"\#(field)":"1999"}"#), status: 400, code: .incorrectType,
+                                message: "schema mismatch for Book.\(field); expected Date but got String")
+            XCTAssertParseError(server.send("PUT", "/classes/Book/\(id)", #"{"\#(field)":1999}"#), status: 400, code: .incorrectType,
+                                message: "schema mismatch for Book.\(field); expected Date but got Number")
+        }
+        XCTAssertEqual(try server.rows("SELECT count(*) FROM Book"), [["1"]])
     }
 
     func testGetUpdateDelete() throws {
@@ -160,8 +167,14 @@ final class ObjectTests: XCTestCase {
         }
         XCTAssertParseError(server.send("POST", "/classes/Book", #"{"o":{"constructor":1}}"#), status: 400, code: .invalidKeyName)
         XCTAssertParseError(server.send("POST", "/classes/Book", #"{"o":{"a.b":1}}"#), status: 400, code: .invalidNestedKey)
-        XCTAssertParseError(server.send("POST", "/classes/Bad-Name", #"{}"#), status: 400, code: .invalidClassName)
+        // As Parse Server: a class that cannot exist is missing to reads, and creating it is 107 (119 for a client).
+        XCTAssertParseError(server.send("POST", "/classes/Bad-Name", #"{}"#), status: 400, code: .invalidJSON,
+                            message: "schema class name does not revalidate")
+        XCTAssertParseError(server.send("POST", "/classes/Bad-Name", #"{}"#, auth: .anonymous), status: 400, code: .operationForbidden,
+                            message: "This user is not allowed to access non-existent class: Bad-Name")
+        XCTAssertEqual(server.send("GET", "/classes/Bad-Name").json, .parse(#"{"results":[]}"#))
         XCTAssertFalse(try server.tableExists("Book"))
+        XCTAssertFalse(try server.tableExists("Bad-Name"))
     }
 
     func testClassCreationNeedsTheMasterKey() throws {
