@@ -1,6 +1,11 @@
 import Foundation
 
 /// Where a dataset's source files are: a folder, or a zip archive read in place.
+///
+/// In a folder, a name may reach into a zip archive of the folder: `feed.zip/stops.txt` is the
+/// entry `stops.txt` of `feed.zip` (named as ``ZipArchive/entries`` names it, inside the archive's
+/// top folder if everything sits in one), read in place; a glob after the archive's name
+/// (`feed.zip/*.txt`) matches its entries.
 public enum SourceFiles: Sendable {
     case folder(String)
     case zip(ZipArchive)
@@ -28,6 +33,7 @@ public enum SourceFiles: Sendable {
     package func isFile(_ name: String) -> Bool {
         switch self {
         case .folder(let path):
+            if let (archive, entry) = archiveEntry(name) { return (try? ZipArchive(path: archive))?.entry(named: entry) != nil }
             var isDirectory: ObjCBool = false
             return FileManager.default.fileExists(atPath: (path as NSString).appendingPathComponent(name), isDirectory: &isDirectory) && !isDirectory.boolValue
         case .zip(let archive):
@@ -39,6 +45,7 @@ public enum SourceFiles: Sendable {
     package func size(of name: String) -> Int64 {
         switch self {
         case .folder(let path):
+            if let (archive, entry) = archiveEntry(name) { return (try? ZipArchive(path: archive))?.entry(named: entry)?.size ?? 0 }
             let attributes = try? FileManager.default.attributesOfItem(atPath: (path as NSString).appendingPathComponent(name))
             return (attributes?[.size] as? Int64) ?? 0
         case .zip(let archive):
@@ -50,31 +57,77 @@ public enum SourceFiles: Sendable {
     /// cannot be opened is a `ReaderError` at line 0 (`cannot open file: …`).
     /// - Parameter encoding: The file's encoding; `nil`: UTF-8, or UTF-16 after its byte order mark.
     package func openReader(_ name: String, format: SourceFormat, encoding: TextEncoding? = nil) throws(ReaderError) -> any RecordReader {
+        try openReader(name, format: format, reading: SourceReading(encoding: encoding))
+    }
+
+    /// Opens `name` in the format `reading` gives it (its own, else the extension's), read as
+    /// `reading` says; a name of no known format is a `ReaderError` at line 0.
+    package func openReader(_ name: String, reading: SourceReading) throws(ReaderError) -> any RecordReader {
+        guard let format = reading.format(of: name) else {
+            throw ReaderError(file: name, line: 0, reason: "unknown file type: give its format (\(SourceFormat.names))", kind: .unreadable)
+        }
+        return try openReader(name, format: format, reading: reading)
+    }
+
+    private func openReader(_ name: String, format: SourceFormat, reading: SourceReading) throws(ReaderError) -> any RecordReader {
+        try format.openReader(input: input(name), displayName: name, reading: reading)
+    }
+
+    /// The bytes of `name`, from the folder or an archive.
+    private func input(_ name: String) throws(ReaderError) -> any ByteInput {
         switch self {
         case .folder(let path):
-            return try format.openReader(path: (path as NSString).appendingPathComponent(name), displayName: name, encoding: encoding)
-        case .zip(let archive):
-            guard let entry = archive.entry(named: name) else {
-                throw ReaderError(file: name, line: 0, reason: "cannot open file: \(archive.displayName) has no \(name)", kind: .unreadable)
+            guard let (archivePath, entryName) = archiveEntry(name) else {
+                return try FileInput(path: (path as NSString).appendingPathComponent(name), displayName: name)
             }
-            return try format.openReader(input: archive.input(entry, displayName: name), displayName: name, encoding: encoding)
+            let archive: ZipArchive
+            do { archive = try ZipArchive(path: archivePath) } catch {
+                throw ReaderError(file: name, line: 0, reason: "cannot open file: \(error.message)", kind: .unreadable)
+            }
+            return try Self.input(entryName, of: archive, displayName: name)
+        case .zip(let archive):
+            return try Self.input(name, of: archive, displayName: name)
         }
+    }
+
+    private static func input(_ name: String, of archive: ZipArchive, displayName: String) throws(ReaderError) -> any ByteInput {
+        guard let entry = archive.entry(named: name) else {
+            throw ReaderError(file: displayName, line: 0, reason: "cannot open file: \(archive.displayName) has no \(name)", kind: .unreadable)
+        }
+        return try archive.input(entry, displayName: displayName)
+    }
+
+    /// For a name reaching into a zip archive of the folder (`data/feed.zip/stops.txt`): the
+    /// archive's path and the entry's name. The archive is the first part of the name, from the
+    /// left, that ends in `.zip` and is a file of the folder.
+    package func archiveEntry(_ name: String) -> (archive: String, entry: String)? {
+        guard case .folder(let folder) = self, name.lowercased().contains(".zip/") else { return nil }
+        var parts = name.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        var prefix: [String] = []
+        while parts.count > 1 {
+            prefix.append(parts.removeFirst())
+            guard prefix.last!.lowercased().hasSuffix(".zip") else { continue }
+            let path = (folder as NSString).appendingPathComponent(prefix.joined(separator: "/"))
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue {
+                return (path, parts.joined(separator: "/"))
+            }
+        }
+        return nil
+    }
+
+    /// Why the archive a name reaches into cannot be read, if it cannot (``ZipArchive``'s refusal).
+    package func archiveFault(_ name: String) -> String? {
+        guard let (archive, _) = archiveEntry(name) else { return nil }
+        do { _ = try ZipArchive(path: archive) } catch { return error.message }
+        return nil
     }
 }
 
 extension SourceFiles {
     /// The whole of a small file (a schema), at most `limit` bytes.
     package func contents(of name: String, limit: Int) throws(ReaderError) -> [UInt8] {
-        let input: any ByteInput
-        switch self {
-        case .folder(let path):
-            input = try FileInput(path: (path as NSString).appendingPathComponent(name), displayName: name)
-        case .zip(let archive):
-            guard let entry = archive.entry(named: name) else {
-                throw ReaderError(file: name, line: 0, reason: "cannot open file: \(archive.displayName) has no \(name)", kind: .unreadable)
-            }
-            input = try archive.input(entry, displayName: name)
-        }
+        let input = try input(name)
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {

@@ -57,7 +57,7 @@ struct FileProfile {
                 sniffedDelimiter = csv.delimiter
             }
             while let record = try reader.next() {
-                if let fault = record.raggednessFault(file: path) { throw fault }
+                if let fault = record.rowFault(file: path) { throw fault }
                 add(record)
             }
         }
