@@ -113,6 +113,23 @@ final class RealShapesTests: XCTestCase {
         XCTAssertTrue(report.succeeded, "\(report.errors)")
         let notes = objects(linked, "Note").values.sorted { "\($0["text"]!)" < "\($1["text"]!)" }
         XCTAssertEqual(notes.map { $0["row"] }, [2, 201].map { .pointer(PointerRef(className: "Batting", objectId: KeyHash(className: "Batting", key: String($0)).objectId)) })
+
+        // A class keyed by line that reads several files is keyed by file and line, and named so.
+        try dataset.write("batting-1872.csv", "player,year,stint,hits\np1,1872,1,3\n")
+        try dataset.write("dataset.yml", """
+            classes:
+              Batting: {source: "batting*.csv", key: $line, fields: {player: String}}
+              Note: {source: notes.csv, key: [text], fields: {text: String!, row: {type: Pointer<Batting>, column: line}}}
+            """)
+        try dataset.write("notes.csv", "text,line\nfirst,\"[\"\"batting-1872.csv\"\", 2]\"\nlast,\"[\"\"batting.csv\"\", 2]\"\n")
+        let several = MemorySink()
+        let severalReport = try Importer(manifest: try dataset.load()).run(into: several)
+        XCTAssertTrue(severalReport.succeeded, "\(severalReport.errors)")
+        XCTAssertEqual(several.committed["Batting"]?.count, 201)
+        let named = objects(several, "Note").values.sorted { "\($0["text"]!)" < "\($1["text"]!)" }.map { $0["row"] }
+        XCTAssertEqual(named, ["batting-1872.csv", "batting.csv"].map { file in
+            .pointer(PointerRef(className: "Batting", objectId: KeyHash(className: "Batting", key: NaturalKey.text(of: [.string(file), .integer(2)])!).objectId))
+        })
     }
 
     /// A class without a key whose JSON records have no objectId is one fault for the class,
