@@ -272,14 +272,15 @@ final class RealShapesTests: XCTestCase {
         for index in 1...60 {
             lines.append(index % 4 == 0 ? "D\(index),\"5\"25,x" : index % 5 == 0 ? "D\(index),5,x,extra" : "D\(index),5,x")
         }
-        let data = try TemporaryDataset(["disks.csv": lines.joined(separator: "\n") + "\n"])
+        let data = try TemporaryDataset(["disks.csv": lines.joined(separator: "\n") + "\n", "tapes.csv": "sku,label\nT1,a,b\nT2,c\n"])
         XCTAssertThrowsError(try ManifestInference.yaml(for: [data.directory])) { error in
             let message = (error as? PorterError)?.message ?? ""
             XCTAssertTrue(message.hasPrefix("disks.csv: 24 malformed rows (the import would reject them too):\n  disks.csv:5: misplaced quote: text after the closing quote"), message)
             XCTAssertTrue(message.contains("\n  disks.csv:6: row has 4 cells, the header has 3\n"), message)
-            XCTAssertTrue(message.hasSuffix("\n  … and 14 more"), message)
+            XCTAssertTrue(message.hasSuffix("\n  … and 14 more\ntapes.csv: 1 malformed row (the import would reject it too):\n  tapes.csv:2: row has 3 cells, the header has 2"), message)
             XCTAssertEqual((error as? PorterError)?.kind, .invalidData)
         }
+        try FileManager.default.removeItem(atPath: data.path("tapes.csv"))
         try data.write("dataset.yml", "classes:\n  Disk: {source: disks.csv, key: [sku], fields: {sku: String!, size: String, label: String}}\n")
         let report = try Importer(manifest: try data.load()).validate(against: [])
         XCTAssertEqual(report.errorCount, 24)

@@ -12,6 +12,8 @@ extension FileProfile {
         case data(FileProfile)
         /// A `.txt` or `.dat` file that is no CSV or TSV, and why.
         case notData(String)
+        /// A file whose malformed rows no option mends: every one counted, the first listed.
+        case malformed(String)
     }
 
     /// Extensions of files that may be CSV or TSV, read as such when they parse as one.
@@ -25,7 +27,7 @@ extension FileProfile {
 
     /// Profiles `file` of `files` as the import should read it: in `format` when given (else the
     /// extension's; a `.txt` or `.dat` file as CSV or TSV when it is one), with the options that
-    /// make it read whole. Malformed rows that no option mends are a fault listing them.
+    /// make it read whole, or its malformed rows that no option mends.
     static func inspect(_ file: String, format given: SourceFormat? = nil, in files: SourceFiles) throws(PorterError) -> Inspection {
         let byName = SourceFormat.forFile(file)
         let tried = given == nil && byName == nil
@@ -60,7 +62,7 @@ extension FileProfile {
                 profile = found
             }
         }
-        if profile.malformedRowCount > 0 { throw malformedRowsFault(profile) }
+        if profile.malformedRowCount > 0 { return .malformed(malformedRows(profile)) }
         if profile.reading.header == nil, case .csv = profile.format, let evidence = profile.headerlessEvidence(),
            let headerless = try headerless(file, reading: profile.reading, evidence: evidence, in: files) {
             profile = headerless
@@ -133,13 +135,13 @@ extension FileProfile {
         items.prefix(3).joined(separator: ", ") + (items.count > 3 ? " and \(items.count - 3) more" : "")
     }
 
-    /// The fault of a file with malformed rows: every one counted, the first shown.
-    static func malformedRowsFault(_ profile: FileProfile) -> PorterError {
+    /// A file's malformed rows: every one counted, the first shown.
+    static func malformedRows(_ profile: FileProfile) -> String {
         let count = profile.malformedRowCount
         var lines = ["\(profile.file): \(Noun.counted(count, "malformed row")) (the import would reject \(count == 1 ? "it" : "them") too):"]
         lines += profile.malformedRows.map { "  \($0.description)" }
         if count > profile.malformedRows.count { lines.append("  … and \(count - profile.malformedRows.count) more") }
-        return PorterError(.invalidData, lines.joined(separator: "\n"))
+        return lines.joined(separator: "\n")
     }
 
     /// The class options to read the file with: ``readingOptions`` and the NULL markers its cells hold.

@@ -21,13 +21,16 @@ public enum ManifestInference {
         let found = try dataFiles(paths)
         let files = SourceFiles.folder(found.directory)
         var profiles: [FileProfile] = []
-        var unread = found.unread
+        var unread = found.unread, malformed: [String] = []
         for name in found.names {
             switch try FileProfile.inspect(name, in: files) {
             case .data(let profile): profiles.append(profile)
             case .notData(let reason): unread.append("\(name): \(reason); not read")
+            case .malformed(let rows): malformed.append(rows)
             }
         }
+        // Every file's malformed rows in one message: one run names them all.
+        if !malformed.isEmpty { throw PorterError(.invalidData, malformed.joined(separator: "\n")) }
         if paths.count == 1, ParseExportLayout.looksLikeExport(profiles) {
             throw PorterError(.usage, "\(paths[0]): a Parse export (<Class>.json files whose objects have an objectId): it imports without a manifest, as README \"Importing a Parse export\" says")
         }
@@ -66,6 +69,7 @@ public enum ManifestInference {
         switch try FileProfile.inspect(name, format: byName == nil ? format : nil, in: .folder(directory)) {
         case .data(let found): profile = found
         case .notData(let reason): throw PorterError(.invalidData, "\(name): \(reason)")
+        case .malformed(let rows): throw PorterError(.invalidData, rows)
         }
         guard profile.records > 0 else { throw PorterError(.invalidData, "\(name): no records") }
         var run = InferenceRun(files: [profile], classNames: [className], forcedKey: key)

@@ -25,7 +25,7 @@ enum SourceFileGroups {
             do { profile = try FileProfile(file: pattern, paths: group.map { profiles[$0].file }, reading: first.reading, in: files) } catch {
                 throw PorterError(.invalidData, error.description)
             }
-            if profile.malformedRowCount > 0 { throw FileProfile.malformedRowsFault(profile) }
+            if profile.malformedRowCount > 0 { throw PorterError(.invalidData, FileProfile.malformedRows(profile)) }
             profile.readingOptions = first.readingOptions
             groups[group[0]] = profile
             absorbed.formUnion(group.dropFirst())
