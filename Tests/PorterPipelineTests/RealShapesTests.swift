@@ -234,13 +234,20 @@ final class RealShapesTests: XCTestCase {
         XCTAssertEqual(first["column5"] ?? .null, line1[4] == "\\N" ? .null : .string(line1[4].replacingOccurrences(of: "\"", with: "")))
     }
 
-    /// A header of numbers over numbers beside a text column's name (World Bank's years) is a header.
+    /// A header of numbers over numbers beside a text column's name (World Bank's years, or
+    /// months) is a header; unique rows whose first holds numbers over numbers are not.
     func testAHeaderOfYearsIsAHeader() throws {
-        let text = "Country Name,1960,1961\nAruba,54208,55434\nAfghanistan,8996967,9169406\nAngola,5454938,5531451\n"
-        let dataset = try TemporaryDataset(["population.csv": text])
+        for text in ["Country Name,1960,1961\nAruba,54208,55434\nAfghanistan,8996967,9169406\nAngola,5454938,5531451\n",
+                     "Station,1,2,3\nNorth,5,7,9\nSouth,2,4,8\n"] {
+            let dataset = try TemporaryDataset(["population.csv": text])
+            let yaml = try ManifestInference.yaml(for: [dataset.directory])
+            XCTAssertFalse(yaml.contains("header:"), yaml)
+        }
+        var random = SplitMix(seed: 33_506)
+        let rows = (1...30).map { "\($0),Widget \($0),\(10 + $0 * 3 + random.below(3))" }
+        let dataset = try TemporaryDataset(["widgets.csv": rows.joined(separator: "\n") + "\n"])
         let yaml = try ManifestInference.yaml(for: [dataset.directory])
-        XCTAssertFalse(yaml.contains("header:"), yaml)
-        XCTAssertTrue(yaml.contains("field1960: {type: Number, column: \"1960\"}"), yaml)
+        XCTAssertTrue(yaml.contains("header: [column1, column2, column3]        # line 1 reads as data: 1 (column 1), "), yaml)
     }
 
     // MARK: Quotes and malformed rows

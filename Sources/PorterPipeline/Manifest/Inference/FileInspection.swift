@@ -98,10 +98,10 @@ extension FileProfile {
     /// Whether line 1 reads as a record rather than a header, and what says so: a cell that is a
     /// SQL dump's NULL marker; or cells that are values of their columns further down or codes
     /// shaped as their columns' (`N262` over `B738`, `A320`), two of them, or one beside a number
-    /// over a column of numbers; or numbers over every column, all of numbers. (Numbers over some
-    /// columns alone, as a table's years, `Country,1960,1961`, do not say so.)
+    /// over a column of numbers; or numbers over columns of numbers, unless they read as labels
+    /// (``areLabels(_:)``: a table's years, `Country,1960,1961`) and some column is not of numbers.
     func headerlessEvidence() -> String? {
-        var markers: [String] = [], valuesBelow: [String] = [], numbers: [String] = [], codes: [String] = []
+        var markers: [String] = [], valuesBelow: [String] = [], numbers: [String] = [], codes: [String] = [], numberCells: [String] = []
         for (index, name) in headerNames.enumerated() where index < columns.count {
             let cell = CSVHeader.columnName(name)
             if Self.nullMarkers.contains(cell) { markers.append("\(cell) (column \(index + 1))") }
@@ -110,7 +110,10 @@ extension FileProfile {
             } else if codeShapes[index]?.fits(cell) == true {
                 codes.append("\(InferredDataset.quoted(cell)) (column \(index + 1))")
             }
-            if NumberText.parse(cell) != nil, columns[index].typeGuess.type == .number { numbers.append("\(cell) (column \(index + 1))") }
+            if NumberText.parse(cell) != nil, columns[index].typeGuess.type == .number {
+                numbers.append("\(cell) (column \(index + 1))")
+                numberCells.append(cell)
+            }
         }
         var found: [String] = []
         if !markers.isEmpty { found.append("\(markers.joined(separator: ", ")) \(markers.count == 1 ? "is a NULL marker" : "are NULL markers"), no column names") }
@@ -123,11 +126,19 @@ extension FileProfile {
                 found.append("\(Self.listed(codes)) \(codes.count == 1 ? "is a code" : "are codes") of the length and letters of \(codes.count == 1 ? "its column's" : "their columns'") values")
             }
         }
-        if !numbers.isEmpty && (numbers.count == columns.count || !found.isEmpty) {
+        if !numbers.isEmpty && (numbers.count == columns.count || !found.isEmpty || !Self.areLabels(numberCells)) {
             found.append("\(Self.listed(numbers)) \(numbers.count == 1 ? "is a number" : "are numbers") over numbers")
         }
         guard !found.isEmpty else { return nil }
         return "line 1 reads as data: " + found.joined(separator: "; ")
+    }
+
+    /// Whether numbers in a header row read as column labels: integers of years (1000 to 2999),
+    /// or a run of consecutive integers (`1,2,3` for months).
+    static func areLabels(_ cells: [String]) -> Bool {
+        let integers = cells.compactMap { cell in cell.utf8.allSatisfy { (48...57).contains($0) } ? Int(cell) : nil }
+        guard integers.count == cells.count, let first = integers.first else { return false }
+        return integers.allSatisfy { (1000...2999).contains($0) } || (integers.count > 1 && integers == Array(first..<(first + integers.count)))
     }
 
     /// The first three of `items`, and how many more.
