@@ -41,6 +41,9 @@ final class RealShapesCommandTests: XCTestCase {
         XCTAssertEqual(inferred.status, 0, inferred.stderr)
         XCTAssertTrue(inferred.stdout.contains(#"source: "feed.zip/stops.txt""#), inferred.stdout)
         XCTAssertTrue(inferred.stdout.contains("save it as dataset.yml beside feed.zip"), inferred.stdout)
+        // The folder holding the zip alone reads it so too.
+        let folder = try CommandRunner.run(["init", scratch.path])
+        XCTAssertEqual(folder.stdout.split(separator: "\n").dropFirst(2), inferred.stdout.split(separator: "\n").dropFirst(2), folder.stderr)
         try inferred.stdout.write(to: scratch.appendingPathComponent("dataset.yml"), atomically: true, encoding: .utf8)
         let validated = try CommandRunner.run(["validate", scratch.path, "--quiet"])
         XCTAssertEqual(validated.status, 0, validated.stderr + inferred.stdout)
@@ -55,6 +58,13 @@ final class RealShapesCommandTests: XCTestCase {
         let routed = try reader.rows("SELECT t.tripId, r.routeId FROM Trip t JOIN Route r ON r.objectId = t.routeId")
         XCTAssertEqual(Dictionary(uniqueKeysWithValues: routed.map { ($0[0]!, $0[1]!) }), tripRoutes, "every trip points at its route")
         XCTAssertEqual(try reader.value("SELECT count(*) FROM StopTime"), String(stopTimes.count - 1))
+
+        // Beside files of its own, a folder's zip is named and not read (it would be the same classes twice).
+        try files["stops.txt"]!.write(to: scratch.appendingPathComponent("stops.txt"), atomically: true, encoding: .utf8)
+        let beside = try CommandRunner.run(["init", scratch.path])
+        XCTAssertEqual(beside.status, 0, beside.stderr)
+        XCTAssertTrue(beside.stdout.contains("# feed.zip: not read, since the folder has data files of its own: give init the archive alone to read it"), beside.stdout)
+        XCTAssertFalse(beside.stdout.contains("feed.zip/"), beside.stdout)
     }
 
     /// OpenFlights' airports.dat has no header row and a `.dat` extension: `--format csv` reads

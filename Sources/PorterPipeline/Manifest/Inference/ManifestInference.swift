@@ -117,8 +117,14 @@ public enum ManifestInference {
                 }
                 names.append(name)
             }
-            // The data files of the folder's zip archives, named through them.
+            // The data files of the folder's zip archives, named through them, when it has none of its
+            // own (a folder holding a feed as downloaded; beside its unpacked files, the files are read).
+            let hasOwnFiles = !names.isEmpty
             for name in files.fileNames where ManifestLoader.isArchive(name) {
+                guard !hasOwnFiles else {
+                    unread.append("\(name): not read, since the folder has data files of its own: give init the archive alone to read it")
+                    continue
+                }
                 do {
                     let archive = try archiveFiles((paths[0] as NSString).appendingPathComponent(name))
                     names += archive.names
