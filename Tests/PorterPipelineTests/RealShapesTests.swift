@@ -57,6 +57,26 @@ final class RealShapesTests: XCTestCase {
         }
     }
 
+    /// OpenFlights' airlines.dat has `\N` for no value and one airline whose alias is the text
+    /// `null`: `\N` is a marker, the one `null` in a column of text stays text, with a comment.
+    func testAWordNullInOneTextCellStaysText() throws {
+        var random = SplitMix(seed: 33_507)
+        var lines: [String] = []
+        var aliases: [Int: String?] = [:]
+        for id in 1...50 {
+            let alias: String? = id == 37 ? "null" : random.below(3) == 0 ? nil : "Alias \(id)"
+            aliases[id] = alias
+            lines.append("\(id),\"Airline \(id)\",\(alias.map { "\"\($0)\"" } ?? "\\N"),\"\(random.pick(["Y", "N"]))\"")
+        }
+        let (yaml, sink, _, _) = try initAndImport(["airlines.dat": lines.joined(separator: "\n") + "\n"])
+        XCTAssertTrue(yaml.contains(#""null": ['\N']        # \N in "#), yaml)
+        XCTAssertTrue(yaml.contains("# the text null in one cell of column3, a column of text, is kept as text, not read as a NULL marker"), yaml)
+        for fields in objects(sink, "Airline").values {
+            guard case .integer(let id)? = fields["column1"] else { return XCTFail("\(fields)") }
+            XCTAssertEqual(fields["column3"] ?? .null, aliases[Int(id)]!.map(ParseValue.string) ?? .null, "airline \(id)")
+        }
+    }
+
     /// A marker written in YAML's double quotes is U+0085, not `\N`: the manifest says so when loaded.
     func testAMarkerHoldingAControlCharacterIsWarnedAbout() throws {
         let data = try TemporaryDataset([

@@ -67,6 +67,13 @@ extension FileProfile {
            let headerless = try headerless(file, reading: profile.reading, evidence: evidence, in: files) {
             profile = headerless
         }
+        let kept = profile.textMarkers()
+        if !kept.isEmpty {
+            var again = try profileFailing(file, profile.reading, files, markers: profile.markers.filter { marker in !kept.contains { $0.marker == marker } })
+            again.readingOptions = profile.readingOptions
+            again.notes = kept.map(\.note)
+            profile = again
+        }
         if let format = profile.reading.format {
             let why = given != nil ? "the format given" : "its extension names no format; every line parses as \(format.name == "tsv" ? "TSV" : "CSV")"
             profile.readingOptions.insert(("format: \(format.name)", why), at: 0)
@@ -75,8 +82,21 @@ extension FileProfile {
     }
 
     /// The profile of `file` read as `reading` says; a fault that ends the reading is an error.
-    private static func profileFailing(_ file: String, _ reading: SourceReading, _ files: SourceFiles) throws(PorterError) -> FileProfile {
-        do { return try FileProfile(file: file, reading: reading, in: files) } catch { throw PorterError(.invalidData, error.description) }
+    private static func profileFailing(_ file: String, _ reading: SourceReading, _ files: SourceFiles,
+                                       markers: [String] = FileProfile.nullMarkers) throws(PorterError) -> FileProfile {
+        do { return try FileProfile(file: file, reading: reading, markers: markers, in: files) } catch { throw PorterError(.invalidData, error.description) }
+    }
+
+    /// The words `NULL` and `null` met that are likely text, not a missing value, each with why it
+    /// is kept: in one cell only, of a column of text (`"null"`, an airline's alias). `\N` is
+    /// never text; a marker in a column otherwise of numbers, dates or booleans, or in several
+    /// cells, is a marker.
+    func textMarkers() -> [(marker: String, note: String)] {
+        markers.filter { $0 != "\\N" }.compactMap { marker in
+            guard let found = nullMarkerCells[marker], found.cells == 1, let column = found.columns.first,
+                  columns[column].typeGuess.type == .string else { return nil }
+            return (marker, "the text \(marker) in one cell of \(columns[column].name), a column of text, is kept as text, not read as a NULL marker: add it to \"null\" if it stands for no value")
+        }
     }
 
     /// `file` read again without a header row, its columns named `column1`… (as many as its
@@ -157,7 +177,7 @@ extension FileProfile {
 
     /// The class options to read the file with: ``readingOptions`` and the NULL markers its cells hold.
     var options: [(yaml: String, reason: String)] {
-        let markers = Self.nullMarkers.filter { nullMarkerCells[$0] != nil }
+        let markers = self.markers.filter { nullMarkerCells[$0] != nil }
         guard !markers.isEmpty else { return readingOptions }
         let counts = markers.map { marker in
             let found = nullMarkerCells[marker]!, names = found.columns.sorted().map { columns[$0].name }

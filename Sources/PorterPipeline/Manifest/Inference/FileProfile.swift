@@ -10,7 +10,7 @@ struct FileProfile {
     /// Malformed rows kept to be shown; all are counted.
     static let shownMalformedRows = 10
     /// Texts SQL dumps write for NULL (`\N`: MySQL and PostgreSQL's COPY; `NULL`, `null`): in a
-    /// CSV cell, read as empty and proposed as the class's `null`.
+    /// CSV cell, read as empty and proposed as the class's `null` (see ``FileProfile/textMarkers()``).
     static let nullMarkers = ["\\N", "NULL", "null"]
 
     /// The source as a manifest names it: a file, or a glob (``SourceFileGroups``).
@@ -47,7 +47,11 @@ struct FileProfile {
     /// the first of them (`line`, or `file:line` for a glob's files).
     private(set) var strayQuoteCount = 0
     private(set) var firstStrayQuoteLines: [String] = []
-    /// Per marker of ``nullMarkers`` met: the cells holding it, and their columns.
+    /// The texts read as no value: ``nullMarkers``, or those of them kept after a first reading.
+    private(set) var markers = FileProfile.nullMarkers
+    /// What the user should know about how the file was read (a marker kept as text).
+    var notes: [String] = []
+    /// Per marker of ``markers`` met: the cells holding it, and their columns.
     private(set) var nullMarkerCells: [String: (cells: Int, columns: Set<Int>)] = [:]
     /// The values of a column that are all codes (``isCodeShaped(_:)``): their shortest and
     /// longest length, and whether one has a letter.
@@ -70,13 +74,16 @@ struct FileProfile {
 
     /// Reads `paths` (by default `file` alone) of `files` as `reading` says; files that are not
     /// UTF-8 are read again as Windows-1252. Malformed rows are counted, not faults.
-    init(file: String, paths: [String]? = nil, reading: SourceReading, in files: SourceFiles) throws(ReaderError) {
+    /// - Parameter markers: the texts read as no value.
+    init(file: String, paths: [String]? = nil, reading: SourceReading, markers: [String] = FileProfile.nullMarkers, in files: SourceFiles) throws(ReaderError) {
         let paths = paths ?? [file]
         self.init(file: file, paths: paths, reading: reading)
+        self.markers = markers
         do {
             try read(files)
         } catch where error.decodingFault?.encoding == .utf8 && reading.encoding == nil {
             self = FileProfile(file: file, paths: paths, reading: reading)
+            self.markers = markers
             self.reading.encoding = .windows1252
             encodingReason = "not UTF-8 (\(error.description)): read as Windows-1252; check the accented letters, or give the encoding the file was saved in"
             try read(files)
@@ -133,7 +140,7 @@ struct FileProfile {
             }
             for index in columns.indices {
                 var cell = cells[index]
-                if Self.nullMarkers.contains(cell) {
+                if markers.contains(cell) {
                     nullMarkerCells[cell, default: (0, [])].cells += 1
                     nullMarkerCells[cell]!.columns.insert(index)
                     cell = ""

@@ -71,7 +71,7 @@ extension InferenceRun {
                 var reader = try sourceFiles.openReader(file, reading: files[source].reading)
                 while let record = try reader.next() {
                     for index in candidates.indices where counts[index] != nil {
-                        let pair = paths[index].map { Self.text(record.cell($0)) }
+                        let pair = paths[index].map { Self.text(record.cell($0), markers: files[source].markers) }
                         switch (pair[0], pair[1]) {
                         case ("", ""): counts[index]!.neither += 1
                         case (let first?, let second?) where !first.isEmpty && !second.isEmpty && candidates[index].keys.contains([first, second]):
@@ -91,10 +91,10 @@ extension InferenceRun {
 
     /// A cell as the profile keeps it: text or an integer as text, empty for none or a NULL
     /// marker; `nil` for a value of another kind.
-    private static func text(_ cell: SourceCell?) -> String? {
+    private static func text(_ cell: SourceCell?, markers: [String]) -> String? {
         switch cell {
         case nil, .json(.null)?: return ""
-        case .text(let text)?: return FileProfile.nullMarkers.contains(text) ? "" : text
+        case .text(let text)?: return markers.contains(text) ? "" : text
         case .json(.string(let text))?: return text
         case .json(.integer(let number))?: return String(number)
         default: return nil

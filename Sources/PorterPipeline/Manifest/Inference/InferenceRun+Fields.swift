@@ -13,6 +13,7 @@ extension InferenceRun {
         var fields: [InferredDataset.Field] = []
         var notes: [String] = []
         if file.paths.count > 1 { notes.append("\(file.paths.count) files of one header, read one after the other: \(file.paths.joined(separator: ", "))") }
+        notes += file.notes
         var taken: Set<String> = []
         var keyFields: [String: String] = [:]
         let system = file.columns.map(\.name).filter { ManifestInference.systemColumns.contains($0) }

@@ -22,7 +22,7 @@ enum SourceFileGroups {
             guard group.count > 1, group.allSatisfy({ alike(profiles[$0], first) }),
                   Set(files.files(matching: pattern)) == Set(group.map { profiles[$0].file }) else { continue }
             var profile: FileProfile
-            do { profile = try FileProfile(file: pattern, paths: group.map { profiles[$0].file }, reading: first.reading, in: files) } catch {
+            do { profile = try FileProfile(file: pattern, paths: group.map { profiles[$0].file }, reading: first.reading, markers: first.markers, in: files) } catch {
                 throw PorterError(.invalidData, error.description)
             }
             if profile.malformedRowCount > 0 { throw PorterError(.invalidData, FileProfile.malformedRows(profile)) }
