@@ -14,7 +14,7 @@ struct InitCommand: ParsableCommand {
               parse-porter init shop/ > shop/dataset.yml
               parse-porter validate shop/ && parse-porter import shop/ --target shop.sqlite
               parse-porter init shop/customers.csv shop/orders.csv
-              parse-porter init gtfs/feed.zip > gtfs/dataset.yml    # entries as feed.zip/stops.txt
+              parse-porter init gtfs/feed.zip > gtfs/dataset.yml
             """
     )
 
