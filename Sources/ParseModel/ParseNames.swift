@@ -24,7 +24,7 @@ package enum ParseNames {
     }
 
     /// `^[A-Za-z][A-Za-z0-9_]*$`
-    static func isIdentifier(_ name: String) -> Bool {
+    package static func isIdentifier(_ name: String) -> Bool {
         guard let first = name.utf8.first, isLetter(first) else { return false }
         return name.utf8.allSatisfy { isLetter($0) || (48...57).contains($0) || $0 == UInt8(ascii: "_") }
     }

@@ -33,6 +33,7 @@ struct CSVRowCollector {
     var completedRows: [(row: CSVRowStream.Row, invalidCell: Int?)] = []
     private var cells: [String] = []
     private var firstInvalidCell: Int?
+    private var malformation: String?
 
     /// Cells of the row under way delivered so far.
     var cellCount: Int { cells.count }
@@ -48,13 +49,19 @@ struct CSVRowCollector {
         }
     }
 
+    /// Marks the row under way as not well-formed, for `reason` unless it already is.
+    mutating func markMalformed(_ reason: String) {
+        if malformation == nil { malformation = reason }
+    }
+
     /// Ends the row under way. A next row in the same line of input starts on that line
     /// (after a lone CR); otherwise `CSVRowStream` moves its start to the line it begins on.
     mutating func completeRow() {
-        completedRows.append((CSVRowStream.Row(line: rowStartLine, cells: cells), firstInvalidCell))
+        completedRows.append((CSVRowStream.Row(line: rowStartLine, cells: cells, malformation: malformation), firstInvalidCell))
         cells = []
         cells.reserveCapacity(expectedCellCount)
         firstInvalidCell = nil
+        malformation = nil
         rowStartLine = line
     }
 }

@@ -6,12 +6,23 @@ import Glibc
 import Darwin
 #endif
 
+/// How a CSV file's quotes are read (the manifest's `quotes:`).
+public enum CSVQuotes: String, Hashable, Sendable {
+    /// RFC 4180: a quote inside an unquoted field, or text after a closing quote, makes the
+    /// row malformed.
+    case strict
+    /// A quote inside an unquoted field (`5" disk`) is text, as libcsv reads it outside its
+    /// strict mode; text after a closing quote still makes the row malformed.
+    case lenient
+}
+
 /// Streams the rows of a CSV file (or TSV, or any one-byte delimiter) through libcsv.
 ///
-/// The first row is the header and names the columns; it must not have empty or
-/// duplicate names (compared without surrounding spaces, see ``CSVHeader``). A first line `sep=X`, as spreadsheet programs write it, names the
+/// The first row is the header and names the columns, unless the names are given (`header`):
+/// then the first row is a record. The names must not be empty or repeat (compared without
+/// surrounding spaces, see ``CSVHeader``). A first line `sep=X`, as spreadsheet programs write it, names the
 /// delimiter and is skipped (the header is then line 2). Without a given delimiter or a
-/// `sep=` line, the delimiter is the one of `,` `;` tab `|` that the header line holds most
+/// `sep=` line, the delimiter is the one of `,` `;` tab `|` that the first line holds most
 /// often outside quotes (`,` when it holds none). Quoting follows RFC 4180: quoted fields
 /// may hold delimiters, doubled quotes and line breaks, and spaces around values are kept.
 /// Lines may end in LF or CRLF (a lone CR ends a row too, but only LF counts as a new
@@ -20,11 +31,14 @@ import Darwin
 /// `SourceRecord.raggedness`). Each record's `line` is the physical line on which it
 /// starts. The file is read in chunks, so memory does not grow with its size.
 ///
-/// Faults end the file: an unterminated quoted field (reported at the line where its
-/// record starts), a quote inside an unquoted field or text after a closing quote
-/// (`misplaced quote`, at its line), and a cell that is not valid UTF-8 (at its record's
-/// line, with the column's name and the byte's offset in the file). Text in another encoding
-/// than UTF-8 is converted as it is read (``SourceFormat/openReader(path:displayName:encoding:)``).
+/// A row with a misplaced quote is returned with its ``SourceRecord/malformation`` and the
+/// reading goes on: a quote inside an unquoted field is kept as text (with ``CSVQuotes/lenient``
+/// that is no fault), and after text that follows a closing quote the rest of the line is
+/// skipped, the next line starting a new row. A misplaced quote in the header row, an
+/// unterminated quoted field (reported at the line where its record starts) and a cell that is
+/// not valid UTF-8 (at its record's line, with the column's name and the byte's offset in the
+/// file) end the file. Text in another encoding
+/// than UTF-8 is converted as it is read (``SourceFormat/openReader(path:displayName:encoding:header:quotes:)``).
 public struct CSVReader: RecordReader {
     /// The file's name in messages.
     public let displayName: String
@@ -37,13 +51,17 @@ public struct CSVReader: RecordReader {
     ///   - path: The file to read.
     ///   - displayName: The file name used in locations.
     ///   - delimiter: The byte between fields: `,` for CSV, tab for TSV; any byte except
-    ///     the quote, CR and LF. `nil`: sniffed from the header line.
+    ///     the quote, CR and LF. `nil`: sniffed from the first line.
+    ///   - header: The column names of a file without a header row, whose first row is a record.
+    ///   - quotes: How quotes inside unquoted fields are read.
     ///   - chunkSize: Bytes read from the file at a time (at least 4).
     public init(
-        path: String, displayName: String, delimiter: UInt8? = UInt8(ascii: ","), chunkSize: Int = 1 << 16
+        path: String, displayName: String, delimiter: UInt8? = UInt8(ascii: ","), header: [String]? = nil, quotes: CSVQuotes = .strict,
+        chunkSize: Int = 1 << 16
     ) throws(ReaderError) {
         try Self.checkDelimiter(delimiter, displayName: displayName)
-        try self.init(input: FileInput(path: path, displayName: displayName), displayName: displayName, delimiter: delimiter, chunkSize: chunkSize)
+        try self.init(input: FileInput(path: path, displayName: displayName), displayName: displayName, delimiter: delimiter, header: header,
+                      quotes: quotes, chunkSize: chunkSize)
     }
 
     private static func checkDelimiter(_ delimiter: UInt8?, displayName: String) throws(ReaderError) {
@@ -52,29 +70,55 @@ public struct CSVReader: RecordReader {
         throw ReaderError(file: displayName, line: 0, reason: "unusable CSV delimiter \(shown)")
     }
 
-    /// Reads `input` (a file or an archive entry) as ``init(path:displayName:delimiter:chunkSize:)`` reads a file.
-    init(input: any ByteInput, displayName: String, delimiter: UInt8?, chunkSize: Int = 1 << 16) throws(ReaderError) {
+    /// Reads `input` (a file or an archive entry) as ``init(path:displayName:delimiter:header:quotes:chunkSize:)`` reads a file.
+    init(input: any ByteInput, displayName: String, delimiter: UInt8?, header names: [String]? = nil, quotes: CSVQuotes = .strict,
+         chunkSize: Int = 1 << 16) throws(ReaderError) {
         try Self.checkDelimiter(delimiter, displayName: displayName)
         self.displayName = displayName
-        rows = CSVRowStream(input: input, displayName: displayName, delimiter: delimiter, chunkSize: chunkSize)
-        guard let headerRow = try rows.next() else {
-            throw ReaderError(file: displayName, line: rows.headerLine, reason: "no header row")
-        }
-        var seen = Set<String>()
-        for (index, cell) in headerRow.cells.enumerated() {
-            let name = CSVHeader.columnName(cell)
-            guard !name.isEmpty else {
-                throw ReaderError(file: displayName, line: headerRow.line, column: String(index + 1),
-                                  reason: "empty column name in header")
+        rows = CSVRowStream(input: input, displayName: displayName, delimiter: delimiter, quotes: quotes, chunkSize: chunkSize)
+        if let names {
+            try Self.checkNames(names, line: 0, displayName: displayName, in: "the given header")
+            header = CSVHeader(names: names)
+        } else {
+            guard let headerRow = try rows.next() else {
+                throw ReaderError(file: displayName, line: rows.headerLine, reason: "no header row")
             }
-            guard seen.insert(name).inserted else {
-                throw ReaderError(file: displayName, line: headerRow.line, column: name,
-                                  reason: "duplicate column name \"\(name)\" in header")
+            if let malformation = headerRow.malformation {
+                throw ReaderError(file: displayName, line: headerRow.line, reason: malformation)
             }
+            try Self.checkNames(headerRow.cells, line: headerRow.line, displayName: displayName, in: "header")
+            header = CSVHeader(names: headerRow.cells)
         }
-        header = CSVHeader(names: headerRow.cells)
         rows.columnNames = header.columnNames
     }
+
+    /// Column names are neither empty nor repeated, once trimmed; `line` is where they are (0: given).
+    private static func checkNames(_ cells: [String], line: Int, displayName: String, in place: String) throws(ReaderError) {
+        var seen = Set<String>()
+        for (index, cell) in cells.enumerated() {
+            let name = CSVHeader.columnName(cell)
+            guard !name.isEmpty else {
+                throw ReaderError(file: displayName, line: line, column: String(index + 1), reason: "empty column name in \(place)")
+            }
+            guard seen.insert(name).inserted else {
+                throw ReaderError(file: displayName, line: line, column: name, reason: "duplicate column name \"\(name)\" in \(place)")
+            }
+        }
+    }
+
+    /// Whether `error` is a header row's empty or repeated column name, which says the first
+    /// line may be a record rather than a header.
+    package static func isHeaderNameFault(_ error: ReaderError) -> Bool {
+        error.reason.hasSuffix(" in header") && error.reason.contains("column name")
+    }
+
+    /// The ``SourceRecord/malformation`` of a row with a quote inside an unquoted field, which
+    /// ``CSVQuotes/lenient`` reads as text.
+    package static let strayQuoteFault = "misplaced quote: a quote inside an unquoted field (quotes: lenient reads such quotes as text)"
+
+    /// Lines where ``CSVQuotes/lenient`` read a quote inside an unquoted field as text: how many,
+    /// and the first of them.
+    package var strayQuoteLines: (count: Int, first: [Int]) { (rows.strayQuoteLineCount, rows.firstStrayQuoteLines) }
 
     /// Bytes of the file read so far, for progress.
     public var bytesRead: Int64 { rows.bytesConsumed }
@@ -85,7 +129,7 @@ public struct CSVReader: RecordReader {
     /// The next record, `nil` at the end of the file; a malformed row throws, naming its line.
     public mutating func next() throws(ReaderError) -> SourceRecord? {
         guard let row = try rows.next() else { return nil }
-        return SourceRecord(line: row.line, content: .csv(header: header, cells: row.cells))
+        return SourceRecord(line: row.line, content: .csv(header: header, cells: row.cells), malformation: row.malformation)
     }
 }
 
@@ -99,10 +143,15 @@ final class CSVRowStream {
     struct Row {
         let line: Int
         let cells: [String]
+        /// Why the row is not well-formed; see ``SourceRecord/malformation``.
+        var malformation: String? = nil
     }
 
-    /// libcsv's `ROW_NOT_BEGUN` state (the constant is private to libcsv.c).
+    /// libcsv's `ROW_NOT_BEGUN` and `FIELD_BEGUN` states (the constants are private to libcsv.c).
     private static let rowNotBegun: Int32 = 0
+    private static let fieldBegun: Int32 = 2
+    /// Lines kept of those where a stray quote was read as text.
+    private static let keptStrayQuoteLines = 10
 
     private let input: any ByteInput
     private let displayName: String
@@ -122,26 +171,36 @@ final class CSVRowStream {
     private var failure: ReaderError?
     /// The byte between fields; `nil` until the first line has been seen when it is to be sniffed.
     private(set) var delimiter: UInt8?
+    private let quotes: CSVQuotes
+    /// Lines where a quote inside an unquoted field was read as text (``CSVQuotes/lenient``).
+    private(set) var strayQuoteLineCount = 0
+    private(set) var firstStrayQuoteLines: [Int] = []
 
     /// Names for cells in error locations; cells beyond these are named by position.
     var columnNames: [String] = [] {
         didSet { collector.pointee.expectedCellCount = columnNames.count }
     }
 
-    /// - Parameter delimiter: `nil`: named by a `sep=` line, or sniffed from the header line.
-    init(input: any ByteInput, displayName: String, delimiter: UInt8?, chunkSize: Int) {
+    /// - Parameter delimiter: `nil`: named by a `sep=` line, or sniffed from the first line.
+    init(input: any ByteInput, displayName: String, delimiter: UInt8?, quotes: CSVQuotes, chunkSize: Int) {
         self.input = input
         self.displayName = displayName
         self.delimiter = delimiter
+        self.quotes = quotes
         parser = .allocate(capacity: 1)
         parser.initialize(to: csv_parser())
+        Self.start(parser, delimiter: delimiter)
+        collector = .allocate(capacity: 1)
+        collector.initialize(to: CSVRowCollector())
+        buffer = .allocate(byteCount: max(chunkSize, 4), alignment: 1)
+    }
+
+    /// Sets libcsv up: strict, so that misplaced quotes stop it where they are (``parseLine(_:length:line:)``).
+    private static func start(_ parser: UnsafeMutablePointer<csv_parser>, delimiter: UInt8?) {
         csv_init(parser, UInt8(CSV_STRICT | CSV_STRICT_FINI))
         if let delimiter { csv_set_delim(parser, delimiter) }
         csv_set_space_func(parser, CSVCallbacks.isSpace)
         csv_set_blk_size(parser, 1 << 12)
-        collector = .allocate(capacity: 1)
-        collector.initialize(to: CSVRowCollector())
-        buffer = .allocate(byteCount: max(chunkSize, 4), alignment: 1)
     }
 
     deinit {
@@ -202,14 +261,48 @@ final class CSVRowStream {
         let remaining = filled - position
         let lineFeed = memchr(start, Int32(UInt8(ascii: "\n")), remaining)
         let length = lineFeed.map { $0 - start + 1 } ?? remaining
-        let parsed = csv_parse(parser, start, length, CSVCallbacks.field, CSVCallbacks.row, collector)
-        guard parsed == length else {
-            let status = csv_error(parser)
-            let reason = status == CSV_EPARSE ? "misplaced quote" : String(cString: csv_strerror(status))
-            throw ReaderError(file: displayName, line: line, reason: reason)
-        }
+        try parseLine(UnsafeRawPointer(start), length: length, line: line)
         position += length
         if lineFeed != nil { collector.pointee.line = line + 1 }
+    }
+
+    /// Feeds libcsv `length` bytes of one physical line. Where it stops at a misplaced quote: a
+    /// quote inside an unquoted field is fed again as text (libcsv's quote character set aside
+    /// for that byte), the row marked malformed unless quotes are lenient; after text that
+    /// follows a closing quote, the row ends malformed with the cells read so far and the rest of
+    /// the line is skipped.
+    private func parseLine(_ start: UnsafeRawPointer, length: Int, line: Int) throws(ReaderError) {
+        var offset = 0
+        while offset < length {
+            offset += csv_parse(parser, start + offset, length - offset, CSVCallbacks.field, CSVCallbacks.row, collector)
+            guard offset < length else { return }
+            let status = csv_error(parser)
+            guard status == CSV_EPARSE else { throw ReaderError(file: displayName, line: line, reason: String(cString: csv_strerror(status))) }
+            let quote = UInt8(ascii: "\"")
+            if parser.pointee.pstate == Self.fieldBegun && start.load(fromByteOffset: offset, as: UInt8.self) == quote {
+                csv_set_quote(parser, 0)
+                _ = csv_parse(parser, start + offset, 1, CSVCallbacks.field, CSVCallbacks.row, collector)
+                csv_set_quote(parser, quote)
+                offset += 1
+                if quotes == .lenient {
+                    noteStrayQuote(line)
+                } else {
+                    collector.pointee.markMalformed(CSVReader.strayQuoteFault)
+                }
+            } else {
+                collector.pointee.markMalformed("misplaced quote: text after the closing quote of a field; the rest of line \(line) is not read")
+                collector.pointee.completeRow()
+                csv_free(parser)
+                Self.start(parser, delimiter: delimiter)
+                return
+            }
+        }
+    }
+
+    private func noteStrayQuote(_ line: Int) {
+        guard firstStrayQuoteLines.last != line else { return }
+        strayQuoteLineCount += 1
+        if firstStrayQuoteLines.count < Self.keptStrayQuoteLines { firstStrayQuoteLines.append(line) }
     }
 
     private func readChunk() throws(ReaderError) {

@@ -14,12 +14,18 @@ extension SourceFiles {
     /// shell does, with the C library's `glob(3)` in a folder and `fnmatch(3)` in an archive:
     /// `*`, `?` and `[…]` stay within one path segment, and a name starting with `.` is matched
     /// only by a pattern segment starting with `.`; only files count, not folders. A name that is
-    /// a file (`data[1].csv`) names that file, pattern characters or not.
+    /// a file (`data[1].csv`) names that file, pattern characters or not. After the name of a zip
+    /// archive of the folder (`feed.zip/*.txt`), the pattern matches the archive's entries.
     package func files(matching pattern: String) -> [String] {
         if isFile(pattern) { return [pattern] }
         guard Self.isPattern(pattern) else { return [] }
         let names: [String]
         switch self {
+        case .folder where archiveEntry(pattern) != nil:
+            let (archivePath, entryPattern) = archiveEntry(pattern)!
+            let prefix = String(pattern.dropLast(entryPattern.count))
+            let entries = (try? ZipArchive(path: archivePath))?.entries.map(\.name) ?? []
+            names = entries.filter { fnmatch(entryPattern, $0, FNM_PATHNAME | FNM_PERIOD) == 0 }.map { prefix + $0 }
         case .folder(let path):
             names = Self.globbed(pattern, in: path)
         case .zip(let archive):

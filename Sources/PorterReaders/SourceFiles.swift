@@ -1,6 +1,11 @@
 import Foundation
 
 /// Where a dataset's source files are: a folder, or a zip archive read in place.
+///
+/// In a folder, a name may reach into a zip archive of the folder: `feed.zip/stops.txt` is the
+/// entry `stops.txt` of `feed.zip` (named as ``ZipArchive/entries`` names it, inside the archive's
+/// top folder if everything sits in one), read in place; a glob after the archive's name
+/// (`feed.zip/*.txt`) matches its entries.
 public enum SourceFiles: Sendable {
     case folder(String)
     case zip(ZipArchive)
@@ -43,6 +48,7 @@ public enum SourceFiles: Sendable {
     package func isFile(_ name: String) -> Bool {
         switch self {
         case .folder(let path):
+            if let (archive, entry) = archiveEntry(name) { return (try? ZipArchive(path: archive))?.entry(named: entry) != nil }
             var isDirectory: ObjCBool = false
             return FileManager.default.fileExists(atPath: (path as NSString).appendingPathComponent(name), isDirectory: &isDirectory) && !isDirectory.boolValue
         case .zip(let archive):
@@ -56,6 +62,7 @@ public enum SourceFiles: Sendable {
     package func size(of name: String) -> Int64 {
         switch self {
         case .folder(let path):
+            if let (archive, entry) = archiveEntry(name) { return (try? ZipArchive(path: archive))?.entry(named: entry)?.size ?? 0 }
             let attributes = try? FileManager.default.attributesOfItem(atPath: (path as NSString).appendingPathComponent(name))
             return (attributes?[.size] as? Int64) ?? 0
         case .zip(let archive):
@@ -82,7 +89,20 @@ public enum SourceFiles: Sendable {
     /// cannot be opened is a `ReaderError` at line 0 (`cannot open file: …`).
     /// - Parameter encoding: The file's encoding; `nil`: UTF-8, or UTF-16 after its byte order mark.
     package func openReader(_ name: String, format: SourceFormat, encoding: TextEncoding? = nil) throws(ReaderError) -> any RecordReader {
-        try format.openReader(input: input(of: name), displayName: name, encoding: encoding)
+        try openReader(name, format: format, reading: SourceReading(encoding: encoding))
+    }
+
+    /// Opens `name` in the format `reading` gives it (its own, else the extension's), read as
+    /// `reading` says; a name of no known format is a `ReaderError` at line 0.
+    package func openReader(_ name: String, reading: SourceReading) throws(ReaderError) -> any RecordReader {
+        guard let format = reading.format(of: name) else {
+            throw ReaderError(file: name, line: 0, reason: "unknown file type: give its format (\(SourceFormat.names))", kind: .unreadable)
+        }
+        return try openReader(name, format: format, reading: reading)
+    }
+
+    private func openReader(_ name: String, format: SourceFormat, reading: SourceReading) throws(ReaderError) -> any RecordReader {
+        try format.openReader(input: input(of: name), displayName: name, reading: reading)
     }
 
     /// Opens a Parse export's `<Class>.json` or join file: a JSON array of objects or
@@ -94,20 +114,57 @@ public enum SourceFiles: Sendable {
         return try JSONRecordReader(input: input, displayName: name, layout: size(of: name) == 0 ? .lines : .array)
     }
 
-    /// The bytes of `name`, read as they are asked for.
+    /// The bytes of `name`, from the folder or an archive, read as they are asked for.
     private func input(of name: String) throws(ReaderError) -> any ByteInput {
         switch self {
         case .folder(let path):
-            return try FileInput(path: (path as NSString).appendingPathComponent(name), displayName: name)
-        case .zip(let archive):
-            guard let entry = archive.entry(named: name) else {
-                throw ReaderError(file: name, line: 0, reason: "cannot open file: \(archive.displayName) has no \(name)", kind: .unreadable)
+            guard let (archivePath, entryName) = archiveEntry(name) else {
+                return try FileInput(path: (path as NSString).appendingPathComponent(name), displayName: name)
             }
-            return try archive.input(entry, displayName: name)
+            let archive: ZipArchive
+            do { archive = try ZipArchive(path: archivePath) } catch {
+                throw ReaderError(file: name, line: 0, reason: "cannot open file: \(error.message)", kind: .unreadable)
+            }
+            return try Self.input(entryName, of: archive, displayName: name)
+        case .zip(let archive):
+            return try Self.input(name, of: archive, displayName: name)
         case .excluding(let files, let patterns):
             guard !Self.matches(name, patterns) else { throw Self.excludedFault(name) }
             return try files.input(of: name)
         }
+    }
+
+    private static func input(_ name: String, of archive: ZipArchive, displayName: String) throws(ReaderError) -> any ByteInput {
+        guard let entry = archive.entry(named: name) else {
+            throw ReaderError(file: displayName, line: 0, reason: "cannot open file: \(archive.displayName) has no \(name)", kind: .unreadable)
+        }
+        return try archive.input(entry, displayName: displayName)
+    }
+
+    /// For a name reaching into a zip archive of the folder (`data/feed.zip/stops.txt`): the
+    /// archive's path and the entry's name. The archive is the first part of the name, from the
+    /// left, that ends in `.zip` and is a file of the folder.
+    package func archiveEntry(_ name: String) -> (archive: String, entry: String)? {
+        guard case .folder(let folder) = self, name.lowercased().contains(".zip/") else { return nil }
+        var parts = name.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        var prefix: [String] = []
+        while parts.count > 1 {
+            prefix.append(parts.removeFirst())
+            guard prefix.last!.lowercased().hasSuffix(".zip") else { continue }
+            let path = (folder as NSString).appendingPathComponent(prefix.joined(separator: "/"))
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue {
+                return (path, parts.joined(separator: "/"))
+            }
+        }
+        return nil
+    }
+
+    /// Why the archive a name reaches into cannot be read, if it cannot (``ZipArchive``'s refusal).
+    package func archiveFault(_ name: String) -> String? {
+        guard let (archive, _) = archiveEntry(name) else { return nil }
+        do { _ = try ZipArchive(path: archive) } catch { return error.message }
+        return nil
     }
 }
 

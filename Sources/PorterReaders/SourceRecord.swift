@@ -85,10 +85,14 @@ public struct SourceRecord: Sendable {
     /// A CSV row's cells; empty for a JSON record.
     package let csvCells: [String]
     private let jsonObject: JSONObject
+    /// Why the row is not well-formed CSV (`misplaced quote: …`), when it is not: its cells are
+    /// those read up to the fault, and the reader went on with the next row.
+    public let malformation: String?
 
-    /// A record starting at `line`.
-    public init(line: Int, content: Content) {
+    /// A record starting at `line`; `malformation` says why it could not be read whole.
+    public init(line: Int, content: Content, malformation: String? = nil) {
         self.line = line
+        self.malformation = malformation
         switch content {
         case .csv(let header, let cells):
             (csvHeader, csvCells, jsonObject) = (header, cells, JSONObject())
@@ -115,9 +119,11 @@ public struct SourceRecord: Sendable {
         csvHeader?.columnNames ?? jsonObject.keys
     }
 
-    /// The fault of a CSV row whose cell count differs from its header's, if it is one.
-    package func raggednessFault(file: String) -> ReaderError? {
-        raggedness.map { ReaderError(file: file, line: line, reason: "row has \($0.actual) cells, the header has \($0.expected)") }
+    /// The fault of a row that is not well-formed (``malformation``) or whose cell count differs
+    /// from its header's, if it is one of them.
+    package func rowFault(file: String) -> ReaderError? {
+        if let malformation { return ReaderError(file: file, line: line, reason: malformation) }
+        return raggedness.map { ReaderError(file: file, line: line, reason: "row has \($0.actual) cells, the header has \($0.expected)") }
     }
 
     /// For a CSV row whose cell count differs from its header: (header count, cell count).

@@ -149,7 +149,7 @@ struct ExportCommand: AsyncParsableCommand {
         guard let manifest else { return [:] }
         guard format == .csv else { throw PorterError(.usage, "--manifest names objects by key in CSV cells: use it with --format csv") }
         let dataset = try ManifestLoader.load(manifest)
-        return Dictionary(dataset.classes.map { ($0.className, $0.key) }, uniquingKeysWith: { a, _ in a })
+        return Dictionary(dataset.classes.map { ($0.className, $0.keyFields) }, uniquingKeysWith: { a, _ in a })
     }
 }
 

@@ -12,13 +12,13 @@ struct SingleFileOptions: ParsableArguments {
     @Option(name: .long, help: "With a single file: the key's column (or columns, comma-separated) instead of the inferred key.")
     var key: String?
 
-    @Option(name: .long, help: "With a single file: csv, tsv, json or ndjson; required for - (stdin), else it must agree with the file's extension.")
+    @Option(name: .long, help: "With a single file: csv, tsv, json or ndjson; required for - (stdin); the format of a file whose extension names none (.txt, .dat), else it must agree with the extension.")
     var format: String?
 
-    /// Whether `dataset` is one data file: `-`, a file given with `--class`, or a `.csv`, `.tsv`,
-    /// `.ndjson` or `.jsonl` file (never a manifest).
+    /// Whether `dataset` is one data file: `-`, a file given with `--class` or `--format`, or a
+    /// `.csv`, `.tsv`, `.ndjson` or `.jsonl` file (never a manifest).
     func isSingleFile(_ dataset: String) -> Bool {
-        guard dataset != "-", className == nil else { return true }
+        guard dataset != "-", className == nil, format == nil else { return true }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: dataset, isDirectory: &isDirectory), !isDirectory.boolValue else { return false }
         guard let format = SourceFormat.forFile(dataset) else { return false }

@@ -88,14 +88,19 @@ final class ManifestInferenceTests: XCTestCase {
         XCTAssertEqual(manifest.mapping(for: "Grade")?.field(named: "student")?.type, .pointer(targetClass: "Student"))
     }
 
-    func testNoUniqueColumnGivesTwoColumnsOrSaysSo() throws {
+    /// Without a key of one or two columns, records are keyed by their line (with the caveat),
+    /// unless records share lines (a JSON array on one line): then the class says it has no key.
+    func testNoUniqueColumnGivesTwoColumnsOrTheLineOrSaysSo() throws {
         let (yaml, manifest, _) = try inferred([
             "offices.csv": "city,country\nParis,FR\nParis,US\nLyon,FR\n",
             "logs.csv": "level,text\ninfo,a\ninfo,a\n",
+            "events.json": #"[{"kind": "a"}, {"kind": "a"}]"#,
         ])
         XCTAssertEqual(manifest.mapping(for: "Office")?.key, ["city", "country"])
-        XCTAssertEqual(manifest.mapping(for: "Log")?.key, [])
-        XCTAssertTrue(yaml.contains("# no key: no column, nor two of the first 6 together, is unique and non-empty in all 2 records"), yaml)
+        XCTAssertEqual(manifest.mapping(for: "Log")?.key, ["$line"])
+        XCTAssertTrue(yaml.contains("key: $line        # no column, nor two of the first 6 together, is unique and non-empty in all 2 records: each record is named by the line it starts on; stable only while the file keeps its records in this order"), yaml)
+        XCTAssertEqual(manifest.mapping(for: "Event")?.key, [])
+        XCTAssertTrue(yaml.contains("# no key: no column, nor two of the first 6 together, is unique and non-empty in all 2 records, and records share lines"), yaml)
     }
 
     func testPointerNeedsEveryValueAndANameForNumbers() throws {

@@ -56,7 +56,7 @@ final class SourceListManifestTests: XCTestCase {
         XCTAssertEqual(try fault("[]"), "dataset.yml: classes.Order.source: is required")
         XCTAssertEqual(try fault(#"[extra.csv, ""]"#), "dataset.yml: classes.Order.source[1]: is required")
         XCTAssertEqual(try fault("[extra.csv, {a: b}]"), "dataset.yml: classes.Order.source[1]: must be text, not object")
-        XCTAssertEqual(try fault("data/*", ["data/notes.txt": "x"]), #"dataset.yml: classes.Order.source: "data/notes.txt": unknown file type (.csv, .tsv, .json, .ndjson or .jsonl)"#)
+        XCTAssertEqual(try fault("data/*", ["data/notes.txt": "x"]), #"dataset.yml: classes.Order.source: "data/notes.txt": unknown file type (.csv, .tsv, .json, .ndjson or .jsonl); for another extension give its format, e.g. format: csv"#)
         XCTAssertEqual(try fault("data/orders-*.csv", ["data/orders-2025.csv": "total,number\n1,2025-001\n"]),
                        #"dataset.yml: classes.Order.source: data/orders-2025.csv's header differs from data/orders-2023.csv's: column 1 is "total", not "number" (every file of one source needs the same header)"#)
         XCTAssertEqual(try fault("data/orders-*.csv", ["data/orders-2025.csv": "number,total,note\n2025-001,1,x\n"]),

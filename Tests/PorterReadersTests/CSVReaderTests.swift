@@ -297,17 +297,22 @@ import Testing
         #expect(error?.location.line == 3)
     }
 
+    /// A misplaced quote makes its row malformed, and the reading goes on; in the header it ends the file.
     @Test func misplacedQuote() throws {
-        let inUnquoted = try fault("a,b\n1,2\n3,b\"c\n")
-        #expect(inUnquoted?.reason == "misplaced quote")
-        #expect(inUnquoted?.location.line == 3)
-
-        let afterClosingQuote = try fault("a,b\n1,\"x\ny\"z\n")
-        #expect(afterClosingQuote?.reason == "misplaced quote")
-        #expect(afterClosingQuote?.location.line == 3)
+        let path = try files.write("a,b\n1,2\n3,b\"c\n4,\"x\ny\"z,w\n5,6\n", to: "data.csv")
+        var reader = try CSVReader(path: path, displayName: "data.csv")
+        let records = try readAll(&reader)
+        #expect(records.map(\.line) == [2, 3, 4, 6])
+        #expect(records[0].malformation == nil)
+        #expect(records[1].malformation == CSVReader.strayQuoteFault)
+        #expect(records[1].rowFault(file: "data.csv")?.description == "data.csv:3: " + CSVReader.strayQuoteFault)
+        #expect(records[2].malformation == "misplaced quote: text after the closing quote of a field; the rest of line 5 is not read")
+        #expect(records[3].malformation == nil)
+        guard case .csv(_, let cells) = records[3].content else { return }
+        #expect(cells == ["5", "6"], "the line after the skipped rest starts a new row")
 
         let inHeader = try fault("a,\"b\"c\n")
-        #expect(inHeader?.reason == "misplaced quote")
+        #expect(inHeader?.reason.hasPrefix("misplaced quote") == true)
         #expect(inHeader?.location.line == 1)
     }
 
@@ -329,12 +334,12 @@ import Testing
     }
 
     @Test func faultsAreReportedAgain() throws {
-        let path = try files.write("a,b\n1,2\n3,b\"c\n4,5\n", to: "data.csv")
+        let path = try files.write("a,b\n1,2\n3,\"open\n4,5\n", to: "data.csv")
         var reader = try CSVReader(path: path, displayName: "data.csv")
         #expect(try reader.next()?.line == 2)
         let first = readerError { _ = try reader.next() }
         let second = readerError { _ = try reader.next() }
-        #expect(first?.reason == "misplaced quote")
+        #expect(first?.reason == "unterminated quoted field")
         #expect(second?.description == first?.description)
     }
 

@@ -22,7 +22,7 @@ extension ImportPass {
                               batch: inout [RelationLinks]) throws(PorterError) -> (records: Int, lastLine: Int) {
         let tallyKey = "\(relation.owner).\(relation.field)"
         let keyPath = "relations[\(source - manifest.classes.count)]"
-        guard var reader = openReader(file, memory: relation.records, delimiter: relation.delimiter, encoding: relation.encoding, declaredAt: keyPath,
+        guard var reader = openReader(file, memory: relation.records, reading: relation.reading, declaredAt: keyPath,
                                      prepare: { _ in }) else { return (0, 0) }
         let ownerColumn = ColumnPath(relation.ownerColumn), targetColumn = ColumnPath(relation.targetColumn)
         let ownerParser = ClassMapper.referenceParser(for: .pointer(targetClass: relation.owner), by: relation.ownerBy, manifest: manifest)!
@@ -62,8 +62,8 @@ extension ImportPass {
                 }
             }
             let ownerReferent = object(in: ownerColumn, ownerParser), targetReferent = object(in: targetColumn, targetParser)
-            if let ragged = record.raggednessFault(file: file) {
-                problems = [Diagnostic(.raggedRow, ragged.location, ragged.reason)]
+            if let fault = record.rowFault(file: file) {
+                problems = [Diagnostic(record.rowFaultKind, fault.location, fault.reason)]
             }
             if !problems.isEmpty {
                 relationTallies[tallyKey]!.rejected += 1

@@ -170,11 +170,11 @@ final class ImportPass {
     /// Opens `source`, or `memory` when the records come from memory; `keyPath` is where the
     /// manifest declares it (`classes.Customer`), for messages. A file is parsed a batch ahead, on
     /// a thread of its own, which also prepares records while this thread is behind (``PreparedRecords``).
-    func openReader<Prepared>(_ source: String, memory: MemorySource?, delimiter: UInt8?, encoding: TextEncoding?, declaredAt keyPath: String,
+    func openReader<Prepared>(_ source: String, memory: MemorySource?, reading: SourceReading, declaredAt keyPath: String,
                               prepare: @escaping @Sendable (SourceRecord) -> Prepared,
                               arriving: (([(SourceRecord, Prepared?)]) -> Void)? = nil) -> PreparedRecords<Prepared>? {
         do {
-            guard let reader = try reader(source, memory: memory, delimiter: delimiter, encoding: encoding) else { return nil }
+            guard let reader = try reader(source, memory: memory, reading: reading) else { return nil }
             return PreparedRecords(reader, readsAhead: memory == nil, prepare: prepare, arriving: arriving)
         } catch {
             readerFailed(error, source: source, declaredAt: keyPath)
@@ -183,21 +183,26 @@ final class ImportPass {
     }
 
     /// A reader of `source`; `nil` for a file type none reads (the manifest check has named it).
-    private func reader(_ source: String, memory: MemorySource?, delimiter: UInt8?, encoding: TextEncoding?) throws(ReaderError) -> (any RecordReader)? {
+    private func reader(_ source: String, memory: MemorySource?, reading: SourceReading) throws(ReaderError) -> (any RecordReader)? {
         if let memory { return try memory.reader() }
-        guard var format = SourceFormat.forFile(source) else { return nil }
-        if let delimiter, case .csv = format { format = .csv(delimiter: delimiter) }
-        return try manifest.files.openReader(source, format: format, encoding: encoding)
+        guard reading.format(of: source) != nil else { return nil }
+        return try manifest.files.openReader(source, reading: reading)
     }
 
     /// Before any record is read: every CSV header has the columns the fields read
-    /// (``SourceColumnCheck``). A file that cannot be opened is reported when it is read.
+    /// (``SourceColumnCheck``), and an `objectId` column when the class has no key. A file that
+    /// cannot be opened is reported when it is read.
     private func checkHeaders() throws(PorterError) {
         for mapping in manifest.classes {
             let check = SourceColumnCheck([mapping], manifest: manifest)
-            guard !check.isEmpty, let first = mapping.sources.first,
-                  let csv = (try? reader(first, memory: mapping.records, delimiter: mapping.delimiter, encoding: mapping.encoding)) as? CSVReader else { continue }
+            let needsObjectIds = mapping.key.isEmpty && mapping.extract == nil
+            guard !check.isEmpty || needsObjectIds, let first = mapping.sources.first,
+                  let csv = (try? reader(first, memory: mapping.records, reading: mapping.reading)) as? CSVReader else { continue }
             try check.check(csv.header)
+            if needsObjectIds && csv.header.index(of: "objectId") == nil {
+                throw PorterError(ManifestFault(file: manifest.manifestFile, keyPath: (ManifestPath.root + "classes" + mapping.className).keys,
+                                                message: "\(mapping.className) has no key, and \(first) has no objectId column to identify its records: " + Self.identityAdvice(mapping.className)))
+            }
         }
     }
 
@@ -268,7 +273,7 @@ final class ImportPass {
                 guard case .pointer(let target) = field.type, !(plan.cyclicFields[name]?.contains(field.name) ?? false) else { return nil }
                 return manifest.mapping(for: target) == nil ? nil : target
             })
-            if candidate.sources == head.sources, candidate.delimiter == head.delimiter, candidate.encoding == head.encoding, needs.isSubset(of: available) {
+            if candidate.sources == head.sources, candidate.reading == head.reading, needs.isSubset(of: available) {
                 group.append(candidate)
                 available.insert(name)
             }
@@ -293,6 +298,10 @@ final class ImportPass {
         var checkedHeader = false
         /// Records read, counted into the class's tally once the source is read.
         var read = 0
+        /// Records without a key or objectId (in a class without a key), reported once for the
+        /// class by ``reportRecordsWithoutIdentity(of:)``, with the first of them.
+        var withoutIdentity = 0
+        var firstWithoutIdentity: Diagnostic?
         /// Whether the class's objects are the values of a column (``ClassMapping/extract``);
         /// kept apart so that no record copies the extraction to test it.
         let isExtracted: Bool
@@ -371,7 +380,7 @@ final class ImportPass {
             let mappers = loads.map { !$0.isExtracted ? ClassMapper(mapping: $0.mapping, manifest: manifest, file: file) : nil }
             let indexes = loads.map(\.index)
             let targets = loads.map { $0.mapper.fields.map { $0.type.targetClass.flatMap(references.keyIndex(of:)) } }
-            if var reader = openReader(file, memory: group[0].records, delimiter: group[0].delimiter, encoding: group[0].encoding, declaredAt: keyPath,
+            if var reader = openReader(file, memory: group[0].records, reading: group[0].reading, declaredAt: keyPath,
                                        prepare: { record in mappers.map { $0?.map(record) } },
                                        arriving: { [unowned self] batch in warmKeys(of: batch, in: indexes, targets: targets) }) {
                 while let (record, drafts) = try nextRecord(from: &reader, declaredAt: keyPath) {
@@ -406,6 +415,7 @@ final class ImportPass {
         if !files.contains(where: references.unreadSources.contains) { notes += try columns.finish() }
         for load in loads {
             classTallies[load.className]!.read += load.read
+            reportRecordsWithoutIdentity(of: load)
             try send(load)
             references.finished(load.className)
         }
@@ -472,6 +482,11 @@ final class ImportPass {
             pruneTracker?.hold(className, objectId: failure.objectId, keyHash: failure.keyHash)
             try valueFailed(record, className: className, failure.diagnostics)
             return
+        case .failure(let failure) where failure.diagnostics.allSatisfy({ $0.kind == .objectIdMissing }):
+            load.withoutIdentity += 1
+            if load.firstWithoutIdentity == nil { load.firstWithoutIdentity = failure.diagnostics.first }
+            rowFailed(row, className: className, [], reasons: failure.diagnostics.map(\.reason))
+            return
         case .failure(let failure):
             pruneTracker?.hold(className, objectId: failure.objectId, keyHash: failure.keyHash)
             if let objectId = failure.objectId,
@@ -497,8 +512,10 @@ final class ImportPass {
             return
         case .duplicateKey(let first):
             let keyField = mapper.fields.first { $0.name == load.mapping.key.first }
+            // Records keyed by line repeat a key only when they start on one line (a JSON array written on one line).
+            let why = mapper.keyedByLine ? ": records that start on one line have one key \(ClassMapping.lineKey); give the class a key of fields" : ""
             problems.append(Diagnostic(.duplicateKey, mapper.location(draft.line, keyField, value: draft.key.map { ObjectReference(targetClass: className, identity: .key($0)).sourceText }),
-                                       "duplicate key, first seen at \(rowText(source: load.source, row: first, besides: mapper.sourceName))"))
+                                       "duplicate key, first seen at \(rowText(source: load.source, row: first, besides: mapper.sourceName))" + why))
         case .duplicateObjectId(let first):
             problems.append(Diagnostic(.duplicateObjectId, SourceLocation(file: mapper.sourceName, line: draft.line, column: "objectId", className: className,
                                                                          value: draft.objectId),
@@ -591,11 +608,27 @@ final class ImportPass {
     }
 
     /// Counts a faulty row; references to it, if it was registered, already see it rejected.
-    func rowFailed(_ row: RowID, className: String, _ problems: [Diagnostic]) {
+    /// `reasons`: why the row is rejected, when its faults are reported otherwise than by `problems`.
+    func rowFailed(_ row: RowID, className: String, _ problems: [Diagnostic], reasons: [String]? = nil) {
         for problem in problems { log.add(problem) }
         classTallies[className]!.rejected += 1
         stopSending()
-        rejectTracker.reject(row, reasons: problems.map(\.reason))
+        rejectTracker.reject(row, reasons: reasons ?? problems.map(\.reason))
+    }
+
+    /// One fault for the records of a class without a key that have no objectId, at the first
+    /// of them: which class it is and what to do, not one fault per record.
+    private func reportRecordsWithoutIdentity(of load: ClassLoad) {
+        guard let first = load.firstWithoutIdentity else { return }
+        let count = load.withoutIdentity
+        log.add(Diagnostic(.objectIdMissing, first.location,
+                           "\(load.className) has no key, and \(count) of its records \(count == 1 ? "has" : "have") no objectId (the first at this line): "
+                           + Self.identityAdvice(load.className)))
+    }
+
+    /// What to give a class whose records have no identity.
+    static func identityAdvice(_ className: String) -> String {
+        "give classes.\(className) a key of fields unique together (key: [a, b]), key: \(ClassMapping.lineKey) (each record's line in its file), or an objectId column"
     }
 
     /// Counts a value of an extracted class that cannot be read. It fails wherever it is named,

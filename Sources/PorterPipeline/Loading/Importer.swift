@@ -166,7 +166,7 @@ public struct Importer: Sendable {
         }
         try cancellation.check("starting to write", "nothing was written")
         let (schemas, existingClassNotes) = Self.schemasToCreate(manifest.schemas, existing: targetSchemas)
-        try sink.begin(schemas: schemas, naturalKeys: Dictionary(uniqueKeysWithValues: manifest.classes.map { ($0.className, $0.key) }), plan: plan)
+        try sink.begin(schemas: schemas, naturalKeys: Dictionary(uniqueKeysWithValues: manifest.classes.map { ($0.className, $0.keyFields) }), plan: plan)
         // After begin: whether the sink takes references ahead is known once it has begun.
         let pass = ImportPass(manifest: manifest, plan: plan, mode: .writing(sink, rejectPlan), options: options, validatedIndexes: consume validatedIndexes,
                               progress: progress)

@@ -150,7 +150,8 @@ final class ReadAheadReader<Prepared: Sendable>: RecordReader {
         guard let fileHeader = batch.first?.0.csvHeader else { return }
         let header = CSVHeader(names: fileHeader.names)
         for index in batch.indices where batch[index].0.csvHeader === fileHeader {
-            batch[index].0 = SourceRecord(line: batch[index].0.line, content: .csv(header: header, cells: batch[index].0.csvCells))
+            let record = batch[index].0
+            batch[index].0 = SourceRecord(line: record.line, content: .csv(header: header, cells: record.csvCells), malformation: record.malformation)
         }
     }
 

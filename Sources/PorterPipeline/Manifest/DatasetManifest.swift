@@ -136,7 +136,8 @@ public struct ClassMapping: Sendable {
     /// The files ``sourcePatterns`` name, in the order they are read (set by ``ManifestLoader``;
     /// until then, the patterns themselves).
     public var sources: [String]
-    /// Field names forming the natural key; empty when objects are identified by a source `objectId`.
+    /// Field names forming the natural key; empty when objects are identified by a source
+    /// `objectId`; ``lineKey`` alone when each record is identified by its line.
     public var key: [String]
     /// The fields, each read from its column(s) of a record.
     public var fields: [FieldMapping]
@@ -150,6 +151,13 @@ public struct ClassMapping: Sendable {
     public var delimiter: UInt8?
     /// The source file's encoding; `nil`: UTF-8, or UTF-16 after a byte order mark.
     public var encoding: TextEncoding?
+    /// The source files' format (`format:`), for files whose extension names none (`.txt`,
+    /// `.dat`); `nil`: the extension's.
+    public var format: SourceFormat?
+    /// The column names of a CSV source without a header row (`header:`): its first line is a record.
+    public var header: [String]?
+    /// How the quotes of a CSV source are read (`quotes:`).
+    public var quotes = CSVQuotes.strict
     /// Source keys read by no field on purpose, which are neither faults nor reported as
     /// skipped (a Dashboard export's `className`, Relation placeholders fed from join files).
     public var ignoredColumns: Set<String> = []
@@ -201,6 +209,22 @@ public struct ClassMapping: Sendable {
 
     /// The field named `name`, if the class has it.
     public func field(named name: String) -> FieldMapping? { fields.first { $0.name == name } }
+
+    /// The ``key`` that identifies each record by its place in its source (`key: $line`): the line
+    /// on which it starts, and the file's name too when the class reads several files.
+    public static let lineKey = "$line"
+
+    /// Whether records are identified by their line (``lineKey``).
+    public var isKeyedByLine: Bool { key == [Self.lineKey] }
+
+    /// The fields of the natural key whose values identify an object; empty for a class keyed
+    /// by objectId or by line.
+    public var keyFields: [String] { isKeyedByLine ? [] : key }
+
+    /// How the source files are read.
+    package var reading: SourceReading {
+        SourceReading(format: format, delimiter: delimiter, encoding: encoding, header: header, quotes: quotes)
+    }
 
     /// The source as messages name it as a whole: the manifest's text (a list joined with `, `).
     public var source: String { sourcePatterns.joined(separator: ", ") }
@@ -321,8 +345,19 @@ public struct JoinRelationMapping: Sendable {
     public var targetBy: String?
     /// The join file's encoding; `nil`: UTF-8, or UTF-16 after a byte order mark.
     public var encoding: TextEncoding?
+    /// The join files' format, for files whose extension names none; `nil`: the extension's.
+    public var format: SourceFormat?
+    /// The column names of a CSV join file without a header row.
+    public var header: [String]?
+    /// How the quotes of a CSV join file are read.
+    public var quotes = CSVQuotes.strict
     /// Records from memory, read in place of files (set by the `records:` initializer); ``sources`` is then its name alone.
     public internal(set) var records: MemorySource?
+
+    /// How the join files are read.
+    package var reading: SourceReading {
+        SourceReading(format: format, delimiter: delimiter, encoding: encoding, header: header, quotes: quotes)
+    }
 
     /// A join relation read from `source`, a file relative to the manifest's folder.
     public init(owner: String, field: String, targetClass: String, source: String, ownerColumn: String, targetColumn: String, delimiter: UInt8? = nil,

@@ -70,7 +70,11 @@ struct ManifestChecker {
                 checkOptions(of: field, at: fieldPath)
             }
             if let extract = mapping.extract { checkExtracted(mapping, extract, at: path) }
-            for keyField in mapping.key {
+            if mapping.key.contains(ClassMapping.lineKey) {
+                if mapping.key.count > 1 { fail(path + "key", "\(ClassMapping.lineKey) is a key on its own (key: \(ClassMapping.lineKey)): the line alone identifies a record") }
+                if mapping.records != nil { fail(path + "key", "records from memory have no lines: give key fields") }
+            }
+            for keyField in mapping.key where keyField != ClassMapping.lineKey {
                 guard let field = mapping.field(named: keyField) else {
                     fail(path + "key", "\"\(keyField)\" is not a field of \(mapping.className)")
                     continue
@@ -85,6 +89,9 @@ struct ManifestChecker {
                 }
                 if let by = field.by, let target = field.type.targetClass {
                     checkBy(by, of: target, at: path + "fields" + field.name + "by")
+                }
+                if let columns = field.columns, case .pointer(let target) = field.type {
+                    checkKeyParts(columns, of: target, at: path + "fields" + field.name + "columns")
                 }
             }
             let geoPoints = mapping.fields.filter { $0.type == .geoPoint }
@@ -103,8 +110,13 @@ struct ManifestChecker {
 
     /// The options of a field fit its type.
     mutating func checkOptions(of field: FieldMapping, at path: ManifestPath) {
-        if let columns = field.columns, field.type != .geoPoint || columns.count != 2 {
-            fail(path + "columns", "only a GeoPoint reads two columns: [latitude, longitude]")
+        if let columns = field.columns {
+            switch field.type {
+            case .geoPoint where columns.count == 2: break
+            case .pointer where columns.count >= 2:
+                if field.by != nil { fail(path + "by", "a Pointer read from several columns names its target by the parts of its key, not by another field") }
+            default: fail(path + "columns", "only a GeoPoint reads two columns: [latitude, longitude]; and a Pointer several: the parts of its target's key")
+            }
         }
         if let split = field.split {
             switch field.type {
@@ -179,6 +191,21 @@ struct ManifestChecker {
                     named[name] = .some(records)
                 }
             }
+        }
+    }
+
+    /// A Pointer's `columns` hold the parts of its target's key: as many as the key has.
+    mutating func checkKeyParts(_ columns: [String], of target: String, at path: ManifestPath) {
+        guard let mapping = manifest.mapping(for: target) else {
+            fail(path, "a Pointer read from several columns names the parts of \(target)'s key, but \(target) is not declared in this manifest")
+            return
+        }
+        let parts = mapping.isKeyedByLine ? 1 : mapping.key.count
+        guard parts != columns.count else { return }
+        if mapping.key.isEmpty {
+            fail(path, "\(target) has no key (its objects are named by objectId, one column): give the field one column")
+        } else {
+            fail(path, "\(target)'s key has \(Noun.counted(parts, "part")) ([\(mapping.key.joined(separator: ", "))]): columns names \(columns.count); give one column per part, in the key's order")
         }
     }
 

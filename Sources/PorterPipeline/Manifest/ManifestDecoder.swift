@@ -6,14 +6,21 @@ import PorterReaders
 struct ManifestDecoder {
     let fileName: String
     let directory: String
+    /// Warnings about values that are valid but likely not what was meant (``DatasetManifest/notes``).
+    private(set) var notes: [String] = []
+
+    init(fileName: String, directory: String) {
+        self.fileName = fileName
+        self.directory = directory
+    }
 
     static let topKeys: Set<String> = ["version", "classes", "relations"]
     static let classKeys: Set<String> = ["source", "key", "fields", "acl", "mode", "strict", "delimiter", "extract",
-                                         "encoding", "decimal", "thousands"]
+                                         "encoding", "decimal", "thousands", "format", "header", "quotes", "null"]
     static let fieldKeys: Set<String> = ["type", "column", "columns", "required", "default", "format", "split", "values", "null", "upload",
                                          "optional", "by", "decimal", "thousands"]
     static let relationKeys: Set<String> = ["owner", "field", "source", "ownerColumn", "targetColumn", "targetClass", "delimiter", "ownerBy", "targetBy",
-                                            "encoding"]
+                                            "encoding", "format", "header", "quotes"]
     static let extractKeys: Set<String> = ["source", "column", "split"]
 
     func fail(_ path: ManifestPath, _ reason: String) -> PorterError {
@@ -79,6 +86,50 @@ struct ManifestDecoder {
         return encoding
     }
 
+    /// A `format:` naming the source files' format.
+    func sourceFormat(_ value: JSONValue?, at path: ManifestPath) throws(PorterError) -> SourceFormat? {
+        guard let name = try string(value, at: path) else { return nil }
+        guard let format = SourceFormat(name: name.lowercased()) else { throw fail(path, "unknown format \"\(name)\" (\(SourceFormat.names))") }
+        return format
+    }
+
+    /// A `header:` naming the columns of a file without a header row: names neither empty nor
+    /// repeated (once trimmed, as a header's are compared).
+    func header(_ value: JSONValue?, at path: ManifestPath) throws(PorterError) -> [String]? {
+        guard let value, value != .null else { return nil }
+        guard case .array = value, let names = try stringList(value, at: path), !names.isEmpty else {
+            throw fail(path, "must list the names of the file's columns, in order")
+        }
+        var seen: [String: Int] = [:]
+        for (index, name) in names.enumerated() {
+            let trimmed = CSVHeader.columnName(name)
+            if trimmed.isEmpty { throw fail(path[index], "is required") }
+            if let first = seen.updateValue(index, forKey: trimmed) { throw fail(path[index], "\"\(trimmed)\" names column \(first + 1) already") }
+        }
+        return names
+    }
+
+    func quotes(_ value: JSONValue?, at path: ManifestPath) throws(PorterError) -> CSVQuotes {
+        guard let text = try string(value, at: path) else { return .strict }
+        guard let quotes = CSVQuotes(rawValue: text) else { throw fail(path, "must be strict or lenient, not \"\(text)\"") }
+        return quotes
+    }
+
+    /// A `null:` list of texts meaning null, with a note for each that holds a control character:
+    /// in YAML's double quotes `"\N"` is U+0085, not the `\N` SQL dumps write.
+    mutating func nullTokens(_ value: JSONValue?, at path: ManifestPath) throws(PorterError) -> Set<String> {
+        let tokens = try stringList(value, at: path) ?? []
+        for (index, token) in tokens.enumerated() {
+            guard let control = token.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) else { continue }
+            let code = String(format: "U+%04X", control.value)
+            let at = tokens.count == 1 && value?.stringValue != nil ? path : path[index]
+            var note = "\(fileName): \(at.text): the text holds the control character \(code)"
+            if control.value == 0x85 { note += ", which \"\\N\" in YAML's double quotes is: for the \\N of SQL dumps write '\\N' in single quotes" }
+            notes.append(note)
+        }
+        return Set(tokens)
+    }
+
     /// The `decimal` and `thousands` of `spec`, each defaulting to `base`'s.
     func numberFormat(_ spec: JSONObject, at path: ManifestPath, base: NumberFormat) throws(PorterError) -> NumberFormat {
         var format = base
@@ -122,13 +173,16 @@ struct ManifestDecoder {
             guard let reading = classes.first(where: { $0.extract == nil && $0.source == classes[index].source }) else { continue }
             classes[index].delimiter = classes[index].delimiter ?? reading.delimiter
             classes[index].encoding = classes[index].encoding ?? reading.encoding
+            classes[index].format = classes[index].format ?? reading.format
+            classes[index].header = classes[index].header ?? reading.header
+            if classes[index].quotes == .strict { classes[index].quotes = reading.quotes }
         }
-        var manifest = DatasetManifest(directory: directory, fileName: fileName, classes: classes, relations: relations)
+        var manifest = DatasetManifest(directory: directory, fileName: fileName, classes: classes, relations: relations, notes: notes)
         manifest.requiresMappedColumns = true
         return manifest
     }
 
-    func decodeClass(_ className: String, _ value: JSONValue, at path: ManifestPath) throws(PorterError) -> ClassMapping {
+    mutating func decodeClass(_ className: String, _ value: JSONValue, at path: ManifestPath) throws(PorterError) -> ClassMapping {
         let spec = try object(value, at: path, allowed: Self.classKeys)
         let extraction = try decodeExtract(spec, at: path)
         let sources = if let extraction { [extraction.source] } else { try sourceList(spec["source"], at: path + "source") }
@@ -137,9 +191,12 @@ struct ManifestDecoder {
             throw fail(path + "fields", "is required: a mapping of field names to types")
         }
         let numbers = try numberFormat(spec, at: path, base: .standard)
+        let nulls = try nullTokens(spec["null"], at: path + "null")
         var fields: [FieldMapping] = []
         for member in fieldsObject {
-            fields.append(try decodeField(member.key, member.value, at: path + "fields" + member.key, numbers: numbers))
+            var field = try decodeField(member.key, member.value, at: path + "fields" + member.key, numbers: numbers)
+            field.nullTokens.formUnion(nulls)
+            fields.append(field)
         }
         var acl: ParseACL?
         if let aclValue = spec["acl"], aclValue != .null {
@@ -161,6 +218,9 @@ struct ManifestDecoder {
         mapping.extract = extraction?.values
         mapping.adoptExtraction()
         mapping.encoding = try encoding(spec["encoding"], at: path + "encoding")
+        mapping.format = try sourceFormat(spec["format"], at: path + "format")
+        mapping.header = try header(spec["header"], at: path + "header")
+        mapping.quotes = try quotes(spec["quotes"], at: path + "quotes")
         return mapping
     }
 
@@ -185,7 +245,7 @@ struct ManifestDecoder {
     }
 
     /// - Parameter numbers: the class's `decimal` and `thousands`.
-    func decodeField(_ name: String, _ value: JSONValue, at path: ManifestPath, numbers: NumberFormat = .standard) throws(PorterError) -> FieldMapping {
+    mutating func decodeField(_ name: String, _ value: JSONValue, at path: ManifestPath, numbers: NumberFormat = .standard) throws(PorterError) -> FieldMapping {
         if case .string(let shorthand) = value {
             let required = shorthand.hasSuffix("!")
             let spelling = required ? String(shorthand.dropLast()) : shorthand
@@ -222,7 +282,7 @@ struct ManifestDecoder {
         field.upload = try bool(spec["upload"], at: path + "upload") ?? false
         field.optional = try bool(spec["optional"], at: path + "optional") ?? false
         if let nullValue = spec["null"] {
-            field.nullTokens = Set(try stringList(nullValue, at: path + "null") ?? [])
+            field.nullTokens = try nullTokens(nullValue, at: path + "null")
         }
         if let valuesValue = spec["values"], valuesValue != .null {
             guard case .object(let valuesObject) = valuesValue, !valuesObject.isEmpty else {
@@ -269,7 +329,7 @@ struct ManifestDecoder {
         return type
     }
 
-    func decodeRelation(_ value: JSONValue, at path: ManifestPath, classes: inout [ClassMapping]) throws(PorterError) -> JoinRelationMapping {
+    mutating func decodeRelation(_ value: JSONValue, at path: ManifestPath, classes: inout [ClassMapping]) throws(PorterError) -> JoinRelationMapping {
         let spec = try object(value, at: path, allowed: Self.relationKeys)
         let owner = try requiredString(spec["owner"], at: path + "owner")
         let field = try requiredString(spec["field"], at: path + "field")
@@ -300,6 +360,9 @@ struct ManifestDecoder {
                                            encoding: try encoding(spec["encoding"], at: path + "encoding"))
         relation.sourcePatterns = sources
         relation.sources = sources
+        relation.format = try sourceFormat(spec["format"], at: path + "format")
+        relation.header = try header(spec["header"], at: path + "header")
+        relation.quotes = try quotes(spec["quotes"], at: path + "quotes")
         relation.ownerBy = try string(spec["ownerBy"], at: path + "ownerBy")
         relation.targetBy = try string(spec["targetBy"], at: path + "targetBy")
         DatasetManifest.attachJoinField(of: relation, to: &classes)

@@ -62,6 +62,9 @@ package final class ClassMapper: Sendable {
     package let fields: [FieldMapping]
     let coercers: [FieldCoercer]
     let keyIndices: [Int]
+    /// `key: $line`: the key is the record's line, and the file's name when the class reads several.
+    let keyedByLine: Bool
+    let readsSeveralFiles: Bool
     let keyHasher: KeyHasher
     let knownColumns: Set<String>
     /// The file whose records this mapper maps, as locations name it.
@@ -83,6 +86,8 @@ package final class ClassMapper: Sendable {
         }
         let fieldNames = fields.map(\.name)
         self.keyIndices = mapping.key.compactMap { fieldNames.firstIndex(of: $0) }
+        self.keyedByLine = mapping.isKeyedByLine
+        self.readsSeveralFiles = mapping.sources.count > 1
         self.keyHasher = KeyHasher(className: mapping.className)
         self.knownColumns = Set(fields.flatMap(\.sourceColumns).map { ColumnPath($0).components[0] } + ParseNames.defaultFields)
         self.extractColumn = mapping.extract.map { ColumnPath($0.column) }
@@ -90,10 +95,17 @@ package final class ClassMapper: Sendable {
     }
 
     /// How references to a type's target class are read: by the target's key parts, by its
-    /// field `by` (``FieldMapping/by``), or by objectId.
+    /// field `by` (``FieldMapping/by``), or by objectId. A target keyed by line is named by the
+    /// line (and file, when it reads several).
     static func referenceParser(for type: FieldType, by: String? = nil, manifest: DatasetManifest) -> ReferenceParser? {
         guard let target = type.targetClass else { return nil }
         guard let targetMapping = manifest.mapping(for: target) else { return ReferenceParser(targetClass: target, keyParts: []) }
+        if by == nil && targetMapping.isKeyedByLine {
+            let parts = targetMapping.sources.count > 1 ? [FieldMapping(name: "file", type: .string)] : []
+            return ReferenceParser(targetClass: target, keyParts: (parts + [FieldMapping(name: "line", type: .number)]).map {
+                FieldCoercer(field: $0, references: nil, className: target)
+            })
+        }
         let keyParts = (by.map { [$0] } ?? targetMapping.key).compactMap { name in
             targetMapping.field(named: name).map { FieldCoercer(field: $0, references: referenceParser(for: $0.type, by: $0.by, manifest: manifest), className: target) }
         }
@@ -147,12 +159,12 @@ package final class ClassMapper: Sendable {
     /// The record as a draft, or every fault found in it.
     package func map(_ record: SourceRecord) -> Result<ObjectDraft, MappingFailure> {
         var problems: [Diagnostic] = []
-        // A ragged row is one fault; its cells are still read, for the key that tells
-        // references to it that it is rejected.
-        let ragged = record.raggednessFault(file: sourceName).map { fault in
+        // A ragged or malformed row is one fault; its cells are still read, for the key that
+        // tells references to it that it is rejected.
+        let ragged = record.rowFault(file: sourceName).map { fault in
             var location = fault.location
             location.className = mapping.className
-            return Diagnostic(.raggedRow, location, fault.reason)
+            return Diagnostic(record.rowFaultKind, location, fault.reason)
         }
         var values: [MappedValue] = []
         values.reserveCapacity(fields.count)
@@ -186,7 +198,10 @@ package final class ClassMapper: Sendable {
             }
         }
         var key: String?
-        if !keyIndices.isEmpty {
+        if keyedByLine {
+            let line = ParseValue.integer(Int64(record.line))
+            key = NaturalKey.text(of: readsSeveralFiles ? [.string(sourceName), line] : [line])
+        } else if !keyIndices.isEmpty {
             let parts = keyIndices.map { index -> ParseValue in
                 switch values[index] {
                 case .value(let v): v
@@ -226,6 +241,11 @@ package final class ClassMapper: Sendable {
         guard let column = column ?? field.sourceColumns.first else { return "" }
         return record.cell(ColumnPath(column))?.displayText ?? ""
     }
+}
+
+extension SourceRecord {
+    /// The kind of the fault ``rowFault(file:)`` gives.
+    var rowFaultKind: FaultKind { malformation != nil ? .malformedFile : .raggedRow }
 }
 
 /// The Parse default columns a source may carry: `objectId`, `createdAt`, `updatedAt`, `ACL`.

@@ -11,6 +11,8 @@ package final class FieldCoercer: Sendable {
     let columnPath: ColumnPath
     /// A GeoPoint's longitude column, when it is read from two.
     let longitudePath: ColumnPath?
+    /// The columns of a Pointer read from several, one per part of its target's key; empty otherwise.
+    let keyPartPaths: [ColumnPath]
     /// The field's date formats, tried in order; empty means ISO 8601.
     let datePatterns: [DatePattern]
     /// Where a message tells the user to add a date format: `classes.Order.fields.placedAt`.
@@ -27,7 +29,8 @@ package final class FieldCoercer: Sendable {
         self.field = field
         self.sourceDirectory = sourceDirectory
         self.columnPath = ColumnPath(field.columns?.first ?? field.column)
-        self.longitudePath = field.columns.flatMap { $0.count > 1 ? ColumnPath($0[1]) : nil }
+        self.longitudePath = field.type == .geoPoint ? field.columns.flatMap { $0.count > 1 ? ColumnPath($0[1]) : nil } : nil
+        self.keyPartPaths = field.type.targetClass != nil ? (field.columns ?? []).map(ColumnPath.init) : []
         self.datePatterns = field.formats.compactMap(DatePattern.init)
         self.manifestPath = className.map { "classes.\($0).fields.\(field.name)" } ?? field.name
         self.references = references
@@ -46,12 +49,27 @@ package final class FieldCoercer: Sendable {
                 throw CoercionError(.invalidValue, error.message, column: columns[1])
             }
         }
+        if !keyPartPaths.isEmpty { return try keyParts(in: record) }
         let cell = record.cell(columnPath)
         if isNull(cell) {
             if case .relation = field.type { return .relation([]) }
             return .value(field.defaultValue ?? .null)
         }
         return try coerce(cell!)
+    }
+
+    /// A Pointer read from several columns: the parts of its target's key, one per column; no
+    /// part means no reference, some parts but not all a fault.
+    private func keyParts(in record: SourceRecord) throws(CoercionError) -> MappedValue {
+        let cells = keyPartPaths.map { record.cell($0) }
+        let missing = cells.indices.filter { isNull(cells[$0]) }
+        if missing.count == cells.count { return .value(field.defaultValue ?? .null) }
+        if let first = missing.first {
+            let given = cells.indices.filter { !missing.contains($0) }.map { keyPartPaths[$0].name }
+            throw CoercionError(.malformedReference, "\(given.joined(separator: ", ")) \(given.count == 1 ? "is" : "are") given but \(keyPartPaths[first].name) is empty: a reference to \(field.type.targetClass!) needs every part of its key",
+                                column: keyPartPaths[first].name)
+        }
+        return .pointer(try references!.reference(parts: cells.map { $0! }))
     }
 
     /// Per cell of every record: a field without `null` tokens hashes no text.

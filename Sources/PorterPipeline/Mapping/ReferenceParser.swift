@@ -44,25 +44,31 @@ final class ReferenceParser: Sendable {
             guard let id = Self.text(cell), !id.isEmpty else { throw CoercionError(.malformedReference, "expected an objectId of \(targetClass)") }
             return ObjectReference(targetClass: targetClass, identity: .objectId(id))
         }
-        var cells = [cell]
-        if keyParts.count > 1 {
-            let parts: [JSONValue]
-            switch cell {
-            case .json(.array(let items)): parts = items
-            case .text(let text):
-                guard case .array(let items)? = try? JSONParser.parse(text) else {
-                    throw CoercionError(.malformedReference, "\(targetClass) has a composite key: give its parts as a JSON array")
-                }
-                parts = items
-            default: throw CoercionError(.malformedReference, "\(targetClass) has a composite key: give its parts as a JSON array")
+        guard keyParts.count > 1 else { return try reference(parts: [cell]) }
+        let parts: [JSONValue]
+        switch cell {
+        case .json(.array(let items)): parts = items
+        case .text(let text):
+            guard case .array(let items)? = try? JSONParser.parse(text) else {
+                throw CoercionError(.malformedReference, "\(targetClass) has a composite key: give its parts as a JSON array")
             }
-            guard parts.count == keyParts.count else {
-                throw CoercionError(.malformedReference, "\(targetClass)'s key has \(keyParts.count) parts, got \(parts.count)")
-            }
-            cells = parts.map { part in
-                if case .string(let s) = part { return SourceCell.text(s) }
-                return SourceCell.json(part)
-            }
+            parts = items
+        default: throw CoercionError(.malformedReference, "\(targetClass) has a composite key: give its parts as a JSON array")
+        }
+        guard parts.count == keyParts.count else {
+            throw CoercionError(.malformedReference, "\(targetClass)'s key has \(keyParts.count) parts, got \(parts.count)")
+        }
+        return try reference(parts: parts.map { part in
+            if case .string(let s) = part { return SourceCell.text(s) }
+            return SourceCell.json(part)
+        })
+    }
+
+    /// The reference whose key parts are `cells`, one per part of the target's key (a JSON
+    /// array's items, or the columns of a Pointer read from several).
+    func reference(parts cells: [SourceCell]) throws(CoercionError) -> ObjectReference {
+        guard cells.count == keyParts.count else {
+            throw CoercionError(.malformedReference, "\(targetClass)'s key has \(keyParts.count) parts, got \(cells.count)")
         }
         var values: [ParseValue] = []
         for index in keyParts.indices {

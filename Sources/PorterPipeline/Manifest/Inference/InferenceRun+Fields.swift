@@ -4,26 +4,31 @@ extension InferenceRun {
     /// Separators tried on text cells that may list several keys of a class.
     static let listSeparators = [";", "|"]
 
-    /// A class file's class: a field per column (Parse's own columns and names that give no
-    /// field name aside), the key's fields required.
+    /// A class file's class: a field per column (Parse's own columns aside; a name Parse Server
+    /// refuses, or that gives no field name, renamed), the key's fields required, and a Pointer
+    /// per pair of columns naming a class keyed by two (``compositePointers``).
     func inferClass(_ index: Int) -> InferredDataset.Class {
         let file = files[index]
         let key = keys[index] ?? ([], "")
         var fields: [InferredDataset.Field] = []
         var notes: [String] = []
         if file.paths.count > 1 { notes.append("\(file.paths.count) files of one header, read one after the other: \(file.paths.joined(separator: ", "))") }
+        notes += file.notes
         var taken: Set<String> = []
         var keyFields: [String: String] = [:]
         let system = file.columns.map(\.name).filter { ManifestInference.systemColumns.contains($0) }
         if !system.isEmpty { notes.append("\(system.joined(separator: ", ")): Parse's own column\(system.count == 1 ? "" : "s"), kept as the import reads them (not fields)") }
-        for column in file.columns where !ManifestInference.systemColumns.contains(column.name) {
-            guard var base = InferredNames.fieldName(forColumn: column.name) else {
-                notes.append("column \"\(column.name)\" gives no Parse field name: not read")
-                continue
+        for (position, column) in file.columns.enumerated() where !ManifestInference.systemColumns.contains(column.name) {
+            var base: String
+            if let name = InferredNames.fieldName(forColumn: column.name) {
+                base = name
+            } else {
+                base = "column\(position + 1)"
+                notes.append("column \"\(column.name)\" gives no Parse field name (letters, digits and _, starting with a letter): the field \(base), after its position")
             }
-            if InferredNames.refusedFieldNames.contains(base) {
+            if let rule = InferredNames.refusedFieldNames[base] {
                 let renamed = InferredNames.fieldName(forColumn: classNames[index]! + "_" + base) ?? base
-                notes.append("column \"\(column.name)\" is the field \(renamed): Parse Server refuses a field named \(base)")
+                notes.append("column \"\(column.name)\" is the field \(renamed): \(rule)")
                 base = renamed
             }
             var name = base, suffix = 2
@@ -38,9 +43,19 @@ extension InferenceRun {
             }
             fields.append(field)
         }
+        for pointer in compositePointers[index] ?? [] {
+            let target = classNames[pointer.target]!
+            let base = InferredNames.fieldName(forColumn: target) ?? "pointer"
+            var name = base, suffix = 2
+            while !taken.insert(name).inserted { name = "\(base)\(suffix)"; suffix += 1 }
+            var field = InferredDataset.Field(name: name, column: pointer.columns[0], type: .pointer(targetClass: target), reason: pointer.reason)
+            field.columns = pointer.columns
+            fields.append(field)
+        }
+        let keyNames = key.columns == [ClassMapping.lineKey] ? key.columns : key.columns.compactMap { keyFields[$0] }
         return InferredDataset.Class(className: classNames[index]!, file: file.file, records: file.records, delimiter: file.sniffedDelimiter,
-                                     encoding: file.encoding, encodingReason: file.encodingReason,
-                                     key: key.columns.compactMap { keyFields[$0] }, keyReason: key.reason, fields: fields, notes: notes)
+                                     encoding: file.encoding, encodingReason: file.encodingReason, options: file.options,
+                                     key: keyNames, keyReason: key.reason, fields: fields, notes: notes)
     }
 
     private func plainField(_ name: String, _ column: ColumnProfile) -> InferredDataset.Field {

@@ -52,12 +52,15 @@ extension InferenceRun {
             return (pair, "[\(pair.joined(separator: ", "))]: unique together and non-empty in all \(file.records) records (no column alone is): natural key; "
                     + "a reference to it gives both parts as a JSON array")
         }
-        if file.records > ColumnProfile.uniqueLimit {
-            return ([], "no key: no column is unique and non-empty in all \(file.records) records\(notConsidered) (pairs of columns were not tried past \(ColumnProfile.uniqueLimit) records); "
-                    + "each record needs a key or an objectId: add a column of unique values and name it in key")
+        let noKey = file.records > ColumnProfile.uniqueLimit
+            ? "no column is unique and non-empty in all \(file.records) records\(notConsidered) (pairs of columns were not tried past \(ColumnProfile.uniqueLimit) records)"
+            : "no column, nor two of the first \(FileProfile.pairColumns) together, is unique and non-empty in all \(file.records) records\(notConsidered)"
+        guard file.linesIdentifyRecords else {
+            return ([], "no key: \(noKey), and records share lines; each record needs a key or an objectId: add a column of unique values and name it in key")
         }
-        return ([], "no key: no column, nor two of the first \(FileProfile.pairColumns) together, is unique and non-empty in all \(file.records) records\(notConsidered); each record needs a key or an objectId: "
-                + "add a column of unique values and name it in key")
+        let each = file.paths.count > 1 ? "its file and the line it starts on" : "the line it starts on"
+        return ([ClassMapping.lineKey], "\(noKey): each record is named by \(each); stable only while the file keeps its records in this order "
+                + "(re-importing a re-sorted or edited file updates other objects): give a key of columns if the data has one")
     }
 
     /// The position of a column's name among ``preferredKeyNames`` (past the end when absent).

@@ -1,4 +1,5 @@
 import ParseModel
+import PorterReaders
 
 /// The guesses of ``ManifestInference`` over profiled files: which files are join files, each
 /// class's key, then each column's field.
@@ -10,6 +11,8 @@ struct InferenceRun {
     }
 
     let files: [FileProfile]
+    /// Where the files are, to read a file again (``findCompositePointers()``); `nil`: never.
+    let sourceFiles: SourceFiles?
     /// The class each file gives; `nil` when its name gives none.
     var classNames: [String?]
     /// The key given instead of guessed (single-file imports), as column or field names.
@@ -18,12 +21,15 @@ struct InferenceRun {
     var keys: [Int: (columns: [String], reason: String)] = [:]
     var targets: [Target: [Target]] = [:]
     var pairTargets: [Target: [PairTarget]] = [:]
+    /// Per class file, its Pointers read from two columns that name another class by its key of two.
+    var compositePointers: [Int: [CompositePointer]] = [:]
 
     /// Names preferred for a key, in order; `{class}` is the class name.
     static let preferredKeyNames = ["id", "{class}id", "{class}_id", "code", "key", "uuid", "email", "username", "name", "slug", "number", "title"]
 
-    init(files: [FileProfile], classNames: [String?], forcedKey: [String]? = nil) {
+    init(files: [FileProfile], classNames: [String?], forcedKey: [String]? = nil, in sourceFiles: SourceFiles? = nil) {
         self.files = files
+        self.sourceFiles = sourceFiles
         self.forcedKey = forcedKey
         var taken: Set<String> = []
         self.classNames = classNames.map { name in
@@ -56,6 +62,7 @@ struct InferenceRun {
             }
         }
         classFiles.sort()
+        try findCompositePointers(among: classFiles)
         for index in classFiles { dataset.classes.append(inferClass(index)) }
         for relation in relations {
             guard let owner = dataset.classes.firstIndex(where: { $0.className == relation.owner }) else { continue }

@@ -9,6 +9,8 @@ struct InferredDataset {
         let name: String
         let column: String
         let type: FieldType
+        /// A Pointer's columns holding the parts of its target's key.
+        var columns: [String]?
         var split: String?
         var required = false
         let reason: String
@@ -26,8 +28,10 @@ struct InferredDataset {
         /// The file's encoding when it is not UTF-8, and why.
         let encoding: TextEncoding?
         let encodingReason: String?
-        /// Field names; empty when the records are identified by their `objectId` column, or
-        /// when no key was found (``keyReason`` says which).
+        /// Options telling how the file is read (``FileProfile/options``), as YAML with their reasons.
+        var options: [(yaml: String, reason: String)] = []
+        /// Field names, or ``ClassMapping/lineKey``; empty when the records are identified by
+        /// their `objectId` column, or when no key was found (``keyReason`` says which).
         let key: [String]
         let keyReason: String
         var fields: [Field]
@@ -44,6 +48,7 @@ struct InferredDataset {
         let targetColumn: String
         let delimiter: UInt8?
         let encoding: TextEncoding?
+        var options: [(yaml: String, reason: String)] = []
         let reason: String
     }
 
@@ -68,8 +73,11 @@ struct InferredDataset {
             if let encoding = entry.encoding {
                 lines.append("    encoding: \(encoding.name)        # " + Self.oneLine(entry.encodingReason ?? ""))
             }
+            for option in entry.options { lines.append("    \(option.yaml)        # " + Self.oneLine(option.reason)) }
             if entry.key.isEmpty {
                 lines.append("    # " + Self.oneLine(entry.keyReason))
+            } else if entry.key == [ClassMapping.lineKey] {
+                lines.append("    key: \(ClassMapping.lineKey)        # " + Self.oneLine(entry.keyReason))
             } else {
                 lines.append("    key: [\(entry.key.joined(separator: ", "))]        # " + Self.oneLine(entry.keyReason))
             }
@@ -82,10 +90,12 @@ struct InferredDataset {
             lines.append("relations:")
             for relation in relations {
                 lines.append("  # " + Self.oneLine(relation.reason))
+                for option in relation.options { lines.append("  # \(option.yaml): " + Self.oneLine(option.reason)) }
                 var entry = "  - {owner: \(relation.owner), field: \(relation.field), targetClass: \(relation.targetClass), source: \(Self.quoted(relation.file)), "
                     + "ownerColumn: \(Self.quoted(relation.ownerColumn)), targetColumn: \(Self.quoted(relation.targetColumn))"
                 if let delimiter = relation.delimiter { entry += ", delimiter: \(Self.quoted(String(UnicodeScalar(delimiter))))" }
                 if let encoding = relation.encoding { entry += ", encoding: \(encoding.name)" }
+                for option in relation.options { entry += ", \(option.yaml)" }
                 lines.append(entry + "}")
             }
         }
@@ -95,9 +105,13 @@ struct InferredDataset {
     /// `Type`, `Type!`, or a flow mapping with the column and split.
     private static func spec(_ field: Field) -> String {
         let type = field.type.description + (field.required ? "!" : "")
-        guard field.column != field.name || field.split != nil || !field.formats.isEmpty || field.numberFormat != nil else { return type }
+        guard field.column != field.name || field.columns != nil || field.split != nil || !field.formats.isEmpty || field.numberFormat != nil else { return type }
         var parts = ["type: \(type)"]
-        if field.column != field.name { parts.append("column: \(quoted(field.column))") }
+        if let columns = field.columns {
+            parts.append("columns: [\(columns.map(quoted).joined(separator: ", "))]")
+        } else if field.column != field.name {
+            parts.append("column: \(quoted(field.column))")
+        }
         if let split = field.split { parts.append("split: \(quoted(split))") }
         if field.formats.count == 1 { parts.append("format: \(quoted(field.formats[0]))") }
         if field.formats.count > 1 { parts.append("format: [\(field.formats.map(quoted).joined(separator: ", "))]") }
@@ -110,6 +124,10 @@ struct InferredDataset {
 
     /// Text as a YAML double-quoted scalar (JSON's string syntax is valid YAML).
     static func quoted(_ text: String) -> String { JSONValue.string(text).serialized() }
+
+    /// Text as a YAML single-quoted scalar, where a backslash is itself (`'\N'`; in double
+    /// quotes `"\N"` is U+0085). Only for text of one line.
+    static func singleQuoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
 
     /// A comment on one line, whatever the values it quotes hold.
     static func oneLine(_ text: String) -> String {

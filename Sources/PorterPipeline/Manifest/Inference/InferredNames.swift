@@ -17,19 +17,31 @@ package enum InferredNames {
     }
 
     /// The field a column becomes: its words in lowerCamelCase (a name that already is one is
-    /// kept); `nil` when no valid Parse field name results.
+    /// kept); `nil` when no name of letters, digits and `_` starting with a letter results. The
+    /// name may be one Parse Server refuses (``refusedFieldNames``).
     package static func fieldName(forColumn column: String) -> String? {
         let parts = words(column)
         guard let first = parts.first else { return nil }
         let head = first == first.uppercased() ? first.lowercased() : first.prefix(1).lowercased() + String(first.dropFirst())
         var name = head + parts.dropFirst().map(capitalized).joined()
         if let initial = name.first, initial.isNumber { name = "field" + name }
-        return ParseNames.fieldNameProblem(name) == nil ? name : nil
+        return ParseNames.isIdentifier(name) ? name : nil
     }
 
-    /// Valid field names Parse Server refuses in objects it is sent (`id` without custom
-    /// objectIds, `length`, `className`) or in any request data (`constructor`).
-    static let refusedFieldNames: Set<String> = ["id", "length", "className", "constructor"]
+    /// Names of the identifier form that Parse Server 7.1.0 refuses as field names, with the
+    /// rule that refuses each (Docs/parse-server-field-names.md cites the sources). Columns named
+    /// as Parse's own (`objectId`, `createdAt`, `updatedAt`, `ACL`) are read as those; another
+    /// column whose field name would be one (`object_id`) is renamed too.
+    static let refusedFieldNames: [String: String] = [
+        "objectId": "every Parse object has its own objectId (SchemaController defaultColumns)",
+        "createdAt": "every Parse object has its own createdAt (SchemaController defaultColumns)",
+        "updatedAt": "every Parse object has its own updatedAt (SchemaController defaultColumns)",
+        "ACL": "every Parse object has its own ACL (SchemaController defaultColumns)",
+        "length": "Parse Server refuses a field named length (SchemaController invalidColumns)",
+        "className": "Parse Server refuses a field named className in objects (SchemaController fieldNameIsValid)",
+        "id": "Parse Server refuses a key named id in a new object unless it takes custom objectIds (RestWrite)",
+        "constructor": "Parse Server refuses a key named constructor anywhere in a request (the default requestKeywordDenylist)",
+    ]
 
     /// The plural of a field name, for a relation (`student` → `students`).
     static func plural(_ word: String) -> String {

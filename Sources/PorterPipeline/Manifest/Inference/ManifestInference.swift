@@ -13,44 +13,64 @@ import PorterReaders
 ///   its name names the class), a relation where every part of split cells is;
 /// - a relation from a file of two columns that both name keys of other classes.
 public enum ManifestInference {
-    /// The `dataset.yml` for the data files (`.csv .tsv .json .ndjson .jsonl`) of a folder, or
-    /// for the files named, which must share one folder: the manifest's sources are named
-    /// relative to it. A Parse export folder is refused: it imports without a manifest.
+    /// The `dataset.yml` for the data files (`.csv .tsv .json .ndjson .jsonl`, and `.txt`
+    /// `.dat` files that are CSV or TSV) of a folder, of a zip archive (named inside it as
+    /// `feed.zip/stops.txt`), or the files named, which must share one folder: the manifest's
+    /// sources are named relative to it. A Parse export folder is refused: it imports without a manifest.
     public static func yaml(for paths: [String]) throws(PorterError) -> String {
-        let (directory, names) = try dataFiles(paths)
+        let found = try dataFiles(paths)
+        let files = SourceFiles.folder(found.directory)
         var profiles: [FileProfile] = []
-        for name in names { profiles.append(try FileProfile(file: name, format: SourceFormat.forFile(name)!, in: .folder(directory))) }
+        var unread = found.unread, malformed: [String] = []
+        for name in found.names {
+            switch try FileProfile.inspect(name, in: files) {
+            case .data(let profile): profiles.append(profile)
+            case .notData(let reason): unread.append("\(name): \(reason); not read")
+            case .malformed(let rows): malformed.append(rows)
+            }
+        }
+        // Every file's malformed rows in one message: one run names them all.
+        if !malformed.isEmpty { throw PorterError(.invalidData, malformed.joined(separator: "\n")) }
         if paths.count == 1, ParseExportLayout.looksLikeExport(profiles) {
             throw PorterError(.usage, "\(paths[0]): a Parse export (<Class>.json files whose objects have an objectId): it imports without a manifest, as README \"Importing a Parse export\" says")
         }
-        profiles = try SourceFileGroups.grouped(profiles, in: .folder(directory))
+        profiles = try SourceFileGroups.grouped(profiles, in: files)
         // A group's class is named by the part its files' names share (`orders-*.csv`: Order).
-        var run = InferenceRun(files: profiles, classNames: profiles.map { InferredNames.className(forFile: $0.file.replacingOccurrences(of: "*", with: "")) })
+        var run = InferenceRun(files: profiles, classNames: profiles.map { InferredNames.className(forFile: $0.file.replacingOccurrences(of: "*", with: "")) },
+                               in: files)
         var dataset = try run.infer()
+        dataset.unread = unread + dataset.unread
         guard !dataset.classes.isEmpty else {
             throw PorterError(.invalidData, "no class to infer: " + dataset.unread.joined(separator: "; "))
         }
-        dataset.header = ["Inferred from \(names.count) file\(names.count == 1 ? "" : "s") by parse-porter init; each guess says what it saw.",
-                          "Review it, save it as dataset.yml beside the files, then validate and import that folder."]
+        let beside = found.archive.map { "beside \($0)" } ?? "beside the files"
+        dataset.header = ["Inferred from \(found.names.count) file\(found.names.count == 1 ? "" : "s") by parse-porter init; each guess says what it saw.",
+                          "Review it, save it as dataset.yml \(beside), then validate and import that folder."]
         return dataset.yaml
     }
 
-    /// The manifest for one file imported as `className` (`format` when its extension does not
-    /// say it): the same guesses as ``yaml(for:)``, with `key` (column or field names) instead
-    /// of the guessed key. A key naming no column is an error.
+    /// The manifest for one file imported as `className` (`format` when its extension names
+    /// none, or the same as it names): the same guesses as ``yaml(for:)``, with `key` (column or
+    /// field names) instead of the guessed key. A key naming no column is an error.
     public static func manifest(forFile path: String, className: String, key: [String]? = nil, format: SourceFormat? = nil) throws(PorterError) -> DatasetManifest {
         guard FileManager.default.fileExists(atPath: path) else { throw PorterError(.usage, "\(path): no such file") }
         if let problem = ParseNames.classNameProblem(className) { throw PorterError(.usage, "class \"\(className)\": \(problem)") }
         let url = URL(fileURLWithPath: path)
         let name = url.lastPathComponent
-        guard let byName = SourceFormat.forFile(name) else {
-            throw PorterError(.usage, "\(name): unknown file type (.csv, .tsv, .json, .ndjson or .jsonl)")
+        let byName = SourceFormat.forFile(name)
+        guard byName != nil || format != nil || FileProfile.mayBeDelimitedText(name) else {
+            throw PorterError(.usage, "\(name): unknown file type (.csv, .tsv, .json, .ndjson or .jsonl): give its --format (\(SourceFormat.names))")
         }
-        if let format, format != byName {
+        if let format, let byName, format.name != byName.name {
             throw PorterError(.usage, "\(name): its extension says \(byName.name), not \(format.name)")
         }
         let directory = url.deletingLastPathComponent().path
-        let profile = try FileProfile(file: name, format: byName, in: .folder(directory))
+        let profile: FileProfile
+        switch try FileProfile.inspect(name, format: byName == nil ? format : nil, in: .folder(directory)) {
+        case .data(let found): profile = found
+        case .notData(let reason): throw PorterError(.invalidData, "\(name): \(reason)")
+        case .malformed(let rows): throw PorterError(.invalidData, rows)
+        }
         guard profile.records > 0 else { throw PorterError(.invalidData, "\(name): no records") }
         var run = InferenceRun(files: [profile], classNames: [className], forcedKey: key)
         let dataset = try run.infer()
@@ -71,34 +91,60 @@ public enum ManifestInference {
         }
     }
 
-    /// The folder and the data files `paths` name.
-    static func dataFiles(_ paths: [String]) throws(PorterError) -> (directory: String, names: [String]) {
+    /// Whether `name` may be a data file: its extension names a format, or it is a `.txt` or
+    /// `.dat` file, which may be CSV or TSV; manifests are none.
+    static func mayBeData(_ name: String) -> Bool {
+        (SourceFormat.forFile(name) != nil || FileProfile.mayBeDelimitedText(name)) && !ManifestLoader.fileNames.contains(name)
+    }
+
+    /// The folder, the data files `paths` name (in a zip archive: `feed.zip/stops.txt`), the
+    /// files left out with why, and the archive read, if one is.
+    static func dataFiles(_ paths: [String]) throws(PorterError) -> (directory: String, names: [String], unread: [String], archive: String?) {
         guard !paths.isEmpty else { throw PorterError(.usage, "no folder or file to read") }
         var isDirectory: ObjCBool = false
+        if paths.count == 1, ManifestLoader.isArchive(paths[0]), FileManager.default.fileExists(atPath: paths[0], isDirectory: &isDirectory), !isDirectory.boolValue {
+            return try archiveFiles(paths[0])
+        }
         if paths.count == 1, FileManager.default.fileExists(atPath: paths[0], isDirectory: &isDirectory), isDirectory.boolValue {
             let files = SourceFiles.folder(paths[0])
             if files.isFile(ParseExportLayout.schemaFile) {
                 throw PorterError(.usage, "\(paths[0]): a Parse export (it has a \(ParseExportLayout.schemaFile)): it imports without a manifest, as README \"Importing a Parse export\" says")
             }
-            var names: [String] = []
-            for name in files.fileNames + subfolderFiles(of: paths[0]) where SourceFormat.forFile(name) != nil && !ManifestLoader.fileNames.contains(name) {
+            var names: [String] = [], unread: [String] = []
+            for name in files.fileNames + subfolderFiles(of: paths[0]) where mayBeData(name) {
                 if try ParseExportLayout.joinFileName(name) != nil {
                     throw PorterError(.usage, "\(paths[0]): a Parse export (it has the join file \(name)): it imports without a manifest, as README \"Importing a Parse export\" says")
                 }
                 names.append(name)
             }
-            guard !names.isEmpty else { throw PorterError(.usage, "\(paths[0]): no .csv, .tsv, .json, .ndjson or .jsonl file") }
-            return (paths[0], names)
+            // The data files of the folder's zip archives, named through them, when it has none of its
+            // own (a folder holding a feed as downloaded; beside its unpacked files, the files are read).
+            let hasOwnFiles = !names.isEmpty
+            for name in files.fileNames where ManifestLoader.isArchive(name) {
+                guard !hasOwnFiles else {
+                    unread.append("\(name): not read, since the folder has data files of its own: give init the archive alone to read it")
+                    continue
+                }
+                do {
+                    let archive = try archiveFiles((paths[0] as NSString).appendingPathComponent(name))
+                    names += archive.names
+                    unread += archive.unread
+                } catch {
+                    unread.append("\(name): \(error.message); not read")
+                }
+            }
+            guard !names.isEmpty else { throw PorterError(.usage, "\(paths[0]): no .csv, .tsv, .json, .ndjson, .jsonl, .txt or .dat file, nor a zip archive of them") }
+            return (paths[0], names, unread, nil)
         }
         var directory: String?
         var names: [String] = []
         for path in paths {
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
-                throw PorterError(.usage, "\(path): no such file (give one folder, or files)")
+                throw PorterError(.usage, "\(path): no such file (give one folder, a zip archive, or files)")
             }
             let url = URL(fileURLWithPath: path).standardizedFileURL
-            guard SourceFormat.forFile(url.lastPathComponent) != nil else {
-                throw PorterError(.usage, "\(path): unknown file type (.csv, .tsv, .json, .ndjson or .jsonl)")
+            guard mayBeData(url.lastPathComponent) else {
+                throw PorterError(.usage, "\(path): unknown file type (.csv, .tsv, .json, .ndjson, .jsonl, or .txt and .dat files of CSV or TSV)")
             }
             let folder = url.deletingLastPathComponent().path
             if let directory, directory != folder {
@@ -107,7 +153,30 @@ public enum ManifestInference {
             directory = folder
             if !names.contains(url.lastPathComponent) { names.append(url.lastPathComponent) }
         }
-        return (directory!, names)
+        return (directory!, names, [], nil)
+    }
+
+    /// The data files of a zip archive, named through it (`feed.zip/stops.txt`) from its folder,
+    /// where the manifest is saved; an archive of a Parse export or of Parse Server's MongoDB
+    /// collections is refused: it imports as it is.
+    static func archiveFiles(_ path: String) throws(PorterError) -> (directory: String, names: [String], unread: [String], archive: String?) {
+        let archive: ZipArchive
+        do { archive = try ZipArchive(path: path) } catch { throw PorterError(.usage, error.message) }
+        let entries = archive.entries.map(\.name)
+        if entries.contains(ParseExportLayout.schemaFile) || MongoDumpLayout.isDump(.zip(archive)) {
+            throw PorterError(.usage, "\(path): a Parse export or Parse Server's collections: it imports without a manifest, as README \"Importing a Parse export\" says")
+        }
+        var names: [String] = []
+        for entry in entries where mayBeData(entry) {
+            if try ParseExportLayout.joinFileName(entry) != nil {
+                throw PorterError(.usage, "\(path): a Parse export (it has the join file \(entry)): it imports without a manifest, as README \"Importing a Parse export\" says")
+            }
+            names.append("\(archive.displayName)/\(entry)")
+        }
+        let unread = entries.filter { !mayBeData($0) }.map { "\(archive.displayName)/\($0): not a data file; not read" }
+            + archive.nested.map { "\(archive.displayName): \($0) is not read: it is below the archive's top folder" }
+        guard !names.isEmpty else { throw PorterError(.usage, "\(path): no .csv, .tsv, .json, .ndjson, .jsonl, .txt or .dat file") }
+        return (URL(fileURLWithPath: path).standardizedFileURL.deletingLastPathComponent().path, names, unread, archive.displayName)
     }
 }
 

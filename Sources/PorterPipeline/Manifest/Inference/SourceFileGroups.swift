@@ -21,7 +21,13 @@ enum SourceFileGroups {
             let group = members[pattern]!, first = profiles[group[0]]
             guard group.count > 1, group.allSatisfy({ alike(profiles[$0], first) }),
                   Set(files.files(matching: pattern)) == Set(group.map { profiles[$0].file }) else { continue }
-            groups[group[0]] = try FileProfile(file: pattern, paths: group.map { profiles[$0].file }, format: first.format, in: files)
+            var profile: FileProfile
+            do { profile = try FileProfile(file: pattern, paths: group.map { profiles[$0].file }, reading: first.reading, markers: first.markers, in: files) } catch {
+                throw PorterError(.invalidData, error.description)
+            }
+            if profile.malformedRowCount > 0 { throw PorterError(.invalidData, FileProfile.malformedRows(profile)) }
+            profile.readingOptions = first.readingOptions
+            groups[group[0]] = profile
             absorbed.formUnion(group.dropFirst())
         }
         return profiles.indices.compactMap { absorbed.contains($0) ? nil : groups[$0] ?? profiles[$0] }
@@ -40,7 +46,7 @@ enum SourceFileGroups {
     }
 
     private static func alike(_ profile: FileProfile, _ first: FileProfile) -> Bool {
-        profile.format == first.format && profile.encoding == first.encoding && profile.sniffedDelimiter == first.sniffedDelimiter
+        profile.reading == first.reading && profile.sniffedDelimiter == first.sniffedDelimiter
             && profile.columns.map(\.name) == first.columns.map(\.name)
     }
 }
