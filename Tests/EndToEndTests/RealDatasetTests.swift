@@ -14,11 +14,9 @@ final class RealDatasetTests: XCTestCase {
         "sakila": "F1: init makes Film.filmId a Pointer<FilmCategory> and FilmCategory.filmId a Pointer<Film>; validate and import die with SIGSEGV. Also F7: the column length is dropped.",
         "gtfs-kapnos": "F8: init refuses a zip of .txt files (no .csv, .tsv, … file); behind it F1 (FareAttribute.fareId ↔ FareRule.fareId, SIGSEGV, 0-byte mirror), F3 (start_date 20240906 read as Unix seconds) and F5 (trips.service_id not a Pointer<Calendar>).",
         "gtfs-lagos": "F8: init refuses .txt files; behind it F3 (start_date 20251107 → 1970-08-23T09:18:27Z).",
-        "openflights": "F8: init refuses headerless .dat files; F4: \\N markers.",
         "f1-ergast": "F2: every constructorId becomes a Pointer<ConstructorResult> (the class the name's prefix matches); F4: \\N stored as text, numeric columns with \\N typed String.",
         "fineli": "F5: FOODID (component_value.csv, foodname_EN.csv) stays a Number instead of a Pointer<Food>.",
         "municipios-br": "F5: municipios.codigo_uf stays a Number instead of a Pointer<Estado>.",
-        "lahman": "F9: no Pointer<Team> by [yearID, teamID] for Salaries, Managers and HomeGames.",
     ]
 
     static let real = CommandRunner.fixtures.appendingPathComponent("real")
