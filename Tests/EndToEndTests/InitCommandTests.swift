@@ -119,7 +119,7 @@ final class InitCommandTests: XCTestCase {
         let scratch = try CommandRunner.temporaryDirectory(self)
         let (folder, yaml) = try initOnFixture("campus", in: scratch)
         for expected in ["key: [number]        # number: unique and non-empty in all 500 records: natural key; named by enrollments.csv: student",
-                         "head: Pointer<Teacher>        # every value is a Teacher key",
+                         "head: String        # 6 values, text; every value is also a Teacher key, but Teacher's key is free text, which only a column named for Teacher refers to",
                          "department: Pointer<Department>        # every value is a Department key",
                          "enrolled: Date        # 500 values, all ISO 8601 dates",
                          "capacity: Number        # 20 values, all integers",
