@@ -32,13 +32,14 @@ final class ManifestInferenceTests: XCTestCase {
     }
 
     /// Dates in other spellings than ISO 8601 get the formats that read every value (a list when
-    /// one does not); Unix times only in a column whose name says it holds times.
+    /// one does not); numbers alone (Unix times, yyyyMMdd) only in a column whose name says it
+    /// holds dates, and only in plausible years.
     func testDateFormatsFollowEveryValue() throws {
         let (yaml, manifest, _) = try inferred(["visits.csv": """
-            code,day,mixed,visited_at,population,seen
-            v1,31/03/2024,2024-03-01,1709251200,1709251200,01 Mar 2024
-            v2,01/04/2024,01/03/2024,-86400,1700000000,15 JAN 2024
-            v3,15/04/2024,2024-03-02,0,1600000000,not a date
+            code,day,mixed,visited_at,population,seen,start_date,timepoint,opened_at,booked
+            v1,31/03/2024,2024-03-01,1709251200,1709251200,01 Mar 2024,20250906,0,-86400,20250101
+            v2,01/04/2024,25/03/2024,1709251200123,1700000000,15 JAN 2024,20251231,1,1700000000,20250102
+            v3,15/04/2024,2024-03-02,1600000000,1600000000,not a date,19991231,1,1600000000,20250103
 
             """])
         let visit = try XCTUnwrap(manifest.mapping(for: "Visit"))
@@ -46,10 +47,35 @@ final class ManifestInferenceTests: XCTestCase {
         XCTAssertEqual(visit.field(named: "day")?.formats, ["dd/MM/yyyy"])
         XCTAssertEqual(visit.field(named: "mixed")?.formats, ["yyyy-MM-dd", "dd/MM/yyyy"])
         XCTAssertEqual(visit.field(named: "visitedAt")?.type, .date)
-        XCTAssertEqual(visit.field(named: "visitedAt")?.formats, ["unix"])
+        XCTAssertEqual(visit.field(named: "visitedAt")?.formats, ["unix", "unix-ms"], "seconds and milliseconds, each in 1990–2100")
         XCTAssertEqual(visit.field(named: "population")?.type, .number, "numbers of a column not named for times stay numbers")
         XCTAssertEqual(visit.field(named: "seen")?.type, .string, "one value no format reads: no date")
+        XCTAssertEqual(visit.field(named: "startDate")?.type, .date)
+        XCTAssertEqual(visit.field(named: "startDate")?.formats, ["yyyyMMdd"])
+        XCTAssertEqual(visit.field(named: "timepoint")?.type, .number, "0 and 1 are no times, whatever the name")
+        XCTAssertEqual(visit.field(named: "openedAt")?.type, .number, "-86400 is a Unix time of 1969: no date")
+        XCTAssertEqual(visit.field(named: "booked")?.type, .number, "yyyyMMdd days in a column not named for dates stay numbers")
         XCTAssertTrue(yaml.contains("all dates in one of the formats \"yyyy-MM-dd\", \"dd/MM/yyyy\", tried in that order"), yaml)
+        XCTAssertTrue(yaml.contains(#"startDate: {type: Date, column: "start_date", format: "yyyyMMdd"}        # 3 values, all dates in format "yyyyMMdd", as the column's name says it holds dates"#), yaml)
+        XCTAssertTrue(yaml.contains(#"openedAt: {type: Number, column: "opened_at"}        # 3 values, all integers; "-86400" reads as a Unix time only outside 1990–2100"#), yaml)
+        XCTAssertTrue(yaml.contains(#"booked: Number        # 3 values, all integers; every value also reads as a date in format "yyyyMMdd", taken only in a column whose name says dates"#), yaml)
+    }
+
+    /// Two formats that read a value as different dates, with no value to tell them apart, leave
+    /// the column as written, and its comment names both.
+    func testAmbiguousDatesStayAsWritten() throws {
+        let (yaml, manifest, _) = try inferred(["visits.csv": """
+            code,day,mixed,told
+            v1,01/03/2024,2024-03-01,01/03/2024
+            v2,02/04/2024,05/06/2024,02/04/2024
+            v3,12/12/2024,2024-03-02,13/12/2024
+
+            """])
+        let visit = try XCTUnwrap(manifest.mapping(for: "Visit"))
+        XCTAssertEqual(visit.field(named: "day")?.type, .string)
+        XCTAssertEqual(visit.field(named: "mixed")?.type, .string)
+        XCTAssertEqual(visit.field(named: "told")?.formats, ["dd/MM/yyyy"], "13/12 tells day and month apart")
+        XCTAssertTrue(yaml.contains(#"day: String        # 3 values, all dates in format "dd/MM/yyyy" and in "MM/dd/yyyy" alike, which read some of them as different dates and no value tells which is meant"#), yaml)
     }
 
     /// Numbers as spreadsheets in most of Europe write them: a decimal comma, `.` between thousands.
