@@ -103,9 +103,10 @@ final class NewMirrorFile {
         let script = "read _; rm -f -- \"$1\" \"$1-journal\" \"$1-wal\" \"$1-shm\"; rm -rf -- \"$1.files\""
         let arguments = ["sh", "-c", script, "sh", buildingPath]
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
+        var environment: [UnsafeMutablePointer<CChar>?] = [strdup("PATH=/usr/bin:/bin"), nil]
+        defer { for pointer in argv + environment { free(pointer) } }
         var pid: pid_t = 0
-        guard posix_spawn(&pid, "/bin/sh", &actions, &attributes, &argv, environ) == 0 else {
+        guard posix_spawn(&pid, "/bin/sh", &actions, &attributes, &argv, &environment) == 0 else {
             close(ends[1])
             return
         }

@@ -17,6 +17,14 @@ final class ModesAndInterruptTests: XCTestCase {
         try ("name,price,note\n" + rows).write(to: directory.appendingPathComponent("items.csv"), atomically: true, encoding: .utf8)
     }
 
+    /// 400,000 items: an import long enough to be interrupted while it writes.
+    func writeLargeDataset(_ directory: URL) throws {
+        var rows = ""
+        rows.reserveCapacity(12_000_000)
+        for i in 0..<400_000 { rows += "item \(i),\(i % 97),note \(i)\n" }
+        try writeDataset(directory, mode: "upsert", rows: rows)
+    }
+
     func testInsertModeRefusesExistingObjects() throws {
         let scratch = try CommandRunner.temporaryDirectory(self)
         let dataset = scratch.appendingPathComponent("items"), target = scratch.appendingPathComponent("items.sqlite")
@@ -51,10 +59,7 @@ final class ModesAndInterruptTests: XCTestCase {
     func testInterruptLeavesTheTargetAsItWas() throws {
         let scratch = try CommandRunner.temporaryDirectory(self)
         let dataset = scratch.appendingPathComponent("items")
-        var rows = ""
-        rows.reserveCapacity(12_000_000)
-        for i in 0..<400_000 { rows += "item \(i),\(i % 97),note \(i)\n" }
-        try writeDataset(dataset, mode: "upsert", rows: rows)
+        try writeLargeDataset(dataset)
         for existing in [false, true] {
             let target = scratch.appendingPathComponent("interrupted-\(existing).sqlite")
             var before: Data?
@@ -89,10 +94,7 @@ final class ModesAndInterruptTests: XCTestCase {
     func testKilledImportLeavesNoFileBehind() throws {
         let scratch = try CommandRunner.temporaryDirectory(self)
         let dataset = scratch.appendingPathComponent("items")
-        var rows = ""
-        rows.reserveCapacity(12_000_000)
-        for i in 0..<400_000 { rows += "item \(i),\(i % 97),note \(i)\n" }
-        try writeDataset(dataset, mode: "upsert", rows: rows)
+        try writeLargeDataset(dataset)
         let small = scratch.appendingPathComponent("small")
         try writeDataset(small, mode: "upsert", rows: "pen,2,blue\n")
         for existing in [false, true] {

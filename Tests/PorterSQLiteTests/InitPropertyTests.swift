@@ -12,11 +12,18 @@ import PorterTestSupport
 /// `INIT_PROPERTY_SEED` and `INIT_PROPERTY_COUNT` set the first seed and the number of
 /// datasets (seeds follow one another); `scripts/soak-init` runs many, from a seed it prints.
 final class InitPropertyTests: XCTestCase {
-    /// Seeds whose datasets once failed, kept as regressions, each with what it found.
-    static let regressions: [UInt64: String] = [:]
+    /// Seeds whose datasets failed on the code before issue 33's fixes, kept as regressions,
+    /// each with what it found there.
+    static let regressions: [UInt64: String] = [
+        3_349_783: "AUTHORID (integers named after Author) missed; a 0/1 timepoint taken for Unix times",
+        3_349_785: "categories.category_id, the key of Category, a Pointer to CategoryDetail, whose key pointed back",
+        3_349_786: "visit_date of days all below 13 taken for dd/MM/yyyy",
+        3_349_798: "grade (A, B) a Pointer<Level> by coincidence; TEACHERID missed",
+        3_349_812: "contact, people's names, a Pointer<Member> by coincidence",
+    ]
 
     static var firstSeed: UInt64 { ProcessInfo.processInfo.environment["INIT_PROPERTY_SEED"].flatMap { UInt64($0) } ?? 0x33_1D17 }
-    static var count: Int { ProcessInfo.processInfo.environment["INIT_PROPERTY_COUNT"].flatMap { Int($0) } ?? 300 }
+    static var count: Int { ProcessInfo.processInfo.environment["INIT_PROPERTY_COUNT"].flatMap { Int($0) } ?? 200 }
 
     /// The differences for the dataset of `seed` (empty when it holds its truth), or why a step failed.
     static func run(seed: UInt64, in scratch: URL) -> [String] {
@@ -49,8 +56,8 @@ final class InitPropertyTests: XCTestCase {
         }
     }
 
-    /// Hundreds of datasets, each through init and import, hold their truth; every shape the
-    /// generator makes is met.
+    /// Hundreds of datasets (200 by default), each through init and import, hold their truth;
+    /// every shape the generator makes is met.
     func testInitAndImportHoldTheGroundTruth() throws {
         let scratch = try temporaryFolder("init-property")
         var shapes: Set<RelationalDataset.Shape> = []
