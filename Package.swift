@@ -48,7 +48,7 @@ let package = Package(
         // Names the git commit of the build for `parse-porter --version` (scripts/build-commit).
         .plugin(name: "BuildCommit", capability: .buildTool()),
         // Test helpers shared by the test targets (not a product).
-        .target(name: "PorterTestSupport", dependencies: ["ParseMirrorServer", "PorterHTTP"], path: "Tests/PorterTestSupport"),
+        .target(name: "PorterTestSupport", dependencies: ["ParseMirrorServer", "PorterHTTP", "PorterSQLite", "PorterPipeline", "ParseModel"], path: "Tests/PorterTestSupport"),
         .testTarget(name: "ParseModelTests", dependencies: ["ParseModel"]),
         .testTarget(name: "PorterReadersTests", dependencies: ["PorterReaders", "ParseModel", "PorterTestSupport", "CLibZip"]),
         .testTarget(name: "PorterPipelineTests", dependencies: ["PorterPipeline", "PorterReaders", "ParseModel", "PorterTestSupport"]),
@@ -68,6 +68,6 @@ let package = Package(
             "ParseModel", "PorterReaders", "PorterPipeline", "PorterSQLite", "PorterREST", "PorterPostgres", "MirrorQuery", "ParseMirrorServer", "PorterHTTP",
             "PorterMigrations", "PorterTestSupport",
         ], packageAccess: false, swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-warnings-as-errors"])]),
-        .testTarget(name: "EndToEndTests", dependencies: ["CSQLite", "PorterPostgres", "PorterTestSupport", "CLibZip", "parse-porter", "ParseMirrorServer", "PorterHTTP"], exclude: ["Snapshots", "Goldens"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["CSQLite", "PorterPostgres", "PorterTestSupport", "CLibZip", "parse-porter", "ParseMirrorServer", "PorterHTTP", "PorterPipeline"], exclude: ["Snapshots", "Goldens"]),
     ]
 )

@@ -159,21 +159,46 @@ extension DatePattern {
         "yyyy-MM-dd HH:mm:ss", "yyyy-MM-dd HH:mm", "yyyy-MM-dd'T'HH:mm:ss", "dd/MM/yyyy HH:mm:ss", "dd/MM/yyyy HH:mm",
         "MM/dd/yyyy HH:mm:ss", "MM/dd/yyyy HH:mm", "MM/dd/yyyy hh:mm a", "MM/dd/yyyy h:mm a", "M/d/yyyy h:mm a",
         "dd.MM.yyyy HH:mm:ss", "dd.MM.yyyy HH:mm", "dd MMM yyyy HH:mm", "unix", "unix-ms",
+        "yyyyMMdd", "yyyyMMddHHmmss", "yyyyMM",
     ]
 
     /// The ``commonFormats`` that read `text` as a plausible date, most usual first: a format to
     /// suggest for a date that does not parse, or (kept while every value of a column parses) to
-    /// infer for the column. Unix times count only when they fall in 1990–2100, so that a
-    /// small number or a `yyyyMMdd` day is not taken for one.
+    /// infer for the column. A format of digits alone (``isDigitsOnly``) counts only for a
+    /// plausible date: Unix times in 1990–2100, so that a small number or a `yyyyMMdd` day is not
+    /// taken for one; `yyyyMMdd` and the like in 1900–2100, so that a code is not.
     package static func commonFormats(parsing text: String) -> [String] {
-        commonPatterns.filter { pattern in
-            guard let date = pattern.parse(text) else { return false }
-            return !pattern.isUnixTime || plausibleUnixTimes.contains(date)
-        }.map(\.text)
+        commonReadings(of: text).map(\.pattern.text)
+    }
+
+    /// The patterns of ``commonFormats(parsing:)``, each with the date it reads.
+    package static func commonReadings(of text: String) -> [(pattern: DatePattern, date: ParseDate)] {
+        commonPatterns.compactMap { pattern in
+            guard let date = pattern.parse(text) else { return nil }
+            if pattern.isUnixTime { return plausibleUnixTimes.contains(date) ? (pattern, date) : nil }
+            if pattern.isDigitsOnly { return plausibleDigitDates.contains(date) ? (pattern, date) : nil }
+            return (pattern, date)
+        }
+    }
+
+    /// A Unix time, or a pattern of numbers alone (`yyyyMMdd`): its values are integers, which
+    /// could as well be counts or codes.
+    package var isDigitsOnly: Bool {
+        switch kind {
+        case .unix: return true
+        case .pattern(let tokens):
+            return tokens.allSatisfy {
+                switch $0 {
+                case .year4, .year2, .month, .day, .hour, .minute, .second, .millisecond: true
+                default: false
+                }
+            }
+        }
     }
 
     private static let commonPatterns = commonFormats.map { DatePattern($0)! }
     private static let plausibleUnixTimes = ParseDate(year: 1990, month: 1, day: 1)!...ParseDate(year: 2100, month: 1, day: 1)!
+    private static let plausibleDigitDates = ParseDate(year: 1900, month: 1, day: 1)!...ParseDate(year: 2100, month: 12, day: 31, hour: 23, minute: 59, second: 59)!
 }
 
 extension ISOScanner {

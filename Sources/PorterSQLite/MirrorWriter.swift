@@ -8,7 +8,9 @@ import PorterPipeline
 final class MirrorWriter {
     let path: String
     var database: SQLiteDatabase?
-    private var createdFile = false
+    /// The mirror this run creates, built under a hidden name until it commits; `nil` when the
+    /// mirror existed (its own transaction keeps it as it was until then).
+    private var newFile: NewMirrorFile?
     /// Whether ``database`` belongs to a caller's transaction (``init(sharing:)``).
     private let shared: Bool
     /// This import's time, for `createdAt` and `updatedAt`, in stored form.
@@ -62,12 +64,23 @@ final class MirrorWriter {
 
     private func open(create: Bool) throws(PorterError) -> SQLiteDatabase {
         if let database { return database }
-        let existed = FileManager.default.fileExists(atPath: path)
-        let db = try SQLiteDatabase(path: path, create: create)
-        createdFile = !existed
-        database = db
-        return db
+        if create && !FileManager.default.fileExists(atPath: path) {
+            let file = NewMirrorFile(path: path)
+            do {
+                database = try SQLiteDatabase(path: file.buildingPath, create: true, shownAs: path)
+            } catch {
+                file.discard()
+                throw error
+            }
+            newFile = file
+        } else {
+            database = try SQLiteDatabase(path: path, create: create)
+        }
+        return database!
     }
+
+    /// The path whose `.files` folder takes uploaded files (``MirrorFiles``).
+    var filesMirrorPath: String { newFile?.filesMirrorPath ?? path }
 
     func existingSchemas() throws(PorterError) -> [ClassSchema] {
         guard FileManager.default.fileExists(atPath: path) else { return [] }
@@ -663,7 +676,7 @@ final class MirrorWriter {
     }
 
     func hasObject(className: String, objectId: String) throws(PorterError) -> Bool {
-        guard FileManager.default.fileExists(atPath: path) else { return false }
+        guard database != nil || FileManager.default.fileExists(atPath: path) else { return false }
         if schemas[className] == nil {
             let existing = try existingSchemas()
             guard existing.contains(where: { $0.className == className }) else { return false }
@@ -692,6 +705,12 @@ final class MirrorWriter {
         statements = [:]
         try writeStagedFiles()
         try db.execute(shared ? "RELEASE porter_import" : "COMMIT")
+        if let file = newFile {
+            db.close()
+            database = nil
+            newFile = nil
+            try file.moveIntoPlace()
+        }
     }
 
     func rollback() {
@@ -708,10 +727,8 @@ final class MirrorWriter {
         try? db.execute("ROLLBACK")
         db.close()
         database = nil
-        if createdFile {
-            try? FileManager.default.removeItem(atPath: path)
-            try? FileManager.default.removeItem(atPath: path + "-journal")
-        }
+        newFile?.discard()
+        newFile = nil
     }
 
     /// A cached statement for one purpose, class and column list.

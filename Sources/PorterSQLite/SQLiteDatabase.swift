@@ -10,6 +10,8 @@ let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 public final class SQLiteDatabase {
     /// The file's path.
     public let path: String
+    /// What messages call the file: its path, or the mirror a hidden file is built for.
+    private let name: String
     /// The C handle, for registering functions (`sqlite3_create_function_v2`).
     package private(set) var handle: OpaquePointer?
 
@@ -21,14 +23,20 @@ public final class SQLiteDatabase {
         try self.init(path: path, flags: SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0))
     }
 
+    /// Opens the SQLite file at `path`, which messages call `name` (a mirror built under a hidden name).
+    convenience init(path: String, create: Bool, shownAs name: String) throws(PorterError) {
+        try self.init(path: path, flags: SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0), name: name)
+    }
+
     /// Opens the SQLite file at `path` for reading only; a missing file throws.
     package convenience init(readingOnly path: String) throws(PorterError) {
         try self.init(path: path, flags: SQLITE_OPEN_READONLY)
     }
 
-    private init(path: String, flags: Int32) throws(PorterError) {
+    private init(path: String, flags: Int32, name: String? = nil) throws(PorterError) {
         SQLiteDatabase.configured
         self.path = path
+        self.name = name ?? path
         // One connection, used by one thread at a time: no per-call mutex.
         let flags = flags | SQLITE_OPEN_NOMUTEX
         var db: OpaquePointer?
@@ -39,7 +47,7 @@ public final class SQLiteDatabase {
             let code = db.map { sqlite3_extended_errcode($0) } ?? status
             sqlite3_close(db)
             handle = nil
-            throw PorterError(.target, "\(path): \(message)", underlying: SQLiteError(SQLiteResultCode(rawValue: code), message: message, path: path))
+            throw PorterError(.target, "\(self.name): \(message)", underlying: SQLiteError(SQLiteResultCode(rawValue: code), message: message, path: self.name))
         }
         sqlite3_busy_timeout(db, 5000)
     }
@@ -62,7 +70,7 @@ public final class SQLiteDatabase {
     package func fail(_ context: String, sql: String?) -> PorterError {
         let message = String(cString: sqlite3_errmsg(handle))
         let code = SQLiteResultCode(rawValue: sqlite3_extended_errcode(handle))
-        return PorterError(.target, "\(path): \(context): \(message)", underlying: SQLiteError(code, message: message, sql: sql, path: path))
+        return PorterError(.target, "\(name): \(context): \(message)", underlying: SQLiteError(code, message: message, sql: sql, path: name))
     }
 
     package func execute(_ sql: String) throws(PorterError) {

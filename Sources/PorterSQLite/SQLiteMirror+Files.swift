@@ -26,7 +26,7 @@ extension MirrorWriter {
     /// Writes the staged files, each atomically, before the database commits: a failed write
     /// stops the commit, and a file written for a commit that then fails is only an unused file.
     func writeStagedFiles() throws(PorterError) {
-        let folder = MirrorFiles(mirrorPath: path)
+        let folder = MirrorFiles(mirrorPath: filesMirrorPath)
         for file in stagedFiles.values.sorted(by: { $0.storedName < $1.storedName }) {
             do {
                 try folder.save(try file.bytes(), name: file.storedName, contentType: file.contentType)

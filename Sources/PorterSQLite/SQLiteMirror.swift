@@ -4,7 +4,9 @@ import Synchronization
 
 /// The SQLite mirror (DESIGN §4): `_SCHEMA` with each class's `/schemas` JSON, one table per
 /// class, `_Join:<field>:<Class>` tables for relations, a unique index on each natural key.
-/// An import is one transaction; a mirror the import created is removed again on rollback.
+/// An import is one transaction; a mirror the import creates is built under a hidden name and
+/// takes its own only when it commits (``NewMirrorFile``), so a failed or killed import leaves
+/// no file under the mirror's name.
 ///
 /// ```swift
 /// let report = try await Importer(manifest: manifest).run(into: SQLiteMirror(path: "app.sqlite"))

@@ -105,6 +105,11 @@ struct ImportCommand: AsyncParsableCommand {
         var manifest = singleFile ? try file.manifest(source.dataset, spool: spool)
                                   : try source.manifest(targetClasses: Set(sink.existingSchemas().map(\.className)), printingNotes: false)
         if let dangling = source.dangling { manifest.danglingReferences = dangling }
+        // With no manifest to review, what was guessed is said before anything is read again.
+        if !manifest.inferredGuesses.isEmpty {
+            Terminal.error("no manifest: \(source.dataset == "-" ? "stdin" : source.dataset) imported with these guesses (save the output of `parse-porter init` to change them):")
+            for guess in manifest.inferredGuesses { Terminal.error("  guess: " + guess.text) }
+        }
         // Rejected rows of stdin go to ./rejects, not into the spool's folder.
         let rejectsDirectory = rejects ?? ((spool == nil ? manifest.directory : FileManager.default.currentDirectoryPath) as NSString).appendingPathComponent("rejects")
         // To a server, each sink call carries enough objects to keep every connection busy.

@@ -77,6 +77,8 @@ final class BadInputTests: XCTestCase {
                 XCTAssertTrue(result.stderr.contains(fragment), "\(dataset.lastPathComponent): stderr lacks \"\(fragment)\"")
             }
             XCTAssertFalse(FileManager.default.fileExists(atPath: fresh.path), "\(dataset.lastPathComponent) created \(fresh.lastPathComponent)")
+            let hidden = try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.hasPrefix(".\(fresh.lastPathComponent)") }
+            XCTAssertEqual(hidden, [], "\(dataset.lastPathComponent) left a hidden file")
             let intoExisting = try CommandRunner.run(["import", given, "--to", existing.path, "--quiet"] + expected.arguments)
             XCTAssertEqual(intoExisting.status, expected.exitCode, dataset.lastPathComponent)
             XCTAssertEqual(try Data(contentsOf: existing), before, "\(dataset.lastPathComponent) changed an existing mirror")

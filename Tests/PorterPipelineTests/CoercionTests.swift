@@ -492,6 +492,24 @@ final class CoercionTests: XCTestCase {
         XCTAssertEqual(error.reason, "not a number")
     }
 
+    /// A chain of classes each keyed by a Pointer to the next, as long as the manifest check
+    /// allows: the cell's text is coerced by the last class's Number key, as each link is keyed
+    /// by the text that names the next.
+    func testAChainOfPointerKeysIsReadThroughToItsEnd() throws {
+        let count = ReferenceChains.depthLimit + 1
+        let chain = (0..<count).map { index in
+            ClassMapping(className: "C\(index)", source: "c.csv", key: ["k"],
+                         fields: [FieldMapping(name: "k", type: index + 1 < count ? .pointer(targetClass: "C\(index + 1)") : .number)])
+        }
+        XCTAssertEqual(manifest(chain).faults(), [])
+        let field = FieldMapping(name: "first", type: .pointer(targetClass: "C0"))
+        let references = ClassMapper.referenceParser(for: field.type, manifest: manifest(chain))
+        XCTAssertEqual(try value(field, csv(["first": "007"]), references: references).get(),
+                       .pointer(ObjectReference(targetClass: "C0", identity: .key("7"))))
+        guard case .failure(let error) = value(field, csv(["first": "seven"]), references: references) else { return XCTFail("accepted") }
+        XCTAssertEqual(error.reason, "not a number")
+    }
+
     func testCompositeKeyAsJSONArray() throws {
         let author = ClassMapping(className: "Author", source: "authors.csv", key: ["name", "born", "since"], fields: [
             FieldMapping(name: "name", type: .string), FieldMapping(name: "born", type: .number), FieldMapping(name: "since", type: .date),

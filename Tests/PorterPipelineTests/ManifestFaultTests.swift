@@ -89,6 +89,54 @@ final class ManifestFaultTests: XCTestCase {
     }
 
     /// A class declared twice in code is refused, not planned into a crash.
+    /// Two classes keyed by Pointers to each other, and a chain of `by:` that comes back: refused
+    /// before any record is read, naming each field of the chain once.
+    func testAChainOfKeyPointersThatComesBackIsRefused() {
+        let film = ClassMapping(className: "Film", records: books, key: ["filmId"],
+                                fields: [FieldMapping(name: "filmId", type: .pointer(targetClass: "FilmText"), column: "title")])
+        let text = ClassMapping(className: "FilmText", records: books, key: ["filmId"],
+                                fields: [FieldMapping(name: "filmId", type: .pointer(targetClass: "Film"), column: "title")])
+        XCTAssertEqual(codeFaults([film, text]).map(\.description), [
+            "classes.Film.fields.filmId.type: Film's key Film.filmId is a Pointer<FilmText>; FilmText's key FilmText.filmId is a Pointer<Film>: "
+                + "each is read through the next, back to the first, without end; make one of them a plain field (String, Number): "
+                + "of two tables that share an id one to one, the one the other extends keeps a plain key, and the other's may point at it",
+        ])
+        // A key Pointer to a class whose key is plain, and a self-pointer that is no key, are sound.
+        var plain = text
+        plain.fields[0] = FieldMapping(name: "filmId", type: .number, column: "title")
+        var selfPointing = film
+        selfPointing.fields.append(FieldMapping(name: "sequel", type: .pointer(targetClass: "Film"), column: "shelf"))
+        XCTAssertEqual(DatasetManifest(classes: [selfPointing, plain]).faults(), [])
+
+        var partner = FieldMapping(name: "partner", type: .pointer(targetClass: "Captain"), column: "shelf")
+        partner.by = "team"
+        var ofTeam = FieldMapping(name: "team", type: .pointer(targetClass: "Team"), column: "shelf")
+        ofTeam.by = "partner"
+        let team = book(named: "Team", partner), captain = book(named: "Captain", ofTeam)
+        XCTAssertEqual(codeFaults([team, captain]).map(\.keyPath), [["classes", "Captain", "fields", "team", "type"]])
+    }
+
+    /// A chain of key Pointers longer than reading a cell may go, refused by a check that walks
+    /// it with a stack of its own (30,000 links; the recursive reading ended in SIGSEGV).
+    func testAChainOfKeyPointersTooLongIsRefused() {
+        for count in [18, 30_000] {
+            let chain = (0..<count).map { index in
+                ClassMapping(className: "C\(index)", records: books, key: ["k"],
+                             fields: [FieldMapping(name: "k", type: index + 1 < count ? .pointer(targetClass: "C\(index + 1)") : .string, column: "title")])
+            }
+            let faults = DatasetManifest(classes: chain).faults()
+            XCTAssertEqual(faults.map(\.keyPath), [["classes", "C0", "fields", "k", "type"]])
+            XCTAssertEqual(faults.first?.message, "a reference to C0 is read through a chain of \(count - 1) Pointers (C0.k → C1.k → C2.k → … → C\(count - 3).k → C\(count - 2).k), "
+                           + "each a key (or by:) of the one before; at most 16 are read: key one of these classes by a plain field")
+        }
+        // 16 Pointers are allowed.
+        let allowed = (0..<17).map { index in
+            ClassMapping(className: "C\(index)", records: books, key: ["k"],
+                         fields: [FieldMapping(name: "k", type: index < 16 ? .pointer(targetClass: "C\(index + 1)") : .string, column: "title")])
+        }
+        XCTAssertEqual(DatasetManifest(classes: allowed).faults(), [])
+    }
+
     func testAClassDeclaredTwice() {
         XCTAssertEqual(codeFaults([book(), book()]), [ManifestFault(file: nil, keyPath: ["classes", "Book"], message: "class declared twice")])
     }

@@ -32,13 +32,14 @@ final class ManifestInferenceTests: XCTestCase {
     }
 
     /// Dates in other spellings than ISO 8601 get the formats that read every value (a list when
-    /// one does not); Unix times only in a column whose name says it holds times.
+    /// one does not); numbers alone (Unix times, yyyyMMdd) only in a column whose name says it
+    /// holds dates, and only in plausible years.
     func testDateFormatsFollowEveryValue() throws {
         let (yaml, manifest, _) = try inferred(["visits.csv": """
-            code,day,mixed,visited_at,population,seen
-            v1,31/03/2024,2024-03-01,1709251200,1709251200,01 Mar 2024
-            v2,01/04/2024,01/03/2024,-86400,1700000000,15 JAN 2024
-            v3,15/04/2024,2024-03-02,0,1600000000,not a date
+            code,day,mixed,visited_at,population,seen,start_date,timepoint,opened_at,booked
+            v1,31/03/2024,2024-03-01,1709251200,1709251200,01 Mar 2024,20250906,0,-86400,20250101
+            v2,01/04/2024,25/03/2024,1709251200123,1700000000,15 JAN 2024,20251231,1,1700000000,20250102
+            v3,15/04/2024,2024-03-02,1600000000,1600000000,not a date,19991231,1,1600000000,20250103
 
             """])
         let visit = try XCTUnwrap(manifest.mapping(for: "Visit"))
@@ -46,10 +47,35 @@ final class ManifestInferenceTests: XCTestCase {
         XCTAssertEqual(visit.field(named: "day")?.formats, ["dd/MM/yyyy"])
         XCTAssertEqual(visit.field(named: "mixed")?.formats, ["yyyy-MM-dd", "dd/MM/yyyy"])
         XCTAssertEqual(visit.field(named: "visitedAt")?.type, .date)
-        XCTAssertEqual(visit.field(named: "visitedAt")?.formats, ["unix"])
+        XCTAssertEqual(visit.field(named: "visitedAt")?.formats, ["unix", "unix-ms"], "seconds and milliseconds, each in 1990–2100")
         XCTAssertEqual(visit.field(named: "population")?.type, .number, "numbers of a column not named for times stay numbers")
         XCTAssertEqual(visit.field(named: "seen")?.type, .string, "one value no format reads: no date")
+        XCTAssertEqual(visit.field(named: "startDate")?.type, .date)
+        XCTAssertEqual(visit.field(named: "startDate")?.formats, ["yyyyMMdd"])
+        XCTAssertEqual(visit.field(named: "timepoint")?.type, .number, "0 and 1 are no times, whatever the name")
+        XCTAssertEqual(visit.field(named: "openedAt")?.type, .number, "-86400 is a Unix time of 1969: no date")
+        XCTAssertEqual(visit.field(named: "booked")?.type, .number, "yyyyMMdd days in a column not named for dates stay numbers")
         XCTAssertTrue(yaml.contains("all dates in one of the formats \"yyyy-MM-dd\", \"dd/MM/yyyy\", tried in that order"), yaml)
+        XCTAssertTrue(yaml.contains(#"startDate: {type: Date, column: "start_date", format: "yyyyMMdd"}        # 3 values, all dates in format "yyyyMMdd", as the column's name says it holds dates"#), yaml)
+        XCTAssertTrue(yaml.contains(#"openedAt: {type: Number, column: "opened_at"}        # 3 values, all integers; "-86400" reads as a Unix time only outside 1990–2100"#), yaml)
+        XCTAssertTrue(yaml.contains(#"booked: Number        # 3 values, all integers; every value also reads as a date in format "yyyyMMdd", taken only in a column whose name says dates"#), yaml)
+    }
+
+    /// Two formats that read a value as different dates, with no value to tell them apart, leave
+    /// the column as written, and its comment names both.
+    func testAmbiguousDatesStayAsWritten() throws {
+        let (yaml, manifest, _) = try inferred(["visits.csv": """
+            code,day,mixed,told
+            v1,01/03/2024,2024-03-01,01/03/2024
+            v2,02/04/2024,05/06/2024,02/04/2024
+            v3,12/12/2024,2024-03-02,13/12/2024
+
+            """])
+        let visit = try XCTUnwrap(manifest.mapping(for: "Visit"))
+        XCTAssertEqual(visit.field(named: "day")?.type, .string)
+        XCTAssertEqual(visit.field(named: "mixed")?.type, .string)
+        XCTAssertEqual(visit.field(named: "told")?.formats, ["dd/MM/yyyy"], "13/12 tells day and month apart")
+        XCTAssertTrue(yaml.contains(#"day: String        # 3 values, all dates in format "dd/MM/yyyy" and in "MM/dd/yyyy" alike, which read some of them as different dates and no value tells which is meant"#), yaml)
     }
 
     /// Numbers as spreadsheets in most of Europe write them: a decimal comma, `.` between thousands.
@@ -120,6 +146,102 @@ final class ManifestInferenceTests: XCTestCase {
         XCTAssertEqual(order.field(named: "buyer")?.type, .string)
         XCTAssertEqual(order.field(named: "backup")?.type, .string)
         XCTAssertTrue(yaml.contains("every value is a Customer key (2 distinct"), yaml)
+    }
+
+    /// Tables sharing one id (Sakila's film, film_text, film_category): the key named after its
+    /// own class is that class's identity; the others extend it, their keys Pointers to it; no
+    /// key refers back, so no chain of keys comes back (which once recursed until SIGSEGV).
+    func testOneToOneTablesPointAtTheTableTheirIdNames() throws {
+        let (yaml, manifest, dataset) = try inferred([
+            "film.csv": "film_id,title,release_year,length\n1,ACADEMY DINOSAUR,2006,86\n2,ACE GOLDFINGER,2006,48\n3,ADAPTATION HOLES,2006,50\n",
+            "film_text.csv": "film_id,title,description\n1,ACADEMY DINOSAUR,A Epic Drama\n2,ACE GOLDFINGER,A Astounding Epistle\n3,ADAPTATION HOLES,A Astounding Reflection\n",
+            "film_category.csv": "film_id,category_id,last_update\n1,6,2006-02-15\n2,11,2006-02-15\n3,6,2006-02-15\n",
+            "category.csv": "category_id,name\n6,Documentary\n11,Horror\n",
+        ])
+        XCTAssertEqual(manifest.mapping(for: "Film")?.key, ["filmId"])
+        XCTAssertEqual(manifest.mapping(for: "Film")?.field(named: "filmId")?.type, .number)
+        for extending in ["FilmText", "FilmCategory"] {
+            XCTAssertEqual(manifest.mapping(for: extending)?.key, ["filmId"], extending)
+            XCTAssertEqual(manifest.mapping(for: extending)?.field(named: "filmId")?.type, .pointer(targetClass: "Film"), extending)
+        }
+        XCTAssertEqual(manifest.mapping(for: "FilmText")?.field(named: "title")?.type, .string, "a title copied from film is no reference")
+        XCTAssertEqual(manifest.mapping(for: "FilmCategory")?.field(named: "categoryId")?.type, .pointer(targetClass: "Category"))
+        XCTAssertTrue(yaml.contains(#"filmId: {type: Pointer<Film>!, column: "film_id"}        # every value is a Film key; the column's name names Film: FilmText extends Film one to one (3 distinct, 3 filled, 0 empty)"#), yaml)
+        XCTAssertEqual(manifest.faults(), [])
+        XCTAssertEqual(try Importer(manifest: manifest).validate().succeeded, true, dataset.directory)
+    }
+
+    /// Two tables whose keys hold the same codes under the same name (GTFS fare_attributes and
+    /// fare_rules): the table with more columns is the one the other extends; with as many
+    /// columns, nothing tells them apart and both keys stay plain, saying why.
+    func testKeysOfOneNameAndValuesAreToldApartOrLeftPlain() throws {
+        let (yaml, manifest, _) = try inferred([
+            "fare_attributes.csv": "fare_id,price,currency_type,payment_method\nF1,1.5,EUR,0\nF2,3,EUR,1\n",
+            "fare_rules.csv": "fare_id,zone\nF1,Z1\nF2,Z2\n",
+            "left.csv": "pair_code,a\nP-1,x\nP-2,y\n",
+            "right.csv": "pair_code,b\nP-1,u\nP-2,v\n",
+        ])
+        XCTAssertEqual(manifest.mapping(for: "FareAttribute")?.field(named: "fareId")?.type, .string)
+        XCTAssertEqual(manifest.mapping(for: "FareRule")?.field(named: "fareId")?.type, .pointer(targetClass: "FareAttribute"))
+        XCTAssertEqual(manifest.mapping(for: "Left")?.field(named: "pairCode")?.type, .string)
+        XCTAssertEqual(manifest.mapping(for: "Right")?.field(named: "pairCode")?.type, .string)
+        XCTAssertTrue(yaml.contains("FareAttribute, FareRule: the keys hold the same values, each naming the next; FareAttribute keeps its key plain (it has the most columns (4)), and the others refer to it"), yaml)
+        XCTAssertTrue(yaml.contains("Left, Right: the keys hold the same values, and nothing tells which table extends which: all stay plain"), yaml)
+    }
+
+    /// A column naming a class exactly refers to it alone, never to a class whose name merely
+    /// starts alike (Ergast's constructorId and ConstructorResult); a key named after its own
+    /// class is no reference.
+    func testAColumnNamingAClassReferstoThatClassOnly() throws {
+        let (_, manifest, _) = try inferred([
+            "constructors.csv": "constructorId,name\n1,McLaren\n2,BMW Sauber\n3,Williams\n",
+            "constructor_results.csv": "constructorResultsId,raceId,constructorId,points\n1,18,1,14\n2,18,2,8\n3,18,3,9\n",
+            "results.csv": "resultId,raceId,constructorId,position\n1,18,1,1\n2,18,2,2\n3,18,3,3\n",
+        ])
+        XCTAssertEqual(manifest.mapping(for: "ConstructorResult")?.field(named: "constructorId")?.type, .pointer(targetClass: "Constructor"))
+        XCTAssertEqual(manifest.mapping(for: "ConstructorResult")?.field(named: "constructorResultsId")?.type, .number)
+        XCTAssertEqual(manifest.mapping(for: "Result")?.field(named: "constructorId")?.type, .pointer(targetClass: "Constructor"))
+        XCTAssertEqual(manifest.mapping(for: "Constructor")?.field(named: "constructorId")?.type, .number)
+    }
+
+    /// Integer keys are found by the column's name in any spelling (`FOODID`, `food_id`, `FoodId`,
+    /// `FOOD`), or by the target's key column's name (`codigo_uf`, GTFS `service_id`), and text
+    /// codes by a name that starts the class's (`FOODTYPE` for `foodtype_EN.csv`).
+    func testIntegerKeysAreFoundByTheirNames() throws {
+        let (yaml, manifest, _) = try inferred([
+            "food.csv": "FOODID;FOODNAME;FOODTYPE\n1;SOKERI;FOOD\n2;FRUKTOOSI;FOOD\n3;LIHAKEITTO;DISH\n",
+            "foodtype_EN.csv": "THSCODE;DESCRIPT\nFOOD;Food\nDISH;Dish\n",
+            "values.csv": "VALUEID,FOODID,food_id,FoodId,FOOD,amount\n10,1,1,2,3,0.5\n11,2,3,3,1,1.5\n",
+            "estados.csv": "codigo_uf,uf\n11,RO\n12,AC\n",
+            "municipios.csv": "codigo_ibge,nome,codigo_uf\n1100015,Alta Floresta D'Oeste,11\n1200013,Acrelândia,12\n1200054,Assis Brasil,12\n",
+        ])
+        let value = try XCTUnwrap(manifest.mapping(for: "Value"))
+        for field in ["foodid", "foodId", "foodId2", "food"] {
+            XCTAssertEqual(value.field(named: field)?.type, .pointer(targetClass: "Food"), field)
+        }
+        XCTAssertEqual(manifest.mapping(for: "Food")?.field(named: "foodtype")?.type, .pointer(targetClass: "FoodtypeEn"))
+        XCTAssertEqual(manifest.mapping(for: "Municipio")?.field(named: "codigoUf")?.type, .pointer(targetClass: "Estado"))
+        XCTAssertTrue(yaml.contains("the column is named as Estado's key column codigo_uf, which holds codes"), yaml)
+    }
+
+    /// A few values that happen to be keys of another class stay what they are, and the comment
+    /// says which class and why: short codes, place names (a free-text key), integers unnamed.
+    func testCoincidentValuesStayPlain() throws {
+        let (yaml, manifest, _) = try inferred([
+            "levels.csv": "code,label\nA,Beginner\nB,Middle\nC,Expert\n",
+            "stops.csv": "stop_id,lat\nMile 2,6.45\nAlaba,6.46\nIganmu,6.47\nOshodi,6.5\n",
+            "trips.csv": "trip_id,grade,trip_headsign,seats\nt1,A,Mile 2,1\nt2,B,Alaba,2\nt3,A,Iganmu,3\nt4,B,Oshodi,1\n",
+            "rooms.csv": "code,building\nB-102,Aula\nB-201,Aula\nC-300,Annex\n",
+            "talks.csv": "title,hall\nSwift,B-102\nParse,B-201\nSQLite,C-300\nYAML,B-102\n",
+        ])
+        let trip = try XCTUnwrap(manifest.mapping(for: "Trip"))
+        XCTAssertEqual(trip.field(named: "grade")?.type, .string)
+        XCTAssertEqual(trip.field(named: "tripHeadsign")?.type, .string)
+        XCTAssertEqual(trip.field(named: "seats")?.type, .number)
+        XCTAssertTrue(yaml.contains("grade: String        # 4 values, text; every value is also a Level key, but fewer than 3 distinct values of 4 or more characters with a letter can match by chance: make it Pointer<Level> if that is what it names"), yaml)
+        XCTAssertTrue(yaml.contains("every value is also a Stop key, but Stop's key is free text, which only a column named for Stop refers to"), yaml)
+        // Codes specific enough: a reference whatever the column's name.
+        XCTAssertEqual(manifest.mapping(for: "Talk")?.field(named: "hall")?.type, .pointer(targetClass: "Room"))
     }
 
     /// The import reads a String key's references as text: JSON numbers cannot name one.

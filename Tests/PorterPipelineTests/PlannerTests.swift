@@ -175,4 +175,30 @@ final class PlannerTests: XCTestCase {
         "relations":[{"from":"Employee","field":"skills","to":"Skill"}]}
         """#)
     }
+
+    /// A manifest's chain of classes is planned with stacks of its own: 30,000 classes, each
+    /// pointing at the next (the recursive walk this replaced ended in SIGSEGV at 20,000), and
+    /// the same chain closed into one cycle.
+    func testALongChainOfClassesIsPlannedWithoutRecursion() {
+        let count = 30_000
+        let chain = (0..<count).map { index in
+            mapping("C\(index)", index + 1 < count ? ["name": .string, "next": .pointer(targetClass: "C\(index + 1)")] : ["name": .string])
+        }
+        let straight = plan(chain)
+        XCTAssertEqual(straight.phases.count, count)
+        XCTAssertEqual(straight.classOrder.first, "C\(count - 1)")
+        XCTAssertEqual(straight.classOrder.last, "C0")
+        XCTAssertEqual(straight.cyclicFields, [:])
+
+        var closed = chain
+        closed[count - 1].fields.append(FieldMapping(name: "next", type: .pointer(targetClass: "C0")))
+        // One strongly connected component: by manifest order, every pointer but the last
+        // class's (back to C0) points at a class not ranked before its own and is patched.
+        let cycle = plan(closed)
+        XCTAssertEqual(cycle.phases.map(\.kind), [.insert, .insert, .patch])
+        XCTAssertEqual(cycle.phases[0].items.count, count - 1)
+        XCTAssertEqual(cycle.phases[1].items, ["C\(count - 1)"])
+        XCTAssertEqual(cycle.cyclicFields.count, count - 1)
+        XCTAssertNil(cycle.cyclicFields["C\(count - 1)"])
+    }
 }

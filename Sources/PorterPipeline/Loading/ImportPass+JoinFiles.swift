@@ -25,8 +25,8 @@ extension ImportPass {
         guard var reader = openReader(file, memory: relation.records, reading: relation.reading, declaredAt: keyPath,
                                      prepare: { _ in }) else { return (0, 0) }
         let ownerColumn = ColumnPath(relation.ownerColumn), targetColumn = ColumnPath(relation.targetColumn)
-        let ownerParser = ClassMapper.referenceParser(for: .pointer(targetClass: relation.owner), by: relation.ownerBy, manifest: manifest)!
-        let targetParser = ClassMapper.referenceParser(for: .pointer(targetClass: relation.targetClass), by: relation.targetBy, manifest: manifest)!
+        let ownerParser = referenceChains.parser(for: ReferenceChains.Link(className: relation.owner, by: relation.ownerBy))
+        let targetParser = referenceChains.parser(for: ReferenceChains.Link(className: relation.targetClass, by: relation.targetBy))
         var checkedHeader = false
         var records = 0, lastLine = 0
         let fieldName = "\(relation.owner).\(relation.field)"

@@ -37,6 +37,8 @@ final class ImportPass {
     var unchangedBeforePatches: [String: Set<String>] = [:]
     /// What references resolve against, and those that wait for a later class.
     let references: ReferenceResolver
+    /// How cells naming objects are read.
+    let referenceChains: ReferenceChains
     /// Sends to the sink (writing mode only).
     let feeder: SinkFeeder?
     var rejects: RejectFiles?
@@ -84,6 +86,7 @@ final class ImportPass {
         self.mode = mode
         self.options = options
         self.progress = progress
+        self.referenceChains = ReferenceChains(manifest)
         self.log = DiagnosticLog(limit: options.shownErrorLimit, handler: options.faultHandler)
         switch mode {
         case .validating, .writing(_, nil): rejectTracker = RejectTracker(.none)
@@ -306,11 +309,11 @@ final class ImportPass {
         /// kept apart so that no record copies the extraction to test it.
         let isExtracted: Bool
 
-        init(_ mapping: ClassMapping, manifest: DatasetManifest, index: KeyIndex, source: Int, cyclic: Set<String>) {
+        init(_ mapping: ClassMapping, manifest: DatasetManifest, chains: ReferenceChains, index: KeyIndex, source: Int, cyclic: Set<String>) {
             self.mapping = mapping
             self.isExtracted = mapping.extract != nil
             self.index = index
-            self.mapper = ClassMapper(mapping: mapping, manifest: manifest)
+            self.mapper = ClassMapper(mapping: mapping, manifest: manifest, chains: chains)
             self.source = source
             let names = mapper.fields.map(\.name)
             self.fieldNames = names
@@ -356,7 +359,7 @@ final class ImportPass {
     /// source of several files is read one file after the other.
     private func load(_ group: [ClassMapping]) throws(PorterError) {
         let loads = group.map {
-            ClassLoad($0, manifest: manifest, index: references.indexes[$0.className]!, source: sourceIndex($0.className), cyclic: plan.cyclicFields[$0.className] ?? [])
+            ClassLoad($0, manifest: manifest, chains: referenceChains, index: references.indexes[$0.className]!, source: sourceIndex($0.className), cyclic: plan.cyclicFields[$0.className] ?? [])
         }
         let files = group[0].sources
         let phase = group.map(\.className).joined(separator: "+")
@@ -368,7 +371,7 @@ final class ImportPass {
             var offset = 0, lastLine = 0, fileRecords = 0
             for load in loads {
                 offset = sourceRows[load.source, default: SourceRows()].begin(file)
-                if file != load.mapper.sourceName { load.mapper = ClassMapper(mapping: load.mapping, manifest: manifest, file: file) }
+                if file != load.mapper.sourceName { load.mapper = ClassMapper(mapping: load.mapping, manifest: manifest, file: file, chains: referenceChains) }
                 load.checkedHeader = false
             }
             // While this thread is behind, records are mapped where they are read ahead, onto each
@@ -377,7 +380,7 @@ final class ImportPass {
             // counted references to the same objects, and the contended counts cost each thread
             // more than its parsing (validate, 1M books: `swift_retain` 1005 samples on this
             // thread and 641 on the reading one, against 424 and 198 with mappers of its own).
-            let mappers = loads.map { !$0.isExtracted ? ClassMapper(mapping: $0.mapping, manifest: manifest, file: file) : nil }
+            let mappers = loads.map { !$0.isExtracted ? ClassMapper(mapping: $0.mapping, manifest: manifest, file: file, chains: referenceChains) : nil }
             let indexes = loads.map(\.index)
             let targets = loads.map { $0.mapper.fields.map { $0.type.targetClass.flatMap(references.keyIndex(of:)) } }
             if var reader = openReader(file, memory: group[0].records, reading: group[0].reading, declaredAt: keyPath,

@@ -79,6 +79,9 @@ public struct ImportReport: Sendable {
     /// set itself). Users whose hashes a Parse Server cannot take are counted above, and told
     /// before anything is written (``ImportOptions/notice``).
     public var notes: [String] = []
+    /// The guesses of a manifest inferred from one file (``DatasetManifest/inferredGuesses``):
+    /// what the import took each column for, and why.
+    public var guesses: [InferenceGuess] = []
 }
 
 /// A key of a class's JSON objects that no field reads: not imported.

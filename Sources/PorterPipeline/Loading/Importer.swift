@@ -238,7 +238,7 @@ public struct Importer: Sendable {
     }
 
     private func report(_ pass: ImportPass, committed: Bool, succeeded: Bool, rejectFiles: [String], started: Date) -> ImportReport {
-        ImportReport(classes: plan.classOrder.map { pass.classTallies[$0]! },
+        var report = ImportReport(classes: plan.classOrder.map { pass.classTallies[$0]! },
                      relations: pass.relationTallies.values.sorted { $0.relation < $1.relation },
                      errors: pass.log.shown, errorCount: pass.log.count, faultCounts: pass.log.countsByKind, rejectFiles: rejectFiles,
                      committed: committed, succeeded: succeeded, elapsedSeconds: Date().timeIntervalSince(started),
@@ -246,5 +246,7 @@ public struct Importer: Sendable {
                      danglingReferences: pass.danglingReport,
                      usersWithPasswordHashes: pass.passwordHashes, usersWithoutPassword: pass.usersWithoutPassword,
                      notes: manifest.notes + pass.notes)
+        report.guesses = manifest.inferredGuesses
+        return report
     }
 }

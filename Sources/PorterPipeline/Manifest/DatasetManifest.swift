@@ -37,6 +37,9 @@ public struct DatasetManifest: Sendable {
     public var files: SourceFiles
     /// Classes of a Parse export left out, each with why; reports list them.
     public var skippedClasses: [SkippedClass]
+    /// For a manifest inferred from one file (``ManifestInference/manifest(forFile:className:key:format:)``),
+    /// its guesses, each with what it saw; an import's report carries them. Empty otherwise.
+    public var inferredGuesses: [InferenceGuess] = []
     /// Whether every column a field reads must be in its source unless the field is
     /// ``FieldMapping/optional`` (a manifest written by hand); a Parse export's objects may lack any field.
     public var requiresMappedColumns = false

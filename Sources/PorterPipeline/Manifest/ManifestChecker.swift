@@ -106,6 +106,43 @@ struct ManifestChecker {
             if let by = relation.targetBy { checkBy(by, of: relation.targetClass, at: path + "targetBy") }
         }
         checkMemoryNames()
+        checkReferenceCycles()
+    }
+
+    /// No chain of Pointer keys (or `by:` fields) comes back where it started: a reference to
+    /// either end is read through the other's key, which is read through the first again,
+    /// without end. Two tables sharing one id (`film`, `film_text`), each keyed by a Pointer to
+    /// the other, make the shortest such chain. Nor is a chain longer than
+    /// ``ReferenceChains/depthLimit``: each link is read one call deeper.
+    mutating func checkReferenceCycles() {
+        let chains = ReferenceChains(manifest)
+        var starts = manifest.classes.map { ReferenceChains.Link(className: $0.className, by: nil) }
+        for mapping in manifest.classes {
+            for field in mapping.fields { if let by = field.by, let target = field.type.targetClass { starts.append(.init(className: target, by: by)) } }
+        }
+        for relation in manifest.relations {
+            if let by = relation.ownerBy { starts.append(.init(className: relation.owner, by: by)) }
+            if let by = relation.targetBy { starts.append(.init(className: relation.targetClass, by: by)) }
+        }
+        let found = chains.chains(from: starts)
+        for cycle in found.cycles {
+            let steps = cycle.map { step in
+                let (className, field) = (step.link.className, step.field)
+                let named = step.link.by == nil ? "\(className)'s key \(className).\(field.name)" : "\(className).\(field.name), which by: \(field.name) names,"
+                return "\(named) is a \(field.type)" + (field.by.map { " by \($0)" } ?? "")
+            }
+            let first = cycle[0]
+            fail(ManifestPath.root + "classes" + first.link.className + "fields" + first.field.name + "type",
+                 steps.joined(separator: "; ") + ": each is read through the next, back to the first, without end; make one of them a plain field (String, Number): "
+                 + "of two tables that share an id one to one, the one the other extends keeps a plain key, and the other's may point at it")
+        }
+        if let chain = found.tooDeep, let first = chain.first {
+            let fields = chain.map { "\($0.link.className).\($0.field.name)" }
+            let shown = fields.count > 6 ? fields.prefix(3) + ["…"] + fields.suffix(2) : fields[...]
+            fail(ManifestPath.root + "classes" + first.link.className + "fields" + first.field.name + "type",
+                 "a reference to \(first.link.className) is read through a chain of \(chain.count) Pointers (\(shown.joined(separator: " → "))), "
+                 + "each a key (or by:) of the one before; at most \(ReferenceChains.depthLimit) are read: key one of these classes by a plain field")
+        }
     }
 
     /// The options of a field fit its type.

@@ -75,13 +75,18 @@ package final class ClassMapper: Sendable {
     let extractHeader: CSVHeader?
 
     /// Maps the records of `file`, one of the class's ``ClassMapping/sources`` (the first if `nil`).
-    package init(mapping: ClassMapping, manifest: DatasetManifest, file: String? = nil) {
+    package convenience init(mapping: ClassMapping, manifest: DatasetManifest, file: String? = nil) {
+        self.init(mapping: mapping, manifest: manifest, file: file, chains: ReferenceChains(manifest))
+    }
+
+    /// Maps the records of `file` (the first source if `nil`), reading references as `chains` says.
+    init(mapping: ClassMapping, manifest: DatasetManifest, file: String? = nil, chains: ReferenceChains) {
         self.mapping = mapping
         self.sourceName = file ?? mapping.sources.first ?? mapping.source
         self.fields = mapping.fields.filter { !$0.fromJoinFile }
         let sourceDirectory = (manifest.directory as NSString).appendingPathComponent((sourceName as NSString).deletingLastPathComponent)
         self.coercers = fields.map {
-            FieldCoercer(field: $0, references: ClassMapper.referenceParser(for: $0.type, by: $0.by, manifest: manifest), sourceDirectory: sourceDirectory,
+            FieldCoercer(field: $0, references: chains.parser(for: $0.type, by: $0.by), sourceDirectory: sourceDirectory,
                          className: mapping.className)
         }
         let fieldNames = fields.map(\.name)
@@ -94,22 +99,11 @@ package final class ClassMapper: Sendable {
         self.extractHeader = mapping.extract.map { CSVHeader(names: [$0.column]) }
     }
 
-    /// How references to a type's target class are read: by the target's key parts, by its
-    /// field `by` (``FieldMapping/by``), or by objectId. A target keyed by line is named by the
-    /// line (and file, when it reads several).
+    /// How references to a type's target class are read: by the target's key parts (its line,
+    /// and file when it reads several, for a class keyed by line), by its field `by`
+    /// (``FieldMapping/by``), or by objectId (``ReferenceChains``).
     static func referenceParser(for type: FieldType, by: String? = nil, manifest: DatasetManifest) -> ReferenceParser? {
-        guard let target = type.targetClass else { return nil }
-        guard let targetMapping = manifest.mapping(for: target) else { return ReferenceParser(targetClass: target, keyParts: []) }
-        if by == nil && targetMapping.isKeyedByLine {
-            let parts = targetMapping.sources.count > 1 ? [FieldMapping(name: "file", type: .string)] : []
-            return ReferenceParser(targetClass: target, keyParts: (parts + [FieldMapping(name: "line", type: .number)]).map {
-                FieldCoercer(field: $0, references: nil, className: target)
-            })
-        }
-        let keyParts = (by.map { [$0] } ?? targetMapping.key).compactMap { name in
-            targetMapping.field(named: name).map { FieldCoercer(field: $0, references: referenceParser(for: $0.type, by: $0.by, manifest: manifest), className: target) }
-        }
-        return ReferenceParser(targetClass: target, keyParts: keyParts, by: by)
+        ReferenceChains(manifest).parser(for: type, by: by)
     }
 
     /// For an extracted class (``ClassMapping/extract``), one record per value `record` names in

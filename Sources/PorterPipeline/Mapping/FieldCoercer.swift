@@ -208,6 +208,9 @@ package final class FieldCoercer: Sendable {
         switch cell {
         case .text(let t), .json(.string(let t)):
             return try date(t)
+        // A day written as a number (`20240906`, format yyyyMMdd) reads as its digits.
+        case .json(.integer(let number)) where datePatterns.contains(where: \.isDigitsOnly):
+            return try date(String(number))
         case .json(let number) where number.doubleValue != nil && datePatterns.contains(where: \.isUnixTime):
             return try date(number.serialized())
         case .json(let json):

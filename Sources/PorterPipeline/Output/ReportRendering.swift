@@ -59,9 +59,9 @@ extension ImportReport {
     }
 
     /// The report as JSON (README "JSON reports"): the tallies, and each fault of ``errors`` as
-    /// ``Diagnostic/json``.
+    /// ``Diagnostic/json``; `guesses` (``InferenceGuess/json``) only for a manifest inferred from one file.
     public var json: JSONValue {
-        .object(JSONObject([
+        var object = JSONObject([
             "committed": .bool(committed),
             "succeeded": .bool(succeeded),
             "elapsedSeconds": .double((elapsedSeconds * 1000).rounded() / 1000),
@@ -110,7 +110,9 @@ extension ImportReport {
                 .array(items.map { .object(JSONObject(["name": .string($0.name), "count": .integer(Int64($0.count)),
                                                        "first": .array($0.first.map(JSONValue.string))])) })
             } ?? .null,
-        ]))
+        ])
+        if !guesses.isEmpty { object.members.append(JSONMember("guesses", .array(guesses.map(\.json)))) }
+        return .object(object)
     }
 
     /// JUnit XML: one test case per class, failed with its faults (for CI systems).

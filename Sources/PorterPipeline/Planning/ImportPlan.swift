@@ -91,18 +91,13 @@ package enum Planner {
         for edge in relationEdges where edge.from != edge.to && manifest.mapping(for: edge.to)?.extract != nil {
             dependencies[edge.from, default: []].append(edge.to)
         }
-        var level: [String: Int] = [:]
-        func levelOf(_ name: String) -> Int {
-            if let known = level[name] { return known }
-            let value = 1 + (dependencies[name] ?? []).map(levelOf).reduce(0, max)
-            level[name] = value
-            return value
-        }
-        for name in names { _ = levelOf(name) }
+        let level = longestPathLevels(names, dependencies: dependencies)
         let classOrder = names.sorted { (level[$0]!, position[$0]!) < (level[$1]!, position[$1]!) }
         var phases: [ImportPlan.Phase] = []
-        for l in Set(level.values).sorted() {
-            phases.append(.init(number: phases.count + 1, kind: .insert, items: classOrder.filter { level[$0] == l }))
+        var byLevel: [Int: [String]] = [:]
+        for name in classOrder { byLevel[level[name]!, default: []].append(name) }
+        for l in byLevel.keys.sorted() {
+            phases.append(.init(number: phases.count + 1, kind: .insert, items: byLevel[l]!))
         }
         let patches = classOrder.flatMap { name in (cyclicFields[name] ?? []).sorted().map { "\(name).\($0)" } }
         if !patches.isEmpty { phases.append(.init(number: phases.count + 1, kind: .patch, items: patches)) }
@@ -117,6 +112,31 @@ package enum Planner {
             ImportPlan.SourceList(reader: $0.0, source: $0.1.joined(separator: ", "), files: $0.2)
         }
         return plan
+    }
+
+    /// Each class's insert phase: 1 past the deepest class it depends on (1 for none), found
+    /// without recursion, so a manifest's chain of classes is bounded by memory, not the stack.
+    /// `dependencies` has no cycle (the pointers that close one are patched later).
+    private static func longestPathLevels(_ names: [String], dependencies: [String: [String]]) -> [String: Int] {
+        var level: [String: Int] = [:]
+        for name in names where level[name] == nil {
+            // Each entry: a class and how many of its dependencies have been looked at.
+            var stack: [(name: String, next: Int)] = [(name, 0)]
+            var onPath: Set<String> = [name]
+            while let top = stack.last {
+                let needs = dependencies[top.name] ?? []
+                if top.next < needs.count {
+                    stack[stack.count - 1].next += 1
+                    let dependency = needs[top.next]
+                    if level[dependency] == nil, onPath.insert(dependency).inserted { stack.append((dependency, 0)) }
+                    continue
+                }
+                level[top.name] = 1 + needs.map { level[$0] ?? 0 }.reduce(0, max)
+                onPath.remove(top.name)
+                stack.removeLast()
+            }
+        }
+        return level
     }
 
     /// The order of the classes inside each pointer cycle, which decides the pointers patched
@@ -147,33 +167,47 @@ package enum Planner {
 struct StronglyConnectedComponents {
     private(set) var components: [[String]] = []
 
+    /// Walks the graph with a stack of its own instead of recursion: a chain of classes as long
+    /// as a manifest makes it cannot exhaust the thread's stack.
     init(nodes: [String], edges: [(String, String)]) {
         var successors: [String: [String]] = [:]
         for (from, to) in edges { successors[from, default: []].append(to) }
         var index: [String: Int] = [:], low: [String: Int] = [:], onStack: Set<String> = []
         var stack: [String] = []
         var counter = 0
-        func visit(_ v: String) {
-            index[v] = counter; low[v] = counter; counter += 1
-            stack.append(v); onStack.insert(v)
-            for w in successors[v] ?? [] {
-                if index[w] == nil {
-                    visit(w)
-                    low[v] = min(low[v]!, low[w]!)
-                } else if onStack.contains(w) {
-                    low[v] = min(low[v]!, index[w]!)
-                }
+        for node in nodes where index[node] == nil {
+            // The depth-first path: each node and how many of its successors it has looked at.
+            var path: [(node: String, next: Int)] = []
+            func enter(_ v: String) {
+                index[v] = counter; low[v] = counter; counter += 1
+                stack.append(v); onStack.insert(v)
+                path.append((v, 0))
             }
-            if low[v] == index[v] {
-                var component: [String] = []
-                while let w = stack.popLast() {
-                    onStack.remove(w)
-                    component.append(w)
-                    if w == v { break }
+            enter(node)
+            while let (v, next) = path.last {
+                let following = successors[v] ?? []
+                if next < following.count {
+                    path[path.count - 1].next += 1
+                    let w = following[next]
+                    if index[w] == nil {
+                        enter(w)
+                    } else if onStack.contains(w) {
+                        low[v] = min(low[v]!, index[w]!)
+                    }
+                    continue
                 }
-                components.append(component)
+                path.removeLast()
+                if let parent = path.last?.node { low[parent] = min(low[parent]!, low[v]!) }
+                if low[v] == index[v] {
+                    var component: [String] = []
+                    while let w = stack.popLast() {
+                        onStack.remove(w)
+                        component.append(w)
+                        if w == v { break }
+                    }
+                    components.append(component)
+                }
             }
         }
-        for node in nodes where index[node] == nil { visit(node) }
     }
 }

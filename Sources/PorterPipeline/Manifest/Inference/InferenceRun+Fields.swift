@@ -70,8 +70,9 @@ extension InferenceRun {
         return field
     }
 
-    /// A column's field: a Pointer when every value is a key of one class, a split Relation when
-    /// every part of its cells is, else its values' type.
+    /// A column's field: a Pointer when every value is a key of one class it refers to
+    /// (``ReferenceEvidence``; a key column as ``decideKeyReferences(among:)`` decided), a split
+    /// Relation when every part of its cells is, else its values' type.
     private func guessField(_ name: String, _ column: ColumnProfile, in index: Int) -> InferredDataset.Field {
         let plain = plainField(name, column)
         if plain.type == .array, let target = pairPointer(of: Target(file: index, column: column.name)) {
@@ -80,22 +81,34 @@ extension InferenceRun {
         }
         guard plain.type == .string || (plain.type == .number && column.isIntegerColumn) else { return plain }
         let source = Target(file: index, column: column.name)
+        let counted = "(\(column.distinct?.count ?? 0) distinct, \(column.filled) filled, \(column.empty) empty)"
+        if keys[index]?.columns == [column.name] {
+            if let reference = keyReferences[index], let target = classNames[reference.target.file] {
+                return InferredDataset.Field(name: name, column: column.name, type: .pointer(targetClass: target), reason: reference.reason + " " + counted)
+            }
+            if let note = keyReferenceNotes[index] { return InferredDataset.Field(name: name, column: column.name, type: plain.type, reason: plain.reason + "; " + note) }
+        }
         let options = keyTargets(of: source)
-        if let best = options.first, let target = classNames[best.file] {
-            let named = Self.names(column.name, target)
-            if options.count > 1 && !named {
-                let alike = options.compactMap { classNames[$0.file] }
+        if let best = options.first, let target = classNames[best.target.file] {
+            let alike = options.filter { $0.evidence == best.evidence }.compactMap { classNames[$0.target.file] }
+            if alike.count > 1 {
                 return InferredDataset.Field(name: name, column: column.name, type: plain.type,
                                              reason: plain.reason + "; every value is a key of \(alike.joined(separator: " and of ")) alike: make it Pointer<\(alike[0])> if that is what it names")
             }
-            let what = best.column == "objectId" ? "objectId" : "key"
+            let what = best.target.column == "objectId" ? "objectId" : "key"
             return InferredDataset.Field(name: name, column: column.name, type: .pointer(targetClass: target),
-                                         reason: "every value is \(InferredNames.article(target)) \(target) \(what) (\(column.distinct?.count ?? 0) distinct, \(column.filled) filled, \(column.empty) empty)")
+                                         reason: "every value is \(InferredNames.article(target)) \(target) \(what) \(counted); \(Self.says(best, to: target))")
         }
         if plain.type == .string, !column.sawJSON, let relation = listRelation(column, in: index) {
             var field = InferredDataset.Field(name: name, column: column.name, type: .relation(targetClass: relation.target), reason: relation.reason)
             field.split = relation.separator
             return field
+        }
+        // Integers are keys of other classes by chance too often to say so.
+        if !column.isIntegerColumn, let target = coincidentKeys(of: source).first, classNames.allSatisfy({ Self.affinity(column.name, $0) != .exactName }) {
+            return InferredDataset.Field(name: name, column: column.name, type: plain.type,
+                                         reason: plain.reason + "; every value is also \(InferredNames.article(target)) \(target) key, but \(whyNot(source, target)): "
+                                            + "make it Pointer<\(target)> if that is what it names")
         }
         return plain
     }
@@ -108,8 +121,12 @@ extension InferenceRun {
             let holders = keys.filter { entry in
                 entry.value.columns.count == 1 && files[entry.key].column(named: entry.value.columns[0])?.holds(parts) == true
             }.map(\.key).sorted()
-            let named = holders.filter { Self.names(column.name, classNames[$0]) }
-            guard let holder = named.first ?? (holders.count == 1 ? holders.first : nil), let target = classNames[holder] else { continue }
+            let named = holders.filter { Self.affinity(column.name, classNames[$0]) != nil }
+            // Unnamed, the parts must be too specific to be another class's keys by chance.
+            var partsProfile = ColumnProfile(name: column.name)
+            for part in parts { partsProfile.add(.text(part)) }
+            guard let holder = named.first ?? (holders.count == 1 && partsProfile.hasSpecificValues ? holders.first : nil),
+                  let target = classNames[holder] else { continue }
             return (target, separator, "every part of every value, split by \"\(separator)\", is \(InferredNames.article(target)) \(target) key (\(parts.count) distinct): links of a Relation")
         }
         return nil

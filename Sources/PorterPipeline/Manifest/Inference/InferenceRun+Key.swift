@@ -28,7 +28,7 @@ extension InferenceRun {
         }
         let ranked = candidates.map { candidate in
             let target = Target(file: index, column: candidate.element.name)
-            let namedBy = targets.filter { $0.key.file != index && $0.value.contains(target) }.map(\.key).sorted { ($0.file, $0.column) < ($1.file, $1.column) }
+            let namedBy = targets.filter { $0.key.file != index && $0.value.contains { $0.target == target } }.map(\.key).sorted { ($0.file, $0.column) < ($1.file, $1.column) }
             return (column: candidate.element.name, namedBy: namedBy, rank: Self.preferenceRank(candidate.element.name, className), offset: candidate.offset)
         }.sorted { ($1.namedBy.count, $0.rank, $0.offset) < ($0.namedBy.count, $1.rank, $1.offset) }
         if ranked.first?.namedBy.isEmpty ?? true, let pair = namedPair(index) {
@@ -63,10 +63,15 @@ extension InferenceRun {
                 + "(re-importing a re-sorted or edited file updates other objects): give a key of columns if the data has one")
     }
 
-    /// The position of a column's name among ``preferredKeyNames`` (past the end when absent).
+    /// The position of a column's name among ``preferredKeyNames``; another id (`film_id`,
+    /// `FilmId`, `FILMID`: a table extending Film one to one) comes between `number` and
+    /// `title`, anything else past the end.
     static func preferenceRank(_ column: String, _ className: String) -> Int {
         let lower = column.lowercased(), classLower = className.lowercased()
-        return preferredKeyNames.firstIndex { $0.replacingOccurrences(of: "{class}", with: classLower) == lower } ?? preferredKeyNames.count
+        if let rank = preferredKeyNames.firstIndex(where: { $0.replacingOccurrences(of: "{class}", with: classLower) == lower }) { return 2 * rank }
+        let words = InferredNames.words(column).map { $0.lowercased() }
+        let isId = words.count > 1 ? words.last == "id" : lower.count > 2 && lower.hasSuffix("id") && column == column.uppercased()
+        return isId ? 2 * preferredKeyNames.firstIndex(of: "number")! + 1 : 2 * preferredKeyNames.count
     }
 
     /// The leftmost two columns whose values, always filled, are unique together in the whole file.

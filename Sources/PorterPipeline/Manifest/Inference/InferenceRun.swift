@@ -10,6 +10,12 @@ struct InferenceRun {
         let column: String
     }
 
+    /// A unique column every value of a column is a value of, and why that is a reference.
+    struct Reference {
+        let target: Target
+        let evidence: ReferenceEvidence
+    }
+
     let files: [FileProfile]
     /// Where the files are, to read a file again (``findCompositePointers()``); `nil`: never.
     let sourceFiles: SourceFiles?
@@ -19,7 +25,16 @@ struct InferenceRun {
     var forcedKey: [String]?
     /// Key columns chosen per class file; `[]` for an `objectId` identity or no key.
     var keys: [Int: (columns: [String], reason: String)] = [:]
-    var targets: [Target: [Target]] = [:]
+    /// Per column, the unique columns of files it refers to (``ReferenceEvidence``).
+    var targets: [Target: [Reference]] = [:]
+    /// Per column, the unique columns holding all its values that it does not refer to, for
+    /// want of evidence: said in its comment when one is a class's key.
+    var coincidences: [Target: [Target]] = [:]
+    /// Per class file whose key is one column that refers to another class's key column (one
+    /// table extending another one to one), that class's file; ``keyReferences()`` decides it.
+    var keyReferences: [Int: (target: Target, reason: String)] = [:]
+    /// Why a key column that could refer to another class is kept plain.
+    var keyReferenceNotes: [Int: String] = [:]
     var pairTargets: [Target: [PairTarget]] = [:]
     /// Per class file, its Pointers read from two columns that name another class by its key of two.
     var compositePointers: [Int: [CompositePointer]] = [:]
@@ -52,6 +67,7 @@ struct InferenceRun {
             if isJoinFile(index) { joinFiles.append(index) } else { classFiles.append(index) }
         }
         for index in classFiles { keys[index] = try chooseKey(index) }
+        decideKeyReferences(among: classFiles)
         var relations: [InferredDataset.Relation] = []
         for index in joinFiles {
             if let relation = relation(from: index) {
@@ -78,8 +94,8 @@ struct InferenceRun {
 
     // MARK: references
 
-    /// For every column, the unique columns of files (other than itself) holding all its values.
-    /// A column of integers names a class only when its name says so (`customer_id`).
+    /// For every column, the unique columns of files (other than itself) holding all its values,
+    /// split into those it refers to (``evidence(_:_:)``) and coincidences.
     private mutating func findTargets() {
         var uniques: [Target] = []
         for (index, file) in files.enumerated() {
@@ -91,13 +107,16 @@ struct InferenceRun {
             for column in file.columns where !ManifestInference.systemColumns.contains(column.name) {
                 guard let values = column.distinct, !values.isEmpty else { continue }
                 let source = Target(file: index, column: column.name)
-                targets[source] = uniques.filter { unique in
-                    guard unique != source, files[unique.file].column(named: unique.column)?.holds(values) == true else { return false }
+                for unique in uniques where unique != source && files[unique.file].column(named: unique.column)?.holds(values) == true {
                     // JSON numbers cannot name a String key: the import reads a String field's cells as text only.
                     if column.sawJSON && column.jsonTypes.contains(.number) && files[unique.file].column(named: unique.column)?.typeGuess.type == .string {
-                        return false
+                        continue
                     }
-                    return !column.isIntegerColumn || Self.names(column.name, classNames[unique.file])
+                    if let evidence = evidence(source, unique) {
+                        targets[source, default: []].append(Reference(target: unique, evidence: evidence))
+                    } else {
+                        coincidences[source, default: []].append(unique)
+                    }
                 }
             }
         }
@@ -110,25 +129,18 @@ struct InferenceRun {
         return words.dropLast().joined(separator: "_")
     }
 
-    /// Whether a column's name names the class: `customer_id`, `customerId`, `customer`, `customers`.
-    static func names(_ column: String, _ className: String?) -> Bool {
-        guard let className else { return false }
-        var words = InferredNames.words(column).map { $0.lowercased() }
-        if words.count > 1, words.last == "id" { words.removeLast() }
-        guard let last = words.last else { return false }
-        let name = words.dropLast().joined() + InferredNames.singular(last)
-        let wanted = className.lowercased()
-        return name == wanted || name.hasSuffix(wanted) || (name.count >= 3 && wanted.hasPrefix(name))
+    /// The references of a column to classes whose chosen key is the target column (or their
+    /// objectId), the strongest evidence first, then in file order.
+    func keyTargets(of source: Target) -> [Reference] {
+        (targets[source] ?? []).filter { reference in
+            guard let key = keys[reference.target.file] else { return false }
+            return key.columns == [reference.target.column] || (key.columns.isEmpty && reference.target.column == "objectId")
+        }.sorted { ($1.evidence, $0.target.file) < ($0.evidence, $1.target.file) }
     }
 
-    /// The classes whose chosen key is the target column, best first: named by the column's name, then in file order.
-    func keyTargets(of source: Target) -> [Target] {
-        let options = (targets[source] ?? []).filter { target in
-            guard let key = keys[target.file] else { return false }
-            return key.columns == [target.column] || (key.columns.isEmpty && target.column == "objectId")
-        }
-        let named = options.filter { Self.names(source.column, classNames[$0.file]) }
-        return named + options.filter { !named.contains($0) }
+    /// The classes whose chosen key holds every value of a column it does not refer to.
+    func coincidentKeys(of source: Target) -> [String] {
+        (coincidences[source] ?? []).filter { keys[$0.file]?.columns == [$0.column] }.compactMap { classNames[$0.file] }
     }
 
     // MARK: join files
@@ -137,15 +149,15 @@ struct InferenceRun {
     private func isJoinFile(_ index: Int) -> Bool {
         let columns = files[index].columns
         guard columns.count == 2, !columns.contains(where: { ManifestInference.systemColumns.contains($0.name) }) else { return false }
-        return columns.allSatisfy { column in (targets[Target(file: index, column: column.name)] ?? []).contains { $0.file != index } }
+        return columns.allSatisfy { column in (targets[Target(file: index, column: column.name)] ?? []).contains { $0.target.file != index } }
     }
 
     /// The relation a join file links, when both of its columns name keys of classes.
     private func relation(from index: Int) -> InferredDataset.Relation? {
         let file = files[index]
         let ownerColumn = file.columns[0].name, targetColumn = file.columns[1].name
-        guard let owner = keyTargets(of: Target(file: index, column: ownerColumn)).first(where: { $0.file != index }),
-              let target = keyTargets(of: Target(file: index, column: targetColumn)).first(where: { $0.file != index }),
+        guard let owner = keyTargets(of: Target(file: index, column: ownerColumn)).first(where: { $0.target.file != index })?.target,
+              let target = keyTargets(of: Target(file: index, column: targetColumn)).first(where: { $0.target.file != index })?.target,
               let ownerClass = classNames[owner.file], let targetClass = classNames[target.file],
               let fieldName = InferredNames.fieldName(forColumn: Self.withoutIdSuffix(targetColumn)) else { return nil }
         let field = InferredNames.plural(fieldName)

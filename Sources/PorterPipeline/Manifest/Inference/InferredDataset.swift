@@ -102,6 +102,16 @@ struct InferredDataset {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// Each class's key and each field's type as the manifest spells them, with what they were
+    /// guessed from: what a one-file import tells, having no manifest to show.
+    var guesses: [InferenceGuess] {
+        classes.flatMap { entry in
+            [InferenceGuess(className: entry.className, field: nil, column: nil, spec: entry.key.isEmpty ? "none" : "[\(entry.key.joined(separator: ", "))]",
+                            reason: Self.oneLine(entry.keyReason))]
+                + entry.fields.map { InferenceGuess(className: entry.className, field: $0.name, column: $0.column, spec: Self.spec($0), reason: Self.oneLine($0.reason)) }
+        }
+    }
+
     /// `Type`, `Type!`, or a flow mapping with the column and split.
     private static func spec(_ field: Field) -> String {
         let type = field.type.description + (field.required ? "!" : "")
@@ -132,5 +142,31 @@ struct InferredDataset {
     /// A comment on one line, whatever the values it quotes hold.
     static func oneLine(_ text: String) -> String {
         text.replacingOccurrences(of: "\r", with: " ").replacingOccurrences(of: "\n", with: " ")
+    }
+}
+
+/// A guess `init` made for a class from its file, with what it saw: the class's key or a
+/// field's type. A one-file import (`import FILE`, `import -`) carries them in its report
+/// (``ImportReport/guesses``), having no manifest file to review.
+public struct InferenceGuess: Sendable, Equatable {
+    /// The class guessed for.
+    public let className: String
+    /// The field whose type was guessed; `nil` for the class's key.
+    public let field: String?
+    /// The source column the field reads; `nil` for the key.
+    public let column: String?
+    /// The guess as a manifest spells it: `[number]` or `none` for a key, `Number`,
+    /// `{type: Date, column: "start_date", format: "yyyyMMdd"}` for a field.
+    public let spec: String
+    /// What it was guessed from.
+    public let reason: String
+
+    /// The guess as a line of a manifest: `Order.key: [number]        # number: unique and …`.
+    public var text: String { "\(className).\(field ?? "key"): \(spec)        # \(reason)" }
+
+    /// The guess as JSON: `className`, `field` and `column` (`null` for the key), `spec`, `reason`.
+    public var json: JSONValue {
+        .object(JSONObject(["className": .string(className), "field": field.map(JSONValue.string) ?? .null,
+                            "column": column.map(JSONValue.string) ?? .null, "spec": .string(spec), "reason": .string(reason)]))
     }
 }

@@ -51,7 +51,8 @@ public enum ManifestInference {
 
     /// The manifest for one file imported as `className` (`format` when its extension names
     /// none, or the same as it names): the same guesses as ``yaml(for:)``, with `key` (column or
-    /// field names) instead of the guessed key. A key naming no column is an error.
+    /// field names) instead of the guessed key, listed in its ``DatasetManifest/inferredGuesses``.
+    /// A key naming no column is an error.
     public static func manifest(forFile path: String, className: String, key: [String]? = nil, format: SourceFormat? = nil) throws(PorterError) -> DatasetManifest {
         guard FileManager.default.fileExists(atPath: path) else { throw PorterError(.usage, "\(path): no such file") }
         if let problem = ParseNames.classNameProblem(className) { throw PorterError(.usage, "class \"\(className)\": \(problem)") }
@@ -74,8 +75,9 @@ public enum ManifestInference {
         guard profile.records > 0 else { throw PorterError(.invalidData, "\(name): no records") }
         var run = InferenceRun(files: [profile], classNames: [className], forcedKey: key)
         let dataset = try run.infer()
-        let text = dataset.yaml
-        return try ManifestLoader.load(text: text, fileName: "\(name) (inferred)", directory: directory)
+        var manifest = try ManifestLoader.load(text: dataset.yaml, fileName: "\(name) (inferred)", directory: directory)
+        manifest.inferredGuesses = dataset.guesses
+        return manifest
     }
 
     /// The files of the folders in `folder` (one level down, as `data/orders-2023.csv`), sorted;
