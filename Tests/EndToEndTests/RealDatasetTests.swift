@@ -7,18 +7,6 @@ import XCTest
 /// the source files itself and compares the mirror with them under the dataset's ground truth
 /// (`scripts/real-datasets-truth/<name>.json`): it must find no difference.
 final class RealDatasetTests: XCTestCase {
-    /// The excerpts this code does not take through yet, each with the finding it waits on (the
-    /// findings of the issue-33 acceptance run). Remove a name when its fix lands: the test then
-    /// asserts it like the others, and fails while it is listed but passes.
-    static let pending: [String: String] = [
-        "sakila": "F1: init makes Film.filmId a Pointer<FilmCategory> and FilmCategory.filmId a Pointer<Film>; validate and import die with SIGSEGV. Also F7: the column length is dropped.",
-        "gtfs-kapnos": "F8: init refuses a zip of .txt files (no .csv, .tsv, … file); behind it F1 (FareAttribute.fareId ↔ FareRule.fareId, SIGSEGV, 0-byte mirror), F3 (start_date 20240906 read as Unix seconds) and F5 (trips.service_id not a Pointer<Calendar>).",
-        "gtfs-lagos": "F8: init refuses .txt files; behind it F3 (start_date 20251107 → 1970-08-23T09:18:27Z).",
-        "f1-ergast": "F2: every constructorId becomes a Pointer<ConstructorResult> (the class the name's prefix matches); F4: \\N stored as text, numeric columns with \\N typed String.",
-        "fineli": "F5: FOODID (component_value.csv, foodname_EN.csv) stays a Number instead of a Pointer<Food>.",
-        "municipios-br": "F5: municipios.codigo_uf stays a Number instead of a Pointer<Estado>.",
-    ]
-
     static let real = CommandRunner.fixtures.appendingPathComponent("real")
     static let checker = CommandRunner.packageRoot.appendingPathComponent("scripts/real-datasets")
 
@@ -56,20 +44,12 @@ final class RealDatasetTests: XCTestCase {
 
     func testEveryExcerptMatchesItsSourceAfterInitAndImport() throws {
         let names = try Self.datasets()
-        XCTAssertGreaterThanOrEqual(names.count, 12, "Fixtures/real holds \(names)")
-        XCTAssertEqual(Set(Self.pending.keys).subtracting(names), [], "pending names no excerpt")
+        XCTAssertGreaterThanOrEqual(names.count, 13, "Fixtures/real holds \(names)")
         let scratch = try CommandRunner.temporaryDirectory(self)
-        var asserted = 0
         for name in names {
             let (passed, report) = try takeThrough(name, in: scratch)
-            if let finding = Self.pending[name] {
-                XCTAssertFalse(passed, "\(name) now goes through with no difference: remove it from RealDatasetTests.pending (\(finding))")
-            } else {
-                XCTAssertTrue(passed, "\(name):\n\(report)")
-                asserted += 1
-            }
+            XCTAssertTrue(passed, "\(name):\n\(report)")
         }
-        XCTAssertEqual(asserted, names.count - Self.pending.count)
     }
 
     /// The checker itself finds a changed value, a missing object and an invented one.
