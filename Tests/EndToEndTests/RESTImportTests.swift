@@ -94,8 +94,36 @@ final class RESTImportTests: XCTestCase {
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertTrue(result.stdout.contains("write Book"), result.stdout)
         XCTAssertTrue(result.stdout.contains("dry run: nothing was written"), result.stdout)
-        XCTAssertEqual(server.injector.writes, 0, "a dry run sends no write")
+        // Its one POST is the custom-objectId probe, which every Parse Server refuses before it writes anything.
+        XCTAssertEqual(server.injector.writes, 1, "a dry run sends no write")
         XCTAssertEqual(try Mirror(served).value("SELECT count(*) FROM _SCHEMA"), "0")
+    }
+
+    /// A dry run counts the links a run adds, one by one (not one per AddRelation operation: the
+    /// objects a server would create all had one made-up id, 43/43/12 against 47/45/72), in text
+    /// and in `--json`, and shows the plan the server is written by: on a server that takes
+    /// custom objectIds (asked without writing, even when it has none of the classes yet), no
+    /// relations phase, since each owner is created with its links.
+    func testDryRunCountsLinksAndShowsThePlanTheServerIsWrittenBy() throws {
+        let library = CommandRunner.fixtures.appendingPathComponent("library").path
+        for customIds in [false, true] {
+            let server = try ServedMirror(in: self, allowCustomObjectId: customIds)
+            let text = try server.runImport(library, ["--dry-run"])
+            XCTAssertEqual(text.status, 0, text.stderr)
+            XCTAssertEqual(text.stdout.contains("phase 3: relations Genre.books, Book.authors, Book.publishers"), !customIds, text.stdout)
+            XCTAssertEqual(text.stdout.contains("relations Genre.books, Book.authors, Book.publishers: created with their owners"), customIds, text.stdout)
+            let dry = try ImportSummary.parse(try server.runImport(library, ["--dry-run", "--json"]))
+            // Two dry runs, each asking about objectIds with a create every Parse Server refuses, wrote nothing.
+            XCTAssertEqual(server.injector.writes, 2)
+            XCTAssertEqual(try Mirror(server.file).value("SELECT count(*) FROM _SCHEMA"), "0", "a dry run writes nothing")
+            let run = try ImportSummary.parse(try server.runImport(library, ["--json"]))
+            XCTAssertEqual(run.relations.map(\.added), [47, 45, 72], "customIds=\(customIds)")
+            XCTAssertEqual(dry.relations.map(\.added), run.relations.map(\.added), "customIds=\(customIds)")
+            for relation in ["Book.authors", "Book.publishers", "Genre.books"] {
+                let row = text.stdout.split(separator: "\n").first { $0.hasPrefix(relation + " ") }?.split(separator: " ")
+                XCTAssertEqual(row?.dropFirst().first.map(String.init), String(run.relation(relation)!.added), "\(relation): \(text.stdout)")
+            }
+        }
     }
 
     /// An object the server refuses is reported with its file and line and the Parse error, and
