@@ -56,6 +56,23 @@ public final class RESTSink: ObjectSink {
     /// `--prune`: the links already removed (`Owner.field`, owner, related as one string), so
     /// that a dry run, where they stay, does not count them twice.
     var prunedLinks: Set<String> = []
+    /// By class, the loader ids of objects the server does not have because it refused them:
+    /// with custom objectIds too, a pointer or link to one is refused with its object rather than
+    /// written to name nothing.
+    var refusedObjects: [String: Set<String>] = [:]
+    /// With custom objectIds, references sent before their object was (cycles, objects further
+    /// on): checked once the object is written or refused.
+    var referencesAhead: [ReferenceAhead] = []
+    /// References sent ahead whose object the server then refused: written, but naming nothing.
+    var danglingAhead: [ReferenceAhead] = []
+
+    /// An object sent with a reference to an object not sent yet.
+    struct ReferenceAhead {
+        let className: String
+        let objectId: String
+        let field: String
+        let target: PointerRef
+    }
 
     /// A sink writing to the server `client` reaches, with `options`.
     public init(client: ParseRESTClient, options: RESTSinkOptions = RESTSinkOptions()) {

@@ -163,6 +163,7 @@ struct ImportSummary: Decodable {
         let requests, operations: Int
     }
     let requests: [RequestTally]
+    let notes: [String]
 
     static func parse(_ result: CommandRunner.Result) throws -> ImportSummary {
         try JSONDecoder().decode(ImportSummary.self, from: Data(result.stdout.utf8))

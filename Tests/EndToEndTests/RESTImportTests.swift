@@ -154,6 +154,46 @@ final class RESTImportTests: XCTestCase {
         }
     }
 
+    /// With custom objectIds too, an object whose pointer names an object the server refused is
+    /// refused with it, not written pointing at nothing; a second run refuses it again rather
+    /// than counting it unchanged. (Against Parse Server 7.1.0, after it refused every Genre
+    /// with 142, all 43 Books were written pointing at the missing Genres.)
+    func testCustomIdsPointersToRefusedObjectsAreRefusedWithThem() throws {
+        let directory = try CommandRunner.temporaryDirectory(self)
+        let server = try ServedMirror(in: self, allowCustomObjectId: true)
+        XCTAssertEqual(try Self.curl(server, "POST", "/schemas/Genre", #"{"className":"Genre","fields":{"code":{"type":"String","required":true}}}"#).status, 0)
+        let dataset = try CommandRunner.copyFixture("library", to: directory)
+        let books = try String(contentsOf: CommandRunner.fixtures.appendingPathComponent("library/books.csv"), encoding: .utf8)
+        let withGenre = ExportToStdoutTests.csvRows(books).dropFirst().filter { $0.count > 2 && !$0[2].isEmpty }.count
+        for run in 1...2 {
+            let result = try server.runImport(dataset.path, ["--json"])
+            XCTAssertEqual(result.status, 1, result.stderr)
+            let summary = try ImportSummary.parse(result)
+            XCTAssertEqual(summary.tally("Genre")?.rejected, 12, "run \(run)")
+            XCTAssertEqual(summary.tally("Book")?.rejected, withGenre, "run \(run): every Book with a genre is refused")
+            XCTAssertEqual(summary.tally("Book")?.unchanged, 0, "run \(run)")
+            XCTAssertTrue(summary.errorTexts.contains { $0.contains("genre points to a Genre the server does not have") }, "\(summary.errorTexts)")
+            XCTAssertEqual(try Mirror(server.file).value("SELECT count(*) FROM Book WHERE genre IS NOT NULL"), "0", "run \(run): no Book names a missing Genre")
+        }
+    }
+
+    /// With custom objectIds, a reference written before its object (a cycle: each Team's lead is
+    /// an Employee, written later) whose object the server then refuses is named in the summary,
+    /// not left silently naming nothing.
+    func testCustomIdsReferencesWrittenAheadOfRefusedObjectsAreNamed() throws {
+        let server = try ServedMirror(in: self, allowCustomObjectId: true)
+        XCTAssertEqual(try Self.curl(server, "POST", "/schemas/Employee", #"{"className":"Employee","fields":{"badge":{"type":"String","required":true}}}"#).status, 0)
+        let result = try server.runImport(CommandRunner.fixtures.appendingPathComponent("org").path, ["--json"])
+        XCTAssertEqual(result.status, 1, result.stderr)
+        let summary = try ImportSummary.parse(result)
+        XCTAssertEqual(summary.tally("Employee")?.rejected, summary.tally("Employee")?.read)
+        let leads = try Mirror(server.file).value("SELECT count(*) FROM Team WHERE lead IS NOT NULL") ?? ""
+        XCTAssertEqual(leads, "4")
+        let note = try XCTUnwrap(summary.notes.first { $0.contains("references were written before their object") }, "\(summary.notes)")
+        XCTAssertTrue(note.hasPrefix("\(leads) references"), note)
+        XCTAssertTrue(note.contains(".lead → Employee "), note)
+    }
+
     func testRefusedObjectsAreReportedAndTheRestWritten() throws {
         let directory = try CommandRunner.temporaryDirectory(self)
         let server = try ServedMirror(in: self)
