@@ -153,7 +153,10 @@ public struct Importer: Sendable {
                 let notice = PasswordHash.notice(hashes: checked.usersWithPasswordHashes, passwordless: checked.usersWithoutPassword,
                                                  written: options.usersWithoutPasswords)
                 guard options.usersWithoutPasswords else {
-                    add(Diagnostic(.passwordHashesNotStored, SourceLocation(file: manifest.fileName, line: 0), notice), to: &checked)
+                    // Named by the file the users are in (`_User.json`), not the manifest or `schema.json`.
+                    let users = manifest.classes.first { !$0.passwordHashKeys.isEmpty }
+                    add(Diagnostic(.passwordHashesNotStored, SourceLocation(file: users?.source ?? manifest.fileName, line: 0, className: users?.className), notice),
+                        to: &checked)
                     checked.succeeded = false
                     return checked
                 }
