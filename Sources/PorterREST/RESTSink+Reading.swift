@@ -18,7 +18,7 @@ extension RESTSink {
                     guard case .string(let serverId)? = object["objectId"] else { continue }
                     var values: [String: ParseValue] = [:]
                     for (name, type) in types {
-                        values[name] = object[name].flatMap { try? ParseValue(wire: $0, as: type) } ?? .null
+                        values[name] = object[name].flatMap { try? ParseValue(stored: $0, as: type) } ?? .null
                     }
                     values["ACL"] = object["ACL"].flatMap { try? ParseValue(wire: $0, as: .acl) } ?? .null
                     guard let key = state.serverKey({ values[$0] }, serverId: serverId) else { continue }

@@ -111,6 +111,7 @@ struct ExportCommand: AsyncParsableCommand {
         if let script = report.loadScript {
             Terminal.output("load it into Parse Server's MongoDB database with: MONGODB_URI=mongodb://… sh \(script)")
         }
+        for note in report.notes { Terminal.error("note: " + note) }
     }
 
     /// `--to -`: the objects on stdout, everything else on stderr.
