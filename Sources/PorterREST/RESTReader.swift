@@ -85,6 +85,38 @@ struct RESTReader {
         return combined
     }
 
+    /// The links of the relation field `className.field` to `targetIds`, read from the targets'
+    /// side: per target, the owners whose `field` holds it (`where={"field": <pointer>}`), as
+    /// GET operations of `/batch` requests, paged per target by objectId. Parse Server answers
+    /// that through the join table's primary key, `(relatedId, owningId)`, where a `$relatedTo`
+    /// query (``links(owner:field:targetClass:ownerIds:phase:)``) reads the whole join table
+    /// for each owner (`PostgresStorageAdapter.js`, `createTable`; `DatabaseController.js`,
+    /// `relatedIds` and `owningIds`). The related objectIds, by owner; owners with none are left out.
+    func linksByTarget(owner className: String, field: String, targetClass: String, targetIds: [String], phase: String) throws(PorterError) -> [String: Set<String>] {
+        var links: [String: Set<String>] = [:]
+        var pending = targetIds.map { ($0, String?.none) }
+        while !pending.isEmpty {
+            let operations = pending.map { targetId, after -> BatchOperation in
+                let holding = JSONObject([field: ParseValue.pointer(PointerRef(className: targetClass, objectId: targetId)).wireJSON])
+                return BatchOperation(method: "GET", path: "/classes/\(className)", body: JSONObject([
+                    "where": .object(Self.constraints(holding, after: after)), "keys": .string("objectId"), "order": .string("objectId"),
+                    "limit": .integer(Int64(pageSize))]))
+            }
+            let answers = try sender.send(operations, phase: phase)
+            var next: [(String, String?)] = []
+            for ((targetId, _), answer) in zip(pending, answers) {
+                guard case .success(let json) = answer, case .array(let items)? = json["results"] else {
+                    throw PorterError(.target, "\(client.address): reading the \(className).\(field) links to \(targetId) failed: \(answer)")
+                }
+                let owners = items.compactMap { item -> String? in if case .string(let id)? = item["objectId"] { id } else { nil } }
+                for owner in owners { links[owner, default: []].insert(targetId) }
+                if owners.count >= pageSize, let last = owners.last { next.append((targetId, last)) }
+            }
+            pending = next
+        }
+        return links
+    }
+
     /// The objectIds each owner links to in the relation field `className.field`, read with
     /// `$relatedTo` queries sent as GET operations of `/batch` requests, paged per owner by
     /// objectId. Every owner has an entry.

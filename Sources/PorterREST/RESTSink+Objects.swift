@@ -57,6 +57,10 @@ extension RESTSink {
             for (batch, change) in plan.linkChanges(relations) {
                 links[relations[batch].field, default: LinkChanges()].added += change.added
                 links[relations[batch].field, default: LinkChanges()].removed += change.removed
+                if let existing = plan.existing, change != LinkChanges() {
+                    linksChanged(owner: className, field: relations[batch].field, ownerId: existing.serverId, added: plan.linksToAdd(batch),
+                                 removed: plan.linksToRemove(batch))
+                }
             }
             referencesAhead += plan.ahead.map { ReferenceAhead(className: className, objectId: plan.identity, field: $0.field, target: $0.target) }
             if plan.existing != nil {

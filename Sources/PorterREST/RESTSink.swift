@@ -65,6 +65,9 @@ public final class RESTSink: ObjectSink {
     var referencesAhead: [ReferenceAhead] = []
     /// References sent ahead whose object the server then refused: written, but naming nothing.
     var danglingAhead: [ReferenceAhead] = []
+    /// By `Owner.field`, the relations whose links were read whole, from their targets' side (a
+    /// `nil` value: read owner by owner); see `wholeRelation(owner:field:targetClass:)`.
+    var relationsRead: [String: [String: Set<String>]?] = [:]
 
     /// An object sent with a reference to an object not sent yet.
     struct ReferenceAhead {

@@ -65,6 +65,40 @@ final class RESTImportTests: XCTestCase {
         XCTAssertEqual(server.injector.writes - writesBefore, relationReads + 1)
     }
 
+    /// A re-run reads the links of a relation from its targets' side when there are fewer targets
+    /// than owners: one query per Author (Parse Server finds a target's owners through the join
+    /// table's primary key, `(relatedId, owningId)`) instead of one `$relatedTo` query per Book,
+    /// each of which reads the whole join table (a re-run of 20,000 books against Parse Server
+    /// 7.1.0: 1.1 billion join rows, 63 s of PostgreSQL's CPU, longer than the first load).
+    /// Links changed on the server in between are found and put right.
+    func testReRunReadsLinksFromTheSmallerSide() throws {
+        let server = try ServedMirror(in: self)
+        let library = CommandRunner.fixtures.appendingPathComponent("library").path
+        XCTAssertEqual(try server.runImport(library, ["-q"]).status, 0)
+        let authors = try XCTUnwrap(Int(try Mirror(server.file).value("SELECT count(*) FROM Author") ?? ""))
+        let publishers = try XCTUnwrap(Int(try Mirror(server.file).value("SELECT count(*) FROM Publisher") ?? ""))
+        let books = try XCTUnwrap(Int(try Mirror(server.file).value("SELECT count(*) FROM Book") ?? ""))
+        XCTAssertLessThan(authors, books)
+        // On the server meanwhile: one of Dune's authors unlinked, one author too many linked.
+        let dune = try XCTUnwrap(try Mirror(server.file).value("SELECT objectId FROM Book WHERE title = 'Dune'"))
+        let herbert = try XCTUnwrap(try Mirror(server.file).value("SELECT objectId FROM Author WHERE name = 'Frank Herbert'"))
+        let other = try XCTUnwrap(try Mirror(server.file).value("SELECT objectId FROM Author WHERE name <> 'Frank Herbert' LIMIT 1"))
+        func pointer(_ id: String) -> String { #"{"__type":"Pointer","className":"Author","objectId":"\#(id)"}"# }
+        let change = #"{"authors":{"__op":"Batch","ops":[{"__op":"RemoveRelation","objects":[\#(pointer(herbert))]},{"__op":"AddRelation","objects":[\#(pointer(other))]}]}}"#
+        XCTAssertEqual(try Self.curl(server, "PUT", "/classes/Book/\(dune)", change).status, 0)
+
+        let again = try ImportSummary.parse(try server.runImport(library, ["--json"]))
+        XCTAssertEqual(again.requests.first { $0.phase == "read Book.authors" }?.operations, authors, "\(again.requests)")
+        XCTAssertEqual(again.requests.first { $0.phase == "read Book.publishers" }?.operations, publishers, "\(again.requests)")
+        XCTAssertEqual(again.relation("Book.authors")?.added, 1)
+        XCTAssertEqual(again.relation("Book.authors")?.removed, 1)
+        XCTAssertEqual(again.relation("Book.publishers")?.added, 0)
+        let links = try Mirror(server.file).rows(#"SELECT relatedId FROM "_Join:authors:Book" WHERE owningId = '\#(dune)'"#).compactMap { $0[0] }
+        XCTAssertEqual(links, [herbert])
+        let third = try ImportSummary.parse(try server.runImport(library, ["--json"]))
+        XCTAssertEqual(third.relations.map { $0.added + $0.removed }, [0, 0, 0])
+    }
+
     /// A changed row is updated in place; a new row is created; the rest is left alone.
     func testChangedSourceUpdatesOnlyWhatChanged() throws {
         let directory = try CommandRunner.temporaryDirectory(self)
