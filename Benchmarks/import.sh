@@ -62,7 +62,14 @@
 #   BASELINE_VALIDATE_S=S  validate's recorded time before issue 15 (default 10.9 s x BOOKS/1M)
 #   REST_BOOKS=N           books in the served mirror the export section reads
 #                          through REST (default 100000)
-#   NAIVE_BOOKS=N          books for the naive REST reference (default 10000)
+#   NAIVE_BOOKS=N          books for the naive REST reference (default 10000; 1000 against a
+#                          real Parse Server)
+#   PARSE_REST_URL=URL     section "rest" against this (real) Parse Server instead of a served
+#                          mirror, with PARSE_APPLICATION_ID and PARSE_MASTER_KEY: parse-porter's
+#                          first load and re-run beside the scripts of naive_rest.py, the
+#                          dataset's classes emptied before each load (its objects are deleted)
+#   PARSE_REST_PIDS="P…"   the server's processes (Node, the postmaster), whose CPU seconds the
+#                          real-server run reports
 #   PARSE_PORTER_BIN=PATH  use this binary instead of building one
 #   BENCH_STRICT=1         exit 1 when a target is missed (default: report only)
 #
@@ -692,7 +699,106 @@ stop_server() {
     SERVE_PID=""
 }
 
+# A real Parse Server (PARSE_REST_URL): parse-porter's first load, its re-run with nothing
+# changed, and in the same rounds the scripts a developer would write instead
+# (Benchmarks/naive_rest.py): /batch requests of 50 creates carrying their AddRelation
+# operations, plain /batch requests of 50 (links one per operation), and one request per object
+# on NAIVE_BOOKS books. The dataset's classes are purged and dropped before each load
+# (Benchmarks/reset_parse_server.py). Parse Server's own CPU (one Node process) is the limit there,
+# so requests and server work per object decide; the server's CPU seconds are printed when
+# PARSE_REST_PIDS names its processes (Node, PostgreSQL's), read from /proc.
+REST_CLASSES="Genre Author Publisher ISBN Book"
+
+server_cpu() {  # the CPU seconds PARSE_REST_PIDS and their children (ended ones too) have used so far
+    local total=0 pid ticks
+    for pid in ${PARSE_REST_PIDS:-}; do
+        ticks=$(awk '{ print $14 + $15 + $16 + $17 }' "/proc/$pid/stat" 2>/dev/null || echo 0)
+        total=$((total + ticks))
+    done
+    for pid in $(for p in ${PARSE_REST_PIDS:-}; do pgrep -P "$p"; done); do
+        ticks=$(awk '{ print $14 + $15 }' "/proc/$pid/stat" 2>/dev/null || echo 0)
+        total=$((total + ticks))
+    done
+    awk -v t="$total" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.1f", t / hz }'
+}
+
+reset_rest_server() { python3 "$BENCH_DIR/reset_parse_server.py" "$PARSE_REST_URL" $REST_CLASSES || die "could not empty $PARSE_REST_URL"; }
+
+section_rest_real() {
+    RUN_DIR=$OUT/rest-real-$BOOKS
+    mkdir -p "$RUN_DIR"
+    : >"$RUN_DIR/results.tsv"
+    RESULT_TOOLS=() RESULT_ROWS=() RESULT_SECS=() RESULT_KB=()
+    local naive_books=${NAIVE_BOOKS:-1000} round name before
+    declare -A cpu=()
+    for ((ROUND = 1; ROUND <= RUNS; ROUND++)); do
+        for name in parse-porter batch-relations batch per-object; do
+            reset_rest_server
+            before=$(server_cpu)
+            case $name in
+                parse-porter)
+                    log "rest (real, round $ROUND): parse-porter import $DATASET --to $PARSE_REST_URL ..."
+                    measure_runs rest-first no_setup -- "$PARSE_PORTER" import "$DATASET" --to "$PARSE_REST_URL" --quiet --json
+                    ((MEASURE_STATUS == 0)) || { tail -n 20 "$RUN_DIR/rest-first.stderr" >&2; die "REST import exited with status $MEASURE_STATUS"; }
+                    cpu[first]=$(awk -v a="$before" -v b="$(server_cpu)" 'BEGIN { printf "%.1f", b - a }')
+                    local pp_secs=$MEASURE_SECS pp_kb=$MEASURE_KB pp_objects pp_links pp_requests
+                    read -r pp_objects pp_links pp_requests < <(python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+print(sum(c["inserted"] for c in r["classes"]), sum(x["added"] for x in r["relations"]), sum(t["requests"] for t in r["requests"]))' "$RUN_DIR/rest-first.stdout")
+                    before=$(server_cpu)
+                    log "rest (real, round $ROUND): the same import again, nothing changed ..."
+                    measure_runs rest-rerun no_setup -- "$PARSE_PORTER" import "$DATASET" --to "$PARSE_REST_URL" --quiet --json
+                    ((MEASURE_STATUS == 0)) || { tail -n 20 "$RUN_DIR/rest-rerun.stderr" >&2; die "REST re-import exited with status $MEASURE_STATUS"; }
+                    cpu[rerun]=$(awk -v a="$before" -v b="$(server_cpu)" 'BEGIN { printf "%.1f", b - a }')
+                    local rerun_secs=$MEASURE_SECS rerun_kb=$MEASURE_KB
+                    ;;
+                *)
+                    local books=$BOOKS
+                    [[ $name == per-object ]] && books=$naive_books
+                    log "rest (real, round $ROUND): naive_rest.py $name on $books books ..."
+                    measure_runs "naive-$name" no_setup -- python3 "$BENCH_DIR/naive_rest.py" "$PARSE_REST_URL" "$DATASET" "$books" "$name"
+                    ((MEASURE_STATUS == 0)) || { tail -n 20 "$RUN_DIR/naive-$name.stderr" >&2; die "naive_rest.py $name exited with status $MEASURE_STATUS"; }
+                    cpu[$name]=$(awk -v a="$before" -v b="$(server_cpu)" 'BEGIN { printf "%.1f", b - a }')
+                    eval "read -r ${name//-/_}_objects ${name//-/_}_requests ${name//-/_}_secs" < <(python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+print(r["objects"], r["requests"], r["seconds"])' "$RUN_DIR/naive-$name.stdout")
+                    eval "${name//-/_}_secs=$MEASURE_SECS"
+                    ;;
+            esac
+        done
+    done
+    ROUND=0
+    reset_rest_server
+    record_result rest "pp first load" "$pp_objects" "$pp_secs" "$pp_kb"
+    record_result rest "pp re-run" "$pp_objects" "$rerun_secs" "$rerun_kb"
+    record_result rest "script batch+relation" "$batch_relations_objects" "$batch_relations_secs" 0
+    record_result rest "script batch" "$batch_objects" "$batch_secs" 0
+    record_result rest "script per object" "$per_object_objects" "$per_object_secs" 0
+    {
+        echo
+        echo "== rest: $BOOKS books into the Parse Server at $PARSE_REST_URL (median of $RUNS rounds) =="
+        print_table
+        printf 'requests: parse-porter %d (%d objects, %d links); batches with AddRelation %d; plain batches %d; one per object %d for %d objects\n' \
+            "$pp_requests" "$pp_objects" "$pp_links" "$batch_relations_requests" "$batch_requests" "$per_object_requests" "$per_object_objects"
+        [[ -n ${PARSE_REST_PIDS:-} ]] && echo "server CPU seconds of the last round: parse-porter ${cpu[first]} (re-run ${cpu[rerun]}), batches with AddRelation ${cpu[batch-relations]}, plain batches ${cpu[batch]}, one per object ${cpu[per-object]}"
+        local best
+        best=$(awk -v a="$batch_relations_secs" -v b="$batch_secs" -v c="$per_object_secs" -v o="$per_object_objects" -v n="$pp_objects" 'BEGIN {
+            c = c * n / o; m = a; if (b < m) m = b; if (c < m) m = c; printf "%.3f", m }')
+        echo "time (parse-porter / best script): $(speed_ratio "$pp_secs" "$best")x; per object, one request each, extrapolated to $pp_objects objects: $(awk -v s="$per_object_secs" -v o="$per_object_objects" -v n="$pp_objects" 'BEGIN { printf "%.0f", s * n / o }') s"
+        echo "re-run time / first load: $(speed_ratio "$rerun_secs" "$pp_secs")x"
+        check_target "first load <= the best script's time" "p <= b" p="$pp_secs" b="$best"
+        check_target "re-run <= 0.3 x the first load" "r <= 0.3 * p" r="$rerun_secs" p="$pp_secs"
+    } | tee "$RUN_DIR/summary.txt"
+    finish_section
+}
+
 section_rest() {
+    if [[ -n ${PARSE_REST_URL:-} ]]; then
+        section_rest_real
+        return
+    fi
     RUN_DIR=$OUT/rest-$BOOKS
     mkdir -p "$RUN_DIR"
     : >"$RUN_DIR/results.tsv"

@@ -39,6 +39,17 @@ extension ParseValue {
     /// Decodes a Parse REST value. `{"__type":…}` objects become typed values; other objects
     /// become `.object`, or an ACL when `type` is `.acl`. An unknown or malformed `__type` is an error.
     public init(wire json: JSONValue, as type: FieldType? = nil) throws(ParseValueError) {
+        try self.init(wire: json, as: type, checkingCoordinates: true)
+    }
+
+    /// Decodes a value as a server stored it: like ``init(wire:as:)``, but GeoPoints (and
+    /// Polygon vertices) with coordinates out of range are kept (``GeoPoint/rangeProblem``), since
+    /// Parse Server stores them and a copy must not drop them.
+    package init(stored json: JSONValue, as type: FieldType? = nil) throws(ParseValueError) {
+        try self.init(wire: json, as: type, checkingCoordinates: false)
+    }
+
+    private init(wire json: JSONValue, as type: FieldType?, checkingCoordinates: Bool) throws(ParseValueError) {
         switch json {
         case .null: self = .null
         case .bool(let b): self = .boolean(b)
@@ -48,22 +59,22 @@ extension ParseValue {
         case .array(let items):
             var values: [ParseValue] = []
             values.reserveCapacity(items.count)
-            for item in items { values.append(try ParseValue(wire: item)) }
+            for item in items { values.append(try ParseValue(wire: item, as: nil, checkingCoordinates: checkingCoordinates)) }
             self = .array(values)
         case .object(let object):
             if type == .acl {
                 self = .acl(try ParseACL(wire: object))
             } else if case .string(let typeName)? = object["__type"] {
-                self = try ParseValue.typed(typeName, object)
+                self = try ParseValue.typed(typeName, object, checkingCoordinates: checkingCoordinates)
             } else {
                 var members: [String: ParseValue] = [:]
-                for member in object { members[member.key] = try ParseValue(wire: member.value) }
+                for member in object { members[member.key] = try ParseValue(wire: member.value, as: nil, checkingCoordinates: checkingCoordinates) }
                 self = .object(members)
             }
         }
     }
 
-    private static func typed(_ typeName: String, _ object: JSONObject) throws(ParseValueError) -> ParseValue {
+    private static func typed(_ typeName: String, _ object: JSONObject, checkingCoordinates: Bool) throws(ParseValueError) -> ParseValue {
         func string(_ key: String) throws(ParseValueError) -> String {
             guard case .string(let s)? = object[key], !s.isEmpty else { throw ParseValueError("This is not a valid \(typeName): \"\(key)\" must be a non-empty string") }
             return s
@@ -89,27 +100,42 @@ extension ParseValue {
             guard let lat = object["latitude"]?.doubleValue, let lng = object["longitude"]?.doubleValue else {
                 throw ParseValueError("This is not a valid GeoPoint: latitude and longitude must be numbers")
             }
-            return .geoPoint(try GeoPoint(latitude: lat, longitude: lng))
+            return .geoPoint(checkingCoordinates ? try GeoPoint(latitude: lat, longitude: lng) : try GeoPoint(storedLatitude: lat, longitude: lng))
         case "Polygon":
             guard case .array(let pairs)? = object["coordinates"] else {
                 throw ParseValueError("This is not a valid Polygon: coordinates must be an array")
             }
-            return .polygon(try ParsePolygon(wireCoordinates: pairs))
+            return .polygon(try ParsePolygon(wireCoordinates: pairs, checkingCoordinates: checkingCoordinates))
         default:
             throw ParseValueError("This is not a valid \(typeName)")
         }
     }
 }
 
+extension ParseValue {
+    /// Why a GeoPoint, or a vertex of a Polygon, of this value is no valid one (a coordinate out
+    /// of range, which a server may store: ``init(stored:as:)``); `nil` when none is.
+    package var coordinateProblem: String? {
+        switch self {
+        case .geoPoint(let point): point.rangeProblem
+        case .polygon(let polygon): polygon.coordinates.lazy.compactMap(\.rangeProblem).first
+        case .array(let items): items.lazy.compactMap(\.coordinateProblem).first
+        case .object(let members): members.values.lazy.compactMap(\.coordinateProblem).first
+        default: nil
+        }
+    }
+}
+
 extension ParsePolygon {
-    /// Builds a polygon from `[[lat, lng], …]` pairs.
-    package init(wireCoordinates pairs: [JSONValue]) throws(ParseValueError) {
+    /// Builds a polygon from `[[lat, lng], …]` pairs; without `checkingCoordinates`, vertices out
+    /// of range are kept (see ``ParseValue/init(stored:as:)``).
+    package init(wireCoordinates pairs: [JSONValue], checkingCoordinates: Bool = true) throws(ParseValueError) {
         var points: [GeoPoint] = []
         for pair in pairs {
             guard case .array(let ll) = pair, ll.count == 2, let lat = ll[0].doubleValue, let lng = ll[1].doubleValue else {
                 throw ParseValueError("a Polygon vertex must be a [latitude, longitude] pair of numbers")
             }
-            points.append(try GeoPoint(latitude: lat, longitude: lng))
+            points.append(checkingCoordinates ? try GeoPoint(latitude: lat, longitude: lng) : try GeoPoint(storedLatitude: lat, longitude: lng))
         }
         try self.init(coordinates: points)
     }

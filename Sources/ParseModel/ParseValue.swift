@@ -74,7 +74,9 @@ public struct ParseFile: Hashable, Sendable {
     }
 }
 
-/// A latitude/longitude pair, checked against -90...90 and -180...180.
+/// A latitude/longitude pair, checked against -90...90 and -180...180, except where it is read
+/// as a server stored it (``init(storedLatitude:longitude:)``): Parse Server stores a latitude of
+/// 100, and a copy keeps it (``rangeProblem`` tells).
 public struct GeoPoint: Hashable, Sendable {
     /// Degrees north, -90...90.
     public let latitude: Double
@@ -83,14 +85,26 @@ public struct GeoPoint: Hashable, Sendable {
 
     /// A point; throws when a coordinate is out of range or not finite.
     public init(latitude: Double, longitude: Double) throws(ParseValueError) {
-        guard latitude.isFinite, (-90.0...90.0).contains(latitude) else {
-            throw ParseValueError("latitude \(latitude) is out of range -90...90")
-        }
-        guard longitude.isFinite, (-180.0...180.0).contains(longitude) else {
-            throw ParseValueError("longitude \(longitude) is out of range -180...180")
+        try self.init(storedLatitude: latitude, longitude: longitude)
+        if let problem = rangeProblem { throw ParseValueError(problem) }
+    }
+
+    /// A point as a server stored it: any finite coordinates (Parse Server does not check
+    /// ranges, `PostgresStorageAdapter.js` stores any `point`); throws only for a coordinate that
+    /// is not finite.
+    package init(storedLatitude latitude: Double, longitude: Double) throws(ParseValueError) {
+        guard latitude.isFinite, longitude.isFinite else {
+            throw ParseValueError("latitude \(latitude), longitude \(longitude) is not a point (not finite)")
         }
         self.latitude = latitude
         self.longitude = longitude
+    }
+
+    /// Why the point is no valid GeoPoint (a coordinate out of range); `nil` when it is one.
+    package var rangeProblem: String? {
+        if !(-90.0...90.0).contains(latitude) { return "latitude \(latitude) is out of range -90...90" }
+        if !(-180.0...180.0).contains(longitude) { return "longitude \(longitude) is out of range -180...180" }
+        return nil
     }
 }
 

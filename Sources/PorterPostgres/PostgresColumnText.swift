@@ -23,15 +23,16 @@ enum PostgresColumnText {
         case .geoPoint:
             // x is the longitude, y the latitude.
             guard let point = try points(text).first else { throw ParseValueError("not a point: \"\(text)\"") }
-            return .geoPoint(try GeoPoint(latitude: point.y, longitude: point.x))
+            // Parse Server stores a point out of range (latitude 100): kept, as it reads it back.
+            return .geoPoint(try GeoPoint(storedLatitude: point.y, longitude: point.x))
         case .polygon:
             return .polygon(try ParsePolygon(coordinates: points(text).map { (point) throws(ParseValueError) in
-                try GeoPoint(latitude: point.y, longitude: point.x)
+                try GeoPoint(storedLatitude: point.y, longitude: point.x)
             }))
         case .object, .array, .bytes, .acl:
             let json: JSONValue
             do { json = try JSONParser.parse(text) } catch { throw ParseValueError("not JSON: \(error)") }
-            return try ParseValue(wire: json, as: type)
+            return try ParseValue(stored: json, as: type)
         case .relation: return .null
         }
     }

@@ -42,12 +42,54 @@ package struct PostgresSchemas {
 
     /// The classes of `_SCHEMA`, without the adapter's own fields; none when there is no such table yet.
     package func all() throws(PorterError) -> [ClassSchema] {
-        try storedSchemas().map { (stored) throws(PorterError) in try classSchema(stored) }
+        let stored = try storedSchemas()
+        let columns = try indexColumns(of: nil)
+        return try stored.map { (stored) throws(PorterError) in Self.inIndexOrder(try classSchema(stored), columns[stored.className] ?? [:]) }
     }
 
     /// One class from its `_SCHEMA` row (what ``all()`` gives of it); `nil` when there is none.
     package func schema(_ className: String) throws(PorterError) -> ClassSchema? {
-        try storedSchemas(className).first.map { (stored) throws(PorterError) in try classSchema(stored) }
+        guard let stored = try storedSchemas(className).first else { return nil }
+        return Self.inIndexOrder(try classSchema(stored), try indexColumns(of: className)[className] ?? [:])
+    }
+
+    /// The columns of the indexes of the class tables, in their order, by table and index: what
+    /// the index is made of. `_SCHEMA` keeps `indexes` as `jsonb`, which orders an object's keys
+    /// its own way (shorter first), so a compound index's key order is only in the index itself.
+    private func indexColumns(of className: String?) throws(PorterError) -> [String: [String: [String]]] {
+        let rows = try connection.execute("""
+            SELECT t.relname, i.relname, a.attname FROM pg_index x
+            JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid
+            CROSS JOIN LATERAL unnest(x.indkey::int2[]) WITH ORDINALITY AS k(attnum, position)
+            JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum
+            WHERE t.relnamespace = current_schema()::regnamespace AND ($1::text IS NULL OR t.relname = $1)
+            ORDER BY t.relname, i.relname, k.position
+            """, [className])
+        var columns: [String: [String: [String]]] = [:]
+        for row in rows {
+            guard let table = row[0], let index = row[1], let column = row[2] else { continue }
+            columns[table, default: [:]][index, default: []].append(column)
+        }
+        return columns
+    }
+
+    /// The schema with each index's keys in the order of the PostgreSQL index of that name, when
+    /// it has exactly those columns (a Pointer key `_p_<field>` is the column `<field>`).
+    static func inIndexOrder(_ schema: ClassSchema, _ columns: [String: [String]]) -> ClassSchema {
+        guard case .object(let indexes)? = schema.indexes, !columns.isEmpty else { return schema }
+        var ordered = JSONObject()
+        for index in indexes {
+            guard case .object(let keys) = index.value, let real = columns[index.key], real.count == keys.members.count else {
+                ordered.members.append(index)
+                continue
+            }
+            let byColumn = Dictionary(keys.members.map { ($0.key.hasPrefix("_p_") ? String($0.key.dropFirst(3)) : $0.key, $0) }, uniquingKeysWith: { first, _ in first })
+            let inOrder = real.compactMap { byColumn[$0] }
+            ordered.members.append(inOrder.count == keys.members.count ? JSONMember(index.key, .object(JSONObject(inOrder))) : index)
+        }
+        var reordered = schema
+        reordered.indexes = .object(ordered)
+        return reordered
     }
 
     /// `createClass`: the table (`createTable`), its join tables, Parse Server's own indexes, the

@@ -5,9 +5,10 @@ import Synchronization
 /// A Parse Server's own PostgreSQL database as an import target, written in the layout of
 /// Parse Server's `PostgresStorageAdapter`: `_SCHEMA` rows, one table per class,
 /// `_Join:<field>:<Class>` tables, `_User._hashed_password`. Rows go in by `COPY`; an import is
-/// one transaction, so a failed one leaves the database as it was. A re-import updates the
-/// objects whose values changed and inserts the missing ones (by objectId, which the loader
-/// derives from each class's natural key).
+/// one transaction, so a failed one leaves the database as it was. A re-import, or an import
+/// into a live app, updates the objects whose values changed and inserts the missing ones,
+/// matched by natural key (an object Parse Server made keeps its objectId); the tables written
+/// are `ANALYZE`d once it commits.
 ///
 /// ```swift
 /// let options = ImportOptions(batchSize: PostgresTarget.objectsPerWrite)
@@ -90,7 +91,7 @@ public final class PostgresTarget: ObjectSink, Sendable {
     /// Stages links for the field's `_Join` table, written by ``flush()``; with `replace`, each
     /// owner keeps only the given ones. The changes are counted by ``flush()``.
     public func link(owner className: String, field: String, targetClass: String, _ links: [RelationLinks], replace: Bool) throws(PorterError) -> LinkChanges {
-        try connection.withLock { (writer) throws(PorterError) in try writer.link(owner: className, field: field, links, replace: replace) }
+        try connection.withLock { (writer) throws(PorterError) in try writer.link(owner: className, field: field, targetClass: targetClass, links, replace: replace) }
         return LinkChanges()
     }
 

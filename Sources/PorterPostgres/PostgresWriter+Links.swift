@@ -25,15 +25,17 @@ extension PostgresWriter {
     /// Staging the whole import's links and writing them once matters: the join table's key is
     /// `(relatedId, owningId)`, as Parse Server makes it, so finding an owner's links means
     /// reading the whole table, which per batch would grow with the square of the import.
-    func link(owner className: String, field: String, _ links: [RelationLinks], replace: Bool) throws(PorterError) {
+    func link(owner className: String, field: String, targetClass: String, _ links: [RelationLinks], replace: Bool) throws(PorterError) {
         let db = try database()
         let table = PostgresLayout.joinTable(owner: className, field: field)
+        markWritten(table)
         let stage = try linkStage(table, relation: "\(className).\(field)", replacing: replace && !freshTables.contains(table))
         var pairs = CopyRows()
         for link in links {
+            let owner = storedId(className, link.ownerId)
             for related in link.relatedIds {
-                pairs.append(link.ownerId)
-                pairs.append(related)
+                pairs.append(owner)
+                pairs.append(storedId(targetClass, related))
                 pairs.endRow()
             }
         }
@@ -41,7 +43,7 @@ extension PostgresWriter {
         guard let owners = stage.owners else { return }
         var listed = CopyRows()
         for link in links {
-            listed.append(link.ownerId)
+            listed.append(storedId(className, link.ownerId))
             listed.endRow()
         }
         try db.copy(into: owners, columns: ["owningId"], listed)

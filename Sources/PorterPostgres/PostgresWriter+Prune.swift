@@ -14,7 +14,7 @@ extension PostgresWriter {
         guard try tableExists(className) else { return PruneResult() }
         try addPrimaryKey(className)
         let db = try database()
-        try stage(Self.keptObjects, columns: ["objectId"], key: ["objectId"], rows: held.objectIds.map { [$0] })
+        try stage(Self.keptObjects, columns: ["objectId"], key: ["objectId"], rows: Set(held.objectIds.map { storedId(className, $0) }).map { [$0] })
         let table = quoted(className)
         // The objects to delete, found once: every DELETE below reads them.
         if stagingTables.insert(Self.goneObjects).inserted {
@@ -62,7 +62,7 @@ extension PostgresWriter {
         try addPrimaryKey(join)
         let db = try database()
         try stage(Self.keptLinks, columns: ["owningId", "relatedId"], key: ["owningId", "relatedId"],
-                  rows: held.flatMap { owner, related in related.map { [owner, $0] } })
+                  rows: Array(Set(held.flatMap { owner, related in related.map { [storedId(className, owner), storedId(targetClass, $0)] } })))
         let gone = """
             FROM \(quoted(join)) j WHERE NOT EXISTS (SELECT 1 FROM \(quoted(Self.keptLinks)) k \
             WHERE k."owningId" = j."owningId" AND k."relatedId" = j."relatedId")

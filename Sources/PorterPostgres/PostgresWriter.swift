@@ -29,6 +29,12 @@ final class PostgresWriter {
     private var classStages: [String: String] = [:]
     /// The natural key of each class that has one, by class name, as ``begin(schemas:naturalKeys:)`` gave it.
     private(set) var naturalKeys: [String: [String]] = [:]
+    /// By class, the objectIds of objects the table had under another objectId than the one the
+    /// loader derives from their natural key (Parse Server made them): loader id → stored id.
+    /// Objects are matched by key, as over REST, and pointers and links name the stored ids.
+    private(set) var storedIds: [String: [String: String]] = [:]
+    /// The tables this import wrote rows into: `ANALYZE`d once it commits.
+    private var writtenTables: Set<String> = []
 
     /// Whether the connection's transaction is its owner's: an import is a savepoint in it.
     private let shared: Bool
@@ -122,6 +128,7 @@ final class PostgresWriter {
                 + write(Array(objects[repeated...]), className: className, mode: mode)
         }
         let fresh = freshTables.contains(className)
+        markWritten(className)
         let rows = try copyRows(objects, className: className, fields: fields, hashes: hashes, touchedAt: !fresh)
         let columns = PostgresLayout.defaultColumns + fields + (hashes ? [PostgresLayout.passwordHashColumn] : [])
         do {
@@ -144,6 +151,7 @@ final class PostgresWriter {
         let stage = try stagingTable(for: className)
         try db.execute("TRUNCATE \(quoted(stage))")
         try db.copy(into: stage, columns: columns + [Self.touchedAtColumn], rows)
+        try matchByKey(className, stage: stage)
         let hashes = columns.contains(PostgresLayout.passwordHashColumn)
         let updated = mode == .insert ? [] : try update(className, from: stage, fields: ["_rperm", "_wperm"] + fields, mode: mode, hashes: hashes)
         let names = columns.map(quoted).joined(separator: ", ")
@@ -153,10 +161,48 @@ final class PostgresWriter {
             """)
         let insertedIds = Set(inserted.compactMap { $0[0] })
         return objects.map { object in
-            if insertedIds.contains(object.objectId) { return .inserted }
-            if mode == .insert { return .failed("\(className) \(object.objectId) already exists in the target (mode: insert)") }
-            return updated.contains(object.objectId) ? .updated : .unchanged
+            let objectId = storedId(className, object.objectId)
+            if insertedIds.contains(objectId) { return .inserted }
+            if mode == .insert { return .failed("\(className) \(objectId) already exists in the target (mode: insert)") }
+            return updated.contains(objectId) ? .updated : .unchanged
         }
+    }
+
+    /// Gives the staged objects the objectIds of the stored objects with their natural key, where
+    /// those differ from the loader's (objects Parse Server created): of two stored objects with
+    /// one key, the first by objectId, as the REST import reads them; the loader's own id when a
+    /// stored object has it. Records them in ``storedIds``.
+    private func matchByKey(_ className: String, stage: String) throws(PorterError) {
+        guard let key = naturalKeys[className], !key.isEmpty else { return }
+        let schema = schemas[className]
+        // point and polygon have no equality operator: compared as text.
+        let matches = key.map { name -> String in
+            let type = schema?.field(named: name)?.type
+            return type == .geoPoint || type == .polygon ? "t.\(quoted(name))::text = s.\(quoted(name))::text" : "t.\(quoted(name)) = s.\(quoted(name))"
+        }
+        let rows = try database().execute("""
+            WITH m AS (SELECT s."objectId" AS loader, min(t."objectId") AS stored FROM \(quoted(stage)) s JOIN \(quoted(className)) t
+                       ON \(matches.joined(separator: " AND ")) GROUP BY s."objectId" HAVING bool_and(t."objectId" <> s."objectId"))
+            UPDATE \(quoted(stage)) s SET "objectId" = m.stored FROM m WHERE s."objectId" = m.loader RETURNING m.loader, m.stored
+            """)
+        for row in rows { if let loader = row[0], let stored = row[1] { storedIds[className, default: [:]][loader] = stored } }
+    }
+
+    /// Notes a table rows were written into, to be `ANALYZE`d after the commit.
+    func markWritten(_ table: String) {
+        writtenTables.insert(table)
+    }
+
+    /// The objectId the target stores the object under (``storedIds``): the loader's unless
+    /// the table had the object under another.
+    func storedId(_ className: String, _ objectId: String) -> String {
+        storedIds[className]?[objectId] ?? objectId
+    }
+
+    /// A value with a pointer to an object stored under another objectId (``storedIds``) turned to that one.
+    private func stored(_ value: ParseValue?) -> ParseValue? {
+        guard case .pointer(let pointer)? = value, let id = storedIds[pointer.className]?[pointer.objectId] else { return value }
+        return .pointer(PointerRef(className: pointer.className, objectId: id))
     }
 
     /// The staging table's column of the `updatedAt` a changed object gets.
@@ -205,7 +251,7 @@ final class PostgresWriter {
             }
             for index in values.indices { values[index] = nil }
             for (field, slot) in zip(object.fields, slots) {
-                if let slot, values[slot] == nil { values[slot] = field.value }
+                if let slot, values[slot] == nil { values[slot] = storedIds.isEmpty ? field.value : stored(field.value) }
             }
             let permissions = object.acl?.permissionArrays
             rows.append(object.objectId)
@@ -268,8 +314,8 @@ final class PostgresWriter {
         var last: [String: Int] = [:]
         for (index, item) in values.enumerated() { last[item.objectId] = index }
         for (index, item) in values.enumerated() where last[item.objectId] == index {
-            rows.append(item.objectId)
-            rows.append(item.value.postgresText)
+            rows.append(storedId(className, item.objectId))
+            rows.append(stored(item.value)?.postgresText)
             rows.endRow()
         }
         try db.copy(into: stage, columns: ["objectId", "value"], rows)
@@ -279,7 +325,7 @@ final class PostgresWriter {
             UPDATE \(quoted(className)) t SET \(column) = s."value"\(touches ? ", \"updatedAt\" = $1" : "")
             FROM \(quoted(stage)) s WHERE t."objectId" = s."objectId" AND t.\(column) IS DISTINCT FROM s."value" RETURNING t."objectId"
             """, touches ? [now] : []).compactMap { $0[0] })
-        return values.map { changed.contains($0.objectId) ? .updated : .unchanged }
+        return values.map { changed.contains(storedId(className, $0.objectId)) ? .updated : .unchanged }
     }
 
     /// Whether the class's table holds the object.
@@ -313,11 +359,20 @@ final class PostgresWriter {
         }
         if shared {
             for table in stagingTables { try database().execute("DROP TABLE \(quoted(table))") }
+            try analyzeWrittenTables()
             try database().execute("RELEASE SAVEPOINT \(Self.savepoint)")
         } else {
             try database().execute("COMMIT")
+            try analyzeWrittenTables()
         }
         reset()
+    }
+
+    /// `ANALYZE` of the tables the import wrote: Parse Server answers a `count` without `where`
+    /// from PostgreSQL's estimate (`PostgresStorageAdapter.js`, `count`: `reltuples`), which
+    /// is stale after rows were written behind its back (it said 3 users for 6).
+    private func analyzeWrittenTables() throws(PorterError) {
+        for table in writtenTables.sorted() where try tableExists(table) { try database().execute("ANALYZE \(quoted(table))") }
     }
 
     func rollback() {
@@ -339,5 +394,7 @@ final class PostgresWriter {
         freshTables = []
         schemas = [:]
         naturalKeys = [:]
+        storedIds = [:]
+        writtenTables = []
     }
 }

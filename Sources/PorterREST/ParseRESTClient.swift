@@ -148,7 +148,7 @@ public final class ParseRESTClient: Sendable {
         if maintenance, let key = address.maintenanceKey { request.setValue(key, forHTTPHeaderField: "X-Parse-Maintenance-Key") }
         if let bodyBytes {
             request.setValue(contentType, forHTTPHeaderField: "Content-Type")
-            request.httpBody = Data(bodyBytes)
+            request.httpBodyStream = OneShotBody(bodyBytes)
         }
         return request
     }

@@ -102,7 +102,7 @@ public final class RESTObjectSource: ObjectSource {
             }
             let value: ParseValue
             do {
-                value = try ParseValue(wire: wire, as: field.type)
+                value = try ParseValue(stored: wire, as: field.type)
             } catch {
                 throw fault(field.name, wire, "not a valid \(field.type): \(error.message)")
             }

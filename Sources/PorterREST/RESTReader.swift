@@ -85,32 +85,58 @@ struct RESTReader {
         return combined
     }
 
+    /// The links of the relation field `className.field` to `targetIds`, read from the targets'
+    /// side: per target, the owners whose `field` holds it (`where={"field": <pointer>}`), as
+    /// GET operations of `/batch` requests, paged per target by objectId. Parse Server answers
+    /// that through the join table's primary key, `(relatedId, owningId)`, where a `$relatedTo`
+    /// query (``links(owner:field:targetClass:ownerIds:phase:)``) reads the whole join table
+    /// for each owner (`PostgresStorageAdapter.js`, `createTable`; `DatabaseController.js`,
+    /// `relatedIds` and `owningIds`). The related objectIds, by owner; owners with none are left out.
+    func linksByTarget(owner className: String, field: String, targetClass: String, targetIds: [String], phase: String) throws(PorterError) -> [String: Set<String>] {
+        var links: [String: Set<String>] = [:]
+        try idQueries(targetIds, path: "/classes/\(className)", phase: phase, what: { "the \(className).\(field) links to \($0)" },
+                      where: { JSONObject([field: ParseValue.pointer(PointerRef(className: targetClass, objectId: $0)).wireJSON]) },
+                      found: { targetId, owners in for owner in owners { links[owner, default: []].insert(targetId) } })
+        return links
+    }
+
     /// The objectIds each owner links to in the relation field `className.field`, read with
     /// `$relatedTo` queries sent as GET operations of `/batch` requests, paged per owner by
     /// objectId. Every owner has an entry.
     func links(owner className: String, field: String, targetClass: String, ownerIds: [String], phase: String) throws(PorterError) -> [String: Set<String>] {
         var links = Dictionary(ownerIds.map { ($0, Set<String>()) }, uniquingKeysWith: { a, _ in a })
-        var pending = ownerIds.map { ($0, String?.none) }
+        try idQueries(ownerIds, path: "/classes/\(targetClass)", phase: phase, what: { "the \(className).\(field) links of \($0)" },
+                      where: { ownerId in
+                          JSONObject(["$relatedTo": .object(JSONObject([
+                              "object": ParseValue.pointer(PointerRef(className: className, objectId: ownerId)).wireJSON, "key": .string(field)]))])
+                      },
+                      found: { ownerId, related in links[ownerId, default: []].formUnion(related) })
+        return links
+    }
+
+    /// One query of `path` per item, `where` its constraints, for the objectIds it finds: GET
+    /// operations of `/batch` requests, each paged by objectId until it has given everything.
+    /// Each page goes to `found` with its item; `what` names an item's query in an error.
+    private func idQueries(_ items: [String], path: String, phase: String, what: (String) -> String, where constraints: (String) -> JSONObject,
+                           found: (String, [String]) -> Void) throws(PorterError) {
+        var pending = items.map { ($0, String?.none) }
         while !pending.isEmpty {
-            let operations = pending.map { ownerId, after -> BatchOperation in
-                let related = JSONObject(["$relatedTo": .object(JSONObject([
-                    "object": ParseValue.pointer(PointerRef(className: className, objectId: ownerId)).wireJSON, "key": .string(field)]))])
-                return BatchOperation(method: "GET", path: "/classes/\(targetClass)", body: JSONObject([
-                    "where": .object(Self.constraints(related, after: after)), "keys": .string("objectId"), "order": .string("objectId"),
+            let operations = pending.map { item, after in
+                BatchOperation(method: "GET", path: path, body: JSONObject([
+                    "where": .object(Self.constraints(constraints(item), after: after)), "keys": .string("objectId"), "order": .string("objectId"),
                     "limit": .integer(Int64(pageSize))]))
             }
             let answers = try sender.send(operations, phase: phase)
             var next: [(String, String?)] = []
-            for ((ownerId, _), answer) in zip(pending, answers) {
-                guard case .success(let json) = answer, case .array(let items)? = json["results"] else {
-                    throw PorterError(.target, "\(client.address): reading the \(className).\(field) links of \(ownerId) failed: \(answer)")
+            for ((item, _), answer) in zip(pending, answers) {
+                guard case .success(let json) = answer, case .array(let results)? = json["results"] else {
+                    throw PorterError(.target, "\(client.address): reading \(what(item)) failed: \(answer)")
                 }
-                let ids = items.compactMap { item -> String? in if case .string(let id)? = item["objectId"] { id } else { nil } }
-                links[ownerId, default: []].formUnion(ids)
-                if ids.count >= pageSize, let last = ids.last { next.append((ownerId, last)) }
+                let ids = results.compactMap { result -> String? in if case .string(let id)? = result["objectId"] { id } else { nil } }
+                found(item, ids)
+                if ids.count >= pageSize, let last = ids.last { next.append((item, last)) }
             }
             pending = next
         }
-        return links
     }
 }

@@ -69,7 +69,7 @@ extension RESTSink {
         }
         let existing = owners.filter { !$0.entry.createdNow }.map(\.entry.serverId)
         let current = existing.isEmpty ? [:] : try currentLinks(owner: className, field: field, targetClass: targetClass, ownerIds: existing)
-        var operations: [BatchOperation] = [], pending: [(owner: String, change: LinkChanges)] = []
+        var operations: [BatchOperation] = [], pending: [(owner: String, add: [String], remove: [String])] = []
         for owner in owners {
             let now = current[owner.entry.serverId] ?? []
             var seen = Set<String>()
@@ -78,15 +78,16 @@ extension RESTSink {
             guard let operation = Self.relationOperation(add: add.map { PointerRef(className: targetClass, objectId: $0) },
                                                          remove: remove.map { PointerRef(className: targetClass, objectId: $0) }) else { continue }
             operations.append(BatchOperation(method: "PUT", path: "/classes/\(className)/\(owner.entry.serverId)", body: JSONObject([JSONMember(field, operation)])))
-            pending.append((owner.entry.serverId, LinkChanges(added: add.count, removed: remove.count)))
+            pending.append((owner.entry.serverId, add, remove))
         }
         let results = try send(operations, phase: "relations \(className).\(field)")
         for (item, result) in zip(pending, results) {
             switch result {
             case .success:
-                changes.added += item.change.added
-                changes.removed += item.change.removed
+                changes.added += item.add.count
+                changes.removed += item.remove.count
                 timestamps.updated.insert("\(className)/\(item.owner)")
+                linksChanged(owner: className, field: field, ownerId: item.owner, added: item.add, removed: item.remove)
             case .failure(let error):
                 changes.refused.append("the server refused the links of \(className) \(item.owner): \(error)")
             }

@@ -4,7 +4,10 @@ import PorterPipeline
 /// Uploaded files of an import: sent to the server's `/files`, each content once. The server
 /// names files itself (a random prefix), so which content it already has is recorded on it, in
 /// the `PorterFiles` class (master key only): the SHA-256 of each upload and the File it got.
-/// A second run finds its files there and uploads nothing.
+/// A second run finds its files there and uploads nothing. A `PorterFiles` class open to
+/// clients (one a client created, where clients may create classes) is neither read nor
+/// written: anyone could have planted records linking imported File fields to their own files,
+/// and it would list every imported file's name.
 extension RESTSink {
     /// The class that records uploads by content hash.
     public static let fileRecordClass = "PorterFiles"
@@ -74,8 +77,26 @@ extension RESTSink {
     }
 
     private func serverHasFileRecords() throws(PorterError) -> Bool {
-        if !fileRecordsReady { fileRecordsReady = try existingSchemas().contains { $0.className == Self.fileRecordClass } }
-        return fileRecordsReady
+        guard !fileRecordsReady else { return true }
+        guard let schema = try existingSchemas().first(where: { $0.className == Self.fileRecordClass }) else { return false }
+        try requireMasterKeyOnly(schema.classLevelPermissions)
+        fileRecordsReady = true
+        return true
+    }
+
+    /// Refuses a record class that clients may read or write: its records cannot be trusted.
+    private func requireMasterKeyOnly(_ permissions: JSONValue?) throws(PorterError) {
+        let given = ClassLevelPermissions(permissions)
+        guard !given.isMasterKeyOnly else { return }
+        let closed = ClassLevelPermissions(.object(JSONObject()))
+        let open = given.differingOperations(from: closed).map { "\($0): \(given.values[$0]!.serialized())" }
+        throw PorterError(.target, """
+            \(client.address): the class \(Self.fileRecordClass), where ParsePorter records the files it uploaded by content hash, \
+            is open to clients (\(open.joined(separator: ", "))): anyone may have written its records, which would link imported File \
+            fields to their own files, and it lists the name of every file imported. ParsePorter neither reads nor writes it. Check \
+            its objects, then set its class-level permissions to the master key only (every operation {}), or delete the class, and \
+            run the import again.
+            """)
     }
 
     /// Creates the record class, readable and writable with the master key only.
@@ -88,13 +109,23 @@ extension RESTSink {
             "fields": .object(JSONObject(["sha256": .object(JSONObject(["type": .string("String")])), "file": .object(JSONObject(["type": .string("File")]))])),
             "classLevelPermissions": .object(permissions),
         ])
+        let schema: JSONValue, createdHere: Bool
         do {
-            _ = try client.sendBlocking("POST", "/schemas/\(Self.fileRecordClass)", body: .object(body), phase: "files")
+            schema = try client.sendBlocking("POST", "/schemas/\(Self.fileRecordClass)", body: .object(body), phase: "files")
+            createdHere = true
         } catch {
-            // Created meanwhile (or by a first attempt whose answer was lost): fine when it is there now.
-            guard (try? client.sendBlocking("GET", "/schemas/\(Self.fileRecordClass)", phase: "files")) != nil else {
+            // Created meanwhile (or by a first attempt whose answer was lost): fine when it is there now, and closed.
+            guard let existing = try? client.sendBlocking("GET", "/schemas/\(Self.fileRecordClass)", phase: "files") else {
                 throw PorterError(.target, "\(client.address): cannot create class \(Self.fileRecordClass): \(ParseRESTErrors.describe(error))")
             }
+            (schema, createdHere) = (existing, false)
+        }
+        do {
+            try requireMasterKeyOnly(schema["classLevelPermissions"])
+        } catch {
+            // Never left open: the class this run made, still empty, goes again.
+            if createdHere { _ = try? client.sendBlocking("DELETE", "/schemas/\(Self.fileRecordClass)", phase: "files") }
+            throw error
         }
         fileRecordsReady = true
     }

@@ -57,7 +57,12 @@ extension RESTSink {
             for (batch, change) in plan.linkChanges(relations) {
                 links[relations[batch].field, default: LinkChanges()].added += change.added
                 links[relations[batch].field, default: LinkChanges()].removed += change.removed
+                if let existing = plan.existing, change != LinkChanges() {
+                    linksChanged(owner: className, field: relations[batch].field, ownerId: existing.serverId, added: plan.linksToAdd(batch),
+                                 removed: plan.linksToRemove(batch))
+                }
             }
+            referencesAhead += plan.ahead.map { ReferenceAhead(className: className, objectId: plan.identity, field: $0.field, target: $0.target) }
             if plan.existing != nil {
                 state.update(identity: plan.identity, digests: plan.changed.map { ($0.position, $0.digest) })
                 outcomes[plan.index] = plan.changed.isEmpty ? .unchanged : .updated
@@ -79,7 +84,26 @@ extension RESTSink {
                 counted(className, created: 1)
             }
         }
+        for (object, outcome) in zip(objects, outcomes) {
+            if case .failed? = outcome, state[object.objectId] == nil { refusedObjects[className, default: []].insert(object.objectId) }
+        }
+        settleReferencesAhead()
         return (outcomes.map { $0 ?? .unchanged }, links)
+    }
+
+    /// Drops the references sent ahead whose object the server now has, and sets apart those
+    /// whose object it refused: they were written naming nothing (the summary's notes name them).
+    func settleReferencesAhead() {
+        guard !referencesAhead.isEmpty else { return }
+        var pending: [ReferenceAhead] = []
+        for reference in referencesAhead where remote[reference.target.className]?[reference.target.objectId] == nil {
+            if refusedObjects[reference.target.className]?.contains(reference.target.objectId) == true {
+                danglingAhead.append(reference)
+            } else {
+                pending.append(reference)
+            }
+        }
+        referencesAhead = pending
     }
 
     /// What to send for one object.
@@ -100,6 +124,8 @@ extension RESTSink {
         /// The source's timestamps, which a create with the maintenance key keeps.
         var createdAt: ParseDate?
         var updatedAt: ParseDate?
+        /// The references it sends to objects not sent yet (custom objectIds).
+        var ahead: [(field: String, target: PointerRef)] = []
 
         func linksToAdd(_ batch: Int) -> [String] {
             let current = currentLinks[batch] ?? []
@@ -123,9 +149,11 @@ extension RESTSink {
         var values: [String: ParseValue] = [:]
         var fields: [(String, ParseValue)] = object.fields.map { ($0.name, $0.value) }
         if let acl = object.acl { fields.append(("ACL", .acl(acl))) }
+        var ahead: [(field: String, target: PointerRef)] = []
         for (name, value) in fields {
             guard let translated = serverValue(value) else { return .failure(PlanFailure(unresolved(value, field: name))) }
             values[name] = translated
+            if case .pointer(let target) = value, isAhead(target) { ahead.append((name, target)) }
         }
         let key = state.serverKey({ values[$0] }, serverId: state.key.isEmpty ? object.objectId : nil)
         let existing = state.entry(identity: object.objectId, key: key)
@@ -148,6 +176,7 @@ extension RESTSink {
                 let target = PointerRef(className: relations[batch].targetClass, objectId: id)
                 guard let serverTarget = serverPointer(target) else { return .failure(PlanFailure(unresolved(.pointer(target), field: relations[batch].field))) }
                 wanted[batch, default: []].append(serverTarget.objectId)
+                if isAhead(target) { ahead.append((relations[batch].field, target)) }
             }
         }
         var lookup = JSONObject()
@@ -158,7 +187,7 @@ extension RESTSink {
         }
         return .success(ObjectPlan(identity: object.objectId, key: key, existing: existing, changed: changed, wantedLinks: wanted,
                                    replaceLinks: Dictionary(uniqueKeysWithValues: relations.enumerated().map { ($0, $1.replace) }), lookup: lookup,
-                                   createdAt: object.createdAt, updatedAt: object.updatedAt))
+                                   createdAt: object.createdAt, updatedAt: object.updatedAt, ahead: ahead))
     }
 
     struct PlanFailure: Error {
@@ -192,8 +221,14 @@ extension RESTSink {
         if let entry = remote[pointer.className]?[pointer.objectId] {
             return PointerRef(className: pointer.className, objectId: entry.serverId)
         }
-        // Not sent yet: with custom objectIds it will be created under the loader's id.
-        return acceptsCustomObjectIds ? pointer : nil
+        // Not sent yet: with custom objectIds it will be created under the loader's id, unless the server refused it.
+        guard acceptsCustomObjectIds, refusedObjects[pointer.className]?.contains(pointer.objectId) != true else { return nil }
+        return pointer
+    }
+
+    /// Whether a reference names an object of the dataset not on the server yet (custom objectIds only).
+    private func isAhead(_ target: PointerRef) -> Bool {
+        acceptsCustomObjectIds && declared[target.className] != nil && remote[target.className]?[target.objectId] == nil
     }
 
     /// Fills in the links existing owners have now, for the relation batches that name them.

@@ -50,6 +50,7 @@ extension RESTSink {
         for (owner, related) in stale { for id in related { prunedLinks.insert("\(className).\(field)|\(owner)|\(id)") } }
         try check(try send(removals(stale, className: className, field: field, targetClass: targetClass), phase: "prune \(className).\(field)"),
                   what: "remove \(className).\(field) links")
+        for (owner, related) in stale { linksChanged(owner: className, field: field, ownerId: owner, added: [], removed: related) }
         let ownerLabels = labels(className), targetLabels = labels(targetClass)
         let first = stale.flatMap { owner, related in related.map { "\(ownerLabels[owner] ?? owner) → \(targetLabels[$0] ?? $0)" } }
         return PruneResult(count: count, first: Array(first.prefix(PruneResult.sampleSize)))
@@ -76,7 +77,10 @@ extension RESTSink {
                 guard !stale.isEmpty else { continue }
                 try check(try send(removals(stale, className: schema.className, field: field.name, targetClass: targetClass),
                                    phase: "prune \(relation)"), what: "remove \(relation) links")
-                for (owner, related) in stale { for id in related { prunedLinks.insert("\(relation)|\(owner)|\(id)") } }
+                for (owner, related) in stale {
+                    for id in related { prunedLinks.insert("\(relation)|\(owner)|\(id)") }
+                    linksChanged(owner: schema.className, field: field.name, ownerId: owner, added: [], removed: related)
+                }
                 removed[relation] = stale.map(\.related.count).reduce(0, +)
             }
         }

@@ -43,6 +43,8 @@ public final class RESTSink: ObjectSink {
     public private(set) var acceptsCustomObjectIds = false
     /// Writes a dry run would have sent, by phase.
     private var plannedTallies: [RequestTally] = []
+    /// Objects a dry run would have had the server create with ids of its own.
+    private var dryRunObjects = 0
     /// Objects created and updated so far, by class: what an import that fails half-way reports.
     private var progress: [String: (created: Int, updated: Int)] = [:]
     /// Files stored on the server in this run or an earlier one, by content hash.
@@ -54,6 +56,26 @@ public final class RESTSink: ObjectSink {
     /// `--prune`: the links already removed (`Owner.field`, owner, related as one string), so
     /// that a dry run, where they stay, does not count them twice.
     var prunedLinks: Set<String> = []
+    /// By class, the loader ids of objects the server does not have because it refused them:
+    /// with custom objectIds too, a pointer or link to one is refused with its object rather than
+    /// written to name nothing.
+    var refusedObjects: [String: Set<String>] = [:]
+    /// With custom objectIds, references sent before their object was (cycles, objects further
+    /// on): checked once the object is written or refused.
+    var referencesAhead: [ReferenceAhead] = []
+    /// References sent ahead whose object the server then refused: written, but naming nothing.
+    var danglingAhead: [ReferenceAhead] = []
+    /// By `Owner.field`, the relations whose links were read whole, from their targets' side (a
+    /// `nil` value: read owner by owner); see `wholeRelation(owner:field:targetClass:)`.
+    var relationsRead: [String: [String: Set<String>]?] = [:]
+
+    /// An object sent with a reference to an object not sent yet.
+    struct ReferenceAhead {
+        let className: String
+        let objectId: String
+        let field: String
+        let target: PointerRef
+    }
 
     /// A sink writing to the server `client` reaches, with `options`.
     public init(client: ParseRESTClient, options: RESTSinkOptions = RESTSinkOptions()) {
@@ -202,48 +224,29 @@ public final class RESTSink: ObjectSink {
         return fields.allSatisfy { schema.field(named: $0.name)?.type == $0.type }
     }
 
-    /// Whether the server accepts client objectIds. A create carrying an objectId and an
-    /// impossible value is refused before anything is written: with 105 when custom ids are off
-    /// (the objectId is checked first), with 111 for the value when they are on.
-    ///
-    /// It goes to a class the server has when there is one. Sent to a new class of a server
-    /// that takes custom ids, it may leave the class behind, empty and all-public (Parse Server
-    /// creates the class before it checks the value): that class is deleted again, so the import
-    /// creates it with its permissions and indexes; a dry run never sends it there.
+    /// Whether the server accepts client objectIds, asked with a create that every Parse Server
+    /// refuses before it touches the class or the database (`RestWrite.js`, its constructor): an
+    /// empty `objectId` is 104 when custom ids are on, and `id` is 105 when they are off. Nothing
+    /// is written, so a dry run asks too, even for a class the server does not have yet. The
+    /// value of an unknown type makes a server older than `allowCustomObjectId` refuse it (111)
+    /// before it stores anything: no custom ids there.
     private func probeCustomObjectIds() throws(PorterError) -> Bool {
         let existing = Set(serverSchemas?.keys.map { $0 } ?? [])
         let names = declared.keys.sorted()
-        guard let className = names.first(where: existing.contains) ?? (options.dryRun ? nil : names.first) else { return false }
-        let accepted = try probeCustomObjectIds(in: className)
-        if accepted && !existing.contains(className) { removeClassLeftByProbe(className) }
-        return accepted
-    }
-
-    private func probeCustomObjectIds(in className: String) throws(PorterError) -> Bool {
+        guard let className = names.first(where: existing.contains) ?? names.first else { return false }
         let probe = "parsePorterProbe"
-        let body = JSONValue.object(JSONObject(["objectId": .string(probe),
+        let body = JSONValue.object(JSONObject(["objectId": .string(""), "id": .string(probe),
                                                 probe: .object(JSONObject(["__type": .string("ParsePorterProbe")]))]))
-        do {
+        do throws(ParseRESTFailure) {
             _ = try client.sendBlocking("POST", "/classes/\(className)", body: body, phase: "preflight")
-            // A server that stored it takes custom ids; take the probe away again.
-            _ = try? client.sendBlocking("DELETE", "/classes/\(className)/\(probe)", phase: "preflight")
+        } catch .refused(_, .missingObjectId?, _) {
             return true
-        } catch .refused(_, .invalidKeyName?, _) {
+        } catch .refused(_, .invalidKeyName?, _), .refused(_, .incorrectType?, _) {
             return false
-        } catch .refused(_, .incorrectType?, _) {
-            return true
         } catch {
             throw ParseRESTErrors.preflight(error, address: client.address)
         }
-    }
-
-    /// Reads one class's schema again into ``serverSchemas`` (nothing when it does not exist).
-    /// Deletes the empty class the probe made; should the server refuse, the class is kept as
-    /// the server has it, and the import adds its fields (its permissions stay the server's).
-    private func removeClassLeftByProbe(_ className: String) {
-        guard client.address.masterKey != nil, let json = try? client.sendBlocking("GET", "/schemas/\(className)", phase: "preflight"),
-              let schema = try? ClassSchema(schemaJSON: json) else { return }
-        if (try? client.sendBlocking("DELETE", "/schemas/\(className)", phase: "preflight")) == nil { serverSchemas?[className] = schema }
+        throw PorterError(.target, "\(client.address): a create with an empty objectId was accepted by /classes/\(className); this is not a Parse Server")
     }
 
     func plan(phase: String, requests: Int, operations: Int) {
@@ -265,8 +268,11 @@ public final class RESTSink: ObjectSink {
         if options.dryRun && operations.contains(where: { $0.method != "GET" }) {
             plan(phase: phase, requests: (operations.count + options.batchSize - 1) / options.batchSize, operations: operations.count)
             return operations.map { operation in
-                let id: String = if case .string(let given)? = operation.body["objectId"] { given } else { "dryRun" }
-                return .success(.object(JSONObject(["objectId": .string(id)])))
+                // An id of its own for each object the server would create, so that links to
+                // them are counted one by one.
+                if case .string(let given)? = operation.body["objectId"] { return .success(.object(JSONObject(["objectId": .string(given)]))) }
+                dryRunObjects += 1
+                return .success(.object(JSONObject(["objectId": .string("dryRun\(dryRunObjects)")])))
             }
         }
         do {

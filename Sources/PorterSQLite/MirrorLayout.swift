@@ -118,7 +118,7 @@ extension SQLiteStatement {
             return .relation(RelationRef(className: target))
         default:
             guard let text = text(at: column), let json = try? JSONParser.parse(text) else { return nil }
-            return try? ParseValue(wire: json, as: type)
+            return try? ParseValue(stored: json, as: type)
         }
     }
 }

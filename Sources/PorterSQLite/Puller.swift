@@ -56,6 +56,9 @@ public struct PullReport: Sendable {
     public var elapsedSeconds: Double
     /// Requests sent to the source, by phase (the caller, which knows the source, fills them in).
     public var requests: [RequestTally] = []
+    /// What the user should know: values the source stores that an import would refuse (a
+    /// GeoPoint out of range), copied as they are.
+    public var notes: [String] = []
 
     /// Per class: read, added, updated, unchanged, deleted; per relation: links added and removed.
     public var table: String {
@@ -67,7 +70,7 @@ public struct PullReport: Sendable {
         return text
     }
 
-    /// The report as JSON: `elapsedSeconds`, `classes`, `relations`, `requests`.
+    /// The report as JSON: `elapsedSeconds`, `classes`, `relations`, `requests`, `notes`.
     public var json: JSONValue {
         func number(_ value: Int) -> JSONValue { .integer(Int64(value)) }
         return .object(JSONObject([
@@ -82,6 +85,7 @@ public struct PullReport: Sendable {
             "requests": .array(requests.map { tally in
                 .object(JSONObject(["phase": .string(tally.phase), "requests": number(tally.requests), "operations": number(tally.operations)]))
             }),
+            "notes": .array(notes.map(JSONValue.string)),
         ]))
     }
 }
@@ -118,6 +122,8 @@ public final class Puller {
     private var relationTallies: [String: PullReport.RelationTally] = [:]
     /// The token of the run under way.
     private var cancellation = Cancellation()
+    /// Values of the run under way that an import would refuse, copied as they are.
+    private var problems = StoredValueProblems()
 
     /// A pull from `source` into `mirror`.
     public init(source: ObjectSource, mirror: SQLiteMirror, options: PullOptions) {
@@ -140,6 +146,7 @@ public final class Puller {
     /// ``run(progress:)`` on the calling thread, stopped by `cancellation`.
     package func run(progress: (@Sendable (ClassProgress) -> Void)? = nil, cancellation: Cancellation = Cancellation()) throws(PorterError) -> PullReport {
         self.cancellation = cancellation
+        problems = StoredValueProblems()
         let started = Date()
         // A file that is not a mirror is refused before the source is asked anything.
         let mirrored = try mirror.existingSchemas()
@@ -159,8 +166,10 @@ public final class Puller {
             mirror.rollback()
             throw error
         }
-        return PullReport(classes: schemas.map { classTallies[$0.className]! }, relations: relationTallies.values.sorted { $0.relation < $1.relation },
-                          elapsedSeconds: Date().timeIntervalSince(started))
+        var report = PullReport(classes: schemas.map { classTallies[$0.className]! }, relations: relationTallies.values.sorted { $0.relation < $1.relation },
+                                elapsedSeconds: Date().timeIntervalSince(started))
+        report.notes = [problems.note].compactMap { $0 }
+        return report
     }
 
     /// The source's classes (each name once) in name order, or those ``PullOptions/classes`` names.
@@ -218,6 +227,7 @@ public final class Puller {
         }
         try source.readObjects(of: schema, matching: constraints) { (objects) throws(PorterError) in
             try stopIfCancelled(className)
+            problems.check(objects, className: className, fields: schema.storedFields)
             // Only a database or a mirror gives the users' hashes (a Parse Server never does, PARSE_REST §12).
             let hashes = className == "_User" && source.readsPasswordHashes ? try source.passwordHashes(ofUsers: objects.map(\.objectId)) : nil
             let links = try relationLinks(of: schema, owners: objects.map(\.objectId))

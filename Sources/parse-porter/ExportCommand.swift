@@ -115,6 +115,7 @@ struct ExportCommand: AsyncParsableCommand {
         if let script = report.loadScript {
             Terminal.output("load it into Parse Server's MongoDB database with: MONGODB_URI=mongodb://… sh \(script)")
         }
+        for note in report.notes { Terminal.error("note: " + note) }
         if includePasswordHashes, let users = report.classes.first(where: { $0.className == "_User" }) {
             Terminal.error("warning: \(users.file) holds the bcrypt password hashes of \(users.passwordHashes) of its \(users.objects) users (bcryptPassword): "
                            + "whoever reads it can try passwords against them offline; keep the export as safe as the database, and delete it once imported")

@@ -122,10 +122,11 @@ struct ImportCommand: AsyncParsableCommand {
         // A JSON report lists every fault; a terminal shows the first ones (FaultPrinter).
         if json { options.shownErrorLimit = .max }
         let importer = Importer(manifest: manifest, options: options)
-        if dryRun && toServer && !json { Terminal.output(importer.plan.text + "\n") }
         let progress: (@Sendable (ImportProgress) -> Void)? = ProgressDisplay.callback(quiet: quiet || json)
         let storesPasswordHashes = sink.storesPasswordHashes
         let report = try await CtrlC.cancels { try await importer.run(into: sink, progress: progress) }
+        // The plan as the server is written: known once the import has asked it about objectIds.
+        if dryRun && toServer && !json, let plan = report.plan { Terminal.output(plan.text + "\n") }
         if json {
             Terminal.output(report.json.serialized())
         } else if report.succeeded {

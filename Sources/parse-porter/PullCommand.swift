@@ -96,6 +96,7 @@ struct PullCommand: AsyncParsableCommand {
             return
         }
         Terminal.output(report.table)
+        for note in report.notes { Terminal.error("note: " + note) }
         guard client != nil else {
             Terminal.output(String(format: "pulled %@ into %@ in %.2f s", address, to, report.elapsedSeconds))
             return

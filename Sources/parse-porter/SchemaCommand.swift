@@ -62,7 +62,7 @@ struct SchemaFileArgument: ParsableArguments {
         let document: SchemaDocument, location: String, live: [ClassSchema]
         do { document = try SchemaDocument.read(file) } catch { throw failed(file, error, as: format) }
         do { (location, live) = try await target.liveSchemas() } catch { throw failed("target", error, as: format) }
-        let diff = SchemaDiff(declared: document.classes, live: live)
+        let diff = SchemaDiff(declared: document.classes, live: live, liveIndexKeysInJSONBOrder: TargetOptions.isServerURL(location))
         switch format {
         case .text where diff.isEmpty:
             Terminal.output("\(location) matches \(file): \(Noun.counted(diff.classNames.count, "class")), no differences")
@@ -100,6 +100,7 @@ extension SchemaCommand {
 
         func run() async throws {
             let (location, schemas) = try await target.liveSchemas()
+            if TargetOptions.isServerURL(location) { Self.noteIndexKeyOrder(schemas) }
             let text = SchemaDocument(classes: schemas).text
             guard let out else {
                 Terminal.output(String(text.dropLast()))
@@ -111,6 +112,22 @@ extension SchemaCommand {
                 throw PorterError(.usage, "\(out): cannot write the schema file: \(error.localizedDescription)")
             }
             Terminal.error("pulled \(Noun.counted(schemas.count, "class")) from \(location) into \(out)")
+        }
+
+        /// A Parse Server on PostgreSQL lists an index's keys in `jsonb`'s order, not the index's:
+        /// the compound indexes whose keys come in that order are named, since their order may be wrong.
+        static func noteIndexKeyOrder(_ schemas: [ClassSchema]) {
+            let named = schemas.flatMap { schema in
+                schema.ownIndexes.compactMap { index -> String? in
+                    guard case .object(let keys) = index.value, keys.members.count > 1,
+                          keys.members.map(\.key) == IndexKeys.jsonbOrder(keys.members.map(\.key)) else { return nil }
+                    return "\(schema.className).\(index.key)"
+                }
+            }
+            guard !named.isEmpty else { return }
+            Terminal.error("note: \(named.joined(separator: ", ")): the keys are written as /schemas lists them; a Parse Server on PostgreSQL "
+                + "lists them in jsonb's order (shorter names first), not the index's, so that order may be wrong: pull from the database "
+                + "(--target postgres://…) for the real one")
         }
     }
 
@@ -147,7 +164,8 @@ extension SchemaCommand {
             }
             do {
                 let migrationTarget = try target.server.migrationTarget(target.target, create: true)
-                let diff = SchemaDiff(declared: document.classes, live: try await migrationTarget.api.schemas())
+                let diff = SchemaDiff(declared: document.classes, live: try await migrationTarget.api.schemas(),
+                                      liveIndexKeysInJSONBOrder: TargetOptions.isServerURL(migrationTarget.location))
                 let push: SchemaPush
                 do { push = try SchemaPush(diff: diff, options: options) } catch {
                     throw PorterError(error.kind, error.message + "\nGive --recreate-modified-fields to do that.")

@@ -129,6 +129,16 @@ final class Mirror {
     func value(_ sql: String) throws -> String? {
         try rows(sql).first?.first ?? nil
     }
+
+    /// Runs a statement that changes the mirror file at `url` (what a server stored behind `serve`'s back).
+    static func change(_ url: URL, _ sql: String) throws {
+        var handle: OpaquePointer?
+        defer { sqlite3_close(handle) }
+        guard sqlite3_open_v2(url.path, &handle, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, sqlite3_busy_timeout(handle, 5000) == SQLITE_OK,
+              sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK else {
+            throw NSError(domain: "Mirror", code: 3, userInfo: [NSLocalizedDescriptionKey: String(cString: sqlite3_errmsg(handle)) + ": " + sql])
+        }
+    }
 }
 
 /// The import summary `--json` prints.
@@ -163,6 +173,7 @@ struct ImportSummary: Decodable {
         let requests, operations: Int
     }
     let requests: [RequestTally]
+    let notes: [String]
 
     static func parse(_ result: CommandRunner.Result) throws -> ImportSummary {
         try JSONDecoder().decode(ImportSummary.self, from: Data(result.stdout.utf8))

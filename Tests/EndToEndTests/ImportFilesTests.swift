@@ -1,4 +1,5 @@
 import Foundation
+import ParseModel
 import XCTest
 
 /// `import` of File fields with `upload: true` (Fixtures/gallery): the files land in the
@@ -96,6 +97,36 @@ final class ImportFilesTests: XCTestCase {
         // The upload records are the master key's alone.
         XCTAssertEqual(try server.curl("GET", "/classes/PorterFiles", auth: .appOnly).code, 119)
         XCTAssertEqual((try server.curl("GET", "/classes/PorterFiles").json["results"] as? [Any])?.count, 3)
+    }
+
+    /// Where clients may create classes, one who creates `PorterFiles` first can plant a record
+    /// that links an imported File field to their own file, and the class stays public, listing
+    /// every imported file's name. An import neither reads nor writes a `PorterFiles` open to
+    /// clients (exit 3, nothing uploaded); once it is closed to all but the master key, it is used.
+    func testAPorterFilesClassOpenToClientsIsNeitherReadNorWritten() throws {
+        let directory = try CommandRunner.temporaryDirectory(self)
+        let server = try ServeProcess(mirror: directory.appendingPathComponent("served.sqlite"), test: self, arguments: ["--allow-client-class-creation"])
+        let red = [UInt8](try Data(contentsOf: gallery.appendingPathComponent("images/red.png")))
+        let planted = #"{"sha256":"\#(SHA256.hex(red))","file":{"__type":"File","name":"attacker.html"}}"#
+        XCTAssertEqual(try server.curl("POST", "/classes/PorterFiles", body: Array(planted.utf8), contentType: "application/json", auth: .appOnly).status, 201)
+
+        let refused = try CommandRunner.run(["import", gallery.path, "--to", server.url, "-q"], environment: ServeProcess.environment)
+        XCTAssertEqual(refused.status, 3, refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("the class PorterFiles") && refused.stderr.contains("is open to clients (find: {\"*\":true}"), refused.stderr)
+        XCTAssertEqual(try server.storedNames().count, 0, "nothing was uploaded")
+        XCTAssertEqual((try server.curl("GET", "/classes/PorterFiles").json["results"] as? [Any])?.count, 1, "nothing was recorded")
+        let photos = try server.curl("GET", "/classes/Photo?limit=100")
+        XCTAssertFalse(String(decoding: photos.body, as: UTF8.self).contains("attacker"), "no File field links to the planted file")
+
+        // Closed to all but the master key (and the planted record gone), it is the import's again.
+        let closed = #"{"classLevelPermissions":{"find":{},"count":{},"get":{},"create":{},"update":{},"delete":{},"addField":{},"protectedFields":{}}}"#
+        XCTAssertEqual(try server.curl("PUT", "/schemas/PorterFiles", body: Array(closed.utf8), contentType: "application/json").status, 200)
+        let record = try XCTUnwrap((try server.curl("GET", "/classes/PorterFiles").json["results"] as? [[String: Any]])?.first?["objectId"] as? String)
+        XCTAssertEqual(try server.curl("DELETE", "/classes/PorterFiles/\(record)").status, 200)
+        let imported = try CommandRunner.run(["import", gallery.path, "--to", server.url, "-q"], environment: ServeProcess.environment)
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        try assertServedFiles(server)
+        XCTAssertEqual(try server.curl("GET", "/classes/PorterFiles", auth: .appOnly).code, 119)
     }
 
     func testUploadIsOnlyForFileFields() throws {

@@ -252,6 +252,9 @@ final class ParseUsersImportTests: XCTestCase {
         let summary = try ImportSummary.parse(try server.runImport(export, ["--json"]))
         XCTAssertEqual(summary.errors.map(\.kind), ["passwordHashesNotStored"])
         XCTAssertTrue(summary.errors[0].message.hasPrefix("3 _User objects have password hashes"), summary.errors[0].message)
+        // Named by the file the hashes are in, not by schema.json.
+        XCTAssertEqual(summary.errors[0].file, "_User.json")
+        XCTAssertTrue(result.stderr.contains("_User.json: 3 _User objects have password hashes"), result.stderr)
         XCTAssertFalse(summary.errors[0].message.contains("--"), summary.errors[0].message)
         XCTAssertEqual(server.injector.writes, 0)
         XCTAssertEqual(try Mirror(server.file).value("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT IN ('_SCHEMA', '_PorterMigrations')"), "0")

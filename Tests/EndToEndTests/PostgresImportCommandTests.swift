@@ -40,6 +40,35 @@ final class PostgresImportCommandTests: XCTestCase {
         XCTAssertEqual(try query(#"SELECT count(*) FROM "_SCHEMA""#), "5")
     }
 
+    /// Into a live app, objects are matched by their natural key, as over REST, not by the
+    /// objectId the loader derives from it. The database is a real Parse Server 7.1.0's after
+    /// `POST /classes/Genre {"name":"Fantasy"}` (`Fixtures/parse-server-7.1.0`): before, the
+    /// import wrote a second Fantasy. Pointers and links name the Genre under its own id, a
+    /// second run changes nothing, and `--prune` keeps it. The import `ANALYZE`s what it
+    /// wrote: Parse Server answers a `count` without `where` from the planner's estimate.
+    func testImportIntoALiveAppMatchesObjectsByNaturalKey() throws {
+        try PostgresCluster.shared().load(sqlFile: CommandRunner.fixtures.appendingPathComponent("parse-server-7.1.0/live-app-one-genre.sql").path, into: url)
+        let parseServerId = "zDFAHQuGVD"
+        XCTAssertEqual(try query(#"SELECT "objectId" FROM "Genre" WHERE name = 'Fantasy'"#), parseServerId)
+        let library = CommandRunner.fixtures.appendingPathComponent("library").path
+        let first = try ImportSummary.parse(try CommandRunner.run(["import", library, "--to", url, "--json"]))
+        XCTAssertEqual(first.tally("Genre")?.inserted, 11)
+        XCTAssertEqual(first.tally("Genre")?.unchanged, 1)
+        XCTAssertEqual(try query(#"SELECT count(*) FROM "Genre""#), "12")
+        XCTAssertEqual(try query(#"SELECT string_agg("objectId", ',') FROM "Genre" WHERE name = 'Fantasy'"#), parseServerId)
+        XCTAssertEqual(try query(#"SELECT count(*) FROM "Book" WHERE genre = 'zDFAHQuGVD'"#), "5")
+        XCTAssertEqual(try query(#"SELECT count(*) FROM "Book" b WHERE NOT EXISTS (SELECT 1 FROM "Genre" g WHERE g."objectId" = b.genre)"#), "0")
+        XCTAssertEqual(try query(#"SELECT count(*) FROM "_Join:books:Genre" WHERE "owningId" = 'zDFAHQuGVD'"#), "9")
+        XCTAssertEqual(try query(#"SELECT count(*) FROM "_Join:books:Genre" j WHERE NOT EXISTS (SELECT 1 FROM "Genre" g WHERE g."objectId" = j."owningId")"#), "0")
+        XCTAssertEqual(try query(#"SELECT reltuples::int FROM pg_class WHERE relname = 'Book'"#), "43", "the statistics Parse Server counts from")
+        XCTAssertEqual(try query(#"SELECT reltuples::int FROM pg_class WHERE relname = 'Genre'"#), "12")
+        let second = try ImportSummary.parse(try CommandRunner.run(["import", library, "--to", url, "--prune", "--json"]))
+        for tally in second.classes { XCTAssertEqual(tally.unchanged, tally.read, tally.className) }
+        XCTAssertEqual(second.relations.map(\.added).reduce(0, +), 0)
+        XCTAssertEqual(try query(#"SELECT string_agg("objectId", ',') FROM "Genre" WHERE name = 'Fantasy'"#), parseServerId, "--prune kept it")
+        XCTAssertEqual(try query(#"SELECT count(*) FROM "_Join:books:Genre""#), "72")
+    }
+
     /// `export --where` from the database writes the objects the query finds, with their links;
     /// an operator a database read cannot take is a usage error naming it, and nothing is written.
     func testExportWhere() throws {

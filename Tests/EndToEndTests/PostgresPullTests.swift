@@ -142,6 +142,28 @@ final class PostgresPullTests: XCTestCase {
         }
     }
 
+    /// A `point` with a latitude of 100, as Parse Server 7.1.0 stores one it was sent
+    /// (`Fixtures/parse-server-7.1.0/geopoint-latitude-100.json`: the column holds `(10,100)`),
+    /// made `pull` and `export` from the database exit 3 having copied nothing. Both copy
+    /// everything now, the point as stored, and name it.
+    func testAPointOutOfRangeIsCopiedAsStoredAndNamed() throws {
+        let directory = try CommandRunner.temporaryDirectory(self)
+        let url = try newDatabase()
+        try run(["import", CommandRunner.fixtures.appendingPathComponent("recipes").path, "--to", url])
+        _ = try sql(url, #"UPDATE "Kitchen" SET location = point(10, 100) WHERE name = 'Café Müller'"#)
+        let id = try XCTUnwrap(try sql(url, #"SELECT "objectId" FROM "Kitchen" WHERE name = 'Café Müller'"#).first?.first ?? nil)
+        let named = "Kitchen \(id) location: latitude 100.0 is out of range -90...90"
+        let copy = directory.appendingPathComponent("pulled.sqlite")
+        let result = try run(["pull", "--target", withPassword(url), "--to", copy.path])
+        XCTAssertTrue(result.stderr.contains("note: 1 value the source stores is no valid Parse value") && result.stderr.contains(named), result.stderr)
+        XCTAssertEqual(try Mirror(copy).value("SELECT count(*) FROM Kitchen"), "6")
+        XCTAssertEqual(try Mirror(copy).value("SELECT location FROM Kitchen WHERE objectId = '\(id)'"), #"{"__type":"GeoPoint","latitude":100,"longitude":10}"#)
+        let export = try run(["export", "--target", withPassword(url), "--to", directory.appendingPathComponent("export").path, "--classes", "Kitchen"])
+        XCTAssertTrue(export.stderr.contains(named), export.stderr)
+        let kitchens = try String(contentsOf: directory.appendingPathComponent("export/Kitchen.json"), encoding: .utf8)
+        XCTAssertTrue(kitchens.contains(#""location":{"__type":"GeoPoint","latitude":100,"longitude":10}"#), kitchens)
+    }
+
     /// A second pull reads only the rows updated since the first one's watermark; `--full` also
     /// deletes from the mirror the objects deleted from the database, with their links.
     func testRepeatedPullReadsOnlyChangedRowsAndFullOneDeletes() throws {

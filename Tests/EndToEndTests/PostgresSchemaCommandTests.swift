@@ -162,6 +162,25 @@ final class PostgresSchemaCommandTests: XCTestCase {
     /// index) is refused (exit 3, as Parse's refusals are) naming the class, the field or index,
     /// the name, its bytes and the limit; the push changes nothing, not even the class created
     /// before it. A name of exactly 63 bytes is pushed whole.
+    /// A compound index's key order is the PostgreSQL index's, not the `_SCHEMA` row's: `jsonb`
+    /// puts shorter keys first (`{"title": 1, "year": 1}` is stored `{"year": 1, "title": 1}`, as
+    /// Parse Server 7.1.0 stores it too, `Fixtures/parse-server-7.1.0/compound-index`). Before,
+    /// check found the indexes changed after every push, every push dropped and rebuilt them,
+    /// and pull wrote the keys swapped.
+    func testCompoundIndexKeysKeepTheIndexOrder() throws {
+        let file = PackageFolders.fixtures.appendingPathComponent("parse-server-7.1.0/compound-index/pushed-schema.json").path
+        XCTAssertEqual(try run(["schema", "push", "--target", url, file]).status, 0)
+        XCTAssertEqual(try stored("Tune", "indexes"), #"{"_id_": {"_id": 1}, "by_title_year": {"year": 1, "title": 1}, "by_artist_title": {"title": 1, "artist": 1}}"#)
+        XCTAssertEqual(try value("SELECT indexdef FROM pg_indexes WHERE indexname = 'by_title_year'"), #"CREATE INDEX by_title_year ON public."Tune" USING btree (title, year)"#)
+        let check = try run(["schema", "check", "--target", url, file])
+        XCTAssertEqual(check.status, 0, check.stdout)
+        let again = try run(["schema", "push", "--target", url, file])
+        XCTAssertTrue(again.stdout.contains("pushed 0 changes in 0 classes (0 requests)"), again.stdout)
+        let pulled = try run(["schema", "pull", "--target", url])
+        XCTAssertTrue(pulled.stdout.contains(#""by_artist_title": {"artist": 1, "title": 1}"#), pulled.stdout)
+        XCTAssertTrue(pulled.stdout.contains(#""by_title_year": {"title": 1, "year": 1}"#), pulled.stdout)
+    }
+
     func testPushRefusesNamesLongerThan63Bytes() throws {
         _ = try run(["schema", "push", "--target", urlWithPassword, try schemaFile(#"[{"className": "Note", "fields": {"title": {"type": "String"}}}]"#)])
         let everything = "SELECT string_agg(\"className\" || \"schema\"::text, ',' ORDER BY \"className\") FROM \"_SCHEMA\""

@@ -45,6 +45,42 @@ final class PullTests: XCTestCase {
                                    try MirrorSnapshot(served, wholeSchemas: true, droppingDanglingLinks: ignoringDanglingLinks), message, line: line)
     }
 
+    /// A GeoPoint with a latitude of 100, which Parse Server stores (201) and serves back
+    /// (recorded: `Fixtures/parse-server-7.1.0/geopoint-latitude-100.json`), made `pull` and
+    /// `export` exit 3 having copied nothing. Both copy everything now, the point as stored, and
+    /// name it in a note; `serve` on the pulled mirror answers it as Parse Server did.
+    func testAGeoPointOutOfRangeIsCopiedAsStoredAndNamed() throws {
+        let directory = try CommandRunner.temporaryDirectory(self)
+        let server = try ServedMirror(path: directory.appendingPathComponent("served.sqlite").path, allowCustomObjectId: false)
+        XCTAssertEqual(try server.runImport(CommandRunner.fixtures.appendingPathComponent("recipes").path, ["-q"]).status, 0)
+        // What Parse Server stored: `serve` refuses such a write, so it goes into the mirror file.
+        let point = #"{"__type":"GeoPoint","latitude":100,"longitude":10}"#
+        try Mirror.change(server.file, "UPDATE Kitchen SET location = '\(point)' WHERE name = 'Café Müller'")
+        let id = try XCTUnwrap(try Mirror(server.file).value("SELECT objectId FROM Kitchen WHERE name = 'Café Müller'"))
+        let named = "Kitchen \(id) location: latitude 100.0 is out of range -90...90"
+
+        let copy = directory.appendingPathComponent("pulled.sqlite")
+        let result = try pull(server.url, to: copy, ["--json"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let notes = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])?["notes"] as? [String])
+        XCTAssertEqual(notes.count, 1)
+        XCTAssertTrue(notes[0].hasPrefix("1 value the source stores is no valid Parse value, copied as stored") && notes[0].contains(named), notes[0])
+        XCTAssertEqual(try Mirror(copy).value("SELECT location FROM Kitchen WHERE objectId = '\(id)'"), point)
+        try assertSameData(copy, as: server.file, from: server)
+        let served = try ServedMirror(path: copy.path, allowCustomObjectId: false)
+        defer { served.stop() }
+        let answer = try RESTImportTests.curl(served, "GET", "/classes/Kitchen/\(id)", "")
+        XCTAssertTrue(answer.stdout.contains(#""location":{"__type":"GeoPoint","latitude":100,"longitude":10}"#), answer.stdout)
+
+        let export = try CommandRunner.run(["export", "--target", server.url, "--to", directory.appendingPathComponent("export").path],
+                                           environment: ServedMirror.environment)
+        XCTAssertEqual(export.status, 0, export.stderr)
+        XCTAssertTrue(export.stderr.contains("note: 1 value the source stores") && export.stderr.contains(named), export.stderr)
+        let kitchens = try String(contentsOf: directory.appendingPathComponent("export/Kitchen.json"), encoding: .utf8)
+        XCTAssertTrue(kitchens.contains(point), kitchens)
+        XCTAssertEqual(kitchens.components(separatedBy: #""__type":"GeoPoint""#).count - 1, 6, "every kitchen is exported")
+    }
+
     /// Every fixture, imported into a served mirror through REST, is copied exactly: ids,
     /// timestamps, ACLs, typed values, links, and the schemas with their permissions and indexes.
     func testFirstPullCopiesEveryFixtureExactly() throws {

@@ -11,12 +11,13 @@ final class ServeProcess {
     let url: String
     private let process: Process
 
-    /// Serves `mirror` (created when missing); stops when the test ends, and must then exit cleanly.
-    init(mirror: URL, test: XCTestCase) throws {
+    /// Serves `mirror` (created when missing), with `arguments` added to `serve`'s; stops when the
+    /// test ends, and must then exit cleanly.
+    init(mirror: URL, test: XCTestCase, arguments: [String] = []) throws {
         self.mirror = mirror
         process = Process()
         process.executableURL = CommandRunner.binary
-        process.arguments = ["serve", mirror.path, "--port", "0", "--app-id", Self.appId, "--quiet"]
+        process.arguments = ["serve", mirror.path, "--port", "0", "--app-id", Self.appId, "--quiet"] + arguments
         process.environment = ProcessInfo.processInfo.environment.merging(["PARSE_MASTER_KEY": Self.masterKey]) { $1 }
         let out = Pipe()
         process.standardOutput = out

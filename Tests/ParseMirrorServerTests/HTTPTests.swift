@@ -18,16 +18,8 @@ final class HTTPTests: XCTestCase {
         if master { request.setValue(TestServer.masterKey, forHTTPHeaderField: "X-Parse-Master-Key") }
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.httpBody = body.map { Data($0.utf8) }
-        let done = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var result: (Data?, URLResponse?, (any Error)?)
-        URLSession.shared.dataTask(with: request) { data, response, error in
-            result = (data, response, error)
-            done.signal()
-        }.resume()
-        done.wait()
-        if let error = result.2 { throw error }
-        let response = try XCTUnwrap(result.1 as? HTTPURLResponse)
-        return (response.statusCode, (try? JSONParser.parse(bytes: Array(result.0 ?? Data()))) ?? .null, response.allHeaderFields)
+        let (data, response) = try URLSession.shared.blockingData(for: request)
+        return (response.statusCode, (try? JSONParser.parse(bytes: Array(data))) ?? .null, response.allHeaderFields)
     }
 
     func testConcurrentWritersAllLand() throws {

@@ -208,12 +208,18 @@ final class ObjectTests: XCTestCase {
         XCTAssertEqual(server.send("PUT", "/classes/Book/\(id)", #"{"status":null}"#).status, 200, "defaults apply on create only")
     }
 
+    /// What the REST importer asks `allowCustomObjectId` with: an empty objectId (104 when custom
+    /// ids are on) and an `id` (105 when they are off), both refused before anything is written.
+    static let importerProbe = #"{"objectId":"","id":"parsePorterProbe","parsePorterProbe":{"__type":"ParsePorterProbe"}}"#
+
     /// The REST importer probes `allowCustomObjectId` with this body and reads the answer.
     func testCustomObjectIdProbeWhenOff() throws {
         let server = try TestServer()
         let probe = #"{"objectId":"x","someField":{"__type":"Bogus"}}"#
         XCTAssertParseError(server.send("POST", "/classes/Probe", probe), status: 400, code: .invalidKeyName, message: "objectId is an invalid field name.")
         XCTAssertParseError(server.send("POST", "/classes/Probe", #"{"id":"x"}"#), status: 400, code: .invalidKeyName, message: "id is an invalid field name.")
+        // The probe the importer sends now: Parse Server 7.1.0 answered it so, for a class it did not have.
+        XCTAssertParseError(server.send("POST", "/classes/Probe", Self.importerProbe), status: 400, code: .invalidKeyName, message: "id is an invalid field name.")
         XCTAssertEqual(try server.rows("SELECT className FROM _SCHEMA"), [])
         XCTAssertFalse(try server.tableExists("Probe"))
     }
@@ -221,6 +227,8 @@ final class ObjectTests: XCTestCase {
     func testCustomObjectIdProbeWhenOn() throws {
         let server = try TestServer { $0.allowCustomObjectId = true }
         XCTAssertParseError(server.send("POST", "/classes/Probe", #"{"objectId":"x","someField":{"__type":"Bogus"}}"#), status: 400, code: .incorrectType)
+        XCTAssertParseError(server.send("POST", "/classes/Probe", Self.importerProbe), status: 400, code: .missingObjectId,
+                            message: "objectId must not be empty, null or undefined")
         XCTAssertEqual(try server.rows("SELECT className FROM _SCHEMA"), [], "nothing was written")
         XCTAssertFalse(try server.tableExists("Probe"))
 

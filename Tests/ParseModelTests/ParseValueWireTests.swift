@@ -230,4 +230,20 @@ final class ParseValueWireTests: XCTestCase {
         XCTAssertFalse(Base64.isValid("SGVs bG8="))
         XCTAssertFalse(Base64.isValid("S==="))
     }
+
+    /// A value as a server stored it keeps coordinates out of range (Parse Server stores a
+    /// latitude of 100), named by `coordinateProblem`; as a source gives it, it is refused.
+    func testStoredGeoPointsOutOfRangeAreKeptAndNamed() throws {
+        let json = try JSONParser.parse(#"{"__type":"GeoPoint","latitude":100,"longitude":10}"#)
+        XCTAssertThrowsError(try ParseValue(wire: json, as: .geoPoint))
+        let stored = try ParseValue(stored: json, as: .geoPoint)
+        XCTAssertEqual(stored.wireJSON.serialized(), json.serialized())
+        XCTAssertEqual(stored.coordinateProblem, "latitude 100.0 is out of range -90...90")
+        XCTAssertNil(try ParseValue(stored: JSONParser.parse(#"{"__type":"GeoPoint","latitude":10,"longitude":10}"#)).coordinateProblem)
+        let polygon = try ParseValue(stored: JSONParser.parse(#"{"__type":"Polygon","coordinates":[[0,0],[0,200],[1,1]]}"#))
+        XCTAssertEqual(polygon.coordinateProblem, "longitude 200.0 is out of range -180...180")
+        XCTAssertEqual(try ParseValue(stored: JSONParser.parse(#"[{"__type":"GeoPoint","latitude":-91,"longitude":0}]"#)).coordinateProblem,
+                       "latitude -91.0 is out of range -90...90")
+        XCTAssertThrowsError(try GeoPoint(storedLatitude: .nan, longitude: 0))
+    }
 }

@@ -1,5 +1,7 @@
 import ParseModel
 import PorterMigrations
+import PorterPipeline
+import PorterTestSupport
 import XCTest
 
 /// Each kind of difference between a declared and a live schema, what is not a difference
@@ -157,5 +159,55 @@ final class SchemaDiffTests: XCTestCase {
         XCTAssertEqual(report.cases.map { $0.failure?.message }, ["1 difference", nil, "1 difference"])
         XCTAssertTrue(report.xml.contains(#"<testsuite name="schema check" tests="3" failures="2">"#), report.xml)
         XCTAssertTrue(report.xml.contains(#"~ field title: String → String, default &quot;&lt;b&gt; &amp; \&quot;quoted\&quot;\u0001&quot;</failure>"#), report.xml)
+    }
+}
+
+/// Compound indexes as a Parse Server on PostgreSQL lists them: its `_SCHEMA` keeps `indexes`
+/// as `jsonb`, which puts shorter keys first, so `/schemas` loses the order of an index's keys
+/// (the PostgreSQL index keeps it). Recorded from Parse Server 7.1.0 after pushing
+/// `pushed-schema.json` (`Fixtures/parse-server-7.1.0/compound-index`).
+final class JSONBIndexOrderTests: XCTestCase {
+    private let folder = PackageFolders.fixtures.appendingPathComponent("parse-server-7.1.0/compound-index")
+
+    private func recorded() throws -> (declared: [ClassSchema], live: [ClassSchema]) {
+        let declared = try SchemaDocument.read(folder.appendingPathComponent("pushed-schema.json").path).classes
+        let live = try ClassSchema(schemaJSON: JSONParser.parse(bytes: Array(Data(contentsOf: folder.appendingPathComponent("get-schemas-Tune.json")))))
+        return (declared, [live])
+    }
+
+    /// Against the server's answer, check found two changed indexes for ever and every push
+    /// dropped and rebuilt them; told that the keys come in jsonb's order, they match.
+    func testAServersJSONBOrderMatchesTheDeclaredOrder() throws {
+        let (declared, live) = try recorded()
+        let strict = SchemaDiff(declared: declared, live: live)
+        XCTAssertEqual(strict.classes.first?.indexes.map(\.name), ["by_artist_title", "by_title_year"])
+        let diff = SchemaDiff(declared: declared, live: live, liveIndexKeysInJSONBOrder: true)
+        XCTAssertTrue(diff.isEmpty, diff.text)
+        XCTAssertEqual(try SchemaPush(diff: diff, options: SchemaPushOptions()).requestCount, 0)
+    }
+
+    /// A real difference is still one: other keys, other kinds, or an order that is not jsonb's.
+    func testOtherKeysStillDiffer() throws {
+        let declared = try SchemaDiffTests.schema(#"{"className":"Tune","indexes":{"i":{"title":1,"year":1}}}"#)
+        for live in [#"{"year":1,"title":-1}"#, #"{"year":1,"artist":1}"#, #"{"year":1}"#, #"{"title":1,"year":1,"artist":1}"#] {
+            let server = try SchemaDiffTests.schema(#"{"className":"Tune","indexes":{"i":\#(live)}}"#)
+            XCTAssertFalse(SchemaDiff(declared: [declared], live: [server], liveIndexKeysInJSONBOrder: true).isEmpty, live)
+        }
+        // Keys not in jsonb's order were kept as the index has them (Parse Server on MongoDB): the order counts.
+        let mongo = try SchemaDiffTests.schema(#"{"className":"Tune","indexes":{"i":{"title":1,"year":1}}}"#)
+        let swapped = try SchemaDiffTests.schema(#"{"className":"Tune","indexes":{"i":{"year":1,"title":1}}}"#)
+        XCTAssertFalse(SchemaDiff(declared: [swapped], live: [mongo], liveIndexKeysInJSONBOrder: true).isEmpty)
+    }
+
+    /// `jsonbOrder` puts keys as the recorded `_SCHEMA` row has them.
+    func testJSONBOrderIsPostgreSQLs() throws {
+        let row = try JSONParser.parse(bytes: Array(Data(contentsOf: folder.appendingPathComponent("_SCHEMA-Tune-indexes.json"))))
+        guard case .object(let indexes) = row else { return XCTFail("\(row)") }
+        for index in indexes {
+            guard case .object(let keys) = index.value else { continue }
+            let names = keys.members.map(\.key)
+            XCTAssertEqual(IndexKeys.jsonbOrder(names.reversed()), names)
+        }
+        XCTAssertEqual(IndexKeys.jsonbOrder(["bb", "a", "ab", "é", "z"]), ["a", "z", "ab", "bb", "é"])
     }
 }

@@ -87,6 +87,17 @@ public final class PostgresCluster: Sendable {
         return url(database: name)
     }
 
+    /// Runs the SQL script at `path` (a `pg_dump`, say) in the database at `url` with `psql`,
+    /// stopping at the first error.
+    public func load(sqlFile path: String, into url: String) throws {
+        // A copy anyone may read: psql runs as the cluster's owner.
+        let copy = NSTemporaryDirectory() + "porter-postgres-\(UUID().uuidString).sql"
+        try FileManager.default.copyItem(atPath: path, toPath: copy)
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: copy)
+        try run("psql", ["-v", "ON_ERROR_STOP=1", "-q", "-f", copy, url])
+    }
+
     /// Stops the server and removes the cluster's folder.
     public func stop() {
         try? run("pg_ctl", ["-D", "\(folder)/data", "-m", "immediate", "-w", "stop"])

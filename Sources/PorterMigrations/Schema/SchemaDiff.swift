@@ -6,7 +6,8 @@ import PorterPipeline
 ///
 /// Parse's own parts are left out on both sides: the default fields (`objectId`, …, `_User`'s
 /// `username`, …) and the protected indexes (`_id_`, …; ``SystemClasses``). Permissions are
-/// compared as Parse means them (``ClassLevelPermissions``), index keys in their order.
+/// compared as Parse means them (``ClassLevelPermissions``), index keys in their order (but see
+/// ``init(declared:live:liveIndexKeysInJSONBOrder:)``).
 public struct SchemaDiff: Sendable {
     /// How a part differs: `added` is declared but not on the target, `removed` on the target but
     /// not declared, `changed` on both but not the same.
@@ -61,8 +62,11 @@ public struct SchemaDiff: Sendable {
     public var count: Int { classes.map(\.count).reduce(0, +) }
 
     /// Compares `declared` with `live`; the classes of parse-porter's own bookkeeping
-    /// (``BookkeepingClasses``) are left out of both.
-    public init(declared: [ClassSchema], live: [ClassSchema]) {
+    /// (``BookkeepingClasses``) are left out of both. `liveIndexKeysInJSONBOrder`: the live
+    /// schemas are a Parse Server's `/schemas`, which lists an index's keys as its `_SCHEMA`
+    /// keeps them, in `jsonb`'s order on PostgreSQL, not the index's: live keys in that order
+    /// match declared keys in any order (a database target reads the real order instead).
+    public init(declared: [ClassSchema], live: [ClassSchema], liveIndexKeysInJSONBOrder: Bool = false) {
         let declared = declared.filter { !BookkeepingClasses.all.contains($0.className) }
         let live = live.filter { !BookkeepingClasses.all.contains($0.className) }
         let declaredByName = Dictionary(declared.map { ($0.className, $0) }, uniquingKeysWith: { first, _ in first })
@@ -71,7 +75,7 @@ public struct SchemaDiff: Sendable {
         classes = classNames.compactMap { name in
             switch (declaredByName[name], liveByName[name]) {
             case (let declared?, let live?):
-                let difference = Self.compare(declared, live)
+                let difference = Self.compare(declared, live, liveIndexKeysInJSONBOrder: liveIndexKeysInJSONBOrder)
                 return difference.count == 0 ? nil : difference
             case (let declared?, nil):
                 return ClassDifference(className: name, change: .added, declared: declared, live: nil)
@@ -83,11 +87,11 @@ public struct SchemaDiff: Sendable {
         }
     }
 
-    private static func compare(_ declared: ClassSchema, _ live: ClassSchema) -> ClassDifference {
+    private static func compare(_ declared: ClassSchema, _ live: ClassSchema, liveIndexKeysInJSONBOrder: Bool) -> ClassDifference {
         var difference = ClassDifference(className: declared.className, change: .changed, declared: declared, live: live)
         difference.fields = differences(declared.ownFields.map { ($0.name, $0) }, live.ownFields.map { ($0.name, $0) }, same: sameField)
         difference.indexes = differences(declared.ownIndexes.map { ($0.key, $0.value) }, live.ownIndexes.map { ($0.key, $0.value) }) {
-            $0.canonicalNumbers() == $1.canonicalNumbers()
+            IndexKeys.same($0, $1, liveInJSONBOrder: liveIndexKeysInJSONBOrder)
         }
         let declaredPermissions = ClassLevelPermissions(declared.classLevelPermissions)
         let livePermissions = ClassLevelPermissions(live.classLevelPermissions)

@@ -120,10 +120,11 @@ public final class Exporter {
         let folder = try ExportFolder(path: path, force: options.force)
         var report = ExportReport()
         var manifest = ManifestEmitter()
+        let problems = StoredValueProblems()
         do {
             for schema in selected {
                 let written = try export(schema, opening: { (name) throws(PorterError) in try OutputFile(path: folder.stagedPath(name)) },
-                                         withRelations: true, keyNames: keyNames, progress: progress,
+                                         withRelations: true, keyNames: keyNames, problems: problems, progress: progress,
                                          cancellation: { () throws(PorterError) in try cancellation.check("exporting \(schema.className)", "nothing was written to \(path)") })
                 report.classes.append(written)
                 manifest.classes.append(.init(schema: schema, file: written.file, key: keyNames?.isKeyed(schema.className) == true ? options.naturalKeys[schema.className]! : []))
@@ -149,6 +150,7 @@ public final class Exporter {
             folder.discard()
             throw error
         }
+        report.notes += [problems.note].compactMap { $0 }
         report.elapsedSeconds = Date().timeIntervalSince(started)
         return report
     }
@@ -183,11 +185,14 @@ public final class Exporter {
         let keyNames = options.format == .csv && !options.naturalKeys.isEmpty
             ? try NaturalKeyNames(source: source, schemas: schemas, keys: options.naturalKeys) : nil
         var report = ExportReport()
-        report.classes.append(try export(schema, opening: { _ in OutputFile.standardOutput() }, withRelations: false, keyNames: keyNames, progress: progress,
+        let problems = StoredValueProblems()
+        report.classes.append(try export(schema, opening: { _ in OutputFile.standardOutput() }, withRelations: false, keyNames: keyNames,
+                                         problems: problems, progress: progress,
                                          cancellation: { () throws(PorterError) in
                                              try cancellation.check("exporting \(schema.className)", "the objects written so far are in the stream")
                                          }))
         report.notes = schema.relationFields.map { "\(schema.className).\($0.name): relation links are not written to standard output; export to a folder for its join file" }
+            + [problems.note].compactMap { $0 }
         report.elapsedSeconds = Date().timeIntervalSince(started)
         return report
     }
@@ -232,9 +237,11 @@ public final class Exporter {
     }
 
     /// Writes one class into the files `open` gives by name; its relations' links too, `withRelations`.
-    /// `stopIfCancelled` is called before each page.
+    /// Values the source stores that an import would refuse go into `problems`. `stopIfCancelled`
+    /// is called before each page.
     private func export(_ schema: ClassSchema, opening open: (String) throws(PorterError) -> OutputFile, withRelations: Bool, keyNames: NaturalKeyNames?,
-                        progress: ((ClassProgress) -> Void)?, cancellation stopIfCancelled: () throws(PorterError) -> Void) throws(PorterError) -> ExportReport.ClassFile {
+                        problems: StoredValueProblems, progress: ((ClassProgress) -> Void)?,
+                        cancellation stopIfCancelled: () throws(PorterError) -> Void) throws(PorterError) -> ExportReport.ClassFile {
         let className = schema.className
         let fields = schema.storedFields
         let objectFile = "\(className).\(options.format.fileExtension)"
@@ -260,6 +267,7 @@ public final class Exporter {
         }
         try source.readObjects(of: schema, matching: options.constraints) { (page) throws(PorterError) in
             try stopIfCancelled()
+            problems.check(page, className: className, fields: fields)
             let pageHashes = withHashes ? try source.passwordHashes(ofUsers: page.map(\.objectId)) : [:]
             hashes += pageHashes.count
             try write { () throws(PorterError) in

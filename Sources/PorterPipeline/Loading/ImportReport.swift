@@ -57,6 +57,10 @@ public struct ImportReport: Sendable {
     public var elapsedSeconds: Double
     /// Requests sent to a network target, by phase (in a dry run: the requests it would send).
     public var requests: [RequestTally] = []
+    /// The plan as the target was written (in a dry run: would be): ``Importer/plan``, or for a
+    /// target that takes the loader's objectIds, the plan it writes each object once by
+    /// (`ImportPlan.writtenAhead`); `nil` for a validation or an import that wrote nothing.
+    public var plan: ImportPlan?
     /// Classes of the source left out on purpose, each with why.
     public var skippedClasses: [SkippedClass] = []
     /// Keys of JSON objects that no field reads, per class and key, with how many objects had them.

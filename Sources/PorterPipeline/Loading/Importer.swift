@@ -153,7 +153,10 @@ public struct Importer: Sendable {
                 let notice = PasswordHash.notice(hashes: checked.usersWithPasswordHashes, passwordless: checked.usersWithoutPassword,
                                                  written: options.usersWithoutPasswords)
                 guard options.usersWithoutPasswords else {
-                    add(Diagnostic(.passwordHashesNotStored, SourceLocation(file: manifest.fileName, line: 0), notice), to: &checked)
+                    // Named by the file the users are in (`_User.json`), not the manifest or `schema.json`.
+                    let users = manifest.classes.first { !$0.passwordHashKeys.isEmpty }
+                    add(Diagnostic(.passwordHashesNotStored, SourceLocation(file: users?.source ?? manifest.fileName, line: 0, className: users?.className), notice),
+                        to: &checked)
                     checked.succeeded = false
                     return checked
                 }
@@ -171,6 +174,7 @@ public struct Importer: Sendable {
         let pass = ImportPass(manifest: manifest, plan: plan, mode: .writing(sink, rejectPlan), options: options, validatedIndexes: consume validatedIndexes,
                               progress: progress)
         pass.cancellation = cancellation
+        let writtenPlan = sink.takesReferencesAhead ? plan.writtenAhead : plan
         let rejectFiles: [String]
         var pruned: (items: [PrunedItems], notes: [String])?
         do {
@@ -189,6 +193,7 @@ public struct Importer: Sendable {
             if !kept { for file in rejectFiles { try? FileManager.default.removeItem(atPath: file) } }
             var unwritten = report(pass, committed: kept, succeeded: pass.log.count == 0, rejectFiles: kept ? rejectFiles : [], started: started)
             unwritten.requests = sink.requestTallies
+            unwritten.plan = writtenPlan
             unwritten.notes = manifest.notes + pass.notes + existingClassNotes + sink.notes + (pruned?.notes ?? [])
             unwritten.pruned = pruned?.items
             if options.prune && pass.log.count > 0 { unwritten.notes.append("pruning deleted nothing: the import did not go through") }
@@ -202,6 +207,7 @@ public struct Importer: Sendable {
         try sink.commit()
         var written = report(pass, committed: true, succeeded: true, rejectFiles: rejectFiles, started: started)
         written.requests = sink.requestTallies
+        written.plan = writtenPlan
         written.notes = manifest.notes + pass.notes + existingClassNotes + sink.notes + (pruned?.notes ?? [])
         written.pruned = pruned?.items
         written.errors = rejectedFaults

@@ -4,8 +4,12 @@ import ParseModel
 extension ImportPlan {
     /// One line per phase: `phase 1: insert Genre, Author`; then, for each class or join relation
     /// whose source is a list or a glob, the files it reads: `Order reads data/orders-*.csv: data/orders-2023.csv, …`.
+    /// A plan ``writtenAhead`` says where its relation links go instead of a relations phase.
     package var text: String {
-        (phases.map { "phase \($0.number): \($0.kind.rawValue) \($0.items.joined(separator: ", "))" }
+        let links = linksGoWithOwners && !relationEdges.isEmpty
+            ? ["relations \(relationEdges.map { "\($0.from).\($0.field)" }.joined(separator: ", ")): created with their owners, "
+               + "each object written once with its pointers and links"] : []
+        return (phases.map { "phase \($0.number): \($0.kind.rawValue) \($0.items.joined(separator: ", "))" } + links
             + sourceLists.map { "\($0.reader) reads \($0.source): \($0.files.joined(separator: ", "))" }).joined(separator: "\n")
     }
 

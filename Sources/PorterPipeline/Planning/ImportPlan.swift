@@ -28,6 +28,21 @@ public struct ImportPlan: Sendable, Equatable {
     public let relationEdges: [PointerEdge]
     /// The classes and join relations whose `source` is a list or a glob, with the files it names.
     public var sourceLists: [SourceList] = []
+    /// Whether relation links go out with their owners' creates (``writtenAhead``) rather than in a phase of their own.
+    package private(set) var linksGoWithOwners = false
+
+    /// The plan as a target that takes the loader's objectIds writes it
+    /// (``ObjectSink/takesReferencesAhead``): the same insert phases, but every object created
+    /// once with all its pointers, those of cycles included, and with its relation links (join
+    /// files are read first); no patch phase, no relations phase.
+    package var writtenAhead: ImportPlan {
+        var plan = ImportPlan(phases: phases.filter { $0.kind == .insert }, classOrder: classOrder, cyclicFields: [:],
+                              pointerEdges: pointerEdges.map { PointerEdge(from: $0.from, field: $0.field, to: $0.to, cyclic: false) },
+                              relationEdges: relationEdges)
+        plan.sourceLists = sourceLists
+        plan.linksGoWithOwners = true
+        return plan
+    }
 
     /// The files one class or join relation reads, one after the other.
     public struct SourceList: Sendable, Equatable {

@@ -29,6 +29,17 @@ package struct ClassLevelPermissions: Equatable, Sendable {
         self.values = values
     }
 
+    /// Whether only the master key may do anything: every operation `{}` and no pointer permissions.
+    package var isMasterKeyOnly: Bool {
+        Self.operations.allSatisfy { operation in
+            switch values[operation] {
+            case .object(let entries)?: entries.isEmpty
+            case .array(let fields)?: fields.isEmpty
+            default: false
+            }
+        }
+    }
+
     /// The operations whose values differ, in Parse's order (unknown ones last, by name).
     package func differingOperations(from other: ClassLevelPermissions) -> [String] {
         let known = Self.operations
