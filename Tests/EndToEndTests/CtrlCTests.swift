@@ -7,7 +7,6 @@ final class CtrlCTests: XCTestCase {
     /// the next chunk), the second ends the process, exit 130, with nothing written.
     func testASecondCtrlCEndsAProcessThatIsStillWaiting() throws {
         let (process, input, _, target) = try startImportFromStdin()
-        usleep(500_000)
         kill(process.processIdentifier, SIGINT)
         usleep(500_000)
         XCTAssertTrue(process.isRunning, "the copy of stdin waits for its next chunk after the first Ctrl-C")
@@ -25,7 +24,6 @@ final class CtrlCTests: XCTestCase {
     /// making ends when its writer closes it.
     func testCtrlCWhileStdinIsReadSaysInterrupted() throws {
         let (process, input, errors, target) = try startImportFromStdin()
-        usleep(500_000)
         kill(process.processIdentifier, SIGINT)
         usleep(200_000)
         try input.fileHandleForWriting.close()
@@ -36,9 +34,11 @@ final class CtrlCTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: target.path))
     }
 
-    /// `import -` into a new mirror, started with a first chunk of CSV on its stdin, which stays open.
+    /// `import -` into a new mirror, started with a first chunk of CSV on its stdin, which stays
+    /// open; returned once the stdin copy's file exists, made after the Ctrl-C handler is installed.
     private func startImportFromStdin() throws -> (process: Process, input: Pipe, errors: Pipe, target: URL) {
-        let target = try CommandRunner.temporaryDirectory(self).appendingPathComponent("never.sqlite")
+        let scratch = try CommandRunner.temporaryDirectory(self)
+        let target = scratch.appendingPathComponent("never.sqlite")
         let input = Pipe(), errors = Pipe()
         let process = Process()
         process.executableURL = CommandRunner.binary
@@ -46,8 +46,20 @@ final class CtrlCTests: XCTestCase {
         process.standardInput = input
         process.standardOutput = FileHandle.nullDevice
         process.standardError = errors
+        process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": scratch.path]) { $1 }
         try process.run()
         try input.fileHandleForWriting.write(contentsOf: Data("name,price\npen,2\n".utf8))
+        let deadline = Date().addingTimeInterval(60)
+        while !copyStarted(under: scratch) {
+            guard process.isRunning, Date() < deadline else { XCTFail("the import never copied its stdin"); break }
+            usleep(10_000)
+        }
         return (process, input, errors, target)
+    }
+
+    /// Whether the import has made its stdin copy's file under `folder` (its TMPDIR).
+    private func copyStarted(under folder: URL) -> Bool {
+        let spools = (try? FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix("parse-porter-stdin-") }) ?? []
+        return spools.contains { FileManager.default.fileExists(atPath: folder.appendingPathComponent("\($0)/stdin.csv").path) }
     }
 }

@@ -6,7 +6,10 @@ import XCTest
 /// free loopback port with trust authentication, stopped when the test process exits. Nothing
 /// is assumed to be running. `initdb` refuses to run as root, so as root the cluster belongs to
 /// the `postgres` system user Debian's `postgresql` package creates (`runuser -u postgres`).
-/// One cluster per test process, started by the first test that asks for it.
+/// One cluster per test process, started by the first test that asks for it; or, when
+/// `PORTER_TEST_POSTGRES_DIR` names a folder (`scripts/test` sets it for its parallel run), one
+/// cluster in that folder for every test process of the run: the first process starts it under
+/// a file lock, the others find its port there, and whoever set the variable stops it.
 public final class PostgresCluster: Sendable {
     /// The loopback port the server listens on.
     public let port: Int
@@ -14,6 +17,8 @@ public final class PostgresCluster: Sendable {
     public let folder: String
     private let binaries: String
     private let owner: String?
+    /// Whether this process started the cluster and stops it when it exits.
+    private let ownedByThisProcess: Bool
 
     private static let started = Mutex<Result<PostgresCluster, ClusterError>?>(nil)
 
@@ -29,8 +34,14 @@ public final class PostgresCluster: Sendable {
     public static func shared() throws -> PostgresCluster {
         let result = started.withLock { started in
             if let started { return started }
-            let result = Result { () throws(ClusterError) in try PostgresCluster() }
-            if case .success = result { atexit { PostgresCluster.stopShared() } }
+            let result = Result { () throws(ClusterError) in
+                if let runFolder = ProcessInfo.processInfo.environment["PORTER_TEST_POSTGRES_DIR"], !runFolder.isEmpty {
+                    return try PostgresCluster(sharedIn: runFolder)
+                }
+                return try PostgresCluster(folder: FileManager.default.temporaryDirectory
+                    .appendingPathComponent("porter-postgres-\(UUID().uuidString)").path, port: nil, owned: true)
+            }
+            if case .success(let cluster) = result, cluster.ownedByThisProcess { atexit { PostgresCluster.stopShared() } }
             started = result
             return result
         }
@@ -48,7 +59,31 @@ public final class PostgresCluster: Sendable {
         cluster.stop()
     }
 
-    private init() throws(ClusterError) {
+    /// The run's cluster in `runFolder`: started by the first process to take the folder's lock,
+    /// found through its `port` file by the others. It outlives this process.
+    private convenience init(sharedIn runFolder: String) throws(ClusterError) {
+        // Close-on-exec: the server `pg_ctl` leaves running must not inherit the lock and hold it.
+        let lock = open("\(runFolder)/lock", O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
+        guard lock >= 0, flock(lock, LOCK_EX) == 0 else {
+            throw ClusterError(description: "cannot lock \(runFolder)/lock: \(String(cString: strerror(errno)))", binariesMissing: false)
+        }
+        defer { close(lock) }
+        let portFile = "\(runFolder)/port"
+        if let text = try? String(contentsOfFile: portFile, encoding: .utf8), let port = Int(text) {
+            try self.init(folder: "\(runFolder)/cluster", port: port, owned: false)
+            return
+        }
+        try self.init(folder: "\(runFolder)/cluster", port: nil, owned: false)
+        do {
+            try String(port).write(toFile: portFile, atomically: true, encoding: .utf8)
+        } catch {
+            throw ClusterError(description: "cannot write \(portFile): \(error)", binariesMissing: false)
+        }
+    }
+
+    /// A cluster in `folder`: started there when `port` is nil, else the one already running on
+    /// `port`; stopped when this process exits if `owned`.
+    private init(folder: String, port runningPort: Int?, owned: Bool) throws(ClusterError) {
         let found = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
         let versions = found.compactMap { Int($0) }.sorted()
         guard let version = versions.last, FileManager.default.isExecutableFile(atPath: "/usr/lib/postgresql/\(version)/bin/initdb") else {
@@ -57,7 +92,12 @@ public final class PostgresCluster: Sendable {
         }
         binaries = "/usr/lib/postgresql/\(version)/bin"
         owner = getuid() == 0 ? "postgres" : nil
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("porter-postgres-\(UUID().uuidString)").path
+        self.folder = folder
+        ownedByThisProcess = owned
+        if let runningPort {
+            port = runningPort
+            return
+        }
         port = try Self.freePort()
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
