@@ -23,14 +23,6 @@ final class CtrlC: Sendable {
         }
     }
 
-    /// Runs `body` with Ctrl-C calling `cancel` (which stops the synchronous work `body` does).
-    static func cancels<T>(calling cancel: @escaping @Sendable () -> Void, _ body: () throws -> T) throws -> T {
-        let ctrlC = CtrlC()
-        let source = ctrlC.install(cancel)
-        defer { remove(source) }
-        return try ctrlC.renamingCancellation(body)
-    }
-
     private static func guarding<T>(cancel: @escaping @Sendable () -> Void, _ body: () async throws -> T) async throws -> T {
         let ctrlC = CtrlC()
         let source = ctrlC.install(cancel)
@@ -40,10 +32,6 @@ final class CtrlC: Sendable {
         } catch let error as PorterError {
             throw ctrlC.renamed(error)
         }
-    }
-
-    private func renamingCancellation<T>(_ body: () throws -> T) throws -> T {
-        do { return try body() } catch let error as PorterError { throw renamed(error) }
     }
 
     /// The library's "cancelled …" as the command says it after Ctrl-C: "interrupted …".

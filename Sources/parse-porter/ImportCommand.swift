@@ -100,7 +100,7 @@ struct ImportCommand: AsyncParsableCommand {
         let target = backend.shown
         let sink = try server.sink(given, batchSize: batchSize ?? 50, concurrency: concurrency, dryRun: dryRun,
                                    usersWithoutPasswords: usersWithoutPasswords)
-        let spool = try file.spool(source.dataset)
+        let spool = try await file.spool(source.dataset)
         defer { spool?.remove() }
         var manifest = singleFile ? try file.manifest(source.dataset, spool: spool)
                                   : try source.manifest(targetClasses: Set(sink.existingSchemas().map(\.className)), printingNotes: false)

@@ -37,12 +37,15 @@ struct SingleFileOptions: ParsableArguments {
         }
     }
 
-    /// For `-`: stdin copied to a temporary file (``check(_:target:)`` made sure of `--format`);
-    /// Ctrl-C stops the copy.
-    func spool(_ dataset: String) throws -> StdinSpool? {
+    /// For `-`: stdin copied to a temporary file (``check(_:target:)`` made sure of `--format`),
+    /// on a thread of its own since the copy blocks on each read; Ctrl-C stops the copy.
+    func spool(_ dataset: String) async throws -> StdinSpool? {
         guard dataset == "-", let format = format.flatMap(SourceFormat.init(name:)) else { return nil }
-        let cancellation = Cancellation()
-        return try CtrlC.cancels(calling: cancellation.cancel) { try StdinSpool(format: format, cancellation: cancellation) }
+        return try await CtrlC.cancels {
+            try await Cancellation.onThread(named: "parse-porter stdin") { cancellation throws(PorterError) in
+                try StdinSpool(format: format, cancellation: cancellation)
+            }
+        }
     }
 
     /// The manifest of the single file, with stdin spooled to `spool` for `-`.
@@ -62,7 +65,7 @@ struct SingleFileOptions: ParsableArguments {
 
 /// Stdin copied to a file in a private temporary folder, since an import reads its sources
 /// more than once (a validating pass, then a writing pass); ``remove()`` deletes it.
-final class StdinSpool {
+final class StdinSpool: Sendable {
     let folder: URL
     let path: String
 
