@@ -62,6 +62,23 @@ enum CommandRunner {
         return process
     }
 
+    /// Waits, up to a minute, until `process` catches `signal` (its handler is in place, as
+    /// Linux's `/proc/<pid>/status` shows): sent before, the signal ends it with the default
+    /// action, whatever the command's own handling. False if it ended or never got there.
+    static func waitUntilCatching(_ signal: Int32, _ process: Process) -> Bool {
+        let deadline = Date().addingTimeInterval(60)
+        let bit = UInt64(1) << UInt64(signal - 1)
+        while process.isRunning && Date() < deadline {
+            let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
+            if let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
+               let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16), mask & bit != 0 {
+                return true
+            }
+            usleep(5_000)
+        }
+        return false
+    }
+
     /// A fresh temporary folder, removed when the test ends.
     static func temporaryDirectory(_ test: XCTestCase) throws -> URL {
         try test.temporaryFolder("parse-porter")

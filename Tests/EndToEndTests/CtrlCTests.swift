@@ -35,10 +35,9 @@ final class CtrlCTests: XCTestCase {
     }
 
     /// `import -` into a new mirror, started with a first chunk of CSV on its stdin, which stays
-    /// open; returned once the stdin copy's file exists, made after the Ctrl-C handler is installed.
+    /// open; returned once its Ctrl-C handler is in place.
     private func startImportFromStdin() throws -> (process: Process, input: Pipe, errors: Pipe, target: URL) {
-        let scratch = try CommandRunner.temporaryDirectory(self)
-        let target = scratch.appendingPathComponent("never.sqlite")
+        let target = try CommandRunner.temporaryDirectory(self).appendingPathComponent("never.sqlite")
         let input = Pipe(), errors = Pipe()
         let process = Process()
         process.executableURL = CommandRunner.binary
@@ -46,20 +45,9 @@ final class CtrlCTests: XCTestCase {
         process.standardInput = input
         process.standardOutput = FileHandle.nullDevice
         process.standardError = errors
-        process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": scratch.path]) { $1 }
         try process.run()
         try input.fileHandleForWriting.write(contentsOf: Data("name,price\npen,2\n".utf8))
-        let deadline = Date().addingTimeInterval(60)
-        while !copyStarted(under: scratch) {
-            guard process.isRunning, Date() < deadline else { XCTFail("the import never copied its stdin"); break }
-            usleep(10_000)
-        }
+        XCTAssertTrue(CommandRunner.waitUntilCatching(SIGINT, process), "the import never read its stdin")
         return (process, input, errors, target)
-    }
-
-    /// Whether the import has made its stdin copy's file under `folder` (its TMPDIR).
-    private func copyStarted(under folder: URL) -> Bool {
-        let spools = (try? FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix("parse-porter-stdin-") }) ?? []
-        return spools.contains { FileManager.default.fileExists(atPath: folder.appendingPathComponent("\($0)/stdin.csv").path) }
     }
 }

@@ -282,7 +282,7 @@ final class MigrateCommandTests: XCTestCase {
             // Big enough that the import is still running when the runner is killed.
             let root = try itemMigrations(items: place.isServer ? 20_000 : 150_000)
             let arguments = ["migrate", "up", "--dir", root.appendingPathComponent("Migrations").path, "--target",
-                             place.isServer ? place.target : root.appendingPathComponent("app-\(index).sqlite").path, "--lock-ttl", "2"]
+                             place.isServer ? place.target : root.appendingPathComponent("app-\(index).sqlite").path, "--lock-ttl", "4"]
             let file = place.isServer ? place.file : root.appendingPathComponent("app-\(index).sqlite")
             let place = Place(target: arguments[5], file: file, environment: place.environment, server: place.server)
             try killWhileApplying("V2 import items", arguments, environment: place.environment)
@@ -290,10 +290,11 @@ final class MigrateCommandTests: XCTestCase {
             let mirror = try Mirror(place.file)
             if place.isServer {
                 XCTAssertEqual(try history(place), [["1", "1", "1"], ["2", "0", "1"]], "V2 recorded as started, never finished")
-                // Until its lock expires the killed runner might still be alive: running, then interrupted.
+                // Until its lock expires (4 s: a loaded machine takes seconds to get here) the killed
+                // runner might still be alive: running, then interrupted.
                 let early = try migrate("status", root, place)
                 XCTAssertTrue(early.stdout.contains("running"), early.stdout)
-                Thread.sleep(forTimeInterval: 2.5)
+                Thread.sleep(forTimeInterval: 4.5)
                 let status = try migrate("status", root, place)
                 XCTAssertTrue(status.stdout.contains("interrupted"), status.stdout)
             } else {
@@ -301,7 +302,7 @@ final class MigrateCommandTests: XCTestCase {
                 XCTAssertEqual(try mirror.value("SELECT count(*) FROM Item"), "0")
             }
             let started = Date()
-            let next = try migrate("up", root, place, ["--lock-ttl", "2"])
+            let next = try migrate("up", root, place, ["--lock-ttl", "4"])
             XCTAssertEqual(next.status, 0, next.stderr)
             XCTAssertLessThan(Date().timeIntervalSince(started), 60)
             if place.isServer { XCTAssertTrue(next.stderr.contains("V2 was started by"), next.stderr) }

@@ -75,8 +75,7 @@ final class ModesAndInterruptTests: XCTestCase {
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
-            usleep(700_000)
-            XCTAssertTrue(process.isRunning, "the import finished before it could be interrupted")
+            XCTAssertTrue(CommandRunner.waitUntilCatching(SIGINT, process), "the import finished before it could be interrupted")
             kill(process.processIdentifier, SIGINT)
             process.waitUntilExit()
             XCTAssertEqual(process.terminationStatus, 130)

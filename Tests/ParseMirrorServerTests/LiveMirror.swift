@@ -42,6 +42,19 @@ final class LiveMirror: @unchecked Sendable {
         let elapsed = ContinuousClock.now - start
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     }
+
+    /// CPU seconds (user and system) this process spent while `work` ran: the server's work for
+    /// a request, which other processes on a loaded machine do not stretch as they do wall time.
+    static func cpuSeconds(_ work: () -> Void) -> Double {
+        func now() -> Double {
+            var usage = rusage()
+            getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+            return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+        }
+        let start = now()
+        work()
+        return now() - start
+    }
 }
 
 /// This target's name for the shared raw client.

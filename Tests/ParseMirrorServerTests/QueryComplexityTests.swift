@@ -39,7 +39,7 @@ final class QueryComplexityTests: XCTestCase {
         }
         XCTAssertParseError(try XCTUnwrap(slow), status: 400, code: .timeout,
                             message: "The query ran longer than the server's limit of 0.2 s; narrow its where or lower its limit")
-        XCTAssertLessThan(seconds, 2, "ended at the limit, not when the scan finished")
+        XCTAssertLessThan(seconds, 20, "ended at the limit, not when the scan finished (about a minute)")
         let next = try XCTUnwrap(live.send("GET", "/classes/Book?count=1&limit=1&where=%7B%22objectId%22%3A%22b000001999%22%7D"))
         XCTAssertEqual(next.status, 200, next.json.serialized())
         XCTAssertEqual(next["count"], .integer(1))
@@ -130,7 +130,7 @@ final class QueryComplexityTests: XCTestCase {
         XCTAssertParseError(elevenPaths, status: 400, code: .invalidQuery,
                             message: "Number of include fields exceeds maximum allowed (100)")
         var huge: TestServer.Reply?
-        let seconds = LiveMirror.seconds {
+        let seconds = LiveMirror.cpuSeconds {
             huge = live.send("POST", "/classes/Node", #"{"_method":"GET","include":"\#((1...200_000).map { "h\($0)" }.joined(separator: ","))"}"#, timeout: 60)
         }
         XCTAssertParseError(try XCTUnwrap(huge), status: 400, code: .invalidQuery)
