@@ -35,7 +35,7 @@ final class CtrlCTests: XCTestCase {
     }
 
     /// `import -` into a new mirror, started with a first chunk of CSV on its stdin, which stays
-    /// open; returned once its Ctrl-C handler is in place.
+    /// open; returned once its Ctrl-C handler is in place and its stdin thread waits in a read.
     private func startImportFromStdin() throws -> (process: Process, input: Pipe, errors: Pipe, target: URL) {
         let target = try CommandRunner.temporaryDirectory(self).appendingPathComponent("never.sqlite")
         let input = Pipe(), errors = Pipe()
@@ -48,6 +48,21 @@ final class CtrlCTests: XCTestCase {
         try process.run()
         try input.fileHandleForWriting.write(contentsOf: Data("name,price\npen,2\n".utf8))
         XCTAssertTrue(CommandRunner.waitUntilCatching(SIGINT, process), "the import never read its stdin")
+        let deadline = Date().addingTimeInterval(60)
+        while !readsStdin(process) {
+            guard process.isRunning, Date() < deadline else { XCTFail("the import never copied its stdin"); break }
+            usleep(5_000)
+        }
         return (process, input, errors, target)
+    }
+
+    /// Whether a thread of `process` waits in a read of a pipe (Linux's
+    /// `/proc/<pid>/task/<tid>/wchan`): stdin is the only pipe the import reads.
+    private func readsStdin(_ process: Process) -> Bool {
+        let tasks = "/proc/\(process.processIdentifier)/task"
+        let threads = (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? []
+        return threads.contains { thread in
+            ((try? String(contentsOfFile: "\(tasks)/\(thread)/wchan", encoding: .utf8)) ?? "").contains("pipe_read")
+        }
     }
 }

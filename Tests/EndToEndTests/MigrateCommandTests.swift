@@ -304,7 +304,7 @@ final class MigrateCommandTests: XCTestCase {
             let started = Date()
             let next = try migrate("up", root, place, ["--lock-ttl", "4"])
             XCTAssertEqual(next.status, 0, next.stderr)
-            XCTAssertLessThan(Date().timeIntervalSince(started), 60)
+            XCTAssertLessThan(Date().timeIntervalSince(started), 300, "waited for the lock, not for ever")
             if place.isServer { XCTAssertTrue(next.stderr.contains("V2 was started by"), next.stderr) }
             XCTAssertEqual(try history(place), [["1", "1", "1"], ["2", "1", "1"], ["10", "1", "1"]])
             XCTAssertEqual(try mirror.value("SELECT count(*) FROM Item"), place.isServer ? "20000" : "150000", "no object imported twice")
