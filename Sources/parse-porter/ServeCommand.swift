@@ -90,13 +90,20 @@ struct ServeCommand: ParsableCommand {
         } catch let error as SocketError {
             throw PorterError(.target, "cannot listen on \(host):\(port): \(error)")
         }
+        // Dispatch installs its signal handler on a thread of its own some time after `resume()`;
+        // the line is printed once it has, so that a signal sent after it always stops the
+        // server. Not ignored meanwhile (`SIG_IGN` would lose it and leave `serve` running):
+        // until then a signal ends the process by its default action.
+        let registered = DispatchGroup()
         let signals = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { server.stopAndWait() }
+            registered.enter()
+            source.setRegistrationHandler { registered.leave() }
             source.resume()
             return source
         }
+        registered.wait()
         Terminal.output("serving \(mirror) at \(server.url.absoluteString)")
         server.wait()
         signals.forEach { $0.cancel() }

@@ -136,6 +136,28 @@ final class HTTPTests: XCTestCase {
         XCTAssertEqual(try database.rows("SELECT title FROM Book"), [["Emma"]])
     }
 
+    /// SIGTERM or SIGINT sent as soon as `serve` has printed its line stops it cleanly. (Before,
+    /// the signals were ignored until Dispatch had installed its handler on a thread of its own,
+    /// after the line: one sent in between was lost, and `serve` ran on, blocked in `accept`.)
+    func testSignalRightAfterTheServingLineStopsServe() throws {
+        let directory = try temporaryFolder("serve")
+        let mirror = directory.appendingPathComponent("app.sqlite").path
+        for run in 1...30 {
+            let (process, out, _) = try serve([mirror, "--port", "0", "--app-id", TestServer.appId, "--master-key", TestServer.masterKey, "--quiet"])
+            XCTAssertTrue(firstLine(of: out).hasPrefix("serving "), "run \(run)")
+            if run.isMultiple(of: 2) { process.interrupt() } else { process.terminate() }
+            let deadline = Date().addingTimeInterval(10)
+            while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+            guard !process.isRunning else {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                return XCTFail("run \(run): serve was still running 10 s after \(run.isMultiple(of: 2) ? "SIGINT" : "SIGTERM")")
+            }
+            XCTAssertEqual(process.terminationReason, .exit, "run \(run)")
+            XCTAssertEqual(process.terminationStatus, 0, "run \(run)")
+        }
+    }
+
     func testServeRefusesAnInMemoryMirror() throws {
         let (process, out, err) = try serve([":memory:", "--port", "0", "--app-id", TestServer.appId, "--master-key", TestServer.masterKey])
         let deadline = Date().addingTimeInterval(10)

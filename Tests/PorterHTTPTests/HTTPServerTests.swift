@@ -286,6 +286,33 @@ final class HTTPServerTests: XCTestCase {
         wait(for: [stopped], timeout: 5)
     }
 
+    /// `stop()` returns however it meets the accept thread: blocked in `accept` with no client
+    /// coming (closing the socket would not wake it), or just handed a connection (a client
+    /// connects all the while), 200 servers in a row.
+    func testStopReturnsWhetherOrNotClientsConnect() throws {
+        for run in 1...200 {
+            let server = HTTPServer(handler: EchoHandler())
+            let port = try server.start()
+            if run.isMultiple(of: 2) {
+                Thread {
+                    while let client = try? RawClient(port: port) {
+                        client.send("GET /x HTTP/1.1\r\nHost: x\r\n\r\n")
+                    }
+                }.start()
+            }
+            if run.isMultiple(of: 3) { Thread.sleep(forTimeInterval: 0.001) }
+            let stopped = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                server.stop()
+                stopped.signal()
+            }
+            guard stopped.wait(timeout: .now() + 10) == .success else {
+                return XCTFail("run \(run): stop() had not returned after 10 s")
+            }
+            server.wait()
+        }
+    }
+
     func testIdleConnectionIsClosedAfterTimeout() throws {
         let server = try startServer(idleTimeout: 0.3)
         let client = try RawClient(port: server.port)

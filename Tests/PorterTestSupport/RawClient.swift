@@ -30,12 +30,15 @@ public final class RawClient {
             throw POSIXError(.EINVAL)
         }
         defer { freeaddrinfo(list) }
-        descriptor = socket(info.ai_family, info.ai_socktype, info.ai_protocol)
+        // Kept in a local until connected: once every property is set, a throw runs `deinit`,
+        // which would close the descriptor a second time (and with it whatever reused its number).
+        let descriptor = socket(info.ai_family, info.ai_socktype, info.ai_protocol)
         guard descriptor >= 0, connect(descriptor, info.ai_addr, info.ai_addrlen) == 0 else {
             let failure = POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
             if descriptor >= 0 { close(descriptor) }
             throw failure
         }
+        self.descriptor = descriptor
         let whole = timeout.rounded(.down)
         var value = timeval(tv_sec: Int(whole), tv_usec: Int((timeout - whole) * 1_000_000))
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))

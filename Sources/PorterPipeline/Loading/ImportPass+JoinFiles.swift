@@ -37,11 +37,16 @@ extension ImportPass {
             lastLine = record.line
             if !checkedHeader {
                 checkedHeader = true
-                for column in [relation.ownerColumn, relation.targetColumn] where record.cell(ColumnPath(column)) == nil {
+                // Only this file's own header stops it: an earlier fault (a refusal by a target
+                // that goes on writing) must not drop its links uncounted.
+                let missing = [relation.ownerColumn, relation.targetColumn].filter { record.cell(ColumnPath($0)) == nil }
+                for column in missing {
                     log.add(Diagnostic(.missingColumn, SourceLocation(file: file, line: 1, column: column, className: relation.owner), "missing column (relations: \(fieldName))"), fatal: true)
-                    stopSending()
                 }
-                if log.hasFatal { break }
+                if !missing.isEmpty {
+                    stopSending()
+                    break
+                }
             }
             let row = RowID(source: source, line: offset + record.line)
             var problems: [Diagnostic] = []
