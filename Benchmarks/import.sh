@@ -414,7 +414,7 @@ bench_import_sqlite3() {
     record_result import "sqlite3 .import" "$DATASET_ROWS" "$MEASURE_SECS" "$MEASURE_KB"
 }
 
-# Second reference: SQLite alone writing ParsePorter's mirror layout (DESIGN §4: objectId
+# Second reference: SQLite alone writing ParsePorter's mirror layout (Docs/MirrorLayout.md#tables: objectId
 # primary keys, join tables keyed by (owningId, relatedId), unique natural-key indexes). The
 # rows are copied with SQL from ParsePorter's own mirror, in the order it wrote them (objectIds
 # in random order), in one transaction with the same page cache: what the layout costs

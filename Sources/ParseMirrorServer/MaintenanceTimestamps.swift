@@ -2,7 +2,7 @@ import ParseModel
 
 extension ParseMirrorAPI {
     /// The `createdAt` and `updatedAt` a create by the maintenance key keeps, as Parse Server
-    /// 6.5+ does (PARSE_REST §12): `createdAt` given as a Date; `updatedAt` given as a Date no
+    /// 6.5+ does (Docs/ParseServer.md#timestamps-and-the-maintenance-key): `createdAt` given as a Date; `updatedAt` given as a Date no
     /// earlier than it (142 otherwise), else equal to it. `nil` for any other caller, or when
     /// `createdAt` is not a Date: the object is then created now, the given values ignored.
     static func givenTimestamps(_ body: JSONObject, caller: Caller) throws -> (createdAt: ParseDate, updatedAt: ParseDate)? {

@@ -1,6 +1,6 @@
 import ParseModel
 
-/// One field's change as a write body asks for it (PARSE_REST §3, update operators).
+/// One field's change as a write body asks for it (Docs/ParseServer.md#update-operators).
 package enum FieldEdit {
     /// A value; `.null` clears the field; a Relation placeholder only declares the field.
     case set(ParseValue)

@@ -3,7 +3,7 @@ import ParseModel
 import PorterHTTP
 import PorterPipeline
 
-/// An error answered in one of Parse Server's shapes (PARSE_REST §9).
+/// An error answered in one of Parse Server's shapes (Docs/ParseServer.md#errors).
 struct APIError: Error {
     let status: Int
     /// The Parse error code; `nil` for the code-less 403/404 answers.
@@ -106,7 +106,7 @@ struct APIResponse {
         internalFailures = error.cause.map { [$0] } ?? []
     }
 
-    /// The HTTP response: JSON, never cached (ParseSwift on Linux caches by path, §14), open to
+    /// The HTTP response: JSON, never cached (ParseSwift on Linux caches by path, Docs/ParseSwift.md#caching), open to
     /// browser apps on any origin as Parse Server's `allowCrossDomain` makes it.
     var httpResponse: HTTPResponse {
         var headers = HTTPHeaders()

@@ -5,7 +5,7 @@ import PorterSQLite
 import PorterPipeline
 
 /// Parse Server's REST API over a SQLite mirror: objects, queries, schemas, batch, users and
-/// sessions, with Parse's status codes, error codes and JSON shapes (PARSE_REST.md).
+/// sessions, with Parse's status codes, error codes and JSON shapes (Docs/ParseServer.md).
 ///
 /// Serve it with ``MirrorServer``, or call ``respond(to:)`` directly:
 ///

@@ -2,7 +2,7 @@ import ParseModel
 import PorterPipeline
 
 /// `/schemas[/:className]` (master key only): list, read, create, change and drop classes,
-/// answered with the `/schemas` JSON of PARSE_REST §7. Indexes are kept in the schema JSON
+/// answered with the `/schemas` JSON of Docs/ParseServer.md#schemas. Indexes are kept in the schema JSON
 /// only; the mirror's tables get no SQL index for them.
 extension ParseMirrorAPI {
     func schemaRoute(_ request: APIRequest, className: String?, caller: Caller, data: DataAccess) throws -> APIResponse {

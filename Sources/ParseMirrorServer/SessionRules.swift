@@ -1,7 +1,7 @@
 import ParseModel
 
 /// `_Session` as Parse Server guards it (`RestWrite.handleSession`, `RestQuery`, `rest.del`;
-/// PARSE_REST §15): only the master key sees or changes other users' sessions, and a client never
+/// Docs/ParseServer.md#sessions): only the master key sees or changes other users' sessions, and a client never
 /// chooses a token, a user or an expiry. Reads are narrowed to the caller's own sessions by the
 /// query engine (``ReadAccess``); the writes are checked here.
 extension ParseMirrorAPI {

@@ -1,5 +1,5 @@
 /// A Parse error code, as Parse Server puts it in `{"code": N, "error": "…"}` and Parse's SDKs
-/// name it in their `ParseError`. The names are the SDKs' (PARSE_REST §9); codes Parse Server uses
+/// name it in their `ParseError`. The names are the SDKs' (Docs/ParseServer.md#errors); codes Parse Server uses
 /// without an SDK name are named for their use.
 public struct ParseErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     /// The number Parse puts in `code`.

@@ -1,4 +1,4 @@
-/// The Parse REST API's JSON encoding of values (PARSE_REST.md §3).
+/// The Parse REST API's JSON encoding of values (Docs/ParseServer.md#values-on-the-wire).
 extension ParseValue {
     /// The value as Parse REST sends it: typed values as `{"__type":…}` objects.
     public var wireJSON: JSONValue {

@@ -7,7 +7,7 @@ package enum SHA256 {
         var state: [UInt32] = [
             0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
         ]
-        // Padding (§5.1.1): a 1 bit, zeros up to 56 mod 64 bytes, then the bit length big-endian.
+        // Padding (FIPS 180-4 §5.1.1): a 1 bit, zeros up to 56 mod 64 bytes, then the bit length big-endian.
         var padded = message
         padded.append(0x80)
         padded += [UInt8](repeating: 0, count: (120 - padded.count % 64) % 64)
@@ -44,7 +44,7 @@ package enum SHA256 {
 
     private static func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { x >> n | x << (32 - n) }
 
-    /// The first 32 bits of the fractional parts of the cube roots of the first 64 primes (§4.2.2).
+    /// The first 32 bits of the fractional parts of the cube roots of the first 64 primes (FIPS 180-4 §4.2.2).
     private static let k: [UInt32] = [
         0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,
         0xd807_aa98, 0x1283_5b01, 0x2431_85be, 0x550c_7dc3, 0x72be_5d74, 0x80de_b1fe, 0x9bdc_06a7, 0xc19b_f174,

@@ -1,4 +1,4 @@
-/// What Parse Server gives its own classes (PARSE_REST §7 "Default fields"): fields created with
+/// What Parse Server gives its own classes (Docs/ParseServer.md#default-fields): fields created with
 /// the class, reported by `/schemas`, never added or removed through it; and the indexes it makes
 /// itself, which defined schemas never touch.
 package enum SystemClasses {

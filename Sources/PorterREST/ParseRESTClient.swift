@@ -168,7 +168,7 @@ public final class ParseRESTClient: Sendable {
         }
     }
 
-    /// Parse error bodies carry `error`, uncaught server errors `message` (PARSE_REST.md §9).
+    /// Parse error bodies carry `error`, uncaught server errors `message` (Docs/ParseServer.md#errors).
     static func errorMessage(_ json: JSONValue?, data: Data, status: Int) -> String {
         if case .string(let text)? = json?["error"] { return text }
         if case .string(let text)? = json?["message"] { return text }

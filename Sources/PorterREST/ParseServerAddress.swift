@@ -13,7 +13,7 @@ public struct ParseServerAddress: Sendable, CustomStringConvertible {
     /// The REST API key, when given (servers started without one ignore it).
     public let restAPIKey: String?
     /// Parse Server's `maintenanceKey`: creates sent with it keep the source's `createdAt` and
-    /// `updatedAt` (PARSE_REST §12).
+    /// `updatedAt` (Docs/ParseServer.md#timestamps-and-the-maintenance-key).
     public let maintenanceKey: String?
 
     /// Checks the URL and the keys. A master or maintenance key is refused over plain `http://` to

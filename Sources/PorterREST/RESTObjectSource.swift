@@ -3,7 +3,7 @@ import PorterPipeline
 
 /// Reads a Parse Server over its REST API, with the master key: the schemas `/schemas` lists,
 /// objects paged by objectId (never by skip), counts, objectIds, and relation links read with
-/// `$relatedTo` queries inside `/batch` requests (PARSE_REST.md §5, §6).
+/// `$relatedTo` queries inside `/batch` requests (Docs/ParseServer.md#paging, Docs/ParseServer.md#relations).
 public final class RESTObjectSource: ObjectSource {
     private let reader: RESTReader
     private var address: ParseServerAddress { reader.client.address }
@@ -38,7 +38,7 @@ public final class RESTObjectSource: ObjectSource {
     }
 
     /// `count=1&limit=0`; an empty `where` gets a constraint that is always true, so that a
-    /// Postgres-backed server counts instead of estimating (PARSE_REST.md §5).
+    /// Postgres-backed server counts instead of estimating (Docs/ParseServer.md#counting).
     public func count(of schema: ClassSchema, matching constraints: JSONObject?) throws(PorterError) -> Int {
         var constraints = constraints ?? JSONObject()
         if constraints.isEmpty { constraints["objectId"] = .object(JSONObject(["$exists": .bool(true)])) }
@@ -120,7 +120,7 @@ public final class RESTObjectSource: ObjectSource {
                             updatedAt: try timestamp("updatedAt", of: object, className: className), acl: acl, values: values)
     }
 
-    /// `createdAt` or `updatedAt`: a plain ISO string in results (PARSE_REST.md §3).
+    /// `createdAt` or `updatedAt`: a plain ISO string in results (Docs/ParseServer.md#values-on-the-wire).
     private func timestamp(_ name: String, of object: JSONObject, className: String) throws(PorterError) -> ParseDate {
         guard case .string(let text)? = object[name], let date = ParseDate(iso: text) else {
             let id = object["objectId"].map { $0.serialized() } ?? "?"

@@ -2,8 +2,8 @@ import ParseModel
 import PorterPipeline
 
 /// Reads what a Parse Server has: the `/schemas` entries, a class's objects paged by objectId
-/// (never by skip, PARSE_REST.md §5 "Paging a huge class"), and relation links with
-/// `$relatedTo` queries sent as GET operations of `/batch` requests (§6). The import sink
+/// (never by skip, Docs/ParseServer.md#paging), and relation links with `$relatedTo` queries
+/// sent as GET operations of `/batch` requests (Docs/ParseServer.md#relations). The import sink
 /// reads through it before it writes, ``RESTObjectSource`` for export and pull.
 struct RESTReader {
     let client: ParseRESTClient
@@ -41,7 +41,7 @@ struct RESTReader {
         do {
             return try client.sendBlocking("GET", path, query: query, phase: phase)
         } catch {
-            // Reading a class that does not exist yet without the master key (PARSE_REST.md §5).
+            // Reading a class that does not exist yet without the master key (Docs/ParseServer.md#classes-that-do-not-exist).
             if case .refused(_, .operationForbidden?, _) = error { return .object(JSONObject(["results": .array([])])) }
             throw PorterError(.target, "\(client.address): reading \(path): \(ParseRESTErrors.describe(error))")
         }

@@ -2,7 +2,7 @@ import ParseModel
 import PorterPipeline
 
 /// What a Parse Server over REST does not take as the source has it: timestamps (kept only by
-/// a create with the maintenance key, PARSE_REST §12) and password hashes (never).
+/// a create with the maintenance key) and password hashes (never): Docs/ParseServer.md#users-sessions-and-the-maintenance-key.
 extension RESTSink {
     /// Objects whose source timestamps the server did not keep.
     struct TimestampTally {

@@ -22,7 +22,7 @@ public struct RESTSinkOptions: Sendable {
     }
 }
 
-/// Loads into a Parse Server over its REST API (PARSE_REST.md).
+/// Loads into a Parse Server over its REST API (Docs/ParseServer.md).
 ///
 /// Before a class is written, the objects already on the server are read (paged by objectId)
 /// and matched by natural key: missing objects are created, changed ones updated, the rest left

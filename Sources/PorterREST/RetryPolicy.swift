@@ -18,7 +18,7 @@ public struct RetryPolicy: Sendable {
         self.maximumDelay = maximumDelay
     }
 
-    /// Parse error codes worth another try (PARSE_REST.md §9): internal error, connection
+    /// Parse error codes worth another try (Docs/ParseServer.md#errors): internal error, connection
     /// failed (Parse Server's rate limit answer), timeout, request limit exceeded (hosted servers).
     public static let retryableCodes: Set<ParseErrorCode> = [.internalServerError, .connectionFailed, .timeout, .requestLimitExceeded]
 

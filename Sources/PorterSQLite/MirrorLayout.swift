@@ -62,10 +62,10 @@ package enum MirrorLayout {
     }
 }
 
-/// A value as a mirror column stores it (DESIGN §4): numbers and booleans as numbers, dates as
-/// ISO text, pointers as the target's objectId, the rest as JSON text with sorted keys. Writing
-/// (``SQLiteStatement/bind(_:at:)``) and comparing with a stored row
-/// (``SQLiteStatement/holds(_:at:affinity:)``) both go through it, so they cannot disagree.
+/// A value as a mirror column stores it (Docs/MirrorLayout.md#columns-and-values): numbers and
+/// booleans as numbers, dates as ISO text, pointers as the target's objectId, the rest as JSON
+/// text with sorted keys. Writing (``SQLiteStatement/bind(_:at:)``) and comparing with a stored
+/// row (``SQLiteStatement/holds(_:at:affinity:)``) both go through it, so they cannot disagree.
 package enum StoredValue {
     case null
     case integer(Int64)

@@ -3,7 +3,7 @@ import Foundation
 import ParseModel
 import PorterPipeline
 
-/// The connection and the state of one ``SQLiteMirror`` (DESIGN §4): what the mirror does, on
+/// The connection and the state of one ``SQLiteMirror`` (Docs/MirrorLayout.md): what the mirror does, on
 /// behalf of the sink that holds it behind a mutex. Used by one thread at a time.
 final class MirrorWriter {
     let path: String

@@ -228,7 +228,7 @@ public final class Puller {
         try source.readObjects(of: schema, matching: constraints) { (objects) throws(PorterError) in
             try stopIfCancelled(className)
             problems.check(objects, className: className, fields: schema.storedFields)
-            // Only a database or a mirror gives the users' hashes (a Parse Server never does, PARSE_REST §12).
+            // Only a database or a mirror gives the users' hashes (a Parse Server never does, Docs/ParseServer.md#users-and-passwords).
             let hashes = className == "_User" && source.readsPasswordHashes ? try source.passwordHashes(ofUsers: objects.map(\.objectId)) : nil
             let links = try relationLinks(of: schema, owners: objects.map(\.objectId))
             let mirror = mirror

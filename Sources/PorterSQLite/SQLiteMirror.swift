@@ -2,7 +2,7 @@ import ParseModel
 import PorterPipeline
 import Synchronization
 
-/// The SQLite mirror (DESIGN §4): `_SCHEMA` with each class's `/schemas` JSON, one table per
+/// The SQLite mirror (Docs/MirrorLayout.md): `_SCHEMA` with each class's `/schemas` JSON, one table per
 /// class, `_Join:<field>:<Class>` tables for relations, a unique index on each natural key.
 /// An import is one transaction; a mirror the import creates is built under a hidden name and
 /// takes its own only when it commits (``NewMirrorFile``), so a failed or killed import leaves

@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 
 /// Each good fixture imports, and the mirror holds its objects with resolved pointers,
-/// relation links and typed values (DESIGN §4).
+/// relation links and typed values (Docs/MirrorLayout.md#columns-and-values).
 final class FixtureImportTests: XCTestCase {
     func importFixture(_ name: String) throws -> (Mirror, ImportSummary, URL) {
         let scratch = try CommandRunner.temporaryDirectory(self)

@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 
 /// `parse-porter serve` over an imported mirror, driven by curl the way Parse clients send
-/// requests (PARSE_REST.md §14), with Parse Server's status codes and error shapes.
+/// requests (Docs/ParseSwift.md#requests), with Parse Server's status codes and error shapes.
 final class ServeTests: XCTestCase {
     private var url = ""
     private let appId = ServeProcess.appId, masterKey = ServeProcess.masterKey

@@ -107,7 +107,7 @@ final class ObjectTests: XCTestCase {
     }
 
     /// As in Parse Server, an update that only adds or removes relation links moves `updatedAt`
-    /// (PARSE_REST §6): an incremental pull finds the owners whose links changed that way.
+    /// (Docs/ParseServer.md#relations): an incremental pull finds the owners whose links changed that way.
     func testRelationOnlyUpdatesMoveUpdatedAt() throws {
         let server = try TestServer()
         let id = server.create("Book", #"{"title":"Emma"}"#)

@@ -3,7 +3,7 @@ import XCTest
 @testable import ParseMirrorServer
 
 /// `ParseErrorCode` as `serve` puts it on the wire: an error body reads back to the code and
-/// message it was made from, and the HTTP status follows the code as in Parse Server (§9).
+/// message it was made from, and the HTTP status follows the code as in Parse Server (Docs/ParseServer.md#errors).
 final class ParseErrorCodeTests: XCTestCase {
     func testAnErrorBodyReadsBackToItsCode() throws {
         let codes: [ParseErrorCode] = [.objectNotFound, .invalidQuery, .invalidKeyName, .duplicateValue, .invalidSessionToken,

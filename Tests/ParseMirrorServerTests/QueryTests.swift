@@ -2,7 +2,7 @@ import ParseMirrorServer
 import ParseModel
 import XCTest
 
-/// Queries as ParseSwift 4.14 sends them (PARSE_REST §14), answered through MirrorQuery.
+/// Queries as ParseSwift 4.14 sends them (Docs/ParseSwift.md#queries), answered through MirrorQuery.
 final class QueryTests: XCTestCase {
     private func library() throws -> TestServer {
         let server = try TestServer()

@@ -2,7 +2,7 @@ import ParseMirrorServer
 import ParseModel
 import XCTest
 
-/// `_Session` over HTTP as Parse Server guards it (PARSE_REST §15): no forged sessions, no
+/// `_Session` over HTTP as Parse Server guards it (Docs/ParseServer.md#sessions): no forged sessions, no
 /// sessions moved to another user, no one else's sessions listed.
 final class SessionSecurityTests: XCTestCase {
     private func pointer(_ userId: String) -> String { #"{"__type":"Pointer","className":"_User","objectId":"\#(userId)"}"# }

@@ -1,7 +1,7 @@
 import XCTest
 @testable import ParseModel
 
-/// The Parse REST wire encodings of PARSE_REST.md §3: decoding, typed values and round trips.
+/// The Parse REST wire encodings (Docs/ParseServer.md#values-on-the-wire): decoding, typed values and round trips.
 final class ParseValueWireTests: XCTestCase {
     // MARK: Helpers
 

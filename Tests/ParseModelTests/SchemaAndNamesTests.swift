@@ -31,7 +31,7 @@ final class SchemaAndNamesTests: XCTestCase {
         XCTAssertEqual(schema["fields"]?["founded"], json(#"{"type":"Date","defaultValue":{"__type":"Date","iso":"1200-01-01T00:00:00.000Z"}}"#))
         XCTAssertEqual(schema["fields"]?["center"], json(#"{"type":"GeoPoint"}"#))
         XCTAssertEqual(schema["fields"]?["tags"], json(#"{"type":"Array"}"#))
-        // PARSE_REST.md §7: what a class with no CLP set returns.
+        // Docs/ParseServer.md#schemas: what a class with no CLP set returns.
         let expectedCLP = json(#"""
         {"find":{"*":true},"count":{"*":true},"get":{"*":true},"create":{"*":true},
          "update":{"*":true},"delete":{"*":true},"addField":{"*":true},"protectedFields":{"*":[]}}

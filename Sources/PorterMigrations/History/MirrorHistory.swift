@@ -2,7 +2,7 @@ import ParseModel
 import PorterPipeline
 import PorterSQLite
 
-/// The history in the mirror's `_PorterMigrations` table (DESIGN §4), on the target's connection:
+/// The history in the mirror's `_PorterMigrations` table (Docs/MirrorLayout.md#tables), on the target's connection:
 /// an entry written during a migration commits or rolls back with it.
 final class MirrorHistory: MigrationHistory {
     private let database: SQLiteDatabase

@@ -17,7 +17,7 @@ struct ObjectWrite {
     }
 }
 
-/// Sends object writes in `/batch` requests of 50 (PARSE_REST §4). The writes of one call must
+/// Sends object writes in `/batch` requests of 50 (Docs/ParseServer.md#batch). The writes of one call must
 /// not depend on each other: Parse Server runs a batch's requests concurrently.
 struct BatchWriter {
     let api: ParseAPI

@@ -3,7 +3,7 @@ import PorterPipeline
 
 /// Reads the objects of a class that match a `where`, a page at a time, in objectId order:
 /// each page asks for `objectId > last seen` (never `skip`), so objects written, deleted or
-/// no longer matching between pages are neither skipped nor seen twice (PARSE_REST §5).
+/// no longer matching between pages are neither skipped nor seen twice (Docs/ParseServer.md#paging).
 struct ObjectPager {
     let api: ParseAPI
     /// Objects asked for per query. Paging stops at the first empty page, because a server's

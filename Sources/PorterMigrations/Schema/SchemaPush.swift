@@ -2,7 +2,7 @@ import ParseModel
 import PorterPipeline
 
 /// What `schema push` may do besides adding and updating: the options of Parse Server's
-/// defined schemas (PARSE_REST §8).
+/// defined schemas (Docs/ParseServer.md#defined-schemas).
 public struct SchemaPushOptions: Sendable {
     /// Delete the fields the target has and the file does not, with their values.
     public var deleteExtraFields: Bool

@@ -38,8 +38,8 @@ public struct RelationLink: Sendable, Hashable {
     }
 }
 
-/// Where an export or a pull reads from: a SQLite mirror or a Parse Server (DESIGN §3, the
-/// source side of the sinks). Objects are read a page at a time and each page is handed on
+/// Where an export or a pull reads from: a SQLite mirror or a Parse Server (the source side
+/// of ``ObjectSink``). Objects are read a page at a time and each page is handed on
 /// before the next is read, so memory stays flat however large the class.
 ///
 /// Threads: an export or a pull calls its source from one thread of its own, not a thread of
@@ -88,7 +88,7 @@ public protocol ObjectSource: AnyObject {
 }
 
 extension ObjectSource {
-    /// No hashes: the source cannot read them (a Parse Server, PARSE_REST §12).
+    /// No hashes: the source cannot read them (a Parse Server, Docs/ParseServer.md#users-and-passwords).
     public func passwordHashes(ofUsers userIds: [String]) throws(PorterError) -> [String: String] { [:] }
 
     /// The source reads no hashes: a pull keeps the ones a mirror has.

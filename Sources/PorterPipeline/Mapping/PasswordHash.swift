@@ -43,9 +43,9 @@ enum PasswordHash {
 
 extension PasswordHash {
     /// What happens to the users of a Parse export in a target that takes no password hashes over
-    /// REST (PARSE_REST §12: Parse Server hashes the password it is given and has no way to set a
-    /// hash): `hashes` users have one, `passwordless` have neither a hash nor `authData` (Parse
-    /// Server creates no user without a password).
+    /// REST (Parse Server hashes the password it is given and has no way to set a hash,
+    /// Docs/ParseServer.md#users-and-passwords): `hashes` users have one, `passwordless` have
+    /// neither a hash nor `authData` (Parse Server creates no user without a password).
     static func notice(hashes: Int, passwordless: Int, written: Bool) -> String {
         var parts: [String] = []
         if hashes > 0 { parts.append("\(hashes) _User object\(hashes == 1 ? " has a password hash" : "s have password hashes")") }

@@ -1,6 +1,6 @@
 import ParseModel
 
-/// The order in which a dataset's classes are written (DESIGN §3): classes in topological
+/// The order in which a dataset's classes are written: classes in topological
 /// phases along their pointers; pointer fields that close a cycle are left out of the insert
 /// and patched in a later phase; relations come last, when both sides exist.
 public struct ImportPlan: Sendable, Equatable {

@@ -1,0 +1,137 @@
+import Foundation
+import XCTest
+
+/// Every fact the repository cites lives in it: no file cites a design or reference document
+/// kept outside the repository, no section number stands without the document it belongs to,
+/// and every `….md#anchor` names a file of the repository and one of its headings.
+final class DocumentCitationTests: XCTestCase {
+    func testNoFileCitesADocumentOutsideTheRepository() throws {
+        var findings: [String] = []
+        for file in try repositoryTextFiles() where file.path != #filePath {
+            findings += CitationCheck.outsideCitations(in: file.text).map { "\(file.relativePath):\($0.line): \($0.text)" }
+        }
+        XCTAssertEqual(findings, [], "cite the repository's own Docs/ instead:\n" + findings.joined(separator: "\n"))
+    }
+
+    func testEveryDocumentAnchorNamesAHeading() throws {
+        let files = try repositoryTextFiles()
+        var findings: [String] = []
+        for file in files where file.path != #filePath {
+            let folder = (file.relativePath as NSString).deletingLastPathComponent
+            for citation in CitationCheck.anchorCitations(in: file.text, isMarkdown: file.relativePath.hasSuffix(".md")) {
+                let document = citation.document.isEmpty ? file.relativePath : citation.document
+                let candidates = [(folder as NSString).appendingPathComponent(document), document]
+                guard let target = candidates.lazy.compactMap({ path in files.first { $0.relativePath == path } }).first else {
+                    findings.append("\(file.relativePath):\(citation.line): \(citation.document) is not in the repository")
+                    continue
+                }
+                if !CitationCheck.anchors(of: target.text).contains(citation.anchor) {
+                    findings.append("\(file.relativePath):\(citation.line): \(target.relativePath) has no heading #\(citation.anchor)")
+                }
+            }
+        }
+        XCTAssertEqual(findings, [], findings.joined(separator: "\n"))
+    }
+
+    /// The checks find what they look for, and leave alone what they should.
+    func testTheChecksTellCitationsApart() {
+        let outside = "// As " + "DESIGN §4 says\n/// (" + "PARSE_REST.md §5)\nlet key = env[\"PARSE_REST_API_KEY\"]\n/// paged (§6)\n// FIPS 180-4 §5.1.1\n"
+        XCTAssertEqual(CitationCheck.outsideCitations(in: outside).map(\.line), [1, 2, 4])
+
+        let text = "see Docs/ParseServer.md#paging and [here](#set-up), https://example.com/README.md#x\n"
+        let citations = CitationCheck.anchorCitations(in: text, isMarkdown: true)
+        XCTAssertEqual(citations.map(\.document), ["Docs/ParseServer.md", ""])
+        XCTAssertEqual(citations.map(\.anchor), ["paging", "set-up"])
+
+        let headings = "# ParsePorter\n## Set-up\n```sh\n# not a heading\n```\n### `--target`: one name\n## Set-up\n## Über, 50 & more\n"
+        XCTAssertEqual(CitationCheck.anchors(of: headings), ["parseporter", "set-up", "--target-one-name", "set-up-1", "über-50--more"])
+    }
+
+    /// The repository's text files: everything under the package root but hidden folders
+    /// (`.git`, `.build*`) and files that are not UTF-8. Both checks skip this file, whose
+    /// examples are what they look for.
+    private func repositoryTextFiles() throws -> [(path: String, relativePath: String, text: String)] {
+        let root = URL(fileURLWithPath: packageRoot).standardizedFileURL.path
+        guard let walker = FileManager.default.enumerator(atPath: root) else { throw CocoaError(.fileReadNoSuchFile) }
+        var files: [(path: String, relativePath: String, text: String)] = []
+        while let relative = walker.nextObject() as? String {
+            let name = (relative as NSString).lastPathComponent
+            if name.hasPrefix(".") {
+                if walker.fileAttributes?[.type] as? FileAttributeType == .typeDirectory { walker.skipDescendants() }
+                continue
+            }
+            guard walker.fileAttributes?[.type] as? FileAttributeType == .typeRegular else { continue }
+            let path = root + "/" + relative
+            guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else { continue }
+            files.append((path, relative, text))
+        }
+        XCTAssertTrue(files.contains { $0.relativePath == "README.md" }, "the walk missed README.md")
+        return files
+    }
+}
+
+/// What ``DocumentCitationTests`` looks for in a file's text.
+enum CitationCheck {
+    /// Names of documents kept outside the repository, and the way out of it.
+    private static let outsidePatterns = [
+        #"\bDESIGN\b"#, #"\bPARSE_REST\b"#, #"\bANCHORS\.md\b"#, #"\bSTYLE\.md\b"#, #"\bREAL_PARSE_SERVER\.md\b"#,
+        #"\bSWIFT_DEPS\.md\b"#, #"\.\./shared/"#, #"/work/shared\b"#,
+    ].map { try! NSRegularExpression(pattern: $0) }
+    /// A section number after the name of the public standard it is a section of.
+    private static let namedSection = try! NSRegularExpression(pattern: #"(FIPS \d+-\d+|RFC \d+) §"#)
+    /// `path/name.md#anchor` (not inside a URL), or `](#anchor)` in Markdown.
+    private static let documentAnchor = try! NSRegularExpression(pattern: #"(?<![\w/.:-])((?:[\w.-]+/)*[\w.-]+\.md)#([\w-]+)"#)
+    private static let localAnchor = try! NSRegularExpression(pattern: #"\]\(#([\w-]+)\)"#)
+
+    /// The lines (1-based) that cite a document outside the repository, or a bare `§n`.
+    static func outsideCitations(in text: String) -> [(line: Int, text: String)] {
+        var found: [(line: Int, text: String)] = []
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = String(line)
+            let range = NSRange(line.startIndex..., in: line)
+            let outside = outsidePatterns.contains { $0.firstMatch(in: line, range: range) != nil }
+            let bareSection = line.filter { $0 == "§" }.count > namedSection.numberOfMatches(in: line, range: range)
+            if outside || bareSection { found.append((index + 1, line.trimmingCharacters(in: .whitespaces))) }
+        }
+        return found
+    }
+
+    /// The `….md#anchor` citations of a text; `document` is empty for a Markdown file's `](#anchor)`.
+    static func anchorCitations(in text: String, isMarkdown: Bool) -> [(line: Int, document: String, anchor: String)] {
+        var found: [(line: Int, document: String, anchor: String)] = []
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = String(line)
+            let range = NSRange(line.startIndex..., in: line)
+            for match in documentAnchor.matches(in: line, range: range) {
+                found.append((index + 1, String(line[Range(match.range(at: 1), in: line)!]), String(line[Range(match.range(at: 2), in: line)!])))
+            }
+            guard isMarkdown else { continue }
+            for match in localAnchor.matches(in: line, range: range) {
+                found.append((index + 1, "", String(line[Range(match.range(at: 1), in: line)!])))
+            }
+        }
+        return found
+    }
+
+    /// The anchors GitHub gives a Markdown file's headings: lower case, punctuation but `-` and
+    /// `_` dropped, spaces as `-`, a repeated one numbered (`-1`, `-2`); fenced code left out.
+    static func anchors(of markdown: String) -> [String] {
+        var anchors: [String] = []
+        var seen: [String: Int] = [:]
+        var inFence = false
+        for line in markdown.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("```") { inFence.toggle() }
+            guard !inFence, let hashes = line.firstIndex(where: { $0 != "#" }), hashes != line.startIndex,
+                  line.distance(from: line.startIndex, to: hashes) <= 6, line[hashes] == " " else { continue }
+            let title = line[hashes...].trimmingCharacters(in: .whitespaces).lowercased()
+            let slug = String(title.compactMap { character -> Character? in
+                if character == " " { return "-" }
+                return character.isLetter || character.isNumber || character == "-" || character == "_" ? character : nil
+            })
+            let count = seen[slug, default: 0]
+            seen[slug] = count + 1
+            anchors.append(count == 0 ? slug : "\(slug)-\(count)")
+        }
+        return anchors
+    }
+}
