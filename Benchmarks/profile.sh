@@ -12,7 +12,9 @@
 #   2. build parse-porter for profiling into .build-profile/ (its own build directory):
 #        swift build -c release --product parse-porter --scratch-path .build-profile \
 #            -Xswiftc -dwarf-version=4 -Xcc -gdwarf-4
-#      (Swift 6.3 writes DWARF 5 by default, which valgrind 3.19 cannot read; log:
+#      (valgrind 3.19 gives up on a binary with any DWARF 5 unit in it: the toolchain's clang
+#      writes DWARF 5 for the C files of Yams (CYaml) unless told -gdwarf-4; swiftc writes
+#      DWARF 4 on Linux already, which -dwarf-version=4 pins; log:
 #      Benchmarks/out/profile-BOOKS/build.log), and with gcc the field counter
 #      (Benchmarks/csv_fields.c) and the preload that lets valgrind run parse-porter
 #      (Benchmarks/valgrind_sigsuspend.c);
@@ -28,8 +30,8 @@
 # Environment:
 #   SEED=S                 dataset seed (default 42)
 #   TOP=N                  functions listed from validate's profile (default 15; 0: none)
-#   PARSE_PORTER_BIN=PATH  profile this binary instead of building one (it must carry DWARF 4
-#                          or no debug info, or valgrind stops reading it)
+#   PARSE_PORTER_BIN=PATH  profile this binary instead of building one (with no DWARF 5 unit
+#                          in it, or valgrind stops reading it)
 #
 # Outputs (Benchmarks/out/profile-BOOKS/, git-ignored): callgrind.validate.out,
 # callgrind.csv_fields.out (and .1book. of each), the programs' stdout/stderr, summary.txt.
