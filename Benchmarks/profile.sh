@@ -163,7 +163,6 @@ for line in sys.stdin:
             continue
         where, _, name = m.group(2).partition(":")
         name = re.sub(r"\x27\d+$", "", name)
-        name = name if len(name) <= 100 else name[:99] + "…"
         if mode == "inclusive" and plumbing.search(name):
             continue
         ir = int(m.group(1).replace(",", ""))
@@ -174,6 +173,7 @@ for line in sys.stdin:
     elif table and not line:
         table = False
 for name, (ir, place) in sorted(counts.items(), key=lambda kv: -kv[1][0])[:top]:
+    name = name if len(name) <= 100 else name[:99] + "…"
     print("%14s %5.1f%%  %s%s" % (format(ir, ","), 100.0 * ir / total, name, "  (" + place + ")" if place else ""))
 ' "$1" "$TOP" "$ROOT"
 }
