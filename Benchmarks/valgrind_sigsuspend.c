@@ -6,8 +6,8 @@
  * `sigsuspend` with a mask that is a constant in libdispatch's read-only segment. Valgrind
  * 3.19 writes into the mask it is given while it handles rt_sigsuspend, faults on that
  * read-only page and aborts with "VALGRIND INTERNAL ERROR: Valgrind received a signal 11
- * (SIGSEGV)" (si_code=2, at the mask's address, in every run that starts threads). A copy on
- * the stack is writable, and the call does the same.
+ * (SIGSEGV)" (si_code=2, at the mask's address). A copy on the stack is writable, and the
+ * call does the same.
  *
  * Build: gcc -O2 -shared -fPIC -o valgrind_sigsuspend.so valgrind_sigsuspend.c
  * Use:   LD_PRELOAD=/path/valgrind_sigsuspend.so valgrind --tool=callgrind parse-porter ...
