@@ -44,6 +44,58 @@ final class ParseAppTests: XCTestCase {
         XCTAssertEqual(raw.first?["lastInventory"]?["iso"], .string("2023-11-14T22:13:20.123Z"))
     }
 
+    /// Each Swift type a property may have becomes its Parse type, and its value arrives as given.
+    func testSavedPropertiesTakeTheirParseTypes() async throws {
+        struct Place: Encodable {
+            let city: String
+            let floors: [Int]
+        }
+        struct Branch: Encodable {
+            let code: String
+            let open: Bool
+            let rating: Double
+            let visitors: UInt8
+            let opened: Date
+            let logo: Data
+            let site: URL
+            let address: Place
+            let tags: [String]
+            let closedOn: Date?
+        }
+        let opened = Date(timeIntervalSince1970: 1_600_000_000.5)
+        let branch = Branch(code: "N1", open: true, rating: 4.5, visitors: 200, opened: opened, logo: Data([0, 1, 254]),
+                            site: URL(string: "https://example.com/n1")!, address: Place(city: "Oslo", floors: [1, 2]), tags: ["quiet"], closedOn: nil)
+        let app = try await ParseApp(target: .mirror(path: try temporaryFolder() + "/branches.sqlite"))
+        let report = try await app.save([branch], to: "Branch", key: ["code"])
+        XCTAssertTrue(report.committed, "\(report.errors)")
+
+        let schemas = try await app.schemas()
+        let fields = try XCTUnwrap(schemas.first { $0.className == "Branch" }).fields
+        let types = Dictionary(uniqueKeysWithValues: fields.map { ($0.name, $0.type) })
+        XCTAssertEqual(types["code"], .string)
+        XCTAssertEqual(types["open"], .boolean)
+        XCTAssertEqual(types["rating"], .number)
+        XCTAssertEqual(types["visitors"], .number)
+        XCTAssertEqual(types["opened"], .date)
+        XCTAssertEqual(types["logo"], .bytes)
+        XCTAssertEqual(types["site"], .string)
+        XCTAssertEqual(types["address"], .object)
+        XCTAssertEqual(types["tags"], .array)
+        XCTAssertNil(types["closedOn"], "a property that is always nil sets no field")
+
+        let branches = try await app.objects(of: "Branch")
+        let stored = try XCTUnwrap(branches.first)
+        XCTAssertEqual(stored["open"], true)
+        XCTAssertEqual(stored["rating"], 4.5)
+        XCTAssertEqual(stored["visitors"], 200)
+        XCTAssertEqual(stored["opened"], ["__type": "Date", "iso": "2020-09-13T12:26:40.500Z"])
+        XCTAssertEqual(stored["logo"], ["__type": "Bytes", "base64": .string(Data([0, 1, 254]).base64EncodedString())])
+        XCTAssertEqual(stored["site"], "https://example.com/n1")
+        XCTAssertEqual(stored["address"], ["city": "Oslo", "floors": [1, 2]])
+        XCTAssertEqual(stored["tags"], ["quiet"])
+        XCTAssertNil(stored["closedOn"])
+    }
+
     func testAValueThatDoesNotDecodeNamesTheObjectAndField() async throws {
         let app = try await openAndImport(folder: fixture("Fixtures/library"), shelves: shelves, mirrorPath: try temporaryFolder() + "/library.sqlite")
         struct Wrong: Decodable { let title: Int }
