@@ -24,8 +24,9 @@ import PorterSQLite
 /// of every job runs on threads of its own, never on Swift's cooperative pool. Cancelling the
 /// task that awaits a job stops it and leaves the target as the job's own documentation says.
 public final class ParseApp: Sendable {
-    /// Where the app's data is.
-    public enum Target: Sendable {
+    /// Where the app's data is. Printed, it shows the path or URL and never the master key or a
+    /// database password.
+    public enum Target: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
         /// A SQLite mirror file; `create` makes an empty one when the file is missing.
         case mirror(path: String, create: Bool = true)
         /// A Parse Server at `url` (`https://host/parse`), spoken to with the master key;
@@ -33,6 +34,21 @@ public final class ParseApp: Sendable {
         case server(url: String, applicationId: String, masterKey: String, allowInsecureHTTP: Bool = false)
         /// A Parse Server's PostgreSQL database, `postgres://user:password@host:5432/db`.
         case database(url: String)
+
+        /// The mirror's path, the server's URL or the database's URL without its password.
+        public var description: String {
+            switch self {
+            case .mirror(let path, _): path
+            case .server(let url, _, _, _): ParseServerAddress.redacted(url)
+            case .database(let url): PostgresURL.redacted(url)
+            }
+        }
+
+        /// The same as ``description``: no key or password.
+        public var debugDescription: String { description }
+
+        /// What `dump` shows: ``description`` alone.
+        public var customMirror: Mirror { Mirror(self, children: ["location": description]) }
     }
 
     /// The target this handle opened.

@@ -145,6 +145,11 @@ final class ParseAppTests: XCTestCase {
         try Data(#"[{"className": "Genre", "fields": {"name": {"type": "String", "required": true}, "books": {"type": "Relation", "targetClass": "Book"}, "rank": {"type": "Number"}}}]"#.utf8)
             .write(to: URL(fileURLWithPath: schemaFile))
         let app = try await ParseApp(target: .server(url: server.url.absoluteString, applicationId: applicationId, masterKey: masterKey))
+        var dumped = ""
+        dump(app.target, to: &dumped)
+        for shown in ["\(app.target)", String(reflecting: app.target), dumped, app.location] {
+            XCTAssertFalse(shown.contains(masterKey), "the master key is never shown: \(shown)")
+        }
         let diff = try await checkAndPushSchema(schemaFile, to: app)
         XCTAssertEqual(diff.classes.first { $0.className == "Genre" }?.fields.map(\.name), ["rank"])
         let pushed = try await app.schemas()
