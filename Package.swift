@@ -4,6 +4,7 @@ import PackageDescription
 let package = Package(
     name: "ParsePorter",
     products: [
+        .library(name: "ParsePorter", targets: ["ParsePorter"]),
         .library(name: "ParseModel", targets: ["ParseModel"]),
         .library(name: "PorterReaders", targets: ["PorterReaders"]),
         .library(name: "PorterPipeline", targets: ["PorterPipeline"]),
@@ -40,6 +41,10 @@ let package = Package(
             "ParseModel", "PorterReaders", "PorterPipeline", "PorterSQLite", "PorterREST", "ParseMirrorServer", "PorterPostgres",
             .product(name: "Yams", package: "Yams"),
         ]),
+        // One handle per Parse app (ParseApp) for every job, over the modules above.
+        .target(name: "ParsePorter", dependencies: [
+            "ParseModel", "PorterReaders", "PorterPipeline", "PorterSQLite", "PorterREST", "PorterPostgres", "MirrorQuery", "PorterMigrations",
+        ]),
         .executableTarget(name: "parse-porter", dependencies: [
             "ParseModel", "PorterReaders", "PorterPipeline", "PorterSQLite", "PorterREST", "MirrorQuery", "ParseMirrorServer", "PorterHTTP",
             "PorterMigrations", "PorterPostgres",
@@ -65,7 +70,7 @@ let package = Package(
         // access `package` declarations are hidden; Swift 6 mode (complete concurrency checking),
         // warnings are errors. Its examples are the README chapter "Using ParsePorter as a library".
         .testTarget(name: "LibraryClientTests", dependencies: [
-            "ParseModel", "PorterReaders", "PorterPipeline", "PorterSQLite", "PorterREST", "PorterPostgres", "MirrorQuery", "ParseMirrorServer", "PorterHTTP",
+            "ParsePorter", "ParseModel", "PorterReaders", "PorterPipeline", "PorterSQLite", "PorterREST", "PorterPostgres", "MirrorQuery", "ParseMirrorServer", "PorterHTTP",
             "PorterMigrations", "PorterTestSupport",
         ], packageAccess: false, swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-warnings-as-errors"])]),
         .testTarget(name: "EndToEndTests", dependencies: ["CSQLite", "PorterPostgres", "PorterTestSupport", "CLibZip", "parse-porter", "ParseMirrorServer", "PorterHTTP", "PorterPipeline"], exclude: ["Snapshots", "Goldens"]),

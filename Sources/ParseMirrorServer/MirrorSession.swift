@@ -61,6 +61,13 @@ public final class MirrorSession {
         inTransaction = false
     }
 
+    /// Rolls back an open transaction and closes the mirror's connections (SQLite then removes
+    /// its `-wal` and `-shm` files). Closing twice does nothing; requests after it fail.
+    package func close() {
+        rollback()
+        api.close()
+    }
+
     /// Answers one request (`path` below the mount path, e.g. `/schemas/Book`) as Parse Server
     /// would with the master key: the HTTP status and the JSON body, an error body when the status
     /// is not 2xx. A failure of the mirror file itself is thrown.

@@ -28,8 +28,8 @@ public struct MemorySource: Sendable, Equatable {
         self.init(name: name, records: records.map { .success($0) })
     }
 
-    /// Values encoded as JSON objects with `encoder` (dates as ISO 8601 text by default, as a
-    /// Date field reads them), each a record. A value that cannot be encoded, or not as a
+    /// Values encoded as JSON objects with `encoder` (dates as ISO 8601 text with milliseconds
+    /// by default, as a Date field reads them), each a record. A value that cannot be encoded, or not as a
     /// JSON object, is a fault at its position when the source is read.
     public init<Row: Encodable>(name: String, encoding rows: [Row], encoder: JSONEncoder = MemorySource.defaultEncoder()) {
         let records = rows.map { row -> Result<JSONObject, MemoryRowFault> in
@@ -59,10 +59,14 @@ public struct MemorySource: Sendable, Equatable {
         self.makeReader = { MemoryRecordReader(displayName: name, records: records) }
     }
 
-    /// The encoder ``init(name:encoding:encoder:)`` uses unless given one: dates as ISO 8601 text.
+    /// The encoder ``init(name:encoding:encoder:)`` uses unless given one: dates as ISO 8601
+    /// text in UTC with milliseconds (`2024-01-31T09:30:00.123Z`), the precision Parse keeps.
     public static func defaultEncoder() -> JSONEncoder {
         let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(ParseDate(date).iso)
+        }
         return encoder
     }
 

@@ -98,7 +98,6 @@ final class MirrorWriter {
     }
 
     func begin(schemas declared: [ClassSchema], naturalKeys: [String: [String]]) throws(PorterError) {
-        let existing = Dictionary(try existingSchemas().map { ($0.className, $0) }, uniquingKeysWith: { a, _ in a })
         let db = try open(create: true)
         now = ParseDate(millisecondsSince1970: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))).iso
         self.naturalKeys = naturalKeys
@@ -107,7 +106,9 @@ final class MirrorWriter {
         forgetLinkDigests()
         scansApartAllowed = !shared
         try db.execute("PRAGMA cache_size = -65536")
-        try db.execute(shared ? "SAVEPOINT porter_import" : "BEGIN IMMEDIATE")
+        try startWriting(db)
+        // Read under the write lock: another import may have added classes since this one read them.
+        let existing = Dictionary(try existingSchemas().map { ($0.className, $0) }, uniquingKeysWith: { a, _ in a })
         for sql in MirrorLayout.bookkeepingTablesSQL { try db.execute(sql) }
         let saveSchema = try db.prepare(MirrorLayout.saveSchemaSQL)
         for schema in declared {
@@ -119,6 +120,10 @@ final class MirrorWriter {
             }
             for field in schema.fields {
                 if let index = merged.fields.firstIndex(where: { $0.name == field.name }) {
+                    guard merged.fields[index].type == field.type else {
+                        throw PorterError(.target, "\(path): \(schema.className).\(field.name) is a \(merged.fields[index].type) field now, "
+                            + "not a \(field.type): another run changed the mirror while this one read the dataset; nothing of this run was kept")
+                    }
                     merged.fields[index] = field
                     continue
                 }
@@ -133,6 +138,19 @@ final class MirrorWriter {
             saveSchema.bind(text: schema.className, at: 1)
             saveSchema.bind(text: merged.schemaJSON.serialized(), at: 2)
             try saveSchema.run()
+        }
+    }
+
+    /// Opens the import's transaction (a savepoint in a caller's), waiting for another run's
+    /// write transaction as long as the busy timeout allows; a run still writing then is a
+    /// target error saying so, with SQLite's `SQLITE_BUSY` under it.
+    private func startWriting(_ db: SQLiteDatabase) throws(PorterError) {
+        do {
+            try db.execute(shared ? "SAVEPOINT porter_import" : "BEGIN IMMEDIATE")
+        } catch {
+            guard let busy = error.sqliteError, busy.resultCode == .SQLITE_BUSY else { throw error }
+            throw PorterError(.target, "\(path): another run is writing this mirror and did not finish in time; nothing of this run was written: "
+                + "run it again once the other has finished", underlying: busy)
         }
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import ParseModel
 import PorterMigrations
 import PorterPipeline
+import PorterTestSupport
 import XCTest
 
 /// Migrations from async code: a runner handed to a task, and cancelled lock waits, on a
@@ -52,6 +53,40 @@ final class MigrationRunnerAsyncTests: XCTestCase {
             let again = try await Task { try await runner.up(to: nil) { _ in } }.value
             XCTAssertEqual(again.count, 0, "\(label): nothing left to apply")
         }
+    }
+
+    /// A run's blocking work (a mirror's requests, its wait for the lock while another run's
+    /// migration transaction is open) runs on a thread of its own, not on the cooperative pool:
+    /// while three runners migrate one mirror at once, a task ticking every 10 ms keeps ticking.
+    /// On the pool's threads (one per core) the two waiting runners blocked them all, and the
+    /// ticks stopped until SQLite's busy timeout ran out (a minute here).
+    func testRunnersOnOneMirrorDoNotStallOtherTasks() async throws {
+        let folder = PackageFolders.root.appendingPathComponent("Migrations").path
+        let mirror = try temporaryFolder().appendingPathComponent("library.sqlite").path
+        _ = try MirrorTarget(path: mirror, create: true)
+        let files = try MigrationDirectory.load(folder)
+        let runners = try (0..<3).map { _ in
+            MigrationRunner(target: try MirrorTarget(path: mirror, create: false), files: files, folder: folder,
+                            identity: RunnerIdentity(lockWait: 120, timing: LockTiming(timeToLive: 60, poll: 0.05)))
+        }
+        let ticker = Task {
+            var last = Date()
+            var longestGap = 0.0
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(10))
+                longestGap = max(longestGap, Date().timeIntervalSince(last))
+                last = Date()
+            }
+            return longestGap
+        }
+        let applied = try await withThrowingTaskGroup(of: [AppliedMigration].self) { group in
+            for runner in runners { group.addTask { try await runner.up(to: nil) { _ in } } }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        ticker.cancel()
+        let longestGap = await ticker.value
+        XCTAssertEqual(applied.map(\.version).sorted(), ["1", "2", "3", "4", "5", "6"], "each migration is applied once, by one of the runners")
+        XCTAssertLessThan(longestGap, 5, "a 10 ms timer task waited \(longestGap) s while the runners worked")
     }
 
     /// A runner waiting for a lock another runner holds stops waiting when its task is

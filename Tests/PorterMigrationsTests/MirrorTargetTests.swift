@@ -1,6 +1,7 @@
 import Foundation
 import ParseModel
 import PorterMigrations
+import PorterPipeline
 import PorterSQLite
 import XCTest
 
@@ -8,6 +9,34 @@ final class MirrorTargetTests: XCTestCase {
     private func temporaryMirror() throws -> String {
         let folder = try temporaryFolder("porter")
         return folder.appendingPathComponent("app.sqlite").path
+    }
+
+    /// `close()` closes the connection: the file can be removed (no `-wal` or `-shm` file is
+    /// left) and a mirror made anew at its path; a second `close()` does nothing, and a request
+    /// after it is refused with a target error instead of reaching a closed connection.
+    func testAClosedTargetLetsTheFileBeRemovedAndReopened() throws {
+        let path = try temporaryMirror()
+        let target = try MirrorTarget(path: path, create: true)
+        try target.begin()
+        _ = try blocking { try await target.send("POST", "/schemas/Book", body: .object(JSONObject(["fields": .object(JSONObject(["title": .object(JSONObject(["type": .string("String")]))]))]))) }
+        target.close()
+        target.close()
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path + "-wal"), "the connection is closed")
+        XCTAssertThrowsError(try blocking { try await target.send("GET", "/schemas/Book") }) { error in
+            guard case .failed(let failure)? = error as? ParseAPIError else { return XCTFail("\(error)") }
+            XCTAssertEqual(failure.kind, .target)
+            XCTAssertTrue(failure.message.hasSuffix("the mirror was closed"), failure.message)
+        }
+        XCTAssertThrowsError(try target.begin()) { error in
+            XCTAssertEqual((error as? PorterError)?.kind, .target)
+        }
+        XCTAssertNil(try blocking { try await MirrorTarget(path: path, create: false).schema(of: "Book") }, "the open transaction was rolled back")
+
+        try FileManager.default.removeItem(atPath: path)
+        let reopened = try MirrorTarget(path: path, create: true)
+        defer { reopened.close() }
+        _ = try blocking { try await reopened.send("POST", "/schemas/Author", body: nil) }
+        XCTAssertEqual(try blocking { try await reopened.schemas().map(\.className) }, ["Author"])
     }
 
     func testARolledBackUnitOfWorkLeavesTheMirrorAsItWas() throws {

@@ -67,6 +67,22 @@ final class MemorySourceImportTests: MirrorTestCase {
             """), [["Classics", "Solaris"], ["Classics", "The Dispossessed"], ["Unread", "Solaris"]])
     }
 
+    /// A `Date` with milliseconds keeps them: Parse stores dates to the millisecond, and the
+    /// default encoder writes them (`.iso8601` alone would drop them).
+    func testADateKeepsItsMilliseconds() throws {
+        let published = Date(timeIntervalSince1970: 1_700_000_000.123)
+        let books = MemorySource(name: "books (in memory)", encoding: [
+            Book(title: "Solaris", pages: 204, published: published, author: "Stanisław Lem"),
+        ])
+        let manifest = DatasetManifest(classes: [
+            authorClass(authors), ClassMapping(className: "Book", records: books, key: ["title"], fields: bookFields),
+        ])
+        XCTAssertTrue(try Importer(manifest: manifest).run(into: SQLiteMirror(path: path)).committed)
+        XCTAssertEqual(try rows("SELECT published FROM Book"), [["2023-11-14T22:13:20.123Z"]])
+        let stored = try XCTUnwrap(ParseDate(iso: try XCTUnwrap(rows("SELECT published FROM Book").first?.first ?? nil)))
+        XCTAssertEqual(stored.date, published, "read back, the date is the one given")
+    }
+
     /// A class read from a file and one from memory in one manifest, the memory class pointing
     /// at the file class; the file is named relative to the manifest's directory.
     func testAFileClassAndAMemoryClassInOneManifest() throws {

@@ -32,7 +32,8 @@ public enum MigrationEvent: Sendable {
 
 /// Applies the files of a migrations folder to a target (Flyway's `migrate`, `info`,
 /// `baseline`, `repair`): under the target's lock, pending versions in order, each in one unit
-/// of work, recorded in the target's history.
+/// of work, recorded in the target's history. Each call runs its work on a thread of its own,
+/// not on Swift's cooperative pool: a mirror's requests block while another runner writes.
 public final class MigrationRunner: Sendable {
     /// The mirror or Parse Server the migrations apply to.
     public let target: MigrationTarget
@@ -61,6 +62,10 @@ public final class MigrationRunner: Sendable {
     /// Each version's state, and who holds the lock (`nil` when no runner does). A started
     /// migration is `running` while its lock has not expired, `interrupted` after.
     public func status() async throws(PorterError) -> (migrations: [MigrationStatus], lock: LockHolder?) {
+        try await ThreadExecutor.run(named: Self.threadName) { (_) throws(PorterError) in try await readStatus() }
+    }
+
+    private func readStatus() async throws(PorterError) -> (migrations: [MigrationStatus], lock: LockHolder?) {
         let holder = try await target.migrationLock(timing: identity.timing).holder()
         // A holder past its expiry has most likely stopped (display only: the lock decides by itself).
         let live = holder.map { holder in holder.expiresAt.map { ParseDate.now < $0 } ?? true } ?? false
@@ -241,19 +246,25 @@ public final class MigrationRunner: Sendable {
         return actions
     }
 
-    /// Runs `body` holding the target's lock, with the target's history.
+    /// The name of the thread a call's work runs on: not on the cooperative pool, since a
+    /// mirror's requests and its lock block their thread while another runner writes.
+    private static let threadName = "parse-porter migrate"
+
+    /// Runs `body` holding the target's lock, with the target's history, on a thread of its own.
     private func underLock<T>(_ body: (MigrationLock, MigrationHistory) async throws(PorterError) -> T) async throws(PorterError) -> T {
-        let lock = target.migrationLock(timing: identity.timing)
-        try await lock.acquire(owner: identity.owner, wait: identity.lockWait)
-        let result: Result<T, PorterError>
-        do throws(PorterError) {
-            result = .success(try await body(lock, try target.history()))
-        } catch {
-            result = .failure(error)
+        try await ThreadExecutor.run(named: Self.threadName) { (executor) throws(PorterError) in
+            let lock = target.migrationLock(timing: identity.timing)
+            try await lock.acquire(owner: identity.owner, wait: identity.lockWait)
+            let result: Result<T, PorterError>
+            do throws(PorterError) {
+                result = .success(try await body(lock, try target.history()))
+            } catch {
+                result = .failure(error)
+            }
+            // In a task of its own, which a cancellation of this one does not reach: a cancelled
+            // run still gives the lock back.
+            await Task(executorPreference: executor) { await lock.release() }.value
+            return try result.get()
         }
-        // In a task of its own, which a cancellation of this one does not reach: a cancelled
-        // run still gives the lock back.
-        await Task { await lock.release() }.value
-        return try result.get()
     }
 }

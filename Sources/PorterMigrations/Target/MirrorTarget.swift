@@ -2,12 +2,14 @@ import ParseMirrorServer
 import ParseModel
 import PorterPipeline
 import PorterSQLite
+import Synchronization
 
 /// A SQLite mirror as a migration target: requests answered in-process by a ``MirrorSession``
 /// (the rules `serve` applies), a unit of work is one transaction, imports share it.
 ///
 /// A mirror target may be handed from task to task, but serves one run at a time: open one
-/// target per concurrent run.
+/// target per concurrent run. ``close()`` closes its connection; it also closes when the target
+/// is released.
 public final class MirrorTarget: MigrationTarget, ParseAPI, @unchecked Sendable {
     // @unchecked: the compiler cannot check the one SQLite connection (opened without SQLite's
     // own mutex) and its transaction state. A run awaits each request before it sends the next,
@@ -25,6 +27,7 @@ public final class MirrorTarget: MigrationTarget, ParseAPI, @unchecked Sendable 
     public var isTransactional: Bool { true }
     /// Seconds a unit of work waits for another process's write transaction.
     public var busyTimeout: Double
+    private let closed = Mutex(false)
 
     /// The mirror at `path`; `create` makes an empty one when there is none.
     public init(path: String, create: Bool, busyTimeout: Double = 5) throws(PorterError) {
@@ -32,8 +35,26 @@ public final class MirrorTarget: MigrationTarget, ParseAPI, @unchecked Sendable 
         self.busyTimeout = busyTimeout
     }
 
+    /// Rolls back a unit of work still open and closes the mirror's connection, so that the
+    /// file may be moved, removed or opened anew; SQLite removes its `-wal` and `-shm` files.
+    /// Closing twice does nothing. Later units of work and requests throw a `.target` error.
+    public func close() {
+        closed.withLock { isClosed in
+            guard !isClosed else { return }
+            isClosed = true
+            session.close()
+        }
+    }
+
+    private func checkOpen() throws(PorterError) {
+        if closed.withLock({ $0 }) { throw PorterError(.target, "\(location): the mirror was closed") }
+    }
+
     /// Opens a write transaction, waiting up to ``busyTimeout`` seconds for another writer.
-    public func begin() throws(PorterError) { try session.begin(busyTimeout: busyTimeout) }
+    public func begin() throws(PorterError) {
+        try checkOpen()
+        try session.begin(busyTimeout: busyTimeout)
+    }
     /// Commits the open transaction.
     public func commit() throws(PorterError) { try session.commit() }
     /// Rolls the open transaction back.
@@ -43,7 +64,10 @@ public final class MirrorTarget: MigrationTarget, ParseAPI, @unchecked Sendable 
     public func importSink() -> ObjectSink { SQLiteMirror(sharing: session.database) }
 
     /// The mirror's `_PorterMigrations` table; throws when the table cannot be read or created.
-    public func history() throws(PorterError) -> MigrationHistory { try MirrorHistory(database: session.database) }
+    public func history() throws(PorterError) -> MigrationHistory {
+        try checkOpen()
+        return try MirrorHistory(database: session.database)
+    }
 
     /// A lock kept in the mirror.
     public func migrationLock(timing: LockTiming) -> MigrationLock { MirrorLock(target: self, timing: timing) }
@@ -52,6 +76,7 @@ public final class MirrorTarget: MigrationTarget, ParseAPI, @unchecked Sendable 
     public func send(_ method: String, _ path: String, query: [(String, String)], body: JSONValue?) throws(ParseAPIError) -> JSONValue {
         let answer: (status: Int, body: JSONValue)
         do throws(PorterError) {
+            try checkOpen()
             if session.inTransaction {
                 answer = try session.send(method, path, query: query, body: body)
             } else {
