@@ -40,15 +40,20 @@ final class CtrlC: Sendable {
         return PorterError(.interrupted, "interrupted" + error.message.dropFirst(Cancellation.word.count))
     }
 
+    /// Returns once Dispatch has installed its handler, which it does on a thread of its own
+    /// after `resume()`. SIGINT is not ignored meanwhile (`SIG_IGN` would lose a Ctrl-C pressed
+    /// then): until the run starts it ends the process by its default action.
     private func install(_ cancel: @escaping @Sendable () -> Void) -> DispatchSourceSignal {
-        signal(SIGINT, SIG_IGN)
         let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
         source.setEventHandler { [self] in
             // Signals that arrive together come as one event; `data` counts them.
             if presses.add(max(1, Int(source.data)), ordering: .relaxed).newValue > 1 { _exit(PorterError.Kind.interrupted.rawValue) }
             cancel()
         }
+        let registered = DispatchSemaphore(value: 0)
+        source.setRegistrationHandler { registered.signal() }
         source.resume()
+        registered.wait()
         return source
     }
 

@@ -34,6 +34,41 @@ final class CtrlCTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: target.path))
     }
 
+    /// A Ctrl-C is never lost, however early: sent the moment the import first does anything
+    /// with SIGINT (ignores or catches it), the run stops with 130 once stdin ends. Ignoring
+    /// SIGINT until Dispatch had installed its handler lost the presses of that window, and the
+    /// import went on with what stdin held.
+    func testACtrlCAsSoonAsTheImportHandlesSIGINTEndsIt() throws {
+        for run in 0..<10 {
+            let target = try CommandRunner.temporaryDirectory(self).appendingPathComponent("never-\(run).sqlite")
+            let input = Pipe()
+            let process = Process()
+            process.executableURL = CommandRunner.binary
+            process.arguments = ["import", "-", "--class", "Item", "--format", "csv", "--target", target.path, "-q"]
+            process.standardInput = input
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let status = "/proc/\(process.processIdentifier)/status"
+            func handlesSIGINT() -> Bool {
+                let lines = ((try? String(contentsOfFile: status, encoding: .utf8)) ?? "").split(separator: "\n")
+                return lines.contains { line in
+                    guard line.hasPrefix("SigIgn:") || line.hasPrefix("SigCgt:"),
+                          let mask = UInt64(line.dropFirst(7).trimmingCharacters(in: .whitespaces), radix: 16) else { return false }
+                    return mask & (1 << (SIGINT - 1)) != 0
+                }
+            }
+            while process.isRunning && !handlesSIGINT() { usleep(100) }
+            kill(process.processIdentifier, SIGINT)
+            usleep(500_000) // for the handler to run: a stdin ending before it is read to its end
+            try input.fileHandleForWriting.close()
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationReason, .exit, "run \(run)")
+            XCTAssertEqual(process.terminationStatus, 130, "run \(run): the Ctrl-C was lost")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: target.path), "run \(run)")
+        }
+    }
+
     /// `import -` into a new mirror, started with a first chunk of CSV on its stdin, which stays
     /// open; returned once its Ctrl-C handler is in place and its stdin thread waits in a read.
     private func startImportFromStdin() throws -> (process: Process, input: Pipe, errors: Pipe, target: URL) {
