@@ -224,6 +224,27 @@ final class ManifestInferenceTests: XCTestCase {
         XCTAssertTrue(yaml.contains("the column is named as Estado's key column codigo_uf, which holds codes"), yaml)
     }
 
+    /// A row number every file has (pandas' `index`, 0, 1, 2, … in each) names no class: it is no
+    /// reference from one file to another, so each class keeps the key others name (Chinook as
+    /// pandas wrote it: Track was taken for an extension of PlaylistTrack by `index`).
+    func testARowNumberInEveryFileIsNoReference() throws {
+        let (yaml, manifest, _) = try inferred([
+            "artists.csv": "index,ArtistId,Name\n0,1,AC/DC\n1,2,Accept\n2,3,Aerosmith\n",
+            "albums.csv": "index,AlbumId,Title,ArtistId\n0,1,For Those About To Rock,1\n1,2,Balls to the Wall,2\n2,3,Restless and Wild,2\n3,4,Let There Be Rock,1\n",
+            "tracks.csv": "index,TrackId,Name,AlbumId\n0,1,For Those About To Rock,1\n1,2,Balls to the Wall,2\n2,3,Fast As a Shark,3\n3,4,Restless and Wild,3\n4,5,Princess of the Dawn,3\n",
+            "playlist_track.csv": "index,PlaylistId,TrackId\n0,1,3\n1,1,4\n2,2,1\n3,2,5\n4,2,2\n5,1,2\n",
+        ])
+        XCTAssertEqual(manifest.mapping(for: "Artist")?.key, ["artistId"], yaml)
+        XCTAssertEqual(manifest.mapping(for: "Album")?.key, ["albumId"], yaml)
+        XCTAssertEqual(manifest.mapping(for: "Track")?.key, ["trackId"], yaml)
+        XCTAssertEqual(manifest.mapping(for: "Album")?.field(named: "artistId")?.type, .pointer(targetClass: "Artist"), yaml)
+        XCTAssertEqual(manifest.mapping(for: "Track")?.field(named: "albumId")?.type, .pointer(targetClass: "Album"), yaml)
+        XCTAssertEqual(manifest.mapping(for: "PlaylistTrack")?.field(named: "trackId")?.type, .pointer(targetClass: "Track"), yaml)
+        for className in ["Artist", "Album", "Track", "PlaylistTrack"] {
+            XCTAssertEqual(manifest.mapping(for: className)?.field(named: "index")?.type, .number, className)
+        }
+    }
+
     /// A few values that happen to be keys of another class stay what they are, and the comment
     /// says which class and why: short codes, place names (a free-text key), integers unnamed.
     func testCoincidentValuesStayPlain() throws {

@@ -9,7 +9,7 @@ import ParseModel
 /// key named after it (`film.film_id`) is its identity, not a reference. A column named like the
 /// target's key column (`FOODID` beside `food.csv`'s `FOODID`, GTFS `service_id`) refers to it
 /// when that key holds codes (integers, or text without spaces) and is named more than `id`,
-/// `code` or `name`; the same name over free text is an attribute copied from table to table
+/// `code`, `name` or a row number (`index`); the same name over free text is an attribute copied from table to table
 /// (`film.title`, `film_text.title`), no reference. Integers need one of these names: ids of one
 /// class are rarely those of another. A text column named as the first words of a class
 /// (`FOODTYPE` for `foodtype_EN.csv`) refers to it. Text without any of these refers only to a
@@ -33,8 +33,10 @@ enum ReferenceEvidence: Int, Comparable {
     static let specificDistinctValues = 3
     static let specificLength = 4
 
-    /// Key column names that say nothing of the class they key.
-    static let genericKeyNames: Set<String> = ["id", "code", "key", "uuid", "guid", "name", "title", "label", "slug", "number", "no", "value", "type"]
+    /// Key column names that say nothing of the class they key, row numbers among them (pandas'
+    /// `index`, in every file it writes), as ``InferenceRun/normalized(_:)`` spells them.
+    static let genericKeyNames: Set<String> = ["id", "code", "key", "uuid", "guid", "name", "title", "label", "slug", "number", "no", "value", "type",
+                                               "index", "idx", "row", "rowid", "rownum", "rownumber"]
 }
 
 extension InferenceRun {
