@@ -9,7 +9,8 @@ import ParseModel
 /// key named after it (`film.film_id`) is its identity, not a reference. A column named like the
 /// target's key column (`FOODID` beside `food.csv`'s `FOODID`, GTFS `service_id`) refers to it
 /// when that key holds codes (integers, or text without spaces) and is named more than `id`,
-/// `code`, `name` or a row number (`index`); the same name over free text is an attribute copied from table to table
+/// `code`, `name` or a row number (`index`), and its file has no other unique column named for
+/// its class (TICKETID beside a `line` unique by chance); the same name over free text is an attribute copied from table to table
 /// (`film.title`, `film_text.title`), no reference. Integers need one of these names: ids of one
 /// class are rarely those of another. A text column named as the first words of a class
 /// (`FOODTYPE` for `foodtype_EN.csv`) refers to it. Text without any of these refers only to a
@@ -52,11 +53,19 @@ extension InferenceRun {
         if affinity == .qualifiedName { return .qualifiedName }
         if Self.normalized(source.column) == Self.normalized(target.column) {
             let generic = ReferenceEvidence.genericKeyNames.contains(Self.normalized(target.column))
-            return !generic && targetColumn.holdsCodes ? .keyColumnName : nil
+            return !generic && targetColumn.holdsCodes && !hasClassNamedId(target) ? .keyColumnName : nil
         }
         if column.isIntegerColumn { return nil }
         if affinity == .leadingName { return .leadingName }
         return column.hasSpecificValues && targetColumn.holdsCodes ? .specificValues : nil
+    }
+
+    /// Whether the file of `target` has another unique column named for its class (TICKETID in
+    /// tickets.csv): that is its key, and a column merely sharing a name with `target` names none.
+    private func hasClassNamedId(_ target: Target) -> Bool {
+        files[target.file].columns.contains { column in
+            column.name != target.column && column.isUnique && Self.affinity(column.name, classNames[target.file]) == .exactName
+        }
     }
 
     /// Whether a column's name names the class: exactly (its words, without a last `id`, the
