@@ -246,9 +246,11 @@ final class ManifestInferenceTests: XCTestCase {
     }
 
     /// A column sharing its name with a unique column of another file refers to it only when
-    /// that file has no column named for its own class: tickets.csv's `line`, unique in its 3
-    /// rows by chance, is no key others name while TICKETID is there (the property test's seed
-    /// 3349918 keyed Ticket by `line` and made every `line` a Pointer<Ticket>).
+    /// that column is its file's first and the file has no other column named for its class:
+    /// tickets.csv's `line`, unique in its 3 rows by chance, is no key others name while
+    /// TICKETID is there (the property test's seed 3349918 keyed Ticket by `line` and made every
+    /// `line` a Pointer<Ticket>), nor is grades.csv's, after its code (soak seed 20261197); a
+    /// GTFS `service_id`, first in calendar.csv, is.
     func testASharedNameIsNoReferenceBesideAClassNamedId() throws {
         let (yaml, manifest, _) = try inferred([
             "tickets.csv": "TICKETID,seat,line\n31,A1,2\n32,B4,1\n37,C2,3\n",
@@ -256,7 +258,12 @@ final class ManifestInferenceTests: XCTestCase {
             "levels.csv": "code,line\nA,1\nB,2\nC,3\nD,1\n",
             "stops.csv": "stop_id,name\nS1,Alpha\nS2,Beta\n",
             "stop_times.csv": "trip,stop_id,seq\nt1,S1,1\nt1,S2,2\nt2,S2,1\n",
+            "grades.csv": "code,line\nA,1\nB,2\nC,3\n",
+            "calendar.csv": "service_id,monday\nWK,1\nSA,0\n",
+            "trips.csv": "trip_id,service_id\nt1,WK\nt2,SA\nt3,WK\n",
         ])
+        XCTAssertEqual(manifest.mapping(for: "Grade")?.key, ["code"], yaml)
+        XCTAssertEqual(manifest.mapping(for: "Trip")?.field(named: "serviceId")?.type, .pointer(targetClass: "Calendar"), yaml)
         XCTAssertEqual(manifest.mapping(for: "Ticket")?.key, ["ticketid"], yaml)
         XCTAssertEqual(manifest.mapping(for: "Shipment")?.field(named: "line")?.type, .number, yaml)
         XCTAssertEqual(manifest.mapping(for: "Level")?.field(named: "line")?.type, .number, yaml)

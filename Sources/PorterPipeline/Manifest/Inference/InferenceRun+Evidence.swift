@@ -9,7 +9,8 @@ import ParseModel
 /// key named after it (`film.film_id`) is its identity, not a reference. A column named like the
 /// target's key column (`FOODID` beside `food.csv`'s `FOODID`, GTFS `service_id`) refers to it
 /// when that key holds codes (integers, or text without spaces) and is named more than `id`,
-/// `code`, `name` or a row number (`index`), and its file has no other unique column named for
+/// `code`, `name`, a row number (`index`) or a name `init` invented (`column1`), is its file's
+/// first column, where tables keep their key, and its file has no other unique column named for
 /// its class (TICKETID beside a `line` unique by chance); the same name over free text is an attribute copied from table to table
 /// (`film.title`, `film_text.title`), no reference. Integers need one of these names: ids of one
 /// class are rarely those of another. A text column named as the first words of a class
@@ -52,12 +53,18 @@ extension InferenceRun {
         let affinity = Self.affinity(source.column, classNames[target.file])
         if affinity == .qualifiedName { return .qualifiedName }
         if Self.normalized(source.column) == Self.normalized(target.column) {
-            let generic = ReferenceEvidence.genericKeyNames.contains(Self.normalized(target.column))
-            return !generic && targetColumn.holdsCodes && !hasClassNamedId(target) ? .keyColumnName : nil
+            let generic = ReferenceEvidence.genericKeyNames.contains(Self.normalized(target.column)) || Self.isInvented(target.column)
+            let first = files[target.file].columns.first?.name == target.column
+            return !generic && first && targetColumn.holdsCodes && !hasClassNamedId(target) ? .keyColumnName : nil
         }
         if column.isIntegerColumn { return nil }
         if affinity == .leadingName { return .leadingName }
         return column.hasSpecificValues && targetColumn.holdsCodes ? .specificValues : nil
+    }
+
+    /// Whether `column` is a name `init` invented for a file without a header row (`column3`).
+    static func isInvented(_ column: String) -> Bool {
+        column.hasPrefix("column") && column.count > 6 && column.dropFirst(6).allSatisfy { ("0"..."9").contains($0) }
     }
 
     /// Whether the file of `target` has another unique column named for its class (TICKETID in
