@@ -36,8 +36,14 @@ extension InferenceRun {
             return (pair.columns, "[\(pair.columns.joined(separator: ", "))]: unique together and non-empty in all \(file.records) records: natural key; named by "
                     + pair.namedBy.prefix(3).map { "\(files[$0.file].file): \($0.column)" }.joined(separator: ", ") + " (JSON arrays of both parts)" + unique)
         }
-        // A column named as a key of this class (`id`, `code`, …) is one in its own right.
-        let keyNamed = ranked.contains { $0.rank % 2 == 0 && $0.rank < 2 * Self.preferredKeyNames.count }
+        // A column named as a key of this class (`id`, `code`, …), or for the class it extends
+        // (TicketDetail's TICKETID), is one in its own right.
+        let keyNamed = ranked.contains { candidate in
+            (candidate.rank % 2 == 0 && candidate.rank < 2 * Self.preferredKeyNames.count) || classNames.contains { extended in
+                guard let extended, extended != className, className.hasPrefix(extended) else { return false }
+                return Self.affinity(candidate.column, extended) == .exactName
+            }
+        }
         if ranked.first?.namedBy.isEmpty ?? true, !keyNamed, let pair = pairNamedByColumns(index) {
             let unique = ranked.isEmpty ? "" : "; also unique alone, named by no file: " + ranked.map(\.column).joined(separator: ", ")
             return (pair.columns, "[\(pair.columns.joined(separator: ", "))]: unique together and non-empty in all \(file.records) records: natural key; named by "
