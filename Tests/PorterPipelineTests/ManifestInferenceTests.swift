@@ -246,11 +246,11 @@ final class ManifestInferenceTests: XCTestCase {
     }
 
     /// A column sharing its name with a unique column of another file refers to it only when
-    /// that column is its file's first and the file has no other column named for its class:
+    /// that file has no other column named for its class and the two share no other column:
     /// tickets.csv's `line`, unique in its 3 rows by chance, is no key others name while
     /// TICKETID is there (the property test's seed 3349918 keyed Ticket by `line` and made every
-    /// `line` a Pointer<Ticket>), nor is grades.csv's, after its code (soak seed 20261197); a
-    /// GTFS `service_id`, first in calendar.csv, is.
+    /// `line` a Pointer<Ticket>), nor is grades.csv's, beside a `batch` as the referring files
+    /// have (soak seed 20261197); a GTFS `service_id` is, also after the days (Lagos' calendar).
     func testASharedNameIsNoReferenceBesideAClassNamedId() throws {
         let (yaml, manifest, _) = try inferred([
             "tickets.csv": "TICKETID,seat,line\n31,A1,2\n32,B4,1\n37,C2,3\n",
@@ -258,12 +258,16 @@ final class ManifestInferenceTests: XCTestCase {
             "levels.csv": "code,line\nA,1\nB,2\nC,3\nD,1\n",
             "stops.csv": "stop_id,name\nS1,Alpha\nS2,Beta\n",
             "stop_times.csv": "trip,stop_id,seq\nt1,S1,1\nt1,S2,2\nt2,S2,1\n",
-            "grades.csv": "code,line\nA,1\nB,2\nC,3\n",
-            "calendar.csv": "service_id,monday\nWK,1\nSA,0\n",
+            "calendar.csv": "monday,service_id\n1,WK\n0,SA\n",
             "trips.csv": "trip_id,service_id\nt1,WK\nt2,SA\nt3,WK\n",
         ])
-        XCTAssertEqual(manifest.mapping(for: "Grade")?.key, ["code"], yaml)
         XCTAssertEqual(manifest.mapping(for: "Trip")?.field(named: "serviceId")?.type, .pointer(targetClass: "Calendar"), yaml)
+        let (pairYAML, pairManifest, _) = try inferred([
+            "shipments.csv": "batch,line,weight\n1,1,2.5\n2,1,3.5\n1,2,4.0\n2,2,1.5\n3,3,2.0\n",
+            "grades.csv": "code,batch,line\nA,1,1\nB,2,2\nC,3,3\n",
+        ])
+        XCTAssertEqual(pairManifest.mapping(for: "Grade")?.key, ["code"], pairYAML)
+        XCTAssertEqual(pairManifest.mapping(for: "Shipment")?.field(named: "line")?.type, .number, pairYAML)
         XCTAssertEqual(manifest.mapping(for: "Ticket")?.key, ["ticketid"], yaml)
         XCTAssertEqual(manifest.mapping(for: "Shipment")?.field(named: "line")?.type, .number, yaml)
         XCTAssertEqual(manifest.mapping(for: "Level")?.field(named: "line")?.type, .number, yaml)
