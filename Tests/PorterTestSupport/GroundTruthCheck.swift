@@ -5,9 +5,10 @@ import PorterSQLite
 
 /// A mirror imported from a ``RelationalDataset`` with the manifest `init` wrote, against the
 /// dataset's ground truth: every file a class, every column a field of the true type (Pointers
-/// to the class of the right file), and every row there once with every value equal (numbers
-/// exactly, dates as instants, pointers at the row of the right identity). The manifest is read
-/// only for names: which class reads which file, which field which column.
+/// to the class of the right file; a reference by two columns one Pointer reading both), and
+/// every row there once with every value equal (numbers exactly, dates as instants, pointers at
+/// the row of the right identity). The manifest is read only for names: which class reads which
+/// file, which field which column.
 public enum GroundTruthCheck {
     /// Each difference, one line each; empty when the mirror holds the truth.
     public static func differences(_ dataset: RelationalDataset, manifest: DatasetManifest, mirror path: String) -> [String] {
@@ -24,8 +25,9 @@ public enum GroundTruthCheck {
                 continue
             }
             var fields: [String] = []
-            for column in table.columns {
-                guard let field = mapping.fields.first(where: { $0.column == column.name && $0.columns == nil }) else {
+            for (column, parts) in checked(table) {
+                let reads = parts.map { parts in { (field: FieldMapping) in field.columns == parts } } ?? { $0.column == column.name && $0.columns == nil }
+                guard let field = mapping.fields.first(where: reads) else {
                     found.append("\(table.file): column \(column.name) is read by no field of \(mapping.className)")
                     fields.append("")
                     continue
@@ -52,19 +54,21 @@ public enum GroundTruthCheck {
 
         /// The identity of the row of `file` whose objectId is `objectId`, as its cell was written.
         func identity(in file: String, objectId: String) -> String? {
-            guard let table = dataset.tables.first(where: { $0.file == file }), let index = table.columns.firstIndex(where: { $0.name == table.identity }),
-                  let row = stored[file]?.rows[objectId] else { return nil }
-            return row[index].map { text in
-                if case .number = table.columns[index].truth, let number = Decimal(string: text) { return "\(number)" }
-                return text
+            guard let table = dataset.tables.first(where: { $0.file == file }), let row = stored[file]?.rows[objectId] else { return nil }
+            var parts: [String] = []
+            for name in table.identity {
+                guard let index = table.columns.firstIndex(where: { $0.name == name }), let text = row[index] else { return nil }
+                if case .number = table.columns[index].truth, let number = Decimal(string: text) { parts.append("\(number)") } else { parts.append(text) }
             }
+            return parts.joined(separator: "|")
         }
 
         for table in dataset.tables {
             guard let (className, _, rows) = stored[table.file] else { continue }
-            let truth = (0..<table.rowCount).map { row in table.columns.map { $0.values[row] } }
+            let columns = checked(table).map(\.column)
+            let truth = (0..<table.rowCount).map { row in columns.map { $0.values[row] } }
             let mirrored = rows.values.map { row in
-                zip(table.columns, row).map { column, text -> RelationalDataset.Expected in
+                zip(columns, row).map { column, text -> RelationalDataset.Expected in
                     guard let text else { return .null }
                     switch column.truth {
                     case .string: return .text(text)
@@ -85,5 +89,13 @@ public enum GroundTruthCheck {
             }
         }
         return found
+    }
+
+    /// A table's columns, then its references by two columns, each as a column of pointers with
+    /// the columns it reads.
+    static func checked(_ table: RelationalDataset.Table) -> [(column: RelationalDataset.Column, parts: [String]?)] {
+        table.columns.map { ($0, nil) } + table.compositeReferences.map { reference in
+            (RelationalDataset.Column(name: reference.columns.joined(separator: "+"), truth: .pointer(file: reference.file), cells: [], values: reference.values), reference.columns)
+        }
     }
 }

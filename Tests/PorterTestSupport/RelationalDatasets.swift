@@ -7,8 +7,9 @@ import ParseModel
 /// `init` writes them, runs `init` → `import`, and checks the mirror against the truth
 /// (``GroundTruthCheck``).
 ///
-/// Every shape is a switch (``Shape``); the shapes another branch's engine work has to land
-/// first are listed in ``Shape/pending`` and not generated until they are switched on.
+/// Every shape is a switch (``Shape``). The shapes added last (NULL markers, headerless files,
+/// references by two columns) draw from a generator of their own after the others are made, so
+/// that the datasets of the seeds found before them stay as they were.
 public struct RelationalDataset: Sendable {
     /// What a dataset may hold.
     public enum Shape: String, CaseIterable, Sendable {
@@ -43,18 +44,16 @@ public struct RelationalDataset: Sendable {
         case coincidences
         /// A `;`-separated Windows-1252 file with decimal commas.
         case windows1252
-        /// `\N`, `NULL` in cells (needs the NULL markers of branch h33-shapes).
+        /// A file writing its empty cells as a SQL dump does: `\N`, `NULL` or `null`. A file
+        /// with one such cell, in a column of text, is the case `init` cannot tell from the
+        /// word: there `NULL` and `null` stay text (``Expected/text(_:)``).
         case nullMarkers
-        /// Files without a header line (needs `header:` of branch h33-shapes).
+        /// A table others point at, keyed by integers, written without its header line: its
+        /// columns are `column1`… and numbers only a name makes dates (`yyyyMMdd`, Unix times)
+        /// stay Numbers.
         case headerless
-        /// References by two columns (needs composite Pointers of branch h33-shapes).
+        /// A reference by two columns (`batch`, `line`) to the one table keyed by them.
         case compositeForeignKeys
-
-        /// Shapes whose engine support has not landed: not generated. Switch one on by taking it
-        /// out of this list once its branch is merged.
-        public static let pending: Set<Shape> = [.nullMarkers, .headerless, .compositeForeignKeys]
-        /// The shapes generated.
-        public static var generated: [Shape] { allCases.filter { !pending.contains($0) } }
     }
 
     /// A value as the mirror must hold it.
@@ -65,7 +64,7 @@ public struct RelationalDataset: Sendable {
         /// Milliseconds since 1970.
         case date(Int64)
         case boolean(Bool)
-        /// The identity (``Table/identity``'s value) of the row of ``Column/target`` it names.
+        /// The identity (``Table/identity(ofRow:)``) of the row of the table it names.
         case pointer(String)
 
         public var description: String {
@@ -94,17 +93,37 @@ public struct RelationalDataset: Sendable {
         public var values: [Expected]
     }
 
+    /// A reference by two columns of a table: one Pointer field reading both.
+    public struct CompositeReference: Sendable {
+        public let columns: [String]
+        /// The file of the table keyed by those columns.
+        public let file: String
+        /// Per row, ``Expected/pointer(_:)`` the identity of the row named, or `.null`.
+        public let values: [Expected]
+    }
+
     public struct Table: Sendable {
         /// The file, which names the class (`film_details.csv`: FilmDetail).
         public let file: String
         public var columns: [Column]
-        /// The column whose value identifies a row, which references name.
-        public let identity: String
+        /// The columns whose values together identify a row, which references name.
+        public var identity: [String]
         /// `;`, Windows-1252 and decimal commas.
         public var windows1252 = false
+        /// Written without a header line.
+        public var headerless = false
+        public var compositeReferences: [CompositeReference] = []
+
+        init(file: String, columns: [Column], identity: String...) {
+            self.file = file
+            self.columns = columns
+            self.identity = identity
+        }
 
         public var rowCount: Int { columns.first?.cells.count ?? 0 }
         public func column(_ name: String) -> Column? { columns.first { $0.name == name } }
+        /// The identity of `row` as references write it: its identity's cells, joined by `|`.
+        public func identity(ofRow row: Int) -> String { identity.map { column($0)!.cells[row] }.joined(separator: "|") }
     }
 
     public let seed: UInt64
@@ -115,7 +134,7 @@ public struct RelationalDataset: Sendable {
     // MARK: generating
 
     /// The dataset of `seed`, drawing from `shapes`.
-    public init(seed: UInt64, shapes allowedShapes: [Shape] = Shape.generated) {
+    public init(seed: UInt64, shapes allowedShapes: [Shape] = Shape.allCases) {
         self.seed = seed
         var random = SplitMix(seed: seed)
         let allowed = Set(allowedShapes)
@@ -193,6 +212,7 @@ public struct RelationalDataset: Sendable {
             let rows = 5 + random.below(30)
             var columns: [Column] = []
             let identity: String
+            var composite = false
             if maybe(.compositeKeys, 0.3) {
                 shapes.insert(.compositeKeys)
                 // Unique together, neither alone: (batch, line).
@@ -201,6 +221,7 @@ public struct RelationalDataset: Sendable {
                 columns.append(Self.column("batch", .number, pairs.map { .number(Decimal($0.0)) }))
                 columns.append(Self.column("line", .number, pairs.map { .number(Decimal($0.1)) }))
                 identity = "batch"
+                composite = true
             } else {
                 identity = Self.idName(noun.singular, style: random.below(4))
                 columns.append(Self.column(identity, .number, Self.distinctIntegers(rows, &random).map { .number(Decimal($0)) }))
@@ -221,7 +242,8 @@ public struct RelationalDataset: Sendable {
                 columns.append(Self.column("contact", .string, (0..<rows).map { _ in .text(names.randomElement(using: &random)!) }))
             }
             columns += Self.attributes(rows: rows, &random, allowed: allowed, shapes: &shapes)
-            var table = Table(file: "\(noun.plural).csv", columns: columns, identity: identity)
+            var table = composite ? Table(file: "\(noun.plural).csv", columns: columns, identity: identity, "line")
+                                  : Table(file: "\(noun.plural).csv", columns: columns, identity: identity)
             if maybe(.windows1252, 0.3) {
                 shapes.insert(.windows1252)
                 table.windows1252 = true
@@ -229,6 +251,81 @@ public struct RelationalDataset: Sendable {
                 table.columns.append(Self.decimals("price", rows: rows, &random, comma: true))
             }
             tables.append(table)
+        }
+
+        var later = SplitMix(seed: seed ^ 0x5EED_0F_1A7E_5A9E)
+        addCompositeReferences(allowed, &shapes, &later)
+        writeHeaderless(masters: masters, allowed, &shapes, &later)
+        writeNullMarkers(allowed, &shapes, &later)
+    }
+
+    /// References by `(batch, line)` to the one table keyed by them, from some of the others.
+    private mutating func addCompositeReferences(_ allowed: Set<Shape>, _ shapes: inout Set<Shape>, _ random: inout SplitMix) {
+        let keyedByTwo = tables.indices.filter { tables[$0].identity.count == 2 }
+        guard allowed.contains(.compositeForeignKeys), keyedByTwo.count == 1, let target = keyedByTwo.first else { return }
+        for index in tables.indices where index != target && random.nextDouble() < 0.6 {
+            shapes.insert(.compositeForeignKeys)
+            let nullable = allowed.contains(.emptyCells) && random.nextDouble() < 0.3
+            var batches: [String] = [], lines: [String] = [], values: [Expected] = []
+            for row in 0..<tables[index].rowCount {
+                if nullable && row > 0 && random.nextDouble() < 0.2 {
+                    shapes.insert(.emptyCells)
+                    batches.append(""); lines.append(""); values.append(.null)
+                } else {
+                    let named = random.below(tables[target].rowCount)
+                    batches.append(tables[target].column("batch")!.cells[named])
+                    lines.append(tables[target].column("line")!.cells[named])
+                    values.append(.pointer(tables[target].identity(ofRow: named)))
+                }
+            }
+            func numbers(_ cells: [String]) -> [Expected] { cells.map { $0.isEmpty ? .null : .number(Decimal(string: $0)!) } }
+            tables[index].columns += [Column(name: "batch", truth: .number, cells: batches, values: numbers(batches)),
+                                      Column(name: "line", truth: .number, cells: lines, values: numbers(lines))]
+            tables[index].compositeReferences.append(CompositeReference(columns: ["batch", "line"], file: tables[target].file, values: values))
+        }
+    }
+
+    /// Some masters keyed by integers written without a header line, as `init` names their
+    /// columns; a number only a column's name makes a date is a Number there.
+    private mutating func writeHeaderless(masters: [Int], _ allowed: Set<Shape>, _ shapes: inout Set<Shape>, _ random: inout SplitMix) {
+        guard allowed.contains(.headerless) else { return }
+        for index in masters where tables[index].identity.count == 1 && tables[index].columns[0].truth == .number && random.nextDouble() < 0.3 {
+            shapes.insert(.headerless)
+            var table = tables[index]
+            table.headerless = true
+            table.identity = ["column1"]
+            // Unnamed, its two columns naming another table's rows are two Numbers.
+            table.compositeReferences = []
+            table.columns = table.columns.enumerated().map { position, column in
+                var renamed = Column(name: "column\(position + 1)", truth: column.truth, cells: column.cells, values: column.values)
+                if ["start_date", "seen_at", "event_ms"].contains(column.name) {
+                    renamed = Column(name: renamed.name, truth: .number, cells: column.cells,
+                                     values: column.cells.map { $0.isEmpty ? .null : .number(Decimal(string: $0)!) })
+                }
+                return renamed
+            }
+            tables[index] = table
+        }
+    }
+
+    /// Some files writing their empty cells as `\N`, `NULL` or `null`.
+    private mutating func writeNullMarkers(_ allowed: Set<Shape>, _ shapes: inout Set<Shape>, _ random: inout SplitMix) {
+        guard allowed.contains(.nullMarkers) else { return }
+        for index in tables.indices where random.nextDouble() < 0.4 {
+            let marker = random.pick(["\\N", "NULL", "null"])
+            let empty = tables[index].columns.indices.flatMap { column in tables[index].columns[column].cells.indices.filter { tables[index].columns[column].cells[$0].isEmpty }.map { (column, $0) } }
+            guard !empty.isEmpty else { continue }
+            shapes.insert(.nullMarkers)
+            for (column, row) in empty { tables[index].columns[column].cells[row] = marker }
+            // One marker word in a file, in a column of text (a code pointing at a row among
+            // them): kept as text, so the column is text as written.
+            if empty.count == 1, marker != "\\N", let (column, _) = empty.first {
+                let written = tables[index].columns[column]
+                let isText = written.truth == .string || (written.truth != .number && written.cells.contains { $0 != marker && Decimal(string: $0) == nil })
+                if isText, written.truth != .date, written.truth != .boolean {
+                    tables[index].columns[column] = Column(name: written.name, truth: .string, cells: written.cells, values: written.cells.map(Expected.text))
+                }
+            }
         }
     }
 
@@ -300,12 +397,12 @@ public struct RelationalDataset: Sendable {
     /// A column naming rows of `target` by its identity: `<singular>_id` (integers) or the class's
     /// name (codes).
     static func reference(to target: Table, rows: Int, _ random: inout SplitMix, nullable: Bool) -> Column {
-        let identities = target.column(target.identity)!.cells
+        let identities = target.column(target.identity[0])!.cells
         let singular = RelationalDataset.singular(ofFile: target.file)
         // Codes under the class's name; ids under it in any spelling, with or without an id suffix.
         let style = random.below(4)
-        let names = [idName(singular, style: style), singular, singular.uppercased(), target.identity == "id" ? "\(singular)_id" : target.identity]
-        let name = target.identity == "code" ? singular : random.pick(names)
+        let names = [idName(singular, style: style), singular, singular.uppercased(), target.identity == ["id"] ? "\(singular)_id" : target.identity[0]]
+        let name = target.identity == ["code"] ? singular : random.pick(names)
         var cells: [String] = []
         var values: [Expected] = []
         for row in 0..<rows {
@@ -421,7 +518,7 @@ public struct RelationalDataset: Sendable {
     public func write(to folder: URL) throws {
         for table in tables {
             let delimiter = table.windows1252 ? ";" : ","
-            var lines = [table.columns.map(\.name).map { Self.quoted($0, delimiter) }.joined(separator: delimiter)]
+            var lines = table.headerless ? [] : [table.columns.map(\.name).map { Self.quoted($0, delimiter) }.joined(separator: delimiter)]
             for row in 0..<table.rowCount {
                 lines.append(table.columns.map { Self.quoted($0.cells[row], delimiter) }.joined(separator: delimiter))
             }

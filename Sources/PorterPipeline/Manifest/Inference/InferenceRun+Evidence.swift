@@ -9,7 +9,10 @@ import ParseModel
 /// key named after it (`film.film_id`) is its identity, not a reference. A column named like the
 /// target's key column (`FOODID` beside `food.csv`'s `FOODID`, GTFS `service_id`) refers to it
 /// when that key holds codes (integers, or text without spaces) and is named more than `id`,
-/// `code` or `name`; the same name over free text is an attribute copied from table to table
+/// `code`, `name`, a row number (`index`) or a name `init` invented (`column1`), its file has no
+/// other unique column named for its class (TICKETID beside a `line` unique by chance), and the
+/// two files share no other column (a `line` beside a `batch` is half of a reference by two
+/// columns); the same name over free text is an attribute copied from table to table
 /// (`film.title`, `film_text.title`), no reference. Integers need one of these names: ids of one
 /// class are rarely those of another. A text column named as the first words of a class
 /// (`FOODTYPE` for `foodtype_EN.csv`) refers to it. Text without any of these refers only to a
@@ -33,8 +36,10 @@ enum ReferenceEvidence: Int, Comparable {
     static let specificDistinctValues = 3
     static let specificLength = 4
 
-    /// Key column names that say nothing of the class they key.
-    static let genericKeyNames: Set<String> = ["id", "code", "key", "uuid", "guid", "name", "title", "label", "slug", "number", "no", "value", "type"]
+    /// Key column names that say nothing of the class they key, row numbers among them (pandas'
+    /// `index`, in every file it writes), as ``InferenceRun/normalized(_:)`` spells them.
+    static let genericKeyNames: Set<String> = ["id", "code", "key", "uuid", "guid", "name", "title", "label", "slug", "number", "no", "value", "type",
+                                               "index", "idx", "row", "rowid", "rownum", "rownumber"]
 }
 
 extension InferenceRun {
@@ -49,12 +54,37 @@ extension InferenceRun {
         let affinity = Self.affinity(source.column, classNames[target.file])
         if affinity == .qualifiedName { return .qualifiedName }
         if Self.normalized(source.column) == Self.normalized(target.column) {
-            let generic = ReferenceEvidence.genericKeyNames.contains(Self.normalized(target.column))
-            return !generic && targetColumn.holdsCodes ? .keyColumnName : nil
+            let generic = ReferenceEvidence.genericKeyNames.contains(Self.normalized(target.column)) || Self.isInvented(target.column)
+            return !generic && targetColumn.holdsCodes && !hasClassNamedId(target) && !sharesAnotherColumn(source, target) ? .keyColumnName : nil
         }
         if column.isIntegerColumn { return nil }
         if affinity == .leadingName { return .leadingName }
         return column.hasSpecificValues && targetColumn.holdsCodes ? .specificValues : nil
+    }
+
+    /// Whether `source`'s file has another column named as one of `target`'s file and holding
+    /// only its values: then the shared name is part of a reference by two columns
+    /// (`[batch, line]`), not one of its own.
+    private func sharesAnotherColumn(_ source: Target, _ target: Target) -> Bool {
+        files[source.file].columns.contains { column in
+            guard column.name != source.column, let values = column.distinct, !values.isEmpty,
+                  let namesake = files[target.file].columns.first(where: { $0.name != target.column && Self.normalized($0.name) == Self.normalized(column.name) })
+            else { return false }
+            return namesake.holds(values)
+        }
+    }
+
+    /// Whether `column` is a name `init` invented for a file without a header row (`column3`).
+    static func isInvented(_ column: String) -> Bool {
+        column.hasPrefix("column") && column.count > 6 && column.dropFirst(6).allSatisfy { ("0"..."9").contains($0) }
+    }
+
+    /// Whether the file of `target` has another unique column named for its class (TICKETID in
+    /// tickets.csv): that is its key, and a column merely sharing a name with `target` names none.
+    private func hasClassNamedId(_ target: Target) -> Bool {
+        files[target.file].columns.contains { column in
+            column.name != target.column && column.isUnique && Self.affinity(column.name, classNames[target.file]) == .exactName
+        }
     }
 
     /// Whether a column's name names the class: exactly (its words, without a last `id`, the

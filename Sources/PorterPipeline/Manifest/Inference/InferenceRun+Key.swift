@@ -36,6 +36,19 @@ extension InferenceRun {
             return (pair.columns, "[\(pair.columns.joined(separator: ", "))]: unique together and non-empty in all \(file.records) records: natural key; named by "
                     + pair.namedBy.prefix(3).map { "\(files[$0.file].file): \($0.column)" }.joined(separator: ", ") + " (JSON arrays of both parts)" + unique)
         }
+        // A column named as a key of this class (`id`, `code`, …), or for the class it extends
+        // (TicketDetail's TICKETID), is one in its own right.
+        let keyNamed = ranked.contains { candidate in
+            (candidate.rank % 2 == 0 && candidate.rank < 2 * Self.preferredKeyNames.count) || classNames.contains { extended in
+                guard let extended, extended != className, className.hasPrefix(extended) else { return false }
+                return Self.affinity(candidate.column, extended) == .exactName
+            }
+        }
+        if ranked.first?.namedBy.isEmpty ?? true, !keyNamed, let pair = pairNamedByColumns(index) {
+            let unique = ranked.isEmpty ? "" : "; also unique alone, named by no file: " + ranked.map(\.column).joined(separator: ", ")
+            return (pair.columns, "[\(pair.columns.joined(separator: ", "))]: unique together and non-empty in all \(file.records) records: natural key; named by "
+                    + pair.namedBy.prefix(3).map { "\(files[$0].file): [\(pair.columns.joined(separator: ", "))]" }.joined(separator: ", ") + unique)
+        }
         if let best = ranked.first {
             var reason = "\(best.column): unique and non-empty in all \(file.records) records: natural key"
             if !best.namedBy.isEmpty {
@@ -72,6 +85,42 @@ extension InferenceRun {
         let words = InferredNames.words(column).map { $0.lowercased() }
         let isId = words.count > 1 ? words.last == "id" : lower.count > 2 && lower.hasSuffix("id") && column == column.uppercased()
         return isId ? 2 * preferredKeyNames.firstIndex(of: "number")! + 1 : 2 * preferredKeyNames.count
+    }
+
+    /// The leftmost two columns of a class file, unique together and always filled, that other
+    /// class files have columns of the same names for (``comparable(_:)``), each holding only
+    /// values of its namesake and not both unique (a table sharing columns one to one names
+    /// nothing), with those files: a key of two that others name, which
+    /// ``findCompositePointers(among:)`` then checks pair by pair.
+    func pairNamedByColumns(_ index: Int) -> (columns: [String], namedBy: [Int])? {
+        let file = files[index]
+        for pair in file.uniquePairs.keys.sorted(by: { ($0.first, $0.second) < ($1.first, $1.second) }) {
+            let columns = [file.columns[pair.first], file.columns[pair.second]]
+            guard columns.allSatisfy({ $0.nameable && !ManifestInference.systemColumns.contains($0.name) }) else { continue }
+            let namedBy = files.indices.filter { other in
+                guard other != index, classNames[other] != nil else { return false }
+                let namesakes = columns.compactMap { column in files[other].columns.first { Self.comparable($0.name) == Self.comparable(column.name) } }
+                guard namesakes.count == 2, !namesakes.allSatisfy(\.isUnique) else { return false }
+                let held = zip(columns, namesakes).allSatisfy { column, namesake in
+                    guard let values = namesake.distinct, !values.isEmpty else { return false }
+                    return column.holds(values)
+                }
+                return held && holdsPairs(of: other, [namesakes[0].name, namesakes[1].name], in: index, pair)
+            }
+            if !namedBy.isEmpty { return (columns.map(\.name), namedBy) }
+        }
+        return nil
+    }
+
+    /// Whether every pair of `columns` of file `other` with both parts is a pair of `pair` of
+    /// file `index`, where both files' rows are kept (else `true`: the pointer's own check,
+    /// ``findCompositePointers(among:)``, reads the files whole).
+    private func holdsPairs(of other: Int, _ columns: [String], in index: Int, _ pair: FileProfile.ColumnPair) -> Bool {
+        guard let rows = files[index].rows, rows.count == files[index].records, let otherRows = files[other].rows, otherRows.count == files[other].records,
+              let first = files[other].columns.firstIndex(where: { $0.name == columns[0] }),
+              let second = files[other].columns.firstIndex(where: { $0.name == columns[1] }) else { return true }
+        let pairs = Set(rows.map { [$0[pair.first], $0[pair.second]] })
+        return otherRows.allSatisfy { row in row[first].isEmpty || row[second].isEmpty || pairs.contains([row[first], row[second]]) }
     }
 
     /// The leftmost two columns whose values, always filled, are unique together in the whole file.
