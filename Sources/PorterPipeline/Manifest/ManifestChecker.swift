@@ -56,6 +56,9 @@ struct ManifestChecker {
     }
 
     mutating func check() {
+        if manifest.classes.count > DatasetManifest.maximumClasses {
+            fail(ManifestPath.root + "classes", DatasetManifest.tooManyClasses(manifest.classes.count))
+        }
         let declared = Set(manifest.classes.map(\.className))
         var seenClasses: Set<String> = []
         for mapping in manifest.classes {

@@ -88,6 +88,7 @@ public enum ManifestInference {
                 names.append(name)
             }
             guard !names.isEmpty else { throw PorterError(.usage, "\(paths[0]): no .csv, .tsv, .json, .ndjson or .jsonl file") }
+            guard names.count <= DatasetManifest.maximumClasses else { throw PorterError(.usage, "\(paths[0]): " + DatasetManifest.tooManyClasses(names.count)) }
             return (paths[0], names)
         }
         var directory: String?
