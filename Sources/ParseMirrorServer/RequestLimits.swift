@@ -1,4 +1,5 @@
 import MirrorQuery
+import ParseModel
 
 /// The work one request may ask of a ``ParseMirrorAPI``; what is answered past each limit is
 /// in the README's "Limits" section.
@@ -17,7 +18,7 @@ public struct RequestLimits: Sendable {
     public var queryTimeLimit: Double
 
     /// The defaults `serve` uses (its options change them).
-    public init(batchRequests: Int = 100, resultBytes: Int = 64 * 1024 * 1024, fieldsPerClass: Int = 1000,
+    public init(batchRequests: Int = 100, resultBytes: Int = 64 * 1024 * 1024, fieldsPerClass: Int = ClassSchema.maximumFields,
                 queryTimeLimit: Double = MirrorReader.defaultTimeLimit) {
         self.batchRequests = batchRequests
         self.resultBytes = resultBytes

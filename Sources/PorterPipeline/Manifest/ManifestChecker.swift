@@ -72,6 +72,9 @@ struct ManifestChecker {
                 if !seenFields.insert(field.name).inserted { fail(fieldPath, "field declared twice") }
                 checkOptions(of: field, at: fieldPath)
             }
+            if mapping.fields.count > ClassSchema.maximumFields {
+                fail(path + "fields", "\(mapping.fields.count) fields; a class may have at most \(ClassSchema.maximumFields) besides objectId, createdAt, updatedAt and ACL")
+            }
             if let extract = mapping.extract { checkExtracted(mapping, extract, at: path) }
             for keyField in mapping.key {
                 guard let field = mapping.field(named: keyField) else {

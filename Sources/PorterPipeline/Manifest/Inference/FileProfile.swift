@@ -25,6 +25,7 @@ struct FileProfile {
     private(set) var columns: [ColumnProfile] = []
     /// Each record's values as text (empty when none), up to ``rowLimit`` records; `nil` past it.
     private(set) var rows: [[String]]? = []
+    /// Each column's position in ``columns`` (the first, for a name a CSV header repeats).
     private var indexByName: [String: Int] = [:]
 
     /// Reads `paths` (by default `file` alone) of `files` with the reader their format gives;
@@ -59,8 +60,19 @@ struct FileProfile {
             while let record = try reader.next() {
                 if let fault = record.raggednessFault(file: path) { throw fault }
                 add(record)
+                if columns.count > Self.columnLimit { throw tooManyColumns(file: path, line: record.line) }
             }
         }
+    }
+
+    /// Columns (or JSON keys) a file may have: one per field of a class, plus the ones every
+    /// class has. Past it the file is refused before the columns are compared with each other.
+    static let columnLimit = ClassSchema.maximumFields + ParseNames.defaultFields.count
+
+    private func tooManyColumns(file: String, line: Int) -> ReaderError {
+        ReaderError(file: file, line: line, column: columns[Self.columnLimit].name,
+                    reason: "more than \(Self.columnLimit) columns: a class may have at most \(ClassSchema.maximumFields) fields besides "
+                        + ParseNames.defaultFields.joined(separator: ", "))
     }
 
     private mutating func add(_ record: SourceRecord) {
@@ -70,6 +82,7 @@ struct FileProfile {
         case .csv(let header, let cells):
             if columns.isEmpty {
                 columns = header.columnNames.map(ColumnProfile.init)
+                indexByName = Dictionary(header.columnNames.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
                 row = [String](repeating: "", count: columns.count)
             }
             for index in columns.indices {
@@ -140,5 +153,5 @@ struct FileProfile {
         }
     }
 
-    func column(named name: String) -> ColumnProfile? { columns.first { $0.name == name } }
+    func column(named name: String) -> ColumnProfile? { indexByName[name].map { columns[$0] } }
 }
