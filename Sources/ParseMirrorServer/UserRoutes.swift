@@ -42,7 +42,8 @@ extension ParseMirrorAPI {
             guard let id = row?[0], let hash = row?[1] else { return nil }
             return (id, hash)
         }
-        guard let account, Passwords.verify(password, hash: account.hash) else { throw invalid }
+        // No account is checked against the decoy hash, so its answer takes as long as a wrong password's.
+        guard Passwords.verify(password, hash: account?.hash ?? Passwords.decoy), let account else { throw invalid }
         return try data.write { connection in
             let session = try createSession(userId: account.id, action: "login", installationId: request.credentials.installationId,
                                             connection: connection)
