@@ -63,7 +63,7 @@ public final class MirrorReader {
     }
 
     private func run(_ query: ParseQuery, schemas: [String: ClassSchema], access: ReadAccess) throws(ParseError) -> (results: [JSONObject], count: Int?) {
-        try QueryComplexity.checkNesting(of: query.constraints)
+        try QueryComplexity.checkShape(of: query.constraints)
         guard let schema = schemas[query.className] else { return ([], query.count ? 0 : nil) }
         try access.checkQueryable(query.constraints, order: query.order, className: schema.className)
         let includePaths = try Self.includePaths(query, schema)
