@@ -5,6 +5,8 @@ final class HTTPConnection {
     private let handler: any HTTPHandler
     private let limits: HTTPServer.Limits
     private let remoteAddress: String
+    /// What the server sees of this connection: waiting for the client, or answering.
+    private let activity: ConnectionActivity
     /// Received bytes not consumed yet: the rest of a request, or requests pipelined behind it.
     private var buffer: [UInt8] = []
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
@@ -12,8 +14,9 @@ final class HTTPConnection {
     /// When the request being read must have arrived whole; nil between requests.
     private var deadline: ContinuousClock.Instant?
 
-    init(socket: Socket, handler: any HTTPHandler, limits: HTTPServer.Limits) {
+    init(socket: Socket, handler: any HTTPHandler, limits: HTTPServer.Limits, activity: ConnectionActivity = ConnectionActivity()) {
         self.socket = socket
+        self.activity = activity
         self.handler = handler
         self.limits = limits
         self.remoteAddress = socket.peerAddress()
@@ -32,7 +35,8 @@ final class HTTPConnection {
                 reject(error)
                 return
             }
-            guard let (head, body) = received, respond(to: head, body: body) else { return }
+            guard let (head, body) = received, activity.answering(), respond(to: head, body: body) else { return }
+            activity.idle()
         }
     }
 
@@ -134,6 +138,7 @@ final class HTTPConnection {
             return false
         }
         buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[..<count]))
+        activity.receivingRequest()
         startDeadline()
         return true
     }
