@@ -107,7 +107,14 @@ final class HTTPConnection {
         }
         let keepAlive = head.keepAlive && !response.asksToClose
         let connection: HTTPResponse.ConnectionHeader = !keepAlive ? .close : head.minorVersion == 0 ? .keepAlive : .none
-        return socket.sendAll(response.serialized(connection: connection, isHeadRequest: head.method == "HEAD")) && keepAlive
+        let isHeadRequest = head.method == "HEAD"
+        // A large body is sent after the head rather than copied behind it, and the response,
+        // with what it keeps until sent, lives until both are.
+        return withExtendedLifetime(response) {
+            guard response.body.count > 65536 else { return socket.sendAll(response.serialized(connection: connection, isHeadRequest: isHeadRequest)) }
+            guard socket.sendAll(response.head(connection: connection)) else { return false }
+            return !response.sendsBody(isHeadRequest: isHeadRequest) || socket.sendAll(response.body)
+        } && keepAlive
     }
 
     /// Answers an unreadable request and closes gracefully: stops writing, then drops what the
