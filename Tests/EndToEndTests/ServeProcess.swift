@@ -1,9 +1,11 @@
 import Foundation
+import ParseModel
+import PorterTestSupport
 import XCTest
 
 /// `parse-porter serve` running as its own process on a free port, and curl requests to it:
 /// the command and an independent client, as a Parse app would use them.
-final class ServeProcess {
+final class ServeProcess: @unchecked Sendable {
     static let appId = "servedApp"
     static let masterKey = "serve-master-key-91b2"
 
@@ -11,12 +13,13 @@ final class ServeProcess {
     let url: String
     private let process: Process
 
-    /// Serves `mirror` (created when missing); stops when the test ends, and must then exit cleanly.
-    init(mirror: URL, test: XCTestCase) throws {
+    /// Serves `mirror` (created when missing) with `arguments` added; stops when the test ends,
+    /// and must then exit cleanly within 15 s of SIGTERM (else it is killed, and the test fails).
+    init(mirror: URL, test: XCTestCase, arguments: [String] = []) throws {
         self.mirror = mirror
         process = Process()
         process.executableURL = CommandRunner.binary
-        process.arguments = ["serve", mirror.path, "--port", "0", "--app-id", Self.appId, "--quiet"]
+        process.arguments = ["serve", mirror.path, "--port", "0", "--app-id", Self.appId, "--quiet"] + arguments
         process.environment = ProcessInfo.processInfo.environment.merging(["PARSE_MASTER_KEY": Self.masterKey]) { $1 }
         let out = Pipe()
         process.standardOutput = out
@@ -33,9 +36,67 @@ final class ServeProcess {
         let process = self.process
         test.addTeardownBlock {
             process.terminate()
+            let deadline = ContinuousClock.now + .seconds(15)
+            while process.isRunning && ContinuousClock.now < deadline { usleep(20_000) }
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                XCTFail("serve was still running 15 s after SIGTERM")
+            }
             process.waitUntilExit()
             XCTAssertEqual(process.terminationStatus, 0, "serve did not exit cleanly")
         }
+    }
+
+    /// The port served on.
+    var port: Int { Int(url.split(separator: ":").last?.prefix { $0.isNumber } ?? "") ?? 0 }
+
+    /// The server's resident memory now and at its peak (`VmRSS`, `VmHWM`), in bytes.
+    var residentBytes: (now: Int, peak: Int) {
+        let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
+        func field(_ name: String) -> Int {
+            let line = status.split(separator: "\n").first { $0.hasPrefix(name + ":") } ?? ""
+            return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
+        }
+        return (field("VmRSS"), field("VmHWM"))
+    }
+
+    /// An answer read by ``send(_:_:_:auth:timeout:)``, with the seconds it took.
+    struct Reply {
+        let status: Int
+        let json: JSONValue
+        let headers: [(name: String, value: String)]
+        let seconds: Double
+
+        var code: Int? { if case .integer(let code)? = json["code"] { Int(code) } else { nil } }
+        var results: [JSONValue] { if case .array(let items)? = json["results"] { items } else { [] } }
+        func header(_ name: String) -> String? { headers.first { $0.name == name.lowercased() }?.value }
+    }
+
+    /// One request on a new connection, sent and read by the raw client (no curl process, so
+    /// many can run at once and their time is the server's); nil when no whole answer arrived
+    /// within `timeout` seconds.
+    func send(_ method: String, _ path: String, _ body: String? = nil, auth: Auth = .master, contentType: String = "application/json",
+              timeout: Double = 60) -> Reply? {
+        send(method, path, bytes: Array((body ?? "").utf8), auth: auth, contentType: contentType, timeout: timeout)
+    }
+
+    func send(_ method: String, _ path: String, bytes: [UInt8], auth: Auth = .master, contentType: String = "application/json",
+              timeout: Double = 60) -> Reply? {
+        let started = ContinuousClock.now
+        guard let client = try? RawClient(port: port, timeout: timeout) else { return nil }
+        var head = "\(method) /parse\(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        switch auth {
+        case .master: head += "X-Parse-Application-Id: \(Self.appId)\r\nX-Parse-Master-Key: \(Self.masterKey)\r\n"
+        case .appOnly: head += "X-Parse-Application-Id: \(Self.appId)\r\n"
+        case .session(let token): head += "X-Parse-Application-Id: \(Self.appId)\r\nX-Parse-Session-Token: \(token)\r\n"
+        case .none: break
+        }
+        head += "Content-Type: \(contentType)\r\nContent-Length: \(bytes.count)\r\n\r\n"
+        client.send(Array(head.utf8) + bytes)
+        guard let response = client.readResponse() else { return nil }
+        let elapsed = ContinuousClock.now - started
+        return Reply(status: response.status, json: (try? JSONParser.parse(bytes: response.body)) ?? .null, headers: response.headers,
+                     seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     }
 
     /// The environment a `parse-porter import --to <url>` needs.
