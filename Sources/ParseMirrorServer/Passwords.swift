@@ -40,13 +40,19 @@ enum Passwords {
     /// answer does not tell which usernames and emails have accounts.
     static let decoy: String = (try? hash(RandomTokens.hex32())) ?? "$2b$10$" + String(repeating: ".", count: 53)
 
-    /// `crypt_rn` with a private work area (thread-safe); `nil` when the setting is not a valid hash.
+    /// Bytes of a password bcrypt reads; the rest never changes its hash.
+    private static let bcryptKeyBytes = 72
+
+    /// `crypt_rn` with a private work area (thread-safe) on the password's first
+    /// ``bcryptKeyBytes`` bytes (libcrypt refuses passwords over 512 bytes, where Parse Server's
+    /// bcrypt hashes any length by those bytes); `nil` when the setting is not a valid hash.
     private static func crypt(_ password: String, setting: String) -> String? {
         let size = MemoryLayout<crypt_data>.size
         let data = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: MemoryLayout<crypt_data>.alignment)
         defer { data.deallocate() }
         data.initializeMemory(as: UInt8.self, repeating: 0, count: size)
-        guard let result = crypt_rn(password, setting, data, Int32(size)) else { return nil }
+        let key = password.utf8.prefix(bcryptKeyBytes).map { CChar(bitPattern: $0) } + [0]
+        guard let result = crypt_rn(key, setting, data, Int32(size)) else { return nil }
         let text = String(cString: result)
         return text.hasPrefix("$2") ? text : nil
     }
