@@ -84,15 +84,7 @@ final class ServeProcess: @unchecked Sendable {
               timeout: Double = 60) -> Reply? {
         let started = ContinuousClock.now
         guard let client = try? RawClient(port: port, timeout: timeout) else { return nil }
-        var head = "\(method) /parse\(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
-        switch auth {
-        case .master: head += "X-Parse-Application-Id: \(Self.appId)\r\nX-Parse-Master-Key: \(Self.masterKey)\r\n"
-        case .appOnly: head += "X-Parse-Application-Id: \(Self.appId)\r\n"
-        case .session(let token): head += "X-Parse-Application-Id: \(Self.appId)\r\nX-Parse-Session-Token: \(token)\r\n"
-        case .none: break
-        }
-        head += "Content-Type: \(contentType)\r\nContent-Length: \(bytes.count)\r\n\r\n"
-        client.send(Array(head.utf8) + bytes)
+        client.sendRequest(method, "/parse" + path, host: "127.0.0.1:\(port)", headers: auth.headers + [("Content-Type", contentType)], body: bytes)
         guard let response = client.readResponse() else { return nil }
         let elapsed = ContinuousClock.now - started
         return Reply(status: response.status, json: (try? JSONParser.parse(bytes: response.body)) ?? .null, headers: response.headers,
@@ -125,7 +117,19 @@ final class ServeProcess: @unchecked Sendable {
         }
     }
 
-    enum Auth { case master, appOnly, session(String), none }
+    enum Auth {
+        case master, appOnly, session(String), none
+
+        /// The key headers a request with this authentication sends.
+        var headers: [(String, String)] {
+            switch self {
+            case .master: [("X-Parse-Application-Id", ServeProcess.appId), ("X-Parse-Master-Key", ServeProcess.masterKey)]
+            case .appOnly: [("X-Parse-Application-Id", ServeProcess.appId)]
+            case .session(let token): [("X-Parse-Application-Id", ServeProcess.appId), ("X-Parse-Session-Token", token)]
+            case .none: []
+            }
+        }
+    }
 
     /// One curl request to `target` (a path below the mount, sent as is, or a full URL), with a
     /// raw body; `--path-as-is` keeps `..` segments as a hostile client sends them.
@@ -135,12 +139,7 @@ final class ServeProcess: @unchecked Sendable {
         defer { scratch.remove() }
         let bodyFile = scratch.appending("body"), headFile = scratch.appending("head")
         var arguments = ["-s", "--path-as-is", "-X", method, "-D", headFile.path, "-o", bodyFile.path + ".out", "-H", "Expect:"]
-        switch auth {
-        case .master: arguments += ["-H", "X-Parse-Application-Id: \(Self.appId)", "-H", "X-Parse-Master-Key: \(Self.masterKey)"]
-        case .appOnly: arguments += ["-H", "X-Parse-Application-Id: \(Self.appId)"]
-        case .session(let token): arguments += ["-H", "X-Parse-Application-Id: \(Self.appId)", "-H", "X-Parse-Session-Token: \(token)"]
-        case .none: break
-        }
+        for (name, value) in auth.headers { arguments += ["-H", "\(name): \(value)"] }
         // No Content-Type unless given (curl would send a form type with a body).
         arguments += ["-H", contentType.map { "Content-Type: \($0)" } ?? "Content-Type:"]
         for header in headers { arguments += ["-H", header] }

@@ -356,17 +356,13 @@ import Testing
         _ = try tooLong.parseValue()
         #expect(try tooLong.nextElement())
         #expect(tooLong.line == 2)
-        do {
-            _ = try tooLong.parseValue()
-            Issue.record("expected the value to be refused")
-        } catch {
-            guard case .valueTooLarge(let limit) = error else {
-                Issue.record("unexpected \(error)")
-                return
-            }
-            #expect(limit == 64)
-            #expect(tooLong.line == 2, "the error is placed where the value starts")
+        let refusal = #expect(throws: JSONStreamError.self) { try tooLong.parseValue() }
+        guard case .valueTooLarge(let limit)? = refusal else {
+            Issue.record("unexpected \(String(describing: refusal))")
+            return
         }
+        #expect(limit == 64)
+        #expect(tooLong.line == 2, "the error is placed where the value starts")
     }
 
     @Test func streamReportsReadFailures() {
