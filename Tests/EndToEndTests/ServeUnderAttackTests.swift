@@ -8,12 +8,14 @@ import XCTest
 /// batches of slow queries, connections that fill the cap and say nothing, concurrent large
 /// answers, and log-in probes. Seeded (the seed is printed); about 20 s.
 final class ServeUnderAttackTests: XCTestCase {
-    /// What the legitimate clients' answers may take at the 99th percentile, and the server's
-    /// memory at its peak. Before the fixes log-ins and writes waited minutes for the write lock,
-    /// or never got a connection. Measured on the shared 2-core machine at a load average of
-    /// 13-16: p99 2.3-5.6 s (reads 0.05 s; log-ins, which cost a bcrypt hash beside the
-    /// attackers' CPU, the slowest), peak memory 160-260 MB.
-    static let p99Bound = 8.0
+    /// What the legitimate clients' answers may take at the 99th percentile, how many at least
+    /// are answered in the 12 s, and the server's memory at its peak. Before the fixes log-ins
+    /// and writes waited minutes for the write lock, or never got a connection (0 answered, 634
+    /// refused). Measured on the shared 2-core machine at a load average of 13-20: p99 2.3-5.6 s
+    /// (reads 0.1 s; log-ins, which cost a bcrypt hash beside the attackers' CPU, the slowest),
+    /// 40 answers, peak memory 160-260 MB.
+    static let p99Bound = 10.0
+    static let leastAnswered = 15
     static let peakMemoryBound = 1024 << 20
 
     func testLegitimateClientsAreAnsweredWhileAttackersRunEveryAttack() throws {
@@ -36,7 +38,7 @@ final class ServeUnderAttackTests: XCTestCase {
 
         let run = Run()
         let finished = DispatchGroup()
-                func spawn(_ body: @escaping @Sendable () -> Void) {
+        func spawn(_ body: @escaping @Sendable () -> Void) {
             finished.enter()
             Thread { body(); finished.leave() }.start()
         }
@@ -118,11 +120,13 @@ final class ServeUnderAttackTests: XCTestCase {
         peak = max(peak, server.residentBytes.peak)
 
         let sorted = run.latencies.sorted(), failures = run.failures
-        let p99 = sorted.isEmpty ? .infinity : sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))]
-        let median = sorted.isEmpty ? .infinity : sorted[sorted.count / 2]
+        // A request left without an answer counts among the slowest.
+        let times = sorted + Array(repeating: .infinity, count: run.unanswered)
+        let p99 = times.isEmpty ? .infinity : times[min(times.count - 1, Int(Double(times.count) * 0.99))]
+        let median = times.isEmpty ? .infinity : times[times.count / 2]
         print("legitimate answers: \(sorted.count), failed: \(failures.count), median \(String(format: "%.2f", median)) s, "
             + "p99 \(String(format: "%.2f", p99)) s (\(run.summary)); memory \(baseline >> 20) MB before, peak \(peak >> 20) MB")
-        XCTAssertGreaterThan(sorted.count, 30, "legitimate clients were answered")
+        XCTAssertGreaterThanOrEqual(sorted.count, Self.leastAnswered, "legitimate clients were answered")
         XCTAssertLessThanOrEqual(failures.count, sorted.count / 20, "at most 1 in 20 refused: \(failures.prefix(5))")
         XCTAssertLessThan(p99, Self.p99Bound, "legitimate clients' 99th percentile")
         XCTAssertLessThan(peak, Self.peakMemoryBound, "the server's peak memory")
@@ -134,12 +138,14 @@ final class ServeUnderAttackTests: XCTestCase {
 private final class Run: @unchecked Sendable {
     private let lock = NSLock()
     private var stopped = false
-    private var answered: [Double] = [], refused: [String] = []
+    private var answered: [Double] = [], refused: [String] = [], timedOut = 0
     private var byKind: [String: [Double]] = [:]
 
     var isRunning: Bool { lock.withLock { !stopped } }
     var latencies: [Double] { lock.withLock { answered } }
     var failures: [String] { lock.withLock { refused } }
+    /// Requests that had no whole answer within their timeout (also among ``failures``).
+    var unanswered: Int { lock.withLock { timedOut } }
 
     /// Per kind of request: how many were answered, their median and slowest time.
     var summary: String {
@@ -160,6 +166,7 @@ private final class Run: @unchecked Sendable {
                 answered.append(reply.seconds)
                 byKind[kind, default: []].append(reply.seconds)
             } else {
+                if reply == nil { timedOut += 1 }
                 refused.append("\(kind): \(reply.map { "\($0.status) \($0.json)" } ?? "no answer")")
             }
         }
