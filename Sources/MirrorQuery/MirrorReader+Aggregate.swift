@@ -27,7 +27,7 @@ extension MirrorReader {
                 renamed["_id"] = nil
                 renamed["objectId"] = id
             }
-            try QueryComplexity.checkNesting(of: renamed)
+            try QueryComplexity.checkShape(of: renamed)
             conditions.append(try compiler.compile(renamed))
             stages = stages.dropFirst()
         }

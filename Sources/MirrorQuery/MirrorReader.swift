@@ -2,6 +2,17 @@ import ParseModel
 import PorterPipeline
 import PorterSQLite
 
+/// A condition that ends a query before its time limit, and the error the query then fails with.
+package struct QueryCutoff {
+    package let isReached: () -> Bool
+    package let error: ParseError
+
+    package init(error: ParseError, isReached: @escaping () -> Bool) {
+        self.error = error
+        self.isReached = isReached
+    }
+}
+
 /// Reads objects of a mirror. Not thread-safe: one per connection.
 ///
 /// Results without an `order` come in insertion order (the table's rowid), which is also the
@@ -18,6 +29,11 @@ public final class MirrorReader {
     private let clock = QueryClock()
     /// The running query's request budget.
     private var budget: ResultBudget?
+    /// Ends queries early on a condition besides the time limit (set while the connection
+    /// holds the server's write lock for a batch, which gives way to others waiting for it).
+    package var cutoff: QueryCutoff? {
+        didSet { clock.cutoff = cutoff?.isReached }
+    }
 
     /// Registers the `$regex` SQL function and a progress handler that ends queries running
     /// past `timeLimit` seconds on the connection. `maxLimit` silently lowers larger limits.
@@ -28,6 +44,7 @@ public final class MirrorReader {
         textIndexes = TextIndexes(database: database)
         try RegexFunction.register(on: database, cache: regexes)
         clock.install(on: database)
+        regexes.clock = clock
     }
 
     deinit { QueryClock.uninstall(from: database) }
@@ -63,7 +80,7 @@ public final class MirrorReader {
     }
 
     private func run(_ query: ParseQuery, schemas: [String: ClassSchema], access: ReadAccess) throws(ParseError) -> (results: [JSONObject], count: Int?) {
-        try QueryComplexity.checkNesting(of: query.constraints)
+        try QueryComplexity.checkShape(of: query.constraints)
         guard let schema = schemas[query.className] else { return ([], query.count ? 0 : nil) }
         try access.checkQueryable(query.constraints, order: query.order, schema: schema)
         let includePaths = try Self.includePaths(query, schema)
@@ -180,6 +197,7 @@ public final class MirrorReader {
                 throw ParseError(.timeout,
                                  "The query ran longer than the server's limit of \(timeLimit.formatted()) s; narrow its where or lower its limit")
             }
+            if clock.cutOff, let cutoff { throw cutoff.error }
             throw regexes.failure ?? ParseError(.internalServerError, error.message)
         }
     }

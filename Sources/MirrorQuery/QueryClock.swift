@@ -8,6 +8,10 @@ final class QueryClock {
     private var deadline: ContinuousClock.Instant?
     /// Whether the last statement was interrupted because the deadline passed.
     private(set) var expired = false
+    /// Ends the running query before its deadline once it returns true (looked at with the clock).
+    var cutoff: (() -> Bool)?
+    /// Whether the last statement was interrupted by ``cutoff``.
+    private(set) var cutOff = false
     /// SQLite virtual-machine steps between two looks at the clock: few, since one step may
     /// call a costly function (a `$regex` match may take milliseconds), so that a scan of such
     /// rows still ends close to its deadline.
@@ -24,16 +28,28 @@ final class QueryClock {
 
     func start(seconds: Double) {
         expired = false
+        cutOff = false
         deadline = seconds > 0 ? .now + .milliseconds(Int64(seconds * 1000)) : nil
     }
 
     func stop() { deadline = nil }
 
+    /// Whether the running statement must stop now: its deadline passed (``expired``) or its
+    /// ``cutoff`` was reached (``cutOff``). Also asked before each costly function call (a
+    /// `$regex` match), which may take milliseconds where a step takes nanoseconds.
+    func mustStop() -> Bool {
+        guard let deadline else { return false }
+        if ContinuousClock.now > deadline {
+            expired = true
+            return true
+        }
+        guard let cutoff, cutoff() else { return false }
+        cutOff = true
+        return true
+    }
+
     private static let check: @convention(c) (UnsafeMutableRawPointer?) -> Int32 = { data in
         guard let data else { return 0 }
-        let clock = Unmanaged<QueryClock>.fromOpaque(data).takeUnretainedValue()
-        guard let deadline = clock.deadline, ContinuousClock.now > deadline else { return 0 }
-        clock.expired = true
-        return 1
+        return Unmanaged<QueryClock>.fromOpaque(data).takeUnretainedValue().mustStop() ? 1 : 0
     }
 }

@@ -16,23 +16,43 @@ enum QueryComplexity {
     /// `include` paths, each prefix of a dotted path counted (`a.b` is `a` and `a.b`).
     static let includeCount = 100
 
+    /// JSON values a `where` may hold in all, sub-queries' included: every member of an object
+    /// and every item of an array counts one (`{"n":{"$in":[1,2]}}` is four). Each becomes at
+    /// most two SQL parameters, so a query stays within SQLite's 32,766. Parse Server 7.1 sets
+    /// no such bound.
+    static let maximumWhereValues = 10_000
+
     private static let logicalKeys: Set = ["$or", "$and", "$nor"]
 
     /// 102 when logical operators nest more than ``queryDepth`` deep anywhere in `constraints`,
-    /// counted as Parse Server's `validateQueryDepth` counts: every value is walked, and only
-    /// `$or`, `$and` and `$nor` go one level deeper.
-    static func checkNesting(of constraints: JSONObject) throws(ParseError) {
-        try checkNesting(.object(constraints), depth: 0)
+    /// counted as Parse Server's `validateQueryDepth` counts (every value is walked, and only
+    /// `$or`, `$and` and `$nor` go one level deeper), or when they hold more than
+    /// ``maximumWhereValues`` values: refused before any SQL is made. (A wide `$or` is no longer
+    /// a deep SQL expression: ``SQLFragment/all(_:)`` and `any` nest their parts as balanced trees.)
+    static func checkShape(of constraints: JSONObject) throws(ParseError) {
+        var values = 0
+        try checkShape(.object(constraints), depth: 0, values: &values)
     }
 
-    private static func checkNesting(_ value: JSONValue, depth: Int) throws(ParseError) {
+    private static func checkShape(_ value: JSONValue, depth: Int, values: inout Int) throws(ParseError) {
         guard depth <= queryDepth else {
             throw ParseError(.invalidQuery, "Query condition nesting depth exceeds maximum allowed depth of \(queryDepth)")
         }
         switch value {
-        case .array(let items): for item in items { try checkNesting(item, depth: depth) }
-        case .object(let object): for member in object { try checkNesting(member.value, depth: logicalKeys.contains(member.key) ? depth + 1 : depth) }
+        case .array(let items):
+            try count(items.count, into: &values)
+            for item in items { try checkShape(item, depth: depth, values: &values) }
+        case .object(let object):
+            try count(object.members.count, into: &values)
+            for member in object { try checkShape(member.value, depth: logicalKeys.contains(member.key) ? depth + 1 : depth, values: &values) }
         default: return
+        }
+    }
+
+    private static func count(_ more: Int, into values: inout Int) throws(ParseError) {
+        values += more
+        guard values <= maximumWhereValues else {
+            throw ParseError(.invalidQuery, "Query condition holds more than \(maximumWhereValues) values (members, list items and branches); split it into several queries")
         }
     }
 

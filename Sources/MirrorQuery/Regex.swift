@@ -36,6 +36,9 @@ final class RegexCache {
 
     private var compiled: [String: CompiledRegex] = [:]
     private let context: OpaquePointer?
+    /// The clock of the connection's queries, asked before each match: a scan whose every row
+    /// costs a slow match stops at its deadline (or cutoff) within one match, not 100 of them.
+    weak var clock: QueryClock?
     /// Why the last statement's regex function failed: a match that hit a limit.
     private(set) var failure: ParseError?
 
@@ -119,6 +122,7 @@ enum RegexFunction {
         // By length, not as a C string: a pattern may hold NUL (`\u0000`), as a value may.
         let patternText = String(decoding: UnsafeBufferPointer(start: pattern, count: Int(sqlite3_value_bytes(arguments[0]))), as: UTF8.self)
         guard let regex = try? cache.regex(patternText, options: String(cString: options)) else { return sqlite3_result_int(context, 0) }
+        if cache.clock?.mustStop() == true { return sqlite3_result_error(context, "interrupted", -1) }
         guard let matched = cache.matches(regex, value, count: Int(sqlite3_value_bytes(arguments[2])), pattern: patternText) else {
             return sqlite3_result_error(context, "regex match limit", -1)
         }

@@ -26,11 +26,18 @@ struct SQLFragment {
     static func + (a: SQLFragment, b: String) -> SQLFragment { SQLFragment(a.sql + b, a.arguments) }
     static func + (a: String, b: SQLFragment) -> SQLFragment { SQLFragment(a + b.sql, b.arguments) }
 
-    /// The parts joined by `separator`, in parentheses; `empty` when there are none.
+    /// The parts joined by `separator`, in parentheses; `empty` when there are none. More than
+    /// a few parts are grouped two by two into a balanced tree (`((a OR b) OR (c OR d))`): SQLite
+    /// parses `a OR b OR c …` one level deeper per part and refuses expressions over 1000 deep.
     static func joined(_ parts: [SQLFragment], _ separator: String, empty: SQLFragment) -> SQLFragment {
         guard !parts.isEmpty else { return empty }
         if parts.count == 1 { return parts[0] }
-        return SQLFragment("(" + parts.map(\.sql).joined(separator: " \(separator) ") + ")", parts.flatMap(\.arguments))
+        guard parts.count > 8 else {
+            return SQLFragment("(" + parts.map(\.sql).joined(separator: " \(separator) ") + ")", parts.flatMap(\.arguments))
+        }
+        let middle = parts.count / 2
+        let halves = [joined(Array(parts[..<middle]), separator, empty: empty), joined(Array(parts[middle...]), separator, empty: empty)]
+        return SQLFragment("(" + halves[0].sql + " \(separator) " + halves[1].sql + ")", halves[0].arguments + halves[1].arguments)
     }
 
     static func all(_ parts: [SQLFragment]) -> SQLFragment { joined(parts, "AND", empty: .alwaysTrue) }

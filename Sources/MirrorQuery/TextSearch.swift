@@ -3,7 +3,10 @@ import ParseModel
 import PorterSQLite
 
 /// `$text` full-text indexes: SQLite FTS5 tables in the connection's private `temp` schema, one
-/// per class, String field and tokenizer, built on the first `$text` query that needs one.
+/// per class, String field, tokenizer and reader, built on the first `$text` query that needs
+/// one. An index holds only the rows its reader may read: bm25's relevance counts the rows that
+/// hold a word, so an index over every row would tell, score by score, which words objects the
+/// reader cannot see contain.
 ///
 /// The mirror file itself is never changed. An index is rebuilt from the class table whenever the
 /// mirror may have changed since it was built: another connection or process committed a write
@@ -28,10 +31,10 @@ final class TextIndexes {
         self.database = database
     }
 
-    /// The name of the current FTS5 table (in `temp`) over `field` of `className`, by the class
-    /// table's `rowid`.
-    func table(className: String, field: String, rowid: String, tokenizer: String) throws(ParseError) -> String {
-        let key = [className, field, tokenizer].joined(separator: "\u{0}")
+    /// The name of the current FTS5 table (in `temp`) over `field` of the rows of `className`
+    /// (aliased `t`) that meet `readable`, by the class table's `rowid`.
+    func table(className: String, field: String, rowid: String, tokenizer: String, readable: SQLFragment) throws(ParseError) -> String {
+        let key = ([className, field, tokenizer, readable.sql] + readable.arguments.map { "\($0)" }).joined(separator: "\u{0}")
         let version = try currentVersion()
         if let index = built[key], index.version == version { return index.table }
         if built[key] == nil && built.count >= Self.capacity {
@@ -43,8 +46,13 @@ final class TextIndexes {
         let before = sqlite3_total_changes64(database.handle)
         try execute("DROP TABLE IF EXISTS temp.\(quoted(table))")
         try execute("CREATE VIRTUAL TABLE temp.\(quoted(table)) USING fts5(body, content='', tokenize='\(tokenizer)')")
-        try execute("INSERT INTO temp.\(quoted(table))(rowid, body) SELECT \(rowid), \(quoted(field)) FROM main.\(quoted(className)) "
-            + "WHERE typeof(\(quoted(field))) = 'text'")
+        let fill = "INSERT INTO temp.\(quoted(table))(rowid, body) SELECT t.\(rowid), t.\(quoted(field)) FROM main.\(quoted(className)) AS t "
+            + "WHERE typeof(t.\(quoted(field))) = 'text' AND " + readable
+        do {
+            let statement = try database.prepare(fill.sql)
+            fill.bind(to: statement)
+            try statement.run()
+        } catch { throw ParseError(.internalServerError, error.message) }
         ownChanges += sqlite3_total_changes64(database.handle) - before
         built[key] = (table, version)
         return table
@@ -100,7 +108,8 @@ extension WhereCompiler {
         guard let textIndexes else { throw ParseError(.invalidQuery, "$text is not supported here") }
         guard case .column(let name, .string) = target, let match = Self.ftsQuery(term) else { return TextMatch(condition: .alwaysFalse, score: nil) }
         let tokenizer = (stemming ? "porter " : "") + "unicode61 remove_diacritics " + (diacriticSensitive ? "0" : "2")
-        let table = quoted(try textIndexes.table(className: schema.className, field: name, rowid: rowid(of: schema), tokenizer: tokenizer))
+        let table = quoted(try textIndexes.table(className: schema.className, field: name, rowid: rowid(of: schema), tokenizer: tokenizer,
+                                                 readable: Self.readable(schema.className, by: access)))
         let rowidColumn = "t." + rowid(of: schema)
         return TextMatch(condition: "\(rowidColumn) IN (SELECT rowid FROM temp.\(table) WHERE \(table) MATCH " + .parameter(.string(match)) + ")",
                          score: "(SELECT -rank FROM temp.\(table) WHERE \(table) MATCH " + .parameter(.string(match)) + " AND rowid = \(rowidColumn))")

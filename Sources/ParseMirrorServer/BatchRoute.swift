@@ -1,4 +1,5 @@
 import Foundation
+import MirrorQuery
 import ParseModel
 
 /// `POST /batch`: `{"requests":[{"method","path","body"}],"transaction":bool}`.
@@ -14,6 +15,12 @@ extension ParseMirrorAPI {
     /// failed write is undone alone (a savepoint). With it every sub-request runs in order in one
     /// write transaction, so a read sees the batch's earlier writes, and any failure undoes every
     /// write and is answered 500 `{"code":1,"message":"Internal server error."}`, as Parse Server's.
+    ///
+    /// A batch holds the write lock at most ``RequestLimits/batchLockTime`` while another request
+    /// waits for it, and a transactional one at most ``RequestLimits/queryTimeLimit`` in any case
+    /// (``LockHold``): past that a transactional batch is undone and answered 124 (its running
+    /// query is cut short too), and one without `transaction` commits what it has written, lets
+    /// the waiting writers go first, and goes on.
     func batch(_ request: APIRequest, caller: Caller, data outer: DataAccess) throws -> APIResponse {
         guard case .array(let items)? = request.body["requests"] else { throw APIError.parse(.invalidJSON, "requests must be an array") }
         let limit = configuration.limits.batchRequests
@@ -38,18 +45,30 @@ extension ParseMirrorAPI {
             return (endpoint, subrequest)
         }
         var results = [JSONValue?](repeating: nil, count: requests.count)
+        // A batch run inside another's transaction (a MirrorSession's) takes no lock of its own.
+        let limits = configuration.limits, takesLock = outer.batch == nil
         if transactional {
+            let stopped = ParseError(.timeout, "The batch held the write lock longer than the server allows (\(limits.batchLockTime.formatted()) s "
+                + "while other requests wait, \(limits.queryTimeLimit.formatted()) s in all); nothing was written. Split it, or send it without transaction")
             /// Runs sub-request `index`; any failure ends the whole batch, its cause kept for the log.
             func run(_ index: Int, _ data: DataAccess) throws {
                 do { results[index] = .object(JSONObject(["success": try route(requests[index].request, caller: caller, data: data).body])) } catch {
                     let failure = APIError(error)
+                    if failure.code == stopped.code && failure.message == stopped.message { throw stopped }
                     throw APIError.internalFailure("transactional batch request \(index) failed: \(failure.cause ?? failure.message)")
                 }
             }
             // In request order, reads included, so a read sees the batch's earlier writes.
             try outer.write { connection in
                 let data = DataAccess(store: store, batch: connection)
-                for index in requests.indices { try run(index, data) }
+                let hold = LockHold(store: store, limits: limits, transactional: true)
+                let reader = try connection.reader()
+                if takesLock { reader.cutoff = QueryCutoff(error: stopped) { hold.isOver } }
+                defer { reader.cutoff = nil }
+                for index in requests.indices {
+                    if takesLock && hold.isOver { throw stopped }
+                    try run(index, data)
+                }
             }
             return APIResponse(.array(results.map { $0 ?? .null }))
         }
@@ -70,17 +89,22 @@ extension ParseMirrorAPI {
                 index += 1
                 continue
             }
-            let run = index..<(requests[index...].firstIndex { $0.endpoint.runsOutsideWriteLock } ?? requests.endIndex)
-            try outer.write { connection in
-                let data = DataAccess(store: store, batch: connection)
-                for member in run {
-                    try connection.database.execute("SAVEPOINT batch_request")
-                    results[member] = outcome(member, data)
-                    if results[member]?["error"] != nil { try connection.database.execute("ROLLBACK TO batch_request") }
-                    try connection.database.execute("RELEASE batch_request")
+            let end = requests[index...].firstIndex { $0.endpoint.runsOutsideWriteLock } ?? requests.endIndex
+            while index < end {
+                // Until the run ends or the batch must give way: then what is written is committed,
+                // and the writers waiting go before the rest of the run.
+                try outer.write { connection in
+                    let data = DataAccess(store: store, batch: connection)
+                    let hold = LockHold(store: store, limits: limits, transactional: false)
+                    repeat {
+                        try connection.database.execute("SAVEPOINT batch_request")
+                        results[index] = outcome(index, data)
+                        if results[index]?["error"] != nil { try connection.database.execute("ROLLBACK TO batch_request") }
+                        try connection.database.execute("RELEASE batch_request")
+                        index += 1
+                    } while index < end && !(takesLock && hold.isOver)
                 }
             }
-            index = run.upperBound
         }
         var response = APIResponse(.array(results.map { $0 ?? .null }))
         response.internalFailures = failures
@@ -101,6 +125,22 @@ extension ParseMirrorAPI {
         }
         guard case .string(let password)? = request.body["password"], !password.isEmpty else { return nil }
         return try? Passwords.hash(password)
+    }
+
+    /// How long a batch has held the write lock, from when it took it, and whether it must give
+    /// way: held ``RequestLimits/batchLockTime`` while another request waits, or (a transactional
+    /// batch) ``RequestLimits/queryTimeLimit`` in any case.
+    private struct LockHold {
+        let store: MirrorStore
+        let limits: RequestLimits
+        let transactional: Bool
+        let since = ContinuousClock.now
+
+        var isOver: Bool {
+            let held = ContinuousClock.now - since
+            if transactional && held > .milliseconds(Int64(limits.queryTimeLimit * 1000)) { return true }
+            return held > .milliseconds(Int64(limits.batchLockTime * 1000)) && store.writeLockIsWaitedFor
+        }
     }
 
     /// `a=1&b=%7B%7D` → `[("a","1"),("b","{}")]`, `+` read as a space.

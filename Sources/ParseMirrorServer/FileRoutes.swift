@@ -68,7 +68,8 @@ extension ParseMirrorAPI {
     }
 
     /// `POST /files/:name`: 201 `{"url","name"}` with a `Location` header. The name gets
-    /// Parse's 32-hex prefix, and an extension from the `Content-Type` when it has none.
+    /// Parse's 32-hex prefix, and an extension from the `Content-Type` when it has none; the
+    /// type itself is not kept (downloads are typed by the name).
     private func upload(_ http: HTTPRequest, name: String, caller: Caller) throws -> APIResponse {
         try checkUploadAllowed(caller)
         if let problem = ParseNames.fileNameProblem(name) { throw APIError.parse(ParseErrorCode.invalidFileName, problem) }
@@ -82,7 +83,7 @@ extension ParseMirrorAPI {
         if !hasExtension, let type = sentType, let fileExtension = MediaTypes.fileExtension(forType: type) { fileName += "." + fileExtension }
         let stored = RandomTokens.hex32() + "_" + fileName
         do {
-            try files.save(http.body, name: stored, contentType: sentType ?? MediaTypes.type(forFileName: fileName) ?? MediaTypes.fallback)
+            try files.save(http.body, name: stored)
         } catch {
             throw APIError.parse(ParseErrorCode.fileSaveError, "Could not store file: \(stored).")
         }
@@ -136,20 +137,29 @@ extension ParseMirrorAPI {
         !text.isEmpty && text.utf8.count <= 255 && text.utf8.allSatisfy { (0x20...0x7E).contains($0) }
     }
 
-    /// `GET /files/:appId/:name`: the bytes with their stored content type, or 404 "File not found.".
+    /// `GET /files/:appId/:name`: the bytes, typed by the file name's extension as Parse Server's
+    /// `FilesRouter.getHandler` types them (`mime.getType(filename)`), whatever type the uploader
+    /// sent: `x.txt` uploaded as `text/html` is served as `text/plain`. An unknown extension is
+    /// `application/octet-stream`. A type a browser runs scripts in (HTML, SVG, XML, which the
+    /// master key may upload) also gets `Content-Security-Policy: sandbox`. 404 "File not found.".
     private func download(name: String) -> HTTPResponse {
         var response = APIResponse(JSONObject()).httpResponse
-        guard let file = files.load(name: name) else {
+        guard let bytes = files.load(name: name) else {
             response.status = 404
             response.headers.set("Content-Type", "text/plain")
             response.body = Array("File not found.".utf8)
             return response
         }
-        response.headers.set("Content-Type", file.contentType)
+        let type = MediaTypes.type(forFileName: name) ?? MediaTypes.fallback
+        response.headers.set("Content-Type", type)
         response.headers.set("X-Content-Type-Options", "nosniff")
-        response.body = file.bytes
+        if Self.scriptableTypes.contains(type) { response.headers.set("Content-Security-Policy", "sandbox") }
+        response.body = bytes
         return response
     }
+
+    /// Types whose documents run scripts when opened from the API's origin.
+    private static let scriptableTypes: Set = ["text/html", "image/svg+xml", "application/xml"]
 
     /// Where a stored file is served: `<publicURL>/files/<appId>/<name>`, the name encoded as
     /// JavaScript's `encodeURIComponent` does (Parse's `getFileLocation`).

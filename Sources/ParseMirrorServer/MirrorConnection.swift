@@ -12,8 +12,10 @@ final class MirrorConnection {
     private let schemaCache: SchemaCache
     private var cachedReader: MirrorReader?
     private let queryTimeLimit: Double
-    /// Prepared row statements by SQL text (SQLite re-prepares them itself after schema changes).
+    /// Prepared row statements by SQL text (SQLite re-prepares them itself after schema changes),
+    /// at most ``statementLimit``: each set of columns a write names is a statement of its own.
     private var statements: [String: SQLiteStatement] = [:]
+    private static let statementLimit = 256
 
     init(database: SQLiteDatabase, schemaCache: SchemaCache, queryTimeLimit: Double) {
         self.database = database
@@ -32,6 +34,7 @@ final class MirrorConnection {
     /// A prepared statement for `sql`, kept for the next call with the same text.
     private func statement(_ sql: String) throws -> SQLiteStatement {
         if let cached = statements[sql] { return cached }
+        if statements.count >= Self.statementLimit { statements.removeAll() }
         let prepared = try database.prepare(sql)
         statements[sql] = prepared
         return prepared

@@ -11,7 +11,7 @@ final class MirrorStore: @unchecked Sendable {
     let path: String
     /// Serialises writes; `writer` is only used while it is held (or by a ``MirrorSession``,
     /// which owns its store).
-    private let writeLock = NSLock()
+    private let writeLock = WriteLock()
     let writer: MirrorConnection
     /// Guards `idle` and `isClosed`.
     private let poolLock = NSLock()
@@ -117,6 +117,9 @@ final class MirrorStore: @unchecked Sendable {
         }
     }
 
+    /// Whether another request waits for the write lock.
+    var writeLockIsWaitedFor: Bool { writeLock.isWaitedFor }
+
     private func checkOut() throws -> MirrorConnection {
         poolLock.lock()
         let pooled = idle.popLast()
@@ -140,6 +143,38 @@ final class MirrorStore: @unchecked Sendable {
     }
 
     private static let closedFailure = APIError.internalFailure("the mirror was closed: the server has stopped")
+}
+
+/// The single writer's lock, served first come, first served: with a plain mutex a client that
+/// writes in a loop takes it again before the threads waiting for it wake, and can keep it from
+/// them for as long as it likes. It also tells whether anyone waits.
+final class WriteLock: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var nextTicket = 0
+    /// The ticket whose holder has the lock, or takes it next.
+    private var serving = 0
+
+    func lock() {
+        condition.lock()
+        let ticket = nextTicket
+        nextTicket += 1
+        while serving != ticket { condition.wait() }
+        condition.unlock()
+    }
+
+    func unlock() {
+        condition.lock()
+        serving += 1
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Whether a thread waits for the lock (besides the one holding it).
+    var isWaitedFor: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return nextTicket - serving > 1
+    }
 }
 
 /// Parsed `_SCHEMA` rows shared by all connections, keyed by class and reused while the

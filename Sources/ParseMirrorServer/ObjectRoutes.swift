@@ -182,7 +182,7 @@ extension ParseMirrorAPI {
     func insert(_ plan: WritePlan, objectId: String, timestamps: (createdAt: ParseDate, updatedAt: ParseDate)? = nil,
                 connection: MirrorConnection) throws -> JSONObject {
         try connection.applySchemaGrowth(plan)
-        let changes = plan.changes(from: [:])
+        let changes = try plan.changes(from: [:])
         let now = ParseDate.now
         let createdAt = timestamps?.createdAt ?? now
         let acl = Self.ownACL(plan.body.acl ?? nil, className: plan.className, objectId: objectId)
@@ -208,7 +208,7 @@ extension ParseMirrorAPI {
             throw APIError.objectNotFound
         }
         try connection.applySchemaGrowth(plan)
-        let changes = plan.changes(from: row.values)
+        let changes = try plan.changes(from: row.values)
         var columns = changes.columns
         if case .some(let acl) = plan.body.acl {
             let kept = caller.isMaster ? acl : Self.ownACL(acl, className: plan.className, objectId: objectId)

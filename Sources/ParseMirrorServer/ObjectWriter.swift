@@ -135,6 +135,9 @@ package struct WriteBody {
 
     private static func relationEdit(_ op: String, _ object: JSONObject) throws -> FieldEdit {
         guard case .array(let items)? = object["objects"] else { throw APIError.parse(.invalidJSON, "objects to \(op == "AddRelation" ? "add" : "remove") must be an array") }
+        guard items.count <= WritePlan.arrayElementLimit else {
+            throw APIError.parse(.objectTooLarge, "\(op) names \(items.count) objects; the server allows at most \(WritePlan.arrayElementLimit) in one write")
+        }
         var target: String?
         var ids: [String] = []
         for item in items {
@@ -227,10 +230,16 @@ struct WritePlan {
         }
     }
 
+    /// Elements an Array field may hold after a write (a value or an operator's result): past
+    /// it the write is 116 before anything is stored, so no array grows without bound and no
+    /// later write has to read and rewrite one of millions inside the write lock.
+    static let arrayElementLimit = 100_000
+
     /// What the write stores given the object's stored values (empty on create): the column
     /// values, the results Parse reports for operators (Increment and the array operators),
-    /// and the relation links to add and remove.
-    func changes(from stored: [String: ParseValue]) -> WriteChanges {
+    /// and the relation links to add and remove. `AddUnique` and `Remove` compare by hashing,
+    /// in time linear in the stored and given elements; an array past ``arrayElementLimit`` is 116.
+    func changes(from stored: [String: ParseValue]) throws -> WriteChanges {
         var changes = WriteChanges()
         for (field, edit) in body.edits {
             guard let type = schema.field(named: field)?.type else { continue }   // null or Delete on an unknown field
@@ -246,10 +255,16 @@ struct WritePlan {
             case .add(let items): value = .array(Self.items(stored[field]) + items)
             case .addUnique(let items):
                 var result = Self.items(stored[field])
-                for item in items where !result.contains(item) { result.append(item) }
+                var present = Set(result)
+                for item in items where present.insert(item).inserted { result.append(item) }
                 value = .array(result)
-            case .remove(let items): value = .array(Self.items(stored[field]).filter { !items.contains($0) })
+            case .remove(let items):
+                let removed = Set(items)
+                value = .array(Self.items(stored[field]).filter { !removed.contains($0) })
             case .relation: continue
+            }
+            if case .array(let elements) = value, elements.count > Self.arrayElementLimit {
+                throw APIError.parse(.objectTooLarge, "\(className).\(field) would hold \(elements.count) elements; the server allows at most \(Self.arrayElementLimit) in an Array")
             }
             changes.columns.append((field, value))
             switch edit {

@@ -15,11 +15,14 @@ struct APIError: Error {
     /// may name the mirror's path or SQL.
     let cause: String?
 
-    /// A Parse error: HTTP 404 for `objectNotFound`, 400 for every other code; `internalServerError`
+    /// A Parse error: HTTP 404 for `objectNotFound`, 429 for `connectionFailed` (what Parse
+    /// Server's rate limiter answers, `middlewares.js` `handleRateLimit`: here, the server's
+    /// shared limits are taken by other requests), 400 for every other code; `internalServerError`
     /// is an internal error whose message stays in the server's log (see ``internalFailure(_:)``).
     static func parse(_ code: ParseErrorCode, _ message: String) -> APIError {
-        code == .internalServerError
-            ? internalFailure(message) : APIError(status: code == .objectNotFound ? 404 : 400, code: code, message: message)
+        guard code != .internalServerError else { return internalFailure(message) }
+        let status = code == .objectNotFound ? 404 : code == .connectionFailed ? 429 : 400
+        return APIError(status: status, code: code, message: message)
     }
 
     /// 403 `{"error":"unauthorized"}`: bad application id, client key or master-key address.

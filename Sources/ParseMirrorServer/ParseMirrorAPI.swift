@@ -31,6 +31,8 @@ public final class ParseMirrorAPI: HTTPHandler {
     /// Uploaded files, in the folder beside the mirror (`<mirror>.files`).
     let files: MirrorFiles
     let mountPath: String
+    /// What the results of all requests being answered may hold together (``RequestLimits/resultMemory``).
+    private let resultMemory: ResultMemory
 
     /// Opens the mirror at `mirrorPath`, creating an empty one when the file does not exist.
     ///
@@ -41,6 +43,7 @@ public final class ParseMirrorAPI: HTTPHandler {
         self.mountPath = configuration.normalizedMountPath
         self.store = try MirrorStore(path: mirrorPath, queryTimeLimit: configuration.limits.queryTimeLimit)
         self.files = MirrorFiles(mirrorPath: mirrorPath)
+        self.resultMemory = ResultMemory(bytes: configuration.limits.resultMemory)
     }
 
     /// Closes the mirror's connections, so no `-wal` or `-shm` file is left beside it. Call it
@@ -72,7 +75,8 @@ public final class ParseMirrorAPI: HTTPHandler {
         if path == "/health" { return (APIResponse(JSONObject(["status": .string("ok")])).httpResponse, []) }
         if let endpoint = FileEndpoint(method: http.method, path: path) { return (try fileRoute(endpoint, http), []) }
         var request = try APIRequest(http, path: path, publicURL: publicURL(http))
-        request.budget = ResultBudget(bytes: configuration.limits.resultBytes)
+        let budget = ResultBudget(bytes: configuration.limits.resultBytes, shared: resultMemory)
+        request.budget = budget
         let data = DataAccess(store: store, batch: nil)
         // As Parse Server's middleware: a log-in ignores the session token, and `/sessions/me`
         // (without a query string) looks its token up itself.
@@ -84,7 +88,10 @@ public final class ParseMirrorAPI: HTTPHandler {
         }
         let caller = try Caller.authenticate(credentials, remoteAddress: http.remoteAddress, configuration: configuration, data: data)
         let response = try route(request, caller: caller, data: data)
-        return (response.httpResponse, response.internalFailures)
+        // The memory the answer borrowed is given back once it has been sent.
+        var answer = response.httpResponse
+        answer.keptUntilSent = budget
+        return (answer, response.internalFailures)
     }
 
     /// The path below the mount path (`/classes/Book`), or `nil` when it is not under it.

@@ -83,7 +83,8 @@ extension ParseMirrorAPI {
             guard let id = row?[0] ?? nil, let hash = row?[1] ?? nil else { return nil }
             return (id, hash, row?[2] ?? nil)
         }
-        guard let account, Passwords.verify(password, hash: account.hash) else { throw Self.invalidLogIn }
+        // No account is checked against the decoy hash, so its answer takes as long as a wrong password's.
+        guard Passwords.verify(password, hash: account?.hash ?? Passwords.decoy), let account else { throw Self.invalidLogIn }
         if !caller.isMaster, let acl = account.acl, case .object(let entries)? = try? JSONParser.parse(acl), entries.isEmpty {
             throw Self.invalidLogIn
         }

@@ -30,6 +30,11 @@ public struct SchemaField: Hashable, Sendable {
 /// A class schema in Parse's `/schemas` format: fields (without the default ones),
 /// class-level permissions and indexes kept as their JSON.
 public struct ClassSchema: Hashable, Sendable {
+    /// The most fields a class may have besides `objectId`, `createdAt`, `updatedAt` and `ACL`,
+    /// whether an import or `serve` adds them: a mirror's class is one SQLite table, and SQLite
+    /// holds at most 2000 columns (its `SQLITE_MAX_COLUMN`).
+    public static let maximumFields = 1000
+
     /// The class name, such as `Book` or `_User`.
     public var className: String
     /// The fields, default fields (`objectId`, `createdAt`, …) included when the schema came from a target.

@@ -4,6 +4,8 @@ package enum JSONStreamError: Error, Sendable {
     case syntax(JSONSyntaxError)
     /// The read function failed; the message says why.
     case readFailed(String)
+    /// A value (with the whitespace before it) is larger than the stream's limit, in bytes.
+    case valueTooLarge(limit: Int)
 }
 
 /// A pull parser over JSON text that is read in chunks, for inputs too large to hold:
@@ -11,10 +13,10 @@ package enum JSONStreamError: Error, Sendable {
 /// `beginObject`, `nextKey`) and parses the pieces it wants whole (`parseValue`).
 ///
 /// The stream holds one chunk plus the value being parsed; a value larger than the chunk
-/// grows the buffer until it fits. A leading UTF-8 byte order mark is skipped. `line` and
-/// `column` give the position reached; after `peek()`, `nextElement()` or `nextKey()` that
-/// is the next token, so after `nextElement()` returns `true` they locate the element about
-/// to be parsed.
+/// grows the buffer until it fits, up to `maximumValueBytes`. A leading UTF-8 byte order
+/// mark is skipped. `line` and `column` give the position reached; after `peek()`,
+/// `nextElement()` or `nextKey()` that is the next token, so after `nextElement()` returns
+/// `true` they locate the element about to be parsed.
 ///
 /// A stream is a reference type that is used by one reader at a time.
 package final class JSONStream {
@@ -23,6 +25,7 @@ package final class JSONStream {
     package typealias ReadFunction = (UnsafeMutableRawBufferPointer) throws(JSONStreamError) -> Int
 
     private let read: ReadFunction
+    private let maximumValueBytes: Int
     private var storage: UnsafeMutableRawBufferPointer
     /// Bytes of `storage` that hold input.
     private var filled = 0
@@ -34,11 +37,18 @@ package final class JSONStream {
     /// For each array or object begun and not yet closed: whether it has had an element.
     private var openContainers: [(isObject: Bool, hasElements: Bool)] = []
 
+    /// The largest value a stream parses unless told otherwise: 64 MiB, above any object a
+    /// Parse Server accepts (its request bodies are at most 20 MB by default).
+    package static let defaultMaximumValueBytes = 64 << 20
+
     /// - Parameters:
     ///   - chunkSize: The buffer's initial size (at least 16); `read` fills its free part.
+    ///   - maximumValueBytes: The largest value parsed whole; a larger one is
+    ///     ``JSONStreamError/valueTooLarge(limit:)`` (memory is about twice this at most).
     ///   - read: Supplies the input; see `ReadFunction`.
-    package init(chunkSize: Int = 1 << 16, read: @escaping ReadFunction) {
+    package init(chunkSize: Int = 1 << 16, maximumValueBytes: Int = JSONStream.defaultMaximumValueBytes, read: @escaping ReadFunction) {
         self.read = read
+        self.maximumValueBytes = max(maximumValueBytes, chunkSize)
         storage = .allocate(byteCount: max(chunkSize, 16), alignment: 1)
     }
 
@@ -186,7 +196,8 @@ package final class JSONStream {
         checkedByteOrderMark = true
     }
 
-    /// Drops consumed input, grows the buffer when the unconsumed rest fills it, and reads.
+    /// Drops consumed input, grows the buffer when the unconsumed rest fills it, and reads until
+    /// it is full or the input ends.
     private func readMore() throws(JSONStreamError) {
         let consumed = position.index
         if consumed > 0 {
@@ -200,15 +211,21 @@ package final class JSONStream {
             position.lineStart -= consumed
         }
         if filled == storage.count {
-            let larger = UnsafeMutableRawBufferPointer.allocate(byteCount: storage.count * 2, alignment: 1)
+            guard filled < maximumValueBytes else { throw .valueTooLarge(limit: maximumValueBytes) }
+            let larger = UnsafeMutableRawBufferPointer.allocate(byteCount: min(storage.count * 2, maximumValueBytes), alignment: 1)
             larger.copyMemory(from: UnsafeRawBufferPointer(storage))
             storage.deallocate()
             storage = larger
         }
-        let count = try read(UnsafeMutableRawBufferPointer(rebasing: storage[filled...]))
-        if count == 0 {
-            reachedEnd = true
-        } else {
+        // Fill the buffer, however little each read gives (an archive entry or a transcoded file
+        // gives 64 KiB): the value is scanned again from its start after each refill, so only a
+        // buffer that doubles keeps a long value's cost linear.
+        while filled < storage.count {
+            let count = try read(UnsafeMutableRawBufferPointer(rebasing: storage[filled...]))
+            guard count > 0 else {
+                reachedEnd = true
+                return
+            }
             filled += count
         }
     }

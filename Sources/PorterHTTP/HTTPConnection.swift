@@ -5,6 +5,8 @@ final class HTTPConnection {
     private let handler: any HTTPHandler
     private let limits: HTTPServer.Limits
     private let remoteAddress: String
+    /// What the server sees of this connection: waiting for the client, or answering.
+    private let activity: ConnectionActivity
     /// Received bytes not consumed yet: the rest of a request, or requests pipelined behind it.
     private var buffer: [UInt8] = []
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
@@ -12,8 +14,9 @@ final class HTTPConnection {
     /// When the request being read must have arrived whole; nil between requests.
     private var deadline: ContinuousClock.Instant?
 
-    init(socket: Socket, handler: any HTTPHandler, limits: HTTPServer.Limits) {
+    init(socket: Socket, handler: any HTTPHandler, limits: HTTPServer.Limits, activity: ConnectionActivity = ConnectionActivity()) {
         self.socket = socket
+        self.activity = activity
         self.handler = handler
         self.limits = limits
         self.remoteAddress = socket.peerAddress()
@@ -32,7 +35,8 @@ final class HTTPConnection {
                 reject(error)
                 return
             }
-            guard let (head, body) = received, respond(to: head, body: body) else { return }
+            guard let (head, body) = received, activity.answering(), respond(to: head, body: body) else { return }
+            activity.idle()
         }
     }
 
@@ -103,7 +107,14 @@ final class HTTPConnection {
         }
         let keepAlive = head.keepAlive && !response.asksToClose
         let connection: HTTPResponse.ConnectionHeader = !keepAlive ? .close : head.minorVersion == 0 ? .keepAlive : .none
-        return socket.sendAll(response.serialized(connection: connection, isHeadRequest: head.method == "HEAD")) && keepAlive
+        let isHeadRequest = head.method == "HEAD"
+        // A large body is sent after the head rather than copied behind it, and the response,
+        // with what it keeps until sent, lives until both are.
+        return withExtendedLifetime(response) {
+            guard response.body.count > 65536 else { return socket.sendAll(response.serialized(connection: connection, isHeadRequest: isHeadRequest)) }
+            guard socket.sendAll(response.head(connection: connection)) else { return false }
+            return !response.sendsBody(isHeadRequest: isHeadRequest) || socket.sendAll(response.body)
+        } && keepAlive
     }
 
     /// Answers an unreadable request and closes gracefully: stops writing, then drops what the
@@ -134,6 +145,7 @@ final class HTTPConnection {
             return false
         }
         buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[..<count]))
+        activity.receivingRequest()
         startDeadline()
         return true
     }

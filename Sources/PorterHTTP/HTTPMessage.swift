@@ -64,6 +64,9 @@ public struct HTTPResponse: Sendable {
     public var headers: HTTPHeaders
     /// The response body.
     public var body: [UInt8]
+    /// Held until the response has been sent or dropped: what lent the memory of a large body,
+    /// which gives it back when released (a request's result budget).
+    package var keptUntilSent: (any AnyObject & Sendable)?
 
     /// A response with this status, headers and body.
     public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {

@@ -16,7 +16,21 @@ extension HTTPResponse {
     /// The answer to a `HEAD` request keeps the body's `Content-Length` but not the body; 1xx,
     /// 204 and 304 responses carry neither. CR and LF inside header fields become spaces.
     func serialized(connection: ConnectionHeader, isHeadRequest: Bool) -> [UInt8] {
-        let bodyless = (100..<200).contains(status) || status == 204 || status == 304
+        var bytes = head(connection: connection)
+        if sendsBody(isHeadRequest: isHeadRequest) { bytes += body }
+        return bytes
+    }
+
+    /// Whether the body follows the head on the wire.
+    func sendsBody(isHeadRequest: Bool) -> Bool {
+        !isHeadRequest && !isBodyless
+    }
+
+    private var isBodyless: Bool { (100..<200).contains(status) || status == 204 || status == 304 }
+
+    /// The status line and header fields, with the empty line that ends them.
+    func head(connection: ConnectionHeader) -> [UInt8] {
+        let bodyless = isBodyless
         var head = "HTTP/1.1 \(status) \(Self.reasonPhrase(status))\r\n"
         for (name, value) in headers where !["content-length", "transfer-encoding", "connection"].contains(name.lowercased()) {
             head += "\(Self.fieldText(name)): \(Self.fieldText(value))\r\n"
@@ -28,9 +42,7 @@ extension HTTPResponse {
         case .close: head += "Connection: close\r\n"
         }
         head += "\r\n"
-        var bytes = Array(head.utf8)
-        if !bodyless && !isHeadRequest { bytes += body }
-        return bytes
+        return Array(head.utf8)
     }
 
     /// Whether the handler asked for the connection to be closed after this response.

@@ -26,7 +26,10 @@ public final class HTTPServer: @unchecked Sendable {
     private var state = State.idle
     private var listener: Socket?
     private var boundPort = 0
-    private var connections: Set<Socket> = []
+    /// The connections served, with what each is doing.
+    private var connections: [Socket: ConnectionActivity] = [:]
+    /// Connections closed to make room that have not ended yet.
+    private var evicted = 0
     /// The accept thread and the connection threads still running.
     private var runningThreads = 0
 
@@ -42,15 +45,26 @@ public final class HTTPServer: @unchecked Sendable {
         /// past it the request is answered with 408 and the connection closed (slow clients
         /// cannot hold a thread and a partial body forever); 0 or less has no deadline.
         public var requestTimeout: Double
-        /// Connections served at once. Further connections are answered with 503 and closed at once.
+        /// Connections served at once. When all are taken, a new connection takes the place of
+        /// the idle one (no request under way) that has been idle longest, else of the one that
+        /// has been receiving a request longest, if for ``idleTimeoutAtCapacity``; when there is
+        /// none (every connection is being answered) it is answered 503 and closed.
         public var maxConnections: Int
+        /// Seconds a connection may take to send a request it has begun once the server serves
+        /// ``maxConnections`` and another connection arrives; past it, it is closed to make room.
+        /// So connections that stay open saying nothing, or trickle a request, cannot keep
+        /// clients out: a client that sends its request at once is answered.
+        public var idleTimeoutAtCapacity: Double
 
-        /// Parse Server's body limit, a minute's idle time, 30 seconds per request, 128 connections.
-        public init(maxBodyBytes: Int = 20 * 1024 * 1024, idleTimeout: Double = 60, requestTimeout: Double = 30, maxConnections: Int = 128) {
+        /// Parse Server's body limit, a minute's idle time (one second when connections are all
+        /// taken), 30 seconds per request, 128 connections.
+        public init(maxBodyBytes: Int = 20 * 1024 * 1024, idleTimeout: Double = 60, requestTimeout: Double = 30, maxConnections: Int = 128,
+                    idleTimeoutAtCapacity: Double = 1) {
             self.maxBodyBytes = maxBodyBytes
             self.idleTimeout = idleTimeout
             self.requestTimeout = requestTimeout
             self.maxConnections = maxConnections
+            self.idleTimeoutAtCapacity = idleTimeoutAtCapacity
         }
     }
 
@@ -115,7 +129,7 @@ public final class HTTPServer: @unchecked Sendable {
         case .running:
             state = .stopping
             listener?.shutdown()
-            connections.forEach { $0.shutdown() }
+            connections.keys.forEach { $0.shutdown() }
             while runningThreads > 0 { condition.wait() }
             listener?.close()
             listener = nil
@@ -138,7 +152,7 @@ public final class HTTPServer: @unchecked Sendable {
             switch listener.accept() {
             case .connection(let socket):
                 switch register(socket) {
-                case .accepted: spawn("PorterHTTP connection") { self.serve(socket) }
+                case .accepted(let activity): spawn("PorterHTTP connection") { self.serve(socket, activity) }
                 case .busy: refuse(socket)
                 case .stopping: socket.close()
                 }
@@ -151,18 +165,35 @@ public final class HTTPServer: @unchecked Sendable {
         }
     }
 
-    private enum Registration { case accepted, busy, stopping }
+    private enum Registration { case accepted(ConnectionActivity), busy, stopping }
 
     /// Counts a new connection's thread, unless the server is stopping or already serves
-    /// ``Limits/maxConnections`` connections.
+    /// ``Limits/maxConnections`` connections and none has waited long enough for its client to
+    /// be closed in its favour.
     private func register(_ socket: Socket) -> Registration {
         condition.lock()
         defer { condition.unlock() }
         guard state == .running else { return .stopping }
-        guard connections.count < limits.maxConnections else { return .busy }
-        connections.insert(socket)
+        guard connections.count - evicted < limits.maxConnections || evictLongestWaiting() else { return .busy }
+        let activity = ConnectionActivity()
+        connections[socket] = activity
         runningThreads += 1
-        return .accepted
+        return .accepted(activity)
+    }
+
+    /// Closes, to make room, the connection idle longest, else the one receiving a request
+    /// longest if for ``Limits/idleTimeoutAtCapacity``; whether one was. Called with `condition` locked.
+    private func evictLongestWaiting() -> Bool {
+        let now = ContinuousClock.now, grace = Duration.milliseconds(Int64(limits.idleTimeoutAtCapacity * 1000))
+        let waiting = connections.compactMap { socket, activity in activity.waiting.map { (socket, activity, $0) } }
+            .filter { !$0.2.receiving || now - $0.2.since >= grace }
+            .sorted { ($0.2.receiving ? 1 : 0, $0.2.since) < ($1.2.receiving ? 1 : 0, $1.2.since) }
+        for (socket, activity, _) in waiting where activity.evict() {
+            evicted += 1
+            socket.shutdown()
+            return true
+        }
+        return false
     }
 
     /// Answers a connection over the limit with 503 and closes it, without reading its request
@@ -174,11 +205,12 @@ public final class HTTPServer: @unchecked Sendable {
         socket.close()
     }
 
-    private func serve(_ socket: Socket) {
+    private func serve(_ socket: Socket, _ activity: ConnectionActivity) {
         socket.configureConnection(timeout: limits.idleTimeout)
-        HTTPConnection(socket: socket, handler: handler, limits: limits).run()
+        HTTPConnection(socket: socket, handler: handler, limits: limits, activity: activity).run()
         condition.lock()
-        connections.remove(socket)
+        connections[socket] = nil
+        if activity.wasEvicted { evicted -= 1 }
         socket.close()
         condition.unlock()
         threadFinished()
@@ -195,5 +227,66 @@ public final class HTTPServer: @unchecked Sendable {
         let thread = Thread(block: body)
         thread.name = name
         thread.start()
+    }
+}
+
+/// What one connection is doing, as the accept thread sees it when it looks for a connection to
+/// close: idle (no request under way), receiving a request, or answering one, which is never cut.
+final class ConnectionActivity: @unchecked Sendable {
+    private let lock = NSLock()
+    /// Since when the connection has been idle or receiving; `nil` while it answers.
+    private var since: ContinuousClock.Instant? = .now
+    private var receiving = false
+    private var closed = false
+
+    /// Since when the connection has waited for its client, and whether it has begun a request;
+    /// `nil` while a request is answered (or once it was closed to make room).
+    var waiting: (since: ContinuousClock.Instant, receiving: Bool)? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !closed, let since else { return nil }
+        return (since, receiving)
+    }
+
+    var wasEvicted: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return closed
+    }
+
+    /// Marks the connection idle from now: waiting for its next request.
+    func idle() {
+        lock.lock()
+        since = .now
+        receiving = false
+        lock.unlock()
+    }
+
+    /// Marks a request as begun (its first bytes arrived), unless one already is.
+    func receivingRequest() {
+        lock.lock()
+        if !receiving, since != nil {
+            receiving = true
+            since = .now
+        }
+        lock.unlock()
+    }
+
+    /// Marks a whole request as being answered; false when the connection was closed to make
+    /// room first (the request is then dropped, never half answered).
+    func answering() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        since = nil
+        return !closed
+    }
+
+    /// Marks the connection as closed to make room, if it is still waiting for its client.
+    func evict() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard since != nil, !closed else { return false }
+        closed = true
+        return true
     }
 }

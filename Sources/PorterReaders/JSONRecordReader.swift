@@ -222,6 +222,8 @@ public struct JSONRecordReader: RecordReader {
                 return ReaderError(file: displayName, line: fault.line, reason: fault.description, decodingFault: fault)
             }
             return self.error("cannot read file: \(message)", line: stream.line, kind: .unreadable)
+        case .valueTooLarge(let limit):
+            return self.error("a JSON record larger than \(limit >> 20) MiB: split it, or keep large values (files) out of the record", line: stream.line)
         }
     }
 

@@ -31,6 +31,15 @@ public enum SourceFiles: Sendable {
         }
     }
 
+    /// The folder's path or the archive's file name, as messages name the whole.
+    package var displayName: String {
+        switch self {
+        case .folder(let path): path
+        case .zip(let archive): archive.displayName
+        case .excluding(let files, _): files.displayName
+        }
+    }
+
     /// The names of the files at the top of the folder or the archive, sorted.
     public var fileNames: [String] {
         switch self {

@@ -1,4 +1,5 @@
 import CLibZip
+import Foundation
 
 /// A `.zip` of source files (a Parse export as downloaded), read in place: entries are
 /// decompressed as they are read, never unpacked to disk.
@@ -54,6 +55,11 @@ public struct ZipArchive: Sendable {
     public let entries: [Entry]
     /// Stored names of files below the top, which are not read.
     public let nested: [String]
+    /// Each entry's position in ``entries``, by name.
+    private let positions: [String: Int]
+    /// The archive opened for reading entries, kept between them: opening reads the whole
+    /// directory, so opening it for each of thousands of files would cost quadratic time.
+    private let handles: ZipHandles
 
     /// Opens `path` and checks every entry's name, encryption, method and declared size.
     public init(path: String, limits: Limits = Limits()) throws(Failure) {
@@ -112,15 +118,17 @@ public struct ZipArchive: Sendable {
         }
         self.entries = entries.sorted { $0.name < $1.name }
         self.nested = nested
+        positions = Dictionary(self.entries.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+        handles = ZipHandles(path: path, displayName: displayName)
     }
 
     /// The file named `name` at the top, if there is one.
-    package func entry(named name: String) -> Entry? { entries.first { $0.name == name } }
+    package func entry(named name: String) -> Entry? { positions[name].map { entries[$0] } }
 
     /// Opens `entry` for reading; faults are `ReaderError`s naming `displayName`.
     func input(_ entry: Entry, displayName: String) throws(ReaderError) -> ZipEntryInput {
         do throws(Failure) {
-            return try ZipEntryInput(archivePath: path, archiveName: self.displayName, entry: entry)
+            return try ZipEntryInput(handles: handles, entry: entry)
         } catch {
             throw ReaderError(file: displayName, line: 0, reason: "cannot open file: \(error.message)", kind: .unreadable)
         }
@@ -159,37 +167,71 @@ public struct ZipArchive: Sendable {
     }
 }
 
+/// Opened copies of one archive, each used by one entry input at a time and kept for the next
+/// (libzip's archives are not shared between threads); closed when the archive is released.
+final class ZipHandles: @unchecked Sendable {
+    let path: String
+    let displayName: String
+    private let lock = NSLock()
+    private var idle: [OpaquePointer] = []
+    /// Copies kept open between entries; more are closed when given back.
+    private static let idleLimit = 2
+
+    init(path: String, displayName: String) {
+        self.path = path
+        self.displayName = displayName
+    }
+
+    deinit { idle.forEach { zip_discard($0) } }
+
+    /// An opened copy for the caller alone; give it back with ``checkIn(_:)``.
+    func checkOut() throws(ZipArchive.Failure) -> OpaquePointer {
+        lock.lock()
+        let kept = idle.popLast()
+        lock.unlock()
+        if let kept { return kept }
+        return try ZipArchive.open(path, displayName: displayName)
+    }
+
+    func checkIn(_ archive: OpaquePointer) {
+        lock.lock()
+        defer { lock.unlock() }
+        if idle.count < Self.idleLimit { idle.append(archive) } else { zip_discard(archive) }
+    }
+}
+
 /// One archive entry decompressed as it is read. Reading past the size the archive declares
 /// is a fault, so an entry cannot give more than ``ZipArchive/Limits`` let through.
 final class ZipEntryInput: ByteInput {
+    private let handles: ZipHandles
     private let archive: OpaquePointer
     private var file: OpaquePointer?
     private let entry: ZipArchive.Entry
-    private let archiveName: String
+    private var archiveName: String { handles.displayName }
     private var delivered: Int64 = 0
 
-    init(archivePath: String, archiveName: String, entry: ZipArchive.Entry) throws(ZipArchive.Failure) {
+    init(handles: ZipHandles, entry: ZipArchive.Entry) throws(ZipArchive.Failure) {
         // Every stored property is set only once the entry is open: `deinit` runs even when
-        // an initializer throws after that point, and would discard the archive a second time.
-        let archive = try ZipArchive.open(archivePath, displayName: archiveName)
+        // an initializer throws after that point, and would give the archive back a second time.
+        let archive = try handles.checkOut()
         guard let name = zip_get_name(archive, entry.index, ZIP_FL_ENC_GUESS), String(cString: name) == entry.storedName else {
             zip_discard(archive)
-            throw ZipArchive.Failure(message: "\(archiveName) changed while it was read")
+            throw ZipArchive.Failure(message: "\(handles.displayName) changed while it was read")
         }
         guard let file = zip_fopen_index(archive, entry.index, 0) else {
             let message = ZipArchive.message(of: archive)
             zip_discard(archive)
-            throw ZipArchive.Failure(message: "\(archiveName): \(entry.storedName): \(message)")
+            throw ZipArchive.Failure(message: "\(handles.displayName): \(entry.storedName): \(message)")
         }
+        self.handles = handles
         self.archive = archive
         self.entry = entry
-        self.archiveName = archiveName
         self.file = file
     }
 
     deinit {
         if let file { zip_fclose(file) }
-        zip_discard(archive)
+        handles.checkIn(archive)
     }
 
     func readChunk(into buffer: UnsafeMutableRawBufferPointer) throws(InputReadFailure) -> Int {

@@ -2,7 +2,8 @@ import Foundation
 import ParseModel
 
 /// The files of a mirror: a folder beside the mirror file (`app.sqlite.files/`) that holds each
-/// file's bytes under its Parse name, and its content type in `.types/<name>`.
+/// file's bytes under its Parse name. A file's content type is its name's, as Parse Server's
+/// `FilesRouter` serves it, never what the uploader sent.
 ///
 /// Every method takes only names made of the characters Parse allows in file names (no `/`, no
 /// NUL, no leading `.`), so no name reaches outside the folder; an invalid name is a file that does
@@ -16,27 +17,19 @@ package struct MirrorFiles: Sendable {
         folder = mirrorPath + ".files"
     }
 
-    /// A stored file.
-    package struct StoredFile: Sendable {
-        package let bytes: [UInt8]
-        package let contentType: String
-    }
-
     /// Why a file could not be stored or removed.
     package struct StorageError: Error, Sendable, CustomStringConvertible {
         package let description: String
     }
 
-    /// Stores `bytes` as `name`, replacing a file of that name. The content type is written
-    /// first, so a file whose bytes are visible always has its type.
-    package func save(_ bytes: [UInt8], name: String, contentType: String) throws(StorageError) {
+    /// Stores `bytes` as `name`, replacing a file of that name.
+    package func save(_ bytes: [UInt8], name: String) throws(StorageError) {
         guard ParseNames.isStoredFileName(name) else { throw StorageError(description: "invalid file name \(name)") }
         do {
-            try FileManager.default.createDirectory(atPath: typesFolder, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         } catch {
-            throw StorageError(description: "cannot create \(typesFolder): \(error.localizedDescription)")
+            throw StorageError(description: "cannot create \(folder): \(error.localizedDescription)")
         }
-        try write(Array(contentType.utf8), to: typePath(name))
         try write(bytes, to: bytesPath(name))
     }
 
@@ -53,11 +46,10 @@ package struct MirrorFiles: Sendable {
         }
     }
 
-    /// The file called `name`; `nil` when there is none (or the name is not a valid one).
-    package func load(name: String) -> StoredFile? {
+    /// The bytes of the file called `name`; `nil` when there is none (or the name is not a valid one).
+    package func load(name: String) -> [UInt8]? {
         guard ParseNames.isStoredFileName(name), let data = FileManager.default.contents(atPath: bytesPath(name)) else { return nil }
-        let type = FileManager.default.contents(atPath: typePath(name)).map { String(decoding: $0, as: UTF8.self) }
-        return StoredFile(bytes: [UInt8](data), contentType: type ?? MediaTypes.type(forFileName: name) ?? MediaTypes.fallback)
+        return [UInt8](data)
     }
 
     /// Whether a file called `name` is stored.
@@ -73,17 +65,14 @@ package struct MirrorFiles: Sendable {
         } catch {
             throw StorageError(description: "cannot remove \(bytesPath(name)): \(error.localizedDescription)")
         }
-        try? FileManager.default.removeItem(atPath: typePath(name))
         return true
     }
 
-    /// The names of the stored files (hidden entries, such as the types folder, left out).
+    /// The names of the stored files (hidden entries left out).
     package func names() -> [String] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
         return entries.filter { ParseNames.isStoredFileName($0) }
     }
 
-    private var typesFolder: String { folder + "/.types" }
     private func bytesPath(_ name: String) -> String { folder + "/" + name }
-    private func typePath(_ name: String) -> String { typesFolder + "/" + name }
 }

@@ -114,12 +114,10 @@ final class MirrorWriter {
         for schema in declared {
             var merged = existing[schema.className] ?? ClassSchema(className: schema.className, fields: [])
             let isNewClass = existing[schema.className] == nil
-            if isNewClass {
-                try db.execute(MirrorLayout.createClassTableSQL(schema.className))
-                freshTables.insert(schema.className)
-            }
+            var positions = Dictionary(merged.fields.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+            var added: [SchemaField] = []
             for field in schema.fields {
-                if let index = merged.fields.firstIndex(where: { $0.name == field.name }) {
+                if let index = positions[field.name] {
                     guard merged.fields[index].type == field.type else {
                         throw PorterError(.target, "\(path): \(schema.className).\(field.name) is a \(merged.fields[index].type) field now, "
                             + "not a \(field.type): another run changed the mirror while this one read the dataset; nothing of this run was kept")
@@ -127,9 +125,20 @@ final class MirrorWriter {
                     merged.fields[index] = field
                     continue
                 }
+                positions[field.name] = merged.fields.count
                 merged.fields.append(field)
+                added.append(field)
+            }
+            // A new class's table is made with its columns: each ALTER TABLE makes SQLite parse
+            // the whole schema again, which over thousands of classes or fields is quadratic.
+            if isNewClass {
+                try db.execute(MirrorLayout.createClassTableSQL(schema.className, fields: added))
+                freshTables.insert(schema.className)
+            }
+            for field in added {
+                if isNewClass, !field.type.isRelation { continue }
                 try db.execute(MirrorLayout.addFieldSQL(className: schema.className, field))
-                if case .relation = field.type { freshTables.insert(MirrorLayout.joinTable(owner: schema.className, field: field.name)) }
+                if field.type.isRelation { freshTables.insert(MirrorLayout.joinTable(owner: schema.className, field: field.name)) }
             }
             // A manifest declares neither; a pulled schema brings the server's.
             if let permissions = schema.classLevelPermissions { merged.classLevelPermissions = permissions }

@@ -29,7 +29,7 @@ extension MirrorWriter {
         let folder = MirrorFiles(mirrorPath: filesMirrorPath)
         for file in stagedFiles.values.sorted(by: { $0.storedName < $1.storedName }) {
             do {
-                try folder.save(try file.bytes(), name: file.storedName, contentType: file.contentType)
+                try folder.save(try file.bytes(), name: file.storedName)
             } catch let error as PorterError {
                 throw error
             } catch {

@@ -58,8 +58,14 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Sub-requests in one batch; more is 107.")
     var batchLimit = 100
 
-    @Option(help: "Seconds a query may run; then 124.")
+    @Option(help: "Seconds a query may run; then 124. Also the longest a batch with transaction: true holds the write lock.")
     var queryTimeout = 10.0
+
+    @Option(help: "Seconds a batch may hold the write lock while other requests wait for it; then a transaction is undone (124), other batches let them go first.")
+    var batchLockTime = 0.25
+
+    @Option(help: "MB of results all requests being answered may hold together beyond 1 MB each; a query past it is 429.")
+    var resultMemoryMb = 128
 
     func run() throws {
         guard let applicationId = keys.applicationId else {
@@ -70,13 +76,16 @@ struct ServeCommand: ParsableCommand {
         }
         guard (0...65535).contains(port) else { throw PorterError(.usage, "--port must be 0...65535") }
         for (name, value) in [("--max-connections", Double(maxConnections)), ("--request-timeout", requestTimeout),
-                              ("--max-body-mb", Double(maxBodyMb)), ("--batch-limit", Double(batchLimit)), ("--query-timeout", queryTimeout)]
+                              ("--max-body-mb", Double(maxBodyMb)), ("--batch-limit", Double(batchLimit)), ("--query-timeout", queryTimeout),
+                              ("--batch-lock-time", batchLockTime), ("--result-memory-mb", Double(resultMemoryMb))]
         where !(value > 0 && value <= 1_000_000) {
             throw PorterError(.usage, "\(name) must be a positive number up to 1000000")
         }
         var limits = RequestLimits()
         limits.batchRequests = batchLimit
         limits.queryTimeLimit = queryTimeout
+        limits.batchLockTime = batchLockTime
+        limits.resultMemory = resultMemoryMb * 1024 * 1024
         let configuration = ParseServerConfiguration(
             applicationId: applicationId, masterKey: masterKey, restAPIKey: keys.restAPIKey,
             mountPath: mount, allowCustomObjectId: allowCustomObjectId, allowClientClassCreation: allowClientClassCreation,

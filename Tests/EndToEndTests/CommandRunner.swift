@@ -114,12 +114,12 @@ enum CommandRunner {
     }
 }
 
-/// Read-only SQL on a mirror file.
+/// SQL on a mirror file, read-only unless opened `writable` (a test planting what no command writes).
 final class Mirror {
     private var handle: OpaquePointer?
 
-    init(_ url: URL) throws {
-        guard sqlite3_open_v2(url.path, &handle, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else {
+    init(_ url: URL, writable: Bool = false) throws {
+        guard sqlite3_open_v2(url.path, &handle, writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY, nil) == SQLITE_OK else {
             throw NSError(domain: "Mirror", code: 1, userInfo: [NSLocalizedDescriptionKey: "cannot open \(url.path)"])
         }
     }

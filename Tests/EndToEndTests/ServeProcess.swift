@@ -1,9 +1,11 @@
 import Foundation
+import ParseModel
+import PorterTestSupport
 import XCTest
 
 /// `parse-porter serve` running as its own process on a free port, and curl requests to it:
 /// the command and an independent client, as a Parse app would use them.
-final class ServeProcess {
+final class ServeProcess: @unchecked Sendable {
     static let appId = "servedApp"
     static let masterKey = "serve-master-key-91b2"
 
@@ -12,7 +14,8 @@ final class ServeProcess {
     private let process: Process
 
     /// Serves `mirror` (created when missing), with `arguments` added to `serve`'s; stops when the
-    /// test ends, and must then exit cleanly.
+    /// test ends, and must then exit cleanly within 15 s of SIGTERM (else it is killed, and the
+    /// test fails).
     init(mirror: URL, test: XCTestCase, arguments: [String] = []) throws {
         self.mirror = mirror
         process = Process()
@@ -34,9 +37,59 @@ final class ServeProcess {
         let process = self.process
         test.addTeardownBlock {
             process.terminate()
+            let deadline = ContinuousClock.now + .seconds(15)
+            while process.isRunning && ContinuousClock.now < deadline { usleep(20_000) }
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                XCTFail("serve was still running 15 s after SIGTERM")
+            }
             process.waitUntilExit()
             XCTAssertEqual(process.terminationStatus, 0, "serve did not exit cleanly")
         }
+    }
+
+    /// The port served on.
+    var port: Int { Int(url.split(separator: ":").last?.prefix { $0.isNumber } ?? "") ?? 0 }
+
+    /// The server's resident memory now and at its peak (`VmRSS`, `VmHWM`), in bytes.
+    var residentBytes: (now: Int, peak: Int) {
+        let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
+        func field(_ name: String) -> Int {
+            let line = status.split(separator: "\n").first { $0.hasPrefix(name + ":") } ?? ""
+            return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
+        }
+        return (field("VmRSS"), field("VmHWM"))
+    }
+
+    /// An answer read by ``send(_:_:_:auth:timeout:)``, with the seconds it took.
+    struct Reply {
+        let status: Int
+        let json: JSONValue
+        let headers: [(name: String, value: String)]
+        let seconds: Double
+
+        var code: Int? { if case .integer(let code)? = json["code"] { Int(code) } else { nil } }
+        var results: [JSONValue] { if case .array(let items)? = json["results"] { items } else { [] } }
+        func header(_ name: String) -> String? { headers.first { $0.name == name.lowercased() }?.value }
+    }
+
+    /// One request on a new connection, sent and read by the raw client (no curl process, so
+    /// many can run at once and their time is the server's); nil when no whole answer arrived
+    /// within `timeout` seconds.
+    func send(_ method: String, _ path: String, _ body: String? = nil, auth: Auth = .master, contentType: String = "application/json",
+              timeout: Double = 60) -> Reply? {
+        send(method, path, bytes: Array((body ?? "").utf8), auth: auth, contentType: contentType, timeout: timeout)
+    }
+
+    func send(_ method: String, _ path: String, bytes: [UInt8], auth: Auth = .master, contentType: String = "application/json",
+              timeout: Double = 60) -> Reply? {
+        let started = ContinuousClock.now
+        guard let client = try? RawClient(port: port, timeout: timeout) else { return nil }
+        client.sendRequest(method, "/parse" + path, host: "127.0.0.1:\(port)", headers: auth.headers + [("Content-Type", contentType)], body: bytes)
+        guard let response = client.readResponse() else { return nil }
+        let elapsed = ContinuousClock.now - started
+        return Reply(status: response.status, json: (try? JSONParser.parse(bytes: response.body)) ?? .null, headers: response.headers,
+                     seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     }
 
     /// The environment a `parse-porter import --to <url>` needs.
@@ -65,7 +118,19 @@ final class ServeProcess {
         }
     }
 
-    enum Auth { case master, appOnly, session(String), none }
+    enum Auth {
+        case master, appOnly, session(String), none
+
+        /// The key headers a request with this authentication sends.
+        var headers: [(String, String)] {
+            switch self {
+            case .master: [("X-Parse-Application-Id", ServeProcess.appId), ("X-Parse-Master-Key", ServeProcess.masterKey)]
+            case .appOnly: [("X-Parse-Application-Id", ServeProcess.appId)]
+            case .session(let token): [("X-Parse-Application-Id", ServeProcess.appId), ("X-Parse-Session-Token", token)]
+            case .none: []
+            }
+        }
+    }
 
     /// One curl request to `target` (a path below the mount, sent as is, or a full URL), with a
     /// raw body; `--path-as-is` keeps `..` segments as a hostile client sends them.
@@ -75,12 +140,7 @@ final class ServeProcess {
         defer { scratch.remove() }
         let bodyFile = scratch.appending("body"), headFile = scratch.appending("head")
         var arguments = ["-s", "--path-as-is", "-X", method, "-D", headFile.path, "-o", bodyFile.path + ".out", "-H", "Expect:"]
-        switch auth {
-        case .master: arguments += ["-H", "X-Parse-Application-Id: \(Self.appId)", "-H", "X-Parse-Master-Key: \(Self.masterKey)"]
-        case .appOnly: arguments += ["-H", "X-Parse-Application-Id: \(Self.appId)"]
-        case .session(let token): arguments += ["-H", "X-Parse-Application-Id: \(Self.appId)", "-H", "X-Parse-Session-Token: \(token)"]
-        case .none: break
-        }
+        for (name, value) in auth.headers { arguments += ["-H", "\(name): \(value)"] }
         // No Content-Type unless given (curl would send a form type with a body).
         arguments += ["-H", contentType.map { "Content-Type: \($0)" } ?? "Content-Type:"]
         for header in headers { arguments += ["-H", header] }

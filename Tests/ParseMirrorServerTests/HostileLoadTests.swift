@@ -29,17 +29,35 @@ final class HostileLoadTests: XCTestCase {
         XCTAssertEqual(try live.mirror.rows("SELECT title FROM Book"), [["Emma"]], "nothing of the partial body was written")
     }
 
-    func testConnectionsBeyondTheCapAreRefusedAndServedAgainOnceFreed() throws {
+    /// At the cap, a connection still sending its request is cut only once it has taken
+    /// `idleTimeoutAtCapacity` (1 s): before, the next connection is refused with 503; after,
+    /// the slowest makes room for it.
+    func testConnectionsBeyondTheCapAreRefusedUntilOneHasTakenTooLong() throws {
         let live = try LiveMirror(limits: HTTPServer.Limits(requestTimeout: 30, maxConnections: 4))
-        var idle = try (0..<4).map { _ in try LoopbackClient(port: live.port, timeout: 5) }
+        let partial = try (0..<4).map { _ in try LoopbackClient(port: live.port, timeout: 5) }
+        for client in partial { client.send("GET /parse/health HTTP/1.1\r\nHost: x\r\n") }
         Thread.sleep(forTimeInterval: 0.2)
         let refused = try LoopbackClient(port: live.port, timeout: 5)
         let answer = refused.readResponse()
         XCTAssertEqual(answer?.status, 503)
         XCTAssertEqual(answer.map { String(decoding: $0.body, as: UTF8.self) }, #"{"error":"too many connections: try again later"}"#)
-        idle.removeAll()
+        Thread.sleep(forTimeInterval: 1.2)
+        XCTAssertEqual(live.send("GET", "/classes/Book")?.status, 200, "a connection that took over 1 s made room")
+        XCTAssertEqual(partial.filter(\.isClosedNow).count, 1, "one, the slowest, was closed")
+    }
+
+    /// At the cap, a connection that has sent nothing (or is idle between requests) makes room
+    /// for a new one at once: open sockets alone cannot keep clients out.
+    func testIdleConnectionsMakeRoomAtTheCap() throws {
+        let live = try LiveMirror(limits: HTTPServer.Limits(requestTimeout: 30, maxConnections: 4))
+        let idle = try (0..<4).map { _ -> LoopbackClient in
+            Thread.sleep(forTimeInterval: 0.05)
+            return try LoopbackClient(port: live.port, timeout: 5)
+        }
         Thread.sleep(forTimeInterval: 0.2)
-        XCTAssertEqual(live.send("GET", "/classes/Book")?.status, 200, "served again once the idle connections are gone")
+        XCTAssertEqual(live.send("GET", "/classes/Book")?.status, 200)
+        Thread.sleep(forTimeInterval: 0.1)
+        XCTAssertEqual(idle.map(\.isClosedNow), [true, false, false, false], "the longest idle made room")
     }
 
     func testBatchOverTheLimitIsRefusedBeforeAnythingRuns() throws {
@@ -111,5 +129,14 @@ final class HostileLoadTests: XCTestCase {
         XCTAssertNotNil(items[0]["success"], "the first query fits the batch's budget")
         XCTAssertEqual(ParseErrorCode(errorBody: items[2]["error"]), .invalidQuery, "the batch's queries share one budget")
         XCTAssertEqual(live.send("GET", "/classes/Book?limit=15&keys=objectId")?.results.count, 15, "a new request has a new budget")
+    }
+}
+
+extension LoopbackClient {
+    /// Whether the server has closed the connection, without waiting.
+    var isClosedNow: Bool {
+        var byte: UInt8 = 0
+        let count = recv(descriptor, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        return count == 0 || count < 0 && errno == ECONNRESET
     }
 }

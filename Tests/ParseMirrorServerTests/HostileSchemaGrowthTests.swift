@@ -69,9 +69,16 @@ final class HostileSchemaGrowthTests: XCTestCase {
 
     func testAddingFieldsScalesWithTheirNumber() throws {
         let live = try LiveMirror()
-        let small = LiveMirror.cpuSeconds { XCTAssertEqual(live.send("POST", "/classes/A", Self.body(fields: 100))?.status, 201) }
-        let large = LiveMirror.cpuSeconds { XCTAssertEqual(live.send("POST", "/classes/B", Self.body(fields: 900))?.status, 201) }
-        XCTAssertEqual(try live.mirror.columns(of: "B").count, 904)
+        /// The least CPU time of three new classes of `fields` fields: a moment of a busy machine in
+        /// one of them (900 fields once took 0.86 s, past the 0.72 s allowed, at a load average of
+        /// 30) does not count.
+        func fastest(_ fields: Int, _ prefix: String) -> Double {
+            (0..<3).map { run in
+                LiveMirror.cpuSeconds { XCTAssertEqual(live.send("POST", "/classes/\(prefix)\(run)", Self.body(fields: fields))?.status, 201) }
+            }.min() ?? .infinity
+        }
+        let small = fastest(100, "A"), large = fastest(900, "B")
+        XCTAssertEqual(try live.mirror.columns(of: "B0").count, 904)
         XCTAssertLessThan(large, max(small, 0.02) * 9 * 4, "9× the fields take at most about 9× the time (quadratic would be 81×)")
     }
 }

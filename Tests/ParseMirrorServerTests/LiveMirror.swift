@@ -21,16 +21,15 @@ final class LiveMirror: @unchecked Sendable {
     func send(_ method: String, _ path: String, _ body: String? = nil, auth: TestServer.Auth = .master,
               timeout: Double = 10) -> TestServer.Reply? {
         guard let client = try? RawClient(port: port, timeout: timeout) else { return nil }
-        var head = "\(method) /parse\(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        var headers: [(String, String)]
         switch auth {
-        case .master: head += "X-Parse-Application-Id: \(TestServer.appId)\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\n"
-        case .anonymous: head += "X-Parse-Application-Id: \(TestServer.appId)\r\n"
-        case .session(let token): head += "X-Parse-Application-Id: \(TestServer.appId)\r\nX-Parse-Session-Token: \(token)\r\n"
-        case .none: break
+        case .master: headers = [("X-Parse-Application-Id", TestServer.appId), ("X-Parse-Master-Key", TestServer.masterKey)]
+        case .anonymous: headers = [("X-Parse-Application-Id", TestServer.appId)]
+        case .session(let token): headers = [("X-Parse-Application-Id", TestServer.appId), ("X-Parse-Session-Token", token)]
+        case .none: headers = []
         }
-        let bytes = Array((body ?? "").utf8)
-        head += "Content-Type: application/json\r\nContent-Length: \(bytes.count)\r\n\r\n"
-        client.send(Array(head.utf8) + bytes)
+        client.sendRequest(method, "/parse" + path, host: "127.0.0.1:\(port)", headers: headers + [("Content-Type", "application/json")],
+                           body: Array((body ?? "").utf8))
         guard let response = client.readResponse() else { return nil }
         return TestServer.Reply(status: response.status, json: (try? JSONParser.parse(bytes: response.body)) ?? .null, headers: HTTPHeaders())
     }

@@ -26,12 +26,13 @@ final class ParseErrorCodeTests: XCTestCase {
 
     func testObjectNotFoundIs404InternalServerErrorIs500OthersAre400() {
         XCTAssertEqual(APIError.parse(.objectNotFound, "Object not found.").status, 404)
+        XCTAssertEqual(APIError.parse(.connectionFailed, "Too many requests.").status, 429, "as Parse Server's rate limiter answers")
         let internalError = APIError.parse(.internalServerError, "disk I/O error")
         XCTAssertEqual(internalError.status, 500)
         XCTAssertEqual(internalError.body, try JSONParser.parse(#"{"code":1,"message":"Internal server error."}"#),
                        "the cause stays in the server's log")
         XCTAssertEqual(internalError.cause, "disk I/O error")
-        let others: [ParseErrorCode] = [.otherCause, .connectionFailed, .invalidQuery, .invalidJSON, .operationForbidden, .timeout,
+        let others: [ParseErrorCode] = [.otherCause, .invalidQuery, .invalidJSON, .operationForbidden, .timeout,
                                         .duplicateValue, .invalidSessionToken, .sessionMissing, .invalidSchemaOperation]
         for code in others { XCTAssertEqual(APIError.parse(code, "no").status, 400, "code \(code)") }
     }

@@ -90,6 +90,19 @@ final class UserTests: XCTestCase {
         XCTAssertParseError(server.send("GET", "/users/me", auth: .anonymous), status: 400, code: .invalidSessionToken)
     }
 
+    /// A password over libcrypt's 512 bytes was a 500 (the fuzz run found it); bcrypt reads a
+    /// password's first 72 bytes, as in Parse Server, so any length is hashed by them.
+    func testLongPasswordsAreHashedByTheirFirst72Bytes() throws {
+        let server = try TestServer()
+        let long = String(repeating: "a", count: 5000)
+        let (id, token) = server.signUp("ann", password: long)
+        XCTAssertEqual(server.send("POST", "/login", #"{"username":"ann","password":"\#(long)"}"#, auth: .anonymous)["objectId"], .string(id))
+        let sameStart = String(repeating: "a", count: 72) + "anything after"
+        XCTAssertEqual(server.send("POST", "/login", #"{"username":"ann","password":"\#(sameStart)"}"#, auth: .anonymous).status, 200)
+        XCTAssertEqual(server.send("POST", "/login", #"{"username":"ann","password":"\#(String(repeating: "a", count: 71))"}"#, auth: .anonymous).status, 404)
+        XCTAssertEqual(server.send("PUT", "/users/\(id)", #"{"password":"\#(String(repeating: "b", count: 600))"}"#, auth: .session(token)).status, 200)
+    }
+
     func testPasswordChangeAndUserDeletion() throws {
         let server = try TestServer()
         let (id, oldToken) = server.signUp("ann")

@@ -331,6 +331,40 @@ import Testing
         #expect(try json.parseValue() == .array([.integer(1)]))
     }
 
+    /// A value is parsed whole up to the stream's limit, however few bytes each read gives; a
+    /// larger one is refused where it starts, once the buffer holds the limit.
+    @Test func streamRefusesValuesLargerThanItsLimit() throws {
+        func json(_ text: String) -> JSONStream {
+            let bytes = Array(text.utf8)
+            var offset = 0
+            return JSONStream(chunkSize: 16, maximumValueBytes: 64) { buffer in
+                let count = min(3, buffer.count, bytes.count - offset)
+                buffer.copyBytes(from: bytes[offset..<offset + count])
+                offset += count
+                return count
+            }
+        }
+        let fits = "\"" + String(repeating: "x", count: 60) + "\""
+        let fitting = json("[\n\(fits)]")
+        try fitting.beginArray()
+        #expect(try fitting.nextElement())
+        #expect(try fitting.parseValue() == .string(String(repeating: "x", count: 60)))
+
+        let tooLong = json("[1,\n\(fits.dropLast())xxxx\"]")
+        try tooLong.beginArray()
+        #expect(try tooLong.nextElement())
+        _ = try tooLong.parseValue()
+        #expect(try tooLong.nextElement())
+        #expect(tooLong.line == 2)
+        let refusal = #expect(throws: JSONStreamError.self) { try tooLong.parseValue() }
+        guard case .valueTooLarge(let limit)? = refusal else {
+            Issue.record("unexpected \(String(describing: refusal))")
+            return
+        }
+        #expect(limit == 64)
+        #expect(tooLong.line == 2, "the error is placed where the value starts")
+    }
+
     @Test func streamReportsReadFailures() {
         let json = JSONStream { _ throws(JSONStreamError) in throw .readFailed("disk on fire") }
         do {

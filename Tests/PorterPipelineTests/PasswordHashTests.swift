@@ -1,4 +1,5 @@
 import ParseModel
+import PorterReaders
 import XCTest
 @testable import PorterPipeline
 
@@ -24,6 +25,23 @@ final class PasswordHashTests: XCTestCase {
         XCTAssertFalse(PasswordHash.isBcrypt(String(hash.dropLast()) + "!"), "not bcrypt's base 64")
         XCTAssertFalse(PasswordHash.isBcrypt("$6$rounds=5000$usesomesillystri$D4IrlXatmP7rx3P3InaxBeoomnAihCKRVQP22JZ6EY47Wc6BkroIuUUBOov1i.S5KPgErtP/EN5mcO.ChWQW21"),
                        "sha512-crypt")
+    }
+
+    /// A hash costing more than 12 (each step doubles a log-in's work; Parse Server makes 10) is
+    /// a fault of its row, which names the cost and never shows the hash.
+    func testCostlyHashesAreRefused() throws {
+        XCTAssertEqual(PasswordHash.cost(of: hash), 10)
+        XCTAssertNil(PasswordHash.cost(of: "hunter2"))
+        func read(_ text: String) throws -> String? {
+            try PasswordHash.read(SourceRecord(line: 2, content: .json(JSONObject(["bcryptPassword": .string(text)]))), keys: ["bcryptPassword"])
+        }
+        XCTAssertEqual(try read("$2b$12$" + hash.dropFirst(7)), "$2b$12$" + hash.dropFirst(7), "cost 12 is taken")
+        XCTAssertThrowsError(try read("$2b$13$" + hash.dropFirst(7))) { error in
+            let fault = error as? SystemColumns.Fault
+            XCTAssertEqual(fault?.reason, "a bcrypt hash of cost 13, above the 12 taken: every log-in attempt would cost 8 times Parse Server's own "
+                + "(cost 10); leave the hash out and let the user reset the password")
+            XCTAssertEqual(fault?.value, "(60 characters, not shown)")
+        }
     }
 
     func testNotices() {

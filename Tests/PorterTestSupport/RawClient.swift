@@ -61,6 +61,15 @@ public final class RawClient {
     @discardableResult
     public func send(_ text: String) -> Bool { send(Array(text.utf8)) }
 
+    /// Writes one HTTP/1.1 request for `target` that asks the server to close the connection
+    /// once it has answered: `headers` (name, value) in order, then `body` with its length.
+    @discardableResult
+    public func sendRequest(_ method: String, _ target: String, host: String, headers: [(String, String)], body: [UInt8]) -> Bool {
+        var head = "\(method) \(target) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        return send(Array((head + "Content-Length: \(body.count)\r\n\r\n").utf8) + body)
+    }
+
     /// Reads more bytes into the buffer: recv's result (0 at end of stream, -1 on error or timeout).
     private func fill() -> Int {
         var chunk = [UInt8](repeating: 0, count: 65536)

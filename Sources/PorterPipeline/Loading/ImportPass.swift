@@ -75,6 +75,13 @@ final class ImportPass {
     var pruneTracker: PruneTracker?
     /// The run's token, checked between records.
     var cancellation = Cancellation()
+    /// Each class's index in ``DatasetManifest/classes``, so a dataset of thousands of classes
+    /// finds each one in constant time.
+    private let classIndexes: [String: Int]
+    /// By the source a class reads (files, delimiter, encoding), the classes reading it, in plan order.
+    private let classesBySource: [SourceKey: [String]]
+    /// Each class's position in ``ImportPlan/classOrder``.
+    private let planPositions: [String: Int]
 
     /// `validatedIndexes`: the complete key indexes of a validating pass that ran before this
     /// one; a writing pass resolves references against them as it reads when its sink takes
@@ -88,6 +95,14 @@ final class ImportPass {
         self.progress = progress
         self.referenceChains = ReferenceChains(manifest)
         self.log = DiagnosticLog(limit: options.shownErrorLimit, handler: options.faultHandler)
+        classIndexes = Dictionary(manifest.classes.enumerated().map { ($1.className, $0) }, uniquingKeysWith: { first, _ in first })
+        planPositions = Dictionary(plan.classOrder.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        var bySource: [SourceKey: [String]] = [:]
+        for name in plan.classOrder {
+            guard let index = classIndexes[name] else { continue }
+            bySource[SourceKey(manifest.classes[index]), default: []].append(name)
+        }
+        classesBySource = bySource
         switch mode {
         case .validating, .writing(_, nil): rejectTracker = RejectTracker(.none)
         case .collectingRejects: rejectTracker = RejectTracker(.collecting)
@@ -167,7 +182,23 @@ final class ImportPass {
     // MARK: Classes, one source file at a time
 
     func sourceIndex(_ className: String) -> Int {
-        manifest.classes.firstIndex { $0.className == className }!
+        classIndexes[className]!
+    }
+
+    /// The class named `className`, if the manifest declares it.
+    private func mapping(for className: String) -> ClassMapping? {
+        classIndexes[className].map { manifest.classes[$0] }
+    }
+
+    /// What classes read together must share: the files, their delimiter and their encoding.
+    private struct SourceKey: Hashable {
+        let sources: [String]
+        let reading: SourceReading
+
+        init(_ mapping: ClassMapping) {
+            sources = mapping.sources
+            reading = mapping.reading
+        }
     }
 
     /// Opens `source`, or `memory` when the records come from memory; `keyPath` is where the
@@ -267,18 +298,20 @@ final class ImportPass {
     /// Classes read together in one pass over their shared source: `first` and the classes
     /// after it in plan order that read the same file and need nothing loaded in between.
     private func sourceGroup(startingAt first: String, loaded: Set<String>) -> [ClassMapping] {
-        let head = manifest.mapping(for: first)!
+        let head = mapping(for: first)!
         var group = [head]
-        var available = references.finishedClasses.union([first])
-        for name in plan.classOrder.drop(while: { $0 != first }).dropFirst() where !loaded.contains(name) {
-            let candidate = manifest.mapping(for: name)!
+        let finished = references.finishedClasses
+        var grouped: Set = [first]
+        let position = planPositions[first] ?? -1
+        for name in classesBySource[SourceKey(head)] ?? [] where planPositions[name, default: -1] > position && !loaded.contains(name) {
+            let candidate = mapping(for: name)!
             let needs = Set(candidate.fields.compactMap { field -> String? in
                 guard case .pointer(let target) = field.type, !(plan.cyclicFields[name]?.contains(field.name) ?? false) else { return nil }
-                return manifest.mapping(for: target) == nil ? nil : target
+                return mapping(for: target) == nil ? nil : target
             })
-            if candidate.sources == head.sources, candidate.reading == head.reading, needs.isSubset(of: available) {
+            if needs.allSatisfy({ grouped.contains($0) || finished.contains($0) }) {
                 group.append(candidate)
-                available.insert(name)
+                grouped.insert(name)
             }
         }
         return group

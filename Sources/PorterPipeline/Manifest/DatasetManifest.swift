@@ -22,6 +22,11 @@ import PorterReaders
 /// let report = try Importer(manifest: manifest).run(into: SQLiteMirror(path: "library.sqlite"))
 /// ```
 public struct DatasetManifest: Sendable {
+    /// The most classes one dataset may declare (a Parse export may hold, `init` may read
+    /// files for): the work of an import grows with them, and every request `serve` answers
+    /// reads each class's schema.
+    public static let maximumClasses = 1000
+
     /// The folder the manifest's relative paths start from.
     public var directory: String
     /// The manifest file's name as shown in messages (`dataset.yml`, or `schema.json` for a Parse export).
@@ -91,6 +96,11 @@ public struct DatasetManifest: Sendable {
         } else {
             classes[owner].fields.append(FieldMapping(name: relation.field, type: .relation(targetClass: relation.targetClass), fromJoinFile: true))
         }
+    }
+
+    /// Why a dataset of `count` classes (or class files), more than ``maximumClasses``, is refused.
+    static func tooManyClasses(_ count: Int) -> String {
+        "\(count) classes; a dataset may have at most \(maximumClasses): split it into several imports"
     }
 
     /// The class named `className`, if the manifest declares it.

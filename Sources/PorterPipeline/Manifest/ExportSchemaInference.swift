@@ -83,6 +83,7 @@ struct ExportSchemaInference {
             }
         }
         guard !classFiles.isEmpty else { throw PorterError(.usage, "no <Class>.json file to infer classes from, and no schema.json") }
+        guard classFiles.count <= DatasetManifest.maximumClasses else { throw PorterError(.usage, "\(files.displayName): " + DatasetManifest.tooManyClasses(classFiles.count)) }
         let exported = Set(classFiles.map(\.className))
         for index in joins.indices where !exported.contains(joins[index].owner) && !skipped.contains(where: { $0.className == joins[index].owner }) {
             throw PorterError(.usage, "\(joins[index].name): \(joins[index].owner) has no \(joins[index].owner).json")

@@ -56,6 +56,9 @@ struct ManifestChecker {
     }
 
     mutating func check() {
+        if manifest.classes.count > DatasetManifest.maximumClasses {
+            fail(ManifestPath.root + "classes", DatasetManifest.tooManyClasses(manifest.classes.count))
+        }
         let declared = Set(manifest.classes.map(\.className))
         var seenClasses: Set<String> = []
         for mapping in manifest.classes {
@@ -68,6 +71,9 @@ struct ManifestChecker {
                 if let problem = ParseNames.fieldNameProblem(field.name) { fail(fieldPath, problem) }
                 if !seenFields.insert(field.name).inserted { fail(fieldPath, "field declared twice") }
                 checkOptions(of: field, at: fieldPath)
+            }
+            if mapping.fields.count > ClassSchema.maximumFields {
+                fail(path + "fields", "\(mapping.fields.count) fields; a class may have at most \(ClassSchema.maximumFields) besides objectId, createdAt, updatedAt and ACL")
             }
             if let extract = mapping.extract { checkExtracted(mapping, extract, at: path) }
             if mapping.key.contains(ClassMapping.lineKey) {

@@ -35,6 +35,7 @@ struct FileProfile {
     private(set) var columns: [ColumnProfile] = []
     /// Each record's values as text (empty when none), up to ``rowLimit`` records; `nil` past it.
     private(set) var rows: [[String]]? = []
+    /// Each column's position in ``columns`` (the first, for a name a CSV header repeats).
     private var indexByName: [String: Int] = [:]
     /// The header cells of a CSV file as it has them.
     private(set) var headerNames: [String] = []
@@ -117,6 +118,7 @@ struct FileProfile {
                 if record.line <= lastLine { linesIdentifyRecords = false }
                 lastLine = record.line
                 add(record)
+                if columns.count > Self.columnLimit { throw tooManyColumns(file: path, line: record.line) }
             }
             if let csv = reader as? CSVReader {
                 let stray = csv.strayQuoteLines
@@ -128,6 +130,16 @@ struct FileProfile {
         }
     }
 
+    /// Columns (or JSON keys) a file may have: one per field of a class, plus the ones every
+    /// class has. Past it the file is refused before the columns are compared with each other.
+    static let columnLimit = ClassSchema.maximumFields + ParseNames.defaultFields.count
+
+    private func tooManyColumns(file: String, line: Int) -> ReaderError {
+        ReaderError(file: file, line: line, column: columns[Self.columnLimit].name,
+                    reason: "more than \(Self.columnLimit) columns: a class may have at most \(ClassSchema.maximumFields) fields besides "
+                        + ParseNames.defaultFields.joined(separator: ", "))
+    }
+
     private mutating func add(_ record: SourceRecord) {
         records += 1
         var row = [String](repeating: "", count: columns.count)
@@ -136,6 +148,7 @@ struct FileProfile {
             if columns.isEmpty {
                 columns = header.columnNames.map(ColumnProfile.init)
                 codeShapes = Array(repeating: CodeShape(), count: columns.count)
+                indexByName = Dictionary(header.columnNames.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
                 row = [String](repeating: "", count: columns.count)
             }
             for index in columns.indices {
@@ -222,7 +235,7 @@ struct FileProfile {
         }
     }
 
-    func column(named name: String) -> ColumnProfile? { columns.first { $0.name == name } }
+    func column(named name: String) -> ColumnProfile? { indexByName[name].map { columns[$0] } }
 
     /// A code as data files hold them (`GKA`, `N262`, `330`): 2 to 4 capital letters and digits.
     static func isCodeShaped(_ text: String) -> Bool {

@@ -136,6 +136,7 @@ public enum ManifestInference {
                 }
             }
             guard !names.isEmpty else { throw PorterError(.usage, "\(paths[0]): no .csv, .tsv, .json, .ndjson, .jsonl, .txt or .dat file, nor a zip archive of them") }
+            guard names.count <= DatasetManifest.maximumClasses else { throw PorterError(.usage, "\(paths[0]): " + DatasetManifest.tooManyClasses(names.count)) }
             return (paths[0], names, unread, nil)
         }
         var directory: String?
