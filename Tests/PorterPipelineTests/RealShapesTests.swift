@@ -264,6 +264,18 @@ final class RealShapesTests: XCTestCase {
         try assertPointToShipments(sink, from: ["Member": 4, "Room": 3])
     }
 
+    /// A pair of columns others name is the key though the pairs of a referring table of three
+    /// rows have each part unique by chance (soak seed 33789, once books.csv's `line` no longer
+    /// keyed Book: Author was keyed by its summary and no pair pointed at it).
+    func testAPairIsNamedByATableWhosePartsAreUniqueByChance() throws {
+        let (yaml, sink, _, _) = try initAndImport([
+            "shipments.csv": "batch,line,summary\n1,1,red fox\n2,1,blue lake\n3,1,quiet river\n1,2,stone field\n2,2,amber cloud\n3,3,green hill\n",
+            "books.csv": "code,title,batch,line\nB1,Dune,1,2\nB2,Emma,2,1\nB3,Ulysses,3,3\n",
+        ])
+        XCTAssertTrue(yaml.contains("key: [batch, line]        # [batch, line]: unique together"), yaml)
+        try assertPointToShipments(sink, from: ["Book": 3])
+    }
+
     /// Every object of each class (as many as given) points at the Shipment of its own
     /// `[batch, line]`.
     private func assertPointToShipments(_ sink: MemorySink, from counts: [String: Int], file: StaticString = #filePath, line: UInt = #line) throws {
