@@ -84,17 +84,16 @@ extension InferenceRun {
         guard let rows = file.rows, rows.count == file.records,
               let at = file.columns.firstIndex(where: { $0.name == target.column }) else { return false }
         let name = Self.normalized(target.column)
-        for (partnerAt, partner) in file.columns.enumerated() where partnerAt != at {
-            let partnerName = Self.normalized(partner.name)
-            let named = Set(rows.compactMap { row in row.count > max(at, partnerAt) && !row[at].isEmpty && !row[partnerAt].isEmpty ? [row[partnerAt], row[at]] : nil })
-            guard !named.isEmpty else { continue }
-            for (other, otherFile) in files.enumerated() where other != target.file {
-                guard let first = otherFile.columns.firstIndex(where: { Self.normalized($0.name) == partnerName }),
-                      let second = otherFile.columns.firstIndex(where: { Self.normalized($0.name) == name }),
-                      otherFile.uniquePairs[FileProfile.ColumnPair(first: min(first, second), second: max(first, second))] != nil,
-                      let otherRows = otherFile.rows, otherRows.count == otherFile.records else { continue }
-                let keys = Set(otherRows.compactMap { row in row.count > max(first, second) ? [row[first], row[second]] : nil })
-                if named.isSubset(of: keys) { return true }
+        for (other, otherFile) in files.enumerated() where other != target.file {
+            guard let namesake = otherFile.columns.firstIndex(where: { Self.normalized($0.name) == name }),
+                  let otherRows = otherFile.rows, otherRows.count == otherFile.records else { continue }
+            for pair in otherFile.uniquePairs.keys where pair.first == namesake || pair.second == namesake {
+                let partner = pair.first == namesake ? pair.second : pair.first
+                let partnerName = Self.normalized(otherFile.columns[partner].name)
+                guard let partnerAt = file.columns.indices.first(where: { $0 != at && Self.normalized(file.columns[$0].name) == partnerName }) else { continue }
+                let named = Set(rows.compactMap { row in row.count > max(at, partnerAt) && !row[at].isEmpty && !row[partnerAt].isEmpty ? [row[partnerAt], row[at]] : nil })
+                let keys = Set(otherRows.compactMap { row in row.count > max(partner, namesake) ? [row[partner], row[namesake]] : nil })
+                if !named.isEmpty && named.isSubset(of: keys) { return true }
             }
         }
         return false
