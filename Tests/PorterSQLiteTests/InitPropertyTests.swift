@@ -20,6 +20,8 @@ final class InitPropertyTests: XCTestCase {
         3_349_786: "visit_date of days all below 13 taken for dd/MM/yyyy",
         3_349_798: "grade (A, B) a Pointer<Level> by coincidence; TEACHERID missed",
         3_349_812: "contact, people's names, a Pointer<Member> by coincidence",
+        33_333: "rooms.csv's line (3 rows), half of a [batch, line] Pointer, keyed Room; every other line a Pointer<Room>",
+        33_789: "books.csv's line and batch each unique in 3 rows; then Author, keyed by [batch, line], keyed by its summary",
     ]
 
     static var firstSeed: UInt64 { ProcessInfo.processInfo.environment["INIT_PROPERTY_SEED"].flatMap { UInt64($0) } ?? 0x33_1D17 }

@@ -10,9 +10,9 @@ import ParseModel
 /// target's key column (`FOODID` beside `food.csv`'s `FOODID`, GTFS `service_id`) refers to it
 /// when that key holds codes (integers, or text without spaces) and is named more than `id`,
 /// `code`, `name`, a row number (`index`) or a name `init` invented (`column1`), its file has no
-/// other unique column named for its class (TICKETID beside a `line` unique by chance), and the
-/// two files share no other column (a `line` beside a `batch` is half of a reference by two
-/// columns); the same name over free text is an attribute copied from table to table
+/// other unique column named for its class (TICKETID beside a `line` unique by chance), the two
+/// files share no other column (a `line` beside a `batch` is half of a reference by two
+/// columns), and the key column is not itself half of one (``isHalfOfPairReference(_:)``); the same name over free text is an attribute copied from table to table
 /// (`film.title`, `film_text.title`), no reference. Integers need one of these names: ids of one
 /// class are rarely those of another. A text column named as the first words of a class
 /// (`FOODTYPE` for `foodtype_EN.csv`) refers to it. Text without any of these refers only to a
@@ -55,7 +55,8 @@ extension InferenceRun {
         if affinity == .qualifiedName { return .qualifiedName }
         if Self.normalized(source.column) == Self.normalized(target.column) {
             let generic = ReferenceEvidence.genericKeyNames.contains(Self.normalized(target.column)) || Self.isInvented(target.column)
-            return !generic && targetColumn.holdsCodes && !hasClassNamedId(target) && !sharesAnotherColumn(source, target) ? .keyColumnName : nil
+            return !generic && targetColumn.holdsCodes && !hasClassNamedId(target) && !sharesAnotherColumn(source, target)
+                && !isHalfOfPairReference(target) ? .keyColumnName : nil
         }
         if column.isIntegerColumn { return nil }
         if affinity == .leadingName { return .leadingName }
@@ -72,6 +73,30 @@ extension InferenceRun {
             else { return false }
             return namesake.holds(values)
         }
+    }
+
+    /// Whether `target` is half of a reference by two columns: with another column of its file,
+    /// it names only pairs of another file's key of two columns of the same names (a `line` beside
+    /// a `batch`, every `[batch, line]` a Shipment key). Its values are then that reference's, and
+    /// their being unique in a table of a few rows is chance, not a key that others name.
+    private func isHalfOfPairReference(_ target: Target) -> Bool {
+        let file = files[target.file]
+        guard let rows = file.rows, rows.count == file.records,
+              let at = file.columns.firstIndex(where: { $0.name == target.column }) else { return false }
+        let name = Self.normalized(target.column)
+        for (other, otherFile) in files.enumerated() where other != target.file {
+            guard let namesake = otherFile.columns.firstIndex(where: { Self.normalized($0.name) == name }),
+                  let otherRows = otherFile.rows, otherRows.count == otherFile.records else { continue }
+            for pair in otherFile.uniquePairs.keys where pair.first == namesake || pair.second == namesake {
+                let partner = pair.first == namesake ? pair.second : pair.first
+                let partnerName = Self.normalized(otherFile.columns[partner].name)
+                guard let partnerAt = file.columns.indices.first(where: { $0 != at && Self.normalized(file.columns[$0].name) == partnerName }) else { continue }
+                let named = Set(rows.compactMap { row in row.count > max(at, partnerAt) && !row[at].isEmpty && !row[partnerAt].isEmpty ? [row[partnerAt], row[at]] : nil })
+                let keys = Set(otherRows.compactMap { row in row.count > max(partner, namesake) ? [row[partner], row[namesake]] : nil })
+                if !named.isEmpty && named.isSubset(of: keys) { return true }
+            }
+        }
+        return false
     }
 
     /// Whether `column` is a name `init` invented for a file without a header row (`column3`).

@@ -89,8 +89,9 @@ extension InferenceRun {
 
     /// The leftmost two columns of a class file, unique together and always filled, that other
     /// class files have columns of the same names for (``comparable(_:)``), each holding only
-    /// values of its namesake and not both unique (a table sharing columns one to one names
-    /// nothing), with those files: a key of two that others name, which
+    /// values of its namesake and not all four unique (two tables sharing columns one to one
+    /// name nothing; two unique by chance in a few rows beside a pair no column of which is
+    /// unique alone still name it), with those files: a key of two that others name, which
     /// ``findCompositePointers(among:)`` then checks pair by pair.
     func pairNamedByColumns(_ index: Int) -> (columns: [String], namedBy: [Int])? {
         let file = files[index]
@@ -100,7 +101,7 @@ extension InferenceRun {
             let namedBy = files.indices.filter { other in
                 guard other != index, classNames[other] != nil else { return false }
                 let namesakes = columns.compactMap { column in files[other].columns.first { Self.comparable($0.name) == Self.comparable(column.name) } }
-                guard namesakes.count == 2, !namesakes.allSatisfy(\.isUnique) else { return false }
+                guard namesakes.count == 2, !(namesakes + columns).allSatisfy(\.isUnique) else { return false }
                 let held = zip(columns, namesakes).allSatisfy { column, namesake in
                     guard let values = namesake.distinct, !values.isEmpty else { return false }
                     return column.holds(values)
