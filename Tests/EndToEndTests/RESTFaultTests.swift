@@ -32,11 +32,7 @@ final class RESTFaultTests: XCTestCase {
     /// Parse Server). With the default timeout, each run here takes seconds (one took 31.8 s before).
     func testDroppedConnectionCostsARetryNotTheTimeout() throws {
         let directory = try CommandRunner.temporaryDirectory(self)
-        let campus = CommandRunner.fixtures.appendingPathComponent("campus").path
-        let direct = directory.appendingPathComponent("direct.sqlite")
-        XCTAssertEqual(try CommandRunner.run(["import", campus, "--to", direct.path, "-q"]).status, 0)
-        let keys = try RESTImportTests.naturalKeys(direct)
-        let expected = try MirrorContent(direct, keys: keys)
+        let (campus, keys, expected) = try importedDirectly("campus", into: directory)
         for seed in [UInt64(1), 3, 5] {
             let served = directory.appendingPathComponent("campus-\(seed).sqlite")
             let server = try ServedMirror(path: served.path, allowCustomObjectId: true, faults: .init(share: 0.15, seed: seed, stallSeconds: 1))
@@ -56,11 +52,7 @@ final class RESTFaultTests: XCTestCase {
     /// A run killed part-way and started again ends exactly like an uninterrupted run.
     func testKilledRunFinishesWhenStartedAgain() throws {
         let directory = try CommandRunner.temporaryDirectory(self)
-        let library = CommandRunner.fixtures.appendingPathComponent("library").path
-        let direct = directory.appendingPathComponent("direct.sqlite")
-        XCTAssertEqual(try CommandRunner.run(["import", library, "--to", direct.path, "-q"]).status, 0)
-        let keys = try RESTImportTests.naturalKeys(direct)
-        let expected = try MirrorContent(direct, keys: keys)
+        let (library, keys, expected) = try importedDirectly("library", into: directory)
         for killAfter in [4, 12] {
             let served = directory.appendingPathComponent("served-\(killAfter).sqlite")
             let server = try ServedMirror(path: served.path, allowCustomObjectId: false)
@@ -160,5 +152,15 @@ final class RESTFaultTests: XCTestCase {
         XCTAssertTrue(ended.stderr.contains("written before that: "), ended.stderr)
         // Five waits of 0.25, 0.5, 1, 2 and 4 s, each jittered down to no less than half.
         XCTAssertGreaterThan(retried, 3.5, "retried with backoff before giving up")
+    }
+
+    /// The fixture's path, its classes' natural keys and what a direct import of it into a new
+    /// mirror holds: what an import into a served mirror must arrive at.
+    private func importedDirectly(_ fixture: String, into directory: URL) throws -> (path: String, keys: [String: [String]], content: MirrorContent) {
+        let path = CommandRunner.fixtures.appendingPathComponent(fixture).path
+        let direct = directory.appendingPathComponent("\(fixture)-direct.sqlite")
+        XCTAssertEqual(try CommandRunner.run(["import", path, "--to", direct.path, "-q"]).status, 0)
+        let keys = try RESTImportTests.naturalKeys(direct)
+        return (path, keys, try MirrorContent(direct, keys: keys))
     }
 }
