@@ -11,7 +11,7 @@ Writes into OUTDIR (created if needed):
   books.csv        N rows         title, publishing_year, genre, isbn, authors,
                                   publishers, description
   book_genres.csv  ~N/2 rows      genre, book   (unique pairs)
-  dataset.yml      the ParsePorter manifest (README.md#the-dataset-manifest)
+  dataset.yml      the ParsePorter manifest (Docs/Manifest.md)
   .generated.json  written last: generator version, N, seed and the number of
                    data records per file (the benchmark reads it to decide
                    whether the dataset can be reused and to count rows)

@@ -2,7 +2,7 @@ import MirrorQuery
 import ParseModel
 
 /// The work one request may ask of a ``ParseMirrorAPI``; what is answered past each limit is
-/// in the README's "Limits" section.
+/// in Docs/Limits.md.
 public struct RequestLimits: Sendable {
     /// Sub-requests in one `POST /batch`: more is 107 before anything runs. 100 is the default
     /// Parse Server 9 announces for its `requestComplexity.batchRequestLimit`; unlike Parse

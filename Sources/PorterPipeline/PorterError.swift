@@ -2,7 +2,7 @@ import ParseModel
 
 /// A fault that stops a command, with the exit code the command reports for it.
 public struct PorterError: Error, Sendable, CustomStringConvertible {
-    /// Exit codes shared by every command (README "Exit codes").
+    /// Exit codes shared by every command (Docs/ExitCodes.md).
     public enum Kind: Int32, Sendable {
         /// The data is invalid or a check failed.
         case invalidData = 1

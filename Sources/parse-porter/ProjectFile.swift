@@ -46,7 +46,7 @@ struct ProjectFile {
             throw PorterError(.usage, "\(path): cannot read the project file: \(error.localizedDescription)")
         }
         guard case .object(let root)? = try StructuredText.parse(text, fileName: path) else {
-            throw PorterError(.usage, "\(path): a project file is a mapping with a targets: key (see README \"Project file\")")
+            throw PorterError(.usage, "\(path): a project file is a mapping with a targets: key (see Docs/Targets.md, \"Project file\")")
         }
         try Self.refuseUnknownKeys(root, allowed: ["targets"], at: nil, in: path)
         guard case .object(let targets)? = root["targets"], !targets.isEmpty else {

@@ -173,7 +173,7 @@ struct ImportSummary: Decodable {
     let classes: [ClassTally]
     let relations: [RelationTally]
     let errorCount: Int
-    /// A fault as `--json` reports it (README "JSON reports").
+    /// A fault as `--json` reports it (Docs/ExitCodes.md, "Faults in JSON").
     struct Fault: Decodable {
         let kind: String
         let className, field, keyPath, column, value: String?

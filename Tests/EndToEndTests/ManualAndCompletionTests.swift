@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 
 /// The shell completion scripts and the man page swift-argument-parser generates from the
-/// command tree (README "Man page and shell completions").
+/// command tree (Docs/Commands.md, "Man page and shell completions").
 final class ManualAndCompletionTests: XCTestCase {
     private static let subcommands = ["import", "validate", "plan", "export", "pull", "serve", "migrate", "schema", "init"]
 

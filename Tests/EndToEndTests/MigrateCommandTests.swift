@@ -312,7 +312,7 @@ final class MigrateCommandTests: XCTestCase {
         }
     }
 
-    /// The example migrations of the README tutorial build the library app.
+    /// The example migrations of Docs/Migrations.md ("Tutorial") build the library app.
     func testTheExampleMigrationsBuildTheLibraryApp() throws {
         let scratch = try CommandRunner.temporaryDirectory(self)
         let imported = scratch.appendingPathComponent("imported.sqlite")

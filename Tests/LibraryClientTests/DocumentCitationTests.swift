@@ -3,7 +3,8 @@ import XCTest
 
 /// Every fact the repository cites lives in it: no file cites a design or reference document
 /// kept outside the repository, no section number stands without the document it belongs to,
-/// and every `….md#anchor` names a file of the repository and one of its headings.
+/// every `….md#anchor` names a file of the repository and one of its headings, and every
+/// relative link of the documents (README.md, Docs/) leads to a file and heading that exist.
 final class DocumentCitationTests: XCTestCase {
     func testNoFileCitesADocumentOutsideTheRepository() throws {
         var findings: [String] = []
@@ -20,7 +21,7 @@ final class DocumentCitationTests: XCTestCase {
             let folder = (file.relativePath as NSString).deletingLastPathComponent
             for citation in CitationCheck.anchorCitations(in: file.text, isMarkdown: file.relativePath.hasSuffix(".md")) {
                 let document = citation.document.isEmpty ? file.relativePath : citation.document
-                let candidates = [(folder as NSString).appendingPathComponent(document), document]
+                let candidates = [CitationCheck.normalized((folder as NSString).appendingPathComponent(document)), document]
                 guard let target = candidates.lazy.compactMap({ path in files.first { $0.relativePath == path } }).first else {
                     findings.append("\(file.relativePath):\(citation.line): \(citation.document) is not in the repository")
                     continue
@@ -33,6 +34,37 @@ final class DocumentCitationTests: XCTestCase {
         XCTAssertEqual(findings, [], findings.joined(separator: "\n"))
     }
 
+    func testEveryRelativeLinkOfTheDocumentsResolves() throws {
+        let files = try repositoryTextFiles()
+        let root = URL(fileURLWithPath: packageRoot).standardizedFileURL
+        let documents = files.filter { $0.relativePath == "README.md" || ($0.relativePath.hasPrefix("Docs/") && $0.relativePath.hasSuffix(".md")) }
+        XCTAssertGreaterThan(documents.count, 10, "the walk found the documents: \(documents.map(\.relativePath))")
+        var findings: [String] = []
+        var checked = 0
+        for document in documents {
+            let folder = root.appendingPathComponent(document.relativePath).deletingLastPathComponent()
+            for link in CitationCheck.relativeLinks(in: document.text) {
+                checked += 1
+                let target = link.path.isEmpty ? root.appendingPathComponent(document.relativePath) : folder.appendingPathComponent(link.path).standardizedFileURL
+                let relative = target.path.hasPrefix(root.path + "/") ? String(target.path.dropFirst(root.path.count + 1)) : target.path
+                guard target.path.hasPrefix(root.path + "/"), FileManager.default.fileExists(atPath: target.path) else {
+                    findings.append("\(document.relativePath):\(link.line): \(link.path) is not in the repository")
+                    continue
+                }
+                guard let anchor = link.anchor else { continue }
+                guard let text = files.first(where: { $0.relativePath == relative })?.text, relative.hasSuffix(".md") else {
+                    findings.append("\(document.relativePath):\(link.line): #\(anchor) of \(relative), which is no Markdown file")
+                    continue
+                }
+                if !CitationCheck.anchors(of: text).contains(anchor) {
+                    findings.append("\(document.relativePath):\(link.line): \(relative) has no heading #\(anchor)")
+                }
+            }
+        }
+        XCTAssertGreaterThan(checked, 50, "the documents' links were found")
+        XCTAssertEqual(findings, [], findings.joined(separator: "\n"))
+    }
+
     /// The checks find what they look for, and leave alone what they should.
     func testTheChecksTellCitationsApart() {
         let outside = "// As " + "DESIGN" + " §4 says\n/// (" + "PARSE_" + "REST.md §5)\nlet key = env[\"PARSE_REST_API_KEY\"]\n/// paged (§6)\n// FIPS 180-4 §5.1.1\n"
@@ -42,6 +74,12 @@ final class DocumentCitationTests: XCTestCase {
         let citations = CitationCheck.anchorCitations(in: text, isMarkdown: true)
         XCTAssertEqual(citations.map(\.document), ["Docs/ParseServer.md", ""])
         XCTAssertEqual(citations.map(\.anchor), ["paging", "set-up"])
+        XCTAssertEqual(CitationCheck.normalized("Docs/../README.md"), "README.md")
+        XCTAssertEqual(CitationCheck.normalized("./Docs/./a/../Library.md"), "Docs/Library.md")
+
+        let links = "[a](Docs/Tutorial.md) [b](../README.md#set-up) [c](#layout) [d](https://x.org/a.md)\n```\n[e](not-a-link.md)\n```\n`[f](code.md)` ![g](Docs/img.png \"t\")\n"
+        XCTAssertEqual(CitationCheck.relativeLinks(in: links).map { "\($0.line):\($0.path)#\($0.anchor ?? "")" },
+                       ["1:Docs/Tutorial.md#", "1:../README.md#set-up", "1:#layout", "5:Docs/img.png#"])
 
         let headings = "# ParsePorter\n## Set-up\n```sh\n# not a heading\n```\n### `--target`: one name\n## Set-up\n## Über, 50 & more\n"
         XCTAssertEqual(CitationCheck.anchors(of: headings), ["parseporter", "set-up", "--target-one-name", "set-up-1", "über-50--more"])
@@ -82,6 +120,8 @@ enum CitationCheck {
     /// `path/name.md#anchor` (not inside a URL), or `](#anchor)` in Markdown.
     private static let documentAnchor = try! NSRegularExpression(pattern: #"(?<![\w/.:-])((?:[\w.-]+/)*[\w.-]+\.md)#([\w-]+)"#)
     private static let localAnchor = try! NSRegularExpression(pattern: #"\]\(#([\w-]+)\)"#)
+    /// A Markdown link's target: `](target)` or `](target "title")`.
+    private static let markdownLink = try! NSRegularExpression(pattern: #"\]\(([^)\s]+)(?:\s+"[^"]*")?\)"#)
 
     /// The lines (1-based) that cite a document outside the repository, or a bare `§n`.
     static func outsideCitations(in text: String) -> [(line: Int, text: String)] {
@@ -108,6 +148,36 @@ enum CitationCheck {
             guard isMarkdown else { continue }
             for match in localAnchor.matches(in: line, range: range) {
                 found.append((index + 1, "", String(line[Range(match.range(at: 1), in: line)!])))
+            }
+        }
+        return found
+    }
+
+    /// A relative path with its `..` and `.` components resolved: `Docs/../README.md` is `README.md`.
+    static func normalized(_ path: String) -> String {
+        var components: [Substring] = []
+        for component in path.split(separator: "/") where component != "." {
+            if component == "..", let last = components.last, last != ".." { components.removeLast() } else { components.append(component) }
+        }
+        return components.joined(separator: "/")
+    }
+
+    /// `[text](target)` links of a Markdown text that lead inside the repository (no scheme), with
+    /// the line (1-based), the path (empty for `#anchor` alone) and the anchor; links in fenced
+    /// code and in inline code are left out.
+    static func relativeLinks(in markdown: String) -> [(line: Int, path: String, anchor: String?)] {
+        var found: [(line: Int, path: String, anchor: String?)] = []
+        var inFence = false
+        for (index, line) in markdown.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            if line.hasPrefix("```") { inFence.toggle() }
+            guard !inFence else { continue }
+            let prose = String(line).replacingOccurrences(of: #"`[^`]*`"#, with: "", options: .regularExpression)
+            let range = NSRange(prose.startIndex..., in: prose)
+            for match in markdownLink.matches(in: prose, range: range) {
+                let target = String(prose[Range(match.range(at: 1), in: prose)!])
+                guard !target.contains(":") else { continue }
+                let parts = target.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
+                found.append((index + 1, String(parts[0]), parts.count > 1 ? String(parts[1]) : nil))
             }
         }
         return found

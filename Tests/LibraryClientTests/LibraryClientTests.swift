@@ -12,7 +12,7 @@ import PorterTestSupport
 import Synchronization
 import XCTest
 
-/// The README's library examples run against real files, a real SQLite mirror and a real
+/// The library examples of Docs/Library.md run against real files, a real SQLite mirror and a real
 /// in-process server on 127.0.0.1, through the public API only (see Package.swift).
 final class LibraryClientTests: XCTestCase {
     /// The books of Fixtures/library published in 2000 or later, by title.

@@ -3,7 +3,7 @@ import ParsePorter
 import PorterTestSupport
 import XCTest
 
-/// Every job through one `ParseApp` handle (the README examples `app-*`), on a real mirror
+/// Every job through one `ParseApp` handle (the examples `app-*` of Docs/Library.md), on a real mirror
 /// file, a real in-process Parse Server on 127.0.0.1 and a real PostgreSQL server.
 final class ParseAppTests: XCTestCase {
     private let applicationId = "library-client"

@@ -1,30 +1,25 @@
 import Foundation
 import XCTest
 
-/// The README chapter "Using ParsePorter as a library" shows exactly the code of this target's
-/// examples (the regions between `// README-EXAMPLE: name` and `// README-EXAMPLE-END`), so an
-/// edit to one without the other fails here.
+/// Docs/Library.md ("Using ParsePorter as a library") shows exactly the code of this target's
+/// examples (the regions between `// README-EXAMPLE: name` and `// README-EXAMPLE-END`, markers
+/// named when the chapter was in the README), so an edit to one without the other fails here.
 final class ReadmeExampleTests: XCTestCase {
-    private static let chapterTitle = "## Using ParsePorter as a library"
-
-    func testEveryReadmeSwiftBlockIsACompiledExample() throws {
-        let blocks = try readmeSwiftBlocks()
+    func testEverySwiftBlockOfTheGuideIsACompiledExample() throws {
+        let blocks = try guideSwiftBlocks()
         let examples = try exampleRegions()
-        XCTAssertFalse(blocks.isEmpty, "the README chapter has no swift blocks")
+        XCTAssertFalse(blocks.isEmpty, "Docs/Library.md has no swift blocks")
         for block in blocks {
-            XCTAssertTrue(examples.values.contains(block), "this README block is not an example of Tests/LibraryClientTests verbatim:\n\(block)")
+            XCTAssertTrue(examples.values.contains(block), "this block of Docs/Library.md is not an example of Tests/LibraryClientTests verbatim:\n\(block)")
         }
         for (name, code) in examples.sorted(by: { $0.key < $1.key }) {
-            XCTAssertTrue(blocks.contains(code), "the example \"\(name)\" is not in the README chapter verbatim")
+            XCTAssertTrue(blocks.contains(code), "the example \"\(name)\" is not in Docs/Library.md verbatim")
         }
     }
 
-    /// The ```swift blocks of the chapter, up to the next chapter (`## `).
-    private func readmeSwiftBlocks() throws -> [String] {
-        let readme = try String(contentsOfFile: packageRoot + "/README.md", encoding: .utf8)
-        let start = try XCTUnwrap(readme.range(of: "\n" + Self.chapterTitle + "\n"), "README has no chapter \(Self.chapterTitle)")
-        let rest = readme[start.upperBound...]
-        let chapter = rest.range(of: "\n## ").map { rest[..<$0.lowerBound] } ?? rest
+    /// The ```swift blocks of Docs/Library.md.
+    private func guideSwiftBlocks() throws -> [String] {
+        let chapter = try String(contentsOfFile: packageRoot + "/Docs/Library.md", encoding: .utf8)
         var blocks: [String] = []
         var current: [Substring]?
         for line in chapter.split(separator: "\n", omittingEmptySubsequences: false) {

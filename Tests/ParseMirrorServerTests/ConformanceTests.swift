@@ -53,11 +53,12 @@ final class ConformanceTests: XCTestCase {
         print("conformance: " + tally)
     }
 
-    /// The README's "Where `serve` differs from Parse Server" list is the rendering of differences.json.
-    func testReadmeListsTheDifferences() throws {
+    /// The list "Where `serve` differs from Parse Server" in Docs/Serve.md is the rendering of
+    /// differences.json.
+    func testTheGuideListsTheDifferences() throws {
         let differences = try ConformanceDifferences(contentsOf: Self.folder.appendingPathComponent("differences.json"))
-        let readme = try String(contentsOf: PackageFolders.root.appendingPathComponent("README.md"), encoding: .utf8)
-        XCTAssertTrue(readme.contains(differences.markdown), "README.md must hold the list rendered from differences.json:\n\n\(differences.markdown)\n")
+        let guide = try String(contentsOf: PackageFolders.root.appendingPathComponent("Docs/Serve.md"), encoding: .utf8)
+        XCTAssertTrue(guide.contains(differences.markdown), "Docs/Serve.md must hold the list rendered from differences.json:\n\n\(differences.markdown)\n")
     }
 
     /// The normalisation numbers server ids in order of appearance (also inside texts and as ACL

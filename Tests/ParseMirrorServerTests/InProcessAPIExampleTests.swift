@@ -1,6 +1,7 @@
-// The README's "Testing an app against an in-process Parse API" example, compiled and run; the
-// README shows the lines between the markers, which `testTheReadmeShowsThisExample` checks.
-// README example begin
+// The "Testing an app against an in-process Parse API" example of Docs/Serve.md, compiled and
+// run; Docs/Serve.md shows the lines between the markers, which `testTheGuideShowsThisExample`
+// checks.
+// Docs example begin
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -41,14 +42,14 @@ final class BookListTests: XCTestCase {
         XCTAssertEqual(results?.map { $0["title"] as? String }, ["Emma"])
     }
 }
-// README example end
+// Docs example end
 
 extension BookListTests {
-    func testTheReadmeShowsThisExample() throws {
+    func testTheGuideShowsThisExample() throws {
         let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
-        let readme = try String(contentsOf: PackageFolders.root.appendingPathComponent("README.md"), encoding: .utf8)
-        let example = try XCTUnwrap(source.components(separatedBy: "// README example begin\n").dropFirst().first?
-            .components(separatedBy: "// README example end\n").first)
-        XCTAssertTrue(readme.contains("```swift\n" + example + "```\n"), "README.md shows this file's example as it is")
+        let guide = try String(contentsOf: PackageFolders.root.appendingPathComponent("Docs/Serve.md"), encoding: .utf8)
+        let example = try XCTUnwrap(source.components(separatedBy: "// Docs example begin\n").dropFirst().first?
+            .components(separatedBy: "// Docs example end\n").first)
+        XCTAssertTrue(guide.contains("```swift\n" + example + "```\n"), "Docs/Serve.md shows this file's example as it is")
     }
 }

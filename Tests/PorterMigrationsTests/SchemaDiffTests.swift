@@ -125,7 +125,7 @@ final class SchemaDiffTests: XCTestCase {
         XCTAssertEqual(changed.lines(of: try XCTUnwrap(changed.classes.first)).first, #"~ classLevelPermissions.find: {"*": true} → {"*": true, "role:Staff": true}"#)
     }
 
-    /// The JSON shape README "Schema commands" documents, key for key. (`protectedFields` is no
+    /// The JSON shape Docs/Schemas.md documents, key for key. (`protectedFields` is no
     /// difference: `{"*": []}` protects nothing, as `{}` does.)
     func testJSONShape() throws {
         let result = try diff([book(#""title":{"type":"String"},"pages":{"type":"Number"}"#, #","classLevelPermissions":{"find":{"*":true}}"#),

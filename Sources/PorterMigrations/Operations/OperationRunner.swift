@@ -39,7 +39,7 @@ public struct OperationRunner {
     }
 
     /// Applies one operation; see the case's documentation in ``MigrationOperation`` and the
-    /// README for what a run after a partial run does.
+    /// "Failures" of Docs/Migrations.md for what a run after a partial run does.
     public func apply(_ operation: MigrationOperation) async throws(PorterError) -> OperationResult {
         switch operation {
         case .createClass(let schema): try await createClass(schema)

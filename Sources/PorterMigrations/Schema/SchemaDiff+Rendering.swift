@@ -64,7 +64,7 @@ extension SchemaDiff {
     }
 
     /// `{"matches", "differences", "classes": [{"className", "change", "declared", "live",
-    /// "fields", "indexes", "classLevelPermissions"}]}`; README "Schema commands" documents it.
+    /// "fields", "indexes", "classLevelPermissions"}]}`; Docs/Schemas.md documents it.
     public var json: JSONValue {
         .object(JSONObject([
             "matches": .bool(isEmpty),

@@ -2,7 +2,7 @@ import ParseModel
 
 /// The natural key of each object of the classes that have one (from `--manifest`), as a
 /// reference cell spells it: the key's text, or a JSON array of the parts of a composite key
-/// (README.md#the-dataset-manifest). Each keyed class is read once, when first referenced; these maps are the only
+/// (Docs/Manifest.md). Each keyed class is read once, when first referenced; these maps are the only
 /// part of an export that grows with the data.
 final class NaturalKeyNames {
     private let source: ObjectSource

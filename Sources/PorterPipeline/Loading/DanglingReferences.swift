@@ -2,7 +2,7 @@ import ParseModel
 
 /// What an import does with a reference that names no object: a pointer, a relation link or a
 /// join row whose object is neither in the dataset nor, for a class outside it, in the target
-/// (README "Dangling references"). Parse keeps them: deleting an object leaves the pointers and
+/// (Docs/Importing.md, "Dangling references"). Parse keeps them: deleting an object leaves the pointers and
 /// links to it as they are, and a real export holds many.
 public enum DanglingReferencePolicy: String, Sendable, CaseIterable {
     /// Keep the reference as Parse does: a pointer to the objectId it names (for a natural key,

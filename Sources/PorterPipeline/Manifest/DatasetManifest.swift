@@ -2,7 +2,7 @@ import Foundation
 import ParseModel
 import PorterReaders
 
-/// A dataset: which source files feed which Parse classes, and how (README.md#the-dataset-manifest).
+/// A dataset: which source files feed which Parse classes, and how (Docs/Manifest.md).
 ///
 /// ``ManifestLoader/load(_:targetClasses:includeInstallations:)`` reads one from a
 /// `dataset.yml`; a program may build one in code, with records from memory or from files,

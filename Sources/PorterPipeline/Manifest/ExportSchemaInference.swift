@@ -2,7 +2,7 @@ import ParseModel
 import PorterReaders
 
 /// The classes of a Parse export that has no `schema.json`, found from its objects
-/// (README "Importing a Parse export"): one class per `<Class>.json`, each key a field typed by
+/// (Docs/Importing.md): one class per `<Class>.json`, each key a field typed by
 /// its values' wire encoding, Relations from placeholders and join files.
 ///
 /// Files are streamed: memory holds one object and, per field, its type and where it was first

@@ -1,7 +1,7 @@
 import ParseModel
 import PorterReaders
 
-/// A folder of Parse Server's MongoDB collections (README "MongoDB layout"): `_SCHEMA.json`
+/// A folder of Parse Server's MongoDB collections (Docs/Export.md, "MongoDB layout"): `_SCHEMA.json`
 /// holds the class schemas as `MongoSchemaCollection.js` stores them, `<Class>.json` a class's
 /// documents and `_Join:<field>:<Class>.json` a Relation's links, as `mongoexport` writes them
 /// (or `export --format mongo`). The `_SCHEMA.json` file is what makes a folder one.

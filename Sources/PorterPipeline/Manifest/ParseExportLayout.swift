@@ -2,7 +2,7 @@ import Foundation
 import ParseModel
 import PorterReaders
 
-/// A Parse export folder read without a manifest (README "Importing a Parse export"):
+/// A Parse export folder read without a manifest (Docs/Importing.md):
 /// `schema.json` lists the classes as `/schemas` does (`{"results":[…]}` or a plain array),
 /// `<Class>.json` holds a class's objects in REST encoding, and `_Join:<field>:<Class>.json`
 /// (or Back4App's `_Join꞉<field>꞉<Class>.json`) holds a Relation's `owningId`/`relatedId` rows.

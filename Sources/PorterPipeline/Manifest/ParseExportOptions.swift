@@ -1,7 +1,7 @@
 import PorterReaders
 
 /// How a Parse export (a folder or `.zip` without a manifest, or Parse Server's MongoDB layout)
-/// is read, where its files alone cannot say (README "Importing a Parse export").
+/// is read, where its files alone cannot say (Docs/Importing.md).
 public struct ParseExportOptions: Sendable {
     /// Import `_Installation` objects instead of skipping them.
     public var includeInstallations: Bool

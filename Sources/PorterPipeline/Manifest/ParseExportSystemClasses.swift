@@ -1,6 +1,6 @@
 import ParseModel
 
-/// How the system classes of a Parse export import (README "Importing a Parse export"): which
+/// How the system classes of a Parse export import (Docs/Importing.md): which
 /// are skipped and why, the default fields `_User` and `_Role` always get, and where a `_User`
 /// row keeps its password hash.
 struct ParseExportSystemClasses {

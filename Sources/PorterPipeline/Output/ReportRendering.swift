@@ -58,8 +58,8 @@ extension ImportReport {
         return (classLines + keyLines).joined(separator: "\n")
     }
 
-    /// The report as JSON (README "JSON reports"): the tallies, and each fault of ``errors`` as
-    /// ``Diagnostic/json``; `guesses` (``InferenceGuess/json``) only for a manifest inferred from one file.
+    /// The report as JSON (Docs/ExitCodes.md, "Faults in JSON"): the tallies, and each fault of
+    /// ``errors`` as ``Diagnostic/json``; `guesses` (``InferenceGuess/json``) only for a manifest inferred from one file.
     public var json: JSONValue {
         var object = JSONObject([
             "committed": .bool(committed),

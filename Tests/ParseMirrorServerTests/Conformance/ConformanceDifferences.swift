@@ -3,8 +3,8 @@ import ParseModel
 
 /// `Fixtures/conformance/differences.json`: every way `serve` answers other than Parse Server,
 /// each with its reason and the recorded steps that show it. A recorded step that fails must be
-/// listed here, and a listed step must fail; the README's "Where `serve` differs from Parse
-/// Server" list is rendered from this file.
+/// listed here, and a listed step must fail; the list "Where `serve` differs from Parse Server"
+/// in Docs/Serve.md is rendered from this file.
 struct ConformanceDifferences {
     enum Kind: String, CaseIterable {
         /// Parse Server's own answer is wrong (a 500, SQL text, a race, a missing check): `serve` keeps a clean one.
@@ -19,7 +19,7 @@ struct ConformanceDifferences {
         /// Another answer, by design or by the mirror's nature.
         case other
 
-        /// The README's lead-in for the differences of this kind.
+        /// The guide's lead-in for the differences of this kind.
         var heading: String {
             switch self {
             case .parseServerDefect: "*Parse Server's own defects* (`serve` keeps a clean answer)"
@@ -33,7 +33,7 @@ struct ConformanceDifferences {
 
     struct Difference {
         let kind: Kind
-        /// One README bullet: what differs, what each server answers and why.
+        /// One bullet of the guide: what differs, what each server answers and why.
         let summary: String
         /// `scenario / step` labels of the recorded steps that show it; empty when no recorded
         /// step reaches it (other tests cover it).
@@ -65,13 +65,13 @@ struct ConformanceDifferences {
         return differences.flatMap(\.steps).filter { !seen.insert($0).inserted }
     }
 
-    static let readmeStart = "<!-- conformance differences: rendered from Fixtures/conformance/differences.json; ConformanceTests checks it -->"
-    static let readmeEnd = "<!-- end of conformance differences -->"
+    static let listStart = "<!-- conformance differences: rendered from Fixtures/conformance/differences.json; ConformanceTests checks it -->"
+    static let listEnd = "<!-- end of conformance differences -->"
 
-    /// The README's list, between ``readmeStart`` and ``readmeEnd``: one paragraph per kind, one
+    /// The list of Docs/Serve.md, between ``listStart`` and ``listEnd``: one paragraph per kind, one
     /// bullet per difference, with the number of recorded steps that show it.
     var markdown: String {
-        var lines = [Self.readmeStart]
+        var lines = [Self.listStart]
         for kind in Kind.allCases {
             let ofKind = differences.filter { $0.kind == kind }
             guard !ofKind.isEmpty else { continue }
@@ -86,7 +86,7 @@ struct ConformanceDifferences {
                 lines.append("- \(difference.summary) (\(evidence))")
             }
         }
-        lines.append(Self.readmeEnd)
+        lines.append(Self.listEnd)
         return lines.joined(separator: "\n")
     }
 }

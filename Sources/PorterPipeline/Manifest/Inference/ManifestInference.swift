@@ -2,8 +2,8 @@ import Foundation
 import ParseModel
 import PorterReaders
 
-/// A dataset manifest guessed from source files, for a start without writing one (README
-/// "Starting without a manifest"). Each file is read once; each guess is written with what it
+/// A dataset manifest guessed from source files, for a start without writing one
+/// (Docs/Importing.md, "Starting without a manifest"). Each file is read once; each guess is written with what it
 /// was guessed from:
 /// - a field per column, typed by what every value fits (``ColumnProfile/typeGuess``);
 /// - the key: a column unique and non-empty in every record, preferring one that other files'
@@ -32,7 +32,7 @@ public enum ManifestInference {
         // Every file's malformed rows in one message: one run names them all.
         if !malformed.isEmpty { throw PorterError(.invalidData, malformed.joined(separator: "\n")) }
         if paths.count == 1, ParseExportLayout.looksLikeExport(profiles) {
-            throw PorterError(.usage, "\(paths[0]): a Parse export (<Class>.json files whose objects have an objectId): it imports without a manifest, as README \"Importing a Parse export\" says")
+            throw PorterError(.usage, "\(paths[0]): a Parse export (<Class>.json files whose objects have an objectId): it imports without a manifest, as Docs/Importing.md, \"Importing a Parse export\", says")
         }
         profiles = try SourceFileGroups.grouped(profiles, in: files)
         // A group's class is named by the part its files' names share (`orders-*.csv`: Order).
@@ -110,12 +110,12 @@ public enum ManifestInference {
         if paths.count == 1, FileManager.default.fileExists(atPath: paths[0], isDirectory: &isDirectory), isDirectory.boolValue {
             let files = SourceFiles.folder(paths[0])
             if files.isFile(ParseExportLayout.schemaFile) {
-                throw PorterError(.usage, "\(paths[0]): a Parse export (it has a \(ParseExportLayout.schemaFile)): it imports without a manifest, as README \"Importing a Parse export\" says")
+                throw PorterError(.usage, "\(paths[0]): a Parse export (it has a \(ParseExportLayout.schemaFile)): it imports without a manifest, as Docs/Importing.md, \"Importing a Parse export\", says")
             }
             var names: [String] = [], unread: [String] = []
             for name in files.fileNames + subfolderFiles(of: paths[0]) where mayBeData(name) {
                 if try ParseExportLayout.joinFileName(name) != nil {
-                    throw PorterError(.usage, "\(paths[0]): a Parse export (it has the join file \(name)): it imports without a manifest, as README \"Importing a Parse export\" says")
+                    throw PorterError(.usage, "\(paths[0]): a Parse export (it has the join file \(name)): it imports without a manifest, as Docs/Importing.md, \"Importing a Parse export\", says")
                 }
                 names.append(name)
             }
@@ -167,12 +167,12 @@ public enum ManifestInference {
         do { archive = try ZipArchive(path: path) } catch { throw PorterError(.usage, error.message) }
         let entries = archive.entries.map(\.name)
         if entries.contains(ParseExportLayout.schemaFile) || MongoDumpLayout.isDump(.zip(archive)) {
-            throw PorterError(.usage, "\(path): a Parse export or Parse Server's collections: it imports without a manifest, as README \"Importing a Parse export\" says")
+            throw PorterError(.usage, "\(path): a Parse export or Parse Server's collections: it imports without a manifest, as Docs/Importing.md, \"Importing a Parse export\", says")
         }
         var names: [String] = []
         for entry in entries where mayBeData(entry) {
             if try ParseExportLayout.joinFileName(entry) != nil {
-                throw PorterError(.usage, "\(path): a Parse export (it has the join file \(entry)): it imports without a manifest, as README \"Importing a Parse export\" says")
+                throw PorterError(.usage, "\(path): a Parse export (it has the join file \(entry)): it imports without a manifest, as Docs/Importing.md, \"Importing a Parse export\", says")
             }
             names.append("\(archive.displayName)/\(entry)")
         }
