@@ -8,7 +8,7 @@ final class BackendOptionTests: XCTestCase {
     private static let titles = "SELECT group_concat(title, '|') FROM (SELECT title FROM Book ORDER BY objectId)"
 
     func testImportTargetAndTo() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
+        let directory = try temporaryFolder()
         let viaTarget = directory.appendingPathComponent("target.sqlite"), viaTo = directory.appendingPathComponent("to.sqlite")
         XCTAssertEqual(try CommandRunner.run(["import", library, "--target", viaTarget.path, "--quiet"]).status, 0)
         XCTAssertEqual(try CommandRunner.run(["import", library, "--to", viaTo.path, "--quiet"]).status, 0)
@@ -27,7 +27,7 @@ final class BackendOptionTests: XCTestCase {
     }
 
     func testExportTargetAndFrom() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
+        let directory = try temporaryFolder()
         let mirror = directory.appendingPathComponent("library.sqlite")
         XCTAssertEqual(try CommandRunner.run(["import", library, "--target", mirror.path, "--quiet"]).status, 0)
         let viaTarget = directory.appendingPathComponent("out-target"), viaFrom = directory.appendingPathComponent("out-from")
@@ -43,7 +43,7 @@ final class BackendOptionTests: XCTestCase {
     func testPullTargetAndURLArgument() throws {
         let server = try ServedMirror(in: self)
         XCTAssertEqual(try server.runImport(library, ["--quiet"]).status, 0)
-        let directory = try CommandRunner.temporaryDirectory(self)
+        let directory = try temporaryFolder()
         let viaTarget = directory.appendingPathComponent("target.sqlite"), viaArgument = directory.appendingPathComponent("argument.sqlite")
         let pulled = try CommandRunner.run(["pull", "--target", server.url, "--to", viaTarget.path, "--quiet"], environment: ServedMirror.environment)
         XCTAssertEqual(pulled.status, 0, pulled.stderr)
@@ -57,7 +57,7 @@ final class BackendOptionTests: XCTestCase {
     /// Against a mirror where `Book.publishingYear` is a Number, a dataset declaring it a String
     /// conflicts: both spellings read that mirror's schema; without a target the dataset is valid.
     func testValidateTargetAndAgainst() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
+        let directory = try temporaryFolder()
         let mirror = directory.appendingPathComponent("library.sqlite")
         XCTAssertEqual(try CommandRunner.run(["import", library, "--target", mirror.path, "--quiet"]).status, 0)
         let dataset = try CommandRunner.copyFixture("library", to: directory)

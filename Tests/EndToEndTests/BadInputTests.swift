@@ -61,7 +61,7 @@ final class BadInputTests: XCTestCase {
     /// Importing a bad dataset into a new target creates nothing; into an existing mirror
     /// leaves its bytes as they were.
     func testImportWritesNothing() throws {
-        let scratch = try CommandRunner.temporaryDirectory(self)
+        let scratch = try temporaryFolder()
         let existing = scratch.appendingPathComponent("existing.sqlite")
         let seeded = try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent("todo").path, "--to", existing.path, "--quiet"])
         XCTAssertEqual(seeded.status, 0, seeded.stderr)
@@ -89,7 +89,7 @@ final class BadInputTests: XCTestCase {
     /// Importing a bad dataset into a Parse Server sends no write at all: the server holds
     /// exactly what it held before.
     func testImportIntoAServerSendsNothing() throws {
-        let scratch = try CommandRunner.temporaryDirectory(self)
+        let scratch = try temporaryFolder()
         let server = try ServedMirror(in: self)
         let served = server.file
         let seeded = try server.runImport(CommandRunner.fixtures.appendingPathComponent("todo").path, ["--quiet"])

@@ -9,7 +9,7 @@ final class BadMigrationTests: XCTestCase {
         let root = CommandRunner.fixtures.appendingPathComponent("bad-migrations")
         let folders = try FileManager.default.contentsOfDirectory(at: root, includingPropertiesForKeys: nil).filter(\.hasDirectoryPath)
         XCTAssertGreaterThanOrEqual(folders.count, 40)
-        let scratch = try CommandRunner.temporaryDirectory(self)
+        let scratch = try temporaryFolder()
         let existing = scratch.appendingPathComponent("existing.sqlite")
         XCTAssertEqual(try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent("todo").path, "--to", existing.path, "--quiet"]).status, 0)
         let before = try Data(contentsOf: existing)
@@ -29,14 +29,14 @@ final class BadMigrationTests: XCTestCase {
     }
 
     func testAMissingMigrationsFolderIsAUsageError() throws {
-        let scratch = try CommandRunner.temporaryDirectory(self)
+        let scratch = try temporaryFolder()
         let result = try CommandRunner.run(["migrate", "status", "--dir", scratch.appendingPathComponent("Nope").path, "--target", scratch.appendingPathComponent("a.sqlite").path])
         XCTAssertEqual(result.status, 2)
         XCTAssertTrue(result.stderr.contains("Nope"), result.stderr)
     }
 
     func testABadVersionOrAMissingMirrorIsRefusedWithoutCreatingIt() throws {
-        let scratch = try CommandRunner.temporaryDirectory(self)
+        let scratch = try temporaryFolder()
         let mirror = scratch.appendingPathComponent("app.sqlite")
         let migrations = CommandRunner.packageRoot.appendingPathComponent("Migrations").path
         let badTo = try CommandRunner.run(["migrate", "up", "--dir", migrations, "--target", mirror.path, "--to", "three"])

@@ -5,7 +5,7 @@ import XCTest
 final class BadTargetTests: XCTestCase {
     /// The bad targets as files in a fresh folder, with the fragment each error must carry.
     private func badTargets() throws -> [(file: URL, fragment: String)] {
-        let directory = try CommandRunner.temporaryDirectory(self)
+        let directory = try temporaryFolder()
         let folder = CommandRunner.fixtures.appendingPathComponent("bad-targets")
         let notADatabase = directory.appendingPathComponent("not-a-database.db")
         try FileManager.default.copyItem(at: folder.appendingPathComponent("not-a-database.db"), to: notADatabase)

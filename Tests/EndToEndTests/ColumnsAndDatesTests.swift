@@ -32,7 +32,7 @@ final class ColumnsAndDatesTests: XCTestCase {
     }
 
     func testShopDatesImportIntoAMirror() throws {
-        let target = try CommandRunner.temporaryDirectory(self).appendingPathComponent("shop.sqlite")
+        let target = try temporaryFolder().appendingPathComponent("shop.sqlite")
         let result = try CommandRunner.run(["import", Self.dataset, "--to", target.path, "--json"])
         XCTAssertEqual(result.status, 0, result.stderr)
         let summary = try ImportSummary.parse(result)
@@ -58,7 +58,7 @@ final class ColumnsAndDatesTests: XCTestCase {
     /// Into a Parse Server (a served mirror): the same dates arrive over REST.
     func testShopDatesImportIntoAServedMirror() throws {
         let server = try ServedMirror(in: self)
-        let dataset = try CommandRunner.copyFixture("shop-dates", to: try CommandRunner.temporaryDirectory(self))
+        let dataset = try CommandRunner.copyFixture("shop-dates", to: try temporaryFolder())
         let result = try server.runImport(dataset.path, ["--quiet"])
         XCTAssertEqual(result.status, 0, result.stderr)
         let answer = try RESTImportTests.curl(server, "GET", "/classes/Event?order=code", "")
@@ -76,7 +76,7 @@ final class ColumnsAndDatesTests: XCTestCase {
     /// A misspelt column is an error before anything is read or written, from validate and
     /// import alike; the fixed manifest then imports every value.
     func testMisspeltColumnStopsBeforeAnyRowAndTheFixImports() throws {
-        let scratch = try CommandRunner.temporaryDirectory(self)
+        let scratch = try temporaryFolder()
         let copy = try CommandRunner.copyFixture("bad/manifest-column-misspelt", to: scratch)
         let target = scratch.appendingPathComponent("orders.sqlite")
         for command in [["validate", copy.path], ["import", copy.path, "--to", target.path]] {

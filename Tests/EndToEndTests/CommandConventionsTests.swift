@@ -30,7 +30,7 @@ final class CommandConventionsTests: XCTestCase {
     /// whether the tree has changes; no commit for a folder inside a work tree but not its top,
     /// nor for one outside any (a source archive).
     func testBuildCommitNamesTheHeadOfTheWorkTree() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
+        let directory = try temporaryFolder()
         let repository = directory.appendingPathComponent("app"), file = repository.appendingPathComponent("file.txt")
         let inside = repository.appendingPathComponent("Sources"), archive = directory.appendingPathComponent("archive")
         for folder in [inside, archive] { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
@@ -49,7 +49,7 @@ final class CommandConventionsTests: XCTestCase {
     /// The values scripts/build-commit gives `builtFromCommit` and `builtWithUncommittedChanges`
     /// for a package in `folder`.
     private func buildCommit(of folder: URL) throws -> [String] {
-        let output = try CommandRunner.temporaryDirectory(self).appendingPathComponent("BuildCommit.swift")
+        let output = try temporaryFolder().appendingPathComponent("BuildCommit.swift")
         let script = Process()
         script.executableURL = URL(fileURLWithPath: "/bin/sh")
         script.arguments = [CommandRunner.packageRoot.appendingPathComponent("scripts/build-commit").path, folder.path, output.path]
@@ -97,7 +97,7 @@ final class CommandConventionsTests: XCTestCase {
         XCTAssertEqual(try server.runImport(CommandRunner.fixtures.appendingPathComponent("library").path, ["--quiet"]).status, 0)
         let served = try Mirror(server.file)
         let books = try XCTUnwrap(try served.value("SELECT count(*) FROM Book"))
-        let directory = try CommandRunner.temporaryDirectory(self)
+        let directory = try temporaryFolder()
         let environment = parseServerEnvironment(server)
 
         let copy = directory.appendingPathComponent("pulled.sqlite")
@@ -137,7 +137,7 @@ final class CommandConventionsTests: XCTestCase {
     func testOptionsThenOurVariablesThenParseServersWin() throws {
         let server = try ServedMirror(in: self)
         XCTAssertEqual(try server.runImport(CommandRunner.fixtures.appendingPathComponent("library").path, ["--quiet"]).status, 0)
-        let directory = try CommandRunner.temporaryDirectory(self)
+        let directory = try temporaryFolder()
         var environment = parseServerEnvironment(server)
 
         environment["PARSE_MASTER_KEY"] = "wrong-master-key"

@@ -79,11 +79,6 @@ enum CommandRunner {
         return false
     }
 
-    /// A fresh temporary folder, removed when the test ends.
-    static func temporaryDirectory(_ test: XCTestCase) throws -> URL {
-        try test.temporaryFolder("parse-porter")
-    }
-
     /// A dataset folder with one class, Item (key `name`, a Number `price`), of `count` objects:
     /// big enough that a command reading it through REST can be interrupted.
     static func writeItemsDataset(_ count: Int, to folder: URL) throws {

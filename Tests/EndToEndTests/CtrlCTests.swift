@@ -40,7 +40,7 @@ final class CtrlCTests: XCTestCase {
     /// import went on with what stdin held.
     func testACtrlCAsSoonAsTheImportHandlesSIGINTEndsIt() throws {
         for run in 0..<10 {
-            let target = try CommandRunner.temporaryDirectory(self).appendingPathComponent("never-\(run).sqlite")
+            let target = try temporaryFolder().appendingPathComponent("never-\(run).sqlite")
             let input = Pipe()
             let process = Process()
             process.executableURL = CommandRunner.binary
@@ -72,7 +72,7 @@ final class CtrlCTests: XCTestCase {
     /// `import -` into a new mirror, started with a first chunk of CSV on its stdin, which stays
     /// open; returned once its Ctrl-C handler is in place and its stdin thread waits in a read.
     private func startImportFromStdin() throws -> (process: Process, input: Pipe, errors: Pipe, target: URL) {
-        let target = try CommandRunner.temporaryDirectory(self).appendingPathComponent("never.sqlite")
+        let target = try temporaryFolder().appendingPathComponent("never.sqlite")
         let input = Pipe(), errors = Pipe()
         let process = Process()
         process.executableURL = CommandRunner.binary

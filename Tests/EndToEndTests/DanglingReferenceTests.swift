@@ -22,7 +22,7 @@ final class DanglingReferenceTests: XCTestCase {
     /// Into a mirror (the default for an export): every object and every link as the export has
     /// it, the dangling ones counted per field with the first one named; a second import changes nothing.
     func testMirrorKeepsWhatParseKept() throws {
-        let scratch = try CommandRunner.temporaryDirectory(self)
+        let scratch = try temporaryFolder()
         let words = scratch.appendingPathComponent("anglish.sqlite")
         let summary = try json(try CommandRunner.run(["import", anglish.path, "--to", words.path, "--json"]))
         let counted = dangling(summary)
@@ -56,7 +56,7 @@ final class DanglingReferenceTests: XCTestCase {
     /// `--dangling clear` unsets the pointers and leaves the rows out, counted; `reject` refuses
     /// the records, and nothing is written.
     func testClearAndReject() throws {
-        let scratch = try CommandRunner.temporaryDirectory(self)
+        let scratch = try temporaryFolder()
         let words = scratch.appendingPathComponent("cleared.sqlite")
         let cleared = try json(try CommandRunner.run(["import", anglish.path, "--to", words.path, "--json", "--dangling", "clear"]))
         XCTAssertEqual(dangling(cleared).map { $0["policy"] as? String }, ["clear", "clear"])
@@ -109,7 +109,7 @@ final class DanglingReferenceTests: XCTestCase {
     /// Into PostgreSQL: pointers and join rows as the export has them, the deleted owners' rows
     /// included; an export of the database gives them back.
     func testPostgresKeepsWhatParseKept() throws {
-        let scratch = try CommandRunner.temporaryDirectory(self)
+        let scratch = try temporaryFolder()
         let url = try PostgresCluster.shared().createDatabase()
         for export in [anglish, notetexer] {
             let result = try CommandRunner.run(["import", export.path, "--to", url, "--quiet"])
@@ -130,7 +130,7 @@ final class DanglingReferenceTests: XCTestCase {
     /// A Relation whose related objects are all gone: its class from `--relation`, which the
     /// fault asks for, or from the field's name (a note says so); the hint must name a join file.
     func testRelationWhoseTargetsAreAllGone() throws {
-        let scratch = try CommandRunner.temporaryDirectory(self)
+        let scratch = try temporaryFolder()
         let copy = try CommandRunner.copyFixture("parse-com-notetexer", to: scratch)
         // The export's first 20 rows, whose pages were all deleted.
         let join = copy.appendingPathComponent("_Join:linksTo:NotePage.json")
@@ -166,7 +166,7 @@ final class DanglingReferenceTests: XCTestCase {
     /// A stray file beside the objects (an app's NSDictionary dump named `user.json`, as a real
     /// export folder holds one) is left out with `--exclude`, and named; in a zip too.
     func testExcludeLeavesAStrayFileOut() throws {
-        let scratch = try CommandRunner.temporaryDirectory(self)
+        let scratch = try temporaryFolder()
         let folder = CommandRunner.fixtures.appendingPathComponent("bad/export-stray-file")
         let zip = scratch.appendingPathComponent("export.zip")
         try ZipBuilder.write(["Story.json", "user.json"].map { ($0, try Data(contentsOf: folder.appendingPathComponent($0))) }, to: zip)

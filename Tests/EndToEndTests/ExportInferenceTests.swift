@@ -22,7 +22,7 @@ final class ExportInferenceTests: XCTestCase {
     }
 
     func testImportIntoAMirrorKeepsEveryObjectAndLink() throws {
-        let scratch = try CommandRunner.temporaryDirectory(self)
+        let scratch = try temporaryFolder()
         let expected = ["parse-com-export": (8, 5), "back4app-export": (6, 4), "dashboard-export": (4, 0)]
         for name in Self.exports {
             let target = scratch.appendingPathComponent("\(name).sqlite")
@@ -78,7 +78,7 @@ final class ExportInferenceTests: XCTestCase {
     /// A zip as macOS's "Compress" makes it: one top folder, `__MACOSX/` resource forks and a
     /// `.DS_Store`; read in place by infer, validate, plan and import.
     func testZipWithMacOSNoise() throws {
-        let scratch = try CommandRunner.temporaryDirectory(self)
+        let scratch = try temporaryFolder()
         let zip = scratch.appendingPathComponent("b4a-export.zip")
         try ZipBuilder.macOSArchive(of: fixture("back4app-export"), top: "back4app-export", to: zip)
         let inferred = try CommandRunner.run(["schema", "infer", zip.path])
@@ -102,7 +102,7 @@ final class ExportInferenceTests: XCTestCase {
 
     /// A file below the export's folder in the archive is named, not silently left out.
     func testZipNamesFilesItDoesNotRead() throws {
-        let scratch = try CommandRunner.temporaryDirectory(self)
+        let scratch = try temporaryFolder()
         let zip = scratch.appendingPathComponent("export.zip")
         let post = Data(#"[{"objectId": "pOne000001", "title": "One"}]"#.utf8)
         try ZipBuilder.write([("Post.json", post), ("old/Post.json", post)], to: zip)
@@ -115,7 +115,7 @@ final class ExportInferenceTests: XCTestCase {
     /// export → import, with the exported schema.json and without it (inferred again), gives
     /// the same tables, row for row.
     func testRoundTripGivesTheSameMirror() throws {
-        let scratch = try CommandRunner.temporaryDirectory(self)
+        let scratch = try temporaryFolder()
         for name in Self.exports {
             let first = scratch.appendingPathComponent("\(name)-1.sqlite")
             XCTAssertEqual(try CommandRunner.run(["import", fixture(name).path, "--to", first.path, "--quiet"]).status, 0)
@@ -153,7 +153,7 @@ final class ExportInferenceTests: XCTestCase {
     /// Keys the schema does not declare: a warning with the class, key and count (not a line per
     /// object) in the summary and `--json`; with `--strict`, faults, and nothing is written.
     func testUndeclaredKeysAreCountedOrFaultsWhenStrict() throws {
-        let copy = try CommandRunner.copyFixture("back4app-export", to: try CommandRunner.temporaryDirectory(self))
+        let copy = try CommandRunner.copyFixture("back4app-export", to: try temporaryFolder())
         // A schema.json that leaves out Product.stock and Product.available.
         let inferred = try CommandRunner.run(["schema", "infer", copy.path])
         let schema = inferred.stdout.replacingOccurrences(of: "\"stock\": {\"type\": \"Number\"},", with: "")

@@ -21,7 +21,7 @@ final class ExportRoundTripTests: XCTestCase {
     }
 
     func testEveryFixtureAndFormatFromAMirror() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
+        let directory = try temporaryFolder()
         for fixture in Self.fixtures {
             let original = directory.appendingPathComponent("\(fixture).sqlite")
             let imported = try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent(fixture).path, "--to", original.path, "--quiet"])
@@ -41,7 +41,7 @@ final class ExportRoundTripTests: XCTestCase {
     /// From a Parse Server (custom objectIds on, so the served mirror holds the fixture's ids),
     /// in the Parse layout and as CSV: the copy equals the mirror behind the server.
     func testEveryFixtureFromAParseServer() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
+        let directory = try temporaryFolder()
         for fixture in Self.fixtures {
             let server = try ServedMirror(path: directory.appendingPathComponent("\(fixture)-served.sqlite").path, allowCustomObjectId: true)
             let imported = try server.runImport(CommandRunner.fixtures.appendingPathComponent(fixture).path, ["--quiet"])
@@ -59,7 +59,7 @@ final class ExportRoundTripTests: XCTestCase {
         let server = try ServedMirror(in: self, allowCustomObjectId: false)
         let imported = try server.runImport(CommandRunner.fixtures.appendingPathComponent("org").path, ["--quiet"])
         XCTAssertEqual(imported.status, 0, imported.stderr)
-        let copy = try roundTrip(from: server.url, format: "parse", in: try CommandRunner.temporaryDirectory(self), name: "org",
+        let copy = try roundTrip(from: server.url, format: "parse", in: try temporaryFolder(), name: "org",
                                  environment: ServedMirror.environment)
         MirrorSnapshot.assertEqual(try MirrorSnapshot(copy), try MirrorSnapshot(server.file), "org with server-assigned ids")
     }

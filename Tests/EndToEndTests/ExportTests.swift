@@ -7,7 +7,7 @@ final class ExportTests: XCTestCase {
     private var directory: URL!
 
     override func setUpWithError() throws {
-        directory = try CommandRunner.temporaryDirectory(self)
+        directory = try temporaryFolder()
     }
 
     /// The library fixture imported into a new mirror.

@@ -7,7 +7,7 @@ final class ExportToStdoutTests: XCTestCase {
     private var mirror: URL!
 
     override func setUpWithError() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
+        let directory = try temporaryFolder()
         mirror = directory.appendingPathComponent("library.sqlite")
         let result = try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent("library").path, "--to", mirror.path, "--quiet"])
         XCTAssertEqual(result.status, 0, result.stderr)
@@ -103,7 +103,7 @@ final class ExportToStdoutTests: XCTestCase {
     /// it: 30,000 objects, about 3 MB, so that the first write fails on the thread that writes
     /// while later pages are still being read.
     func testAFullStandardOutputFailsTheExport() throws {
-        let scratch = try CommandRunner.temporaryDirectory(self)
+        let scratch = try temporaryFolder()
         let dataset = scratch.appendingPathComponent("items"), target = scratch.appendingPathComponent("items.sqlite")
         try CommandRunner.writeItemsDataset(30_000, to: dataset)
         XCTAssertEqual(try CommandRunner.run(["import", dataset.path, "--to", target.path, "-q"]).status, 0)

@@ -14,7 +14,7 @@ final class ExtractAndByTests: XCTestCase {
     }
 
     func importIntoMirror() throws -> (URL, ImportSummary) {
-        let target = try CommandRunner.temporaryDirectory(self).appendingPathComponent("goodbooks.sqlite")
+        let target = try temporaryFolder().appendingPathComponent("goodbooks.sqlite")
         let result = try CommandRunner.run(["import", dataset, "--to", target.path, "--json"])
         XCTAssertEqual(result.status, 0, result.stderr)
         return (target, try ImportSummary.parse(result))
@@ -110,7 +110,7 @@ final class ExtractAndByTests: XCTestCase {
     /// Through the Parse REST API, with server-assigned and with the loader's objectIds: the same
     /// objects and links as the direct import.
     func testGoodbooksIntoServedMirror() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
+        let directory = try temporaryFolder()
         let (direct, _) = try importIntoMirror()
         let keys = try RESTImportTests.naturalKeys(direct)
         XCTAssertEqual(keys["Author"], ["name"])
@@ -135,7 +135,7 @@ final class ExtractAndByTests: XCTestCase {
     /// them are written. Two books sharing an `isbn` no cell names are no fault; a review naming
     /// the rejected book by its `isbn` is rejected with it.
     func testUnreadableValueRejectsOnlyRowsNamingIt() throws {
-        let folder = try CommandRunner.temporaryDirectory(self).appendingPathComponent("years")
+        let folder = try temporaryFolder().appendingPathComponent("years")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try """
             version: 1
@@ -195,7 +195,7 @@ final class ExtractAndByTests: XCTestCase {
     /// `by` needs the target's fields: a class only the target has cannot be named by one (exit 2,
     /// the mirror left as it was).
     func testByToClassOutsideTheManifestIsRefused() throws {
-        let scratch = try CommandRunner.temporaryDirectory(self)
+        let scratch = try temporaryFolder()
         let target = scratch.appendingPathComponent("todo.sqlite")
         XCTAssertEqual(try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent("todo").path, "--to", target.path, "-q"]).status, 0)
         let before = try Data(contentsOf: target)
@@ -222,7 +222,7 @@ final class ExtractAndByTests: XCTestCase {
     /// From NDJSON: a JSON array gives one value per item, a JSON number a Number; a key no
     /// field reads is named under the class read record by record, not the extracted one.
     func testExtractFromJSONRecords() throws {
-        let folder = try CommandRunner.temporaryDirectory(self).appendingPathComponent("json")
+        let folder = try temporaryFolder().appendingPathComponent("json")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try """
             version: 1
@@ -265,7 +265,7 @@ final class ExtractAndByTests: XCTestCase {
     /// A split Relation cell naming its targets by another field, here of the owner's own
     /// class, read further down the file.
     func testSplitRelationByAnotherField() throws {
-        let folder = try CommandRunner.temporaryDirectory(self).appendingPathComponent("similar")
+        let folder = try temporaryFolder().appendingPathComponent("similar")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try """
             version: 1

@@ -44,7 +44,7 @@ final class FaultReportTests: XCTestCase {
     }
 
     func testImportJSONListsEveryFaultAndWritesNothing() throws {
-        let scratch = try CommandRunner.temporaryDirectory(self)
+        let scratch = try temporaryFolder()
         let mirror = scratch.appendingPathComponent("books.sqlite")
         let result = try CommandRunner.run(["import", manyBadRows, "--to", mirror.path, "--json", "--quiet"])
         XCTAssertEqual(result.status, 1, result.stderr)
@@ -56,7 +56,7 @@ final class FaultReportTests: XCTestCase {
 
     /// An import that writes the valid rows under `--max-errors` still lists every rejected row's fault.
     func testAnImportWithinMaxErrorsListsEveryRejectedRow() throws {
-        let scratch = try CommandRunner.temporaryDirectory(self)
+        let scratch = try temporaryFolder()
         let mirror = scratch.appendingPathComponent("books.sqlite")
         let result = try CommandRunner.run(["import", manyBadRows, "--to", mirror.path, "--max-errors", "200",
                                             "--rejects", scratch.appendingPathComponent("rejects").path, "--json", "--quiet"])
@@ -70,7 +70,7 @@ final class FaultReportTests: XCTestCase {
     /// The library says "more than the 5 allowed"; the command names its flag, and the JSON report
     /// keeps the library's words with the kind.
     func testTooManyRejectedRowsNamesTheFlagOnlyInTheCommandsText() throws {
-        let scratch = try CommandRunner.temporaryDirectory(self)
+        let scratch = try temporaryFolder()
         let mirror = scratch.appendingPathComponent("books.sqlite")
         let arguments = ["import", manyBadRows, "--to", mirror.path, "--max-errors", "5", "--rejects", scratch.appendingPathComponent("rejects").path, "--quiet"]
         let text = try CommandRunner.run(arguments)

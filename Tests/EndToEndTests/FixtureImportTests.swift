@@ -5,7 +5,7 @@ import XCTest
 /// relation links and typed values (Docs/MirrorLayout.md#columns-and-values).
 final class FixtureImportTests: XCTestCase {
     func importFixture(_ name: String) throws -> (Mirror, ImportSummary, URL) {
-        let scratch = try CommandRunner.temporaryDirectory(self)
+        let scratch = try temporaryFolder()
         let target = scratch.appendingPathComponent("\(name).sqlite")
         let result = try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent(name).path, "--to", target.path, "--json"])
         XCTAssertEqual(result.status, 0, result.stderr)
@@ -101,7 +101,7 @@ final class FixtureImportTests: XCTestCase {
     /// A re-import that changes only a cyclic pointer (written by the patch phase) counts its
     /// object as updated, not unchanged; the others stay unchanged.
     func testAChangedCyclicPointerCountsItsObjectAsUpdated() throws {
-        let scratch = try CommandRunner.temporaryDirectory(self)
+        let scratch = try temporaryFolder()
         let folder = scratch.appendingPathComponent("org")
         try FileManager.default.copyItem(at: CommandRunner.fixtures.appendingPathComponent("org"), to: folder)
         let target = scratch.appendingPathComponent("org.sqlite").path

@@ -69,7 +69,7 @@ final class GoldenTests: XCTestCase {
     /// A bad dataset (a pointer to a Genre that does not exist) as import `--json`, validate
     /// `--format json` and plan `--format json` report it.
     func testJSONReportsOfABadDataset() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
+        let directory = try temporaryFolder()
         let dataset = try CommandRunner.copyFixture("bad/dangling-pointer", to: directory)
         let mirror = directory.appendingPathComponent("target.sqlite")
         let folders = [(directory.path, "<tmp>"), (directory.resolvingSymlinksInPath().path, "<tmp>")]
@@ -90,7 +90,7 @@ final class GoldenTests: XCTestCase {
 
     /// `schema check --format junit`: a mirror that differs from the schema file, and a bad schema file.
     func testSchemaCheckJUnitReports() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
+        let directory = try temporaryFolder()
         let mirror = directory.appendingPathComponent("library.sqlite")
         XCTAssertEqual(try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent("library").path, "--target", mirror.path, "-q"]).status, 0)
         let folders = [(directory.path, "<tmp>"), (CommandRunner.fixtures.path, "<Fixtures>")]

@@ -9,7 +9,7 @@ final class HostileImportTests: XCTestCase {
     /// An 8 MB string took minutes (each refill of the reader's buffer scanned the value again
     /// from its start: 1/2/4 MB took 1.8/5.6/22 s); it is read in linear time.
     func testALongJSONStringImportsInLinearTime() throws {
-        let folder = try CommandRunner.temporaryDirectory(self)
+        let folder = try temporaryFolder()
         let file = folder.appendingPathComponent("notes.json"), mirror = folder.appendingPathComponent("notes.sqlite")
         let length = 8 << 20
         try Data(#"[{"name":"a","text":""#.utf8 + [UInt8](repeating: UInt8(ascii: "x"), count: length) + #""}]"#.utf8).write(to: file)
@@ -25,7 +25,7 @@ final class HostileImportTests: XCTestCase {
     /// search per class, and an ALTER TABLE per field, each re-reading the whole schema); it
     /// imports in seconds. One class more is refused before anything is read.
     func testAThousandClassesImportQuicklyAndOneMoreIsRefused() throws {
-        let folder = try CommandRunner.temporaryDirectory(self)
+        let folder = try temporaryFolder()
         let export = folder.appendingPathComponent("export")
         try FileManager.default.createDirectory(at: export, withIntermediateDirectories: true)
         for index in 0..<1000 {
@@ -52,7 +52,7 @@ final class HostileImportTests: XCTestCase {
     /// The same export as a zip: each file read opened the archive anew, reading its whole
     /// directory (a 1.4 MB zip of 10,001 classes ran for over 25 minutes).
     func testAZipOfAThousandClassesImportsQuickly() throws {
-        let folder = try CommandRunner.temporaryDirectory(self)
+        let folder = try temporaryFolder()
         let zip = folder.appendingPathComponent("export.zip")
         try ZipBuilder.write((0..<1000).map { ("export/C\($0).json", Data(#"{"results":[{"objectId":"o\#($0)","name":"n\#($0)"}]}"#.utf8)) }, to: zip)
         let mirror = folder.appendingPathComponent("export.sqlite")
@@ -67,7 +67,7 @@ final class HostileImportTests: XCTestCase {
     /// gigabytes; it is refused (exit 2) before any tree is built.
     func testYAMLAliasBombsAreRefusedAtOnce() throws {
         let bomb = CommandRunner.fixtures.appendingPathComponent("bad/yaml-alias-bomb/dataset.yml")
-        let folder = try CommandRunner.temporaryDirectory(self)
+        let folder = try temporaryFolder()
         let dataset = folder.appendingPathComponent("dataset")
         try FileManager.default.copyItem(at: bomb.deletingLastPathComponent(), to: dataset)
         let validate = try CommandRunner.run(["validate", dataset.path, "--quiet"], deadline: 60)
@@ -93,7 +93,7 @@ final class HostileImportTests: XCTestCase {
     /// An object with 5,000 keys ended in SQLite's "too many columns" (exit 3) after minutes of
     /// comparing every column with every other; it is a fault naming the file, line and key.
     func testAnObjectWiderThanAClassMayBeIsAFault() throws {
-        let folder = try CommandRunner.temporaryDirectory(self)
+        let folder = try temporaryFolder()
         let file = folder.appendingPathComponent("wide.json"), mirror = folder.appendingPathComponent("wide.sqlite")
         let members = (0..<5000).map { #""f\#($0)":\#($0)"# }.joined(separator: ",")
         try Data("[{\(members)}]".utf8).write(to: file)

@@ -8,7 +8,7 @@ import XCTest
 /// the answer and a bound (time, memory, how long others wait) far from the normal case.
 final class HostileServeTests: XCTestCase {
     private func serve(_ arguments: [String] = []) throws -> ServeProcess {
-        try ServeProcess(mirror: CommandRunner.temporaryDirectory(self).appendingPathComponent("served.sqlite"), test: self, arguments: arguments)
+        try ServeProcess(mirror: temporaryFolder().appendingPathComponent("served.sqlite"), test: self, arguments: arguments)
     }
 
     /// Logs `username` in every 0.2 s on another thread until `work` returns; the slowest log-in.
@@ -183,7 +183,7 @@ final class HostileServeTests: XCTestCase {
     /// a core, and SIGTERM no longer stopped the server. Import refuses a cost above 12, and a
     /// log-in never checks one (the mirror may have it from elsewhere): it answers 101 at once.
     func testCostlyBcryptHashesAreRefusedAtImportAndNeverCheckedAtLogIn() throws {
-        let folder = try CommandRunner.temporaryDirectory(self)
+        let folder = try temporaryFolder()
         let costly = "$2b$31$" + String(repeating: "A", count: 53)
         let export = folder.appendingPathComponent("export")
         try FileManager.default.createDirectory(at: export, withIntermediateDirectories: true)

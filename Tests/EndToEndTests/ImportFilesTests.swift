@@ -52,7 +52,7 @@ final class ImportFilesTests: XCTestCase {
     }
 
     func testImportIntoMirrorStoresEachContentOnceAndServeServesIt() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
+        let directory = try temporaryFolder()
         let mirror = directory.appendingPathComponent("gallery.sqlite")
         let files = URL(fileURLWithPath: mirror.path + ".files")
 
@@ -76,7 +76,7 @@ final class ImportFilesTests: XCTestCase {
     }
 
     func testImportIntoServedMirrorUploadsEachContentOnce() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
+        let directory = try temporaryFolder()
         let server = try ServeProcess(mirror: directory.appendingPathComponent("served.sqlite"), test: self)
 
         let first = try CommandRunner.run(["import", gallery.path, "--to", server.url, "--json", "-q"], environment: ServeProcess.environment)
@@ -104,7 +104,7 @@ final class ImportFilesTests: XCTestCase {
     /// every imported file's name. An import neither reads nor writes a `PorterFiles` open to
     /// clients (exit 3, nothing uploaded); once it is closed to all but the master key, it is used.
     func testAPorterFilesClassOpenToClientsIsNeitherReadNorWritten() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
+        let directory = try temporaryFolder()
         let server = try ServeProcess(mirror: directory.appendingPathComponent("served.sqlite"), test: self, arguments: ["--allow-client-class-creation"])
         let red = [UInt8](try Data(contentsOf: gallery.appendingPathComponent("images/red.png")))
         let planted = #"{"sha256":"\#(SHA256.hex(red))","file":{"__type":"File","name":"attacker.html"}}"#
@@ -130,7 +130,7 @@ final class ImportFilesTests: XCTestCase {
     }
 
     func testUploadIsOnlyForFileFields() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
+        let directory = try temporaryFolder()
         try "title,file\nA,x.png\n".write(to: directory.appendingPathComponent("photos.csv"), atomically: true, encoding: .utf8)
         try """
             version: 1

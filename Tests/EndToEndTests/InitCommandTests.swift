@@ -48,7 +48,7 @@ final class InitCommandTests: XCTestCase {
     /// For every fixture: init on its data files, then validate and import with no edit; every
     /// record of every class file arrives, as many as the fixture's own manifest imports.
     func testInitOnEveryFixtureValidatesAndImportsAllRecords() throws {
-        let scratch = try CommandRunner.temporaryDirectory(self)
+        let scratch = try temporaryFolder()
         let datasets = try Self.datasets()
         XCTAssertTrue(Set(["library", "todo", "recipes", "contacts", "org", "campus", "gallery", "parse-export"]).isSubset(of: datasets), "\(datasets)")
         for name in datasets {
@@ -116,7 +116,7 @@ final class InitCommandTests: XCTestCase {
     /// Files of one class split in parts, in the folder and one level down, become one class
     /// read from a glob, as the sales fixture's own manifest reads them; the join files too.
     func testFilesOfOneHeaderAreOneClassFromAGlob() throws {
-        let scratch = try CommandRunner.temporaryDirectory(self)
+        let scratch = try temporaryFolder()
         let (folder, yaml) = try initOnFixture("sales", in: scratch)
         XCTAssertEqual(Self.sources(yaml)["Customer"], "customers-*.csv", yaml)
         XCTAssertEqual(Self.sources(yaml)["Order"], "data/orders-*.csv", yaml)
@@ -135,7 +135,7 @@ final class InitCommandTests: XCTestCase {
     /// What init guessed for campus: keys, pointers (one a cycle), the join file as a relation,
     /// each with its comment; and the pointers resolve in the mirror.
     func testCampusGuessesAndPointersResolve() throws {
-        let scratch = try CommandRunner.temporaryDirectory(self)
+        let scratch = try temporaryFolder()
         let (folder, yaml) = try initOnFixture("campus", in: scratch)
         for expected in ["key: [number]        # number: unique and non-empty in all 500 records: natural key; named by enrollments.csv: student",
                          "head: String        # 6 values, text; every value is also a Teacher key, but Teacher's key is free text, which only a column named for Teacher refers to",
@@ -186,7 +186,7 @@ final class InitCommandTests: XCTestCase {
         XCTAssertTrue(latin.stdout.contains("encoding: windows-1252        # not UTF-8 (authors.csv:3: column \"name\": invalid UTF-8"), latin.stdout)
 
         // Files with no records give no class: no manifest, rather than one that names no class.
-        let headerOnly = try CommandRunner.temporaryDirectory(self).appendingPathComponent("header-only")
+        let headerOnly = try temporaryFolder().appendingPathComponent("header-only")
         try FileManager.default.createDirectory(at: headerOnly, withIntermediateDirectories: true)
         try "sku,name\n".write(to: headerOnly.appendingPathComponent("items.csv"), atomically: true, encoding: .utf8)
         let nothing = try CommandRunner.run(["init", headerOnly.path])
@@ -215,7 +215,7 @@ final class InitCommandTests: XCTestCase {
 
     /// `import FILE --class C --key K` into a mirror: the inferred types and the key given.
     func testSingleFileImportIntoAMirror() throws {
-        let scratch = try CommandRunner.temporaryDirectory(self)
+        let scratch = try temporaryFolder()
         let file = scratch.appendingPathComponent("customers.csv")
         try Self.customers.write(to: file, atomically: true, encoding: .utf8)
         let mirror = scratch.appendingPathComponent("app.sqlite")
@@ -243,7 +243,7 @@ final class InitCommandTests: XCTestCase {
     /// With no manifest to review, a one-file import (and its dry run, and stdin) says every
     /// guess it took, on stderr and in `--json`: GTFS days as `yyyyMMdd`, a 0/1 `timepoint` a Number.
     func testOneFileImportSaysItsGuesses() throws {
-        let scratch = try CommandRunner.temporaryDirectory(self)
+        let scratch = try temporaryFolder()
         let file = scratch.appendingPathComponent("calendar.csv")
         try "service_id,monday,start_date,end_date,timepoint\nWK,1,20250101,20251231,0\nWE,0,20250301,20260131,1\n"
             .write(to: file, atomically: true, encoding: .utf8)
@@ -283,7 +283,7 @@ final class InitCommandTests: XCTestCase {
 
     /// `import - --format ndjson`: stdin is spooled to a temporary file, imported, and the file deleted.
     func testStdinImport() throws {
-        let scratch = try CommandRunner.temporaryDirectory(self)
+        let scratch = try temporaryFolder()
         let input = scratch.appendingPathComponent("orders.ndjson")
         try """
             {"number": "A-1", "total": 12.5, "placed_at": "2024-05-01T09:00:00Z", "lines": [{"sku": "x"}]}
@@ -315,7 +315,7 @@ final class InitCommandTests: XCTestCase {
 
     /// Ctrl-C while stdin is being copied: exit 130, nothing written, the copy deleted.
     func testInterruptWhileReadingStdinLeavesNothing() throws {
-        let scratch = try CommandRunner.temporaryDirectory(self)
+        let scratch = try temporaryFolder()
         let spoolFolder = scratch.appendingPathComponent("tmp")
         try FileManager.default.createDirectory(at: spoolFolder, withIntermediateDirectories: true)
         let mirror = scratch.appendingPathComponent("app.sqlite")
@@ -344,7 +344,7 @@ final class InitCommandTests: XCTestCase {
 
     /// `import FILE --class C` into a Parse Server (a served mirror): the objects arrive through REST.
     func testSingleFileImportIntoAServedMirror() throws {
-        let scratch = try CommandRunner.temporaryDirectory(self)
+        let scratch = try temporaryFolder()
         let file = scratch.appendingPathComponent("customers.csv")
         try Self.customers.write(to: file, atomically: true, encoding: .utf8)
         let server = try ServedMirror(in: self)

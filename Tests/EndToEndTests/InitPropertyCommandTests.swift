@@ -8,7 +8,7 @@ import PorterTestSupport
 /// mirror checked against the dataset's ground truth. No command may crash.
 final class InitPropertyCommandTests: XCTestCase {
     func testASampleThroughTheCommand() throws {
-        let scratch = try CommandRunner.temporaryDirectory(self)
+        let scratch = try temporaryFolder()
         for seed in UInt64(900)..<UInt64(908) {
             let dataset = RelationalDataset(seed: seed)
             let folder = scratch.appendingPathComponent("d\(seed)")

@@ -28,7 +28,7 @@ final class ManualAndCompletionTests: XCTestCase {
         guard FileManager.default.isExecutableFile(atPath: tool.path) else {
             throw XCTSkip("generate-manual is not built beside parse-porter: `swift build --product generate-manual` builds it (scripts/test does)")
         }
-        let directory = try CommandRunner.temporaryDirectory(self)
+        let directory = try temporaryFolder()
         let generator = Process()
         generator.executableURL = tool
         generator.arguments = [CommandRunner.binary.path, "--multi-page", "--date", "2026-01-01", "--output-directory", directory.path]

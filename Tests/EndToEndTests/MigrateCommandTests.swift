@@ -7,7 +7,7 @@ final class MigrateCommandTests: XCTestCase {
     /// A folder holding `items/` (an Item dataset of `items` objects) and `Migrations/`:
     /// V1 creates Item, V2 imports the dataset, V3 adds a field and backfills it.
     private func itemMigrations(items: Int = 200) throws -> URL {
-        let root = try CommandRunner.temporaryDirectory(self)
+        let root = try temporaryFolder()
         try CommandRunner.writeItemsDataset(items, to: root.appendingPathComponent("items"))
         try write(root, [
             "V1__create_item.yml": """
@@ -278,7 +278,7 @@ final class MigrateCommandTests: XCTestCase {
     }
 
     func testARunnerKilledInTheMiddleIsFinishedByTheNextRunOnceItsLockExpired() throws {
-        for (index, place) in try places(in: try CommandRunner.temporaryDirectory(self)).enumerated() {
+        for (index, place) in try places(in: try temporaryFolder()).enumerated() {
             // Big enough that the import is still running when the runner is killed.
             let root = try itemMigrations(items: place.isServer ? 20_000 : 150_000)
             let arguments = ["migrate", "up", "--dir", root.appendingPathComponent("Migrations").path, "--target",
@@ -314,7 +314,7 @@ final class MigrateCommandTests: XCTestCase {
 
     /// The example migrations of Docs/Migrations.md ("Tutorial") build the library app.
     func testTheExampleMigrationsBuildTheLibraryApp() throws {
-        let scratch = try CommandRunner.temporaryDirectory(self)
+        let scratch = try temporaryFolder()
         let imported = scratch.appendingPathComponent("imported.sqlite")
         XCTAssertEqual(try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent("library").path, "--to", imported.path, "--quiet"]).status, 0)
         let reference = try Mirror(imported)
@@ -338,7 +338,7 @@ final class MigrateCommandTests: XCTestCase {
     }
 
     func testBaselineMarksAnAppThatHasTheSchemaAndOnlyLaterMigrationsRun() throws {
-        let scratch = try CommandRunner.temporaryDirectory(self)
+        let scratch = try temporaryFolder()
         let mirror = scratch.appendingPathComponent("library.sqlite")
         XCTAssertEqual(try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent("library").path, "--to", mirror.path, "--quiet"]).status, 0)
         let migrations = CommandRunner.packageRoot.appendingPathComponent("Migrations").path

@@ -26,7 +26,7 @@ final class ModesAndInterruptTests: XCTestCase {
     }
 
     func testInsertModeRefusesExistingObjects() throws {
-        let scratch = try CommandRunner.temporaryDirectory(self)
+        let scratch = try temporaryFolder()
         let dataset = scratch.appendingPathComponent("items"), target = scratch.appendingPathComponent("items.sqlite")
         try writeDataset(dataset, mode: "insert", rows: "pen,2,blue\n")
         XCTAssertEqual(try CommandRunner.run(["import", dataset.path, "--to", target.path, "-q"]).status, 0)
@@ -40,7 +40,7 @@ final class ModesAndInterruptTests: XCTestCase {
     }
 
     func testMergeModeKeepsValuesTheSourceLacks() throws {
-        let scratch = try CommandRunner.temporaryDirectory(self)
+        let scratch = try temporaryFolder()
         let dataset = scratch.appendingPathComponent("items"), target = scratch.appendingPathComponent("items.sqlite")
         try writeDataset(dataset, mode: "merge", rows: "pen,2,blue\n")
         XCTAssertEqual(try CommandRunner.run(["import", dataset.path, "--to", target.path, "-q"]).status, 0)
@@ -57,7 +57,7 @@ final class ModesAndInterruptTests: XCTestCase {
 
     /// Ctrl-C rolls the import back: a new mirror is not created, an existing one is unchanged.
     func testInterruptLeavesTheTargetAsItWas() throws {
-        let scratch = try CommandRunner.temporaryDirectory(self)
+        let scratch = try temporaryFolder()
         let dataset = scratch.appendingPathComponent("items")
         try writeLargeDataset(dataset)
         for existing in [false, true] {
@@ -91,7 +91,7 @@ final class ModesAndInterruptTests: XCTestCase {
     /// is removed by the guard the import started), an existing one keeps what it held (SQLite
     /// rolls the journal back when the mirror is next opened).
     func testKilledImportLeavesNoFileBehind() throws {
-        let scratch = try CommandRunner.temporaryDirectory(self)
+        let scratch = try temporaryFolder()
         let dataset = scratch.appendingPathComponent("items")
         try writeLargeDataset(dataset)
         let small = scratch.appendingPathComponent("small")

@@ -23,7 +23,7 @@ final class MongoLayoutRoundTripTests: XCTestCase {
     }
 
     func testEveryFixtureRoundTrips() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
+        let directory = try temporaryFolder()
         for fixture in Self.fixtures {
             let (original, folder, _) = try exported(fixture, in: directory)
             let copy = directory.appendingPathComponent("\(fixture)-copy.sqlite")
@@ -56,7 +56,7 @@ final class MongoLayoutRoundTripTests: XCTestCase {
     /// A `.zip` of the folder (as macOS's "Compress" makes it: one top folder and its noise) is
     /// read in place, like a zip of a Parse export, and gives the same mirror.
     func testAZipOfTheLayoutImports() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
+        let directory = try temporaryFolder()
         let (original, folder, _) = try exported("parse-com-users", in: directory)
         let zip = directory.appendingPathComponent("mongo-dump.zip")
         try ZipBuilder.macOSArchive(of: folder, top: "mongo-dump", to: zip)
@@ -70,7 +70,7 @@ final class MongoLayoutRoundTripTests: XCTestCase {
     /// Keys Parse Server keeps for itself on a user (a session token, the failed log-in count) are
     /// not imported, and the summary names and counts them rather than dropping them unsaid.
     func testServerKeptUserKeysAreNamedInTheSummary() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
+        let directory = try temporaryFolder()
         let (_, folder, _) = try exported("parse-com-users", in: directory)
         let users = folder.appendingPathComponent("_User.json")
         var lines = try String(contentsOf: users, encoding: .utf8).split(separator: "\n").map(String.init)
@@ -88,7 +88,7 @@ final class MongoLayoutRoundTripTests: XCTestCase {
     /// as `Class$objectId`, `$date` timestamps, `_rperm`/`_wperm`/`_acl`, `_hashed_password`;
     /// `_SCHEMA.json` one document per class; the script one `mongoimport` per file.
     func testFilesHoldParseServersDocuments() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
+        let directory = try temporaryFolder()
         let (mirror, folder, stdout) = try exported("parse-com-users", in: directory)
         let script = folder.appendingPathComponent("mongoimport.sh")
         XCTAssertTrue(stdout.contains("sh \(script.path)"), stdout)
@@ -132,7 +132,7 @@ final class MongoLayoutRoundTripTests: XCTestCase {
     /// `mongoimport.sh` runs the tools as documented: stand-ins for `mongoimport` and `mongosh`
     /// on the PATH record what they are given (no MongoDB server exists here).
     func testScriptRunsTheTools() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
+        let directory = try temporaryFolder()
         let (_, folder, _) = try exported("parse-com-users", in: directory)
         let bin = directory.appendingPathComponent("bin"), log = directory.appendingPathComponent("tools.log")
         try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
@@ -164,7 +164,7 @@ final class MongoLayoutRoundTripTests: XCTestCase {
     /// What `mongoexport` writes reads as well: a JSON array (`--jsonArray`), canonical dates
     /// (`{"$date":{"$numberLong":…}}`), and links with the `_id` MongoDB gave them.
     func testMongoexportOutputImports() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
+        let directory = try temporaryFolder()
         let (original, folder, _) = try exported("parse-app", in: directory)
         let parser = ISO8601DateFormatter()
         parser.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
@@ -193,7 +193,7 @@ final class MongoLayoutRoundTripTests: XCTestCase {
 
     /// A manifest cannot describe the layout, and standard output holds no collections.
     func testRefusedCombinations() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
+        let directory = try temporaryFolder()
         let (mirror, _, _) = try exported("todo", in: directory)
         let manifest = try CommandRunner.run(["export", "--from", mirror.path, "--to", directory.appendingPathComponent("m").path, "--format", "mongo", "--emit-manifest"])
         XCTAssertEqual(manifest.status, 2)

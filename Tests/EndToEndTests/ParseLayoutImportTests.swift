@@ -14,7 +14,7 @@ final class ParseLayoutImportTests: XCTestCase {
     }
 
     func testImportKeepsIdsTimestampsValuesAndLinks() throws {
-        let target = try CommandRunner.temporaryDirectory(self).appendingPathComponent("app.sqlite")
+        let target = try temporaryFolder().appendingPathComponent("app.sqlite")
         let summary = try importParseApp(to: target)
         XCTAssertEqual(summary.classes.map { [$0.className: $0.inserted] }, [["Genre": 3], ["Author": 4], ["Shop": 2], ["Book": 4]])
         XCTAssertEqual(summary.relation("Book.authors")?.added, 5)
@@ -85,7 +85,7 @@ final class ParseLayoutImportTests: XCTestCase {
     }
 
     func testSecondImportChangesNothing() throws {
-        let target = try CommandRunner.temporaryDirectory(self).appendingPathComponent("app.sqlite")
+        let target = try temporaryFolder().appendingPathComponent("app.sqlite")
         _ = try importParseApp(to: target)
         let before = try Mirror(target).rows("SELECT objectId, updatedAt, sequel FROM Book ORDER BY objectId")
         let second = try importParseApp(to: target)
@@ -100,7 +100,7 @@ final class ParseLayoutImportTests: XCTestCase {
 
     /// Without `--to`, the mirror is `<folder>/<folder name>.sqlite`, as for a dataset with a manifest.
     func testDefaultMirrorAndValidateAndPlan() throws {
-        let copy = try CommandRunner.copyFixture("parse-app", to: try CommandRunner.temporaryDirectory(self))
+        let copy = try CommandRunner.copyFixture("parse-app", to: try temporaryFolder())
         let validated = try CommandRunner.run(["validate", copy.path, "--quiet"])
         XCTAssertEqual(validated.status, 0, validated.stderr)
         XCTAssertTrue(validated.stdout.contains("valid: 13 records in 4 classes"), validated.stdout)
@@ -119,7 +119,7 @@ final class ParseLayoutImportTests: XCTestCase {
     /// `_User` and `_Role` (with their join files) import like any class; `_Session`, which a
     /// served mirror's schema lists after a log-in, is skipped and named in the summary.
     func testSystemClasses() throws {
-        let copy = try CommandRunner.copyFixture("parse-app", to: try CommandRunner.temporaryDirectory(self))
+        let copy = try CommandRunner.copyFixture("parse-app", to: try temporaryFolder())
         let schema = copy.appendingPathComponent("schema.json")
         let system = """
             {"className": "_User", "fields": {"objectId": {"type": "String"}, "username": {"type": "String"}, "password": {"type": "String"},
@@ -148,7 +148,7 @@ final class ParseLayoutImportTests: XCTestCase {
 
     /// A class file beside `schema.json` that it does not list is named as skipped, not ignored.
     func testClassFilesTheSchemaDoesNotListAreNamed() throws {
-        let copy = try CommandRunner.copyFixture("parse-app", to: try CommandRunner.temporaryDirectory(self))
+        let copy = try CommandRunner.copyFixture("parse-app", to: try temporaryFolder())
         try #"[{"objectId": "Ex1", "note": "left out"}]"#.write(to: copy.appendingPathComponent("Extra.json"), atomically: true, encoding: .utf8)
         let result = try CommandRunner.run(["import", copy.path, "--to", copy.appendingPathComponent("app.sqlite").path, "--json"])
         XCTAssertEqual(result.status, 0, result.stderr)
@@ -164,7 +164,7 @@ final class ParseLayoutImportTests: XCTestCase {
         let server = try ServedMirror(in: self, allowCustomObjectId: true)
         let first = try server.runImport(parseApp, ["--json"])
         XCTAssertEqual(first.status, 0, first.stderr)
-        let mirror = try CommandRunner.temporaryDirectory(self).appendingPathComponent("app.sqlite")
+        let mirror = try temporaryFolder().appendingPathComponent("app.sqlite")
         _ = try importParseApp(to: mirror)
         let served = try MirrorContent(server.file, keys: [:]), local = try MirrorContent(mirror, keys: [:]).withPolygonRingsClosed()
         XCTAssertEqual(served.objectCount, 13)

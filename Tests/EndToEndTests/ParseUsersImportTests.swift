@@ -54,7 +54,7 @@ final class ParseUsersImportTests: XCTestCase {
     }
 
     func importIntoMirror(_ arguments: [String] = []) throws -> (URL, [String: Any]) {
-        let mirror = try CommandRunner.temporaryDirectory(self).appendingPathComponent("users.sqlite")
+        let mirror = try temporaryFolder().appendingPathComponent("users.sqlite")
         let result = try CommandRunner.run(["import", export, "--to", mirror.path, "--json"] + arguments)
         XCTAssertEqual(result.status, 0, result.stderr)
         return (mirror, try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]))
@@ -106,7 +106,7 @@ final class ParseUsersImportTests: XCTestCase {
         let own = try call(server, "GET", "/users/me", headers: ada).json
         XCTAssertEqual(own["email"] as? String, "ada@example.com")
         XCTAssertEqual(own["emailVerified"] as? Bool, true)
-        let exported = try CommandRunner.temporaryDirectory(self).appendingPathComponent("out")
+        let exported = try temporaryFolder().appendingPathComponent("out")
         XCTAssertEqual(try CommandRunner.run(["export", "--from", mirror.path, "--to", exported.path, "-q"]).status, 0)
         let userFile = try String(contentsOf: exported.appendingPathComponent("_User.json"), encoding: .utf8)
         XCTAssertTrue(userFile.contains("grace@example.com"), userFile)
@@ -131,7 +131,7 @@ final class ParseUsersImportTests: XCTestCase {
     /// (a Parse Server), is refused before anything is written.
     func testExportWithPasswordHashesKeepsTheLogIns() throws {
         let (first, _) = try importIntoMirror()
-        let scratch = try CommandRunner.temporaryDirectory(self)
+        let scratch = try temporaryFolder()
         let out = scratch.appendingPathComponent("out")
         let exported = try CommandRunner.run(["export", "--target", first.path, "--to", out.path, "--include-password-hashes", "-q"])
         XCTAssertEqual(exported.status, 0, exported.stderr)
@@ -202,7 +202,7 @@ final class ParseUsersImportTests: XCTestCase {
     /// Permissions and indexes go to the classes an import creates; a class the target already
     /// has keeps its own (a note says so when the source's differ), as into a Parse Server.
     func testExistingClassKeepsItsPermissions() throws {
-        let copy = try CommandRunner.copyFixture("parse-com-users", to: try CommandRunner.temporaryDirectory(self))
+        let copy = try CommandRunner.copyFixture("parse-com-users", to: try temporaryFolder())
         let mirror = copy.appendingPathComponent("app.sqlite")
         XCTAssertEqual(try CommandRunner.run(["import", copy.path, "--to", mirror.path, "-q"]).status, 0)
         let before = try Mirror(mirror).value("SELECT schema FROM _SCHEMA WHERE className = 'Diary'")
@@ -227,7 +227,7 @@ final class ParseUsersImportTests: XCTestCase {
 
     /// The text summary names each skipped class once, with why.
     func testSummaryNamesSkippedClasses() throws {
-        let mirror = try CommandRunner.temporaryDirectory(self).appendingPathComponent("users.sqlite")
+        let mirror = try temporaryFolder().appendingPathComponent("users.sqlite")
         let result = try CommandRunner.run(["import", export, "--to", mirror.path, "-q"])
         XCTAssertEqual(result.status, 0, result.stderr)
         let output = result.stdout + result.stderr
@@ -377,7 +377,7 @@ extension ParseUsersImportTests {
     /// `--prune` of a user no longer in the export: the user goes from the mirror with the
     /// session `serve` gave it and its role link; the others and their sessions stay.
     func testPruneDeletesAUserWithItsSessions() throws {
-        let folder = try CommandRunner.temporaryDirectory(self)
+        let folder = try temporaryFolder()
         let copy = try CommandRunner.copyFixture("parse-com-users", to: folder)
         let mirror = folder.appendingPathComponent("users.sqlite")
         XCTAssertEqual(try CommandRunner.run(["import", copy.path, "--to", mirror.path, "-q"]).status, 0)

@@ -124,7 +124,7 @@ final class PostgresImportCommandTests: XCTestCase {
     /// objectId order).
     func testMirrorToPostgresToMirrorRoundTrip() throws {
         for dataset in ["library", "parse-com-users"] {
-            let folder = try CommandRunner.temporaryDirectory(self)
+            let folder = try temporaryFolder()
             let database = try PostgresCluster.shared().createDatabase()
             func run(_ arguments: [String]) throws {
                 let result = try CommandRunner.run(arguments + ["--quiet"])

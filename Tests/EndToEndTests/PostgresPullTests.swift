@@ -46,7 +46,7 @@ final class PostgresPullTests: XCTestCase {
     func testPullCopiesTheDatabaseAndUsersLogInWithTheirPasswords() throws {
         let url = try newDatabase()
         try run(["import", CommandRunner.fixtures.appendingPathComponent("parse-com-users").path, "--to", withPassword(url)])
-        let mirror = try CommandRunner.temporaryDirectory(self).appendingPathComponent("pulled.sqlite")
+        let mirror = try temporaryFolder().appendingPathComponent("pulled.sqlite")
         let result = try run(["pull", "--target", withPassword(url), "--to", mirror.path])
         XCTAssertTrue(result.stdout.contains("pulled \(url) into \(mirror.path) in "), result.stdout)
 
@@ -99,7 +99,7 @@ final class PostgresPullTests: XCTestCase {
     func testAHashClearedInTheDatabaseIsClearedInTheMirror() throws {
         let url = try newDatabase()
         try run(["import", CommandRunner.fixtures.appendingPathComponent("parse-com-users").path, "--to", withPassword(url)])
-        let mirror = try CommandRunner.temporaryDirectory(self).appendingPathComponent("pulled.sqlite")
+        let mirror = try temporaryFolder().appendingPathComponent("pulled.sqlite")
         _ = try pull(url, to: mirror)
         XCTAssertEqual(try Mirror(mirror).rows("SELECT count(_hashed_password) FROM _User"), [["3"]])
 
@@ -125,7 +125,7 @@ final class PostgresPullTests: XCTestCase {
     /// reads `{__type: 'File', name}`), a Polygon's ring closed (`convertPolygonToSQL` appends
     /// the first vertex when the last differs).
     func testMirrorToPostgresToMirrorIsIdentical() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
+        let directory = try temporaryFolder()
         for fixture in MongoLayoutRoundTripTests.fixtures {
             let url = try newDatabase()
             let original = directory.appendingPathComponent("\(fixture).sqlite"), folder = directory.appendingPathComponent("\(fixture)-mongo")
@@ -147,7 +147,7 @@ final class PostgresPullTests: XCTestCase {
     /// made `pull` and `export` from the database exit 3 having copied nothing. Both copy
     /// everything now, the point as stored, and name it.
     func testAPointOutOfRangeIsCopiedAsStoredAndNamed() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
+        let directory = try temporaryFolder()
         let url = try newDatabase()
         try run(["import", CommandRunner.fixtures.appendingPathComponent("recipes").path, "--to", url])
         _ = try sql(url, #"UPDATE "Kitchen" SET location = point(10, 100) WHERE name = 'Café Müller'"#)
@@ -174,7 +174,7 @@ final class PostgresPullTests: XCTestCase {
         for className in classes {
             _ = try sql(url, #"UPDATE "\#(className)" SET "updatedAt" = "updatedAt" + interval '1 second' WHERE "objectId" = (SELECT max("objectId") FROM "\#(className)")"#)
         }
-        let mirror = try CommandRunner.temporaryDirectory(self).appendingPathComponent("pulled.sqlite")
+        let mirror = try temporaryFolder().appendingPathComponent("pulled.sqlite")
         let first = try pull(url, to: mirror)
         XCTAssertEqual(try first.tally("Book").added, 43)
         let books = try sql(url, #"SELECT "objectId" FROM "Book" ORDER BY 1"#).map { $0[0]! }
@@ -207,7 +207,7 @@ final class PostgresPullTests: XCTestCase {
     /// An unreachable server, a database that does not exist and one Parse Server never used
     /// are target errors (exit 3) naming the URL without its password; no mirror is left.
     func testBadDatabasesAreRefusedWithoutShowingThePassword() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
+        let directory = try temporaryFolder()
         let cluster = try PostgresCluster.shared()
         let empty = try newDatabase()
         for (url, expected) in [("postgres://postgres@127.0.0.1:1/parse", "cannot connect"),

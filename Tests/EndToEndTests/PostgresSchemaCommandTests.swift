@@ -46,7 +46,7 @@ final class PostgresSchemaCommandTests: XCTestCase {
     }
 
     func schemaFile(_ text: String) throws -> String {
-        let file = try CommandRunner.temporaryDirectory(self).appendingPathComponent("schema-\(UUID().uuidString.prefix(6)).json")
+        let file = try temporaryFolder().appendingPathComponent("schema-\(UUID().uuidString.prefix(6)).json")
         try text.write(to: file, atomically: true, encoding: .utf8)
         return file.path
     }
@@ -55,7 +55,7 @@ final class PostgresSchemaCommandTests: XCTestCase {
     func testPullGivesWhatAMirrorWithTheSameDataGives() throws {
         for dataset in ["library", "parse-com-users"] {
             let database = try PostgresCluster.shared().createDatabase()
-            let mirror = try CommandRunner.temporaryDirectory(self).appendingPathComponent("app.sqlite").path
+            let mirror = try temporaryFolder().appendingPathComponent("app.sqlite").path
             let fixture = CommandRunner.fixtures.appendingPathComponent(dataset).path
             _ = try run(["import", fixture, "--target", mirror, "--quiet"])
             _ = try run(["import", fixture, "--to", database, "--quiet"])
@@ -76,7 +76,7 @@ final class PostgresSchemaCommandTests: XCTestCase {
     /// the difference and exits 0.
     func testCheckAndDiffExitCodes() throws {
         _ = try run(["import", CommandRunner.fixtures.appendingPathComponent("library").path, "--to", url, "--quiet"])
-        let pulled = try CommandRunner.temporaryDirectory(self).appendingPathComponent("schema.json").path
+        let pulled = try temporaryFolder().appendingPathComponent("schema.json").path
         let pull = try run(["schema", "pull", "--target", urlWithPassword, "--out", pulled])
         XCTAssertTrue(pull.stderr.contains("from \(url) into"), pull.stderr)
         XCTAssertTrue(try run(["schema", "check", "--target", urlWithPassword, pulled]).stdout.contains("no differences"))
@@ -224,7 +224,7 @@ final class PostgresSchemaCommandTests: XCTestCase {
     }
 
     private func migrations(_ files: [String: String]) throws -> URL {
-        let root = try CommandRunner.temporaryDirectory(self)
+        let root = try temporaryFolder()
         try CommandRunner.writeItemsDataset(20, to: root.appendingPathComponent("items"))
         let folder = root.appendingPathComponent("Migrations")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -4,7 +4,7 @@ import XCTest
 /// Progress on stderr: a bar on a terminal; a plain line every 5 s in a pipe, so none for a short import.
 final class ProgressTests: XCTestCase {
     func testBarOnATerminal() throws {
-        let scratch = try CommandRunner.temporaryDirectory(self)
+        let scratch = try temporaryFolder()
         let target = scratch.appendingPathComponent("library.sqlite")
         let shown = try Self.underTerminal([CommandRunner.binary.path, "import", CommandRunner.fixtures.appendingPathComponent("library").path,
                                             "--to", target.path])
@@ -39,7 +39,7 @@ final class ProgressTests: XCTestCase {
     }
 
     func testNoProgressInAPipeForAShortImport() throws {
-        let scratch = try CommandRunner.temporaryDirectory(self)
+        let scratch = try temporaryFolder()
         let piped = try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent("library").path,
                                            "--to", scratch.appendingPathComponent("a.sqlite").path])
         XCTAssertEqual(piped.status, 0)

@@ -15,7 +15,7 @@ final class ProjectFileTests: XCTestCase {
     /// A folder holding a `parse-porter.yml` whose `staging` target is `server` (its key in
     /// `$STAGING_MASTER_KEY`) and whose `production` target is a server nobody runs.
     private func project(for server: ServedMirror) throws -> URL {
-        let folder = try CommandRunner.temporaryDirectory(self)
+        let folder = try temporaryFolder()
         try """
             # Targets of this project; keys live in the variables named here.
             targets:
@@ -45,7 +45,7 @@ final class ProjectFileTests: XCTestCase {
 
     /// The titles of `Fixtures/library` imported into a mirror of its own, as ``titles`` gives them.
     private func libraryTitles() throws -> String? {
-        let mirror = try CommandRunner.temporaryDirectory(self).appendingPathComponent("reference.sqlite")
+        let mirror = try temporaryFolder().appendingPathComponent("reference.sqlite")
         let imported = try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent("library").path, "--target", mirror.path, "--quiet"])
         XCTAssertEqual(imported.status, 0, imported.stderr)
         return try Mirror(mirror).value(Self.titles)
@@ -73,7 +73,7 @@ final class ProjectFileTests: XCTestCase {
         XCTAssertEqual(try Mirror(copy).value("SELECT count(*) FROM Author"), try Mirror(server.file).value("SELECT count(*) FROM Author"))
 
         // From another folder, --project names the file.
-        let elsewhere = try CommandRunner.temporaryDirectory(self)
+        let elsewhere = try temporaryFolder()
         let project = folder.appendingPathComponent("parse-porter.yml").path
         let schema = try run(["schema", "pull", "--target", "staging", "--project", project], in: elsewhere, environment)
         XCTAssertEqual(schema.status, 0, schema.stderr)
@@ -128,7 +128,7 @@ final class ProjectFileTests: XCTestCase {
     /// file and the key path, before anything is sent; a key in the file is never printed.
     func testBadProjectFilesAreRefused() throws {
         let server = try ServedMirror(in: self)
-        let folder = try CommandRunner.temporaryDirectory(self)
+        let folder = try temporaryFolder()
         let library = CommandRunner.fixtures.appendingPathComponent("library").path
         let cases = [
             ("key-value.yml", "targets.staging.masterKey: holds a value, not the name of an environment variable"),

@@ -17,7 +17,7 @@ final class PruneTests: XCTestCase {
     static let goneLinks = ["Fantasy → American Gods", "Philosophy → The Left Hand of Darkness", "Science Fiction → The Left Hand of Darkness"]
 
     override func setUpWithError() throws {
-        scratch = try CommandRunner.temporaryDirectory(self)
+        scratch = try temporaryFolder()
         dataset = try CommandRunner.copyFixture("library", to: scratch)
         target = scratch.appendingPathComponent("library.sqlite")
     }

@@ -50,7 +50,7 @@ final class PullTests: XCTestCase {
     /// `export` exit 3 having copied nothing. Both copy everything now, the point as stored, and
     /// name it in a note; `serve` on the pulled mirror answers it as Parse Server did.
     func testAGeoPointOutOfRangeIsCopiedAsStoredAndNamed() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
+        let directory = try temporaryFolder()
         let server = try ServedMirror(path: directory.appendingPathComponent("served.sqlite").path, allowCustomObjectId: false)
         XCTAssertEqual(try server.runImport(CommandRunner.fixtures.appendingPathComponent("recipes").path, ["-q"]).status, 0)
         // What Parse Server stored: `serve` refuses such a write, so it goes into the mirror file.
@@ -84,7 +84,7 @@ final class PullTests: XCTestCase {
     /// Every fixture, imported into a served mirror through REST, is copied exactly: ids,
     /// timestamps, ACLs, typed values, links, and the schemas with their permissions and indexes.
     func testFirstPullCopiesEveryFixtureExactly() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
+        let directory = try temporaryFolder()
         for fixture in ["library", "todo", "recipes", "contacts", "org", "parse-export"] {
             let server = try ServedMirror(path: directory.appendingPathComponent("\(fixture)-served.sqlite").path, allowCustomObjectId: fixture == "parse-export")
             XCTAssertEqual(try server.runImport(CommandRunner.fixtures.appendingPathComponent(fixture).path, ["-q"]).status, 0, fixture)
@@ -189,7 +189,7 @@ final class PullTests: XCTestCase {
 
     /// A server that is not there, or goes away mid-pull, leaves the mirror exactly as it was (exit 3).
     func testAFailedPullLeavesTheMirrorAsItWas() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
+        let directory = try temporaryFolder()
         let servedFile = directory.appendingPathComponent("served.sqlite")
         let server = try ServedMirror(path: servedFile.path, allowCustomObjectId: false)
         XCTAssertEqual(try server.runImport(CommandRunner.fixtures.appendingPathComponent("library").path, ["-q"]).status, 0)
@@ -225,7 +225,7 @@ final class PullTests: XCTestCase {
 
     /// Ctrl-C mid-pull: exit 130, the mirror as it was.
     func testInterruptLeavesTheMirrorAsItWas() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
+        let directory = try temporaryFolder()
         let items = directory.appendingPathComponent("items")
         try CommandRunner.writeItemsDataset(30_000, to: items)
         let servedFile = directory.appendingPathComponent("served.sqlite"), copy = directory.appendingPathComponent("pulled.sqlite")
@@ -249,7 +249,7 @@ final class PullTests: XCTestCase {
     /// A quarter of the requests fail (500, 503, 429, dropped connections, stalls past the
     /// timeout): the retries still bring exactly the server's data.
     func testPullSurvivesServerFaults() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
+        let directory = try temporaryFolder()
         let servedFile = directory.appendingPathComponent("served.sqlite")
         let server = try ServedMirror(path: servedFile.path, allowCustomObjectId: false)
         XCTAssertEqual(try server.runImport(CommandRunner.fixtures.appendingPathComponent("library").path, ["-q"]).status, 0)

@@ -6,7 +6,7 @@ final class RESTFaultTests: XCTestCase {
     /// 15% of requests fail (500, 503, 429, connections dropped before or after the work,
     /// stalls past the timeout): the import still ends with exactly the right data.
     func testImportSurvivesServerFaults() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
+        let directory = try temporaryFolder()
         for (fixture, customIds, seed) in [("library", false, UInt64(42)), ("library", true, 7), ("org", false, 3)] {
             let direct = directory.appendingPathComponent("\(fixture)-direct.sqlite")
             if !FileManager.default.fileExists(atPath: direct.path) {
@@ -31,7 +31,7 @@ final class RESTFaultTests: XCTestCase {
     /// the timeout (30 s by default; the campus took 82 s through such a proxy against a real
     /// Parse Server). With the default timeout, each run here takes seconds (one took 31.8 s before).
     func testDroppedConnectionCostsARetryNotTheTimeout() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
+        let directory = try temporaryFolder()
         let (campus, keys, expected) = try importedDirectly("campus", into: directory)
         for seed in [UInt64(1), 3, 5] {
             let served = directory.appendingPathComponent("campus-\(seed).sqlite")
@@ -51,7 +51,7 @@ final class RESTFaultTests: XCTestCase {
 
     /// A run killed part-way and started again ends exactly like an uninterrupted run.
     func testKilledRunFinishesWhenStartedAgain() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
+        let directory = try temporaryFolder()
         let (library, keys, expected) = try importedDirectly("library", into: directory)
         for killAfter in [4, 12] {
             let served = directory.appendingPathComponent("served-\(killAfter).sqlite")
@@ -109,7 +109,7 @@ final class RESTFaultTests: XCTestCase {
 
     /// A wrong mount path and a server that is not there end in exit 3 with a message that says so.
     func testUnreachableOrWrongMountPath() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
+        let directory = try temporaryFolder()
         let server = try ServedMirror(in: self)
         let library = CommandRunner.fixtures.appendingPathComponent("library").path
         let wrongMount = try CommandRunner.run(["import", library, "--to", server.url.replacingOccurrences(of: "/parse", with: "/api")],

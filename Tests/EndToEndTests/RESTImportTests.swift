@@ -8,7 +8,7 @@ final class RESTImportTests: XCTestCase {
     /// ends equal to the direct import (objects, typed values, pointers, relations; ids aside;
     /// a Polygon's ring closed, as Parse Server stores it).
     func testFixturesThroughRESTEqualDirectImports() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
+        let directory = try temporaryFolder()
         for fixture in ["library", "todo", "recipes", "contacts", "org", "parse-export", "campus"] {
             let direct = directory.appendingPathComponent("\(fixture)-direct.sqlite")
             let imported = try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent(fixture).path, "--to", direct.path, "-q"])
@@ -102,7 +102,7 @@ final class RESTImportTests: XCTestCase {
 
     /// A changed row is updated in place; a new row is created; the rest is left alone.
     func testChangedSourceUpdatesOnlyWhatChanged() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
+        let directory = try temporaryFolder()
         let dataset = try CommandRunner.copyFixture("library", to: directory)
         let served = directory.appendingPathComponent("served.sqlite")
         let server = try ServedMirror(path: served.path, allowCustomObjectId: false)
@@ -165,7 +165,7 @@ final class RESTImportTests: XCTestCase {
     /// written to rejects/<Class>.csv as it was read; the rest of the data is written.
     /// Links to or from objects the server refused are counted as rejected, not dropped.
     func testLinksOfRefusedObjectsAreCountedAsRejected() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
+        let directory = try temporaryFolder()
         let server = try serverRefusingAuthors()
         let direct = directory.appendingPathComponent("direct.sqlite")
         XCTAssertEqual(try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent("library").path, "--to", direct.path, "-q"]).status, 0)
@@ -185,7 +185,7 @@ final class RESTImportTests: XCTestCase {
     /// its first row, and its 72 links were neither added nor counted; under load that happened
     /// now and then with no such pointer.)
     func testJoinFileLinksAreCountedWhenAnEarlierRefusalIsAlreadyKnown() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
+        let directory = try temporaryFolder()
         let server = try serverRefusingAuthors()
         let librarian = try Self.curl(server, "POST", "/classes/Librarian", #"{"name":"Ann"}"#)
         let librarianId = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(librarian.stdout.utf8)) as? [String: Any])["objectId"] as? String
@@ -238,7 +238,7 @@ final class RESTImportTests: XCTestCase {
     /// than counting it unchanged. (Against Parse Server 7.1.0, after it refused every Genre
     /// with 142, all 43 Books were written pointing at the missing Genres.)
     func testCustomIdsPointersToRefusedObjectsAreRefusedWithThem() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
+        let directory = try temporaryFolder()
         let server = try ServedMirror(in: self, allowCustomObjectId: true)
         XCTAssertEqual(try Self.curl(server, "POST", "/schemas/Genre", #"{"className":"Genre","fields":{"code":{"type":"String","required":true}}}"#).status, 0)
         let dataset = try CommandRunner.copyFixture("library", to: directory)
@@ -274,7 +274,7 @@ final class RESTImportTests: XCTestCase {
     }
 
     func testRefusedObjectsAreReportedAndTheRestWritten() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
+        let directory = try temporaryFolder()
         let server = try ServedMirror(in: self)
         let served = server.file
         // The server's schema requires a description, which some to-dos lack: those get 142.

@@ -8,7 +8,7 @@ final class RESTPreflightTests: XCTestCase {
     /// served mirror without `allowCustomObjectId`, with no class created and no object sent; with
     /// it, the dataset imports and ends equal to a direct import.
     func testBadRESTDatasetsAreRefusedBeforeAnyWrite() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
+        let directory = try temporaryFolder()
         let folder = CommandRunner.fixtures.appendingPathComponent("bad-rest")
         let datasets = try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil).filter(\.hasDirectoryPath)
         XCTAssertFalse(datasets.isEmpty)
@@ -45,7 +45,7 @@ final class RESTPreflightTests: XCTestCase {
     /// In a cycle with one required and one optional pointer, the optional one is patched in
     /// afterwards, whichever class the manifest lists first: no custom objectIds needed.
     func testCycleWithOneOptionalPointerImportsWithServerIds() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
+        let directory = try temporaryFolder()
         for optional in ["head", "department"] {
             let copy = directory.appendingPathComponent("cycle-\(optional)")
             try FileManager.default.copyItem(at: CommandRunner.fixtures.appendingPathComponent("bad-rest/required-pointer-cycle"), to: copy)

@@ -48,7 +48,7 @@ final class RealDatasetTests: XCTestCase {
     func testEveryExcerptMatchesItsSourceAfterInitAndImport() throws {
         let names = try Self.datasets()
         XCTAssertGreaterThanOrEqual(names.count, 16, "Fixtures/real holds \(names)")
-        let scratch = try CommandRunner.temporaryDirectory(self)
+        let scratch = try temporaryFolder()
         for name in names {
             let (passed, report) = try takeThrough(name, in: scratch)
             XCTAssertTrue(passed, "\(name):\n\(report)")
@@ -57,7 +57,7 @@ final class RealDatasetTests: XCTestCase {
 
     /// The checker itself finds a changed value, a missing object and an invented one.
     func testTheCheckerFindsWhatDiffers() throws {
-        let scratch = try CommandRunner.temporaryDirectory(self)
+        let scratch = try temporaryFolder()
         let (passed, report) = try takeThrough("parse-trips", in: scratch)
         XCTAssertTrue(passed, report)
         let mirror = scratch.appendingPathComponent("parse-trips.sqlite").path

@@ -96,7 +96,7 @@ final class RealParseServerTests: XCTestCase {
     }
 
     private func classes(of fixture: String) throws -> [String] {
-        let direct = try CommandRunner.temporaryDirectory(self).appendingPathComponent("\(fixture)-classes.sqlite")
+        let direct = try temporaryFolder().appendingPathComponent("\(fixture)-classes.sqlite")
         XCTAssertEqual(try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent(fixture).path, "--to", direct.path, "-q"]).status, 0)
         return try Mirror(direct).rows("SELECT className FROM _SCHEMA").compactMap { $0[0] }
     }
@@ -107,7 +107,7 @@ final class RealParseServerTests: XCTestCase {
 
     /// The dataset (a fixture's name, or a folder's path) imported into a mirror file directly, and its natural keys.
     private func direct(_ dataset: String) throws -> (content: MirrorContent, keys: [String: [String]]) {
-        let file = try CommandRunner.temporaryDirectory(self).appendingPathComponent("direct-\(UUID().uuidString.prefix(6)).sqlite")
+        let file = try temporaryFolder().appendingPathComponent("direct-\(UUID().uuidString.prefix(6)).sqlite")
         let path = dataset.contains("/") ? dataset : CommandRunner.fixtures.appendingPathComponent(dataset).path
         XCTAssertEqual(try run(["import", path, "--to", file.path, "-q"]).status, 0)
         let keys = try RESTImportTests.naturalKeys(file)
@@ -116,7 +116,7 @@ final class RealParseServerTests: XCTestCase {
 
     /// What the server has of `classes`, pulled into a new mirror.
     private func pulled(_ server: Server, _ classes: [String], keys: [String: [String]], line: UInt = #line) throws -> MirrorContent {
-        let file = try CommandRunner.temporaryDirectory(self).appendingPathComponent("pulled-\(UUID().uuidString.prefix(6)).sqlite")
+        let file = try temporaryFolder().appendingPathComponent("pulled-\(UUID().uuidString.prefix(6)).sqlite")
         let pull = try run(["pull", "--target", server.url, "--to", file.path, "--classes", classes.joined(separator: ","), "-q"])
         XCTAssertEqual(pull.status, 0, pull.stderr, line: line)
         return try MirrorContent(file, keys: keys)
@@ -158,7 +158,7 @@ final class RealParseServerTests: XCTestCase {
         let classes = try classes(of: "library")
         try reset(server, classes)
         XCTAssertEqual(try request(server.url, "POST", "/schemas/Genre", #"{"className":"Genre","fields":{"code":{"type":"String","required":true}}}"#).status, 200)
-        let dataset = try CommandRunner.copyFixture("library", to: try CommandRunner.temporaryDirectory(self))
+        let dataset = try CommandRunner.copyFixture("library", to: try temporaryFolder())
         for run in 1...2 {
             let summary = try ImportSummary.parse(try self.run(["import", dataset.path, "--target", server.url, "--json", "-q"]))
             XCTAssertEqual(summary.tally("Genre")?.rejected, 12)
@@ -192,7 +192,7 @@ final class RealParseServerTests: XCTestCase {
         for server in try servers() {
             let classes = try classes(of: "library")
             try reset(server, classes)
-            let dataset = try CommandRunner.copyFixture("library", to: try CommandRunner.temporaryDirectory(self))
+            let dataset = try CommandRunner.copyFixture("library", to: try temporaryFolder())
             XCTAssertEqual(try run(["import", dataset.path, "--target", server.url, "-q"]).status, 0)
             // A book whose record is one line, gone from books.csv and book_genres.csv.
             let gone = "The Left Hand of Darkness"
@@ -329,17 +329,17 @@ final class RealParseServerTests: XCTestCase {
             try reset(server, classes + ["Place"])
             XCTAssertEqual(try run(["import", CommandRunner.fixtures.appendingPathComponent("library").path, "--target", server.url, "-q"]).status, 0)
             let (expected, keys) = try direct("library")
-            let folder = try CommandRunner.temporaryDirectory(self).appendingPathComponent("export")
+            let folder = try temporaryFolder().appendingPathComponent("export")
             let export = try run(["export", "--target", server.url, "--to", folder.path, "--classes", classes.joined(separator: ",")])
             XCTAssertEqual(export.status, 0, export.stderr)
-            let reimported = try CommandRunner.temporaryDirectory(self).appendingPathComponent("reimported.sqlite")
+            let reimported = try temporaryFolder().appendingPathComponent("reimported.sqlite")
             XCTAssertEqual(try run(["import", folder.path, "--to", reimported.path, "-q"]).status, 0)
             XCTAssertEqual(try MirrorContent(reimported, keys: [:]).objectCount, expected.objectCount)
             XCTAssertEqual(try pulled(server, classes, keys: keys), expected)
             let place = try request(server.url, "POST", "/classes/Place", #"{"name":"north of the pole","loc":{"__type":"GeoPoint","latitude":100,"longitude":10}}"#)
             XCTAssertEqual(place.status, 201, place.text)
             for target in [server.url] + (server.database.map { [$0] } ?? []) {
-                let copy = try CommandRunner.temporaryDirectory(self).appendingPathComponent("place-\(UUID().uuidString.prefix(6)).sqlite")
+                let copy = try temporaryFolder().appendingPathComponent("place-\(UUID().uuidString.prefix(6)).sqlite")
                 let pull = try run(["pull", "--target", target, "--to", copy.path, "--classes", "Place,Book", "-q"])
                 XCTAssertEqual(pull.status, 0, pull.stderr)
                 XCTAssertTrue(pull.stderr.contains("latitude 100.0 is out of range"), pull.stderr)

@@ -10,7 +10,7 @@ final class RealShapesCommandTests: XCTestCase {
     /// imports as it is, every entry read in place (nothing unpacked), and the values arrive.
     func testInitOnAZipOfCSVFilesImportsAsItIs() throws {
         var random = SplitMix(seed: 33_601)
-        let scratch = try CommandRunner.temporaryDirectory(self)
+        let scratch = try temporaryFolder()
         var stops = ["stop_id,stop_name,stop_lat,stop_lon"]
         var stopNames: [String: String] = [:]
         for index in 1...30 {
@@ -70,7 +70,7 @@ final class RealShapesCommandTests: XCTestCase {
     /// OpenFlights' airports.dat has no header row and a `.dat` extension: `--format csv` reads
     /// it as CSV in a one-file import, line 1 a record.
     func testADatFileImportsWithFormat() throws {
-        let scratch = try CommandRunner.temporaryDirectory(self)
+        let scratch = try temporaryFolder()
         // The first lines of OpenFlights' airports.dat (https://github.com/jpatokal/openflights, data/airports.dat).
         let lines = [
             #"1,"Goroka Airport","Goroka","Papua New Guinea","GKA","AYGA",-6.081689834590001,145.391998291,5282,10,"U","Pacific/Port_Moresby","airport","OurAirports""#,
@@ -97,7 +97,7 @@ final class RealShapesCommandTests: XCTestCase {
     /// validate reports every malformed row, the first 50 on their lines and the rest counted;
     /// `--max-errors` imports the rest and writes the rows it left out to rejects.
     func testEveryMalformedRowIsReported() throws {
-        let scratch = try CommandRunner.temporaryDirectory(self)
+        let scratch = try temporaryFolder()
         var lines = ["sku,size,label"]
         for index in 1...200 { lines.append(index % 3 == 0 ? "D\(index),3.5\" floppy,x" : "D\(index),\(index),x") }
         try (lines.joined(separator: "\n") + "\n").write(to: scratch.appendingPathComponent("disks.csv"), atomically: true, encoding: .utf8)

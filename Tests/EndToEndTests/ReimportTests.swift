@@ -9,7 +9,7 @@ final class ReimportTests: XCTestCase {
     var target: URL!
 
     override func setUpWithError() throws {
-        scratch = try CommandRunner.temporaryDirectory(self)
+        scratch = try temporaryFolder()
         dataset = try CommandRunner.copyFixture("library", to: scratch)
         target = scratch.appendingPathComponent("library.sqlite")
     }

@@ -10,7 +10,7 @@ final class SchemaCommandTests: XCTestCase {
     private var directory: URL!
 
     override func setUpWithError() throws {
-        directory = try CommandRunner.temporaryDirectory(self)
+        directory = try temporaryFolder()
     }
 
     /// `parse-porter schema ARGUMENTS…` with the served mirror's keys; they must never be printed.

@@ -8,7 +8,7 @@ final class ServeFilesTests: XCTestCase {
     private var directory: URL!
 
     override func setUpWithError() throws {
-        directory = try CommandRunner.temporaryDirectory(self)
+        directory = try temporaryFolder()
         server = try ServeProcess(mirror: directory.appendingPathComponent("app.sqlite"), test: self)
     }
 

@@ -8,7 +8,7 @@ final class ServeTests: XCTestCase {
     private let appId = ServeProcess.appId, masterKey = ServeProcess.masterKey
 
     override func setUpWithError() throws {
-        let directory = try CommandRunner.temporaryDirectory(self)
+        let directory = try temporaryFolder()
         let mirror = directory.appendingPathComponent("library.sqlite")
         XCTAssertEqual(try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent("library").path, "--to", mirror.path, "-q"]).status, 0)
         url = try ServeProcess(mirror: mirror, test: self).url

@@ -21,7 +21,7 @@ final class ServeUnderAttackTests: XCTestCase {
     func testLegitimateClientsAreAnsweredWhileAttackersRunEveryAttack() throws {
         let seed = UInt64(ProcessInfo.processInfo.environment["ATTACK_SEED"] ?? "") ?? 20_261_129
         print("ServeUnderAttackTests seed \(seed) (set ATTACK_SEED to replay)")
-        let server = try ServeProcess(mirror: CommandRunner.temporaryDirectory(self).appendingPathComponent("attacked.sqlite"), test: self,
+        let server = try ServeProcess(mirror: temporaryFolder().appendingPathComponent("attacked.sqlite"), test: self,
                                       arguments: ["--max-connections", "48"])
         let tokens = try (0..<3).map { try server.signUp("legit\($0)") }
         _ = try server.signUp("victim")

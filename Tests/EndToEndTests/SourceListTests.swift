@@ -9,7 +9,7 @@ final class SourceListTests: XCTestCase {
     var target: URL!
 
     override func setUpWithError() throws {
-        scratch = try CommandRunner.temporaryDirectory(self)
+        scratch = try temporaryFolder()
         dataset = try CommandRunner.copyFixture("sales", to: scratch)
         target = scratch.appendingPathComponent("sales.sqlite")
     }

@@ -41,7 +41,7 @@ final class SpreadsheetImportTests: XCTestCase {
     }
 
     func testSpreadsheetFilesImportIntoAMirror() throws {
-        let mirror = try CommandRunner.temporaryDirectory(self).appendingPathComponent("eu.sqlite")
+        let mirror = try temporaryFolder().appendingPathComponent("eu.sqlite")
         let validated = try CommandRunner.run(["validate", dataset, "--quiet"])
         XCTAssertEqual(validated.status, 0, validated.stderr)
         let imported = try CommandRunner.run(["import", dataset, "--to", mirror.path, "--quiet"])
@@ -64,7 +64,7 @@ final class SpreadsheetImportTests: XCTestCase {
     /// the byte and what to declare, and one line for the 30 order rows that point at customers
     /// after it, instead of a "no Customer has key" fault each.
     func testAnUndeclaredEncodingGivesOneFaultAndNoCascade() throws {
-        let scratch = try CommandRunner.temporaryDirectory(self)
+        let scratch = try temporaryFolder()
         let copy = try CommandRunner.copyFixture("bad/encoding-undeclared-cascade", to: scratch)
         for arguments in [["validate", copy.path], ["import", copy.path, "--to", scratch.appendingPathComponent("x.sqlite").path],
                           ["import", copy.path, "--to", scratch.appendingPathComponent("y.sqlite").path, "--max-errors", "1000"]] {

@@ -21,7 +21,7 @@ final class LibraryClientTests: XCTestCase {
     private let masterKey = "library-client-master-key"
 
     func testImportedRowsReadBackWithAQuery() async throws {
-        let mirror = try temporaryFolder().appending("/library.sqlite")
+        let mirror = try temporaryFolder().path.appending("/library.sqlite")
         let report = try await importDataset(folder: fixture("Fixtures/library"), intoMirror: mirror)
         XCTAssertTrue(report.succeeded)
         XCTAssertEqual(report.classes.first { $0.className == "Book" }?.inserted, 43)
@@ -50,7 +50,7 @@ final class LibraryClientTests: XCTestCase {
     }
 
     func testRowsFromMemoryArriveInTheMirror() async throws {
-        let mirror = try temporaryFolder().appending("/memory.sqlite")
+        let mirror = try temporaryFolder().path.appending("/memory.sqlite")
         let authors = [Author(name: "Ursula K. Le Guin", born: 1929), Author(name: "Chimamanda Ngozi Adichie", born: 1977)]
         let books: [[String: JSONValue]] = [
             ["title": .string("The Dispossessed"), "author": .string("Ursula K. Le Guin")],
@@ -66,7 +66,7 @@ final class LibraryClientTests: XCTestCase {
     }
 
     func testAFaultInARowFromMemoryNamesTheSourceAndRow() async throws {
-        let mirror = try temporaryFolder().appending("/memory.sqlite")
+        let mirror = try temporaryFolder().path.appending("/memory.sqlite")
         let books: [[String: JSONValue]] = [
             ["title": .string("The Dispossessed"), "author": .string("Ursula K. Le Guin")],
             ["title": .string("Nobody's Book"), "author": .string("Nobody")],
@@ -111,7 +111,7 @@ final class LibraryClientTests: XCTestCase {
     }
 
     func testExportWritesTheClassToAFolder() async throws {
-        let folder = try temporaryFolder()
+        let folder = try temporaryFolder().path
         let mirror = folder.appending("/library.sqlite")
         _ = try await importDataset(folder: fixture("Fixtures/library"), intoMirror: mirror)
         let report = try await exportClass("Book", fromMirror: mirror, to: folder.appending("/export"))
@@ -127,7 +127,7 @@ final class LibraryClientTests: XCTestCase {
     }
 
     func testServedMirrorAnswersURLSession() async throws {
-        let mirror = try temporaryFolder().appending("/library.sqlite")
+        let mirror = try temporaryFolder().path.appending("/library.sqlite")
         _ = try await importDataset(folder: fixture("Fixtures/library"), intoMirror: mirror)
         let server = try await serveMirror(at: mirror, applicationId: applicationId, masterKey: masterKey)
         addTeardownBlock { await server.stop() }
@@ -139,7 +139,7 @@ final class LibraryClientTests: XCTestCase {
     }
 
     func testMigrationsFromAFolder() async throws {
-        let mirror = try temporaryFolder().appending("/library.sqlite")
+        let mirror = try temporaryFolder().path.appending("/library.sqlite")
         let applied = try await migrate(mirrorPath: mirror, folder: fixture("Migrations"))
         XCTAssertEqual(applied.map(\.version), ["1", "2", "3", "4", "5", "6"])
         XCTAssertTrue(applied.allSatisfy(\.success))
@@ -151,7 +151,7 @@ final class LibraryClientTests: XCTestCase {
     }
 
     func testRESTImportIntoTheInProcessServer() async throws {
-        let mirror = try temporaryFolder().appending("/served.sqlite")
+        let mirror = try temporaryFolder().path.appending("/served.sqlite")
         let server = try await serveMirror(at: mirror, applicationId: applicationId, masterKey: masterKey)
         addTeardownBlock { await server.stop() }
         let url = server.url.absoluteString
@@ -165,7 +165,7 @@ final class LibraryClientTests: XCTestCase {
     }
 
     func testPullFromTheInProcessServer() async throws {
-        let folder = try temporaryFolder()
+        let folder = try temporaryFolder().path
         _ = try await importDataset(folder: fixture("Fixtures/library"), intoMirror: folder.appending("/source.sqlite"))
         let server = try await serveMirror(at: folder.appending("/source.sqlite"), applicationId: applicationId, masterKey: masterKey)
         addTeardownBlock { await server.stop() }
@@ -185,7 +185,7 @@ final class LibraryClientTests: XCTestCase {
         let loaded = try await Importer(manifest: manifest, options: ImportOptions(batchSize: PostgresTarget.objectsPerWrite)).run(into: PostgresTarget(url: url))
         XCTAssertTrue(loaded.succeeded)
 
-        let copy = try temporaryFolder().appending("/copy.sqlite")
+        let copy = try temporaryFolder().path.appending("/copy.sqlite")
         let report = try await pull(fromDatabase: url, intoMirror: copy)
         let users = try XCTUnwrap(report.classes.first { $0.className == "_User" })
         XCTAssertEqual(users.added, 3)
@@ -196,7 +196,7 @@ final class LibraryClientTests: XCTestCase {
     }
 
     func testSchemaCheckNamesTheDifferingField() async throws {
-        let folder = try temporaryFolder()
+        let folder = try temporaryFolder().path
         let mirror = folder.appending("/library.sqlite")
         _ = try await importDataset(folder: fixture("Fixtures/library"), intoMirror: mirror)
         let schemaFile = folder.appending("/schema.json")

@@ -17,7 +17,7 @@ final class ParseAppTests: XCTestCase {
     }
 
     func testImportSaveFindAndExportThroughOneHandle() async throws {
-        let folder = try temporaryFolder()
+        let folder = try temporaryFolder().path
         let app = try await openAndImport(folder: fixture("Fixtures/library"), shelves: shelves, mirrorPath: folder + "/library.sqlite")
 
         let found = try await books(since: 2000, in: app)
@@ -65,7 +65,7 @@ final class ParseAppTests: XCTestCase {
         let opened = Date(timeIntervalSince1970: 1_600_000_000.5)
         let branch = Branch(code: "N1", open: true, rating: 4.5, visitors: 200, opened: opened, logo: Data([0, 1, 254]),
                             site: URL(string: "https://example.com/n1")!, address: Place(city: "Oslo", floors: [1, 2]), tags: ["quiet"], closedOn: nil)
-        let app = try await ParseApp(target: .mirror(path: try temporaryFolder() + "/branches.sqlite"))
+        let app = try await ParseApp(target: .mirror(path: try temporaryFolder().path + "/branches.sqlite"))
         let report = try await app.save([branch], to: "Branch", key: ["code"])
         XCTAssertTrue(report.committed, "\(report.errors)")
 
@@ -97,7 +97,7 @@ final class ParseAppTests: XCTestCase {
     }
 
     func testAValueThatDoesNotDecodeNamesTheObjectAndField() async throws {
-        let app = try await openAndImport(folder: fixture("Fixtures/library"), shelves: shelves, mirrorPath: try temporaryFolder() + "/library.sqlite")
+        let app = try await openAndImport(folder: fixture("Fixtures/library"), shelves: shelves, mirrorPath: try temporaryFolder().path + "/library.sqlite")
         struct Wrong: Decodable { let title: Int }
         do {
             _ = try await app.find(Wrong.self, in: "Book", limit: 1)
@@ -110,7 +110,7 @@ final class ParseAppTests: XCTestCase {
     }
 
     func testAMissingMirrorIsNotCreatedWhenNotAsked() async throws {
-        let path = try temporaryFolder() + "/none.sqlite"
+        let path = try temporaryFolder().path + "/none.sqlite"
         do {
             _ = try await ParseApp(target: .mirror(path: path, create: false))
             XCTFail("opened a mirror that does not exist")
@@ -121,7 +121,7 @@ final class ParseAppTests: XCTestCase {
     }
 
     func testPullAndSchemaPushFromAServer() async throws {
-        let folder = try temporaryFolder()
+        let folder = try temporaryFolder().path
         let source = try await openAndImport(folder: fixture("Fixtures/library"), shelves: shelves, mirrorPath: folder + "/source.sqlite")
         _ = source
         let server = try await serveMirror(at: folder + "/source.sqlite", applicationId: applicationId, masterKey: masterKey)
@@ -182,7 +182,7 @@ final class ParseAppTests: XCTestCase {
     /// or is refused with a target error that says to run it again, never SQLite's own words.
     func testTwoImportsCreatingOneMirrorAtOnce() async throws {
         for round in 0..<3 {
-            let path = try temporaryFolder() + "/new.sqlite"
+            let path = try temporaryFolder().path + "/new.sqlite"
             let apps = try await (ParseApp(target: .mirror(path: path)), ParseApp(target: .mirror(path: path)))
             let dataset = fixture("Fixtures/library")
             async let first = Self.importDataset(dataset, into: apps.0)

@@ -3,6 +3,7 @@ import MirrorQuery
 import ParseModel
 import PorterPipeline
 import PorterSQLite
+import PorterTestSupport
 import XCTest
 
 /// Cancelling the task of an export or a pull reading a real mirror file: nothing reaches the
@@ -11,12 +12,7 @@ final class CancelledExportAndPullTests: XCTestCase {
     var directory: URL!
 
     override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("cancelled-export-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: directory)
+        directory = try temporaryFolder("cancelled-export")
     }
 
     /// A mirror of `count` `Item` objects named `<prefix> <n>`, imported from a generated CSV file.

@@ -7,6 +7,7 @@ import ParseModel
 import PorterHTTP
 import PorterPipeline
 import PorterSQLite
+import PorterTestSupport
 import XCTest
 
 /// The API behind a real ``HTTPServer``, and the `parse-porter serve` command.
@@ -259,7 +260,7 @@ final class HTTPTests: XCTestCase {
     }
 
     func testServeRefusals() throws {
-        let noKey = try serve(["/tmp/unused-\(UUID().uuidString).sqlite", "--app-id", "a"])
+        let noKey = try serve([temporaryFolder().appendingPathComponent("unused.sqlite").path, "--app-id", "a"])
         noKey.process.waitUntilExit()
         XCTAssertEqual(noKey.process.terminationStatus, 2)
         let badPath = try serve(["/nonexistent-\(UUID().uuidString)/app.sqlite", "--app-id", "a", "--master-key", "k", "--port", "0"])
@@ -271,7 +272,7 @@ final class HTTPTests: XCTestCase {
         let busy = HTTPServer(port: 0, handler: try TestServer().api)
         let port = try busy.start()
         defer { busy.stop() }
-        let taken = try serve(["/tmp/unused-\(UUID().uuidString).sqlite", "--app-id", "a", "--master-key", "k", "--port", "\(port)"])
+        let taken = try serve([temporaryFolder().appendingPathComponent("unused.sqlite").path, "--app-id", "a", "--master-key", "k", "--port", "\(port)"])
         taken.process.waitUntilExit()
         XCTAssertEqual(taken.process.terminationStatus, 3)
     }

@@ -2,6 +2,7 @@ import Foundation
 import ParseModel
 @testable import PorterMigrations
 import PorterPipeline
+import PorterTestSupport
 import XCTest
 
 final class MigrationFileTests: XCTestCase {
@@ -81,7 +82,7 @@ final class MigrationFileTests: XCTestCase {
     }
 
     func testAMissingFolderIsAUsageError() throws {
-        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("no-such-\(UUID().uuidString)").path
+        let missing = try temporaryFolder().appendingPathComponent("no-such").path
         XCTAssertThrowsError(try MigrationDirectory.load(missing)) { error in
             XCTAssertEqual((error as? PorterError)?.kind, .usage)
             XCTAssertEqual((error as? PorterError)?.message, "\(missing): no such migrations folder")

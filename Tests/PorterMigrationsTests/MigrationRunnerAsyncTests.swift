@@ -9,9 +9,7 @@ import XCTest
 /// mirror and on a Parse Server (`serve` over a mirror on a free loopback port).
 final class MigrationRunnerAsyncTests: XCTestCase {
     private func migrations(_ files: [String: String]) throws -> String {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("porter-runner-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
+        let folder = try temporaryFolder("porter-runner")
         for (name, text) in files { try text.write(to: folder.appendingPathComponent(name), atomically: true, encoding: .utf8) }
         return folder.path
     }

@@ -4,6 +4,7 @@ import ParseModel
 import PorterHTTP
 import PorterPipeline
 import PorterREST
+import PorterTestSupport
 import Synchronization
 import XCTest
 
@@ -14,14 +15,9 @@ final class ParseRESTClientAsyncTests: XCTestCase {
     private var mirror: ParseMirrorAPI!
 
     override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("porter-rest-async-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        directory = try temporaryFolder("porter-rest-async")
         mirror = try ParseMirrorAPI(mirrorPath: directory.appendingPathComponent("m.sqlite").path,
                                     configuration: ParseServerConfiguration(applicationId: "app", masterKey: "mk"))
-    }
-
-    override func tearDown() {
-        try? FileManager.default.removeItem(at: directory)
     }
 
     private func client(_ port: Int, retry: RetryPolicy = RetryPolicy(attempts: 2, initialDelay: 0.01, maximumDelay: 0.02)) throws -> ParseRESTClient {

@@ -24,7 +24,9 @@ public final class TemporaryFolder: @unchecked Sendable {
 }
 
 extension XCTestCase {
-    /// A fresh temporary folder, removed when the test ends (also when called from `setUp`).
+    /// A fresh temporary folder, removed when the test ends (also when called from `setUp`): the
+    /// one way the tests make a folder; ``TemporaryFolder`` itself is for what outlives a test
+    /// method (a suite's shared files, a served mirror).
     public func temporaryFolder(_ prefix: String = "porter") throws -> URL {
         let folder = try TemporaryFolder(prefix)
         addTeardownBlock { folder.remove() }
