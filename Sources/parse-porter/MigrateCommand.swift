@@ -12,7 +12,7 @@ struct MigrateCommand: ParsableCommand {
         discussion: """
             Files are named V<version>__<name>.yml (or .json) and applied in version order (2 before 10). Each applied version is recorded in the target's history with the SHA-256 of its file: the _PorterMigrations table of a mirror or a PostgreSQL database, the PorterMigrations class on a Parse Server. A file changed after it was applied is an error until it is restored or `repair` accepts it.
 
-            On a mirror and on Parse Server's PostgreSQL database (postgres://…) each migration is one transaction: a failed one leaves nothing behind. On PostgreSQL the lock is an advisory lock, and operations that read or write objects (renameField, changeType, updateObjects, deleteObjects) are not supported yet: a migration with one is refused before anything changes.
+            On a mirror and on Parse Server's PostgreSQL database (postgres://…) each migration is one transaction: a failed one leaves nothing behind. On PostgreSQL the lock is an advisory lock, and the operations that read or write objects (renameField, changeType, updateObjects, deleteObjects) run in the migration's transaction, with the master key's rights.
 
             Two runs against one target at once apply each migration once: they take the target's lock, which has an owner, a heartbeat and an expiry (--lock-ttl), so a killed runner does not block the next one for longer.
 
