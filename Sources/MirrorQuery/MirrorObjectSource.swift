@@ -20,7 +20,7 @@ public final class MirrorObjectSource: ObjectSource, Sendable {
     /// Objects per page handed on.
     static let pageSize = 1000
 
-    /// Opens the mirror at `path`; a missing file or one that is not a mirror is a target error (exit 3).
+    /// Opens the mirror at `path`; a missing file or one that is not a mirror is a target error (``PorterError/Cause/target``).
     public init(path: String) throws(PorterError) {
         guard FileManager.default.fileExists(atPath: path) else {
             throw PorterError(.target, "\(path): no such mirror")
@@ -29,7 +29,7 @@ public final class MirrorObjectSource: ObjectSource, Sendable {
         reading = Mutex(try MirrorReading(path: path))
     }
 
-    /// The classes of the mirror's `_SCHEMA` table; a file without one is not a mirror (exit 3).
+    /// The classes of the mirror's `_SCHEMA` table; a file without one is not a mirror (``PorterError/Cause/target``).
     public func schemas() throws(PorterError) -> [ClassSchema] {
         try reading.withLock { (mirror) throws(PorterError) in try mirror.schemas() }
     }
@@ -240,11 +240,11 @@ private final class MirrorReading {
         return tables!.contains(name)
     }
 
-    /// The SQL condition of a `where`; a `where` the mirror cannot run is a usage error (exit 2).
+    /// The SQL condition of a `where`; a `where` the mirror cannot run is an invalid request (``PorterError/Cause/invalidRequest``).
     private func condition(_ schema: ClassSchema, _ constraints: JSONObject?) throws(PorterError) -> SQLFragment {
         guard let constraints else { return .alwaysTrue }
         let compiler = WhereCompiler(schema: schema, schemas: knownSchemas ?? [schema.className: schema], isMaster: true, regexes: regexes)
-        do { return try compiler.compile(constraints) } catch { throw PorterError(.usage, "constraints on \(schema.className): \(error.message)", setting: .constraints) }
+        do { return try compiler.compile(constraints) } catch { throw PorterError(.invalidRequest, "constraints on \(schema.className): \(error.message)", setting: .constraints) }
     }
 
     private func prepare(_ sql: SQLFragment) throws(PorterError) -> SQLiteStatement {
@@ -255,7 +255,7 @@ private final class MirrorReading {
 }
 
 /// Decodes rows of `objectId, createdAt, updatedAt, ACL, <stored fields>`; a value that does not
-/// decode as its field's type means the mirror was changed behind our back (exit 3).
+/// decode as its field's type means the mirror was changed behind our back (``PorterError/Cause/target``).
 private struct RowDecoder {
     let className: String
     let fields: [SchemaField]

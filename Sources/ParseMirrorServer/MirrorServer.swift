@@ -71,7 +71,7 @@ public final class MirrorServer: Sendable {
         guard let url = URL(string: "http://\(address):\(self.port)\(mountPath)") else {
             http.stop()
             api.close()
-            throw PorterError(.usage, "\(host) cannot be the host of a URL; give an IP address or a host name")
+            throw PorterError(.invalidRequest, "\(host) cannot be the host of a URL; give an IP address or a host name")
         }
         self.url = url
         mirrorPath = mirror

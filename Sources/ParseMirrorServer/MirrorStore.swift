@@ -31,7 +31,7 @@ final class MirrorStore: @unchecked Sendable {
     /// of the store opens the path anew, and would see a database of its own.
     init(path: String, queryTimeLimit: Double = MirrorReader.defaultTimeLimit) throws {
         guard Self.namesAFile(path) else {
-            throw PorterError(.usage, "\"\(path)\" is not a mirror file: a served mirror is opened by several connections, which must share one "
+            throw PorterError(.invalidRequest, "\"\(path)\" is not a mirror file: a served mirror is opened by several connections, which must share one "
                 + "SQLite file, so an in-memory or temporary database cannot be served; give the path of a file (in a temporary folder for tests)")
         }
         self.path = path

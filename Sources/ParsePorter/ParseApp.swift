@@ -61,7 +61,7 @@ public final class ParseApp: Sendable {
     /// Opens `target`: a mirror's schemas are read (a missing mirror is made by the first job
     /// that writes, when `create`: an import makes it only if it commits); a server is asked
     /// for its schemas with the master key; a database is connected to. Throws a `PorterError`
-    /// of kind `.target` when it cannot be reached, `.usage` when the address is not one.
+    /// caused `.target` when it cannot be reached, `.invalidRequest` when the address is not one.
     public init(target: Target) async throws(PorterError) {
         self.target = target
         switch target {

@@ -1,17 +1,20 @@
 import ParseModel
 
-/// A fault that stops a command, with the exit code the command reports for it.
+/// A fault that stops a job (an import, an export, a pull, a migration, a schema push), with
+/// its cause and a message saying what to do.
 public struct PorterError: Error, Sendable, CustomStringConvertible {
-    /// Exit codes shared by every command (README "Exit codes").
-    public enum Kind: Int32, Sendable {
-        /// The data is invalid or a check failed.
-        case invalidData = 1
-        /// Bad usage or a bad manifest.
-        case usage = 2
-        /// The target is unreachable, refused the work or failed.
-        case target = 3
-        /// Interrupted (Ctrl-C); the target was left as it was.
-        case interrupted = 130
+    /// What stopped the job.
+    public enum Cause: Sendable, Hashable {
+        /// The data is invalid or a check failed: a dataset's records, a migration's objects, a
+        /// schema that differs.
+        case invalidData
+        /// The job was asked for something it cannot do: a bad manifest, migration or schema
+        /// file, a bad option or address.
+        case invalidRequest
+        /// The target (or source) is unreachable, refused the work or failed.
+        case target
+        /// The job was cancelled; the target was left as it was.
+        case cancelled
     }
 
     /// A setting of a job whose value is behind a fault, so that a program (or a command,
@@ -35,8 +38,8 @@ public struct PorterError: Error, Sendable, CustomStringConvertible {
         case includePasswordHashes
     }
 
-    /// Which kind of fault: its raw value is the command's exit code.
-    public let kind: Kind
+    /// What stopped the job.
+    public let cause: Cause
     /// What went wrong and what to do, naming the file, line, field or value concerned.
     public let message: String
     /// The faults of a dataset manifest, when that is what the error is (``message`` has them
@@ -56,33 +59,44 @@ public struct PorterError: Error, Sendable, CustomStringConvertible {
     /// `SQLiteError` (read it as `PorterError.sqliteError`, from PorterSQLite).
     public let underlyingError: (any Error & Sendable)?
 
-    /// A fault of `kind` described by `message`, caused by `setting` when given.
-    public init(_ kind: Kind, _ message: String, setting: Setting? = nil) {
-        self.kind = kind
+    /// The part of a cancelled run's message after "cancelled ": what was under way and what
+    /// became of the target ("while reading items.csv line 2048; the target was left as it
+    /// was"). `nil` unless the run stopped at a check of its ``Cancellation``.
+    public internal(set) var cancelledWhile: String?
+
+    /// A fault of `cause` described by `message`, caused by `setting` when given.
+    public init(_ cause: Cause, _ message: String, setting: Setting? = nil) {
+        self.cause = cause
         self.message = message
         self.setting = setting
         self.settingValue = nil
         self.underlyingError = nil
     }
 
-    /// A fault of `kind` described by `message`, got past by giving `setting` the value `value`.
-    package init(_ kind: Kind, _ message: String, setting: Setting, value: String) {
-        self.init(kind, message, setting: setting)
+    /// A fault of `cause` described by `message`, got past by giving `setting` the value `value`.
+    package init(_ cause: Cause, _ message: String, setting: Setting, value: String) {
+        self.init(cause, message, setting: setting)
         self.settingValue = value
     }
 
-    /// A fault of `kind` described by `message`, caused by `underlying`.
-    package init(_ kind: Kind, _ message: String, underlying: any Error & Sendable) {
-        self.kind = kind
+    /// A fault of `cause` described by `message`, caused by `underlying`.
+    package init(_ cause: Cause, _ message: String, underlying: any Error & Sendable) {
+        self.cause = cause
         self.message = message
         self.setting = nil
         self.settingValue = nil
         self.underlyingError = underlying
     }
 
-    /// An error of `kind` gathering `faults`, one a line in ``message``.
-    package init(_ kind: Kind, gathering faults: [PorterError]) {
-        self.init(kind, faults.map(\.message).joined(separator: "\n"))
+    /// A cancelled run's error: "cancelled <while>" (see ``cancelledWhile``).
+    package init(cancelledWhile detail: String) {
+        self.init(.cancelled, "cancelled " + detail)
+        self.cancelledWhile = detail
+    }
+
+    /// An error of `cause` gathering `faults`, one a line in ``message``.
+    package init(_ cause: Cause, gathering faults: [PorterError]) {
+        self.init(cause, faults.map(\.message).joined(separator: "\n"))
         self.faults = faults
     }
 

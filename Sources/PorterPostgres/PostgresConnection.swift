@@ -3,7 +3,7 @@ import Foundation
 import PorterPipeline
 
 /// A connection to one PostgreSQL database through libpq. Failures become target errors
-/// (exit 3) naming the database without its password, with the ``PostgresError`` (SQLSTATE and
+/// (``PorterError/Cause/target``) naming the database without its password, with the ``PostgresError`` (SQLSTATE and
 /// SQL) under them. Values travel as text, always as parameters, never spliced into SQL.
 /// Used by one thread at a time.
 public final class PostgresConnection: @unchecked Sendable {

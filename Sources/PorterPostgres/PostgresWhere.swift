@@ -162,6 +162,6 @@ struct PostgresWhere {
     }
 
     private static func refusal(_ message: String) -> PorterError {
-        PorterError(.usage, "where: " + message)
+        PorterError(.invalidRequest, "where: " + message)
     }
 }

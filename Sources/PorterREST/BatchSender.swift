@@ -87,7 +87,7 @@ struct BatchSender {
             case .success:
                 throw PorterError(.target, "\(client.address): /batch answered with something other than one result per request")
             case .failure(.final(.cancelled)):
-                throw PorterError(.interrupted, "\(client.address): a /batch request was cancelled; the server may have acted on it")
+                throw PorterError(.cancelled, "\(client.address): a /batch request was cancelled; the server may have acted on it")
             case .failure(.final(.unavailable(let reason))):
                 throw PorterError(.target, "\(client.address): \(reason)")
             case .failure(.final(let refusal)):
@@ -105,7 +105,7 @@ struct BatchSender {
                     try await retry.wait(after: attempt, retryAfter: retryAfter)
                 }
             } catch {
-                throw PorterError(.interrupted, "\(client.address): cancelled while waiting to send a /batch request again")
+                throw PorterError(.cancelled, "\(client.address): cancelled while waiting to send a /batch request again")
             }
             attempt += 1
             if !reachedServer, let recover {

@@ -26,7 +26,7 @@ enum ParseRESTErrors {
                 (http://host:1337/parse); Back4App has none (https://parseapi.back4app.com).
                 """)
         case .cancelled:
-            return PorterError(.interrupted, "\(address): \(describe(failure))")
+            return PorterError(.cancelled, "\(address): \(describe(failure))")
         case .refused, .unavailable:
             return PorterError(.target, "\(address): \(describe(failure))")
         }

@@ -26,16 +26,16 @@ public struct ParseServerAddress: Sendable, CustomStringConvertible {
         let maintenanceKey = maintenanceKey?.isEmpty == false ? maintenanceKey : nil
         guard let url = URL(string: text.hasSuffix("/") ? String(text.dropLast()) : text), let scheme = url.scheme?.lowercased(),
               scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty else {
-            throw PorterError(.usage, "\(text): not a Parse Server URL (expected http(s)://host[:port]/mount, e.g. https://parseapi.back4app.com or http://127.0.0.1:1337/parse)")
+            throw PorterError(.invalidRequest, "\(text): not a Parse Server URL (expected http(s)://host[:port]/mount, e.g. https://parseapi.back4app.com or http://127.0.0.1:1337/parse)")
         }
         guard let applicationId, !applicationId.isEmpty else {
-            throw PorterError(.usage, "no application id: give the application id the Parse Server was started with")
+            throw PorterError(.invalidRequest, "no application id: give the application id the Parse Server was started with")
         }
         if masterKey == nil && restAPIKey == nil {
-            throw PorterError(.usage, "no key: give the master key (or the REST API key, which cannot create classes)")
+            throw PorterError(.invalidRequest, "no key: give the master key (or the REST API key, which cannot create classes)")
         }
         if scheme == "http", masterKey != nil || maintenanceKey != nil, !Self.isLoopback(host), !allowInsecureHTTP {
-            throw PorterError(.usage, "\(Self.redacted(url)): refusing to send the \(masterKey != nil ? "master" : "maintenance") key over plain http to a host other than this machine; use https, or allow insecure HTTP (allowInsecureHTTP) if the network is trusted")
+            throw PorterError(.invalidRequest, "\(Self.redacted(url)): refusing to send the \(masterKey != nil ? "master" : "maintenance") key over plain http to a host other than this machine; use https, or allow insecure HTTP (allowInsecureHTTP) if the network is trusted")
         }
         self.url = url
         self.applicationId = applicationId

@@ -314,7 +314,7 @@ public final class RESTSink: ObjectSink {
     func withSummary(_ error: PorterError) -> PorterError {
         let written = progress.keys.sorted().map { "\($0): \(progress[$0]!.created) created, \(progress[$0]!.updated) updated" }
         let summary = written.isEmpty ? "nothing was written" : "written before that: " + written.joined(separator: "; ")
-        return PorterError(error.kind, "\(error.message); \(summary). Run the same import again to finish it.")
+        return PorterError(error.cause, "\(error.message); \(summary). Run the same import again to finish it.")
     }
 
     func counted(_ className: String, created: Int = 0, updated: Int = 0) {

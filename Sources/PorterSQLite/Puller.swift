@@ -113,7 +113,7 @@ public struct PullReport: Sendable {
 /// `PostgresSource(url:)` as the source and `PostgresURL.redacted(url)` as ``PullOptions/source``.
 ///
 /// Cancelling the task that awaits ``run(progress:)`` stops the pull between pages: the mirror
-/// is rolled back and a ``PorterError`` of kind ``PorterError/Kind/interrupted`` is thrown.
+/// is rolled back and a ``PorterError`` caused ``PorterError/Cause/cancelled`` is thrown.
 public final class Puller {
     private let source: ObjectSource
     private let mirror: SQLiteMirror
@@ -179,7 +179,7 @@ public final class Puller {
         guard let wanted = options.classes else { return sorted }
         let unknown = wanted.filter { name in !sorted.contains { $0.className == name } }
         guard unknown.isEmpty else {
-            throw PorterError(.usage, "\(options.source) has no class \(unknown.joined(separator: ", ")); it has \(sorted.map(\.className).joined(separator: ", "))")
+            throw PorterError(.invalidRequest, "\(options.source) has no class \(unknown.joined(separator: ", ")); it has \(sorted.map(\.className).joined(separator: ", "))")
         }
         return sorted.filter { wanted.contains($0.className) }
     }

@@ -5,7 +5,7 @@ import PorterPipeline
 /// `SQLITE_TRANSIENT`: SQLite copies bound text (the C macro is not imported).
 let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
-/// A connection to one SQLite file; failures become target errors (exit 3) naming the file.
+/// A connection to one SQLite file; failures become target errors (``PorterError/Cause/target``) naming the file.
 /// Used by one thread at a time.
 public final class SQLiteDatabase {
     /// The file's path.

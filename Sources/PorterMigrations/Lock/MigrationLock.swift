@@ -17,9 +17,9 @@ public struct LockHolder: Equatable, Sendable {
 /// sending heartbeats, and once its lock expired the next runner takes it over.
 public protocol MigrationLock: AnyObject, Sendable {
     /// Takes the lock for `owner`, waiting up to `wait` seconds while a live runner holds it
-    /// (exit 3 when it is still held then).
+    /// (``PorterError/Cause/target`` when it is still held then).
     func acquire(owner: String, wait: Double) async throws(PorterError)
-    /// Pushes the expiry out; fails (exit 3) when another runner took the lock over meanwhile.
+    /// Pushes the expiry out; fails (``PorterError/Cause/target``) when another runner took the lock over meanwhile.
     func heartbeat() async throws(PorterError)
     /// Gives the lock up, when this runner still holds it.
     func release() async
@@ -48,7 +48,7 @@ public struct LockTiming: Sendable {
         do {
             try await Task.sleep(for: .seconds(poll))
         } catch {
-            throw PorterError(.interrupted, "\(location): cancelled while waiting for the migration lock")
+            throw PorterError(.cancelled, "\(location): cancelled while waiting for the migration lock")
         }
     }
 

@@ -26,7 +26,7 @@ public final class PostgresDatabaseTarget: MigrationTarget, ParseAPI, @unchecked
     private let connection: PostgresConnection
     private var inTransaction = false
 
-    /// Connects to the database at `url` (`postgres://user@host:port/db`); exit 3 when it cannot.
+    /// Connects to the database at `url` (`postgres://user@host:port/db`); an error caused ``PorterError/Cause/target`` when it cannot.
     public init(url: String) throws(PorterError) {
         self.url = url
         location = PostgresURL.redacted(url)

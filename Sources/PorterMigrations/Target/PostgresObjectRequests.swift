@@ -81,7 +81,7 @@ final class PostgresObjectRequests {
         do {
             objects = try PostgresSource(sharing: connection).readPage(of: schema, matching: constraints, after: "", limit: limit)
         } catch {
-            throw error.kind == .usage ? ParseError(.invalidQuery, error.message) : error
+            throw error.cause == .invalidRequest ? ParseError(.invalidQuery, error.message) : error
         }
         let always: Set = ["objectId", "createdAt", "updatedAt"]
         let results = objects.map { object -> JSONValue in

@@ -46,7 +46,7 @@ public final class ServerTarget: MigrationTarget, ParseAPI {
             switch error {
             case .refused(let status, let code, let message): throw .refused(status: status, code: code, message: message)
             case .unavailable(let reason): throw .failed(PorterError(.target, "\(client.address): \(reason)"))
-            case .cancelled: throw .failed(PorterError(.interrupted, "\(client.address): the request was cancelled"))
+            case .cancelled: throw .failed(PorterError(.cancelled, "\(client.address): the request was cancelled"))
             }
         }
     }

@@ -3,8 +3,9 @@ import Synchronization
 
 /// The cancellation of one run (an import, a validation, an export, a pull): ``cancel()`` asks
 /// the run to stop at its next check, between records or pages. The run then rolls the target
-/// back and throws a ``PorterError`` of kind ``PorterError/Kind/interrupted`` whose message
-/// begins with "cancelled". Each run owns its token, so cancelling one run leaves later ones alone.
+/// back and throws a ``PorterError`` caused ``PorterError/Cause/cancelled`` whose message
+/// begins with "cancelled" (the rest is its ``PorterError/cancelledWhile``). Each run owns its
+/// token, so cancelling one run leaves later ones alone.
 ///
 /// The async entry points (``Importer/run(into:progress:)``, ``Exporter/run(to:progress:)``, …)
 /// make one per call and cancel it when their task is cancelled.
@@ -22,11 +23,8 @@ package final class Cancellation: Sendable {
     /// items.csv line 2048"), `outcome` what became of the target ("the target was left as it was").
     package func check(_ activity: @autoclosure () -> String, _ outcome: @autoclosure () -> String) throws(PorterError) {
         guard isCancelled else { return }
-        throw PorterError(.interrupted, "\(Self.word) while \(activity()); \(outcome())")
+        throw PorterError(cancelledWhile: "while \(activity()); \(outcome())")
     }
-
-    /// The first word of every message of a cancelled run.
-    package static let word = "cancelled"
 
     /// Runs `work` on a thread of its own with a new token, which is cancelled when the calling
     /// task is. Not on Swift's cooperative pool: sinks and sources block their thread (on SQLite,

@@ -97,9 +97,9 @@ package struct ManifestPath: Sendable, Hashable {
 }
 
 extension PorterError {
-    /// A usage error (exit 2) carrying `faults`, one line each in ``message``.
+    /// An invalid request (``PorterError/Cause/invalidRequest``) carrying `faults`, one line each in ``message``.
     package init(_ faults: [ManifestFault]) {
-        self.init(.usage, faults.map(\.description).joined(separator: "\n"))
+        self.init(.invalidRequest, faults.map(\.description).joined(separator: "\n"))
         manifestFaults = faults
     }
 
