@@ -29,7 +29,9 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ", providers: [.apt(["libpq-dev"])]),
         .target(name: "ParseModel"),
         .target(name: "PorterReaders", dependencies: ["ParseModel", "CLibCSV", "CLibZip"]),
-        .target(name: "PorterPipeline", dependencies: ["ParseModel", "PorterReaders", .product(name: "Yams", package: "Yams")]),
+        // The contracts every backend and job shares: errors, object sources, cancellation, job threads.
+        .target(name: "PorterCore", dependencies: ["ParseModel"]),
+        .target(name: "PorterPipeline", dependencies: ["ParseModel", "PorterCore", "PorterReaders", .product(name: "Yams", package: "Yams")]),
         .target(name: "PorterSQLite", dependencies: ["ParseModel", "PorterPipeline", "CSQLite"]),
         .target(name: "PorterHTTP"),
         .target(name: "PorterPostgres", dependencies: ["ParseModel", "PorterPipeline", "CLibPQ"]),
@@ -73,6 +75,6 @@ let package = Package(
             "ParsePorter", "ParseModel", "PorterReaders", "PorterPipeline", "PorterSQLite", "PorterREST", "PorterPostgres", "MirrorQuery", "ParseMirrorServer", "PorterHTTP",
             "PorterMigrations", "PorterTestSupport",
         ], packageAccess: false, swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-warnings-as-errors"])]),
-        .testTarget(name: "EndToEndTests", dependencies: ["CSQLite", "PorterPostgres", "PorterTestSupport", "CLibZip", "parse-porter", "ParseMirrorServer", "PorterHTTP", "PorterPipeline"], exclude: ["Snapshots", "Goldens"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["CSQLite", "ParseModel", "PorterPostgres", "PorterTestSupport", "CLibZip", "parse-porter", "ParseMirrorServer", "PorterHTTP", "PorterPipeline"], exclude: ["Snapshots", "Goldens"]),
     ]
 )

@@ -1,11 +1,12 @@
 import ParseModel
+import PorterPipeline
 
 /// The plan as text, JSON or Graphviz DOT (`parse-porter plan --format`).
 extension ImportPlan {
     /// One line per phase: `phase 1: insert Genre, Author`; then, for each class or join relation
     /// whose source is a list or a glob, the files it reads: `Order reads data/orders-*.csv: data/orders-2023.csv, …`.
     /// A plan ``writtenAhead`` says where its relation links go instead of a relations phase.
-    package var text: String {
+    var text: String {
         let links = linksGoWithOwners && !relationEdges.isEmpty
             ? ["relations \(relationEdges.map { "\($0.from).\($0.field)" }.joined(separator: ", ")): created with their owners, "
                + "each object written once with its pointers and links"] : []
@@ -14,7 +15,7 @@ extension ImportPlan {
     }
 
     /// Phases, pointer and relation edges; `sources` when a class or join relation reads a list or a glob.
-    public var json: JSONValue {
+    var json: JSONValue {
         var object = JSONObject([
             "phases": .array(phases.map { phase in
                 .object(JSONObject(["phase": .integer(Int64(phase.number)), "kind": .string(phase.kind.rawValue),
@@ -37,7 +38,7 @@ extension ImportPlan {
 
     /// A digraph: one cluster per insert phase, solid pointer edges (dashed when patched
     /// later), dotted relation edges.
-    package var dot: String {
+    var dot: String {
         var lines = ["digraph plan {", "  rankdir=LR;", "  node [shape=box, style=rounded];"]
         for phase in phases where phase.kind == .insert {
             lines.append("  subgraph cluster_phase\(phase.number) {")

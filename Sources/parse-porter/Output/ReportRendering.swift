@@ -1,12 +1,13 @@
 import Foundation
 import ParseModel
+import PorterPipeline
 
 /// The report as a table, JSON or JUnit XML.
 extension ImportReport {
     /// Per class: read, inserted, updated, unchanged, rejected; per relation: links added,
     /// removed, rejected.
     /// With `--prune`, a `deleted` column each, and what was deleted with the first keys.
-    package var table: String {
+    var table: String {
         let pruning = pruned != nil
         var rows = [["class", "read", "inserted", "updated", "unchanged", "rejected"] + (pruning ? ["deleted"] : [])]
         rows += classes.map {
@@ -52,7 +53,7 @@ extension ImportReport {
 
     /// Classes left out and keys no field reads, one per line:
     /// `skipped _Session: why` and `skipped key Post.extra: not a field, in 3 objects (first Post.json:4)`.
-    package var skippedText: String {
+    var skippedText: String {
         let classLines = skippedClasses.map { "skipped \($0.className): \($0.reason)" }
         let keyLines = skippedKeys.map { "skipped key \($0.className).\($0.key): not a field, in \(Noun.counted($0.count, "object")) (first \($0.file):\($0.firstLine))" }
         return (classLines + keyLines).joined(separator: "\n")
@@ -60,7 +61,7 @@ extension ImportReport {
 
     /// The report as JSON (README "JSON reports"): the tallies, and each fault of ``errors`` as
     /// ``Diagnostic/json``; `guesses` (``InferenceGuess/json``) only for a manifest inferred from one file.
-    public var json: JSONValue {
+    var json: JSONValue {
         var object = JSONObject([
             "committed": .bool(committed),
             "succeeded": .bool(succeeded),
@@ -116,7 +117,7 @@ extension ImportReport {
     }
 
     /// JUnit XML: one test case per class, failed with its faults (for CI systems).
-    public var junit: String {
+    var junit: String {
         func faults(of className: String) -> [Diagnostic] {
             errors.filter { $0.location.field?.hasPrefix("\(className).") == true || $0.location.field?.hasPrefix("classes.\(className).") == true }
         }
@@ -139,7 +140,7 @@ extension Diagnostic {
     /// The fault as JSON: `kind`, `className`, `field`, `keyPath`, `file`, `line`, `column`,
     /// `value`, `message` (the reason) and `text` (the line a terminal shows); a part that is not
     /// known is `null`, and so is the line of a fault of a whole file.
-    public var json: JSONValue {
+    var json: JSONValue {
         func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
         return .object(JSONObject([
             JSONMember("kind", .string(kind.rawValue)),
