@@ -34,18 +34,20 @@ let package = Package(
         .target(name: "PorterPipeline", dependencies: ["ParseModel", "PorterCore", "PorterReaders", .product(name: "Yams", package: "Yams")]),
         .target(name: "PorterSQLite", dependencies: ["ParseModel", "PorterPipeline", "CSQLite"]),
         .target(name: "PorterHTTP"),
-        .target(name: "PorterPostgres", dependencies: ["ParseModel", "PorterPipeline", "CLibPQ"]),
+        .target(name: "PorterPostgres", dependencies: ["ParseModel", "PorterPipeline", "PorterMigrations", "ParseMirrorServer", "CLibPQ"]),
         .target(name: "MirrorQuery", dependencies: ["ParseModel", "PorterPipeline", "PorterSQLite", "CSQLite", "CPCRE2"]),
         .systemLibrary(name: "CCrypt", path: "Sources/CCrypt"),
-        .target(name: "ParseMirrorServer", dependencies: ["ParseModel", "PorterPipeline", "PorterSQLite", "MirrorQuery", "PorterHTTP", "CSQLite", "CCrypt"]),
-        .target(name: "PorterREST", dependencies: ["ParseModel", "PorterPipeline"]),
+        .target(name: "ParseMirrorServer", dependencies: [
+            "ParseModel", "PorterPipeline", "PorterMigrations", "PorterSQLite", "MirrorQuery", "PorterHTTP", "CSQLite", "CCrypt",
+        ]),
+        .target(name: "PorterREST", dependencies: ["ParseModel", "PorterPipeline", "PorterMigrations"]),
         .target(name: "PorterMigrations", dependencies: [
-            "ParseModel", "PorterReaders", "PorterPipeline", "PorterSQLite", "PorterREST", "ParseMirrorServer", "PorterPostgres",
-            .product(name: "Yams", package: "Yams"),
+            "ParseModel", "PorterCore", "PorterReaders", "PorterPipeline", .product(name: "Yams", package: "Yams"),
         ]),
         // One handle per Parse app (ParseApp) for every job, over the modules above.
         .target(name: "ParsePorter", dependencies: [
-            "ParseModel", "PorterReaders", "PorterPipeline", "PorterSQLite", "PorterREST", "PorterPostgres", "MirrorQuery", "PorterMigrations",
+            "ParseModel", "PorterReaders", "PorterPipeline", "PorterSQLite", "PorterREST", "PorterPostgres", "MirrorQuery", "ParseMirrorServer",
+            "PorterMigrations",
         ]),
         .executableTarget(name: "parse-porter", dependencies: [
             "ParseModel", "PorterReaders", "PorterPipeline", "PorterSQLite", "PorterREST", "MirrorQuery", "ParseMirrorServer", "PorterHTTP",
@@ -66,7 +68,8 @@ let package = Package(
         .testTarget(name: "ParseMirrorServerTests", dependencies: ["ParseMirrorServer", "PorterTestSupport", "PorterHTTP", "PorterSQLite", "ParseModel", "PorterPipeline"]),
         .testTarget(name: "PorterRESTTests", dependencies: ["PorterREST", "PorterPipeline", "ParseModel", "ParseMirrorServer", "PorterHTTP", "PorterTestSupport"]),
         .testTarget(name: "PorterMigrationsTests", dependencies: [
-            "PorterMigrations", "PorterPipeline", "PorterSQLite", "PorterREST", "ParseMirrorServer", "PorterHTTP", "ParseModel", "PorterTestSupport",
+            "PorterMigrations", "PorterPipeline", "PorterSQLite", "PorterREST", "ParseMirrorServer", "PorterPostgres", "PorterHTTP", "ParseModel",
+            "PorterTestSupport",
         ]),
         // Uses only the public API, as a package depending on this one would: without package
         // access `package` declarations are hidden; Swift 6 mode (complete concurrency checking),

@@ -1,5 +1,6 @@
 import Foundation
 import MirrorQuery
+import ParseMirrorServer
 import ParseModel
 import PorterMigrations
 import PorterPipeline

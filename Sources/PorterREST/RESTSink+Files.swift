@@ -10,7 +10,7 @@ import PorterPipeline
 /// and it would list every imported file's name.
 extension RESTSink {
     /// The class that records uploads by content hash.
-    public static let fileRecordClass = "PorterFiles"
+    public static let fileRecordClass = BookkeepingClasses.fileRecords
 
     /// Uploads the files the server does not have yet (by content hash) and records them; returns the File the server gave each, by ``LocalFile/storedName``.
     public func store(_ files: [LocalFile]) throws(PorterError) -> [String: ParseFile] {

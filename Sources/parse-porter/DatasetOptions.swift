@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MirrorQuery
+import ParseMirrorServer
 import PorterPipeline
 import PorterMigrations
 import PorterPostgres

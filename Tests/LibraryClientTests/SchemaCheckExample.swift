@@ -1,3 +1,5 @@
+// MirrorTarget (its README example names only PorterMigrations until the README follows the move)
+import ParseMirrorServer
 // README-EXAMPLE: schema
 import PorterMigrations
 

@@ -1,4 +1,5 @@
 import ParseModel
+import PorterMigrations
 import PorterPipeline
 import PorterSQLite
 

@@ -1,5 +1,6 @@
 import Foundation
 import ParseModel
+import PorterMigrations
 import PorterPipeline
 import PorterSQLite
 import Synchronization

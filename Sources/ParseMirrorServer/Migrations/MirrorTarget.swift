@@ -1,5 +1,5 @@
-import ParseMirrorServer
 import ParseModel
+import PorterMigrations
 import PorterPipeline
 import PorterSQLite
 import Synchronization
@@ -25,6 +25,8 @@ public final class MirrorTarget: MigrationTarget, ParseAPI, @unchecked Sendable 
     public var mountPath: String { session.mountPath }
     /// A unit of work is a transaction.
     public var isTransactional: Bool { true }
+    /// A mirror.
+    public var storeName: String { "mirror" }
     /// Seconds a unit of work waits for another process's write transaction.
     public var busyTimeout: Double
     private let closed = Mutex(false)

@@ -189,7 +189,7 @@ public final class MigrationRunner: Sendable {
 
     private func rollbackNote(completed: Int) -> String {
         target.isTransactional
-            ? "The \(target is MirrorTarget ? "mirror" : "database") was rolled back: none of its operations took effect."
+            ? "The \(target.storeName) was rolled back: none of its operations took effect."
             : "The \(completed) operation(s) before it stay done on the server; running the migration again repeats them safely."
     }
 

@@ -1,7 +1,7 @@
 import ParseMirrorServer
 import ParseModel
+import PorterMigrations
 import PorterPipeline
-import PorterPostgres
 
 /// The `/classes` and `/batch` requests of a migration's object operations, answered with the
 /// master key's rights on a Parse Server's PostgreSQL database:

@@ -1,6 +1,6 @@
 import ParseMirrorServer
 import ParseModel
-import PorterPostgres
+import PorterMigrations
 
 /// The `/schemas` routes' storage on a Parse Server's PostgreSQL database: ``PostgresSchemas``,
 /// the DDL `PostgresStorageAdapter.js` runs, behind the checks the mirror's routes make.

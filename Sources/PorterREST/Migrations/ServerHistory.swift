@@ -1,4 +1,5 @@
 import ParseModel
+import PorterMigrations
 import PorterPipeline
 
 /// The history as objects of the `PorterMigrations` class on a Parse Server, one per version.
