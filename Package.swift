@@ -34,11 +34,14 @@ let package = Package(
         .target(name: "PorterPipeline", dependencies: ["ParseModel", "PorterCore", "PorterReaders", .product(name: "Yams", package: "Yams")]),
         .target(name: "PorterSQLite", dependencies: ["ParseModel", "PorterPipeline", "CSQLite"]),
         .target(name: "PorterHTTP"),
-        .target(name: "PorterPostgres", dependencies: ["ParseModel", "PorterPipeline", "PorterMigrations", "ParseMirrorServer", "CLibPQ"]),
+        .target(name: "PorterPostgres", dependencies: ["ParseModel", "PorterPipeline", "PorterMigrations", "ParseRules", "CLibPQ"]),
         .target(name: "MirrorQuery", dependencies: ["ParseModel", "PorterPipeline", "PorterSQLite", "CSQLite", "CPCRE2"]),
         .systemLibrary(name: "CCrypt", path: "Sources/CCrypt"),
+        // Parse Server's rules the mirror's server and the PostgreSQL backend both answer by:
+        // schema requests and storage, write bodies, error answers.
+        .target(name: "ParseRules", dependencies: ["ParseModel", "PorterPipeline"]),
         .target(name: "ParseMirrorServer", dependencies: [
-            "ParseModel", "PorterPipeline", "PorterMigrations", "PorterSQLite", "MirrorQuery", "PorterHTTP", "CSQLite", "CCrypt",
+            "ParseModel", "PorterPipeline", "PorterMigrations", "ParseRules", "PorterSQLite", "MirrorQuery", "PorterHTTP", "CSQLite", "CCrypt",
         ]),
         .target(name: "PorterREST", dependencies: ["ParseModel", "PorterPipeline", "PorterMigrations"]),
         .target(name: "PorterMigrations", dependencies: [

@@ -1,5 +1,6 @@
 import MirrorQuery
 import ParseModel
+import ParseRules
 import PorterHTTP
 
 /// A request as the routes see it: the method override applied, the JSON body without its

@@ -1,6 +1,7 @@
 import Foundation
 import MirrorQuery
 import ParseModel
+import ParseRules
 
 /// `POST /batch`: `{"requests":[{"method","path","body"}],"transaction":bool}`.
 extension ParseMirrorAPI {

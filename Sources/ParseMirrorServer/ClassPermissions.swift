@@ -1,5 +1,6 @@
 import MirrorQuery
 import ParseModel
+import ParseRules
 
 extension Caller {
     /// Checks a class-level permission as Parse Server does (see ``ReadAccess/checkPermission(_:on:)``).

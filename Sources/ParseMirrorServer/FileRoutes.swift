@@ -1,4 +1,5 @@
 import ParseModel
+import ParseRules
 import PorterHTTP
 import PorterSQLite
 

@@ -1,4 +1,5 @@
 import ParseModel
+import ParseRules
 
 extension ParseMirrorAPI {
     /// The `createdAt` and `updatedAt` a create by the maintenance key keeps, as Parse Server

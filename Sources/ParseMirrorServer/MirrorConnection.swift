@@ -1,5 +1,6 @@
 import MirrorQuery
 import ParseModel
+import ParseRules
 import PorterPipeline
 import PorterSQLite
 

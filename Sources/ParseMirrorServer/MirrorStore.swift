@@ -1,6 +1,7 @@
 import Foundation
 import MirrorQuery
 import ParseModel
+import ParseRules
 import PorterPipeline
 import PorterSQLite
 

@@ -1,5 +1,6 @@
 import MirrorQuery
 import ParseModel
+import ParseRules
 
 /// `/classes/:className[/:objectId]`: create, get, update, delete and query objects.
 extension ParseMirrorAPI {
@@ -107,11 +108,6 @@ extension ParseMirrorAPI {
     }
 
     // MARK: Shared by the object and user routes
-
-    /// 103 unless `className` is a valid class name or one of Parse's own classes (`/schemas`).
-    static func checkClassName(_ className: String) throws {
-        guard ParseNames.classNameProblem(className) == nil else { throw APIError.invalidClassName(className) }
-    }
 
     /// An object route reads a class with an invalid name as one that does not exist (no class
     /// can have that name); a write that would create it is refused as Parse Server refuses it:

@@ -1,8 +1,9 @@
 import MirrorQuery
 import ParseModel
+import ParseRules
 import PorterHTTP
-import PorterSQLite
 import PorterPipeline
+import PorterSQLite
 
 /// Parse Server's REST API over a SQLite mirror: objects, queries, schemas, batch, users and
 /// sessions, with Parse's status codes, error codes and JSON shapes (Docs/ParseServer.md).

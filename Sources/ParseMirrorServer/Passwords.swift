@@ -1,4 +1,5 @@
 import CCrypt
+import ParseRules
 import PorterPipeline
 
 /// bcrypt password hashes, as Parse Server stores them in `_User._hashed_password`

@@ -38,11 +38,3 @@ public struct RequestLimits: Sendable {
         self.batchLockTime = batchLockTime
     }
 }
-
-extension APIError {
-    /// 255 for a write or schema change that would give `className` `count` fields, more than
-    /// the `limit` (``RequestLimits/fieldsPerClass``).
-    static func tooManyFields(_ className: String, count: Int, limit: Int) -> APIError {
-        .parse(.invalidSchemaOperation, "\(className) would have \(count) fields; the server allows at most \(limit) per class")
-    }
-}

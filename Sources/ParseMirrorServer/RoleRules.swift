@@ -1,4 +1,5 @@
 import ParseModel
+import ParseRules
 
 /// `_Role` names, which ACL entries (`role:<name>`) grant by: unique (137, as Parse Server's
 /// unique index on `name`), and, as Parse's SDKs require but Parse Server itself does not, made

@@ -1,4 +1,5 @@
 import ParseModel
+import ParseRules
 
 /// `_Session` as Parse Server guards it (`RestWrite.handleSession`, `RestQuery`, `rest.del`;
 /// Docs/ParseServer.md#sessions): only the master key sees or changes other users' sessions, and a client never

@@ -1,5 +1,6 @@
 import MirrorQuery
 import ParseModel
+import ParseRules
 import PorterSQLite
 
 /// Sign-up, log-in, log-out and the current user: `_User` objects with bcrypt password hashes

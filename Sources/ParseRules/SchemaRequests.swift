@@ -1,30 +1,6 @@
 import ParseModel
 import PorterPipeline
 
-/// `/schemas[/:className]` (master key only): list, read, create, change and drop classes,
-/// answered with the `/schemas` JSON of Docs/ParseServer.md#schemas. Indexes are kept in the schema JSON
-/// only; the mirror's tables get no SQL index for them.
-extension ParseMirrorAPI {
-    func schemaRoute(_ request: APIRequest, className: String?, caller: Caller, data: DataAccess) throws -> APIResponse {
-        guard caller.hasMasterKey else { throw APIError.masterKeyRequired }
-        let answer = { (connection: MirrorConnection) throws -> APIResponse in
-            try SchemaRequests(storage: connection, fieldLimit: self.configuration.limits.fieldsPerClass, mountPath: self.mountPath)
-                .route(request.method, className: className, body: request.body)
-        }
-        return try request.method == "GET" ? data.read(answer) : data.write(answer)
-    }
-
-    /// `DELETE /purge/:className` (master key only, 403 otherwise): deletes every object of the
-    /// class and its Relations' links, keeping the class; `{}`, also when there is no such class.
-    func purge(_ className: String, caller: Caller, data: DataAccess) throws -> APIResponse {
-        guard caller.hasMasterKey else { throw APIError.masterKeyRequired }
-        try data.write { connection in
-            if let schema = try connection.schema(className) { try connection.deleteAllObjects(of: schema) }
-        }
-        return APIResponse(JSONObject())
-    }
-}
-
 /// The `/schemas` routes over any ``SchemaStorage``, with Parse Server's checks and error codes:
 /// the mirror's, and a Parse Server's own PostgreSQL database as migrations change it.
 package struct SchemaRequests {
@@ -34,10 +10,15 @@ package struct SchemaRequests {
 
     /// Requests answered on `storage`; a class may have at most `fieldLimit` fields; `mountPath`
     /// names the routes in messages.
-    package init(storage: any SchemaStorage, fieldLimit: Int = RequestLimits().fieldsPerClass, mountPath: String = "/parse") {
+    package init(storage: any SchemaStorage, fieldLimit: Int = ClassSchema.maximumFields, mountPath: String = "/parse") {
         self.storage = storage
         self.fieldLimit = fieldLimit
         self.mountPath = mountPath
+    }
+
+    /// 103 unless `className` is a valid class name or one of Parse's own classes (`/schemas`).
+    package static func checkClassName(_ className: String) throws {
+        guard ParseNames.classNameProblem(className) == nil else { throw APIError.invalidClassName(className) }
     }
 
     /// Answers `method` on `/schemas` (`className` nil) or `/schemas/<className>`: the HTTP
@@ -57,8 +38,8 @@ package struct SchemaRequests {
         }
     }
 
-    func route(_ method: String, className: String?, body: JSONObject) throws -> APIResponse {
-        if let className { try ParseMirrorAPI.checkClassName(className) }
+    package func route(_ method: String, className: String?, body: JSONObject) throws -> APIResponse {
+        if let className { try Self.checkClassName(className) }
         switch (method, className) {
         case ("GET", nil):
             let schemas = try storage.schemas()
@@ -81,7 +62,7 @@ package struct SchemaRequests {
         let bodyName = body["className"]?.stringValue
         if let pathName, let bodyName, pathName != bodyName { throw APIError.parse(.invalidClassName, "Class name mismatch between \(bodyName) and \(pathName).") }
         guard let className = pathName ?? bodyName else { throw APIError.parse(.missingRequiredFieldError, "POST \(mountPath)/schemas needs a class name.") }
-        try ParseMirrorAPI.checkClassName(className)
+        try Self.checkClassName(className)
         guard try storage.schema(className) == nil else { throw APIError.parse(.invalidClassName, "Class \(className) already exists.") }
         var schema = ClassSchema(className: className, fields: SystemClasses.defaultFields(of: className))
         try Self.applyChanges(body, to: &schema, storage: nil, fieldLimit: fieldLimit)
@@ -164,7 +145,7 @@ package struct SchemaRequests {
         let targetClass = spec["targetClass"]?.stringValue
         if typeName == "Pointer" || typeName == "Relation" {
             guard let targetClass else { throw APIError.parse(.missingRequiredFieldError, "type \(typeName) needs a class name") }
-            try ParseMirrorAPI.checkClassName(targetClass)
+            try Self.checkClassName(targetClass)
         }
         guard let type = FieldType(name: typeName, targetClass: targetClass), type != .acl else {
             throw APIError.parse(.incorrectType, "invalid field type: \(typeName)")
@@ -230,5 +211,13 @@ package struct SchemaRequests {
             indexes[member.key] = member.value
         }
         return .object(indexes)
+    }
+}
+
+extension APIError {
+    /// 255 for a write or schema change that would give `className` `count` fields, more than
+    /// the `limit` (``RequestLimits/fieldsPerClass``).
+    package static func tooManyFields(_ className: String, count: Int, limit: Int) -> APIError {
+        .parse(.invalidSchemaOperation, "\(className) would have \(count) fields; the server allows at most \(limit) per class")
     }
 }

@@ -23,5 +23,3 @@ package protocol SchemaStorage {
     /// Drops a class: its table, its join tables and its schema.
     func dropClass(_ schema: ClassSchema) throws
 }
-
-extension MirrorConnection: SchemaStorage {}

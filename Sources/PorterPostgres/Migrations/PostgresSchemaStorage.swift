@@ -1,4 +1,4 @@
-import ParseMirrorServer
+import ParseRules
 import ParseModel
 import PorterMigrations
 
