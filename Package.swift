@@ -32,18 +32,18 @@ let package = Package(
         // The contracts every backend and job shares: errors, object sources, cancellation, job threads.
         .target(name: "PorterCore", dependencies: ["ParseModel"]),
         .target(name: "PorterPipeline", dependencies: ["ParseModel", "PorterCore", "PorterReaders", .product(name: "Yams", package: "Yams")]),
-        .target(name: "PorterSQLite", dependencies: ["ParseModel", "PorterPipeline", "CSQLite"]),
+        .target(name: "PorterSQLite", dependencies: ["ParseModel", "PorterPipeline", "CSQLite"], path: "Sources/Backends/Mirror/PorterSQLite"),
         .target(name: "PorterHTTP"),
-        .target(name: "PorterPostgres", dependencies: ["ParseModel", "PorterPipeline", "PorterMigrations", "ParseRules", "CLibPQ"]),
-        .target(name: "MirrorQuery", dependencies: ["ParseModel", "PorterPipeline", "PorterSQLite", "CSQLite", "CPCRE2"]),
+        .target(name: "PorterPostgres", dependencies: ["ParseModel", "PorterPipeline", "PorterMigrations", "ParseRules", "CLibPQ"], path: "Sources/Backends/Postgres/PorterPostgres"),
+        .target(name: "MirrorQuery", dependencies: ["ParseModel", "PorterPipeline", "PorterSQLite", "CSQLite", "CPCRE2"], path: "Sources/Backends/Mirror/MirrorQuery"),
         .systemLibrary(name: "CCrypt", path: "Sources/CCrypt"),
         // Parse Server's rules the mirror's server and the PostgreSQL backend both answer by:
         // schema requests and storage, write bodies, error answers.
-        .target(name: "ParseRules", dependencies: ["ParseModel", "PorterPipeline"]),
+        .target(name: "ParseRules", dependencies: ["ParseModel", "PorterPipeline"], path: "Sources/Backends/ParseRules"),
         .target(name: "ParseMirrorServer", dependencies: [
             "ParseModel", "PorterPipeline", "PorterMigrations", "ParseRules", "PorterSQLite", "MirrorQuery", "PorterHTTP", "CSQLite", "CCrypt",
-        ]),
-        .target(name: "PorterREST", dependencies: ["ParseModel", "PorterPipeline", "PorterMigrations"]),
+        ], path: "Sources/Backends/Mirror/ParseMirrorServer"),
+        .target(name: "PorterREST", dependencies: ["ParseModel", "PorterPipeline", "PorterMigrations"], path: "Sources/Backends/ParseServer/PorterREST"),
         .target(name: "PorterMigrations", dependencies: [
             "ParseModel", "PorterCore", "PorterReaders", "PorterPipeline", .product(name: "Yams", package: "Yams"),
         ]),
