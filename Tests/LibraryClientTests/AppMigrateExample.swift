@@ -1,3 +1,5 @@
+// `.database(url:)` (its README example imports only ParsePorter until the README names the ParsePorterPostgres product)
+import ParsePorterPostgres
 // README-EXAMPLE: app-migrate
 import ParsePorter
 

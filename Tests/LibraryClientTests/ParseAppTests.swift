@@ -1,5 +1,6 @@
 import Foundation
 import ParsePorter
+import ParsePorterPostgres
 import PorterTestSupport
 import XCTest
 
