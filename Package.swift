@@ -76,6 +76,8 @@ let package = Package(
         .testTarget(name: "LibraryClientTests", dependencies: [
             "ParsePorter", "ParsePorterPostgres", "ParseMirrorServer", "PorterTestSupport",
         ], packageAccess: false, swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-warnings-as-errors"])]),
+        // README's module graph against this manifest (swift package dump-package).
+        .testTarget(name: "PackageGraphTests"),
         .testTarget(name: "EndToEndTests", dependencies: ["CSQLite", "ParseModel", "PorterPostgres", "PorterTestSupport", "CLibZip", "parse-porter", "PorterHTTP", "PorterPipeline"], exclude: ["Snapshots", "Goldens"]),
     ]
 )
