@@ -77,7 +77,7 @@ let package = Package(
             "ParsePorter", "ParsePorterPostgres", "ParseMirrorServer", "PorterTestSupport",
         ], packageAccess: false, swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-warnings-as-errors"])]),
         // README's module graph against this manifest (swift package dump-package).
-        .testTarget(name: "PackageGraphTests"),
+        .testTarget(name: "PackageGraphTests", dependencies: ["PorterTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["CSQLite", "ParseModel", "PorterPostgres", "PorterTestSupport", "CLibZip", "parse-porter", "PorterHTTP", "PorterPipeline"], exclude: ["Snapshots", "Goldens"]),
     ]
 )

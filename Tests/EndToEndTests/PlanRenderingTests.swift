@@ -1,25 +1,16 @@
 import ParseModel
 import PorterPipeline
+import PorterTestSupport
 import XCTest
 @testable import parse_porter
 
 /// The plan as `parse-porter plan --format text|dot|json` renders it.
 final class PlanRenderingTests: XCTestCase {
-    /// A class whose fields are given as `name: type` pairs; the first field is the key.
-    private func mapping(_ className: String, _ fields: KeyValuePairs<String, FieldType>) -> ClassMapping {
-        ClassMapping(className: className, source: "\(className.lowercased()).csv", key: [fields.first!.key],
-                     fields: fields.map { FieldMapping(name: $0.key, type: $0.value) })
-    }
-
-    private func plan(_ classes: [ClassMapping]) -> ImportPlan {
-        Planner.plan(DatasetManifest(directory: "/tmp", fileName: "dataset.yml", classes: classes, relations: []))
-    }
-
     func testText() {
-        let text = plan([
-            mapping("Genre", ["name": .string, "books": .relation(targetClass: "Book")]),
-            mapping("Author", ["name": .string]),
-            mapping("Book", ["title": .string, "genre": .pointer(targetClass: "Genre"), "authors": .relation(targetClass: "Author")]),
+        let text = importPlan([
+            classMapping("Genre", ["name": .string, "books": .relation(targetClass: "Book")]),
+            classMapping("Author", ["name": .string]),
+            classMapping("Book", ["title": .string, "genre": .pointer(targetClass: "Genre"), "authors": .relation(targetClass: "Author")]),
         ]).text
         XCTAssertEqual(text, """
         phase 1: insert Genre, Author
@@ -29,9 +20,9 @@ final class PlanRenderingTests: XCTestCase {
     }
 
     func testDOT() {
-        let dot = plan([
-            mapping("Genre", ["name": .string]),
-            mapping("Employee", ["name": .string, "manager": .pointer(targetClass: "Employee"), "genre": .pointer(targetClass: "Genre"),
+        let dot = importPlan([
+            classMapping("Genre", ["name": .string]),
+            classMapping("Employee", ["name": .string, "manager": .pointer(targetClass: "Employee"), "genre": .pointer(targetClass: "Genre"),
                                  "likes": .relation(targetClass: "Genre")]),
         ]).dot
         XCTAssertTrue(dot.hasPrefix("digraph plan {"), dot)
@@ -46,9 +37,9 @@ final class PlanRenderingTests: XCTestCase {
     }
 
     func testJSON() {
-        let json = plan([
-            mapping("Employee", ["name": .string, "manager": .pointer(targetClass: "Employee"), "skills": .relation(targetClass: "Skill")]),
-            mapping("Skill", ["name": .string]),
+        let json = importPlan([
+            classMapping("Employee", ["name": .string, "manager": .pointer(targetClass: "Employee"), "skills": .relation(targetClass: "Skill")]),
+            classMapping("Skill", ["name": .string]),
         ]).json
         XCTAssertEqual(json.serialized(), #"""
         {"phases":[{"phase":1,"kind":"insert","items":["Employee","Skill"]},\#

@@ -1,4 +1,5 @@
 import Foundation
+import PorterTestSupport
 import XCTest
 
 /// The README's "Layout" section draws the module graph as one line per module of Sources/
@@ -25,16 +26,8 @@ final class ModuleGraphTests: XCTestCase {
     private func packageGraph() throws -> [String] {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("module-graph-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["swift", "package", "--package-path", root.path, "--scratch-path", scratch.path, "dump-package"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, "swift package dump-package failed")
+        let (status, data) = try standardOutput(of: "swift", ["package", "--package-path", root.path, "--scratch-path", scratch.path, "dump-package"])
+        XCTAssertEqual(status, 0, "swift package dump-package failed")
         let manifest = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any])
         let targets = try XCTUnwrap(manifest["targets"] as? [[String: Any]])
         return targets.compactMap { target -> String? in
