@@ -4,17 +4,13 @@ import PackageDescription
 let package = Package(
     name: "ParsePorter",
     products: [
+        // The one handle (ParseApp) over a SQLite mirror or a Parse Server, with every module
+        // behind it: the pipeline, the mirror, the REST client, migrations.
         .library(name: "ParsePorter", targets: ["ParsePorter"]),
-        .library(name: "ParseModel", targets: ["ParseModel"]),
-        .library(name: "PorterReaders", targets: ["PorterReaders"]),
-        .library(name: "PorterPipeline", targets: ["PorterPipeline"]),
-        .library(name: "PorterSQLite", targets: ["PorterSQLite"]),
-        .library(name: "PorterHTTP", targets: ["PorterHTTP"]),
-        .library(name: "MirrorQuery", targets: ["MirrorQuery"]),
+        // ParsePorter plus Parse Server's PostgreSQL database as a target (links libpq).
+        .library(name: "ParsePorterPostgres", targets: ["ParsePorterPostgres"]),
+        // A Parse REST API served in-process over a mirror (tests, local development).
         .library(name: "ParseMirrorServer", targets: ["ParseMirrorServer"]),
-        .library(name: "PorterREST", targets: ["PorterREST"]),
-        .library(name: "PorterMigrations", targets: ["PorterMigrations"]),
-        .library(name: "PorterPostgres", targets: ["PorterPostgres"]),
         .executable(name: "parse-porter", targets: ["parse-porter"]),
     ],
     dependencies: [
@@ -29,22 +25,30 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ", providers: [.apt(["libpq-dev"])]),
         .target(name: "ParseModel"),
         .target(name: "PorterReaders", dependencies: ["ParseModel", "CLibCSV", "CLibZip"]),
-        .target(name: "PorterPipeline", dependencies: ["ParseModel", "PorterReaders", .product(name: "Yams", package: "Yams")]),
-        .target(name: "PorterSQLite", dependencies: ["ParseModel", "PorterPipeline", "CSQLite"]),
+        // The contracts every backend and job shares: errors, object sources, cancellation, job threads.
+        .target(name: "PorterCore", dependencies: ["ParseModel"]),
+        .target(name: "PorterPipeline", dependencies: ["ParseModel", "PorterCore", "PorterReaders", .product(name: "Yams", package: "Yams")]),
+        .target(name: "PorterSQLite", dependencies: ["ParseModel", "PorterPipeline", "CSQLite"], path: "Sources/Backends/Mirror/PorterSQLite"),
         .target(name: "PorterHTTP"),
-        .target(name: "PorterPostgres", dependencies: ["ParseModel", "PorterPipeline", "CLibPQ"]),
-        .target(name: "MirrorQuery", dependencies: ["ParseModel", "PorterPipeline", "PorterSQLite", "CSQLite", "CPCRE2"]),
+        .target(name: "PorterPostgres", dependencies: ["ParseModel", "PorterPipeline", "PorterMigrations", "ParseRules", "CLibPQ"], path: "Sources/Backends/Postgres/PorterPostgres"),
+        .target(name: "MirrorQuery", dependencies: ["ParseModel", "PorterPipeline", "PorterSQLite", "CSQLite", "CPCRE2"], path: "Sources/Backends/Mirror/MirrorQuery"),
         .systemLibrary(name: "CCrypt", path: "Sources/CCrypt"),
-        .target(name: "ParseMirrorServer", dependencies: ["ParseModel", "PorterPipeline", "PorterSQLite", "MirrorQuery", "PorterHTTP", "CSQLite", "CCrypt"]),
-        .target(name: "PorterREST", dependencies: ["ParseModel", "PorterPipeline"]),
+        // Parse Server's rules the mirror's server and the PostgreSQL backend both answer by:
+        // schema requests and storage, write bodies, error answers.
+        .target(name: "ParseRules", dependencies: ["ParseModel", "PorterPipeline"], path: "Sources/Backends/ParseRules"),
+        .target(name: "ParseMirrorServer", dependencies: [
+            "ParseModel", "PorterPipeline", "PorterMigrations", "ParseRules", "PorterSQLite", "MirrorQuery", "PorterHTTP", "CCrypt",
+        ], path: "Sources/Backends/Mirror/ParseMirrorServer"),
+        .target(name: "PorterREST", dependencies: ["ParseModel", "PorterPipeline", "PorterMigrations"], path: "Sources/Backends/ParseServer/PorterREST"),
         .target(name: "PorterMigrations", dependencies: [
-            "ParseModel", "PorterReaders", "PorterPipeline", "PorterSQLite", "PorterREST", "ParseMirrorServer", "PorterPostgres",
-            .product(name: "Yams", package: "Yams"),
+            "ParseModel", "PorterReaders", "PorterPipeline",
         ]),
         // One handle per Parse app (ParseApp) for every job, over the modules above.
         .target(name: "ParsePorter", dependencies: [
-            "ParseModel", "PorterReaders", "PorterPipeline", "PorterSQLite", "PorterREST", "PorterPostgres", "MirrorQuery", "PorterMigrations",
+            "ParseModel", "PorterReaders", "PorterPipeline", "PorterSQLite", "PorterREST", "MirrorQuery", "ParseMirrorServer", "PorterMigrations",
         ]),
+        // ParseApp over Parse Server's PostgreSQL database (`ParseApp.Target.database(url:)`).
+        .target(name: "ParsePorterPostgres", dependencies: ["ParsePorter", "PorterPostgres", "PorterMigrations", "PorterPipeline"]),
         .executableTarget(name: "parse-porter", dependencies: [
             "ParseModel", "PorterReaders", "PorterPipeline", "PorterSQLite", "PorterREST", "MirrorQuery", "ParseMirrorServer", "PorterHTTP",
             "PorterMigrations", "PorterPostgres",
@@ -64,15 +68,16 @@ let package = Package(
         .testTarget(name: "ParseMirrorServerTests", dependencies: ["ParseMirrorServer", "PorterTestSupport", "PorterHTTP", "PorterSQLite", "ParseModel", "PorterPipeline"]),
         .testTarget(name: "PorterRESTTests", dependencies: ["PorterREST", "PorterPipeline", "ParseModel", "ParseMirrorServer", "PorterHTTP", "PorterTestSupport"]),
         .testTarget(name: "PorterMigrationsTests", dependencies: [
-            "PorterMigrations", "PorterPipeline", "PorterSQLite", "PorterREST", "ParseMirrorServer", "PorterHTTP", "ParseModel", "PorterTestSupport",
+            "PorterMigrations", "PorterPipeline", "PorterSQLite", "PorterREST", "ParseMirrorServer", "PorterPostgres", "ParseModel", "PorterTestSupport",
         ]),
         // Uses only the public API, as a package depending on this one would: without package
         // access `package` declarations are hidden; Swift 6 mode (complete concurrency checking),
-        // warnings are errors. Its examples are the README chapter "Using ParsePorter as a library".
+        // warnings are errors. Its examples are the code blocks of Docs/Library.md.
         .testTarget(name: "LibraryClientTests", dependencies: [
-            "ParsePorter", "ParseModel", "PorterReaders", "PorterPipeline", "PorterSQLite", "PorterREST", "PorterPostgres", "MirrorQuery", "ParseMirrorServer", "PorterHTTP",
-            "PorterMigrations", "PorterTestSupport",
+            "ParsePorter", "ParsePorterPostgres", "ParseMirrorServer", "PorterTestSupport",
         ], packageAccess: false, swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-warnings-as-errors"])]),
-        .testTarget(name: "EndToEndTests", dependencies: ["CSQLite", "PorterPostgres", "PorterTestSupport", "CLibZip", "parse-porter", "ParseMirrorServer", "PorterHTTP", "PorterPipeline"], exclude: ["Snapshots", "Goldens"]),
+        // README's module graph against this manifest (swift package dump-package).
+        .testTarget(name: "PackageGraphTests", dependencies: ["PorterTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["CSQLite", "ParseModel", "PorterPostgres", "PorterTestSupport", "CLibZip", "parse-porter", "PorterHTTP", "PorterPipeline"], exclude: ["Snapshots", "Goldens"]),
     ]
 )

@@ -1,9 +1,9 @@
 import Foundation
 import MirrorQuery
+import ParseMirrorServer
 import ParseModel
 import PorterMigrations
 import PorterPipeline
-import PorterPostgres
 import PorterREST
 import PorterSQLite
 
@@ -24,25 +24,26 @@ import PorterSQLite
 /// of every job runs on threads of its own, never on Swift's cooperative pool. Cancelling the
 /// task that awaits a job stops it and leaves the target as the job's own documentation says.
 public final class ParseApp: Sendable {
-    /// Where the app's data is. Printed, it shows the path or URL and never the master key or a
+    /// Where the app's data is: ``mirror(path:create:)``, ``server(url:applicationId:masterKey:allowInsecureHTTP:)``,
+    /// or, with the ParsePorterPostgres product, a Parse Server's PostgreSQL database
+    /// (`database(url:)`). Printed, it shows the path or URL and never the master key or a
     /// database password.
-    public enum Target: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    public struct Target: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+        package let backend: any AppBackend
+
+        package init(_ backend: any AppBackend) { self.backend = backend }
+
         /// A SQLite mirror file; `create` makes an empty one when the file is missing.
-        case mirror(path: String, create: Bool = true)
+        public static func mirror(path: String, create: Bool = true) -> Target { Target(MirrorApp(path: path, create: create)) }
+
         /// A Parse Server at `url` (`https://host/parse`), spoken to with the master key;
         /// `allowInsecureHTTP` allows plain `http://` to a host other than this machine.
-        case server(url: String, applicationId: String, masterKey: String, allowInsecureHTTP: Bool = false)
-        /// A Parse Server's PostgreSQL database, `postgres://user:password@host:5432/db`.
-        case database(url: String)
+        public static func server(url: String, applicationId: String, masterKey: String, allowInsecureHTTP: Bool = false) -> Target {
+            Target(ServerApp(url: url, applicationId: applicationId, masterKey: masterKey, allowInsecureHTTP: allowInsecureHTTP))
+        }
 
         /// The mirror's path, the server's URL or the database's URL without its password.
-        public var description: String {
-            switch self {
-            case .mirror(let path, _): path
-            case .server(let url, _, _, _): ParseServerAddress.redacted(url)
-            case .database(let url): PostgresURL.redacted(url)
-            }
-        }
+        public var description: String { backend.redactedAddress }
 
         /// The same as ``description``: no key or password.
         public var debugDescription: String { description }
@@ -56,30 +57,15 @@ public final class ParseApp: Sendable {
     /// The mirror's path, the server's URL or the database's URL, without keys or passwords: what
     /// messages name, and what a pull records as its source.
     public let location: String
-    private let server: ParseServerAddress?
 
     /// Opens `target`: a mirror's schemas are read (a missing mirror is made by the first job
     /// that writes, when `create`: an import makes it only if it commits); a server is asked
     /// for its schemas with the master key; a database is connected to. Throws a `PorterError`
-    /// of kind `.target` when it cannot be reached, `.usage` when the address is not one.
+    /// caused `.target` when it cannot be reached, `.invalidRequest` when the address is not one.
     public init(target: Target) async throws(PorterError) {
         self.target = target
-        switch target {
-        case .mirror(let path, let create):
-            location = path
-            server = nil
-            try requireMirror(path, create: create)
-            if !FileManager.default.fileExists(atPath: path) { return }
-        case .server(let url, let applicationId, let masterKey, let allowInsecureHTTP):
-            let address = try ParseServerAddress(url: url, applicationId: applicationId, masterKey: masterKey, restAPIKey: nil,
-                                                 allowInsecureHTTP: allowInsecureHTTP)
-            location = address.description
-            server = address
-        case .database(let url):
-            location = PostgresURL.redacted(url)
-            server = nil
-        }
-        _ = try await schemas()
+        location = try target.backend.open()
+        if target.backend.exists { _ = try await schemas() }
     }
 
     // MARK: Import
@@ -232,16 +218,17 @@ public final class ParseApp: Sendable {
     /// How this app's classes differ from those `declared` (``SchemaDocument/read(_:)`` reads a
     /// schema file); an empty diff is a passed check. `diff.text`, `diff.json` and `diff.junit` report it.
     public func schemaDiff(declared: [ClassSchema]) async throws(PorterError) -> SchemaDiff {
-        SchemaDiff(declared: declared, live: try await schemas(), liveIndexKeysInJSONBOrder: server != nil)
+        SchemaDiff(declared: declared, live: try await schemas(), liveIndexKeysInJSONBOrder: target.backend.liveIndexKeysInJSONBOrder)
     }
 
     /// Changes this app's classes to those `declared`: adds classes, fields and indexes, sets
     /// class-level permissions; removes or retypes fields only when `options` allow. Returns what
     /// was sent. Throws `.invalidData` (nothing sent) when a change needs an option not given.
     public func pushSchema(declared: [ClassSchema], options: SchemaPushOptions = SchemaPushOptions()) async throws(PorterError) -> SchemaPush {
-        try await withTarget { (target) throws(PorterError) in
+        let inJSONBOrder = target.backend.liveIndexKeysInJSONBOrder
+        return try await withTarget { (target) throws(PorterError) in
             let live = try await target.api.schemas()
-            let push = try SchemaPush(diff: SchemaDiff(declared: declared, live: live, liveIndexKeysInJSONBOrder: server != nil), options: options)
+            let push = try SchemaPush(diff: SchemaDiff(declared: declared, live: live, liveIndexKeysInJSONBOrder: inJSONBOrder), options: options)
             try await push.apply(to: target)
             return push
         }
@@ -249,45 +236,16 @@ public final class ParseApp: Sendable {
 
     // MARK: Backends
 
-    private var defaultImportOptions: ImportOptions {
-        if case .database = target { return ImportOptions(batchSize: PostgresTarget.objectsPerWrite) }
-        return ImportOptions()
-    }
-
-    private func client(_ address: ParseServerAddress) -> ParseRESTClient { ParseRESTClient(address: address) }
+    private var defaultImportOptions: ImportOptions { target.backend.defaultImportOptions }
 
     /// Where an import writes.
-    private func sink() throws(PorterError) -> ObjectSink {
-        switch target {
-        case .mirror(let path, let create):
-            try requireMirror(path, create: create)
-            return SQLiteMirror(path: path)
-        case .server: return RESTSink(client: client(server!))
-        case .database(let url): return PostgresTarget(url: url)
-        }
-    }
+    private func sink() throws(PorterError) -> ObjectSink { try target.backend.sink() }
 
     /// Where an export, a pull or ``objects(of:where:)`` reads.
-    private func source() throws(PorterError) -> ObjectSource {
-        switch target {
-        case .mirror(let path, _): try MirrorObjectSource(path: path)
-        case .server: RESTObjectSource(client: client(server!))
-        case .database(let url): PostgresSource(url: url)
-        }
-    }
+    private func source() throws(PorterError) -> ObjectSource { try target.backend.source() }
 
     /// Where migrations, schema requests and queries go.
-    private func migrationTarget() throws(PorterError) -> MigrationTarget {
-        switch target {
-        case .mirror(let path, let create): try MirrorTarget(path: path, create: create)
-        case .server: ServerTarget(client: client(server!))
-        case .database(let url): try PostgresDatabaseTarget(url: url)
-        }
-    }
-
-    private func requireMirror(_ path: String, create: Bool) throws(PorterError) {
-        if !create, !FileManager.default.fileExists(atPath: path) { throw PorterError(.target, "\(path): no such mirror") }
-    }
+    private func migrationTarget() throws(PorterError) -> MigrationTarget { try target.backend.migrationTarget() }
 
     /// Runs `body` with a migration target opened for it, on a thread of its own (a mirror's
     /// requests block while another connection writes), and closes the target after.

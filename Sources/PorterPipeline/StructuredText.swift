@@ -7,21 +7,21 @@ import Yams
 package enum StructuredText {
     /// Parses `text`: JSON when `fileName` ends in `.json`, YAML otherwise; `nil` when YAML
     /// text holds no document (empty, or only comments), which each caller words for itself.
-    /// Faults are usage errors (exit 2) that start with `fileName`; JSON faults name the line
+    /// Faults are invalid requests (``PorterError/Cause/invalidRequest``) that start with `fileName`; JSON faults name the line
     /// (`Migrations/V1__x.json:3: invalid JSON: …`).
     package static func parse(_ text: String, fileName: String) throws(PorterError) -> JSONValue? {
         if fileName.hasSuffix(".json") {
             do {
                 return try JSONParser.parse(text)
             } catch {
-                throw PorterError(.usage, "\(fileName):\(error.line): invalid JSON: \(error.message)")
+                throw PorterError(.invalidRequest, "\(fileName):\(error.line): invalid JSON: \(error.message)")
             }
         }
         try checkAliasExpansion(text, fileName: fileName)
         do {
             return try Yams.compose(yaml: text).map(json(from:))
         } catch {
-            throw PorterError(.usage, "\(fileName): invalid YAML: \(String(describing: error).split(separator: "\n").first ?? "")")
+            throw PorterError(.invalidRequest, "\(fileName): invalid YAML: \(String(describing: error).split(separator: "\n").first ?? "")")
         }
     }
 
@@ -31,7 +31,7 @@ package enum StructuredText {
     package static let aliasNodeLimit = 100_000
 
     /// Counts, on libyaml's events before any tree is built, the nodes each alias stands for;
-    /// past ``aliasNodeLimit`` the file is a usage error (exit 2). A file libyaml cannot parse
+    /// past ``aliasNodeLimit`` the file is an invalid request (``PorterError/Cause/invalidRequest``). A file libyaml cannot parse
     /// is left to Yams, which words the fault.
     static func checkAliasExpansion(_ text: String, fileName: String) throws(PorterError) {
         var parser = yaml_parser_t()
@@ -77,7 +77,7 @@ package enum StructuredText {
             return added
         }
         guard added <= aliasNodeLimit else {
-            throw PorterError(.usage, "\(fileName): its YAML aliases (*name) stand for more than \(aliasNodeLimit) nodes: "
+            throw PorterError(.invalidRequest, "\(fileName): its YAML aliases (*name) stand for more than \(aliasNodeLimit) nodes: "
                 + "refused as a possible alias bomb; write the repeated parts out, or use fewer aliases")
         }
     }

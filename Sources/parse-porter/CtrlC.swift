@@ -36,8 +36,8 @@ final class CtrlC: Sendable {
 
     /// The library's "cancelled …" as the command says it after Ctrl-C: "interrupted …".
     private func renamed(_ error: PorterError) -> PorterError {
-        guard wasPressed, error.kind == .interrupted, error.message.hasPrefix(Cancellation.word) else { return error }
-        return PorterError(.interrupted, "interrupted" + error.message.dropFirst(Cancellation.word.count))
+        guard wasPressed, let detail = error.cancelledWhile else { return error }
+        return PorterError(.cancelled, "interrupted " + detail)
     }
 
     /// Returns once Dispatch has installed its handler, which it does on a thread of its own
@@ -47,7 +47,7 @@ final class CtrlC: Sendable {
         let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
         source.setEventHandler { [self] in
             // Signals that arrive together come as one event; `data` counts them.
-            if presses.add(max(1, Int(source.data)), ordering: .relaxed).newValue > 1 { _exit(PorterError.Kind.interrupted.rawValue) }
+            if presses.add(max(1, Int(source.data)), ordering: .relaxed).newValue > 1 { _exit(PorterError.Cause.cancelled.exitCode) }
             cancel()
         }
         let registered = DispatchSemaphore(value: 0)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MirrorQuery
+import ParseMirrorServer
 import PorterPipeline
 import PorterMigrations
 import PorterPostgres
@@ -61,7 +62,7 @@ struct ExportReadingOptions: ParsableArguments {
         for given in relation {
             let parts = given.split(separator: "=", omittingEmptySubsequences: false)
             guard parts.count == 2, parts[0].split(separator: ".").count == 2, !parts[1].isEmpty else {
-                throw PorterError(.usage, "--relation \(given): give it as Owner.field=Class (--relation NotePage.linksTo=NotePage)")
+                throw PorterError(.invalidRequest, "--relation \(given): give it as Owner.field=Class (--relation NotePage.linksTo=NotePage)")
             }
             targets[String(parts[0])] = String(parts[1])
         }
@@ -162,7 +163,7 @@ struct TargetOptions: ParsableArguments {
                                              restAPIKey: backend.restAPIKey, maintenanceKey: backend.maintenanceKey, allowInsecureHTTP: allowInsecureHTTP)
         } catch {
             let hint = Self.addressHint(url: backend.location, applicationId: backend.applicationId, keys: [backend.masterKey, backend.restAPIKey])
-            throw PorterError(error.kind, error.message + (hint.map { "\n" + $0 } ?? ""))
+            throw PorterError(error.cause, error.message + (hint.map { "\n" + $0 } ?? ""))
         }
         return ParseRESTClient(address: address, timeout: timeout, maximumConnections: concurrency)
     }

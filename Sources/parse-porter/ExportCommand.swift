@@ -134,21 +134,21 @@ struct ExportCommand: AsyncParsableCommand {
     private func classList() throws(PorterError) -> [String]? {
         guard let classes else { return nil }
         let names = classes.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        guard !names.isEmpty else { throw PorterError(.usage, "--classes names no class") }
+        guard !names.isEmpty else { throw PorterError(.invalidRequest, "--classes names no class") }
         return names
     }
 
     private func constraints() throws(PorterError) -> JSONObject? {
         guard let `where` else { return nil }
         guard case .object(let object)? = try? JSONParser.parse(`where`) else {
-            throw PorterError(.usage, "--where: not a JSON object: \(`where`)")
+            throw PorterError(.invalidRequest, "--where: not a JSON object: \(`where`)")
         }
         return object
     }
 
     private func naturalKeys() throws(PorterError) -> [String: [String]] {
         guard let manifest else { return [:] }
-        guard format == .csv else { throw PorterError(.usage, "--manifest names objects by key in CSV cells: use it with --format csv") }
+        guard format == .csv else { throw PorterError(.invalidRequest, "--manifest names objects by key in CSV cells: use it with --format csv") }
         let dataset = try ManifestLoader.load(manifest)
         return Dictionary(dataset.classes.map { ($0.className, $0.keyFields) }, uniquingKeysWith: { a, _ in a })
     }

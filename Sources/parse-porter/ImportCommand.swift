@@ -94,7 +94,7 @@ struct ImportCommand: AsyncParsableCommand {
         let backend = try server.backend(given)
         let toServer = backend.isServer
         if prune && toServer && backend.masterKey == nil {
-            throw PorterError(.usage, "--prune deletes objects on a Parse Server with the master key: set PARSE_MASTER_KEY (or --master-key)")
+            throw PorterError(.invalidRequest, "--prune deletes objects on a Parse Server with the master key: set PARSE_MASTER_KEY (or --master-key)")
         }
         // What messages show: a URL without user info, which may hold keys.
         let target = backend.shown
@@ -146,7 +146,7 @@ struct ImportCommand: AsyncParsableCommand {
                 }
                 Terminal.error("nothing was written to \(target)")
             }
-            throw ExitCode(PorterError.Kind.invalidData.rawValue)
+            throw ExitCode(PorterError.Cause.invalidData.exitCode)
         }
         guard !json else { return }
         if report.committed {

@@ -93,7 +93,7 @@ struct MigrateCommand: ParsableCommand {
                 Terminal.output(MigrationReport.table(statuses))
                 if let holder { Terminal.output("locked by \(holder.owner)" + (holder.expiresAt.map { " until \($0.iso)" } ?? "")) }
             }
-            if statuses.contains(where: \.isError) { throw ExitCode(PorterError.Kind.invalidData.rawValue) }
+            if statuses.contains(where: \.isError) { throw ExitCode(PorterError.Cause.invalidData.exitCode) }
         }
     }
 
@@ -223,23 +223,23 @@ struct MigrateCommand: ParsableCommand {
     static func version(_ text: String?) throws(PorterError) -> MigrationVersion? {
         guard let text else { return nil }
         let trimmed = text.hasPrefix("V") || text.hasPrefix("v") ? String(text.dropFirst()) : text
-        guard let version = MigrationVersion(trimmed) else { throw PorterError(.usage, "\(text): not a migration version (e.g. 3 or 1.2)") }
+        guard let version = MigrationVersion(trimmed) else { throw PorterError(.invalidRequest, "\(text): not a migration version (e.g. 3 or 1.2)") }
         return version
     }
 
     /// `error` with the command's words added to what the library says in its own: how to clear
     /// a failed migration or accept a changed file, and how to wait longer for a held lock.
     static func hinted(_ error: any Error, _ runner: MigrationRunner) async -> any Error {
-        guard let failure = error as? PorterError, failure.kind != .interrupted, failure.kind != .usage,
+        guard let failure = error as? PorterError, failure.cause != .cancelled, failure.cause != .invalidRequest,
               let (statuses, holder) = try? await runner.status() else { return error }
         var hints: [String] = []
         if statuses.contains(where: { $0.state == .failed || $0.state == .checksumMismatch }) {
             hints.append("`parse-porter migrate repair` clears failed entries and accepts changed files; then run `parse-porter migrate up` again.")
         }
-        if failure.kind == .target, let holder, holder.owner != runner.identity.owner {
+        if failure.cause == .target, let holder, holder.owner != runner.identity.owner {
             hints.append("--lock-wait sets how long to wait for the lock.")
         }
-        return hints.isEmpty ? error : PorterError(failure.kind, failure.message + "\n" + hints.joined(separator: "\n"))
+        return hints.isEmpty ? error : PorterError(failure.cause, failure.message + "\n" + hints.joined(separator: "\n"))
     }
 
 }

@@ -37,14 +37,14 @@ struct ParsePorter: AsyncParsableCommand {
             }
         } catch let error as PorterError {
             Terminal.error(FaultPrinter.message(of: error))
-            Foundation.exit(error.kind.rawValue)
+            Foundation.exit(error.cause.exitCode)
         } catch let exit as ExitCode {
             Foundation.exit(exit.rawValue)
         } catch {
             let code = exitCode(for: error)
             if code == .validationFailure {
                 Terminal.error(fullMessage(for: error))
-                Foundation.exit(PorterError.Kind.usage.rawValue)
+                Foundation.exit(PorterError.Cause.invalidRequest.exitCode)
             }
             self.exit(withError: error)
         }

@@ -43,14 +43,14 @@ struct ProjectFile {
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
         } catch {
-            throw PorterError(.usage, "\(path): cannot read the project file: \(error.localizedDescription)")
+            throw PorterError(.invalidRequest, "\(path): cannot read the project file: \(error.localizedDescription)")
         }
         guard case .object(let root)? = try StructuredText.parse(text, fileName: path) else {
-            throw PorterError(.usage, "\(path): a project file is a mapping with a targets: key (see Docs/Targets.md, \"Project file\")")
+            throw PorterError(.invalidRequest, "\(path): a project file is a mapping with a targets: key (see Docs/Targets.md, \"Project file\")")
         }
         try Self.refuseUnknownKeys(root, allowed: ["targets"], at: nil, in: path)
         guard case .object(let targets)? = root["targets"], !targets.isEmpty else {
-            throw PorterError(.usage, "\(path): targets: name at least one target, each a mapping with url and applicationId")
+            throw PorterError(.invalidRequest, "\(path): targets: name at least one target, each a mapping with url and applicationId")
         }
         self.targets = try targets.map { member throws(PorterError) in try Self.target(member.key, member.value, in: path) }
     }
@@ -58,7 +58,7 @@ struct ProjectFile {
     /// The target called `name`; an unknown name lists the known ones.
     func target(named name: String) throws(PorterError) -> Target {
         guard let target = targets.first(where: { $0.name == name }) else {
-            throw PorterError(.usage, "--target \(name): \(path) names no such target; its targets: \(targets.map(\.name).joined(separator: ", "))")
+            throw PorterError(.invalidRequest, "--target \(name): \(path) names no such target; its targets: \(targets.map(\.name).joined(separator: ", "))")
         }
         return target
     }
@@ -80,10 +80,10 @@ struct ProjectFile {
     private static func target(_ name: String, _ value: JSONValue, in path: String) throws(PorterError) -> Target {
         let at = "targets.\(name)"
         guard isTargetName(name) else {
-            throw PorterError(.usage, "\(path): \(at): a target's name is letters, digits, - and _ (no . or /), so it cannot be taken for a file")
+            throw PorterError(.invalidRequest, "\(path): \(at): a target's name is letters, digits, - and _ (no . or /), so it cannot be taken for a file")
         }
         guard case .object(let object) = value else {
-            throw PorterError(.usage, "\(path): \(at): a target is a mapping with url, applicationId and the names of its key variables")
+            throw PorterError(.invalidRequest, "\(path): \(at): a target is a mapping with url, applicationId and the names of its key variables")
         }
         try refuseUnknownKeys(object, allowed: ["url", "applicationId"] + keyNames, at: at, in: path)
         var keyVariables: [String: String] = [:]
@@ -91,20 +91,20 @@ struct ProjectFile {
             guard let given = object[key] else { continue }
             // The value is never printed: it may be a key someone pasted in.
             guard case .string(let variable) = given, isVariableName(variable) else {
-                throw PorterError(.usage, "\(path): \(at).\(key): holds a value, not the name of an environment variable. A project file never carries keys: put the key in a variable (e.g. \(name.uppercased().replacingOccurrences(of: "-", with: "_"))_\(variableSuffix(key))) and write that variable's name here, in capitals")
+                throw PorterError(.invalidRequest, "\(path): \(at).\(key): holds a value, not the name of an environment variable. A project file never carries keys: put the key in a variable (e.g. \(name.uppercased().replacingOccurrences(of: "-", with: "_"))_\(variableSuffix(key))) and write that variable's name here, in capitals")
             }
             keyVariables[key] = variable
         }
         guard case .string(let url)? = object["url"], TargetOptions.isServerURL(url) else {
-            throw PorterError(.usage, "\(path): \(at).url: give the Parse Server's http(s):// URL with its mount path")
+            throw PorterError(.invalidRequest, "\(path): \(at).url: give the Parse Server's http(s):// URL with its mount path")
         }
         if URL(string: url)?.user != nil || URL(string: url)?.password != nil {
-            throw PorterError(.usage, "\(path): \(at).url: holds user info, which can carry a key; name the key's variable under masterKey instead")
+            throw PorterError(.invalidRequest, "\(path): \(at).url: holds user info, which can carry a key; name the key's variable under masterKey instead")
         }
         var applicationId: String?
         if let given = object["applicationId"] {
             guard case .string(let text) = given, !text.isEmpty else {
-                throw PorterError(.usage, "\(path): \(at).applicationId: give the application id as text")
+                throw PorterError(.invalidRequest, "\(path): \(at).applicationId: give the application id as text")
             }
             applicationId = text
         }
@@ -122,7 +122,7 @@ struct ProjectFile {
     private static func refuseUnknownKeys(_ object: JSONObject, allowed: [String], at: String?, in path: String) throws(PorterError) {
         guard let unknown = object.keys.first(where: { !allowed.contains($0) }) else { return }
         let keyPath = at.map { "\($0).\(unknown)" } ?? unknown
-        throw PorterError(.usage, "\(path): \(keyPath): unknown key; known here: \(allowed.joined(separator: ", "))")
+        throw PorterError(.invalidRequest, "\(path): \(keyPath): unknown key; known here: \(allowed.joined(separator: ", "))")
     }
 }
 
@@ -159,7 +159,7 @@ extension TargetOptions {
             if let fromOptions { return fromOptions }
             guard let variable = target.keyVariables[name] else { return nil }
             guard let value = ProcessInfo.processInfo.environment[variable], !value.isEmpty else {
-                throw PorterError(.usage, "--target \(given): \(project.path): targets.\(given).\(name) names the variable \(variable), which is not set: export it before running parse-porter")
+                throw PorterError(.invalidRequest, "--target \(given): \(project.path): targets.\(given).\(name) names the variable \(variable), which is not set: export it before running parse-porter")
             }
             return value
         }
@@ -186,7 +186,7 @@ extension TargetOptions {
         if let project { return try ProjectFile(path: project) }
         let path = (FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(ProjectFile.defaultName)
         guard FileManager.default.fileExists(atPath: path) else {
-            throw PorterError(.usage, "--target \(name): not a URL or a file path (those hold a . or a /), and there is no \(ProjectFile.defaultName) here naming targets: give --project FILE, or write ./\(name) for a mirror file of that name")
+            throw PorterError(.invalidRequest, "--target \(name): not a URL or a file path (those hold a . or a /), and there is no \(ProjectFile.defaultName) here naming targets: give --project FILE, or write ./\(name) for a mirror file of that name")
         }
         return try ProjectFile(path: path)
     }

@@ -109,7 +109,7 @@ extension SchemaCommand {
             do {
                 try text.write(toFile: out, atomically: true, encoding: .utf8)
             } catch {
-                throw PorterError(.usage, "\(out): cannot write the schema file: \(error.localizedDescription)")
+                throw PorterError(.invalidRequest, "\(out): cannot write the schema file: \(error.localizedDescription)")
             }
             Terminal.error("pulled \(Noun.counted(schemas.count, "class")) from \(location) into \(out)")
         }
@@ -168,7 +168,7 @@ extension SchemaCommand {
                                       liveIndexKeysInJSONBOrder: TargetOptions.isServerURL(migrationTarget.location))
                 let push: SchemaPush
                 do { push = try SchemaPush(diff: diff, options: options) } catch {
-                    throw PorterError(error.kind, error.message + "\nGive --recreate-modified-fields to do that.")
+                    throw PorterError(error.cause, error.message + "\nGive --recreate-modified-fields to do that.")
                 }
                 if !dryRun { try await push.apply(to: migrationTarget) }
                 let extraFields = diff.classes.contains { $0.change == .changed && $0.fields.contains { $0.change == .removed } }
@@ -235,7 +235,7 @@ extension SchemaCommand {
 
         func run() async throws {
             let diff = try await schema.printDiff(against: target, as: format)
-            if !diff.isEmpty { throw ExitCode(PorterError.Kind.invalidData.rawValue) }
+            if !diff.isEmpty { throw ExitCode(PorterError.Cause.invalidData.exitCode) }
         }
     }
 
@@ -264,7 +264,7 @@ extension SchemaCommand {
             for note in notes { Terminal.error(note) }
             for fault in faults { Terminal.error(FaultPrinter.message(of: fault)) }
             Terminal.output(String(SchemaDocument(classes: classes).text.dropLast()))
-            if !faults.isEmpty { throw ExitCode(PorterError.Kind.invalidData.rawValue) }
+            if !faults.isEmpty { throw ExitCode(PorterError.Cause.invalidData.exitCode) }
         }
     }
 }

@@ -69,17 +69,17 @@ struct ServeCommand: ParsableCommand {
 
     func run() throws {
         guard let applicationId = keys.applicationId else {
-            throw PorterError(.usage, "serve needs an application id: --app-id, PARSE_APPLICATION_ID or PARSE_SERVER_APPLICATION_ID")
+            throw PorterError(.invalidRequest, "serve needs an application id: --app-id, PARSE_APPLICATION_ID or PARSE_SERVER_APPLICATION_ID")
         }
         guard let masterKey = keys.masterKey else {
-            throw PorterError(.usage, "serve needs a master key: --master-key, PARSE_MASTER_KEY or PARSE_SERVER_MASTER_KEY")
+            throw PorterError(.invalidRequest, "serve needs a master key: --master-key, PARSE_MASTER_KEY or PARSE_SERVER_MASTER_KEY")
         }
-        guard (0...65535).contains(port) else { throw PorterError(.usage, "--port must be 0...65535") }
+        guard (0...65535).contains(port) else { throw PorterError(.invalidRequest, "--port must be 0...65535") }
         for (name, value) in [("--max-connections", Double(maxConnections)), ("--request-timeout", requestTimeout),
                               ("--max-body-mb", Double(maxBodyMb)), ("--batch-limit", Double(batchLimit)), ("--query-timeout", queryTimeout),
                               ("--batch-lock-time", batchLockTime), ("--result-memory-mb", Double(resultMemoryMb))]
         where !(value > 0 && value <= 1_000_000) {
-            throw PorterError(.usage, "\(name) must be a positive number up to 1000000")
+            throw PorterError(.invalidRequest, "\(name) must be a positive number up to 1000000")
         }
         var limits = RequestLimits()
         limits.batchRequests = batchLimit

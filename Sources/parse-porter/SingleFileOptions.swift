@@ -52,7 +52,7 @@ struct SingleFileOptions: ParsableArguments {
     func manifest(_ dataset: String, spool: StdinSpool?) throws(PorterError) -> DatasetManifest {
         let path = spool?.path ?? dataset
         let name = className ?? InferredNames.className(forFile: path)
-        guard let name else { throw PorterError(.usage, "\(dataset): its name gives no Parse class name: give one with --class") }
+        guard let name else { throw PorterError(.invalidRequest, "\(dataset): its name gives no Parse class name: give one with --class") }
         let keyParts = key.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
         return try ManifestInference.manifest(forFile: path, className: name, key: keyParts, format: format.flatMap(SourceFormat.init(name:)))
     }
@@ -79,7 +79,7 @@ final class StdinSpool: Sendable {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
             guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]),
                   let output = FileHandle(forWritingAtPath: path) else {
-                throw PorterError(.usage, "cannot write \(path) to hold stdin")
+                throw PorterError(.invalidRequest, "cannot write \(path) to hold stdin")
             }
             defer { try? output.close() }
             while !cancellation.isCancelled, let chunk = try FileHandle.standardInput.read(upToCount: 1 << 20), !chunk.isEmpty {
@@ -91,7 +91,7 @@ final class StdinSpool: Sendable {
             throw error
         } catch {
             remove()
-            throw PorterError(.usage, "cannot copy stdin to \(path): \(error.localizedDescription)")
+            throw PorterError(.invalidRequest, "cannot copy stdin to \(path): \(error.localizedDescription)")
         }
     }
 

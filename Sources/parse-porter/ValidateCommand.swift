@@ -65,6 +65,6 @@ struct ValidateCommand: AsyncParsableCommand {
         case .json: Terminal.output(report.json.serialized())
         case .junit: Terminal.output(report.junit)
         }
-        if !report.succeeded { throw ExitCode(PorterError.Kind.invalidData.rawValue) }
+        if !report.succeeded { throw ExitCode(PorterError.Cause.invalidData.exitCode) }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import PorterPipeline
+import PorterTestSupport
 import XCTest
 
 /// The habits the command shares with other tools: `--version`, and Parse Server's own
@@ -62,16 +63,8 @@ final class CommandConventionsTests: XCTestCase {
 
     /// What `git ARGUMENTS…` prints in `folder`, trimmed; nil when git fails there.
     private func git(in folder: URL, _ arguments: String...) throws -> String? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["git", "-C", folder.path] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return process.terminationStatus == 0 ? String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) : nil
+        let (status, data) = try standardOutput(of: "git", ["-C", folder.path] + arguments)
+        return status == 0 ? String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) : nil
     }
 
     /// Parse Server's own variables and none of ours: the empty values hide any of ours this

@@ -1,5 +1,6 @@
 // README-EXAMPLE: app-migrate
 import ParsePorter
+import ParsePorterPostgres
 
 /// Applies the pending migrations of `folder` to the database at `url`
 /// (`postgres://user@host:5432/db`), under its migration lock.

@@ -1,4 +1,5 @@
 // README-EXAMPLE: migrate
+import ParseMirrorServer
 import PorterMigrations
 
 /// Applies the pending migrations of `folder` (`V1__library_schema.yml`, …) to the mirror at

@@ -1,5 +1,6 @@
 import Foundation
 import ParsePorter
+import ParsePorterPostgres
 import PorterTestSupport
 import XCTest
 
@@ -103,7 +104,7 @@ final class ParseAppTests: XCTestCase {
             _ = try await app.find(Wrong.self, in: "Book", limit: 1)
             XCTFail("a title is no Int")
         } catch {
-            XCTAssertEqual(error.kind, .invalidData)
+            XCTAssertEqual(error.cause, .invalidData)
             XCTAssertTrue(error.message.hasPrefix("Book "), error.message)
             XCTAssertTrue(error.message.contains("title: expected Int"), error.message)
         }
@@ -115,7 +116,7 @@ final class ParseAppTests: XCTestCase {
             _ = try await ParseApp(target: .mirror(path: path, create: false))
             XCTFail("opened a mirror that does not exist")
         } catch {
-            XCTAssertEqual(error.kind, .target)
+            XCTAssertEqual(error.cause, .target)
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: path))
     }
@@ -137,7 +138,7 @@ final class ParseAppTests: XCTestCase {
             _ = try await ParseApp(target: .server(url: server.url.absoluteString, applicationId: applicationId, masterKey: "not-the-key"))
             XCTFail("opened a server with a wrong master key")
         } catch {
-            XCTAssertEqual(error.kind, .target)
+            XCTAssertEqual(error.cause, .target)
             XCTAssertFalse(error.message.contains("not-the-key"), "a key is never shown: \(error.message)")
         }
 
@@ -191,7 +192,7 @@ final class ParseAppTests: XCTestCase {
             let committed = outcomes.compactMap { try? $0.get() }.filter(\.committed)
             XCTAssertGreaterThanOrEqual(committed.count, 1, "round \(round): one import created the mirror")
             for case .failure(let error) in outcomes {
-                XCTAssertEqual(error.kind, .target, "round \(round): \(error.message)")
+                XCTAssertEqual(error.cause, .target, "round \(round): \(error.message)")
                 XCTAssertNil(error.underlyingError, "round \(round): \(error.message)")
             }
             let app = try await ParseApp(target: .mirror(path: path, create: false))

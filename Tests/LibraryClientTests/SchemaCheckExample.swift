@@ -1,4 +1,5 @@
 // README-EXAMPLE: schema
+import ParseMirrorServer
 import PorterMigrations
 
 /// How the classes of the mirror at `mirrorPath` differ from those the schema file at

@@ -48,7 +48,7 @@ final class CancelledExportAndPullTests: XCTestCase {
             let report = try await task.value
             XCTFail("the export ran to its end (\(report.classes.map(\.objects)) objects) although its task was cancelled")
         } catch let error as PorterError {
-            XCTAssertEqual(error.kind, .interrupted)
+            XCTAssertEqual(error.cause, .cancelled)
             XCTAssertEqual(error.message, "cancelled while exporting Item; nothing was written to \(folder)")
         }
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder), ["notes.txt"], "no file, no staging folder")
@@ -92,7 +92,7 @@ final class CancelledExportAndPullTests: XCTestCase {
             let report = try await task.value
             XCTFail("the pull ran to its end (\(report.classes.map(\.read)) objects) although its task was cancelled")
         } catch let error as PorterError {
-            XCTAssertEqual(error.kind, .interrupted)
+            XCTAssertEqual(error.cause, .cancelled)
             XCTAssertEqual(error.message, "cancelled while pulling Item; the mirror was left as it was")
         }
         XCTAssertEqual(try rows(), before)

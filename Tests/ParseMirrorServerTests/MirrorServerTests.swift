@@ -43,7 +43,7 @@ final class MirrorServerTests: XCTestCase {
                 await server.stop()
                 XCTFail("\(path) was served")
             } catch let error as PorterError {
-                XCTAssertEqual(error.kind, .usage)
+                XCTAssertEqual(error.cause, .invalidRequest)
                 XCTAssertTrue(error.message.hasPrefix("\"\(path)\" is not a mirror file"), error.message)
                 XCTAssertTrue(error.message.contains("give the path of a file"), error.message)
                 XCTAssertFalse(error.message.contains("--"), "no command-line wording: \(error.message)")

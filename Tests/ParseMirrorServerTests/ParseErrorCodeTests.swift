@@ -1,6 +1,7 @@
-import ParseModel
-import XCTest
 @testable import ParseMirrorServer
+import ParseModel
+import ParseRules
+import XCTest
 
 /// `ParseErrorCode` as `serve` puts it on the wire: an error body reads back to the code and
 /// message it was made from, and the HTTP status follows the code as in Parse Server (Docs/ParseServer.md#errors).

@@ -22,7 +22,7 @@ final class MigrationFileTests: XCTestCase {
     private func json(_ text: String) throws -> JSONValue { try JSONParser.parse(text) }
 
     private func object(_ text: String) throws -> JSONObject {
-        guard case .object(let object) = try json(text) else { throw PorterError(.usage, "not an object: \(text)") }
+        guard case .object(let object) = try json(text) else { throw PorterError(.invalidRequest, "not an object: \(text)") }
         return object
     }
 
@@ -84,7 +84,7 @@ final class MigrationFileTests: XCTestCase {
     func testAMissingFolderIsAUsageError() throws {
         let missing = try temporaryFolder().appendingPathComponent("no-such").path
         XCTAssertThrowsError(try MigrationDirectory.load(missing)) { error in
-            XCTAssertEqual((error as? PorterError)?.kind, .usage)
+            XCTAssertEqual((error as? PorterError)?.cause, .invalidRequest)
             XCTAssertEqual((error as? PorterError)?.message, "\(missing): no such migrations folder")
         }
     }
@@ -305,13 +305,15 @@ final class MigrationFileTests: XCTestCase {
     // MARK: Bad migration folders
 
     struct Expectation {
-        let kind: PorterError.Kind
+        /// The cause the command reports as the file's `exit:` code.
+        let cause: PorterError.Cause
         let fragments: [String]
 
         init(_ url: URL) throws {
             let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n").map(String.init)
             let exit = try XCTUnwrap(lines.first { $0.hasPrefix("exit: ") }.flatMap { Int32($0.dropFirst("exit: ".count)) })
-            kind = try XCTUnwrap(PorterError.Kind(rawValue: exit))
+            let causes: [Int32: PorterError.Cause] = [1: .invalidData, 2: .invalidRequest, 3: .target]
+            cause = try XCTUnwrap(causes[exit])
             fragments = lines.filter { $0.hasPrefix("contains: ") }.map { String($0.dropFirst("contains: ".count)) }
         }
     }
@@ -331,7 +333,7 @@ final class MigrationFileTests: XCTestCase {
                 let loaded = try MigrationDirectory.load(folder.path)
                 XCTFail("\(name): loaded \(loaded.map(\.fileName)) without an error")
             } catch {
-                XCTAssertEqual(error.kind, expected.kind, "\(name): \(error.message)")
+                XCTAssertEqual(error.cause, expected.cause, "\(name): \(error.message)")
                 let fileName = error.message.hasPrefix(folder.path + "/")
                     ? String(error.message.dropFirst(folder.path.count + 1).prefix { $0 != ":" }) : ""
                 XCTAssertTrue(!fileName.isEmpty && FileManager.default.fileExists(atPath: folder.appendingPathComponent(fileName).path),

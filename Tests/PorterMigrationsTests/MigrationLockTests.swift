@@ -15,7 +15,7 @@ final class MigrationLockTests: XCTestCase {
             try blocking { try await first.acquire(owner: "host-a:1:first", wait: 1) }
             let second = fixture.target.migrationLock(timing: quick)
             XCTAssertThrowsError(try blocking { try await second.acquire(owner: "host-b:2:second", wait: 0.3) }, fixture.kind.rawValue) { error in
-                XCTAssertEqual((error as? PorterError)?.kind, .target)
+                XCTAssertEqual((error as? PorterError)?.cause, .target)
                 XCTAssertTrue((error as? PorterError)?.message.contains("locked by host-a:1:first") == true, "\(error)")
             }
             XCTAssertEqual(try blocking { try await second.holder()?.owner }, "host-a:1:first", fixture.kind.rawValue)

@@ -1,4 +1,5 @@
 import Foundation
+import ParseMirrorServer
 import ParseModel
 import PorterMigrations
 import PorterPipeline
@@ -105,7 +106,7 @@ final class MigrationRunnerAsyncTests: XCTestCase {
                 try await waiting.value
                 XCTFail("\(label): the waiter took a lock that is held")
             } catch {
-                XCTAssertEqual((error as? PorterError)?.kind, .interrupted, "\(label): \(error)")
+                XCTAssertEqual((error as? PorterError)?.cause, .cancelled, "\(label): \(error)")
             }
             XCTAssertLessThan(Date().timeIntervalSince(cancelled), 1, label)
             let owner = try await holder.holder()?.owner
@@ -142,7 +143,7 @@ final class MigrationRunnerAsyncTests: XCTestCase {
                 let applied = try await run.value
                 XCTFail("\(label): a cancelled run applied \(applied)")
             } catch {
-                XCTAssertEqual((error as? PorterError)?.kind, .interrupted, "\(label): \(error)")
+                XCTAssertEqual((error as? PorterError)?.cause, .cancelled, "\(label): \(error)")
                 XCTAssertTrue((error as? PorterError)?.message.contains("cancelled before operation 2") == true, "\(label): \(error)")
             }
             let classes = try fixture.rows(#"SELECT className FROM "_SCHEMA" WHERE className IN ('Shelf', 'Room') ORDER BY className"#)

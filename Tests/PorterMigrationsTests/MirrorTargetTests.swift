@@ -1,4 +1,5 @@
 import Foundation
+import ParseMirrorServer
 import ParseModel
 import PorterMigrations
 import PorterPipeline
@@ -24,11 +25,11 @@ final class MirrorTargetTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: path + "-wal"), "the connection is closed")
         XCTAssertThrowsError(try blocking { try await target.send("GET", "/schemas/Book") }) { error in
             guard case .failed(let failure)? = error as? ParseAPIError else { return XCTFail("\(error)") }
-            XCTAssertEqual(failure.kind, .target)
+            XCTAssertEqual(failure.cause, .target)
             XCTAssertTrue(failure.message.hasSuffix("the mirror was closed"), failure.message)
         }
         XCTAssertThrowsError(try target.begin()) { error in
-            XCTAssertEqual((error as? PorterError)?.kind, .target)
+            XCTAssertEqual((error as? PorterError)?.cause, .target)
         }
         XCTAssertNil(try blocking { try await MirrorTarget(path: path, create: false).schema(of: "Book") }, "the open transaction was rolled back")
 

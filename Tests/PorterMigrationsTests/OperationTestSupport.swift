@@ -7,7 +7,7 @@ import XCTest
 func json(_ text: String) throws -> JSONValue { try JSONParser.parse(text) }
 
 func jsonObject(_ text: String) throws -> JSONObject {
-    guard case .object(let object) = try json(text) else { throw PorterError(.usage, "not a JSON object: \(text)") }
+    guard case .object(let object) = try json(text) else { throw PorterError(.invalidRequest, "not a JSON object: \(text)") }
     return object
 }
 
@@ -64,12 +64,12 @@ struct Library {
 }
 
 extension XCTestCase {
-    /// Asserts that `body` throws a ``PorterError`` of `kind` whose message holds every one of `parts`.
-    func assertFails<T>(_ kind: PorterError.Kind, containing parts: [String], _ label: String, file: StaticString = #filePath, line: UInt = #line,
+    /// Asserts that `body` throws a ``PorterError`` caused `cause` whose message holds every one of `parts`.
+    func assertFails<T>(_ cause: PorterError.Cause, containing parts: [String], _ label: String, file: StaticString = #filePath, line: UInt = #line,
                         _ body: () throws -> T) {
         XCTAssertThrowsError(try body(), label, file: file, line: line) { error in
             guard let error = error as? PorterError else { return XCTFail("\(label): not a PorterError: \(error)", file: file, line: line) }
-            XCTAssertEqual(error.kind, kind, "\(label): \(error.message)", file: file, line: line)
+            XCTAssertEqual(error.cause, cause, "\(label): \(error.message)", file: file, line: line)
             for part in parts where !error.message.contains(part) {
                 XCTFail("\(label): \"\(error.message)\" does not mention \(part)", file: file, line: line)
             }

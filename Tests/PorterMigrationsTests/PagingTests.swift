@@ -1,5 +1,6 @@
 import ParseModel
 @testable import PorterMigrations
+import PorterREST
 import XCTest
 
 /// Paging by objectId and batching by 50, in steps small enough to see.

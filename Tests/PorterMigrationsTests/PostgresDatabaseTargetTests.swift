@@ -1,4 +1,5 @@
 import Foundation
+import ParseMirrorServer
 import ParseModel
 import PorterMigrations
 import PorterPostgres

@@ -96,12 +96,12 @@ final class SchemaDocumentTests: XCTestCase {
             do {
                 _ = try SchemaDocument.read(path)
             } catch {
-                XCTAssertEqual(error.kind, .usage)
+                XCTAssertEqual(error.cause, .invalidRequest)
                 XCTAssertTrue(error.message.hasPrefix(path), error.message)
-                return PorterError(error.kind, String(error.message.dropFirst(path.count)))
+                return PorterError(error.cause, String(error.message.dropFirst(path.count)))
             }
             XCTFail("no fault in \(text)")
-            return PorterError(.usage, "")
+            return PorterError(.invalidRequest, "")
         }
         XCTAssertEqual(try fault("{\"results\": [\n  {\"className\": \"A\"},\n  {\"className\": \"B\", \"fields\": {\"pages\": {\"type\": \"Numbr\"}}}\n]}").message,
                        #":3: results[1].fields.pages.type: unknown type "Numbr" (expected String, Number, Boolean, Date, Object, Array, GeoPoint, File, Bytes, Polygon, Pointer, Relation)"#)

@@ -77,7 +77,7 @@ final class SchemaPushTests: XCTestCase {
                             #"{"className":"Author","fields":{"name":{"type":"String"}}}"#]
             XCTAssertThrowsError(try push(declared, to: fixture)) { error in
                 let error = error as? PorterError
-                XCTAssertEqual(error?.kind, .invalidData)
+                XCTAssertEqual(error?.cause, .invalidData)
                 XCTAssertEqual(error?.message, """
                     refused: Parse cannot change the type of a field in place, and these fields differ:
                       Book.pages: String → Number
@@ -172,7 +172,7 @@ final class SchemaPushTests: XCTestCase {
                             #"{"className":"Book","fields":{"title":{"type":"String"}},"indexes":{"nope_1":{"nope":1}}}"#]
             XCTAssertThrowsError(try push(declared, to: fixture)) { error in
                 let error = error as? PorterError
-                XCTAssertEqual(error?.kind, .target)
+                XCTAssertEqual(error?.cause, .target)
                 XCTAssertEqual(error?.message.hasPrefix("Book: POST /schemas/Book: Parse error 102: Field nope does not exist, cannot add index."), true, error?.message ?? "")
                 XCTAssertEqual(error?.message.contains("push again to finish"), fixture.kind == .server, error?.message ?? "")
             }

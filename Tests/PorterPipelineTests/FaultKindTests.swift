@@ -222,7 +222,7 @@ final class LibraryErrorWordingTests: XCTestCase {
         let data = try TemporaryDataset(["notes.txt": "keep me\n"])
         XCTAssertThrowsError(try ExportFolder(path: data.directory, force: false)) { error in
             let error = error as! PorterError
-            XCTAssertEqual(error.kind, .usage)
+            XCTAssertEqual(error.cause, .invalidRequest)
             XCTAssertEqual(error.setting, .force)
             XCTAssertEqual(error.message, "\(data.directory): the folder is not empty (1 entries); an export writes into it only when forced, replacing files of the same names")
         }

@@ -17,7 +17,7 @@ final class ManifestFaultTests: XCTestCase {
             XCTFail("the manifest loaded", file: file, line: line)
             return nil
         } catch let error as PorterError {
-            XCTAssertEqual(error.kind, .usage, file: file, line: line)
+            XCTAssertEqual(error.cause, .invalidRequest, file: file, line: line)
             XCTAssertEqual(error.manifestFaults.count, 1, error.message, file: file, line: line)
             XCTAssertEqual(error.message, error.manifestFaults.first?.description, file: file, line: line)
             return error.manifestFaults.first
@@ -160,7 +160,7 @@ final class ManifestFaultTests: XCTestCase {
         XCTAssertEqual(manifest.faults(), expected)
         XCTAssertThrowsError(try manifest.check()) { error in
             let error = error as! PorterError
-            XCTAssertEqual(error.kind, .usage)
+            XCTAssertEqual(error.cause, .invalidRequest)
             XCTAssertEqual(error.manifestFaults, expected)
             XCTAssertEqual(error.message.split(separator: "\n").map(String.init), expected.map(\.description))
         }

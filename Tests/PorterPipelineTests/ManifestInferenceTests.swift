@@ -406,7 +406,7 @@ final class ManifestInferenceTests: XCTestCase {
     func testSingleFileKeyMustBeAColumn() throws {
         let dataset = try TemporaryDataset(["orders.csv": "number,total\n1,2\n"])
         XCTAssertThrowsError(try ManifestInference.manifest(forFile: dataset.path("orders.csv"), className: "Order", key: ["sku"])) { error in
-            XCTAssertEqual((error as? PorterError)?.kind, .usage)
+            XCTAssertEqual((error as? PorterError)?.cause, .invalidRequest)
             XCTAssertTrue("\(error)".contains("key \"sku\": orders.csv has no such column (its columns: number, total)"), "\(error)")
         }
         let manifest = try ManifestInference.manifest(forFile: dataset.path("orders.csv"), className: "Sale", key: ["total"])

@@ -64,7 +64,7 @@ final class ManifestTests: XCTestCase {
                              file: StaticString = #filePath, line: UInt = #line) throws {
         let data = try dataset(manifest, named: name)
         guard let error = data.loadError(file: file, line: line) else { return }
-        XCTAssertEqual(error.kind, .usage, file: file, line: line)
+        XCTAssertEqual(error.cause, .invalidRequest, file: file, line: line)
         XCTAssertTrue(error.message.hasPrefix(prefix), "message: \(error.message)\nexpected prefix: \(prefix)", file: file, line: line)
     }
 
@@ -506,7 +506,7 @@ final class ManifestTests: XCTestCase {
     func testMissingManifest() throws {
         let empty = try TemporaryDataset(["genres.csv": "name\n"])
         guard let error = empty.loadError() else { return }
-        XCTAssertEqual(error.kind, .usage)
+        XCTAssertEqual(error.cause, .invalidRequest)
         XCTAssertEqual(error.message, "\(empty.directory): no dataset.yml or dataset.json in this folder, nor the <Class>.json files of a Parse export")
 
         let missing = empty.path("nowhere")
@@ -514,7 +514,7 @@ final class ManifestTests: XCTestCase {
             _ = try ManifestLoader.load(missing)
             XCTFail("loaded a missing folder")
         } catch {
-            XCTAssertEqual(error.kind, .usage)
+            XCTAssertEqual(error.cause, .invalidRequest)
             XCTAssertEqual(error.message, "\(missing): no such dataset folder or manifest")
         }
     }

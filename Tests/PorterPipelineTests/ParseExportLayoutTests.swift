@@ -33,7 +33,7 @@ final class ParseExportLayoutTests: XCTestCase {
     /// The message of the usage error loading `dataset` gives.
     func message(_ dataset: TemporaryDataset, targetClasses: Set<String> = [], file: StaticString = #filePath, line: UInt = #line) -> String? {
         guard let error = dataset.loadError(targetClasses: targetClasses, file: file, line: line) else { return nil }
-        XCTAssertEqual(error.kind, .usage, file: file, line: line)
+        XCTAssertEqual(error.cause, .invalidRequest, file: file, line: line)
         return error.message
     }
 
@@ -251,7 +251,7 @@ final class ParseExportOptionsTests: XCTestCase {
                                #"package.json: not read: left out ("package*.json")"#])
         XCTAssertThrowsError(try ParseExportOptions(excludedFiles: ["users.json"]).select(.folder(dataset.directory))) { error in
             let error = error as? PorterError
-            XCTAssertEqual(error?.kind, .usage)
+            XCTAssertEqual(error?.cause, .invalidRequest)
             XCTAssertEqual(error?.setting, .excludedFiles)
             XCTAssertEqual(error?.message, #""users.json" matches no file of the export (it has: Post.json, package-lock.json, package.json, user.json)"#)
         }

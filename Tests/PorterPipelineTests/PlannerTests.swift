@@ -1,30 +1,21 @@
 import XCTest
 @testable import ParseModel
 @testable import PorterPipeline
+import PorterTestSupport
 
 /// The import plan: insert phases in pointer order, patches for cycles, relations last.
 final class PlannerTests: XCTestCase {
-    /// A class whose fields are given as `name: type` pairs; the first field is the key.
-    private func mapping(_ className: String, _ fields: KeyValuePairs<String, FieldType>) -> ClassMapping {
-        ClassMapping(className: className, source: "\(className.lowercased()).csv", key: [fields.first!.key],
-                     fields: fields.map { FieldMapping(name: $0.key, type: $0.value) })
-    }
-
-    private func plan(_ classes: [ClassMapping]) -> ImportPlan {
-        Planner.plan(DatasetManifest(directory: "/tmp", fileName: "dataset.yml", classes: classes, relations: []))
-    }
-
     private func phases(_ plan: ImportPlan) -> [String] {
         plan.phases.map { "\($0.number) \($0.kind.rawValue) \($0.items.joined(separator: ","))" }
     }
 
     private var library: [ClassMapping] {
         [
-            mapping("Genre", ["name": .string, "books": .relation(targetClass: "Book")]),
-            mapping("Author", ["name": .string]),
-            mapping("Publisher", ["name": .string]),
-            mapping("ISBN", ["value": .string]),
-            mapping("Book", [
+            classMapping("Genre", ["name": .string, "books": .relation(targetClass: "Book")]),
+            classMapping("Author", ["name": .string]),
+            classMapping("Publisher", ["name": .string]),
+            classMapping("ISBN", ["value": .string]),
+            classMapping("Book", [
                 "title": .string, "publishingYear": .number, "genre": .pointer(targetClass: "Genre"), "isbn": .pointer(targetClass: "ISBN"),
                 "authors": .relation(targetClass: "Author"), "publishers": .relation(targetClass: "Publisher"),
             ]),
@@ -32,7 +23,7 @@ final class PlannerTests: XCTestCase {
     }
 
     func testLibraryPhases() {
-        let plan = plan(library)
+        let plan = importPlan(library)
         XCTAssertEqual(phases(plan), [
             "1 insert Genre,Author,Publisher,ISBN",
             "2 insert Book",
@@ -46,47 +37,44 @@ final class PlannerTests: XCTestCase {
         ])
         XCTAssertEqual(plan.relationEdges.map { "\($0.from).\($0.field)->\($0.to)" },
                        ["Genre.books->Book", "Book.authors->Author", "Book.publishers->Publisher"])
-        XCTAssertEqual(plan.text, """
-        phase 1: insert Genre, Author, Publisher, ISBN
-        phase 2: insert Book
-        phase 3: relations Genre.books, Book.authors, Book.publishers
-        """)
+        XCTAssertEqual(phases(plan), ["1 insert Genre,Author,Publisher,ISBN", "2 insert Book",
+                                      "3 relations Genre.books,Book.authors,Book.publishers"])
     }
 
     func testDeclarationOrderDoesNotMatterForDependencies() {
         // Book declared first still comes after the classes it points to.
-        let plan = plan(library.reversed())
+        let plan = importPlan(library.reversed())
         XCTAssertEqual(phases(plan).prefix(2), ["1 insert ISBN,Publisher,Author,Genre", "2 insert Book"])
     }
 
     func testChainOfPointers() {
-        let plan = plan([
-            mapping("Review", ["text": .string, "book": .pointer(targetClass: "Book")]),
-            mapping("Book", ["title": .string, "author": .pointer(targetClass: "Author")]),
-            mapping("Author", ["name": .string]),
+        let plan = importPlan([
+            classMapping("Review", ["text": .string, "book": .pointer(targetClass: "Book")]),
+            classMapping("Book", ["title": .string, "author": .pointer(targetClass: "Author")]),
+            classMapping("Author", ["name": .string]),
         ])
         XCTAssertEqual(phases(plan), ["1 insert Author", "2 insert Book", "3 insert Review"])
         XCTAssertEqual(plan.classOrder, ["Author", "Book", "Review"])
     }
 
     func testPointerOutsideTheDatasetIsNoEdge() {
-        let plan = plan([mapping("Book", ["title": .string, "owner": .pointer(targetClass: "_User")])])
+        let plan = importPlan([classMapping("Book", ["title": .string, "owner": .pointer(targetClass: "_User")])])
         XCTAssertEqual(phases(plan), ["1 insert Book"])
         XCTAssertEqual(plan.pointerEdges, [])
     }
 
     func testSelfPointerIsPatched() {
-        let plan = plan([mapping("Employee", ["name": .string, "manager": .pointer(targetClass: "Employee")])])
+        let plan = importPlan([classMapping("Employee", ["name": .string, "manager": .pointer(targetClass: "Employee")])])
         XCTAssertEqual(phases(plan), ["1 insert Employee", "2 patch Employee.manager"])
         XCTAssertEqual(plan.cyclicFields, ["Employee": ["manager"]])
         XCTAssertEqual(plan.pointerEdges, [.init(from: "Employee", field: "manager", to: "Employee", cyclic: true)])
     }
 
     func testThreeClassCycle() {
-        let plan = plan([
-            mapping("A", ["name": .string, "b": .pointer(targetClass: "B")]),
-            mapping("B", ["name": .string, "c": .pointer(targetClass: "C")]),
-            mapping("C", ["name": .string, "a": .pointer(targetClass: "A")]),
+        let plan = importPlan([
+            classMapping("A", ["name": .string, "b": .pointer(targetClass: "B")]),
+            classMapping("B", ["name": .string, "c": .pointer(targetClass: "C")]),
+            classMapping("C", ["name": .string, "a": .pointer(targetClass: "A")]),
         ])
         // C.a points back at an earlier class: it is written at insert time, so only A.b and B.c wait.
         XCTAssertEqual(phases(plan), ["1 insert A,B", "2 insert C", "3 patch A.b,B.c"])
@@ -97,24 +85,24 @@ final class PlannerTests: XCTestCase {
     /// whatever the manifest order; a cycle of required pointers alone keeps manifest order.
     func testRequiredPointersOfACycleAreNotPatched() {
         func required(_ className: String, _ fields: [String: String]) -> ClassMapping {
-            var mapping = mapping(className, ["name": .string])
+            var mapping = classMapping(className, ["name": .string])
             for (field, target) in fields.sorted(by: { $0.key < $1.key }) {
                 mapping.fields.append(FieldMapping(name: field, type: .pointer(targetClass: target), required: field != "a"))
             }
             return mapping
         }
-        let plan = plan([required("A", ["b": "B"]), required("B", ["c": "C"]), required("C", ["a": "A"])])
+        let plan = importPlan([required("A", ["b": "B"]), required("B", ["c": "C"]), required("C", ["a": "A"])])
         XCTAssertEqual(phases(plan), ["1 insert C", "2 insert B", "3 insert A", "4 patch C.a"])
         XCTAssertEqual(plan.cyclicFields, ["C": ["a"]])
 
-        let campus = self.plan([
+        let campus = importPlan([
             ClassMapping(className: "Department", source: "d.csv", key: ["name"], fields: [
                 FieldMapping(name: "name", type: .string), FieldMapping(name: "head", type: .pointer(targetClass: "Teacher"), required: true)]),
             ClassMapping(className: "Teacher", source: "t.csv", key: ["name"], fields: [
                 FieldMapping(name: "name", type: .string), FieldMapping(name: "department", type: .pointer(targetClass: "Department"))]),
         ])
         XCTAssertEqual(phases(campus), ["1 insert Teacher", "2 insert Department", "3 patch Teacher.department"])
-        let bothRequired = self.plan([
+        let bothRequired = importPlan([
             ClassMapping(className: "Department", source: "d.csv", key: ["name"], fields: [
                 FieldMapping(name: "name", type: .string), FieldMapping(name: "head", type: .pointer(targetClass: "Teacher"), required: true)]),
             ClassMapping(className: "Teacher", source: "t.csv", key: ["name"], fields: [
@@ -124,12 +112,12 @@ final class PlannerTests: XCTestCase {
     }
 
     func testOnlyFieldsOnTheCycleArePatched() {
-        let plan = plan([
-            mapping("D", ["name": .string, "a": .pointer(targetClass: "A")]),
-            mapping("A", ["name": .string, "b": .pointer(targetClass: "B"), "tag": .pointer(targetClass: "T")]),
-            mapping("B", ["name": .string, "c": .pointer(targetClass: "C"), "tag": .pointer(targetClass: "T")]),
-            mapping("C", ["name": .string, "a": .pointer(targetClass: "A"), "d": .pointer(targetClass: "T")]),
-            mapping("T", ["name": .string]),
+        let plan = importPlan([
+            classMapping("D", ["name": .string, "a": .pointer(targetClass: "A")]),
+            classMapping("A", ["name": .string, "b": .pointer(targetClass: "B"), "tag": .pointer(targetClass: "T")]),
+            classMapping("B", ["name": .string, "c": .pointer(targetClass: "C"), "tag": .pointer(targetClass: "T")]),
+            classMapping("C", ["name": .string, "a": .pointer(targetClass: "A"), "d": .pointer(targetClass: "T")]),
+            classMapping("T", ["name": .string]),
         ])
         XCTAssertEqual(phases(plan), ["1 insert T", "2 insert A,B", "3 insert D,C", "4 patch A.b,B.c"])
         XCTAssertEqual(plan.cyclicFields, ["A": ["b"], "B": ["c"]])
@@ -138,42 +126,11 @@ final class PlannerTests: XCTestCase {
     }
 
     func testTwoClassCycleWithSelfPointer() {
-        let plan = plan([
-            mapping("Person", ["name": .string, "employer": .pointer(targetClass: "Company"), "mentor": .pointer(targetClass: "Person")]),
-            mapping("Company", ["name": .string, "ceo": .pointer(targetClass: "Person")]),
+        let plan = importPlan([
+            classMapping("Person", ["name": .string, "employer": .pointer(targetClass: "Company"), "mentor": .pointer(targetClass: "Person")]),
+            classMapping("Company", ["name": .string, "ceo": .pointer(targetClass: "Person")]),
         ])
         XCTAssertEqual(phases(plan), ["1 insert Person", "2 insert Company", "3 patch Person.employer,Person.mentor"])
-    }
-
-    func testDOT() {
-        let dot = plan([
-            mapping("Genre", ["name": .string]),
-            mapping("Employee", ["name": .string, "manager": .pointer(targetClass: "Employee"), "genre": .pointer(targetClass: "Genre"),
-                                 "likes": .relation(targetClass: "Genre")]),
-        ]).dot
-        XCTAssertTrue(dot.hasPrefix("digraph plan {"), dot)
-        XCTAssertTrue(dot.hasSuffix("}"), dot)
-        XCTAssertTrue(dot.contains(#""Employee" -> "Employee" [label="manager (patched)", style=dashed];"#), dot)
-        XCTAssertTrue(dot.contains(#""Employee" -> "Genre" [label="genre", style=solid];"#), dot)
-        XCTAssertTrue(dot.contains(#""Employee" -> "Genre" [label="likes", style=dotted, arrowhead=crow];"#), dot)
-        XCTAssertTrue(dot.contains("subgraph cluster_phase1 {\n    label=\"phase 1: insert\";\n    \"Genre\";\n  }"), dot)
-        XCTAssertTrue(dot.contains("subgraph cluster_phase2 {\n    label=\"phase 2: insert\";\n    \"Employee\";\n  }"), dot)
-        XCTAssertFalse(dot.contains("cluster_phase3"), "patch and relation phases are no clusters")
-        XCTAssertEqual(dot.components(separatedBy: "style=dashed").count - 1, 1)
-    }
-
-    func testJSON() {
-        let json = plan([
-            mapping("Employee", ["name": .string, "manager": .pointer(targetClass: "Employee"), "skills": .relation(targetClass: "Skill")]),
-            mapping("Skill", ["name": .string]),
-        ]).json
-        XCTAssertEqual(json.serialized(), #"""
-        {"phases":[{"phase":1,"kind":"insert","items":["Employee","Skill"]},\#
-        {"phase":2,"kind":"patch","items":["Employee.manager"]},\#
-        {"phase":3,"kind":"relations","items":["Employee.skills"]}],\#
-        "pointers":[{"from":"Employee","field":"manager","to":"Employee","cyclic":true}],\#
-        "relations":[{"from":"Employee","field":"skills","to":"Skill"}]}
-        """#)
     }
 
     /// A manifest's chain of classes is planned with stacks of its own: 30,000 classes, each
@@ -182,9 +139,9 @@ final class PlannerTests: XCTestCase {
     func testALongChainOfClassesIsPlannedWithoutRecursion() {
         let count = 30_000
         let chain = (0..<count).map { index in
-            mapping("C\(index)", index + 1 < count ? ["name": .string, "next": .pointer(targetClass: "C\(index + 1)")] : ["name": .string])
+            classMapping("C\(index)", index + 1 < count ? ["name": .string, "next": .pointer(targetClass: "C\(index + 1)")] : ["name": .string])
         }
-        let straight = plan(chain)
+        let straight = importPlan(chain)
         XCTAssertEqual(straight.phases.count, count)
         XCTAssertEqual(straight.classOrder.first, "C\(count - 1)")
         XCTAssertEqual(straight.classOrder.last, "C0")
@@ -194,7 +151,7 @@ final class PlannerTests: XCTestCase {
         closed[count - 1].fields.append(FieldMapping(name: "next", type: .pointer(targetClass: "C0")))
         // One strongly connected component: by manifest order, every pointer but the last
         // class's (back to C0) points at a class not ranked before its own and is patched.
-        let cycle = plan(closed)
+        let cycle = importPlan(closed)
         XCTAssertEqual(cycle.phases.map(\.kind), [.insert, .insert, .patch])
         XCTAssertEqual(cycle.phases[0].items.count, count - 1)
         XCTAssertEqual(cycle.phases[1].items, ["C\(count - 1)"])

@@ -381,7 +381,7 @@ final class RealShapesTests: XCTestCase {
             XCTAssertTrue(message.hasPrefix("disks.csv: 24 malformed rows (the import would reject them too):\n  disks.csv:5: misplaced quote: text after the closing quote"), message)
             XCTAssertTrue(message.contains("\n  disks.csv:6: row has 4 cells, the header has 3\n"), message)
             XCTAssertTrue(message.hasSuffix("\n  … and 14 more\ntapes.csv: 1 malformed row (the import would reject it too):\n  tapes.csv:2: row has 3 cells, the header has 2"), message)
-            XCTAssertEqual((error as? PorterError)?.kind, .invalidData)
+            XCTAssertEqual((error as? PorterError)?.cause, .invalidData)
         }
         try FileManager.default.removeItem(atPath: data.path("tapes.csv"))
         try data.write("dataset.yml", "classes:\n  Disk: {source: disks.csv, key: [sku], fields: {sku: String!, size: String, label: String}}\n")

@@ -43,7 +43,7 @@ final class PostgresConnectionTests: PostgresTestCase {
             }
             XCTFail("the duplicate must fail")
         } catch {
-            XCTAssertEqual(error.kind, .target)
+            XCTAssertEqual(error.cause, .target)
             XCTAssertEqual(error.postgresError?.sqlState, "23505")
             XCTAssertEqual(error.postgresError?.constraint, "u_pkey")
             XCTAssertEqual(error.postgresError?.sql, "INSERT INTO u VALUES ($1)")

@@ -161,13 +161,13 @@ final class PostgresSourceTests: PostgresTestCase {
                                 (#"{"$or": {}}"#, "where: $or takes a non-empty array of queries")] {
             XCTAssertThrowsError(try ids(postgres, bookSchema, try Self.query(text)), text) { error in
                 XCTAssertTrue((error as? PorterError)?.message.hasPrefix(refusal) == true, "\(text): \(error)")
-                XCTAssertEqual((error as? PorterError)?.kind, .usage)
+                XCTAssertEqual((error as? PorterError)?.cause, .invalidRequest)
             }
         }
     }
 
     private static func query(_ text: String) throws -> JSONObject {
-        guard case .object(let object) = try JSONParser.parse(text) else { throw PorterError(.usage, "not an object: \(text)") }
+        guard case .object(let object) = try JSONParser.parse(text) else { throw PorterError(.invalidRequest, "not an object: \(text)") }
         return object
     }
 

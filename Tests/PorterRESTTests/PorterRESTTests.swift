@@ -18,7 +18,7 @@ final class ParseServerAddressTests: XCTestCase {
         XCTAssertNoThrow(try ParseServerAddress(url: "http://127.0.0.1:1337/parse", applicationId: "a", masterKey: "m", restAPIKey: nil))
         XCTAssertNoThrow(try ParseServerAddress(url: "http://localhost/parse", applicationId: "a", masterKey: "m", restAPIKey: nil))
         XCTAssertThrowsError(try ParseServerAddress(url: "http://10.0.0.5/parse", applicationId: "a", masterKey: "m", restAPIKey: nil)) { error in
-            XCTAssertEqual((error as? PorterError)?.kind, .usage)
+            XCTAssertEqual((error as? PorterError)?.cause, .invalidRequest)
             XCTAssertFalse((error as? PorterError)?.message.contains("\"m\"") ?? true)
         }
         XCTAssertNoThrow(try ParseServerAddress(url: "http://10.0.0.5/parse", applicationId: "a", masterKey: "m", restAPIKey: nil, allowInsecureHTTP: true))
@@ -28,7 +28,7 @@ final class ParseServerAddressTests: XCTestCase {
     func testMissingIdOrKeysAndBadURLsAreUsageErrors() {
         for (url, app, master, rest) in [("ftp://x/parse", "a", "m", nil), ("http://127.0.0.1/parse", nil, "m", nil), ("http://127.0.0.1/parse", "a", nil, nil) as (String, String?, String?, String?)] {
             XCTAssertThrowsError(try ParseServerAddress(url: url, applicationId: app, masterKey: master, restAPIKey: rest)) { error in
-                XCTAssertEqual((error as? PorterError)?.kind, .usage)
+                XCTAssertEqual((error as? PorterError)?.cause, .invalidRequest)
             }
         }
     }
@@ -116,7 +116,7 @@ final class BatchSenderTests: XCTestCase {
         server.stop()
         let sender = BatchSender(client: client, batchSize: 5, concurrency: 1)
         XCTAssertThrowsError(try sender.send([BatchOperation(method: "POST", path: "/classes/Item", body: JSONObject())], phase: "gone")) { error in
-            XCTAssertEqual((error as? PorterError)?.kind, .target)
+            XCTAssertEqual((error as? PorterError)?.cause, .target)
             XCTAssertTrue((error as? PorterError)?.message.contains("gave up after 2 attempts") ?? false, "\(error)")
         }
     }

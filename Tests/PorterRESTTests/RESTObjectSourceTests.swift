@@ -72,7 +72,7 @@ final class RESTObjectSourceTests: XCTestCase {
     func testSchemasNeedTheMasterKey() throws {
         let source = RESTObjectSource(client: try client(masterKey: nil, restKey: "rest"))
         XCTAssertThrowsError(try source.schemas()) { error in
-            XCTAssertEqual((error as? PorterError)?.kind, .target)
+            XCTAssertEqual((error as? PorterError)?.cause, .target)
             XCTAssertTrue((error as? PorterError)?.message.contains("needs the master key") ?? false, "\(error)")
         }
     }
@@ -160,7 +160,7 @@ final class RESTObjectSourceTests: XCTestCase {
         XCTAssertEqual(sqlite.terminationStatus, 0)
         let source = RESTObjectSource(client: try client())
         XCTAssertThrowsError(try source.readObjects(of: try itemSchema(source), matching: nil) { _ in }) { error in
-            XCTAssertEqual((error as? PorterError)?.kind, .target)
+            XCTAssertEqual((error as? PorterError)?.cause, .target)
             XCTAssertTrue((error as? PorterError)?.message.contains(#"Item i001: field tags: value {"a":1}: the schema says Array"#) ?? false, "\(error)")
         }
     }
@@ -168,7 +168,7 @@ final class RESTObjectSourceTests: XCTestCase {
     func testAnUnreachableServerIsATargetError() throws {
         server.stop()
         XCTAssertThrowsError(try RESTObjectSource(client: try client()).schemas()) { error in
-            XCTAssertEqual((error as? PorterError)?.kind, .target)
+            XCTAssertEqual((error as? PorterError)?.cause, .target)
             XCTAssertTrue((error as? PorterError)?.message.contains("connection refused") ?? false, "\(error)")
         }
     }

@@ -59,7 +59,7 @@ final class CancelledImportTests: MirrorTestCase {
         // The progress callback comes every 20,000 records: far fewer than the dataset has.
         let big = try writeDataset("big", rows: 200_000, first: "pen,3,red\n")
         let error = try await cancelledRun(Importer(manifest: big))
-        XCTAssertEqual(error?.kind, .interrupted)
+        XCTAssertEqual(error?.cause, .cancelled)
         XCTAssertTrue(error?.message.hasPrefix("cancelled while reading") == true, error?.message ?? "")
         XCTAssertTrue(error?.message.hasSuffix("the target was left as it was") == true, error?.message ?? "")
         XCTAssertEqual(try snapshot(), before, "the cancelled import changed no row")
@@ -79,7 +79,7 @@ final class CancelledImportTests: MirrorTestCase {
     func testCancelledImportIntoANewMirrorLeavesNoFile() async throws {
         let big = try writeDataset("big", rows: 200_000)
         let error = try await cancelledRun(Importer(manifest: big))
-        XCTAssertEqual(error?.kind, .interrupted)
+        XCTAssertEqual(error?.cause, .cancelled)
         XCTAssertFalse(FileManager.default.fileExists(atPath: path))
         XCTAssertFalse(FileManager.default.fileExists(atPath: path + "-journal"))
     }
@@ -96,7 +96,7 @@ final class CancelledImportTests: MirrorTestCase {
             _ = try await task.value
             XCTFail("the validation ran to its end although its task was cancelled")
         } catch let error as PorterError {
-            XCTAssertEqual(error.kind, .interrupted)
+            XCTAssertEqual(error.cause, .cancelled)
             XCTAssertTrue(error.message.hasSuffix("nothing was written"), error.message)
         }
         let valid = try await importer.validate()

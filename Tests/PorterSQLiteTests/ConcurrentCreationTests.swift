@@ -36,7 +36,7 @@ final class ConcurrentCreationTests: MirrorTestCase {
                         XCTAssertTrue(report.committed, "\(label): \(report.errors)")
                         committed += 1
                     case .failure(let error):
-                        XCTAssertEqual(error.kind, .target, "\(label): \(error.message)")
+                        XCTAssertEqual(error.cause, .target, "\(label): \(error.message)")
                         XCTAssertTrue(error.message.contains("run it again"), "\(label): \(error.message)")
                     }
                 }

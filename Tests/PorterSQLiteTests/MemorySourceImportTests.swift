@@ -216,7 +216,7 @@ final class MemorySourceImportTests: MirrorTestCase {
         ])
         XCTAssertThrowsError(try Importer(manifest: manifest).run(into: SQLiteMirror(path: path))) { error in
             XCTAssertEqual((error as? PorterError)?.manifestFaults.map(\.keyPath), [["classes", "Bo ok"]])
-            XCTAssertEqual((error as? PorterError)?.kind, .usage)
+            XCTAssertEqual((error as? PorterError)?.cause, .invalidRequest)
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: path))
     }

@@ -41,7 +41,7 @@ final class SQLiteErrorTests: XCTestCase {
         XCTAssertEqual(sqlite.sql, "INSERT INTO Book VALUES (?1)")
         XCTAssertEqual(sqlite.message, "UNIQUE constraint failed: Book.title")
         XCTAssertEqual(sqlite.path, path)
-        XCTAssertEqual(error.kind, .target)
+        XCTAssertEqual(error.cause, .target)
         XCTAssertEqual(error.message, "\(path): write: UNIQUE constraint failed: Book.title")
         // A primary code in a pattern matches its extended codes; an extended one only itself.
         switch sqlite.extendedResultCode {
@@ -89,6 +89,6 @@ final class SQLiteErrorTests: XCTestCase {
     }
 
     func testAnErrorOtherThanSQLiteCarriesNone() {
-        XCTAssertNil(PorterError(.usage, "no").sqliteError)
+        XCTAssertNil(PorterError(.invalidRequest, "no").sqliteError)
     }
 }

@@ -194,7 +194,7 @@ final class SQLiteMirrorTests: MirrorTestCase {
         try mirror.begin(schemas: [book], naturalKeys: ["Book": ["title"]])
         XCTAssertEqual(try mirror.write([object("b1", title: "The Hobbit")], className: "Book", mode: .upsert), [.inserted])
         XCTAssertThrowsError(try mirror.write([object("b2", title: "Dune"), object("b1", title: "Emma")], className: "Book", mode: .upsert)) { error in
-            XCTAssertEqual((error as? PorterError)?.kind, .target)
+            XCTAssertEqual((error as? PorterError)?.cause, .target)
             XCTAssertEqual((error as? PorterError)?.message, "Book: 1 of 2 objects from line 2 clash with objects already written (same objectId or key)")
         }
         mirror.rollback()
@@ -204,7 +204,7 @@ final class SQLiteMirrorTests: MirrorTestCase {
     func testUnopenableTargetIsATargetError() throws {
         let mirror = SQLiteMirror(path: directory.appendingPathComponent("missing/dir/mirror.sqlite").path)
         XCTAssertThrowsError(try mirror.begin(schemas: [book], naturalKeys: [:])) { error in
-            XCTAssertEqual((error as? PorterError)?.kind, .target)
+            XCTAssertEqual((error as? PorterError)?.cause, .target)
         }
     }
 }

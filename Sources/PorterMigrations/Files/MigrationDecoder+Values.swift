@@ -4,7 +4,7 @@ import PorterPipeline
 /// Reading the plain values of a migration file: each fault names its key path.
 extension MigrationDecoder {
     func fail(_ keyPath: String, _ reason: String) -> PorterError {
-        PorterError(.usage, keyPath.isEmpty ? "\(path): \(reason)" : "\(path): \(keyPath): \(reason)")
+        PorterError(.invalidRequest, keyPath.isEmpty ? "\(path): \(reason)" : "\(path): \(keyPath): \(reason)")
     }
 
     /// `value` as a mapping whose keys are all in `allowed`.

@@ -3,8 +3,8 @@ import PorterPipeline
 
 /// Turns a migration file's document (YAML or JSON, same structure) into its operations,
 /// naming the key path of each fault: `Migrations/V3__x.yml: operations[2].addField.type:
-/// unknown type "Strin" (expected String, Number, …)`. Every fault is a usage error
-/// (exit 2). Only what the file says is checked here; whether classes, fields and indexes
+/// unknown type "Strin" (expected String, Number, …)`. Every fault is an invalid request
+/// (``PorterError/Cause/invalidRequest``). Only what the file says is checked here; whether classes, fields and indexes
 /// exist is checked when the migration runs.
 ///
 /// The file format:

@@ -55,12 +55,12 @@ public protocol MigrationHistory: AnyObject {
 
 extension ParseDate {
     /// The current time, to the millisecond.
-    static var now: ParseDate { ParseDate(millisecondsSince1970: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))) }
+    package static var now: ParseDate { ParseDate(millisecondsSince1970: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))) }
 }
 
 extension [AppliedMigration] {
     /// Sorted by version number (`2` before `10`).
-    func sortedByVersion() -> [AppliedMigration] {
+    package func sortedByVersion() -> [AppliedMigration] {
         sorted { MigrationVersion.precedes($0.version, $1.version) }
     }
 }

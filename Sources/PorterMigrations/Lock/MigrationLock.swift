@@ -10,6 +10,12 @@ public struct LockHolder: Equatable, Sendable {
     public var heartbeatAt: ParseDate?
     /// When the holder counts as dead if it has not sent a heartbeat by then.
     public var expiresAt: ParseDate?
+
+    package init(owner: String, heartbeatAt: ParseDate?, expiresAt: ParseDate?) {
+        self.owner = owner
+        self.heartbeatAt = heartbeatAt
+        self.expiresAt = expiresAt
+    }
 }
 
 /// The lock two `migrate up` runs against one target contend for, so that each migration is
@@ -17,9 +23,9 @@ public struct LockHolder: Equatable, Sendable {
 /// sending heartbeats, and once its lock expired the next runner takes it over.
 public protocol MigrationLock: AnyObject, Sendable {
     /// Takes the lock for `owner`, waiting up to `wait` seconds while a live runner holds it
-    /// (exit 3 when it is still held then).
+    /// (``PorterError/Cause/target`` when it is still held then).
     func acquire(owner: String, wait: Double) async throws(PorterError)
-    /// Pushes the expiry out; fails (exit 3) when another runner took the lock over meanwhile.
+    /// Pushes the expiry out; fails (``PorterError/Cause/target``) when another runner took the lock over meanwhile.
     func heartbeat() async throws(PorterError)
     /// Gives the lock up, when this runner still holds it.
     func release() async
@@ -44,28 +50,29 @@ public struct LockTiming: Sendable {
     public var heartbeatInterval: Double { timeToLive / 3 }
 
     /// Waits ``poll`` seconds between two attempts; a cancelled task stops waiting at once.
-    func pause(location: String) async throws(PorterError) {
+    package func pause(location: String) async throws(PorterError) {
         do {
             try await Task.sleep(for: .seconds(poll))
         } catch {
-            throw PorterError(.interrupted, "\(location): cancelled while waiting for the migration lock")
+            throw PorterError(.cancelled, "\(location): cancelled while waiting for the migration lock")
         }
     }
 
-    func expiry(from date: ParseDate) -> ParseDate {
+    package func expiry(from date: ParseDate) -> ParseDate {
         ParseDate(millisecondsSince1970: date.millisecondsSince1970 + Int64(timeToLive * 1000))
     }
 }
 
-enum LockMessages {
-    static func stillHeld(_ location: String, _ holder: LockHolder?, waited: Double) -> PorterError {
+/// The messages of every lock.
+package enum LockMessages {
+    package static func stillHeld(_ location: String, _ holder: LockHolder?, waited: Double) -> PorterError {
         let who = holder.map { h in
             "\(h.owner)" + (h.heartbeatAt.map { ", last heartbeat \($0.iso)" } ?? "") + (h.expiresAt.map { ", expires \($0.iso)" } ?? "")
         } ?? "another runner"
         return PorterError(.target, "\(location): the migrations are locked by \(who); gave up after waiting \(Int(waited)) s")
     }
 
-    static func lost(_ location: String, owner: String) -> PorterError {
+    package static func lost(_ location: String, owner: String) -> PorterError {
         PorterError(.target, "\(location): this runner (\(owner)) lost the migration lock to another runner after missing its heartbeats; stopping")
     }
 }

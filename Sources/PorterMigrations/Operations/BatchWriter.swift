@@ -32,7 +32,7 @@ struct BatchWriter {
         var alreadyDone = 0
     }
 
-    /// Sends `writes`; a write refused with another code stops the operation (exit 3) once its
+    /// Sends `writes`; a write refused with another code stops the operation (``PorterError/Cause/target``) once its
     /// batch is answered, naming the object and Parse's answer.
     func send(_ writes: [ObjectWrite], alreadyDone: Set<ParseErrorCode> = []) async throws(PorterError) -> Tally {
         var tally = Tally()

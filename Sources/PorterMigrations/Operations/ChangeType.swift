@@ -13,7 +13,7 @@ import PorterPipeline
 /// | new type | missing | nothing |
 ///
 /// The check runs before the first destructive step: values that do not convert stop the
-/// migration (exit 1, naming them) unless `allowDataLoss`, which leaves those objects without a
+/// migration (``PorterError/Cause/invalidData``, naming them) unless `allowDataLoss`, which leaves those objects without a
 /// value. The new field has no `required` or `defaultValue`.
 extension OperationRunner {
     func changeType(of fieldName: String, in className: String, to type: FieldType, allowDataLoss: Bool) async throws(PorterError) -> OperationResult {

@@ -6,7 +6,7 @@ extension OperationRunner {
     /// Runs the import pipeline on the dataset at `path` into the target's import sink: on a
     /// mirror inside the migration's transaction, on a Parse Server by natural key (objects
     /// that exist are updated only when they differ), so a second run writes nothing new.
-    /// A dataset with faults is exit 1, naming the first ones.
+    /// A dataset with faults is an error caused ``PorterError/Cause/invalidData``, naming the first ones.
     func importDataset(_ path: String) async throws(PorterError) -> OperationResult {
         let target = self.target
         // The import pass is synchronous, and a server's sink blocks on its requests: it runs

@@ -3,7 +3,7 @@ import PorterPipeline
 
 /// Reading and changing the target's schema, the first step of every operation.
 extension OperationRunner {
-    /// The class's schema as the target has it now; exit 1 when the class does not exist.
+    /// The class's schema as the target has it now; an error caused ``PorterError/Cause/invalidData`` when the class does not exist.
     func existingClass(_ className: String) async throws(PorterError) -> ClassSchema {
         guard let schema = try await api.schema(of: className) else {
             throw PorterError(.invalidData, "class \(className) does not exist on \(target.location)")

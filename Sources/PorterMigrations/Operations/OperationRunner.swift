@@ -17,8 +17,8 @@ import PorterPipeline
 /// print(result.summary)   // renamed Book.year → publishingYear (48 values copied)
 /// ```
 ///
-/// Checks of the operation against the schema fail with exit 1 before anything is written;
-/// what the target refuses or fails at is exit 3.
+/// Checks of the operation against the schema fail as ``PorterError/Cause/invalidData`` before anything is written;
+/// what the target refuses or fails at is an error caused ``PorterError/Cause/target``.
 public struct OperationRunner {
     /// The mirror or Parse Server the operations change.
     public let target: MigrationTarget

@@ -4,7 +4,7 @@ import PorterPipeline
 extension OperationRunner {
     /// Renames a field in three steps, each skipped when a previous run did it: add `to` (same
     /// type, target class and options), copy the values (a Relation: the links) of the objects
-    /// where `from` is set, delete `from`. Only `to` existing means done; neither is exit 1.
+    /// where `from` is set, delete `from`. Only `to` existing means done; neither is an error caused ``PorterError/Cause/invalidData``.
     func renameField(_ from: String, to: String, of className: String) async throws(PorterError) -> OperationResult {
         let schema = try await existingClass(className)
         let name = "\(className).\(from)"

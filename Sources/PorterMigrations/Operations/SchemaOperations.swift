@@ -6,7 +6,7 @@ import PorterPipeline
 extension OperationRunner {
     /// Creates the class when missing. An existing class gets the fields and indexes it lacks
     /// and the permissions when they differ; a field of another type or an index of the same
-    /// name on other keys is exit 1, before anything is written. Parse's own indexes (`_id_`,
+    /// name on other keys is an error caused ``PorterError/Cause/invalidData``, before anything is written. Parse's own indexes (`_id_`,
     /// ``SystemClasses/isProtectedIndex(_:of:)``) are left out: re-sending them is error 102.
     /// Permissions compare as Parse means them (``ClassLevelPermissions``).
     func createClass(_ wanted: ClassSchema) async throws(PorterError) -> OperationResult {
@@ -64,7 +64,7 @@ extension OperationRunner {
     }
 
     /// Adds the field; the same field is left alone (its `required` and `defaultValue` are
-    /// updated when they differ); a field of that name with another type is exit 1.
+    /// updated when they differ); a field of that name with another type is an error caused ``PorterError/Cause/invalidData``.
     func addField(_ field: SchemaField, to className: String) async throws(PorterError) -> OperationResult {
         let current = try await existingClass(className)
         let name = "\(className).\(field.name)"
@@ -95,7 +95,7 @@ extension OperationRunner {
         }
     }
 
-    /// Adds the index; one of that name on the same keys is left alone, on other keys it is exit 1.
+    /// Adds the index; one of that name on the same keys is left alone, on other keys it is an error caused ``PorterError/Cause/invalidData``.
     func addIndex(_ name: String, keys: JSONValue, to className: String) async throws(PorterError) -> OperationResult {
         let current = try await existingClass(className)
         if let existing = current.indexes?[name] {

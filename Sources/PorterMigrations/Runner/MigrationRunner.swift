@@ -72,7 +72,7 @@ public final class MigrationRunner: Sendable {
         return (MigrationStatus.compare(files: files, history: try await target.history().entries(), locked: live), holder)
     }
 
-    /// The files `up` would apply, in order, up to `last`; exit 1 when the history does not
+    /// The files `up` would apply, in order, up to `last`; an error caused ``PorterError/Cause/invalidData`` when the history does not
     /// agree with the files (failed, changed or out-of-order migrations) or the target cannot
     /// run one of their operations (``MigrationTarget/refusal(of:)``).
     public func pending(upTo last: MigrationVersion?) async throws(PorterError) -> [MigrationFile] {
@@ -108,7 +108,7 @@ public final class MigrationRunner: Sendable {
     }
 
     /// Applies the pending migrations up to `last` under the lock; returns the history entries it wrote.
-    /// Cancelling the task stops the run before its next operation (exit 130): a mirror rolls the
+    /// Cancelling the task stops the run before its next operation (``PorterError/Cause/cancelled``): a mirror rolls the
     /// migration back, on a Parse Server it stays started and the next run finishes it.
     public func up(to last: MigrationVersion?, events: (MigrationEvent) -> Void) async throws(PorterError) -> [AppliedMigration] {
         try await underLock { (lock, history) throws(PorterError) in try await up(to: last, lock: lock, history: history, events: events) }
@@ -129,7 +129,7 @@ public final class MigrationRunner: Sendable {
         return applied
     }
 
-    /// Refuses the run (exit 1) before it changes anything when the target cannot run one of
+    /// Refuses the run (``PorterError/Cause/invalidData``) before it changes anything when the target cannot run one of
     /// the pending operations, naming each.
     private func checkSupported(_ files: [MigrationFile]) throws(PorterError) {
         let refused = files.flatMap { file in
@@ -156,7 +156,7 @@ public final class MigrationRunner: Sendable {
             // leaves a trace; on a mirror it rolls back with everything else.
             try await history.record(entry)
             for operation in file.operations {
-                if Task.isCancelled { throw PorterError(.interrupted, "cancelled before this operation") }
+                if Task.isCancelled { throw PorterError(.cancelled, "cancelled before this operation") }
                 let result = try await operations.apply(operation)
                 events(.operation(file, index: index, result))
                 index += 1
@@ -168,10 +168,10 @@ public final class MigrationRunner: Sendable {
             try target.commit()
         } catch {
             target.rollback()
-            if error.kind == .interrupted, Task.isCancelled {
+            if error.cause == .cancelled, Task.isCancelled {
                 // Not a failure of the migration: on a server its started entry stays, so the
                 // next run finishes it; on a mirror nothing of it remains.
-                throw PorterError(.interrupted, "\(file.fileName): V\(entry.version) was cancelled before operation \(index + 1). "
+                throw PorterError(.cancelled, "\(file.fileName): V\(entry.version) was cancelled before operation \(index + 1). "
                     + (target.isTransactional ? rollbackNote(completed: index) : "It counts as interrupted: the next run applies it again, safely."))
             }
             entry.durationMs = Int(Date().timeIntervalSince(started) * 1000)
@@ -179,7 +179,7 @@ public final class MigrationRunner: Sendable {
                 ? "operation \(index + 1) (\(OperationRunner.describe(file.operations[index], migrationsFolder: folder))): \(error.message)"
                 : error.message
             try? await history.record(entry)
-            throw PorterError(error.kind, "\(file.fileName): V\(entry.version) failed at \(entry.error!)\n"
+            throw PorterError(error.cause, "\(file.fileName): V\(entry.version) failed at \(entry.error!)\n"
                 + "It is recorded as failed. \(rollbackNote(completed: index))\n"
                 + "Fix the cause, then repair the history and apply the migrations again.")
         }
@@ -189,7 +189,7 @@ public final class MigrationRunner: Sendable {
 
     private func rollbackNote(completed: Int) -> String {
         target.isTransactional
-            ? "The \(target is MirrorTarget ? "mirror" : "database") was rolled back: none of its operations took effect."
+            ? "The \(target.storeName) was rolled back: none of its operations took effect."
             : "The \(completed) operation(s) before it stay done on the server; running the migration again repeats them safely."
     }
 

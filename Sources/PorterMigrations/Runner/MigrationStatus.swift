@@ -32,7 +32,7 @@ public struct MigrationStatus: Sendable {
     /// Its history entry; `nil` when it was never started.
     public var applied: AppliedMigration?
 
-    /// States that stop `plan` and `up` (exit 1).
+    /// States that stop `plan` and `up` (``PorterError/Cause/invalidData``).
     public var isError: Bool { state == .failed || state == .checksumMismatch || state == .outOfOrder }
 
     /// Compares the files with the history: one status per version either knows, in version order.

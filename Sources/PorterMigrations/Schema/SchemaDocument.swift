@@ -16,19 +16,19 @@ public struct SchemaDocument: Hashable, Sendable {
         self.classes = classes.sorted { $0.className < $1.className }
     }
 
-    /// Reads and checks the file at `path`. Every fault is a usage error (exit 2) naming the file,
+    /// Reads and checks the file at `path`. Every fault is an invalid request (``PorterError/Cause/invalidRequest``) naming the file,
     /// the line where the class starts and the key path:
     /// `schema.json:14: results[3].fields.pages.type: unknown type "Numbr" (…)`.
     public static func read(_ path: String) throws(PorterError) -> SchemaDocument {
         let listPath = listPath(of: path)
         var reader: JSONRecordReader
-        do { reader = try JSONRecordReader(path: path, displayName: path, layout: .array) } catch { throw PorterError(.usage, error.description) }
+        do { reader = try JSONRecordReader(path: path, displayName: path, layout: .array) } catch { throw PorterError(.invalidRequest, error.description) }
         var classes: [ClassSchema] = []
         var lines: [String: Int] = [:]
         var index = 0
         while true {
             let record: SourceRecord?
-            do { record = try reader.next() } catch { throw PorterError(.usage, error.description) }
+            do { record = try reader.next() } catch { throw PorterError(.invalidRequest, error.description) }
             guard let record else { break }
             guard case .json(let spec) = record.content else { continue }
             let entry = ClassEntry(file: path, line: record.line, path: "\(listPath)[\(index)]")
@@ -90,7 +90,7 @@ private struct ClassEntry {
     static let keys = ["className", "fields", "classLevelPermissions", "indexes"]
 
     func fail(_ keyPath: String, _ reason: String) -> PorterError {
-        PorterError(.usage, "\(file):\(line): \(keyPath): \(reason)")
+        PorterError(.invalidRequest, "\(file):\(line): \(keyPath): \(reason)")
     }
 
     func schema(_ spec: JSONObject) throws(PorterError) -> ClassSchema {

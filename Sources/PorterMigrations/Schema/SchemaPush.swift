@@ -57,7 +57,7 @@ public struct SchemaPush: Sendable {
     public var changeCount: Int { classes.map(\.changes.count).reduce(0, +) }
 
     /// Plans the push that removes `diff`. Fields whose type or `targetClass` changed are refused
-    /// (exit 1, every one named) unless `options.recreateModifiedFields`.
+    /// (``PorterError/Cause/invalidData``, every one named) unless `options.recreateModifiedFields`.
     public init(diff: SchemaDiff, options: SchemaPushOptions) throws(PorterError) {
         if !options.recreateModifiedFields {
             let modified = diff.classes.flatMap { difference in
@@ -151,7 +151,7 @@ public struct SchemaPush: Sendable {
                     } catch {
                         let failure = error.porterError("\(push.className): \(request.method) \(request.path)")
                         guard sent > 0, !target.isTransactional else { throw failure }
-                        throw PorterError(failure.kind, failure.message + " (the \(sent) requests before it were applied: push again to finish)")
+                        throw PorterError(failure.cause, failure.message + " (the \(sent) requests before it were applied: push again to finish)")
                     }
                     sent += 1
                 }

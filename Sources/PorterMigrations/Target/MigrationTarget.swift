@@ -1,6 +1,5 @@
 import ParseModel
 import PorterPipeline
-import PorterREST
 
 /// Where migrations and schema commands apply: a SQLite mirror, a Parse Server or a Parse
 /// Server's PostgreSQL database, all spoken to through Parse's REST API (``api``), plus what
@@ -26,6 +25,8 @@ public protocol MigrationTarget: AnyObject, Sendable {
     /// Whether ``rollback()`` undoes a whole unit of work (a mirror's or a database's
     /// transaction); a Parse Server keeps every request it answered.
     var isTransactional: Bool { get }
+    /// What a transactional target's rollback restores, in messages: "mirror", "database".
+    var storeName: String { get }
     /// Why the target cannot run `operation`, or `nil` when it can: a migration with such an
     /// operation is refused before it starts.
     func refusal(of operation: MigrationOperation) -> String?
@@ -34,21 +35,10 @@ public protocol MigrationTarget: AnyObject, Sendable {
 extension MigrationTarget {
     /// No transaction: each request stands alone.
     public var isTransactional: Bool { false }
+    /// A database.
+    public var storeName: String { "database" }
     /// Every operation can run.
     public func refusal(of operation: MigrationOperation) -> String? { nil }
-}
-
-/// Classes a Parse Server target holds for parse-porter's own bookkeeping, left out of every
-/// schema the commands read.
-public enum BookkeepingClasses {
-    /// The migration history (a mirror keeps it in its `_PorterMigrations` table instead).
-    public static let history = "PorterMigrations"
-    /// The lock object two `migrate up` runs contend for.
-    public static let lock = "PorterMigrationLock"
-    /// The record of files an import uploaded, by content hash.
-    public static let fileRecords = RESTSink.fileRecordClass
-    /// Every bookkeeping class name.
-    public static let all: Set<String> = [history, lock, fileRecords]
 }
 
 extension ParseAPI {

@@ -15,7 +15,7 @@ public enum ParseAPIError: Error, Sendable {
         case .refused(let status, let code, let message):
             PorterError(.target, "\(context): \(code.map { "Parse error \($0)" } ?? "HTTP \(status)"): \(message)")
         case .failed(let error):
-            PorterError(error.kind, "\(context): \(error.message)")
+            PorterError(error.cause, "\(context): \(error.message)")
         }
     }
 

@@ -8,13 +8,13 @@ struct ExportFolder {
     private let staging: String
     private let createdFolder: Bool
 
-    /// Refuses an existing folder that is not empty unless `force` (exit 2).
+    /// Refuses an existing folder that is not empty unless `force` (``PorterError/Cause/invalidRequest``).
     init(path: String, force: Bool) throws(PorterError) {
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-        if exists && !isDirectory.boolValue { throw PorterError(.usage, "\(path): exists and is not a folder") }
+        if exists && !isDirectory.boolValue { throw PorterError(.invalidRequest, "\(path): exists and is not a folder") }
         if exists && !force, let contents = try? FileManager.default.contentsOfDirectory(atPath: path), !contents.isEmpty {
-            throw PorterError(.usage, "\(path): the folder is not empty (\(contents.count) entries); an export writes into it only when forced, replacing files of the same names",
+            throw PorterError(.invalidRequest, "\(path): the folder is not empty (\(contents.count) entries); an export writes into it only when forced, replacing files of the same names",
                               setting: .force)
         }
         self.path = path

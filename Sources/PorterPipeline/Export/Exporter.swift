@@ -82,7 +82,7 @@ public struct ExportReport: Sendable {
 /// ```
 ///
 /// Cancelling the task that awaits an export stops it between pages: nothing is written to the
-/// folder, and a ``PorterError`` of kind ``PorterError/Kind/interrupted`` is thrown.
+/// folder, and a ``PorterError`` caused ``PorterError/Cause/cancelled`` is thrown.
 public final class Exporter {
     private let source: ObjectSource
     private let options: ExportOptions
@@ -115,7 +115,7 @@ public final class Exporter {
         let keyNames = options.format == .csv && !options.naturalKeys.isEmpty
             ? try NaturalKeyNames(source: source, schemas: schemas, keys: options.naturalKeys) : nil
         if options.format == .mongo && options.emitManifest {
-            throw PorterError(.usage, "the MongoDB layout is read back without a manifest (its _SCHEMA.json says what it holds): export it without dataset.yml")
+            throw PorterError(.invalidRequest, "the MongoDB layout is read back without a manifest (its _SCHEMA.json says what it holds): export it without dataset.yml")
         }
         let folder = try ExportFolder(path: path, force: options.force)
         var report = ExportReport()
@@ -171,14 +171,14 @@ public final class Exporter {
     package func runToStandardOutput(progress: ((ClassProgress) -> Void)? = nil, cancellation: Cancellation = Cancellation()) throws(PorterError) -> ExportReport {
         let started = Date()
         guard options.format == .ndjson || options.format == .csv else {
-            throw PorterError(.usage, "standard output takes the ndjson or csv format, not \(options.format.rawValue)")
+            throw PorterError(.invalidRequest, "standard output takes the ndjson or csv format, not \(options.format.rawValue)")
         }
-        guard !options.emitManifest else { throw PorterError(.usage, "a manifest is a file of its own: export to a folder to write dataset.yml") }
+        guard !options.emitManifest else { throw PorterError(.invalidRequest, "a manifest is a file of its own: export to a folder to write dataset.yml") }
         try checkPasswordHashes()
         let all = try source.schemas()
         guard let wanted = options.classes, wanted.count == 1 else {
             let named = options.classes.map { "\($0.count) classes (\($0.joined(separator: ", ")))" } ?? "no class"
-            throw PorterError(.usage, "standard output takes one class, but the export names \(named): name one class, or export to a folder")
+            throw PorterError(.invalidRequest, "standard output takes one class, but the export names \(named): name one class, or export to a folder")
         }
         let schema = try select(all)[0]
         let schemas = Dictionary(all.map { ($0.className, $0) }, uniquingKeysWith: { a, _ in a })
@@ -201,11 +201,11 @@ public final class Exporter {
     private func checkPasswordHashes() throws(PorterError) {
         guard options.includePasswordHashes, options.format != .mongo else { return }
         guard options.format == .parse else {
-            throw PorterError(.usage, "the \(options.format.rawValue) format carries no password hashes: the parse format writes them as bcryptPassword, which an import reads back",
+            throw PorterError(.invalidRequest, "the \(options.format.rawValue) format carries no password hashes: the parse format writes them as bcryptPassword, which an import reads back",
                               setting: .includePasswordHashes)
         }
         guard source.readsPasswordHashes else {
-            throw PorterError(.usage, "\(source.location) gives no password hashes: a Parse Server never returns them; export from its database (postgres://…) or from a mirror",
+            throw PorterError(.invalidRequest, "\(source.location) gives no password hashes: a Parse Server never returns them; export from its database (postgres://…) or from a mirror",
                               setting: .includePasswordHashes)
         }
     }
@@ -226,12 +226,12 @@ public final class Exporter {
         if let wanted = options.classes {
             let known = Set(schemas.map(\.className))
             for name in wanted where !known.contains(name) {
-                throw PorterError(.usage, "the source has no class \(name) (it has: \(known.sorted().joined(separator: ", ")))", setting: .classes)
+                throw PorterError(.invalidRequest, "the source has no class \(name) (it has: \(known.sorted().joined(separator: ", ")))", setting: .classes)
             }
             selected = selected.filter { wanted.contains($0.className) }
         }
         if options.constraints != nil && selected.count != 1 {
-            throw PorterError(.usage, "constraints apply to one class: select one class", setting: .constraints)
+            throw PorterError(.invalidRequest, "constraints apply to one class: select one class", setting: .constraints)
         }
         return selected
     }

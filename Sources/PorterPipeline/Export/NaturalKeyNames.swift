@@ -15,7 +15,7 @@ final class NaturalKeyNames {
         for (className, key) in keys.sorted(by: { $0.key < $1.key }) {
             guard let schema = schemas[className] else { continue }
             for part in key where schema.field(named: part) == nil {
-                throw PorterError(.usage, "the key of \(className) names \(part), which the source's \(className) does not have", setting: .naturalKeys)
+                throw PorterError(.invalidRequest, "the key of \(className) names \(part), which the source's \(className) does not have", setting: .naturalKeys)
             }
         }
         self.source = source
@@ -40,7 +40,7 @@ final class NaturalKeyNames {
 
     private func load(_ className: String) throws(PorterError) {
         guard loading.insert(className).inserted, let schema = schemas[className], let key = keys[className] else {
-            throw PorterError(.usage, "the keys of \(className) refer to each other in a cycle", setting: .naturalKeys)
+            throw PorterError(.invalidRequest, "the keys of \(className) refer to each other in a cycle", setting: .naturalKeys)
         }
         defer { loading.remove(className) }
         let positions = key.map { part in schema.storedFields.firstIndex { $0.name == part } }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A file written through a buffer of bytes; write failures are target errors (exit 3).
+/// A file written through a buffer of bytes; write failures are target errors (``PorterError/Cause/target``).
 final class OutputFile {
     /// The file's path, or `standard output`.
     let path: String

@@ -58,7 +58,7 @@ public struct DanglingReferenceTally: Sendable, Equatable {
 
 extension DanglingReferenceTally {
     /// One summary line: `dangling Comment.parentWord: 1 pointer to no Word, kept (first Comment.json:2, "9TT2Qfz77z")`.
-    var summaryLine: String {
+    package var summaryLine: String {
         let what = switch source {
         case .pointer: Noun.counted(count, "pointer") + " to no \(targetClass)"
         case .relation: Noun.counted(count, "link") + " to no \(targetClass)"

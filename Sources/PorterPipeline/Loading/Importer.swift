@@ -51,8 +51,8 @@ public struct ImportOptions: Sendable {
 /// ```
 ///
 /// Cancelling the task that awaits ``run(into:progress:)`` or ``validate(against:refusedNames:progress:)``
-/// stops the run between records: the target is rolled back and a ``PorterError`` of kind
-/// ``PorterError/Kind/interrupted`` is thrown. A later run is not affected.
+/// stops the run between records: the target is rolled back and a ``PorterError`` caused
+/// ``PorterError/Cause/cancelled`` is thrown. A later run is not affected.
 public struct Importer: Sendable {
     /// The dataset to import.
     public let manifest: DatasetManifest

@@ -82,11 +82,11 @@ struct ExportSchemaInference {
                 classFiles.append((className, name))
             }
         }
-        guard !classFiles.isEmpty else { throw PorterError(.usage, "no <Class>.json file to infer classes from, and no schema.json") }
-        guard classFiles.count <= DatasetManifest.maximumClasses else { throw PorterError(.usage, "\(files.displayName): " + DatasetManifest.tooManyClasses(classFiles.count)) }
+        guard !classFiles.isEmpty else { throw PorterError(.invalidRequest, "no <Class>.json file to infer classes from, and no schema.json") }
+        guard classFiles.count <= DatasetManifest.maximumClasses else { throw PorterError(.invalidRequest, "\(files.displayName): " + DatasetManifest.tooManyClasses(classFiles.count)) }
         let exported = Set(classFiles.map(\.className))
         for index in joins.indices where !exported.contains(joins[index].owner) && !skipped.contains(where: { $0.className == joins[index].owner }) {
-            throw PorterError(.usage, "\(joins[index].name): \(joins[index].owner) has no \(joins[index].owner).json")
+            throw PorterError(.invalidRequest, "\(joins[index].name): \(joins[index].owner) has no \(joins[index].owner).json")
         }
         joins.removeAll { join in skipped.contains { $0.className == join.owner } }
         for index in joins.indices { joins[index].sample = try sampleRelatedIds(joins[index].name) }
@@ -237,14 +237,14 @@ struct ExportSchemaInference {
         let known = targetClasses.union(classes.map(\.className))
         for relation in relationTargets.keys.sorted() where !joins.contains(where: { "\($0.owner).\($0.field)" == relation }) {
             let present = joins.isEmpty ? "it has none" : "it has " + joins.map(\.name).joined(separator: ", ")
-            throw PorterError(.usage, "\(relation)=\(relationTargets[relation]!): the export has no join file of that Relation (\(present))", setting: .relationTargets)
+            throw PorterError(.invalidRequest, "\(relation)=\(relationTargets[relation]!): the export has no join file of that Relation (\(present))", setting: .relationTargets)
         }
         for join in joins {
             guard let ownerIndex = classes.firstIndex(where: { $0.className == join.owner }) else { continue }
             let relation = "\(join.owner).\(join.field)"
             let given = relationTargets[relation]
             if let given, !known.contains(given) {
-                throw PorterError(.usage, "\(relation)=\(given): \(given) is a class neither of the export nor of the target", setting: .relationTargets)
+                throw PorterError(.invalidRequest, "\(relation)=\(given): \(given) is a class neither of the export nor of the target", setting: .relationTargets)
             }
             if let field = classes[ownerIndex].field(named: join.field) {
                 if !field.type.isRelation {
@@ -257,7 +257,7 @@ struct ExportSchemaInference {
             }
             let system = SystemClasses.defaultFields(of: join.owner).first { $0.name == join.field }?.type
             if let problem = ParseNames.fieldNameProblem(join.field) {
-                throw PorterError(.usage, "\(join.name): \"\(join.field)\" is not a field name (\(problem))")
+                throw PorterError(.invalidRequest, "\(join.name): \"\(join.field)\" is not a field name (\(problem))")
             }
             let target: String
             if let system, case .relation(let systemTarget) = system {

@@ -24,7 +24,7 @@ extension DatasetManifest {
         return checker.faults
     }
 
-    /// Throws a usage error whose ``PorterError/manifestFaults`` are ``faults(targetClasses:)``,
+    /// Throws an invalid request whose ``PorterError/manifestFaults`` are ``faults(targetClasses:)``,
     /// one a line in its message, unless there are none.
     public func check(targetClasses: Set<String> = []) throws(PorterError) {
         let found = faults(targetClasses: targetClasses)

@@ -2,7 +2,7 @@ import Foundation
 import ParseModel
 import PorterReaders
 
-/// Finds, parses and checks a dataset manifest; every fault is a usage error (exit 2)
+/// Finds, parses and checks a dataset manifest; every fault is an invalid request (``PorterError/Cause/invalidRequest``)
 /// naming the manifest and the key path (`classes.Book.fields.genre.type`).
 public enum ManifestLoader {
     /// The manifest names a dataset folder is searched for, in this order.
@@ -32,7 +32,7 @@ public enum ManifestLoader {
 
     /// ``load(_:targetClasses:includeInstallations:)``, a Parse export (or MongoDB layout) read as
     /// `options` say: its excluded files are named in the manifest's notes; a dataset with a
-    /// manifest takes no excluded files or relation targets (a usage error).
+    /// manifest takes no excluded files or relation targets (an invalid request).
     public static func load(_ path: String, targetClasses: Set<String> = [], export options: ParseExportOptions) throws(PorterError) -> DatasetManifest {
         let systemClasses = ParseExportSystemClasses(includeInstallations: options.includeInstallations)
         var manifest: DatasetManifest
@@ -79,8 +79,8 @@ public enum ManifestLoader {
         switch try locate(path) {
         case .export(_, let found): whole = found
         case .manifest(let directory, let fileName) where fileName == ParseExportLayout.schemaFile: whole = .folder(directory)
-        case .manifest(_, let fileName): throw PorterError(.usage, "\(path): a dataset with a manifest (\(fileName)); schema infer reads a Parse export's <Class>.json files")
-        case .mongo: throw PorterError(.usage, "\(path): Parse Server's MongoDB collections, whose classes \(MongoLayout.schemaFile) declares; schema infer reads a Parse export's <Class>.json files")
+        case .manifest(_, let fileName): throw PorterError(.invalidRequest, "\(path): a dataset with a manifest (\(fileName)); schema infer reads a Parse export's <Class>.json files")
+        case .mongo: throw PorterError(.invalidRequest, "\(path): Parse Server's MongoDB collections, whose classes \(MongoLayout.schemaFile) declares; schema infer reads a Parse export's <Class>.json files")
         }
         let (files, notes) = try options.select(whole)
         let inferred = try ExportSchemaInference(files: files, targetClasses: targetClasses, relationTargets: options.relationTargets).infer()
@@ -128,7 +128,7 @@ public enum ManifestLoader {
             _ = try layout.classList(document)
             return document
         } catch {
-            throw PorterError(error.kind, error.message + ": if \(name) is not the export's schema, leave it out and the classes are inferred from the objects",
+            throw PorterError(error.cause, error.message + ": if \(name) is not the export's schema, leave it out and the classes are inferred from the objects",
                               setting: .excludedFiles, value: name)
         }
     }
@@ -136,7 +136,7 @@ public enum ManifestLoader {
     static func schemaDocument(in files: SourceFiles) throws(PorterError) -> JSONValue {
         let name = ParseExportLayout.schemaFile
         let data: [UInt8]
-        do { data = try files.contents(of: name, limit: schemaFileLimit) } catch { throw PorterError(.usage, error.description) }
+        do { data = try files.contents(of: name, limit: schemaFileLimit) } catch { throw PorterError(.invalidRequest, error.description) }
         guard let text = String(validating: data, as: UTF8.self) else {
             throw PorterError(ManifestFault(file: name, keyPath: [], message: "cannot read the manifest (not a UTF-8 text file)"))
         }
@@ -153,7 +153,7 @@ public enum ManifestLoader {
     static func locate(_ path: String) throws(PorterError) -> Located {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw PorterError(.usage, "\(path): no such dataset folder or manifest")
+            throw PorterError(.invalidRequest, "\(path): no such dataset folder or manifest")
         }
         if !isDirectory.boolValue {
             let url = URL(fileURLWithPath: path)
@@ -163,7 +163,7 @@ public enum ManifestLoader {
             do {
                 files = .zip(try ZipArchive(path: path))
             } catch {
-                throw PorterError(.usage, error.message)
+                throw PorterError(.invalidRequest, error.message)
             }
             return MongoDumpLayout.isDump(files) ? .mongo(directory: directory, files: files) : .export(directory: directory, files: files)
         }
@@ -175,7 +175,7 @@ public enum ManifestLoader {
         if files.isFile(ParseExportLayout.schemaFile) { return .export(directory: path, files: files) }
         if MongoDumpLayout.isDump(files) { return .mongo(directory: path, files: files) }
         guard files.fileNames.contains(where: { $0.hasSuffix(".json") }) else {
-            throw PorterError(.usage, "\(path): no dataset.yml or dataset.json in this folder, nor the <Class>.json files of a Parse export")
+            throw PorterError(.invalidRequest, "\(path): no dataset.yml or dataset.json in this folder, nor the <Class>.json files of a Parse export")
         }
         return .export(directory: path, files: files)
     }

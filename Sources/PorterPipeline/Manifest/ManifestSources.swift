@@ -6,7 +6,7 @@ import PorterReaders
 /// the files it names, and checks them before any data is read: each must exist and be of a
 /// known type (by extension, or the `format:` a file whose extension names none is read in), a
 /// glob must match a file, and the files of one source must be of one type and, for CSV, have the
-/// same header. Every fault is a usage error naming the manifest key path.
+/// same header. Every fault is an invalid request naming the manifest key path.
 struct ManifestSources {
     let manifest: DatasetManifest
 

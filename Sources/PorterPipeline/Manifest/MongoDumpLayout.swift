@@ -29,7 +29,7 @@ struct MongoDumpLayout {
         guard let name = files.fileNames.sorted().first(where: { $0.hasSuffix(".json") && !$0.hasPrefix("_Join") }),
               var reader = try? files.openReader(name, format: .json), let record = try? reader.next(),
               case .json(let document) = record.content, document["_id"] != nil, document["objectId"] == nil else { return nil }
-        return PorterError(.usage, "\(name): a MongoDB document (_id, no objectId), but the folder has no \(MongoLayout.schemaFile): "
+        return PorterError(.invalidRequest, "\(name): a MongoDB document (_id, no objectId), but the folder has no \(MongoLayout.schemaFile): "
             + "export Parse Server's _SCHEMA collection beside the others (mongoexport --collection _SCHEMA --out \(MongoLayout.schemaFile))")
     }
 
@@ -72,7 +72,7 @@ struct MongoDumpLayout {
                 }
             }
         } catch {
-            throw PorterError(.usage, error.description)
+            throw PorterError(.invalidRequest, error.description)
         }
         return entries
     }

@@ -11,8 +11,8 @@ import PorterReaders
 /// The folder may also be a `.zip` of it, read in place (``ZipArchive``).
 ///
 /// Its one job is to build the ``DatasetManifest`` that imports such a folder. Class and field
-/// names are checked before any file name is made from them; every fault in the layout is a
-/// usage error naming the file and the key path in it.
+/// names are checked before any file name is made from them; every fault in the layout is an
+/// invalid request naming the file and the key path in it.
 struct ParseExportLayout {
     /// The file that makes a folder without a manifest a Parse export.
     static let schemaFile = "schema.json"
@@ -93,7 +93,7 @@ struct ParseExportLayout {
             let fields = ParseExportSystemClasses.fields(try self.fields(of: spec, at: path), of: className)
             let (permissions, indexes) = try permissionsAndIndexes(of: spec, at: path)
             let source = "\(className).json"
-            guard isFile(source) else { throw PorterError(.usage, "\(schemaLabel) declares class \(className) but \(source) is missing") }
+            guard isFile(source) else { throw PorterError(.invalidRequest, "\(schemaLabel) declares class \(className) but \(source) is missing") }
             var mapping = ClassMapping(className: className, source: source, key: [], fields: fields)
             mapping.ignoredColumns = Set(["className"] + fields.filter(\.fromJoinFile).map(\.name))
             mapping.classLevelPermissions = permissions
@@ -164,7 +164,7 @@ struct ParseExportLayout {
                 let names = Self.joinSeparators.map { "_Join\($0)\(field.name)\($0)\(mapping.className).json" }.filter(isFile)
                 claimed.formUnion(names)
                 guard let source = names.first else { continue }
-                if names.count > 1 { throw PorterError(.usage, "\(names.joined(separator: " and ")): two join files for \(mapping.className).\(field.name)") }
+                if names.count > 1 { throw PorterError(.invalidRequest, "\(names.joined(separator: " and ")): two join files for \(mapping.className).\(field.name)") }
                 relations.append(JoinRelationMapping(owner: mapping.className, field: field.name, targetClass: target, source: source,
                                                      ownerColumn: "owningId", targetColumn: "relatedId"))
             }
@@ -173,15 +173,15 @@ struct ParseExportLayout {
             guard let (field, owner) = try Self.joinFileName(entry) else { continue }
             if skipped.contains(owner) { continue }
             guard classes.contains(where: { $0.className == owner }) else {
-                throw PorterError(.usage, "\(entry): \(owner) is not a class in \(schemaLabel)")
+                throw PorterError(.invalidRequest, "\(entry): \(owner) is not a class in \(schemaLabel)")
             }
-            throw PorterError(.usage, "\(entry): \(owner) has no Relation field \(field)")
+            throw PorterError(.invalidRequest, "\(entry): \(owner) has no Relation field \(field)")
         }
         return relations
     }
 
     /// The field and owner class a join file's name gives, `nil` for a name that is no join
-    /// file's; a name that starts like one but is not of the form is a usage error.
+    /// file's; a name that starts like one but is not of the form is an invalid request.
     /// The `<Class>.json` files beside `schema.json` that it does not list: not imported, and so
     /// named in the summary rather than left out without a word.
     private func unlistedClassFiles(listed: Set<String>) throws(PorterError) -> [SkippedClass] {
@@ -198,7 +198,7 @@ struct ParseExportLayout {
         guard let separator = joinSeparators.first(where: { entry.hasPrefix("_Join\($0)") }) else { return nil }
         let parts = entry.dropFirst("_Join".count + separator.count).components(separatedBy: separator)
         guard parts.count == 2, parts[1].hasSuffix(".json") else {
-            throw PorterError(.usage, "\(entry): not a join file name (_Join\(separator)<field>\(separator)<Class>.json)")
+            throw PorterError(.invalidRequest, "\(entry): not a join file name (_Join\(separator)<field>\(separator)<Class>.json)")
         }
         return (parts[0], String(parts[1].dropLast(".json".count)))
     }

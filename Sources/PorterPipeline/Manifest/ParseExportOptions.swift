@@ -22,13 +22,13 @@ public struct ParseExportOptions: Sendable {
     }
 
     /// The export's files less the excluded ones, and a note per file left out. A pattern that
-    /// matches no file is a usage error: a misspelt one would leave the stray file in.
+    /// matches no file is an invalid request: a misspelt one would leave the stray file in.
     func select(_ files: SourceFiles) throws(PorterError) -> (files: SourceFiles, notes: [String]) {
         let (selected, excluded) = files.excluding(excludedFiles)
         var notes: [String] = []
         for (pattern, names) in excluded {
             guard !names.isEmpty else {
-                throw PorterError(.usage, "\"\(pattern)\" matches no file of the export (it has: \(files.fileNames.joined(separator: ", ")))", setting: .excludedFiles)
+                throw PorterError(.invalidRequest, "\"\(pattern)\" matches no file of the export (it has: \(files.fileNames.joined(separator: ", ")))", setting: .excludedFiles)
             }
             notes += names.map { "\($0): not read: left out (\"\(pattern)\")" }
         }
@@ -38,7 +38,7 @@ public struct ParseExportOptions: Sendable {
     /// Relation targets are for a Parse export whose classes are inferred; a schema declares each Relation.
     func check(forExportWithSchema schemaFile: String) throws(PorterError) {
         if let relation = relationTargets.keys.sorted().first {
-            throw PorterError(.usage, "\(relation)=\(relationTargets[relation]!): \(schemaFile) declares the export's Relations; give their classes there",
+            throw PorterError(.invalidRequest, "\(relation)=\(relationTargets[relation]!): \(schemaFile) declares the export's Relations; give their classes there",
                               setting: .relationTargets)
         }
     }
@@ -46,7 +46,7 @@ public struct ParseExportOptions: Sendable {
     /// A dataset with a manifest names its own files and declares its Relations.
     func check(forManifest fileName: String) throws(PorterError) {
         if !excludedFiles.isEmpty {
-            throw PorterError(.usage, "a dataset with a manifest (\(fileName)) reads the files its classes name, and no other: nothing to leave out", setting: .excludedFiles)
+            throw PorterError(.invalidRequest, "a dataset with a manifest (\(fileName)) reads the files its classes name, and no other: nothing to leave out", setting: .excludedFiles)
         }
         try check(forExportWithSchema: fileName)
     }

@@ -13,7 +13,7 @@ extension InferenceRun {
             for part in forcedKey {
                 guard let column = file.columns.first(where: { $0.name == part })
                     ?? file.columns.first(where: { InferredNames.fieldName(forColumn: $0.name) == part }) else {
-                    throw PorterError(.usage, "key \"\(part)\": \(file.file) has no such column (its columns: \(file.columns.map(\.name).joined(separator: ", ")))")
+                    throw PorterError(.invalidRequest, "key \"\(part)\": \(file.file) has no such column (its columns: \(file.columns.map(\.name).joined(separator: ", ")))")
                 }
                 columns.append(column.name)
             }

@@ -32,7 +32,7 @@ public enum ManifestInference {
         // Every file's malformed rows in one message: one run names them all.
         if !malformed.isEmpty { throw PorterError(.invalidData, malformed.joined(separator: "\n")) }
         if paths.count == 1, ParseExportLayout.looksLikeExport(profiles) {
-            throw PorterError(.usage, "\(paths[0]): a Parse export (<Class>.json files whose objects have an objectId): it imports without a manifest, as Docs/Importing.md, \"Importing a Parse export\", says")
+            throw PorterError(.invalidRequest, "\(paths[0]): a Parse export (<Class>.json files whose objects have an objectId): it imports without a manifest, as Docs/Importing.md, \"Importing a Parse export\", says")
         }
         profiles = try SourceFileGroups.grouped(profiles, in: files)
         // A group's class is named by the part its files' names share (`orders-*.csv`: Order).
@@ -54,16 +54,16 @@ public enum ManifestInference {
     /// field names) instead of the guessed key, listed in its ``DatasetManifest/inferredGuesses``.
     /// A key naming no column is an error.
     public static func manifest(forFile path: String, className: String, key: [String]? = nil, format: SourceFormat? = nil) throws(PorterError) -> DatasetManifest {
-        guard FileManager.default.fileExists(atPath: path) else { throw PorterError(.usage, "\(path): no such file") }
-        if let problem = ParseNames.classNameProblem(className) { throw PorterError(.usage, "class \"\(className)\": \(problem)") }
+        guard FileManager.default.fileExists(atPath: path) else { throw PorterError(.invalidRequest, "\(path): no such file") }
+        if let problem = ParseNames.classNameProblem(className) { throw PorterError(.invalidRequest, "class \"\(className)\": \(problem)") }
         let url = URL(fileURLWithPath: path)
         let name = url.lastPathComponent
         let byName = SourceFormat.forFile(name)
         guard byName != nil || format != nil || FileProfile.mayBeDelimitedText(name) else {
-            throw PorterError(.usage, "\(name): unknown file type (.csv, .tsv, .json, .ndjson or .jsonl): give its --format (\(SourceFormat.names))")
+            throw PorterError(.invalidRequest, "\(name): unknown file type (.csv, .tsv, .json, .ndjson or .jsonl): give its --format (\(SourceFormat.names))")
         }
         if let format, let byName, format.name != byName.name {
-            throw PorterError(.usage, "\(name): its extension says \(byName.name), not \(format.name)")
+            throw PorterError(.invalidRequest, "\(name): its extension says \(byName.name), not \(format.name)")
         }
         let directory = url.deletingLastPathComponent().path
         let profile: FileProfile
@@ -102,7 +102,7 @@ public enum ManifestInference {
     /// The folder, the data files `paths` name (in a zip archive: `feed.zip/stops.txt`), the
     /// files left out with why, and the archive read, if one is.
     static func dataFiles(_ paths: [String]) throws(PorterError) -> (directory: String, names: [String], unread: [String], archive: String?) {
-        guard !paths.isEmpty else { throw PorterError(.usage, "no folder or file to read") }
+        guard !paths.isEmpty else { throw PorterError(.invalidRequest, "no folder or file to read") }
         var isDirectory: ObjCBool = false
         if paths.count == 1, ManifestLoader.isArchive(paths[0]), FileManager.default.fileExists(atPath: paths[0], isDirectory: &isDirectory), !isDirectory.boolValue {
             return try archiveFiles(paths[0])
@@ -110,12 +110,12 @@ public enum ManifestInference {
         if paths.count == 1, FileManager.default.fileExists(atPath: paths[0], isDirectory: &isDirectory), isDirectory.boolValue {
             let files = SourceFiles.folder(paths[0])
             if files.isFile(ParseExportLayout.schemaFile) {
-                throw PorterError(.usage, "\(paths[0]): a Parse export (it has a \(ParseExportLayout.schemaFile)): it imports without a manifest, as Docs/Importing.md, \"Importing a Parse export\", says")
+                throw PorterError(.invalidRequest, "\(paths[0]): a Parse export (it has a \(ParseExportLayout.schemaFile)): it imports without a manifest, as Docs/Importing.md, \"Importing a Parse export\", says")
             }
             var names: [String] = [], unread: [String] = []
             for name in files.fileNames + subfolderFiles(of: paths[0]) where mayBeData(name) {
                 if try ParseExportLayout.joinFileName(name) != nil {
-                    throw PorterError(.usage, "\(paths[0]): a Parse export (it has the join file \(name)): it imports without a manifest, as Docs/Importing.md, \"Importing a Parse export\", says")
+                    throw PorterError(.invalidRequest, "\(paths[0]): a Parse export (it has the join file \(name)): it imports without a manifest, as Docs/Importing.md, \"Importing a Parse export\", says")
                 }
                 names.append(name)
             }
@@ -135,23 +135,23 @@ public enum ManifestInference {
                     unread.append("\(name): \(error.message); not read")
                 }
             }
-            guard !names.isEmpty else { throw PorterError(.usage, "\(paths[0]): no .csv, .tsv, .json, .ndjson, .jsonl, .txt or .dat file, nor a zip archive of them") }
-            guard names.count <= DatasetManifest.maximumClasses else { throw PorterError(.usage, "\(paths[0]): " + DatasetManifest.tooManyClasses(names.count)) }
+            guard !names.isEmpty else { throw PorterError(.invalidRequest, "\(paths[0]): no .csv, .tsv, .json, .ndjson, .jsonl, .txt or .dat file, nor a zip archive of them") }
+            guard names.count <= DatasetManifest.maximumClasses else { throw PorterError(.invalidRequest, "\(paths[0]): " + DatasetManifest.tooManyClasses(names.count)) }
             return (paths[0], names, unread, nil)
         }
         var directory: String?
         var names: [String] = []
         for path in paths {
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
-                throw PorterError(.usage, "\(path): no such file (give one folder, a zip archive, or files)")
+                throw PorterError(.invalidRequest, "\(path): no such file (give one folder, a zip archive, or files)")
             }
             let url = URL(fileURLWithPath: path).standardizedFileURL
             guard mayBeData(url.lastPathComponent) else {
-                throw PorterError(.usage, "\(path): unknown file type (.csv, .tsv, .json, .ndjson, .jsonl, or .txt and .dat files of CSV or TSV)")
+                throw PorterError(.invalidRequest, "\(path): unknown file type (.csv, .tsv, .json, .ndjson, .jsonl, or .txt and .dat files of CSV or TSV)")
             }
             let folder = url.deletingLastPathComponent().path
             if let directory, directory != folder {
-                throw PorterError(.usage, "\(path): not in \(directory): the files must share one folder, where the manifest names them")
+                throw PorterError(.invalidRequest, "\(path): not in \(directory): the files must share one folder, where the manifest names them")
             }
             directory = folder
             if !names.contains(url.lastPathComponent) { names.append(url.lastPathComponent) }
@@ -164,21 +164,21 @@ public enum ManifestInference {
     /// collections is refused: it imports as it is.
     static func archiveFiles(_ path: String) throws(PorterError) -> (directory: String, names: [String], unread: [String], archive: String?) {
         let archive: ZipArchive
-        do { archive = try ZipArchive(path: path) } catch { throw PorterError(.usage, error.message) }
+        do { archive = try ZipArchive(path: path) } catch { throw PorterError(.invalidRequest, error.message) }
         let entries = archive.entries.map(\.name)
         if entries.contains(ParseExportLayout.schemaFile) || MongoDumpLayout.isDump(.zip(archive)) {
-            throw PorterError(.usage, "\(path): a Parse export or Parse Server's collections: it imports without a manifest, as Docs/Importing.md, \"Importing a Parse export\", says")
+            throw PorterError(.invalidRequest, "\(path): a Parse export or Parse Server's collections: it imports without a manifest, as Docs/Importing.md, \"Importing a Parse export\", says")
         }
         var names: [String] = []
         for entry in entries where mayBeData(entry) {
             if try ParseExportLayout.joinFileName(entry) != nil {
-                throw PorterError(.usage, "\(path): a Parse export (it has the join file \(entry)): it imports without a manifest, as Docs/Importing.md, \"Importing a Parse export\", says")
+                throw PorterError(.invalidRequest, "\(path): a Parse export (it has the join file \(entry)): it imports without a manifest, as Docs/Importing.md, \"Importing a Parse export\", says")
             }
             names.append("\(archive.displayName)/\(entry)")
         }
         let unread = entries.filter { !mayBeData($0) }.map { "\(archive.displayName)/\($0): not a data file; not read" }
             + archive.nested.map { "\(archive.displayName): \($0) is not read: it is below the archive's top folder" }
-        guard !names.isEmpty else { throw PorterError(.usage, "\(path): no .csv, .tsv, .json, .ndjson, .jsonl, .txt or .dat file") }
+        guard !names.isEmpty else { throw PorterError(.invalidRequest, "\(path): no .csv, .tsv, .json, .ndjson, .jsonl, .txt or .dat file") }
         return (URL(fileURLWithPath: path).standardizedFileURL.deletingLastPathComponent().path, names, unread, archive.displayName)
     }
 }
