@@ -541,7 +541,7 @@ final class ImportPass {
         switch load.index.register(objectId: draft.objectId, keyHash: draft.keyHash, explicitId: draft.hasSourceObjectId, line: rowNumber) {
         case .added:
             registered = true
-            registerUniqueValues(draft.values, of: draft.objectId, keyHash: draft.keyHash, line: rowNumber, in: load)
+            if !load.uniqueIndices.isEmpty { registerUniqueValues(draft.values, of: draft.objectId, keyHash: draft.keyHash, line: rowNumber, in: load) }
         case .duplicateKey where load.isExtracted:
             // A value named again by another record, or twice in one cell: the object read already.
             load.read -= 1

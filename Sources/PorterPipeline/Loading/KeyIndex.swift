@@ -33,14 +33,16 @@ final class KeyIndex {
     enum Registration: Equatable { case added, duplicateKey(firstLine: Int), duplicateObjectId(firstLine: Int) }
 
     /// Records an object; a key or objectId seen before is a duplicate and is not recorded.
-    /// `keyHash` is the object's ``KeyHash`` (computed once, by the mapper), if it has a key.
-    func register(objectId: String, keyHash hash: KeyHash?, explicitId: Bool, line: Int) -> Registration {
-        if explicitId, let existing = byObjectId[objectId] { return .duplicateObjectId(firstLine: Int(abs(existing)) - 1) }
+    /// `keyHash` is the object's ``KeyHash`` (computed once, by the mapper), if it has a key;
+    /// `objectId` is read only when the source gave it (`explicitId`).
+    func register(objectId: @autoclosure () -> String, keyHash hash: KeyHash?, explicitId: Bool, line: Int) -> Registration {
+        let givenId = explicitId ? objectId() : nil
+        if let givenId, let existing = byObjectId[givenId] { return .duplicateObjectId(firstLine: Int(abs(existing)) - 1) }
         if let hash {
             if let existing = byKey.insert(hash, line: line) { return .duplicateKey(firstLine: existing.line) }
-            if explicitId { explicitIds[hash] = objectId }
+            if let givenId { explicitIds[hash] = givenId }
         }
-        if explicitId { byObjectId[objectId] = Int32(clamping: line + 1) }
+        if let givenId { byObjectId[givenId] = Int32(clamping: line + 1) }
         return .added
     }
 

@@ -1,0 +1,65 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A CSV row's cells as their UTF-8 bytes, in one buffer: one allocation per row, where a
+/// `String` per cell and an array holding them made several. A cell becomes text only where it
+/// is read as text (``text(at:)``); coercions read its bytes (``withCell(at:_:)``).
+package struct CSVCells: Sendable {
+    /// `count` native `UInt32`s, each the offset past its cell's last byte (counted from the
+    /// first cell's first byte), then the cells' bytes one after the other.
+    private let storage: [UInt8]
+    /// How many cells the row has.
+    package let count: Int
+
+    /// No cells.
+    package init() {
+        storage = []
+        count = 0
+    }
+
+    /// The cells `cells`.
+    package init(_ cells: [String]) {
+        var ends: [UInt32] = []
+        var bytes: [UInt8] = []
+        for cell in cells {
+            bytes.append(contentsOf: cell.utf8)
+            ends.append(UInt32(bytes.count))
+        }
+        self.init(ends: ends, bytes: bytes)
+    }
+
+    /// The cells ending at `ends` (offsets past each cell's last byte) in `bytes`.
+    package init(ends: [UInt32], bytes: [UInt8]) {
+        let endBytes = ends.count * MemoryLayout<UInt32>.size
+        count = ends.count
+        guard endBytes + bytes.count > 0 else {
+            storage = []
+            return
+        }
+        storage = [UInt8](unsafeUninitializedCapacity: endBytes + bytes.count) { buffer, initialized in
+            let base = UnsafeMutableRawPointer(buffer.baseAddress!)
+            ends.withUnsafeBytes { if let start = $0.baseAddress { memcpy(base, start, endBytes) } }
+            bytes.withUnsafeBytes { if let start = $0.baseAddress { memcpy(base + endBytes, start, bytes.count) } }
+            initialized = endBytes + bytes.count
+        }
+    }
+
+    /// `body` on the bytes of the cell at `index` (`index < count`), which are valid UTF-8.
+    @inline(__always)
+    package func withCell<R>(at index: Int, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        storage.withUnsafeBytes { raw in
+            let start = index == 0 ? 0 : Int(raw.loadUnaligned(fromByteOffset: (index - 1) * 4, as: UInt32.self))
+            let end = Int(raw.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self))
+            let base = count * 4
+            return body(UnsafeRawBufferPointer(rebasing: raw[(base + start)..<(base + end)]))
+        }
+    }
+
+    /// The cell at `index` (`index < count`) as text.
+    package func text(at index: Int) -> String {
+        withCell(at: index) { String(decoding: $0, as: UTF8.self) }
+    }
+}
