@@ -10,9 +10,9 @@ import Darwin
 package struct CSVCells: Sendable {
     /// `count` native `UInt32`s, each the offset past its cell's last byte (counted from the
     /// first cell's first byte), then the cells' bytes one after the other.
-    private let storage: [UInt8]
+    @usableFromInline let storage: [UInt8]
     /// How many cells the row has.
-    package let count: Int
+    @usableFromInline package let count: Int
 
     /// No cells.
     package init() {
@@ -48,17 +48,18 @@ package struct CSVCells: Sendable {
     }
 
     /// `body` on the bytes of the cell at `index` (`index < count`), which are valid UTF-8.
-    @inline(__always)
-    package func withCell<R>(at index: Int, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+    @inlinable
+    package func withCell<R>(at index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         storage.withUnsafeBytes { raw in
             let start = index == 0 ? 0 : Int(raw.loadUnaligned(fromByteOffset: (index - 1) * 4, as: UInt32.self))
             let end = Int(raw.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self))
             let base = count * 4
-            return body(UnsafeRawBufferPointer(rebasing: raw[(base + start)..<(base + end)]))
+            return body(UnsafeRawBufferPointer(rebasing: raw[(base + start)..<(base + end)]).assumingMemoryBound(to: UInt8.self))
         }
     }
 
     /// The cell at `index` (`index < count`) as text.
+    @inlinable
     package func text(at index: Int) -> String {
         withCell(at: index) { String(decoding: $0, as: UTF8.self) }
     }

@@ -162,16 +162,16 @@ final class CSVRowStream {
     private let collector: UnsafeMutablePointer<CSVRowCollector>
     private let buffer: UnsafeMutableRawBufferPointer
     /// Bytes of `buffer` that hold input, and how many of them libcsv has been given.
-    private var filled = 0
-    private var position = 0
+    @exclusivity(unchecked) private var filled = 0
+    @exclusivity(unchecked) private var position = 0
     private var bytesBeforeBuffer: Int64 = 0
-    private var reachedEnd = false
-    private var finished = false
-    private var nextCompletedRow = 0
+    @exclusivity(unchecked) private var reachedEnd = false
+    @exclusivity(unchecked) private var finished = false
+    @exclusivity(unchecked) private var nextCompletedRow = 0
     /// Once a fault is found, every later call reports it again.
-    private var failure: ReaderError?
+    @exclusivity(unchecked) private var failure: ReaderError?
     /// The byte between fields; `nil` until the first line has been seen when it is to be sniffed.
-    private(set) var delimiter: UInt8?
+    @exclusivity(unchecked) private(set) var delimiter: UInt8?
     private let quotes: CSVQuotes
     /// Lines where a quote inside an unquoted field was read as text (``CSVQuotes/lenient``).
     private(set) var strayQuoteLineCount = 0

@@ -49,7 +49,7 @@ package final class FieldCoercer: Sendable {
         return .value(field.defaultValue ?? .null)
     }
 
-    private func coerce(bytes: UnsafeRawBufferPointer) -> Result<MappedValue, CoercionError> {
+    private func coerce(bytes: UnsafeBufferPointer<UInt8>) -> Result<MappedValue, CoercionError> {
         if bytes.isEmpty || isNullToken(bytes) { return .success(nullValue) }
         switch field.type {
         case .string:
@@ -61,7 +61,7 @@ package final class FieldCoercer: Sendable {
         case .pointer where references!.keyIsOneString && bytes[0] != UInt8(ascii: "{"):
             return .success(.pointer(references!.reference(key: String(decoding: bytes, as: UTF8.self))))
         case .relation where references!.keyIsOneString && field.split?.utf8.count == 1:
-            let parts = CellText.split(bytes.assumingMemoryBound(to: UInt8.self), by: field.split!.utf8.first!)
+            let parts = CellText.split(bytes, by: field.split!.utf8.first!)
             do { return .success(.relation(try references!.references(keyParts: parts))) } catch { return .failure(error) }
         default:
             break
@@ -69,7 +69,7 @@ package final class FieldCoercer: Sendable {
         do { return .success(try coerce(.text(String(decoding: bytes, as: UTF8.self)))) } catch { return .failure(error) }
     }
 
-    private func isNullToken(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    private func isNullToken(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard !field.nullTokens.isEmpty else { return false }
         if let tokens = asciiNullTokens {
             if tokens.contains(where: { token in token.count == bytes.count && token.withUnsafeBytes { memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 } }) {
@@ -82,7 +82,7 @@ package final class FieldCoercer: Sendable {
     }
 
     /// An ASCII boolean word as ``plainValue(_:)`` reads it (any case); `nil` for anything else.
-    private static func boolean(_ bytes: UnsafeRawBufferPointer) -> Bool? {
+    private static func boolean(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool? {
         guard bytes.count <= 5 else { return nil }
         var word: UInt64 = 0
         for byte in bytes {

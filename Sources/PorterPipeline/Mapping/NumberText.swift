@@ -99,7 +99,7 @@ enum NumberText {
 
     /// The integer of an optional sign and 1 to 18 digits, as `Int64(text)` reads them; `nil`
     /// for anything else (which ``parse(_:)`` then reads).
-    static func integer(_ bytes: UnsafeRawBufferPointer) -> Int64? {
+    static func integer(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
         var index = 0
         let negative = bytes.first == UInt8(ascii: "-")
         if negative || bytes.first == UInt8(ascii: "+") { index = 1 }
