@@ -107,6 +107,12 @@ TARGET_VALIDATE_SPEEDUP=3    # validate >= 3 x as fast as the recorded baseline
 # fast is at most 2.6 / 3 = 0.87 x .import's time.
 TARGET_VALIDATE_IMPORT_SHARE=0.87
 TARGET_NDJSON_SLOWDOWN=1.3   # the same data as NDJSON imports in <= 1.3 x the CSV time
+# Targets of issue 37 (part 1), besides the validate CPU share above.
+TARGET_VALIDATE_CPU_SHARE=2.0 # validate's CPU seconds <= 2 x a libcsv-only parse of the same CSV files
+TARGET37_REFERENCE_SLOWDOWN=1.0 # first load into a new mirror <= 1.0 x the C reference's time
+TARGET37_RATIO=0.30           # first load >= 0.30 x sqlite3 .import's speed
+TARGET37_REIMPORT_SHARE=0.30  # re-import with nothing changed <= 0.30 x the first load's time
+TARGET37_RSS_MB=212           # first load's peak RSS no higher than before issue 37
 # validate took 10.9 s at 1M books on this project's machine before issue 15 (release build of
 # c244bb6); the baseline is that figure scaled by BOOKS / 1M unless BASELINE_VALIDATE_S is set.
 BASELINE_VALIDATE_S=${BASELINE_VALIDATE_S:-}
@@ -174,22 +180,24 @@ setup_timer() {
 
 # measure NAME -- CMD ARGS...
 #   Runs CMD with stdout to $RUN_DIR/NAME.stdout and stderr to $RUN_DIR/NAME.stderr.
-#   Sets MEASURE_STATUS (exit status), MEASURE_SECS (wall seconds) and
-#   MEASURE_KB (peak RSS in KiB). Never fails itself: callers check MEASURE_STATUS.
+#   Sets MEASURE_STATUS (exit status), MEASURE_SECS (wall seconds), MEASURE_KB (peak RSS in
+#   KiB) and MEASURE_CPU (user + system CPU seconds; with GNU time only, else empty). Never
+#   fails itself: callers check MEASURE_STATUS.
 measure() {
     local name=$1
     shift
     [[ ${1:-} == -- ]] && shift
     local out=$RUN_DIR/$name.stdout err=$RUN_DIR/$name.stderr tfile=$RUN_DIR/$name.time
     local t0 t1 status=0
-    MEASURE_KB=0
+    MEASURE_KB=0 MEASURE_CPU=""
     sync  # flush earlier writes (e.g. a freshly generated dataset) so they don't land in this run
     if [[ $TIMER == gnu ]]; then
         t0=$(now)
-        /usr/bin/time -o "$tfile" -f '%e %M' "$@" >"$out" 2>"$err" || status=$?
+        /usr/bin/time -o "$tfile" -f '%e %M %U %S' "$@" >"$out" 2>"$err" || status=$?
         t1=$(now)
         # On failure GNU time writes "Command exited with non-zero status N" first.
         MEASURE_KB=$(awk 'END { print $2 + 0 }' "$tfile")
+        MEASURE_CPU=$(awk 'END { printf "%.2f", $3 + $4 }' "$tfile")
     else
         local pid hwm=0 key value rest
         t0=$(now)
@@ -219,18 +227,19 @@ measure() {
 # ROUND: 0, or the round (1 to RUNS) of commands run in rounds (see RUNS above): measure_runs
 # then runs its command once, and record_result records only in the last round.
 ROUND=0
-declare -A ROUND_SECS=() ROUND_KB=()
+declare -A ROUND_SECS=() ROUND_KB=() ROUND_CPU=()
 
 # measure_runs NAME SETUP -- CMD...: measure, $RUNS times (once per round in a round); SETUP (a
 # function, given the run's number from 0) runs before each. MEASURE_SECS is the median time of
-# the runs so far, MEASURE_KB their highest peak RSS; stops at the first run that fails
-# (MEASURE_STATUS).
+# the runs so far, MEASURE_KB their highest peak RSS, MEASURE_CPU their median CPU seconds
+# (empty without GNU time); stops at the first run that fails (MEASURE_STATUS).
 measure_runs() {
-    local name=$1 setup=$2 run first=0 last=$RUNS secs=() kb=0
+    local name=$1 setup=$2 run first=0 last=$RUNS secs=() kb=0 cpus=()
     shift 2
     if ((ROUND > 0)); then
         first=$((ROUND - 1)) last=$ROUND
         read -r -a secs <<<"${ROUND_SECS[$name]:-}"
+        read -r -a cpus <<<"${ROUND_CPU[$name]:-}"
         kb=${ROUND_KB[$name]:-0}
     fi
     for ((run = first; run < last; run++)); do
@@ -238,10 +247,13 @@ measure_runs() {
         measure "$name" "$@"
         ((MEASURE_STATUS == 0)) || return 0
         secs+=("$MEASURE_SECS")
+        [[ -n $MEASURE_CPU ]] && cpus+=("$MEASURE_CPU")
         ((MEASURE_KB > kb)) && kb=$MEASURE_KB
     done
-    ROUND_SECS[$name]=${secs[*]} ROUND_KB[$name]=$kb
+    ROUND_SECS[$name]=${secs[*]} ROUND_KB[$name]=$kb ROUND_CPU[$name]=${cpus[*]}
     MEASURE_SECS=$(printf '%s\n' "${secs[@]}" | sort -g | awk '{ t[NR] = $1 } END { print t[int((NR + 1) / 2)] }')
+    MEASURE_CPU=""
+    ((${#cpus[@]} == 0)) || MEASURE_CPU=$(printf '%s\n' "${cpus[@]}" | sort -g | awk '{ t[NR] = $1 } END { print t[int((NR + 1) / 2)] }')
     MEASURE_KB=$kb
     ((RUNS == 1 || ${#secs[@]} < RUNS)) || log "  $name: ${secs[*]} s; median $MEASURE_SECS s"
 }
@@ -557,7 +569,17 @@ bench_validate() {
     measure_runs validate no_setup -- "$PARSE_PORTER" validate "$DATASET" --quiet
     ((MEASURE_STATUS == 0)) || { tail -n 20 "$RUN_DIR/validate.stderr" >&2; die "validate exited with status $MEASURE_STATUS"; }
     record_result import "parse-porter validate" "$DATASET_ROWS" "$MEASURE_SECS" "$MEASURE_KB"
-    VALIDATE_SECS=$MEASURE_SECS
+    VALIDATE_SECS=$MEASURE_SECS VALIDATE_CPU=$MEASURE_CPU
+    # Right after it, in the same round: libcsv alone over the CSV files validate reads
+    # (Benchmarks/csv_fields.c), the floor of its CPU time (issue 37).
+    local counter=$OUT/csv_fields files=("$DATASET"/*.csv)
+    [[ -x $counter && $counter -nt $BENCH_DIR/csv_fields.c ]] || gcc -O2 -o "$counter" "$BENCH_DIR/csv_fields.c" -lcsv \
+        || die "building Benchmarks/csv_fields.c failed (needs gcc and libcsv-dev)"
+    log "import: libcsv alone (Benchmarks/csv_fields.c) over ${#files[@]} CSV files ..."
+    measure_runs csv_fields no_setup -- "$counter" "${files[@]}"
+    ((MEASURE_STATUS == 0)) || die "csv_fields exited with status $MEASURE_STATUS"
+    record_result import "libcsv alone (C)" "$DATASET_ROWS" "$MEASURE_SECS" "$MEASURE_KB"
+    CSV_FIELDS_CPU=$MEASURE_CPU
 }
 
 # The same data as NDJSON (Benchmarks/to_ndjson.py), imported into a new mirror.
@@ -652,6 +674,9 @@ section_import() {
         echo "re-import time / first load: unchanged $(speed_ratio "$REIMPORT_SECS" "$pp_secs")x, 0.1% changed $(speed_ratio "$REIMPORT_CHANGED_SECS" "$pp_secs")x"
         echo "validate: ${VALIDATE_SECS} s; recorded baseline ${baseline_validate} s (10.9 s per 1M books before issue 15, or BASELINE_VALIDATE_S): $(speed_ratio "$baseline_validate" "$VALIDATE_SECS")x as fast"
         echo "NDJSON import time / CSV import time: $(speed_ratio "$NDJSON_SECS" "$pp_secs")x"
+        if [[ -n $VALIDATE_CPU && -n $CSV_FIELDS_CPU ]]; then
+            echo "validate CPU (user + system, median): ${VALIDATE_CPU} s; libcsv alone over the same CSV files: ${CSV_FIELDS_CPU} s; $(speed_ratio "$VALIDATE_CPU" "$CSV_FIELDS_CPU")x its CPU"
+        fi
         check_target "ratio to sqlite3 .import >= $TARGET_RATIO" "r >= t" r="$ratio" t="$TARGET_RATIO"
         check_target "time <= $TARGET_REFERENCE_SLOWDOWN x the C reference" "p <= t * c" p="$pp_secs" c="$reference_secs" t="$TARGET_REFERENCE_SLOWDOWN"
         check_target "parse-porter peak RSS <= $TARGET_RSS_MB MB" "kb / 1024 <= t" kb="$pp_kb" t="$TARGET_RSS_MB"
@@ -660,6 +685,13 @@ section_import() {
         check_target "validate >= $TARGET_VALIDATE_SPEEDUP x the baseline's speed" "b >= t * v" b="$baseline_validate" v="$VALIDATE_SECS" t="$TARGET_VALIDATE_SPEEDUP"
         check_target "validate <= $TARGET_VALIDATE_IMPORT_SHARE x sqlite3 .import's time" "v <= t * q" v="$VALIDATE_SECS" q="$sq_secs" t="$TARGET_VALIDATE_IMPORT_SHARE"
         check_target "NDJSON <= $TARGET_NDJSON_SLOWDOWN x the CSV time" "n <= t * p" n="$NDJSON_SECS" p="$pp_secs" t="$TARGET_NDJSON_SLOWDOWN"
+        echo "issue 37:"
+        [[ -z $VALIDATE_CPU || -z $CSV_FIELDS_CPU ]] \
+            || check_target "validate CPU <= $TARGET_VALIDATE_CPU_SHARE x libcsv alone" "v <= t * c" v="$VALIDATE_CPU" c="$CSV_FIELDS_CPU" t="$TARGET_VALIDATE_CPU_SHARE"
+        check_target "time <= $TARGET37_REFERENCE_SLOWDOWN x the C reference" "p <= t * c" p="$pp_secs" c="$reference_secs" t="$TARGET37_REFERENCE_SLOWDOWN"
+        check_target "ratio to sqlite3 .import >= $TARGET37_RATIO" "r >= t" r="$ratio" t="$TARGET37_RATIO"
+        check_target "re-import, unchanged <= $TARGET37_REIMPORT_SHARE x first load" "r <= t * p" r="$REIMPORT_SECS" p="$pp_secs" t="$TARGET37_REIMPORT_SHARE"
+        check_target "parse-porter peak RSS <= $TARGET37_RSS_MB MB" "kb / 1024 <= t" kb="$pp_kb" t="$TARGET37_RSS_MB"
     } | tee "$RUN_DIR/summary.txt"
     # (the pipe runs the block in a subshell: carry a miss back)
     grep -q 'MISSED$' "$RUN_DIR/summary.txt" && TARGETS_MISSED=1

@@ -28,25 +28,41 @@ struct CSVRowCollector {
     var line = 1
     /// The line on which the row under way started.
     var rowStartLine = 1
-    /// Room to reserve for the cells of each row (the header's count).
-    var expectedCellCount = 0
     var completedRows: [(row: CSVRowStream.Row, invalidCell: Int?)] = []
-    private var cells: [String] = []
+    /// The row under way: its cells' bytes and where each ends (buffers reused from row to row).
+    private var bytes: [UInt8] = []
+    private var ends: [Int] = []
     private var firstInvalidCell: Int?
     private var malformation: String?
 
     /// Cells of the row under way delivered so far.
-    var cellCount: Int { cells.count }
+    var cellCount: Int { ends.count }
 
     /// Adds a field of the row under way; bytes that are not UTF-8 give an empty cell and
     /// fail the row.
-    mutating func appendCell(_ bytes: UnsafeRawBufferPointer) {
-        if let cell = String(validUTF8: bytes) {
-            cells.append(cell)
-        } else {
-            if firstInvalidCell == nil { firstInvalidCell = cells.count }
-            cells.append("")
+    mutating func appendCell(_ cell: UnsafeRawBufferPointer) {
+        if Self.isValidUTF8(cell) {
+            bytes.append(contentsOf: cell)
+        } else if firstInvalidCell == nil {
+            firstInvalidCell = ends.count
         }
+        ends.append(bytes.count)
+    }
+
+    /// ASCII is checked eight bytes at a time; other text is decoded.
+    private static func isValidUTF8(_ cell: UnsafeRawBufferPointer) -> Bool {
+        var index = 0
+        while index + 8 <= cell.count {
+            guard cell.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 else {
+                return String(validUTF8: cell) != nil
+            }
+            index += 8
+        }
+        while index < cell.count {
+            guard cell[index] < 0x80 else { return String(validUTF8: cell) != nil }
+            index += 1
+        }
+        return true
     }
 
     /// Marks the row under way as not well-formed, for `reason` unless it already is.
@@ -57,9 +73,10 @@ struct CSVRowCollector {
     /// Ends the row under way. A next row in the same line of input starts on that line
     /// (after a lone CR); otherwise `CSVRowStream` moves its start to the line it begins on.
     mutating func completeRow() {
+        let cells = CSVCells(ends: ends, bytes: bytes)
         completedRows.append((CSVRowStream.Row(line: rowStartLine, cells: cells, malformation: malformation), firstInvalidCell))
-        cells = []
-        cells.reserveCapacity(expectedCellCount)
+        bytes.removeAll(keepingCapacity: true)
+        ends.removeAll(keepingCapacity: true)
         firstInvalidCell = nil
         malformation = nil
         rowStartLine = line

@@ -86,8 +86,9 @@ public struct CSVReader: RecordReader {
             if let malformation = headerRow.malformation {
                 throw ReaderError(file: displayName, line: headerRow.line, reason: malformation)
             }
-            try Self.checkNames(headerRow.cells, line: headerRow.line, displayName: displayName, in: "header")
-            header = CSVHeader(names: headerRow.cells)
+            let names = (0..<headerRow.cells.count).map(headerRow.cells.text(at:))
+            try Self.checkNames(names, line: headerRow.line, displayName: displayName, in: "header")
+            header = CSVHeader(names: names)
         }
         rows.columnNames = header.columnNames
     }
@@ -129,7 +130,7 @@ public struct CSVReader: RecordReader {
     /// The next record, `nil` at the end of the file; a malformed row throws, naming its line.
     public mutating func next() throws(ReaderError) -> SourceRecord? {
         guard let row = try rows.next() else { return nil }
-        return SourceRecord(line: row.line, content: .csv(header: header, cells: row.cells), malformation: row.malformation)
+        return SourceRecord(line: row.line, header: header, row: row.cells, malformation: row.malformation)
     }
 }
 
@@ -142,7 +143,7 @@ public struct CSVReader: RecordReader {
 final class CSVRowStream {
     struct Row {
         let line: Int
-        let cells: [String]
+        let cells: CSVCells
         /// Why the row is not well-formed; see ``SourceRecord/malformation``.
         var malformation: String? = nil
     }
@@ -161,25 +162,23 @@ final class CSVRowStream {
     private let collector: UnsafeMutablePointer<CSVRowCollector>
     private let buffer: UnsafeMutableRawBufferPointer
     /// Bytes of `buffer` that hold input, and how many of them libcsv has been given.
-    private var filled = 0
-    private var position = 0
+    @exclusivity(unchecked) private var filled = 0
+    @exclusivity(unchecked) private var position = 0
     private var bytesBeforeBuffer: Int64 = 0
-    private var reachedEnd = false
-    private var finished = false
-    private var nextCompletedRow = 0
+    @exclusivity(unchecked) private var reachedEnd = false
+    @exclusivity(unchecked) private var finished = false
+    @exclusivity(unchecked) private var nextCompletedRow = 0
     /// Once a fault is found, every later call reports it again.
-    private var failure: ReaderError?
+    @exclusivity(unchecked) private var failure: ReaderError?
     /// The byte between fields; `nil` until the first line has been seen when it is to be sniffed.
-    private(set) var delimiter: UInt8?
+    @exclusivity(unchecked) private(set) var delimiter: UInt8?
     private let quotes: CSVQuotes
     /// Lines where a quote inside an unquoted field was read as text (``CSVQuotes/lenient``).
     private(set) var strayQuoteLineCount = 0
     private(set) var firstStrayQuoteLines: [Int] = []
 
     /// Names for cells in error locations; cells beyond these are named by position.
-    var columnNames: [String] = [] {
-        didSet { collector.pointee.expectedCellCount = columnNames.count }
-    }
+    var columnNames: [String] = []
 
     /// - Parameter delimiter: `nil`: named by a `sep=` line, or sniffed from the first line.
     init(input: any ByteInput, displayName: String, delimiter: UInt8?, quotes: CSVQuotes, chunkSize: Int) {

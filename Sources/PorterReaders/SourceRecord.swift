@@ -61,6 +61,9 @@ public final class CSVHeader: Sendable {
 
 /// One record of a source file with its provenance: the line on which it starts
 /// (a CSV record with quoted line breaks spans several lines).
+///
+/// A CSV row keeps its cells as their UTF-8 bytes in one buffer, not as a `String` per cell:
+/// a cell becomes text only where it is read as text (``cell(_:)``, ``content``).
 public struct SourceRecord: Sendable {
     /// What the record holds.
     public enum Content: Sendable {
@@ -72,7 +75,7 @@ public struct SourceRecord: Sendable {
 
     /// Where the record starts: its line in a file, its 1-based position among records in memory.
     public let line: Int
-    /// The record's cells.
+    /// The record's cells (a CSV row's cells made into text here, each time it is asked).
     public var content: Content {
         if let csvHeader { .csv(header: csvHeader, cells: csvCells) } else { .json(jsonObject) }
     }
@@ -82,8 +85,8 @@ public struct SourceRecord: Sendable {
     // cache line that the thread which read the record had written last.
     /// A CSV row's header; `nil` for a JSON record.
     package let csvHeader: CSVHeader?
-    /// A CSV row's cells; empty for a JSON record.
-    package let csvCells: [String]
+    /// A CSV row's cells (see ``CSVCells``); empty for a JSON record.
+    package let csvRow: CSVCells
     private let jsonObject: JSONObject
     /// Why the row is not well-formed CSV (`misplaced quote: …`), when it is not: its cells are
     /// those read up to the fault, and the reader went on with the next row.
@@ -91,22 +94,34 @@ public struct SourceRecord: Sendable {
 
     /// A record starting at `line`; `malformation` says why it could not be read whole.
     public init(line: Int, content: Content, malformation: String? = nil) {
-        self.line = line
-        self.malformation = malformation
         switch content {
         case .csv(let header, let cells):
-            (csvHeader, csvCells, jsonObject) = (header, cells, JSONObject())
+            self.init(line: line, header: header, row: CSVCells(cells), malformation: malformation)
         case .json(let object):
-            (csvHeader, csvCells, jsonObject) = (nil, [], object)
+            self.init(line: line, header: nil, row: CSVCells(), json: object, malformation: malformation)
         }
     }
+
+    /// A CSV row of `row`'s cells under `header`.
+    package init(line: Int, header: CSVHeader, row: CSVCells, malformation: String?) {
+        self.init(line: line, header: header, row: row, json: JSONObject(), malformation: malformation)
+    }
+
+    private init(line: Int, header: CSVHeader?, row: CSVCells, json: JSONObject, malformation: String?) {
+        self.line = line
+        self.malformation = malformation
+        (csvHeader, csvRow, jsonObject) = (header, row, json)
+    }
+
+    /// A CSV row's cells as text; empty for a JSON record.
+    package var csvCells: [String] { (0..<csvRow.count).map(csvRow.text(at:)) }
 
     /// The cell under `column`; for JSON records a dotted column (`address.city`) reaches into
     /// nested objects. `nil` when the record has no such column.
     public func cell(_ column: ColumnPath) -> SourceCell? {
         if csvHeader != nil {
-            guard let index = csvHeader.unsafelyUnwrapped.index(of: column.name), index < csvCells.count else { return nil }
-            return .text(csvCells[index])
+            guard let index = csvHeader.unsafelyUnwrapped.index(of: column.name), index < csvRow.count else { return nil }
+            return .text(csvRow.text(at: index))
         }
         if let direct = jsonObject[column.name] { return .json(direct) }
         guard column.components.count > 1 else { return nil }
@@ -128,8 +143,8 @@ public struct SourceRecord: Sendable {
 
     /// For a CSV row whose cell count differs from its header: (header count, cell count).
     package var raggedness: (expected: Int, actual: Int)? {
-        guard let csvHeader, csvHeader.names.count != csvCells.count else { return nil }
-        return (csvHeader.names.count, csvCells.count)
+        guard let csvHeader, csvHeader.names.count != csvRow.count else { return nil }
+        return (csvHeader.names.count, csvRow.count)
     }
 }
 

@@ -67,6 +67,53 @@ final class CoercionTests: XCTestCase {
 
     private func date(_ iso: String) -> ParseValue { .date(ParseDate(iso: iso)!) }
 
+    // MARK: Cells as bytes
+
+    /// A CSV cell is coerced from its bytes (numbers, booleans, keys, null tokens); what it gives
+    /// must be what the same cell gives as text, at the edges of every shortcut.
+    func testCSVCellBytesCoerceAsTheirText() {
+        let cells = ["", "0", "-0", "+7", "-", "+", "-12", "123456789012345678", "-123456789012345678", "1234567890123456789",
+                     "99999999999999999999", " 12", "12 ", "1.5", "1e3", "0x10", "\u{FF10}", "TRUE", "True", "yes", "YES", "Y", "n", "F", "0", "1",
+                     "maybe", "true ", " no", "\u{212A}", "K", "NA", "na", "\\N", "é", "e\u{301}", "a b", "2024-01-31", "{\"x\": 1}",
+                     #"{"__type":"Pointer","className":"Shelf","objectId":"abc"}"#, "{not json"]
+        let key = FieldCoercer(field: field(.string, column: "code"), references: nil)
+        let shelves = ReferenceParser(targetClass: "Shelf", keyParts: [key])
+        let fields = [field(.string), field(.number), field(.boolean), field(.date), field(.string, null: ["NA", "K"]),
+                      field(.number, null: ["\\N"]), field(.string, null: ["é"]), field(.boolean, defaultValue: .boolean(true)),
+                      field(.pointer(targetClass: "Shelf")), field(.relation(targetClass: "Shelf"), split: ";")]
+        for field in fields {
+            let coercer = coercer(field, references: field.type.targetClass != nil ? shelves : nil)
+            for cell in cells {
+                let asText = Result { () throws(CoercionError) -> MappedValue in
+                    guard !coercer.isNull(.text(cell)) else { return field.type.isRelation ? .relation([]) : .value(field.defaultValue ?? .null) }
+                    return try coercer.coerce(.text(cell))
+                }
+                let asBytes = Result { () throws(CoercionError) in try coercer.value(in: csv(["c": cell])) }
+                switch (asBytes, asText) {
+                case (.success(let bytes), .success(let text)):
+                    XCTAssertEqual(bytes, text, "\(field.type) \(field.nullTokens) \(cell.debugDescription)")
+                case (.failure(let bytes), .failure(let text)):
+                    XCTAssertEqual(bytes.reason, text.reason, "\(field.type) \(cell.debugDescription)")
+                default:
+                    XCTFail("\(field.type) \(field.nullTokens) \(cell.debugDescription): \(asBytes) from bytes, \(asText) from text")
+                }
+            }
+        }
+    }
+
+    /// A CSV row's cells kept as bytes read back as the text they were made of.
+    func testCSVCellsKeepTheirText() {
+        let cells = ["", "a", "é日本語😀", "", "quoted, with \"quotes\"\r\nand a line break", String(repeating: "x", count: 300), ""]
+        let record = SourceRecord(line: 3, content: .csv(header: CSVHeader(names: ["a", "b", "c", "d", "e", "f", "g"]), cells: cells))
+        guard case .csv(_, let back) = record.content else { return XCTFail("not CSV") }
+        XCTAssertEqual(back, cells)
+        XCTAssertEqual(record.cell(ColumnPath("c")), .text("é日本語😀"))
+        XCTAssertEqual(record.cell(ColumnPath("g")), .text(""))
+        XCTAssertNil(record.raggedness)
+        let empty = SourceRecord(line: 1, content: .csv(header: CSVHeader(names: ["a"]), cells: []))
+        XCTAssertEqual(empty.raggedness?.actual, 0)
+    }
+
     // MARK: Numbers
 
     func testNumbers() {

@@ -30,7 +30,7 @@ final class ImportPass {
     let progress: (@Sendable (ImportProgress) -> Void)?
 
     var log: DiagnosticLog
-    var classTallies: [String: ImportReport.ClassTally] = [:]
+    @exclusivity(unchecked) var classTallies: [String: ImportReport.ClassTally] = [:]
     var relationTallies: [String: ImportReport.RelationTally] = [:]
     /// By class, the objects the target had as they are before their cyclic pointers were
     /// patched: a patch that changes one makes it updated, not unchanged.
@@ -43,9 +43,9 @@ final class ImportPass {
     let feeder: SinkFeeder?
     var rejects: RejectFiles?
     /// The rows `maxErrors` leaves out: collected by one pass, applied by the next.
-    var rejectTracker: RejectTracker
+    @exclusivity(unchecked) var rejectTracker: RejectTracker
     /// Records read from every source so far.
-    private var recordsRead = 0
+    @exclusivity(unchecked) private var recordsRead = 0
     /// What ``warmKeys(of:in:targets:)`` read, kept so that its reads are not optimised away.
     private var warmth: Int32 = 0
     /// Keys of JSON objects no field reads, in the order first seen, and where each is.
@@ -331,9 +331,9 @@ final class ImportPass {
         let uniqueIndices: [(name: String, index: Int)]
         /// The objects waiting to be sent.
         var batch = ClassBatch()
-        var checkedHeader = false
+        @exclusivity(unchecked) var checkedHeader = false
         /// Records read, counted into the class's tally once the source is read.
-        var read = 0
+        @exclusivity(unchecked) var read = 0
         /// Records without a key or objectId (in a class without a key), reported once for the
         /// class by ``reportRecordsWithoutIdentity(of:)``, with the first of them.
         var withoutIdentity = 0
@@ -541,7 +541,7 @@ final class ImportPass {
         switch load.index.register(objectId: draft.objectId, keyHash: draft.keyHash, explicitId: draft.hasSourceObjectId, line: rowNumber) {
         case .added:
             registered = true
-            registerUniqueValues(draft.values, of: draft.objectId, keyHash: draft.keyHash, line: rowNumber, in: load)
+            if !load.uniqueIndices.isEmpty { registerUniqueValues(draft.values, of: draft.objectId, keyHash: draft.keyHash, line: rowNumber, in: load) }
         case .duplicateKey where load.isExtracted:
             // A value named again by another record, or twice in one cell: the object read already.
             load.read -= 1

@@ -3,17 +3,21 @@ import ParseModel
 /// The objects of one class seen so far, by natural key and by source objectId: what
 /// references resolve against and what finds duplicates. Keys are kept as 128-bit hashes,
 /// so memory per object stays small whatever the key's length.
+///
+/// Used by one thread at a time, and no access to its tables overlaps another: they are
+/// `@exclusivity(unchecked)`, which spares the runtime's check on each lookup (see
+/// `Benchmarks/RESULTS.md`, issue 37 part 1).
 final class KeyIndex {
     let className: String
     private let hasher: KeyHasher
-    private var byKey = KeyHashTable()
+    @exclusivity(unchecked) private var byKey = KeyHashTable()
     /// objectIds given by the source, by key hash (only for classes whose records carry them).
-    private var explicitIds: [KeyHash: String] = [:]
+    @exclusivity(unchecked) private var explicitIds: [KeyHash: String] = [:]
     /// Objects whose source gave their objectId: line + 1, negative when rejected.
-    private var byObjectId: [String: Int32] = [:]
+    @exclusivity(unchecked) private var byObjectId: [String: Int32] = [:]
     /// The fields whose values `by:` references name, and the objects by those values.
     let uniqueFields: [String]
-    private var byField: [String: [KeyHash: UniqueValue]] = [:]
+    @exclusivity(unchecked) private var byField: [String: [KeyHash: UniqueValue]] = [:]
 
     /// The object a value of a `by:` field names, and the line of a second object with the same
     /// value, which makes references by it ambiguous.
@@ -33,14 +37,16 @@ final class KeyIndex {
     enum Registration: Equatable { case added, duplicateKey(firstLine: Int), duplicateObjectId(firstLine: Int) }
 
     /// Records an object; a key or objectId seen before is a duplicate and is not recorded.
-    /// `keyHash` is the object's ``KeyHash`` (computed once, by the mapper), if it has a key.
-    func register(objectId: String, keyHash hash: KeyHash?, explicitId: Bool, line: Int) -> Registration {
-        if explicitId, let existing = byObjectId[objectId] { return .duplicateObjectId(firstLine: Int(abs(existing)) - 1) }
+    /// `keyHash` is the object's ``KeyHash`` (computed once, by the mapper), if it has a key;
+    /// `objectId` is read only when the source gave it (`explicitId`).
+    func register(objectId: @autoclosure () -> String, keyHash hash: KeyHash?, explicitId: Bool, line: Int) -> Registration {
+        let givenId = explicitId ? objectId() : nil
+        if let givenId, let existing = byObjectId[givenId] { return .duplicateObjectId(firstLine: Int(abs(existing)) - 1) }
         if let hash {
             if let existing = byKey.insert(hash, line: line) { return .duplicateKey(firstLine: existing.line) }
-            if explicitId { explicitIds[hash] = objectId }
+            if let givenId { explicitIds[hash] = givenId }
         }
-        if explicitId { byObjectId[objectId] = Int32(clamping: line + 1) }
+        if let givenId { byObjectId[givenId] = Int32(clamping: line + 1) }
         return .added
     }
 

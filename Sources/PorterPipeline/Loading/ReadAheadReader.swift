@@ -151,7 +151,7 @@ final class ReadAheadReader<Prepared: Sendable>: RecordReader {
         let header = CSVHeader(names: fileHeader.names)
         for index in batch.indices where batch[index].0.csvHeader === fileHeader {
             let record = batch[index].0
-            batch[index].0 = SourceRecord(line: record.line, content: .csv(header: header, cells: record.csvCells), malformation: record.malformation)
+            batch[index].0 = SourceRecord(line: record.line, header: header, row: record.csvRow, malformation: record.malformation)
         }
     }
 

@@ -6,11 +6,14 @@ import ParseModel
 ///
 /// It decides; it does not word. ``ImportPass`` turns a ``Resolution`` into a fault where
 /// one is due, since only the pass knows the files and lines of rows.
+///
+/// Used by the pass's thread alone; the state read per reference is `@exclusivity(unchecked)`
+/// (see ``KeyIndex``).
 final class ReferenceResolver {
     /// The objects read so far, per class of the dataset.
-    private(set) var indexes: [String: KeyIndex]
+    @exclusivity(unchecked) private(set) var indexes: [String: KeyIndex]
     /// The complete key indexes of the validating pass that ran before this one, if any.
-    private(set) var validatedIndexes: [String: KeyIndex]?
+    @exclusivity(unchecked) private(set) var validatedIndexes: [String: KeyIndex]?
     /// Whether references resolve against ``validatedIndexes`` as they are read, so that none
     /// waits for its object (see ``ObjectSink/takesReferencesAhead``).
     let resolvesAhead: Bool
@@ -21,7 +24,7 @@ final class ReferenceResolver {
     private let manifest: DatasetManifest
     /// The classes the dataset declares: any other is complete (asked per reference, so a set).
     private let datasetClasses: Set<String>
-    private var completeClasses: Set<String> = []
+    @exclusivity(unchecked) private var completeClasses: Set<String> = []
     /// Source files that could not be opened or whose reading ended at a fault.
     private(set) var unreadSources: Set<String> = []
     /// References not found in a class whose source is unread, by target class, with the
@@ -29,7 +32,7 @@ final class ReferenceResolver {
     private var unchecked: [String: (count: Int, files: [String])] = [:]
     /// What ``target(_:)`` found for the first classes asked about, searched in order: asked
     /// per reference, where hashing the class name for each set and dictionary cost more.
-    private var recentTargets: [(className: String, target: Target)] = []
+    @exclusivity(unchecked) private var recentTargets: [(className: String, target: Target)] = []
     private static let recentTargetLimit = 16
 
     /// A target class as references to it resolve: its key index (nil: not in the dataset)

@@ -25,7 +25,7 @@ enum CellText {
     /// ``split(_:by:)`` on the bytes of valid UTF-8 text, at an ASCII byte (a one-byte separator
     /// is one): each part is found with `memchr` and trimmed byte by byte. Called per cell of
     /// every row of a split column, where splitting by `Character` cost a tenth of a validate.
-    private static func split(_ text: UnsafeBufferPointer<UInt8>, by separator: UInt8) -> [String] {
+    static func split(_ text: UnsafeBufferPointer<UInt8>, by separator: UInt8) -> [String] {
         guard let base = text.baseAddress else { return [""] }
         var parts: [String] = []
         var start = 0

@@ -1,6 +1,7 @@
 import Foundation
 import ParseModel
 import PorterReaders
+import Synchronization
 
 /// One object read from a source, typed and keyed, with its references not yet resolved.
 /// A class: a draft mapped on the reading thread is handed over in its batch and taken out of
@@ -8,10 +9,8 @@ import PorterReaders
 package final class ObjectDraft: Sendable {
     package let className: String
     package let line: Int
-    /// The objectId given by the source, or derived from the natural key.
-    package let objectId: String
-    /// Whether the source gave the objectId (else it is derived from the key).
-    package let hasSourceObjectId: Bool
+    /// The objectId given by the source, if it gave one.
+    package let sourceObjectId: String?
     /// The canonical natural key, when the class has one, and its hash.
     package let key: String?
     package let keyHash: KeyHash?
@@ -23,12 +22,19 @@ package final class ObjectDraft: Sendable {
     /// A `_User`'s bcrypt password hash, from ``ClassMapping/passwordHashKeys``.
     package let passwordHash: String?
 
-    init(className: String, line: Int, objectId: String, hasSourceObjectId: Bool, key: String?, keyHash: KeyHash?, values: [MappedValue],
+    /// The objectId given by the source, or derived from the natural key: made when asked for
+    /// (a validation, which writes nothing, asks only for those it reports).
+    package var objectId: String { sourceObjectId ?? keyHash.unsafelyUnwrapped.objectId }
+    /// Whether the source gave the objectId (else it is derived from the key).
+    package var hasSourceObjectId: Bool { sourceObjectId != nil }
+
+    /// A draft needs an objectId from the source or a key (`keyHash`).
+    init(className: String, line: Int, sourceObjectId: String?, key: String?, keyHash: KeyHash?, values: [MappedValue],
          acl: ParseACL?, createdAt: ParseDate?, updatedAt: ParseDate?, passwordHash: String?) {
+        precondition(sourceObjectId != nil || keyHash != nil, "an object has an objectId or a key")
         self.className = className
         self.line = line
-        self.objectId = objectId
-        self.hasSourceObjectId = hasSourceObjectId
+        self.sourceObjectId = sourceObjectId
         self.key = key
         self.keyHash = keyHash
         self.values = values
@@ -73,6 +79,9 @@ package final class ClassMapper: Sendable {
     /// ``extractedRecords(of:)`` makes.
     let extractColumn: ColumnPath?
     let extractHeader: CSVHeader?
+    /// The CSV header the coercers' columns were last found in, and each coercer's column
+    /// there (-1: none): found once per header, not by name per cell.
+    private let resolvedColumns = Mutex<(header: CSVHeader?, indexes: [Int])>((nil, []))
 
     /// Maps the records of `file`, one of the class's ``ClassMapping/sources`` (the first if `nil`).
     package convenience init(mapping: ClassMapping, manifest: DatasetManifest, file: String? = nil) {
@@ -162,10 +171,11 @@ package final class ClassMapper: Sendable {
         }
         var values: [MappedValue] = []
         values.reserveCapacity(fields.count)
+        let columns = record.csvHeader.map(columnIndexes(in:))
         // Indexing (not zip) borrows the coercers instead of copying them per row.
         for index in coercers.indices {
             do {
-                let value = try coercers[index].value(in: record)
+                let value = try coercers[index].value(in: record, column: columns?[index])
                 if coercers[index].field.required && value.isNull {
                     problems.append(Diagnostic(.requiredValueMissing, location(record.line, fields[index], value: cellText(record, fields[index])), "required field is missing"))
                 }
@@ -211,24 +221,33 @@ package final class ClassMapper: Sendable {
             }
         }
         let keyHash = key.map(keyHasher.hash)
-        let objectId = system.objectId ?? keyHash?.objectId
-        if objectId == nil, problems.isEmpty {
+        let hasIdentity = system.objectId != nil || keyHash != nil
+        if !hasIdentity, problems.isEmpty {
             problems.append(Diagnostic(.objectIdMissing, SourceLocation(file: sourceName, line: record.line, column: "objectId", className: mapping.className),
                                        "\(mapping.className) has no key, so each record needs an objectId"))
         }
-        guard problems.isEmpty, let objectId else {
+        guard problems.isEmpty, hasIdentity else {
             var failure = MappingFailure(problems)
-            failure.objectId = objectId
+            failure.objectId = system.objectId ?? keyHash?.objectId
             failure.key = key
             failure.keyHash = keyHash
             failure.hasSourceObjectId = system.objectId != nil
             failure.values = values
             return .failure(failure)
         }
-        return .success(ObjectDraft(className: mapping.className, line: record.line, objectId: objectId,
-                                    hasSourceObjectId: system.objectId != nil, key: key, keyHash: keyHash, values: values,
+        return .success(ObjectDraft(className: mapping.className, line: record.line, sourceObjectId: system.objectId, key: key, keyHash: keyHash, values: values,
                                     acl: system.acl ?? mapping.defaultACL, createdAt: system.createdAt, updatedAt: system.updatedAt,
                                     passwordHash: passwordHash))
+    }
+
+    /// Each coercer's column in `header` (-1: none).
+    private func columnIndexes(in header: CSVHeader) -> [Int] {
+        resolvedColumns.withLock { resolved in
+            if resolved.header !== header {
+                resolved = (header, coercers.map { header.index(of: $0.columnPath.name) ?? -1 })
+            }
+            return resolved.indexes
+        }
     }
 
     func cellText(_ record: SourceRecord, _ field: FieldMapping, column: String? = nil) -> String {

@@ -20,6 +20,11 @@ package final class FieldCoercer: Sendable {
     let references: ReferenceParser?
     /// The folder the paths of an uploading File field start from: the source file's.
     let sourceDirectory: String
+    /// Whether a CSV cell is coerced from its bytes (``value(in:column:)``): the field reads one
+    /// column, without enum `values` or an upload.
+    let readsBytes: Bool
+    /// The field's `null` tokens as bytes, when all are ASCII (else they are compared as text).
+    let asciiNullTokens: [[UInt8]]?
 
     /// - Parameters:
     ///   - references: how to read references to the field's target class (Pointer and Relation fields).
@@ -34,11 +39,79 @@ package final class FieldCoercer: Sendable {
         self.datePatterns = field.formats.compactMap(DatePattern.init)
         self.manifestPath = className.map { "classes.\($0).fields.\(field.name)" } ?? field.name
         self.references = references
+        self.readsBytes = longitudePath == nil && keyPartPaths.isEmpty && field.values == nil && !field.upload
+        self.asciiNullTokens = field.nullTokens.allSatisfy { $0.utf8.allSatisfy { $0 < 0x80 } } ? field.nullTokens.map { Array($0.utf8) } : nil
+    }
+
+    /// What a missing or null cell gives.
+    private var nullValue: MappedValue {
+        if case .relation = field.type { return .relation([]) }
+        return .value(field.defaultValue ?? .null)
+    }
+
+    private func coerce(bytes: UnsafeBufferPointer<UInt8>) -> Result<MappedValue, CoercionError> {
+        if bytes.isEmpty || isNullToken(bytes) { return .success(nullValue) }
+        switch field.type {
+        case .string:
+            return .success(.value(.string(String(decoding: bytes, as: UTF8.self))))
+        case .number where field.numberFormat == .standard:
+            if let integer = NumberText.integer(bytes) { return .success(.value(.integer(integer))) }
+        case .boolean:
+            if let boolean = Self.boolean(bytes) { return .success(.value(.boolean(boolean))) }
+        case .pointer where references!.keyIsOneString && bytes[0] != UInt8(ascii: "{"):
+            return .success(.pointer(references!.reference(key: String(decoding: bytes, as: UTF8.self))))
+        case .relation where references!.keyIsOneString && field.split?.utf8.count == 1:
+            let parts = CellText.split(bytes, by: field.split!.utf8.first!)
+            do { return .success(.relation(try references!.references(keyParts: parts))) } catch { return .failure(error) }
+        default:
+            break
+        }
+        do { return .success(try coerce(.text(String(decoding: bytes, as: UTF8.self)))) } catch { return .failure(error) }
+    }
+
+    private func isNullToken(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard !field.nullTokens.isEmpty else { return false }
+        if let tokens = asciiNullTokens {
+            if tokens.contains(where: { token in token.count == bytes.count && token.withUnsafeBytes { memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 } }) {
+                return true
+            }
+            // Text with other characters may still equal an ASCII token canonically (K and the Kelvin sign).
+            guard bytes.contains(where: { $0 >= 0x80 }) else { return false }
+        }
+        return field.nullTokens.contains(String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// An ASCII boolean word as ``plainValue(_:)`` reads it (any case); `nil` for anything else.
+    private static func boolean(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool? {
+        guard bytes.count <= 5 else { return nil }
+        var word: UInt64 = 0
+        for byte in bytes {
+            guard byte < 0x80 else { return nil }
+            let lower = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+            word = word << 8 | UInt64(lower)
+        }
+        func packed(_ text: StaticString) -> UInt64 {
+            text.withUTF8Buffer { $0.reduce(0) { $0 << 8 | UInt64($1) } }
+        }
+        switch word {
+        case packed("true"), packed("yes"), packed("1"), packed("t"), packed("y"): return true
+        case packed("false"), packed("no"), packed("0"), packed("f"), packed("n"): return false
+        default: return nil
+        }
     }
 
     /// The field's value in `record`; a missing or null cell gives the default, else null.
-    /// Required fields are checked by the caller, which knows the location.
-    func value(in record: SourceRecord) throws(CoercionError) -> MappedValue {
+    /// Required fields are checked by the caller, which knows the location. `column`: where the
+    /// field's column is in a CSV record's header (-1: not there), found by name when `nil`.
+    ///
+    /// A CSV cell is coerced from its bytes where the type allows it (``readsBytes``), without
+    /// a `String` for a value not kept as text.
+    func value(in record: SourceRecord, column: Int? = nil) throws(CoercionError) -> MappedValue {
+        if readsBytes, let header = record.csvHeader {
+            let column = column ?? header.index(of: columnPath.name) ?? -1
+            guard column >= 0, column < record.csvRow.count else { return nullValue }
+            return try record.csvRow.withCell(at: column) { coerce(bytes: $0) }.get()
+        }
         if let columns = field.columns, let longitudePath {
             let lat = record.cell(columnPath), lng = record.cell(longitudePath)
             if isNull(lat) && isNull(lng) { return .value(field.defaultValue ?? .null) }

@@ -97,5 +97,23 @@ enum NumberText {
         return .double(double)
     }
 
+    /// The integer of an optional sign and 1 to 18 digits, as `Int64(text)` reads them; `nil`
+    /// for anything else (which ``parse(_:)`` then reads).
+    static func integer(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+        var index = 0
+        let negative = bytes.first == UInt8(ascii: "-")
+        if negative || bytes.first == UInt8(ascii: "+") { index = 1 }
+        let digits = bytes.count - index
+        guard digits > 0, digits <= 18 else { return nil }
+        var value: Int64 = 0
+        while index < bytes.count {
+            let digit = bytes[index] &- 48
+            guard digit < 10 else { return nil }
+            value = value &* 10 &+ Int64(digit)
+            index += 1
+        }
+        return negative ? -value : value
+    }
+
     static func isDigit(_ b: UInt8) -> Bool { b >= 48 && b <= 57 }
 }

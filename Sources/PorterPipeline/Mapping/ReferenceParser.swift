@@ -27,8 +27,13 @@ final class ReferenceParser: Sendable {
         self.keyIsOneString = keyParts.count == 1 && keyParts[0].field.type == .string && keyParts[0].field.values == nil
     }
 
+    /// The reference a cell of a key that is one String names (``keyIsOneString``), for text not starting with `{`.
+    func reference(key text: String) -> ObjectReference {
+        reference(identity(text))
+    }
+
     func reference(_ cell: SourceCell) throws(CoercionError) -> ObjectReference {
-        if keyIsOneString, case .text(let text) = cell, !text.hasPrefix("{") {
+        if keyIsOneString, case .text(let text) = cell, text.utf8.first != UInt8(ascii: "{") {
             return reference(identity(text))
         }
         switch cell {
@@ -101,12 +106,7 @@ final class ReferenceParser: Sendable {
         var items: [SourceCell]
         switch cell {
         case .text(let text) where split != nil && keyIsOneString:
-            var result: [ObjectReference] = []
-            for part in CellText.split(text, by: split!) where !part.isEmpty {
-                let reference = try self.reference(.text(part))
-                if !result.contains(reference) { result.append(reference) }
-            }
-            return result
+            return try references(keyParts: CellText.split(text, by: split!))
         case .text(let text) where split != nil:
             items = CellText.split(text, by: split!).map(SourceCell.text)
         case .text(let text) where text.hasPrefix("["):
@@ -121,6 +121,16 @@ final class ReferenceParser: Sendable {
         var result: [ObjectReference] = []
         for item in items {
             let reference = try self.reference(item)
+            if !result.contains(reference) { result.append(reference) }
+        }
+        return result
+    }
+
+    /// The references the parts of a split cell name (``keyIsOneString``), each once, empty parts left out.
+    func references(keyParts parts: [String]) throws(CoercionError) -> [ObjectReference] {
+        var result: [ObjectReference] = []
+        for part in parts where !part.isEmpty {
+            let reference = try self.reference(.text(part))
             if !result.contains(reference) { result.append(reference) }
         }
         return result
