@@ -30,6 +30,23 @@ extension PostgresWriter {
         let table = PostgresLayout.joinTable(owner: className, field: field)
         markWritten(table)
         let stage = try linkStage(table, relation: "\(className).\(field)", replacing: replace && !freshTables.contains(table))
+        if stage.isDirect {
+            var pairs = BinaryCopyRows()
+            for link in links {
+                for related in link.relatedIds {
+                    pairs.startRow(fields: 2)
+                    pairs.append(text: storedId(className, link.ownerId))
+                    pairs.append(text: storedId(targetClass, related))
+                }
+            }
+            if shared {
+                try db.stream(pairs, into: table, columns: ["owningId", "relatedId"], freeze: false)
+            } else {
+                try stagingSchema().stream(pairs, into: table)
+            }
+            stagedLinks[table]?.copied += pairs.count
+            return
+        }
         var pairs = CopyRows()
         for link in links {
             let owner = storedId(className, link.ownerId)
@@ -54,6 +71,7 @@ extension PostgresWriter {
     /// of the tables this import made. Link changes by relation.
     func flushLinks() throws(PorterError) -> [String: LinkChanges] {
         let db = try database()
+        try moveStagedTables()
         var changes: [String: LinkChanges] = [:]
         for (table, stage) in stagedLinks.sorted(by: { $0.key < $1.key }) {
             if stage.isDirect {
@@ -77,6 +95,25 @@ extension PostgresWriter {
         stagedLinks = [:]
         for table in unkeyedTables.keys.sorted() { try addPrimaryKey(table) }
         return changes
+    }
+
+    /// Commits the join tables loaded into the staging schema and, in the import's
+    /// transaction, puts each in place of the empty one the import made; they are keyed next.
+    private func moveStagedTables() throws(PorterError) {
+        guard let staging, !stagingCommitted else { return }
+        try staging.commit()
+        stagingCommitted = true
+        let db = try database()
+        guard let schema = try db.execute("SELECT current_schema()").first?.first ?? nil else {
+            throw PorterError(.target, "\(url): no schema to create tables in (search_path)")
+        }
+        let name = quoted(PostgresStagingSchema.name)
+        for table in staging.tables {
+            try db.execute("DROP TABLE \(quoted(table))")
+            try db.execute("ALTER TABLE \(name).\(quoted(table)) SET SCHEMA \(quoted(schema))")
+            unkeyedTables[table] = PostgresLayout.joinKey
+        }
+        try db.execute("DROP SCHEMA \(name)")
     }
 
     /// Builds the primary key of a join table the links were copied straight into; a pair
