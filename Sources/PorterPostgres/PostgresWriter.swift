@@ -37,6 +37,9 @@ final class PostgresWriter {
     private(set) var storedIds: [String: [String: String]] = [:]
     /// The tables this import wrote rows into: `ANALYZE`d once it commits.
     private var writtenTables: Set<String> = []
+    /// The digests of the stored rows of the classes this import writes into tables it did not
+    /// make, by class (``storedRowDigests(_:schema:fields:)``).
+    private var rowDigests: [String: StoredRowDigests] = [:]
     /// Where the join tables this import made are loaded, on a second connection (not in an
     /// owner's transaction); made for the first links.
     private(set) var staging: PostgresStagingSchema?
@@ -149,9 +152,35 @@ final class PostgresWriter {
                 try streamRows(objects, schema: schema, hashes: hashes)
                 return Array(repeating: .inserted, count: objects.count)
             }
-            let rows = try copyRows(objects, className: className, fields: fields, hashes: hashes, touchedAt: true)
-            let columns = PostgresLayout.defaultColumns + fields + (hashes ? [PostgresLayout.passwordHashColumn] : [])
-            return try store(objects, rows, className: className, columns: columns, fields: fields, mode: mode)
+            // Objects the table holds as they are (by their digests) are not sent again.
+            var outcomes = [WriteOutcome?](repeating: nil, count: objects.count)
+            var changed = objects
+            var matchesByKey = true
+            if mode == .upsert && !hashes, let schema, var digests = try storedRowDigests(className, schema: schema, fields: fields) {
+                var index = 0
+                changed = []
+                try eachRow(objects, fields: fields) { (object, values) throws(PorterError) in
+                    if digests.holds(object.objectId, values: values.map { $0 ?? .null }, acl: object.acl) {
+                        outcomes[index] = .unchanged
+                    } else {
+                        changed.append(object)
+                    }
+                    index += 1
+                }
+                // The loader derives an object's objectId from its natural key: an object stored
+                // under it is that object, and only the others are looked up by key.
+                matchesByKey = changed.contains { !digests.contains($0.objectId) }
+                digests.forget(changed.map(\.objectId))
+                rowDigests[className] = digests
+            }
+            if !changed.isEmpty {
+                let rows = try copyRows(changed, className: className, fields: fields, hashes: hashes, touchedAt: true)
+                let columns = PostgresLayout.defaultColumns + fields + (hashes ? [PostgresLayout.passwordHashColumn] : [])
+                var written = try store(changed, rows, className: className, columns: columns, fields: fields, mode: mode, matchesByKey: matchesByKey)
+                    .makeIterator()
+                for index in outcomes.indices where outcomes[index] == nil { outcomes[index] = written.next() }
+            }
+            return outcomes.map { $0! }
         } catch where error.kind == .target {
             throw PorterError(.target, "\(className): \(objects.count) objects from line \(objects.map(\.line).min() ?? 0) could not be written: "
                               + (error.postgresError?.description ?? error.message), underlying: error.underlyingError ?? error)
@@ -196,12 +225,12 @@ final class PostgresWriter {
     /// Writes the objects' rows through the staging table: a COPY into it, then an UPDATE of
     /// the changed rows and an INSERT of the missing ones.
     private func store(_ objects: [ResolvedObject], _ rows: CopyRows, className: String, columns: [String], fields: [String],
-                       mode: WriteMode) throws(PorterError) -> [WriteOutcome] {
+                       mode: WriteMode, matchesByKey: Bool) throws(PorterError) -> [WriteOutcome] {
         let db = try database()
         let stage = try stagingTable(for: className)
         try db.execute("TRUNCATE \(quoted(stage))")
         try db.copy(into: stage, columns: columns + [Self.touchedAtColumn], rows)
-        try matchByKey(className, stage: stage)
+        if matchesByKey { try matchByKey(className, stage: stage) }
         let hashes = columns.contains(PostgresLayout.passwordHashColumn)
         let updated = mode == .insert ? [] : try update(className, from: stage, fields: ["_rperm", "_wperm"] + fields, mode: mode, hashes: hashes)
         let names = columns.map(quoted).joined(separator: ", ")
@@ -216,6 +245,20 @@ final class PostgresWriter {
             if mode == .insert { return .failed("\(className) \(objectId) already exists in the target (mode: insert)") }
             return updated.contains(objectId) ? .updated : .unchanged
         }
+    }
+
+    /// The digests of the class's stored rows over `fields`, read at its first write; `nil`
+    /// when a batch writes other fields than the first did.
+    private func storedRowDigests(_ className: String, schema: ClassSchema, fields: [String]) throws(PorterError) -> StoredRowDigests? {
+        if let digests = rowDigests[className] { return digests.fields == fields ? digests : nil }
+        var types: [FieldType] = []
+        for field in fields {
+            guard let type = schema.field(named: field)?.type else { return nil }
+            types.append(type)
+        }
+        let digests = try StoredRowDigests(scanning: className, fields: fields, types: types, on: try database())
+        rowDigests[className] = digests
+        return digests
     }
 
     /// Gives the staged objects the objectIds of the stored objects with their natural key, where
@@ -378,6 +421,7 @@ final class PostgresWriter {
             rows.endRow()
         }
         try db.copy(into: stage, columns: ["objectId", "value"], rows)
+        rowDigests[className]?.forget(values.map { storedId(className, $0.objectId) })
         let touches = !freshTables.contains(className)
         let column = quoted(field)
         let changed = Set(try db.execute("""
@@ -461,5 +505,6 @@ final class PostgresWriter {
         writtenTables = []
         staging = nil
         stagingCommitted = false
+        rowDigests = [:]
     }
 }
