@@ -1,3 +1,4 @@
+import ParseModel
 import PorterPipeline
 
 /// Where one join table's links wait: every call of an import adds to them, and
@@ -47,6 +48,7 @@ extension PostgresWriter {
             stagedLinks[table]?.copied += pairs.count
             return
         }
+        let links = try unstoredLinks(links, table: table, owner: className, targetClass: targetClass, replacing: stage)
         var pairs = CopyRows()
         for link in links {
             let owner = storedId(className, link.ownerId)
@@ -95,6 +97,33 @@ extension PostgresWriter {
         stagedLinks = [:]
         for table in unkeyedTables.keys.sorted() { try addPrimaryKey(table) }
         return changes
+    }
+
+    /// The links of the owners whose stored links are not exactly these (``StoredLinkSets``, read
+    /// at the table's first links); an owner left out earlier and given again gets its stored
+    /// links staged back, so that what it keeps is what both list.
+    private func unstoredLinks(_ links: [RelationLinks], table: String, owner className: String, targetClass: String,
+                               replacing stage: LinkStage) throws(PorterError) -> [RelationLinks] {
+        let db = try database()
+        var sets: StoredLinkSets
+        if let scanned = linkSets[table] { sets = scanned } else { sets = try StoredLinkSets(scanning: table, on: db) }
+        var kept: [RelationLinks] = []
+        var restaged: [String] = []
+        for link in links {
+            let owner = storedId(className, link.ownerId)
+            if sets.wasLeftOut(owner) {
+                restaged.append(owner)
+                sets.restaged(owner)
+            }
+            if !sets.holds(owner: owner, related: Set(link.relatedIds.map { storedId(targetClass, $0) })) { kept.append(link) }
+        }
+        linkSets[table] = sets
+        if stage.owners != nil && !restaged.isEmpty {
+            try db.execute("""
+                INSERT INTO \(quoted(stage.links)) ("owningId", "relatedId") SELECT "owningId", "relatedId" FROM \(quoted(table)) WHERE "owningId" = ANY($1::text[])
+                """, [ParseACL.textArray(restaged)])
+        }
+        return kept
     }
 
     /// Commits the join tables loaded into the staging schema and, in the import's

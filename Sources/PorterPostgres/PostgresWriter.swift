@@ -40,6 +40,8 @@ final class PostgresWriter {
     /// The digests of the stored rows of the classes this import writes into tables it did not
     /// make, by class (``storedRowDigests(_:schema:fields:)``).
     private var rowDigests: [String: StoredRowDigests] = [:]
+    /// The stored links of the join tables this import adds to and did not make, by table.
+    var linkSets: [String: StoredLinkSets] = [:]
     /// Where the join tables this import made are loaded, on a second connection (not in an
     /// owner's transaction); made for the first links.
     private(set) var staging: PostgresStagingSchema?
@@ -506,5 +508,6 @@ final class PostgresWriter {
         staging = nil
         stagingCommitted = false
         rowDigests = [:]
+        linkSets = [:]
     }
 }

@@ -306,4 +306,30 @@ final class PostgresRelationReimportTests: PostgresTestCase {
             """), "Isaac Asimov")
         XCTAssertEqual(try value(#"SELECT count(*) FROM "_Join:authors:Book""#), "47", "one link replaced, none added elsewhere")
     }
+
+    /// A re-import compares each owner's links with the digest of its stored ones: links the
+    /// app removed or added since are found (the owner's set differs) and put back as the
+    /// sources list them; the other owners are left out.
+    func testAReimportFindsLinksChangedInTheDatabaseSince() async throws {
+        let folder = try copyOfFixture("library")
+        let first = try await importDataset(folder.path)
+        XCTAssertTrue(first.succeeded, "\(first.errors)")
+        let links = #"SELECT string_agg("owningId" || '>' || "relatedId", ',' ORDER BY "owningId", "relatedId") FROM "_Join:authors:Book""#
+        let stored = try value(links)
+        let unchanged = try await importDataset(folder.path)
+        XCTAssertEqual(unchanged.relations.map { [$0.added, $0.removed] }, unchanged.relations.map { _ in [0, 0] })
+
+        try db.execute("""
+            DELETE FROM "_Join:authors:Book" j USING "Book" b WHERE b."objectId" = j."owningId" AND b.title = 'Dune'
+            """)
+        try db.execute("""
+            INSERT INTO "_Join:authors:Book" ("owningId", "relatedId") SELECT b."objectId", a."objectId" FROM "Book" b, "Author" a
+            WHERE b.title = 'American Gods' AND a.name = 'Frank Herbert'
+            """)
+        let again = try await importDataset(folder.path)
+        XCTAssertTrue(again.succeeded, "\(again.errors)")
+        let authors = try XCTUnwrap(again.relations.first { $0.relation == "Book.authors" })
+        XCTAssertEqual([authors.added, authors.removed], [1, 1])
+        XCTAssertEqual(try value(links), stored)
+    }
 }
