@@ -47,14 +47,21 @@ struct StoredLinkSets {
     /// Marks the owner's stored links as staged again.
     mutating func restaged(_ owner: String) { seen[hash(owner, ownerSeed)] = false }
 
-    private func hash(_ id: String, _ seed: UInt64) -> UInt64 {
-        var hasher = Hasher()
-        hasher.combine(seed)
-        hasher.combine(id)
-        return UInt64(bitPattern: Int64(hasher.finalize()))
-    }
+    private func hash(_ id: String, _ seed: UInt64) -> UInt64 { id.byteHash(seed: seed) }
 }
 
 extension Hasher {
     fileprivate static func random64() -> UInt64 { UInt64.random(in: .min ... .max) }
+}
+
+extension String {
+    /// A 64-bit hash of the UTF-8 bytes (objectIds are compared as bytes, as PostgreSQL
+    /// compares them; `String`'s own hash normalizes Unicode first, which costs more).
+    func byteHash(seed: UInt64 = 0) -> UInt64 {
+        var hasher = Hasher()
+        hasher.combine(seed)
+        var text = self
+        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        return UInt64(bitPattern: Int64(hasher.finalize()))
+    }
 }

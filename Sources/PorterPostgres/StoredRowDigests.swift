@@ -10,12 +10,14 @@ import PorterPipeline
 /// hashed (``digest(values:acl:)``). Equal digests pass for equal rows: a wrong match has a chance
 /// of about one in 2⁶⁴ per object. A value that reads back unlike how it was given (a Number
 /// given as 5.0 and stored as 5) only makes a row look changed, and such rows take the
-/// comparison on the server as before. Digests are seeded per process: they compare only within it.
+/// comparison on the server as before. Objects are kept by a 64-bit hash of their objectId
+/// (a wrong match about as unlikely). Digests are seeded per process: they compare
+/// only within it.
 struct StoredRowDigests {
     /// The fields the digests cover, in order.
     let fields: [String]
-    /// Each stored object's digest, by objectId.
-    private var digests: [String: Int] = [:]
+    /// Each stored object's digest, by the hash of its objectId (``Swift/String/byteHash(seed:)``).
+    private var digests: [UInt64: Int] = [:]
 
     /// Reads every row of `className`'s table over `fields` (each of `types`), `rowsPerFetch`
     /// at a time through a cursor of the import's transaction.
@@ -42,7 +44,7 @@ struct StoredRowDigests {
                 }
                 // A value this reading cannot take back: the row is compared on the server.
                 guard readable else { continue }
-                digests[objectId] = Self.digest(values: values, read: row[1].map(PostgresColumnText.textArray), write: row[2].map(PostgresColumnText.textArray))
+                digests[objectId.byteHash()] = Self.digest(values: values, read: row[1].map(PostgresColumnText.textArray), write: row[2].map(PostgresColumnText.textArray))
             }
             if rows.count < rowsPerFetch { break }
         }
@@ -51,17 +53,17 @@ struct StoredRowDigests {
 
     /// Whether the table holds the object under its objectId with these values and ACL.
     func holds(_ objectId: String, values: [ParseValue], acl: ParseACL?) -> Bool {
-        guard let stored = digests[objectId] else { return false }
+        guard let stored = digests[objectId.byteHash()] else { return false }
         let names = acl?.permissionNames
         return stored == Self.digest(values: values, read: names?.read, write: names?.write)
     }
 
     /// Whether the table holds a row with this objectId (one this scan could read).
-    func contains(_ objectId: String) -> Bool { digests[objectId] != nil }
+    func contains(_ objectId: String) -> Bool { digests[objectId.byteHash()] != nil }
 
     /// Forgets the digests of rows the import is changing.
     mutating func forget(_ objectIds: some Sequence<String>) {
-        for objectId in objectIds { digests[objectId] = nil }
+        for objectId in objectIds { digests[objectId.byteHash()] = nil }
     }
 
     private static func digest(values: [ParseValue], read: [String]?, write: [String]?) -> Int {
