@@ -105,8 +105,9 @@ extension PostgresWriter {
     private func unstoredLinks(_ links: [RelationLinks], table: String, owner className: String, targetClass: String,
                                replacing stage: LinkStage) throws(PorterError) -> [RelationLinks] {
         let db = try database()
+        // Taken out while it changes, so that its dictionaries are not copied (copy on write).
         var sets: StoredLinkSets
-        if let scanned = linkSets[table] { sets = scanned } else { sets = try StoredLinkSets(scanning: table, on: db) }
+        if let scanned = linkSets.removeValue(forKey: table) { sets = scanned } else { sets = try StoredLinkSets(scanning: table, on: db) }
         var kept: [RelationLinks] = []
         var restaged: [String] = []
         for link in links {

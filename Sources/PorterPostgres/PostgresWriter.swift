@@ -251,16 +251,21 @@ final class PostgresWriter {
 
     /// The digests of the class's stored rows over `fields`, read at its first write; `nil`
     /// when a batch writes other fields than the first did.
+    /// The digests are taken out of ``rowDigests`` (so that changing them copies nothing), to be put back.
     private func storedRowDigests(_ className: String, schema: ClassSchema, fields: [String]) throws(PorterError) -> StoredRowDigests? {
-        if let digests = rowDigests[className] { return digests.fields == fields ? digests : nil }
+        if let digests = rowDigests.removeValue(forKey: className) {
+            guard digests.fields == fields else {
+                rowDigests[className] = digests
+                return nil
+            }
+            return digests
+        }
         var types: [FieldType] = []
         for field in fields {
             guard let type = schema.field(named: field)?.type else { return nil }
             types.append(type)
         }
-        let digests = try StoredRowDigests(scanning: className, fields: fields, types: types, on: try database())
-        rowDigests[className] = digests
-        return digests
+        return try StoredRowDigests(scanning: className, fields: fields, types: types, on: try database())
     }
 
     /// Gives the staged objects the objectIds of the stored objects with their natural key, where
