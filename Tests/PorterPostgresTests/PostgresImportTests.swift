@@ -150,6 +150,33 @@ final class PostgresImportTests: PostgresTestCase {
         XCTAssertEqual(try value(#"SELECT count(*) FROM "_SCHEMA""#), "3")
     }
 
+    /// A re-import compares each object with the digest of its stored row: with every Parse
+    /// type (recipes), nothing changed leaves every row as it was (not rewritten: same `xmin`),
+    /// and a row changed in the database since (by the app) is found changed and written back.
+    func testAReimportComparesEveryTypeWithTheStoredRows() async throws {
+        let folder = try copyOfFixture("recipes")
+        let first = try await importDataset(folder.path)
+        XCTAssertTrue(first.succeeded, "\(first.errors)")
+        let tables = ["Kitchen", "Recipe", "Chef"]
+        func versions() throws -> [[String?]] {
+            try tables.flatMap { table in try rows(#"SELECT '\#(table)', "objectId", xmin::text, "updatedAt"::text FROM "\#(table)" ORDER BY 2"#) }
+        }
+        let before = try versions()
+        let again = try await importDataset(folder.path)
+        XCTAssertTrue(again.succeeded, "\(again.errors)")
+        for tally in again.classes { XCTAssertEqual([tally.unchanged, tally.updated, tally.inserted], [tally.read, 0, 0], tally.className) }
+        XCTAssertEqual(try versions(), before, "no row rewritten")
+
+        try db.execute(#"UPDATE "Kitchen" SET location = point(1, 2), "deliveryArea" = NULL WHERE name = 'Trattoria Luce'"#)
+        try db.execute(#"UPDATE "Recipe" SET price = 1, _rperm = '{*}' WHERE name = 'Risotto alla Milanese'"#)
+        let restored = try await importDataset(folder.path)
+        XCTAssertEqual(restored.classes.first { $0.className == "Kitchen" }?.updated, 1)
+        XCTAssertEqual(restored.classes.first { $0.className == "Recipe" }?.updated, 1)
+        XCTAssertEqual(try value(#"SELECT location[0] || ' ' || location[1] FROM "Kitchen" WHERE name = 'Trattoria Luce'"#), "9.19 45.4642")
+        XCTAssertEqual(try value(#"SELECT "deliveryArea" IS NOT NULL FROM "Kitchen" WHERE name = 'Trattoria Luce'"#), "t")
+        XCTAssertEqual(try rows(#"SELECT price::text, _rperm::text FROM "Recipe" WHERE name = 'Risotto alla Milanese'"#), [["18.5", nil]])
+    }
+
     /// An import that fails on the database (a username another user has) leaves everything
     /// as it was: no rows, no new class, no new `_SCHEMA` row.
     func testAFailedImportLeavesTheDatabaseAsItWas() async throws {
@@ -278,5 +305,31 @@ final class PostgresRelationReimportTests: PostgresTestCase {
             JOIN "Author" a ON a."objectId" = j."relatedId" WHERE b.title = 'Dune'
             """), "Isaac Asimov")
         XCTAssertEqual(try value(#"SELECT count(*) FROM "_Join:authors:Book""#), "47", "one link replaced, none added elsewhere")
+    }
+
+    /// A re-import compares each owner's links with the digest of its stored ones: links the
+    /// app removed or added since are found (the owner's set differs) and put back as the
+    /// sources list them; the other owners are left out.
+    func testAReimportFindsLinksChangedInTheDatabaseSince() async throws {
+        let folder = try copyOfFixture("library")
+        let first = try await importDataset(folder.path)
+        XCTAssertTrue(first.succeeded, "\(first.errors)")
+        let links = #"SELECT string_agg("owningId" || '>' || "relatedId", ',' ORDER BY "owningId", "relatedId") FROM "_Join:authors:Book""#
+        let stored = try value(links)
+        let unchanged = try await importDataset(folder.path)
+        XCTAssertEqual(unchanged.relations.map { [$0.added, $0.removed] }, unchanged.relations.map { _ in [0, 0] })
+
+        try db.execute("""
+            DELETE FROM "_Join:authors:Book" j USING "Book" b WHERE b."objectId" = j."owningId" AND b.title = 'Dune'
+            """)
+        try db.execute("""
+            INSERT INTO "_Join:authors:Book" ("owningId", "relatedId") SELECT b."objectId", a."objectId" FROM "Book" b, "Author" a
+            WHERE b.title = 'American Gods' AND a.name = 'Frank Herbert'
+            """)
+        let again = try await importDataset(folder.path)
+        XCTAssertTrue(again.succeeded, "\(again.errors)")
+        let authors = try XCTUnwrap(again.relations.first { $0.relation == "Book.authors" })
+        XCTAssertEqual([authors.added, authors.removed], [1, 1])
+        XCTAssertEqual(try value(links), stored)
     }
 }

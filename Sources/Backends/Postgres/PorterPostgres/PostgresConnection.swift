@@ -13,6 +13,9 @@ public final class PostgresConnection: @unchecked Sendable {
     /// The URL as messages show it: without its password.
     public let shownURL: String
     private var handle: OpaquePointer?
+    /// The COPY left open for more rows (``stream(_:into:columns:freeze:)``): ended by the
+    /// next statement.
+    var openStream: CopyStream?
 
     /// Connects to the database `url` names (`postgres://user@host:port/db`, see libpq's
     /// connection URIs); a password may be in the URL, or in `PGPASSWORD` or `~/.pgpass`.
@@ -69,6 +72,7 @@ public final class PostgresConnection: @unchecked Sendable {
 
     /// The result of a statement that succeeded; the caller clears it.
     private func run(_ sql: String, _ parameters: [String?]) throws(PorterError) -> OpaquePointer {
+        try endStream()
         guard let handle else { throw PorterError(.target, "\(shownURL): the connection is closed") }
         let copies = parameters.map { $0.map { strdup($0) } ?? nil }
         defer { for copy in copies { free(copy) } }

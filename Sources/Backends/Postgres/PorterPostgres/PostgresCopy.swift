@@ -77,22 +77,78 @@ extension PostgresConnection {
     /// rows the server took. A bad row fails the whole COPY (and the transaction it is in).
     @discardableResult
     public func copy(into table: String, columns: [String], _ rows: CopyRows) throws(PorterError) -> Int {
+        try endStream()
         let sql = "COPY \(quoted(table)) (\(columns.map(quoted).joined(separator: ", "))) FROM STDIN"
         guard let connection else { throw PorterError(.target, "\(shownURL): the connection is closed") }
         try check(PQexec(connection, sql), sql: sql, expecting: [PGRES_COPY_IN])
+        let failed = !send(rows.bytes, on: connection)
+        return try endCopy(sql: sql, failed: failed, on: connection)
+    }
+
+    /// Sends `rows` by a binary `COPY "table" ("column", …) FROM STDIN` left open: the next
+    /// rows for the same table and columns go into the same COPY, so that the server takes
+    /// them in while the client makes the next ones; any other statement on the connection
+    /// ends it first (``endStream()``), and a failed COPY fails that statement. With `freeze`
+    /// the rows are written frozen (`COPY … FREEZE`): only for a table created or emptied in
+    /// this transaction.
+    package func stream(_ rows: BinaryCopyRows, into table: String, columns: [String], freeze: Bool) throws(PorterError) {
+        if let open = openStream, open.table != table || open.columns != columns { try endStream() }
+        guard let connection else { throw PorterError(.target, "\(shownURL): the connection is closed") }
+        if openStream == nil {
+            let sql = "COPY \(quoted(table)) (\(columns.map(quoted).joined(separator: ", "))) FROM STDIN (FORMAT binary\(freeze ? ", FREEZE" : ""))"
+            try check(PQexec(connection, sql), sql: sql, expecting: [PGRES_COPY_IN])
+            openStream = CopyStream(table: table, columns: columns, sql: sql)
+            guard send(BinaryCopyRows.header, on: connection) else { return try failStream() }
+        }
+        guard send(rows.bytes, on: connection) else { return try failStream() }
+        openStream?.rows += rows.count
+    }
+
+    /// Ends the COPY ``stream(_:into:columns:freeze:)`` left open, if any; returns how many
+    /// rows it took. Throws the server's reason when the COPY failed.
+    @discardableResult
+    package func endStream() throws(PorterError) -> Int {
+        guard let open = openStream, let connection else { return 0 }
+        openStream = nil
+        let failed = !send(BinaryCopyRows.trailer, on: connection)
+        return try endCopy(sql: open.sql, failed: failed, on: connection)
+    }
+
+    /// Ends the open COPY, if any, with an error: none of its rows are written.
+    func abandonStream() {
+        guard openStream != nil, let connection else { return }
+        openStream = nil
+        _ = PQputCopyEnd(connection, "abandoned: the import is rolled back")
+        while let result = PQgetResult(connection) { PQclear(result) }
+    }
+
+    private func failStream() throws(PorterError) {
+        if let open = openStream, let connection {
+            openStream = nil
+            _ = try endCopy(sql: open.sql, failed: true, on: connection)
+        }
+        throw PorterError(.target, "\(shownURL): the rows could not be sent")
+    }
+
+    /// Sends COPY data in chunks of 1 MB; `false` when libpq could not.
+    private func send(_ bytes: [UInt8], on connection: OpaquePointer) -> Bool {
         let chunk = 1 << 20
         var sent = 0
-        var failed = false
-        rows.bytes.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { text in
-                while sent < text.count && !failed {
-                    let length = min(chunk, text.count - sent)
-                    failed = PQputCopyData(connection, text.baseAddress! + sent, Int32(length)) != 1
+        return bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { data in
+                while sent < data.count {
+                    let length = min(chunk, data.count - sent)
+                    guard PQputCopyData(connection, data.baseAddress! + sent, Int32(length)) == 1 else { return false }
                     sent += length
                 }
+                return true
             }
         }
-        // On a failed send the COPY is ended with an error, so that the server's reason comes back.
+    }
+
+    /// Ends a COPY (with an error when the rows could not be sent, so that the server's reason
+    /// comes back) and returns how many rows the server took.
+    private func endCopy(sql: String, failed: Bool, on connection: OpaquePointer) throws(PorterError) -> Int {
         _ = PQputCopyEnd(connection, failed ? "the client could not send the rows" : nil)
         var taken = 0
         var failure: PorterError?
@@ -107,6 +163,15 @@ extension PostgresConnection {
         if let failure { throw failure }
         return taken
     }
+}
+
+/// A COPY a ``PostgresConnection`` keeps open for more rows.
+struct CopyStream {
+    let table: String
+    let columns: [String]
+    let sql: String
+    /// Rows sent so far.
+    var rows = 0
 }
 
 /// `name` as a PostgreSQL identifier: in double quotes, inner ones doubled. Parse's names are

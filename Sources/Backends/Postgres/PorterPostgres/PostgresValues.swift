@@ -6,7 +6,7 @@ extension ParseValue {
     /// The column text: a pointer's objectId, a file's name, a GeoPoint as `(longitude,latitude)`,
     /// a polygon as its closed ring of `(longitude,latitude)` points (`convertPolygonToSQL`),
     /// objects, arrays and bytes as their REST JSON (`jsonb`); `nil` for null and relations.
-    var postgresText: String? {
+    package var postgresText: String? {
         switch self {
         case .null, .relation: return nil
         case .boolean(let value): return value ? "t" : "f"
@@ -30,9 +30,15 @@ extension ParseValue {
 extension ParseACL {
     /// `_rperm` and `_wperm` (`DatabaseController.js` `transformObjectACL`): who may read and
     /// who may write, as PostgreSQL `text[]` literals. No ACL at all is NULL in both (public).
-    var permissionArrays: (read: String, write: String) {
+    package var permissionArrays: (read: String, write: String) {
+        let names = permissionNames
+        return (Self.textArray(names.read), Self.textArray(names.write))
+    }
+
+    /// The items of ``permissionArrays``: who may read, who may write, by name.
+    package var permissionNames: (read: [String], write: [String]) {
         let names = entries.keys.sorted()
-        return (Self.textArray(names.filter { entries[$0]!.read }), Self.textArray(names.filter { entries[$0]!.write }))
+        return (names.filter { entries[$0]!.read }, names.filter { entries[$0]!.write })
     }
 
     /// A `text[]` literal: `{"*","role:Staff"}`, each element quoted, `"` and `\` escaped.

@@ -1,3 +1,4 @@
+import ParseModel
 import PorterPipeline
 
 /// Where one join table's links wait: every call of an import adds to them, and
@@ -30,6 +31,24 @@ extension PostgresWriter {
         let table = PostgresLayout.joinTable(owner: className, field: field)
         markWritten(table)
         let stage = try linkStage(table, relation: "\(className).\(field)", replacing: replace && !freshTables.contains(table))
+        if stage.isDirect {
+            var pairs = BinaryCopyRows()
+            for link in links {
+                for related in link.relatedIds {
+                    pairs.startRow(fields: 2)
+                    pairs.append(text: storedId(className, link.ownerId))
+                    pairs.append(text: storedId(targetClass, related))
+                }
+            }
+            if shared {
+                try db.stream(pairs, into: table, columns: ["owningId", "relatedId"], freeze: false)
+            } else {
+                try stagingSchema().stream(pairs, into: table)
+            }
+            stagedLinks[table]?.copied += pairs.count
+            return
+        }
+        let links = try unstoredLinks(links, table: table, owner: className, targetClass: targetClass, replacing: stage)
         var pairs = CopyRows()
         for link in links {
             let owner = storedId(className, link.ownerId)
@@ -54,6 +73,7 @@ extension PostgresWriter {
     /// of the tables this import made. Link changes by relation.
     func flushLinks() throws(PorterError) -> [String: LinkChanges] {
         let db = try database()
+        try moveStagedTables()
         var changes: [String: LinkChanges] = [:]
         for (table, stage) in stagedLinks.sorted(by: { $0.key < $1.key }) {
             if stage.isDirect {
@@ -77,6 +97,53 @@ extension PostgresWriter {
         stagedLinks = [:]
         for table in unkeyedTables.keys.sorted() { try addPrimaryKey(table) }
         return changes
+    }
+
+    /// The links of the owners whose stored links are not exactly these (``StoredLinkSets``, read
+    /// at the table's first links); an owner left out earlier and given again gets its stored
+    /// links staged back, so that what it keeps is what both list.
+    private func unstoredLinks(_ links: [RelationLinks], table: String, owner className: String, targetClass: String,
+                               replacing stage: LinkStage) throws(PorterError) -> [RelationLinks] {
+        let db = try database()
+        // Taken out while it changes, so that its dictionaries are not copied (copy on write).
+        var sets: StoredLinkSets
+        if let scanned = linkSets.removeValue(forKey: table) { sets = scanned } else { sets = try StoredLinkSets(scanning: table, on: db) }
+        var kept: [RelationLinks] = []
+        var restaged: [String] = []
+        for link in links {
+            let owner = storedId(className, link.ownerId)
+            if sets.wasLeftOut(owner) {
+                restaged.append(owner)
+                sets.restaged(owner)
+            }
+            if !sets.holds(owner: owner, related: Set(link.relatedIds.map { storedId(targetClass, $0) })) { kept.append(link) }
+        }
+        linkSets[table] = sets
+        if stage.owners != nil && !restaged.isEmpty {
+            try db.execute("""
+                INSERT INTO \(quoted(stage.links)) ("owningId", "relatedId") SELECT "owningId", "relatedId" FROM \(quoted(table)) WHERE "owningId" = ANY($1::text[])
+                """, [ParseACL.textArray(restaged)])
+        }
+        return kept
+    }
+
+    /// Commits the join tables loaded into the staging schema and, in the import's
+    /// transaction, puts each in place of the empty one the import made; they are keyed next.
+    private func moveStagedTables() throws(PorterError) {
+        guard let staging, !stagingCommitted else { return }
+        try staging.commit()
+        stagingCommitted = true
+        let db = try database()
+        guard let schema = try db.execute("SELECT current_schema()").first?.first ?? nil else {
+            throw PorterError(.target, "\(url): no schema to create tables in (search_path)")
+        }
+        let name = quoted(PostgresStagingSchema.name)
+        for table in staging.tables {
+            try db.execute("DROP TABLE \(quoted(table))")
+            try db.execute("ALTER TABLE \(name).\(quoted(table)) SET SCHEMA \(quoted(schema))")
+            unkeyedTables[table] = PostgresLayout.joinKey
+        }
+        try db.execute("DROP SCHEMA \(name)")
     }
 
     /// Builds the primary key of a join table the links were copied straight into; a pair

@@ -9,6 +9,8 @@ final class PostgresWriter {
     private var connection: PostgresConnection?
     /// This import's time, for `createdAt` and `updatedAt`.
     private var now = ""
+    /// ``now`` as a date.
+    private var nowDate = ParseDate(millisecondsSince1970: 0)
     /// The classes' schemas once ``begin(schemas:)`` merged them, by class name.
     private var schemas: [String: ClassSchema] = [:]
     /// Tables this import created: they hold no earlier rows, so rows are copied straight in.
@@ -19,7 +21,7 @@ final class PostgresWriter {
     /// unindexed and the key is built once (``addPrimaryKey(_:)``), before a row is looked up
     /// by it or when the links are flushed. Every insert into a keyed table would be a B-tree
     /// insert at a random place (objectIds are hashes).
-    private(set) var unkeyedTables: [String: [String]] = [:]
+    var unkeyedTables: [String: [String]] = [:]
     /// The indexes of the classes this import created, by class: made at commit, after the rows
     /// (`createIndexes`, as `createClass` makes them).
     private var pendingIndexes: [String: [JSONMember]] = [:]
@@ -35,9 +37,19 @@ final class PostgresWriter {
     private(set) var storedIds: [String: [String: String]] = [:]
     /// The tables this import wrote rows into: `ANALYZE`d once it commits.
     private var writtenTables: Set<String> = []
+    /// The digests of the stored rows of the classes this import writes into tables it did not
+    /// make, by class (``storedRowDigests(_:schema:fields:)``).
+    private var rowDigests: [String: StoredRowDigests] = [:]
+    /// The stored links of the join tables this import adds to and did not make, by table.
+    var linkSets: [String: StoredLinkSets] = [:]
+    /// Where the join tables this import made are loaded, on a second connection (not in an
+    /// owner's transaction); made for the first links.
+    private(set) var staging: PostgresStagingSchema?
+    /// Whether ``staging`` committed: its schema is then dropped if this import rolls back.
+    var stagingCommitted = false
 
     /// Whether the connection's transaction is its owner's: an import is a savepoint in it.
-    private let shared: Bool
+    let shared: Bool
     private static let savepoint = "porter_import"
 
     init(url: String) {
@@ -50,6 +62,14 @@ final class PostgresWriter {
         url = connection.shownURL
         self.connection = connection
         shared = true
+    }
+
+    /// The staging schema of the join tables this import made, connected on first use.
+    func stagingSchema() throws(PorterError) -> PostgresStagingSchema {
+        if let staging { return staging }
+        let made = try PostgresStagingSchema(url: url)
+        staging = made
+        return made
     }
 
     /// The open connection, made on first use.
@@ -73,7 +93,8 @@ final class PostgresWriter {
         self.naturalKeys = naturalKeys
         let existing = Dictionary(try existingSchemas().map { ($0.className, $0) }, uniquingKeysWith: { a, _ in a })
         let db = try database()
-        now = ParseDate(millisecondsSince1970: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))).iso
+        nowDate = ParseDate(millisecondsSince1970: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
+        now = nowDate.iso
         try db.execute(shared ? "SAVEPOINT \(Self.savepoint)" : "BEGIN")
         try db.execute(PostgresLayout.schemaTableSQL)
         for schema in declared {
@@ -127,31 +148,91 @@ final class PostgresWriter {
             return try write(Array(objects[..<repeated]), className: className, mode: mode)
                 + write(Array(objects[repeated...]), className: className, mode: mode)
         }
-        let fresh = freshTables.contains(className)
         markWritten(className)
-        let rows = try copyRows(objects, className: className, fields: fields, hashes: hashes, touchedAt: !fresh)
-        let columns = PostgresLayout.defaultColumns + fields + (hashes ? [PostgresLayout.passwordHashColumn] : [])
         do {
-            return try store(objects, rows, className: className, columns: columns, fields: fields, mode: mode, fresh: fresh)
-        } catch {
+            if let schema, freshTables.contains(className) {
+                try streamRows(objects, schema: schema, hashes: hashes)
+                return Array(repeating: .inserted, count: objects.count)
+            }
+            // Objects the table holds as they are (by their digests) are not sent again.
+            var outcomes = [WriteOutcome?](repeating: nil, count: objects.count)
+            var changed = objects
+            var matchesByKey = true
+            if mode == .upsert && !hashes, let schema, var digests = try storedRowDigests(className, schema: schema, fields: fields) {
+                var index = 0
+                changed = []
+                try eachRow(objects, fields: fields) { (object, values) throws(PorterError) in
+                    if digests.holds(object.objectId, values: values.map { $0 ?? .null }, acl: object.acl) {
+                        outcomes[index] = .unchanged
+                    } else {
+                        changed.append(object)
+                    }
+                    index += 1
+                }
+                // The loader derives an object's objectId from its natural key: an object stored
+                // under it is that object, and only the others are looked up by key.
+                matchesByKey = changed.contains { !digests.contains($0.objectId) }
+                digests.forget(changed.map(\.objectId))
+                rowDigests[className] = digests
+            }
+            if !changed.isEmpty {
+                let rows = try copyRows(changed, className: className, fields: fields, hashes: hashes, touchedAt: true)
+                let columns = PostgresLayout.defaultColumns + fields + (hashes ? [PostgresLayout.passwordHashColumn] : [])
+                var written = try store(changed, rows, className: className, columns: columns, fields: fields, mode: mode, matchesByKey: matchesByKey)
+                    .makeIterator()
+                for index in outcomes.indices where outcomes[index] == nil { outcomes[index] = written.next() }
+            }
+            return outcomes.map { $0! }
+        } catch where error.cause == .target {
             throw PorterError(.target, "\(className): \(objects.count) objects from line \(objects.map(\.line).min() ?? 0) could not be written: "
                               + (error.postgresError?.description ?? error.message), underlying: error.underlyingError ?? error)
         }
     }
 
-    /// Writes the objects' rows: a COPY into a fresh table, else a COPY into the staging table,
-    /// then an UPDATE of the changed rows and an INSERT of the missing ones.
-    private func store(_ objects: [ResolvedObject], _ rows: CopyRows, className: String, columns: [String], fields: [String], mode: WriteMode,
-                       fresh: Bool) throws(PorterError) -> [WriteOutcome] {
-        let db = try database()
-        if fresh {
-            try db.copy(into: className, columns: columns, rows)
-            return Array(repeating: .inserted, count: objects.count)
+    /// Writes the objects' rows into a table this import created, in binary, on the COPY kept
+    /// open for the table (``PostgresConnection/stream(_:into:columns:freeze:)``), frozen
+    /// unless the import is a savepoint in its owner's transaction. Every column of the class
+    /// is listed, so that every batch goes into the same COPY.
+    private func streamRows(_ objects: [ResolvedObject], schema: ClassSchema, hashes: Bool) throws(PorterError) {
+        let fields = PostgresLayout.fields(of: schema).filter { PostgresLayout.columnType($0.type) != nil }
+        let types = fields.map { BinaryCopyRows.Column($0.type)! }
+        let names = fields.map(\.name)
+        var rows = BinaryCopyRows()
+        let width = PostgresLayout.defaultColumns.count + fields.count + (hashes ? 1 : 0)
+        try eachRow(objects, fields: names) { (object, values) throws(PorterError) in
+            rows.startRow(fields: width)
+            rows.append(text: object.objectId)
+            rows.append(date: object.createdAt ?? nowDate)
+            rows.append(date: object.updatedAt ?? object.createdAt ?? nowDate)
+            let permissions = object.acl?.permissionNames
+            rows.append(textArray: permissions?.read)
+            rows.append(textArray: permissions?.write)
+            for (index, value) in values.enumerated() {
+                switch rows.append(value, as: types[index]) {
+                case .appended: continue
+                case .holdsNUL: throw Self.holdsNUL(value?.postgresText ?? "", className: schema.className, object: object, field: names[index])
+                case .mismatch:
+                    throw PorterError(.invalidData, "\(schema.className) \(object.objectId) (line \(object.line)): \(names[index]): "
+                                      + "value \(value?.wireJSON.serialized() ?? "null") does not fit its \(fields[index].type.name) column")
+                }
+            }
+            if hashes && rows.append(text: object.passwordHash) {
+                throw Self.holdsNUL(object.passwordHash ?? "", className: schema.className, object: object, field: PostgresLayout.passwordHashColumn)
+            }
         }
+        let columns = PostgresLayout.defaultColumns + names + (hashes ? [PostgresLayout.passwordHashColumn] : [])
+        try database().stream(rows, into: schema.className, columns: columns, freeze: !shared)
+    }
+
+    /// Writes the objects' rows through the staging table: a COPY into it, then an UPDATE of
+    /// the changed rows and an INSERT of the missing ones.
+    private func store(_ objects: [ResolvedObject], _ rows: CopyRows, className: String, columns: [String], fields: [String],
+                       mode: WriteMode, matchesByKey: Bool) throws(PorterError) -> [WriteOutcome] {
+        let db = try database()
         let stage = try stagingTable(for: className)
         try db.execute("TRUNCATE \(quoted(stage))")
         try db.copy(into: stage, columns: columns + [Self.touchedAtColumn], rows)
-        try matchByKey(className, stage: stage)
+        if matchesByKey { try matchByKey(className, stage: stage) }
         let hashes = columns.contains(PostgresLayout.passwordHashColumn)
         let updated = mode == .insert ? [] : try update(className, from: stage, fields: ["_rperm", "_wperm"] + fields, mode: mode, hashes: hashes)
         let names = columns.map(quoted).joined(separator: ", ")
@@ -166,6 +247,25 @@ final class PostgresWriter {
             if mode == .insert { return .failed("\(className) \(objectId) already exists in the target (mode: insert)") }
             return updated.contains(objectId) ? .updated : .unchanged
         }
+    }
+
+    /// The digests of the class's stored rows over `fields`, read at its first write; `nil`
+    /// when a batch writes other fields than the first did.
+    /// The digests are taken out of ``rowDigests`` (so that changing them copies nothing), to be put back.
+    private func storedRowDigests(_ className: String, schema: ClassSchema, fields: [String]) throws(PorterError) -> StoredRowDigests? {
+        if let digests = rowDigests.removeValue(forKey: className) {
+            guard digests.fields == fields else {
+                rowDigests[className] = digests
+                return nil
+            }
+            return digests
+        }
+        var types: [FieldType] = []
+        for field in fields {
+            guard let type = schema.field(named: field)?.type else { return nil }
+            types.append(type)
+        }
+        return try StoredRowDigests(scanning: className, fields: fields, types: types, on: try database())
     }
 
     /// Gives the staged objects the objectIds of the stored objects with their natural key, where
@@ -239,20 +339,7 @@ final class PostgresWriter {
     /// naming the object, before PostgreSQL would refuse the whole COPY.
     private func copyRows(_ objects: [ResolvedObject], className: String, fields: [String], hashes: Bool, touchedAt: Bool) throws(PorterError) -> CopyRows {
         var rows = CopyRows()
-        let column = Dictionary(fields.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-        // The objects of a batch list their fields in one order: where each goes is looked up
-        // once for the first object, and again only for an object whose fields differ.
-        var layout: [String] = [], slots: [Int?] = []
-        var values = [ParseValue?](repeating: nil, count: fields.count)
-        for object in objects {
-            if !object.fields.elementsEqual(layout, by: { $0.name == $1 }) {
-                layout = object.fields.map(\.name)
-                slots = layout.map { column[$0] }
-            }
-            for index in values.indices { values[index] = nil }
-            for (field, slot) in zip(object.fields, slots) {
-                if let slot, values[slot] == nil { values[slot] = storedIds.isEmpty ? field.value : stored(field.value) }
-            }
+        try eachRow(objects, fields: fields) { (object, values) throws(PorterError) in
             let permissions = object.acl?.permissionArrays
             rows.append(object.objectId)
             append(object.createdAt, or: now, to: &rows)
@@ -273,6 +360,28 @@ final class PostgresWriter {
             rows.endRow()
         }
         return rows
+    }
+
+    /// Calls `body` with each object and its values in the order of `fields` (`nil` where it
+    /// has none), pointers turned to the objectIds the target stores their objects under.
+    private func eachRow(_ objects: [ResolvedObject], fields: [String],
+                         _ body: (ResolvedObject, [ParseValue?]) throws(PorterError) -> Void) throws(PorterError) {
+        let column = Dictionary(fields.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        // The objects of a batch list their fields in one order: where each goes is looked up
+        // once for the first object, and again only for an object whose fields differ.
+        var layout: [String] = [], slots: [Int?] = []
+        var values = [ParseValue?](repeating: nil, count: fields.count)
+        for object in objects {
+            if !object.fields.elementsEqual(layout, by: { $0.name == $1 }) {
+                layout = object.fields.map(\.name)
+                slots = layout.map { column[$0] }
+            }
+            for index in values.indices { values[index] = nil }
+            for (field, slot) in zip(object.fields, slots) {
+                if let slot, values[slot] == nil { values[slot] = storedIds.isEmpty ? field.value : stored(field.value) }
+            }
+            try body(object, values)
+        }
     }
 
     private func append(_ date: ParseDate?, or fallback: String, to rows: inout CopyRows) {
@@ -319,6 +428,7 @@ final class PostgresWriter {
             rows.endRow()
         }
         try db.copy(into: stage, columns: ["objectId", "value"], rows)
+        rowDigests[className]?.forget(values.map { storedId(className, $0.objectId) })
         let touches = !freshTables.contains(className)
         let column = quoted(field)
         let changed = Set(try db.execute("""
@@ -363,6 +473,8 @@ final class PostgresWriter {
             try database().execute("RELEASE SAVEPOINT \(Self.savepoint)")
         } else {
             try database().execute("COMMIT")
+            staging?.close()
+            staging = nil
             try analyzeWrittenTables()
         }
         reset()
@@ -376,12 +488,14 @@ final class PostgresWriter {
     }
 
     func rollback() {
+        connection?.abandonStream()
         if shared {
             _ = try? connection?.execute("ROLLBACK TO SAVEPOINT \(Self.savepoint)")
             _ = try? connection?.execute("RELEASE SAVEPOINT \(Self.savepoint)")
         } else {
             _ = try? connection?.execute("ROLLBACK")
         }
+        staging?.discard(committed: stagingCommitted)
         reset()
     }
 
@@ -396,5 +510,9 @@ final class PostgresWriter {
         naturalKeys = [:]
         storedIds = [:]
         writtenTables = []
+        staging = nil
+        stagingCommitted = false
+        rowDigests = [:]
+        linkSets = [:]
     }
 }
