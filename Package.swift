@@ -30,18 +30,18 @@ let package = Package(
         .target(name: "PorterPipeline", dependencies: ["ParseModel", "PorterCore", "ParseRules", "PorterReaders", .product(name: "Yams", package: "Yams")]),
         .target(name: "PorterSQLite", dependencies: ["ParseModel", "PorterCore", "CSQLite"], path: "Sources/Backends/Mirror/PorterSQLite"),
         .target(name: "PorterHTTP"),
-        .target(name: "PorterPostgres", dependencies: ["ParseModel", "PorterCore", "PorterMigrations", "ParseRules", "CLibPQ"], path: "Sources/Backends/Postgres/PorterPostgres"),
+        .target(name: "PorterPostgres", dependencies: ["ParseModel", "PorterCore", "ParseRules", "CLibPQ"], path: "Sources/Backends/Postgres/PorterPostgres"),
         .target(name: "MirrorQuery", dependencies: ["ParseModel", "PorterCore", "PorterSQLite", "CSQLite", "CPCRE2"], path: "Sources/Backends/Mirror/MirrorQuery"),
         .systemLibrary(name: "CCrypt", path: "Sources/CCrypt"),
         // Parse Server's rules the mirror's server and the PostgreSQL backend both answer by:
         // schema requests and storage, write bodies, class-level permissions, error answers.
         .target(name: "ParseRules", dependencies: ["ParseModel", "PorterCore"], path: "Sources/Backends/ParseRules"),
         .target(name: "ParseMirrorServer", dependencies: [
-            "ParseModel", "PorterPipeline", "PorterMigrations", "ParseRules", "PorterSQLite", "MirrorQuery", "PorterHTTP", "CCrypt",
+            "ParseModel", "PorterCore", "PorterPipeline", "ParseRules", "PorterSQLite", "MirrorQuery", "PorterHTTP", "CCrypt",
         ], path: "Sources/Backends/Mirror/ParseMirrorServer"),
-        .target(name: "PorterREST", dependencies: ["ParseModel", "PorterCore", "ParseRules", "PorterMigrations"], path: "Sources/Backends/ParseServer/PorterREST"),
+        .target(name: "PorterREST", dependencies: ["ParseModel", "PorterCore", "ParseRules"], path: "Sources/Backends/ParseServer/PorterREST"),
         .target(name: "PorterMigrations", dependencies: [
-            "ParseModel", "PorterReaders", "PorterPipeline", "ParseRules",
+            "ParseModel", "PorterCore", "PorterReaders", "PorterPipeline", "ParseRules",
         ]),
         // One handle per Parse app (ParseApp) for every job, over the modules above.
         .target(name: "ParsePorter", dependencies: [

@@ -1,6 +1,6 @@
 import Foundation
 import ParseModel
-import PorterMigrations
+import PorterCore
 import PorterPipeline
 import PorterSQLite
 import Synchronization

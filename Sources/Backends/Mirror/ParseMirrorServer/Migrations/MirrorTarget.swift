@@ -1,5 +1,5 @@
 import ParseModel
-import PorterMigrations
+import PorterCore
 import PorterPipeline
 import PorterSQLite
 import Synchronization

@@ -1,5 +1,4 @@
 import ParseModel
-import PorterMigrations
 import PorterCore
 
 /// The history as objects of the `PorterMigrations` class on a Parse Server, one per version.

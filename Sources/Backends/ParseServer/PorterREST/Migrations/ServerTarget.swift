@@ -1,5 +1,4 @@
 import ParseModel
-import PorterMigrations
 import PorterCore
 
 /// A Parse Server as a migration target, reached with the master key. Requests stand alone:

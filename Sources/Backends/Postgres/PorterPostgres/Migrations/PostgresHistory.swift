@@ -1,5 +1,4 @@
 import ParseModel
-import PorterMigrations
 import PorterCore
 
 /// The history in a PostgreSQL database's `_PorterMigrations` table (the mirror's columns), on

@@ -1,6 +1,5 @@
 import Foundation
 import ParseModel
-import PorterMigrations
 import PorterCore
 import Synchronization
 

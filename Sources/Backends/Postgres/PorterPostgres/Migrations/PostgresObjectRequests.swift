@@ -1,6 +1,5 @@
 import ParseRules
 import ParseModel
-import PorterMigrations
 import PorterCore
 
 /// The `/classes` and `/batch` requests of a migration's object operations, answered with the
