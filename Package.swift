@@ -37,7 +37,7 @@ let package = Package(
         // schema requests and storage, write bodies, class-level permissions, error answers.
         .target(name: "ParseRules", dependencies: ["ParseModel", "PorterCore"], path: "Sources/Backends/ParseRules"),
         .target(name: "ParseMirrorServer", dependencies: [
-            "ParseModel", "PorterCore", "PorterPipeline", "ParseRules", "PorterSQLite", "MirrorQuery", "PorterHTTP", "CCrypt",
+            "ParseModel", "PorterCore", "ParseRules", "PorterSQLite", "MirrorQuery", "PorterHTTP", "CCrypt",
         ], path: "Sources/Backends/Mirror/ParseMirrorServer"),
         .target(name: "PorterREST", dependencies: ["ParseModel", "PorterCore", "ParseRules"], path: "Sources/Backends/ParseServer/PorterREST"),
         .target(name: "PorterMigrations", dependencies: [
@@ -60,7 +60,7 @@ let package = Package(
         .target(name: "PorterTestSupport", dependencies: ["ParseMirrorServer", "PorterHTTP", "PorterSQLite", "PorterPipeline", "ParseModel"], path: "Tests/PorterTestSupport"),
         .testTarget(name: "ParseModelTests", dependencies: ["ParseModel"]),
         .testTarget(name: "PorterReadersTests", dependencies: ["PorterReaders", "ParseModel", "PorterTestSupport", "CLibZip"]),
-        .testTarget(name: "PorterPipelineTests", dependencies: ["PorterPipeline", "PorterReaders", "ParseModel", "PorterTestSupport"]),
+        .testTarget(name: "PorterPipelineTests", dependencies: ["PorterPipeline", "PorterReaders", "ParseModel", "ParseRules", "PorterTestSupport"]),
         .testTarget(name: "PorterSQLiteTests", dependencies: ["PorterSQLite", "PorterPipeline", "ParseModel", "CSQLite", "PorterTestSupport"]),
         .testTarget(name: "PorterPostgresTests", dependencies: ["PorterPostgres", "PorterPipeline", "ParseModel", "PorterSQLite", "MirrorQuery", "PorterTestSupport"]),
         .testTarget(name: "PorterHTTPTests", dependencies: ["PorterHTTP", "PorterTestSupport"]),

@@ -1,5 +1,6 @@
 import Foundation
 import ParseModel
+import ParseRules
 import PorterReaders
 
 /// One object read from a source, typed and keyed, with its references not yet resolved.

@@ -1,6 +1,5 @@
 import ParseModel
 import PorterCore
-import PorterPipeline
 import PorterSQLite
 
 /// The history in the mirror's `_PorterMigrations` table (Docs/MirrorLayout.md#tables), on the target's connection:

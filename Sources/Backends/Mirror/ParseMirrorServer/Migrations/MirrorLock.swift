@@ -1,7 +1,6 @@
 import Foundation
 import ParseModel
 import PorterCore
-import PorterPipeline
 import PorterSQLite
 import Synchronization
 

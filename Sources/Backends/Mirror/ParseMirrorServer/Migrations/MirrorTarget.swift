@@ -1,6 +1,5 @@
 import ParseModel
 import PorterCore
-import PorterPipeline
 import PorterSQLite
 import Synchronization
 
