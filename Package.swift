@@ -25,23 +25,23 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ", providers: [.apt(["libpq-dev"])]),
         .target(name: "ParseModel"),
         .target(name: "PorterReaders", dependencies: ["ParseModel", "CLibCSV", "CLibZip"]),
-        // The contracts every backend and job shares: errors, object sources, cancellation, job threads.
+        // The contracts every backend and job shares: errors, object sources and sinks, cancellation, job threads.
         .target(name: "PorterCore", dependencies: ["ParseModel"]),
-        .target(name: "PorterPipeline", dependencies: ["ParseModel", "PorterCore", "PorterReaders", .product(name: "Yams", package: "Yams")]),
-        .target(name: "PorterSQLite", dependencies: ["ParseModel", "PorterPipeline", "CSQLite"], path: "Sources/Backends/Mirror/PorterSQLite"),
+        .target(name: "PorterPipeline", dependencies: ["ParseModel", "PorterCore", "ParseRules", "PorterReaders", .product(name: "Yams", package: "Yams")]),
+        .target(name: "PorterSQLite", dependencies: ["ParseModel", "PorterCore", "CSQLite"], path: "Sources/Backends/Mirror/PorterSQLite"),
         .target(name: "PorterHTTP"),
-        .target(name: "PorterPostgres", dependencies: ["ParseModel", "PorterPipeline", "PorterMigrations", "ParseRules", "CLibPQ"], path: "Sources/Backends/Postgres/PorterPostgres"),
-        .target(name: "MirrorQuery", dependencies: ["ParseModel", "PorterPipeline", "PorterSQLite", "CSQLite", "CPCRE2"], path: "Sources/Backends/Mirror/MirrorQuery"),
+        .target(name: "PorterPostgres", dependencies: ["ParseModel", "PorterCore", "ParseRules", "CLibPQ"], path: "Sources/Backends/Postgres/PorterPostgres"),
+        .target(name: "MirrorQuery", dependencies: ["ParseModel", "PorterCore", "PorterSQLite", "CSQLite", "CPCRE2"], path: "Sources/Backends/Mirror/MirrorQuery"),
         .systemLibrary(name: "CCrypt", path: "Sources/CCrypt"),
         // Parse Server's rules the mirror's server and the PostgreSQL backend both answer by:
-        // schema requests and storage, write bodies, error answers.
-        .target(name: "ParseRules", dependencies: ["ParseModel", "PorterPipeline"], path: "Sources/Backends/ParseRules"),
+        // schema requests and storage, write bodies, class-level permissions, error answers.
+        .target(name: "ParseRules", dependencies: ["ParseModel", "PorterCore"], path: "Sources/Backends/ParseRules"),
         .target(name: "ParseMirrorServer", dependencies: [
-            "ParseModel", "PorterPipeline", "PorterMigrations", "ParseRules", "PorterSQLite", "MirrorQuery", "PorterHTTP", "CCrypt",
+            "ParseModel", "PorterCore", "ParseRules", "PorterSQLite", "MirrorQuery", "PorterHTTP", "CCrypt",
         ], path: "Sources/Backends/Mirror/ParseMirrorServer"),
-        .target(name: "PorterREST", dependencies: ["ParseModel", "PorterPipeline", "PorterMigrations"], path: "Sources/Backends/ParseServer/PorterREST"),
+        .target(name: "PorterREST", dependencies: ["ParseModel", "PorterCore", "ParseRules"], path: "Sources/Backends/ParseServer/PorterREST"),
         .target(name: "PorterMigrations", dependencies: [
-            "ParseModel", "PorterReaders", "PorterPipeline",
+            "ParseModel", "PorterCore", "PorterReaders", "PorterPipeline", "ParseRules",
         ]),
         // One handle per Parse app (ParseApp) for every job, over the modules above.
         .target(name: "ParsePorter", dependencies: [
@@ -60,7 +60,7 @@ let package = Package(
         .target(name: "PorterTestSupport", dependencies: ["ParseMirrorServer", "PorterHTTP", "PorterSQLite", "PorterPipeline", "ParseModel"], path: "Tests/PorterTestSupport"),
         .testTarget(name: "ParseModelTests", dependencies: ["ParseModel"]),
         .testTarget(name: "PorterReadersTests", dependencies: ["PorterReaders", "ParseModel", "PorterTestSupport", "CLibZip"]),
-        .testTarget(name: "PorterPipelineTests", dependencies: ["PorterPipeline", "PorterReaders", "ParseModel", "PorterTestSupport"]),
+        .testTarget(name: "PorterPipelineTests", dependencies: ["PorterPipeline", "PorterReaders", "ParseModel", "ParseRules", "PorterTestSupport"]),
         .testTarget(name: "PorterSQLiteTests", dependencies: ["PorterSQLite", "PorterPipeline", "ParseModel", "CSQLite", "PorterTestSupport"]),
         .testTarget(name: "PorterPostgresTests", dependencies: ["PorterPostgres", "PorterPipeline", "ParseModel", "PorterSQLite", "MirrorQuery", "PorterTestSupport"]),
         .testTarget(name: "PorterHTTPTests", dependencies: ["PorterHTTP", "PorterTestSupport"]),

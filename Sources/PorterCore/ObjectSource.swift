@@ -133,3 +133,19 @@ extension ClassSchema {
         fields.filter { if case .relation = $0.type { true } else { false } }
     }
 }
+
+extension StoredObject {
+    /// The object as Parse REST returns it: objectId, createdAt and updatedAt as ISO strings,
+    /// the ACL, and every set field in its wire encoding (unset fields are left out).
+    package func wireJSON(_ fields: [SchemaField]) -> JSONValue {
+        var members: [JSONMember] = [JSONMember("objectId", .string(objectId))]
+        members.reserveCapacity(fields.count + 4)
+        if let createdAt { members.append(JSONMember("createdAt", .string(createdAt.iso))) }
+        if let updatedAt { members.append(JSONMember("updatedAt", .string(updatedAt.iso))) }
+        if let acl { members.append(JSONMember("ACL", ParseValue.acl(acl).wireJSON)) }
+        for (field, value) in zip(fields, values) where value != .null {
+            members.append(JSONMember(field.name, value.wireJSON))
+        }
+        return .object(JSONObject(members))
+    }
+}

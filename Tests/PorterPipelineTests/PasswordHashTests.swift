@@ -1,4 +1,5 @@
 import ParseModel
+import ParseRules
 import PorterReaders
 import XCTest
 @testable import PorterPipeline

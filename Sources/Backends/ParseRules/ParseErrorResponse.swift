@@ -1,5 +1,5 @@
 import ParseModel
-import PorterPipeline
+import PorterCore
 
 /// An error answered in one of Parse Server's shapes (Docs/ParseServer.md#errors).
 package struct APIError: Error {

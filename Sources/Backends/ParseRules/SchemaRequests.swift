@@ -1,5 +1,5 @@
 import ParseModel
-import PorterPipeline
+import PorterCore
 
 /// The `/schemas` routes over any ``SchemaStorage``, with Parse Server's checks and error codes:
 /// the mirror's, and a Parse Server's own PostgreSQL database as migrations change it.

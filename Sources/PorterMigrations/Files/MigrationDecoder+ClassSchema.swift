@@ -1,4 +1,5 @@
 import ParseModel
+import ParseRules
 import PorterPipeline
 
 /// `createClass`, class-level permissions and indexes, as `/schemas` spells them.

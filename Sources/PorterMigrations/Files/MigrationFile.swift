@@ -1,4 +1,5 @@
 import Foundation
+import PorterCore
 
 /// One versioned migration file, `V<version>__<name>.yml` (or `.yaml`, `.json`), as read by
 /// ``MigrationDirectory/load(_:)``.

@@ -1,4 +1,5 @@
 import ParseModel
+import ParseRules
 import PorterPipeline
 
 /// The operations on classes, fields, indexes and permissions: each compares the wanted state

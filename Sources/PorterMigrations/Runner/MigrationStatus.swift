@@ -1,4 +1,5 @@
 import ParseModel
+import PorterCore
 
 /// Where one version stands on a target, as `migrate status` lists it (Flyway's `info`).
 public struct MigrationStatus: Sendable {

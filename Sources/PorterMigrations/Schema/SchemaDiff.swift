@@ -1,4 +1,5 @@
 import ParseModel
+import ParseRules
 import PorterPipeline
 
 /// How a target's schema differs from the one a file declares, class by class: classes, fields

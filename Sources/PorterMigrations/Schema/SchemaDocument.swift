@@ -1,5 +1,6 @@
 import Foundation
 import ParseModel
+import ParseRules
 import PorterPipeline
 import PorterReaders
 

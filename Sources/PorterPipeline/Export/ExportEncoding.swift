@@ -1,21 +1,5 @@
 import ParseModel
 
-extension StoredObject {
-    /// The object as Parse REST returns it: objectId, createdAt and updatedAt as ISO strings,
-    /// the ACL, and every set field in its wire encoding (unset fields are left out).
-    package func wireJSON(_ fields: [SchemaField]) -> JSONValue {
-        var members: [JSONMember] = [JSONMember("objectId", .string(objectId))]
-        members.reserveCapacity(fields.count + 4)
-        if let createdAt { members.append(JSONMember("createdAt", .string(createdAt.iso))) }
-        if let updatedAt { members.append(JSONMember("updatedAt", .string(updatedAt.iso))) }
-        if let acl { members.append(JSONMember("ACL", ParseValue.acl(acl).wireJSON)) }
-        for (field, value) in zip(fields, values) where value != .null {
-            members.append(JSONMember(field.name, value.wireJSON))
-        }
-        return .object(JSONObject(members))
-    }
-}
-
 /// Writes values into CSV cells the way an import reads them back: numbers and booleans as
 /// text, dates as ISO 8601 UTC, Bytes as base64, pointers as the target's objectId (or its
 /// natural key when the export knows the keys), everything else as JSON text.

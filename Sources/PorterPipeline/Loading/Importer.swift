@@ -1,5 +1,6 @@
 import Foundation
 import ParseModel
+import ParseRules
 
 /// Settings of one import or validation.
 public struct ImportOptions: Sendable {

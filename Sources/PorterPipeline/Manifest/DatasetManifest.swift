@@ -129,16 +129,6 @@ public struct SkippedClass: Sendable, Equatable {
     }
 }
 
-/// How objects of one class are written when they already exist in the target.
-public enum WriteMode: String, Sendable, CaseIterable {
-    /// Create new objects, replace the mapped fields of existing ones (the default).
-    case upsert
-    /// Create new objects only; an object that already exists is an error.
-    case insert
-    /// Create new objects, and on existing ones set only the fields the source has values for.
-    case merge
-}
-
 /// One class of a dataset: its source files and how records map onto its fields.
 public struct ClassMapping: Sendable {
     /// The Parse class the records become objects of.

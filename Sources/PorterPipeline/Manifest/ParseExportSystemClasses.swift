@@ -1,4 +1,5 @@
 import ParseModel
+import ParseRules
 
 /// How the system classes of a Parse export import (Docs/Importing.md): which
 /// are skipped and why, the default fields `_User` and `_Role` always get, and where a `_User`

@@ -1,6 +1,6 @@
 import Foundation
 import ParseModel
-import PorterPipeline
+import PorterCore
 import PorterSQLite
 import Synchronization
 

@@ -1,5 +1,5 @@
 import ParseModel
-import PorterPipeline
+import PorterCore
 import PorterSQLite
 
 /// A condition that ends a query before its time limit, and the error the query then fails with.

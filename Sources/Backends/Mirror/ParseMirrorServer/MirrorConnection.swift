@@ -1,7 +1,7 @@
 import MirrorQuery
 import ParseModel
 import ParseRules
-import PorterPipeline
+import PorterCore
 import PorterSQLite
 
 /// One connection to the mirror with the server's operations on it: the schemas, class and

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import PorterHTTP
-import PorterPipeline
+import PorterCore
 
 /// A Parse REST API over a SQLite mirror file, served on a loopback port in this process: the
 /// fixture a ParseSwift or Parse JS app's test suite points its server URL at, and what

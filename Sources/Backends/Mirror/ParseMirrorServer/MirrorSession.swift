@@ -1,7 +1,7 @@
 import Foundation
 import ParseModel
 import ParseRules
-import PorterPipeline
+import PorterCore
 import PorterSQLite
 
 /// Parse's REST API answered in-process over one mirror file, with the master key, inside

@@ -2,7 +2,7 @@ import Foundation
 import MirrorQuery
 import ParseModel
 import ParseRules
-import PorterPipeline
+import PorterCore
 import PorterSQLite
 
 /// The mirror file as the server uses it from many threads: WAL mode, one writer at a time

@@ -2,7 +2,7 @@ import MirrorQuery
 import ParseModel
 import ParseRules
 import PorterHTTP
-import PorterPipeline
+import PorterCore
 import PorterSQLite
 
 /// Parse Server's REST API over a SQLite mirror: objects, queries, schemas, batch, users and

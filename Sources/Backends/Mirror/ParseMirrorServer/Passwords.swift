@@ -1,6 +1,6 @@
 import CCrypt
 import ParseRules
-import PorterPipeline
+import PorterCore
 
 /// bcrypt password hashes, as Parse Server stores them in `_User._hashed_password`
 /// (`$2b$10$…`, cost 10), made and checked by the system's libcrypt.

@@ -1,6 +1,6 @@
 import ParseModel
 import ParseRules
-import PorterPipeline
+import PorterCore
 
 /// `/schemas[/:className]` (master key only): list, read, create, change and drop classes,
 /// answered with the `/schemas` JSON of Docs/ParseServer.md#schemas. Indexes are kept in the schema JSON

@@ -1,6 +1,6 @@
 import CSQLite
 import Foundation
-import PorterPipeline
+import PorterCore
 
 /// A join table's ``StoredLinkDigests`` read on a thread of its own, through a read-only
 /// connection of its own, while the import's writer goes on with its batches: the writer

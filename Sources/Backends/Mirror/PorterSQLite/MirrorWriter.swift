@@ -1,7 +1,7 @@
 import CSQLite
 import Foundation
 import ParseModel
-import PorterPipeline
+import PorterCore
 
 /// The connection and the state of one ``SQLiteMirror`` (Docs/MirrorLayout.md): what the mirror does, on
 /// behalf of the sink that holds it behind a mutex. Used by one thread at a time.

@@ -1,5 +1,5 @@
 import Foundation
-import PorterPipeline
+import PorterCore
 
 /// A mirror file an import or pull creates. It is built under a hidden name beside the mirror
 /// (`.app.sqlite.importing-<pid>-<random>`) and moved to the mirror's name only once its

@@ -1,6 +1,6 @@
 import Foundation
 import ParseModel
-import PorterPipeline
+import PorterCore
 
 /// Settings of a pull.
 public struct PullOptions: Sendable {

@@ -1,6 +1,6 @@
 import CSQLite
 import Foundation
-import PorterPipeline
+import PorterCore
 
 /// `SQLITE_TRANSIENT`: SQLite copies bound text (the C macro is not imported).
 let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)

@@ -1,5 +1,5 @@
 import ParseModel
-import PorterPipeline
+import PorterCore
 
 /// Uploaded files of an import: stored in the mirror's files folder (``MirrorFiles``), where
 /// `serve` answers them.

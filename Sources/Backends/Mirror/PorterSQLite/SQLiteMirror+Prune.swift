@@ -1,5 +1,5 @@
 import ParseModel
-import PorterPipeline
+import PorterCore
 
 /// `--prune`: deleting, in the import's transaction, what the sources no longer hold.
 extension MirrorWriter {

@@ -1,5 +1,5 @@
 import ParseModel
-import PorterPipeline
+import PorterCore
 
 /// What deleting the objects a source no longer has removed.
 package struct ObjectDeletion: Sendable, Equatable {

@@ -1,5 +1,5 @@
 import ParseModel
-import PorterPipeline
+import PorterCore
 import Synchronization
 
 /// The SQLite mirror (Docs/MirrorLayout.md): `_SCHEMA` with each class's `/schemas` JSON, one table per

@@ -1,6 +1,6 @@
 import CSQLite
 import ParseModel
-import PorterPipeline
+import PorterCore
 
 /// A digest of each owner's stored links in one join table, read in one ordered scan, so that a
 /// re-import can tell an owner whose links stay as they are without looking them up (a B-tree

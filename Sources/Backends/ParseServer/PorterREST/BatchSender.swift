@@ -1,6 +1,6 @@
 import Foundation
 import ParseModel
-import PorterPipeline
+import PorterCore
 
 /// One operation of a `/batch` request.
 struct BatchOperation: Sendable {

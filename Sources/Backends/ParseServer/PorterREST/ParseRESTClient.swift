@@ -3,7 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import ParseModel
-import PorterPipeline
+import PorterCore
 import Synchronization
 
 /// Why a request got no success answer.

@@ -1,4 +1,4 @@
-import PorterPipeline
+import PorterCore
 
 /// Turns refusals into messages a user can act on.
 enum ParseRESTErrors {

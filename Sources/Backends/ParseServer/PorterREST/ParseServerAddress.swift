@@ -1,5 +1,5 @@
 import Foundation
-import PorterPipeline
+import PorterCore
 
 /// Where a Parse Server is and how to authenticate: the server URL with its mount path
 /// (`https://host/parse`, or none on Back4App) and the keys. Keys are never printed.

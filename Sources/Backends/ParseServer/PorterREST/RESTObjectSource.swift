@@ -1,5 +1,5 @@
 import ParseModel
-import PorterPipeline
+import PorterCore
 
 /// Reads a Parse Server over its REST API, with the master key: the schemas `/schemas` lists,
 /// objects paged by objectId (never by skip), counts, objectIds, and relation links read with

@@ -1,5 +1,5 @@
 import ParseModel
-import PorterPipeline
+import PorterCore
 
 /// Reads what a Parse Server has: the `/schemas` entries, a class's objects paged by objectId
 /// (never by skip, Docs/ParseServer.md#paging), and relation links with `$relatedTo` queries

@@ -1,5 +1,5 @@
 import ParseModel
-import PorterPipeline
+import PorterCore
 
 /// The plan's later phases: cyclic pointers patched in, and relation links to classes loaded later.
 extension RESTSink {

@@ -1,5 +1,6 @@
 import ParseModel
-import PorterPipeline
+import ParseRules
+import PorterCore
 
 /// Uploaded files of an import: sent to the server's `/files`, each content once. The server
 /// names files itself (a random prefix), so which content it already has is recorded on it, in

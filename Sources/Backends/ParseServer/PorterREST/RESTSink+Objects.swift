@@ -1,5 +1,5 @@
 import ParseModel
-import PorterPipeline
+import PorterCore
 
 /// Creating and updating objects, patching pointers and linking relations.
 extension RESTSink {

@@ -1,5 +1,5 @@
 import ParseModel
-import PorterPipeline
+import PorterCore
 
 /// `--prune` on a Parse Server: `RemoveRelation` for links the sources no longer list and for
 /// the links of objects about to go, then `DELETE`s, all in `/batch` requests. What is read

@@ -1,5 +1,5 @@
 import ParseModel
-import PorterPipeline
+import PorterCore
 
 /// Reading what the server has, through ``RESTReader``: a class's objects and relation links.
 extension RESTSink {

@@ -1,5 +1,5 @@
 import ParseModel
-import PorterPipeline
+import PorterCore
 
 /// A plan a server with its own objectIds cannot carry out: required pointers in a cycle.
 extension RESTSink {

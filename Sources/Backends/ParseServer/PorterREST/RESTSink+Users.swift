@@ -1,5 +1,5 @@
 import ParseModel
-import PorterPipeline
+import PorterCore
 
 /// What a Parse Server over REST does not take as the source has it: timestamps (kept only by
 /// a create with the maintenance key) and password hashes (never): Docs/ParseServer.md#users-sessions-and-the-maintenance-key.

@@ -1,6 +1,6 @@
 import Foundation
 import ParseModel
-import PorterPipeline
+import PorterCore
 
 /// Settings of an import into a Parse Server.
 public struct RESTSinkOptions: Sendable {

@@ -1,6 +1,6 @@
 import CLibPQ
 import Foundation
-import PorterPipeline
+import PorterCore
 
 /// A connection to one PostgreSQL database through libpq. Failures become target errors
 /// (``PorterError/Cause/target``) naming the database without its password, with the ``PostgresError`` (SQLSTATE and

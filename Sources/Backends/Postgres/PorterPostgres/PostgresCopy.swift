@@ -1,7 +1,7 @@
 import CLibPQ
 import Foundation
 import ParseModel
-import PorterPipeline
+import PorterCore
 
 /// Rows in `COPY … FROM STDIN`'s text format: columns split by tabs, rows ended by newlines,
 /// `\N` for NULL, and backslash, tab, newline and carriage return escaped inside values.

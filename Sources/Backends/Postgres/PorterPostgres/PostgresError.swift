@@ -1,4 +1,4 @@
-import PorterPipeline
+import PorterCore
 
 /// A failure PostgreSQL reported, as ``PorterError/postgresError`` carries it under a target error.
 public struct PostgresError: Error, Sendable, CustomStringConvertible {

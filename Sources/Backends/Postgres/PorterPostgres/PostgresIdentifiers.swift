@@ -1,5 +1,5 @@
 import ParseModel
-import PorterPipeline
+import PorterCore
 
 /// PostgreSQL keeps at most 63 bytes of a name (`NAMEDATALEN` - 1) and cuts a longer one with
 /// only a NOTICE: a class, a field's column, a relation's `_Join:<field>:<Class>` table or an

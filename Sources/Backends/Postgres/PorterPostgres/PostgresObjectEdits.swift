@@ -1,5 +1,5 @@
 import ParseModel
-import PorterPipeline
+import PorterCore
 
 /// One object of a Parse Server's PostgreSQL database updated or deleted as Parse Server's
 /// REST writes do it with the master key (`PostgresStorageAdapter.js` `updateObjectsByQuery`,

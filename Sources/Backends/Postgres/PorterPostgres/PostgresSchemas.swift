@@ -1,5 +1,5 @@
 import ParseModel
-import PorterPipeline
+import PorterCore
 
 /// The classes of a Parse Server's PostgreSQL database and their changes, as
 /// `PostgresStorageAdapter.js` makes them: `_SCHEMA` rows, class tables, `_Join` tables and

@@ -1,5 +1,5 @@
 import ParseModel
-import PorterPipeline
+import PorterCore
 
 /// A Parse Server's PostgreSQL database as a source: its classes from `_SCHEMA`, objects read a
 /// page at a time in objectId order, links from the `_Join` tables, each value read back as

@@ -1,4 +1,4 @@
-import PorterPipeline
+import PorterCore
 
 /// The join tables an import creates, loaded on a second connection into a schema of their own
 /// (``name``) while the import's connection loads the class tables, so that PostgreSQL takes

@@ -1,5 +1,5 @@
 import ParseModel
-import PorterPipeline
+import PorterCore
 import Synchronization
 
 /// A Parse Server's own PostgreSQL database as an import target, written in the layout of

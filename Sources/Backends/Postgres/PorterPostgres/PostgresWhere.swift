@@ -1,5 +1,5 @@
 import ParseModel
-import PorterPipeline
+import PorterCore
 
 /// A Parse `where` object as a PostgreSQL condition on a class's table, its values bound as
 /// parameters: what `export --where` and a repeated pull read with. The part of the query

@@ -1,5 +1,5 @@
 import ParseModel
-import PorterPipeline
+import PorterCore
 
 /// Where one join table's links wait: every call of an import adds to them, and
 /// ``PostgresWriter/flushLinks()`` writes them in one statement each. A join table this import

@@ -1,6 +1,6 @@
 import Foundation
 import ParseModel
-import PorterPipeline
+import PorterCore
 
 /// The connection and the state of one ``PostgresTarget``: what the target does, on behalf of
 /// the sink that holds it behind a mutex. Used by one thread at a time.

@@ -1,4 +1,4 @@
-import PorterPipeline
+import PorterCore
 
 /// For a re-import into a join table the import did not create: a digest of each owner's stored
 /// links, read in one scan, so that owners whose links stay as they are are not sent again (the

@@ -1,5 +1,5 @@
 import ParseModel
-import PorterPipeline
+import PorterCore
 
 /// A digest of each stored object of a class over the fields an import writes, read in one
 /// scan of its table, so that a re-import tells the objects that stay as they are without

@@ -1,6 +1,5 @@
 import ParseModel
-import PorterMigrations
-import PorterPipeline
+import PorterCore
 import PorterSQLite
 
 /// The history in the mirror's `_PorterMigrations` table (Docs/MirrorLayout.md#tables), on the target's connection:

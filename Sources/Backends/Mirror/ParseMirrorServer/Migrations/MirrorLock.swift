@@ -1,7 +1,6 @@
 import Foundation
 import ParseModel
-import PorterMigrations
-import PorterPipeline
+import PorterCore
 import PorterSQLite
 import Synchronization
 

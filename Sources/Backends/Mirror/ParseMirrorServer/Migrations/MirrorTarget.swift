@@ -1,6 +1,5 @@
 import ParseModel
-import PorterMigrations
-import PorterPipeline
+import PorterCore
 import PorterSQLite
 import Synchronization
 

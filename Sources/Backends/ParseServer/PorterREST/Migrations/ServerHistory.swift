@@ -1,6 +1,5 @@
 import ParseModel
-import PorterMigrations
-import PorterPipeline
+import PorterCore
 
 /// The history as objects of the `PorterMigrations` class on a Parse Server, one per version.
 /// The class is created on first write with master-key-only permissions. (A class name cannot

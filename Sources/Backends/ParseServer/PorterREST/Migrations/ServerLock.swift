@@ -1,7 +1,6 @@
 import Foundation
 import ParseModel
-import PorterMigrations
-import PorterPipeline
+import PorterCore
 import Synchronization
 
 /// The lock on a Parse Server, which has no transactions and no compare-and-set over REST. It

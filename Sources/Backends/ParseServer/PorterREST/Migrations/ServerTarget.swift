@@ -1,6 +1,5 @@
 import ParseModel
-import PorterMigrations
-import PorterPipeline
+import PorterCore
 
 /// A Parse Server as a migration target, reached with the master key. Requests stand alone:
 /// there is no transaction, so every operation is written to be safe to run again.

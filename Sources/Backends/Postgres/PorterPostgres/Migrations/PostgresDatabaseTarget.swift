@@ -1,7 +1,6 @@
 import ParseRules
 import ParseModel
-import PorterMigrations
-import PorterPipeline
+import PorterCore
 
 /// A Parse Server's own PostgreSQL database as a migration target, in `PostgresStorageAdapter`'s
 /// layout: the `/schemas` requests answered in-process with the mirror's checks, on `_SCHEMA`,

@@ -1,6 +1,5 @@
 import ParseModel
-import PorterMigrations
-import PorterPipeline
+import PorterCore
 
 /// The history in a PostgreSQL database's `_PorterMigrations` table (the mirror's columns), on
 /// the target's connection: an entry written during a migration commits or rolls back with it.

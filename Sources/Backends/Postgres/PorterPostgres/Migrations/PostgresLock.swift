@@ -1,7 +1,6 @@
 import Foundation
 import ParseModel
-import PorterMigrations
-import PorterPipeline
+import PorterCore
 import Synchronization
 
 /// The migration lock of a PostgreSQL database: a session-level advisory lock

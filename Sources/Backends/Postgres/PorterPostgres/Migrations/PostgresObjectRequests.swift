@@ -1,7 +1,6 @@
 import ParseRules
 import ParseModel
-import PorterMigrations
-import PorterPipeline
+import PorterCore
 
 /// The `/classes` and `/batch` requests of a migration's object operations, answered with the
 /// master key's rights on a Parse Server's PostgreSQL database:

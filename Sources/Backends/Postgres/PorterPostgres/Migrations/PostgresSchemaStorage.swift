@@ -1,6 +1,6 @@
 import ParseRules
 import ParseModel
-import PorterMigrations
+import PorterCore
 
 /// The `/schemas` routes' storage on a Parse Server's PostgreSQL database: ``PostgresSchemas``,
 /// the DDL `PostgresStorageAdapter.js` runs, behind the checks the mirror's routes make.

@@ -1,5 +1,4 @@
 import ParseModel
-import PorterPipeline
 
 /// Why a Parse API request did not succeed.
 public enum ParseAPIError: Error, Sendable {

@@ -196,7 +196,7 @@ public protocol ObjectSink: AnyObject {
 
 extension ResolvedObject {
     /// The object with the placeholder names of its uploaded files replaced by the target's files.
-    func naming(files: [String: ParseFile]) -> ResolvedObject {
+    package func naming(files: [String: ParseFile]) -> ResolvedObject {
         let named = fields.map { field -> FieldValue in
             guard case .file(let file) = field.value, let stored = files[file.name] else { return field }
             return FieldValue(field.name, .file(stored))

@@ -34,7 +34,7 @@ public struct MigrationVersion: Comparable, Hashable, Sendable, CustomStringConv
 extension MigrationVersion {
     /// Whether the version text `a` comes before `b`: numerically when both are versions,
     /// text that is no version (a history row written by hand) after those that are.
-    static func precedes(_ a: String, _ b: String) -> Bool {
+    package static func precedes(_ a: String, _ b: String) -> Bool {
         switch (MigrationVersion(a), MigrationVersion(b)) {
         case (let x?, let y?): x < y
         case (_?, nil): true

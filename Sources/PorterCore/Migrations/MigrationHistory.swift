@@ -1,6 +1,5 @@
 import Foundation
 import ParseModel
-import PorterPipeline
 
 /// One row of a target's migration history (Flyway's `flyway_schema_history`).
 public struct AppliedMigration: Equatable, Sendable {

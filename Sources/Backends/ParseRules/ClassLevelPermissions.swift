@@ -1,4 +1,5 @@
 import ParseModel
+import PorterCore
 
 /// Class-level permissions as Parse means them, so that two can be compared: an operation left
 /// out is `{}` (master key only), a class without any has Parse's default

@@ -1,5 +1,4 @@
 import ParseModel
-import PorterPipeline
 
 /// Where migrations and schema commands apply: a SQLite mirror, a Parse Server or a Parse
 /// Server's PostgreSQL database, all spoken to through Parse's REST API (``api``), plus what

@@ -1,6 +1,5 @@
 import Foundation
 import ParseModel
-import PorterPipeline
 
 /// Who holds a target's migration lock, as `migrate status` shows it.
 public struct LockHolder: Equatable, Sendable {
