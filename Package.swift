@@ -31,53 +31,75 @@ let package = Package(
         .target(name: "PorterSQLite", dependencies: ["ParseModel", "PorterCore", "CSQLite"], path: "Sources/Backends/Mirror/PorterSQLite"),
         .target(name: "PorterHTTP"),
         .target(name: "PorterPostgres", dependencies: ["ParseModel", "PorterCore", "ParseRules", "CLibPQ"], path: "Sources/Backends/Postgres/PorterPostgres"),
-        .target(name: "MirrorQuery", dependencies: ["ParseModel", "PorterCore", "PorterSQLite", "CSQLite", "CPCRE2"], path: "Sources/Backends/Mirror/MirrorQuery"),
+        .target(
+            name: "MirrorQuery", dependencies: ["ParseModel", "PorterCore", "PorterSQLite", "CSQLite", "CPCRE2"], path: "Sources/Backends/Mirror/MirrorQuery"),
         .systemLibrary(name: "CCrypt", path: "Sources/CCrypt"),
         // Parse Server's rules the mirror's server and the PostgreSQL backend both answer by:
         // schema requests and storage, write bodies, class-level permissions, error answers.
         .target(name: "ParseRules", dependencies: ["ParseModel", "PorterCore"], path: "Sources/Backends/ParseRules"),
-        .target(name: "ParseMirrorServer", dependencies: [
-            "ParseModel", "PorterCore", "ParseRules", "PorterSQLite", "MirrorQuery", "PorterHTTP", "CCrypt",
-        ], path: "Sources/Backends/Mirror/ParseMirrorServer"),
+        .target(
+            name: "ParseMirrorServer",
+            dependencies: [
+                "ParseModel", "PorterCore", "ParseRules", "PorterSQLite", "MirrorQuery", "PorterHTTP", "CCrypt",
+            ], path: "Sources/Backends/Mirror/ParseMirrorServer"),
         .target(name: "PorterREST", dependencies: ["ParseModel", "PorterCore", "ParseRules"], path: "Sources/Backends/ParseServer/PorterREST"),
-        .target(name: "PorterMigrations", dependencies: [
-            "ParseModel", "PorterCore", "PorterReaders", "PorterPipeline", "ParseRules",
-        ]),
+        .target(
+            name: "PorterMigrations",
+            dependencies: [
+                "ParseModel", "PorterCore", "PorterReaders", "PorterPipeline", "ParseRules",
+            ]),
         // One handle per Parse app (ParseApp) for every job, over the modules above.
-        .target(name: "ParsePorter", dependencies: [
-            "ParseModel", "PorterReaders", "PorterPipeline", "PorterSQLite", "PorterREST", "MirrorQuery", "ParseMirrorServer", "PorterMigrations",
-        ]),
+        .target(
+            name: "ParsePorter",
+            dependencies: [
+                "ParseModel", "PorterReaders", "PorterPipeline", "PorterSQLite", "PorterREST", "MirrorQuery", "ParseMirrorServer", "PorterMigrations",
+            ]),
         // ParseApp over Parse Server's PostgreSQL database (`ParseApp.Target.database(url:)`).
         .target(name: "ParsePorterPostgres", dependencies: ["ParsePorter", "PorterPostgres", "PorterMigrations", "PorterPipeline"]),
-        .executableTarget(name: "parse-porter", dependencies: [
-            "ParseModel", "PorterReaders", "PorterPipeline", "PorterSQLite", "PorterREST", "MirrorQuery", "ParseMirrorServer", "PorterHTTP",
-            "PorterMigrations", "PorterPostgres",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ], plugins: ["BuildCommit"]),
+        .executableTarget(
+            name: "parse-porter",
+            dependencies: [
+                "ParseModel", "PorterReaders", "PorterPipeline", "PorterSQLite", "PorterREST", "MirrorQuery", "ParseMirrorServer", "PorterHTTP",
+                "PorterMigrations", "PorterPostgres",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ], plugins: ["BuildCommit"]),
         // Names the git commit of the build for `parse-porter --version` (scripts/build-commit).
         .plugin(name: "BuildCommit", capability: .buildTool()),
         // Test helpers shared by the test targets (not a product).
-        .target(name: "PorterTestSupport", dependencies: ["ParseMirrorServer", "PorterHTTP", "PorterSQLite", "PorterPipeline", "ParseModel"], path: "Tests/PorterTestSupport"),
+        .target(
+            name: "PorterTestSupport", dependencies: ["ParseMirrorServer", "PorterHTTP", "PorterSQLite", "PorterPipeline", "ParseModel"],
+            path: "Tests/PorterTestSupport"),
         .testTarget(name: "ParseModelTests", dependencies: ["ParseModel"]),
         .testTarget(name: "PorterReadersTests", dependencies: ["PorterReaders", "ParseModel", "PorterTestSupport", "CLibZip"]),
         .testTarget(name: "PorterPipelineTests", dependencies: ["PorterPipeline", "PorterReaders", "ParseModel", "ParseRules", "PorterTestSupport"]),
         .testTarget(name: "PorterSQLiteTests", dependencies: ["PorterSQLite", "PorterPipeline", "ParseModel", "CSQLite", "PorterTestSupport"]),
-        .testTarget(name: "PorterPostgresTests", dependencies: ["PorterPostgres", "PorterPipeline", "ParseModel", "PorterSQLite", "MirrorQuery", "PorterTestSupport"]),
+        .testTarget(
+            name: "PorterPostgresTests", dependencies: ["PorterPostgres", "PorterPipeline", "ParseModel", "PorterSQLite", "MirrorQuery", "PorterTestSupport"]),
         .testTarget(name: "PorterHTTPTests", dependencies: ["PorterHTTP", "PorterTestSupport"]),
         .testTarget(name: "MirrorQueryTests", dependencies: ["MirrorQuery", "PorterSQLite", "PorterPipeline", "ParseModel", "PorterTestSupport"]),
-        .testTarget(name: "ParseMirrorServerTests", dependencies: ["ParseMirrorServer", "PorterTestSupport", "PorterHTTP", "PorterSQLite", "ParseModel", "PorterPipeline"]),
-        .testTarget(name: "PorterRESTTests", dependencies: ["PorterREST", "PorterPipeline", "ParseModel", "ParseMirrorServer", "PorterHTTP", "PorterTestSupport"]),
-        .testTarget(name: "PorterMigrationsTests", dependencies: [
-            "PorterMigrations", "PorterPipeline", "PorterSQLite", "PorterREST", "ParseMirrorServer", "PorterPostgres", "ParseModel", "PorterTestSupport",
-        ]),
+        .testTarget(
+            name: "ParseMirrorServerTests",
+            dependencies: ["ParseMirrorServer", "PorterTestSupport", "PorterHTTP", "PorterSQLite", "ParseModel", "PorterPipeline"]),
+        .testTarget(
+            name: "PorterRESTTests", dependencies: ["PorterREST", "PorterPipeline", "ParseModel", "ParseMirrorServer", "PorterHTTP", "PorterTestSupport"]),
+        .testTarget(
+            name: "PorterMigrationsTests",
+            dependencies: [
+                "PorterMigrations", "PorterPipeline", "PorterSQLite", "PorterREST", "ParseMirrorServer", "PorterPostgres", "ParseModel", "PorterTestSupport",
+            ]),
         // Uses only the public API, as a package depending on this one would: without package
         // access `package` declarations are hidden; Swift 6 mode (complete concurrency checking),
         // warnings are errors. Its examples are the code blocks of Docs/Library.md.
-        .testTarget(name: "LibraryClientTests", dependencies: [
-            "ParsePorter", "ParsePorterPostgres", "ParseMirrorServer", "PorterTestSupport",
-        ], packageAccess: false, swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-warnings-as-errors"])]),
+        .testTarget(
+            name: "LibraryClientTests",
+            dependencies: [
+                "ParsePorter", "ParsePorterPostgres", "ParseMirrorServer", "PorterTestSupport",
+            ], packageAccess: false, swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-warnings-as-errors"])]),
         // README's module graph against this manifest (swift package dump-package).
         .testTarget(name: "PackageGraphTests", dependencies: ["PorterTestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["CSQLite", "ParseModel", "PorterPostgres", "PorterTestSupport", "CLibZip", "parse-porter", "PorterHTTP", "PorterPipeline"], exclude: ["Snapshots", "Goldens"]),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["CSQLite", "ParseModel", "PorterPostgres", "PorterTestSupport", "CLibZip", "parse-porter", "PorterHTTP", "PorterPipeline"],
+            exclude: ["Snapshots", "Goldens"]),
     ]
 )

@@ -15,8 +15,10 @@ extension ClassSchema {
     /// it: its own fields, its class-level permissions when it has any, its own indexes. Parse
     /// refuses default fields (136) and its own indexes (102) in that body.
     package var creationJSON: JSONValue {
-        var body = JSONObject(["className": .string(className),
-                               "fields": .object(JSONObject(ownFields.map { JSONMember($0.name, $0.specJSON) }))])
+        var body = JSONObject([
+            "className": .string(className),
+            "fields": .object(JSONObject(ownFields.map { JSONMember($0.name, $0.specJSON) })),
+        ])
         if let classLevelPermissions { body["classLevelPermissions"] = classLevelPermissions }
         let indexes = ownIndexes
         if !indexes.isEmpty { body["indexes"] = .object(JSONObject(indexes)) }

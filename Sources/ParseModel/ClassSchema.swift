@@ -56,12 +56,13 @@ public struct ClassSchema: Hashable, Sendable {
     public func field(named name: String) -> SchemaField? { fields.first { $0.name == name } }
 
     /// The class-level permissions Parse Server reports for a class that has none set.
-    package static let defaultCLP = JSONValue.object(JSONObject([
-        "find": .object(JSONObject(["*": .bool(true)])), "count": .object(JSONObject(["*": .bool(true)])),
-        "get": .object(JSONObject(["*": .bool(true)])), "create": .object(JSONObject(["*": .bool(true)])),
-        "update": .object(JSONObject(["*": .bool(true)])), "delete": .object(JSONObject(["*": .bool(true)])),
-        "addField": .object(JSONObject(["*": .bool(true)])), "protectedFields": .object(JSONObject(["*": .array([])])),
-    ]))
+    package static let defaultCLP = JSONValue.object(
+        JSONObject([
+            "find": .object(JSONObject(["*": .bool(true)])), "count": .object(JSONObject(["*": .bool(true)])),
+            "get": .object(JSONObject(["*": .bool(true)])), "create": .object(JSONObject(["*": .bool(true)])),
+            "update": .object(JSONObject(["*": .bool(true)])), "delete": .object(JSONObject(["*": .bool(true)])),
+            "addField": .object(JSONObject(["*": .bool(true)])), "protectedFields": .object(JSONObject(["*": .array([])])),
+        ]))
 
     /// `{"className":…,"fields":{…default fields…, …},"classLevelPermissions":…,"indexes":…}`
     public var schemaJSON: JSONValue {

@@ -1,4 +1,3 @@
-
 /// A date format: a pattern in the usual notation (`dd.MM.yyyy`, `yyyy-MM-dd HH:mm:ss`,
 /// `dd MMM yyyy`, `MM/dd/yyyy hh:mm a`), or a Unix time (`unix`: seconds since 1970, integer or
 /// decimal; `unix-ms`: milliseconds).
@@ -90,8 +89,10 @@ package struct DatePattern: Sendable {
     }
 
     /// English month names, January first.
-    static let monthNames: [[UInt8]] = ["january", "february", "march", "april", "may", "june", "july", "august",
-                                        "september", "october", "november", "december"].map { Array($0.utf8) }
+    static let monthNames: [[UInt8]] = [
+        "january", "february", "march", "april", "may", "june", "july", "august",
+        "september", "october", "november", "december",
+    ].map { Array($0.utf8) }
 
     private static func parse(_ text: String, _ tokens: [Token]) -> ParseDate? {
         var scanner = ISOScanner(Array(text.utf8))
@@ -124,8 +125,9 @@ package struct DatePattern: Sendable {
         }
         guard scanner.atEnd else { return nil }
         if let hour12 { hour = hour12 % 12 + (afternoon ? 12 : 0) }
-        return ParseDate(year: year, month: month, day: day, hour: hour, minute: minute, second: second,
-                         millisecond: millisecond, offsetMinutes: offset)
+        return ParseDate(
+            year: year, month: month, day: day, hour: hour, minute: minute, second: second,
+            millisecond: millisecond, offsetMinutes: offset)
     }
 
     /// `[-]digits[.digits]` in units of `millisecondsPerUnit`; digits beyond the millisecond are truncated.
@@ -198,7 +200,8 @@ extension DatePattern {
 
     private static let commonPatterns = commonFormats.map { DatePattern($0)! }
     private static let plausibleUnixTimes = ParseDate(year: 1990, month: 1, day: 1)!...ParseDate(year: 2100, month: 1, day: 1)!
-    private static let plausibleDigitDates = ParseDate(year: 1900, month: 1, day: 1)!...ParseDate(year: 2100, month: 12, day: 31, hour: 23, minute: 59, second: 59)!
+    private static let plausibleDigitDates =
+        ParseDate(year: 1900, month: 1, day: 1)!...ParseDate(year: 2100, month: 12, day: 31, hour: 23, minute: 59, second: 59)!
 }
 
 extension ISOScanner {

@@ -142,7 +142,8 @@ struct JSONScanner {
 
     mutating func skipByteOrderMark() {
         guard position.index == 0, bytes.count >= 3,
-              bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF else { return }
+            bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF
+        else { return }
         position.index = 3
         position.lineStart = 3
     }

@@ -171,15 +171,16 @@ package final class JSONStream {
     ) throws(JSONStreamError) -> Value {
         if !checkedByteOrderMark { try skipByteOrderMark() }
         while true {
-            var scanner = JSONScanner(bytes: UnsafeRawBufferPointer(rebasing: storage[..<filled]),
-                                      at: position, isFinal: reachedEnd)
+            var scanner = JSONScanner(
+                bytes: UnsafeRawBufferPointer(rebasing: storage[..<filled]),
+                at: position, isFinal: reachedEnd)
             scanner.skipWhitespace()
             position = scanner.position
             do throws(JSONSyntaxError) {
                 let result = try body(&scanner)
                 position = scanner.position
                 return result
-            } catch where error.needsMoreInput {
+            } catch  where error.needsMoreInput {
                 try readMore()
             } catch {
                 throw .syntax(error)
@@ -189,8 +190,9 @@ package final class JSONStream {
 
     private func skipByteOrderMark() throws(JSONStreamError) {
         while filled < 3 && !reachedEnd { try readMore() }
-        var scanner = JSONScanner(bytes: UnsafeRawBufferPointer(rebasing: storage[..<filled]),
-                                  at: position, isFinal: reachedEnd)
+        var scanner = JSONScanner(
+            bytes: UnsafeRawBufferPointer(rebasing: storage[..<filled]),
+            at: position, isFinal: reachedEnd)
         scanner.skipByteOrderMark()
         position = scanner.position
         checkedByteOrderMark = true

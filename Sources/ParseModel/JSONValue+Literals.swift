@@ -1,6 +1,7 @@
 /// JSON written as Swift literals: `["publishingYear": ["$gte": 2000]]` for a Parse `where`.
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
-    ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral {
+    ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
+{
     /// A string.
     public init(stringLiteral value: String) { self = .string(value) }
     /// An integer.

@@ -7,11 +7,14 @@ public struct ParseDate: Hashable, Comparable, Sendable, CustomStringConvertible
     public init(millisecondsSince1970: Int64) { self.millisecondsSince1970 = millisecondsSince1970 }
 
     /// The date at midnight UTC plus the given time of day and offset (minutes east of UTC).
-    public init?(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0,
-                 millisecond: Int = 0, offsetMinutes: Int = 0) {
+    public init?(
+        year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0,
+        millisecond: Int = 0, offsetMinutes: Int = 0
+    ) {
         guard (1...12).contains(month), (1...ParseDate.daysIn(month: month, year: year)).contains(day),
-              (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second),
-              (0...999).contains(millisecond), (1...9999).contains(year) else { return nil }
+            (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second),
+            (0...999).contains(millisecond), (1...9999).contains(year)
+        else { return nil }
         let days = ParseDate.daysFromCivil(year: year, month: month, day: day)
         let seconds = days * 86_400 + Int64(hour * 3600 + minute * 60 + second) - Int64(offsetMinutes * 60)
         self.millisecondsSince1970 = seconds * 1000 + Int64(millisecond)
@@ -69,7 +72,8 @@ public struct ParseDate: Hashable, Comparable, Sendable, CustomStringConvertible
         }
         var p = ISOScanner(Array(text.utf8))
         guard let year = p.digits(4), p.take(UInt8(ascii: "-")), let month = p.digits(2),
-              p.take(UInt8(ascii: "-")), let day = p.digits(2) else { return nil }
+            p.take(UInt8(ascii: "-")), let day = p.digits(2)
+        else { return nil }
         var hour = 0, minute = 0, second = 0, millisecond = 0, offset = 0
         if p.take(UInt8(ascii: "T")) || p.take(UInt8(ascii: "t")) || p.take(UInt8(ascii: " ")) {
             guard let h = p.digits(2), p.take(UInt8(ascii: ":")), let mi = p.digits(2) else { return nil }
@@ -97,8 +101,9 @@ public struct ParseDate: Hashable, Comparable, Sendable, CustomStringConvertible
             }
         }
         guard p.atEnd else { return nil }
-        self.init(year: year, month: month, day: day, hour: hour, minute: minute, second: second,
-                  millisecond: millisecond, offsetMinutes: offset)
+        self.init(
+            year: year, month: month, day: day, hour: hour, minute: minute, second: second,
+            millisecond: millisecond, offsetMinutes: offset)
     }
 
     /// The form ``iso`` writes (`2024-01-31T09:30:00.000Z`), read without copying the text:
@@ -124,8 +129,9 @@ public struct ParseDate: Hashable, Comparable, Sendable, CustomStringConvertible
             return value
         }
         guard b[4] == 0x2D, b[7] == 0x2D, b[10] == 0x54, b[13] == 0x3A, b[16] == 0x3A, b[19] == 0x2E, b[23] == 0x5A,
-              let year = number(0, 4), let month = number(5, 2), let day = number(8, 2), let hour = number(11, 2),
-              let minute = number(14, 2), let second = number(17, 2), let millisecond = number(20, 3) else { return nil }
+            let year = number(0, 4), let month = number(5, 2), let day = number(8, 2), let hour = number(11, 2),
+            let minute = number(14, 2), let second = number(17, 2), let millisecond = number(20, 3)
+        else { return nil }
         self.init(year: year, month: month, day: day, hour: hour, minute: minute, second: second, millisecond: millisecond)
     }
 

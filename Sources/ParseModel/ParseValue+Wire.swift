@@ -26,13 +26,15 @@ extension ParseValue {
             return .object(JSONObject(["__type": .string("Pointer"), "className": .string(p.className), "objectId": .string(p.objectId)]))
         case .relation(let r): return .object(JSONObject(["__type": .string("Relation"), "className": .string(r.className)]))
         case .acl(let acl):
-            return .object(JSONObject(acl.entries.keys.sorted().map { key in
-                let permission = acl.entries[key]!
-                var flags = JSONObject()
-                if permission.read { flags["read"] = .bool(true) }
-                if permission.write { flags["write"] = .bool(true) }
-                return JSONMember(key, .object(flags))
-            }))
+            return .object(
+                JSONObject(
+                    acl.entries.keys.sorted().map { key in
+                        let permission = acl.entries[key]!
+                        var flags = JSONObject()
+                        if permission.read { flags["read"] = .bool(true) }
+                        if permission.write { flags["write"] = .bool(true) }
+                        return JSONMember(key, .object(flags))
+                    }))
         }
     }
 
@@ -76,7 +78,9 @@ extension ParseValue {
 
     private static func typed(_ typeName: String, _ object: JSONObject, checkingCoordinates: Bool) throws(ParseValueError) -> ParseValue {
         func string(_ key: String) throws(ParseValueError) -> String {
-            guard case .string(let s)? = object[key], !s.isEmpty else { throw ParseValueError("This is not a valid \(typeName): \"\(key)\" must be a non-empty string") }
+            guard case .string(let s)? = object[key], !s.isEmpty else {
+                throw ParseValueError("This is not a valid \(typeName): \"\(key)\" must be a non-empty string")
+            }
             return s
         }
         switch typeName {
@@ -191,7 +195,8 @@ package enum Base64 {
                 continue
             }
             guard padding == 0 else { return false }
-            let ok = (65...90).contains(b) || (97...122).contains(b) || (48...57).contains(b)
+            let ok =
+                (65...90).contains(b) || (97...122).contains(b) || (48...57).contains(b)
                 || b == UInt8(ascii: "+") || b == UInt8(ascii: "/")
             guard ok else { return false }
         }

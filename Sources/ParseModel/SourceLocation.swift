@@ -21,8 +21,10 @@ public struct SourceLocation: Hashable, Sendable, CustomStringConvertible {
     public var value: String?
 
     /// A location; parts not known are `nil`.
-    public init(file: String, line: Int, column: String? = nil, className: String? = nil, fieldName: String? = nil,
-                keyPath: String? = nil, value: String? = nil) {
+    public init(
+        file: String, line: Int, column: String? = nil, className: String? = nil, fieldName: String? = nil,
+        keyPath: String? = nil, value: String? = nil
+    ) {
         self.file = file
         self.line = line
         self.column = column

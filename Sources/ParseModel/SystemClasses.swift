@@ -7,17 +7,25 @@ package enum SystemClasses {
     package static func defaultFields(of className: String) -> [SchemaField] {
         switch className {
         case "_User":
-            [.init(name: "username", type: .string), .init(name: "password", type: .string), .init(name: "email", type: .string),
-             .init(name: "emailVerified", type: .boolean), .init(name: "authData", type: .object)]
+            [
+                .init(name: "username", type: .string), .init(name: "password", type: .string), .init(name: "email", type: .string),
+                .init(name: "emailVerified", type: .boolean), .init(name: "authData", type: .object),
+            ]
         case "_Role":
-            [.init(name: "name", type: .string), .init(name: "users", type: .relation(targetClass: "_User")),
-             .init(name: "roles", type: .relation(targetClass: "_Role"))]
+            [
+                .init(name: "name", type: .string), .init(name: "users", type: .relation(targetClass: "_User")),
+                .init(name: "roles", type: .relation(targetClass: "_Role")),
+            ]
         case "_Session":
-            [.init(name: "user", type: .pointer(targetClass: "_User")), .init(name: "installationId", type: .string),
-             .init(name: "sessionToken", type: .string), .init(name: "expiresAt", type: .date), .init(name: "createdWith", type: .object)]
+            [
+                .init(name: "user", type: .pointer(targetClass: "_User")), .init(name: "installationId", type: .string),
+                .init(name: "sessionToken", type: .string), .init(name: "expiresAt", type: .date), .init(name: "createdWith", type: .object),
+            ]
         case "_Installation":
-            ["installationId", "deviceToken", "deviceType", "pushType", "GCMSenderId", "timeZone", "localeIdentifier", "appVersion",
-             "appName", "appIdentifier", "parseVersion"].map { SchemaField(name: $0, type: .string) }
+            [
+                "installationId", "deviceToken", "deviceType", "pushType", "GCMSenderId", "timeZone", "localeIdentifier", "appVersion",
+                "appName", "appIdentifier", "parseVersion",
+            ].map { SchemaField(name: $0, type: .string) }
                 + [.init(name: "channels", type: .array), .init(name: "badge", type: .number)]
         default: []
         }

@@ -39,13 +39,14 @@ enum ObjectDecoding {
     /// The property and the reason, without Foundation's wording around them.
     private static func describe(_ error: any Error) -> String {
         guard let error = error as? DecodingError else { return "\(error)" }
-        let (path, reason): ([any CodingKey], String) = switch error {
-        case .typeMismatch(let type, let context): (context.codingPath, "expected \(type): \(context.debugDescription)")
-        case .valueNotFound(let type, let context): (context.codingPath, "no \(type) value")
-        case .keyNotFound(let key, let context): (context.codingPath + [key], "no such field")
-        case .dataCorrupted(let context): (context.codingPath, context.debugDescription)
-        @unknown default: ([], "\(error)")
-        }
+        let (path, reason): ([any CodingKey], String) =
+            switch error {
+            case .typeMismatch(let type, let context): (context.codingPath, "expected \(type): \(context.debugDescription)")
+            case .valueNotFound(let type, let context): (context.codingPath, "no \(type) value")
+            case .keyNotFound(let key, let context): (context.codingPath + [key], "no such field")
+            case .dataCorrupted(let context): (context.codingPath, context.debugDescription)
+            @unknown default: ([], "\(error)")
+            }
         let field = path.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
         return field.isEmpty ? reason : "\(field): \(reason)"
     }

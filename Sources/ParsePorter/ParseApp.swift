@@ -93,8 +93,10 @@ public final class ParseApp: Sendable {
     /// it; the others are created. `types` gives a field another type than its values suggest:
     /// `["author": .pointer(targetClass: "Author")]` for a property holding the author's key.
     /// A row that cannot be encoded is a `.invalidData` error naming its position (from 1).
-    public func save<Row: Encodable>(_ rows: [Row], to className: String, key: [String], types: [String: FieldType] = [:],
-                                     options: ImportOptions? = nil) async throws(PorterError) -> ImportReport {
+    public func save<Row: Encodable>(
+        _ rows: [Row], to className: String, key: [String], types: [String: FieldType] = [:],
+        options: ImportOptions? = nil
+    ) async throws(PorterError) -> ImportReport {
         var encoder = RowEncoder()
         var records: [[String: JSONValue]] = []
         records.reserveCapacity(rows.count)
@@ -109,8 +111,9 @@ public final class ParseApp: Sendable {
         for (name, type) in types.sorted(by: { $0.key < $1.key }) where !fields.contains(where: { $0.name == name }) {
             fields.append(FieldMapping(name: name, type: type))
         }
-        let mapping = ClassMapping(className: className, records: MemorySource(name: "\(className) (in memory)", rows: records),
-                                   key: key, fields: fields)
+        let mapping = ClassMapping(
+            className: className, records: MemorySource(name: "\(className) (in memory)", rows: records),
+            key: key, fields: fields)
         return try await importDataset(DatasetManifest(classes: [mapping]), options: options)
     }
 
@@ -146,7 +149,8 @@ public final class ParseApp: Sendable {
     /// properties read Parse dates and `createdAt`/`updatedAt`). Throws `.invalidData` naming the
     /// object and the property when one does not decode.
     public func objects<T: Decodable>(of className: String, as type: T.Type, where constraints: JSONObject? = nil)
-        async throws(PorterError) -> [T] {
+        async throws(PorterError) -> [T]
+    {
         try ObjectDecoding.decode(type, from: try await objects(of: className, where: constraints), className: className)
     }
 
@@ -157,8 +161,10 @@ public final class ParseApp: Sendable {
     /// the master key, decoded as `type`: sorted by `order` (`"-publishingYear,title"`), at most
     /// `limit` (Parse's default is 100), with the objects of the pointer fields `include` in
     /// place of their pointers. A database answers `where`, `keys` and `limit` only, in objectId order.
-    public func find<T: Decodable>(_ type: T.Type, in className: String, where constraints: JSONObject = JSONObject(), order: String? = nil,
-                                   limit: Int? = nil, skip: Int? = nil, include: [String] = []) async throws(PorterError) -> [T] {
+    public func find<T: Decodable>(
+        _ type: T.Type, in className: String, where constraints: JSONObject = JSONObject(), order: String? = nil,
+        limit: Int? = nil, skip: Int? = nil, include: [String] = []
+    ) async throws(PorterError) -> [T] {
         var query: [(String, String)] = [("where", JSONValue.object(constraints).serialized())]
         if let order { query.append(("order", order)) }
         if let limit { query.append(("limit", String(limit))) }
@@ -196,8 +202,10 @@ public final class ParseApp: Sendable {
     /// Applies the pending migrations of `folder` (`V1__create_books.yml`, …) up to `version`
     /// (all when `nil`), under the target's migration lock; each is recorded in the target's
     /// history. `events` hears of each migration and operation as it goes.
-    public func migrate(_ folder: String, upTo version: MigrationVersion? = nil,
-                        events: (MigrationEvent) -> Void = { _ in }) async throws(PorterError) -> [AppliedMigration] {
+    public func migrate(
+        _ folder: String, upTo version: MigrationVersion? = nil,
+        events: (MigrationEvent) -> Void = { _ in }
+    ) async throws(PorterError) -> [AppliedMigration] {
         try await migrations(folder).up(to: version, events: events)
     }
 

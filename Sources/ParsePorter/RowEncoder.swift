@@ -15,7 +15,8 @@ struct RowEncoder {
         let node = Node()
         try node.encode(row, codingPath: [])
         guard case .object(let members) = node.content else {
-            throw EncodingError.invalidValue(row, EncodingError.Context(codingPath: [], debugDescription: "the value is not encoded as an object with properties"))
+            throw EncodingError.invalidValue(
+                row, EncodingError.Context(codingPath: [], debugDescription: "the value is not encoded as an object with properties"))
         }
         var record: [String: JSONValue] = [:]
         for (name, child) in members {

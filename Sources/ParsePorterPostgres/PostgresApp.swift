@@ -1,7 +1,7 @@
 @_exported import ParsePorter
-@_exported import PorterPostgres
 import PorterMigrations
 import PorterPipeline
+@_exported import PorterPostgres
 
 extension ParseApp.Target {
     /// A Parse Server's PostgreSQL database, `postgres://user:password@host:5432/db`.

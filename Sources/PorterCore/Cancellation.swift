@@ -30,7 +30,8 @@ package final class Cancellation: Sendable {
     /// task is. Not on Swift's cooperative pool: sinks and sources block their thread (on SQLite,
     /// on network replies), and a pool of one thread per core must not wait on them.
     package static func onThread<T: Sendable>(named name: String, _ work: @escaping @Sendable (Cancellation) throws(PorterError) -> T)
-        async throws(PorterError) -> T {
+        async throws(PorterError) -> T
+    {
         let token = Cancellation()
         let result: Result<T, PorterError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in

@@ -59,8 +59,9 @@ public protocol ObjectSource: AnyObject {
 
     /// Hands the objects of the class that match `constraints` to `page`, a page at a time;
     /// `values` follow `schema.storedFields`. Each object comes exactly once.
-    func readObjects(of schema: ClassSchema, matching constraints: JSONObject?,
-                     page: ([StoredObject]) throws(PorterError) -> Void) throws(PorterError)
+    func readObjects(
+        of schema: ClassSchema, matching constraints: JSONObject?,
+        page: ([StoredObject]) throws(PorterError) -> Void) throws(PorterError)
 
     /// Hands every objectId of the class to `page`, a page at a time.
     func readObjectIds(of className: String, page: ([String]) throws(PorterError) -> Void) throws(PorterError)
@@ -69,8 +70,9 @@ public protocol ObjectSource: AnyObject {
     func links(owner className: String, field: String, targetClass: String, ownerIds: [String]) throws(PorterError) -> [RelationLink]
 
     /// Hands every link of the relation field `owner.field` to `page`, a page at a time.
-    func readLinks(owner className: String, field: String, targetClass: String,
-                   page: ([RelationLink]) throws(PorterError) -> Void) throws(PorterError)
+    func readLinks(
+        owner className: String, field: String, targetClass: String,
+        page: ([RelationLink]) throws(PorterError) -> Void) throws(PorterError)
 
     /// The newest `updatedAt` among the class's objects; `nil` for an empty class. A pull asks
     /// before it reads a class: everything written later has a newer `updatedAt`.
@@ -95,8 +97,10 @@ extension ObjectSource {
     public var readsPasswordHashes: Bool { false }
 
     /// Every link, read owner by owner: for sources that can only look links up by owner.
-    public func readLinks(owner className: String, field: String, targetClass: String,
-                          page: ([RelationLink]) throws(PorterError) -> Void) throws(PorterError) {
+    public func readLinks(
+        owner className: String, field: String, targetClass: String,
+        page: ([RelationLink]) throws(PorterError) -> Void
+    ) throws(PorterError) {
         try readObjectIds(of: className) { (ownerIds) throws(PorterError) in
             let links = try self.links(owner: className, field: field, targetClass: targetClass, ownerIds: ownerIds)
             if !links.isEmpty { try page(links) }

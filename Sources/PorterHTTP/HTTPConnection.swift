@@ -95,8 +95,9 @@ final class HTTPConnection {
     /// Calls the handler and sends its response; whether to read another request.
     private func respond(to head: RequestHead, body: [UInt8]) -> Bool {
         let (path, query) = HTTPParser.splitTarget(head.target)
-        let request = HTTPRequest(method: head.method, path: path, query: query, headers: head.headers, body: body,
-                                  remoteAddress: remoteAddress)
+        let request = HTTPRequest(
+            method: head.method, path: path, query: query, headers: head.headers, body: body,
+            remoteAddress: remoteAddress)
         let response: HTTPResponse
         do {
             response = try handler.respond(to: request)

@@ -42,8 +42,10 @@ public struct HTTPRequest: Sendable {
     public var remoteAddress: String
 
     /// A request, as the server hands it to an ``HTTPHandler``.
-    public init(method: String, path: String, query: [(name: String, value: String)] = [], headers: HTTPHeaders = HTTPHeaders(),
-                body: [UInt8] = [], remoteAddress: String = "127.0.0.1") {
+    public init(
+        method: String, path: String, query: [(name: String, value: String)] = [], headers: HTTPHeaders = HTTPHeaders(),
+        body: [UInt8] = [], remoteAddress: String = "127.0.0.1"
+    ) {
         self.method = method
         self.path = path
         self.query = query

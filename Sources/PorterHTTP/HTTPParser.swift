@@ -51,7 +51,8 @@ enum HTTPParser {
     private static func parse(_ lines: [ArraySlice<UInt8>]) throws(HTTPRequestError) -> RequestHead {
         let parts = lines[0].split(separator: ASCII.space, omittingEmptySubsequences: false)
         guard parts.count == 3, isToken(parts[0]), !parts[1].isEmpty, parts[1].allSatisfy({ $0 > ASCII.space && $0 != 0x7F }),
-              let minorVersion = httpMinorVersion(parts[2]) else { throw .malformed }
+            let minorVersion = httpMinorVersion(parts[2])
+        else { throw .malformed }
         var headers = HTTPHeaders()
         for line in lines.dropFirst() {
             guard let colon = line.firstIndex(of: ASCII.colon), isToken(line[..<colon]) else { throw .malformed }
@@ -75,14 +76,16 @@ enum HTTPParser {
     private static func httpMinorVersion(_ text: ArraySlice<UInt8>) -> Int? {
         let prefix = Array("HTTP/1.".utf8)
         guard text.count == prefix.count + 1, text.starts(with: prefix), let digit = text.last,
-              ASCII.digits ~= digit else { return nil }
+            ASCII.digits ~= digit
+        else { return nil }
         return Int(digit - ASCII.zero)
     }
 
     private static func bodyFraming(_ headers: HTTPHeaders) throws(HTTPRequestError) -> RequestHead.BodyFraming {
-        let lengths = Set(headers.filter { $0.name.lowercased() == "content-length" }
-            .flatMap { $0.value.split(separator: ",", omittingEmptySubsequences: false) }
-            .map { $0.trimmingASCIISpaces })
+        let lengths = Set(
+            headers.filter { $0.name.lowercased() == "content-length" }
+                .flatMap { $0.value.split(separator: ",", omittingEmptySubsequences: false) }
+                .map { $0.trimmingASCIISpaces })
         let encodings = listValues("Transfer-Encoding", in: headers)
         if !encodings.isEmpty {
             guard lengths.isEmpty else { throw .malformed }

@@ -32,7 +32,8 @@ extension HTTPResponse {
     static let tooManyConnections = HTTPResponse.json(status: 503, #"{"error":"too many connections: try again later"}"#)
 
     static func json(status: Int, _ text: String) -> HTTPResponse {
-        HTTPResponse(status: status, headers: HTTPHeaders([("Content-Type", "application/json; charset=utf-8")]),
-                     body: Array(text.utf8))
+        HTTPResponse(
+            status: status, headers: HTTPHeaders([("Content-Type", "application/json; charset=utf-8")]),
+            body: Array(text.utf8))
     }
 }

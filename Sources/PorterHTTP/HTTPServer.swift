@@ -58,8 +58,10 @@ public final class HTTPServer: @unchecked Sendable {
 
         /// Parse Server's body limit, a minute's idle time (one second when connections are all
         /// taken), 30 seconds per request, 128 connections.
-        public init(maxBodyBytes: Int = 20 * 1024 * 1024, idleTimeout: Double = 60, requestTimeout: Double = 30, maxConnections: Int = 128,
-                    idleTimeoutAtCapacity: Double = 1) {
+        public init(
+            maxBodyBytes: Int = 20 * 1024 * 1024, idleTimeout: Double = 60, requestTimeout: Double = 30, maxConnections: Int = 128,
+            idleTimeoutAtCapacity: Double = 1
+        ) {
             self.maxBodyBytes = maxBodyBytes
             self.idleTimeout = idleTimeout
             self.requestTimeout = requestTimeout
@@ -129,7 +131,7 @@ public final class HTTPServer: @unchecked Sendable {
         case .running:
             state = .stopping
             listener?.shutdown()
-            connections.keys.forEach { $0.shutdown() }
+            for connection in connections.keys { connection.shutdown() }
             while runningThreads > 0 { condition.wait() }
             listener?.close()
             listener = nil

@@ -33,7 +33,8 @@ extension HTTPParser {
         while index < bytes.endIndex {
             let byte = bytes[index]
             if byte == ASCII.percent, index + 2 < bytes.endIndex,
-               let high = ASCII.hexValue(bytes[index + 1]), let low = ASCII.hexValue(bytes[index + 2]) {
+                let high = ASCII.hexValue(bytes[index + 1]), let low = ASCII.hexValue(bytes[index + 2])
+            {
                 decoded.append(high << 4 | low)
                 index += 3
             } else {

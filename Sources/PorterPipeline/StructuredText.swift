@@ -77,8 +77,10 @@ package enum StructuredText {
             return added
         }
         guard added <= aliasNodeLimit else {
-            throw PorterError(.invalidRequest, "\(fileName): its YAML aliases (*name) stand for more than \(aliasNodeLimit) nodes: "
-                + "refused as a possible alias bomb; write the repeated parts out, or use fewer aliases")
+            throw PorterError(
+                .invalidRequest,
+                "\(fileName): its YAML aliases (*name) stand for more than \(aliasNodeLimit) nodes: "
+                    + "refused as a possible alias bomb; write the repeated parts out, or use fewer aliases")
         }
     }
 

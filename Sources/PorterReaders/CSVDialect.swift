@@ -13,7 +13,8 @@ enum CSVDialect {
     /// line break or the end): X, and the line's length with its line break.
     static func separatorLine(_ bytes: UnsafeRawBufferPointer) -> (delimiter: UInt8, length: Int)? {
         guard bytes.count >= 5, bytes[0] | 0x20 == UInt8(ascii: "s"), bytes[1] | 0x20 == UInt8(ascii: "e"),
-              bytes[2] | 0x20 == UInt8(ascii: "p"), bytes[3] == UInt8(ascii: "="), isUsable(bytes[4]) else { return nil }
+            bytes[2] | 0x20 == UInt8(ascii: "p"), bytes[3] == UInt8(ascii: "="), isUsable(bytes[4])
+        else { return nil }
         var length = 5
         if length < bytes.count, bytes[length] == UInt8(ascii: "\r") { length += 1 }
         if length < bytes.count, bytes[length] == UInt8(ascii: "\n") { length += 1 }

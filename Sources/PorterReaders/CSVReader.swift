@@ -60,8 +60,9 @@ public struct CSVReader: RecordReader {
         chunkSize: Int = 1 << 16
     ) throws(ReaderError) {
         try Self.checkDelimiter(delimiter, displayName: displayName)
-        try self.init(input: FileInput(path: path, displayName: displayName), displayName: displayName, delimiter: delimiter, header: header,
-                      quotes: quotes, chunkSize: chunkSize)
+        try self.init(
+            input: FileInput(path: path, displayName: displayName), displayName: displayName, delimiter: delimiter, header: header,
+            quotes: quotes, chunkSize: chunkSize)
     }
 
     private static func checkDelimiter(_ delimiter: UInt8?, displayName: String) throws(ReaderError) {
@@ -71,8 +72,10 @@ public struct CSVReader: RecordReader {
     }
 
     /// Reads `input` (a file or an archive entry) as ``init(path:displayName:delimiter:header:quotes:chunkSize:)`` reads a file.
-    init(input: any ByteInput, displayName: String, delimiter: UInt8?, header names: [String]? = nil, quotes: CSVQuotes = .strict,
-         chunkSize: Int = 1 << 16) throws(ReaderError) {
+    init(
+        input: any ByteInput, displayName: String, delimiter: UInt8?, header names: [String]? = nil, quotes: CSVQuotes = .strict,
+        chunkSize: Int = 1 << 16
+    ) throws(ReaderError) {
         try Self.checkDelimiter(delimiter, displayName: displayName)
         self.displayName = displayName
         rows = CSVRowStream(input: input, displayName: displayName, delimiter: delimiter, quotes: quotes, chunkSize: chunkSize)
@@ -229,8 +232,9 @@ final class CSVRowStream {
             nextCompletedRow += 1
             if let invalidCell {
                 let fault = TranscodingInput.firstInvalidUTF8(in: input)
-                throw ReaderError(file: displayName, line: row.line, column: columnName(invalidCell),
-                                  reason: fault?.description ?? "invalid UTF-8", decodingFault: fault)
+                throw ReaderError(
+                    file: displayName, line: row.line, column: columnName(invalidCell),
+                    reason: fault?.description ?? "invalid UTF-8", decodingFault: fault)
             }
             return row
         } catch {
@@ -316,9 +320,10 @@ final class CSVRowStream {
             }
             // The text before the fault has been parsed: a row under way holds the byte, in the cell after its last.
             let rowBegun = parser.pointee.pstate != CSVRowStream.rowNotBegun
-            throw ReaderError(file: displayName, line: rowBegun ? collector.pointee.rowStartLine : fault.line,
-                              column: columnNames.isEmpty ? nil : columnName(collector.pointee.cellCount),
-                              reason: fault.description, decodingFault: fault)
+            throw ReaderError(
+                file: displayName, line: rowBegun ? collector.pointee.rowStartLine : fault.line,
+                column: columnNames.isEmpty ? nil : columnName(collector.pointee.cellCount),
+                reason: fault.description, decodingFault: fault)
         }
         if filled == 0 {
             reachedEnd = true

@@ -48,10 +48,13 @@ public enum SourceFormat: Hashable, Sendable {
     ///     byte order mark. The reader gets the text as UTF-8.
     ///   - header: For CSV: the column names of a file without a header row (``CSVReader``).
     ///   - quotes: For CSV: how quotes inside unquoted fields are read.
-    public func openReader(path: String, displayName: String, encoding: TextEncoding? = nil, header: [String]? = nil,
-                           quotes: CSVQuotes = .strict) throws(ReaderError) -> any RecordReader {
-        try openReader(input: FileInput(path: path, displayName: displayName), displayName: displayName,
-                       reading: SourceReading(encoding: encoding, header: header, quotes: quotes))
+    public func openReader(
+        path: String, displayName: String, encoding: TextEncoding? = nil, header: [String]? = nil,
+        quotes: CSVQuotes = .strict
+    ) throws(ReaderError) -> any RecordReader {
+        try openReader(
+            input: FileInput(path: path, displayName: displayName), displayName: displayName,
+            reading: SourceReading(encoding: encoding, header: header, quotes: quotes))
     }
 
     /// Reads `input` (a file or an archive entry) with this format's reader, as `reading` says

@@ -184,8 +184,10 @@ public struct ReaderError: Error, Sendable, CustomStringConvertible {
     public let decodingFault: DecodingFault?
 
     /// A fault at `line` of `file` (0: the file as a whole), in `column` with `value` when known.
-    public init(file: String, line: Int, column: String? = nil, value: String? = nil, reason: String, kind: Kind = .malformed,
-                decodingFault: DecodingFault? = nil) {
+    public init(
+        file: String, line: Int, column: String? = nil, value: String? = nil, reason: String, kind: Kind = .malformed,
+        decodingFault: DecodingFault? = nil
+    ) {
         self.location = SourceLocation(file: file, line: line, column: column, value: value)
         self.reason = reason
         self.kind = kind

@@ -157,11 +157,12 @@ final class TranscodingInput: ByteInput {
     private func begin() {
         started = true
         let first = rawEnd >= 2 ? (raw[0], raw[1]) : (0, 0)
-        let byteOrder: TextEncoding? = switch first {
-        case (0xFF, 0xFE): .utf16LE
-        case (0xFE, 0xFF): .utf16BE
-        default: nil
-        }
+        let byteOrder: TextEncoding? =
+            switch first {
+            case (0xFF, 0xFE): .utf16LE
+            case (0xFE, 0xFF): .utf16BE
+            default: nil
+            }
         switch declared {
         case nil:
             if let byteOrder { _ = open(byteOrder) }
@@ -199,7 +200,8 @@ final class TranscodingInput: ByteInput {
     }
 
     private func makeFault(_ kind: DecodingFault.Kind) -> DecodingFault {
-        DecodingFault(encoding: encoding ?? declared ?? .utf8, declared: declared != nil, byteOffset: offset,
-                      byte: kind == .noByteOrderMark || rawStart >= rawEnd ? nil : raw[rawStart], line: line, kind: kind)
+        DecodingFault(
+            encoding: encoding ?? declared ?? .utf8, declared: declared != nil, byteOffset: offset,
+            byte: kind == .noByteOrderMark || rawStart >= rawEnd ? nil : raw[rawStart], line: line, kind: kind)
     }
 }

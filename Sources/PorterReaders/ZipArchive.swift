@@ -83,11 +83,16 @@ public struct ZipArchive: Sendable {
                 throw Failure(message: "\(displayName): \(stored) is encrypted; unzip the archive with its password and import the folder")
             }
             if zip_compression_method_supported(Int32(stat.comp_method), 0) == 0 {
-                throw Failure(message: "\(displayName): \(stored) is compressed with method \(stat.comp_method), which cannot be read here; unzip it and import the folder")
+                throw Failure(
+                    message:
+                        "\(displayName): \(stored) is compressed with method \(stat.comp_method), which cannot be read here; unzip it and import the folder")
             }
             let size = Int64(clamping: stat.size), compressed = Int64(clamping: stat.comp_size)
             if size > limits.ratioFloor && size / max(compressed, 1) > limits.maximumRatio {
-                throw Failure(message: "\(displayName): \(stored) declares \(size) bytes from \(compressed) compressed, more than \(limits.maximumRatio) times as many: refused as a possible zip bomb")
+                throw Failure(
+                    message:
+                        "\(displayName): \(stored) declares \(size) bytes from \(compressed) compressed, more than \(limits.maximumRatio) times as many: refused as a possible zip bomb"
+                )
             }
             files.append((components, Entry(name: components.joined(separator: "/"), storedName: stored, size: size, index: index)))
         }
@@ -114,7 +119,9 @@ public struct ZipArchive: Sendable {
             return overflow || next < 0 ? .max : next
         }
         if total > limits.maximumTotalSize {
-            throw Failure(message: "\(displayName): the files declare \(total) bytes in all, more than the \(limits.maximumTotalSize) allowed: unzip it and import the folder")
+            throw Failure(
+                message:
+                    "\(displayName): the files declare \(total) bytes in all, more than the \(limits.maximumTotalSize) allowed: unzip it and import the folder")
         }
         self.entries = entries.sorted { $0.name < $1.name }
         self.nested = nested
@@ -182,7 +189,7 @@ final class ZipHandles: @unchecked Sendable {
         self.displayName = displayName
     }
 
-    deinit { idle.forEach { zip_discard($0) } }
+    deinit { for archive in idle { zip_discard(archive) } }
 
     /// An opened copy for the caller alone; give it back with ``checkIn(_:)``.
     func checkOut() throws(ZipArchive.Failure) -> OpaquePointer {
@@ -246,7 +253,8 @@ final class ZipEntryInput: ByteInput {
             count += Int(result)
             delivered += result
             if delivered > entry.size {
-                throw InputReadFailure(message: "\(archiveName): \(entry.storedName) holds more than the \(entry.size) bytes it declares (a corrupt or crafted archive)")
+                throw InputReadFailure(
+                    message: "\(archiveName): \(entry.storedName) holds more than the \(entry.size) bytes it declares (a corrupt or crafted archive)")
             }
         }
         return count

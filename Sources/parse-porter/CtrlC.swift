@@ -18,9 +18,15 @@ final class CtrlC: Sendable {
     /// "interrupted" where the library says "cancelled".
     static func cancels<T: Sendable>(_ operation: sending @escaping () async throws -> T) async throws -> T {
         let task = Task(operation: operation)
-        return try await guarding(cancel: { task.cancel() }) {
-            try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
-        }
+        return try await guarding(
+            cancel: { task.cancel() },
+            {
+                try await withTaskCancellationHandler {
+                    try await task.value
+                } onCancel: {
+                    task.cancel()
+                }
+            })
     }
 
     private static func guarding<T>(cancel: @escaping @Sendable () -> Void, _ body: () async throws -> T) async throws -> T {

@@ -2,15 +2,18 @@ import ArgumentParser
 import Foundation
 import MirrorQuery
 import ParseMirrorServer
-import PorterPipeline
 import PorterMigrations
+import PorterPipeline
 import PorterPostgres
 import PorterREST
 import PorterSQLite
 
 /// The dataset argument shared by import, validate and plan.
 struct DatasetArgument: ParsableArguments {
-    @Argument(help: "A dataset folder holding dataset.yml or dataset.json, a Parse export folder (<Class>.json, _Join:<field>:<Class>.json, and schema.json if there is one) or its .zip, Parse Server's MongoDB collections (a folder holding _SCHEMA.json), or the manifest file itself.")
+    @Argument(
+        help:
+            "A dataset folder holding dataset.yml or dataset.json, a Parse export folder (<Class>.json, _Join:<field>:<Class>.json, and schema.json if there is one) or its .zip, Parse Server's MongoDB collections (a folder holding _SCHEMA.json), or the manifest file itself."
+    )
     var dataset: String
 
     @Flag(name: .long, help: "Keys of JSON objects and CSV columns that no field reads are faults, in every class (as strict: true in a manifest).")
@@ -19,7 +22,11 @@ struct DatasetArgument: ParsableArguments {
     @Flag(name: .long, help: "A Parse export's _Installation objects are imported instead of skipped.")
     var includeInstallations = false
 
-    @Option(name: .long, help: ArgumentHelp("A pointer, relation link or join row naming no object: keep it as Parse does, clear it (pointer unset, link left out), or reject its record (default: keep for a Parse export, reject for a dataset with a manifest). Kept and cleared ones are counted per field.", valueName: "keep|clear|reject"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "A pointer, relation link or join row naming no object: keep it as Parse does, clear it (pointer unset, link left out), or reject its record (default: keep for a Parse export, reject for a dataset with a manifest). Kept and cleared ones are counted per field.",
+            valueName: "keep|clear|reject"))
     var dangling: DanglingReferencePolicy?
 
     @OptionGroup var export: ExportReadingOptions
@@ -50,10 +57,18 @@ struct DatasetArgument: ParsableArguments {
 
 /// How a Parse export's files are read where they cannot say themselves (import, validate, plan, schema infer).
 struct ExportReadingOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("A Parse export: leave out the files whose names match this glob (a stray file that is not a class's objects); repeatable. Each file left out is named.", valueName: "glob"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "A Parse export: leave out the files whose names match this glob (a stray file that is not a class's objects); repeatable. Each file left out is named.",
+            valueName: "glob"))
     var exclude: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("A Parse export without schema.json: the class a Relation relates to, where its objects cannot say (every related object deleted); repeatable.", valueName: "Owner.field=Class"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "A Parse export without schema.json: the class a Relation relates to, where its objects cannot say (every related object deleted); repeatable.",
+            valueName: "Owner.field=Class"))
     var relation: [String] = []
 
     /// The library's options; a `--relation` that is not `Owner.field=Class` is a usage error.
@@ -80,13 +95,19 @@ struct ParseKeyOptions: ParsableArguments {
     @Option(name: .customLong("app-id"), help: "Parse application id (default: $PARSE_APPLICATION_ID, else $PARSE_SERVER_APPLICATION_ID).")
     var givenApplicationId: String?
 
-    @Option(name: .customLong("master-key"), help: "Parse master key (default: $PARSE_MASTER_KEY, else $PARSE_SERVER_MASTER_KEY; prefer the variables: options show in ps).")
+    @Option(
+        name: .customLong("master-key"),
+        help: "Parse master key (default: $PARSE_MASTER_KEY, else $PARSE_SERVER_MASTER_KEY; prefer the variables: options show in ps).")
     var givenMasterKey: String?
 
     @Option(name: .customLong("rest-key"), help: "Parse REST API key (default: $PARSE_REST_API_KEY, else $PARSE_SERVER_REST_API_KEY).")
     var givenRESTAPIKey: String?
 
-    @Option(name: .customLong("maintenance-key"), help: "Parse Server maintenance key (default: $PARSE_MAINTENANCE_KEY, else $PARSE_SERVER_MAINTENANCE_KEY): import keeps createdAt/updatedAt; serve accepts it.")
+    @Option(
+        name: .customLong("maintenance-key"),
+        help:
+            "Parse Server maintenance key (default: $PARSE_MAINTENANCE_KEY, else $PARSE_SERVER_MAINTENANCE_KEY): import keeps createdAt/updatedAt; serve accepts it."
+    )
     var givenMaintenanceKey: String?
 
     var applicationId: String? { Self.value(givenApplicationId, "PARSE_APPLICATION_ID", "PARSE_SERVER_APPLICATION_ID") }
@@ -111,7 +132,11 @@ struct TargetOptions: ParsableArguments {
     @Flag(name: .long, help: "Allow sending the master key over plain http to a host other than this machine.")
     var allowInsecureHTTP = false
 
-    @Option(name: .long, help: ArgumentHelp("The project file whose targets --target names (default: parse-porter.yml in the current folder). A target's application id and the keys in the variables it names are used when no option or PARSE_* variable gives them.", valueName: "file"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The project file whose targets --target names (default: parse-porter.yml in the current folder). A target's application id and the keys in the variables it names are used when no option or PARSE_* variable gives them.",
+            valueName: "file"))
     var project: String?
 
     static func isServerURL(_ target: String) -> Bool {
@@ -129,18 +154,22 @@ struct TargetOptions: ParsableArguments {
     }
 
     /// The usage error of a command given no target (`option`) and no `$PARSE_SERVER_URL`.
-    static func missingTarget(_ option: String, _ what: String = "a SQLite mirror file, a Parse Server URL or a target of parse-porter.yml") -> ValidationError {
+    static func missingTarget(_ option: String, _ what: String = "a SQLite mirror file, a Parse Server URL or a target of parse-porter.yml") -> ValidationError
+    {
         ValidationError("\(option): give \(what), or set PARSE_SERVER_URL to the Parse Server's URL")
     }
 
     /// The sink `target` names. `batchSize` and `concurrency` shape `/batch` requests to a server.
     /// `usersWithoutPasswords`: see ``RESTSinkOptions/usersWithoutPasswords``.
-    func sink(_ target: String, batchSize: Int = 50, concurrency: Int = 4, dryRun: Bool = false, usersWithoutPasswords: Bool = false) throws(PorterError) -> ObjectSink {
+    func sink(_ target: String, batchSize: Int = 50, concurrency: Int = 4, dryRun: Bool = false, usersWithoutPasswords: Bool = false) throws(PorterError)
+        -> ObjectSink
+    {
         let backend = try backend(target)
         if backend.isPostgres { return PostgresTarget(url: backend.location) }
         guard backend.isServer else { return SQLiteMirror(path: backend.location) }
-        return RESTSink(client: try client(backend, concurrency: concurrency),
-                        options: RESTSinkOptions(batchSize: batchSize, concurrency: concurrency, dryRun: dryRun, usersWithoutPasswords: usersWithoutPasswords))
+        return RESTSink(
+            client: try client(backend, concurrency: concurrency),
+            options: RESTSinkOptions(batchSize: batchSize, concurrency: concurrency, dryRun: dryRun, usersWithoutPasswords: usersWithoutPasswords))
     }
 
     /// The source `target` names, for export.
@@ -159,8 +188,9 @@ struct TargetOptions: ParsableArguments {
     private func client(_ backend: Backend, concurrency: Int) throws(PorterError) -> ParseRESTClient {
         let address: ParseServerAddress
         do {
-            address = try ParseServerAddress(url: backend.location, applicationId: backend.applicationId, masterKey: backend.masterKey,
-                                             restAPIKey: backend.restAPIKey, maintenanceKey: backend.maintenanceKey, allowInsecureHTTP: allowInsecureHTTP)
+            address = try ParseServerAddress(
+                url: backend.location, applicationId: backend.applicationId, masterKey: backend.masterKey,
+                restAPIKey: backend.restAPIKey, maintenanceKey: backend.maintenanceKey, allowInsecureHTTP: allowInsecureHTTP)
         } catch {
             let hint = Self.addressHint(url: backend.location, applicationId: backend.applicationId, keys: [backend.masterKey, backend.restAPIKey])
             throw PorterError(error.cause, error.message + (hint.map { "\n" + $0 } ?? ""))

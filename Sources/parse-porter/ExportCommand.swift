@@ -41,7 +41,11 @@ struct ExportCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(name: .customLong("target"), help: "The backend to export from: a SQLite mirror file, a Parse Server URL with its mount path, a Parse Server's PostgreSQL database (postgres://user@host:port/db), or a target named in parse-porter.yml (default: $PARSE_SERVER_URL).")
+    @Option(
+        name: .customLong("target"),
+        help:
+            "The backend to export from: a SQLite mirror file, a Parse Server URL with its mount path, a Parse Server's PostgreSQL database (postgres://user@host:port/db), or a target named in parse-porter.yml (default: $PARSE_SERVER_URL)."
+    )
     var givenTarget: String?
 
     @Option(name: .customLong("from"), help: ArgumentHelp("The old spelling of --target.", visibility: .hidden))
@@ -74,7 +78,11 @@ struct ExportCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Write into a folder that is not empty, replacing files of the same names.")
     var force = false
 
-    @Flag(name: .long, help: "Write each user's bcrypt password hash into _User.json as bcryptPassword (the parse format, from a mirror or a database), so that an import elsewhere keeps the users' passwords. Whoever reads the export can try passwords against them.")
+    @Flag(
+        name: .long,
+        help:
+            "Write each user's bcrypt password hash into _User.json as bcryptPassword (the parse format, from a mirror or a database), so that an import elsewhere keeps the users' passwords. Whoever reads the export can try passwords against them."
+    )
     var includePasswordHashes = false
 
     @OptionGroup var server: TargetOptions
@@ -93,8 +101,9 @@ struct ExportCommand: AsyncParsableCommand {
 
     func run() async throws {
         let source = try server.source(from, concurrency: concurrency)
-        var options = ExportOptions(format: format, classes: try classList(), constraints: try constraints(),
-                                    naturalKeys: try naturalKeys(), emitManifest: emitManifest, force: force)
+        var options = ExportOptions(
+            format: format, classes: try classList(), constraints: try constraints(),
+            naturalKeys: try naturalKeys(), emitManifest: emitManifest, force: force)
         options.includePasswordHashes = includePasswordHashes
         if to == "-" {
             try await exportToStandardOutput(Exporter(source: source, options: options))
@@ -111,14 +120,16 @@ struct ExportCommand: AsyncParsableCommand {
         }
         let objects = report.classes.map { $0.objects }.reduce(0, +)
         let others = report.otherFiles.isEmpty ? "" : " and " + report.otherFiles.joined(separator: ", ")
-        Terminal.output(String(format: "exported %d objects of %d classes%@ into %@ in %.2f s", objects, report.classes.count, others, to, report.elapsedSeconds))
+        Terminal.output(
+            String(format: "exported %d objects of %d classes%@ into %@ in %.2f s", objects, report.classes.count, others, to, report.elapsedSeconds))
         if let script = report.loadScript {
             Terminal.output("load it into Parse Server's MongoDB database with: MONGODB_URI=mongodb://… sh \(script)")
         }
         for note in report.notes { Terminal.error("note: " + note) }
         if includePasswordHashes, let users = report.classes.first(where: { $0.className == "_User" }) {
-            Terminal.error("warning: \(users.file) holds the bcrypt password hashes of \(users.passwordHashes) of its \(users.objects) users (bcryptPassword): "
-                           + "whoever reads it can try passwords against them offline; keep the export as safe as the database, and delete it once imported")
+            Terminal.error(
+                "warning: \(users.file) holds the bcrypt password hashes of \(users.passwordHashes) of its \(users.objects) users (bcryptPassword): "
+                    + "whoever reads it can try passwords against them offline; keep the export as safe as the database, and delete it once imported")
         }
     }
 

@@ -39,7 +39,11 @@ struct ImportCommand: AsyncParsableCommand {
 
     @OptionGroup var file: SingleFileOptions
 
-    @Option(name: .customLong("target"), help: "The target: a SQLite mirror file (default: <dataset>/<name>.sqlite; for one FILE, <file name>.sqlite beside it; required for -), a Parse Server URL with its mount path, a Parse Server's PostgreSQL database (postgres://user@host:port/db), or a target named in parse-porter.yml.")
+    @Option(
+        name: .customLong("target"),
+        help:
+            "The target: a SQLite mirror file (default: <dataset>/<name>.sqlite; for one FILE, <file name>.sqlite beside it; required for -), a Parse Server URL with its mount path, a Parse Server's PostgreSQL database (postgres://user@host:port/db), or a target named in parse-porter.yml."
+    )
     var givenTarget: String?
 
     @Option(name: .customLong("to"), help: ArgumentHelp("The old spelling of --target.", visibility: .hidden))
@@ -50,25 +54,40 @@ struct ImportCommand: AsyncParsableCommand {
 
     @OptionGroup var server: TargetOptions
 
-    @Flag(name: .long, help: "Mirror: write, report what would change, roll back. Parse Server: read what is there, report what would change and the requests it would send; nothing is written.")
+    @Flag(
+        name: .long,
+        help:
+            "Mirror: write, report what would change, roll back. Parse Server: read what is there, report what would change and the requests it would send; nothing is written."
+    )
     var dryRun = false
 
-    @Flag(name: .long, help: "Sync: once the import succeeded, delete from the target the objects of each imported class whose keys the sources no longer hold, and the relation links the join files no longer list. With --dry-run: show them. Without it nothing is ever deleted.")
+    @Flag(
+        name: .long,
+        help:
+            "Sync: once the import succeeded, delete from the target the objects of each imported class whose keys the sources no longer hold, and the relation links the join files no longer list. With --dry-run: show them. Without it nothing is ever deleted."
+    )
     var prune = false
 
     @Option(name: .long, help: "Load the valid rows when at most N rows are rejected; rejected rows go to the rejects folder.")
     var maxErrors: Int?
 
-    @Option(name: .long, help: "Where rejected rows go, as <Class>.csv files: those --max-errors leaves out, and objects a Parse Server refuses (default: <dataset>/rejects).")
+    @Option(
+        name: .long,
+        help: "Where rejected rows go, as <Class>.csv files: those --max-errors leaves out, and objects a Parse Server refuses (default: <dataset>/rejects).")
     var rejects: String?
 
-    @Option(name: .long, help: "Objects per write (mirror, default 1000; PostgreSQL, default 10000) or operations per /batch request (Parse Server, default 50).")
+    @Option(
+        name: .long, help: "Objects per write (mirror, default 1000; PostgreSQL, default 10000) or operations per /batch request (Parse Server, default 50).")
     var batchSize: Int?
 
     @Option(name: .long, help: "/batch requests in flight at once (Parse Server).")
     var concurrency = 4
 
-    @Flag(name: .long, help: "Parse Server: write _User objects whose source has a password hash without it (a random password they must reset); without this flag such an import writes nothing.")
+    @Flag(
+        name: .long,
+        help:
+            "Parse Server: write _User objects whose source has a password hash without it (a random password they must reset); without this flag such an import writes nothing."
+    )
     var usersWithoutPasswords = false
 
     @Flag(name: .long, help: "Print the summary as JSON.")
@@ -98,23 +117,31 @@ struct ImportCommand: AsyncParsableCommand {
         }
         // What messages show: a URL without user info, which may hold keys.
         let target = backend.shown
-        let sink = try server.sink(given, batchSize: batchSize ?? 50, concurrency: concurrency, dryRun: dryRun,
-                                   usersWithoutPasswords: usersWithoutPasswords)
+        let sink = try server.sink(
+            given, batchSize: batchSize ?? 50, concurrency: concurrency, dryRun: dryRun,
+            usersWithoutPasswords: usersWithoutPasswords)
         let spool = try await file.spool(source.dataset)
         defer { spool?.remove() }
-        var manifest = singleFile ? try file.manifest(source.dataset, spool: spool)
-                                  : try source.manifest(targetClasses: Set(sink.existingSchemas().map(\.className)), printingNotes: false)
+        var manifest =
+            singleFile
+            ? try file.manifest(source.dataset, spool: spool)
+            : try source.manifest(targetClasses: Set(sink.existingSchemas().map(\.className)), printingNotes: false)
         if let dangling = source.dangling { manifest.danglingReferences = dangling }
         // With no manifest to review, what was guessed is said before anything is read again.
         if !manifest.inferredGuesses.isEmpty {
-            Terminal.error("no manifest: \(source.dataset == "-" ? "stdin" : source.dataset) imported with these guesses (save the output of `parse-porter init` to change them):")
+            Terminal.error(
+                "no manifest: \(source.dataset == "-" ? "stdin" : source.dataset) imported with these guesses (save the output of `parse-porter init` to change them):"
+            )
             for guess in manifest.inferredGuesses { Terminal.error("  guess: " + guess.text) }
         }
         // Rejected rows of stdin go to ./rejects, not into the spool's folder.
-        let rejectsDirectory = rejects ?? ((spool == nil ? manifest.directory : FileManager.default.currentDirectoryPath) as NSString).appendingPathComponent("rejects")
+        let rejectsDirectory =
+            rejects ?? ((spool == nil ? manifest.directory : FileManager.default.currentDirectoryPath) as NSString).appendingPathComponent("rejects")
         // To a server, each sink call carries enough objects to keep every connection busy.
-        let objectsPerCall = toServer ? max(1000, (batchSize ?? 50) * concurrency * 5)
-                                      : batchSize ?? (backend.isPostgres ? PostgresTarget.objectsPerWrite : 1000)
+        let objectsPerCall =
+            toServer
+            ? max(1000, (batchSize ?? 50) * concurrency * 5)
+            : batchSize ?? (backend.isPostgres ? PostgresTarget.objectsPerWrite : 1000)
         var options = ImportOptions(maxErrors: maxErrors, batchSize: objectsPerCall, rejectsDirectory: rejectsDirectory, dryRun: dryRun)
         options.usersWithoutPasswords = usersWithoutPasswords
         options.prune = prune

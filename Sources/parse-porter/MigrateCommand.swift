@@ -31,8 +31,11 @@ struct MigrateCommand: ParsableCommand {
         @Option(name: .long, help: "The migrations folder.")
         var dir = "Migrations"
 
-        @Option(name: .customLong("target"),
-                help: "A SQLite mirror path, a Parse Server URL (with the master key in $PARSE_MASTER_KEY or $PARSE_SERVER_MASTER_KEY), a Parse Server's PostgreSQL database (postgres://…), or a target named in parse-porter.yml (default: $PARSE_SERVER_URL).")
+        @Option(
+            name: .customLong("target"),
+            help:
+                "A SQLite mirror path, a Parse Server URL (with the master key in $PARSE_MASTER_KEY or $PARSE_SERVER_MASTER_KEY), a Parse Server's PostgreSQL database (postgres://…), or a target named in parse-porter.yml (default: $PARSE_SERVER_URL)."
+        )
         var givenTarget: String?
 
         /// The target given, or else `$PARSE_SERVER_URL` (``validate()`` made sure there is one).
@@ -100,7 +103,9 @@ struct MigrateCommand: ParsableCommand {
     struct Plan: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print exactly what `up` would apply, operation by operation; writes nothing.",
-            discussion: "Each pending migration in version order, with its file and checksum, then its operations as `up` would run them against the target's schemas. Takes no lock: another runner may apply them first.")
+            discussion:
+                "Each pending migration in version order, with its file and checksum, then its operations as `up` would run them against the target's schemas. Takes no lock: another runner may apply them first."
+        )
 
         @OptionGroup var options: Options
 
@@ -168,8 +173,10 @@ struct MigrateCommand: ParsableCommand {
                 throw await MigrateCommand.hinted(error, runner)
             }
             let newest = try await runner.status().migrations.last { $0.state == .applied || $0.state == .baseline }
-            Terminal.output(String(format: "applied %@ to %@ in %.2f s; now at %@", Noun.counted(applied.count, "migration"),
-                                   try options.shownTarget, Date().timeIntervalSince(started), newest.map { "V" + $0.version } ?? "no version"))
+            Terminal.output(
+                String(
+                    format: "applied %@ to %@ in %.2f s; now at %@", Noun.counted(applied.count, "migration"),
+                    try options.shownTarget, Date().timeIntervalSince(started), newest.map { "V" + $0.version } ?? "no version"))
         }
     }
 
@@ -195,7 +202,9 @@ struct MigrateCommand: ParsableCommand {
     struct Repair: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Clear failed and interrupted entries (after a human fixed the cause) and accept changed files' checksums.",
-            discussion: "A failed or interrupted migration is removed from the history, so `up` applies it again; a file changed since it was applied has its recorded checksum replaced by the file's. Run it under the target's lock, after fixing what made the migration fail.")
+            discussion:
+                "A failed or interrupted migration is removed from the history, so `up` applies it again; a file changed since it was applied has its recorded checksum replaced by the file's. Run it under the target's lock, after fixing what made the migration fail."
+        )
 
         @OptionGroup var options: Options
         @OptionGroup var lock: LockOptions
@@ -213,7 +222,8 @@ struct MigrateCommand: ParsableCommand {
                 case .removed(let entry):
                     Terminal.output("removed V\(entry.version) \(entry.name) (\(entry.error.map { "failed: \($0)" } ?? "interrupted")): it is pending again")
                 case .realigned(let entry, let checksum):
-                    Terminal.output("V\(entry.version) \(entry.name): accepted the file as it is now (checksum \(entry.checksum.prefix(12))… → \(checksum.prefix(12))…)")
+                    Terminal.output(
+                        "V\(entry.version) \(entry.name): accepted the file as it is now (checksum \(entry.checksum.prefix(12))… → \(checksum.prefix(12))…)")
                 }
             }
         }
@@ -231,7 +241,8 @@ struct MigrateCommand: ParsableCommand {
     /// a failed migration or accept a changed file, and how to wait longer for a held lock.
     static func hinted(_ error: any Error, _ runner: MigrationRunner) async -> any Error {
         guard let failure = error as? PorterError, failure.cause != .cancelled, failure.cause != .invalidRequest,
-              let (statuses, holder) = try? await runner.status() else { return error }
+            let (statuses, holder) = try? await runner.status()
+        else { return error }
         var hints: [String] = []
         if statuses.contains(where: { $0.state == .failed || $0.state == .checksumMismatch }) {
             hints.append("`parse-porter migrate repair` clears failed entries and accepts changed files; then run `parse-porter migrate up` again.")

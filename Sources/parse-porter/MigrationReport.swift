@@ -10,8 +10,10 @@ enum MigrationReport {
     static func table(_ statuses: [MigrationStatus]) -> String {
         guard !statuses.isEmpty else { return "no migrations" }
         let rows = statuses.map { status -> [String] in
-            ["V" + status.version, status.name, status.state.rawValue, status.applied?.appliedAt.iso ?? "",
-             status.applied?.host ?? "", status.applied.map { "\($0.durationMs) ms" } ?? ""]
+            [
+                "V" + status.version, status.name, status.state.rawValue, status.applied?.appliedAt.iso ?? "",
+                status.applied?.host ?? "", status.applied.map { "\($0.durationMs) ms" } ?? "",
+            ]
         }
         let errors = statuses.map { status in
             (status.applied?.error ?? "").split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")

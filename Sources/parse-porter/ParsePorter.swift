@@ -6,7 +6,8 @@ import PorterPipeline
 struct ParsePorter: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "parse-porter",
-        abstract: "Move data into and out of Parse backends: CSV/JSON datasets into a SQLite mirror or a Parse Server, pointers and relations resolved; whole apps pulled into a mirror.",
+        abstract:
+            "Move data into and out of Parse backends: CSV/JSON datasets into a SQLite mirror or a Parse Server, pointers and relations resolved; whole apps pulled into a mirror.",
         discussion: """
             Commands that read or write a backend take it with --target: a SQLite mirror file, a Parse Server URL with its mount path, or the name of a target in the project file parse-porter.yml (looked up in the current folder, or given with --project). Keys come from the options, else the environment (PARSE_APPLICATION_ID, PARSE_MASTER_KEY and the others, or Parse Server's PARSE_SERVER_* names), else the variables the project file names for the target. Without --target, commands other than import use $PARSE_SERVER_URL.
 
@@ -15,8 +16,10 @@ struct ParsePorter: AsyncParsableCommand {
             The examples in each command's help use placeholder paths (library/ is a dataset folder holding dataset.yml and its CSV files). In a ParsePorter checkout, the datasets under Fixtures/ can stand in for them: parse-porter import Fixtures/library.
             """,
         version: versionText,
-        subcommands: [ImportCommand.self, ValidateCommand.self, PlanCommand.self, ExportCommand.self, PullCommand.self, ServeCommand.self,
-                      MigrateCommand.self, SchemaCommand.self, InitCommand.self]
+        subcommands: [
+            ImportCommand.self, ValidateCommand.self, PlanCommand.self, ExportCommand.self, PullCommand.self, ServeCommand.self,
+            MigrateCommand.self, SchemaCommand.self, InitCommand.self,
+        ]
     )
 
     /// What `--version` prints: the release and the commit the binary was built from

@@ -91,7 +91,10 @@ struct ProjectFile {
             guard let given = object[key] else { continue }
             // The value is never printed: it may be a key someone pasted in.
             guard case .string(let variable) = given, isVariableName(variable) else {
-                throw PorterError(.invalidRequest, "\(path): \(at).\(key): holds a value, not the name of an environment variable. A project file never carries keys: put the key in a variable (e.g. \(name.uppercased().replacingOccurrences(of: "-", with: "_"))_\(variableSuffix(key))) and write that variable's name here, in capitals")
+                throw PorterError(
+                    .invalidRequest,
+                    "\(path): \(at).\(key): holds a value, not the name of an environment variable. A project file never carries keys: put the key in a variable (e.g. \(name.uppercased().replacingOccurrences(of: "-", with: "_"))_\(variableSuffix(key))) and write that variable's name here, in capitals"
+                )
             }
             keyVariables[key] = variable
         }
@@ -150,8 +153,9 @@ extension TargetOptions {
     /// the keys to use: an option, else an environment variable, else the project file's.
     func backend(_ given: String) throws(PorterError) -> Backend {
         guard !Self.isServerURL(given), ProjectFile.isTargetName(given) else {
-            return Backend(location: given, applicationId: keys.applicationId, masterKey: keys.masterKey, restAPIKey: keys.restAPIKey,
-                           maintenanceKey: keys.maintenanceKey)
+            return Backend(
+                location: given, applicationId: keys.applicationId, masterKey: keys.masterKey, restAPIKey: keys.restAPIKey,
+                maintenanceKey: keys.maintenanceKey)
         }
         let project = try projectFile(for: given)
         let target = try project.target(named: given)
@@ -159,13 +163,17 @@ extension TargetOptions {
             if let fromOptions { return fromOptions }
             guard let variable = target.keyVariables[name] else { return nil }
             guard let value = ProcessInfo.processInfo.environment[variable], !value.isEmpty else {
-                throw PorterError(.invalidRequest, "--target \(given): \(project.path): targets.\(given).\(name) names the variable \(variable), which is not set: export it before running parse-porter")
+                throw PorterError(
+                    .invalidRequest,
+                    "--target \(given): \(project.path): targets.\(given).\(name) names the variable \(variable), which is not set: export it before running parse-porter"
+                )
             }
             return value
         }
-        return Backend(location: target.url, applicationId: keys.applicationId ?? target.applicationId,
-                       masterKey: try key("masterKey", keys.masterKey), restAPIKey: try key("restAPIKey", keys.restAPIKey),
-                       maintenanceKey: try key("maintenanceKey", keys.maintenanceKey))
+        return Backend(
+            location: target.url, applicationId: keys.applicationId ?? target.applicationId,
+            masterKey: try key("masterKey", keys.masterKey), restAPIKey: try key("restAPIKey", keys.restAPIKey),
+            maintenanceKey: try key("maintenanceKey", keys.maintenanceKey))
     }
 
     /// The mirror path or Parse Server URL `given` names.
@@ -186,7 +194,10 @@ extension TargetOptions {
         if let project { return try ProjectFile(path: project) }
         let path = (FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(ProjectFile.defaultName)
         guard FileManager.default.fileExists(atPath: path) else {
-            throw PorterError(.invalidRequest, "--target \(name): not a URL or a file path (those hold a . or a /), and there is no \(ProjectFile.defaultName) here naming targets: give --project FILE, or write ./\(name) for a mirror file of that name")
+            throw PorterError(
+                .invalidRequest,
+                "--target \(name): not a URL or a file path (those hold a . or a /), and there is no \(ProjectFile.defaultName) here naming targets: give --project FILE, or write ./\(name) for a mirror file of that name"
+            )
         }
         return try ProjectFile(path: path)
     }

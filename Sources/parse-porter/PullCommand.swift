@@ -29,7 +29,11 @@ struct PullCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(name: .customLong("target"), help: "The Parse Server to pull from: its URL with the mount path, e.g. http://127.0.0.1:1337/parse, a target named in parse-porter.yml, or its PostgreSQL database's postgres:// URL (default: $PARSE_SERVER_URL).")
+    @Option(
+        name: .customLong("target"),
+        help:
+            "The Parse Server to pull from: its URL with the mount path, e.g. http://127.0.0.1:1337/parse, a target named in parse-porter.yml, or its PostgreSQL database's postgres:// URL (default: $PARSE_SERVER_URL)."
+    )
     var givenTarget: String?
 
     @Argument(help: ArgumentHelp("The old spelling of --target URL.", valueName: "url", visibility: .hidden))
@@ -47,7 +51,9 @@ struct PullCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Only these classes, comma-separated.")
     var classes: String?
 
-    @Flag(name: .long, help: "Also delete from the mirror the objects the server no longer has (compares every objectId). Without it, deletions are not detected.")
+    @Flag(
+        name: .long, help: "Also delete from the mirror the objects the server no longer has (compares every objectId). Without it, deletions are not detected."
+    )
     var full = false
 
     @Option(name: .long, help: "/batch requests of relation reads in flight at once.")
@@ -64,14 +70,21 @@ struct PullCommand: AsyncParsableCommand {
     func validate() throws {
         if concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
         try TargetOptions.checkOneSpelling(givenTarget, givenArgument, spelt: "the URL argument")
-        if TargetOptions.target(givenURL) == nil { throw TargetOptions.missingTarget("--target", "the Parse Server to pull from (its URL, a target of parse-porter.yml, or its database's postgres:// URL)") }
+        if TargetOptions.target(givenURL) == nil {
+            throw TargetOptions.missingTarget(
+                "--target", "the Parse Server to pull from (its URL, a target of parse-porter.yml, or its database's postgres:// URL)")
+        }
         let location: String
         do { location = try server.location(url) } catch { throw ValidationError(error.message) }
         if !TargetOptions.isServerURL(location) && !PostgresURL.isURL(location) {
-            throw ValidationError("\(ParseServerAddress.redacted(url)): pull reads from a Parse Server: give its http(s):// URL with the mount path, or its database's postgres:// URL")
+            throw ValidationError(
+                "\(ParseServerAddress.redacted(url)): pull reads from a Parse Server: give its http(s):// URL with the mount path, or its database's postgres:// URL"
+            )
         }
         if TargetOptions.isServerURL(to) || PostgresURL.isURL(to) {
-            throw ValidationError("--to \(PostgresURL.isURL(to) ? PostgresURL.redacted(to) : ParseServerAddress.redacted(to)): pull writes into a SQLite mirror file, not a server or database")
+            throw ValidationError(
+                "--to \(PostgresURL.isURL(to) ? PostgresURL.redacted(to) : ParseServerAddress.redacted(to)): pull writes into a SQLite mirror file, not a server or database"
+            )
         }
         if let classes, classNames(classes).isEmpty { throw ValidationError("--classes: no class named") }
     }

@@ -20,8 +20,9 @@ struct RequestLog: HTTPHandler {
         let start = DispatchTime.now().uptimeNanoseconds
         let (response, failures) = inner.respondExplaining(to: request)
         let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000
-        var line = String(format: "%@ %@ %@ %d %.1f ms", timestamp, Self.escaped(request.method), Self.escaped(request.path),
-                          response.status, milliseconds)
+        var line = String(
+            format: "%@ %@ %@ %d %.1f ms", timestamp, Self.escaped(request.method), Self.escaped(request.path),
+            response.status, milliseconds)
         if !failures.isEmpty { line += ": " + Self.escaped(failures.joined(separator: "; ")) }
         Terminal.error(line)
         return response

@@ -29,7 +29,11 @@ struct SchemaCommand: ParsableCommand {
 
 /// The target of a schema command and how to reach it.
 struct SchemaTargetOptions: ParsableArguments {
-    @Option(name: .customLong("target"), help: "A SQLite mirror file, a Parse Server URL with its mount path, a Parse Server's PostgreSQL database (postgres://…), or a target named in parse-porter.yml (default: $PARSE_SERVER_URL).")
+    @Option(
+        name: .customLong("target"),
+        help:
+            "A SQLite mirror file, a Parse Server URL with its mount path, a Parse Server's PostgreSQL database (postgres://…), or a target named in parse-porter.yml (default: $PARSE_SERVER_URL)."
+    )
     var givenTarget: String?
 
     @OptionGroup var server: TargetOptions
@@ -67,7 +71,8 @@ struct SchemaFileArgument: ParsableArguments {
         case .text where diff.isEmpty:
             Terminal.output("\(location) matches \(file): \(Noun.counted(diff.classNames.count, "class")), no differences")
         case .text:
-            Terminal.output(diff.text + "\n\(Noun.counted(diff.count, "difference")) in \(Noun.counted(diff.classes.count, "class")) between \(file) and \(location)")
+            Terminal.output(
+                diff.text + "\n\(Noun.counted(diff.count, "difference")) in \(Noun.counted(diff.classes.count, "class")) between \(file) and \(location)")
         case .json:
             Terminal.output(diff.json.serialized())
         case .junit:
@@ -81,7 +86,8 @@ struct SchemaFileArgument: ParsableArguments {
     private func failed(_ name: String, _ error: PorterError, as format: SchemaCommand.OutputFormat) -> PorterError {
         guard format == .junit else { return error }
         let failure = JUnitReport.Failure(message: error.message.split(separator: "\n").first.map(String.init) ?? "", details: error.message)
-        Terminal.output(JUnitReport(suiteName: "schema check", cases: [JUnitReport.TestCase(className: "parse-porter.schema", name: name, failure: failure)]).xml)
+        Terminal.output(
+            JUnitReport(suiteName: "schema check", cases: [JUnitReport.TestCase(className: "parse-porter.schema", name: name, failure: failure)]).xml)
         return error
     }
 }
@@ -120,14 +126,16 @@ extension SchemaCommand {
             let named = schemas.flatMap { schema in
                 schema.ownIndexes.compactMap { index -> String? in
                     guard case .object(let keys) = index.value, keys.members.count > 1,
-                          keys.members.map(\.key) == IndexKeys.jsonbOrder(keys.members.map(\.key)) else { return nil }
+                        keys.members.map(\.key) == IndexKeys.jsonbOrder(keys.members.map(\.key))
+                    else { return nil }
                     return "\(schema.className).\(index.key)"
                 }
             }
             guard !named.isEmpty else { return }
-            Terminal.error("note: \(named.joined(separator: ", ")): the keys are written as /schemas lists them; a Parse Server on PostgreSQL "
-                + "lists them in jsonb's order (shorter names first), not the index's, so that order may be wrong: pull from the database "
-                + "(--target postgres://…) for the real one")
+            Terminal.error(
+                "note: \(named.joined(separator: ", ")): the keys are written as /schemas lists them; a Parse Server on PostgreSQL "
+                    + "lists them in jsonb's order (shorter names first), not the index's, so that order may be wrong: pull from the database "
+                    + "(--target postgres://…) for the real one")
         }
     }
 
@@ -164,8 +172,9 @@ extension SchemaCommand {
             }
             do {
                 let migrationTarget = try target.server.migrationTarget(target.target, create: true)
-                let diff = SchemaDiff(declared: document.classes, live: try await migrationTarget.api.schemas(),
-                                      liveIndexKeysInJSONBOrder: TargetOptions.isServerURL(migrationTarget.location))
+                let diff = SchemaDiff(
+                    declared: document.classes, live: try await migrationTarget.api.schemas(),
+                    liveIndexKeysInJSONBOrder: TargetOptions.isServerURL(migrationTarget.location))
                 let push: SchemaPush
                 do { push = try SchemaPush(diff: diff, options: options) } catch {
                     throw PorterError(error.cause, error.message + "\nGive --recreate-modified-fields to do that.")
@@ -186,7 +195,8 @@ extension SchemaCommand {
                 Terminal.output("(--delete-extra-fields deletes the fields kept above, with their values)")
             }
             let classes = push.classes.filter { !$0.changes.isEmpty }.count
-            let tally = "\(Noun.counted(push.changeCount, "change")) in \(Noun.counted(classes, "class")) "
+            let tally =
+                "\(Noun.counted(push.changeCount, "change")) in \(Noun.counted(classes, "class")) "
                 + "(\(Noun.counted(push.requestCount, "request")))"
             Terminal.output(dryRun ? "dry run: would push \(tally) to \(location); nothing was sent" : "pushed \(tally) to \(location)")
         }

@@ -40,7 +40,10 @@ struct ServeCommand: ParsableCommand {
     @Flag(help: "Accept objectIds in create bodies (Parse Server's allowCustomObjectId).")
     var allowCustomObjectId = false
 
-    @Flag(help: "Let clients without the master key create classes by saving their first object (Parse Server's allowClientClassCreation; off by default, as in Parse Server 7).")
+    @Flag(
+        help:
+            "Let clients without the master key create classes by saving their first object (Parse Server's allowClientClassCreation; off by default, as in Parse Server 7)."
+    )
     var allowClientClassCreation = false
 
     @Flag(name: .shortAndLong, help: "No request log.")
@@ -61,7 +64,8 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Seconds a query may run; then 124. Also the longest a batch with transaction: true holds the write lock.")
     var queryTimeout = 10.0
 
-    @Option(help: "Seconds a batch may hold the write lock while other requests wait for it; then a transaction is undone (124), other batches let them go first.")
+    @Option(
+        help: "Seconds a batch may hold the write lock while other requests wait for it; then a transaction is undone (124), other batches let them go first.")
     var batchLockTime = 0.25
 
     @Option(help: "MB of results all requests being answered may hold together beyond 1 MB each; a query past it is 429.")
@@ -75,9 +79,11 @@ struct ServeCommand: ParsableCommand {
             throw PorterError(.invalidRequest, "serve needs a master key: --master-key, PARSE_MASTER_KEY or PARSE_SERVER_MASTER_KEY")
         }
         guard (0...65535).contains(port) else { throw PorterError(.invalidRequest, "--port must be 0...65535") }
-        for (name, value) in [("--max-connections", Double(maxConnections)), ("--request-timeout", requestTimeout),
-                              ("--max-body-mb", Double(maxBodyMb)), ("--batch-limit", Double(batchLimit)), ("--query-timeout", queryTimeout),
-                              ("--batch-lock-time", batchLockTime), ("--result-memory-mb", Double(resultMemoryMb))]
+        for (name, value) in [
+            ("--max-connections", Double(maxConnections)), ("--request-timeout", requestTimeout),
+            ("--max-body-mb", Double(maxBodyMb)), ("--batch-limit", Double(batchLimit)), ("--query-timeout", queryTimeout),
+            ("--batch-lock-time", batchLockTime), ("--result-memory-mb", Double(resultMemoryMb)),
+        ]
         where !(value > 0 && value <= 1_000_000) {
             throw PorterError(.invalidRequest, "\(name) must be a positive number up to 1000000")
         }
@@ -92,8 +98,11 @@ struct ServeCommand: ParsableCommand {
             maintenanceKey: keys.maintenanceKey, limits: limits)
         let server: MirrorServer
         do {
-            server = try MirrorServer(mirror: mirror, configuration: configuration, host: host, port: port, limits: HTTPServer.Limits(
-                maxBodyBytes: maxBodyMb * 1024 * 1024, requestTimeout: requestTimeout, maxConnections: maxConnections)) { api in
+            server = try MirrorServer(
+                mirror: mirror, configuration: configuration, host: host, port: port,
+                limits: HTTPServer.Limits(
+                    maxBodyBytes: maxBodyMb * 1024 * 1024, requestTimeout: requestTimeout, maxConnections: maxConnections)
+            ) { api in
                 quiet ? api : RequestLog(api) as any HTTPHandler
             }
         } catch let error as SocketError {
@@ -115,6 +124,6 @@ struct ServeCommand: ParsableCommand {
         registered.wait()
         Terminal.output("serving \(mirror) at \(server.url.absoluteString)")
         server.wait()
-        signals.forEach { $0.cancel() }
+        for signal in signals { signal.cancel() }
     }
 }

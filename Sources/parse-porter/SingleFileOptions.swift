@@ -6,13 +6,19 @@ import PorterReaders
 /// `import FILE --class C [--key K] [--format F]`: one data file (or `-`, stdin) imported with
 /// the manifest `init` would infer for it, and no manifest file.
 struct SingleFileOptions: ParsableArguments {
-    @Option(name: .customLong("class"), help: "Import one data file (or - for stdin) as this class, with the manifest init would infer (default: from the file's name).")
+    @Option(
+        name: .customLong("class"),
+        help: "Import one data file (or - for stdin) as this class, with the manifest init would infer (default: from the file's name).")
     var className: String?
 
     @Option(name: .long, help: "With a single file: the key's column (or columns, comma-separated) instead of the inferred key.")
     var key: String?
 
-    @Option(name: .long, help: "With a single file: csv, tsv, json or ndjson; required for - (stdin); the format of a file whose extension names none (.txt, .dat), else it must agree with the extension.")
+    @Option(
+        name: .long,
+        help:
+            "With a single file: csv, tsv, json or ndjson; required for - (stdin); the format of a file whose extension names none (.txt, .dat), else it must agree with the extension."
+    )
     var format: String?
 
     /// Whether `dataset` is one data file: `-`, a file given with `--class` or `--format`, or a
@@ -78,7 +84,8 @@ final class StdinSpool: Sendable {
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
             guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]),
-                  let output = FileHandle(forWritingAtPath: path) else {
+                let output = FileHandle(forWritingAtPath: path)
+            else {
                 throw PorterError(.invalidRequest, "cannot write \(path) to hold stdin")
             }
             defer { try? output.close() }

@@ -21,7 +21,11 @@ struct ValidateCommand: AsyncParsableCommand {
 
     @OptionGroup var source: DatasetArgument
 
-    @Option(name: .customLong("target"), help: "Also check against this backend's schemas: a SQLite mirror file, a Parse Server URL with its mount path, a Parse Server's PostgreSQL database (postgres://user@host:port/db), or a target named in parse-porter.yml.")
+    @Option(
+        name: .customLong("target"),
+        help:
+            "Also check against this backend's schemas: a SQLite mirror file, a Parse Server URL with its mount path, a Parse Server's PostgreSQL database (postgres://user@host:port/db), or a target named in parse-porter.yml."
+    )
     var givenTarget: String?
 
     @Option(name: .customLong("against"), help: ArgumentHelp("The old spelling of --target.", visibility: .hidden))
@@ -52,7 +56,9 @@ struct ValidateCommand: AsyncParsableCommand {
         // A JSON report lists every fault; a terminal and JUnit show the first ones.
         if format == .json { options.shownErrorLimit = .max }
         let progress: (@Sendable (ImportProgress) -> Void)? = ProgressDisplay.callback(quiet: quiet || format != .text)
-        let report = try await CtrlC.cancels { try await Importer(manifest: manifest, options: options).validate(against: targetSchemas, refusedNames: refusedNames, progress: progress) }
+        let report = try await CtrlC.cancels {
+            try await Importer(manifest: manifest, options: options).validate(against: targetSchemas, refusedNames: refusedNames, progress: progress)
+        }
         switch format {
         case .text:
             if report.succeeded {

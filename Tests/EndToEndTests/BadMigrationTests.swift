@@ -11,7 +11,8 @@ final class BadMigrationTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(folders.count, 40)
         let scratch = try temporaryFolder()
         let existing = scratch.appendingPathComponent("existing.sqlite")
-        XCTAssertEqual(try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent("todo").path, "--to", existing.path, "--quiet"]).status, 0)
+        XCTAssertEqual(
+            try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent("todo").path, "--to", existing.path, "--quiet"]).status, 0)
         let before = try Data(contentsOf: existing)
         for folder in folders.sorted(by: { $0.path < $1.path }) {
             let expected = try BadInputTests.Expectation(folder.appendingPathComponent("expected-error.txt"))
@@ -30,7 +31,9 @@ final class BadMigrationTests: XCTestCase {
 
     func testAMissingMigrationsFolderIsAUsageError() throws {
         let scratch = try temporaryFolder()
-        let result = try CommandRunner.run(["migrate", "status", "--dir", scratch.appendingPathComponent("Nope").path, "--target", scratch.appendingPathComponent("a.sqlite").path])
+        let result = try CommandRunner.run([
+            "migrate", "status", "--dir", scratch.appendingPathComponent("Nope").path, "--target", scratch.appendingPathComponent("a.sqlite").path,
+        ])
         XCTAssertEqual(result.status, 2)
         XCTAssertTrue(result.stderr.contains("Nope"), result.stderr)
     }

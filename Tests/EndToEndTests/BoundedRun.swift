@@ -14,8 +14,10 @@ extension CommandRunner {
     /// Runs `parse-porter` as ``run(_:currentDirectory:environment:standardInput:)`` does, but
     /// kills it once `deadline` seconds have passed, and follows its peak memory meanwhile: how
     /// a test asserts that a hostile input costs bounded time and memory.
-    static func run(_ arguments: [String], currentDirectory: URL? = nil, environment: [String: String] = [:],
-                    deadline: Double) throws -> BoundedResult {
+    static func run(
+        _ arguments: [String], currentDirectory: URL? = nil, environment: [String: String] = [:],
+        deadline: Double
+    ) throws -> BoundedResult {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
@@ -28,9 +30,11 @@ extension CommandRunner {
         let started = ContinuousClock.now
         try process.run()
         nonisolated(unsafe) var outData = Data(), errData = Data()
-        let readers = [Thread { outData = out.fileHandleForReading.readDataToEndOfFile() },
-                       Thread { errData = err.fileHandleForReading.readDataToEndOfFile() }]
-        readers.forEach { $0.start() }
+        let readers = [
+            Thread { outData = out.fileHandleForReading.readDataToEndOfFile() },
+            Thread { errData = err.fileHandleForReading.readDataToEndOfFile() },
+        ]
+        for reader in readers { reader.start() }
         var peak = 0, killed = false
         while process.isRunning {
             peak = max(peak, peakResidentBytes(of: process.processIdentifier) ?? 0)
@@ -45,16 +49,21 @@ extension CommandRunner {
         let elapsed = ContinuousClock.now - started
         while readers.contains(where: { !$0.isFinished }) { usleep(1000) }
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let result = killed ? nil : Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                                           stderr: String(decoding: errData, as: UTF8.self))
+        let result =
+            killed
+            ? nil
+            : Result(
+                status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                stderr: String(decoding: errData, as: UTF8.self))
         return BoundedResult(result: result, seconds: seconds, peakBytes: peak)
     }
 
     /// `VmHWM` of a running process, in bytes; `nil` once it has ended.
     static func peakResidentBytes(of pid: Int32) -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-              let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "") else { return nil }
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+            let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
+        else { return nil }
         return kilobytes * 1024
     }
 }

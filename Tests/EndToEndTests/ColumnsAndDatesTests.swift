@@ -9,26 +9,33 @@ final class ColumnsAndDatesTests: XCTestCase {
 
     /// The stored dates, exactly; the header `email , name,since ` read by its trimmed names.
     func assertShopDates(_ mirror: Mirror, file: StaticString = #filePath, line: UInt = #line) throws {
-        XCTAssertEqual(try mirror.rows("SELECT email, name, since, phone FROM Customer ORDER BY email"), [
-            ["ada@example.com", "Ada Lovelace", "2024-03-01T00:00:00.000Z", nil],
-            ["alan@example.com", "Alan Turing", "1999-12-31T00:00:00.000Z", nil],
-            ["edsger@example.com", "Edsger Dijkstra", nil, nil],
-            ["grace@example.com", "Grace Hopper", "2024-03-01T00:00:00.000Z", nil],
-        ], file: file, line: line)
-        XCTAssertEqual(try mirror.rows("""
-            SELECT o.number, c.email, o.placedAt, o.pickup FROM "Order" o JOIN Customer c ON c.objectId = o.customer ORDER BY o.number
-            """), [
-            ["1", "ada@example.com", "2024-03-01T00:00:00.000Z", "2024-03-01T00:00:00.000Z"],
-            ["2", "grace@example.com", "2024-01-15T00:00:00.000Z", "2024-03-01T12:30:00.000Z"],
-            ["3", "alan@example.com", "2024-02-29T00:00:00.000Z", "2023-12-31T23:59:00.000Z"],
-            ["4", "ada@example.com", "2023-09-05T00:00:00.000Z", "2023-09-07T09:05:00.000Z"],
-        ], file: file, line: line)
-        XCTAssertEqual(try mirror.rows("SELECT code, at, loggedAt, \"when\", note, email FROM Event ORDER BY code"), [
-            ["e1", "2024-03-01T00:00:00.000Z", "2024-03-01T00:00:00.123Z", "2024-03-01T09:30:00.000Z", "first", "ada@example.com"],
-            ["e2", "2024-03-01T00:00:00.500Z", "2024-03-01T00:00:00.999Z", "1970-01-01T00:00:00.000Z", nil, "grace@example.com"],
-            ["e3", "1969-12-31T00:00:00.000Z", "1970-01-01T00:00:00.000Z", "2023-11-14T22:13:20.000Z", "third", nil],
-            ["e4", "2024-03-01T00:00:00.250Z", "1969-12-31T23:59:59.999Z", "2023-11-14T22:13:20.750Z", nil, "alan@example.com"],
-        ], file: file, line: line)
+        XCTAssertEqual(
+            try mirror.rows("SELECT email, name, since, phone FROM Customer ORDER BY email"),
+            [
+                ["ada@example.com", "Ada Lovelace", "2024-03-01T00:00:00.000Z", nil],
+                ["alan@example.com", "Alan Turing", "1999-12-31T00:00:00.000Z", nil],
+                ["edsger@example.com", "Edsger Dijkstra", nil, nil],
+                ["grace@example.com", "Grace Hopper", "2024-03-01T00:00:00.000Z", nil],
+            ], file: file, line: line)
+        XCTAssertEqual(
+            try mirror.rows(
+                """
+                SELECT o.number, c.email, o.placedAt, o.pickup FROM "Order" o JOIN Customer c ON c.objectId = o.customer ORDER BY o.number
+                """),
+            [
+                ["1", "ada@example.com", "2024-03-01T00:00:00.000Z", "2024-03-01T00:00:00.000Z"],
+                ["2", "grace@example.com", "2024-01-15T00:00:00.000Z", "2024-03-01T12:30:00.000Z"],
+                ["3", "alan@example.com", "2024-02-29T00:00:00.000Z", "2023-12-31T23:59:00.000Z"],
+                ["4", "ada@example.com", "2023-09-05T00:00:00.000Z", "2023-09-07T09:05:00.000Z"],
+            ], file: file, line: line)
+        XCTAssertEqual(
+            try mirror.rows("SELECT code, at, loggedAt, \"when\", note, email FROM Event ORDER BY code"),
+            [
+                ["e1", "2024-03-01T00:00:00.000Z", "2024-03-01T00:00:00.123Z", "2024-03-01T09:30:00.000Z", "first", "ada@example.com"],
+                ["e2", "2024-03-01T00:00:00.500Z", "2024-03-01T00:00:00.999Z", "1970-01-01T00:00:00.000Z", nil, "grace@example.com"],
+                ["e3", "1969-12-31T00:00:00.000Z", "1970-01-01T00:00:00.000Z", "2023-11-14T22:13:20.000Z", "third", nil],
+                ["e4", "2024-03-01T00:00:00.250Z", "1969-12-31T23:59:59.999Z", "2023-11-14T22:13:20.750Z", nil, "alan@example.com"],
+            ], file: file, line: line)
     }
 
     func testShopDatesImportIntoAMirror() throws {
@@ -40,10 +47,12 @@ final class ColumnsAndDatesTests: XCTestCase {
         try assertShopDates(try Mirror(target))
         // The JSON keys some events lack are counted in the summary's notes.
         let notes = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])?["notes"] as? [String])
-        XCTAssertEqual(notes.filter { $0.hasPrefix("events.ndjson: ") }.map { $0.components(separatedBy: " (")[0] }, [
-            #"events.ndjson: 2 of 4 records have no "note""#,
-            #"events.ndjson: 1 of 4 records have no "user.email""#,
-        ])
+        XCTAssertEqual(
+            notes.filter { $0.hasPrefix("events.ndjson: ") }.map { $0.components(separatedBy: " (")[0] },
+            [
+                #"events.ndjson: 2 of 4 records have no "note""#,
+                #"events.ndjson: 1 of 4 records have no "user.email""#,
+            ])
         // Optional and present columns give no note.
         XCTAssertFalse(notes.contains { $0.contains("phone") || $0.contains("\"id\"") || $0.contains("\"when\"") }, "\(notes)")
     }
@@ -64,12 +73,16 @@ final class ColumnsAndDatesTests: XCTestCase {
         let answer = try RESTImportTests.curl(server, "GET", "/classes/Event?order=code", "")
         XCTAssertEqual(answer.status, 0)
         let events = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(answer.stdout.utf8)) as? [String: Any])?["results"] as? [[String: Any]])
-        XCTAssertEqual(events.map { ($0["at"] as? [String: Any])?["iso"] as? String }, [
-            "2024-03-01T00:00:00.000Z", "2024-03-01T00:00:00.500Z", "1969-12-31T00:00:00.000Z", "2024-03-01T00:00:00.250Z",
-        ])
-        XCTAssertEqual(events.map { ($0["loggedAt"] as? [String: Any])?["iso"] as? String }, [
-            "2024-03-01T00:00:00.123Z", "2024-03-01T00:00:00.999Z", "1970-01-01T00:00:00.000Z", "1969-12-31T23:59:59.999Z",
-        ])
+        XCTAssertEqual(
+            events.map { ($0["at"] as? [String: Any])?["iso"] as? String },
+            [
+                "2024-03-01T00:00:00.000Z", "2024-03-01T00:00:00.500Z", "1969-12-31T00:00:00.000Z", "2024-03-01T00:00:00.250Z",
+            ])
+        XCTAssertEqual(
+            events.map { ($0["loggedAt"] as? [String: Any])?["iso"] as? String },
+            [
+                "2024-03-01T00:00:00.123Z", "2024-03-01T00:00:00.999Z", "1970-01-01T00:00:00.000Z", "1969-12-31T23:59:59.999Z",
+            ])
         try assertShopDates(try Mirror(server.file))
     }
 
@@ -82,7 +95,9 @@ final class ColumnsAndDatesTests: XCTestCase {
         for command in [["validate", copy.path], ["import", copy.path, "--to", target.path]] {
             let result = try CommandRunner.run(command + ["--quiet"])
             XCTAssertEqual(result.status, 2, result.stderr)
-            XCTAssertEqual(result.stderr.trimmingCharacters(in: .newlines), #"""
+            XCTAssertEqual(
+                result.stderr.trimmingCharacters(in: .newlines),
+                #"""
                 dataset.yml: classes.Order.fields.placedAt.column: orders.csv has no column "placedat"; its header is "number", "placed_at", "total"; did you mean "placed_at"?
                 """#)
         }
@@ -92,8 +107,9 @@ final class ColumnsAndDatesTests: XCTestCase {
             .write(to: manifest, atomically: true, encoding: .utf8)
         let fixed = try CommandRunner.run(["import", copy.path, "--to", target.path, "--quiet"])
         XCTAssertEqual(fixed.status, 0, fixed.stderr)
-        XCTAssertEqual(try Mirror(target).rows(#"SELECT number, placedAt FROM "Order" ORDER BY number"#),
-                       [["1", "2024-03-01T00:00:00.000Z"], ["2", "2024-03-02T00:00:00.000Z"]])
+        XCTAssertEqual(
+            try Mirror(target).rows(#"SELECT number, placedAt FROM "Order" ORDER BY number"#),
+            [["1", "2024-03-01T00:00:00.000Z"], ["2", "2024-03-02T00:00:00.000Z"]])
     }
 
     /// A Parse export's objects lack fields freely: no column is required of them.

@@ -70,8 +70,10 @@ final class CommandConventionsTests: XCTestCase {
     /// Parse Server's own variables and none of ours: the empty values hide any of ours this
     /// process has (empty counts as not set).
     private func parseServerEnvironment(_ server: ServedMirror, masterKey: String = ServedMirror.masterKey) -> [String: String] {
-        ["PARSE_SERVER_URL": server.url, "PARSE_SERVER_APPLICATION_ID": ServedMirror.applicationId, "PARSE_SERVER_MASTER_KEY": masterKey,
-         "PARSE_APPLICATION_ID": "", "PARSE_MASTER_KEY": "", "PARSE_REST_API_KEY": "", "PARSE_MAINTENANCE_KEY": ""]
+        [
+            "PARSE_SERVER_URL": server.url, "PARSE_SERVER_APPLICATION_ID": ServedMirror.applicationId, "PARSE_SERVER_MASTER_KEY": masterKey,
+            "PARSE_APPLICATION_ID": "", "PARSE_MASTER_KEY": "", "PARSE_REST_API_KEY": "", "PARSE_MAINTENANCE_KEY": "",
+        ]
     }
 
     /// `parse-porter ARGUMENTS…` in `environment`; no key may show in its output.
@@ -97,8 +99,9 @@ final class CommandConventionsTests: XCTestCase {
         let pull = try run(["pull", "--to", copy.path, "--quiet"], environment)
         XCTAssertEqual(pull.status, 0, pull.stderr)
         XCTAssertEqual(try Mirror(copy).value("SELECT count(*) FROM Book"), books)
-        XCTAssertEqual(try Mirror(copy).value("SELECT group_concat(title, '|') FROM (SELECT title FROM Book ORDER BY objectId)"),
-                       try served.value("SELECT group_concat(title, '|') FROM (SELECT title FROM Book ORDER BY objectId)"))
+        XCTAssertEqual(
+            try Mirror(copy).value("SELECT group_concat(title, '|') FROM (SELECT title FROM Book ORDER BY objectId)"),
+            try served.value("SELECT group_concat(title, '|') FROM (SELECT title FROM Book ORDER BY objectId)"))
 
         let out = directory.appendingPathComponent("out")
         let export = try run(["export", "--to", out.path, "--classes", "Book", "--quiet"], environment)
@@ -153,9 +156,11 @@ final class CommandConventionsTests: XCTestCase {
         let dataset = try CommandRunner.copyFixture("todo", to: directory)
         let imported = try run(["import", dataset.path, "--quiet"], environment)
         XCTAssertEqual(imported.status, 0, imported.stderr)
-        XCTAssertTrue(FileManager.default.fileExists(atPath: dataset.appendingPathComponent("todo.sqlite").path), "import's default is the mirror beside the dataset")
-        XCTAssertEqual(try Mirror(server.file).value("SELECT count(*) FROM sqlite_master WHERE name = 'TodoListItem'"), "0",
-                       "import wrote nothing to the server")
+        XCTAssertTrue(
+            FileManager.default.fileExists(atPath: dataset.appendingPathComponent("todo.sqlite").path), "import's default is the mirror beside the dataset")
+        XCTAssertEqual(
+            try Mirror(server.file).value("SELECT count(*) FROM sqlite_master WHERE name = 'TodoListItem'"), "0",
+            "import wrote nothing to the server")
     }
 
     /// `PARSE_SERVER_MAINTENANCE_KEY` is the maintenance key when ours is not set: the import keeps
@@ -176,8 +181,10 @@ final class CommandConventionsTests: XCTestCase {
     /// Without a target and without `PARSE_SERVER_URL`, each command is a usage error naming both.
     func testNoTargetAndNoParseServerURLIsAUsageError() throws {
         let environment = ["PARSE_SERVER_URL": ""]
-        for arguments in [["pull", "--to", "x.sqlite"], ["export", "--to", "out"], ["schema", "pull"], ["schema", "check", "schema.json"],
-                          ["migrate", "status"], ["migrate", "up"]] {
+        for arguments in [
+            ["pull", "--to", "x.sqlite"], ["export", "--to", "out"], ["schema", "pull"], ["schema", "check", "schema.json"],
+            ["migrate", "status"], ["migrate", "up"],
+        ] {
             let result = try run(arguments, environment)
             XCTAssertEqual(result.status, 2, "\(arguments): \(result.stderr)")
             XCTAssertTrue(result.stderr.contains("PARSE_SERVER_URL"), "\(arguments): \(result.stderr)")

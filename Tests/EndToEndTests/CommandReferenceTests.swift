@@ -6,7 +6,10 @@ import XCTest
 final class CommandReferenceTests: XCTestCase {
     func testTheCommandReferenceIsGeneratedFromTheHelpGoldens() throws {
         let check = try runScript(["--check"])
-        XCTAssertEqual(check.status, 0, "Docs/Commands.md is not what scripts/command-reference writes from Tests/EndToEndTests/Goldens/help/: run scripts/command-reference (\(check.stderr))")
+        XCTAssertEqual(
+            check.status, 0,
+            "Docs/Commands.md is not what scripts/command-reference writes from Tests/EndToEndTests/Goldens/help/: run scripts/command-reference (\(check.stderr))"
+        )
         // What it compares holds every golden help text whole.
         let reference = try String(contentsOf: CommandRunner.packageRoot.appendingPathComponent("Docs/Commands.md"), encoding: .utf8)
         let goldens = try FileManager.default.contentsOfDirectory(atPath: Golden.folder.appendingPathComponent("help").path)

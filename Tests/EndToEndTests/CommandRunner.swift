@@ -46,8 +46,9 @@ enum CommandRunner {
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         while !reader.isFinished { usleep(1000) }
-        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errData, as: UTF8.self))
+        return Result(
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self))
     }
 
     /// Starts `parse-porter` without waiting for it; its output goes nowhere.
@@ -71,7 +72,8 @@ enum CommandRunner {
         while process.isRunning && Date() < deadline {
             let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
             if let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
-               let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16), mask & bit != 0 {
+                let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16), mask & bit != 0
+            {
                 return true
             }
             usleep(5_000)
@@ -130,9 +132,10 @@ final class Mirror {
         defer { sqlite3_finalize(statement) }
         var rows: [[String?]] = []
         while sqlite3_step(statement) == SQLITE_ROW {
-            rows.append((0..<sqlite3_column_count(statement)).map { column in
-                sqlite3_column_text(statement, column).map { String(cString: $0) }
-            })
+            rows.append(
+                (0..<sqlite3_column_count(statement)).map { column in
+                    sqlite3_column_text(statement, column).map { String(cString: $0) }
+                })
         }
         return rows
     }
@@ -147,7 +150,8 @@ final class Mirror {
         var handle: OpaquePointer?
         defer { sqlite3_close(handle) }
         guard sqlite3_open_v2(url.path, &handle, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, sqlite3_busy_timeout(handle, 5000) == SQLITE_OK,
-              sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK else {
+            sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK
+        else {
             throw NSError(domain: "Mirror", code: 3, userInfo: [NSLocalizedDescriptionKey: String(cString: sqlite3_errmsg(handle)) + ": " + sql])
         }
     }

@@ -54,13 +54,14 @@ final class CtrlCTests: XCTestCase {
                 let lines = ((try? String(contentsOfFile: status, encoding: .utf8)) ?? "").split(separator: "\n")
                 return lines.contains { line in
                     guard line.hasPrefix("SigIgn:") || line.hasPrefix("SigCgt:"),
-                          let mask = UInt64(line.dropFirst(7).trimmingCharacters(in: .whitespaces), radix: 16) else { return false }
+                        let mask = UInt64(line.dropFirst(7).trimmingCharacters(in: .whitespaces), radix: 16)
+                    else { return false }
                     return mask & (1 << (SIGINT - 1)) != 0
                 }
             }
             while process.isRunning && !handlesSIGINT() { usleep(100) }
             kill(process.processIdentifier, SIGINT)
-            usleep(500_000) // for the handler to run: a stdin ending before it is read to its end
+            usleep(500_000)  // for the handler to run: a stdin ending before it is read to its end
             try input.fileHandleForWriting.close()
             process.waitUntilExit()
             XCTAssertEqual(process.terminationReason, .exit, "run \(run)")

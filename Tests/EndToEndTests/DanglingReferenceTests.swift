@@ -39,9 +39,11 @@ final class DanglingReferenceTests: XCTestCase {
         let pages = scratch.appendingPathComponent("notetexer.sqlite")
         let imported = try CommandRunner.run(["import", notetexer.path, "--to", pages.path, "--quiet"])
         XCTAssertEqual(imported.status, 0, imported.stderr)
-        XCTAssertTrue(imported.stdout.contains("""
-            dangling NotePage.linksTo: 20 join rows naming a missing object (20 with no NotePage owner), kept (first _Join:linksTo:NotePage.json:2, "QjVpqqhwj7")
-            """), imported.stdout)
+        XCTAssertTrue(
+            imported.stdout.contains(
+                """
+                dangling NotePage.linksTo: 20 join rows naming a missing object (20 with no NotePage owner), kept (first _Join:linksTo:NotePage.json:2, "QjVpqqhwj7")
+                """), imported.stdout)
         let compared = try ExportSourceCheck.assertMirror(pages, matches: notetexer, skipped: ["_Installation"])
         XCTAssertEqual(compared.links, Self.deletedOwnerRows + Self.liveRows)
         XCTAssertEqual(try Mirror(pages).value(#"SELECT count(*) FROM "_Join:linksTo:NotePage" WHERE owningId NOT IN (SELECT objectId FROM NotePage)"#), "20")
@@ -60,7 +62,8 @@ final class DanglingReferenceTests: XCTestCase {
         let words = scratch.appendingPathComponent("cleared.sqlite")
         let cleared = try json(try CommandRunner.run(["import", anglish.path, "--to", words.path, "--json", "--dangling", "clear"]))
         XCTAssertEqual(dangling(cleared).map { $0["policy"] as? String }, ["clear", "clear"])
-        XCTAssertEqual(try Mirror(words).rows("SELECT parentWord, parentComment, by, data FROM Comment"), [[nil, nil, "TyeUpnrLdw", "Test Comment do not read. "]])
+        XCTAssertEqual(
+            try Mirror(words).rows("SELECT parentWord, parentComment, by, data FROM Comment"), [[nil, nil, "TyeUpnrLdw", "Test Comment do not read. "]])
         let text = try CommandRunner.run(["import", anglish.path, "--to", scratch.appendingPathComponent("text.sqlite").path, "--dangling", "clear", "--quiet"])
         XCTAssertTrue(text.stdout.contains(#"dangling Comment.parentComment: 1 pointer to no Comment, left unset (first Comment.json:2, "null")"#), text.stdout)
 
@@ -71,16 +74,19 @@ final class DanglingReferenceTests: XCTestCase {
         XCTAssertEqual(try Mirror(pages).value(#"SELECT count(*) FROM "_Join:linksTo:NotePage""#), "\(Self.liveRows)")
 
         let refused = scratch.appendingPathComponent("refused.sqlite")
-        for (export, expected) in [(anglish, #"Comment.json:2: column "parentComment" (Comment.parentComment): value "null": no Comment has objectId "null""#),
-                                   (notetexer, #"_Join:linksTo:NotePage.json:2: column "owningId" (NotePage.linksTo): value "QjVpqqhwj7": no NotePage has objectId "QjVpqqhwj7""#)] {
+        for (export, expected) in [
+            (anglish, #"Comment.json:2: column "parentComment" (Comment.parentComment): value "null": no Comment has objectId "null""#),
+            (notetexer, #"_Join:linksTo:NotePage.json:2: column "owningId" (NotePage.linksTo): value "QjVpqqhwj7": no NotePage has objectId "QjVpqqhwj7""#),
+        ] {
             let result = try CommandRunner.run(["import", export.path, "--to", refused.path, "--dangling", "reject", "--quiet"])
             XCTAssertEqual(result.status, 1, result.stderr)
             XCTAssertTrue(result.stderr.contains(expected), result.stderr)
             XCTAssertFalse(FileManager.default.fileExists(atPath: refused.path))
             let validated = try CommandRunner.run(["validate", export.path, "--dangling", "reject", "--format", "json"])
             XCTAssertEqual(validated.status, 1)
-            XCTAssertGreaterThan((try JSONSerialization.jsonObject(with: Data(validated.stdout.utf8)) as? [String: Any])?["faultCounts"]
-                                    .flatMap { ($0 as? [String: Int])?["danglingReference"] } ?? 0, 0, validated.stdout)
+            XCTAssertGreaterThan(
+                (try JSONSerialization.jsonObject(with: Data(validated.stdout.utf8)) as? [String: Any])?["faultCounts"]
+                    .flatMap { ($0 as? [String: Int])?["danglingReference"] } ?? 0, 0, validated.stdout)
         }
     }
 
@@ -118,7 +124,8 @@ final class DanglingReferenceTests: XCTestCase {
         let db = try PostgresConnection(url: url)
         defer { db.close() }
         XCTAssertEqual(try db.execute(#"SELECT "parentWord", "parentComment" FROM "Comment""#).map { $0 }, [["9TT2Qfz77z", "null"]])
-        XCTAssertEqual(try db.execute(#"SELECT count(*) FROM "_Join:linksTo:NotePage" WHERE "owningId" NOT IN (SELECT "objectId" FROM "NotePage")"#).first?.first, "20")
+        XCTAssertEqual(
+            try db.execute(#"SELECT count(*) FROM "_Join:linksTo:NotePage" WHERE "owningId" NOT IN (SELECT "objectId" FROM "NotePage")"#).first?.first, "20")
         let out = scratch.appendingPathComponent("out")
         let exported = try CommandRunner.run(["export", "--target", url, "--to", out.path, "--classes", "NotePage", "--quiet"])
         XCTAssertEqual(exported.status, 0, exported.stderr)
@@ -139,7 +146,9 @@ final class DanglingReferenceTests: XCTestCase {
 
         let unknown = try CommandRunner.run(["schema", "infer", copy.path])
         XCTAssertEqual(unknown.status, 1)
-        XCTAssertTrue(unknown.stderr.contains("_Join:linksTo:NotePage.json: cannot tell which class NotePage.linksTo relates to: none of its relatedIds ("), unknown.stderr)
+        XCTAssertTrue(
+            unknown.stderr.contains("_Join:linksTo:NotePage.json: cannot tell which class NotePage.linksTo relates to: none of its relatedIds ("),
+            unknown.stderr)
         XCTAssertTrue(unknown.stderr.contains("(--relation NotePage.linksTo=<Class>)"), unknown.stderr)
         XCTAssertFalse(unknown.stdout.contains(#""linksTo""#), "a Relation of no class is left out: \(unknown.stdout)")
         let refused = try CommandRunner.run(["import", copy.path, "--to", scratch.appendingPathComponent("refused.sqlite").path, "--quiet"])
@@ -152,15 +161,17 @@ final class DanglingReferenceTests: XCTestCase {
         let mirror = scratch.appendingPathComponent("hinted.sqlite")
         let imported = try json(try CommandRunner.run(["import", copy.path, "--to", mirror.path, "--relation", "NotePage.linksTo=NotePage", "--json"]))
         XCTAssertEqual(dangling(imported).first?["count"] as? Int, 20)
-        XCTAssertEqual(Set(try Mirror(mirror).rows(#"SELECT owningId, relatedId FROM "_Join:linksTo:NotePage""#).map { "\($0[0]!)>\($0[1]!)" }),
-                       Set(rows.map { "\($0["owningId"]!)>\($0["relatedId"]!)" }))
+        XCTAssertEqual(
+            Set(try Mirror(mirror).rows(#"SELECT owningId, relatedId FROM "_Join:linksTo:NotePage""#).map { "\($0[0]!)>\($0[1]!)" }),
+            Set(rows.map { "\($0["owningId"]!)>\($0["relatedId"]!)" }))
 
         // Named for its class, the field needs no hint: a guess, said in a note.
         try FileManager.default.moveItem(at: join, to: copy.appendingPathComponent("_Join:notePages:NotePage.json"))
         let named = try CommandRunner.run(["schema", "infer", copy.path])
         XCTAssertEqual(named.status, 0, named.stderr)
         XCTAssertTrue(named.stdout.contains(#""notePages": {"type": "Relation", "targetClass": "NotePage"}"#), named.stdout)
-        XCTAssertTrue(named.stderr.contains("_Join:notePages:NotePage.json: NotePage.notePages is taken to relate to NotePage, from the field's name"), named.stderr)
+        XCTAssertTrue(
+            named.stderr.contains("_Join:notePages:NotePage.json: NotePage.notePages is taken to relate to NotePage, from the field's name"), named.stderr)
     }
 
     /// A stray file beside the objects (an app's NSDictionary dump named `user.json`, as a real

@@ -40,15 +40,19 @@ final class ExportInferenceTests: XCTestCase {
         // The inferred types are in `_SCHEMA`, with all-public class-level permissions.
         let mirror = try Mirror(scratch.appendingPathComponent("back4app-export.sqlite"))
         let store = try XCTUnwrap(try mirror.value("SELECT schema FROM _SCHEMA WHERE className = 'Store'"))
-        for spec in [#""products":{"type":"Relation","targetClass":"Product"}"#, #""staff":{"type":"Relation","targetClass":"Employee"}"#,
-                     #""area":{"type":"Polygon"}"#, #""logo":{"type":"Bytes"}"#, #""manager":{"type":"Pointer","targetClass":"Employee"}"#,
-                     #""find":{"*":true}"#] {
+        for spec in [
+            #""products":{"type":"Relation","targetClass":"Product"}"#, #""staff":{"type":"Relation","targetClass":"Employee"}"#,
+            #""area":{"type":"Polygon"}"#, #""logo":{"type":"Bytes"}"#, #""manager":{"type":"Pointer","targetClass":"Employee"}"#,
+            #""find":{"*":true}"#,
+        ] {
             XCTAssertTrue(store.contains(spec), "\(spec) not in \(store)")
         }
         // A Dashboard export's `className` key is no column; its Relation placeholder is a declared Relation without links.
         let dashboard = try Mirror(scratch.appendingPathComponent("dashboard-export.sqlite"))
         XCTAssertEqual(try dashboard.rows("SELECT name FROM pragma_table_info('Player') WHERE name = 'className'"), [])
-        XCTAssertTrue(try XCTUnwrap(try dashboard.value("SELECT schema FROM _SCHEMA WHERE className = 'Team'")).contains(#""players":{"type":"Relation","targetClass":"Player"}"#))
+        XCTAssertTrue(
+            try XCTUnwrap(try dashboard.value("SELECT schema FROM _SCHEMA WHERE className = 'Team'")).contains(
+                #""players":{"type":"Relation","targetClass":"Player"}"#))
     }
 
     /// Through the REST API of a served mirror (custom objectIds on, with a maintenance key), the
@@ -143,7 +147,9 @@ final class ExportInferenceTests: XCTestCase {
     static func tables(_ url: URL) throws -> [String: [[String?]]] {
         let mirror = try Mirror(url)
         var tables: [String: [[String?]]] = [:]
-        for row in try mirror.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT IN ('_SCHEMA') AND name NOT LIKE '_Porter%' AND name NOT LIKE 'sqlite_%'") {
+        for row in try mirror.rows(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT IN ('_SCHEMA') AND name NOT LIKE '_Porter%' AND name NOT LIKE 'sqlite_%'")
+        {
             let name = row[0]!
             tables[name] = try mirror.rows("SELECT * FROM \"\(name)\" ORDER BY 1, 2")
         }
@@ -165,8 +171,9 @@ final class ExportInferenceTests: XCTestCase {
         XCTAssertEqual(result.status, 0, result.stderr)
         let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         let skipped = try XCTUnwrap(json["skippedKeys"] as? [[String: Any]])
-        XCTAssertEqual(skipped.map { "\($0["className"]!).\($0["key"]!) \($0["objects"]!) \($0["file"]!):\($0["firstLine"]!)" },
-                       ["Product.stock 2 Product.json:1", "Product.available 2 Product.json:2"])
+        XCTAssertEqual(
+            skipped.map { "\($0["className"]!).\($0["key"]!) \($0["objects"]!) \($0["file"]!):\($0["firstLine"]!)" },
+            ["Product.stock 2 Product.json:1", "Product.available 2 Product.json:2"])
         let table = try CommandRunner.run(["import", copy.path, "--to", target.path])
         XCTAssertTrue(table.stdout.contains("skipped key Product.stock: not a field, in 2 objects (first Product.json:1)"), table.stdout)
         XCTAssertEqual(try Mirror(target).rows("SELECT name FROM pragma_table_info('Product') WHERE name IN ('stock', 'available')"), [])
@@ -186,6 +193,8 @@ final class ExportInferenceTests: XCTestCase {
         XCTAssertEqual(result.status, 1)
         XCTAssertTrue(result.stdout.contains(#""score": {"type": "Number"}"#), result.stdout)
         XCTAssertTrue(result.stdout.contains(#""publishedAt": {"type": "Date"}"#), result.stdout)
-        XCTAssertTrue(result.stderr.contains(#"Post.json:4 (objectId "pThree0003"): Post.score is a String here but a Number at Post.json:2 (objectId "pOne000001")"#), result.stderr)
+        XCTAssertTrue(
+            result.stderr.contains(#"Post.json:4 (objectId "pThree0003"): Post.score is a String here but a Number at Post.json:2 (objectId "pOne000001")"#),
+            result.stderr)
     }
 }

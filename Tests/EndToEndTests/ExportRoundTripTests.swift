@@ -8,11 +8,14 @@ final class ExportRoundTripTests: XCTestCase {
     static let fixtures = ["library", "todo", "recipes", "contacts", "org", "parse-export", "parse-app", "shop-dates", "spreadsheet-eu"]
 
     /// Exports `source` in `format` into a new folder and imports that folder into a new mirror.
-    private func roundTrip(from source: String, format: String, extra: [String] = [], in directory: URL, name: String,
-                           environment: [String: String] = [:]) throws -> URL {
+    private func roundTrip(
+        from source: String, format: String, extra: [String] = [], in directory: URL, name: String,
+        environment: [String: String] = [:]
+    ) throws -> URL {
         let folder = directory.appendingPathComponent("\(name)-\(format)")
-        let export = try CommandRunner.run(["export", "--from", source, "--to", folder.path, "--format", format, "--quiet"] + extra,
-                                           environment: environment)
+        let export = try CommandRunner.run(
+            ["export", "--from", source, "--to", folder.path, "--format", format, "--quiet"] + extra,
+            environment: environment)
         XCTAssertEqual(export.status, 0, "\(name) \(format): \(export.stderr)")
         let copy = directory.appendingPathComponent("\(name)-\(format).sqlite")
         let reimport = try CommandRunner.run(["import", folder.path, "--to", copy.path, "--quiet"])
@@ -59,8 +62,9 @@ final class ExportRoundTripTests: XCTestCase {
         let server = try ServedMirror(in: self, allowCustomObjectId: false)
         let imported = try server.runImport(CommandRunner.fixtures.appendingPathComponent("org").path, ["--quiet"])
         XCTAssertEqual(imported.status, 0, imported.stderr)
-        let copy = try roundTrip(from: server.url, format: "parse", in: try temporaryFolder(), name: "org",
-                                 environment: ServedMirror.environment)
+        let copy = try roundTrip(
+            from: server.url, format: "parse", in: try temporaryFolder(), name: "org",
+            environment: ServedMirror.environment)
         MirrorSnapshot.assertEqual(try MirrorSnapshot(copy), try MirrorSnapshot(server.file), "org with server-assigned ids")
     }
 }

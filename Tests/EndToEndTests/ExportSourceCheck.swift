@@ -25,8 +25,10 @@ enum ExportSourceCheck {
     /// whose owner is missing (a join row of a deleted owner is not written).
     /// `skipped`: classes the import leaves out (`_Installation`), whose files are not compared.
     @discardableResult
-    static func assertMirror(_ mirrorURL: URL, matches folder: URL, timestamps: Bool = true, throughParseServer: Bool = false,
-                             skipped: Set<String> = [], file: StaticString = #filePath, line: UInt = #line) throws -> (objects: Int, links: Int) {
+    static func assertMirror(
+        _ mirrorURL: URL, matches folder: URL, timestamps: Bool = true, throughParseServer: Bool = false,
+        skipped: Set<String> = [], file: StaticString = #filePath, line: UInt = #line
+    ) throws -> (objects: Int, links: Int) {
         let mirror = try Mirror(mirrorURL)
         var objectCount = 0, linkCount = 0
         for name in try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() where name.hasSuffix(".json") {
@@ -67,7 +69,8 @@ enum ExportSourceCheck {
                         if column == "ACL" && (value == nil || value is NSNull) { value = [objectId: ["read": true, "write": true]] }
                     }
                     if throughParseServer, var polygon = value as? [String: Any], polygon["__type"] as? String == "Polygon",
-                       let ring = polygon["coordinates"] as? [[Double]], let first = ring.first, first != ring.last {
+                        let ring = polygon["coordinates"] as? [[Double]], let first = ring.first, first != ring.last
+                    {
                         polygon["coordinates"] = ring + [first]
                         value = polygon
                     }

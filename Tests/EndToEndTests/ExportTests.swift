@@ -77,16 +77,23 @@ final class ExportTests: XCTestCase {
     func testCSVCells() throws {
         let mirror = try libraryMirror()
         let keyed = directory.appendingPathComponent("keyed"), plain = directory.appendingPathComponent("plain")
-        XCTAssertEqual(try export(["--from", mirror.path, "--to", keyed.path, "--format", "csv", "--manifest", CommandRunner.fixtures.appendingPathComponent("library").path]).status, 0)
+        XCTAssertEqual(
+            try export([
+                "--from", mirror.path, "--to", keyed.path, "--format", "csv", "--manifest", CommandRunner.fixtures.appendingPathComponent("library").path,
+            ]).status, 0)
         XCTAssertEqual(try export(["--from", mirror.path, "--to", plain.path, "--format", "csv"]).status, 0)
         let dune = try XCTUnwrap(try Mirror(mirror).rows(#"SELECT objectId, createdAt, genre FROM "Book" WHERE title = 'Dune'"#).first)
         let keyedBooks = try String(contentsOf: keyed.appendingPathComponent("Book.csv"), encoding: .utf8)
-        XCTAssertTrue(keyedBooks.contains(#"\#(dune[0]!),\#(dune[1]!),\#(dune[1]!),"{""*"":{""read"":true},""role:Librarian"":{""read"":true,""write"":true}}",Dune,1965,Science Fiction,978-0-441-17271-9,"#), keyedBooks)
+        XCTAssertTrue(
+            keyedBooks.contains(
+                #"\#(dune[0]!),\#(dune[1]!),\#(dune[1]!),"{""*"":{""read"":true},""role:Librarian"":{""read"":true,""write"":true}}",Dune,1965,Science Fiction,978-0-441-17271-9,"#
+            ), keyedBooks)
         XCTAssertTrue(try String(contentsOf: plain.appendingPathComponent("Book.csv"), encoding: .utf8).contains(",Dune,1965,\(dune[2]!),"))
         XCTAssertTrue(try String(contentsOf: keyed.appendingPathComponent("_Join:books:Genre.csv"), encoding: .utf8).hasPrefix("owner,related\n"))
 
         let recipes = directory.appendingPathComponent("recipes.sqlite")
-        XCTAssertEqual(try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent("recipes").path, "--to", recipes.path, "--quiet"]).status, 0)
+        XCTAssertEqual(
+            try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent("recipes").path, "--to", recipes.path, "--quiet"]).status, 0)
         let out = directory.appendingPathComponent("recipes")
         XCTAssertEqual(try export(["--from", recipes.path, "--to", out.path, "--format", "csv"]).status, 0)
         let kitchens = try String(contentsOf: out.appendingPathComponent("Kitchen.csv"), encoding: .utf8)
@@ -101,8 +108,11 @@ final class ExportTests: XCTestCase {
         let org = directory.appendingPathComponent("org.sqlite")
         XCTAssertEqual(try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent("org").path, "--to", org.path, "--quiet"]).status, 0)
         let orgOut = directory.appendingPathComponent("org")
-        XCTAssertEqual(try export(["--from", org.path, "--to", orgOut.path, "--format", "csv", "--manifest", CommandRunner.fixtures.appendingPathComponent("org").path]).status, 0)
-        XCTAssertTrue(try String(contentsOf: orgOut.appendingPathComponent("Team.csv"), encoding: .utf8).contains(#",Platform,Lukas Schmidt,"[""Berlin"",""DE""]""#))
+        XCTAssertEqual(
+            try export(["--from", org.path, "--to", orgOut.path, "--format", "csv", "--manifest", CommandRunner.fixtures.appendingPathComponent("org").path])
+                .status, 0)
+        XCTAssertTrue(
+            try String(contentsOf: orgOut.appendingPathComponent("Team.csv"), encoding: .utf8).contains(#",Platform,Lukas Schmidt,"[""Berlin"",""DE""]""#))
     }
 
     func testWhereSelectsObjectsAndTheirLinks() throws {
@@ -116,7 +126,8 @@ final class ExportTests: XCTestCase {
         XCTAssertGreaterThan(expected.count, 0)
         XCTAssertLessThan(expected.count, 43)
         let links = try jsonRecords(out.appendingPathComponent("_Join:authors:Book.json"))
-        let expectedLinks = try Mirror(mirror).value(#"SELECT count(*) FROM "_Join:authors:Book" WHERE owningId IN (SELECT objectId FROM "Book" WHERE publishingYear >= 1950)"#)
+        let expectedLinks = try Mirror(mirror).value(
+            #"SELECT count(*) FROM "_Join:authors:Book" WHERE owningId IN (SELECT objectId FROM "Book" WHERE publishingYear >= 1950)"#)
         XCTAssertEqual(String(links.count), expectedLinks)
         XCTAssertTrue(links.allSatisfy { expected.contains($0["owningId"] as? String ?? "") })
         let schema = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("schema.json"))) as? [String: Any]
@@ -157,7 +168,10 @@ final class ExportTests: XCTestCase {
             ("hostile-class-name", [], 3, #"class "../escaped""#),
             ("hostile-relation-name", [], 3, #"relation Book."../../x""#),
             ("stored-date-not-a-date", [], 3, #"Book b2: the stored published "yesterday" is not a Date"#),
-            ("dangling-pointer", ["--format", "csv", "--manifest", library], 1, "Book b2 genre points at Genre gone, which does not exist or has no complete key; export without natural keys"),
+            (
+                "dangling-pointer", ["--format", "csv", "--manifest", library], 1,
+                "Book b2 genre points at Genre gone, which does not exist or has no complete key; export without natural keys"
+            ),
         ]
         for (name, arguments, status, fragment) in cases {
             let source = try CommandRunner.loadSQLFixture("bad-targets/\(name).sql", into: directory)
@@ -204,8 +218,9 @@ final class ExportTests: XCTestCase {
         let server = try ServedMirror(in: self, allowCustomObjectId: true)
         XCTAssertEqual(try server.runImport(CommandRunner.fixtures.appendingPathComponent("library").path, ["--quiet"]).status, 0)
         let out = directory.appendingPathComponent("served")
-        let result = try CommandRunner.run(["export", "--from", server.url, "--to", out.path, "--classes", "Book,Genre", "--format", "ndjson"],
-                                           environment: ServedMirror.environment)
+        let result = try CommandRunner.run(
+            ["export", "--from", server.url, "--to", out.path, "--classes", "Book,Genre", "--format", "ndjson"],
+            environment: ServedMirror.environment)
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertFalse((result.stdout + result.stderr).contains(ServedMirror.masterKey))
         XCTAssertEqual(try String(contentsOf: out.appendingPathComponent("Book.ndjson"), encoding: .utf8).split(separator: "\n").count, 43)
@@ -213,20 +228,23 @@ final class ExportTests: XCTestCase {
         XCTAssertEqual(String(genreLinks), try Mirror(server.file).value(#"SELECT count(*) FROM "_Join:books:Genre""#))
 
         let selected = directory.appendingPathComponent("selected")
-        let filtered = try CommandRunner.run(["export", "--from", server.url, "--to", selected.path, "--classes", "Book", "--where", #"{"publishingYear":{"$lt":1900}}"#, "--quiet"],
-                                             environment: ServedMirror.environment)
+        let filtered = try CommandRunner.run(
+            ["export", "--from", server.url, "--to", selected.path, "--classes", "Book", "--where", #"{"publishingYear":{"$lt":1900}}"#, "--quiet"],
+            environment: ServedMirror.environment)
         XCTAssertEqual(filtered.status, 0, filtered.stderr)
         let expected = try Mirror(server.file).rows(#"SELECT objectId FROM "Book" WHERE publishingYear < 1900"#).compactMap { $0[0] }
         XCTAssertEqual(Set(try jsonRecords(selected.appendingPathComponent("Book.json")).compactMap { $0["objectId"] as? String }), Set(expected))
 
-        let wrongKey = try CommandRunner.run(["export", "--from", server.url, "--to", directory.appendingPathComponent("refused").path, "--quiet"],
-                                             environment: ["PARSE_APPLICATION_ID": ServedMirror.applicationId, "PARSE_MASTER_KEY": "not-the-key"])
+        let wrongKey = try CommandRunner.run(
+            ["export", "--from", server.url, "--to", directory.appendingPathComponent("refused").path, "--quiet"],
+            environment: ["PARSE_APPLICATION_ID": ServedMirror.applicationId, "PARSE_MASTER_KEY": "not-the-key"])
         XCTAssertEqual(wrongKey.status, 3, wrongKey.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: directory.appendingPathComponent("refused").path))
         XCTAssertFalse((wrongKey.stdout + wrongKey.stderr).contains("not-the-key"))
 
-        let unreachable = try CommandRunner.run(["export", "--from", "http://127.0.0.1:1/parse", "--to", directory.appendingPathComponent("nowhere").path, "--quiet", "--timeout", "2"],
-                                                environment: ServedMirror.environment)
+        let unreachable = try CommandRunner.run(
+            ["export", "--from", "http://127.0.0.1:1/parse", "--to", directory.appendingPathComponent("nowhere").path, "--quiet", "--timeout", "2"],
+            environment: ServedMirror.environment)
         XCTAssertEqual(unreachable.status, 3, unreachable.stderr)
         XCTAssertTrue(unreachable.stderr.contains("127.0.0.1:1"), unreachable.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: directory.appendingPathComponent("nowhere").path))

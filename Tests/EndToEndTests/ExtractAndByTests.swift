@@ -24,45 +24,59 @@ final class ExtractAndByTests: XCTestCase {
     func assertGoodbooks(_ target: URL, _ context: String) throws {
         let mirror = try Mirror(target)
         // One Author per distinct name of the split cells (parts trimmed; a name twice in one cell once).
-        XCTAssertEqual(try mirror.rows("SELECT name FROM Author ORDER BY name").map { $0[0]! }, [
-            "Alice Sebold", "F. Scott Fitzgerald", "Harper Lee", "J.K. Rowling", "Mary GrandPré", "Neil Gaiman",
-            "Rufus Beck", "Stephenie Meyer", "Suzanne Collins", "Terry Pratchett",
-        ], context)
+        XCTAssertEqual(
+            try mirror.rows("SELECT name FROM Author ORDER BY name").map { $0[0]! },
+            [
+                "Alice Sebold", "F. Scott Fitzgerald", "Harper Lee", "J.K. Rowling", "Mary GrandPré", "Neil Gaiman",
+                "Rufus Beck", "Stephenie Meyer", "Suzanne Collins", "Terry Pratchett",
+            ], context)
         func authors(_ title: String) throws -> [String] {
-            try mirror.rows("""
+            try mirror.rows(
+                """
                 SELECT a.name FROM "_Join:authors:Book" j JOIN Book b ON b.objectId = j.owningId
                 JOIN Author a ON a.objectId = j.relatedId WHERE b.title = '\(title)' ORDER BY a.name
-                """).map { $0[0]! }
+                """
+            ).map { $0[0]! }
         }
         XCTAssertEqual(try authors("Harry Potter and the Prisoner of Azkaban"), ["J.K. Rowling", "Mary GrandPré", "Rufus Beck"], context)
         XCTAssertEqual(try authors("Good Omens"), ["Neil Gaiman", "Terry Pratchett"], context)
         XCTAssertEqual(try authors("Mockingjay"), ["Suzanne Collins"], context)
         XCTAssertEqual(try mirror.value(#"SELECT count(*) FROM "_Join:authors:Book""#), "14", context)
         // A Pointer to a class extracted from an unsplit column: the comma stays in the name.
-        XCTAssertEqual(try mirror.rows("SELECT name FROM Publisher ORDER BY name").map { $0[0]! },
-                       ["Harper Perennial", "Little, Brown and Company", "Scholastic Inc", "Scholastic Press", "Scribner"], context)
-        XCTAssertEqual(try mirror.rows("""
-            SELECT b.title, p.name FROM Book b LEFT JOIN Publisher p ON p.objectId = b.publisher
-            WHERE b.title IN ('Twilight', 'Good Omens', 'Catching Fire') ORDER BY b.title
-            """), [["Catching Fire", "Scholastic Press"], ["Good Omens", nil], ["Twilight", "Little, Brown and Company"]], context)
+        XCTAssertEqual(
+            try mirror.rows("SELECT name FROM Publisher ORDER BY name").map { $0[0]! },
+            ["Harper Perennial", "Little, Brown and Company", "Scholastic Inc", "Scholastic Press", "Scribner"], context)
+        XCTAssertEqual(
+            try mirror.rows(
+                """
+                SELECT b.title, p.name FROM Book b LEFT JOIN Publisher p ON p.objectId = b.publisher
+                WHERE b.title IN ('Twilight', 'Good Omens', 'Catching Fire') ORDER BY b.title
+                """), [["Catching Fire", "Scholastic Press"], ["Good Omens", nil], ["Twilight", "Little, Brown and Company"]], context)
         XCTAssertEqual(try mirror.value("SELECT count(*) FROM Book WHERE publisher IS NOT NULL"), "9", context)
         // Ratings name books by book_id, not by the key goodreads_book_id: book_id 5 is Catching
         // Fire, whose key is 6148028; the book whose key is 5 is the Prisoner of Azkaban.
         let ratings = try mirror.rows("SELECT r.userId, b.bookId FROM Rating r JOIN Book b ON b.objectId = r.book")
         XCTAssertEqual(Set(ratings.map { [$0[0]!, $0[1]!] }), try pairs("ratings.csv"), context)
         XCTAssertEqual(try mirror.value("SELECT count(*) FROM Rating"), "7", context)
-        XCTAssertEqual(try mirror.rows("""
-            SELECT b.title FROM Rating r JOIN Book b ON b.objectId = r.book WHERE r.userId = 1 ORDER BY b.title
-            """).map { $0[0]! }, ["Catching Fire", "Harry Potter and the Sorcerer's Stone"], context)
+        XCTAssertEqual(
+            try mirror.rows(
+                """
+                SELECT b.title FROM Rating r JOIN Book b ON b.objectId = r.book WHERE r.userId = 1 ORDER BY b.title
+                """
+            ).map { $0[0]! }, ["Catching Fire", "Harry Potter and the Sorcerer's Stone"], context)
         // A join file naming its targets by tag_id (Tag's key is the name) and one naming its
         // owners by book_id, its targets the Readers extracted from that file.
-        XCTAssertEqual(try mirror.rows("""
-            SELECT t.name FROM "_Join:tags:Book" j JOIN Book b ON b.objectId = j.owningId
-            JOIN Tag t ON t.objectId = j.relatedId WHERE b.title = 'The Hunger Games' ORDER BY t.name
-            """).map { $0[0]! }, ["to-read", "young-adult"], context)
+        XCTAssertEqual(
+            try mirror.rows(
+                """
+                SELECT t.name FROM "_Join:tags:Book" j JOIN Book b ON b.objectId = j.owningId
+                JOIN Tag t ON t.objectId = j.relatedId WHERE b.title = 'The Hunger Games' ORDER BY t.name
+                """
+            ).map { $0[0]! }, ["to-read", "young-adult"], context)
         XCTAssertEqual(try mirror.value(#"SELECT count(*) FROM "_Join:tags:Book""#), "7", context)
         XCTAssertEqual(try mirror.rows("SELECT userId FROM Reader ORDER BY userId").map { $0[0]! }, ["1", "2", "4"], context)
-        let readers = try mirror.rows("""
+        let readers = try mirror.rows(
+            """
             SELECT r.userId, b.bookId FROM "_Join:readers:Book" j JOIN Book b ON b.objectId = j.owningId JOIN Reader r ON r.objectId = j.relatedId
             """)
         XCTAssertEqual(Set(readers.map { [$0[0]!, $0[1]!] }), try pairs("to_read.csv"), context)
@@ -138,25 +152,25 @@ final class ExtractAndByTests: XCTestCase {
         let folder = try temporaryFolder().appendingPathComponent("years")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try """
-            version: 1
-            classes:
-              Book:
-                source: books.csv
-                key: [title]
-                fields:
-                  title: String!
-                  isbn: String
-                  years: {type: Relation<Year>, split: ";"}
-              Year:
-                extract: {source: books.csv, column: years, split: ";"}
-                fields: {value: Number!}
-              Review:
-                source: reviews.csv
-                key: [text]
-                fields:
-                  text: String!
-                  book: {type: Pointer<Book>, column: isbn, by: isbn}
-            """.write(to: folder.appendingPathComponent("dataset.yml"), atomically: true, encoding: .utf8)
+        version: 1
+        classes:
+          Book:
+            source: books.csv
+            key: [title]
+            fields:
+              title: String!
+              isbn: String
+              years: {type: Relation<Year>, split: ";"}
+          Year:
+            extract: {source: books.csv, column: years, split: ";"}
+            fields: {value: Number!}
+          Review:
+            source: reviews.csv
+            key: [text]
+            fields:
+              text: String!
+              book: {type: Pointer<Book>, column: isbn, by: isbn}
+        """.write(to: folder.appendingPathComponent("dataset.yml"), atomically: true, encoding: .utf8)
         try "title,isbn,years\nA,111,1990; 1991\nB,222,abc; 1992\nC,333,1992;1993\nD,111,1990\n"
             .write(to: folder.appendingPathComponent("books.csv"), atomically: true, encoding: .utf8)
         try "text,isbn\nGreat,333\nDull,222\n".write(to: folder.appendingPathComponent("reviews.csv"), atomically: true, encoding: .utf8)
@@ -165,7 +179,9 @@ final class ExtractAndByTests: XCTestCase {
         XCTAssertEqual(strict.status, 1)
         XCTAssertTrue(strict.stderr.contains(#"books.csv:3: column "years" (Year.value): value "abc": not a number"#), strict.stderr)
         // A reference by isbn to the rejected book B is told so, as one by its key would be.
-        XCTAssertTrue(strict.stderr.contains(#"reviews.csv:3: column "isbn" (Review.book): value "222": points to Book "222" (line 3), which is rejected"#), strict.stderr)
+        XCTAssertTrue(
+            strict.stderr.contains(#"reviews.csv:3: column "isbn" (Review.book): value "222": points to Book "222" (line 3), which is rejected"#), strict.stderr
+        )
         XCTAssertFalse(FileManager.default.fileExists(atPath: target.path))
         let result = try CommandRunner.run(["import", folder.path, "--to", target.path, "--max-errors", "3", "--json"], currentDirectory: folder)
         XCTAssertEqual(result.status, 0, result.stderr)
@@ -176,10 +192,13 @@ final class ExtractAndByTests: XCTestCase {
         XCTAssertEqual(summary.tally("Book")?.rejected, 1)
         let mirror = try Mirror(target)
         XCTAssertEqual(try mirror.rows("SELECT value FROM Year ORDER BY value").map { $0[0]! }, ["1990", "1991", "1992", "1993"])
-        XCTAssertEqual(try mirror.rows("""
-            SELECT b.title, y.value FROM "_Join:years:Book" j JOIN Book b ON b.objectId = j.owningId
-            JOIN Year y ON y.objectId = j.relatedId ORDER BY b.title, y.value
-            """).map { [$0[0]!, $0[1]!] }, [["A", "1990"], ["A", "1991"], ["C", "1992"], ["C", "1993"], ["D", "1990"]])
+        XCTAssertEqual(
+            try mirror.rows(
+                """
+                SELECT b.title, y.value FROM "_Join:years:Book" j JOIN Book b ON b.objectId = j.owningId
+                JOIN Year y ON y.objectId = j.relatedId ORDER BY b.title, y.value
+                """
+            ).map { [$0[0]!, $0[1]!] }, [["A", "1990"], ["A", "1991"], ["C", "1992"], ["C", "1993"], ["D", "1990"]])
         XCTAssertEqual(try mirror.rows("SELECT b.title FROM Review r JOIN Book b ON b.objectId = r.book").map { $0[0]! }, ["C"])
 
         // --prune with the unreadable value still there: which Year it meant is not known, so no
@@ -202,20 +221,22 @@ final class ExtractAndByTests: XCTestCase {
         let folder = scratch.appendingPathComponent("notes")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try """
-            version: 1
-            classes:
-              Note:
-                source: notes.csv
-                key: [text]
-                fields:
-                  text: String!
-                  item: {type: Pointer<TodoListItem>, by: title}
-            """.write(to: folder.appendingPathComponent("dataset.yml"), atomically: true, encoding: .utf8)
+        version: 1
+        classes:
+          Note:
+            source: notes.csv
+            key: [text]
+            fields:
+              text: String!
+              item: {type: Pointer<TodoListItem>, by: title}
+        """.write(to: folder.appendingPathComponent("dataset.yml"), atomically: true, encoding: .utf8)
         try "text,item\nSoon,Buy milk\n".write(to: folder.appendingPathComponent("notes.csv"), atomically: true, encoding: .utf8)
         let result = try CommandRunner.run(["import", folder.path, "--to", target.path])
         XCTAssertEqual(result.status, 2, result.stderr)
-        XCTAssertTrue(result.stderr.contains("dataset.yml: classes.Note.fields.item.by: TodoListItem is not declared in this manifest, so its objects cannot be found by title"),
-                      result.stderr)
+        XCTAssertTrue(
+            result.stderr.contains(
+                "dataset.yml: classes.Note.fields.item.by: TodoListItem is not declared in this manifest, so its objects cannot be found by title"),
+            result.stderr)
         XCTAssertEqual(try Data(contentsOf: target), before)
     }
 
@@ -225,41 +246,46 @@ final class ExtractAndByTests: XCTestCase {
         let folder = try temporaryFolder().appendingPathComponent("json")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try """
-            version: 1
-            classes:
-              Author:
-                extract: {source: books.ndjson, column: authors}
-                fields: {name: String!}
-              Year:
-                extract: {source: books.ndjson, column: year}
-                fields: {value: Number!}
-              Book:
-                source: books.ndjson
-                key: [title]
-                fields:
-                  title: String!
-                  authors: Relation<Author>
-                  year: Pointer<Year>
-            """.write(to: folder.appendingPathComponent("dataset.yml"), atomically: true, encoding: .utf8)
+        version: 1
+        classes:
+          Author:
+            extract: {source: books.ndjson, column: authors}
+            fields: {name: String!}
+          Year:
+            extract: {source: books.ndjson, column: year}
+            fields: {value: Number!}
+          Book:
+            source: books.ndjson
+            key: [title]
+            fields:
+              title: String!
+              authors: Relation<Author>
+              year: Pointer<Year>
+        """.write(to: folder.appendingPathComponent("dataset.yml"), atomically: true, encoding: .utf8)
         try """
-            {"title": "Good Omens", "authors": ["Terry Pratchett", "Neil Gaiman"], "year": 1990, "isbn": "0-575-04800-X"}
-            {"title": "Mort", "authors": ["Terry Pratchett"], "year": 1987}
-            {"title": "Coraline", "authors": "Neil Gaiman", "year": 2002}
-            {"title": "Anonymous", "authors": [], "year": null}
+        {"title": "Good Omens", "authors": ["Terry Pratchett", "Neil Gaiman"], "year": 1990, "isbn": "0-575-04800-X"}
+        {"title": "Mort", "authors": ["Terry Pratchett"], "year": 1987}
+        {"title": "Coraline", "authors": "Neil Gaiman", "year": 2002}
+        {"title": "Anonymous", "authors": [], "year": null}
 
-            """.write(to: folder.appendingPathComponent("books.ndjson"), atomically: true, encoding: .utf8)
+        """.write(to: folder.appendingPathComponent("books.ndjson"), atomically: true, encoding: .utf8)
         let target = folder.appendingPathComponent("json.sqlite")
         let result = try CommandRunner.run(["import", folder.path, "--to", target.path])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertTrue(result.stdout.contains("skipped key Book.isbn: not a field, in 1 object (first books.ndjson:1)"), result.stdout)
         let mirror = try Mirror(target)
         XCTAssertEqual(try mirror.rows("SELECT name FROM Author ORDER BY name").map { $0[0]! }, ["Neil Gaiman", "Terry Pratchett"])
-        XCTAssertEqual(try mirror.rows("""
-            SELECT b.title, a.name FROM "_Join:authors:Book" j JOIN Book b ON b.objectId = j.owningId
-            JOIN Author a ON a.objectId = j.relatedId ORDER BY b.title, a.name
-            """).map { [$0[0]!, $0[1]!] }, [["Coraline", "Neil Gaiman"], ["Good Omens", "Neil Gaiman"], ["Good Omens", "Terry Pratchett"], ["Mort", "Terry Pratchett"]])
-        XCTAssertEqual(try mirror.rows("SELECT b.title, y.value FROM Book b LEFT JOIN Year y ON y.objectId = b.year ORDER BY b.title"),
-                       [["Anonymous", nil], ["Coraline", "2002"], ["Good Omens", "1990"], ["Mort", "1987"]])
+        XCTAssertEqual(
+            try mirror.rows(
+                """
+                SELECT b.title, a.name FROM "_Join:authors:Book" j JOIN Book b ON b.objectId = j.owningId
+                JOIN Author a ON a.objectId = j.relatedId ORDER BY b.title, a.name
+                """
+            ).map { [$0[0]!, $0[1]!] },
+            [["Coraline", "Neil Gaiman"], ["Good Omens", "Neil Gaiman"], ["Good Omens", "Terry Pratchett"], ["Mort", "Terry Pratchett"]])
+        XCTAssertEqual(
+            try mirror.rows("SELECT b.title, y.value FROM Book b LEFT JOIN Year y ON y.objectId = b.year ORDER BY b.title"),
+            [["Anonymous", nil], ["Coraline", "2002"], ["Good Omens", "1990"], ["Mort", "1987"]])
     }
 
     /// A split Relation cell naming its targets by another field, here of the owner's own
@@ -268,25 +294,28 @@ final class ExtractAndByTests: XCTestCase {
         let folder = try temporaryFolder().appendingPathComponent("similar")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try """
-            version: 1
-            classes:
-              Book:
-                source: books.csv
-                key: [id]
-                fields:
-                  id: Number!
-                  code: String!
-                  title: String!
-                  similar: {type: Relation<Book>, split: ";", by: code}
-            """.write(to: folder.appendingPathComponent("dataset.yml"), atomically: true, encoding: .utf8)
+        version: 1
+        classes:
+          Book:
+            source: books.csv
+            key: [id]
+            fields:
+              id: Number!
+              code: String!
+              title: String!
+              similar: {type: Relation<Book>, split: ";", by: code}
+        """.write(to: folder.appendingPathComponent("dataset.yml"), atomically: true, encoding: .utf8)
         try "id,code,title,similar\n100,A1,One,\"A2; A3\"\n200,A2,Two,A1\n300,A3,Three,\n"
             .write(to: folder.appendingPathComponent("books.csv"), atomically: true, encoding: .utf8)
         let target = folder.appendingPathComponent("similar.sqlite")
         let result = try CommandRunner.run(["import", folder.path, "--to", target.path])
         XCTAssertEqual(result.status, 0, result.stderr)
-        XCTAssertEqual(try Mirror(target).rows("""
-            SELECT b.title, c.title FROM "_Join:similar:Book" j JOIN Book b ON b.objectId = j.owningId
-            JOIN Book c ON c.objectId = j.relatedId ORDER BY b.title, c.title
-            """).map { [$0[0]!, $0[1]!] }, [["One", "Three"], ["One", "Two"], ["Two", "One"]])
+        XCTAssertEqual(
+            try Mirror(target).rows(
+                """
+                SELECT b.title, c.title FROM "_Join:similar:Book" j JOIN Book b ON b.objectId = j.owningId
+                JOIN Book c ON c.objectId = j.relatedId ORDER BY b.title, c.title
+                """
+            ).map { [$0[0]!, $0[1]!] }, [["One", "Three"], ["One", "Two"], ["Two", "One"]])
     }
 }

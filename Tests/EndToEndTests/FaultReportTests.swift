@@ -26,8 +26,9 @@ final class FaultReportTests: XCTestCase {
             XCTAssertEqual(fault["column"] as? String, "pages", file: file, line: line)
             XCTAssertEqual(fault["value"] as? String, "page \(number)", file: file, line: line)
             XCTAssertEqual(fault["message"] as? String, "not a number", file: file, line: line)
-            XCTAssertEqual(fault["text"] as? String, #"books.csv:\#(sourceLine): column "pages" (Book.pages): value "page \#(number)": not a number"#,
-                           file: file, line: line)
+            XCTAssertEqual(
+                fault["text"] as? String, #"books.csv:\#(sourceLine): column "pages" (Book.pages): value "page \#(number)": not a number"#,
+                file: file, line: line)
         }
     }
 
@@ -58,8 +59,10 @@ final class FaultReportTests: XCTestCase {
     func testAnImportWithinMaxErrorsListsEveryRejectedRow() throws {
         let scratch = try temporaryFolder()
         let mirror = scratch.appendingPathComponent("books.sqlite")
-        let result = try CommandRunner.run(["import", manyBadRows, "--to", mirror.path, "--max-errors", "200",
-                                            "--rejects", scratch.appendingPathComponent("rejects").path, "--json", "--quiet"])
+        let result = try CommandRunner.run([
+            "import", manyBadRows, "--to", mirror.path, "--max-errors", "200",
+            "--rejects", scratch.appendingPathComponent("rejects").path, "--json", "--quiet",
+        ])
         XCTAssertEqual(result.status, 0, result.stderr)
         let (faults, report) = try faults(result)
         XCTAssertEqual(report["committed"] as? Bool, true)
@@ -72,7 +75,9 @@ final class FaultReportTests: XCTestCase {
     func testTooManyRejectedRowsNamesTheFlagOnlyInTheCommandsText() throws {
         let scratch = try temporaryFolder()
         let mirror = scratch.appendingPathComponent("books.sqlite")
-        let arguments = ["import", manyBadRows, "--to", mirror.path, "--max-errors", "5", "--rejects", scratch.appendingPathComponent("rejects").path, "--quiet"]
+        let arguments = [
+            "import", manyBadRows, "--to", mirror.path, "--max-errors", "5", "--rejects", scratch.appendingPathComponent("rejects").path, "--quiet",
+        ]
         let text = try CommandRunner.run(arguments)
         XCTAssertEqual(text.status, 1, text.stderr)
         XCTAssertTrue(text.stderr.contains("dataset.yml: 120 rows rejected, more than the 5 allowed: nothing written (--max-errors 5)"), text.stderr)

@@ -21,19 +21,24 @@ final class FixtureImportTests: XCTestCase {
         // Every pointer resolves to an existing object.
         XCTAssertEqual(try mirror.value("SELECT count(*) FROM Book b JOIN Genre g ON g.objectId = b.genre"), "43")
         XCTAssertEqual(try mirror.value("SELECT count(*) FROM Book b JOIN ISBN i ON i.objectId = b.isbn"), "43")
-        XCTAssertEqual(try mirror.rows("""
-            SELECT b.publishingYear, g.name, i.value FROM Book b JOIN Genre g ON g.objectId = b.genre
-            JOIN ISBN i ON i.objectId = b.isbn WHERE b.title = 'Dune'
-            """), [["1965", "Science Fiction", "978-0-441-17271-9"]])
+        XCTAssertEqual(
+            try mirror.rows(
+                """
+                SELECT b.publishingYear, g.name, i.value FROM Book b JOIN Genre g ON g.objectId = b.genre
+                JOIN ISBN i ON i.objectId = b.isbn WHERE b.title = 'Dune'
+                """), [["1965", "Science Fiction", "978-0-441-17271-9"]])
         // Relation links, from split cells and from the join file.
-        XCTAssertEqual(try mirror.rows("""
-            SELECT a.name FROM "_Join:authors:Book" j JOIN Book b ON b.objectId = j.owningId
-            JOIN Author a ON a.objectId = j.relatedId WHERE b.title = 'Dune'
-            """), [["Frank Herbert"]])
+        XCTAssertEqual(
+            try mirror.rows(
+                """
+                SELECT a.name FROM "_Join:authors:Book" j JOIN Book b ON b.objectId = j.owningId
+                JOIN Author a ON a.objectId = j.relatedId WHERE b.title = 'Dune'
+                """), [["Frank Herbert"]])
         let joinRows = try String(contentsOf: CommandRunner.fixtures.appendingPathComponent("library/book_genres.csv"), encoding: .utf8)
             .split(separator: "\n").dropFirst()
         XCTAssertEqual(try mirror.value(#"SELECT count(*) FROM "_Join:books:Genre""#), String(Set(joinRows).count))
-        XCTAssertEqual(try mirror.value(#"SELECT count(*) FROM "_Join:books:Genre" j LEFT JOIN Book b ON b.objectId = j.relatedId WHERE b.objectId IS NULL"#), "0")
+        XCTAssertEqual(
+            try mirror.value(#"SELECT count(*) FROM "_Join:books:Genre" j LEFT JOIN Book b ON b.objectId = j.relatedId WHERE b.objectId IS NULL"#), "0")
         XCTAssertEqual(summary.relation("Genre.books")?.added, Set(joinRows).count)
         // The /schemas JSON in _SCHEMA, the class ACL and timestamps.
         let schema = try XCTUnwrap(try mirror.value("SELECT schema FROM _SCHEMA WHERE className = 'Book'"))
@@ -47,7 +52,8 @@ final class FixtureImportTests: XCTestCase {
 
     func testRecipesTypedValues() throws {
         let (mirror, _, _) = try importFixture("recipes")
-        let rows = try mirror.rows("""
+        let rows = try mirror.rows(
+            """
             SELECT servings, price, isAvailable, category, ingredients, sideOptions, nutritionalInfo, releaseDate, photo, typeof(price)
             FROM Recipe WHERE name = 'Risotto alla Milanese'
             """)
@@ -61,22 +67,28 @@ final class FixtureImportTests: XCTestCase {
         XCTAssertEqual(rows.first?[7], "2019-03-12T00:00:00.000Z")
         XCTAssertEqual(rows.first?[8], #"{"__type":"File","name":"risotto-milanese.jpg"}"#)
         XCTAssertEqual(rows.first?[9], "real")
-        XCTAssertEqual(try mirror.value("SELECT location FROM Kitchen WHERE name = 'Trattoria Luce'"), #"{"__type":"GeoPoint","latitude":45.4642,"longitude":9.19}"#)
-        XCTAssertTrue(try XCTUnwrap(mirror.value("SELECT deliveryArea FROM Kitchen WHERE name = 'Trattoria Luce'")).hasPrefix(#"{"__type":"Polygon","coordinates":[[45.5142,9.19],"#))
+        XCTAssertEqual(
+            try mirror.value("SELECT location FROM Kitchen WHERE name = 'Trattoria Luce'"), #"{"__type":"GeoPoint","latitude":45.4642,"longitude":9.19}"#)
+        XCTAssertTrue(
+            try XCTUnwrap(mirror.value("SELECT deliveryArea FROM Kitchen WHERE name = 'Trattoria Luce'")).hasPrefix(
+                #"{"__type":"Polygon","coordinates":[[45.5142,9.19],"#))
         XCTAssertTrue(try XCTUnwrap(mirror.value("SELECT logo FROM Kitchen LIMIT 1")).hasPrefix(#"{"__type":"Bytes","base64":"#))
         // Defaults, null tokens, the JSON source's nested values and dotted columns.
         XCTAssertEqual(try mirror.value("SELECT count(*) FROM Recipe WHERE servings IS NULL"), "0")
-        XCTAssertEqual(try mirror.rows("SELECT email, since, k.name FROM Chef c JOIN Kitchen k ON k.objectId = c.kitchen WHERE c.name = 'Giulia Bianchi'"),
-                       [["giulia.bianchi@trattorialuce.example", "2015-04-01T07:00:00.000Z", "Trattoria Luce"]])
-        XCTAssertEqual(try mirror.value("SELECT count(*) FROM Recipe r JOIN Kitchen k ON k.objectId = r.kitchen"),
-                       try mirror.value("SELECT count(*) FROM Recipe WHERE kitchen IS NOT NULL"))
+        XCTAssertEqual(
+            try mirror.rows("SELECT email, since, k.name FROM Chef c JOIN Kitchen k ON k.objectId = c.kitchen WHERE c.name = 'Giulia Bianchi'"),
+            [["giulia.bianchi@trattorialuce.example", "2015-04-01T07:00:00.000Z", "Trattoria Luce"]])
+        XCTAssertEqual(
+            try mirror.value("SELECT count(*) FROM Recipe r JOIN Kitchen k ON k.objectId = r.kitchen"),
+            try mirror.value("SELECT count(*) FROM Recipe WHERE kitchen IS NOT NULL"))
     }
 
     func testContactsFromNDJSON() throws {
         let (mirror, summary, _) = try importFixture("contacts")
         XCTAssertEqual(summary.tally("Contact")?.inserted, 30)
-        XCTAssertEqual(try mirror.rows("SELECT birthday, numberOfFriends, favoriteFoods, city FROM Contact WHERE name = 'Ana García'"),
-                       [["1990-04-12T00:00:00.000Z", "12", #"["paella","churros"]"#, "Madrid"]])
+        XCTAssertEqual(
+            try mirror.rows("SELECT birthday, numberOfFriends, favoriteFoods, city FROM Contact WHERE name = 'Ana García'"),
+            [["1990-04-12T00:00:00.000Z", "12", #"["paella","churros"]"#, "Madrid"]])
     }
 
     func testTodoFromTSV() throws {
@@ -84,17 +96,20 @@ final class FixtureImportTests: XCTestCase {
         let lines = try String(contentsOf: CommandRunner.fixtures.appendingPathComponent("todo/todos.tsv"), encoding: .utf8).split(separator: "\n")
         XCTAssertEqual(try mirror.value("SELECT count(*) FROM TodoListItem"), String(lines.count - 1))
         let first = lines[1].split(separator: "\t", omittingEmptySubsequences: false)
-        XCTAssertEqual(try mirror.value("SELECT description FROM TodoListItem WHERE title = '\(first[0].replacingOccurrences(of: "'", with: "''"))'"), String(first[1]))
+        XCTAssertEqual(
+            try mirror.value("SELECT description FROM TodoListItem WHERE title = '\(first[0].replacingOccurrences(of: "'", with: "''"))'"), String(first[1]))
     }
 
     /// Cycles: Employee.manager (self) and Team.lead ↔ Employee.team, written by a patch phase.
     func testOrgPointerCycles() throws {
         let (mirror, _, _) = try importFixture("org")
-        XCTAssertEqual(try mirror.rows("SELECT e.name FROM Employee e JOIN Employee m ON m.objectId = e.manager WHERE m.name = 'Amara Okafor' ORDER BY e.name").count, 4)
+        XCTAssertEqual(
+            try mirror.rows("SELECT e.name FROM Employee e JOIN Employee m ON m.objectId = e.manager WHERE m.name = 'Amara Okafor' ORDER BY e.name").count, 4)
         XCTAssertNil(try mirror.value("SELECT manager FROM Employee WHERE name = 'Amara Okafor'"))
         XCTAssertEqual(try mirror.value("SELECT e.name FROM Team t JOIN Employee e ON e.objectId = t.lead WHERE t.name = 'Platform'"), "Lukas Schmidt")
         XCTAssertEqual(try mirror.value("SELECT t.name FROM Employee e JOIN Team t ON t.objectId = e.team WHERE e.name = 'Sofia Petrova'"), "Platform")
-        XCTAssertEqual(try mirror.value("SELECT o.city || '/' || o.country FROM Team t JOIN Office o ON o.objectId = t.office WHERE t.name = 'Platform'"), "Berlin/DE")
+        XCTAssertEqual(
+            try mirror.value("SELECT o.city || '/' || o.country FROM Team t JOIN Office o ON o.objectId = t.office WHERE t.name = 'Platform'"), "Berlin/DE")
         XCTAssertEqual(try mirror.value("SELECT count(*) FROM Employee WHERE team IS NULL"), "0")
     }
 
@@ -118,14 +133,17 @@ final class FixtureImportTests: XCTestCase {
             .write(to: employees, atomically: true, encoding: .utf8)
         XCTAssertEqual(try importOrg().map { [$0.updated, $0.unchanged] }, [1, 15])
         let mirror = try Mirror(URL(fileURLWithPath: target))
-        XCTAssertEqual(try mirror.value("SELECT m.name FROM Employee e JOIN Employee m ON m.objectId = e.manager WHERE e.name = 'Sofia Petrova'"), "Amara Okafor")
+        XCTAssertEqual(
+            try mirror.value("SELECT m.name FROM Employee e JOIN Employee m ON m.objectId = e.manager WHERE e.name = 'Sofia Petrova'"), "Amara Okafor")
     }
 
     /// A Parse export: objectIds, createdAt/updatedAt and pointers by objectId are kept.
     func testParseExportKeepsIdsAndTimestamps() throws {
         let (mirror, _, _) = try importFixture("parse-export")
-        XCTAssertEqual(try mirror.rows("SELECT objectId, createdAt, updatedAt, author, publishedAt FROM Post WHERE objectId = 'aZ1bY2cX3d'"),
-                       [["aZ1bY2cX3d", "2023-01-31T05:00:00.000Z", "2024-02-01T00:00:00.000Z", "Xk3mP9qR2a", "2023-02-01T08:00:00.000Z"]])
-        XCTAssertEqual(try mirror.value("SELECT count(*) FROM Post p LEFT JOIN Author a ON a.objectId = p.author WHERE p.author IS NOT NULL AND a.objectId IS NULL"), "0")
+        XCTAssertEqual(
+            try mirror.rows("SELECT objectId, createdAt, updatedAt, author, publishedAt FROM Post WHERE objectId = 'aZ1bY2cX3d'"),
+            [["aZ1bY2cX3d", "2023-01-31T05:00:00.000Z", "2024-02-01T00:00:00.000Z", "Xk3mP9qR2a", "2023-02-01T08:00:00.000Z"]])
+        XCTAssertEqual(
+            try mirror.value("SELECT count(*) FROM Post p LEFT JOIN Author a ON a.objectId = p.author WHERE p.author IS NOT NULL AND a.objectId IS NULL"), "0")
     }
 }

@@ -29,7 +29,8 @@ enum Golden {
         let expectedLines = expected.split(separator: "\n", omittingEmptySubsequences: false)
         let first = zip(actualLines, expectedLines).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(actualLines.count, expectedLines.count)
         let shown = { (lines: [Substring]) in first < lines.count ? String(lines[first]) : "<end>" }
-        XCTFail("""
+        XCTFail(
+            """
             \(path) differs from the output at line \(first + 1) (\(recordVariable)=1 records the output as the new golden file):
               golden: \(shown(expectedLines))
               output: \(shown(actualLines))

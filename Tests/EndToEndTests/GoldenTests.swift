@@ -92,16 +92,21 @@ final class GoldenTests: XCTestCase {
     func testSchemaCheckJUnitReports() throws {
         let directory = try temporaryFolder()
         let mirror = directory.appendingPathComponent("library.sqlite")
-        XCTAssertEqual(try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent("library").path, "--target", mirror.path, "-q"]).status, 0)
+        XCTAssertEqual(
+            try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent("library").path, "--target", mirror.path, "-q"]).status, 0)
         let folders = [(directory.path, "<tmp>"), (CommandRunner.fixtures.path, "<Fixtures>")]
 
-        let differing = try CommandRunner.run(["schema", "check", "--target", mirror.path,
-                                               CommandRunner.fixtures.appendingPathComponent("parse-app/schema.json").path, "--format", "junit"])
+        let differing = try CommandRunner.run([
+            "schema", "check", "--target", mirror.path,
+            CommandRunner.fixtures.appendingPathComponent("parse-app/schema.json").path, "--format", "junit",
+        ])
         XCTAssertEqual(differing.status, 1, differing.stderr)
         try Golden.assert(Golden.normalized(differing.stdout, folders: folders), matches: "reports/schema-check-differs.xml")
 
-        let bad = try CommandRunner.run(["schema", "check", "--target", mirror.path,
-                                         CommandRunner.fixtures.appendingPathComponent("bad-schemas/unknown-field-type.json").path, "--format", "junit"])
+        let bad = try CommandRunner.run([
+            "schema", "check", "--target", mirror.path,
+            CommandRunner.fixtures.appendingPathComponent("bad-schemas/unknown-field-type.json").path, "--format", "junit",
+        ])
         XCTAssertEqual(bad.status, 2, bad.stderr)
         try Golden.assert(Golden.normalized(bad.stdout, folders: folders), matches: "reports/schema-check-bad-file.xml")
     }

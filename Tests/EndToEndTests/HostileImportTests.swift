@@ -79,11 +79,13 @@ final class HostileImportTests: XCTestCase {
 
         let project = folder.appendingPathComponent("project")
         try FileManager.default.createDirectory(at: project, withIntermediateDirectories: true)
-        try (String(contentsOf: bomb, encoding: .utf8).replacingOccurrences(of: "classes:", with: "unused:")
+        try
+            (String(contentsOf: bomb, encoding: .utf8).replacingOccurrences(of: "classes:", with: "unused:")
             + "targets:\n  staging: {url: \"http://127.0.0.1:9/parse\", applicationId: app}\n")
             .write(to: project.appendingPathComponent("parse-porter.yml"), atomically: true, encoding: .utf8)
-        let pull = try CommandRunner.run(["pull", "--target", "staging", "--to", folder.appendingPathComponent("m.sqlite").path, "--quiet"],
-                                         currentDirectory: project, deadline: 60)
+        let pull = try CommandRunner.run(
+            ["pull", "--target", "staging", "--to", folder.appendingPathComponent("m.sqlite").path, "--quiet"],
+            currentDirectory: project, deadline: 60)
         let pulled = try XCTUnwrap(pull.result, "still running after 60 s")
         XCTAssertEqual(pulled.status, 2, pulled.stderr)
         XCTAssertTrue(pulled.stderr.contains("parse-porter.yml: its YAML aliases (*name) stand for more than 100000 nodes"), pulled.stderr)
@@ -100,8 +102,9 @@ final class HostileImportTests: XCTestCase {
         let run = try CommandRunner.run(["import", file.path, "--class", "Wide", "--target", mirror.path, "--quiet"], deadline: 120)
         let result = try XCTUnwrap(run.result, "still running after 120 s")
         XCTAssertEqual(result.status, 1, result.stderr)
-        XCTAssertTrue(result.stderr.contains(#"wide.json:1: column "f1004": more than 1004 columns: a class may have at most 1000 fields"#),
-                      result.stderr)
+        XCTAssertTrue(
+            result.stderr.contains(#"wide.json:1: column "f1004": more than 1004 columns: a class may have at most 1000 fields"#),
+            result.stderr)
         XCTAssertLessThan(run.seconds, 20)
         XCTAssertFalse(FileManager.default.fileExists(atPath: mirror.path), "nothing was written")
     }

@@ -42,8 +42,11 @@ final class HostileServeTests: XCTestCase {
         let id = try XCTUnwrap(created.json["objectId"]?.stringValue, "\(created.json)")
         var added: ServeProcess.Reply?, removed: ServeProcess.Reply?
         let slowest = slowestLogIn(server, "legit") {
-            added = server.send("PUT", "/classes/Tags/\(id)", #"{"a":{"__op":"AddUnique","objects":[\#((10_000..<30_000).map(String.init).joined(separator: ","))]}}"#)
-            removed = server.send("PUT", "/classes/Tags/\(id)", #"{"a":{"__op":"Remove","objects":[\#((0..<40_000).filter { $0 % 2 == 0 }.map(String.init).joined(separator: ","))]}}"#)
+            added = server.send(
+                "PUT", "/classes/Tags/\(id)", #"{"a":{"__op":"AddUnique","objects":[\#((10_000..<30_000).map(String.init).joined(separator: ","))]}}"#)
+            removed = server.send(
+                "PUT", "/classes/Tags/\(id)",
+                #"{"a":{"__op":"Remove","objects":[\#((0..<40_000).filter { $0 % 2 == 0 }.map(String.init).joined(separator: ","))]}}"#)
         }
         let add = try XCTUnwrap(added, "no answer within 60 s"), remove = try XCTUnwrap(removed, "no answer within 60 s")
         guard case .array(let union)? = add.json["a"], case .array(let rest)? = remove.json["a"] else { return XCTFail("\(add.json) \(remove.json)") }
@@ -52,7 +55,8 @@ final class HostileServeTests: XCTestCase {
         XCTAssertEqual(rest.first, .integer(1), "the odd numbers stay, in order")
         XCTAssertLessThan(add.seconds + remove.seconds, 15, "about 1 s on an idle machine")
         XCTAssertLessThan(slowest, 10, "log-ins beside them wait at most that long")
-        let tooMany = try XCTUnwrap(server.send("PUT", "/classes/Tags/\(id)", #"{"a":{"__op":"Add","objects":[\#((0..<85_001).map(String.init).joined(separator: ","))]}}"#))
+        let tooMany = try XCTUnwrap(
+            server.send("PUT", "/classes/Tags/\(id)", #"{"a":{"__op":"Add","objects":[\#((0..<85_001).map(String.init).joined(separator: ","))]}}"#))
         XCTAssertEqual(tooMany.status, 400)
         XCTAssertEqual(tooMany.code, 116)
         XCTAssertEqual(tooMany.json["error"]?.stringValue, "Tags.a would hold 100001 elements; the server allows at most 100000 in an Array")
@@ -69,7 +73,8 @@ final class HostileServeTests: XCTestCase {
         for _ in 0..<5 { XCTAssertEqual(server.send("POST", "/batch", #"{"requests":[\#(rows.joined(separator: ","))]}"#)?.status, 200) }
         XCTAssertEqual(server.send("POST", "/classes/Note", #"{"x":0}"#)?.status, 201)
         let slowQuery = #"{"method":"GET","path":"/parse/classes/Slow","body":{"where":{"t":{"$regex":"^(a|aa)*$"}},"limit":1}}"#
-        let batch = #"{"transaction":true,"requests":[{"method":"POST","path":"/parse/classes/Note","body":{"x":1}},\#(Array(repeating: slowQuery, count: 20).joined(separator: ","))]}"#
+        let batch =
+            #"{"transaction":true,"requests":[{"method":"POST","path":"/parse/classes/Note","body":{"x":1}},\#(Array(repeating: slowQuery, count: 20).joined(separator: ","))]}"#
         var answer: ServeProcess.Reply?
         let slowest = slowestLogIn(server, "legit") { answer = server.send("POST", "/batch", batch, auth: .appOnly, timeout: 300) }
         let reply = try XCTUnwrap(answer)
@@ -150,7 +155,8 @@ final class HostileServeTests: XCTestCase {
     func testFilesAreServedWithTheTypeOfTheirName() throws {
         let server = try serve()
         let token = try server.signUp("uploader")
-        let upload = try XCTUnwrap(server.send("POST", "/files/x.txt", bytes: Array("<script>alert(1)</script>".utf8), auth: .session(token), contentType: "text/html"))
+        let upload = try XCTUnwrap(
+            server.send("POST", "/files/x.txt", bytes: Array("<script>alert(1)</script>".utf8), auth: .session(token), contentType: "text/html"))
         XCTAssertEqual(upload.status, 201)
         let name = try XCTUnwrap(upload.json["name"]?.stringValue)
         let download = try XCTUnwrap(server.send("GET", "/files/\(ServeProcess.appId)/\(name)", auth: .none))
@@ -171,7 +177,8 @@ final class HostileServeTests: XCTestCase {
             let word = index == 0 ? "weather" : "nothing"
             XCTAssertEqual(server.send("POST", "/classes/Note", #"{"text":"public note \#(index) about \#(word)","ACL":{"*":{"read":true}}}"#)?.status, 201)
         }
-        let search = #"/classes/Note?where=%7B%22text%22%3A%7B%22%24text%22%3A%7B%22%24search%22%3A%7B%22%24term%22%3A%22weather%22%7D%7D%7D%7D&keys=%24score&order=%24score"#
+        let search =
+            #"/classes/Note?where=%7B%22text%22%3A%7B%22%24text%22%3A%7B%22%24search%22%3A%7B%22%24term%22%3A%22weather%22%7D%7D%7D%7D&keys=%24score&order=%24score"#
         func score(_ auth: ServeProcess.Auth) -> Double? { server.send("GET", search, auth: auth)?.results.first?["score"]?.doubleValue }
         let alone = try XCTUnwrap(score(.appOnly))
         for _ in 0..<10 { XCTAssertEqual(server.send("POST", "/classes/Note", #"{"text":"private diagnosis weather","ACL":{}}"#)?.status, 201) }
@@ -187,7 +194,8 @@ final class HostileServeTests: XCTestCase {
         let costly = "$2b$31$" + String(repeating: "A", count: 53)
         let export = folder.appendingPathComponent("export")
         try FileManager.default.createDirectory(at: export, withIntermediateDirectories: true)
-        try Data(#"{"results":[{"objectId":"u1","username":"costly","bcryptPassword":"\#(costly)"}]}"#.utf8).write(to: export.appendingPathComponent("_User.json"))
+        try Data(#"{"results":[{"objectId":"u1","username":"costly","bcryptPassword":"\#(costly)"}]}"#.utf8).write(
+            to: export.appendingPathComponent("_User.json"))
         let mirror = folder.appendingPathComponent("users.sqlite")
         let imported = try CommandRunner.run(["import", export.path, "--target", mirror.path, "--quiet"])
         XCTAssertEqual(imported.status, 1, imported.stderr)
@@ -198,8 +206,9 @@ final class HostileServeTests: XCTestCase {
         _ = try server.signUp("costly")
         let database = try Mirror(mirror, writable: true)
         _ = try database.rows("UPDATE _User SET _hashed_password = '\(costly)' WHERE username = 'costly'")
-        let reply = try XCTUnwrap(server.send("POST", "/login", #"{"username":"costly","password":"guess"}"#, auth: .appOnly, timeout: 20),
-                                  "no answer within 20 s")
+        let reply = try XCTUnwrap(
+            server.send("POST", "/login", #"{"username":"costly","password":"guess"}"#, auth: .appOnly, timeout: 20),
+            "no answer within 20 s")
         XCTAssertEqual(reply.status, 404)
         XCTAssertEqual(reply.code, 101)
         XCTAssertLessThan(reply.seconds, 5, "as long as any wrong password")
@@ -217,8 +226,10 @@ final class HostileServeTests: XCTestCase {
             XCTAssertEqual(reply?.code, 101)
             return reply?.seconds ?? .infinity
         }
-        let pairs = [(#"{"username":"real","password":"wrong"}"#, #"{"username":"ghost","password":"wrong"}"#),
-                     (#"{"email":"real@example.com","password":"wrong"}"#, #"{"email":"ghost@example.com","password":"wrong"}"#)]
+        let pairs = [
+            (#"{"username":"real","password":"wrong"}"#, #"{"username":"ghost","password":"wrong"}"#),
+            (#"{"email":"real@example.com","password":"wrong"}"#, #"{"email":"ghost@example.com","password":"wrong"}"#),
+        ]
         for (known, unknown) in pairs {
             // Alternated, so that a change of the machine's load between them touches both alike.
             var existingTimes: [Double] = [], missingTimes: [Double] = []
@@ -250,14 +261,18 @@ final class HostileServeTests: XCTestCase {
             XCTAssertEqual(reply.status, 200, "\(whereClause.prefix(40)): \(reply.json)")
             XCTAssertEqual(reply.results.count, 1, String(whereClause.prefix(40)))
         }
-        let all = try XCTUnwrap(server.send("POST", "/classes/W", #"{"_method":"GET","where":{"a":{"$all":[\#(numbers.joined(separator: ","))]}}}"#, auth: .appOnly))
+        let all = try XCTUnwrap(
+            server.send("POST", "/classes/W", #"{"_method":"GET","where":{"a":{"$all":[\#(numbers.joined(separator: ","))]}}}"#, auth: .appOnly))
         XCTAssertEqual(all.status, 200)
         XCTAssertEqual(all.results.count, 0, "no object holds all of them")
-        let tooWide = try XCTUnwrap(server.send("POST", "/classes/W",
-                                                #"{"_method":"GET","where":{"$or":[\#((0..<5001).map { #"{"n":\#($0)}"# }.joined(separator: ","))]}}"#, auth: .appOnly))
+        let tooWide = try XCTUnwrap(
+            server.send(
+                "POST", "/classes/W",
+                #"{"_method":"GET","where":{"$or":[\#((0..<5001).map { #"{"n":\#($0)}"# }.joined(separator: ","))]}}"#, auth: .appOnly))
         XCTAssertEqual(tooWide.status, 400)
         XCTAssertEqual(tooWide.code, 102)
-        XCTAssertEqual(tooWide.json["error"]?.stringValue,
-                       "Query condition holds more than 10000 values (members, list items and branches); split it into several queries")
+        XCTAssertEqual(
+            tooWide.json["error"]?.stringValue,
+            "Query condition holds more than 10000 values (members, list items and branches); split it into several queries")
     }
 }

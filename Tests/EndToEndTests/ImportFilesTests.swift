@@ -11,8 +11,10 @@ final class ImportFilesTests: XCTestCase {
     private func sourceBytes() throws -> [String: [UInt8]] {
         let images = gallery.appendingPathComponent("images")
         let red = [UInt8](try Data(contentsOf: images.appendingPathComponent("red.png")))
-        return ["Sunset": red, "Postcard": red, "Harbour": [UInt8](try Data(contentsOf: images.appendingPathComponent("blue.png"))),
-                "Recipe": [UInt8](try Data(contentsOf: images.appendingPathComponent("notes for tea (draft).txt")))]
+        return [
+            "Sunset": red, "Postcard": red, "Harbour": [UInt8](try Data(contentsOf: images.appendingPathComponent("blue.png"))),
+            "Recipe": [UInt8](try Data(contentsOf: images.appendingPathComponent("notes for tea (draft).txt"))),
+        ]
     }
 
     /// Names and modification times of a files folder's entries (hidden bookkeeping included).
@@ -133,15 +135,15 @@ final class ImportFilesTests: XCTestCase {
         let directory = try temporaryFolder()
         try "title,file\nA,x.png\n".write(to: directory.appendingPathComponent("photos.csv"), atomically: true, encoding: .utf8)
         try """
-            version: 1
-            classes:
-              Photo:
-                source: photos.csv
-                key: [title]
-                fields:
-                  title: String
-                  file: {type: String, upload: true}
-            """.write(to: directory.appendingPathComponent("dataset.yml"), atomically: true, encoding: .utf8)
+        version: 1
+        classes:
+          Photo:
+            source: photos.csv
+            key: [title]
+            fields:
+              title: String
+              file: {type: String, upload: true}
+        """.write(to: directory.appendingPathComponent("dataset.yml"), atomically: true, encoding: .utf8)
         let result = try CommandRunner.run(["validate", directory.path])
         XCTAssertEqual(result.status, 2)
         XCTAssertTrue(result.stderr.contains("dataset.yml: classes.Photo.fields.file.upload: only a File field uploads files"), result.stderr)

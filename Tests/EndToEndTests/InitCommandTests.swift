@@ -33,7 +33,9 @@ final class InitCommandTests: XCTestCase {
         let manifest = try String(contentsOf: CommandRunner.fixtures.appendingPathComponent("\(name)/dataset.yml"), encoding: .utf8)
         var records: [String: Int] = [:]
         // Several classes may read one file (library's Book and ISBN): each reads all of its records.
-        for (className, file) in Self.sources(manifest) { records[file] = max(records[file] ?? 0, try XCTUnwrap(summary.tally(className)?.read, "\(name): \(className)")) }
+        for (className, file) in Self.sources(manifest) {
+            records[file] = max(records[file] ?? 0, try XCTUnwrap(summary.tally(className)?.read, "\(name): \(className)"))
+        }
         return (records, summary.relations.map(\.added).reduce(0, +))
     }
 
@@ -42,7 +44,7 @@ final class InitCommandTests: XCTestCase {
     static let untypable = [
         // Unix times of 1969 and 1970 beside text ones, as the engine's own test of them: no
         // plausible Date, and no other type takes JSON numbers and texts alike.
-        "shop-dates": "events.ndjson",
+        "shop-dates": "events.ndjson"
     ]
 
     /// For every fixture: init on its data files, then validate and import with no edit; every
@@ -87,19 +89,25 @@ final class InitCommandTests: XCTestCase {
             }
         }
         // Inferred pointers resolved: by a key, by a two-part key (JSON array cells), by objectId.
-        XCTAssertEqual(try Mirror(scratch.appendingPathComponent("library-inferred.sqlite")).value("SELECT count(*) FROM Book b JOIN Genre g ON g.objectId = b.genre"), "43")
-        XCTAssertEqual(try Mirror(scratch.appendingPathComponent("org-inferred.sqlite")).rows(
-            "SELECT o.city, o.country FROM Team t JOIN Office o ON o.objectId = t.office WHERE t.name = 'Mobile'"), [["Lisbon", "PT"]])
-        XCTAssertEqual(try Mirror(scratch.appendingPathComponent("parse-export-inferred.sqlite")).value(
-            "SELECT count(*) FROM Comment c JOIN Post p ON p.objectId = c.post"), "10")
+        XCTAssertEqual(
+            try Mirror(scratch.appendingPathComponent("library-inferred.sqlite")).value("SELECT count(*) FROM Book b JOIN Genre g ON g.objectId = b.genre"),
+            "43")
+        XCTAssertEqual(
+            try Mirror(scratch.appendingPathComponent("org-inferred.sqlite")).rows(
+                "SELECT o.city, o.country FROM Team t JOIN Office o ON o.objectId = t.office WHERE t.name = 'Mobile'"), [["Lisbon", "PT"]])
+        XCTAssertEqual(
+            try Mirror(scratch.appendingPathComponent("parse-export-inferred.sqlite")).value(
+                "SELECT count(*) FROM Comment c JOIN Post p ON p.objectId = c.post"), "10")
     }
 
     /// On a file of ``untypable``, init's comments say why a column named for times is no Date.
     func testInitSaysWhyItCannotTypeAFile() throws {
         let inferred = try CommandRunner.run(["init", CommandRunner.fixtures.appendingPathComponent("shop-dates/events.ndjson").path])
         XCTAssertEqual(inferred.status, 0, inferred.stderr)
-        for expected in [#"at: Number        # 4 values of several JSON types (Number, String): values that are not Number will be rejected; fix the data or the type; "-86400" reads as a Unix time only outside 1990–2100, so the column is taken for no dates"#,
-                         #"when: String        # 4 values of several JSON types (String, Number): values that are not String will be rejected; fix the data or the type; "0" reads as a Unix time only outside 1990–2100"#] {
+        for expected in [
+            #"at: Number        # 4 values of several JSON types (Number, String): values that are not Number will be rejected; fix the data or the type; "-86400" reads as a Unix time only outside 1990–2100, so the column is taken for no dates"#,
+            #"when: String        # 4 values of several JSON types (String, Number): values that are not String will be rejected; fix the data or the type; "0" reads as a Unix time only outside 1990–2100"#,
+        ] {
             XCTAssertTrue(inferred.stdout.contains(expected), "lacks \(expected):\n\(inferred.stdout)")
         }
     }
@@ -137,12 +145,14 @@ final class InitCommandTests: XCTestCase {
     func testCampusGuessesAndPointersResolve() throws {
         let scratch = try temporaryFolder()
         let (folder, yaml) = try initOnFixture("campus", in: scratch)
-        for expected in ["key: [number]        # number: unique and non-empty in all 500 records: natural key; named by enrollments.csv: student",
-                         "head: String        # 6 values, text; every value is also a Teacher key, but Teacher's key is free text, which only a column named for Teacher refers to",
-                         "department: Pointer<Department>        # every value is a Department key",
-                         "enrolled: Date        # 500 values, all ISO 8601 dates",
-                         "capacity: Number        # 20 values, all integers",
-                         "{owner: Course, field: students, targetClass: Student, source: \"enrollments.csv\", ownerColumn: \"course\", targetColumn: \"student\"}"] {
+        for expected in [
+            "key: [number]        # number: unique and non-empty in all 500 records: natural key; named by enrollments.csv: student",
+            "head: String        # 6 values, text; every value is also a Teacher key, but Teacher's key is free text, which only a column named for Teacher refers to",
+            "department: Pointer<Department>        # every value is a Department key",
+            "enrolled: Date        # 500 values, all ISO 8601 dates",
+            "capacity: Number        # 20 values, all integers",
+            "{owner: Course, field: students, targetClass: Student, source: \"enrollments.csv\", ownerColumn: \"course\", targetColumn: \"student\"}",
+        ] {
             XCTAssertTrue(yaml.contains(expected), "lacks \(expected):\n\(yaml)")
         }
         try yaml.write(to: folder.appendingPathComponent("dataset.yml"), atomically: true, encoding: .utf8)
@@ -150,8 +160,11 @@ final class InitCommandTests: XCTestCase {
         let imported = try CommandRunner.run(["import", folder.path, "--to", mirror.path, "--quiet"])
         XCTAssertEqual(imported.status, 0, imported.stderr)
         let reader = try Mirror(mirror)
-        XCTAssertEqual(try reader.rows("SELECT c.title, t.name, r.code FROM Course c JOIN Teacher t ON t.objectId = c.teacher JOIN Room r ON r.objectId = c.room WHERE c.code = 'MAT100'"),
-                       [["Mathematics Foundations 1", "Viktor Haddad", "B-102"]])
+        XCTAssertEqual(
+            try reader.rows(
+                "SELECT c.title, t.name, r.code FROM Course c JOIN Teacher t ON t.objectId = c.teacher JOIN Room r ON r.objectId = c.room WHERE c.code = 'MAT100'"
+            ),
+            [["Mathematics Foundations 1", "Viktor Haddad", "B-102"]])
         XCTAssertEqual(try reader.value("SELECT count(*) FROM Teacher t JOIN Department d ON d.objectId = t.department"), "40")
         XCTAssertEqual(try reader.value("SELECT count(*) FROM \"_Join:students:Course\""), "1500")
     }
@@ -174,8 +187,10 @@ final class InitCommandTests: XCTestCase {
         XCTAssertEqual(InitCommandTests.sources(named.stdout), ["Teacher": "teachers.csv", "Department": "departments.csv"])
         XCTAssertTrue(named.stdout.contains("department: Pointer<Department>"), named.stdout)
 
-        let twoFolders = try CommandRunner.run(["init", campus.appendingPathComponent("teachers.csv").path,
-                                                CommandRunner.fixtures.appendingPathComponent("library/genres.csv").path])
+        let twoFolders = try CommandRunner.run([
+            "init", campus.appendingPathComponent("teachers.csv").path,
+            CommandRunner.fixtures.appendingPathComponent("library/genres.csv").path,
+        ])
         XCTAssertEqual(twoFolders.status, 2)
         XCTAssertTrue(twoFolders.stderr.contains("the files must share one folder"), twoFolders.stderr)
         XCTAssertEqual(twoFolders.stdout, "")
@@ -223,14 +238,17 @@ final class InitCommandTests: XCTestCase {
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertEqual(try ImportSummary.parse(result).tally("Client")?.inserted, 3)
         let reader = try Mirror(mirror)
-        XCTAssertEqual(try reader.rows("SELECT email, clientId, typeof(clientId), name, signedUp, vip FROM Client ORDER BY clientId"), [
-            ["ada@example.org", "1", "integer", "Ada Lovelace", "2024-03-01T00:00:00.000Z", "1"],
-            ["grace@example.org", "2", "integer", "Grace Hopper", "2024-03-02T10:30:00.000Z", "0"],
-            ["alan@example.org", "3", "integer", "Alan Turing", "2024-03-03T00:00:00.000Z", "1"],
-        ])
+        XCTAssertEqual(
+            try reader.rows("SELECT email, clientId, typeof(clientId), name, signedUp, vip FROM Client ORDER BY clientId"),
+            [
+                ["ada@example.org", "1", "integer", "Ada Lovelace", "2024-03-01T00:00:00.000Z", "1"],
+                ["grace@example.org", "2", "integer", "Grace Hopper", "2024-03-02T10:30:00.000Z", "0"],
+                ["alan@example.org", "3", "integer", "Alan Turing", "2024-03-03T00:00:00.000Z", "1"],
+            ])
         // A self-pointer by the key given: referred_by holds ids, not emails, so it stays a Number.
         XCTAssertEqual(try reader.value("SELECT count(*) FROM Client WHERE referredBy = 1"), "2")
-        XCTAssertEqual(try reader.value("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'Client' AND sql LIKE '%UNIQUE%'"), "Client_naturalKey")
+        XCTAssertEqual(
+            try reader.value("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'Client' AND sql LIKE '%UNIQUE%'"), "Client_naturalKey")
 
         // Without --class and --to: the class from the file's name, the mirror beside it; the
         // column id is the field customerId, since Parse Server refuses a field named id.
@@ -261,19 +279,23 @@ final class InitCommandTests: XCTestCase {
         let report = try JSONSerialization.jsonObject(with: Data(dryRun.stdout.utf8)) as? [String: Any]
         let guesses = try XCTUnwrap(report?["guesses"] as? [[String: Any]], dryRun.stdout)
         XCTAssertEqual(guesses.count, 6, "the key and five fields")
-        XCTAssertEqual(guesses.first { $0["field"] as? String == "endDate" }.map { NSDictionary(dictionary: $0) }, [
-            "className": "Calendar", "field": "endDate", "column": "end_date", "spec": #"{type: Date, column: "end_date", format: "yyyyMMdd"}"#,
-            "reason": #"2 values, all dates in format "yyyyMMdd", as the column's name says it holds dates"#,
-        ] as NSDictionary)
+        XCTAssertEqual(
+            guesses.first { $0["field"] as? String == "endDate" }.map { NSDictionary(dictionary: $0) },
+            [
+                "className": "Calendar", "field": "endDate", "column": "end_date", "spec": #"{type: Date, column: "end_date", format: "yyyyMMdd"}"#,
+                "reason": #"2 values, all dates in format "yyyyMMdd", as the column's name says it holds dates"#,
+            ] as NSDictionary)
         XCTAssertTrue(guesses.first.map { $0["field"] is NSNull && $0["spec"] as? String == "[serviceId]" } ?? false, "\(guesses)")
 
         let imported = try CommandRunner.run(["import", file.path, "--to", mirror.path, "--quiet"])
         XCTAssertEqual(imported.status, 0, imported.stderr)
         for line in expected { XCTAssertTrue(imported.stderr.contains(line), "lacks \(line):\n\(imported.stderr)") }
-        XCTAssertEqual(try Mirror(mirror).rows("SELECT serviceId, startDate, endDate, timepoint FROM Calendar ORDER BY serviceId"), [
-            ["WE", "2025-03-01T00:00:00.000Z", "2026-01-31T00:00:00.000Z", "1"],
-            ["WK", "2025-01-01T00:00:00.000Z", "2025-12-31T00:00:00.000Z", "0"],
-        ])
+        XCTAssertEqual(
+            try Mirror(mirror).rows("SELECT serviceId, startDate, endDate, timepoint FROM Calendar ORDER BY serviceId"),
+            [
+                ["WE", "2025-03-01T00:00:00.000Z", "2026-01-31T00:00:00.000Z", "1"],
+                ["WK", "2025-01-01T00:00:00.000Z", "2025-12-31T00:00:00.000Z", "0"],
+            ])
 
         let piped = try CommandRunner.run(["import", "-", "--class", "Calendar", "--format", "csv", "--to", mirror.path, "--quiet"], standardInput: file)
         XCTAssertEqual(piped.status, 0, piped.stderr)
@@ -286,27 +308,31 @@ final class InitCommandTests: XCTestCase {
         let scratch = try temporaryFolder()
         let input = scratch.appendingPathComponent("orders.ndjson")
         try """
-            {"number": "A-1", "total": 12.5, "placed_at": "2024-05-01T09:00:00Z", "lines": [{"sku": "x"}]}
-            {"number": "A-2", "total": 7, "placed_at": "2024-05-02T09:00:00Z", "lines": []}
+        {"number": "A-1", "total": 12.5, "placed_at": "2024-05-01T09:00:00Z", "lines": [{"sku": "x"}]}
+        {"number": "A-2", "total": 7, "placed_at": "2024-05-02T09:00:00Z", "lines": []}
 
-            """.write(to: input, atomically: true, encoding: .utf8)
+        """.write(to: input, atomically: true, encoding: .utf8)
         let spoolFolder = scratch.appendingPathComponent("tmp")
         try FileManager.default.createDirectory(at: spoolFolder, withIntermediateDirectories: true)
         let mirror = scratch.appendingPathComponent("app.sqlite")
-        let result = try CommandRunner.run(["import", "-", "--class", "Order", "--format", "ndjson", "--key", "number", "--to", mirror.path, "--quiet"],
-                                           environment: ["TMPDIR": spoolFolder.path], standardInput: input)
+        let result = try CommandRunner.run(
+            ["import", "-", "--class", "Order", "--format", "ndjson", "--key", "number", "--to", mirror.path, "--quiet"],
+            environment: ["TMPDIR": spoolFolder.path], standardInput: input)
         XCTAssertEqual(result.status, 0, result.stderr)
-        XCTAssertEqual(try Mirror(mirror).rows("SELECT number, total, placedAt, lines FROM \"Order\" ORDER BY number"), [
-            ["A-1", "12.5", "2024-05-01T09:00:00.000Z", #"[{"sku":"x"}]"#],
-            ["A-2", "7", "2024-05-02T09:00:00.000Z", "[]"],
-        ])
+        XCTAssertEqual(
+            try Mirror(mirror).rows("SELECT number, total, placedAt, lines FROM \"Order\" ORDER BY number"),
+            [
+                ["A-1", "12.5", "2024-05-01T09:00:00.000Z", #"[{"sku":"x"}]"#],
+                ["A-2", "7", "2024-05-02T09:00:00.000Z", "[]"],
+            ])
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: spoolFolder.path), [], "the spooled stdin is deleted")
 
         // A fault in stdin's data names the spooled file's line; nothing is written and the spool is gone.
         try "{\"number\": \"A-3\", \"total\": 1}\n{\"number\": \"A-3\", \"total\": 2}\n".write(to: input, atomically: true, encoding: .utf8)
         let before = try Data(contentsOf: mirror)
-        let duplicate = try CommandRunner.run(["import", "-", "--class", "Order", "--format", "ndjson", "--key", "number", "--to", mirror.path, "--quiet"],
-                                              environment: ["TMPDIR": spoolFolder.path], standardInput: input)
+        let duplicate = try CommandRunner.run(
+            ["import", "-", "--class", "Order", "--format", "ndjson", "--key", "number", "--to", mirror.path, "--quiet"],
+            environment: ["TMPDIR": spoolFolder.path], standardInput: input)
         XCTAssertEqual(duplicate.status, 1, duplicate.stderr)
         XCTAssertTrue(duplicate.stderr.contains("stdin.ndjson:2"), duplicate.stderr)
         XCTAssertEqual(try Data(contentsOf: mirror), before)
@@ -350,11 +376,13 @@ final class InitCommandTests: XCTestCase {
         let server = try ServedMirror(in: self)
         let result = try server.runImport(file.path, ["--class", "Customer", "--key", "email", "--quiet"])
         XCTAssertEqual(result.status, 0, result.stderr)
-        XCTAssertEqual(try Mirror(server.file).rows("SELECT email, name, vip, signedUp FROM Customer ORDER BY email"), [
-            ["ada@example.org", "Ada Lovelace", "1", "2024-03-01T00:00:00.000Z"],
-            ["alan@example.org", "Alan Turing", "1", "2024-03-03T00:00:00.000Z"],
-            ["grace@example.org", "Grace Hopper", "0", "2024-03-02T10:30:00.000Z"],
-        ])
+        XCTAssertEqual(
+            try Mirror(server.file).rows("SELECT email, name, vip, signedUp FROM Customer ORDER BY email"),
+            [
+                ["ada@example.org", "Ada Lovelace", "1", "2024-03-01T00:00:00.000Z"],
+                ["alan@example.org", "Alan Turing", "1", "2024-03-03T00:00:00.000Z"],
+                ["grace@example.org", "Grace Hopper", "0", "2024-03-02T10:30:00.000Z"],
+            ])
         let again = try server.runImport(file.path, ["--class", "Customer", "--key", "email", "--json", "--quiet"])
         XCTAssertEqual(try ImportSummary.parse(again).tally("Customer")?.unchanged, 3, again.stderr)
     }

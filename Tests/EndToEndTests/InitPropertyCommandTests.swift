@@ -1,7 +1,7 @@
 import Foundation
-import XCTest
 import PorterPipeline
 import PorterTestSupport
+import XCTest
 
 /// A sample of the property test of `init` (PorterSQLiteTests' `InitPropertyTests`, in process)
 /// through the built command: `init DIR > DIR/dataset.yml`, `validate`, `import`, and the

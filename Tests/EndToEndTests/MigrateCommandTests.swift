@@ -9,8 +9,10 @@ final class MigrateCommandTests: XCTestCase {
     private func itemMigrations(items: Int = 200) throws -> URL {
         let root = try temporaryFolder()
         try CommandRunner.writeItemsDataset(items, to: root.appendingPathComponent("items"))
-        try write(root, [
-            "V1__create_item.yml": """
+        try write(
+            root,
+            [
+                "V1__create_item.yml": """
                 operations:
                   - createClass:
                       className: Item
@@ -19,16 +21,16 @@ final class MigrateCommandTests: XCTestCase {
                         price: {type: Number}
                       indexes: {price_1: {price: 1}}
                 """,
-            "V2__import_items.yml": """
+                "V2__import_items.yml": """
                 operations:
                   - import: {dataset: ../items}
                 """,
-            "V10__flag_expensive_items.yml": """
+                "V10__flag_expensive_items.yml": """
                 operations:
                   - addField: {className: Item, name: expensive, type: Boolean, defaultValue: false}
                   - updateObjects: {className: Item, where: {price: {"$gte": 90}}, set: {expensive: true}}
                 """,
-        ])
+            ])
         return root
     }
 
@@ -56,8 +58,9 @@ final class MigrateCommandTests: XCTestCase {
     }
 
     private func migrate(_ command: String, _ root: URL, _ place: Place, _ arguments: [String] = []) throws -> CommandRunner.Result {
-        try CommandRunner.run(["migrate", command, "--dir", root.appendingPathComponent("Migrations").path, "--target", place.target] + arguments,
-                              environment: place.environment)
+        try CommandRunner.run(
+            ["migrate", command, "--dir", root.appendingPathComponent("Migrations").path, "--target", place.target] + arguments,
+            environment: place.environment)
     }
 
     /// An empty mirror at `path`, made by pushing a schema file without classes.
@@ -68,9 +71,10 @@ final class MigrateCommandTests: XCTestCase {
     }
 
     private func history(_ place: Place) throws -> [[String?]] {
-        try Mirror(place.file).rows(place.isServer
-            ? "SELECT version, success, error IS NULL FROM PorterMigrations ORDER BY CAST(version AS INTEGER)"
-            : "SELECT version, success, error IS NULL FROM _PorterMigrations ORDER BY CAST(version AS INTEGER)")
+        try Mirror(place.file).rows(
+            place.isServer
+                ? "SELECT version, success, error IS NULL FROM PorterMigrations ORDER BY CAST(version AS INTEGER)"
+                : "SELECT version, success, error IS NULL FROM _PorterMigrations ORDER BY CAST(version AS INTEGER)")
     }
 
     func testUpAppliesPendingMigrationsInVersionOrderOnceAndStatusListsThem() throws {
@@ -87,8 +91,9 @@ final class MigrateCommandTests: XCTestCase {
             let plan = try migrate("plan", root, place)
             XCTAssertEqual(plan.status, 0, plan.stderr)
             XCTAssertTrue(plan.stdout.contains("would apply 3 migrations"), plan.stdout)
-            XCTAssertLessThan(try XCTUnwrap(plan.stdout.range(of: "V2 import items")).lowerBound,
-                              try XCTUnwrap(plan.stdout.range(of: "V10 flag expensive items")).lowerBound, "numeric order: \(plan.stdout)")
+            XCTAssertLessThan(
+                try XCTUnwrap(plan.stdout.range(of: "V2 import items")).lowerBound,
+                try XCTUnwrap(plan.stdout.range(of: "V10 flag expensive items")).lowerBound, "numeric order: \(plan.stdout)")
 
             let upToTwo = try migrate("up", root, place, ["--to", "2"])
             XCTAssertEqual(upToTwo.status, 0, upToTwo.stderr)
@@ -126,18 +131,23 @@ final class MigrateCommandTests: XCTestCase {
 
     func testAFailedMigrationIsRecordedBlocksUpUntilRepairedAndThenCompletes() throws {
         let root = try itemMigrations()
-        try write(root, ["V10__flag_expensive_items.yml": """
-            operations:
-              - addField: {className: Item, name: color, type: String}
-              - addField: {className: Item, name: price, type: String}
-            """])
+        try write(
+            root,
+            [
+                "V10__flag_expensive_items.yml": """
+                operations:
+                  - addField: {className: Item, name: color, type: String}
+                  - addField: {className: Item, name: price, type: String}
+                """
+            ])
         for place in try places(in: root) {
             let failed = try migrate("up", root, place)
             XCTAssertEqual(failed.status, 1, failed.stdout + failed.stderr)
             XCTAssertTrue(failed.stderr.contains("V10__flag_expensive_items.yml: V10 failed at operation 2"), failed.stderr)
             XCTAssertTrue(failed.stderr.contains("migrate repair"), failed.stderr)
             // The mirror rolled the first operation back with the rest; the server keeps it.
-            XCTAssertTrue(failed.stdout.contains(place.isServer ? "  1. added field Item.color\n" : "  1. added field Item.color (rolled back)\n"), failed.stdout)
+            XCTAssertTrue(
+                failed.stdout.contains(place.isServer ? "  1. added field Item.color\n" : "  1. added field Item.color (rolled back)\n"), failed.stdout)
             XCTAssertFalse(failed.stdout.contains("V10 flag expensive items\n  done"), failed.stdout)
             let mirror = try Mirror(place.file)
             XCTAssertEqual(try mirror.value("SELECT count(*) FROM Item"), "200", "V1 and V2 stay applied")
@@ -156,11 +166,15 @@ final class MigrateCommandTests: XCTestCase {
             XCTAssertEqual(blocked.status, 1)
             XCTAssertTrue(blocked.stderr.contains("V10") && blocked.stderr.contains("failed"), blocked.stderr)
 
-            try write(root, ["V10__flag_expensive_items.yml": """
-                operations:
-                  - addField: {className: Item, name: color, type: String}
-                  - addField: {className: Item, name: priceText, type: String}
-                """])
+            try write(
+                root,
+                [
+                    "V10__flag_expensive_items.yml": """
+                    operations:
+                      - addField: {className: Item, name: color, type: String}
+                      - addField: {className: Item, name: priceText, type: String}
+                    """
+                ])
             let repaired = try migrate("repair", root, place)
             XCTAssertEqual(repaired.status, 0, repaired.stderr)
             XCTAssertTrue(repaired.stdout.contains("removed V10"), repaired.stdout)
@@ -171,11 +185,15 @@ final class MigrateCommandTests: XCTestCase {
             XCTAssertTrue(after.contains("color") && after.contains("priceText"), "\(after)")
             XCTAssertEqual(try migrate("status", root, place).status, 0)
             // Put the failing file back for the next place.
-            try write(root, ["V10__flag_expensive_items.yml": """
-                operations:
-                  - addField: {className: Item, name: color, type: String}
-                  - addField: {className: Item, name: price, type: String}
-                """])
+            try write(
+                root,
+                [
+                    "V10__flag_expensive_items.yml": """
+                    operations:
+                      - addField: {className: Item, name: color, type: String}
+                      - addField: {className: Item, name: price, type: String}
+                    """
+                ])
         }
     }
 
@@ -227,7 +245,12 @@ final class MigrateCommandTests: XCTestCase {
     func testAFileChangedAfterItWasAppliedIsAnErrorUntilRestoredOrRepaired() throws {
         let root = try itemMigrations()
         for place in try places(in: root) {
-            try write(root, ["V1__create_item.yml": "operations:\n  - createClass: {className: Item, fields: {name: {type: String, required: true}, price: {type: Number}}, indexes: {price_1: {price: 1}}}"])
+            try write(
+                root,
+                [
+                    "V1__create_item.yml":
+                        "operations:\n  - createClass: {className: Item, fields: {name: {type: String, required: true}, price: {type: Number}}, indexes: {price_1: {price: 1}}}"
+                ])
             XCTAssertEqual(try migrate("up", root, place, ["--to", "1"]).status, 0)
             let original = try String(contentsOf: root.appendingPathComponent("Migrations/V1__create_item.yml"), encoding: .utf8)
             try write(root, ["V1__create_item.yml": original.replacingOccurrences(of: "type: Number", with: "type: String")])
@@ -281,8 +304,10 @@ final class MigrateCommandTests: XCTestCase {
         for (index, place) in try places(in: try temporaryFolder()).enumerated() {
             // Big enough that the import is still running when the runner is killed.
             let root = try itemMigrations(items: place.isServer ? 20_000 : 150_000)
-            let arguments = ["migrate", "up", "--dir", root.appendingPathComponent("Migrations").path, "--target",
-                             place.isServer ? place.target : root.appendingPathComponent("app-\(index).sqlite").path, "--lock-ttl", "4"]
+            let arguments = [
+                "migrate", "up", "--dir", root.appendingPathComponent("Migrations").path, "--target",
+                place.isServer ? place.target : root.appendingPathComponent("app-\(index).sqlite").path, "--lock-ttl", "4",
+            ]
             let file = place.isServer ? place.file : root.appendingPathComponent("app-\(index).sqlite")
             let place = Place(target: arguments[5], file: file, environment: place.environment, server: place.server)
             try killWhileApplying("V2 import items", arguments, environment: place.environment)
@@ -316,11 +341,15 @@ final class MigrateCommandTests: XCTestCase {
     func testTheExampleMigrationsBuildTheLibraryApp() throws {
         let scratch = try temporaryFolder()
         let imported = scratch.appendingPathComponent("imported.sqlite")
-        XCTAssertEqual(try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent("library").path, "--to", imported.path, "--quiet"]).status, 0)
+        XCTAssertEqual(
+            try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent("library").path, "--to", imported.path, "--quiet"]).status, 0)
         let reference = try Mirror(imported)
         for place in try places(in: scratch) {
-            let run = try CommandRunner.run(["migrate", "up", "--dir", CommandRunner.packageRoot.appendingPathComponent("Migrations").path,
-                                             "--target", place.target], environment: place.environment)
+            let run = try CommandRunner.run(
+                [
+                    "migrate", "up", "--dir", CommandRunner.packageRoot.appendingPathComponent("Migrations").path,
+                    "--target", place.target,
+                ], environment: place.environment)
             XCTAssertEqual(run.status, 0, run.stderr)
             XCTAssertTrue(run.stdout.contains("applied 6 migrations"), run.stdout)
             let mirror = try Mirror(place.file)
@@ -329,8 +358,9 @@ final class MigrateCommandTests: XCTestCase {
             XCTAssertEqual(try mirror.value("SELECT count(*) FROM \"_Join:authors:Book\""), try reference.value("SELECT count(*) FROM \"_Join:authors:Book\""))
             let columns = try mirror.rows("SELECT name FROM pragma_table_info('Book')").compactMap { $0[0] }
             XCTAssertTrue(columns.contains("summary") && !columns.contains("description"), "V5 renamed the field: \(columns)")
-            XCTAssertEqual(try mirror.value("SELECT count(*) FROM Book WHERE summary IS NOT NULL"),
-                           try reference.value("SELECT count(*) FROM Book WHERE description IS NOT NULL"))
+            XCTAssertEqual(
+                try mirror.value("SELECT count(*) FROM Book WHERE summary IS NOT NULL"),
+                try reference.value("SELECT count(*) FROM Book WHERE description IS NOT NULL"))
             let schema = try XCTUnwrap(try mirror.value("SELECT schema FROM _SCHEMA WHERE className = 'Book'"))
             XCTAssertTrue(schema.contains("\"publishingYear_-1\":{\"publishingYear\":-1}"), schema)
             XCTAssertTrue(schema.contains("\"create\":{\"role:Librarian\":true}"), schema)
@@ -340,7 +370,8 @@ final class MigrateCommandTests: XCTestCase {
     func testBaselineMarksAnAppThatHasTheSchemaAndOnlyLaterMigrationsRun() throws {
         let scratch = try temporaryFolder()
         let mirror = scratch.appendingPathComponent("library.sqlite")
-        XCTAssertEqual(try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent("library").path, "--to", mirror.path, "--quiet"]).status, 0)
+        XCTAssertEqual(
+            try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent("library").path, "--to", mirror.path, "--quiet"]).status, 0)
         let migrations = CommandRunner.packageRoot.appendingPathComponent("Migrations").path
         let baseline = try CommandRunner.run(["migrate", "baseline", "--dir", migrations, "--target", mirror.path, "--version", "2"])
         XCTAssertEqual(baseline.status, 0, baseline.stderr)

@@ -16,8 +16,9 @@ struct MirrorContent: Equatable, CustomStringConvertible {
         var schemas: [String: [String: Any]] = [:]
         for row in try mirror.rows("SELECT className, schema FROM _SCHEMA") {
             guard let name = row[0], !name.hasPrefix("_"), let text = row[1],
-                  let json = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
-                  let fields = json["fields"] as? [String: Any] else { continue }
+                let json = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
+                let fields = json["fields"] as? [String: Any]
+            else { continue }
             schemas[name] = fields
         }
         var keyTexts: [String: [String: String]] = [:]
@@ -32,7 +33,9 @@ struct MirrorContent: Equatable, CustomStringConvertible {
                     var parts: [String] = []
                     for (index, name) in key.enumerated() {
                         let value = row[index + 1] ?? "∅"
-                        if let spec = fields[name] as? [String: Any], spec["type"] as? String == "Pointer", let target = spec["targetClass"] as? String, target != className {
+                        if let spec = fields[name] as? [String: Any], spec["type"] as? String == "Pointer", let target = spec["targetClass"] as? String,
+                            target != className
+                        {
                             parts.append(try keyText(target, value))
                         } else {
                             parts.append(value)
@@ -87,9 +90,10 @@ struct MirrorContent: Equatable, CustomStringConvertible {
     private static func closingRing(_ text: String) -> String {
         let prefix = #"{"__type":"Polygon","coordinates":["#
         guard text.hasPrefix(prefix), text.hasSuffix("]}"),
-              let points = (try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])?["coordinates"] as? [[Double]],
-              let first = points.first, first != points.last,
-              let end = text.dropFirst(prefix.count).firstIndex(of: "]") else { return text }
+            let points = (try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])?["coordinates"] as? [[Double]],
+            let first = points.first, first != points.last,
+            let end = text.dropFirst(prefix.count).firstIndex(of: "]")
+        else { return text }
         let firstText = text[text.index(text.startIndex, offsetBy: prefix.count)...end]
         return String(text.dropLast(2)) + "," + firstText + "]}"
     }

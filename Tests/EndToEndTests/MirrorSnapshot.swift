@@ -19,28 +19,32 @@ struct MirrorSnapshot: Equatable {
     /// address gives every File value it returns (it stores only the name; a copy read through
     /// REST keeps the url); `droppingFileURLs` drops every File's `url` (a MongoDB layout keeps
     /// only the name, as Parse Server stores it).
-    init(_ url: URL, leavingOut: Set<String> = [], wholeSchemas: Bool = false, droppingDanglingLinks: Bool = false,
-         fileURLsServedBy server: String? = nil, droppingFileURLs: Bool = false) throws {
+    init(
+        _ url: URL, leavingOut: Set<String> = [], wholeSchemas: Bool = false, droppingDanglingLinks: Bool = false,
+        fileURLsServedBy server: String? = nil, droppingFileURLs: Bool = false
+    ) throws {
         let mirror = try Mirror(url)
         var targets: [String: String] = [:]
         for row in try mirror.rows("SELECT className, schema FROM _SCHEMA") {
             let className = row[0] ?? ""
             let json = try JSONSerialization.jsonObject(with: Data((row[1] ?? "").utf8)) as? [String: Any] ?? [:]
             let fields = json["fields"] as? [String: Any] ?? [:]
-            for case let (field, spec as [String: Any]) in fields where spec["type"] as? String == "Relation" {
+            for case (let field, let spec as [String: Any]) in fields where spec["type"] as? String == "Relation" {
                 targets["_Join:\(field):\(className)"] = spec["targetClass"] as? String
             }
             let compared = try JSONSerialization.data(withJSONObject: wholeSchemas ? json : fields, options: [.sortedKeys])
             schemas[className] = String(decoding: compared, as: UTF8.self)
         }
-        let tables = try mirror.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '\\_Porter%' ESCAPE '\\' AND name != '_SCHEMA'")
+        let tables = try mirror.rows(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '\\_Porter%' ESCAPE '\\' AND name != '_SCHEMA'")
         for table in tables.compactMap({ $0[0] }) {
             let columns = try mirror.rows("SELECT name FROM pragma_table_info('\(table.replacingOccurrences(of: "'", with: "''"))') ORDER BY name")
                 .compactMap { $0[0] }.filter { !leavingOut.contains($0) }
             let select = columns.map { "'\($0)=' || typeof(\"\($0)\") || ':' || quote(\"\($0)\")" }.joined(separator: " || ' ' || ")
             var sql = "SELECT \(select) FROM \"\(table)\" AS j"
             if droppingDanglingLinks, let target = targets[table], let owner = table.split(separator: ":").last {
-                sql += " WHERE EXISTS (SELECT 1 FROM \"\(owner)\" o WHERE o.objectId = j.owningId) AND EXISTS (SELECT 1 FROM \"\(target)\" t WHERE t.objectId = j.relatedId)"
+                sql +=
+                    " WHERE EXISTS (SELECT 1 FROM \"\(owner)\" o WHERE o.objectId = j.owningId) AND EXISTS (SELECT 1 FROM \"\(target)\" t WHERE t.objectId = j.relatedId)"
             }
             let servedURL = (droppingFileURLs ? "" : server.map { NSRegularExpression.escapedPattern(for: $0 + "/files/") })
                 .map { try! NSRegularExpression(pattern: #",\\?"url\\?":\\?""# + $0 + #"[^"\\]*\\?""#) }
@@ -60,7 +64,9 @@ struct MirrorSnapshot: Equatable {
             guard let actualRows = actual.rows[table], actualRows != expectedRows else { continue }
             let missing = Set(expectedRows).subtracting(actualRows).sorted().prefix(3)
             let extra = Set(actualRows).subtracting(expectedRows).sorted().prefix(3)
-            XCTFail("\(context): \(table) differs (\(expectedRows.count) rows expected, \(actualRows.count) found); missing \(Array(missing)), unexpected \(Array(extra))", file: file, line: line)
+            XCTFail(
+                "\(context): \(table) differs (\(expectedRows.count) rows expected, \(actualRows.count) found); missing \(Array(missing)), unexpected \(Array(extra))",
+                file: file, line: line)
         }
         XCTAssertFalse(expected.rows.isEmpty, "\(context): the expected mirror is empty", file: file, line: line)
     }

@@ -104,8 +104,9 @@ final class ModesAndInterruptTests: XCTestCase {
             // Writing has begun: the hidden new mirror, or the existing one's journal, is there.
             let writing = { () -> Bool in
                 let entries = (try? FileManager.default.contentsOfDirectory(atPath: scratch.path)) ?? []
-                return existing ? entries.contains(target.lastPathComponent + "-journal")
-                                : entries.contains { $0.hasPrefix(".\(target.lastPathComponent).importing-") }
+                return existing
+                    ? entries.contains(target.lastPathComponent + "-journal")
+                    : entries.contains { $0.hasPrefix(".\(target.lastPathComponent).importing-") }
             }
             let deadline = Date().addingTimeInterval(120)
             while !writing() && process.isRunning && Date() < deadline { usleep(20_000) }

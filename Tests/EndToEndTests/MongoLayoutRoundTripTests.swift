@@ -31,8 +31,9 @@ final class MongoLayoutRoundTripTests: XCTestCase {
             XCTAssertEqual(reimport.status, 0, "\(fixture): \(reimport.stderr)")
             let polygons = Set(Self.polygonFields.values)
             // A File keeps its name and loses its url: Parse Server stores the name (`FileCoder.JSONToDatabase`).
-            MirrorSnapshot.assertEqual(try MirrorSnapshot(copy, leavingOut: polygons, droppingFileURLs: true),
-                                       try MirrorSnapshot(original, leavingOut: polygons, droppingFileURLs: true), "\(fixture) via the MongoDB layout")
+            MirrorSnapshot.assertEqual(
+                try MirrorSnapshot(copy, leavingOut: polygons, droppingFileURLs: true),
+                try MirrorSnapshot(original, leavingOut: polygons, droppingFileURLs: true), "\(fixture) via the MongoDB layout")
             try Self.assertRingsClosed(from: original, in: copy, fixture)
         }
     }
@@ -47,8 +48,9 @@ final class MongoLayoutRoundTripTests: XCTestCase {
             for (old, new) in zip(before, after) {
                 guard let text = old[1], let ring = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[Double]] else { continue }
                 let closed = ring.first == ring.last ? ring : ring + [ring[0]]
-                XCTAssertEqual(try JSONSerialization.jsonObject(with: Data((new[1] ?? "").utf8)) as? [[Double]], closed,
-                               "\(context) \(className) \(old[0] ?? "")", file: file, line: line)
+                XCTAssertEqual(
+                    try JSONSerialization.jsonObject(with: Data((new[1] ?? "").utf8)) as? [[Double]], closed,
+                    "\(context) \(className) \(old[0] ?? "")", file: file, line: line)
             }
         }
     }
@@ -63,7 +65,8 @@ final class MongoLayoutRoundTripTests: XCTestCase {
         let copy = directory.appendingPathComponent("from-zip.sqlite")
         let imported = try CommandRunner.run(["import", zip.path, "--to", copy.path, "--quiet"])
         XCTAssertEqual(imported.status, 0, imported.stderr)
-        MirrorSnapshot.assertEqual(try MirrorSnapshot(copy, droppingFileURLs: true), try MirrorSnapshot(original, droppingFileURLs: true), "via a zip of the MongoDB layout")
+        MirrorSnapshot.assertEqual(
+            try MirrorSnapshot(copy, droppingFileURLs: true), try MirrorSnapshot(original, droppingFileURLs: true), "via a zip of the MongoDB layout")
         XCTAssertEqual(try Mirror(copy).rows("SELECT count(*) FROM _User WHERE _hashed_password LIKE '$2%'"), [["3"]])
     }
 
@@ -121,7 +124,9 @@ final class MongoLayoutRoundTripTests: XCTestCase {
         XCTAssertNotNil(withACL["_acl"] as? [String: Any])
         XCTAssertNil(withACL["ACL"])
         let schemas = try documents("_SCHEMA.json")
-        XCTAssertEqual(Set(schemas.compactMap { $0["_id"] as? String }), Set(files.filter { !$0.hasPrefix("_Join:") && $0 != "_SCHEMA.json" }.map { String($0.dropLast(5)) }))
+        XCTAssertEqual(
+            Set(schemas.compactMap { $0["_id"] as? String }),
+            Set(files.filter { !$0.hasPrefix("_Join:") && $0 != "_SCHEMA.json" }.map { String($0.dropLast(5)) }))
         let role = try XCTUnwrap(schemas.first { $0["_id"] as? String == "_Role" })
         XCTAssertEqual(role["users"] as? String, "relation<_User>")
         let links = try documents("_Join:users:_Role.json")
@@ -136,8 +141,10 @@ final class MongoLayoutRoundTripTests: XCTestCase {
         let (_, folder, _) = try exported("parse-com-users", in: directory)
         let bin = directory.appendingPathComponent("bin"), log = directory.appendingPathComponent("tools.log")
         try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
-        for (tool, body) in [("mongoimport", #"printf '%s|' mongoimport "$@" >> "$TOOLS_LOG"; echo >> "$TOOLS_LOG""#),
-                             ("mongosh", #"printf '%s|' mongosh "$@" >> "$TOOLS_LOG"; echo >> "$TOOLS_LOG"; cat >> "$TOOLS_LOG""#)] {
+        for (tool, body) in [
+            ("mongoimport", #"printf '%s|' mongoimport "$@" >> "$TOOLS_LOG"; echo >> "$TOOLS_LOG""#),
+            ("mongosh", #"printf '%s|' mongosh "$@" >> "$TOOLS_LOG"; echo >> "$TOOLS_LOG"; cat >> "$TOOLS_LOG""#),
+        ] {
             let url = bin.appendingPathComponent(tool)
             try "#!/bin/sh\n\(body)\n".write(to: url, atomically: true, encoding: .utf8)
             try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: url.path)
@@ -145,19 +152,25 @@ final class MongoLayoutRoundTripTests: XCTestCase {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = [folder.appendingPathComponent("mongoimport.sh").path]
-        process.environment = ["PATH": bin.path + ":/usr/bin:/bin", "MONGODB_URI": "mongodb://db.example:27017/parse",
-                               "PARSE_COLLECTION_PREFIX": "app_", "TOOLS_LOG": log.path]
+        process.environment = [
+            "PATH": bin.path + ":/usr/bin:/bin", "MONGODB_URI": "mongodb://db.example:27017/parse",
+            "PARSE_COLLECTION_PREFIX": "app_", "TOOLS_LOG": log.path,
+        ]
         try process.run()
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 0)
         let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n").map(String.init)
         XCTAssertEqual(lines.first, "mongoimport|--uri|mongodb://db.example:27017/parse|--collection|app__SCHEMA|--file|_SCHEMA.json|--mode|upsert|")
-        XCTAssertTrue(lines.contains("mongoimport|--uri|mongodb://db.example:27017/parse|--collection|app__Join:users:_Role|--file|_Join:users:_Role.json|--mode|upsert|--upsertFields|owningId,relatedId|"), "\(lines)")
+        XCTAssertTrue(
+            lines.contains(
+                "mongoimport|--uri|mongodb://db.example:27017/parse|--collection|app__Join:users:_Role|--file|_Join:users:_Role.json|--mode|upsert|--upsertFields|owningId,relatedId|"
+            ), "\(lines)")
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }
         XCTAssertEqual(lines.filter { $0.hasPrefix("mongoimport|") }.count, files.count)
         XCTAssertTrue(lines.contains("mongosh|mongodb://db.example:27017/parse|--quiet|"), "\(lines)")
         XCTAssertTrue(lines.contains("const prefix = process.env.PARSE_COLLECTION_PREFIX || '';"), "\(lines)")
-        XCTAssertTrue(lines.contains(#"db.getCollection(prefix + "_Role").createIndex({"name":1}, {"unique":true,"background":true,"sparse":true});"#), "\(lines)")
+        XCTAssertTrue(
+            lines.contains(#"db.getCollection(prefix + "_Role").createIndex({"name":1}, {"unique":true,"background":true,"sparse":true});"#), "\(lines)")
         XCTAssertTrue(lines.contains(#"db.getCollection(prefix + "Diary").createIndex({"title":1}, {"name":"title_1","background":true});"#), "\(lines)")
     }
 
@@ -187,15 +200,18 @@ final class MongoLayoutRoundTripTests: XCTestCase {
         let copy = directory.appendingPathComponent("mongoexport.sqlite")
         let reimport = try CommandRunner.run(["import", folder.path, "--to", copy.path, "--quiet"])
         XCTAssertEqual(reimport.status, 0, reimport.stderr)
-        MirrorSnapshot.assertEqual(try MirrorSnapshot(copy, leavingOut: ["area"], droppingFileURLs: true),
-                                   try MirrorSnapshot(original, leavingOut: ["area"], droppingFileURLs: true), "parse-app via mongoexport's forms")
+        MirrorSnapshot.assertEqual(
+            try MirrorSnapshot(copy, leavingOut: ["area"], droppingFileURLs: true),
+            try MirrorSnapshot(original, leavingOut: ["area"], droppingFileURLs: true), "parse-app via mongoexport's forms")
     }
 
     /// A manifest cannot describe the layout, and standard output holds no collections.
     func testRefusedCombinations() throws {
         let directory = try temporaryFolder()
         let (mirror, _, _) = try exported("todo", in: directory)
-        let manifest = try CommandRunner.run(["export", "--from", mirror.path, "--to", directory.appendingPathComponent("m").path, "--format", "mongo", "--emit-manifest"])
+        let manifest = try CommandRunner.run([
+            "export", "--from", mirror.path, "--to", directory.appendingPathComponent("m").path, "--format", "mongo", "--emit-manifest",
+        ])
         XCTAssertEqual(manifest.status, 2)
         XCTAssertTrue(manifest.stderr.contains("without dataset.yml"), manifest.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: directory.appendingPathComponent("m").path))

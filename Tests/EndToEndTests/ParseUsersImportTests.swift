@@ -21,8 +21,10 @@ final class ParseUsersImportTests: XCTestCase {
 
     /// One request to `server` with the app id and the given extra headers.
     func call(_ server: ServedMirror, _ method: String, _ path: String, body: String? = nil, headers: [String: String] = [:]) throws -> Answer {
-        var arguments = ["curl", "-s", "-w", "\n%{http_code}", "-X", method, "-H", "X-Parse-Application-Id: \(ServedMirror.applicationId)",
-                         "-H", "Content-Type: application/json"]
+        var arguments = [
+            "curl", "-s", "-w", "\n%{http_code}", "-X", method, "-H", "X-Parse-Application-Id: \(ServedMirror.applicationId)",
+            "-H", "Content-Type: application/json",
+        ]
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) { arguments += ["-H", "\(name): \(value)"] }
         if let body { arguments += ["--data-binary", body] }
         let process = Process()
@@ -93,8 +95,10 @@ final class ParseUsersImportTests: XCTestCase {
 
         // The hash is in no answer, not even the master key's.
         let ada = try session(server, "ada")
-        for (path, headers) in [("/classes/_User", master), ("/users", master), ("/classes/_User/UsAda18150", master), ("/users/me", ada),
-                                ("/classes/_User?keys=_hashed_password,bcryptPassword,password", master), ("/schemas/_User", master)] {
+        for (path, headers) in [
+            ("/classes/_User", master), ("/users", master), ("/classes/_User/UsAda18150", master), ("/users/me", ada),
+            ("/classes/_User?keys=_hashed_password,bcryptPassword,password", master), ("/schemas/_User", master),
+        ] {
             let answer = try call(server, "GET", path, headers: headers)
             XCTAssertEqual(answer.status, 200, "\(path): \(answer.body)")
             assertNoHash(answer.body, path)
@@ -168,20 +172,25 @@ final class ParseUsersImportTests: XCTestCase {
         XCTAssertEqual(withoutFlag.status, 0, withoutFlag.stderr)
         assertNoHash(try String(contentsOf: plain.appendingPathComponent("_User.json"), encoding: .utf8), "export without --include-password-hashes")
         XCTAssertFalse(withoutFlag.stderr.contains("warning"), withoutFlag.stderr)
-        let csv = try CommandRunner.run(["export", "--target", first.path, "--to", scratch.appendingPathComponent("csv").path, "--format", "csv", "--include-password-hashes"])
+        let csv = try CommandRunner.run([
+            "export", "--target", first.path, "--to", scratch.appendingPathComponent("csv").path, "--format", "csv", "--include-password-hashes",
+        ])
         XCTAssertEqual(csv.status, 2)
         XCTAssertTrue(csv.stderr.contains("--include-password-hashes: the csv format carries no password hashes"), csv.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: scratch.appendingPathComponent("csv").path))
-        let fromServer = try CommandRunner.run(["export", "--target", server.url, "--to", scratch.appendingPathComponent("rest").path, "--include-password-hashes"],
-                                               environment: ServedMirror.environment)
+        let fromServer = try CommandRunner.run(
+            ["export", "--target", server.url, "--to", scratch.appendingPathComponent("rest").path, "--include-password-hashes"],
+            environment: ServedMirror.environment)
         XCTAssertEqual(fromServer.status, 2)
         XCTAssertTrue(fromServer.stderr.contains("gives no password hashes: a Parse Server never returns them"), fromServer.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: scratch.appendingPathComponent("rest").path))
     }
 
     /// `GET /schemas/Diary` has schema.json's permissions and index, and `serve` enforces them.
-    func assertDiaryPermissions(_ server: ServedMirror, editor: [String: String], outsider: [String: String],
-                                file: StaticString = #filePath, line: UInt = #line) throws {
+    func assertDiaryPermissions(
+        _ server: ServedMirror, editor: [String: String], outsider: [String: String],
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         let schema = try call(server, "GET", "/schemas/Diary", headers: master).json
         let permissions = try XCTUnwrap(schema["classLevelPermissions"] as? [String: Any], file: file, line: line)
         XCTAssertEqual(permissions["find"] as? [String: Bool], ["requiresAuthentication": true], file: file, line: line)
@@ -221,8 +230,9 @@ final class ParseUsersImportTests: XCTestCase {
     func testIncludeInstallations() throws {
         let (mirror, summary) = try importIntoMirror(["--include-installations"])
         XCTAssertEqual((summary["skippedClasses"] as? [[String: String]])?.map { $0["className"] }, ["_Session"])
-        XCTAssertEqual(try Mirror(mirror).rows("SELECT installationId, deviceType, channels FROM _Installation"),
-                       [["2b1f6c3e-7d4a-4e5b-8c9d-0a1b2c3d4e5f", "ios", #"["news"]"#]])
+        XCTAssertEqual(
+            try Mirror(mirror).rows("SELECT installationId, deviceType, channels FROM _Installation"),
+            [["2b1f6c3e-7d4a-4e5b-8c9d-0a1b2c3d4e5f", "ios", #"["news"]"#]])
     }
 
     /// The text summary names each skipped class once, with why.
@@ -257,7 +267,8 @@ final class ParseUsersImportTests: XCTestCase {
         XCTAssertTrue(result.stderr.contains("_User.json: 3 _User objects have password hashes"), result.stderr)
         XCTAssertFalse(summary.errors[0].message.contains("--"), summary.errors[0].message)
         XCTAssertEqual(server.injector.writes, 0)
-        XCTAssertEqual(try Mirror(server.file).value("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT IN ('_SCHEMA', '_PorterMigrations')"), "0")
+        XCTAssertEqual(
+            try Mirror(server.file).value("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT IN ('_SCHEMA', '_PorterMigrations')"), "0")
         XCTAssertEqual(try Mirror(server.file).value("SELECT count(*) FROM _SCHEMA"), "0")
     }
 
@@ -272,16 +283,20 @@ final class ParseUsersImportTests: XCTestCase {
         let summary = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         XCTAssertTrue((summary["notes"] as? [String])?.contains { $0.hasPrefix("timestamps not kept: 8 created objects") } == true, "\(summary)")
         let served = try Mirror(server.file)
-        XCTAssertEqual(try served.rows("SELECT objectId, username, email, emailVerified FROM _User ORDER BY objectId"), [
-            ["UsAda18150", "ada", "ada@example.com", "1"], ["UsAlan1912", "alan", "alan@example.com", nil], ["UsGrace190", "grace", "grace@example.com", "0"],
-        ])
+        XCTAssertEqual(
+            try served.rows("SELECT objectId, username, email, emailVerified FROM _User ORDER BY objectId"),
+            [
+                ["UsAda18150", "ada", "ada@example.com", "1"], ["UsAlan1912", "alan", "alan@example.com", nil],
+                ["UsGrace190", "grace", "grace@example.com", "0"],
+            ])
         for hash in try served.rows("SELECT _hashed_password FROM _User") {
             XCTAssertTrue(hash[0]?.hasPrefix("$2b$10$") == true)
             XCTAssertFalse(Self.hashes.contains { hash[0]!.hasPrefix($0) }, "the source's hash arrived")
         }
         for (username, password) in Self.passwords { XCTAssertEqual(try logIn(server, username, password).json["code"] as? Int, 101) }
-        XCTAssertEqual(try served.rows(#"SELECT owningId, relatedId FROM "_Join:users:_Role" ORDER BY owningId"#),
-                       [["RoAdmins01", "UsGrace190"], ["RoEditors1", "UsAda18150"]])
+        XCTAssertEqual(
+            try served.rows(#"SELECT owningId, relatedId FROM "_Join:users:_Role" ORDER BY owningId"#),
+            [["RoAdmins01", "UsGrace190"], ["RoEditors1", "UsAda18150"]])
         let noteCreated = try XCTUnwrap(try served.value("SELECT createdAt FROM Note WHERE objectId = 'NoEditors1'"), "the note arrived")
         XCTAssertNotEqual(noteCreated, "2014-06-01T12:00:00.000Z", "without the maintenance key the server sets its own createdAt")
         // Sign-in works with a new password set by the master key (a reset), and Diary's permissions hold.
@@ -303,20 +318,26 @@ final class ParseUsersImportTests: XCTestCase {
         XCTAssertFalse((result.stdout + result.stderr).contains(Self.maintenanceKey))
         XCTAssertFalse(result.stdout.contains("timestamps not kept"), result.stdout)
         let served = try Mirror(server.file)
-        XCTAssertEqual(try served.rows("SELECT objectId, createdAt, updatedAt FROM _User ORDER BY objectId"), [
-            ["UsAda18150", "2014-03-01T10:15:30.123Z", "2015-07-09T08:07:06.789Z"],
-            ["UsAlan1912", "2016-01-02T03:04:05.678Z", "2017-02-03T04:05:06.789Z"],
-            ["UsGrace190", "2014-05-12T00:00:00.001Z", "2014-05-12T00:00:00.001Z"],
-        ])
-        XCTAssertEqual(try served.rows("SELECT objectId, createdAt, updatedAt FROM Note ORDER BY objectId"), [
-            ["NoEditors1", "2014-06-01T12:00:00.000Z", "2014-06-03T12:00:00.250Z"], ["NoPublic01", "2014-06-02T12:00:00.000Z", "2014-06-02T12:00:00.000Z"],
-        ])
+        XCTAssertEqual(
+            try served.rows("SELECT objectId, createdAt, updatedAt FROM _User ORDER BY objectId"),
+            [
+                ["UsAda18150", "2014-03-01T10:15:30.123Z", "2015-07-09T08:07:06.789Z"],
+                ["UsAlan1912", "2016-01-02T03:04:05.678Z", "2017-02-03T04:05:06.789Z"],
+                ["UsGrace190", "2014-05-12T00:00:00.001Z", "2014-05-12T00:00:00.001Z"],
+            ])
+        XCTAssertEqual(
+            try served.rows("SELECT objectId, createdAt, updatedAt FROM Note ORDER BY objectId"),
+            [
+                ["NoEditors1", "2014-06-01T12:00:00.000Z", "2014-06-03T12:00:00.250Z"], ["NoPublic01", "2014-06-02T12:00:00.000Z", "2014-06-02T12:00:00.000Z"],
+            ])
         XCTAssertEqual(try served.rows("SELECT createdAt, updatedAt FROM Diary"), [["2014-04-01T09:00:00.000Z", "2014-04-02T10:30:00.500Z"]])
         // The roles' members come from join files, read first so that each role is created with
         // its links: no update follows to set a new updatedAt.
-        XCTAssertEqual(try served.rows("SELECT objectId, createdAt, updatedAt FROM _Role ORDER BY objectId"), [
-            ["RoAdmins01", "2014-03-02T00:00:01.000Z", "2014-03-02T00:00:01.000Z"], ["RoEditors1", "2014-03-02T00:00:00.000Z", "2014-03-02T00:00:00.000Z"],
-        ])
+        XCTAssertEqual(
+            try served.rows("SELECT objectId, createdAt, updatedAt FROM _Role ORDER BY objectId"),
+            [
+                ["RoAdmins01", "2014-03-02T00:00:01.000Z", "2014-03-02T00:00:01.000Z"], ["RoEditors1", "2014-03-02T00:00:00.000Z", "2014-03-02T00:00:00.000Z"],
+            ])
         XCTAssertEqual(try served.rows(#"SELECT owningId, relatedId FROM "_Join:roles:_Role""#), [["RoEditors1", "RoAdmins01"]])
         XCTAssertEqual(try served.value(#"SELECT count(*) FROM "_Join:users:_Role""#), "2")
         XCTAssertFalse(result.stdout.contains("new updatedAt"), result.stdout)
@@ -360,16 +381,21 @@ final class ParseUsersImportTests: XCTestCase {
         XCTAssertEqual(try call(server, "DELETE", "/files/none.txt", headers: maintenance).status, 403)
         let byMaster = try call(server, "POST", "/classes/Event", body: #"{"name":"d","createdAt":\#(created)}"#, headers: master)
         XCTAssertEqual(byMaster.status, 201, byMaster.body)
-        XCTAssertTrue((byMaster.json["createdAt"] as? String)?.hasPrefix("20") == true && byMaster.json["createdAt"] as? String != "2001-02-03T04:05:06.007Z", byMaster.body)
+        XCTAssertTrue(
+            (byMaster.json["createdAt"] as? String)?.hasPrefix("20") == true && byMaster.json["createdAt"] as? String != "2001-02-03T04:05:06.007Z",
+            byMaster.body)
         let wrongKey = try call(server, "POST", "/classes/Event", body: #"{"name":"e","createdAt":\#(created)}"#, headers: ["X-Parse-Maintenance-Key": "guess"])
         XCTAssertEqual(wrongKey.status, 201, wrongKey.body)
-        XCTAssertTrue((wrongKey.json["createdAt"] as? String)?.hasPrefix("20") == true && wrongKey.json["createdAt"] as? String != "2001-02-03T04:05:06.007Z", wrongKey.body)
+        XCTAssertTrue(
+            (wrongKey.json["createdAt"] as? String)?.hasPrefix("20") == true && wrongKey.json["createdAt"] as? String != "2001-02-03T04:05:06.007Z",
+            wrongKey.body)
         XCTAssertEqual(try Mirror(server.file).value("SELECT count(*) FROM Event WHERE createdAt LIKE '2001-%'"), "2")
 
         let plain = try ServedMirror(in: self)
         let ignored = try call(plain, "POST", "/classes/Event", body: #"{"name":"f","createdAt":\#(created)}"#, headers: maintenance.merging(master) { $1 })
         XCTAssertEqual(ignored.status, 201, ignored.body)
-        XCTAssertTrue((ignored.json["createdAt"] as? String)?.hasPrefix("20") == true && ignored.json["createdAt"] as? String != "2001-02-03T04:05:06.007Z", ignored.body)
+        XCTAssertTrue(
+            (ignored.json["createdAt"] as? String)?.hasPrefix("20") == true && ignored.json["createdAt"] as? String != "2001-02-03T04:05:06.007Z", ignored.body)
     }
 }
 

@@ -1,8 +1,9 @@
 import Foundation
+import XCTest
+
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
-import XCTest
 
 /// `plan` in its three formats, `validate` reports, help and usage errors.
 final class PlanAndReportTests: XCTestCase {
@@ -11,7 +12,9 @@ final class PlanAndReportTests: XCTestCase {
     func testPlanText() throws {
         let result = try CommandRunner.run(["plan", fixture("org")])
         XCTAssertEqual(result.status, 0, result.stderr)
-        XCTAssertEqual(result.stdout, """
+        XCTAssertEqual(
+            result.stdout,
+            """
             phase 1: insert Office
             phase 2: insert Team
             phase 3: insert Employee
@@ -19,7 +22,9 @@ final class PlanAndReportTests: XCTestCase {
 
             """)
         let library = try CommandRunner.run(["plan", fixture("library")])
-        XCTAssertEqual(library.stdout, """
+        XCTAssertEqual(
+            library.stdout,
+            """
             phase 1: insert Genre, Author, Publisher, ISBN
             phase 2: insert Book
             phase 3: relations Genre.books, Book.authors, Book.publishers

@@ -2,6 +2,7 @@ import ParseModel
 import PorterPipeline
 import PorterTestSupport
 import XCTest
+
 @testable import parse_porter
 
 /// The plan as `parse-porter plan --format text|dot|json` renders it.
@@ -12,18 +13,24 @@ final class PlanRenderingTests: XCTestCase {
             classMapping("Author", ["name": .string]),
             classMapping("Book", ["title": .string, "genre": .pointer(targetClass: "Genre"), "authors": .relation(targetClass: "Author")]),
         ]).text
-        XCTAssertEqual(text, """
-        phase 1: insert Genre, Author
-        phase 2: insert Book
-        phase 3: relations Genre.books, Book.authors
-        """)
+        XCTAssertEqual(
+            text,
+            """
+            phase 1: insert Genre, Author
+            phase 2: insert Book
+            phase 3: relations Genre.books, Book.authors
+            """)
     }
 
     func testDOT() {
         let dot = importPlan([
             classMapping("Genre", ["name": .string]),
-            classMapping("Employee", ["name": .string, "manager": .pointer(targetClass: "Employee"), "genre": .pointer(targetClass: "Genre"),
-                                 "likes": .relation(targetClass: "Genre")]),
+            classMapping(
+                "Employee",
+                [
+                    "name": .string, "manager": .pointer(targetClass: "Employee"), "genre": .pointer(targetClass: "Genre"),
+                    "likes": .relation(targetClass: "Genre"),
+                ]),
         ]).dot
         XCTAssertTrue(dot.hasPrefix("digraph plan {"), dot)
         XCTAssertTrue(dot.hasSuffix("}"), dot)
@@ -41,12 +48,14 @@ final class PlanRenderingTests: XCTestCase {
             classMapping("Employee", ["name": .string, "manager": .pointer(targetClass: "Employee"), "skills": .relation(targetClass: "Skill")]),
             classMapping("Skill", ["name": .string]),
         ]).json
-        XCTAssertEqual(json.serialized(), #"""
-        {"phases":[{"phase":1,"kind":"insert","items":["Employee","Skill"]},\#
-        {"phase":2,"kind":"patch","items":["Employee.manager"]},\#
-        {"phase":3,"kind":"relations","items":["Employee.skills"]}],\#
-        "pointers":[{"from":"Employee","field":"manager","to":"Employee","cyclic":true}],\#
-        "relations":[{"from":"Employee","field":"skills","to":"Skill"}]}
-        """#)
+        XCTAssertEqual(
+            json.serialized(),
+            #"""
+            {"phases":[{"phase":1,"kind":"insert","items":["Employee","Skill"]},\#
+            {"phase":2,"kind":"patch","items":["Employee.manager"]},\#
+            {"phase":3,"kind":"relations","items":["Employee.skills"]}],\#
+            "pointers":[{"from":"Employee","field":"manager","to":"Employee","cyclic":true}],\#
+            "relations":[{"from":"Employee","field":"skills","to":"Skill"}]}
+            """#)
     }
 }

@@ -59,7 +59,8 @@ final class PostgresImportCommandTests: XCTestCase {
         XCTAssertEqual(try query(#"SELECT count(*) FROM "Book" WHERE genre = 'zDFAHQuGVD'"#), "5")
         XCTAssertEqual(try query(#"SELECT count(*) FROM "Book" b WHERE NOT EXISTS (SELECT 1 FROM "Genre" g WHERE g."objectId" = b.genre)"#), "0")
         XCTAssertEqual(try query(#"SELECT count(*) FROM "_Join:books:Genre" WHERE "owningId" = 'zDFAHQuGVD'"#), "9")
-        XCTAssertEqual(try query(#"SELECT count(*) FROM "_Join:books:Genre" j WHERE NOT EXISTS (SELECT 1 FROM "Genre" g WHERE g."objectId" = j."owningId")"#), "0")
+        XCTAssertEqual(
+            try query(#"SELECT count(*) FROM "_Join:books:Genre" j WHERE NOT EXISTS (SELECT 1 FROM "Genre" g WHERE g."objectId" = j."owningId")"#), "0")
         XCTAssertEqual(try query(#"SELECT reltuples::int FROM pg_class WHERE relname = 'Book'"#), "43", "the statistics Parse Server counts from")
         XCTAssertEqual(try query(#"SELECT reltuples::int FROM pg_class WHERE relname = 'Genre'"#), "12")
         let second = try ImportSummary.parse(try CommandRunner.run(["import", library, "--to", url, "--prune", "--json"]))
@@ -75,19 +76,24 @@ final class PostgresImportCommandTests: XCTestCase {
         let library = CommandRunner.fixtures.appendingPathComponent("library").path
         XCTAssertEqual(try CommandRunner.run(["import", library, "--to", url, "--quiet"]).status, 0)
         let folder = try temporaryFolder("postgres-where")
-        let export = try CommandRunner.run(["export", "--target", urlWithPassword, "--to", folder.appendingPathComponent("old").path, "--classes", "Book",
-                                            "--where", #"{"publishingYear": {"$lt": 1960}, "description": {"$exists": true}}"#])
+        let export = try CommandRunner.run([
+            "export", "--target", urlWithPassword, "--to", folder.appendingPathComponent("old").path, "--classes", "Book",
+            "--where", #"{"publishingYear": {"$lt": 1960}, "description": {"$exists": true}}"#,
+        ])
         XCTAssertEqual(export.status, 0, export.stderr)
         XCTAssertFalse((export.stdout + export.stderr).contains("not-to-be-shown"))
         let data = try Data(contentsOf: folder.appendingPathComponent("old/Book.json"))
         let json = try JSONSerialization.jsonObject(with: data)
         let books = try XCTUnwrap(((json as? [String: Any])?["results"] ?? json) as? [[String: Any]])
-        let expected = try XCTUnwrap(query(#"SELECT string_agg(title, '|' ORDER BY title) FROM "Book" WHERE "publishingYear" < 1960 AND description IS NOT NULL"#))
+        let expected = try XCTUnwrap(
+            query(#"SELECT string_agg(title, '|' ORDER BY title) FROM "Book" WHERE "publishingYear" < 1960 AND description IS NOT NULL"#))
         XCTAssertEqual(books.compactMap { $0["title"] as? String }.sorted().joined(separator: "|"), expected)
         XCTAssertGreaterThan(books.count, 5)
 
-        let refused = try CommandRunner.run(["export", "--target", urlWithPassword, "--to", folder.appendingPathComponent("regex").path, "--classes", "Book",
-                                             "--where", #"{"title": {"$regex": "^D"}}"#])
+        let refused = try CommandRunner.run([
+            "export", "--target", urlWithPassword, "--to", folder.appendingPathComponent("regex").path, "--classes", "Book",
+            "--where", #"{"title": {"$regex": "^D"}}"#,
+        ])
         XCTAssertEqual(refused.status, 2, refused.stderr)
         XCTAssertTrue(refused.stderr.contains("where: title: $regex is not supported when reading a PostgreSQL database"), refused.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("regex/Book.json").path))
@@ -151,10 +157,11 @@ final class PostgresImportCommandTests: XCTestCase {
         for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where name.hasSuffix(".json") {
             let json = try JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent(name)))
             let items = ((json as? [String: Any])?["results"] as? [Any]) ?? (json as? [Any]) ?? []
-            files[name] = items.map { item -> (String, Any) in
-                let data = (try? JSONSerialization.data(withJSONObject: item, options: [.sortedKeys])) ?? Data()
-                return (String(decoding: data, as: UTF8.self), item)
-            }.sorted { $0.0 < $1.0 }.map(\.0) as NSArray
+            files[name] =
+                items.map { item -> (String, Any) in
+                    let data = (try? JSONSerialization.data(withJSONObject: item, options: [.sortedKeys])) ?? Data()
+                    return (String(decoding: data, as: UTF8.self), item)
+                }.sorted { $0.0 < $1.0 }.map(\.0) as NSArray
         }
         return files
     }

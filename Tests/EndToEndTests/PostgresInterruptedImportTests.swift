@@ -48,21 +48,21 @@ final class PostgresInterruptedImportTests: XCTestCase {
         try authors.write(to: folder.appendingPathComponent("writers.csv"), atomically: true, encoding: .utf8)
         try books.write(to: folder.appendingPathComponent("volumes.csv"), atomically: true, encoding: .utf8)
         try """
-            version: 1
-            classes:
-              Writer:
-                source: writers.csv
-                key: [name]
-                fields:
-                  name: String!
-              Volume:
-                source: volumes.csv
-                key: [title]
-                fields:
-                  title: String!
-                  year: Number
-                  authors: {type: Relation<Writer>, split: ";"}
-            """.write(to: folder.appendingPathComponent("dataset.yml"), atomically: true, encoding: .utf8)
+        version: 1
+        classes:
+          Writer:
+            source: writers.csv
+            key: [name]
+            fields:
+              name: String!
+          Volume:
+            source: volumes.csv
+            key: [title]
+            fields:
+              title: String!
+              year: Number
+              authors: {type: Relation<Writer>, split: ";"}
+        """.write(to: folder.appendingPathComponent("dataset.yml"), atomically: true, encoding: .utf8)
         let process = try CommandRunner.start(["import", folder.path, "--to", url, "--quiet"])
         addTeardownBlock { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         let deadline = Date().addingTimeInterval(120)

@@ -78,7 +78,9 @@ final class PostgresPullTests: XCTestCase {
         server.stop()
 
         // A password change (Parse Server sets the new hash and updatedAt, RestWrite.js) arrives with the next pull.
-        _ = try sql(url, """
+        _ = try sql(
+            url,
+            """
             UPDATE "_User" SET "_hashed_password" = (SELECT "_hashed_password" FROM "_User" WHERE "username" = 'grace'),
                 "updatedAt" = now() WHERE "username" = 'ada'
             """)
@@ -106,8 +108,9 @@ final class PostgresPullTests: XCTestCase {
         _ = try sql(url, #"UPDATE "_User" SET "_hashed_password" = NULL, "updatedAt" = now() WHERE "username" = 'ada'"#)
         let again = try pull(url, to: mirror)
         XCTAssertEqual(try again.tally("_User").updated, 1)
-        XCTAssertEqual(try Mirror(mirror).rows("SELECT username, _hashed_password FROM _User ORDER BY 1"),
-                       try sql(url, #"SELECT "username", "_hashed_password" FROM "_User" ORDER BY 1"#))
+        XCTAssertEqual(
+            try Mirror(mirror).rows("SELECT username, _hashed_password FROM _User ORDER BY 1"),
+            try sql(url, #"SELECT "username", "_hashed_password" FROM "_User" ORDER BY 1"#))
         XCTAssertEqual(try Mirror(mirror).rows("SELECT username FROM _User WHERE _hashed_password IS NULL"), [["ada"]])
 
         let server = try ServedMirror(path: mirror.path, allowCustomObjectId: false)
@@ -136,8 +139,9 @@ final class PostgresPullTests: XCTestCase {
             let summary = try pull(url, to: copy)
             XCTAssertEqual(summary.classes.map(\.read), summary.classes.map(\.added), fixture)
             let polygons = Set(MongoLayoutRoundTripTests.polygonFields.values)
-            MirrorSnapshot.assertEqual(try MirrorSnapshot(copy, leavingOut: polygons, wholeSchemas: true, droppingFileURLs: true),
-                                       try MirrorSnapshot(original, leavingOut: polygons, wholeSchemas: true, droppingFileURLs: true), "\(fixture) via PostgreSQL")
+            MirrorSnapshot.assertEqual(
+                try MirrorSnapshot(copy, leavingOut: polygons, wholeSchemas: true, droppingFileURLs: true),
+                try MirrorSnapshot(original, leavingOut: polygons, wholeSchemas: true, droppingFileURLs: true), "\(fixture) via PostgreSQL")
             try MongoLayoutRoundTripTests.assertRingsClosed(from: original, in: copy, "\(fixture) via PostgreSQL")
         }
     }
@@ -172,7 +176,9 @@ final class PostgresPullTests: XCTestCase {
         let classes = ["Author", "Book", "Genre", "ISBN", "Publisher"]
         // An import gives every row one updatedAt: one row per class made newer is alone at the watermark.
         for className in classes {
-            _ = try sql(url, #"UPDATE "\#(className)" SET "updatedAt" = "updatedAt" + interval '1 second' WHERE "objectId" = (SELECT max("objectId") FROM "\#(className)")"#)
+            _ = try sql(
+                url,
+                #"UPDATE "\#(className)" SET "updatedAt" = "updatedAt" + interval '1 second' WHERE "objectId" = (SELECT max("objectId") FROM "\#(className)")"#)
         }
         let mirror = try temporaryFolder().appendingPathComponent("pulled.sqlite")
         let first = try pull(url, to: mirror)
@@ -210,9 +216,11 @@ final class PostgresPullTests: XCTestCase {
         let directory = try temporaryFolder()
         let cluster = try PostgresCluster.shared()
         let empty = try newDatabase()
-        for (url, expected) in [("postgres://postgres@127.0.0.1:1/parse", "cannot connect"),
-                                (cluster.url(database: "no_such_database"), "cannot connect"),
-                                (empty, "has no _SCHEMA table: not a Parse Server database")] {
+        for (url, expected) in [
+            ("postgres://postgres@127.0.0.1:1/parse", "cannot connect"),
+            (cluster.url(database: "no_such_database"), "cannot connect"),
+            (empty, "has no _SCHEMA table: not a Parse Server database"),
+        ] {
             let mirror = directory.appendingPathComponent("never.sqlite")
             let result = try CommandRunner.run(["pull", "--target", withPassword(url), "--to", mirror.path])
             XCTAssertEqual(result.status, 3, "\(url): \(result.stderr)")

@@ -67,8 +67,9 @@ final class PostgresSchemaCommandTests: XCTestCase {
             // The import made the indexes the schema declares (createIndexes), after the rows.
             let db = try PostgresConnection(url: database)
             defer { db.close() }
-            XCTAssertEqual(try db.execute("SELECT tablename, indexname FROM pg_indexes WHERE indexname IN ('username_1', 'displayName_1', 'title_1') ORDER BY indexname"),
-                           [["_User", "displayName_1"], ["Diary", "title_1"], ["_User", "username_1"]])
+            XCTAssertEqual(
+                try db.execute("SELECT tablename, indexname FROM pg_indexes WHERE indexname IN ('username_1', 'displayName_1', 'title_1') ORDER BY indexname"),
+                [["_User", "displayName_1"], ["Diary", "title_1"], ["_User", "username_1"]])
         }
     }
 
@@ -100,7 +101,8 @@ final class PostgresSchemaCommandTests: XCTestCase {
     /// permissions and swaps an index; a dry run writes nothing; a push that fails half-way
     /// leaves the database as it was.
     func testPushChangesTablesSchemaRowsAndIndexes() throws {
-        let first = try schemaFile("""
+        let first = try schemaFile(
+            """
             [{"className": "Note", "fields": {"title": {"type": "String", "required": true}, "pages": {"type": "Number"},
               "author": {"type": "Pointer", "targetClass": "_User"}, "tags": {"type": "Relation", "targetClass": "Note"}},
               "classLevelPermissions": {"find": {"*": true}, "get": {"*": true}}, "indexes": {"title_1": {"title": 1}}}]
@@ -110,12 +112,17 @@ final class PostgresSchemaCommandTests: XCTestCase {
         XCTAssertEqual(try columns("Note"), ["_rperm", "_wperm", "author", "createdAt", "objectId", "pages", "title", "updatedAt"])
         XCTAssertEqual(try columns("_Join:tags:Note"), ["owningId", "relatedId"])
         XCTAssertEqual(try indexes("Note"), ["Note_pkey", "title_1"])
-        XCTAssertEqual(try stored("Note", "indexes"), #"{"_id_": {"_id": 1}, "title_1": {"title": 1}}"#, "setIndexesWithSchemaFormat records _id_ beside the first index")
-        XCTAssertEqual(try stored("Note", "fields"), #"{"tags": {"type": "Relation", "targetClass": "Note"}, "pages": {"type": "Number"}, "title": {"type": "String", "required": true}, "_rperm": {"type": "Array", "contents": {"type": "String"}}, "_wperm": {"type": "Array", "contents": {"type": "String"}}, "author": {"type": "Pointer", "targetClass": "_User"}, "objectId": {"type": "String"}, "createdAt": {"type": "Date"}, "updatedAt": {"type": "Date"}}"#)
+        XCTAssertEqual(
+            try stored("Note", "indexes"), #"{"_id_": {"_id": 1}, "title_1": {"title": 1}}"#, "setIndexesWithSchemaFormat records _id_ beside the first index")
+        XCTAssertEqual(
+            try stored("Note", "fields"),
+            #"{"tags": {"type": "Relation", "targetClass": "Note"}, "pages": {"type": "Number"}, "title": {"type": "String", "required": true}, "_rperm": {"type": "Array", "contents": {"type": "String"}}, "_wperm": {"type": "Array", "contents": {"type": "String"}}, "author": {"type": "Pointer", "targetClass": "_User"}, "objectId": {"type": "String"}, "createdAt": {"type": "Date"}, "updatedAt": {"type": "Date"}}"#
+        )
         XCTAssertTrue(try stored("Note", "classLevelPermissions")!.contains(#""find": {"*": true}"#))
         _ = try run(["schema", "check", "--target", url, first])
 
-        let second = try schemaFile("""
+        let second = try schemaFile(
+            """
             [{"className": "Note", "fields": {"title": {"type": "String", "required": true}, "pages": {"type": "Number"},
               "author": {"type": "Pointer", "targetClass": "_User"}, "tags": {"type": "Relation", "targetClass": "Note"}, "summary": {"type": "String"}},
               "classLevelPermissions": {"find": {"role:Staff": true}, "get": {"*": true}}, "indexes": {"pages_1": {"pages": 1}}}]
@@ -134,7 +141,8 @@ final class PostgresSchemaCommandTests: XCTestCase {
         _ = try run(["schema", "check", "--target", url, second])
 
         // deleteFields: the column goes, and a Relation's join table with it.
-        let third = try schemaFile("""
+        let third = try schemaFile(
+            """
             [{"className": "Note", "fields": {"title": {"type": "String", "required": true}, "pages": {"type": "Number"},
               "author": {"type": "Pointer", "targetClass": "_User"}},
               "classLevelPermissions": {"find": {"role:Staff": true}, "get": {"*": true}}, "indexes": {"pages_1": {"pages": 1}}}]
@@ -146,7 +154,8 @@ final class PostgresSchemaCommandTests: XCTestCase {
         _ = try run(["schema", "check", "--target", url, third])
 
         // Alpha comes first and is created; Beta's index name is Note's, which PostgreSQL refuses.
-        let failing = try schemaFile("""
+        let failing = try schemaFile(
+            """
             [{"className": "Alpha", "fields": {"name": {"type": "String"}}},
              {"className": "Beta", "fields": {"pages": {"type": "Number"}}, "indexes": {"pages_1": {"pages": 1}}}]
             """)
@@ -170,8 +179,11 @@ final class PostgresSchemaCommandTests: XCTestCase {
     func testCompoundIndexKeysKeepTheIndexOrder() throws {
         let file = PackageFolders.fixtures.appendingPathComponent("parse-server-7.1.0/compound-index/pushed-schema.json").path
         XCTAssertEqual(try run(["schema", "push", "--target", url, file]).status, 0)
-        XCTAssertEqual(try stored("Tune", "indexes"), #"{"_id_": {"_id": 1}, "by_title_year": {"year": 1, "title": 1}, "by_artist_title": {"title": 1, "artist": 1}}"#)
-        XCTAssertEqual(try value("SELECT indexdef FROM pg_indexes WHERE indexname = 'by_title_year'"), #"CREATE INDEX by_title_year ON public."Tune" USING btree (title, year)"#)
+        XCTAssertEqual(
+            try stored("Tune", "indexes"), #"{"_id_": {"_id": 1}, "by_title_year": {"year": 1, "title": 1}, "by_artist_title": {"title": 1, "artist": 1}}"#)
+        XCTAssertEqual(
+            try value("SELECT indexdef FROM pg_indexes WHERE indexname = 'by_title_year'"),
+            #"CREATE INDEX by_title_year ON public."Tune" USING btree (title, year)"#)
         let check = try run(["schema", "check", "--target", url, file])
         XCTAssertEqual(check.status, 0, check.stdout)
         let again = try run(["schema", "push", "--target", url, file])
@@ -187,10 +199,14 @@ final class PostgresSchemaCommandTests: XCTestCase {
         let before = try value(everything)
         let (long, index) = (String(repeating: "a", count: 63) + "b", String(repeating: "i", count: 64))
         for (file, expected) in [
-            (#"[{"className": "Alpha", "fields": {"name": {"type": "String"}}}, {"className": "Note", "fields": {"title": {"type": "String"}, "\#(long)": {"type": "String"}}}]"#,
-             "Note.\(long): the column name \"\(long)\" is 64 bytes, longer than the 63 bytes PostgreSQL keeps of a name"),
-            (#"[{"className": "Alpha", "fields": {"name": {"type": "String"}}, "indexes": {"\#(index)": {"name": 1}}}]"#,
-             "Alpha index \(index): the index name \"\(index)\" is 64 bytes, longer than the 63 bytes PostgreSQL keeps of a name"),
+            (
+                #"[{"className": "Alpha", "fields": {"name": {"type": "String"}}}, {"className": "Note", "fields": {"title": {"type": "String"}, "\#(long)": {"type": "String"}}}]"#,
+                "Note.\(long): the column name \"\(long)\" is 64 bytes, longer than the 63 bytes PostgreSQL keeps of a name"
+            ),
+            (
+                #"[{"className": "Alpha", "fields": {"name": {"type": "String"}}, "indexes": {"\#(index)": {"name": 1}}}]"#,
+                "Alpha index \(index): the index name \"\(index)\" is 64 bytes, longer than the 63 bytes PostgreSQL keeps of a name"
+            ),
         ] {
             let refused = try run(["schema", "push", "--target", urlWithPassword, try schemaFile(file)], status: 3)
             XCTAssertTrue(refused.stderr.contains(expected), refused.stderr)
@@ -200,8 +216,10 @@ final class PostgresSchemaCommandTests: XCTestCase {
             XCTAssertEqual(try columns("Note"), ["_rperm", "_wperm", "createdAt", "objectId", "title", "updatedAt"])
         }
         let whole = String(long.dropLast())
-        _ = try run(["schema", "push", "--target", urlWithPassword,
-                     try schemaFile(#"[{"className": "Note", "fields": {"title": {"type": "String"}, "\#(whole)": {"type": "String"}}}]"#)])
+        _ = try run([
+            "schema", "push", "--target", urlWithPassword,
+            try schemaFile(#"[{"className": "Note", "fields": {"title": {"type": "String"}, "\#(whole)": {"type": "String"}}}]"#),
+        ])
         XCTAssertTrue(try columns("Note").contains(whole))
     }
 
@@ -234,17 +252,17 @@ final class PostgresSchemaCommandTests: XCTestCase {
 
     private static let createAndImport = [
         "V1__create_item.yml": """
-            operations:
-              - createClass:
-                  className: Item
-                  fields: {name: {type: String, required: true}, price: {type: Number}}
-                  indexes: {price_1: {price: 1}}
-            """,
+        operations:
+          - createClass:
+              className: Item
+              fields: {name: {type: String, required: true}, price: {type: Number}}
+              indexes: {price_1: {price: 1}}
+        """,
         "V2__import_items.yml": """
-            operations:
-              - addField: {className: Item, name: onSale, type: Boolean, defaultValue: false}
-              - import: {dataset: ../items}
-            """,
+        operations:
+          - addField: {className: Item, name: onSale, type: Boolean, defaultValue: false}
+          - import: {dataset: ../items}
+        """,
     ]
 
     /// up applies the migrations in one transaction each and records them in `_PorterMigrations`;
@@ -257,8 +275,9 @@ final class PostgresSchemaCommandTests: XCTestCase {
         XCTAssertEqual(try columns("Item"), ["_rperm", "_wperm", "createdAt", "name", "objectId", "onSale", "price", "updatedAt"])
         XCTAssertEqual(try indexes("Item"), ["Item_pkey", "price_1"])
         XCTAssertEqual(try stored("Item", "fields").map { $0.contains(#""onSale": {"type": "Boolean", "defaultValue": false}"#) }, true)
-        XCTAssertEqual(try rows(#"SELECT "version", "success"::text, "error" FROM "_PorterMigrations" ORDER BY "version""#),
-                       [["1", "true", nil], ["2", "true", nil]])
+        XCTAssertEqual(
+            try rows(#"SELECT "version", "success"::text, "error" FROM "_PorterMigrations" ORDER BY "version""#),
+            [["1", "true", nil], ["2", "true", nil]])
 
         let status = try run(["migrate", "status", "--dir", folder.path, "--target", urlWithPassword])
         XCTAssertTrue(status.stdout.contains("applied"), status.stdout)
@@ -283,8 +302,9 @@ final class PostgresSchemaCommandTests: XCTestCase {
         XCTAssertFalse(try columns("Item").contains("note"), "the field added before the failure was rolled back")
         XCTAssertEqual(try stored("Item", "fields").map { $0.contains("note") }, false)
         XCTAssertEqual(try value(#"SELECT count(*) FROM "Item""#), "20")
-        XCTAssertEqual(try rows(#"SELECT "version", "success"::text FROM "_PorterMigrations" ORDER BY "version""#),
-                       [["1", "true"], ["2", "true"], ["3", "false"]])
+        XCTAssertEqual(
+            try rows(#"SELECT "version", "success"::text FROM "_PorterMigrations" ORDER BY "version""#),
+            [["1", "true"], ["2", "true"], ["3", "false"]])
     }
 
     /// The operations that read and write objects run on the database inside the migration's
@@ -318,8 +338,9 @@ final class PostgresSchemaCommandTests: XCTestCase {
         let failed = try run(["migrate", "up", "--dir", try migrations(files).path, "--target", urlWithPassword], status: 3)
         XCTAssertTrue(failed.stderr.contains("The database was rolled back"), failed.stderr)
         XCTAssertEqual(try value(#"SELECT count(*) FROM "Item""#), "20", "the deletes were rolled back with the failed migration")
-        XCTAssertEqual(try rows(#"SELECT "version", "success"::text FROM "_PorterMigrations" ORDER BY "version""#),
-                       [["1", "true"], ["2", "true"], ["3", "true"], ["4", "false"]])
+        XCTAssertEqual(
+            try rows(#"SELECT "version", "success"::text FROM "_PorterMigrations" ORDER BY "version""#),
+            [["1", "true"], ["2", "true"], ["3", "true"], ["4", "false"]])
     }
 
     /// `Fixtures/bad-postgres-migrations/`: each V2 is refused as its `expected-error.txt` says,
@@ -335,10 +356,12 @@ final class PostgresSchemaCommandTests: XCTestCase {
             }
             let connection = try PostgresConnection(url: database)
             defer { connection.close() }
-            XCTAssertEqual(try connection.execute(#"SELECT "version", "success"::text FROM "_PorterMigrations" ORDER BY "version""#),
-                           [["1", "true"], ["2", "false"]], name)
-            XCTAssertEqual(try connection.execute(#"SELECT count(*) FROM information_schema.columns WHERE table_name = 'Item' AND column_name LIKE '%__porter_%'"#),
-                           [["0"]], name)
+            XCTAssertEqual(
+                try connection.execute(#"SELECT "version", "success"::text FROM "_PorterMigrations" ORDER BY "version""#),
+                [["1", "true"], ["2", "false"]], name)
+            XCTAssertEqual(
+                try connection.execute(#"SELECT count(*) FROM information_schema.columns WHERE table_name = 'Item' AND column_name LIKE '%__porter_%'"#),
+                [["0"]], name)
         }
     }
 

@@ -6,8 +6,10 @@ final class ProgressTests: XCTestCase {
     func testBarOnATerminal() throws {
         let scratch = try temporaryFolder()
         let target = scratch.appendingPathComponent("library.sqlite")
-        let shown = try Self.underTerminal([CommandRunner.binary.path, "import", CommandRunner.fixtures.appendingPathComponent("library").path,
-                                            "--to", target.path])
+        let shown = try Self.underTerminal([
+            CommandRunner.binary.path, "import", CommandRunner.fixtures.appendingPathComponent("library").path,
+            "--to", target.path,
+        ])
         XCTAssertTrue(shown.contains("[==============================] 100% 43 records"), shown)
         XCTAssertTrue(shown.contains("Genre"), shown)
     }
@@ -40,8 +42,10 @@ final class ProgressTests: XCTestCase {
 
     func testNoProgressInAPipeForAShortImport() throws {
         let scratch = try temporaryFolder()
-        let piped = try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent("library").path,
-                                           "--to", scratch.appendingPathComponent("a.sqlite").path])
+        let piped = try CommandRunner.run([
+            "import", CommandRunner.fixtures.appendingPathComponent("library").path,
+            "--to", scratch.appendingPathComponent("a.sqlite").path,
+        ])
         XCTAssertEqual(piped.status, 0)
         XCTAssertEqual(piped.stderr, "", "a short import prints no progress lines to a pipe")
         XCTAssertTrue(piped.stdout.contains("imported into"), piped.stdout)

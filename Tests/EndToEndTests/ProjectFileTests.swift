@@ -17,18 +17,18 @@ final class ProjectFileTests: XCTestCase {
     private func project(for server: ServedMirror) throws -> URL {
         let folder = try temporaryFolder()
         try """
-            # Targets of this project; keys live in the variables named here.
-            targets:
-              staging:
-                url: \(server.url)
-                applicationId: \(ServedMirror.applicationId)
-                masterKey: \(Self.variable)
-              production:
-                url: https://parse.example.com/parse
-                applicationId: \(ServedMirror.applicationId)
-                masterKey: PRODUCTION_MASTER_KEY
+        # Targets of this project; keys live in the variables named here.
+        targets:
+          staging:
+            url: \(server.url)
+            applicationId: \(ServedMirror.applicationId)
+            masterKey: \(Self.variable)
+          production:
+            url: https://parse.example.com/parse
+            applicationId: \(ServedMirror.applicationId)
+            masterKey: PRODUCTION_MASTER_KEY
 
-            """.write(to: folder.appendingPathComponent("parse-porter.yml"), atomically: true, encoding: .utf8)
+        """.write(to: folder.appendingPathComponent("parse-porter.yml"), atomically: true, encoding: .utf8)
         return folder
     }
 
@@ -91,12 +91,14 @@ final class ProjectFileTests: XCTestCase {
         XCTAssertEqual(fromProject.status, 0, fromProject.stderr)
         XCTAssertTrue(fromProject.stdout.contains(#""className": "TodoListItem""#), fromProject.stdout)
 
-        let environmentWins = try run(["schema", "pull", "--target", "staging"], in: folder,
-                                      [Self.variable: ServedMirror.masterKey, "PARSE_MASTER_KEY": "wrong-master-key"])
+        let environmentWins = try run(
+            ["schema", "pull", "--target", "staging"], in: folder,
+            [Self.variable: ServedMirror.masterKey, "PARSE_MASTER_KEY": "wrong-master-key"])
         XCTAssertEqual(environmentWins.status, 3, "PARSE_MASTER_KEY comes before the project file's variable: \(environmentWins.stderr)")
 
-        let optionWins = try run(["schema", "pull", "--target", "staging", "--master-key", ServedMirror.masterKey], in: folder,
-                                 [Self.variable: "wrong-master-key", "PARSE_MASTER_KEY": "wrong-master-key"])
+        let optionWins = try run(
+            ["schema", "pull", "--target", "staging", "--master-key", ServedMirror.masterKey], in: folder,
+            [Self.variable: "wrong-master-key", "PARSE_MASTER_KEY": "wrong-master-key"])
         XCTAssertEqual(optionWins.status, 0, "--master-key comes before both: \(optionWins.stderr)")
         XCTAssertEqual(optionWins.stdout, fromProject.stdout)
     }
@@ -110,8 +112,9 @@ final class ProjectFileTests: XCTestCase {
 
         let unknown = try run(["import", library, "--target", "stagign"], in: folder, [Self.variable: ServedMirror.masterKey])
         XCTAssertEqual(unknown.status, 2, unknown.stderr)
-        XCTAssertTrue(unknown.stderr.contains("--target stagign: ") && unknown.stderr.contains("names no such target; its targets: staging, production"),
-                      unknown.stderr)
+        XCTAssertTrue(
+            unknown.stderr.contains("--target stagign: ") && unknown.stderr.contains("names no such target; its targets: staging, production"),
+            unknown.stderr)
 
         let unset = try run(["import", library, "--target", "staging"], in: folder)
         XCTAssertEqual(unset.status, 2, unset.stderr)
@@ -138,8 +141,10 @@ final class ProjectFileTests: XCTestCase {
         ]
         for (name, fragment) in cases {
             let file = CommandRunner.fixtures.appendingPathComponent("bad-projects/\(name)").path
-            for arguments in [["import", library, "--target", "staging"], ["pull", "--target", "staging", "--to", "x.sqlite"],
-                              ["schema", "pull", "--target", "staging"]] {
+            for arguments in [
+                ["import", library, "--target", "staging"], ["pull", "--target", "staging", "--to", "x.sqlite"],
+                ["schema", "pull", "--target", "staging"],
+            ] {
                 let result = try run(arguments + ["--project", file], in: folder, [Self.variable: ServedMirror.masterKey, "PARSE_SERVER_URL": server.url])
                 XCTAssertEqual(result.status, 2, "\(name) \(arguments): \(result.stderr)")
                 XCTAssertTrue(result.stderr.contains("\(file): \(fragment)"), "\(name) \(arguments): \(result.stderr)")

@@ -54,10 +54,13 @@ final class PruneTests: XCTestCase {
         for (className, key) in [("Book", "title"), ("ISBN", "value"), ("Author", "name"), ("Publisher", "name"), ("Genre", "name")] {
             content[className] = try mirror.rows("SELECT objectId, \(key)\(updatedAt ? ", updatedAt" : "") FROM \(className) ORDER BY \(key)")
         }
-        for (table, owner, ownerKey, related, relatedKey) in [("_Join:authors:Book", "Book", "title", "Author", "name"),
-                                                              ("_Join:publishers:Book", "Book", "title", "Publisher", "name"),
-                                                              ("_Join:books:Genre", "Genre", "name", "Book", "title")] {
-            content[table] = try mirror.rows("""
+        for (table, owner, ownerKey, related, relatedKey) in [
+            ("_Join:authors:Book", "Book", "title", "Author", "name"),
+            ("_Join:publishers:Book", "Book", "title", "Publisher", "name"),
+            ("_Join:books:Genre", "Genre", "name", "Book", "title"),
+        ] {
+            content[table] = try mirror.rows(
+                """
                 SELECT o.\(ownerKey), r.\(relatedKey) FROM "\(table)" j LEFT JOIN \(owner) o ON o.objectId = j.owningId \
                 LEFT JOIN \(related) r ON r.objectId = j.relatedId ORDER BY 1, 2
                 """)
@@ -138,11 +141,12 @@ final class PruneTests: XCTestCase {
     /// The same over REST, where the rejected row is never sent and its object is matched by key.
     func testRejectedRowKeepsItsObjectOnAParseServer() throws {
         let server = try ServedMirror(in: self)
-        try rejectedRowKeepsItsObject(run: { arguments in
-            let result = try server.runImport(self.dataset.path, arguments)
-            XCTAssertEqual(result.status, 0, result.stderr)
-            return result
-        }, file: server.file, updatedAt: false)
+        try rejectedRowKeepsItsObject(
+            run: { arguments in
+                let result = try server.runImport(self.dataset.path, arguments)
+                XCTAssertEqual(result.status, 0, result.stderr)
+                return result
+            }, file: server.file, updatedAt: false)
     }
 
     func rejectedRowKeepsItsObject(run: ([String]) throws -> CommandRunner.Result, file: URL, updatedAt: Bool) throws {
@@ -170,7 +174,8 @@ final class PruneTests: XCTestCase {
         XCTAssertTrue(result.stdout.contains("pruning left Book alone: 1 rejected row had no readable key"), result.stdout)
         let after = try Self.content(target)
         XCTAssertEqual(after["Book"], before["Book"])
-        XCTAssertEqual(after["ISBN"]!.map { $0[1] }, (before["ISBN"]!.map { $0[1] }.filter { $0 != Self.goneISBN } + ["978-0-00-000000-2"]).sorted { $0! < $1! })
+        XCTAssertEqual(
+            after["ISBN"]!.map { $0[1] }, (before["ISBN"]!.map { $0[1] }.filter { $0 != Self.goneISBN } + ["978-0-00-000000-2"]).sorted { $0! < $1! })
     }
 
     /// `mode: merge` only adds a split cell's links, with `--prune` too; objects still go. Without
@@ -180,7 +185,10 @@ final class PruneTests: XCTestCase {
         _ = try run(["--quiet"])
         let before = try Self.content(target)
         try removeRows()
-        try edit("books.csv") { $0.replacingOccurrences(of: "Good Omens,1990,Humor,978-0-06-085398-3,Terry Pratchett;Neil Gaiman,", with: "Good Omens,1990,Humor,978-0-06-085398-3,Neil Gaiman,") }
+        try edit("books.csv") {
+            $0.replacingOccurrences(
+                of: "Good Omens,1990,Humor,978-0-06-085398-3,Terry Pratchett;Neil Gaiman,", with: "Good Omens,1990,Humor,978-0-06-085398-3,Neil Gaiman,")
+        }
         let summary = try PruneSummary.parse(try run(["--prune", "--json"]))
         XCTAssertEqual(summary.deleted["Book"], 1)
         let after = try Self.content(target)
@@ -201,7 +209,8 @@ final class PruneTests: XCTestCase {
         /// Every object's key and every link, by owner and related key, as text rows.
         func content() throws -> [[String?]] {
             try database.execute(#"SELECT 'Book', title FROM "Book" UNION ALL SELECT 'ISBN', value FROM "ISBN" ORDER BY 1, 2"#)
-                + database.execute("""
+                + database.execute(
+                    """
                     SELECT 'authors', b.title || ' → ' || coalesce(a.name, '?') FROM "_Join:authors:Book" j LEFT JOIN "Book" b ON b."objectId" = j."owningId"
                     LEFT JOIN "Author" a ON a."objectId" = j."relatedId"
                     UNION ALL SELECT 'books', g.name || ' → ' || coalesce(b.title, '?') FROM "_Join:books:Genre" j LEFT JOIN "Genre" g ON g."objectId" = j."owningId"
@@ -230,8 +239,9 @@ final class PruneTests: XCTestCase {
         XCTAssertTrue(real.committed)
         XCTAssertEqual(real.deleted, dryRun.deleted)
         XCTAssertEqual(real.linksDeleted, dryRun.linksDeleted)
-        let gone = Set(["Book", "ISBN"].map { [$0, $0 == "Book" ? Self.goneBook : Self.goneISBN] }
-                       + Self.goneLinks.map { ["books", $0] } + before.filter { $0[0] == "authors" && $0[1]!.hasPrefix(Self.goneBook + " → ") })
+        let gone = Set(
+            ["Book", "ISBN"].map { [$0, $0 == "Book" ? Self.goneBook : Self.goneISBN] }
+                + Self.goneLinks.map { ["books", $0] } + before.filter { $0[0] == "authors" && $0[1]!.hasPrefix(Self.goneBook + " → ") })
         XCTAssertEqual(try content(), before.filter { !gone.contains($0) })
         XCTAssertEqual(try run(["--prune"]).deleted.values.reduce(0, +), 0, "nothing left to delete")
     }
@@ -304,11 +314,12 @@ final class PruneTests: XCTestCase {
     func testInterruptedPruneIsFinishedByTheNextRun() throws {
         let served = scratch.appendingPathComponent("served.sqlite"), whole = scratch.appendingPathComponent("whole.sqlite")
         // Read while its server runs: one that is shutting down may still hold the file.
-        let (before, beforeWhole) = try ([served, whole].map { file in
-            let server = try ServedMirror(path: file.path, allowCustomObjectId: false)
-            XCTAssertEqual(try server.runImport(dataset.path, ["-q"]).status, 0)
-            return try Self.content(file, updatedAt: false)
-        }).splat()
+        let (before, beforeWhole) = try
+            ([served, whole].map { file in
+                let server = try ServedMirror(path: file.path, allowCustomObjectId: false)
+                XCTAssertEqual(try server.runImport(dataset.path, ["-q"]).status, 0)
+                return try Self.content(file, updatedAt: false)
+            }).splat()
         try removeRows()
         // How many write requests a whole run sends, on the other server.
         let writes: Int
@@ -319,8 +330,9 @@ final class PruneTests: XCTestCase {
             XCTAssertEqual(try Self.content(whole, updatedAt: false), Self.pruned(beforeWhole))
         }
         do {
-            let flaky = try ServedMirror(path: served.path, allowCustomObjectId: false,
-                                         faults: .init(share: 0, seed: 1, stallSeconds: 0, goneAfterWrites: writes - 1))
+            let flaky = try ServedMirror(
+                path: served.path, allowCustomObjectId: false,
+                faults: .init(share: 0, seed: 1, stallSeconds: 0, goneAfterWrites: writes - 1))
             let cut = try flaky.runImport(dataset.path, ["--prune", "-q", "--timeout", "1", "--concurrency", "1"])
             XCTAssertEqual(cut.status, 3, cut.stderr)
             XCTAssertTrue(cut.stderr.contains("Run the same import again to finish it"), cut.stderr)
@@ -365,9 +377,10 @@ struct PruneSummary {
         let pruned = try XCTUnwrap(json["pruned"] as? [[String: Any]], "no pruned list: \(result.stdout)")
         var links: [String: Int] = [:]
         for relation in relations where (relation["deleted"] as? Int ?? 0) > 0 { links[relation["relation"] as! String] = relation["deleted"] as? Int }
-        return PruneSummary(committed: json["committed"] as? Bool ?? false,
-                            deleted: Dictionary(uniqueKeysWithValues: classes.map { ($0["className"] as! String, $0["deleted"] as! Int) }),
-                            linksDeleted: links,
-                            first: Dictionary(uniqueKeysWithValues: pruned.map { ($0["name"] as! String, $0["first"] as! [String]) }))
+        return PruneSummary(
+            committed: json["committed"] as? Bool ?? false,
+            deleted: Dictionary(uniqueKeysWithValues: classes.map { ($0["className"] as! String, $0["deleted"] as! Int) }),
+            linksDeleted: links,
+            first: Dictionary(uniqueKeysWithValues: pruned.map { ($0["name"] as! String, $0["first"] as! [String]) }))
     }
 }

@@ -23,10 +23,13 @@ final class PullTests: XCTestCase {
     }
 
     /// `parse-porter pull <server> --to <file> ARGUMENTS…`; the master key must not show in its output.
-    private func pull(_ url: String, to file: URL, _ arguments: [String] = [], environment: [String: String] = ServedMirror.environment,
-                      line: UInt = #line) throws -> CommandRunner.Result {
+    private func pull(
+        _ url: String, to file: URL, _ arguments: [String] = [], environment: [String: String] = ServedMirror.environment,
+        line: UInt = #line
+    ) throws -> CommandRunner.Result {
         let result = try CommandRunner.run(["pull", url, "--to", file.path] + arguments, environment: environment)
-        XCTAssertFalse(result.stdout.contains(ServedMirror.masterKey) || result.stderr.contains(ServedMirror.masterKey), "the master key was printed", line: line)
+        XCTAssertFalse(
+            result.stdout.contains(ServedMirror.masterKey) || result.stderr.contains(ServedMirror.masterKey), "the master key was printed", line: line)
         return result
     }
 
@@ -39,10 +42,13 @@ final class PullTests: XCTestCase {
     /// The pulled mirror holds exactly what the served one does, schemas with their permissions
     /// and indexes included. A Parse Server keeps the join rows of deleted objects, which no REST
     /// query returns: with `ignoringDanglingLinks` the served side's are left out.
-    private func assertSameData(_ pulled: URL, as served: URL, from server: ServedMirror, ignoringDanglingLinks: Bool = false, _ message: String = "",
-                                line: UInt = #line) throws {
-        MirrorSnapshot.assertEqual(try MirrorSnapshot(pulled, wholeSchemas: true, fileURLsServedBy: server.url),
-                                   try MirrorSnapshot(served, wholeSchemas: true, droppingDanglingLinks: ignoringDanglingLinks), message, line: line)
+    private func assertSameData(
+        _ pulled: URL, as served: URL, from server: ServedMirror, ignoringDanglingLinks: Bool = false, _ message: String = "",
+        line: UInt = #line
+    ) throws {
+        MirrorSnapshot.assertEqual(
+            try MirrorSnapshot(pulled, wholeSchemas: true, fileURLsServedBy: server.url),
+            try MirrorSnapshot(served, wholeSchemas: true, droppingDanglingLinks: ignoringDanglingLinks), message, line: line)
     }
 
     /// A GeoPoint with a latitude of 100, which Parse Server stores (201) and serves back
@@ -72,8 +78,9 @@ final class PullTests: XCTestCase {
         let answer = try RESTImportTests.curl(served, "GET", "/classes/Kitchen/\(id)", "")
         XCTAssertTrue(answer.stdout.contains(#""location":{"__type":"GeoPoint","latitude":100,"longitude":10}"#), answer.stdout)
 
-        let export = try CommandRunner.run(["export", "--target", server.url, "--to", directory.appendingPathComponent("export").path],
-                                           environment: ServedMirror.environment)
+        let export = try CommandRunner.run(
+            ["export", "--target", server.url, "--to", directory.appendingPathComponent("export").path],
+            environment: ServedMirror.environment)
         XCTAssertEqual(export.status, 0, export.stderr)
         XCTAssertTrue(export.stderr.contains("note: 1 value the source stores") && export.stderr.contains(named), export.stderr)
         let kitchens = try String(contentsOf: directory.appendingPathComponent("export/Kitchen.json"), encoding: .utf8)
@@ -86,10 +93,12 @@ final class PullTests: XCTestCase {
     func testFirstPullCopiesEveryFixtureExactly() throws {
         let directory = try temporaryFolder()
         for fixture in ["library", "todo", "recipes", "contacts", "org", "parse-export"] {
-            let server = try ServedMirror(path: directory.appendingPathComponent("\(fixture)-served.sqlite").path, allowCustomObjectId: fixture == "parse-export")
+            let server = try ServedMirror(
+                path: directory.appendingPathComponent("\(fixture)-served.sqlite").path, allowCustomObjectId: fixture == "parse-export")
             XCTAssertEqual(try server.runImport(CommandRunner.fixtures.appendingPathComponent(fixture).path, ["-q"]).status, 0, fixture)
             if fixture == "library" {
-                let change = #"{"classLevelPermissions":{"find":{"*":true},"get":{"*":true},"count":{},"create":{},"update":{},"delete":{},"addField":{},"protectedFields":{"*":[]}},"indexes":{"title_1":{"title":1}}}"#
+                let change =
+                    #"{"classLevelPermissions":{"find":{"*":true},"get":{"*":true},"count":{},"create":{},"update":{},"delete":{},"addField":{},"protectedFields":{"*":[]}},"indexes":{"title_1":{"title":1}}}"#
                 XCTAssertEqual(try RESTImportTests.curl(server, "PUT", "/schemas/Book", change).status, 0)
             }
             let copy = directory.appendingPathComponent("\(fixture)-pulled.sqlite")
@@ -105,8 +114,9 @@ final class PullTests: XCTestCase {
         }
         let library = try Mirror(directory.appendingPathComponent("library-pulled.sqlite"))
         XCTAssertTrue(try library.value("SELECT schema FROM _SCHEMA WHERE className = 'Book'")?.contains(#""indexes":{"title_1":{"title":1}}"#) ?? false)
-        XCTAssertEqual(try library.rows("SELECT className, server FROM _PorterPull ORDER BY className").map { $0[0]! },
-                       ["Author", "Book", "Genre", "ISBN", "Publisher"])
+        XCTAssertEqual(
+            try library.rows("SELECT className, server FROM _PorterPull ORDER BY className").map { $0[0]! },
+            ["Author", "Book", "Genre", "ISBN", "Publisher"])
     }
 
     /// Changes made through REST arrive with the next pull, which reads only the objects updated
@@ -130,22 +140,28 @@ final class PullTests: XCTestCase {
         // linked only to other books are deleted, a genre is created.
         let (changed, linked, unlinked, deletedBook) = (books[0], books[1], books[2], books[3])
         let removedAuthor = try XCTUnwrap(try served.value("SELECT relatedId FROM \"_Join:authors:Book\" WHERE owningId = '\(unlinked)'"))
-        let addedAuthor = try XCTUnwrap(try served.value("""
-            SELECT objectId FROM Author WHERE objectId NOT IN (SELECT relatedId FROM "_Join:authors:Book" WHERE owningId = '\(linked)') ORDER BY objectId
-            """))
+        let addedAuthor = try XCTUnwrap(
+            try served.value(
+                """
+                SELECT objectId FROM Author WHERE objectId NOT IN (SELECT relatedId FROM "_Join:authors:Book" WHERE owningId = '\(linked)') ORDER BY objectId
+                """))
         // Not linked to a changed book, nor to one the next pull reads again (updated in the watermark's millisecond).
         let touched = [changed, linked, unlinked, deletedBook].map { "'\($0)'" }.joined(separator: ", ")
-        let deletedAuthor = try XCTUnwrap(try served.value("""
-            SELECT relatedId FROM "_Join:authors:Book" WHERE relatedId NOT IN (SELECT relatedId FROM "_Join:authors:Book" WHERE owningId IN (\(touched))
-            OR owningId IN (SELECT objectId FROM Book WHERE updatedAt = (SELECT max(updatedAt) FROM Book)))
-            AND relatedId NOT IN ('\(addedAuthor)', '\(removedAuthor)') ORDER BY relatedId
-            """))
+        let deletedAuthor = try XCTUnwrap(
+            try served.value(
+                """
+                SELECT relatedId FROM "_Join:authors:Book" WHERE relatedId NOT IN (SELECT relatedId FROM "_Join:authors:Book" WHERE owningId IN (\(touched))
+                OR owningId IN (SELECT objectId FROM Book WHERE updatedAt = (SELECT max(updatedAt) FROM Book)))
+                AND relatedId NOT IN ('\(addedAuthor)', '\(removedAuthor)') ORDER BY relatedId
+                """))
         let authorPointer = { (id: String) in #"{"__type":"Pointer","className":"Author","objectId":"\#(id)"}"# }
-        for (method, path, body) in [("PUT", "/classes/Book/\(changed)", #"{"publishingYear":1111}"#),
-                                     ("PUT", "/classes/Book/\(linked)", #"{"authors":{"__op":"AddRelation","objects":[\#(authorPointer(addedAuthor))]}}"#),
-                                     ("PUT", "/classes/Book/\(unlinked)", #"{"authors":{"__op":"RemoveRelation","objects":[\#(authorPointer(removedAuthor))]}}"#),
-                                     ("POST", "/classes/Genre", #"{"name":"Solarpunk"}"#),
-                                     ("DELETE", "/classes/Book/\(deletedBook)", "{}"), ("DELETE", "/classes/Author/\(deletedAuthor)", "{}")] {
+        for (method, path, body) in [
+            ("PUT", "/classes/Book/\(changed)", #"{"publishingYear":1111}"#),
+            ("PUT", "/classes/Book/\(linked)", #"{"authors":{"__op":"AddRelation","objects":[\#(authorPointer(addedAuthor))]}}"#),
+            ("PUT", "/classes/Book/\(unlinked)", #"{"authors":{"__op":"RemoveRelation","objects":[\#(authorPointer(removedAuthor))]}}"#),
+            ("POST", "/classes/Genre", #"{"name":"Solarpunk"}"#),
+            ("DELETE", "/classes/Book/\(deletedBook)", "{}"), ("DELETE", "/classes/Author/\(deletedAuthor)", "{}"),
+        ] {
             XCTAssertEqual(try RESTImportTests.curl(server, method, path, body).status, 0, "\(method) \(path)")
         }
 
@@ -274,13 +290,15 @@ final class PullTests: XCTestCase {
         let summary = try pulled(server, to: some, ["--classes", "Genre, Book"])
         XCTAssertEqual(summary.classes.map(\.className), ["Book", "Genre"])
         XCTAssertEqual(try Mirror(some).rows("SELECT className FROM _SCHEMA ORDER BY className").map { $0[0]! }, ["Book", "Genre"])
-        XCTAssertEqual(try Mirror(some).value("SELECT count(*) FROM \"_Join:books:Genre\""),
-                       try Mirror(server.file).value("SELECT count(*) FROM \"_Join:books:Genre\""))
+        XCTAssertEqual(
+            try Mirror(some).value("SELECT count(*) FROM \"_Join:books:Genre\""),
+            try Mirror(server.file).value("SELECT count(*) FROM \"_Join:books:Genre\""))
 
         let unknown = try pull(server.url, to: some, ["--classes", "Book,Nope"])
         XCTAssertEqual(unknown.status, 2, unknown.stderr)
         XCTAssertTrue(unknown.stderr.contains("has no class Nope"), unknown.stderr)
-        let noMasterKey = try pull(server.url, to: some, ["--rest-key", "r"], environment: ["PARSE_APPLICATION_ID": ServedMirror.applicationId, "PARSE_MASTER_KEY": ""])
+        let noMasterKey = try pull(
+            server.url, to: some, ["--rest-key", "r"], environment: ["PARSE_APPLICATION_ID": ServedMirror.applicationId, "PARSE_MASTER_KEY": ""])
         XCTAssertEqual(noMasterKey.status, 3, noMasterKey.stderr)
         XCTAssertTrue(noMasterKey.stderr.contains("needs the master key"), noMasterKey.stderr)
         let wrongKey = try pull(server.url, to: some, ["--master-key", "wrong-key-5521"])

@@ -10,18 +10,24 @@ final class RESTFaultTests: XCTestCase {
         for (fixture, customIds, seed) in [("library", false, UInt64(42)), ("library", true, 7), ("org", false, 3)] {
             let direct = directory.appendingPathComponent("\(fixture)-direct.sqlite")
             if !FileManager.default.fileExists(atPath: direct.path) {
-                XCTAssertEqual(try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent(fixture).path, "--to", direct.path, "-q"]).status, 0)
+                XCTAssertEqual(
+                    try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent(fixture).path, "--to", direct.path, "-q"]).status, 0)
             }
             let keys = try RESTImportTests.naturalKeys(direct)
             let served = directory.appendingPathComponent("\(fixture)-\(seed).sqlite")
-            let server = try ServedMirror(path: served.path, allowCustomObjectId: customIds,
-                                          faults: .init(share: 0.15, seed: seed, stallSeconds: 2.5))
-            let result = try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent(fixture).path, "--to", server.url,
-                                                "--batch-size", "3", "--timeout", "1.5", "--json"], environment: ServedMirror.environment)
+            let server = try ServedMirror(
+                path: served.path, allowCustomObjectId: customIds,
+                faults: .init(share: 0.15, seed: seed, stallSeconds: 2.5))
+            let result = try CommandRunner.run(
+                [
+                    "import", CommandRunner.fixtures.appendingPathComponent(fixture).path, "--to", server.url,
+                    "--batch-size", "3", "--timeout", "1.5", "--json",
+                ], environment: ServedMirror.environment)
             XCTAssertEqual(result.status, 0, "\(fixture) seed \(seed): \(result.stdout) \(result.stderr)")
             XCTAssertGreaterThan(server.injector.faultCount, 2, "the seed must inject faults")
             let content = try MirrorContent(served, keys: keys), expected = try MirrorContent(direct, keys: keys)
-            XCTAssertEqual(content, expected, "\(fixture) seed \(seed) (\(server.injector.injected)): " + content.differences(from: expected).joined(separator: "\n"))
+            XCTAssertEqual(
+                content, expected, "\(fixture) seed \(seed) (\(server.injector.injected)): " + content.differences(from: expected).joined(separator: "\n"))
         }
     }
 
@@ -41,8 +47,9 @@ final class RESTFaultTests: XCTestCase {
             let seconds = Date().timeIntervalSince(started)
             server.stop()
             XCTAssertEqual(result.status, 0, "seed \(seed): \(result.stderr)")
-            XCTAssertGreaterThan(server.injector.injected[.dropBefore, default: 0] + server.injector.injected[.dropAfter, default: 0], 0,
-                                 "seed \(seed) must drop connections")
+            XCTAssertGreaterThan(
+                server.injector.injected[.dropBefore, default: 0] + server.injector.injected[.dropAfter, default: 0], 0,
+                "seed \(seed) must drop connections")
             XCTAssertLessThan(seconds, 20, "seed \(seed) (\(server.injector.injected)): a dropped connection waited for the 30 s timeout")
             let content = try MirrorContent(served, keys: keys)
             XCTAssertEqual(content, expected, "seed \(seed): " + content.differences(from: expected).joined(separator: "\n"))
@@ -56,8 +63,9 @@ final class RESTFaultTests: XCTestCase {
         for killAfter in [4, 12] {
             let served = directory.appendingPathComponent("served-\(killAfter).sqlite")
             let server = try ServedMirror(path: served.path, allowCustomObjectId: false)
-            let process = try CommandRunner.start(["import", library, "--to", server.url, "--batch-size", "2", "--concurrency", "1", "-q"],
-                                                  environment: ServedMirror.environment)
+            let process = try CommandRunner.start(
+                ["import", library, "--to", server.url, "--batch-size", "2", "--concurrency", "1", "-q"],
+                environment: ServedMirror.environment)
             let deadline = Date().addingTimeInterval(60)
             while server.injector.writes < killAfter && process.isRunning && Date() < deadline { usleep(500) }
             kill(process.processIdentifier, SIGKILL)
@@ -75,8 +83,11 @@ final class RESTFaultTests: XCTestCase {
     func testServerGoneForGoodEndsWithExit3AndSummary() throws {
         let server = try ServedMirror(in: self, faults: .init(share: 0, seed: 1, stallSeconds: 0, goneAfterWrites: 9))
         let served = server.file
-        let result = try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent("library").path, "--to", server.url,
-                                            "--batch-size", "5", "--concurrency", "1", "--timeout", "1"], environment: ServedMirror.environment)
+        let result = try CommandRunner.run(
+            [
+                "import", CommandRunner.fixtures.appendingPathComponent("library").path, "--to", server.url,
+                "--batch-size", "5", "--concurrency", "1", "--timeout", "1",
+            ], environment: ServedMirror.environment)
         XCTAssertEqual(result.status, 3, result.stderr)
         XCTAssertTrue(result.stderr.contains("gave up after 6 attempts"), result.stderr)
         XCTAssertTrue(result.stderr.contains("written before that: "), result.stderr)
@@ -112,8 +123,9 @@ final class RESTFaultTests: XCTestCase {
         let directory = try temporaryFolder()
         let server = try ServedMirror(in: self)
         let library = CommandRunner.fixtures.appendingPathComponent("library").path
-        let wrongMount = try CommandRunner.run(["import", library, "--to", server.url.replacingOccurrences(of: "/parse", with: "/api")],
-                                               environment: ServedMirror.environment)
+        let wrongMount = try CommandRunner.run(
+            ["import", library, "--to", server.url.replacingOccurrences(of: "/parse", with: "/api")],
+            environment: ServedMirror.environment)
         XCTAssertEqual(wrongMount.status, 3)
         XCTAssertTrue(wrongMount.stderr.contains("mount path"), wrongMount.stderr)
         let closed = try ServedMirror(path: directory.appendingPathComponent("closed.sqlite").path, allowCustomObjectId: false)
@@ -134,8 +146,10 @@ final class RESTFaultTests: XCTestCase {
         let server = try ServedMirror(in: self)
         nonisolated(unsafe) var result: CommandRunner.Result?
         let done = DispatchSemaphore(value: 0)
-        let arguments = ["import", CommandRunner.fixtures.appendingPathComponent("library").path, "--to", server.url,
-                         "--batch-size", "2", "--concurrency", "1", "-q"]
+        let arguments = [
+            "import", CommandRunner.fixtures.appendingPathComponent("library").path, "--to", server.url,
+            "--batch-size", "2", "--concurrency", "1", "-q",
+        ]
         DispatchQueue.global().async {
             result = try? CommandRunner.run(arguments, environment: ServedMirror.environment)
             done.signal()

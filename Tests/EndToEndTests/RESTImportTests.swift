@@ -59,7 +59,9 @@ final class RESTImportTests: XCTestCase {
         }
         XCTAssertEqual(second.relations.map(\.added).reduce(0, +), 0)
         // Only reads: GETs, and /batch requests made of GET operations (relation links).
-        let writePhases = second.requests.filter { $0.phase.hasPrefix("write") || $0.phase.hasPrefix("patch") || $0.phase.hasPrefix("relations") || $0.phase == "schemas" }
+        let writePhases = second.requests.filter {
+            $0.phase.hasPrefix("write") || $0.phase.hasPrefix("patch") || $0.phase.hasPrefix("relations") || $0.phase == "schemas"
+        }
         XCTAssertEqual(writePhases.map(\.requests).reduce(0, +), 0, "\(second.requests)")
         // Every POST of the second run is a /batch of relation reads, or the custom-objectId probe (which the server refuses).
         let relationReads = second.requests.filter { $0.phase.hasPrefix("read ") && $0.phase.contains(".") }.map(\.requests).reduce(0, +)
@@ -85,7 +87,8 @@ final class RESTImportTests: XCTestCase {
         let herbert = try XCTUnwrap(try Mirror(server.file).value("SELECT objectId FROM Author WHERE name = 'Frank Herbert'"))
         let other = try XCTUnwrap(try Mirror(server.file).value("SELECT objectId FROM Author WHERE name <> 'Frank Herbert' LIMIT 1"))
         func pointer(_ id: String) -> String { #"{"__type":"Pointer","className":"Author","objectId":"\#(id)"}"# }
-        let change = #"{"authors":{"__op":"Batch","ops":[{"__op":"RemoveRelation","objects":[\#(pointer(herbert))]},{"__op":"AddRelation","objects":[\#(pointer(other))]}]}}"#
+        let change =
+            #"{"authors":{"__op":"Batch","ops":[{"__op":"RemoveRelation","objects":[\#(pointer(herbert))]},{"__op":"AddRelation","objects":[\#(pointer(other))]}]}}"#
         XCTAssertEqual(try Self.curl(server, "PUT", "/classes/Book/\(dune)", change).status, 0)
 
         let again = try ImportSummary.parse(try server.runImport(library, ["--json"]))
@@ -221,8 +224,10 @@ final class RESTImportTests: XCTestCase {
 
     /// Imports the library in `dataset` into a ``serverRefusingAuthors()``: exit 1, its 42 Authors
     /// and 43 Books refused, and each of the `links` Genre.books links counted as rejected.
-    private func importRefusingAuthors(_ dataset: URL, into server: ServedMirror, links: Int,
-                                       file: StaticString = #filePath, line: UInt = #line) throws -> ImportSummary {
+    private func importRefusingAuthors(
+        _ dataset: URL, into server: ServedMirror, links: Int,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws -> ImportSummary {
         let result = try server.runImport(dataset.path, ["--json"])
         XCTAssertEqual(result.status, 1, result.stderr, file: file, line: line)
         let summary = try ImportSummary.parse(result)
@@ -261,7 +266,8 @@ final class RESTImportTests: XCTestCase {
     /// not left silently naming nothing.
     func testCustomIdsReferencesWrittenAheadOfRefusedObjectsAreNamed() throws {
         let server = try ServedMirror(in: self, allowCustomObjectId: true)
-        XCTAssertEqual(try Self.curl(server, "POST", "/schemas/Employee", #"{"className":"Employee","fields":{"badge":{"type":"String","required":true}}}"#).status, 0)
+        XCTAssertEqual(
+            try Self.curl(server, "POST", "/schemas/Employee", #"{"className":"Employee","fields":{"badge":{"type":"String","required":true}}}"#).status, 0)
         let result = try server.runImport(CommandRunner.fixtures.appendingPathComponent("org").path, ["--json"])
         XCTAssertEqual(result.status, 1, result.stderr)
         let summary = try ImportSummary.parse(result)
@@ -300,7 +306,8 @@ final class RESTImportTests: XCTestCase {
         // The refused rows, as the source has them, with their line and the server's code and message.
         let rejects = dataset.appendingPathComponent("rejects/TodoListItem.csv")
         XCTAssertEqual(summary.rejectFiles, [rejects.path])
-        let source = try String(contentsOf: dataset.appendingPathComponent("todos.tsv"), encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        let source = try String(contentsOf: dataset.appendingPathComponent("todos.tsv"), encoding: .utf8).split(
+            separator: "\n", omittingEmptySubsequences: false)
         var expected = "_line,title,description,_error\n"
         for (index, row) in source.enumerated().dropFirst() where row.hasSuffix("\t") {
             expected += "\(index + 1),\(row.dropLast()),,the server refused TodoListItem: Parse error 142: description is required\n"
@@ -310,7 +317,10 @@ final class RESTImportTests: XCTestCase {
         // Without --json, the summary names the file.
         let again = try server.runImport(dataset.path)
         XCTAssertEqual(again.status, 1)
-        XCTAssertTrue(again.stderr.contains("\(withoutDescription) objects were refused by \(server.url); everything else was written; refused objects are in \(rejects.path)"), again.stderr)
+        XCTAssertTrue(
+            again.stderr.contains(
+                "\(withoutDescription) objects were refused by \(server.url); everything else was written; refused objects are in \(rejects.path)"),
+            again.stderr)
         XCTAssertEqual(try String(contentsOf: rejects, encoding: .utf8), expected)
     }
 
@@ -345,8 +355,11 @@ final class RESTImportTests: XCTestCase {
         let server = try ServedMirror(in: self)
         let served = server.file
         XCTAssertEqual(try Self.curl(server, "POST", "/schemas/Genre", #"{"className":"Genre","fields":{"name":{"type":"String"}}}"#).status, 0)
-        let result = try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent("library").path, "--to", server.url,
-                                            "--rest-key", "anyRestKey"], environment: ["PARSE_APPLICATION_ID": ServedMirror.applicationId, "PARSE_MASTER_KEY": ""])
+        let result = try CommandRunner.run(
+            [
+                "import", CommandRunner.fixtures.appendingPathComponent("library").path, "--to", server.url,
+                "--rest-key", "anyRestKey",
+            ], environment: ["PARSE_APPLICATION_ID": ServedMirror.applicationId, "PARSE_MASTER_KEY": ""])
         XCTAssertEqual(result.status, 3, result.stderr)
         XCTAssertTrue(result.stderr.contains("Author, Publisher, ISBN, Book do not exist on the server"), result.stderr)
         XCTAssertTrue(result.stderr.contains("PARSE_MASTER_KEY"), result.stderr)
@@ -367,9 +380,11 @@ final class RESTImportTests: XCTestCase {
     static func curl(_ server: ServedMirror, _ method: String, _ path: String, _ body: String) throws -> CommandRunner.Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["curl", "-sf", "-X", method, "-H", "X-Parse-Application-Id: \(ServedMirror.applicationId)",
-                             "-H", "X-Parse-Master-Key: \(ServedMirror.masterKey)", "-H", "Content-Type: application/json",
-                             "-d", body, server.url + path]
+        process.arguments = [
+            "curl", "-sf", "-X", method, "-H", "X-Parse-Application-Id: \(ServedMirror.applicationId)",
+            "-H", "X-Parse-Master-Key: \(ServedMirror.masterKey)", "-H", "Content-Type: application/json",
+            "-d", body, server.url + path,
+        ]
         let out = Pipe()
         process.standardOutput = out
         try process.run()

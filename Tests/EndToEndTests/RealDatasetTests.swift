@@ -20,8 +20,11 @@ final class RealDatasetTests: XCTestCase {
     func takeThrough(_ name: String, in scratch: URL) throws -> (passed: Bool, report: String) {
         let folder = scratch.appendingPathComponent(name)
         try FileManager.default.copyItem(at: Self.real.appendingPathComponent(name), to: folder)
-        let truth = try JSONSerialization.jsonObject(with: Data(contentsOf: CommandRunner.packageRoot
-            .appendingPathComponent("scripts/real-datasets-truth/\(name).json"))) as? [String: Any]
+        let truth =
+            try JSONSerialization.jsonObject(
+                with: Data(
+                    contentsOf: CommandRunner.packageRoot
+                        .appendingPathComponent("scripts/real-datasets-truth/\(name).json"))) as? [String: Any]
         if truth?["kind"] as? String != "parse-export" {
             let initRun = try CommandRunner.run(["init", folder.path])
             guard initRun.status == 0 else { return (false, "init exit \(initRun.status): \(initRun.stderr.prefix(600))") }
@@ -40,7 +43,8 @@ final class RealDatasetTests: XCTestCase {
         let report = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         check.waitUntilExit()
         let summary = report.split(separator: "\n").last.map(String.init) ?? ""
-        let compared = summary.hasPrefix("\(name): ") && summary.hasSuffix(" values compared, 0 differences")
+        let compared =
+            summary.hasPrefix("\(name): ") && summary.hasSuffix(" values compared, 0 differences")
             ? Int(summary.dropFirst(name.count + 2).prefix { $0.isNumber }) ?? 0 : 0
         return (check.terminationStatus == 0 && compared > 0, report)
     }

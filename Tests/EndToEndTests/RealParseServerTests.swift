@@ -1,11 +1,12 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import PorterHTTP
 import PorterPostgres
 import PorterTestSupport
 import XCTest
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// ParsePorter against a real Parse Server, run by `scripts/real-parse-server-check` when one is
 /// given (skipped otherwise; the suite never reaches off this machine):
@@ -35,8 +36,10 @@ final class RealParseServerTests: XCTestCase {
             throw XCTSkip("no real Parse Server given (PARSE_CONFORMANCE_URL): scripts/real-parse-server-check runs these")
         }
         var servers: [Server] = []
-        for (url, database) in [(first, Self.environment["PARSE_CONFORMANCE_DATABASE_URL"]),
-                                (Self.environment["PARSE_CONFORMANCE_URL_2"], Self.environment["PARSE_CONFORMANCE_DATABASE_URL_2"])] {
+        for (url, database) in [
+            (first, Self.environment["PARSE_CONFORMANCE_DATABASE_URL"]),
+            (Self.environment["PARSE_CONFORMANCE_URL_2"], Self.environment["PARSE_CONFORMANCE_DATABASE_URL_2"]),
+        ] {
             guard let url, !url.isEmpty else { continue }
             let probe = try request(url, "POST", "/classes/ParsePorterCheck", #"{"objectId":"","id":"probe"}"#)
             servers.append(Server(url: url, database: database.flatMap { $0.isEmpty ? nil : $0 }, customIds: probe.json["code"] as? Int == 104))
@@ -146,7 +149,9 @@ final class RealParseServerTests: XCTestCase {
                 let writes = second.requests.filter { ["write", "patch", "relations", "schemas", "files"].contains(String($0.phase.split(separator: " ")[0])) }
                 XCTAssertEqual(writes.map(\.requests).reduce(0, +), 0, "\(fixture) \(server.mode): \(second.requests)")
                 for tally in second.classes { XCTAssertEqual(tally.unchanged, tally.read, "\(fixture) \(server.mode) \(tally.className)") }
-                Self.note("\(server.mode): \(fixture) (\(content.objectCount) objects, \(content.linkCount) links) equals its direct import; the re-run sent no write")
+                Self.note(
+                    "\(server.mode): \(fixture) (\(content.objectCount) objects, \(content.linkCount) links) equals its direct import; the re-run sent no write"
+                )
                 try reset(server, classes)
             }
         }
@@ -157,7 +162,8 @@ final class RealParseServerTests: XCTestCase {
         let server = try server(customIds: true)
         let classes = try classes(of: "library")
         try reset(server, classes)
-        XCTAssertEqual(try request(server.url, "POST", "/schemas/Genre", #"{"className":"Genre","fields":{"code":{"type":"String","required":true}}}"#).status, 200)
+        XCTAssertEqual(
+            try request(server.url, "POST", "/schemas/Genre", #"{"className":"Genre","fields":{"code":{"type":"String","required":true}}}"#).status, 200)
         let dataset = try CommandRunner.copyFixture("library", to: try temporaryFolder())
         for run in 1...2 {
             let summary = try ImportSummary.parse(try self.run(["import", dataset.path, "--target", server.url, "--json", "-q"]))
@@ -181,8 +187,9 @@ final class RealParseServerTests: XCTestCase {
             let real = try ImportSummary.parse(try run(["import", library, "--target", server.url, "--json", "-q"]))
             XCTAssertEqual(dry.relations.map(\.added), real.relations.map(\.added), server.mode)
             XCTAssertEqual(text.stdout.contains("phase 3: relations"), !server.customIds, text.stdout)
-            Self.note("\(server.mode): dry run links \(dry.relations.map(\.added)), the run added \(real.relations.map(\.added)); plan: "
-                      + text.stdout.split(separator: "\n").prefix { $0.hasPrefix("phase") || $0.hasPrefix("relations") }.joined(separator: " / "))
+            Self.note(
+                "\(server.mode): dry run links \(dry.relations.map(\.added)), the run added \(real.relations.map(\.added)); plan: "
+                    + text.stdout.split(separator: "\n").prefix { $0.hasPrefix("phase") || $0.hasPrefix("relations") }.joined(separator: " / "))
             try reset(server, classes)
         }
     }
@@ -199,7 +206,8 @@ final class RealParseServerTests: XCTestCase {
             for file in ["books.csv", "book_genres.csv"] {
                 let url = dataset.appendingPathComponent(file)
                 let lines = try String(contentsOf: url, encoding: .utf8).components(separatedBy: "\n")
-                try lines.filter { !$0.hasPrefix(gone + ",") && !$0.hasSuffix("," + gone) }.joined(separator: "\n").write(to: url, atomically: true, encoding: .utf8)
+                try lines.filter { !$0.hasPrefix(gone + ",") && !$0.hasSuffix("," + gone) }.joined(separator: "\n").write(
+                    to: url, atomically: true, encoding: .utf8)
             }
             let dry = try run(["import", dataset.path, "--target", server.url, "--prune", "--dry-run", "-q"])
             XCTAssertTrue(dry.stdout.contains("would delete 1 Book object: \(gone)"), dry.stdout)
@@ -208,7 +216,9 @@ final class RealParseServerTests: XCTestCase {
             let (expected, keys) = try direct(dataset.path)
             let content = try pulled(server, classes, keys: keys)
             XCTAssertEqual(content, expected, server.mode + ": " + content.differences(from: expected).joined(separator: "\n"))
-            Self.note("\(server.mode): --prune --dry-run named \(gone); --prune deleted it, its ISBN and links; the server equals a direct import of the pruned sources")
+            Self.note(
+                "\(server.mode): --prune --dry-run named \(gone); --prune deleted it, its ISBN and links; the server equals a direct import of the pruned sources"
+            )
             try reset(server, classes)
         }
     }
@@ -231,14 +241,19 @@ final class RealParseServerTests: XCTestCase {
             XCTAssertTrue(refused.stderr.contains("_User.json: 3 _User objects have password hashes"), refused.stderr)
             let imported = try run(["import", export, "--target", server.url, "--users-without-passwords", "--json", "-q"])
             XCTAssertEqual(imported.status, 0, imported.stderr)
-            XCTAssertEqual(try request(server.url, "GET", "/classes/_User?count=1&limit=0&" + whereQuery(#"{"username":{"$exists":true}}"#)).json["count"] as? Int, 3)
+            XCTAssertEqual(
+                try request(server.url, "GET", "/classes/_User?count=1&limit=0&" + whereQuery(#"{"username":{"$exists":true}}"#)).json["count"] as? Int, 3)
             let login = try request(server.url, "POST", "/login", #"{"username":"ada","password":"ada-lovelace-1815"}"#, master: false)
             XCTAssertEqual(login.json["code"] as? Int, 101, login.text)
             let admins = try request(server.url, "GET", "/classes/_Role?" + whereQuery(#"{"name":"Admins"}"#)).json["results"] as? [[String: Any]]
             let adminId = try XCTUnwrap(admins?.first?["objectId"] as? String)
-            let members = try request(server.url, "GET", "/classes/_User?" + whereQuery(#"{"$relatedTo":{"object":{"__type":"Pointer","className":"_Role","objectId":"\#(adminId)"},"key":"users"}}"#))
+            let members = try request(
+                server.url, "GET",
+                "/classes/_User?" + whereQuery(#"{"$relatedTo":{"object":{"__type":"Pointer","className":"_Role","objectId":"\#(adminId)"},"key":"users"}}"#))
             XCTAssertFalse((members.json["results"] as? [Any] ?? []).isEmpty, members.text)
-            Self.note("\(server.mode): 3 users without their hashes refused (named by _User.json), then written with random passwords; ada's old password answers 101; Admins has its users")
+            Self.note(
+                "\(server.mode): 3 users without their hashes refused (named by _User.json), then written with random passwords; ada's old password answers 101; Admins has its users"
+            )
             try reset(server, ["Diary", "Note", "_Session", "_Role", "_User"])
         }
     }
@@ -252,7 +267,9 @@ final class RealParseServerTests: XCTestCase {
             // Parse Server's default files adapter is GridFS: on PostgreSQL alone it stores no file.
             let probe = try request(server.url, "POST", "/files/porter-probe.txt", "probe")
             guard probe.status == 201 else {
-                Self.note("\(server.mode): the server stores no files (\(probe.text)): give it a files adapter (--filesAdapter @parse/fs-files-adapter) to check uploads")
+                Self.note(
+                    "\(server.mode): the server stores no files (\(probe.text)): give it a files adapter (--filesAdapter @parse/fs-files-adapter) to check uploads"
+                )
                 continue
             }
             let first = try ImportSummary.parse(try run(["import", gallery, "--target", server.url, "--json", "-q"]))
@@ -266,12 +283,15 @@ final class RealParseServerTests: XCTestCase {
             XCTAssertEqual(second.tally("Photo")?.unchanged, 5)
             XCTAssertEqual(second.requests.first { $0.phase == "files" }?.requests, 1, "\(second.requests)")
             XCTAssertNotEqual(try request(server.url, "GET", "/classes/PorterFiles", master: false).status, 200, "the upload records are the master key's")
-            let open = #"{"classLevelPermissions":{"find":{"*":true},"count":{"*":true},"get":{"*":true},"create":{"*":true},"update":{"*":true},"delete":{"*":true},"addField":{"*":true},"protectedFields":{"*":[]}}}"#
+            let open =
+                #"{"classLevelPermissions":{"find":{"*":true},"count":{"*":true},"get":{"*":true},"create":{"*":true},"update":{"*":true},"delete":{"*":true},"addField":{"*":true},"protectedFields":{"*":[]}}}"#
             XCTAssertEqual(try request(server.url, "PUT", "/schemas/PorterFiles", open).status, 200)
             let refused = try run(["import", gallery, "--target", server.url, "-q"])
             XCTAssertEqual(refused.status, 3)
             XCTAssertTrue(refused.stderr.contains("is open to clients"), refused.stderr)
-            Self.note("\(server.mode): 5 photos, 3 files uploaded, Sunset's served bytes equal red.png; the re-run uploaded nothing; PorterFiles opened to clients: import refused (exit 3)")
+            Self.note(
+                "\(server.mode): 5 photos, 3 files uploaded, Sunset's served bytes equal red.png; the re-run uploaded nothing; PorterFiles opened to clients: import refused (exit 3)"
+            )
             try reset(server, ["Photo", "PorterFiles"])
         }
     }
@@ -295,9 +315,11 @@ final class RealParseServerTests: XCTestCase {
                 XCTAssertTrue(pulled.stdout.contains(#""by_title_year": {"title": 1, "year": 1}"#), pulled.stdout)
             }
             let restPull = try run(["schema", "pull", "--target", server.url])
-            Self.note("\(server.mode): schema push of Tune's two compound indexes; diff finds nothing and a second push changes nothing"
-                      + (server.database != nil ? " (server and database); the database's pull keeps (title, year)" : "")
-                      + "; REST pull: " + (restPull.stderr.split(separator: "\n").first { $0.hasPrefix("note:") }.map { String($0.prefix(90)) + "…" } ?? "no note"))
+            Self.note(
+                "\(server.mode): schema push of Tune's two compound indexes; diff finds nothing and a second push changes nothing"
+                    + (server.database != nil ? " (server and database); the database's pull keeps (title, year)" : "")
+                    + "; REST pull: "
+                    + (restPull.stderr.split(separator: "\n").first { $0.hasPrefix("note:") }.map { String($0.prefix(90)) + "…" } ?? "no note"))
             try reset(server, ["Tune"])
         }
     }
@@ -336,7 +358,8 @@ final class RealParseServerTests: XCTestCase {
             XCTAssertEqual(try run(["import", folder.path, "--to", reimported.path, "-q"]).status, 0)
             XCTAssertEqual(try MirrorContent(reimported, keys: [:]).objectCount, expected.objectCount)
             XCTAssertEqual(try pulled(server, classes, keys: keys), expected)
-            let place = try request(server.url, "POST", "/classes/Place", #"{"name":"north of the pole","loc":{"__type":"GeoPoint","latitude":100,"longitude":10}}"#)
+            let place = try request(
+                server.url, "POST", "/classes/Place", #"{"name":"north of the pole","loc":{"__type":"GeoPoint","latitude":100,"longitude":10}}"#)
             XCTAssertEqual(place.status, 201, place.text)
             for target in [server.url] + (server.database.map { [$0] } ?? []) {
                 let copy = try temporaryFolder().appendingPathComponent("place-\(UUID().uuidString.prefix(6)).sqlite")
@@ -347,9 +370,10 @@ final class RealParseServerTests: XCTestCase {
                 let placeExport = try run(["export", "--target", target, "--to", copy.path + ".export", "--classes", "Place"])
                 XCTAssertEqual(placeExport.status, 0, placeExport.stderr)
             }
-            Self.note("\(server.mode): export of library re-imports to \(expected.objectCount) objects, pull equals the direct import; "
-                      + "a Place of latitude 100 (201 from the server) is pulled and exported, named in a note"
-                      + (server.database != nil ? ", through REST and from the database" : ""))
+            Self.note(
+                "\(server.mode): export of library re-imports to \(expected.objectCount) objects, pull equals the direct import; "
+                    + "a Place of latitude 100 (201 from the server) is pulled and exported, named in a note"
+                    + (server.database != nil ? ", through REST and from the database" : ""))
             try reset(server, classes + ["Place"])
         }
     }
@@ -370,14 +394,19 @@ final class RealParseServerTests: XCTestCase {
             XCTAssertEqual(genres.json["count"] as? Int, 12, "a count without where: \(genres.text)")
             let fantasies = try request(server.url, "GET", "/classes/Genre?" + whereQuery(#"{"name":"Fantasy"}"#)).json["results"] as? [[String: Any]]
             XCTAssertEqual(fantasies?.compactMap { $0["objectId"] as? String }, [fantasyId])
-            let books = try request(server.url, "GET", "/classes/Book?include=genre&limit=100&" + whereQuery(#"{"genre":{"__type":"Pointer","className":"Genre","objectId":"\#(fantasyId)"}}"#))
+            let books = try request(
+                server.url, "GET",
+                "/classes/Book?include=genre&limit=100&" + whereQuery(#"{"genre":{"__type":"Pointer","className":"Genre","objectId":"\#(fantasyId)"}}"#))
             let included = books.json["results"] as? [[String: Any]] ?? []
             XCTAssertEqual(included.count, 5, books.text)
             XCTAssertEqual(included.compactMap { ($0["genre"] as? [String: Any])?["name"] as? String }, Array(repeating: "Fantasy", count: included.count))
-            let related = try request(server.url, "GET", "/classes/Book?" + whereQuery(#"{"$relatedTo":{"object":{"__type":"Pointer","className":"Genre","objectId":"\#(fantasyId)"},"key":"books"}}"#))
+            let related = try request(
+                server.url, "GET",
+                "/classes/Book?" + whereQuery(#"{"$relatedTo":{"object":{"__type":"Pointer","className":"Genre","objectId":"\#(fantasyId)"},"key":"books"}}"#))
             XCTAssertEqual((related.json["results"] as? [Any])?.count, 9, related.text)
-            Self.note("\(server.mode): postgres:// load into the live app: Parse Server counts 12 Genres at once, its own Fantasy (\(fantasyId)) kept and matched, "
-                      + "5 Books include it, $relatedTo gives its 9 books")
+            Self.note(
+                "\(server.mode): postgres:// load into the live app: Parse Server counts 12 Genres at once, its own Fantasy (\(fantasyId)) kept and matched, "
+                    + "5 Books include it, $relatedTo gives its 9 books")
             try reset(server, classes)
         }
     }
@@ -392,20 +421,23 @@ final class RealParseServerTests: XCTestCase {
             let url = try XCTUnwrap(URL(string: server.url))
             var origin = URLComponents(url: url, resolvingAgainstBaseURL: false)!
             origin.path = ""
-            let injector = FaultInjector(ForwardingProxy(target: origin.url!), settings: .init(share: 0.15, seed: 20261129, stallSeconds: 3))
+            let injector = FaultInjector(ForwardingProxy(target: origin.url!), settings: .init(share: 0.15, seed: 20_261_129, stallSeconds: 3))
             let proxy = HTTPServer(handler: injector)
             let port = try proxy.start()
             defer { proxy.stop() }
             let started = Date()
-            let result = try run(["import", CommandRunner.fixtures.appendingPathComponent("campus").path, "--target", "http://127.0.0.1:\(port)\(url.path)", "-q"])
+            let result = try run([
+                "import", CommandRunner.fixtures.appendingPathComponent("campus").path, "--target", "http://127.0.0.1:\(port)\(url.path)", "-q",
+            ])
             let seconds = Date().timeIntervalSince(started)
             XCTAssertEqual(result.status, 0, result.stderr)
             XCTAssertLessThan(seconds, 60)
             let (expected, keys) = try direct("campus")
             let content = try pulled(server, classes, keys: keys)
             XCTAssertEqual(content, expected, server.mode + ": " + content.differences(from: expected).joined(separator: "\n"))
-            Self.note("\(server.mode): campus through the fault proxy (\(injector.faultCount) faults: \(injector.injected.map { "\($0.key) \($0.value)" }.sorted().joined(separator: ", "))) "
-                      + String(format: "in %.1f s, exactly", seconds))
+            Self.note(
+                "\(server.mode): campus through the fault proxy (\(injector.faultCount) faults: \(injector.injected.map { "\($0.key) \($0.value)" }.sorted().joined(separator: ", "))) "
+                    + String(format: "in %.1f s, exactly", seconds))
             try reset(server, classes)
         }
     }
@@ -419,8 +451,9 @@ final class RealParseServerTests: XCTestCase {
             XCTAssertEqual(try run(["import", library, "--target", server.url, "-q"]).status, 0)
             let again = try ImportSummary.parse(try run(["import", library, "--target", server.url, "--json", "-q"]))
             XCTAssertEqual(again.requests.first { $0.phase == "read Book.authors" }?.operations, 42, "\(again.requests)")
-            Self.note("\(server.mode): re-run read Book.authors with 42 queries (one per Author), not 43 $relatedTo queries; "
-                      + "\(again.requests.map(\.requests).reduce(0, +)) requests in all")
+            Self.note(
+                "\(server.mode): re-run read Book.authors with 42 queries (one per Author), not 43 $relatedTo queries; "
+                    + "\(again.requests.map(\.requests).reduce(0, +)) requests in all")
             try reset(server, classes)
         }
     }

@@ -31,9 +31,11 @@ final class RealShapesCommandTests: XCTestCase {
         for trip in 1...12 {
             for sequence in 1...(2 + random.below(4)) { stopTimes.append("T\(trip),\(sequence),S\(1 + random.below(30)),08:\(10 + random.below(50)):00") }
         }
-        let files = ["agency.txt": "agency_id,agency_name,agency_url,agency_timezone\nA1,Metro,https://example.org,Europe/Berlin\n",
-                     "stops.txt": stops.joined(separator: "\r\n") + "\r\n", "routes.txt": routes.joined(separator: "\n") + "\n",
-                     "trips.txt": trips.joined(separator: "\n") + "\n", "stop_times.txt": stopTimes.joined(separator: "\n") + "\n"]
+        let files = [
+            "agency.txt": "agency_id,agency_name,agency_url,agency_timezone\nA1,Metro,https://example.org,Europe/Berlin\n",
+            "stops.txt": stops.joined(separator: "\r\n") + "\r\n", "routes.txt": routes.joined(separator: "\n") + "\n",
+            "trips.txt": trips.joined(separator: "\n") + "\n", "stop_times.txt": stopTimes.joined(separator: "\n") + "\n",
+        ]
         let zip = scratch.appendingPathComponent("feed.zip")
         try ZipBuilder.write([("gtfs/", Data())] + files.sorted { $0.key < $1.key }.map { ("gtfs/\($0.key)", Data($0.value.utf8)) }, to: zip)
 
@@ -63,7 +65,8 @@ final class RealShapesCommandTests: XCTestCase {
         try files["stops.txt"]!.write(to: scratch.appendingPathComponent("stops.txt"), atomically: true, encoding: .utf8)
         let beside = try CommandRunner.run(["init", scratch.path])
         XCTAssertEqual(beside.status, 0, beside.stderr)
-        XCTAssertTrue(beside.stdout.contains("# feed.zip: not read, since the folder has data files of its own: give init the archive alone to read it"), beside.stdout)
+        XCTAssertTrue(
+            beside.stdout.contains("# feed.zip: not read, since the folder has data files of its own: give init the archive alone to read it"), beside.stdout)
         XCTAssertFalse(beside.stdout.contains("feed.zip/"), beside.stdout)
     }
 
@@ -85,11 +88,13 @@ final class RealShapesCommandTests: XCTestCase {
         let imported = try CommandRunner.run(["import", file.path, "--format", "csv", "--target", mirror.path, "--quiet"])
         XCTAssertEqual(imported.status, 0, imported.stderr)
         let reader = try Mirror(mirror)
-        XCTAssertEqual(try reader.rows("SELECT column1, column2, column4, column5 FROM Airport ORDER BY column1"), [
-            ["1", "Goroka Airport", "Papua New Guinea", "GKA"], ["2", "Madang Airport", "Papua New Guinea", "MAG"],
-            ["3", "Mount Hagen Kagamuga Airport", "Papua New Guinea", "HGU"], ["4", "Nadzab Airport", "Papua New Guinea", "LAE"],
-            ["5", "Port Moresby Jacksons International Airport", "Papua New Guinea", "POM"],
-        ])
+        XCTAssertEqual(
+            try reader.rows("SELECT column1, column2, column4, column5 FROM Airport ORDER BY column1"),
+            [
+                ["1", "Goroka Airport", "Papua New Guinea", "GKA"], ["2", "Madang Airport", "Papua New Guinea", "MAG"],
+                ["3", "Mount Hagen Kagamuga Airport", "Papua New Guinea", "HGU"], ["4", "Nadzab Airport", "Papua New Guinea", "LAE"],
+                ["5", "Port Moresby Jacksons International Airport", "Papua New Guinea", "POM"],
+            ])
         let contradicted = try CommandRunner.run(["import", file.path, "--format", "json", "--target", mirror.path, "--quiet"])
         XCTAssertEqual(contradicted.status, 1, contradicted.stderr)
     }

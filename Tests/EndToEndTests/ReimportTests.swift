@@ -41,7 +41,11 @@ final class ReimportTests: XCTestCase {
     func testChangedRowUpdatesOnlyThatObject() throws {
         try importLibrary()
         let before = try Mirror(target).rows("SELECT title, objectId, updatedAt FROM Book ORDER BY title")
-        try edit("books.csv") { $0.replacingOccurrences(of: "Dune,1965,Science Fiction,978-0-441-17271-9,Frank Herbert,", with: "Dune,1966,Science Fiction,978-0-441-17271-9,Frank Herbert;Ursula K. Le Guin,") }
+        try edit("books.csv") {
+            $0.replacingOccurrences(
+                of: "Dune,1965,Science Fiction,978-0-441-17271-9,Frank Herbert,",
+                with: "Dune,1966,Science Fiction,978-0-441-17271-9,Frank Herbert;Ursula K. Le Guin,")
+        }
         let summary = try ImportSummary.parse(try importLibrary())
         XCTAssertEqual(summary.tally("Book")?.updated, 1)
         XCTAssertEqual(summary.tally("Book")?.unchanged, 42)
@@ -59,7 +63,10 @@ final class ReimportTests: XCTestCase {
 
     func testNewFieldIsAddedAndTypeChangeIsRefused() throws {
         try importLibrary()
-        try edit("dataset.yml") { $0.replacingOccurrences(of: "      description: String\n", with: "      description: String\n      pages: {type: Number, column: publishing_year}\n") }
+        try edit("dataset.yml") {
+            $0.replacingOccurrences(
+                of: "      description: String\n", with: "      description: String\n      pages: {type: Number, column: publishing_year}\n")
+        }
         try importLibrary()
         XCTAssertEqual(try Mirror(target).value("SELECT pages FROM Book WHERE title = 'Dune'"), "1965")
         XCTAssertTrue(try XCTUnwrap(Mirror(target).value("SELECT schema FROM _SCHEMA WHERE className = 'Book'")).contains(#""pages":{"type":"Number"}"#))
@@ -114,7 +121,8 @@ final class ReimportTests: XCTestCase {
         XCTAssertTrue(fiction.contains(",Science Fiction,"))
         let mirror = try Mirror(target)
         XCTAssertEqual(try mirror.value("SELECT count(*) FROM Book b LEFT JOIN Genre g ON g.objectId = b.genre WHERE g.objectId IS NULL"), "0")
-        XCTAssertEqual(try mirror.value(#"SELECT count(*) FROM "_Join:books:Genre" j LEFT JOIN Book b ON b.objectId = j.relatedId WHERE b.objectId IS NULL"#), "0")
+        XCTAssertEqual(
+            try mirror.value(#"SELECT count(*) FROM "_Join:books:Genre" j LEFT JOIN Book b ON b.objectId = j.relatedId WHERE b.objectId IS NULL"#), "0")
         let rejected = try String(contentsOf: dataset.appendingPathComponent("rejects/Book.csv"), encoding: .utf8)
         XCTAssertTrue(rejected.contains("which is rejected"), rejected)
     }

@@ -1,8 +1,9 @@
 import Foundation
+import XCTest
+
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
-import XCTest
 
 /// `parse-porter schema pull|push|diff|check` on the library fixture, in a mirror and behind a
 /// served mirror: what is written, what is reported, exit codes, and bad schema files.
@@ -16,7 +17,8 @@ final class SchemaCommandTests: XCTestCase {
     /// `parse-porter schema ARGUMENTS…` with the served mirror's keys; they must never be printed.
     private func schema(_ arguments: [String], currentDirectory: URL? = nil, line: UInt = #line) throws -> CommandRunner.Result {
         let result = try CommandRunner.run(["schema"] + arguments, currentDirectory: currentDirectory, environment: ServedMirror.environment)
-        XCTAssertFalse(result.stdout.contains(ServedMirror.masterKey) || result.stderr.contains(ServedMirror.masterKey), "the master key was printed", line: line)
+        XCTAssertFalse(
+            result.stdout.contains(ServedMirror.masterKey) || result.stderr.contains(ServedMirror.masterKey), "the master key was printed", line: line)
         return result
     }
 
@@ -175,7 +177,9 @@ final class SchemaCommandTests: XCTestCase {
 
         let pushed = try schema(["push", "--target", mirror.path, file.path, "--recreate-modified-fields", "--delete-extra-fields"])
         XCTAssertEqual(pushed.status, 0, pushed.stderr)
-        XCTAssertEqual(pushed.stdout, """
+        XCTAssertEqual(
+            pushed.stdout,
+            """
             Book
               - field description: String (deleted with its values)
               + field pages: Number, default 0
@@ -224,8 +228,9 @@ final class SchemaCommandTests: XCTestCase {
         let document = try JUnitDocument(junit.stdout)
         XCTAssertEqual(document.suite, ["name": "schema check", "tests": "6", "failures": "3"])
         XCTAssertEqual(document.cases.filter { $0.failure != nil }.map(\.name), ["Book", "ISBN", "Loan"])
-        XCTAssertEqual(try schema(["diff", "--target", server.url, drift.path]).stdout,
-                       Self.driftLines + "\n10 differences in 3 classes between \(drift.path) and \(server.url)\n")
+        XCTAssertEqual(
+            try schema(["diff", "--target", server.url, drift.path]).stdout,
+            Self.driftLines + "\n10 differences in 3 classes between \(drift.path) and \(server.url)\n")
 
         let pushed = try schema(["push", "--target", server.url, drift.path, "--recreate-modified-fields", "--delete-extra-fields"])
         XCTAssertEqual(pushed.status, 0, pushed.stderr)
@@ -236,8 +241,9 @@ final class SchemaCommandTests: XCTestCase {
         let served = try XCTUnwrap(try Mirror(server.file).value(#"SELECT schema FROM "_SCHEMA" WHERE className = 'Loan'"#))
         XCTAssertTrue(served.contains(#""book":{"type":"Pointer","targetClass":"Book"}"#), served)
 
-        let wrongKey = try CommandRunner.run(["schema", "check", "--target", server.url, file.path],
-                                             environment: ["PARSE_APPLICATION_ID": ServedMirror.applicationId, "PARSE_MASTER_KEY": "not-the-key"])
+        let wrongKey = try CommandRunner.run(
+            ["schema", "check", "--target", server.url, file.path],
+            environment: ["PARSE_APPLICATION_ID": ServedMirror.applicationId, "PARSE_MASTER_KEY": "not-the-key"])
         XCTAssertEqual(wrongKey.status, 3, wrongKey.stderr)
         XCTAssertFalse(wrongKey.stderr.contains("not-the-key"), wrongKey.stderr)
     }
@@ -337,8 +343,9 @@ final class SchemaCommandTests: XCTestCase {
         XCTAssertTrue(none.stderr.hasPrefix("none.json: cannot open file: "), none.stderr)
         XCTAssertEqual(try schema(["check", "--target", mirror.path]).status, 2, "no schema file")
         _ = try pull(mirror.path, to: "schema.json")
-        XCTAssertEqual(try schema(["diff", "--target", mirror.path, "schema.json", "--format", "junit"], currentDirectory: directory).status, 2,
-                       "diff has no junit format")
+        XCTAssertEqual(
+            try schema(["diff", "--target", mirror.path, "schema.json", "--format", "junit"], currentDirectory: directory).status, 2,
+            "diff has no junit format")
     }
 }
 

@@ -34,8 +34,9 @@ final class ServeFilesTests: XCTestCase {
         XCTAssertEqual(download.header("X-Content-Type-Options"), "nosniff")
 
         // A File field stores the name; reads give the URL that serves it.
-        let created = try server.curl("POST", "/classes/Album", body: Array(#"{"cover":{"__type":"File","name":"\#(name)"}}"#.utf8),
-                                      contentType: "application/json")
+        let created = try server.curl(
+            "POST", "/classes/Album", body: Array(#"{"cover":{"__type":"File","name":"\#(name)"}}"#.utf8),
+            contentType: "application/json")
         XCTAssertEqual(created.status, 201)
         let objectId = try XCTUnwrap(created.json["objectId"] as? String)
         let fetched = try server.curl("GET", "/classes/Album/\(objectId)")
@@ -92,8 +93,9 @@ final class ServeFilesTests: XCTestCase {
             XCTAssertEqual(reply.status, 400, path)
             XCTAssertEqual(reply.code, code, "\(path): \(String(decoding: reply.body, as: UTF8.self))")
         }
-        XCTAssertEqual(try server.curl("POST", "/files/" + String(repeating: "a", count: 128), body: Array("x".utf8)).status, 201,
-                       "128 characters are allowed")
+        XCTAssertEqual(
+            try server.curl("POST", "/files/" + String(repeating: "a", count: 128), body: Array("x".utf8)).status, 201,
+            "128 characters are allowed")
         // Slashes, raw or encoded, make a path no file route answers (refused as a JSON request).
         for path in ["/files/../secret.txt", "/files/..%2Fsecret.txt", "/files/%2Ftmp%2Fx", "/files/sub/x.txt"] {
             let status = try server.curl("POST", path, body: Array("x".utf8)).status
@@ -101,8 +103,10 @@ final class ServeFilesTests: XCTestCase {
         }
         // Downloads and deletes of such names find nothing, and never the files beside the mirror.
         let app = ServeProcess.appId
-        for path in ["/files/\(app)/..%2Fsecret.txt", "/files/\(app)/%2e%2e", "/files/\(app)/../secret.txt", "/files/\(app)/.types",
-                     "/files/\(app)/..%2F..%2Fapp.sqlite", "/files/\(app)/%2Fetc%2Fpasswd", "/files/\(app)/a%00"] {
+        for path in [
+            "/files/\(app)/..%2Fsecret.txt", "/files/\(app)/%2e%2e", "/files/\(app)/../secret.txt", "/files/\(app)/.types",
+            "/files/\(app)/..%2F..%2Fapp.sqlite", "/files/\(app)/%2Fetc%2Fpasswd", "/files/\(app)/a%00",
+        ] {
             let reply = try server.curl("GET", path, auth: .none)
             XCTAssertTrue([403, 404].contains(reply.status), "\(path): \(reply.status)")
             XCTAssertFalse(String(decoding: reply.body, as: UTF8.self).contains("secret"), path)
@@ -118,8 +122,9 @@ final class ServeFilesTests: XCTestCase {
 
     func testSizeLimitIsParseServersMaxUploadSize() throws {
         let limit = 20 * 1024 * 1024
-        let tooLarge = try server.curl("POST", "/files/big.bin", body: [UInt8](repeating: 7, count: limit + 1),
-                                       contentType: "application/octet-stream")
+        let tooLarge = try server.curl(
+            "POST", "/files/big.bin", body: [UInt8](repeating: 7, count: limit + 1),
+            contentType: "application/octet-stream")
         XCTAssertEqual(tooLarge.status, 413)
         XCTAssertEqual(tooLarge.error, "request entity too large")
         XCTAssertNil(tooLarge.code, "Parse Server's body parser answers without a code")
@@ -143,10 +148,12 @@ final class ServeFilesTests: XCTestCase {
         XCTAssertEqual(userUpload.status, 201)
 
         // A user signed in through anonymous authData may not (enableForAnonymousUser: false).
-        let anonymous = try server.curl("POST", "/classes/_User", body: Array(#"{"username":"anon","password":"pw-anon","authData":{"anonymous":{"id":"a1"}}}"#.utf8),
-                                        contentType: "application/json")
+        let anonymous = try server.curl(
+            "POST", "/classes/_User", body: Array(#"{"username":"anon","password":"pw-anon","authData":{"anonymous":{"id":"a1"}}}"#.utf8),
+            contentType: "application/json")
         XCTAssertEqual(anonymous.status, 201, String(decoding: anonymous.body, as: UTF8.self))
-        let login = try server.curl("POST", "/login", body: Array(#"{"username":"anon","password":"pw-anon"}"#.utf8), contentType: "application/json", auth: .appOnly)
+        let login = try server.curl(
+            "POST", "/login", body: Array(#"{"username":"anon","password":"pw-anon"}"#.utf8), contentType: "application/json", auth: .appOnly)
         let anonymousToken = try XCTUnwrap(login.json["sessionToken"] as? String, String(decoding: login.body, as: UTF8.self))
         let anonymousUpload = try server.curl("POST", "/files/a.txt", body: Array("x".utf8), contentType: "text/plain", auth: .session(anonymousToken))
         XCTAssertEqual(anonymousUpload.code, 130)

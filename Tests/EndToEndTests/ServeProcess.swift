@@ -76,20 +76,25 @@ final class ServeProcess: @unchecked Sendable {
     /// One request on a new connection, sent and read by the raw client (no curl process, so
     /// many can run at once and their time is the server's); nil when no whole answer arrived
     /// within `timeout` seconds.
-    func send(_ method: String, _ path: String, _ body: String? = nil, auth: Auth = .master, contentType: String = "application/json",
-              timeout: Double = 60) -> Reply? {
+    func send(
+        _ method: String, _ path: String, _ body: String? = nil, auth: Auth = .master, contentType: String = "application/json",
+        timeout: Double = 60
+    ) -> Reply? {
         send(method, path, bytes: Array((body ?? "").utf8), auth: auth, contentType: contentType, timeout: timeout)
     }
 
-    func send(_ method: String, _ path: String, bytes: [UInt8], auth: Auth = .master, contentType: String = "application/json",
-              timeout: Double = 60) -> Reply? {
+    func send(
+        _ method: String, _ path: String, bytes: [UInt8], auth: Auth = .master, contentType: String = "application/json",
+        timeout: Double = 60
+    ) -> Reply? {
         let started = ContinuousClock.now
         guard let client = try? RawClient(port: port, timeout: timeout) else { return nil }
         client.sendRequest(method, "/parse" + path, host: "127.0.0.1:\(port)", headers: auth.headers + [("Content-Type", contentType)], body: bytes)
         guard let response = client.readResponse() else { return nil }
         let elapsed = ContinuousClock.now - started
-        return Reply(status: response.status, json: (try? JSONParser.parse(bytes: response.body)) ?? .null, headers: response.headers,
-                     seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        return Reply(
+            status: response.status, json: (try? JSONParser.parse(bytes: response.body)) ?? .null, headers: response.headers,
+            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     }
 
     /// The environment a `parse-porter import --to <url>` needs.
@@ -134,8 +139,10 @@ final class ServeProcess: @unchecked Sendable {
 
     /// One curl request to `target` (a path below the mount, sent as is, or a full URL), with a
     /// raw body; `--path-as-is` keeps `..` segments as a hostile client sends them.
-    func curl(_ method: String, _ target: String, body: [UInt8]? = nil, contentType: String? = nil, auth: Auth = .master,
-              headers: [String] = []) throws -> Answer {
+    func curl(
+        _ method: String, _ target: String, body: [UInt8]? = nil, contentType: String? = nil, auth: Auth = .master,
+        headers: [String] = []
+    ) throws -> Answer {
         let scratch = try TemporaryFolder("curl")
         defer { scratch.remove() }
         let bodyFile = scratch.appending("body"), headFile = scratch.appending("head")
@@ -161,8 +168,9 @@ final class ServeProcess: @unchecked Sendable {
 
     /// A user signed up over REST; its session token.
     func signUp(_ username: String) throws -> String {
-        let reply = try curl("POST", "/users", body: Array(#"{"username":"\#(username)","password":"pw-\#(username)"}"#.utf8),
-                             contentType: "application/json", auth: .appOnly)
+        let reply = try curl(
+            "POST", "/users", body: Array(#"{"username":"\#(username)","password":"pw-\#(username)"}"#.utf8),
+            contentType: "application/json", auth: .appOnly)
         return try XCTUnwrap(reply.json["sessionToken"] as? String, String(decoding: reply.body, as: UTF8.self))
     }
 }

@@ -22,7 +22,8 @@ final class ServeTests: XCTestCase {
     }
 
     /// One curl request; `master` adds the master key.
-    private func curl(_ method: String, _ path: String, query: [String] = [], body: String? = nil, master: Bool = false, appId: String? = nil) throws -> Answer {
+    private func curl(_ method: String, _ path: String, query: [String] = [], body: String? = nil, master: Bool = false, appId: String? = nil) throws -> Answer
+    {
         var arguments = ["-s", "-i", "-X", method, "-H", "X-Parse-Application-Id: \(appId ?? self.appId)", "-H", "Content-Type: application/json"]
         if master { arguments += ["-H", "X-Parse-Master-Key: \(masterKey)"] }
         if let body { arguments += ["--data-binary", body] }
@@ -46,8 +47,12 @@ final class ServeTests: XCTestCase {
 
     func testQueriesAsParseSwiftSendsThem() throws {
         // JSON-array parameters, include of a pointer, order descending, limit.
-        let page = try curl("GET", "/classes/Book", query: [#"where={"publishingYear":{"$gte":1950}}"#, #"order=["-publishingYear","title"]"#,
-                                                            "limit=3", "skip=0", #"include=["genre"]"#])
+        let page = try curl(
+            "GET", "/classes/Book",
+            query: [
+                #"where={"publishingYear":{"$gte":1950}}"#, #"order=["-publishingYear","title"]"#,
+                "limit=3", "skip=0", #"include=["genre"]"#,
+            ])
         XCTAssertEqual(page.status, 200)
         XCTAssertTrue(page.headers.lowercased().contains("cache-control: no-store"), page.headers)
         let results = try XCTUnwrap(page.json["results"] as? [[String: Any]])
@@ -67,7 +72,9 @@ final class ServeTests: XCTestCase {
         XCTAssertEqual((counted.json["results"] as? [Any])?.count, 0)
         // A relation read back with $relatedTo.
         let book = try XCTUnwrap((dune.json["results"] as? [[String: Any]])?.first?["objectId"] as? String)
-        let authors = try curl("GET", "/classes/Author", query: [#"where={"$relatedTo":{"object":{"__type":"Pointer","className":"Book","objectId":"\#(book)"},"key":"authors"}}"#])
+        let authors = try curl(
+            "GET", "/classes/Author", query: [#"where={"$relatedTo":{"object":{"__type":"Pointer","className":"Book","objectId":"\#(book)"},"key":"authors"}}"#]
+        )
         XCTAssertEqual((authors.json["results"] as? [[String: Any]])?.compactMap { $0["name"] as? String }, ["Frank Herbert"])
     }
 
@@ -90,7 +97,11 @@ final class ServeTests: XCTestCase {
         let badPath = try curl("POST", "/batch", body: #"{"requests":[{"method":"POST","path":"/classes/Book","body":{"title":"X"}}]}"#, master: true)
         XCTAssertEqual(badPath.status, 400)
         XCTAssertEqual(badPath.json["code"] as? Int, 107)
-        let batch = try curl("POST", "/batch", body: #"{"requests":[{"method":"POST","path":"/parse/classes/Book","body":{"title":"New"}},{"method":"PUT","path":"/parse/classes/Book/nope","body":{"title":"Y"}}]}"#, master: true)
+        let batch = try curl(
+            "POST", "/batch",
+            body:
+                #"{"requests":[{"method":"POST","path":"/parse/classes/Book","body":{"title":"New"}},{"method":"PUT","path":"/parse/classes/Book/nope","body":{"title":"Y"}}]}"#,
+            master: true)
         XCTAssertEqual(batch.status, 200)
         let items = try XCTUnwrap(batch.array as? [[String: Any]])
         XCTAssertNotNil((items[0]["success"] as? [String: Any])?["objectId"])

@@ -21,8 +21,9 @@ final class ServeUnderAttackTests: XCTestCase {
     func testLegitimateClientsAreAnsweredWhileAttackersRunEveryAttack() throws {
         let seed = UInt64(ProcessInfo.processInfo.environment["ATTACK_SEED"] ?? "") ?? 20_261_129
         print("ServeUnderAttackTests seed \(seed) (set ATTACK_SEED to replay)")
-        let server = try ServeProcess(mirror: temporaryFolder().appendingPathComponent("attacked.sqlite"), test: self,
-                                      arguments: ["--max-connections", "48"])
+        let server = try ServeProcess(
+            mirror: temporaryFolder().appendingPathComponent("attacked.sqlite"), test: self,
+            arguments: ["--max-connections", "48"])
         let tokens = try (0..<3).map { try server.signUp("legit\($0)") }
         _ = try server.signUp("victim")
         let items = (0..<100).map { #"{"method":"POST","path":"/parse/classes/Item","body":{"n":\#($0),"name":"item \#($0)"}}"# }
@@ -33,14 +34,17 @@ final class ServeUnderAttackTests: XCTestCase {
         let bigRows = Array(repeating: #"{"method":"POST","path":"/parse/classes/Big","body":{"t":"\#(blob)"}}"#, count: 20)
         XCTAssertEqual(server.send("POST", "/batch", #"{"requests":[\#(bigRows.joined(separator: ","))]}"#)?.status, 200)
         let owned = try (0..<3).map { _ in try XCTUnwrap(server.send("POST", "/classes/Item", #"{"n":-2}"#)?.json["objectId"]?.stringValue) }
-        let array = try XCTUnwrap(server.send("POST", "/classes/Tags", #"{"a":[\#((0..<20_000).map(String.init).joined(separator: ","))]}"#)?.json["objectId"]?.stringValue)
+        let array = try XCTUnwrap(
+            server.send("POST", "/classes/Tags", #"{"a":[\#((0..<20_000).map(String.init).joined(separator: ","))]}"#)?.json["objectId"]?.stringValue)
         let baseline = server.residentBytes.now
 
         let run = Run()
         let finished = DispatchGroup()
         func spawn(_ body: @escaping @Sendable () -> Void) {
             finished.enter()
-            Thread { body(); finished.leave() }.start()
+            Thread {
+                body(); finished.leave()
+            }.start()
         }
 
         // Attack 1: AddUnique and Remove of 20,000 values on a 20,000-element array, in a loop.
@@ -49,14 +53,17 @@ final class ServeUnderAttackTests: XCTestCase {
             while run.isRunning {
                 let start = random.below(40_000)
                 let op = random.below(2) == 0 ? "AddUnique" : "Remove"
-                _ = server.send("PUT", "/classes/Tags/\(array)", #"{"a":{"__op":"\#(op)","objects":[\#((start..<start + 20_000).map(String.init).joined(separator: ","))]}}"#,
-                                auth: .appOnly, timeout: 120)
+                _ = server.send(
+                    "PUT", "/classes/Tags/\(array)",
+                    #"{"a":{"__op":"\#(op)","objects":[\#((start..<start + 20_000).map(String.init).joined(separator: ","))]}}"#,
+                    auth: .appOnly, timeout: 120)
             }
         }
         // Attack 2: transactional batches of a write and slow $regex queries, back to back.
         spawn {
             let slow = #"{"method":"GET","path":"/parse/classes/Slow","body":{"where":{"t":{"$regex":"^(a|aa)*$"}},"limit":1}}"#
-            let batch = #"{"transaction":true,"requests":[{"method":"POST","path":"/parse/classes/Item","body":{"n":-1}},\#(Array(repeating: slow, count: 10).joined(separator: ","))]}"#
+            let batch =
+                #"{"transaction":true,"requests":[{"method":"POST","path":"/parse/classes/Item","body":{"n":-1}},\#(Array(repeating: slow, count: 10).joined(separator: ","))]}"#
             while run.isRunning { _ = server.send("POST", "/batch", batch, auth: .appOnly, timeout: 120) }
         }
         // Attack 3: connections that say nothing, re-opened as soon as they are cut, past the cap.
@@ -95,14 +102,17 @@ final class ServeUnderAttackTests: XCTestCase {
                         reply = server.send("POST", "/login", #"{"username":"legit\#(client)","password":"pw-legit\#(client)"}"#, auth: .appOnly, timeout: 60)
                     case 1:
                         kind = "write"
-                        reply = server.send("POST", "/classes/Item", #"{"n":\#(1000 + random.below(1000)),"name":"new"}"#, auth: .session(tokens[client]), timeout: 60)
+                        reply = server.send(
+                            "POST", "/classes/Item", #"{"n":\#(1000 + random.below(1000)),"name":"new"}"#, auth: .session(tokens[client]), timeout: 60)
                     case 2:
                         kind = "update"
-                        reply = server.send("PUT", "/classes/Item/\(owned[client])", #"{"n":\#(random.below(1000))}"#, auth: .session(tokens[client]), timeout: 60)
+                        reply = server.send(
+                            "PUT", "/classes/Item/\(owned[client])", #"{"n":\#(random.below(1000))}"#, auth: .session(tokens[client]), timeout: 60)
                     default:
                         kind = "read"
-                        reply = server.send("GET", "/classes/Item?where=%7B%22n%22%3A%7B%22%24lt%22%3A\(random.below(100))%7D%7D&limit=20",
-                                            auth: .session(tokens[client]), timeout: 60)
+                        reply = server.send(
+                            "GET", "/classes/Item?where=%7B%22n%22%3A%7B%22%24lt%22%3A\(random.below(100))%7D%7D&limit=20",
+                            auth: .session(tokens[client]), timeout: 60)
                     }
                     run.record(kind, reply)
                     Thread.sleep(forTimeInterval: Double(random.below(100)) / 1000)
@@ -124,8 +134,9 @@ final class ServeUnderAttackTests: XCTestCase {
         let sorted = run.latencies.sorted(), failures = run.failures
         let p99 = sorted.isEmpty ? .infinity : sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))]
         let median = sorted.isEmpty ? .infinity : sorted[sorted.count / 2]
-        print("legitimate answers: \(sorted.count), failed: \(failures.count), median \(String(format: "%.2f", median)) s, "
-            + "p99 \(String(format: "%.2f", p99)) s (\(run.summary)); memory \(baseline >> 20) MB before, peak \(peak >> 20) MB")
+        print(
+            "legitimate answers: \(sorted.count), failed: \(failures.count), median \(String(format: "%.2f", median)) s, "
+                + "p99 \(String(format: "%.2f", p99)) s (\(run.summary)); memory \(baseline >> 20) MB before, peak \(peak >> 20) MB")
         XCTAssertGreaterThanOrEqual(sorted.count, Self.leastAnswered, "legitimate clients were answered")
         XCTAssertLessThanOrEqual(failures.count, sorted.count / 20, "at most 1 in 20 refused: \(failures.prefix(5))")
         XCTAssertLessThan(p99, Self.p99Bound, "legitimate clients' 99th percentile")

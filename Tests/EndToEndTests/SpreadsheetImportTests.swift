@@ -29,14 +29,16 @@ final class SpreadsheetImportTests: XCTestCase {
         XCTAssertEqual(products["P2"]?["title"], "日本茶", file: file, line: line)
         XCTAssertEqual(products["P3"]?["title"], "Smørrebrød, \"fresh\"", file: file, line: line)
         XCTAssertEqual(products["P3"]?["price"], "7.25", file: file, line: line)
-        XCTAssertEqual(products.mapValues { $0["supplier"] ?? "" },
-                       ["P1": "Société Générale", "P2": "Müller GmbH", "P3": "Ångström AB"], file: file, line: line)
+        XCTAssertEqual(
+            products.mapValues { $0["supplier"] ?? "" },
+            ["P1": "Société Générale", "P2": "Müller GmbH", "P3": "Ångström AB"], file: file, line: line)
         XCTAssertEqual(content.links["_Join:favourites:Customer"], [["Müller", "P1"], ["Müller", "P2"], ["Renée Dupré", "P3"]], file: file, line: line)
     }
 
     private func geoPoint(_ text: String?) -> [Double]? {
         guard let text, let json = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
-              let latitude = json["latitude"] as? Double, let longitude = json["longitude"] as? Double else { return nil }
+            let latitude = json["latitude"] as? Double, let longitude = json["longitude"] as? Double
+        else { return nil }
         return [latitude, longitude]
     }
 
@@ -66,18 +68,24 @@ final class SpreadsheetImportTests: XCTestCase {
     func testAnUndeclaredEncodingGivesOneFaultAndNoCascade() throws {
         let scratch = try temporaryFolder()
         let copy = try CommandRunner.copyFixture("bad/encoding-undeclared-cascade", to: scratch)
-        for arguments in [["validate", copy.path], ["import", copy.path, "--to", scratch.appendingPathComponent("x.sqlite").path],
-                          ["import", copy.path, "--to", scratch.appendingPathComponent("y.sqlite").path, "--max-errors", "1000"]] {
+        for arguments in [
+            ["validate", copy.path], ["import", copy.path, "--to", scratch.appendingPathComponent("x.sqlite").path],
+            ["import", copy.path, "--to", scratch.appendingPathComponent("y.sqlite").path, "--max-errors", "1000"],
+        ] {
             let result = try CommandRunner.run(arguments)
             XCTAssertEqual(result.status, 1, result.stderr)
             let lines = result.stderr.split(separator: "\n").map(String.init)
-            XCTAssertEqual(lines.filter { $0.contains("invalid UTF-8") }, [
-                "customers.csv:3: column \"name\": invalid UTF-8 at byte offset 24 (0xE9); this is not UTF-8; "
-                    + "if the file was saved by a spreadsheet program, add encoding: windows-1252 to classes.Customer",
-            ], "\(arguments)")
-            XCTAssertEqual(lines.filter { $0.contains("Customer") && !$0.contains("invalid UTF-8") && !$0.hasPrefix("Customer ") }, [
-                "customers.csv: 30 references to Customer from orders.csv were not checked: this file could not be read to its end",
-            ], "\(arguments): \(result.stderr)")
+            XCTAssertEqual(
+                lines.filter { $0.contains("invalid UTF-8") },
+                [
+                    "customers.csv:3: column \"name\": invalid UTF-8 at byte offset 24 (0xE9); this is not UTF-8; "
+                        + "if the file was saved by a spreadsheet program, add encoding: windows-1252 to classes.Customer"
+                ], "\(arguments)")
+            XCTAssertEqual(
+                lines.filter { $0.contains("Customer") && !$0.contains("invalid UTF-8") && !$0.hasPrefix("Customer ") },
+                [
+                    "customers.csv: 30 references to Customer from orders.csv were not checked: this file could not be read to its end"
+                ], "\(arguments): \(result.stderr)")
             XCTAssertFalse(result.stderr.contains("no Customer has key"), result.stderr)
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: scratch.appendingPathComponent("x.sqlite").path))

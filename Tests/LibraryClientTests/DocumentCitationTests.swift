@@ -45,7 +45,8 @@ final class DocumentCitationTests: XCTestCase {
             let folder = root.appendingPathComponent(document.relativePath).deletingLastPathComponent()
             for link in CitationCheck.relativeLinks(in: document.text) {
                 checked += 1
-                let target = link.path.isEmpty ? root.appendingPathComponent(document.relativePath) : folder.appendingPathComponent(link.path).standardizedFileURL
+                let target =
+                    link.path.isEmpty ? root.appendingPathComponent(document.relativePath) : folder.appendingPathComponent(link.path).standardizedFileURL
                 let relative = target.path.hasPrefix(root.path + "/") ? String(target.path.dropFirst(root.path.count + 1)) : target.path
                 guard target.path.hasPrefix(root.path + "/"), FileManager.default.fileExists(atPath: target.path) else {
                     findings.append("\(document.relativePath):\(link.line): \(link.path) is not in the repository")
@@ -67,7 +68,8 @@ final class DocumentCitationTests: XCTestCase {
 
     /// The checks find what they look for, and leave alone what they should.
     func testTheChecksTellCitationsApart() {
-        let outside = "// As " + "DESIGN" + " §4 says\n/// (" + "PARSE_" + "REST.md §5)\nlet key = env[\"PARSE_REST_API_KEY\"]\n/// paged (§6)\n// FIPS 180-4 §5.1.1\n"
+        let outside =
+            "// As " + "DESIGN" + " §4 says\n/// (" + "PARSE_" + "REST.md §5)\nlet key = env[\"PARSE_REST_API_KEY\"]\n/// paged (§6)\n// FIPS 180-4 §5.1.1\n"
         XCTAssertEqual(CitationCheck.outsideCitations(in: outside).map(\.line), [1, 2, 4])
 
         let text = "see Docs/ParseServer.md#paging and [here](#set-up), https://example.com/README.md#x\n"
@@ -77,9 +79,11 @@ final class DocumentCitationTests: XCTestCase {
         XCTAssertEqual(CitationCheck.normalized("Docs/../README.md"), "README.md")
         XCTAssertEqual(CitationCheck.normalized("./Docs/./a/../Library.md"), "Docs/Library.md")
 
-        let links = "[a](Docs/Tutorial.md) [b](../README.md#set-up) [c](#layout) [d](https://x.org/a.md)\n```\n[e](not-a-link.md)\n```\n`[f](code.md)` ![g](Docs/img.png \"t\")\n"
-        XCTAssertEqual(CitationCheck.relativeLinks(in: links).map { "\($0.line):\($0.path)#\($0.anchor ?? "")" },
-                       ["1:Docs/Tutorial.md#", "1:../README.md#set-up", "1:#layout", "5:Docs/img.png#"])
+        let links =
+            "[a](Docs/Tutorial.md) [b](../README.md#set-up) [c](#layout) [d](https://x.org/a.md)\n```\n[e](not-a-link.md)\n```\n`[f](code.md)` ![g](Docs/img.png \"t\")\n"
+        XCTAssertEqual(
+            CitationCheck.relativeLinks(in: links).map { "\($0.line):\($0.path)#\($0.anchor ?? "")" },
+            ["1:Docs/Tutorial.md#", "1:../README.md#set-up", "1:#layout", "5:Docs/img.png#"])
 
         let headings = "# ParsePorter\n## Set-up\n```sh\n# not a heading\n```\n### `--target`: one name\n## Set-up\n## Über, 50 & more\n"
         XCTAssertEqual(CitationCheck.anchors(of: headings), ["parseporter", "set-up", "--target-one-name", "set-up-1", "über-50--more"])
@@ -192,12 +196,14 @@ enum CitationCheck {
         for line in markdown.split(separator: "\n", omittingEmptySubsequences: false) {
             if line.hasPrefix("```") { inFence.toggle() }
             guard !inFence, let hashes = line.firstIndex(where: { $0 != "#" }), hashes != line.startIndex,
-                  line.distance(from: line.startIndex, to: hashes) <= 6, line[hashes] == " " else { continue }
+                line.distance(from: line.startIndex, to: hashes) <= 6, line[hashes] == " "
+            else { continue }
             let title = line[hashes...].trimmingCharacters(in: .whitespaces).lowercased()
-            let slug = String(title.compactMap { character -> Character? in
-                if character == " " { return "-" }
-                return character.isLetter || character.isNumber || character == "-" || character == "_" ? character : nil
-            })
+            let slug = String(
+                title.compactMap { character -> Character? in
+                    if character == " " { return "-" }
+                    return character.isLetter || character.isNumber || character == "-" || character == "_" ? character : nil
+                })
             let count = seen[slug, default: 0]
             seen[slug] = count + 1
             anchors.append(count == 0 ? slug : "\(slug)-\(count)")

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import MirrorQuery
 import ParseModel
 import PorterMigrations
@@ -11,6 +8,10 @@ import PorterReaders
 import PorterTestSupport
 import Synchronization
 import XCTest
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// The library examples of Docs/Library.md run against real files, a real SQLite mirror and a real
 /// in-process server on 127.0.0.1, through the public API only (see Package.swift).
@@ -26,8 +27,9 @@ final class LibraryClientTests: XCTestCase {
         XCTAssertTrue(report.succeeded)
         XCTAssertEqual(report.classes.first { $0.className == "Book" }?.inserted, 43)
 
-        let books = try findObjects("Book", where: JSONObject(["publishingYear": .object(JSONObject(["$gte": .integer(2000)]))]),
-                                    order: "title", inMirror: mirror)
+        let books = try findObjects(
+            "Book", where: JSONObject(["publishingYear": .object(JSONObject(["$gte": .integer(2000)]))]),
+            order: "title", inMirror: mirror)
         XCTAssertEqual(books.map { $0["title"]?.stringValue }, recentBooks)
         let americanGods = try XCTUnwrap(books.first)
         XCTAssertEqual(americanGods["publishingYear"], .integer(2001))
@@ -84,10 +86,14 @@ final class LibraryClientTests: XCTestCase {
         let seen = Seen()
         options.faultHandler = { seen.add($0) }
         let manifest = DatasetManifest(classes: [
-            ClassMapping(className: "Book", records: MemorySource(name: "books (in memory)", rows: [
-                ["title": .string("The Dispossessed"), "year": .integer(1974)],
-                ["title": .string("Nobody's Book"), "year": .string("many")],
-            ]), key: ["title"], fields: [FieldMapping(name: "title", type: .string), FieldMapping(name: "year", type: .number)]),
+            ClassMapping(
+                className: "Book",
+                records: MemorySource(
+                    name: "books (in memory)",
+                    rows: [
+                        ["title": .string("The Dispossessed"), "year": .integer(1974)],
+                        ["title": .string("Nobody's Book"), "year": .string("many")],
+                    ]), key: ["title"], fields: [FieldMapping(name: "title", type: .string), FieldMapping(name: "year", type: .number)])
         ])
         faults = try await Importer(manifest: manifest, options: options).validate().errors
         XCTAssertEqual(faults.map(\.kind), [.notANumber], "\(faults)")
@@ -100,8 +106,9 @@ final class LibraryClientTests: XCTestCase {
 
     func testAManifestBuiltInCodeIsCheckedAsAYAMLOneIs() throws {
         let manifest = DatasetManifest(classes: [
-            ClassMapping(className: "Bo ok", records: MemorySource(name: "rows", rows: []), key: ["isbn"],
-                         fields: [FieldMapping(name: "title", type: .string)]),
+            ClassMapping(
+                className: "Bo ok", records: MemorySource(name: "rows", rows: []), key: ["isbn"],
+                fields: [FieldMapping(name: "title", type: .string)])
         ])
         let faults = manifest.faults()
         XCTAssertFalse(faults.isEmpty)
@@ -159,8 +166,9 @@ final class LibraryClientTests: XCTestCase {
         let report = try await importDataset(folder: fixture("Fixtures/library"), toServer: url, applicationId: applicationId, masterKey: masterKey)
         XCTAssertTrue(report.succeeded)
         XCTAssertEqual(report.classes.first { $0.className == "Book" }?.inserted, 43)
-        let books = try findObjects("Book", where: JSONObject(["publishingYear": .object(JSONObject(["$gte": .integer(2000)]))]),
-                                    order: "title", inMirror: mirror)
+        let books = try findObjects(
+            "Book", where: JSONObject(["publishingYear": .object(JSONObject(["$gte": .integer(2000)]))]),
+            order: "title", inMirror: mirror)
         XCTAssertEqual(books.map { $0["title"]?.stringValue }, recentBooks)
     }
 
@@ -174,15 +182,17 @@ final class LibraryClientTests: XCTestCase {
         let copy = folder.appending("/copy.sqlite")
         let report = try await pull(fromServer: url, applicationId: applicationId, masterKey: masterKey, intoMirror: copy)
         XCTAssertEqual(report.classes.first { $0.className == "Book" }?.added, 43)
-        let books = try findObjects("Book", where: JSONObject(["publishingYear": .object(JSONObject(["$gte": .integer(2000)]))]),
-                                    order: "title", inMirror: copy)
+        let books = try findObjects(
+            "Book", where: JSONObject(["publishingYear": .object(JSONObject(["$gte": .integer(2000)]))]),
+            order: "title", inMirror: copy)
         XCTAssertEqual(books.map { $0["title"]?.stringValue }, recentBooks)
     }
 
     func testPullFromAPostgresDatabase() async throws {
         let url = try PostgresCluster.shared().createDatabase()
         let manifest = try ManifestLoader.load(fixture("Fixtures/parse-com-users"))
-        let loaded = try await Importer(manifest: manifest, options: ImportOptions(batchSize: PostgresTarget.objectsPerWrite)).run(into: PostgresTarget(url: url))
+        let loaded = try await Importer(manifest: manifest, options: ImportOptions(batchSize: PostgresTarget.objectsPerWrite)).run(
+            into: PostgresTarget(url: url))
         XCTAssertTrue(loaded.succeeded)
 
         let copy = try temporaryFolder().path.appending("/copy.sqlite")
@@ -200,8 +210,11 @@ final class LibraryClientTests: XCTestCase {
         let mirror = folder.appending("/library.sqlite")
         _ = try await importDataset(folder: fixture("Fixtures/library"), intoMirror: mirror)
         let schemaFile = folder.appending("/schema.json")
-        try Data(#"[{"className": "Genre", "fields": {"name": {"type": "String", "required": true}, "books": {"type": "Relation", "targetClass": "Book"}, "rank": {"type": "Number"}}}]"#.utf8)
-            .write(to: URL(fileURLWithPath: schemaFile))
+        try Data(
+            #"[{"className": "Genre", "fields": {"name": {"type": "String", "required": true}, "books": {"type": "Relation", "targetClass": "Book"}, "rank": {"type": "Number"}}}]"#
+                .utf8
+        )
+        .write(to: URL(fileURLWithPath: schemaFile))
 
         let diff = try await checkSchema(schemaFile, againstMirror: mirror)
         let genre = try XCTUnwrap(diff.classes.first { $0.className == "Genre" })

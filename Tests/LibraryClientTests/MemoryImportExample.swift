@@ -15,11 +15,15 @@ struct Author: Encodable, Sendable {
 /// checked as a `dataset.yml` would be; faults name the source (`authors (in memory)`) and row.
 func importFromMemory(authors: [Author], books: [[String: JSONValue]], intoMirror mirrorPath: String) async throws -> ImportReport {
     let manifest = DatasetManifest(classes: [
-        ClassMapping(className: "Author", records: MemorySource(name: "authors (in memory)", encoding: authors), key: ["name"],
-                     fields: [FieldMapping(name: "name", type: .string, required: true), FieldMapping(name: "born", type: .number)]),
-        ClassMapping(className: "Book", records: MemorySource(name: "books (in memory)", rows: books), key: ["title"],
-                     fields: [FieldMapping(name: "title", type: .string, required: true),
-                              FieldMapping(name: "author", type: .pointer(targetClass: "Author"))]),
+        ClassMapping(
+            className: "Author", records: MemorySource(name: "authors (in memory)", encoding: authors), key: ["name"],
+            fields: [FieldMapping(name: "name", type: .string, required: true), FieldMapping(name: "born", type: .number)]),
+        ClassMapping(
+            className: "Book", records: MemorySource(name: "books (in memory)", rows: books), key: ["title"],
+            fields: [
+                FieldMapping(name: "title", type: .string, required: true),
+                FieldMapping(name: "author", type: .pointer(targetClass: "Author")),
+            ]),
     ])
     try manifest.check()
     return try await Importer(manifest: manifest).run(into: SQLiteMirror(path: mirrorPath))

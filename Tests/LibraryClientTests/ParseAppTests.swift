@@ -64,8 +64,9 @@ final class ParseAppTests: XCTestCase {
             let closedOn: Date?
         }
         let opened = Date(timeIntervalSince1970: 1_600_000_000.5)
-        let branch = Branch(code: "N1", open: true, rating: 4.5, visitors: 200, opened: opened, logo: Data([0, 1, 254]),
-                            site: URL(string: "https://example.com/n1")!, address: Place(city: "Oslo", floors: [1, 2]), tags: ["quiet"], closedOn: nil)
+        let branch = Branch(
+            code: "N1", open: true, rating: 4.5, visitors: 200, opened: opened, logo: Data([0, 1, 254]),
+            site: URL(string: "https://example.com/n1")!, address: Place(city: "Oslo", floors: [1, 2]), tags: ["quiet"], closedOn: nil)
         let app = try await ParseApp(target: .mirror(path: try temporaryFolder().path + "/branches.sqlite"))
         let report = try await app.save([branch], to: "Branch", key: ["code"])
         XCTAssertTrue(report.committed, "\(report.errors)")
@@ -143,8 +144,11 @@ final class ParseAppTests: XCTestCase {
         }
 
         let schemaFile = folder + "/schema.json"
-        try Data(#"[{"className": "Genre", "fields": {"name": {"type": "String", "required": true}, "books": {"type": "Relation", "targetClass": "Book"}, "rank": {"type": "Number"}}}]"#.utf8)
-            .write(to: URL(fileURLWithPath: schemaFile))
+        try Data(
+            #"[{"className": "Genre", "fields": {"name": {"type": "String", "required": true}, "books": {"type": "Relation", "targetClass": "Book"}, "rank": {"type": "Number"}}}]"#
+                .utf8
+        )
+        .write(to: URL(fileURLWithPath: schemaFile))
         let app = try await ParseApp(target: .server(url: server.url.absoluteString, applicationId: applicationId, masterKey: masterKey))
         var dumped = ""
         dump(app.target, to: &dumped)

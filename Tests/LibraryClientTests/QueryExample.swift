@@ -6,8 +6,10 @@ import PorterSQLite
 /// The objects of `className` in the mirror at `mirrorPath` that match a Parse `where`
 /// (`{"publishingYear": {"$gte": 1950}}`), as Parse REST JSON, sorted by `order`, with the
 /// objects of the pointer field `include` (if given) in place of their pointers.
-func findObjects(_ className: String, where constraints: JSONObject, order: String, including include: String? = nil,
-                 inMirror mirrorPath: String) throws -> [JSONObject] {
+func findObjects(
+    _ className: String, where constraints: JSONObject, order: String, including include: String? = nil,
+    inMirror mirrorPath: String
+) throws -> [JSONObject] {
     let schemas = try SQLiteMirror(path: mirrorPath).existingSchemas()
     let reader = try MirrorReader(database: SQLiteDatabase(path: mirrorPath, create: false))
     var parameters = JSONObject(["where": .object(constraints), "order": .string(order)])

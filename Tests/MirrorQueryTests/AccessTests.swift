@@ -15,14 +15,18 @@ final class AccessTests: LibraryMirrorTestCase {
 
     func testGetRespectsACL() throws {
         XCTAssertNil(try reader.get(className: "Book", objectId: "b4", keys: nil, include: [], schemas: schemas, access: .anonymous))
-        XCTAssertNotNil(try reader.get(className: "Book", objectId: "b4", keys: nil, include: [], schemas: schemas, access: ReadAccess(principals: ["*", "u1"])))
-        XCTAssertNil(try reader.get(className: "Book", objectId: "b6", keys: nil, include: [], schemas: schemas, access: ReadAccess(principals: ["*", "u1", "role:Admin"])))
+        XCTAssertNotNil(
+            try reader.get(className: "Book", objectId: "b4", keys: nil, include: [], schemas: schemas, access: ReadAccess(principals: ["*", "u1"])))
+        XCTAssertNil(
+            try reader.get(
+                className: "Book", objectId: "b6", keys: nil, include: [], schemas: schemas, access: ReadAccess(principals: ["*", "u1", "role:Admin"])))
     }
 
     func testIncludedObjectsNeedReadAccessToo() throws {
         let dune = try XCTUnwrap(reader.get(className: "Book", objectId: "b3", keys: nil, include: ["genre"], schemas: schemas, access: .anonymous))
         XCTAssertEqual(dune["genre"], json(#"{"__type":"Pointer","className":"Genre","objectId":"g2"}"#))
-        let asUser = try XCTUnwrap(reader.get(className: "Book", objectId: "b3", keys: nil, include: ["genre"], schemas: schemas, access: ReadAccess(principals: ["*", "u1"])))
+        let asUser = try XCTUnwrap(
+            reader.get(className: "Book", objectId: "b3", keys: nil, include: ["genre"], schemas: schemas, access: ReadAccess(principals: ["*", "u1"])))
         XCTAssertEqual(asUser["genre"]?["name"], .string("Science Fiction"))
         XCTAssertEqual(asUser["genre"]?["ACL"], json(#"{"u1":{"read":true}}"#))
     }

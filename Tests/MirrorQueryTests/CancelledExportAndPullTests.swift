@@ -60,10 +60,11 @@ final class CancelledExportAndPullTests: XCTestCase {
         XCTAssertEqual(Set(try FileManager.default.contentsOfDirectory(atPath: folder)), ["notes.txt", "Item.ndjson"])
         let lines = try String(contentsOf: out.appendingPathComponent("Item.ndjson"), encoding: .utf8).split(separator: "\n")
         XCTAssertEqual(lines.count, 50_500)
-        let names = Set(lines.compactMap { line -> String? in
-            guard case .object(let object)? = try? JSONParser.parse(String(line)), case .string(let name)? = object["name"] else { return nil }
-            return name
-        })
+        let names = Set(
+            lines.compactMap { line -> String? in
+                guard case .object(let object)? = try? JSONParser.parse(String(line)), case .string(let name)? = object["name"] else { return nil }
+                return name
+            })
         XCTAssertEqual(names, Set((0..<50_500).map { "item \($0)" }))
     }
 
@@ -102,8 +103,9 @@ final class CancelledExportAndPullTests: XCTestCase {
         XCTAssertEqual(report.classes.map(\.read), [50_500])
         let after = try SQLiteDatabase(path: copy, create: false)
         XCTAssertEqual(try after.rows("SELECT count(*) FROM Item WHERE name LIKE 'item %'"), [["50500"]])
-        XCTAssertEqual(try after.rows("SELECT name FROM Item WHERE name LIKE 'other %' ORDER BY name"), [["other 0"], ["other 1"]],
-                       "the objects the copy had stay (a pull without `full` deletes nothing)")
+        XCTAssertEqual(
+            try after.rows("SELECT name FROM Item WHERE name LIKE 'other %' ORDER BY name"), [["other 0"], ["other 1"]],
+            "the objects the copy had stay (a pull without `full` deletes nothing)")
         XCTAssertEqual(try after.rows("SELECT price FROM Item WHERE name = 'item 50499'"), [["59"]], "the last object, of the last, partial page")
     }
 

@@ -17,55 +17,69 @@ class LibraryMirrorTestCase: XCTestCase {
     var schemas: [String: ClassSchema] = [:]
 
     static let genre = ClassSchema(className: "Genre", fields: [SchemaField(name: "name", type: .string)])
-    static let author = ClassSchema(className: "Author", fields: [
-        SchemaField(name: "name", type: .string), SchemaField(name: "born", type: .date),
-    ])
-    static let book = ClassSchema(className: "Book", fields: [
-        SchemaField(name: "title", type: .string), SchemaField(name: "year", type: .number),
-        SchemaField(name: "price", type: .number), SchemaField(name: "inPrint", type: .boolean),
-        SchemaField(name: "released", type: .date), SchemaField(name: "genre", type: .pointer(targetClass: "Genre")),
-        SchemaField(name: "tags", type: .array), SchemaField(name: "info", type: .object),
-        SchemaField(name: "authors", type: .relation(targetClass: "Author")),
-    ])
-    static let review = ClassSchema(className: "Review", fields: [
-        SchemaField(name: "text", type: .string), SchemaField(name: "book", type: .pointer(targetClass: "Book")),
-    ])
+    static let author = ClassSchema(
+        className: "Author",
+        fields: [
+            SchemaField(name: "name", type: .string), SchemaField(name: "born", type: .date),
+        ])
+    static let book = ClassSchema(
+        className: "Book",
+        fields: [
+            SchemaField(name: "title", type: .string), SchemaField(name: "year", type: .number),
+            SchemaField(name: "price", type: .number), SchemaField(name: "inPrint", type: .boolean),
+            SchemaField(name: "released", type: .date), SchemaField(name: "genre", type: .pointer(targetClass: "Genre")),
+            SchemaField(name: "tags", type: .array), SchemaField(name: "info", type: .object),
+            SchemaField(name: "authors", type: .relation(targetClass: "Author")),
+        ])
+    static let review = ClassSchema(
+        className: "Review",
+        fields: [
+            SchemaField(name: "text", type: .string), SchemaField(name: "book", type: .pointer(targetClass: "Book")),
+        ])
 
     override func setUpWithError() throws {
         directory = try temporaryFolder("mirror-query")
         let path = directory.appendingPathComponent("library.sqlite").path
         let mirror = SQLiteMirror(path: path)
         try mirror.begin(schemas: [Self.genre, Self.author, Self.book, Self.review], naturalKeys: [:])
-        _ = try mirror.write([
-            object("g1", day: 1, ["name": .string("Fantasy")]),
-            object("g2", day: 1, ["name": .string("Science Fiction")], acl: ["u1": true]),
-            object("g3", day: 1, ["name": .string("Horror")]),
-        ], className: "Genre", mode: .insert)
-        _ = try mirror.write([
-            object("a1", day: 1, ["name": .string("Tolkien"), "born": date("1892-01-03")]),
-            object("a2", day: 1, ["name": .string("Le Guin"), "born": date("1929-10-21")]),
-            object("a3", day: 1, ["name": .string("Herbert"), "born": date("1920-10-08")]),
-        ], className: "Author", mode: .insert)
-        _ = try mirror.write([
-            book("b1", day: 1, "The Hobbit", 1937, .double(12.5), true, "1937-09-21", "g1", ["classic", "fantasy"],
-                 info: .object(["pages": .integer(310), "publisher": .object(["name": .string("Allen & Unwin")])])),
-            book("b2", day: 2, "A Wizard of Earthsea", 1968, .double(9.99), true, "1968-11-01", "g1", ["fantasy", "magic"],
-                 info: .object(["pages": .integer(183)])),
-            book("b3", day: 3, "Dune", 1965, .integer(15), false, "1965-08-01", "g2", ["scifi", "classic"], acl: ["*": true]),
-            book("b4", day: 4, "The Dispossessed", 1974, .null, true, nil, "g2", ["scifi"], acl: ["u1": true]),
-            book("b5", day: 5, "The Silmarillion", 1977, .integer(20), false, "1977-09-15", "g1", [], acl: ["role:Admin": true]),
-            book("b6", day: 6, "Secret Draft", 2001, .integer(1), false, nil, "g3", ["draft"], acl: [:]),
-        ], className: "Book", mode: .insert)
-        _ = try mirror.write([
-            object("r1", day: 7, ["text": .string("Lovely\nand warm"), "book": pointer("Book", "b1")]),
-            object("r2", day: 8, ["text": .string("Spicy"), "book": pointer("Book", "b3")]),
-            object("r3", day: 9, ["text": .string("Restricted"), "book": pointer("Book", "b4")]),
-            object("r4", day: 9, ["text": .string("Lost"), "book": pointer("Book", "gone")]),
-        ], className: "Review", mode: .insert)
-        _ = try mirror.link(owner: "Book", field: "authors", targetClass: "Author", [
-            RelationLinks(ownerId: "b1", relatedIds: ["a1"], line: 1), RelationLinks(ownerId: "b2", relatedIds: ["a2"], line: 2),
-            RelationLinks(ownerId: "b3", relatedIds: ["a3"], line: 3), RelationLinks(ownerId: "b5", relatedIds: ["a1"], line: 5),
-        ], replace: false)
+        _ = try mirror.write(
+            [
+                object("g1", day: 1, ["name": .string("Fantasy")]),
+                object("g2", day: 1, ["name": .string("Science Fiction")], acl: ["u1": true]),
+                object("g3", day: 1, ["name": .string("Horror")]),
+            ], className: "Genre", mode: .insert)
+        _ = try mirror.write(
+            [
+                object("a1", day: 1, ["name": .string("Tolkien"), "born": date("1892-01-03")]),
+                object("a2", day: 1, ["name": .string("Le Guin"), "born": date("1929-10-21")]),
+                object("a3", day: 1, ["name": .string("Herbert"), "born": date("1920-10-08")]),
+            ], className: "Author", mode: .insert)
+        _ = try mirror.write(
+            [
+                book(
+                    "b1", day: 1, "The Hobbit", 1937, .double(12.5), true, "1937-09-21", "g1", ["classic", "fantasy"],
+                    info: .object(["pages": .integer(310), "publisher": .object(["name": .string("Allen & Unwin")])])),
+                book(
+                    "b2", day: 2, "A Wizard of Earthsea", 1968, .double(9.99), true, "1968-11-01", "g1", ["fantasy", "magic"],
+                    info: .object(["pages": .integer(183)])),
+                book("b3", day: 3, "Dune", 1965, .integer(15), false, "1965-08-01", "g2", ["scifi", "classic"], acl: ["*": true]),
+                book("b4", day: 4, "The Dispossessed", 1974, .null, true, nil, "g2", ["scifi"], acl: ["u1": true]),
+                book("b5", day: 5, "The Silmarillion", 1977, .integer(20), false, "1977-09-15", "g1", [], acl: ["role:Admin": true]),
+                book("b6", day: 6, "Secret Draft", 2001, .integer(1), false, nil, "g3", ["draft"], acl: [:]),
+            ], className: "Book", mode: .insert)
+        _ = try mirror.write(
+            [
+                object("r1", day: 7, ["text": .string("Lovely\nand warm"), "book": pointer("Book", "b1")]),
+                object("r2", day: 8, ["text": .string("Spicy"), "book": pointer("Book", "b3")]),
+                object("r3", day: 9, ["text": .string("Restricted"), "book": pointer("Book", "b4")]),
+                object("r4", day: 9, ["text": .string("Lost"), "book": pointer("Book", "gone")]),
+            ], className: "Review", mode: .insert)
+        _ = try mirror.link(
+            owner: "Book", field: "authors", targetClass: "Author",
+            [
+                RelationLinks(ownerId: "b1", relatedIds: ["a1"], line: 1), RelationLinks(ownerId: "b2", relatedIds: ["a2"], line: 2),
+                RelationLinks(ownerId: "b3", relatedIds: ["a3"], line: 3), RelationLinks(ownerId: "b5", relatedIds: ["a1"], line: 5),
+            ], replace: false)
         _ = try mirror.flush()
         try mirror.commit()
 
@@ -89,18 +103,23 @@ class LibraryMirrorTestCase: XCTestCase {
 
     func object(_ id: String, day: Int, _ fields: KeyValuePairs<String, ParseValue>, acl: [String: Bool]? = nil) -> ResolvedObject {
         let created = ParseDate(year: 2024, month: 1, day: day)!
-        return ResolvedObject(objectId: id, line: day, fields: fields.map { FieldValue($0.key, $0.value) },
-                              acl: acl.map { ParseACL($0.mapValues { ParseACL.Permission(read: $0, write: false) }) },
-                              createdAt: created, updatedAt: created)
+        return ResolvedObject(
+            objectId: id, line: day, fields: fields.map { FieldValue($0.key, $0.value) },
+            acl: acl.map { ParseACL($0.mapValues { ParseACL.Permission(read: $0, write: false) }) },
+            createdAt: created, updatedAt: created)
     }
 
-    func book(_ id: String, day: Int, _ title: String, _ year: Int64, _ price: ParseValue, _ inPrint: Bool, _ released: String?,
-              _ genre: String, _ tags: [String], info: ParseValue = .null, acl: [String: Bool]? = nil) -> ResolvedObject {
-        object(id, day: day, [
-            "title": .string(title), "year": .integer(year), "price": price, "inPrint": .boolean(inPrint),
-            "released": released.map(date) ?? .null, "genre": pointer("Genre", genre), "tags": .array(tags.map(ParseValue.string)),
-            "info": info,
-        ], acl: acl)
+    func book(
+        _ id: String, day: Int, _ title: String, _ year: Int64, _ price: ParseValue, _ inPrint: Bool, _ released: String?,
+        _ genre: String, _ tags: [String], info: ParseValue = .null, acl: [String: Bool]? = nil
+    ) -> ResolvedObject {
+        object(
+            id, day: day,
+            [
+                "title": .string(title), "year": .integer(year), "price": price, "inPrint": .boolean(inPrint),
+                "released": released.map(date) ?? .null, "genre": pointer("Genre", genre), "tags": .array(tags.map(ParseValue.string)),
+                "info": info,
+            ], acl: acl)
     }
 
     // MARK: Querying

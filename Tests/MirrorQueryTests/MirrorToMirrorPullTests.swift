@@ -16,8 +16,10 @@ final class MirrorToMirrorPullTests: XCTestCase {
         let imported = try await Importer(manifest: manifest).run(into: SQLiteMirror(path: source))
         XCTAssertTrue(imported.succeeded, "\(imported.errors)")
         func pull() async throws -> PullReport.ClassTally {
-            let report = try await Puller(source: try MirrorObjectSource(path: source), mirror: SQLiteMirror(path: copy),
-                                          options: PullOptions(source: source, classes: ["_User"])).run()
+            let report = try await Puller(
+                source: try MirrorObjectSource(path: source), mirror: SQLiteMirror(path: copy),
+                options: PullOptions(source: source, classes: ["_User"])
+            ).run()
             return try XCTUnwrap(report.classes.first { $0.className == "_User" })
         }
         func hashes(_ path: String) throws -> [[String?]] {

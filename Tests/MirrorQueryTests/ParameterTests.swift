@@ -21,8 +21,10 @@ final class ParameterTests: XCTestCase {
 
     func testCommaStringsAndArrays() throws {
         let fromStrings = try parse(["order": .string("-year,title"), "keys": .string("title,genre.name"), "include": .string("genre")])
-        let fromArrays = try parse(["order": .array([.string("-year"), .string("title")]),
-                                    "keys": .array([.string("title"), .string("genre.name")]), "include": .array([.string("genre")])])
+        let fromArrays = try parse([
+            "order": .array([.string("-year"), .string("title")]),
+            "keys": .array([.string("title"), .string("genre.name")]), "include": .array([.string("genre")]),
+        ])
         for query in [fromStrings, fromArrays] {
             XCTAssertEqual(query.order.map(\.field), ["year", "title"])
             XCTAssertEqual(query.order.map(\.descending), [true, false])

@@ -6,13 +6,15 @@ import XCTest
 final class ResultTests: LibraryMirrorTestCase {
     func testObjectJSON() throws {
         let hobbit = try XCTUnwrap(reader.get(className: "Book", objectId: "b1", keys: nil, include: [], schemas: schemas, access: .master))
-        XCTAssertEqual(JSONValue.object(hobbit).serialized(), #"""
-        {"objectId":"b1","title":"The Hobbit","year":1937,"price":12.5,"inPrint":true,\#
-        "released":{"__type":"Date","iso":"1937-09-21T00:00:00.000Z"},\#
-        "genre":{"__type":"Pointer","className":"Genre","objectId":"g1"},"tags":["classic","fantasy"],\#
-        "info":{"pages":310,"publisher":{"name":"Allen & Unwin"}},"authors":{"__type":"Relation","className":"Author"},\#
-        "createdAt":"2024-01-01T00:00:00.000Z","updatedAt":"2024-01-01T00:00:00.000Z"}
-        """#)
+        XCTAssertEqual(
+            JSONValue.object(hobbit).serialized(),
+            #"""
+            {"objectId":"b1","title":"The Hobbit","year":1937,"price":12.5,"inPrint":true,\#
+            "released":{"__type":"Date","iso":"1937-09-21T00:00:00.000Z"},\#
+            "genre":{"__type":"Pointer","className":"Genre","objectId":"g1"},"tags":["classic","fantasy"],\#
+            "info":{"pages":310,"publisher":{"name":"Allen & Unwin"}},"authors":{"__type":"Relation","className":"Author"},\#
+            "createdAt":"2024-01-01T00:00:00.000Z","updatedAt":"2024-01-01T00:00:00.000Z"}
+            """#)
         let dispossessed = try XCTUnwrap(reader.get(className: "Book", objectId: "b4", keys: nil, include: [], schemas: schemas, access: .master))
         XCTAssertNil(dispossessed["price"], "null fields are omitted")
         XCTAssertNil(dispossessed["released"])
@@ -54,7 +56,8 @@ final class ResultTests: LibraryMirrorTestCase {
 
     func testDefaultLimitIs100() throws {
         try database.execute("BEGIN")
-        let insert = try database.prepare("INSERT INTO Genre (objectId, createdAt, updatedAt, name) VALUES (?1, '2024-02-01T00:00:00.000Z', '2024-02-01T00:00:00.000Z', 'x')")
+        let insert = try database.prepare(
+            "INSERT INTO Genre (objectId, createdAt, updatedAt, name) VALUES (?1, '2024-02-01T00:00:00.000Z', '2024-02-01T00:00:00.000Z', 'x')")
         for i in 0..<150 {
             insert.bind(text: "x\(i)", at: 1)
             try insert.run()
@@ -75,10 +78,13 @@ final class ResultTests: LibraryMirrorTestCase {
 
     func testInclude() throws {
         let book = try XCTUnwrap(find("Book", #"{"where":{"objectId":"b1"},"include":"genre"}"#).results.first)
-        XCTAssertEqual(book["genre"], json("""
-            {"objectId":"g1","name":"Fantasy","createdAt":"2024-01-01T00:00:00.000Z","updatedAt":"2024-01-01T00:00:00.000Z",\
-            "__type":"Object","className":"Genre"}
-            """))
+        XCTAssertEqual(
+            book["genre"],
+            json(
+                """
+                {"objectId":"g1","name":"Fantasy","createdAt":"2024-01-01T00:00:00.000Z","updatedAt":"2024-01-01T00:00:00.000Z",\
+                "__type":"Object","className":"Genre"}
+                """))
         XCTAssertEqual(book["title"], .string("The Hobbit"), "other fields stay in place")
         let all = try XCTUnwrap(find("Book", #"{"where":{"objectId":"b1"},"include":"*"}"#).results.first)
         XCTAssertEqual(all["genre"], book["genre"])
@@ -91,22 +97,27 @@ final class ResultTests: LibraryMirrorTestCase {
 
         let projected = try XCTUnwrap(find("Review", #"{"where":{"objectId":"r1"},"keys":["book.title","text"]}"#).results.first)
         XCTAssertEqual(projected["book"]?["title"], .string("The Hobbit"), "keys book.title include book")
-        XCTAssertEqual(projected["book"].map { if case .object(let o) = $0 { o.keys } else { [] } },
-                       ["objectId", "title", "authors", "createdAt", "updatedAt", "__type", "className"])
+        XCTAssertEqual(
+            projected["book"].map { if case .object(let o) = $0 { o.keys } else { [] } },
+            ["objectId", "title", "authors", "createdAt", "updatedAt", "__type", "className"])
 
         let lost = try XCTUnwrap(find("Review", #"{"where":{"objectId":"r4"},"include":"book"}"#).results.first)
         XCTAssertEqual(lost["book"], json(#"{"__type":"Pointer","className":"Book","objectId":"gone"}"#), "a missing target stays a pointer")
     }
 
     func testIncludeFollowsPointersInArrays() throws {
-        try database.execute("""
+        try database.execute(
+            """
             UPDATE Book SET info = '{"related":[{"__type":"Pointer","className":"Genre","objectId":"g3"},"x"]}' WHERE objectId = 'b2'
             """)
         let book = try XCTUnwrap(find("Book", #"{"where":{"objectId":"b2"},"include":"info.related"}"#).results.first)
-        XCTAssertEqual(book["info"]?["related"], json("""
-            [{"objectId":"g3","name":"Horror","createdAt":"2024-01-01T00:00:00.000Z","updatedAt":"2024-01-01T00:00:00.000Z",\
-            "__type":"Object","className":"Genre"},"x"]
-            """))
+        XCTAssertEqual(
+            book["info"]?["related"],
+            json(
+                """
+                [{"objectId":"g3","name":"Horror","createdAt":"2024-01-01T00:00:00.000Z","updatedAt":"2024-01-01T00:00:00.000Z",\
+                "__type":"Object","className":"Genre"},"x"]
+                """))
     }
 
     func testMissingClass() throws {

@@ -115,9 +115,17 @@ final class WhereTests: LibraryMirrorTestCase {
         XCTAssertEqual(ids("Author", String(format: related, "b2")), ["a2"])
         XCTAssertEqual(ids("Author", String(format: related, "b4")), [])
         XCTAssertEqual(ids("Author", #"{"where":{"$relatedTo":{"object":{"__type":"Pointer","className":"Book","objectId":"b1"},"key":"nope"}}}"#), [])
-        XCTAssertEqual(ids("Author", #"{"where":{"name":"Tolkien","$or":[{"$relatedTo":{"object":{"__type":"Pointer","className":"Book","objectId":"b5"},"key":"authors"}}]}}"#), ["a1"])
+        XCTAssertEqual(
+            ids(
+                "Author",
+                #"{"where":{"name":"Tolkien","$or":[{"$relatedTo":{"object":{"__type":"Pointer","className":"Book","objectId":"b5"},"key":"authors"}}]}}"#),
+            ["a1"])
         XCTAssertEqual(books(where: #"{"authors":{"__type":"Pointer","className":"Author","objectId":"a1"}}"#), ["b1", "b5"])
-        XCTAssertEqual(books(where: #"{"authors":{"$in":[{"__type":"Pointer","className":"Author","objectId":"a2"},{"__type":"Pointer","className":"Author","objectId":"a3"}]}}"#), ["b2", "b3"])
+        XCTAssertEqual(
+            books(
+                where:
+                    #"{"authors":{"$in":[{"__type":"Pointer","className":"Author","objectId":"a2"},{"__type":"Pointer","className":"Author","objectId":"a3"}]}}"#
+            ), ["b2", "b3"])
         XCTAssertEqual(books(where: #"{"authors":{"$ne":{"__type":"Pointer","className":"Author","objectId":"a1"}}}"#), ["b2", "b3", "b4", "b6"])
         assertError(.invalidQuery, "improper usage of $relatedTo") { _ = try find("Author", #"{"where":{"$relatedTo":{"key":"authors"}}}"#) }
     }

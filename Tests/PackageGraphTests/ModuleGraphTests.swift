@@ -13,7 +13,9 @@ final class ModuleGraphTests: XCTestCase {
         let drawn = try readmeGraph()
         XCTAssertFalse(declared.isEmpty)
         let undrawn = declared.filter { !drawn.contains($0) }, stale = drawn.filter { !declared.contains($0) }
-        XCTAssertTrue(undrawn.isEmpty && stale.isEmpty, """
+        XCTAssertTrue(
+            undrawn.isEmpty && stale.isEmpty,
+            """
             the README's module graph differs from Package.swift.
             Not in the README: \(undrawn.joined(separator: "\n"))
             Not in Package.swift: \(stale.joined(separator: "\n"))
@@ -32,7 +34,8 @@ final class ModuleGraphTests: XCTestCase {
         let targets = try XCTUnwrap(manifest["targets"] as? [[String: Any]])
         return targets.compactMap { target -> String? in
             guard let name = target["name"] as? String, let type = target["type"] as? String, ["regular", "executable"].contains(type),
-                  (target["path"] as? String ?? "Sources/").hasPrefix("Sources/") else { return nil }
+                (target["path"] as? String ?? "Sources/").hasPrefix("Sources/")
+            else { return nil }
             let dependencies = (target["dependencies"] as? [[String: Any]] ?? []).compactMap { dependency in
                 // {"byName": ["X", null]}, {"target": ["X", null]} or {"product": ["X", "package", …]}
                 (dependency.values.first as? [Any])?.first as? String

@@ -19,7 +19,8 @@ final class AccessTests: XCTestCase {
         XCTAssertEqual(texts(server.send("GET", "/classes/Note", auth: .master)), ["ann's", "shared", "open"])
 
         for id in [note, shared] {
-            XCTAssertParseError(server.send("PUT", "/classes/Note/\(id)", #"{"text":"bob was here"}"#, auth: .session(bob.token)), status: 404, code: .objectNotFound)
+            XCTAssertParseError(
+                server.send("PUT", "/classes/Note/\(id)", #"{"text":"bob was here"}"#, auth: .session(bob.token)), status: 404, code: .objectNotFound)
             XCTAssertParseError(server.send("DELETE", "/classes/Note/\(id)", auth: .session(bob.token)), status: 404, code: .objectNotFound)
         }
         XCTAssertEqual(server.send("PUT", "/classes/Note/\(open)", #"{"text":"bob was here"}"#, auth: .session(bob.token)).status, 200)

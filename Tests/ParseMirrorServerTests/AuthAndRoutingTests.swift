@@ -7,8 +7,10 @@ import XCTest
 final class AuthAndRoutingTests: XCTestCase {
     func testApplicationIdIsRequiredAndChecked() throws {
         let server = try TestServer()
-        for reply in [server.send("GET", "/classes/Book", auth: .none),
-                      server.send("GET", "/classes/Book", auth: .none, headers: [("X-Parse-Application-Id", "other")])] {
+        for reply in [
+            server.send("GET", "/classes/Book", auth: .none),
+            server.send("GET", "/classes/Book", auth: .none, headers: [("X-Parse-Application-Id", "other")]),
+        ] {
             XCTAssertEqual(reply.status, 403)
             XCTAssertEqual(reply.json, .parse(#"{"error":"unauthorized"}"#))
         }
@@ -52,7 +54,8 @@ final class AuthAndRoutingTests: XCTestCase {
 
     func testInvalidSessionToken() throws {
         let server = try TestServer()
-        XCTAssertParseError(server.send("GET", "/classes/Book", auth: .session("r:nonsense")), status: 400, code: .invalidSessionToken, message: "Invalid session token")
+        XCTAssertParseError(
+            server.send("GET", "/classes/Book", auth: .session("r:nonsense")), status: 400, code: .invalidSessionToken, message: "Invalid session token")
         let (_, token) = server.signUp("ann")
         XCTAssertEqual(server.send("GET", "/users/me", auth: .session(token)).status, 200)
         XCTAssertEqual(server.send("POST", "/logout", auth: .session(token)).json, .parse("{}"))
@@ -61,8 +64,10 @@ final class AuthAndRoutingTests: XCTestCase {
 
     func testEveryAnswerIsUncachedJSON() throws {
         let server = try TestServer()
-        for reply in [server.send("GET", "/classes/Nope", auth: .anonymous), server.send("GET", "/classes/Nope"),
-                      server.send("GET", "/classes/Book", auth: .none), server.send("GET", "/health", auth: .none)] {
+        for reply in [
+            server.send("GET", "/classes/Nope", auth: .anonymous), server.send("GET", "/classes/Nope"),
+            server.send("GET", "/classes/Book", auth: .none), server.send("GET", "/health", auth: .none),
+        ] {
             XCTAssertEqual(reply.headers["Content-Type"], "application/json; charset=utf-8")
             XCTAssertEqual(reply.headers["Cache-Control"], "no-store")
         }
@@ -109,8 +114,10 @@ final class AuthAndRoutingTests: XCTestCase {
             headers.add("X-Parse-Master-Key", TestServer.masterKey)
             let created = server.api.respond(to: .init(method: "POST", path: "/classes/Book", headers: headers, body: Array(#"{"a":1}"#.utf8)))
             XCTAssertEqual(created.status, 201, mount)
-            let batch = server.api.respond(to: .init(method: "POST", path: "/batch", headers: headers,
-                                                     body: Array(#"{"requests":[{"method":"GET","path":"/classes/Book"}]}"#.utf8)))
+            let batch = server.api.respond(
+                to: .init(
+                    method: "POST", path: "/batch", headers: headers,
+                    body: Array(#"{"requests":[{"method":"GET","path":"/classes/Book"}]}"#.utf8)))
             XCTAssertEqual(batch.status, 200, mount)
         }
     }

@@ -7,7 +7,9 @@ final class BatchTests: XCTestCase {
     func testMixedSuccessAndErrorInRequestOrder() throws {
         let server = try TestServer()
         let existing = server.create("Book", #"{"title":"Emma"}"#)
-        let reply = server.send("POST", "/batch", """
+        let reply = server.send(
+            "POST", "/batch",
+            """
             {"requests":[
               {"method":"POST","path":"/parse/classes/Book","body":{"title":"Persuasion"}},
               {"method":"PUT","path":"/parse/classes/Book/missing","body":{"title":"x"}},
@@ -26,8 +28,9 @@ final class BatchTests: XCTestCase {
         XCTAssertEqual(items[1], .parse(#"{"error":{"code":101,"error":"Object not found."}}"#))
         XCTAssertEqual(ParseErrorCode(errorBody: items[2]["error"]), .incorrectType)
         XCTAssertNotNil(items[3]["success"]?["updatedAt"])
-        XCTAssertEqual(items[4]["success"]?["results"].map { if case .array(let r) = $0 { r.count } else { -1 } }, 1,
-                       "a GET sees the writes before it in the batch")
+        XCTAssertEqual(
+            items[4]["success"]?["results"].map { if case .array(let r) = $0 { r.count } else { -1 } }, 1,
+            "a GET sees the writes before it in the batch")
         XCTAssertEqual(items[5]["success"]?["count"], .integer(1), "parameters may also come in the path's query string")
         XCTAssertEqual(items[6], .parse(#"{"success":{}}"#))
         XCTAssertEqual(try server.rows("SELECT title FROM Book"), [["Persuasion"]])
@@ -35,23 +38,29 @@ final class BatchTests: XCTestCase {
 
     func testPathsMustCarryTheMountPath() throws {
         let server = try TestServer()
-        let reply = server.send("POST", "/batch", """
+        let reply = server.send(
+            "POST", "/batch",
+            """
             {"requests":[{"method":"POST","path":"/parse/classes/Book","body":{"title":"a"}},
                          {"method":"POST","path":"/classes/Book","body":{"title":"b"}}]}
             """)
         XCTAssertParseError(reply, status: 400, code: .invalidJSON, message: "cannot route batch path /classes/Book")
         XCTAssertFalse(try server.tableExists("Book"), "nothing ran")
-        XCTAssertParseError(server.send("POST", "/batch", #"{"requests":[{"method":"PATCH","path":"/parse/classes/Book"}]}"#),
-                            status: 400, code: .invalidJSON, message: "cannot route PATCH /parse/classes/Book")
+        XCTAssertParseError(
+            server.send("POST", "/batch", #"{"requests":[{"method":"PATCH","path":"/parse/classes/Book"}]}"#),
+            status: 400, code: .invalidJSON, message: "cannot route PATCH /parse/classes/Book")
         XCTAssertParseError(server.send("POST", "/batch", #"{"requests":{}}"#), status: 400, code: .invalidJSON, message: "requests must be an array")
-        XCTAssertParseError(server.send("POST", "/batch", #"{"requests":[{"method":"POST","path":"/parse/batch","body":{"requests":[]}}]}"#),
-                            status: 400, code: .invalidJSON)
+        XCTAssertParseError(
+            server.send("POST", "/batch", #"{"requests":[{"method":"POST","path":"/parse/batch","body":{"requests":[]}}]}"#),
+            status: 400, code: .invalidJSON)
     }
 
     func testTransactionIsAllOrNothing() throws {
         let server = try TestServer()
         _ = server.create("Book", #"{"title":"Emma"}"#)
-        let failing = server.send("POST", "/batch", """
+        let failing = server.send(
+            "POST", "/batch",
+            """
             {"requests":[{"method":"POST","path":"/parse/classes/Book","body":{"title":"a"}},
                          {"method":"POST","path":"/parse/classes/Book","body":{"title":"b","pages":1}},
                          {"method":"POST","path":"/parse/classes/Book","body":{"title":3}}],"transaction":true}
@@ -61,7 +70,9 @@ final class BatchTests: XCTestCase {
         XCTAssertEqual(try server.rows("SELECT title FROM Book"), [["Emma"]])
         XCTAssertFalse(try server.columns(of: "Book").contains("pages"), "schema growth is rolled back too")
 
-        let passing = server.send("POST", "/batch", """
+        let passing = server.send(
+            "POST", "/batch",
+            """
             {"requests":[{"method":"POST","path":"/parse/classes/Book","body":{"title":"a"}},
                          {"method":"POST","path":"/parse/classes/Book","body":{"title":"b"}}],"transaction":true}
             """)
@@ -69,7 +80,9 @@ final class BatchTests: XCTestCase {
         XCTAssertEqual(try server.rows("SELECT count(*) FROM Book"), [["3"]])
 
         // In order: a read sees the writes before it, in a class the batch itself creates.
-        let ordered = server.send("POST", "/batch", """
+        let ordered = server.send(
+            "POST", "/batch",
+            """
             {"requests":[{"method":"POST","path":"/parse/classes/Shelf","body":{"name":"top"}},
                          {"method":"GET","path":"/parse/classes/Shelf","body":{"where":{"name":"top"}}}],"transaction":true}
             """)
@@ -85,7 +98,9 @@ final class BatchTests: XCTestCase {
         let server = try TestServer()
         let (_, token) = server.signUp("ann")
         _ = server.create("Book", #"{"title":"Emma"}"#)
-        let reply = server.send("POST", "/batch", """
+        let reply = server.send(
+            "POST", "/batch",
+            """
             {"requests":[{"method":"POST","path":"/parse/classes/Book","body":{"title":"mine","ACL":{"*":{"read":true}}}},
                          {"method":"POST","path":"/parse/classes/Secret","body":{}},
                          {"method":"GET","path":"/parse/schemas"}]}
@@ -100,15 +115,18 @@ final class BatchTests: XCTestCase {
         let live = try LiveMirror()
         let dan = live.mirror.signUp("dan")
         live.mirror.create("Book", #"{"title":"Persuasion"}"#)
-        let reply = try XCTUnwrap(live.send("POST", "/batch", """
-            {"requests":[
-              {"method":"POST","path":"/parse/users","body":{"username":"eve","password":"pw\\u0000tail"}},
-              {"method":"POST","path":"/parse/users","body":{"username":"fay","password":""}},
-              {"method":"POST","path":"/parse/users","body":{"username":"gus","password":"good"}},
-              {"method":"PUT","path":"/parse/users/\(dan.id)","body":{"password":"new\\u0000pw"}},
-              {"method":"POST","path":"/parse/classes/Book","body":{"title":"Emma"}}
-            ]}
-            """, auth: .session(dan.token)))
+        let reply = try XCTUnwrap(
+            live.send(
+                "POST", "/batch",
+                """
+                {"requests":[
+                  {"method":"POST","path":"/parse/users","body":{"username":"eve","password":"pw\\u0000tail"}},
+                  {"method":"POST","path":"/parse/users","body":{"username":"fay","password":""}},
+                  {"method":"POST","path":"/parse/users","body":{"username":"gus","password":"good"}},
+                  {"method":"PUT","path":"/parse/users/\(dan.id)","body":{"password":"new\\u0000pw"}},
+                  {"method":"POST","path":"/parse/classes/Book","body":{"title":"Emma"}}
+                ]}
+                """, auth: .session(dan.token)))
         XCTAssertEqual(reply.status, 200, reply.json.serialized())
         XCTAssertEqual(reply.json[0]?["error"]?["code"], .integer(Int64(ParseErrorCode.validationError.rawValue)), reply.json.serialized())
         XCTAssertEqual(reply.json[0]?["error"]?["error"]?.text, "A password cannot contain the NUL character (\\u0000).")
@@ -118,8 +136,9 @@ final class BatchTests: XCTestCase {
         XCTAssertNotNil(reply.json[4]?["success"]?["objectId"]?.text)
         XCTAssertEqual(try live.mirror.rows("SELECT username FROM _User ORDER BY username"), [["dan"], ["gus"]])
         XCTAssertEqual(try live.mirror.rows("SELECT title FROM Book ORDER BY title"), [["Emma"], ["Persuasion"]])
-        XCTAssertEqual(live.send("POST", "/login", #"{"username":"dan","password":"secret"}"#, auth: .anonymous)?.status, 200,
-                       "the refused change left dan's password as it was")
+        XCTAssertEqual(
+            live.send("POST", "/login", #"{"username":"dan","password":"secret"}"#, auth: .anonymous)?.status, 200,
+            "the refused change left dan's password as it was")
         XCTAssertEqual(live.send("POST", "/login", #"{"username":"gus","password":"good"}"#, auth: .anonymous)?.status, 200)
     }
 }

@@ -15,9 +15,11 @@ final class ConformanceTests: XCTestCase {
         XCTAssertEqual(differences.duplicateSteps, [], "a step is listed under one difference only")
         let keys = ConformanceReplayer.Keys()
         func server(allowCustomObjectId: Bool) throws -> ServedMirror {
-            try ServedMirror(in: self, configuration: ParseServerConfiguration(
-                applicationId: keys.applicationId, masterKey: keys.masterKey, restAPIKey: keys.restKey,
-                allowCustomObjectId: allowCustomObjectId, maintenanceKey: keys.maintenanceKey))
+            try ServedMirror(
+                in: self,
+                configuration: ParseServerConfiguration(
+                    applicationId: keys.applicationId, masterKey: keys.masterKey, restAPIKey: keys.restKey,
+                    allowCustomObjectId: allowCustomObjectId, maintenanceKey: keys.maintenanceKey))
         }
         let customIds = try server(allowCustomObjectId: true), serverIds = try server(allowCustomObjectId: false)
         var outcomes: [ConformanceReplayer.Outcome] = []
@@ -67,10 +69,12 @@ final class ConformanceTests: XCTestCase {
     func testNormalisationFollowsTheReference() throws {
         let scenario = #"[{"method":"GET","path":"/classes/A/custom0001","query":{"keys":"2020-01-01T00:00:00.000Z"}}]"#
         let normaliser = ConformanceNormaliser(literalText: scenario)
-        let step = ConformanceCorpus.Step(name: "s", request: JSONObject(["method": .string("GET"), "path": .string("/classes/A")]),
-                                          capture: [], status: 200, body: .null, keyOrder: [], compare: "exact", keepClasses: nil,
-                                          parseServerDefect: nil, adapter: nil, expectedToDiffer: nil, unstable: false)
-        let answer = try JSONParser.parse(#"""
+        let step = ConformanceCorpus.Step(
+            name: "s", request: JSONObject(["method": .string("GET"), "path": .string("/classes/A")]),
+            capture: [], status: 200, body: .null, keyOrder: [], compare: "exact", keepClasses: nil,
+            parseServerDefect: nil, adapter: nil, expectedToDiffer: nil, unstable: false)
+        let answer = try JSONParser.parse(
+            #"""
             {"results":[
               {"objectId":"custom0001","a":"2020-01-01T00:00:00.000Z","createdAt":"2024-05-06T07:08:09.123Z","owner":{"objectId":"aaaServerId2"}},
               {"objectId":"zzzServerId1","b":1,"ACL":{"zzzServerId1":{"read":true}},"note":"Cannot modify user zzzServerId1.",
@@ -78,7 +82,8 @@ final class ConformanceTests: XCTestCase {
             ]}
             """#)
         let normalised = normaliser.normalise(answer, for: step, query: [:])
-        let expected = try JSONParser.parse(#"""
+        let expected = try JSONParser.parse(
+            #"""
             {"results":[
               {"objectId":"{{id:1}}","b":1,"ACL":{"{{id:1}}":{"read":true}},"note":"Cannot modify user {{id:1}}.",
                "f":{"__type":"File","name":"<file>","url":"<file>"},"sessionToken":"<token>"},
@@ -86,8 +91,9 @@ final class ConformanceTests: XCTestCase {
             ]}
             """#)
         XCTAssertTrue(ConformanceReplayer.equivalent(normalised, expected), ConformanceNormaliser.canonical(normalised))
-        XCTAssertEqual(ConformanceNormaliser.canonical(try JSONParser.parse(#"{"b":[1,2.5,"é\n"],"a":null,"c":20.0}"#)),
-                       #"{"a": null, "b": [1, 2.5, "\u00e9\n"], "c": 20.0}"#, "Python's json.dumps(sort_keys=True)")
+        XCTAssertEqual(
+            ConformanceNormaliser.canonical(try JSONParser.parse(#"{"b":[1,2.5,"é\n"],"a":null,"c":20.0}"#)),
+            #"{"a": null, "b": [1, 2.5, "\u00e9\n"], "c": 20.0}"#, "Python's json.dumps(sort_keys=True)")
         XCTAssertFalse(ConformanceReplayer.equivalent(try JSONParser.parse(#"{"a":[1,2]}"#), try JSONParser.parse(#"{"a":[2,1]}"#)))
         XCTAssertTrue(ConformanceReplayer.equivalent(try JSONParser.parse(#"{"a":1,"b":2}"#), try JSONParser.parse(#"{"b":2.0,"a":1}"#)))
     }
@@ -95,8 +101,10 @@ final class ConformanceTests: XCTestCase {
     /// The replayer reports an answer other than the recorded one (status, body, key order).
     func testReplayReportsAnAnswerOtherThanTheRecordedOne() throws {
         let keys = ConformanceReplayer.Keys()
-        let served = try ServedMirror(in: self, configuration: ParseServerConfiguration(
-            applicationId: keys.applicationId, masterKey: keys.masterKey, restAPIKey: keys.restKey, allowCustomObjectId: true))
+        let served = try ServedMirror(
+            in: self,
+            configuration: ParseServerConfiguration(
+                applicationId: keys.applicationId, masterKey: keys.masterKey, restAPIKey: keys.restKey, allowCustomObjectId: true))
         let corpus = #"""
             {"format":"parse-conformance-corpus/1","scenarios":[{"name":"probe","classes":["Probe"],"steps":[
               {"name":"create","request":{"method":"POST","path":"/classes/Probe","auth":"master","body":{"objectId":"probe00001","n":1}},

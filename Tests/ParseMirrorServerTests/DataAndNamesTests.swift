@@ -23,11 +23,14 @@ final class DataAndNamesTests: XCTestCase {
     func testAPasswordNeverMatchesOnAPrefixCutAtNUL() throws {
         let server = try TestServer(overHTTP: true)
         _ = server.signUp("ann", password: "secret")
-        XCTAssertParseError(server.send("GET", "/login", auth: .anonymous, query: [("username", "ann"), ("password", "secret\u{0}anything")]),
-                            status: 404, code: .objectNotFound, message: "Invalid username/password.")
-        XCTAssertParseError(server.send("POST", "/login", #"{"username":"ann","password":"secret\u0000x"}"#, auth: .anonymous), status: 404, code: .objectNotFound)
+        XCTAssertParseError(
+            server.send("GET", "/login", auth: .anonymous, query: [("username", "ann"), ("password", "secret\u{0}anything")]),
+            status: 404, code: .objectNotFound, message: "Invalid username/password.")
+        XCTAssertParseError(
+            server.send("POST", "/login", #"{"username":"ann","password":"secret\u0000x"}"#, auth: .anonymous), status: 404, code: .objectNotFound)
         XCTAssertEqual(server.send("GET", "/login", auth: .anonymous, query: [("username", "ann"), ("password", "secret")]).status, 200)
-        XCTAssertParseError(server.send("POST", "/users", #"{"username":"bob","password":"pw\u0000tail"}"#, auth: .anonymous), status: 400, code: .validationError)
+        XCTAssertParseError(
+            server.send("POST", "/users", #"{"username":"bob","password":"pw\u0000tail"}"#, auth: .anonymous), status: 400, code: .validationError)
         XCTAssertEqual(try server.rows("SELECT count(*) FROM _User WHERE username = 'bob'"), [["0"]])
     }
 

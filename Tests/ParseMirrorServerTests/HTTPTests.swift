@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import ParseMirrorServer
 import ParseModel
 import PorterHTTP
@@ -10,9 +7,15 @@ import PorterSQLite
 import PorterTestSupport
 import XCTest
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// The API behind a real ``HTTPServer``, and the `parse-porter serve` command.
 final class HTTPTests: XCTestCase {
-    private static func send(_ method: String, _ url: String, body: String? = nil, master: Bool = true) throws -> (status: Int, json: JSONValue, headers: [AnyHashable: Any]) {
+    private static func send(_ method: String, _ url: String, body: String? = nil, master: Bool = true) throws -> (
+        status: Int, json: JSONValue, headers: [AnyHashable: Any]
+    ) {
         var request = URLRequest(url: try XCTUnwrap(URL(string: url)))
         request.httpMethod = method
         request.setValue(TestServer.appId, forHTTPHeaderField: "X-Parse-Application-Id")
@@ -58,8 +61,9 @@ final class HTTPTests: XCTestCase {
         defer { http.stop() }
         let created = try Self.send("POST", "http://127.0.0.1:\(port)/parse/classes/Book", body: #"{"title":"Emma"}"#)
         XCTAssertEqual(created.status, 201)
-        XCTAssertEqual(created.headers["Location"] as? String,
-                       "http://127.0.0.1:\(port)/parse/classes/Book/\(created.json["objectId"]?.text ?? "")")
+        XCTAssertEqual(
+            created.headers["Location"] as? String,
+            "http://127.0.0.1:\(port)/parse/classes/Book/\(created.json["objectId"]?.text ?? "")")
         XCTAssertEqual(created.headers["Cache-Control"] as? String, "no-store")
         XCTAssertEqual(created.headers["Content-Type"] as? String, "application/json; charset=utf-8")
     }
@@ -193,7 +197,8 @@ final class HTTPTests: XCTestCase {
         let port = try XCTUnwrap(line.firstMatch(of: /:(\d+)\/parse/).map { String($0.1) }, line)
         let url = "http://127.0.0.1:\(port)/parse"
         let app = ["-H", "X-Parse-Application-Id: \(TestServer.appId)"]
-        XCTAssertTrue(try curl(app + ["-H", "X-Parse-Master-Key: \(TestServer.masterKey)", "-d", #"{"title":"Emma"}"#, "\(url)/classes/Book"]).contains("objectId"))
+        XCTAssertTrue(
+            try curl(app + ["-H", "X-Parse-Master-Key: \(TestServer.masterKey)", "-d", #"{"title":"Emma"}"#, "\(url)/classes/Book"]).contains("objectId"))
         let database = try SQLiteDatabase(path: mirror, create: false)
         _ = try database.rows(#"UPDATE _SCHEMA SET schema = json_set(schema, '$.fields.ghost', json('{"type":"String"}')) WHERE className = 'Book'"#)
         database.close()
@@ -234,7 +239,11 @@ final class HTTPTests: XCTestCase {
         XCTAssertEqual(created.status, 201, created.json.serialized())
         let schema = try Self.send("GET", "\(on.url)/schemas/Gadget")
         XCTAssertEqual(schema.json["fields"]?["watts"], .parse(#"{"type":"Number"}"#))
-        XCTAssertEqual(try Self.send("GET", "\(on.url)/classes/Gadget", master: false).json["results"], .parse(#"[{"objectId":"\#(created.json["objectId"]?.text ?? "")","name":"lamp","watts":40,"createdAt":"\#(created.json["createdAt"]?.text ?? "")","updatedAt":"\#(created.json["createdAt"]?.text ?? "")"}]"#))
+        XCTAssertEqual(
+            try Self.send("GET", "\(on.url)/classes/Gadget", master: false).json["results"],
+            .parse(
+                #"[{"objectId":"\#(created.json["objectId"]?.text ?? "")","name":"lamp","watts":40,"createdAt":"\#(created.json["createdAt"]?.text ?? "")","updatedAt":"\#(created.json["createdAt"]?.text ?? "")"}]"#
+            ))
 
         let off = try serveNewMirror([])
         let refused = try Self.send("POST", "\(off.url)/classes/Gadget", body: #"{"name":"lamp"}"#, master: false)

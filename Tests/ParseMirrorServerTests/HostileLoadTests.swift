@@ -64,8 +64,9 @@ final class HostileLoadTests: XCTestCase {
         let live = try LiveMirror()
         let creates = (0..<101).map { #"{"method":"POST","path":"/parse/classes/Book","body":{"n":\#($0)}}"# }
         let reply = try XCTUnwrap(live.send("POST", "/batch", #"{"requests":[\#(creates.joined(separator: ","))]}"#))
-        XCTAssertParseError(reply, status: 400, code: .invalidJSON,
-                            message: "Batch request contains 101 sub-requests, which exceeds the limit of 100.")
+        XCTAssertParseError(
+            reply, status: 400, code: .invalidJSON,
+            message: "Batch request contains 101 sub-requests, which exceeds the limit of 100.")
         XCTAssertFalse(try live.mirror.tableExists("Book"), "nothing ran")
         let fits = try XCTUnwrap(live.send("POST", "/batch", #"{"requests":[\#(creates.prefix(100).joined(separator: ","))]}"#))
         XCTAssertEqual(fits.status, 200)
@@ -99,13 +100,16 @@ final class HostileLoadTests: XCTestCase {
 
     func testBatchedSignUpsAndQueriesKeepTheirResultsInOrder() throws {
         let live = try LiveMirror()
-        let reply = try XCTUnwrap(live.send("POST", "/batch", """
-            {"requests":[{"method":"POST","path":"/parse/users","body":{"username":"ann","password":"a1"}},
-                         {"method":"GET","path":"/parse/classes/_User","body":{"where":{"username":"ann"}}},
-                         {"method":"POST","path":"/parse/classes/Book","body":{"title":"Dune"}},
-                         {"method":"POST","path":"/parse/login","body":{"username":"ann","password":"a1"}},
-                         {"method":"PUT","path":"/parse/classes/Book/missing","body":{"title":"x"}}]}
-            """))
+        let reply = try XCTUnwrap(
+            live.send(
+                "POST", "/batch",
+                """
+                {"requests":[{"method":"POST","path":"/parse/users","body":{"username":"ann","password":"a1"}},
+                             {"method":"GET","path":"/parse/classes/_User","body":{"where":{"username":"ann"}}},
+                             {"method":"POST","path":"/parse/classes/Book","body":{"title":"Dune"}},
+                             {"method":"POST","path":"/parse/login","body":{"username":"ann","password":"a1"}},
+                             {"method":"PUT","path":"/parse/classes/Book/missing","body":{"title":"x"}}]}
+                """))
         guard case .array(let items) = reply.json, items.count == 5 else { return XCTFail(reply.json.serialized()) }
         XCTAssertNotNil(items[0]["success"]?["sessionToken"])
         XCTAssertEqual(items[1]["success"]?["results"].map { if case .array(let r) = $0 { r.count } else { -1 } }, 1, "the query sees the sign-up before it")

@@ -32,11 +32,14 @@ final class HostileParameterTests: XCTestCase {
 
     func testSmallestIntegerLimitInsideBatchAndMethodOverride() throws {
         let live = try libraryMirror()
-        let batch = try XCTUnwrap(live.send("POST", "/batch", #"""
-            {"requests":[{"method":"GET","path":"/parse/classes/Book?limit=\#(Self.smallest)"},
-                         {"method":"GET","path":"/parse/classes/Book","body":{"limit":\#(Self.smallest)}},
-                         {"method":"POST","path":"/parse/classes/Book","body":{"title":"Ulysses"}}]}
-            """#))
+        let batch = try XCTUnwrap(
+            live.send(
+                "POST", "/batch",
+                #"""
+                {"requests":[{"method":"GET","path":"/parse/classes/Book?limit=\#(Self.smallest)"},
+                             {"method":"GET","path":"/parse/classes/Book","body":{"limit":\#(Self.smallest)}},
+                             {"method":"POST","path":"/parse/classes/Book","body":{"title":"Ulysses"}}]}
+                """#))
         XCTAssertEqual(batch.status, 200, batch.json.serialized())
         guard case .array(let items) = batch.json, items.count == 3 else { return XCTFail(batch.json.serialized()) }
         for item in items.prefix(2) { XCTAssertEqual(ParseErrorCode(errorBody: item["error"]), .invalidQuery, item.serialized()) }
@@ -63,11 +66,15 @@ final class HostileParameterTests: XCTestCase {
     func testSeededParameterFuzzNeverCrashesOrFailsInternally() throws {
         let live = try libraryMirror()
         var random = SplitMix(seed: 0x5EED_2026)
-        let numbers = [Self.smallest, "9223372036854775807", "-1", "0", "1", "-0", "1e308", "-1e308", "1.5", "9007199254740993",
-                       "4294967296", "-2147483649", "NaN", "Infinity", "\"12\"", "\" 7 \"", "true", "null", "[]", "{}", "\"\"", "1e-320"]
+        let numbers = [
+            Self.smallest, "9223372036854775807", "-1", "0", "1", "-0", "1e308", "-1e308", "1.5", "9007199254740993",
+            "4294967296", "-2147483649", "NaN", "Infinity", "\"12\"", "\" 7 \"", "true", "null", "[]", "{}", "\"\"", "1e-320",
+        ]
         let fields = ["pages", "title", "tags", "missing", "tags.0", "createdAt", "objectId"]
-        let operators = ["$lt", "$lte", "$gt", "$gte", "$ne", "$eq", "$in", "$nin", "$all", "$exists", "$regex", "$options",
-                         "$maxDistance", "$nearSphere", "$within", "$containedBy", "$relatedTo", "$select", "$text"]
+        let operators = [
+            "$lt", "$lte", "$gt", "$gte", "$ne", "$eq", "$in", "$nin", "$all", "$exists", "$regex", "$options",
+            "$maxDistance", "$nearSphere", "$within", "$containedBy", "$relatedTo", "$select", "$text",
+        ]
         let parameters = ["limit", "skip", "count", "order", "keys", "excludeKeys", "include", "includeAll", "where", "explain", "hint", "bogus"]
         var statuses: [Int: Int] = [:]
         for iteration in 0..<3000 {

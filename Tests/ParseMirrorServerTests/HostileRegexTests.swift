@@ -37,8 +37,9 @@ final class HostileRegexTests: XCTestCase {
         XCTAssertTrue(reply.error?.contains("backtracks too much") ?? false, reply.json.serialized())
         XCTAssertLessThan(hostileSeconds, 5, "the hostile regex gave up quickly")
         let tooLarge = try XCTUnwrap(live.send("POST", "/classes/Book", #"{"_method":"GET","where":{"title":{"$regex":"(.*){1,32000}[bc]"}}}"#))
-        XCTAssertParseError(tooLarge, status: 400, code: .invalidQuery,
-                            message: "Invalid regular expression: (.*){1,32000}[bc]")
+        XCTAssertParseError(
+            tooLarge, status: 400, code: .invalidQuery,
+            message: "Invalid regular expression: (.*){1,32000}[bc]")
     }
 
     func testMongoDialect() throws {

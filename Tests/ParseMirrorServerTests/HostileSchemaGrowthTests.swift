@@ -12,7 +12,8 @@ final class HostileSchemaGrowthTests: XCTestCase {
     func testManyNewFieldsAreRefusedByTheCLPBeforeAnyWork() throws {
         let live = try LiveMirror()
         live.mirror.create("Book", #"{"title":"Dune"}"#)
-        XCTAssertEqual(live.mirror.send("PUT", "/schemas/Book", #"{"classLevelPermissions":{"create":{"*":true},"find":{"*":true},"addField":{}}}"#).status, 200)
+        XCTAssertEqual(
+            live.mirror.send("PUT", "/schemas/Book", #"{"classLevelPermissions":{"create":{"*":true},"find":{"*":true},"addField":{}}}"#).status, 200)
         var reply: TestServer.Reply?
         let seconds = LiveMirror.cpuSeconds { reply = live.send("POST", "/classes/Book", Self.body(fields: 80_000), auth: .anonymous, timeout: 60) }
         XCTAssertParseError(try XCTUnwrap(reply), status: 400, code: .operationForbidden)
@@ -24,14 +25,17 @@ final class HostileSchemaGrowthTests: XCTestCase {
         let live = try LiveMirror { $0.limits.fieldsPerClass = 300 }
         var reply: TestServer.Reply?
         let seconds = LiveMirror.cpuSeconds { reply = live.send("POST", "/classes/Wide", Self.body(fields: 20_000), timeout: 60) }
-        XCTAssertParseError(try XCTUnwrap(reply), status: 400, code: .invalidSchemaOperation,
-                            message: "Wide would have 20000 fields; the server allows at most 300 per class")
+        XCTAssertParseError(
+            try XCTUnwrap(reply), status: 400, code: .invalidSchemaOperation,
+            message: "Wide would have 20000 fields; the server allows at most 300 per class")
         XCTAssertLessThan(seconds, 3)
         XCTAssertFalse(try live.mirror.tableExists("Wide"), "nothing was created")
-        XCTAssertEqual(live.send("POST", "/classes/Wide", Self.body(fields: 300))?.status, 201, "up to the cap (objectId, createdAt, updatedAt and ACL not counted)")
+        XCTAssertEqual(
+            live.send("POST", "/classes/Wide", Self.body(fields: 300))?.status, 201, "up to the cap (objectId, createdAt, updatedAt and ACL not counted)")
         XCTAssertEqual(try live.mirror.columns(of: "Wide").count, 304)
-        XCTAssertParseError(try XCTUnwrap(live.send("PUT", "/classes/Wide/x", #"{"one":1}"#)), status: 400,
-                            code: .invalidSchemaOperation)
+        XCTAssertParseError(
+            try XCTUnwrap(live.send("PUT", "/classes/Wide/x", #"{"one":1}"#)), status: 400,
+            code: .invalidSchemaOperation)
     }
 
     /// `{"fields":{"f0":{"type":"Number"},…}}` for `POST`/`PUT /schemas`.
@@ -45,24 +49,28 @@ final class HostileSchemaGrowthTests: XCTestCase {
         let live = try LiveMirror { $0.limits.fieldsPerClass = 300 }
         var reply: TestServer.Reply?
         let seconds = LiveMirror.cpuSeconds { reply = live.send("POST", "/schemas/Wide", Self.schemaBody(fields: 0..<20_000), timeout: 60) }
-        XCTAssertParseError(try XCTUnwrap(reply), status: 400, code: .invalidSchemaOperation,
-                            message: "Wide would have 20000 fields; the server allows at most 300 per class")
+        XCTAssertParseError(
+            try XCTUnwrap(reply), status: 400, code: .invalidSchemaOperation,
+            message: "Wide would have 20000 fields; the server allows at most 300 per class")
         XCTAssertLessThan(seconds, 3)
         XCTAssertFalse(try live.mirror.tableExists("Wide"), "nothing was created")
 
         XCTAssertEqual(live.send("POST", "/schemas/Wide", Self.schemaBody(fields: 0..<250))?.status, 200)
         var put: TestServer.Reply?
         let putSeconds = LiveMirror.cpuSeconds { put = live.send("PUT", "/schemas/Wide", Self.schemaBody(fields: 250..<20_000), timeout: 60) }
-        XCTAssertParseError(try XCTUnwrap(put), status: 400, code: .invalidSchemaOperation,
-                            message: "Wide would have 20000 fields; the server allows at most 300 per class")
+        XCTAssertParseError(
+            try XCTUnwrap(put), status: 400, code: .invalidSchemaOperation,
+            message: "Wide would have 20000 fields; the server allows at most 300 per class")
         XCTAssertLessThan(putSeconds, 3, "refused before adding 19,750 columns one by one")
         XCTAssertEqual(try live.mirror.columns(of: "Wide").count, 254, "no field was added")
         XCTAssertEqual(live.send("GET", "/schemas/Wide")?["fields"]?["f250"], nil)
 
-        XCTAssertParseError(try XCTUnwrap(live.send("PUT", "/schemas/Wide", Self.schemaBody(fields: 250..<301))), status: 400,
-                            code: .invalidSchemaOperation, message: "Wide would have 301 fields; the server allows at most 300 per class")
-        XCTAssertEqual(live.send("PUT", "/schemas/Wide", Self.schemaBody(fields: 250..<301, deleting: 0..<1))?.status, 200,
-                       "fields deleted in the same change make room")
+        XCTAssertParseError(
+            try XCTUnwrap(live.send("PUT", "/schemas/Wide", Self.schemaBody(fields: 250..<301))), status: 400,
+            code: .invalidSchemaOperation, message: "Wide would have 301 fields; the server allows at most 300 per class")
+        XCTAssertEqual(
+            live.send("PUT", "/schemas/Wide", Self.schemaBody(fields: 250..<301, deleting: 0..<1))?.status, 200,
+            "fields deleted in the same change make room")
         XCTAssertEqual(try live.mirror.columns(of: "Wide").count, 304)
         XCTAssertEqual(live.send("PUT", "/schemas/Wide", Self.schemaBody(fields: 1..<300))?.status, 200, "fields that exist are not counted again")
     }

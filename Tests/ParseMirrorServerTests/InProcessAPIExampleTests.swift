@@ -3,11 +3,12 @@
 // checks.
 // Docs example begin
 import Foundation
+import ParseMirrorServer
+import XCTest
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import ParseMirrorServer
-import XCTest
 
 final class BookListTests: XCTestCase {
     private var server: MirrorServer!
@@ -48,8 +49,9 @@ extension BookListTests {
     func testTheGuideShowsThisExample() throws {
         let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
         let guide = try String(contentsOf: PackageFolders.root.appendingPathComponent("Docs/Serve.md"), encoding: .utf8)
-        let example = try XCTUnwrap(source.components(separatedBy: "// Docs example begin\n").dropFirst().first?
-            .components(separatedBy: "// Docs example end\n").first)
+        let example = try XCTUnwrap(
+            source.components(separatedBy: "// Docs example begin\n").dropFirst().first?
+                .components(separatedBy: "// Docs example end\n").first)
         XCTAssertTrue(guide.contains("```swift\n" + example + "```\n"), "Docs/Serve.md shows this file's example as it is")
     }
 }

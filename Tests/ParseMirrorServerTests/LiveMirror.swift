@@ -18,8 +18,10 @@ final class LiveMirror: @unchecked Sendable {
 
     /// One request on a new connection; the reply as ``TestServer/Reply``, or nil when the
     /// connection closed (or `timeout` passed) before a whole response arrived.
-    func send(_ method: String, _ path: String, _ body: String? = nil, auth: TestServer.Auth = .master,
-              timeout: Double = 10) -> TestServer.Reply? {
+    func send(
+        _ method: String, _ path: String, _ body: String? = nil, auth: TestServer.Auth = .master,
+        timeout: Double = 10
+    ) -> TestServer.Reply? {
         guard let client = try? RawClient(port: port, timeout: timeout) else { return nil }
         var headers: [(String, String)]
         switch auth {
@@ -28,8 +30,9 @@ final class LiveMirror: @unchecked Sendable {
         case .session(let token): headers = [("X-Parse-Application-Id", TestServer.appId), ("X-Parse-Session-Token", token)]
         case .none: headers = []
         }
-        client.sendRequest(method, "/parse" + path, host: "127.0.0.1:\(port)", headers: headers + [("Content-Type", "application/json")],
-                           body: Array((body ?? "").utf8))
+        client.sendRequest(
+            method, "/parse" + path, host: "127.0.0.1:\(port)", headers: headers + [("Content-Type", "application/json")],
+            body: Array((body ?? "").utf8))
         guard let response = client.readResponse() else { return nil }
         return TestServer.Reply(status: response.status, json: (try? JSONParser.parse(bytes: response.body)) ?? .null, headers: HTTPHeaders())
     }

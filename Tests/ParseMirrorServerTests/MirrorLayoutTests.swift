@@ -30,7 +30,8 @@ final class MirrorLayoutTests: XCTestCase {
         for field in schema.fields { try expected.execute(MirrorLayout.addFieldSQL(className: "Book", field)) }
         let stored = try server.rows("SELECT createdAt, updatedAt FROM Book")[0]
         let columns = ["objectId", "createdAt", "updatedAt", "ACL"] + values.map(\.0)
-        let insert = try expected.prepare("INSERT INTO Book (\(columns.map(quoted).joined(separator: ", "))) VALUES (\(columns.indices.map { "?\($0 + 1)" }.joined(separator: ", ")))")
+        let insert = try expected.prepare(
+            "INSERT INTO Book (\(columns.map(quoted).joined(separator: ", "))) VALUES (\(columns.indices.map { "?\($0 + 1)" }.joined(separator: ", ")))")
         insert.bind(text: id, at: 1)
         insert.bind(text: stored[0]!, at: 2)
         insert.bind(text: stored[1]!, at: 3)

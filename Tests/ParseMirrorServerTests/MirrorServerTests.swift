@@ -1,13 +1,14 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import ParseMirrorServer
 import ParseModel
 import PorterHTTP
 import PorterPipeline
 import PorterSQLite
 import XCTest
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// ``MirrorServer`` as an app's test suite uses it: started and stopped with async calls, on a
 /// free port, answering URLSession requests, and leaving the mirror file closed behind it.
@@ -89,8 +90,10 @@ final class MirrorServerTests: XCTestCase {
         await server.stop()
         for suffix in ["-wal", "-shm"] { XCTAssertFalse(FileManager.default.fileExists(atPath: mirror + suffix), "\(suffix) left") }
         XCTAssertThrowsError(try RawClient(port: server.port), "no longer listening")
-        let late = server.api.respond(to: HTTPRequest(method: "GET", path: "/parse/classes/Note",
-                                                      headers: HTTPHeaders([("X-Parse-Application-Id", "fixtureApp")])))
+        let late = server.api.respond(
+            to: HTTPRequest(
+                method: "GET", path: "/parse/classes/Note",
+                headers: HTTPHeaders([("X-Parse-Application-Id", "fixtureApp")])))
         XCTAssertEqual(late.status, 500, "a closed mirror answers nothing")
         for suffix in ["-wal", "-shm"] { XCTAssertFalse(FileManager.default.fileExists(atPath: mirror + suffix), "\(suffix) reopened") }
 
@@ -149,8 +152,10 @@ final class MirrorServerTests: XCTestCase {
         try await send(base, "GET", path, masterKey: masterKey)
     }
 
-    private func send(_ base: URL, _ method: String, _ path: String, body: String? = nil,
-                      masterKey: String? = "fixture-master-key") async throws -> (status: Int, body: JSONValue) {
+    private func send(
+        _ base: URL, _ method: String, _ path: String, body: String? = nil,
+        masterKey: String? = "fixture-master-key"
+    ) async throws -> (status: Int, body: JSONValue) {
         var request = URLRequest(url: try XCTUnwrap(URL(string: base.absoluteString + "/" + path)))
         request.httpMethod = method
         request.setValue("fixtureApp", forHTTPHeaderField: "X-Parse-Application-Id")

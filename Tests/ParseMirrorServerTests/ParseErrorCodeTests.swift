@@ -1,14 +1,17 @@
-@testable import ParseMirrorServer
 import ParseModel
 import ParseRules
 import XCTest
+
+@testable import ParseMirrorServer
 
 /// `ParseErrorCode` as `serve` puts it on the wire: an error body reads back to the code and
 /// message it was made from, and the HTTP status follows the code as in Parse Server (Docs/ParseServer.md#errors).
 final class ParseErrorCodeTests: XCTestCase {
     func testAnErrorBodyReadsBackToItsCode() throws {
-        let codes: [ParseErrorCode] = [.objectNotFound, .invalidQuery, .invalidKeyName, .duplicateValue, .invalidSessionToken,
-                                       .invalidSchemaOperation, .otherCause, ParseErrorCode(rawValue: 9_999)]
+        let codes: [ParseErrorCode] = [
+            .objectNotFound, .invalidQuery, .invalidKeyName, .duplicateValue, .invalidSessionToken,
+            .invalidSchemaOperation, .otherCause, ParseErrorCode(rawValue: 9_999),
+        ]
         for code in codes {
             let text = APIError.parse(code, "what went wrong").body.serialized()
             let body = try JSONParser.parse(text)
@@ -30,11 +33,14 @@ final class ParseErrorCodeTests: XCTestCase {
         XCTAssertEqual(APIError.parse(.connectionFailed, "Too many requests.").status, 429, "as Parse Server's rate limiter answers")
         let internalError = APIError.parse(.internalServerError, "disk I/O error")
         XCTAssertEqual(internalError.status, 500)
-        XCTAssertEqual(internalError.body, try JSONParser.parse(#"{"code":1,"message":"Internal server error."}"#),
-                       "the cause stays in the server's log")
+        XCTAssertEqual(
+            internalError.body, try JSONParser.parse(#"{"code":1,"message":"Internal server error."}"#),
+            "the cause stays in the server's log")
         XCTAssertEqual(internalError.cause, "disk I/O error")
-        let others: [ParseErrorCode] = [.otherCause, .invalidQuery, .invalidJSON, .operationForbidden, .timeout,
-                                        .duplicateValue, .invalidSessionToken, .sessionMissing, .invalidSchemaOperation]
+        let others: [ParseErrorCode] = [
+            .otherCause, .invalidQuery, .invalidJSON, .operationForbidden, .timeout,
+            .duplicateValue, .invalidSessionToken, .sessionMissing, .invalidSchemaOperation,
+        ]
         for code in others { XCTAssertEqual(APIError.parse(code, "no").status, 400, "code \(code)") }
     }
 

@@ -30,16 +30,20 @@ final class ProtectedQueryTests: XCTestCase {
         for auth in [TestServer.Auth.anonymous, .session(bob.token), .session(alice.token)] {
             for probe in probes {
                 let reply = try XCTUnwrap(live.send("POST", "/users", #"{"_method":"GET","count":1,"where":\#(probe.where)}"#, auth: auth))
-                XCTAssertParseError(reply, status: 400, code: .operationForbidden,
-                                    message: "This user is not allowed to query \(probe.key) on class _User")
+                XCTAssertParseError(
+                    reply, status: 400, code: .operationForbidden,
+                    message: "This user is not allowed to query \(probe.key) on class _User")
             }
             let sorted = try XCTUnwrap(live.send("POST", "/classes/_User", #"{"_method":"GET","order":"-email"}"#, auth: auth))
-            XCTAssertParseError(sorted, status: 400, code: .operationForbidden,
-                                message: "This user is not allowed to sort by email on class _User")
+            XCTAssertParseError(
+                sorted, status: 400, code: .operationForbidden,
+                message: "This user is not allowed to sort by email on class _User")
             let viaPosts = #"{"author":{"$inQuery":{"className":"_User","where":{"email":"alice@example.com"}}}}"#
             let subquery = try XCTUnwrap(live.send("POST", "/classes/Post", #"{"_method":"GET","where":\#(viaPosts)}"#, auth: auth))
             XCTAssertParseError(subquery, status: 400, code: .operationForbidden, message: Self.emailQuery)
-            let batch = try XCTUnwrap(live.send("POST", "/batch", #"{"requests":[{"method":"GET","path":"/parse/users","body":{"where":{"email":"alice@example.com"}}}]}"#, auth: auth))
+            let batch = try XCTUnwrap(
+                live.send(
+                    "POST", "/batch", #"{"requests":[{"method":"GET","path":"/parse/users","body":{"where":{"email":"alice@example.com"}}}]}"#, auth: auth))
             XCTAssertEqual(batch.json[0]?["error"]?["error"]?.text, Self.emailQuery, batch.json.serialized())
             let selected = #"{"title":{"$select":{"query":{"className":"_User","where":{}},"key":"email"}}}"#
             let select = try XCTUnwrap(live.send("POST", "/classes/Post", #"{"_method":"GET","where":\#(selected)}"#, auth: auth))
@@ -61,8 +65,13 @@ final class ProtectedQueryTests: XCTestCase {
     func testProtectedFieldsHideWhatEveryEntryApplyingToTheReaderLists() throws {
         let server = try TestServer()
         let bob = server.signUp("bob"), alice = server.signUp("alice"), carol = server.signUp("carol"), dave = server.signUp("dave")
-        server.create("_Role", #"{"name":"Staff","ACL":{"*":{"read":true}},"users":{"__op":"AddRelation","objects":[{"__type":"Pointer","className":"_User","objectId":"\#(alice.id)"}]}}"#)
-        let schema = server.send("POST", "/schemas/Prot", #"""
+        server.create(
+            "_Role",
+            #"{"name":"Staff","ACL":{"*":{"read":true}},"users":{"__op":"AddRelation","objects":[{"__type":"Pointer","className":"_User","objectId":"\#(alice.id)"}]}}"#
+        )
+        let schema = server.send(
+            "POST", "/schemas/Prot",
+            #"""
             {"fields":{"ssn":{"type":"String"},"note":{"type":"String"},"team":{"type":"String"},
                        "owner":{"type":"Pointer","targetClass":"_User"},"viewers":{"type":"Array"}},
              "classLevelPermissions":{"find":{"*":true},"get":{"*":true},"count":{"*":true},"create":{},"update":{},"delete":{},"addField":{},
@@ -94,26 +103,38 @@ final class ProtectedQueryTests: XCTestCase {
         XCTAssertEqual(included["prot"]?["className"]?.text, "Prot")
         XCTAssertNil(included["prot"]?["ssn"], "an included object hides what its class protects")
         server.create("Tag", #"{"code":"s1"}"#)
-        let selected = server.send("GET", "/classes/Tag", auth: .anonymous,
-                                   query: [("where", #"{"code":{"$select":{"query":{"className":"Prot","where":{}},"key":"ssn"}}}"#)])
+        let selected = server.send(
+            "GET", "/classes/Tag", auth: .anonymous,
+            query: [("where", #"{"code":{"$select":{"query":{"className":"Prot","where":{}},"key":"ssn"}}}"#)])
         XCTAssertEqual(selected.status, 200, selected.json.serialized())
         XCTAssertEqual(selected.results, [], "$select reads no hidden values")
-        XCTAssertEqual(server.send("GET", "/classes/Tag", query: [("where", #"{"code":{"$select":{"query":{"className":"Prot","where":{}},"key":"ssn"}}}"#)]).results.count, 1)
+        XCTAssertEqual(
+            server.send("GET", "/classes/Tag", query: [("where", #"{"code":{"$select":{"query":{"className":"Prot","where":{}},"key":"ssn"}}}"#)]).results
+                .count, 1)
 
         for (auth, field) in [(TestServer.Auth.anonymous, "ssn"), (.session(bob.token), "ssn"), (.session(alice.token), "note")] {
-            for query in [[("where", #"{"\#(field)":"x"}"#)], [("where", #"{"$or":[{"\#(field)":"x"}]}"#)], [("where", #"{"\#(field)":"x"}"#), ("count", "1")]] {
-                XCTAssertParseError(server.send("GET", "/classes/Prot", auth: auth, query: query), status: 400, code: .operationForbidden,
-                                    message: "This user is not allowed to query \(field) on class Prot")
+            for query in [
+                [("where", #"{"\#(field)":"x"}"#)], [("where", #"{"$or":[{"\#(field)":"x"}]}"#)], [("where", #"{"\#(field)":"x"}"#), ("count", "1")],
+            ] {
+                XCTAssertParseError(
+                    server.send("GET", "/classes/Prot", auth: auth, query: query), status: 400, code: .operationForbidden,
+                    message: "This user is not allowed to query \(field) on class Prot")
             }
-            XCTAssertParseError(server.send("GET", "/classes/Prot", auth: auth, query: [("order", "-\(field)")]), status: 400,
-                                code: .operationForbidden, message: "This user is not allowed to sort by \(field) on class Prot")
+            XCTAssertParseError(
+                server.send("GET", "/classes/Prot", auth: auth, query: [("order", "-\(field)")]), status: 400,
+                code: .operationForbidden, message: "This user is not allowed to sort by \(field) on class Prot")
         }
-        XCTAssertEqual(server.send("GET", "/classes/Prot", auth: .session(bob.token), query: [("where", #"{"note":"n1"}"#)]).results.count, 1,
-                       "what an entry shows, its readers may query")
+        XCTAssertEqual(
+            server.send("GET", "/classes/Prot", auth: .session(bob.token), query: [("where", #"{"note":"n1"}"#)]).results.count, 1,
+            "what an entry shows, its readers may query")
         XCTAssertEqual(server.send("GET", "/classes/Prot", query: [("where", #"{"ssn":"s2"}"#)]).results.count, 1)
 
         // `_User`: its own entries add to the default `*: [email]`; a user sees all of itself.
-        XCTAssertEqual(server.send("PUT", "/schemas/_User", #"{"fields":{"phone":{"type":"String"}},"classLevelPermissions":{"find":{"*":true},"get":{"*":true},"count":{"*":true},"create":{"*":true},"update":{"*":true},"delete":{"*":true},"addField":{},"protectedFields":{"*":["phone"]}}}"#).status, 200)
+        XCTAssertEqual(
+            server.send(
+                "PUT", "/schemas/_User",
+                #"{"fields":{"phone":{"type":"String"}},"classLevelPermissions":{"find":{"*":true},"get":{"*":true},"count":{"*":true},"create":{"*":true},"update":{"*":true},"delete":{"*":true},"addField":{},"protectedFields":{"*":["phone"]}}}"#
+            ).status, 200)
         XCTAssertEqual(server.send("PUT", "/users/\(alice.id)", #"{"phone":"555","email":"alice@example.com","ACL":{"*":{"read":true}}}"#).status, 200)
         let seen = server.send("GET", "/users/\(alice.id)", auth: .session(bob.token))
         XCTAssertEqual(seen["username"]?.text, "alice")
@@ -133,17 +154,25 @@ final class ProtectedQueryTests: XCTestCase {
 
         let findMessage = "Clients aren't allowed to perform the find operation on the installation collection."
         for auth in [TestServer.Auth.anonymous, .session(user.token)] {
-            XCTAssertParseError(try XCTUnwrap(live.send("GET", "/classes/_Installation", auth: auth)), status: 400,
-                                code: .operationForbidden, message: findMessage)
-            XCTAssertParseError(try XCTUnwrap(live.send("GET", "/classes/_Installation?count=1&limit=0", auth: auth)), status: 400,
-                                code: .operationForbidden, message: findMessage)
+            XCTAssertParseError(
+                try XCTUnwrap(live.send("GET", "/classes/_Installation", auth: auth)), status: 400,
+                code: .operationForbidden, message: findMessage)
+            XCTAssertParseError(
+                try XCTUnwrap(live.send("GET", "/classes/_Installation?count=1&limit=0", auth: auth)), status: 400,
+                code: .operationForbidden, message: findMessage)
             let viaDevice = #"{"installation":{"$inQuery":{"className":"_Installation","where":{"deviceType":"ios"}}}}"#
-            XCTAssertParseError(try XCTUnwrap(live.send("POST", "/classes/Device", #"{"_method":"GET","where":\#(viaDevice)}"#, auth: auth)),
-                                status: 400, code: .operationForbidden, message: findMessage)
-            XCTAssertParseError(try XCTUnwrap(live.send("DELETE", "/classes/_Installation/\(id)", auth: auth)), status: 400,
-                                code: .operationForbidden,
-                                message: "Clients aren't allowed to perform the delete operation on the installation collection.")
-            let batch = try XCTUnwrap(live.send("POST", "/batch", #"{"requests":[{"method":"DELETE","path":"/parse/classes/_Installation/\#(id)"},{"method":"GET","path":"/parse/classes/_Installation"}]}"#, auth: auth))
+            XCTAssertParseError(
+                try XCTUnwrap(live.send("POST", "/classes/Device", #"{"_method":"GET","where":\#(viaDevice)}"#, auth: auth)),
+                status: 400, code: .operationForbidden, message: findMessage)
+            XCTAssertParseError(
+                try XCTUnwrap(live.send("DELETE", "/classes/_Installation/\(id)", auth: auth)), status: 400,
+                code: .operationForbidden,
+                message: "Clients aren't allowed to perform the delete operation on the installation collection.")
+            let batch = try XCTUnwrap(
+                live.send(
+                    "POST", "/batch",
+                    #"{"requests":[{"method":"DELETE","path":"/parse/classes/_Installation/\#(id)"},{"method":"GET","path":"/parse/classes/_Installation"}]}"#,
+                    auth: auth))
             XCTAssertEqual(batch.json[0]?["error"]?["code"], .integer(Int64(ParseErrorCode.operationForbidden.rawValue)), batch.json.serialized())
             XCTAssertEqual(batch.json[1]?["error"]?["error"]?.text, findMessage)
             let get = try XCTUnwrap(live.send("GET", "/classes/_Installation/\(id)", auth: auth))

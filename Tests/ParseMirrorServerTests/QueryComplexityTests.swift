@@ -16,7 +16,8 @@ final class QueryComplexityTests: XCTestCase {
         live.mirror.create("Book", #"{"title":"seed"}"#)
         let database = try SQLiteDatabase(path: live.mirror.path, create: false)
         defer { database.close() }
-        try database.execute("""
+        try database.execute(
+            """
             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(count - 1))
             INSERT INTO "Book" ("objectId", "createdAt", "updatedAt", "title")
             SELECT printf('b%09d', i), '2024-01-01T00:00:00.000Z', '2024-01-01T00:00:00.000Z', replace(printf('%\(length)s', ''), ' ', 'a') FROM n
@@ -37,8 +38,9 @@ final class QueryComplexityTests: XCTestCase {
         let seconds = LiveMirror.seconds {
             slow = live.send("POST", "/classes/Book", #"{"_method":"GET","count":1,"limit":0,"where":\#(Self.slowWhere)}"#, timeout: 60)
         }
-        XCTAssertParseError(try XCTUnwrap(slow), status: 400, code: .timeout,
-                            message: "The query ran longer than the server's limit of 0.2 s; narrow its where or lower its limit")
+        XCTAssertParseError(
+            try XCTUnwrap(slow), status: 400, code: .timeout,
+            message: "The query ran longer than the server's limit of 0.2 s; narrow its where or lower its limit")
         XCTAssertLessThan(seconds, 20, "ended at the limit, not when the scan finished (about a minute)")
         let next = try XCTUnwrap(live.send("GET", "/classes/Book?count=1&limit=1&where=%7B%22objectId%22%3A%22b000001999%22%7D"))
         XCTAssertEqual(next.status, 200, next.json.serialized())
@@ -75,12 +77,15 @@ final class QueryComplexityTests: XCTestCase {
         let master = try XCTUnwrap(live.send("GET", "/classes/Item?count=1&where=" + Self.percentEncoded(Self.nested(11))))
         XCTAssertParseError(master, status: 400, code: .invalidQuery, message: message)
         let mixed = #"{"$and":[\#(Self.nested(5, "$nor", innermost: Self.nested(6)))]}"#
-        XCTAssertParseError(try XCTUnwrap(live.send("POST", "/classes/Item", #"{"_method":"GET","where":\#(mixed)}"#)),
-                            status: 400, code: .invalidQuery, message: message)
+        XCTAssertParseError(
+            try XCTUnwrap(live.send("POST", "/classes/Item", #"{"_method":"GET","where":\#(mixed)}"#)),
+            status: 400, code: .invalidQuery, message: message)
         let inSubquery = #"{"n":{"$select":{"query":{"className":"Item","where":\#(Self.nested(11))},"key":"n"}}}"#
-        XCTAssertParseError(try XCTUnwrap(live.send("POST", "/classes/Item", #"{"_method":"GET","where":\#(inSubquery)}"#)),
-                            status: 400, code: .invalidQuery, message: message)
-        let batch = try XCTUnwrap(live.send("POST", "/batch", #"{"requests":[{"method":"GET","path":"/parse/classes/Item","body":{"where":\#(Self.nested(11))}}]}"#))
+        XCTAssertParseError(
+            try XCTUnwrap(live.send("POST", "/classes/Item", #"{"_method":"GET","where":\#(inSubquery)}"#)),
+            status: 400, code: .invalidQuery, message: message)
+        let batch = try XCTUnwrap(
+            live.send("POST", "/batch", #"{"requests":[{"method":"GET","path":"/parse/classes/Item","body":{"where":\#(Self.nested(11))}}]}"#))
         XCTAssertEqual(batch.json[0]?["error"]?["code"], .integer(Int64(ParseErrorCode.invalidQuery.rawValue)), batch.json.serialized())
     }
 
@@ -88,7 +93,9 @@ final class QueryComplexityTests: XCTestCase {
     func testSubqueriesNestAtMostEightDeep() throws {
         let live = try LiveMirror()
         var parent = live.mirror.create("Node", #"{"name":"root"}"#)
-        for level in 1...10 { parent = live.mirror.create("Node", #"{"name":"n\#(level)","parent":{"__type":"Pointer","className":"Node","objectId":"\#(parent)"}}"#) }
+        for level in 1...10 {
+            parent = live.mirror.create("Node", #"{"name":"n\#(level)","parent":{"__type":"Pointer","className":"Node","objectId":"\#(parent)"}}"#)
+        }
         /// Nodes whose ancestor `depth` levels up is the root, as `depth` nested `$inQuery`s.
         func query(_ depth: Int) -> String {
             (0..<depth).reduce(#"{"name":"root"}"#) { inner, _ in #"{"parent":{"$inQuery":{"className":"Node","where":\#(inner)}}}"# }
@@ -97,15 +104,18 @@ final class QueryComplexityTests: XCTestCase {
         XCTAssertEqual(eight.results.compactMap { $0["name"]?.text }, ["n8"], eight.json.serialized())
         for depth in [9, 10] {
             let deeper = try XCTUnwrap(live.send("POST", "/classes/Node", #"{"_method":"GET","where":\#(query(depth))}"#, auth: .anonymous))
-            XCTAssertParseError(deeper, status: 400, code: .invalidQuery,
-                                message: "Subquery nesting depth exceeds maximum allowed depth of 8")
+            XCTAssertParseError(
+                deeper, status: 400, code: .invalidQuery,
+                message: "Subquery nesting depth exceeds maximum allowed depth of 8")
         }
     }
 
     func testIncludePathsAreLimitedInDepthAndNumber() throws {
         let live = try LiveMirror()
         var parent = live.mirror.create("Node", #"{"name":"n0"}"#)
-        for level in 1...11 { parent = live.mirror.create("Node", #"{"name":"n\#(level)","up":{"__type":"Pointer","className":"Node","objectId":"\#(parent)"}}"#) }
+        for level in 1...11 {
+            parent = live.mirror.create("Node", #"{"name":"n\#(level)","up":{"__type":"Pointer","className":"Node","objectId":"\#(parent)"}}"#)
+        }
         let path = { (depth: Int) in Array(repeating: "up", count: depth).joined(separator: ".") }
         let ten = try XCTUnwrap(live.send("POST", "/classes/Node", #"{"_method":"GET","where":{"name":"n11"},"include":"\#(path(10))"}"#, auth: .anonymous))
         var node = try XCTUnwrap(ten.results.first)
@@ -124,11 +134,13 @@ final class QueryComplexityTests: XCTestCase {
         let tooMany = try XCTUnwrap(live.send("POST", "/classes/Node", #"{"_method":"GET","include":"\#(hundred),f101"}"#, auth: .anonymous))
         XCTAssertParseError(tooMany, status: 400, code: .invalidQuery, message: "Number of include fields exceeds maximum allowed (100)")
         let prefixes = { (count: Int) in (1...count).map { "g\($0).\(path(9))" }.joined(separator: ",") }
-        XCTAssertEqual(live.send("POST", "/classes/Node", #"{"_method":"GET","include":"\#(prefixes(10))"}"#)?.status, 200,
-                       "10 paths of 10 components are 100 include paths with their prefixes")
+        XCTAssertEqual(
+            live.send("POST", "/classes/Node", #"{"_method":"GET","include":"\#(prefixes(10))"}"#)?.status, 200,
+            "10 paths of 10 components are 100 include paths with their prefixes")
         let elevenPaths = try XCTUnwrap(live.send("POST", "/classes/Node", #"{"_method":"GET","include":"\#(prefixes(11))"}"#))
-        XCTAssertParseError(elevenPaths, status: 400, code: .invalidQuery,
-                            message: "Number of include fields exceeds maximum allowed (100)")
+        XCTAssertParseError(
+            elevenPaths, status: 400, code: .invalidQuery,
+            message: "Number of include fields exceeds maximum allowed (100)")
         var huge: TestServer.Reply?
         let seconds = LiveMirror.cpuSeconds {
             huge = live.send("POST", "/classes/Node", #"{"_method":"GET","include":"\#((1...200_000).map { "h\($0)" }.joined(separator: ","))"}"#, timeout: 60)
@@ -138,6 +150,7 @@ final class QueryComplexityTests: XCTestCase {
     }
 
     private static func percentEncoded(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")) ?? text
+        text.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~"))
+            ?? text
     }
 }

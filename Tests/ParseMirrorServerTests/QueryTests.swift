@@ -15,9 +15,11 @@ final class QueryTests: XCTestCase {
 
     func testGETWithJSONArrayParameters() throws {
         let server = try library()
-        let reply = server.send("GET", "/classes/Book", auth: .anonymous, query: [
-            ("limit", "100"), ("skip", "0"), ("where", "{}"), ("order", #"["-year"]"#), ("include", #"["genre"]"#), ("keys", #"["title","genre"]"#),
-        ])
+        let reply = server.send(
+            "GET", "/classes/Book", auth: .anonymous,
+            query: [
+                ("limit", "100"), ("skip", "0"), ("where", "{}"), ("order", #"["-year"]"#), ("include", #"["genre"]"#), ("keys", #"["title","genre"]"#),
+            ])
         XCTAssertEqual(reply.status, 200, reply.json.serialized())
         XCTAssertEqual(reply.results.compactMap { $0["title"]?.text }, ["Dune", "The Hobbit", "John Carter"])
         XCTAssertEqual(reply.results.first?["genre"]?["name"], .string("Fantasy"))
@@ -47,12 +49,14 @@ final class QueryTests: XCTestCase {
         let id = try XCTUnwrap(server.send("GET", "/classes/Book", query: [("where", #"{"title":"Dune"}"#)]).results.first?["objectId"]?.text)
         let reply = server.send("GET", "/classes/Book/\(id)", auth: .anonymous, query: [("include", #"["genre"]"#)])
         XCTAssertEqual(reply["genre"]?["name"], .string("Fantasy"))
-        XCTAssertParseError(server.send("GET", "/classes/Book/\(id)", query: [("where", "{}")]), status: 400, code: .invalidQuery, message: "Improper encode of parameter")
+        XCTAssertParseError(
+            server.send("GET", "/classes/Book/\(id)", query: [("where", "{}")]), status: 400, code: .invalidQuery, message: "Improper encode of parameter")
     }
 
     func testInvalidParameter() throws {
         let server = try library()
-        XCTAssertParseError(server.send("GET", "/classes/Book", query: [("bogus", "1")]), status: 400, code: .invalidQuery, message: "Invalid parameter for query: bogus")
+        XCTAssertParseError(
+            server.send("GET", "/classes/Book", query: [("bogus", "1")]), status: 400, code: .invalidQuery, message: "Invalid parameter for query: bogus")
     }
 
     func testRelatedTo() throws {
@@ -60,8 +64,11 @@ final class QueryTests: XCTestCase {
         let author = server.create("Author", #"{"name":"Tolkien"}"#)
         _ = server.create("Author", #"{"name":"Herbert"}"#)
         let book = server.create("Book", #"{"authors":{"__op":"AddRelation","objects":[{"__type":"Pointer","className":"Author","objectId":"\#(author)"}]}}"#)
-        let reply = server.send("GET", "/classes/Author", query: [
-            ("where", #"{"$relatedTo":{"object":{"__type":"Pointer","className":"Book","objectId":"\#(book)"},"key":"authors"}}"#)])
+        let reply = server.send(
+            "GET", "/classes/Author",
+            query: [
+                ("where", #"{"$relatedTo":{"object":{"__type":"Pointer","className":"Book","objectId":"\#(book)"},"key":"authors"}}"#)
+            ])
         XCTAssertEqual(reply.results.compactMap { $0["name"]?.text }, ["Tolkien"])
     }
 }

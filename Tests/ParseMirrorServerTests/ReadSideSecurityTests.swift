@@ -15,17 +15,20 @@ final class ReadSideSecurityTests: XCTestCase {
         let listed = server.send("GET", "/classes/Book", auth: .anonymous, query: [("include", "genre")])
         XCTAssertParseError(listed, status: 400, code: .operationForbidden, message: "Permission denied for action get on class Genre.")
         XCTAssertNil(listed["results"])
-        XCTAssertParseError(server.send("GET", "/classes/Book/\(book)", auth: .anonymous, query: [("include", #"["genre"]"#)]), status: 400, code: .operationForbidden)
+        XCTAssertParseError(
+            server.send("GET", "/classes/Book/\(book)", auth: .anonymous, query: [("include", #"["genre"]"#)]), status: 400, code: .operationForbidden)
         XCTAssertParseError(server.send("GET", "/classes/Book", auth: .anonymous, query: [("include", "*")]), status: 400, code: .operationForbidden)
         let plain = server.send("GET", "/classes/Book/\(book)", auth: .anonymous)
         XCTAssertEqual(plain["genre"], .parse(#"{"__type":"Pointer","className":"Genre","objectId":"\#(genre)"}"#))
-        XCTAssertEqual(server.send("GET", "/classes/Book", query: [("include", "genre")]).results.first?["genre"]?["name"], .string("Horror"),
-                       "the master key includes anyway")
+        XCTAssertEqual(
+            server.send("GET", "/classes/Book", query: [("include", "genre")]).results.first?["genre"]?["name"], .string("Horror"),
+            "the master key includes anyway")
     }
 
     func testIncludedUsersHideTheirEmailFromOthers() throws {
         let server = try TestServer(overHTTP: true)
-        let reply = server.send("POST", "/users", #"{"username":"ann","password":"pw","email":"ann@example.com","authData":{"x":{"id":"1"}}}"#, auth: .anonymous)
+        let reply = server.send(
+            "POST", "/users", #"{"username":"ann","password":"pw","email":"ann@example.com","authData":{"x":{"id":"1"}}}"#, auth: .anonymous)
         let ann = (id: try XCTUnwrap(reply["objectId"]?.text), token: try XCTUnwrap(reply["sessionToken"]?.text))
         let bob = server.signUp("bob")
         XCTAssertEqual(server.send("PUT", "/users/\(ann.id)", #"{"ACL":{"*":{"read":true}}}"#, auth: .session(ann.token)).status, 200)
@@ -49,16 +52,20 @@ final class ReadSideSecurityTests: XCTestCase {
         let ann = server.signUp("ann", password: "original"), bob = server.signUp("bob")
         XCTAssertEqual(server.send("PUT", "/users/\(ann.id)", #"{"ACL":{"*":{"read":true,"write":true}}}"#, auth: .session(ann.token)).status, 200)
         for body in [#"{"password":"hacked"}"#, #"{"username":"owned"}"#] {
-            XCTAssertParseError(server.send("PUT", "/users/\(ann.id)", body, auth: .anonymous), status: 400, code: .sessionMissing, message: "Cannot modify user \(ann.id).")
+            XCTAssertParseError(
+                server.send("PUT", "/users/\(ann.id)", body, auth: .anonymous), status: 400, code: .sessionMissing, message: "Cannot modify user \(ann.id).")
         }
-        XCTAssertParseError(server.send("DELETE", "/users/\(ann.id)", auth: .anonymous), status: 400, code: .sessionMissing, message: "Insufficient auth to delete user")
-        XCTAssertParseError(server.send("GET", "/login", auth: .anonymous, query: [("username", "ann"), ("password", "hacked")]), status: 404, code: .objectNotFound)
+        XCTAssertParseError(
+            server.send("DELETE", "/users/\(ann.id)", auth: .anonymous), status: 400, code: .sessionMissing, message: "Insufficient auth to delete user")
+        XCTAssertParseError(
+            server.send("GET", "/login", auth: .anonymous, query: [("username", "ann"), ("password", "hacked")]), status: 404, code: .objectNotFound)
         XCTAssertEqual(server.send("GET", "/login", auth: .anonymous, query: [("username", "ann"), ("password", "original")]).status, 200)
         XCTAssertEqual(try server.rows("SELECT username FROM _User WHERE objectId = ?1", [ann.id]), [["ann"]])
 
         // A signed-in user the ACL does not let write gets 206 as well, not a hint that the user exists.
-        XCTAssertParseError(server.send("PUT", "/users/\(bob.id)", #"{"username":"bobby"}"#, auth: .session(ann.token)), status: 400, code: .sessionMissing,
-                            message: "Insufficient auth.")
+        XCTAssertParseError(
+            server.send("PUT", "/users/\(bob.id)", #"{"username":"bobby"}"#, auth: .session(ann.token)), status: 400, code: .sessionMissing,
+            message: "Insufficient auth.")
     }
 
     func testAPasswordChangeEndsTheUsersOtherSessions() throws {

@@ -11,10 +11,12 @@ final class SessionSecurityTests: XCTestCase {
         let server = try TestServer(overHTTP: true)
         let ann = server.signUp("ann"), bob = server.signUp("bob")
         let forged = #"{"sessionToken":"r:forged","user":\#(pointer(ann.id))}"#
-        XCTAssertParseError(server.send("POST", "/classes/_Session", forged, auth: .anonymous), status: 400, code: .invalidSessionToken, message: "Session token required.")
+        XCTAssertParseError(
+            server.send("POST", "/classes/_Session", forged, auth: .anonymous), status: 400, code: .invalidSessionToken, message: "Session token required.")
         XCTAssertParseError(server.send("POST", "/sessions", forged, auth: .session(bob.token)), status: 400, code: .invalidKeyName)
-        XCTAssertParseError(server.send("POST", "/sessions", #"{"ACL":{"*":{"read":true}}}"#, auth: .session(bob.token)), status: 400, code: .invalidKeyName,
-                            message: "Cannot set ACL on a Session.")
+        XCTAssertParseError(
+            server.send("POST", "/sessions", #"{"ACL":{"*":{"read":true}}}"#, auth: .session(bob.token)), status: 400, code: .invalidKeyName,
+            message: "Cannot set ACL on a Session.")
         XCTAssertParseError(server.send("GET", "/users/me", auth: .session("r:forged")), status: 400, code: .invalidSessionToken)
 
         // Bob may make a session of his own: the server picks the token and the user.
@@ -39,7 +41,8 @@ final class SessionSecurityTests: XCTestCase {
         let ann = server.signUp("ann"), bob = server.signUp("bob")
         let bobSession = try XCTUnwrap(server.rows("SELECT objectId FROM _Session WHERE user = ?1", [bob.id]).first?[0] ?? nil)
         let annSession = try XCTUnwrap(server.rows("SELECT objectId FROM _Session WHERE user = ?1", [ann.id]).first?[0] ?? nil)
-        XCTAssertParseError(server.send("PUT", "/sessions/\(bobSession)", #"{"user":\#(pointer(ann.id))}"#, auth: .session(bob.token)), status: 400, code: .invalidKeyName)
+        XCTAssertParseError(
+            server.send("PUT", "/sessions/\(bobSession)", #"{"user":\#(pointer(ann.id))}"#, auth: .session(bob.token)), status: 400, code: .invalidKeyName)
         for body in [#"{"sessionToken":"r:mine"}"#, #"{"installationId":"x"}"#, #"{"expiresAt":{"__type":"Date","iso":"2999-01-01T00:00:00.000Z"}}"#] {
             XCTAssertParseError(server.send("PUT", "/sessions/\(bobSession)", body, auth: .session(bob.token)), status: 400, code: .invalidKeyName)
         }
@@ -60,7 +63,8 @@ final class SessionSecurityTests: XCTestCase {
         XCTAssertEqual(server.send("POST", "/classes/_Session", #"{"sessionToken":"r:pulled","user":\#(pointer(ann.id))}"#).status, 201)
         let pulled = try XCTUnwrap(server.rows("SELECT objectId FROM _Session WHERE sessionToken = 'r:pulled'").first?[0] ?? nil)
 
-        XCTAssertParseError(server.send("GET", "/classes/_Session", auth: .anonymous), status: 400, code: .invalidSessionToken, message: "Invalid session token")
+        XCTAssertParseError(
+            server.send("GET", "/classes/_Session", auth: .anonymous), status: 400, code: .invalidSessionToken, message: "Invalid session token")
         XCTAssertParseError(server.send("GET", "/sessions/\(pulled)", auth: .anonymous), status: 400, code: .invalidSessionToken)
         let bobs = server.send("GET", "/sessions", auth: .session(bob.token))
         XCTAssertEqual(bobs.results.compactMap { $0["sessionToken"]?.text }, [bob.token])

@@ -1,10 +1,11 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import ParseModel
 import PorterHTTP
 import XCTest
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 extension TestServer {
     /// One request over a real socket to the served API; the query is percent-encoded

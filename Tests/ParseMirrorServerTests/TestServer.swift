@@ -65,8 +65,10 @@ final class TestServer {
 
     /// Sends a request; `body` is JSON text, `path` is below `/parse`.
     @discardableResult
-    func send(_ method: String, _ path: String, _ body: String? = nil, auth: Auth = .master, query: [(String, String)] = [],
-              headers extra: [(String, String)] = [], remoteAddress: String = "127.0.0.1") -> Reply {
+    func send(
+        _ method: String, _ path: String, _ body: String? = nil, auth: Auth = .master, query: [(String, String)] = [],
+        headers extra: [(String, String)] = [], remoteAddress: String = "127.0.0.1"
+    ) -> Reply {
         var headers = HTTPHeaders()
         switch auth {
         case .master:
@@ -82,8 +84,9 @@ final class TestServer {
         }
         for (name, value) in extra { headers.add(name, value) }
         if overHTTP { return sendOverHTTP(method, "/parse" + path, body: body, headers: headers, query: query) }
-        let request = HTTPRequest(method: method, path: "/parse" + path, query: query.map { (name: $0.0, value: $0.1) }, headers: headers,
-                                  body: Array((body ?? "").utf8), remoteAddress: remoteAddress)
+        let request = HTTPRequest(
+            method: method, path: "/parse" + path, query: query.map { (name: $0.0, value: $0.1) }, headers: headers,
+            body: Array((body ?? "").utf8), remoteAddress: remoteAddress)
         let response = api.respond(to: request)
         let json = (try? JSONParser.parse(bytes: response.body)) ?? .null
         return Reply(status: response.status, json: json, headers: response.headers)
@@ -134,8 +137,10 @@ extension JSONValue {
 }
 
 /// Asserts a Parse error reply: HTTP status, code and (optionally) message.
-func XCTAssertParseError(_ reply: TestServer.Reply, status: Int, code: ParseErrorCode?, message: String? = nil,
-                         file: StaticString = #filePath, line: UInt = #line) {
+func XCTAssertParseError(
+    _ reply: TestServer.Reply, status: Int, code: ParseErrorCode?, message: String? = nil,
+    file: StaticString = #filePath, line: UInt = #line
+) {
     XCTAssertEqual(reply.status, status, reply.json.serialized(), file: file, line: line)
     XCTAssertEqual(reply.code, code, reply.json.serialized(), file: file, line: line)
     if let message { XCTAssertEqual(reply.error, message, file: file, line: line) }

@@ -6,8 +6,9 @@ import XCTest
 final class UserTests: XCTestCase {
     func testSignUpStoresABcryptHashAndASession() throws {
         let server = try TestServer()
-        let reply = server.send("POST", "/users", #"{"username":"ann","password":"s3cret","email":"ann@example.com","age":30}"#, auth: .anonymous,
-                                headers: [("Host", "h:1"), ("X-Parse-Installation-Id", "inst-1")])
+        let reply = server.send(
+            "POST", "/users", #"{"username":"ann","password":"s3cret","email":"ann@example.com","age":30}"#, auth: .anonymous,
+            headers: [("Host", "h:1"), ("X-Parse-Installation-Id", "inst-1")])
         XCTAssertEqual(reply.status, 201)
         let id = try XCTUnwrap(reply["objectId"]?.text)
         let token = try XCTUnwrap(reply["sessionToken"]?.text)
@@ -21,14 +22,17 @@ final class UserTests: XCTestCase {
         XCTAssertNil(stored[0][1], "the password column stays empty")
         XCTAssertTrue(stored[0][2]?.hasPrefix("$2b$10$") ?? false)
         XCTAssertEqual(stored[0][3], #"{"\#(id)":{"read":true,"write":true}}"#)
-        XCTAssertEqual(try server.rows("SELECT user, sessionToken, installationId, createdWith FROM _Session"),
-                       [[id, token, "inst-1", #"{"action":"signup","authProvider":"password"}"#]])
+        XCTAssertEqual(
+            try server.rows("SELECT user, sessionToken, installationId, createdWith FROM _Session"),
+            [[id, token, "inst-1", #"{"action":"signup","authProvider":"password"}"#]])
         let schema = server.send("GET", "/schemas/_User").json["fields"]
         XCTAssertEqual(schema?["password"], .parse(#"{"type":"String"}"#))
         XCTAssertNil(schema?["_hashed_password"])
 
-        for object in [server.send("GET", "/users/\(id)").json, server.send("GET", "/classes/_User").results.first ?? .null,
-                       server.send("GET", "/users/me", auth: .session(token)).json] {
+        for object in [
+            server.send("GET", "/users/\(id)").json, server.send("GET", "/classes/_User").results.first ?? .null,
+            server.send("GET", "/users/me", auth: .session(token)).json,
+        ] {
             XCTAssertEqual(object["username"], .string("ann"))
             XCTAssertNil(object["password"])
             XCTAssertNil(object["_hashed_password"])
@@ -47,20 +51,26 @@ final class UserTests: XCTestCase {
         let seenByBob = server.send("GET", "/users/\(id)", auth: .session(bob.token))
         XCTAssertEqual(seenByBob["username"], .string("ann"))
         XCTAssertNil(seenByBob["email"])
-        XCTAssertEqual(try server.rows("SELECT ACL FROM _User WHERE objectId = ?1", [id]),
-                       [[#"{"*":{"read":true},"\#(id)":{"read":true,"write":true}}"#]], "a user keeps access to itself")
+        XCTAssertEqual(
+            try server.rows("SELECT ACL FROM _User WHERE objectId = ?1", [id]),
+            [[#"{"*":{"read":true},"\#(id)":{"read":true,"write":true}}"#]], "a user keeps access to itself")
     }
 
     func testSignUpRefusals() throws {
         let server = try TestServer()
-        XCTAssertParseError(server.send("POST", "/users", #"{"password":"x"}"#, auth: .anonymous), status: 400, code: .usernameMissing, message: "bad or missing username")
-        XCTAssertParseError(server.send("POST", "/users", #"{"username":"ann"}"#, auth: .anonymous), status: 400, code: .passwordMissing, message: "password is required")
+        XCTAssertParseError(
+            server.send("POST", "/users", #"{"password":"x"}"#, auth: .anonymous), status: 400, code: .usernameMissing, message: "bad or missing username")
+        XCTAssertParseError(
+            server.send("POST", "/users", #"{"username":"ann"}"#, auth: .anonymous), status: 400, code: .passwordMissing, message: "password is required")
         _ = server.signUp("ann")
-        XCTAssertParseError(server.send("POST", "/users", #"{"username":"ANN","password":"x"}"#, auth: .anonymous), status: 400, code: .usernameTaken,
-                            message: "Account already exists for this username.")
-        XCTAssertParseError(server.send("POST", "/users", #"{"username":"bob","password":"x","email":"nope"}"#, auth: .anonymous), status: 400, code: .invalidEmailAddress)
-        XCTAssertParseError(server.send("POST", "/users", #"{"username":"bob","password":"x","emailVerified":true}"#, auth: .anonymous),
-                            status: 400, code: .operationForbidden)
+        XCTAssertParseError(
+            server.send("POST", "/users", #"{"username":"ANN","password":"x"}"#, auth: .anonymous), status: 400, code: .usernameTaken,
+            message: "Account already exists for this username.")
+        XCTAssertParseError(
+            server.send("POST", "/users", #"{"username":"bob","password":"x","email":"nope"}"#, auth: .anonymous), status: 400, code: .invalidEmailAddress)
+        XCTAssertParseError(
+            server.send("POST", "/users", #"{"username":"bob","password":"x","emailVerified":true}"#, auth: .anonymous),
+            status: 400, code: .operationForbidden)
         XCTAssertEqual(try server.rows("SELECT count(*) FROM _User"), [["1"]])
     }
 
@@ -79,9 +89,11 @@ final class UserTests: XCTestCase {
         XCTAssertNotEqual(viaPost["sessionToken"]?.text, token)
         XCTAssertEqual(try server.rows("SELECT count(*) FROM _Session WHERE user = ?1", [id]), [["3"]])
 
-        XCTAssertParseError(server.send("GET", "/login", auth: .anonymous, query: [("username", "ann"), ("password", "wrong")]),
-                            status: 404, code: .objectNotFound, message: "Invalid username/password.")
-        XCTAssertParseError(server.send("GET", "/login", auth: .anonymous, query: [("username", "zed"), ("password", "pw 1")]), status: 404, code: .objectNotFound)
+        XCTAssertParseError(
+            server.send("GET", "/login", auth: .anonymous, query: [("username", "ann"), ("password", "wrong")]),
+            status: 404, code: .objectNotFound, message: "Invalid username/password.")
+        XCTAssertParseError(
+            server.send("GET", "/login", auth: .anonymous, query: [("username", "zed"), ("password", "pw 1")]), status: 404, code: .objectNotFound)
         XCTAssertParseError(server.send("GET", "/login", auth: .anonymous, query: [("password", "x")]), status: 400, code: .usernameMissing)
         XCTAssertParseError(server.send("GET", "/login", auth: .anonymous, query: [("username", "ann")]), status: 400, code: .passwordMissing)
         // Empty values count as missing, as in Parse Server.
@@ -110,7 +122,8 @@ final class UserTests: XCTestCase {
         XCTAssertEqual(changed.status, 200)
         let token = try XCTUnwrap(changed["sessionToken"]?.text, "a password change ends the old session and starts a new one")
         XCTAssertEqual(server.send("GET", "/login", auth: .anonymous, query: [("username", "ann"), ("password", "new one")]).status, 200)
-        XCTAssertParseError(server.send("GET", "/login", auth: .anonymous, query: [("username", "ann"), ("password", "secret")]), status: 404, code: .objectNotFound)
+        XCTAssertParseError(
+            server.send("GET", "/login", auth: .anonymous, query: [("username", "ann"), ("password", "secret")]), status: 404, code: .objectNotFound)
         let (_, otherToken) = server.signUp("bob")
         XCTAssertParseError(server.send("PUT", "/users/\(id)", #"{"password":"hijack"}"#, auth: .session(otherToken)), status: 400, code: .sessionMissing)
         XCTAssertParseError(server.send("PUT", "/users/\(id)", #"{"username":"bob"}"#, auth: .session(token)), status: 400, code: .usernameTaken)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import ParseModel
 
 @Suite struct JSONParserTests {
@@ -47,13 +48,14 @@ import Testing
 
     @Test func objectsKeepMemberOrder() throws {
         let value = try JSONParser.parse(#"{"b": 1, "a": [true, null, {"c": "d"}], "b": 2, "e": {}, "f": []}"#)
-        let expected = JSONValue.object(JSONObject([
-            JSONMember("b", .integer(1)),
-            JSONMember("a", .array([.bool(true), .null, .object(JSONObject(["c": .string("d")]))])),
-            JSONMember("b", .integer(2)),
-            JSONMember("e", .object(JSONObject())),
-            JSONMember("f", .array([])),
-        ]))
+        let expected = JSONValue.object(
+            JSONObject([
+                JSONMember("b", .integer(1)),
+                JSONMember("a", .array([.bool(true), .null, .object(JSONObject(["c": .string("d")]))])),
+                JSONMember("b", .integer(2)),
+                JSONMember("e", .object(JSONObject())),
+                JSONMember("f", .array([])),
+            ]))
         #expect(value == expected)
         #expect(value["b"] == .integer(2))
     }
@@ -79,46 +81,47 @@ import Testing
 
     // MARK: Errors
 
-    @Test(arguments: [
-        ("", "unexpected end of input", 1, 1),
-        ("[1,", "unexpected end of input", 1, 4),
-        ("[1,]", "expected a value, found ']'", 1, 4),
-        ("[1 2]", "expected ',' or ']' after array element", 1, 4),
-        (#"{"a" 1}"#, "expected ':' after object key", 1, 6),
-        (#"{"a":1 "b":2}"#, "expected ',' or '}' after object member", 1, 8),
-        ("{1:2}", "expected a string as object key", 1, 2),
-        (#"{"a":1,}"#, "expected a string as object key", 1, 8),
-        ("01", "leading zeros are not allowed", 1, 1),
-        ("-01", "leading zeros are not allowed", 1, 1),
-        ("1.", "expected a digit after the decimal point", 1, 3),
-        ("1.e5", "expected a digit after the decimal point", 1, 3),
-        ("1e", "expected a digit after the exponent", 1, 3),
-        ("-", "expected a digit after '-'", 1, 2),
-        ("-x", "expected a digit after '-'", 1, 2),
-        ("+1", "expected a value, found '+'", 1, 1),
-        (".5", "expected a value, found '.'", 1, 1),
-        ("NaN", "NaN and Infinity are not valid JSON numbers", 1, 1),
-        ("Infinity", "NaN and Infinity are not valid JSON numbers", 1, 1),
-        ("[-Infinity]", "NaN and Infinity are not valid JSON numbers", 1, 3),
-        ("1e400", "number 1e400 is out of range", 1, 1),
-        ("tru", "invalid literal, expected 'true'", 1, 1),
-        ("nulL", "invalid literal, expected 'null'", 1, 1),
-        ("[1] x", "unexpected content after the JSON value", 1, 5),
-        ("{} {}", "unexpected content after the JSON value", 1, 4),
-        ("\"abc", "unexpected end of input", 1, 5),
-        ("\"a\u{1}b\"", "control character in string", 1, 3),
-        ("\"a\tb\"", "control character in string", 1, 3),
-        ("\"a\nb\"", "unterminated string", 1, 3),
-        (#""a\x""#, "invalid escape sequence in string", 1, 3),
-        (#""\u12G4""#, "invalid \\u escape, expected four hex digits", 1, 2),
-        (#""\u12"#, "invalid \\u escape, expected four hex digits", 1, 2),
-        (#""\uD800""#, "unpaired surrogate in \\u escape", 1, 2),
-        (#""\uD800\u0041""#, "unpaired surrogate in \\u escape", 1, 2),
-        (#""\uDC00""#, "unpaired surrogate in \\u escape", 1, 2),
-        ("{\n  \"a\": 1,\n  \"b\": x\n}", "expected a value, found 'x'", 3, 8),
-        ("[\"é日\", x]", "expected a value, found 'x'", 1, 8),
-        ("[\"😀\",\n\"é\" x]", "expected ',' or ']' after array element", 2, 5),
-    ] as [(String, String, Int, Int)])
+    @Test(
+        arguments: [
+            ("", "unexpected end of input", 1, 1),
+            ("[1,", "unexpected end of input", 1, 4),
+            ("[1,]", "expected a value, found ']'", 1, 4),
+            ("[1 2]", "expected ',' or ']' after array element", 1, 4),
+            (#"{"a" 1}"#, "expected ':' after object key", 1, 6),
+            (#"{"a":1 "b":2}"#, "expected ',' or '}' after object member", 1, 8),
+            ("{1:2}", "expected a string as object key", 1, 2),
+            (#"{"a":1,}"#, "expected a string as object key", 1, 8),
+            ("01", "leading zeros are not allowed", 1, 1),
+            ("-01", "leading zeros are not allowed", 1, 1),
+            ("1.", "expected a digit after the decimal point", 1, 3),
+            ("1.e5", "expected a digit after the decimal point", 1, 3),
+            ("1e", "expected a digit after the exponent", 1, 3),
+            ("-", "expected a digit after '-'", 1, 2),
+            ("-x", "expected a digit after '-'", 1, 2),
+            ("+1", "expected a value, found '+'", 1, 1),
+            (".5", "expected a value, found '.'", 1, 1),
+            ("NaN", "NaN and Infinity are not valid JSON numbers", 1, 1),
+            ("Infinity", "NaN and Infinity are not valid JSON numbers", 1, 1),
+            ("[-Infinity]", "NaN and Infinity are not valid JSON numbers", 1, 3),
+            ("1e400", "number 1e400 is out of range", 1, 1),
+            ("tru", "invalid literal, expected 'true'", 1, 1),
+            ("nulL", "invalid literal, expected 'null'", 1, 1),
+            ("[1] x", "unexpected content after the JSON value", 1, 5),
+            ("{} {}", "unexpected content after the JSON value", 1, 4),
+            ("\"abc", "unexpected end of input", 1, 5),
+            ("\"a\u{1}b\"", "control character in string", 1, 3),
+            ("\"a\tb\"", "control character in string", 1, 3),
+            ("\"a\nb\"", "unterminated string", 1, 3),
+            (#""a\x""#, "invalid escape sequence in string", 1, 3),
+            (#""\u12G4""#, "invalid \\u escape, expected four hex digits", 1, 2),
+            (#""\u12"#, "invalid \\u escape, expected four hex digits", 1, 2),
+            (#""\uD800""#, "unpaired surrogate in \\u escape", 1, 2),
+            (#""\uD800\u0041""#, "unpaired surrogate in \\u escape", 1, 2),
+            (#""\uDC00""#, "unpaired surrogate in \\u escape", 1, 2),
+            ("{\n  \"a\": 1,\n  \"b\": x\n}", "expected a value, found 'x'", 3, 8),
+            ("[\"é日\", x]", "expected a value, found 'x'", 1, 8),
+            ("[\"😀\",\n\"é\" x]", "expected ',' or ']' after array element", 2, 5),
+        ] as [(String, String, Int, Int)])
     func syntaxErrors(text: String, message: String, line: Int, column: Int) {
         let error = syntaxError(bytes: Array(text.utf8))
         #expect(error?.message == message)
@@ -126,13 +129,14 @@ import Testing
         #expect(error?.column == column)
     }
 
-    @Test(arguments: [
-        [0x22, 0xC3, 0x28, 0x22],  // truncated two-byte sequence
-        [0x22, 0xC0, 0xAF, 0x22],  // overlong encoding of "/"
-        [0x22, 0xED, 0xA0, 0x80, 0x22],  // an encoded surrogate
-        [0x22, 0xF4, 0x90, 0x80, 0x80, 0x22],  // above U+10FFFF
-        [0x22, 0x5C, 0x6E, 0xFF, 0x22],  // after an escape
-    ] as [[UInt8]])
+    @Test(
+        arguments: [
+            [0x22, 0xC3, 0x28, 0x22],  // truncated two-byte sequence
+            [0x22, 0xC0, 0xAF, 0x22],  // overlong encoding of "/"
+            [0x22, 0xED, 0xA0, 0x80, 0x22],  // an encoded surrogate
+            [0x22, 0xF4, 0x90, 0x80, 0x80, 0x22],  // above U+10FFFF
+            [0x22, 0x5C, 0x6E, 0xFF, 0x22],  // after an escape
+        ] as [[UInt8]])
     func invalidUTF8InStrings(bytes: [UInt8]) {
         let error = syntaxError(bytes: bytes)
         #expect(error?.message == "invalid UTF-8 in string")
@@ -216,9 +220,12 @@ import Testing
         }
         try json.finish()
         #expect(elements.map(\.line) == [2, 3, 5, 6])
-        #expect(elements[0].value == .object(JSONObject([
-            JSONMember("n", .integer(12345)), JSONMember("s", .string("é😀é😀")), JSONMember("d", .double(-0.0125)),
-        ])))
+        #expect(
+            elements[0].value
+                == .object(
+                    JSONObject([
+                        JSONMember("n", .integer(12345)), JSONMember("s", .string("é😀é😀")), JSONMember("d", .double(-0.0125)),
+                    ])))
         #expect(elements[1].value["nested"]?["deep"] == .array([.integer(1), .array([.integer(2), .array([.integer(3)])])]))
         #expect(elements[2].value == .string("not an object"))
         #expect(elements[3].value == .integer(98765))
@@ -271,12 +278,13 @@ import Testing
         var lines: [(line: Int, value: JSONValue)] = []
         while let entry = try json.nextLineValue() { lines.append(entry) }
         #expect(lines.map(\.line) == [1, 4, 5, 6])
-        #expect(lines.map(\.value) == [
-            .object(JSONObject(["a": .integer(1)])),
-            .object(JSONObject(["a": .string("x\ny")])),
-            .array([.integer(1), .integer(2)]),
-            .integer(42),
-        ])
+        #expect(
+            lines.map(\.value) == [
+                .object(JSONObject(["a": .integer(1)])),
+                .object(JSONObject(["a": .string("x\ny")])),
+                .array([.integer(1), .integer(2)]),
+                .integer(42),
+            ])
     }
 
     @Test func streamedLineMustHoldOneCompleteValue() {

@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import ParseModel
 
 /// ISO 8601 parsing and formatting of `ParseDate`, and `DatePattern`.

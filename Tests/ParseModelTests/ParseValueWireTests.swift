@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import ParseModel
 
 /// The Parse REST wire encodings (Docs/ParseServer.md#values-on-the-wire): decoding, typed values and round trips.
@@ -13,8 +14,10 @@ final class ParseValueWireTests: XCTestCase {
     }
 
     /// Decodes `text`, checks the typed value, and checks that `wireJSON` gives the parsed input back.
-    private func assertRoundTrip(_ text: String, as type: FieldType? = nil, equals expected: ParseValue,
-                                 file: StaticString = #filePath, line: UInt = #line) throws {
+    private func assertRoundTrip(
+        _ text: String, as type: FieldType? = nil, equals expected: ParseValue,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         let (value, json) = try decode(text, as: type)
         XCTAssertEqual(value, expected, "decoded value", file: file, line: line)
         XCTAssertEqual(value.wireJSON.serialized(sortedKeys: true), json.serialized(sortedKeys: true), "round trip", file: file, line: line)
@@ -23,8 +26,10 @@ final class ParseValueWireTests: XCTestCase {
     }
 
     /// Asserts that decoding `text` fails with exactly `message`.
-    private func assertWireError(_ text: String, as type: FieldType? = nil, _ message: String,
-                                 file: StaticString = #filePath, line: UInt = #line) throws {
+    private func assertWireError(
+        _ text: String, as type: FieldType? = nil, _ message: String,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         let json = try JSONParser.parse(text)
         do {
             let value = try ParseValue(wire: json, as: type)
@@ -53,8 +58,9 @@ final class ParseValueWireTests: XCTestCase {
     }
 
     func testPointer() throws {
-        try assertRoundTrip(#"{"__type":"Pointer","className":"_User","objectId":"Ed1nuqPvcm"}"#,
-                            equals: .pointer(PointerRef(className: "_User", objectId: "Ed1nuqPvcm")))
+        try assertRoundTrip(
+            #"{"__type":"Pointer","className":"_User","objectId":"Ed1nuqPvcm"}"#,
+            equals: .pointer(PointerRef(className: "_User", objectId: "Ed1nuqPvcm")))
         XCTAssertEqual(ParseValue.pointer(PointerRef(className: "_User", objectId: "x")).fieldType, .pointer(targetClass: "_User"))
     }
 
@@ -70,8 +76,9 @@ final class ParseValueWireTests: XCTestCase {
     }
 
     func testFileWithURL() throws {
-        try assertRoundTrip(#"{"__type":"File","name":"abc123_photo.jpg","url":"https://files.example.com/abc123_photo.jpg"}"#,
-                            equals: .file(ParseFile(name: "abc123_photo.jpg", url: "https://files.example.com/abc123_photo.jpg")))
+        try assertRoundTrip(
+            #"{"__type":"File","name":"abc123_photo.jpg","url":"https://files.example.com/abc123_photo.jpg"}"#,
+            equals: .file(ParseFile(name: "abc123_photo.jpg", url: "https://files.example.com/abc123_photo.jpg")))
     }
 
     func testFileWithoutURL() throws {
@@ -143,11 +150,11 @@ final class ParseValueWireTests: XCTestCase {
 
     func testNestedObjectAndArrayKeepTypedValues() throws {
         let text = #"""
-        {"count":9007199254740993,"published":{"__type":"Date","iso":"2024-01-31T09:30:00.000Z"},\#
-        "tags":["a",1,{"__type":"Pointer","className":"Genre","objectId":"g1"}],\#
-        "where":{"__type":"GeoPoint","latitude":1.5,"longitude":2.5},\#
-        "inner":{"blob":{"__type":"Bytes","base64":"AAEC"},"list":[[true,null]]}}
-        """#
+            {"count":9007199254740993,"published":{"__type":"Date","iso":"2024-01-31T09:30:00.000Z"},\#
+            "tags":["a",1,{"__type":"Pointer","className":"Genre","objectId":"g1"}],\#
+            "where":{"__type":"GeoPoint","latitude":1.5,"longitude":2.5},\#
+            "inner":{"blob":{"__type":"Bytes","base64":"AAEC"},"list":[[true,null]]}}
+            """#
         let expected = ParseValue.object([
             "count": .integer(9_007_199_254_740_993),
             "published": .date(ParseDate(iso: "2024-01-31T09:30:00.000Z")!),
@@ -160,8 +167,9 @@ final class ParseValueWireTests: XCTestCase {
     }
 
     func testArrayOfTypedValues() throws {
-        try assertRoundTrip(#"[{"__type":"Date","iso":"1999-12-31T23:59:59.999Z"},{"__type":"File","name":"f.txt"},[]]"#,
-                            equals: .array([.date(ParseDate(millisecondsSince1970: 946_684_799_999)), .file(ParseFile(name: "f.txt")), .array([])]))
+        try assertRoundTrip(
+            #"[{"__type":"Date","iso":"1999-12-31T23:59:59.999Z"},{"__type":"File","name":"f.txt"},[]]"#,
+            equals: .array([.date(ParseDate(millisecondsSince1970: 946_684_799_999)), .file(ParseFile(name: "f.txt")), .array([])]))
     }
 
     func testObjectWireMembersAreSortedByKey() {
@@ -198,14 +206,16 @@ final class ParseValueWireTests: XCTestCase {
     func testGeoPointOutOfRangeIsAnError() throws {
         try assertWireError(#"{"__type":"GeoPoint","latitude":91,"longitude":0}"#, "latitude 91.0 is out of range -90...90")
         try assertWireError(#"{"__type":"GeoPoint","latitude":0,"longitude":-180.5}"#, "longitude -180.5 is out of range -180...180")
-        try assertWireError(#"{"__type":"GeoPoint","latitude":"1","longitude":0}"#,
-                            "This is not a valid GeoPoint: latitude and longitude must be numbers")
+        try assertWireError(
+            #"{"__type":"GeoPoint","latitude":"1","longitude":0}"#,
+            "This is not a valid GeoPoint: latitude and longitude must be numbers")
     }
 
     func testPolygonWithTwoDistinctVerticesIsAnError() throws {
         try assertWireError(#"{"__type":"Polygon","coordinates":[[0,0],[1,1],[0,0]]}"#, "a Polygon needs at least 3 distinct vertices")
-        try assertWireError(#"{"__type":"Polygon","coordinates":[[0,0],[1,1],[2]]}"#,
-                            "a Polygon vertex must be a [latitude, longitude] pair of numbers")
+        try assertWireError(
+            #"{"__type":"Polygon","coordinates":[[0,0],[1,1],[2]]}"#,
+            "a Polygon vertex must be a [latitude, longitude] pair of numbers")
         try assertWireError(#"{"__type":"Polygon"}"#, "This is not a valid Polygon: coordinates must be an array")
     }
 
@@ -242,8 +252,9 @@ final class ParseValueWireTests: XCTestCase {
         XCTAssertNil(try ParseValue(stored: JSONParser.parse(#"{"__type":"GeoPoint","latitude":10,"longitude":10}"#)).coordinateProblem)
         let polygon = try ParseValue(stored: JSONParser.parse(#"{"__type":"Polygon","coordinates":[[0,0],[0,200],[1,1]]}"#))
         XCTAssertEqual(polygon.coordinateProblem, "longitude 200.0 is out of range -180...180")
-        XCTAssertEqual(try ParseValue(stored: JSONParser.parse(#"[{"__type":"GeoPoint","latitude":-91,"longitude":0}]"#)).coordinateProblem,
-                       "latitude -91.0 is out of range -90...90")
+        XCTAssertEqual(
+            try ParseValue(stored: JSONParser.parse(#"[{"__type":"GeoPoint","latitude":-91,"longitude":0}]"#)).coordinateProblem,
+            "latitude -91.0 is out of range -90...90")
         XCTAssertThrowsError(try GeoPoint(storedLatitude: .nan, longitude: 0))
     }
 }

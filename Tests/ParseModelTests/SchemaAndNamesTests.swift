@@ -1,19 +1,22 @@
 import XCTest
+
 @testable import ParseModel
 
 /// Class schemas in `/schemas` JSON, Parse's naming rules, and object identity.
 final class SchemaAndNamesTests: XCTestCase {
     private func json(_ text: String) -> JSONValue { try! JSONParser.parse(text) }
 
-    private let city = ClassSchema(className: "City", fields: [
-        SchemaField(name: "name", type: .string, required: true, defaultValue: .string("n/a")),
-        SchemaField(name: "country", type: .pointer(targetClass: "Country")),
-        SchemaField(name: "residents", type: .relation(targetClass: "_User")),
-        SchemaField(name: "population", type: .number, defaultValue: .integer(0)),
-        SchemaField(name: "founded", type: .date, defaultValue: .date(ParseDate(iso: "1200-01-01")!)),
-        SchemaField(name: "center", type: .geoPoint),
-        SchemaField(name: "tags", type: .array),
-    ])
+    private let city = ClassSchema(
+        className: "City",
+        fields: [
+            SchemaField(name: "name", type: .string, required: true, defaultValue: .string("n/a")),
+            SchemaField(name: "country", type: .pointer(targetClass: "Country")),
+            SchemaField(name: "residents", type: .relation(targetClass: "_User")),
+            SchemaField(name: "population", type: .number, defaultValue: .integer(0)),
+            SchemaField(name: "founded", type: .date, defaultValue: .date(ParseDate(iso: "1200-01-01")!)),
+            SchemaField(name: "center", type: .geoPoint),
+            SchemaField(name: "tags", type: .array),
+        ])
 
     // MARK: ClassSchema
 
@@ -32,10 +35,11 @@ final class SchemaAndNamesTests: XCTestCase {
         XCTAssertEqual(schema["fields"]?["center"], json(#"{"type":"GeoPoint"}"#))
         XCTAssertEqual(schema["fields"]?["tags"], json(#"{"type":"Array"}"#))
         // Docs/ParseServer.md#schemas: what a class with no CLP set returns.
-        let expectedCLP = json(#"""
-        {"find":{"*":true},"count":{"*":true},"get":{"*":true},"create":{"*":true},
-         "update":{"*":true},"delete":{"*":true},"addField":{"*":true},"protectedFields":{"*":[]}}
-        """#)
+        let expectedCLP = json(
+            #"""
+            {"find":{"*":true},"count":{"*":true},"get":{"*":true},"create":{"*":true},
+             "update":{"*":true},"delete":{"*":true},"addField":{"*":true},"protectedFields":{"*":[]}}
+            """#)
         XCTAssertEqual(schema["classLevelPermissions"]?.serialized(sortedKeys: true), expectedCLP.serialized(sortedKeys: true))
         XCTAssertEqual(ClassSchema.defaultCLP.serialized(sortedKeys: true), expectedCLP.serialized(sortedKeys: true))
         XCTAssertNil(schema["indexes"], "indexes is omitted when there are none")
@@ -68,21 +72,23 @@ final class SchemaAndNamesTests: XCTestCase {
 
     func testDecodesTheDocumentedSchema() throws {
         let text = #"""
-        {"className":"City",
-         "fields":{"objectId":{"type":"String"},"createdAt":{"type":"Date"},"updatedAt":{"type":"Date"},"ACL":{"type":"ACL"},
-                   "name":{"type":"String","required":true,"defaultValue":"n/a"},
-                   "country":{"type":"Pointer","targetClass":"Country"},
-                   "residents":{"type":"Relation","targetClass":"_User"}},
-         "classLevelPermissions":{"find":{"*":true},"count":{"*":true},"get":{"*":true},"create":{"*":true},
-                                  "update":{"*":true},"delete":{"*":true},"addField":{"*":true},"protectedFields":{"*":[]}},
-         "indexes":{"_id_":{"_id":1},"name_1":{"name":1}}}
-        """#
+            {"className":"City",
+             "fields":{"objectId":{"type":"String"},"createdAt":{"type":"Date"},"updatedAt":{"type":"Date"},"ACL":{"type":"ACL"},
+                       "name":{"type":"String","required":true,"defaultValue":"n/a"},
+                       "country":{"type":"Pointer","targetClass":"Country"},
+                       "residents":{"type":"Relation","targetClass":"_User"}},
+             "classLevelPermissions":{"find":{"*":true},"count":{"*":true},"get":{"*":true},"create":{"*":true},
+                                      "update":{"*":true},"delete":{"*":true},"addField":{"*":true},"protectedFields":{"*":[]}},
+             "indexes":{"_id_":{"_id":1},"name_1":{"name":1}}}
+            """#
         let schema = try ClassSchema(schemaJSON: json(text))
-        XCTAssertEqual(schema.fields, [
-            SchemaField(name: "name", type: .string, required: true, defaultValue: .string("n/a")),
-            SchemaField(name: "country", type: .pointer(targetClass: "Country")),
-            SchemaField(name: "residents", type: .relation(targetClass: "_User")),
-        ])
+        XCTAssertEqual(
+            schema.fields,
+            [
+                SchemaField(name: "name", type: .string, required: true, defaultValue: .string("n/a")),
+                SchemaField(name: "country", type: .pointer(targetClass: "Country")),
+                SchemaField(name: "residents", type: .relation(targetClass: "_User")),
+            ])
         XCTAssertEqual(schema.indexes, json(#"{"_id_":{"_id":1},"name_1":{"name":1}}"#))
         XCTAssertEqual(schema.schemaJSON.serialized(sortedKeys: true), json(text).serialized(sortedKeys: true))
     }
@@ -128,8 +134,9 @@ final class SchemaAndNamesTests: XCTestCase {
         XCTAssertNil(ParseNames.classNameProblem("Book_2"))
         XCTAssertNil(ParseNames.classNameProblem("b"))
         for bad in ["1Book", "a-b", "_Custom", "", "Bo ok", "Bücher", "_"] {
-            XCTAssertEqual(ParseNames.classNameProblem(bad),
-                           "invalid class name: class names can only have alphanumeric characters and _, and must start with a letter", bad)
+            XCTAssertEqual(
+                ParseNames.classNameProblem(bad),
+                "invalid class name: class names can only have alphanumeric characters and _, and must start with a letter", bad)
         }
     }
 
@@ -142,8 +149,9 @@ final class SchemaAndNamesTests: XCTestCase {
         XCTAssertEqual(ParseNames.fieldNameProblem("className"), "reserved field name: Parse rejects className")
         XCTAssertEqual(ParseNames.fieldNameProblem("length"), "reserved field name: Parse rejects length")
         for bad in ["a-b", "1st", "_private", "", "a.b"] {
-            XCTAssertEqual(ParseNames.fieldNameProblem(bad),
-                           "invalid field name: field names can only have alphanumeric characters and _, and must start with a letter", bad)
+            XCTAssertEqual(
+                ParseNames.fieldNameProblem(bad),
+                "invalid field name: field names can only have alphanumeric characters and _, and must start with a letter", bad)
         }
     }
 

@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import ParseModel
 
 /// A location keeps class, field and key path apart, and renders as it always has.

@@ -1,5 +1,6 @@
-@testable import PorterHTTP
 import XCTest
+
+@testable import PorterHTTP
 
 final class HTTPParserTests: XCTestCase {
     private func head(_ text: String) throws -> RequestHead {
@@ -24,8 +25,9 @@ final class HTTPParserTests: XCTestCase {
         XCTAssertEqual(parsed.head.method, "GET")
         XCTAssertEqual(parsed.head.target, "/classes/Book?limit=2")
         XCTAssertEqual(parsed.head.minorVersion, 1)
-        XCTAssertEqual(parsed.head.headers.map { "\($0.name)=\($0.value)" },
-                       ["Host=example.org", "X-Parse-Application-Id=app", "X-Empty="])
+        XCTAssertEqual(
+            parsed.head.headers.map { "\($0.name)=\($0.value)" },
+            ["Host=example.org", "X-Parse-Application-Id=app", "X-Empty="])
         XCTAssertEqual(parsed.head.headers["x-parse-application-id"], "app")
         XCTAssertEqual(parsed.head.bodyFraming, .none)
         XCTAssertTrue(parsed.head.keepAlive)
@@ -79,8 +81,9 @@ final class HTTPParserTests: XCTestCase {
 
     func testExpect() throws {
         XCTAssertTrue(try head("PUT / HTTP/1.1\r\nExpect: 100-Continue\r\nContent-Length: 1\r\n\r\n").expectsContinue)
-        XCTAssertFalse(try head("PUT / HTTP/1.0\r\nExpect: 100-continue\r\nContent-Length: 1\r\n\r\n").expectsContinue,
-                       "HTTP/1.0 clients do not wait")
+        XCTAssertFalse(
+            try head("PUT / HTTP/1.0\r\nExpect: 100-continue\r\nContent-Length: 1\r\n\r\n").expectsContinue,
+            "HTTP/1.0 clients do not wait")
         XCTAssertEqual(headError("PUT / HTTP/1.1\r\nExpect: something\r\n\r\n"), .unsupportedExpectation)
     }
 
@@ -120,8 +123,9 @@ final class HTTPParserTests: XCTestCase {
         let target = "/classes/Book%20Club/a+b?a=1&b=x%20y+z&&flag&c=%3D%26&caf%C3%A9=d%C3%A9j%C3%A0"
         let (path, query) = HTTPParser.splitTarget(target)
         XCTAssertEqual(path, "/classes/Book Club/a+b", "+ is literal in the path")
-        XCTAssertEqual(query.map { [$0.name, $0.value] },
-                       [["a", "1"], ["b", "x y z"], ["flag", ""], ["c", "=&"], ["café", "déjà"]])
+        XCTAssertEqual(
+            query.map { [$0.name, $0.value] },
+            [["a", "1"], ["b", "x y z"], ["flag", ""], ["c", "=&"], ["café", "déjà"]])
         XCTAssertEqual(HTTPParser.splitTarget("/caf\u{E9}?q=\u{E9}").path, "/café", "raw UTF-8 is read as is")
     }
 
@@ -189,12 +193,14 @@ final class HTTPParserTests: XCTestCase {
         var headers = HTTPHeaders([("Content-Type", "application/json"), ("Content-Length", "999")])
         headers.add("X-Injected", "a\r\nSet-Cookie: b")
         let response = HTTPResponse(status: 201, headers: headers, body: Array(#"{"ok":true}"#.utf8))
-        XCTAssertEqual(String(decoding: response.serialized(connection: .none, isHeadRequest: false), as: UTF8.self),
-                       "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nX-Injected: a Set-Cookie: b\r\n"
-                           + "Content-Length: 11\r\n\r\n{\"ok\":true}")
-        XCTAssertEqual(String(decoding: response.serialized(connection: .close, isHeadRequest: true), as: UTF8.self),
-                       "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nX-Injected: a Set-Cookie: b\r\n"
-                           + "Content-Length: 11\r\nConnection: close\r\n\r\n")
+        XCTAssertEqual(
+            String(decoding: response.serialized(connection: .none, isHeadRequest: false), as: UTF8.self),
+            "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nX-Injected: a Set-Cookie: b\r\n"
+                + "Content-Length: 11\r\n\r\n{\"ok\":true}")
+        XCTAssertEqual(
+            String(decoding: response.serialized(connection: .close, isHeadRequest: true), as: UTF8.self),
+            "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nX-Injected: a Set-Cookie: b\r\n"
+                + "Content-Length: 11\r\nConnection: close\r\n\r\n")
         let noContent = HTTPResponse(status: 204, body: [1]).serialized(connection: .keepAlive, isHeadRequest: false)
         XCTAssertEqual(String(decoding: noContent, as: UTF8.self), "HTTP/1.1 204 No Content\r\nConnection: keep-alive\r\n\r\n")
         let unknown = HTTPResponse(status: 299).serialized(connection: .none, isHeadRequest: false)

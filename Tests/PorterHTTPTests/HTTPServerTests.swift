@@ -1,9 +1,10 @@
 import Foundation
+import PorterHTTP
+import XCTest
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import PorterHTTP
-import XCTest
 
 final class HTTPServerTests: XCTestCase {
     // MARK: URLSession
@@ -15,9 +16,11 @@ final class HTTPServerTests: XCTestCase {
         let http = try XCTUnwrap(response as? HTTPURLResponse)
         XCTAssertEqual(http.statusCode, 200)
         XCTAssertEqual(http.value(forHTTPHeaderField: "Content-Type"), "application/json")
-        XCTAssertEqual(try JSONDecoder().decode(Echo.self, from: data),
-                       Echo(method: "GET", path: "/classes/Book Club", query: [["a", "1"], ["b", "x y z"], ["empty", ""]],
-                            body: "", remoteAddress: "127.0.0.1", contentType: nil))
+        XCTAssertEqual(
+            try JSONDecoder().decode(Echo.self, from: data),
+            Echo(
+                method: "GET", path: "/classes/Book Club", query: [["a", "1"], ["b", "x y z"], ["empty", ""]],
+                body: "", remoteAddress: "127.0.0.1", contentType: nil))
     }
 
     func testPostBodyIsEchoed() async throws {
@@ -85,8 +88,9 @@ final class HTTPServerTests: XCTestCase {
     func testPipelinedRequestsInOneSend() throws {
         let server = try startServer()
         let client = try RawClient(port: server.port)
-        client.send("GET /first?x=1 HTTP/1.1\r\nHost: x\r\n\r\nPOST /second HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello"
-            + "GET /third HTTP/1.1\r\nHost: x\r\n\r\n")
+        client.send(
+            "GET /first?x=1 HTTP/1.1\r\nHost: x\r\n\r\nPOST /second HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello"
+                + "GET /third HTTP/1.1\r\nHost: x\r\n\r\n")
         let first = try XCTUnwrap(client.readResponse()).echo()
         let second = try XCTUnwrap(client.readResponse()).echo()
         let third = try XCTUnwrap(client.readResponse()).echo()

@@ -24,7 +24,11 @@ struct EchoHandler: HTTPHandler {
         private var current = 0
         private(set) var maximum = 0
 
-        func enter() { lock.withLock { current += 1; maximum = max(maximum, current) } }
+        func enter() {
+            lock.withLock {
+                current += 1; maximum = max(maximum, current)
+            }
+        }
         func leave() { lock.withLock { current -= 1 } }
     }
 
@@ -39,9 +43,10 @@ struct EchoHandler: HTTPHandler {
         case "/slow": Thread.sleep(forTimeInterval: 0.005)
         default: break
         }
-        let echo = Echo(method: request.method, path: request.path, query: request.query.map { [$0.name, $0.value] },
-                        body: String(decoding: request.body, as: UTF8.self), remoteAddress: request.remoteAddress,
-                        contentType: request.headers["content-type"])
+        let echo = Echo(
+            method: request.method, path: request.path, query: request.query.map { [$0.name, $0.value] },
+            body: String(decoding: request.body, as: UTF8.self), remoteAddress: request.remoteAddress,
+            contentType: request.headers["content-type"])
         var headers = HTTPHeaders([("Content-Type", "application/json")])
         if request.path == "/close" { headers.add("Connection", "close") }
         return HTTPResponse(status: 200, headers: headers, body: Array(try JSONEncoder().encode(echo)))
@@ -56,8 +61,10 @@ extension RawResponse {
 
 extension XCTestCase {
     /// A started server for `handler`, stopped when the test ends.
-    func startServer(_ handler: any HTTPHandler = EchoHandler(), host: String = "127.0.0.1", maxBodyBytes: Int = 1 << 20,
-                     idleTimeout: Double = 30) throws -> HTTPServer {
+    func startServer(
+        _ handler: any HTTPHandler = EchoHandler(), host: String = "127.0.0.1", maxBodyBytes: Int = 1 << 20,
+        idleTimeout: Double = 30
+    ) throws -> HTTPServer {
         let server = HTTPServer(host: host, handler: handler, limits: HTTPServer.Limits(maxBodyBytes: maxBodyBytes, idleTimeout: idleTimeout))
         try server.start()
         addTeardownBlock { server.stop() }

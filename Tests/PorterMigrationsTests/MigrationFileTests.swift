@@ -1,9 +1,10 @@
 import Foundation
 import ParseModel
-@testable import PorterMigrations
 import PorterPipeline
 import PorterTestSupport
 import XCTest
+
+@testable import PorterMigrations
 
 final class MigrationFileTests: XCTestCase {
     static let repository = PackageFolders.root
@@ -171,20 +172,22 @@ final class MigrationFileTests: XCTestCase {
     func testEveryOperationIsDecodedFromYAMLAndJSON() throws {
         let released = ParseValue.date(try XCTUnwrap(ParseDate(iso: "2024-01-31T09:30:00.000Z")))
         let expected: [MigrationOperation] = [
-            .createClass(ClassSchema(
-                className: "Book",
-                fields: [
-                    SchemaField(name: "title", type: .string, required: true),
-                    SchemaField(name: "author", type: .pointer(targetClass: "Author")),
-                    SchemaField(name: "pages", type: .number, defaultValue: .integer(0)),
-                    SchemaField(name: "released", type: .date, defaultValue: released),
-                    SchemaField(name: "readers", type: .relation(targetClass: "_User")),
-                ],
-                classLevelPermissions: try json(#"""
-                    {"find": {"*": true}, "update": {"role:Librarian": true, "pointerFields": ["author"]},
-                     "readUserFields": ["author"], "protectedFields": {"*": ["pages"]}}
-                    """#),
-                indexes: try json(#"{"title_1": {"title": 1}, "title_text": {"title": "text"}}"#))),
+            .createClass(
+                ClassSchema(
+                    className: "Book",
+                    fields: [
+                        SchemaField(name: "title", type: .string, required: true),
+                        SchemaField(name: "author", type: .pointer(targetClass: "Author")),
+                        SchemaField(name: "pages", type: .number, defaultValue: .integer(0)),
+                        SchemaField(name: "released", type: .date, defaultValue: released),
+                        SchemaField(name: "readers", type: .relation(targetClass: "_User")),
+                    ],
+                    classLevelPermissions: try json(
+                        #"""
+                        {"find": {"*": true}, "update": {"role:Librarian": true, "pointerFields": ["author"]},
+                         "readUserFields": ["author"], "protectedFields": {"*": ["pages"]}}
+                        """#),
+                    indexes: try json(#"{"title_1": {"title": 1}, "title_text": {"title": "text"}}"#))),
             .addField(className: "Book", field: SchemaField(name: "isbn", type: .string)),
             .deleteField(className: "Book", name: "isbn"),
             .addIndex(className: "Book", name: "pages_-1", keys: try json(#"{"pages": -1, "author": 1}"#)),
@@ -194,9 +197,12 @@ final class MigrationFileTests: XCTestCase {
             .changeType(className: "Book", field: "pages", type: .string, allowDataLoss: true),
             .changeType(className: "Book", field: "shelf", type: .pointer(targetClass: "Shelf"), allowDataLoss: false),
             .importDataset(path: "../Fixtures/library"),
-            .updateObjects(className: "Book", where: try object(#"{"pages": {"$exists": false}}"#), set: try object(#"""
-                {"pages": 0, "draft": {"__op": "Delete"}, "released": {"__type": "Date", "iso": "2024-01-31T09:30:00.000Z"}}
-                """#)),
+            .updateObjects(
+                className: "Book", where: try object(#"{"pages": {"$exists": false}}"#),
+                set: try object(
+                    #"""
+                    {"pages": 0, "draft": {"__op": "Delete"}, "released": {"__type": "Date", "iso": "2024-01-31T09:30:00.000Z"}}
+                    """#)),
             .deleteObjects(className: "Book", where: try object(#"{"title": "Draft"}"#)),
         ]
         let files = try load(["V1__every_operation.yml": Self.everyOperationYAML, "V2__every_operation.json": Self.everyOperationJSON])
@@ -210,12 +216,15 @@ final class MigrationFileTests: XCTestCase {
     /// Index keys take the kinds a schema file takes, and a whole double counts as its integer,
     /// so the index compares equal to the one Parse reports.
     func testIndexKeysTakeEveryKindAndWholeDoublesAsIntegers() throws {
-        let files = try load(["V1__indexes.yml": """
+        let files = try load([
+            "V1__indexes.yml": """
             operations:
               - addIndex: {className: Place, name: mixed, keys: {rank: 1.0, age: -1.0, where: 2d, tag: hashed}}
-            """])
-        XCTAssertEqual(files.first?.operations,
-                       [.addIndex(className: "Place", name: "mixed", keys: try json(#"{"rank": 1, "age": -1, "where": "2d", "tag": "hashed"}"#))])
+            """
+        ])
+        XCTAssertEqual(
+            files.first?.operations,
+            [.addIndex(className: "Place", name: "mixed", keys: try json(#"{"rank": 1, "age": -1, "where": "2d", "tag": "hashed"}"#))])
     }
 
     // MARK: Checksums
@@ -246,7 +255,8 @@ final class MigrationFileTests: XCTestCase {
             description: >-
               edition
             """
-        let duplicateKey = #"{"operations": [{"addField": {"className": "Author", "className": "Book", "name": "edition", "type": "Number", "defaultValue": 1}}], "description": "edition"}"#
+        let duplicateKey =
+            #"{"operations": [{"addField": {"className": "Author", "className": "Book", "name": "edition", "type": "Number", "defaultValue": 1}}], "description": "edition"}"#
         let files = try load(["V1__a.yml": Self.editionYAML, "V2__b.yml": reformatted, "V3__c.json": duplicateKey])
         XCTAssertEqual(Set(files.map(\.checksum)).count, 1, files.map(\.checksum).description)
     }
@@ -279,8 +289,12 @@ final class MigrationFileTests: XCTestCase {
         let folder = Self.repository.appendingPathComponent("Migrations").path
         let files = try MigrationDirectory.load(folder)
         XCTAssertEqual(files.map(\.version.description), ["1", "2", "3", "4", "5", "6"])
-        XCTAssertEqual(files.map(\.name), ["library schema", "import library", "add book edition", "index books by year",
-                                           "rename book description", "backfill book edition"])
+        XCTAssertEqual(
+            files.map(\.name),
+            [
+                "library schema", "import library", "add book edition", "index books by year",
+                "rename book description", "backfill book edition",
+            ])
         XCTAssertEqual(files[1].operations, [.importDataset(path: "../Fixtures/library")])
     }
 
@@ -334,10 +348,12 @@ final class MigrationFileTests: XCTestCase {
                 XCTFail("\(name): loaded \(loaded.map(\.fileName)) without an error")
             } catch {
                 XCTAssertEqual(error.cause, expected.cause, "\(name): \(error.message)")
-                let fileName = error.message.hasPrefix(folder.path + "/")
+                let fileName =
+                    error.message.hasPrefix(folder.path + "/")
                     ? String(error.message.dropFirst(folder.path.count + 1).prefix { $0 != ":" }) : ""
-                XCTAssertTrue(!fileName.isEmpty && FileManager.default.fileExists(atPath: folder.appendingPathComponent(fileName).path),
-                              "\(name): the message does not start with the path of a file in the folder: \(error.message)")
+                XCTAssertTrue(
+                    !fileName.isEmpty && FileManager.default.fileExists(atPath: folder.appendingPathComponent(fileName).path),
+                    "\(name): the message does not start with the path of a file in the folder: \(error.message)")
                 for fragment in expected.fragments {
                     XCTAssertTrue(error.message.contains(fragment), "\(name): the message lacks \"\(fragment)\":\n\(error.message)")
                 }

@@ -55,7 +55,8 @@ final class MigrationLockTests: XCTestCase {
                 XCTAssertTrue((error as? PorterError)?.message.contains("lost the migration lock") == true, "\(error)")
             }
             try? blocking { await lock.release() }
-            XCTAssertEqual(try blocking { try await lock.holder()?.owner }, "host-b:2:taker", "release must not free a lock another runner holds (\(fixture.kind))")
+            XCTAssertEqual(
+                try blocking { try await lock.holder()?.owner }, "host-b:2:taker", "release must not free a lock another runner holds (\(fixture.kind))")
         }
     }
 
@@ -67,16 +68,24 @@ final class MigrationLockTests: XCTestCase {
         // A server lock beats from a thread until released; write the state its death leaves.
         try? blocking { await dead.release() }
         let objectId = try lockObjectId(fixture)
-        _ = try blocking { try await fixture.target.api.send("PUT", "/classes/\(BookkeepingClasses.lock)/\(objectId)", body: .object(JSONObject([
-            "owner": .string("host-a:1:dead"), "holders": .object(JSONObject(["__op": .string("Increment"), "amount": .integer(1)])),
-        ]))) }
+        _ = try blocking {
+            try await fixture.target.api.send(
+                "PUT", "/classes/\(BookkeepingClasses.lock)/\(objectId)",
+                body: .object(
+                    JSONObject([
+                        "owner": .string("host-a:1:dead"), "holders": .object(JSONObject(["__op": .string("Increment"), "amount": .integer(1)])),
+                    ])))
+        }
     }
 
     private func setOwner(_ fixture: TargetFixture, _ owner: String) throws {
         switch fixture.kind {
         case .server:
-            _ = try blocking { try await fixture.target.api.send("PUT", "/classes/\(BookkeepingClasses.lock)/\(try lockObjectId(fixture))",
-                                            body: .object(JSONObject(["owner": .string(owner)]))) }
+            _ = try blocking {
+                try await fixture.target.api.send(
+                    "PUT", "/classes/\(BookkeepingClasses.lock)/\(try lockObjectId(fixture))",
+                    body: .object(JSONObject(["owner": .string(owner)])))
+            }
         case .mirror:
             let database = try SQLiteDatabase(path: fixture.file, create: false)
             try database.execute("UPDATE _PorterLock SET owner = '\(owner)'")
@@ -122,7 +131,11 @@ final class ManagedCounter: @unchecked Sendable {
     private(set) var failures: [String] = []
 
     var value: Int { lock.withLock { count } }
-    @discardableResult func increment() -> Int { lock.withLock { count += 1; return count } }
+    @discardableResult func increment() -> Int {
+        lock.withLock {
+            count += 1; return count
+        }
+    }
     func decrement() { lock.withLock { count -= 1 } }
     func add() { increment() }
     func fail(_ message: String) { lock.withLock { failures.append(message) } }

@@ -20,18 +20,18 @@ final class MigrationRunnerAsyncTests: XCTestCase {
     func testARunnerHandedToATaskAppliesTheMigrations() async throws {
         let folder = try migrations([
             "V1__create_book.yml": """
-                operations:
-                  - createClass:
-                      className: Book
-                      fields:
-                        title: {type: String, required: true}
-                        pages: {type: Number, defaultValue: 0}
-                """,
+            operations:
+              - createClass:
+                  className: Book
+                  fields:
+                    title: {type: String, required: true}
+                    pages: {type: Number, defaultValue: 0}
+            """,
             "V2__seed_and_rename.yml": """
-                operations:
-                  - addField: {className: Book, name: isbn, type: String}
-                  - renameField: {className: Book, from: pages, to: pageCount}
-                """,
+            operations:
+              - addField: {className: Book, name: isbn, type: String}
+              - renameField: {className: Book, from: pages, to: pageCount}
+            """,
         ])
         for fixture in try TargetFixture.all(in: self) {
             let label = fixture.kind.rawValue
@@ -45,7 +45,8 @@ final class MigrationRunnerAsyncTests: XCTestCase {
             XCTAssertEqual(fields["isbn"]?["type"], .string("String"), label)
             XCTAssertEqual(fields["pageCount"]?["type"], .string("Number"), label)
             XCTAssertNil(fields["pages"], "\(label): renamed away")
-            let history = fixture.kind == .mirror
+            let history =
+                fixture.kind == .mirror
                 ? try fixture.rows("SELECT version, success FROM _PorterMigrations ORDER BY version")
                 : try fixture.rows("SELECT version, success FROM PorterMigrations ORDER BY version")
             XCTAssertEqual(history, [["1", "1"], ["2", "1"]], label)
@@ -65,8 +66,9 @@ final class MigrationRunnerAsyncTests: XCTestCase {
         _ = try MirrorTarget(path: mirror, create: true)
         let files = try MigrationDirectory.load(folder)
         let runners = try (0..<3).map { _ in
-            MigrationRunner(target: try MirrorTarget(path: mirror, create: false), files: files, folder: folder,
-                            identity: RunnerIdentity(lockWait: 120, timing: LockTiming(timeToLive: 60, poll: 0.05)))
+            MigrationRunner(
+                target: try MirrorTarget(path: mirror, create: false), files: files, folder: folder,
+                identity: RunnerIdentity(lockWait: 120, timing: LockTiming(timeToLive: 60, poll: 0.05)))
         }
         let ticker = Task {
             var last = Date()
@@ -126,10 +128,10 @@ final class MigrationRunnerAsyncTests: XCTestCase {
     func testACancelledRunStopsBetweenOperationsAndASecondRunFinishesIt() async throws {
         let folder = try migrations([
             "V1__two_classes.yml": """
-                operations:
-                  - createClass: {className: Shelf, fields: {label: {type: String}}}
-                  - createClass: {className: Room, fields: {floor: {type: Number}}}
-                """,
+            operations:
+              - createClass: {className: Shelf, fields: {label: {type: String}}}
+              - createClass: {className: Room, fields: {floor: {type: Number}}}
+            """
         ])
         for fixture in try TargetFixture.all(in: self) {
             let label = fixture.kind.rawValue
@@ -159,8 +161,9 @@ final class MigrationRunnerAsyncTests: XCTestCase {
             }
             let applied = try await Task { try await runner.up(to: nil) { _ in } }.value
             XCTAssertEqual(applied.map(\.version), ["1"], label)
-            XCTAssertEqual(try fixture.rows(#"SELECT className FROM "_SCHEMA" WHERE className IN ('Shelf', 'Room') ORDER BY className"#),
-                           [["Room"], ["Shelf"]], label)
+            XCTAssertEqual(
+                try fixture.rows(#"SELECT className FROM "_SCHEMA" WHERE className IN ('Shelf', 'Room') ORDER BY className"#),
+                [["Room"], ["Shelf"]], label)
         }
     }
 }

@@ -19,7 +19,11 @@ final class MirrorTargetTests: XCTestCase {
         let path = try temporaryMirror()
         let target = try MirrorTarget(path: path, create: true)
         try target.begin()
-        _ = try blocking { try await target.send("POST", "/schemas/Book", body: .object(JSONObject(["fields": .object(JSONObject(["title": .object(JSONObject(["type": .string("String")]))]))]))) }
+        _ = try blocking {
+            try await target.send(
+                "POST", "/schemas/Book", body: .object(JSONObject(["fields": .object(JSONObject(["title": .object(JSONObject(["type": .string("String")]))]))]))
+            )
+        }
         target.close()
         target.close()
         XCTAssertFalse(FileManager.default.fileExists(atPath: path + "-wal"), "the connection is closed")
@@ -43,9 +47,16 @@ final class MirrorTargetTests: XCTestCase {
     func testARolledBackUnitOfWorkLeavesTheMirrorAsItWas() throws {
         let path = try temporaryMirror()
         let target = try MirrorTarget(path: path, create: true)
-        _ = try blocking { try await target.send("POST", "/schemas/Book", body: .object(JSONObject(["fields": .object(JSONObject(["title": .object(JSONObject(["type": .string("String")]))]))]))) }
+        _ = try blocking {
+            try await target.send(
+                "POST", "/schemas/Book", body: .object(JSONObject(["fields": .object(JSONObject(["title": .object(JSONObject(["type": .string("String")]))]))]))
+            )
+        }
         try target.begin()
-        _ = try blocking { try await target.send("PUT", "/schemas/Book", body: .object(JSONObject(["fields": .object(JSONObject(["pages": .object(JSONObject(["type": .string("Number")]))]))]))) }
+        _ = try blocking {
+            try await target.send(
+                "PUT", "/schemas/Book", body: .object(JSONObject(["fields": .object(JSONObject(["pages": .object(JSONObject(["type": .string("Number")]))]))])))
+        }
         XCTAssertEqual(try blocking { try await target.schema(of: "Book")?.fields.map(\.name) }, ["title", "pages"])
         target.rollback()
         XCTAssertEqual(try blocking { try await target.schema(of: "Book")?.fields.map(\.name) }, ["title"])
@@ -54,12 +65,26 @@ final class MirrorTargetTests: XCTestCase {
 
     func testARefusedRequestCarriesParseErrorCodeAndChangesNothing() throws {
         let target = try MirrorTarget(path: try temporaryMirror(), create: true)
-        _ = try blocking { try await target.send("POST", "/schemas/Book", body: .object(JSONObject(["fields": .object(JSONObject(["title": .object(JSONObject(["type": .string("String")]))]))]))) }
+        _ = try blocking {
+            try await target.send(
+                "POST", "/schemas/Book", body: .object(JSONObject(["fields": .object(JSONObject(["title": .object(JSONObject(["type": .string("String")]))]))]))
+            )
+        }
         try target.begin()
-        XCTAssertThrowsError(try blocking { try await target.send("PUT", "/schemas/Book", body: .object(JSONObject(["fields": .object(JSONObject([
-            "pages": .object(JSONObject(["type": .string("Number")])),
-            "title": .object(JSONObject(["type": .string("Number")])),
-        ]))]))) }) { error in
+        XCTAssertThrowsError(
+            try blocking {
+                try await target.send(
+                    "PUT", "/schemas/Book",
+                    body: .object(
+                        JSONObject([
+                            "fields": .object(
+                                JSONObject([
+                                    "pages": .object(JSONObject(["type": .string("Number")])),
+                                    "title": .object(JSONObject(["type": .string("Number")])),
+                                ]))
+                        ])))
+            }
+        ) { error in
             XCTAssertEqual((error as? ParseAPIError)?.code, .invalidSchemaOperation)
         }
         try target.commit()
@@ -69,9 +94,17 @@ final class MirrorTargetTests: XCTestCase {
     func testReadsOutsideAUnitOfWorkDoNotWaitForAnotherProcesssWriteTransaction() throws {
         let path = try temporaryMirror()
         let target = try MirrorTarget(path: path, create: true, busyTimeout: 0.2)
-        _ = try blocking { try await target.send("POST", "/schemas/Book", body: .object(JSONObject(["fields": .object(JSONObject(["title": .object(JSONObject(["type": .string("String")]))]))]))) }
-        try blocking { try await target.history().record(AppliedMigration(version: "1", name: "books", checksum: "c", appliedAt: ParseDate(millisecondsSince1970: 0),
-                                                     durationMs: 1, success: true, host: "h", error: nil)) }
+        _ = try blocking {
+            try await target.send(
+                "POST", "/schemas/Book", body: .object(JSONObject(["fields": .object(JSONObject(["title": .object(JSONObject(["type": .string("String")]))]))]))
+            )
+        }
+        try blocking {
+            try await target.history().record(
+                AppliedMigration(
+                    version: "1", name: "books", checksum: "c", appliedAt: ParseDate(millisecondsSince1970: 0),
+                    durationMs: 1, success: true, host: "h", error: nil))
+        }
         let migration = try SQLiteDatabase(path: path, create: false)
         try migration.execute("BEGIN IMMEDIATE")
         defer { try? migration.execute("ROLLBACK") }
@@ -81,6 +114,11 @@ final class MirrorTargetTests: XCTestCase {
         XCTAssertNil(try blocking { try await target.migrationLock(timing: LockTiming()).holder() })
         XCTAssertLessThan(Date().timeIntervalSince(started), 0.2, "a read waited for the writer")
         // A write does wait, and fails busy once its timeout is over.
-        XCTAssertThrowsError(try blocking { try await target.send("PUT", "/schemas/Book", body: .object(JSONObject(["fields": .object(JSONObject(["pages": .object(JSONObject(["type": .string("Number")]))]))]))) })
+        XCTAssertThrowsError(
+            try blocking {
+                try await target.send(
+                    "PUT", "/schemas/Book",
+                    body: .object(JSONObject(["fields": .object(JSONObject(["pages": .object(JSONObject(["type": .string("Number")]))]))])))
+            })
     }
 }

@@ -20,8 +20,10 @@ final class OperationRunnerTests: XCTestCase {
     }
 
     /// Applies `operation` again and asserts it reports and does nothing.
-    private func assertRerunChangesNothing(_ operation: MigrationOperation, on fixture: TargetFixture,
-                                           file: StaticString = #filePath, line: UInt = #line) throws {
+    private func assertRerunChangesNothing(
+        _ operation: MigrationOperation, on fixture: TargetFixture,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         let before = try fixture.snapshot()
         let again = try blocking { try await runner(fixture).apply(operation) }
         XCTAssertEqual(again.schemaChanges, 0, "\(fixture.kind): \(again.summary)", file: file, line: line)
@@ -32,12 +34,14 @@ final class OperationRunnerTests: XCTestCase {
     // MARK: Classes, fields, indexes, permissions
 
     func testCreateClassMakesFieldsPermissionsAndIndexesThenCompletesAnExistingClass() throws {
-        let book = try ClassSchema(schemaJSON: json(#"""
-            {"className":"Book",
-             "fields":{"title":{"type":"String","required":true},"pages":{"type":"Number"},"genre":{"type":"Pointer","targetClass":"Genre"}},
-             "classLevelPermissions":{"find":{"*":true},"get":{"*":true},"create":{"role:Librarian":true}},
-             "indexes":{"_id_":{"_id":1},"title_1":{"title":1}}}
-            """#))
+        let book = try ClassSchema(
+            schemaJSON: json(
+                #"""
+                {"className":"Book",
+                 "fields":{"title":{"type":"String","required":true},"pages":{"type":"Number"},"genre":{"type":"Pointer","targetClass":"Genre"}},
+                 "classLevelPermissions":{"find":{"*":true},"get":{"*":true},"create":{"role:Librarian":true}},
+                 "indexes":{"_id_":{"_id":1},"title_1":{"title":1}}}
+                """#))
         for fixture in try TargetFixture.all(in: self) {
             let label = "\(fixture.kind)"
             let created = try blocking { try await runner(fixture).apply(.createClass(book)) }
@@ -62,7 +66,9 @@ final class OperationRunnerTests: XCTestCase {
             conflicting.fields[1].type = .string
             conflicting.fields.append(SchemaField(name: "subtitle", type: .string))
             let before = try fixture.snapshot()
-            assertFails(.invalidData, containing: ["Book.pages is Number, not String"], label) { try blocking { try await runner(fixture).apply(.createClass(conflicting)) } }
+            assertFails(.invalidData, containing: ["Book.pages is Number, not String"], label) {
+                try blocking { try await runner(fixture).apply(.createClass(conflicting)) }
+            }
             XCTAssertEqual(try fixture.snapshot(), before, "\(label): a refused createClass wrote something")
         }
     }
@@ -78,7 +84,9 @@ final class OperationRunnerTests: XCTestCase {
             try assertRerunChangesNothing(.addField(className: "Book", field: isbn), on: fixture)
 
             let required = SchemaField(name: "isbn", type: .string, required: true)
-            XCTAssertEqual(try blocking { try await runner(fixture).apply(.addField(className: "Book", field: required)).summary }, "updated the options of Book.isbn", label)
+            XCTAssertEqual(
+                try blocking { try await runner(fixture).apply(.addField(className: "Book", field: required)).summary }, "updated the options of Book.isbn",
+                label)
             XCTAssertEqual(try blocking { try await fixture.target.api.schema(of: "Book")?.field(named: "isbn") }, required, label)
             assertFails(.invalidData, containing: ["Book.isbn exists as String, not Number"], label) {
                 try blocking { try await runner(fixture).apply(.addField(className: "Book", field: SchemaField(name: "isbn", type: .number))) }
@@ -104,7 +112,8 @@ final class OperationRunnerTests: XCTestCase {
             let label = "\(fixture.kind)"
             _ = try Library(on: fixture.target.api)
             let keys = try json(#"{"year":-1,"title":1}"#)
-            XCTAssertEqual(try blocking { try await runner(fixture).apply(.addIndex(className: "Book", name: "year_title", keys: keys)).schemaChanges }, 1, label)
+            XCTAssertEqual(
+                try blocking { try await runner(fixture).apply(.addIndex(className: "Book", name: "year_title", keys: keys)).schemaChanges }, 1, label)
             XCTAssertEqual(try blocking { try await fixture.target.api.schema(of: "Book")?.indexes?["year_title"] }, keys, label)
             try assertRerunChangesNothing(.addIndex(className: "Book", name: "year_title", keys: keys), on: fixture)
             assertFails(.invalidData, containing: ["index Book.year_title exists on", #"{"year":1}"#], label) {
@@ -112,9 +121,12 @@ final class OperationRunnerTests: XCTestCase {
             }
             // Parse Server names a Pointer field `_p_<field>` in index keys (Mongo notation).
             let pointerKeys = try json(#"{"_p_genre":1}"#)
-            XCTAssertEqual(try blocking { try await runner(fixture).apply(.addIndex(className: "Book", name: "genre_1", keys: pointerKeys)).schemaChanges }, 1, label)
+            XCTAssertEqual(
+                try blocking { try await runner(fixture).apply(.addIndex(className: "Book", name: "genre_1", keys: pointerKeys)).schemaChanges }, 1, label)
 
-            XCTAssertEqual(try blocking { try await runner(fixture).apply(.dropIndex(className: "Book", name: "year_title")).summary }, "dropped index Book.year_title", label)
+            XCTAssertEqual(
+                try blocking { try await runner(fixture).apply(.dropIndex(className: "Book", name: "year_title")).summary }, "dropped index Book.year_title",
+                label)
             XCTAssertNil(try blocking { try await fixture.target.api.schema(of: "Book")?.indexes?["year_title"] }, label)
             XCTAssertEqual(try blocking { try await fixture.target.api.schema(of: "Book")?.indexes?["genre_1"] }, pointerKeys, label)
             try assertRerunChangesNothing(.dropIndex(className: "Book", name: "year_title"), on: fixture)
@@ -126,7 +138,9 @@ final class OperationRunnerTests: XCTestCase {
         for fixture in try TargetFixture.all(in: self) {
             let label = "\(fixture.kind)"
             _ = try Library(on: fixture.target.api)
-            XCTAssertEqual(try blocking { try await runner(fixture).apply(.setPermissions(className: "Book", classLevelPermissions: permissions)).schemaChanges }, 1, label)
+            XCTAssertEqual(
+                try blocking { try await runner(fixture).apply(.setPermissions(className: "Book", classLevelPermissions: permissions)).schemaChanges }, 1, label
+            )
             let stored = try XCTUnwrap(try blocking { try await fixture.target.api.schema(of: "Book") }?.classLevelPermissions, label)
             XCTAssertEqual(stored["update"], try json(#"{"role:Librarian":true}"#), label)
             XCTAssertEqual(stored["create"], try json("{}"), "\(label): an operation left out is master-key only")
@@ -155,13 +169,15 @@ final class OperationRunnerTests: XCTestCase {
             XCTAssertEqual(schema.field(named: "publishingYear")?.type, .number, label)
 
             _ = try blocking { try await runner(fixture).apply(.renameField(className: "Book", from: "genre", to: "category")) }
-            XCTAssertEqual(try blocking { try await fixture.target.api.schema(of: "Book")?.field(named: "category")?.type }, .pointer(targetClass: "Genre"), label)
+            XCTAssertEqual(
+                try blocking { try await fixture.target.api.schema(of: "Book")?.field(named: "category")?.type }, .pointer(targetClass: "Genre"), label)
             XCTAssertEqual(try fixture.rows("SELECT category FROM Book WHERE title = 'A Wizard of Earthsea'"), [[library.id("Fantasy")]], label)
 
             _ = try blocking { try await runner(fixture).apply(.renameField(className: "Book", from: "authors", to: "writers")) }
             XCTAssertEqual(try fixture.rows(#"SELECT owningId, relatedId FROM "_Join:writers:Book" ORDER BY 1, 2"#), links, label)
             XCTAssertFalse(try tables(fixture).contains("_Join:authors:Book"), label)
-            XCTAssertEqual(try blocking { try await fixture.target.api.schema(of: "Book")?.field(named: "writers")?.type }, .relation(targetClass: "Author"), label)
+            XCTAssertEqual(
+                try blocking { try await fixture.target.api.schema(of: "Book")?.field(named: "writers")?.type }, .relation(targetClass: "Author"), label)
 
             for (from, to) in [("year", "publishingYear"), ("genre", "category"), ("authors", "writers")] {
                 try assertRerunChangesNothing(.renameField(className: "Book", from: from, to: to), on: fixture)
@@ -181,9 +197,12 @@ final class OperationRunnerTests: XCTestCase {
             _ = try Library(on: fixture.target.api)
             let changed = try blocking { try await runner(fixture).apply(.changeType(className: "Book", field: "pages", type: .string, allowDataLoss: false)) }
             XCTAssertEqual(changed.objectsWritten, 4, "\(label): \(changed.summary)")
-            XCTAssertEqual(try fixture.rows("SELECT title, pages, typeof(pages) FROM Book ORDER BY title"), [
-                ["A Wizard of Earthsea", "183", "text"], ["Dune", "412", "text"], ["Neuromancer", "271", "text"], ["The Left Hand of Darkness", "304", "text"],
-            ], label)
+            XCTAssertEqual(
+                try fixture.rows("SELECT title, pages, typeof(pages) FROM Book ORDER BY title"),
+                [
+                    ["A Wizard of Earthsea", "183", "text"], ["Dune", "412", "text"], ["Neuromancer", "271", "text"],
+                    ["The Left Hand of Darkness", "304", "text"],
+                ], label)
             let schema = try XCTUnwrap(try blocking { try await fixture.target.api.schema(of: "Book") }, label)
             XCTAssertEqual(schema.field(named: "pages")?.type, .string, label)
             XCTAssertFalse(schema.fields.contains { $0.name.contains("__porter_") }, "\(label): the temporary field is left")
@@ -191,7 +210,8 @@ final class OperationRunnerTests: XCTestCase {
             try assertRerunChangesNothing(.changeType(className: "Book", field: "pages", type: .string, allowDataLoss: false), on: fixture)
 
             _ = try blocking { try await runner(fixture).apply(.changeType(className: "Book", field: "genre", type: .string, allowDataLoss: false)) }
-            XCTAssertEqual(try fixture.rows("SELECT g.name FROM Book b JOIN Genre g ON g.objectId = b.genre WHERE b.title = 'Dune'"), [["Science Fiction"]], label)
+            XCTAssertEqual(
+                try fixture.rows("SELECT g.name FROM Book b JOIN Genre g ON g.objectId = b.genre WHERE b.title = 'Dune'"), [["Science Fiction"]], label)
         }
     }
 
@@ -201,16 +221,22 @@ final class OperationRunnerTests: XCTestCase {
             let library = try Library(on: fixture.target.api)
             _ = try blocking { try await fixture.target.api.send("PUT", "/classes/Book/\(library.id("Neuromancer"))", body: json(#"{"notes":"12"}"#)) }
             let before = try fixture.snapshot()
-            assertFails(.invalidData, containing: ["Book.notes", "String to Number", "1 value", library.id("Dune"), #"notes = "The spice must flow.""#,
-                                                   "allowDataLoss: true"], label) {
+            assertFails(
+                .invalidData,
+                containing: [
+                    "Book.notes", "String to Number", "1 value", library.id("Dune"), #"notes = "The spice must flow.""#,
+                    "allowDataLoss: true",
+                ], label
+            ) {
                 try blocking { try await runner(fixture).apply(.changeType(className: "Book", field: "notes", type: .number, allowDataLoss: false)) }
             }
             XCTAssertEqual(try fixture.snapshot(), before, "\(label): a refused type change wrote something")
 
             let lossy = try blocking { try await runner(fixture).apply(.changeType(className: "Book", field: "notes", type: .number, allowDataLoss: true)) }
             XCTAssertTrue(lossy.summary.contains("1 unconvertible value unset"), "\(label): \(lossy.summary)")
-            XCTAssertEqual(try fixture.rows("SELECT title, notes FROM Book WHERE notes IS NOT NULL OR title = 'Dune' ORDER BY title"),
-                           [["Dune", nil], ["Neuromancer", "12"]], label)
+            XCTAssertEqual(
+                try fixture.rows("SELECT title, notes FROM Book WHERE notes IS NOT NULL OR title = 'Dune' ORDER BY title"),
+                [["Dune", nil], ["Neuromancer", "12"]], label)
             XCTAssertEqual(try blocking { try await fixture.target.api.schema(of: "Book")?.field(named: "notes")?.type }, .number, label)
             assertFails(.invalidData, containing: ["Relation fields do not convert"], label) {
                 try blocking { try await runner(fixture).apply(.changeType(className: "Book", field: "authors", type: .string, allowDataLoss: true)) }
@@ -231,7 +257,8 @@ final class OperationRunnerTests: XCTestCase {
             let counts = try ["Book", "Genre", "Author", "Publisher", "ISBN"].map { try fixture.rows("SELECT count(*) FROM \($0)")[0][0] }
             XCTAssertEqual(counts, ["43", "12", "42", "13", "43"], label)
             XCTAssertEqual(imported.objectsWritten, 153, label)
-            XCTAssertEqual(try fixture.rows("SELECT g.name FROM Book b JOIN Genre g ON g.objectId = b.genre WHERE b.title = 'Dune'"), [["Science Fiction"]], label)
+            XCTAssertEqual(
+                try fixture.rows("SELECT g.name FROM Book b JOIN Genre g ON g.objectId = b.genre WHERE b.title = 'Dune'"), [["Science Fiction"]], label)
             let again = try blocking { try await runner.apply(operation) }
             XCTAssertEqual(again.objectsWritten, 0, "\(label): \(again.summary)")
             XCTAssertEqual(try ["Book", "Genre", "Author", "Publisher", "ISBN"].map { try fixture.rows("SELECT count(*) FROM \($0)")[0][0] }, counts, label)
@@ -242,14 +269,17 @@ final class OperationRunnerTests: XCTestCase {
         for fixture in try TargetFixture.all(in: self) {
             let label = "\(fixture.kind)"
             let library = try Library(on: fixture.target.api)
-            let update = MigrationOperation.updateObjects(className: "Book", where: try jsonObject(#"{"year":{"$lt":1969}}"#),
-                                                          set: try jsonObject(#"{"pages":100,"notes":{"__op":"Delete"},"genre":\#(library.pointer("Genre", "Fantasy"))}"#))
+            let update = MigrationOperation.updateObjects(
+                className: "Book", where: try jsonObject(#"{"year":{"$lt":1969}}"#),
+                set: try jsonObject(#"{"pages":100,"notes":{"__op":"Delete"},"genre":\#(library.pointer("Genre", "Fantasy"))}"#))
             let updated = try blocking { try await runner(fixture).apply(update) }
             XCTAssertEqual(updated.summary, "updated 2 Book objects (0 already up to date)", label)
-            XCTAssertEqual(try fixture.rows("SELECT title, pages, notes, genre FROM Book ORDER BY title"), [
-                ["A Wizard of Earthsea", "100", nil, library.id("Fantasy")], ["Dune", "100", nil, library.id("Fantasy")],
-                ["Neuromancer", "271", nil, library.id("Science Fiction")], ["The Left Hand of Darkness", "304", nil, library.id("Science Fiction")],
-            ], label)
+            XCTAssertEqual(
+                try fixture.rows("SELECT title, pages, notes, genre FROM Book ORDER BY title"),
+                [
+                    ["A Wizard of Earthsea", "100", nil, library.id("Fantasy")], ["Dune", "100", nil, library.id("Fantasy")],
+                    ["Neuromancer", "271", nil, library.id("Science Fiction")], ["The Left Hand of Darkness", "304", nil, library.id("Science Fiction")],
+                ], label)
             try assertRerunChangesNothing(update, on: fixture)
         }
     }
@@ -263,9 +293,14 @@ final class OperationRunnerTests: XCTestCase {
                 (try jsonObject(#"{"shelf":1}"#), try jsonObject(#"{"pages":1}"#), ["where: Book has no field shelf"]),
                 (try jsonObject(#"{"$or":[{"year":1965},{"place.x":1}]}"#), try jsonObject(#"{"pages":1}"#), ["has no field place.x"]),
                 (JSONObject(), try jsonObject(#"{"title":"ok","pages":"many"}"#), ["Book.pages is Number, not String"]),
-                (JSONObject(), try jsonObject(#"{"genre":{"__type":"Pointer","className":"Author","objectId":"a"}}"#), ["Book.genre is Pointer<Genre>, not Pointer<Author>"]),
-                (JSONObject(), try jsonObject(#"{"createdAt":{"__type":"Date","iso":"2020-01-01T00:00:00.000Z"},"authors":[]}"#),
-                 ["Book.createdAt cannot be set", "Book.authors is a Relation"]),
+                (
+                    JSONObject(), try jsonObject(#"{"genre":{"__type":"Pointer","className":"Author","objectId":"a"}}"#),
+                    ["Book.genre is Pointer<Genre>, not Pointer<Author>"]
+                ),
+                (
+                    JSONObject(), try jsonObject(#"{"createdAt":{"__type":"Date","iso":"2020-01-01T00:00:00.000Z"},"authors":[]}"#),
+                    ["Book.createdAt cannot be set", "Book.authors is a Relation"]
+                ),
                 (JSONObject(), try jsonObject(#"{"pages":{"__op":"Increment","amount":1}}"#), [#"only values and {"__op":"Delete"}"#]),
             ]
             for (constraints, values, parts) in cases {
@@ -288,10 +323,12 @@ final class OperationRunnerTests: XCTestCase {
             let deleted = try blocking { try await runner(fixture).apply(delete) }
             XCTAssertEqual(deleted.objectsWritten, 2, "\(label): \(deleted.summary)")
             XCTAssertEqual(try fixture.rows("SELECT title FROM Book ORDER BY title"), [["Neuromancer"], ["The Left Hand of Darkness"]], label)
-            XCTAssertEqual(try fixture.rows(#"SELECT owningId, relatedId FROM "_Join:authors:Book""#),
-                           [[library.id("The Left Hand of Darkness"), library.id("Le Guin")]], "\(label): links owned by deleted books")
-            XCTAssertEqual(try fixture.rows(#"SELECT relatedId FROM "_Join:books:Genre""#).compactMap { $0[0] }.sorted(),
-                           [library.id("Neuromancer"), library.id("The Left Hand of Darkness")].sorted(), "\(label): links to deleted books")
+            XCTAssertEqual(
+                try fixture.rows(#"SELECT owningId, relatedId FROM "_Join:authors:Book""#),
+                [[library.id("The Left Hand of Darkness"), library.id("Le Guin")]], "\(label): links owned by deleted books")
+            XCTAssertEqual(
+                try fixture.rows(#"SELECT relatedId FROM "_Join:books:Genre""#).compactMap { $0[0] }.sorted(),
+                [library.id("Neuromancer"), library.id("The Left Hand of Darkness")].sorted(), "\(label): links to deleted books")
             try assertRerunChangesNothing(delete, on: fixture)
         }
     }
@@ -308,9 +345,11 @@ final class OperationRunnerTests: XCTestCase {
             _ = try blocking { try await api.send("PUT", "/classes/Book/\(library.id("Neuromancer"))", body: json(#"{"publishingYear":2000}"#)) }
             let renamed = try blocking { try await runner(fixture).apply(.renameField(className: "Book", from: "year", to: "publishingYear")) }
             XCTAssertEqual([renamed.schemaChanges, renamed.objectsWritten, renamed.objectsUnchanged], [1, 3, 1], "\(label): \(renamed.summary)")
-            XCTAssertEqual(try fixture.rows("SELECT title, publishingYear FROM Book ORDER BY title"), [
-                ["A Wizard of Earthsea", "1968"], ["Dune", "1965"], ["Neuromancer", "1984"], ["The Left Hand of Darkness", "1969"],
-            ], label)
+            XCTAssertEqual(
+                try fixture.rows("SELECT title, publishingYear FROM Book ORDER BY title"),
+                [
+                    ["A Wizard of Earthsea", "1968"], ["Dune", "1965"], ["Neuromancer", "1984"], ["The Left Hand of Darkness", "1969"],
+                ], label)
             XCTAssertNil(try blocking { try await api.schema(of: "Book")?.field(named: "year") }, label)
         }
     }
@@ -325,9 +364,11 @@ final class OperationRunnerTests: XCTestCase {
             _ = try blocking { try await api.send("PUT", "/classes/Book/\(library.id("Neuromancer"))", body: json(#"{"pages__porter_String":"stale"}"#)) }
             let changed = try blocking { try await runner(fixture).apply(.changeType(className: "Book", field: "pages", type: .string, allowDataLoss: false)) }
             XCTAssertEqual(changed.schemaChanges, 3, "\(label): the temporary field is not added again (\(changed.summary))")
-            XCTAssertEqual(try fixture.rows("SELECT title, pages FROM Book ORDER BY title"), [
-                ["A Wizard of Earthsea", "183"], ["Dune", "412"], ["Neuromancer", "271"], ["The Left Hand of Darkness", "304"],
-            ], label)
+            XCTAssertEqual(
+                try fixture.rows("SELECT title, pages FROM Book ORDER BY title"),
+                [
+                    ["A Wizard of Earthsea", "183"], ["Dune", "412"], ["Neuromancer", "271"], ["The Left Hand of Darkness", "304"],
+                ], label)
             XCTAssertNil(try blocking { try await api.schema(of: "Book")?.field(named: "pages__porter_String") }, label)
         }
     }
@@ -374,8 +415,11 @@ final class OperationRunnerTests: XCTestCase {
             let library = try Library(on: fixture.target.api)
             let api = fixture.target.api
             _ = try blocking { try await api.send("DELETE", "/classes/Book/\(library.id("Dune"))") }
-            _ = try blocking { try await api.send("PUT", "/classes/Book/\(library.id("A Wizard of Earthsea"))",
-                             body: json(#"{"authors":{"__op":"RemoveRelation","objects":[\#(library.pointer("Author", "Le Guin"))]}}"#)) }
+            _ = try blocking {
+                try await api.send(
+                    "PUT", "/classes/Book/\(library.id("A Wizard of Earthsea"))",
+                    body: json(#"{"authors":{"__op":"RemoveRelation","objects":[\#(library.pointer("Author", "Le Guin"))]}}"#))
+            }
             let deleted = try blocking { try await runner(fixture).apply(.deleteObjects(className: "Book", where: try jsonObject(#"{"year":{"$lt":1969}}"#))) }
             XCTAssertEqual(deleted.objectsWritten, 1, "\(label): \(deleted.summary)")
             XCTAssertEqual(try fixture.rows("SELECT title FROM Book ORDER BY title"), [["Neuromancer"], ["The Left Hand of Darkness"]], label)
@@ -415,20 +459,32 @@ final class OperationRunnerTests: XCTestCase {
     }
 
     func testDescribeGivesThePlanLine() throws {
-        let book = ClassSchema(className: "Book", fields: [SchemaField(name: "title", type: .string), SchemaField(name: "year", type: .number),
-                                                           SchemaField(name: "pages", type: .number)],
-                               indexes: try json(#"{"_id_":{"_id":1},"title_1":{"title":1}}"#))
+        let book = ClassSchema(
+            className: "Book",
+            fields: [
+                SchemaField(name: "title", type: .string), SchemaField(name: "year", type: .number),
+                SchemaField(name: "pages", type: .number),
+            ],
+            indexes: try json(#"{"_id_":{"_id":1},"title_1":{"title":1}}"#))
         let lines = [
             (MigrationOperation.createClass(book), "create class Book (3 fields, 1 index)"),
             (.addField(className: "Book", field: SchemaField(name: "isbn", type: .string, required: true)), "add field Book.isbn (String, required)"),
             (.renameField(className: "Book", from: "year", to: "publishingYear"), "rename Book.year → publishingYear (copy values, then delete year)"),
-            (.changeType(className: "Book", field: "pages", type: .string, allowDataLoss: false), "change Book.pages Number → String (new field, converted copy, swap)"),
-            (.changeType(className: "Book", field: "isbn", type: .pointer(targetClass: "ISBN"), allowDataLoss: true),
-             "change Book.isbn → Pointer<ISBN> (new field, converted copy, swap, unset values that do not convert)"),
+            (
+                .changeType(className: "Book", field: "pages", type: .string, allowDataLoss: false),
+                "change Book.pages Number → String (new field, converted copy, swap)"
+            ),
+            (
+                .changeType(className: "Book", field: "isbn", type: .pointer(targetClass: "ISBN"), allowDataLoss: true),
+                "change Book.isbn → Pointer<ISBN> (new field, converted copy, swap, unset values that do not convert)"
+            ),
             (.importDataset(path: "../Fixtures/library"), "import dataset Fixtures/library"),
             (.importDataset(path: "/data/library"), "import dataset /data/library"),
-            (.updateObjects(className: "Book", where: try jsonObject(#"{"year":{"$lt":1969}}"#), set: try jsonObject(#"{"pages":1,"notes":{"__op":"Delete"}}"#)),
-             #"set pages, unset notes on Book where {"year":{"$lt":1969}}"#),
+            (
+                .updateObjects(
+                    className: "Book", where: try jsonObject(#"{"year":{"$lt":1969}}"#), set: try jsonObject(#"{"pages":1,"notes":{"__op":"Delete"}}"#)),
+                #"set pages, unset notes on Book where {"year":{"$lt":1969}}"#
+            ),
             (.deleteObjects(className: "Book", where: JSONObject()), "delete every Book"),
         ]
         for (operation, line) in lines {

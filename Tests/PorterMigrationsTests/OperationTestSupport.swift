@@ -29,14 +29,20 @@ struct Library {
             ("A Wizard of Earthsea", 1968, 183, "Fantasy", ["Le Guin"]), ("Neuromancer", 1984, 271, "Science Fiction", []),
         ]
         for (title, year, pages, genre, authors) in books {
-            let links = authors.isEmpty ? "" : #","authors":{"__op":"AddRelation","objects":[\#(authors.map { pointer("Author", $0) }.joined(separator: ","))]}"#
+            let links =
+                authors.isEmpty ? "" : #","authors":{"__op":"AddRelation","objects":[\#(authors.map { pointer("Author", $0) }.joined(separator: ","))]}"#
             ids[title] = try create("Book", #"{"title":"\#(title)","year":\#(year),"pages":\#(pages),"genre":\#(pointer("Genre", genre))\#(links)}"#)
         }
         _ = try blocking { try await api.send("PUT", "/classes/Book/\(id("Dune"))", body: json(#"{"notes":"The spice must flow."}"#)) }
         for (genre, titles) in [("Science Fiction", ["Dune", "The Left Hand of Darkness", "Neuromancer"]), ("Fantasy", ["A Wizard of Earthsea"])] {
-            _ = try blocking { try await api.send("PUT", "/classes/Genre/\(id(genre))", body: json(#"""
-                {"books":{"__op":"AddRelation","objects":[\#(titles.map { pointer("Book", $0) }.joined(separator: ","))]}}
-                """#)) }
+            _ = try blocking {
+                try await api.send(
+                    "PUT", "/classes/Genre/\(id(genre))",
+                    body: json(
+                        #"""
+                        {"books":{"__op":"AddRelation","objects":[\#(titles.map { pointer("Book", $0) }.joined(separator: ","))]}}
+                        """#))
+            }
         }
     }
 
@@ -44,10 +50,15 @@ struct Library {
     static func createClasses(on api: ParseAPI) throws {
         _ = try blocking { try await api.send("POST", "/schemas/Author", body: json(#"{"fields":{"name":{"type":"String"}}}"#)) }
         _ = try blocking { try await api.send("POST", "/schemas/Genre", body: json(#"{"fields":{"name":{"type":"String"}}}"#)) }
-        _ = try blocking { try await api.send("POST", "/schemas/Book", body: json(#"""
-            {"fields":{"title":{"type":"String"},"year":{"type":"Number"},"pages":{"type":"Number"},"notes":{"type":"String"},
-             "genre":{"type":"Pointer","targetClass":"Genre"},"authors":{"type":"Relation","targetClass":"Author"}}}
-            """#)) }
+        _ = try blocking {
+            try await api.send(
+                "POST", "/schemas/Book",
+                body: json(
+                    #"""
+                    {"fields":{"title":{"type":"String"},"year":{"type":"Number"},"pages":{"type":"Number"},"notes":{"type":"String"},
+                     "genre":{"type":"Pointer","targetClass":"Genre"},"authors":{"type":"Relation","targetClass":"Author"}}}
+                    """#))
+        }
         _ = try blocking { try await api.send("PUT", "/schemas/Genre", body: json(#"{"fields":{"books":{"type":"Relation","targetClass":"Book"}}}"#)) }
     }
 
@@ -65,8 +76,10 @@ struct Library {
 
 extension XCTestCase {
     /// Asserts that `body` throws a ``PorterError`` caused `cause` whose message holds every one of `parts`.
-    func assertFails<T>(_ cause: PorterError.Cause, containing parts: [String], _ label: String, file: StaticString = #filePath, line: UInt = #line,
-                        _ body: () throws -> T) {
+    func assertFails<T>(
+        _ cause: PorterError.Cause, containing parts: [String], _ label: String, file: StaticString = #filePath, line: UInt = #line,
+        _ body: () throws -> T
+    ) {
         XCTAssertThrowsError(try body(), label, file: file, line: line) { error in
             guard let error = error as? PorterError else { return XCTFail("\(label): not a PorterError: \(error)", file: file, line: line) }
             XCTAssertEqual(error.cause, cause, "\(label): \(error.message)", file: file, line: line)

@@ -56,8 +56,12 @@ final class PostgresDatabaseTargetTests: XCTestCase {
             XCTAssertEqual(answer, try outcome(mirror, method, path, body), "\(method) \(path) \(body ?? "")")
             codes.append(String(answer.prefix { $0 != " " }))
         }
-        XCTAssertEqual(codes, ["ok", "103", "103", "103", "103", "103", "255", "136", "105", "111", "135", "111", "255", "102", "102", "107", "111",
-                               "ok", "102", "ok", "ok"])
+        XCTAssertEqual(
+            codes,
+            [
+                "ok", "103", "103", "103", "103", "103", "255", "136", "105", "111", "135", "111", "255", "102", "102", "107", "111",
+                "ok", "102", "ok", "ok",
+            ])
         XCTAssertNil(try blocking { try await postgres.api.schema(of: "Book") })
     }
 
@@ -68,7 +72,8 @@ final class PostgresDatabaseTargetTests: XCTestCase {
         XCTAssertEqual(try outcome(target, "POST", "/schemas/Book", #"{"fields": {"title": {"type": "String"}}}"#), "ok")
         try target.begin()
         XCTAssertEqual(try outcome(target, "PUT", "/schemas/Book", #"{"fields": {"pages": {"type": "Number"}}}"#), "ok")
-        XCTAssertEqual(try outcome(target, "PUT", "/schemas/Book", #"{"indexes": {"m_1": {"missing": 1}}}"#), "102 Field missing does not exist, cannot add index.")
+        XCTAssertEqual(
+            try outcome(target, "PUT", "/schemas/Book", #"{"indexes": {"m_1": {"missing": 1}}}"#), "102 Field missing does not exist, cannot add index.")
         XCTAssertEqual(try outcome(target, "PUT", "/schemas/Book", #"{"fields": {"year": {"type": "Number"}}}"#), "ok")
         let names = try blocking { try await target.api.schema(of: "Book")?.fields.map(\.name) } ?? []
         XCTAssertTrue(names.contains("pages") && names.contains("year"), "\(names)")
@@ -83,18 +88,27 @@ final class PostgresDatabaseTargetTests: XCTestCase {
     func testObjectRequestsAreRefusedAsParseServerRefusesThem() throws {
         let url = try PostgresCluster.shared().createDatabase()
         let target = try PostgresDatabaseTarget(url: url)
-        XCTAssertEqual(try outcome(target, "POST", "/schemas/Book", #"{"fields": {"title": {"type": "String"}, "pages": {"type": "Number", "required": true}}}"#), "ok")
+        XCTAssertEqual(
+            try outcome(target, "POST", "/schemas/Book", #"{"fields": {"title": {"type": "String"}, "pages": {"type": "Number", "required": true}}}"#), "ok")
         XCTAssertEqual(try outcome(target, "POST", "/schemas/_User", #"{"fields": {}}"#), "ok")
         let connection = try PostgresConnection(url: url)
         defer { connection.close() }
-        try connection.execute(#"INSERT INTO "Book" ("objectId", "createdAt", "updatedAt", "title", "pages") VALUES ('dune', now(), now(), 'Dune', 412), ('emma', now(), now(), 'Emma', 300)"#)
-        try connection.execute(#"INSERT INTO "_User" ("objectId", "createdAt", "updatedAt", "username") VALUES ('ann', now(), now(), 'ann'), ('bob', now(), now(), 'bob')"#)
+        try connection.execute(
+            #"INSERT INTO "Book" ("objectId", "createdAt", "updatedAt", "title", "pages") VALUES ('dune', now(), now(), 'Dune', 412), ('emma', now(), now(), 'Emma', 300)"#
+        )
+        try connection.execute(
+            #"INSERT INTO "_User" ("objectId", "createdAt", "updatedAt", "username") VALUES ('ann', now(), now(), 'ann'), ('bob', now(), now(), 'bob')"#)
         let cases: [(String, String, String?, String)] = [
             ("PUT", "/classes/Book/dune", #"{"pages": "many"}"#, "111 schema mismatch for Book.pages; expected Number but got String"),
-            ("PUT", "/classes/Book/dune", #"{"shelf": 1}"#, "119 Book has no field shelf: fields are not added on write to a PostgreSQL database; add it to the schema first"),
+            (
+                "PUT", "/classes/Book/dune", #"{"shelf": 1}"#,
+                "119 Book has no field shelf: fields are not added on write to a PostgreSQL database; add it to the schema first"
+            ),
             ("PUT", "/classes/Book/dune", #"{"pages": {"__op": "Delete"}}"#, "142 pages is required"),
-            ("PUT", "/classes/Book/dune", #"{"pages": {"__op": "Increment", "amount": 1}}"#,
-             "108 Book.pages: only values, Delete, AddRelation and RemoveRelation are answered on a PostgreSQL database"),
+            (
+                "PUT", "/classes/Book/dune", #"{"pages": {"__op": "Increment", "amount": 1}}"#,
+                "108 Book.pages: only values, Delete, AddRelation and RemoveRelation are answered on a PostgreSQL database"
+            ),
             ("PUT", "/classes/Book/nope", #"{"pages": 1}"#, "101 Object not found."),
             ("DELETE", "/classes/Book/nope", nil, "101 Object not found."),
             ("PUT", "/classes/_User/bob", #"{"username": "ann"}"#, "137 A duplicate value for a field with unique values was provided"),
@@ -106,9 +120,14 @@ final class PostgresDatabaseTargetTests: XCTestCase {
         }
         XCTAssertEqual(try connection.execute(#"SELECT "objectId", pages::text FROM "Book" ORDER BY 1"#), [["dune", "412"], ["emma", "300"]])
         XCTAssertEqual(try connection.execute(#"SELECT username FROM "_User" ORDER BY 1"#), [["ann"], ["bob"]])
-        for (query, expected) in [([("where", #"{"title": {"$regex": "^D"}}"#)], "102 where: title: $regex is not supported when reading a PostgreSQL database (supported: $eq, $ne, $lt, $lte, $gt, $gte, $in, $nin, $exists, $and, $or, $relatedTo)"),
-                                  ([("order", "-pages")], "102 order: only objectId is answered on a PostgreSQL database"),
-                                  ([("where", #"{"pages": {"$gt": 400}}"#), ("keys", "title")], #"[{"objectId":"dune","title":"Dune"}]"#)] {
+        for (query, expected) in [
+            (
+                [("where", #"{"title": {"$regex": "^D"}}"#)],
+                "102 where: title: $regex is not supported when reading a PostgreSQL database (supported: $eq, $ne, $lt, $lte, $gt, $gte, $in, $nin, $exists, $and, $or, $relatedTo)"
+            ),
+            ([("order", "-pages")], "102 order: only objectId is answered on a PostgreSQL database"),
+            ([("where", #"{"pages": {"$gt": 400}}"#), ("keys", "title")], #"[{"objectId":"dune","title":"Dune"}]"#),
+        ] {
             do {
                 let found = try blocking { try await target.api.send("GET", "/classes/Book", query: query, body: nil) }
                 let results = found["results"].map { $0.serialized() } ?? found.serialized()
@@ -120,12 +139,15 @@ final class PostgresDatabaseTargetTests: XCTestCase {
         }
 
         let answer = try blocking {
-            try await target.api.send("POST", "/batch", body: json(#"""
-                {"requests": [{"method": "PUT", "path": "/parse/classes/Book/dune", "body": {"pages": 500}},
-                              {"method": "PUT", "path": "/parse/classes/Book/emma", "body": {"pages": "many"}},
-                              {"method": "DELETE", "path": "/parse/classes/Book/nope"},
-                              {"method": "DELETE", "path": "/parse/classes/Book/emma"}]}
-                """#))
+            try await target.api.send(
+                "POST", "/batch",
+                body: json(
+                    #"""
+                    {"requests": [{"method": "PUT", "path": "/parse/classes/Book/dune", "body": {"pages": 500}},
+                                  {"method": "PUT", "path": "/parse/classes/Book/emma", "body": {"pages": "many"}},
+                                  {"method": "DELETE", "path": "/parse/classes/Book/nope"},
+                                  {"method": "DELETE", "path": "/parse/classes/Book/emma"}]}
+                    """#))
         }
         guard case .array(let results) = answer, results.count == 4 else { return XCTFail("\(answer.serialized())") }
         XCTAssertNotNil(results[0]["success"]?["updatedAt"])
@@ -150,8 +172,10 @@ final class PostgresDatabaseTargetTests: XCTestCase {
             ("POST", "/batch", #"{"requests": [{"method": "DELETE", "path": "/classes/Book/dune"}]}"#, "107 cannot route batch path \"/classes/Book/dune\""),
             ("POST", "/batch", #"{"requests": [{"method": "POST", "path": "/parse/batch"}]}"#, "107 cannot route batch path /parse/batch"),
             ("PUT", "/classes/Book/dune", #"{"pages": {"__op": "Nonsense"}}"#, "108 The Nonsense operator is not supported yet."),
-            ("PUT", "/classes/Book/dune", #"{"pages": {"__type": "Pointer", "className": "Book", "objectId": "dune"}}"#,
-             "111 schema mismatch for Book.pages; expected Number but got Pointer<Book>"),
+            (
+                "PUT", "/classes/Book/dune", #"{"pages": {"__type": "Pointer", "className": "Book", "objectId": "dune"}}"#,
+                "111 schema mismatch for Book.pages; expected Number but got Pointer<Book>"
+            ),
             ("PUT", "/classes/Book/dune", #"{"ACL": "everyone"}"#, "123 invalid ACL: expected an object like {\"*\":{\"read\":true}}"),
             ("PUT", "/classes/Book/dune", #"{"a.b": 1}"#, "105 Invalid field name: a.b."),
         ]
@@ -176,8 +200,10 @@ final class PostgresDatabaseTargetTests: XCTestCase {
         XCTAssertEqual(try outcome(target, "POST", "/schemas/_Session", #"{"fields": {}}"#), "ok")
         let connection = try PostgresConnection(url: url)
         defer { connection.close() }
-        try connection.execute(#"INSERT INTO "_User" ("objectId", "createdAt", "updatedAt", "username") VALUES ('ann', now(), now(), 'ann'), ('bob', now(), now(), 'bob')"#)
-        try connection.execute(#"""
+        try connection.execute(
+            #"INSERT INTO "_User" ("objectId", "createdAt", "updatedAt", "username") VALUES ('ann', now(), now(), 'ann'), ('bob', now(), now(), 'bob')"#)
+        try connection.execute(
+            #"""
             INSERT INTO "_Session" ("objectId", "createdAt", "updatedAt", "user", "sessionToken") VALUES
               ('s1', now(), now(), 'ann', 'r:1'), ('s2', now(), now(), 'ann', 'r:2'), ('s3', now(), now(), 'bob', 'r:3')
             """#)

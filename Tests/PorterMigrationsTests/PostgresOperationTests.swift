@@ -11,8 +11,10 @@ import XCTest
 /// tables, join tables and `_SCHEMA` with SQL. Each operation run again changes nothing.
 final class PostgresOperationTests: XCTestCase {
     /// The library's objectIds, fixed here because its rows are written with SQL.
-    private static let ids = ["Herbert": "herbert", "Le Guin": "leguin", "Science Fiction": "scifi", "Fantasy": "fantasy",
-                              "Dune": "dune", "The Left Hand of Darkness": "lefthand", "A Wizard of Earthsea": "earthsea", "Neuromancer": "neuromancer"]
+    private static let ids = [
+        "Herbert": "herbert", "Le Guin": "leguin", "Science Fiction": "scifi", "Fantasy": "fantasy",
+        "Dune": "dune", "The Left Hand of Darkness": "lefthand", "A Wizard of Earthsea": "earthsea", "Neuromancer": "neuromancer",
+    ]
 
     private struct Database {
         let target: PostgresDatabaseTarget
@@ -93,8 +95,9 @@ final class PostgresOperationTests: XCTestCase {
         let schema = try XCTUnwrap(try blocking { try await database.target.api.schema(of: "Book") })
         XCTAssertNil(schema.field(named: "year"))
         XCTAssertEqual(schema.field(named: "publishingYear")?.type, .number)
-        XCTAssertEqual(try database.rows(#"SELECT "schema"->'fields'->'publishingYear'->>'type', "schema"->'fields'->'year' FROM "_SCHEMA" WHERE "className" = 'Book'"#),
-                       [["Number", nil]])
+        XCTAssertEqual(
+            try database.rows(#"SELECT "schema"->'fields'->'publishingYear'->>'type', "schema"->'fields'->'year' FROM "_SCHEMA" WHERE "className" = 'Book'"#),
+            [["Number", nil]])
 
         _ = try apply(.renameField(className: "Book", from: "genre", to: "category"), on: database)
         XCTAssertEqual(try blocking { try await database.target.api.schema(of: "Book")?.field(named: "category")?.type }, .pointer(targetClass: "Genre"))
@@ -114,37 +117,46 @@ final class PostgresOperationTests: XCTestCase {
         let database = try library()
         let changed = try apply(.changeType(className: "Book", field: "pages", type: .string, allowDataLoss: false), on: database)
         XCTAssertEqual(changed.objectsWritten, 4, changed.summary)
-        XCTAssertEqual(try database.rows(#"SELECT title, pages, pg_typeof(pages)::text FROM "Book" ORDER BY title"#), [
-            ["A Wizard of Earthsea", "183", "text"], ["Dune", "412", "text"], ["Neuromancer", "271", "text"], ["The Left Hand of Darkness", "304", "text"],
-        ])
+        XCTAssertEqual(
+            try database.rows(#"SELECT title, pages, pg_typeof(pages)::text FROM "Book" ORDER BY title"#),
+            [
+                ["A Wizard of Earthsea", "183", "text"], ["Dune", "412", "text"], ["Neuromancer", "271", "text"], ["The Left Hand of Darkness", "304", "text"],
+            ])
         XCTAssertEqual(try blocking { try await database.target.api.schema(of: "Book")?.field(named: "pages")?.type }, .string)
         XCTAssertFalse(try database.columns("Book").contains { $0.contains("__porter_") }, "the temporary column is left")
         try assertRerunChangesNothing(.changeType(className: "Book", field: "pages", type: .string, allowDataLoss: false), on: database)
 
         try database.connection.execute(#"UPDATE "Book" SET notes = '12' WHERE "objectId" = 'neuromancer'"#)
         let before = try database.snapshot()
-        assertFails(.invalidData, containing: ["Book.notes", "String to Number", "1 value", #"dune notes = "The spice must flow.""#, "allowDataLoss: true"], "refused") {
+        assertFails(
+            .invalidData, containing: ["Book.notes", "String to Number", "1 value", #"dune notes = "The spice must flow.""#, "allowDataLoss: true"], "refused"
+        ) {
             try apply(.changeType(className: "Book", field: "notes", type: .number, allowDataLoss: false), on: database)
         }
         XCTAssertEqual(try database.snapshot(), before, "a refused type change wrote something")
         let lossy = try apply(.changeType(className: "Book", field: "notes", type: .number, allowDataLoss: true), on: database)
         XCTAssertTrue(lossy.summary.contains("1 unconvertible value unset"), lossy.summary)
-        XCTAssertEqual(try database.rows(#"SELECT title, notes::text, pg_typeof(notes)::text FROM "Book" WHERE notes IS NOT NULL OR title = 'Dune' ORDER BY title"#),
-                       [["Dune", nil, "double precision"], ["Neuromancer", "12", "double precision"]])
+        XCTAssertEqual(
+            try database.rows(#"SELECT title, notes::text, pg_typeof(notes)::text FROM "Book" WHERE notes IS NOT NULL OR title = 'Dune' ORDER BY title"#),
+            [["Dune", nil, "double precision"], ["Neuromancer", "12", "double precision"]])
     }
 
     func testUpdateObjectsSetsAndUnsetsFieldsOfTheObjectsMatchingWhere() throws {
         let database = try library()
-        let update = MigrationOperation.updateObjects(className: "Book", where: try jsonObject(#"{"year":{"$lt":1969}}"#),
-                                                      set: try jsonObject(#"{"pages":100,"notes":{"__op":"Delete"},"genre":\#(pointer("Genre", "Fantasy")),"ACL":{"*":{"read":true}}}"#))
+        let update = MigrationOperation.updateObjects(
+            className: "Book", where: try jsonObject(#"{"year":{"$lt":1969}}"#),
+            set: try jsonObject(#"{"pages":100,"notes":{"__op":"Delete"},"genre":\#(pointer("Genre", "Fantasy")),"ACL":{"*":{"read":true}}}"#))
         let updated = try apply(update, on: database)
         XCTAssertEqual(updated.summary, "updated 2 Book objects (0 already up to date)")
-        XCTAssertEqual(try database.rows(#"SELECT title, pages::text, notes, genre, "_rperm"::text, "_wperm"::text FROM "Book" ORDER BY title"#), [
-            ["A Wizard of Earthsea", "100", nil, "fantasy", "{*}", "{}"], ["Dune", "100", nil, "fantasy", "{*}", "{}"],
-            ["Neuromancer", "271", nil, "scifi", nil, nil], ["The Left Hand of Darkness", "304", nil, "scifi", nil, nil],
-        ])
-        XCTAssertEqual(try database.rows(#"SELECT "objectId" FROM "Book" WHERE "updatedAt" > "createdAt" ORDER BY 1"#), [["dune"], ["earthsea"]],
-                       "updatedAt moves on the objects written, and only on them")
+        XCTAssertEqual(
+            try database.rows(#"SELECT title, pages::text, notes, genre, "_rperm"::text, "_wperm"::text FROM "Book" ORDER BY title"#),
+            [
+                ["A Wizard of Earthsea", "100", nil, "fantasy", "{*}", "{}"], ["Dune", "100", nil, "fantasy", "{*}", "{}"],
+                ["Neuromancer", "271", nil, "scifi", nil, nil], ["The Left Hand of Darkness", "304", nil, "scifi", nil, nil],
+            ])
+        XCTAssertEqual(
+            try database.rows(#"SELECT "objectId" FROM "Book" WHERE "updatedAt" > "createdAt" ORDER BY 1"#), [["dune"], ["earthsea"]],
+            "updatedAt moves on the objects written, and only on them")
         try assertRerunChangesNothing(update, on: database)
     }
 
@@ -174,8 +186,9 @@ final class PostgresOperationTests: XCTestCase {
             let stored = try XCTUnwrap(dune[member.key], member.key)
             XCTAssertEqual(try ParseValue(wire: stored), try ParseValue(wire: member.value), member.key)
         }
-        XCTAssertEqual(try database.rows(#"SELECT released::text, "inPrint"::text, shop::text, cover FROM "Book" WHERE "objectId" = 'dune'"#),
-                       [["1965-08-01 12:30:00.25+00", "false", "(4.89,52.37)", "dune.jpg"]])
+        XCTAssertEqual(
+            try database.rows(#"SELECT released::text, "inPrint"::text, shop::text, cover FROM "Book" WHERE "objectId" = 'dune'"#),
+            [["1965-08-01 12:30:00.25+00", "false", "(4.89,52.37)", "dune.jpg"]])
         try assertRerunChangesNothing(update, on: database)
     }
 
@@ -185,8 +198,10 @@ final class PostgresOperationTests: XCTestCase {
         let deleted = try apply(delete, on: database)
         XCTAssertEqual(deleted.objectsWritten, 2, deleted.summary)
         XCTAssertEqual(try database.rows(#"SELECT title FROM "Book" ORDER BY title"#), [["Neuromancer"], ["The Left Hand of Darkness"]])
-        XCTAssertEqual(try database.rows(#"SELECT "owningId", "relatedId" FROM "_Join:authors:Book""#), [["lefthand", "leguin"]], "links owned by deleted books")
-        XCTAssertEqual(try database.rows(#"SELECT "relatedId" FROM "_Join:books:Genre" ORDER BY 1"#), [["lefthand"], ["neuromancer"]], "links to deleted books")
+        XCTAssertEqual(
+            try database.rows(#"SELECT "owningId", "relatedId" FROM "_Join:authors:Book""#), [["lefthand", "leguin"]], "links owned by deleted books")
+        XCTAssertEqual(
+            try database.rows(#"SELECT "relatedId" FROM "_Join:books:Genre" ORDER BY 1"#), [["lefthand"], ["neuromancer"]], "links to deleted books")
         try assertRerunChangesNothing(delete, on: database)
     }
 
@@ -209,7 +224,8 @@ final class PostgresOperationTests: XCTestCase {
         let database = try library()
         let before = try database.snapshot()
         assertFails(.target, containing: ["Parse error 102", "title: $regex is not supported"], "regex") {
-            try apply(.updateObjects(className: "Book", where: try jsonObject(#"{"title":{"$regex":"^D"}}"#), set: try jsonObject(#"{"pages":1}"#)), on: database)
+            try apply(
+                .updateObjects(className: "Book", where: try jsonObject(#"{"title":{"$regex":"^D"}}"#), set: try jsonObject(#"{"pages":1}"#)), on: database)
         }
         XCTAssertEqual(try database.snapshot(), before)
     }

@@ -31,13 +31,16 @@ final class SchemaDiffTests: XCTestCase {
     }
 
     func testClassesAddedAndRemoved() throws {
-        let result = try diff([book(), #"{"className":"Loan","fields":{"due":{"type":"Date"}},"indexes":{"due_1":{"due":1}}}"#],
-                              [book(), #"{"className":"Legacy","fields":{"a":{"type":"String"},"b":{"type":"Number"}}}"#])
+        let result = try diff(
+            [book(), #"{"className":"Loan","fields":{"due":{"type":"Date"}},"indexes":{"due_1":{"due":1}}}"#],
+            [book(), #"{"className":"Legacy","fields":{"a":{"type":"String"},"b":{"type":"Number"}}}"#])
         XCTAssertEqual(result.classes.map(\.className), ["Legacy", "Loan"])
         XCTAssertEqual(result.classes.map(\.change), [.removed, .added])
         XCTAssertEqual(result.classNames, ["Book", "Legacy", "Loan"])
         XCTAssertEqual(result.count, 2)
-        XCTAssertEqual(result.text, """
+        XCTAssertEqual(
+            result.text,
+            """
             Legacy
               - class: 2 fields, 0 indexes
             Loan
@@ -46,11 +49,13 @@ final class SchemaDiffTests: XCTestCase {
     }
 
     func testFieldsAddedRemovedAndChangedInEachOption() throws {
-        let declared = book(#"""
+        let declared = book(
+            #"""
             "title":{"type":"String","required":true},"pages":{"type":"Number"},"genre":{"type":"Pointer","targetClass":"Genre"},
             "year":{"type":"String"},"format":{"type":"String","defaultValue":"paperback"},"added":{"type":"Boolean"}
             """#)
-        let live = book(#"""
+        let live = book(
+            #"""
             "title":{"type":"String"},"pages":{"type":"Number"},"genre":{"type":"Pointer","targetClass":"Shelf"},
             "year":{"type":"Number"},"format":{"type":"String","defaultValue":"hardcover"},"subtitle":{"type":"String"}
             """#)
@@ -60,7 +65,9 @@ final class SchemaDiffTests: XCTestCase {
         XCTAssertEqual(fields.map(\.changesType), [false, false, true, false, false, true])
         XCTAssertEqual(fields.first { $0.name == "format" }?.declared?.defaultValue, .string("paperback"))
         XCTAssertEqual(fields.first { $0.name == "format" }?.live?.defaultValue, .string("hardcover"))
-        XCTAssertEqual(try diff([declared], [live]).text, """
+        XCTAssertEqual(
+            try diff([declared], [live]).text,
+            """
             Book
               + field added: Boolean
               ~ field format: String, default "hardcover" → String, default "paperback"
@@ -86,52 +93,67 @@ final class SchemaDiffTests: XCTestCase {
              "indexes":{"_id_":{"_id":1},"username_1":{"username":1},"email_1":{"email":1},"case_insensitive_username":{"username":1},
                         "case_insensitive_email":{"email":1},"nickname_1":{"nickname":1}}}
             """#
-        let liveRole = #"{"className":"_Role","fields":{"name":{"type":"String"},"users":{"type":"Relation","targetClass":"_User"},"roles":{"type":"Relation","targetClass":"_Role"}},"indexes":{"_id_":{"_id":1},"name_1":{"name":1}}}"#
+        let liveRole =
+            #"{"className":"_Role","fields":{"name":{"type":"String"},"users":{"type":"Relation","targetClass":"_User"},"roles":{"type":"Relation","targetClass":"_Role"}},"indexes":{"_id_":{"_id":1},"name_1":{"name":1}}}"#
         let declaredBook = book(#""title":{"type":"String"}"#, #","indexes":{"_id_":{"title":-1}}"#)
         XCTAssertTrue(try diff([declaredUser, #"{"className":"_Role"}"#, declaredBook], [liveUser, liveRole, book()]).isEmpty)
-        XCTAssertTrue(try diff([book(), #"{"className":"PorterMigrations","fields":{"version":{"type":"String"}}}"#], [book()]).isEmpty,
-                      "migrate's bookkeeping classes are never compared")
+        XCTAssertTrue(
+            try diff([book(), #"{"className":"PorterMigrations","fields":{"version":{"type":"String"}}}"#], [book()]).isEmpty,
+            "migrate's bookkeeping classes are never compared")
         let onBook = try diff([book()], [book(#""title":{"type":"String"}"#, #","indexes":{"username_1":{"title":1}}"#)])
         XCTAssertEqual(onBook.classes.first?.indexes.map(\.name), ["username_1"], "username_1 is Parse's own on _User only")
     }
 
     func testIndexesAddedRemovedAndChangedWithKeyOrder() throws {
-        let declared = book(#""title":{"type":"String"},"year":{"type":"Number"}"#,
-                            #","indexes":{"title_1":{"title":1},"both":{"title":1,"year":-1},"year_1":{"year":1}}"#)
-        let live = book(#""title":{"type":"String"},"year":{"type":"Number"}"#,
-                        #","indexes":{"title_1":{"title":1.0},"both":{"year":-1,"title":1},"old":{"year":-1}}"#)
+        let declared = book(
+            #""title":{"type":"String"},"year":{"type":"Number"}"#,
+            #","indexes":{"title_1":{"title":1},"both":{"title":1,"year":-1},"year_1":{"year":1}}"#)
+        let live = book(
+            #""title":{"type":"String"},"year":{"type":"Number"}"#,
+            #","indexes":{"title_1":{"title":1.0},"both":{"year":-1,"title":1},"old":{"year":-1}}"#)
         let indexes = try XCTUnwrap(try diff([declared], [live]).classes.first).indexes
         XCTAssertEqual(indexes.map(\.name), ["both", "old", "year_1"], "1.0 is 1; a compound index's key order matters")
         XCTAssertEqual(indexes.map(\.change), [.changed, .removed, .added])
-        XCTAssertEqual(try diff([declared], [live]).lines(of: try XCTUnwrap(try diff([declared], [live]).classes.first)), [
-            #"~ index both: {"year": -1, "title": 1} → {"title": 1, "year": -1}"#,
-            #"- index old: {"year": -1}"#,
-            #"+ index year_1: {"year": 1}"#,
-        ])
+        XCTAssertEqual(
+            try diff([declared], [live]).lines(of: try XCTUnwrap(try diff([declared], [live]).classes.first)),
+            [
+                #"~ index both: {"year": -1, "title": 1} → {"title": 1, "year": -1}"#,
+                #"- index old: {"year": -1}"#,
+                #"+ index year_1: {"year": 1}"#,
+            ])
     }
 
     func testPermissionsAreComparedAsParseMeansThem() throws {
-        let full = #","classLevelPermissions":{"find":{"*":true},"count":{"*":true},"get":{"*":true},"create":{"*":true},"update":{"*":true},"delete":{"*":true},"addField":{"*":true},"protectedFields":{"*":[]}}"#
+        let full =
+            #","classLevelPermissions":{"find":{"*":true},"count":{"*":true},"get":{"*":true},"create":{"*":true},"update":{"*":true},"delete":{"*":true},"addField":{"*":true},"protectedFields":{"*":[]}}"#
         XCTAssertTrue(try diff([book()], [book(#""title":{"type":"String"}"#, full)]).isEmpty, "a missing CLP is Parse's default")
         let partial = #","classLevelPermissions":{"find":{"role:Staff":true,"*":true},"get":{"*":true}}"#
-        let spelledOut = #","classLevelPermissions":{"find":{"*":true,"role:Staff":true},"count":{},"get":{"*":true},"create":{},"update":{},"delete":{},"addField":{},"protectedFields":{}}"#
-        XCTAssertTrue(try diff([book(#""title":{"type":"String"}"#, partial)], [book(#""title":{"type":"String"}"#, spelledOut)]).isEmpty,
-                      "an omitted operation is {}, entries in any order, an empty protectedFields entry protects nothing")
+        let spelledOut =
+            #","classLevelPermissions":{"find":{"*":true,"role:Staff":true},"count":{},"get":{"*":true},"create":{},"update":{},"delete":{},"addField":{},"protectedFields":{}}"#
+        XCTAssertTrue(
+            try diff([book(#""title":{"type":"String"}"#, partial)], [book(#""title":{"type":"String"}"#, spelledOut)]).isEmpty,
+            "an omitted operation is {}, entries in any order, an empty protectedFields entry protects nothing")
         let changed = try diff([book(#""title":{"type":"String"}"#, partial)], [book(#""title":{"type":"String"}"#, full)])
         let permissions = try XCTUnwrap(changed.classes.first).classLevelPermissions
         XCTAssertEqual(permissions.map(\.name), ["find", "count", "create", "update", "delete", "addField"])
         XCTAssertEqual(permissions.first?.declared, try JSONParser.parse(#"{"*":true,"role:Staff":true}"#))
         XCTAssertEqual(permissions.first?.live, try JSONParser.parse(#"{"*":true}"#))
-        XCTAssertEqual(changed.lines(of: try XCTUnwrap(changed.classes.first)).first, #"~ classLevelPermissions.find: {"*": true} → {"*": true, "role:Staff": true}"#)
+        XCTAssertEqual(
+            changed.lines(of: try XCTUnwrap(changed.classes.first)).first, #"~ classLevelPermissions.find: {"*": true} → {"*": true, "role:Staff": true}"#)
     }
 
     /// The JSON shape Docs/Schemas.md documents, key for key. (`protectedFields` is no
     /// difference: `{"*": []}` protects nothing, as `{}` does.)
     func testJSONShape() throws {
-        let result = try diff([book(#""title":{"type":"String"},"pages":{"type":"Number"}"#, #","classLevelPermissions":{"find":{"*":true}}"#),
-                               #"{"className":"Loan","fields":{}}"#],
-                              [book(#""title":{"type":"String"}"#, #","indexes":{"title_1":{"title":1}}"#)])
-        XCTAssertEqual(result.json.serialized(), #"""
+        let result = try diff(
+            [
+                book(#""title":{"type":"String"},"pages":{"type":"Number"}"#, #","classLevelPermissions":{"find":{"*":true}}"#),
+                #"{"className":"Loan","fields":{}}"#,
+            ],
+            [book(#""title":{"type":"String"}"#, #","indexes":{"title_1":{"title":1}}"#)])
+        XCTAssertEqual(
+            result.json.serialized(),
+            #"""
             {"matches":false,"differences":9,"classes":[\#
             {"className":"Book","change":"changed","declared":null,"live":null,\#
             "fields":[{"name":"pages","change":"added","declared":{"type":"Number"},"live":null}],\#
@@ -151,14 +173,16 @@ final class SchemaDiffTests: XCTestCase {
     }
 
     func testJUnitHasACaseForEveryClassAndEscapesXML() throws {
-        let result = try diff([book(#""title":{"type":"String","defaultValue":"<b> & \"quoted\"\u0001"}"#), #"{"className":"Genre"}"#],
-                              [book(), #"{"className":"Genre"}"#, #"{"className":"Shelf"}"#])
+        let result = try diff(
+            [book(#""title":{"type":"String","defaultValue":"<b> & \"quoted\"\u0001"}"#), #"{"className":"Genre"}"#],
+            [book(), #"{"className":"Genre"}"#, #"{"className":"Shelf"}"#])
         let report = result.junit
         XCTAssertEqual(report.suiteName, "schema check")
         XCTAssertEqual(report.cases.map(\.name), ["Book", "Genre", "Shelf"])
         XCTAssertEqual(report.cases.map { $0.failure?.message }, ["1 difference", nil, "1 difference"])
         XCTAssertTrue(report.xml.contains(#"<testsuite name="schema check" tests="3" failures="2">"#), report.xml)
-        XCTAssertTrue(report.xml.contains(#"~ field title: String → String, default &quot;&lt;b&gt; &amp; \&quot;quoted\&quot;\u0001&quot;</failure>"#), report.xml)
+        XCTAssertTrue(
+            report.xml.contains(#"~ field title: String → String, default &quot;&lt;b&gt; &amp; \&quot;quoted\&quot;\u0001&quot;</failure>"#), report.xml)
     }
 }
 

@@ -13,7 +13,8 @@ final class SchemaPushTests: XCTestCase {
     /// Plans the push of `declared` onto the fixture's target and applies it.
     @discardableResult
     private func push(_ declared: [String], to fixture: TargetFixture, _ options: SchemaPushOptions = SchemaPushOptions()) throws -> SchemaPush {
-        let plan = try SchemaPush(diff: SchemaDiff(declared: try schemas(declared), live: try blocking { try await fixture.target.api.schemas() }), options: options)
+        let plan = try SchemaPush(
+            diff: SchemaDiff(declared: try schemas(declared), live: try blocking { try await fixture.target.api.schemas() }), options: options)
         try blocking { try await plan.apply(to: fixture.target) }
         return plan
     }
@@ -45,14 +46,19 @@ final class SchemaPushTests: XCTestCase {
         for fixture in try TargetFixture.all(in: self) {
             let plan = try push(declared, to: fixture)
             XCTAssertEqual(plan.classes.map(\.className), ["Book", "Genre", "_User"])
-            XCTAssertEqual(plan.classes.flatMap(\.requests).map { "\($0.method) \($0.path)" }, ["POST /schemas/Book", "POST /schemas/Genre", "POST /schemas/_User"])
+            XCTAssertEqual(
+                plan.classes.flatMap(\.requests).map { "\($0.method) \($0.path)" }, ["POST /schemas/Book", "POST /schemas/Genre", "POST /schemas/_User"])
             let sent = plan.classes.flatMap(\.requests).map { $0.body.serialized() }.joined()
             for own in ["_id_", "username_1", "\"username\"", "objectId"] { XCTAssertFalse(sent.contains(own), "\(own) sent to the \(fixture.kind): \(sent)") }
 
             let book = try live("Book", on: fixture)
-            XCTAssertEqual(book.fields, [SchemaField(name: "title", type: .string, required: true, defaultValue: .string("Untitled")),
-                                         SchemaField(name: "genre", type: .pointer(targetClass: "Genre")), SchemaField(name: "pages", type: .number)],
-                           "\(fixture.kind)")
+            XCTAssertEqual(
+                book.fields,
+                [
+                    SchemaField(name: "title", type: .string, required: true, defaultValue: .string("Untitled")),
+                    SchemaField(name: "genre", type: .pointer(targetClass: "Genre")), SchemaField(name: "pages", type: .number),
+                ],
+                "\(fixture.kind)")
             XCTAssertEqual(book.classLevelPermissions?["get"], try JSONParser.parse(#"{"*":true,"role:Staff":true}"#), "\(fixture.kind)")
             XCTAssertEqual(book.classLevelPermissions?["create"], .object(JSONObject()), "\(fixture.kind): omitted means master key only")
             XCTAssertEqual(book.indexes, try JSONParser.parse(#"{"title_1":{"title":1}}"#), "\(fixture.kind)")
@@ -73,12 +79,16 @@ final class SchemaPushTests: XCTestCase {
         for fixture in try TargetFixture.all(in: self) {
             try push([#"{"className":"Book","fields":{"pages":{"type":"String"},"shelf":{"type":"Pointer","targetClass":"Shelf"}}}"#], to: fixture)
             let id = try create("Book", #"{"pages":"300"}"#, on: fixture)
-            let declared = [#"{"className":"Book","fields":{"pages":{"type":"Number"},"shelf":{"type":"Pointer","targetClass":"Room"},"title":{"type":"String"}}}"#,
-                            #"{"className":"Author","fields":{"name":{"type":"String"}}}"#]
+            let declared = [
+                #"{"className":"Book","fields":{"pages":{"type":"Number"},"shelf":{"type":"Pointer","targetClass":"Room"},"title":{"type":"String"}}}"#,
+                #"{"className":"Author","fields":{"name":{"type":"String"}}}"#,
+            ]
             XCTAssertThrowsError(try push(declared, to: fixture)) { error in
                 let error = error as? PorterError
                 XCTAssertEqual(error?.cause, .invalidData)
-                XCTAssertEqual(error?.message, """
+                XCTAssertEqual(
+                    error?.message,
+                    """
                     refused: Parse cannot change the type of a field in place, and these fields differ:
                       Book.pages: String → Number
                       Book.shelf: Pointer<Shelf> → Pointer<Room>
@@ -96,7 +106,9 @@ final class SchemaPushTests: XCTestCase {
         for fixture in try TargetFixture.all(in: self) {
             try push([#"{"className":"Book","fields":{"pages":{"type":"String"},"title":{"type":"String"}},"indexes":{"pages_1":{"pages":1}}}"#], to: fixture)
             let id = try create("Book", #"{"pages":"300","title":"Dune"}"#, on: fixture)
-            let declared = [#"{"className":"Book","fields":{"pages":{"type":"Number","required":true},"title":{"type":"String"}},"indexes":{"pages_1":{"pages":1}}}"#]
+            let declared = [
+                #"{"className":"Book","fields":{"pages":{"type":"Number","required":true},"title":{"type":"String"}},"indexes":{"pages_1":{"pages":1}}}"#
+            ]
             let plan = try push(declared, to: fixture, SchemaPushOptions(recreateModifiedFields: true))
             XCTAssertEqual(plan.classes.first?.changes, ["~ field pages: String → Number, required (deleted and added again: its values are lost)"])
             XCTAssertEqual(try live("Book", on: fixture).field(named: "pages"), SchemaField(name: "pages", type: .number, required: true), "\(fixture.kind)")
@@ -126,20 +138,27 @@ final class SchemaPushTests: XCTestCase {
 
     func testOptionsPermissionsAndIndexesOfAnExistingClassAreMadeToMatch() throws {
         for fixture in try TargetFixture.all(in: self) {
-            try push([#"{"className":"Book","fields":{"title":{"type":"String"},"year":{"type":"Number"}},"indexes":{"year_1":{"year":1},"old":{"title":1}}}"#], to: fixture)
-            let declared = [#"""
+            try push(
+                [#"{"className":"Book","fields":{"title":{"type":"String"},"year":{"type":"Number"}},"indexes":{"year_1":{"year":1},"old":{"title":1}}}"#],
+                to: fixture)
+            let declared = [
+                #"""
                 {"className":"Book","fields":{"title":{"type":"String","required":true,"defaultValue":"n/a"},"year":{"type":"Number"}},
                  "classLevelPermissions":{"find":{"*":true},"protectedFields":{"*":["year"]}},
                  "indexes":{"year_1":{"year":-1},"title_1":{"title":1}}}
-                """#]
+                """#
+            ]
             let plan = try push(declared, to: fixture)
-            XCTAssertEqual(plan.classes.first?.requests.map(\.body), [
-                try JSONParser.parse(#"{"indexes":{"old":{"__op":"Delete"},"year_1":{"__op":"Delete"}}}"#),
-                try JSONParser.parse(#"""
-                    {"classLevelPermissions":{"find":{"*":true},"protectedFields":{"*":["year"]}},
-                     "fields":{"title":{"type":"String","required":true,"defaultValue":"n/a"}},"indexes":{"title_1":{"title":1},"year_1":{"year":-1}}}
-                    """#),
-            ])
+            XCTAssertEqual(
+                plan.classes.first?.requests.map(\.body),
+                [
+                    try JSONParser.parse(#"{"indexes":{"old":{"__op":"Delete"},"year_1":{"__op":"Delete"}}}"#),
+                    try JSONParser.parse(
+                        #"""
+                        {"classLevelPermissions":{"find":{"*":true},"protectedFields":{"*":["year"]}},
+                         "fields":{"title":{"type":"String","required":true,"defaultValue":"n/a"}},"indexes":{"title_1":{"title":1},"year_1":{"year":-1}}}
+                        """#),
+                ])
             let book = try live("Book", on: fixture)
             XCTAssertEqual(book.field(named: "title"), SchemaField(name: "title", type: .string, required: true, defaultValue: .string("n/a")))
             XCTAssertEqual(book.indexes?["year_1"], try JSONParser.parse(#"{"year":-1}"#), "\(fixture.kind)")
@@ -168,12 +187,16 @@ final class SchemaPushTests: XCTestCase {
     /// keeps what came before, and the message says to push again.
     func testARefusedRequestOnAMirrorChangesNothing() throws {
         for fixture in try TargetFixture.all(in: self) {
-            let declared = [#"{"className":"Author","fields":{"name":{"type":"String"}}}"#,
-                            #"{"className":"Book","fields":{"title":{"type":"String"}},"indexes":{"nope_1":{"nope":1}}}"#]
+            let declared = [
+                #"{"className":"Author","fields":{"name":{"type":"String"}}}"#,
+                #"{"className":"Book","fields":{"title":{"type":"String"}},"indexes":{"nope_1":{"nope":1}}}"#,
+            ]
             XCTAssertThrowsError(try push(declared, to: fixture)) { error in
                 let error = error as? PorterError
                 XCTAssertEqual(error?.cause, .target)
-                XCTAssertEqual(error?.message.hasPrefix("Book: POST /schemas/Book: Parse error 102: Field nope does not exist, cannot add index."), true, error?.message ?? "")
+                XCTAssertEqual(
+                    error?.message.hasPrefix("Book: POST /schemas/Book: Parse error 102: Field nope does not exist, cannot add index."), true,
+                    error?.message ?? "")
                 XCTAssertEqual(error?.message.contains("push again to finish"), fixture.kind == .server, error?.message ?? "")
             }
             XCTAssertEqual(try blocking { try await fixture.target.api.schema(of: "Author") } != nil, fixture.kind == .server, "\(fixture.kind)")

@@ -26,8 +26,9 @@ struct TargetFixture: @unchecked Sendable {
             return TargetFixture(kind: kind, target: try MirrorTarget(path: file, create: true), file: file)
         case .server:
             let served = try ServedMirror(in: test, configuration: ParseServerConfiguration(applicationId: "app", masterKey: "mk"))
-            let client = ParseRESTClient(address: try ParseServerAddress(url: served.url, applicationId: "app", masterKey: "mk", restAPIKey: nil),
-                                         timeout: 10, retry: RetryPolicy(attempts: 2, initialDelay: 0.01, maximumDelay: 0.02))
+            let client = ParseRESTClient(
+                address: try ParseServerAddress(url: served.url, applicationId: "app", masterKey: "mk", restAPIKey: nil),
+                timeout: 10, retry: RetryPolicy(attempts: 2, initialDelay: 0.01, maximumDelay: 0.02))
             return TargetFixture(kind: kind, target: ServerTarget(client: client), file: served.path)
         }
     }

@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import ParseModel
 @testable import PorterPipeline
 
@@ -13,13 +14,15 @@ final class CSVRowTests: XCTestCase {
     }
 
     func testQuotesAreDoubledWhereverTheyAreAndOtherCellsAreLeftAlone() {
-        XCTAssertEqual(line(["plain", "a,b", "say \"hi\"", "\"", "\"\"x\"", "end\""]),
-                       #"plain,"a,b","say ""hi""","""","""""x""","end""""#)
+        XCTAssertEqual(
+            line(["plain", "a,b", "say \"hi\"", "\"", "\"\"x\"", "end\""]),
+            #"plain,"a,b","say ""hi""","""","""""x""","end""""#)
     }
 
     func testLineBreaksAndOuterBlanksAreQuotedAndEmptyCellsAreNull() {
-        XCTAssertEqual(line(["two\nlines", "cr\r", " lead", "trail\t", nil, "", "é ü"]),
-                       "\"two\nlines\",\"cr\r\",\" lead\",\"trail\t\",,,é ü")
+        XCTAssertEqual(
+            line(["two\nlines", "cr\r", " lead", "trail\t", nil, "", "é ü"]),
+            "\"two\nlines\",\"cr\r\",\" lead\",\"trail\t\",,,é ü")
     }
 
     /// The bytes that need quotes are found at every position of a cell, eight at a time or

@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import ParseModel
 @testable import PorterPipeline
 @testable import PorterReaders
@@ -18,10 +19,13 @@ final class CoercionTests: XCTestCase {
         return SourceRecord(line: line, content: .json(object))
     }
 
-    private func field(_ type: FieldType, column: String = "c", columns: [String]? = nil, defaultValue: ParseValue? = nil,
-                       format: String? = nil, split: String? = nil, values: [String: ParseValue]? = nil, null: Set<String> = []) -> FieldMapping {
-        FieldMapping(name: "f", type: type, column: column, columns: columns, defaultValue: defaultValue, formats: format.map { [$0] } ?? [],
-                     split: split, values: values, nullTokens: null)
+    private func field(
+        _ type: FieldType, column: String = "c", columns: [String]? = nil, defaultValue: ParseValue? = nil,
+        format: String? = nil, split: String? = nil, values: [String: ParseValue]? = nil, null: Set<String> = []
+    ) -> FieldMapping {
+        FieldMapping(
+            name: "f", type: type, column: column, columns: columns, defaultValue: defaultValue, formats: format.map { [$0] } ?? [],
+            split: split, values: values, nullTokens: null)
     }
 
     private func coercer(_ field: FieldMapping, references: ReferenceParser? = nil) -> FieldCoercer {
@@ -43,8 +47,11 @@ final class CoercionTests: XCTestCase {
 
     private func assertValue(_ field: FieldMapping, _ record: SourceRecord, _ expected: ParseValue, file: StaticString = #filePath, line: UInt = #line) {
         switch value(field, record) {
-        case .success(let mapped): XCTAssertEqual(mapped, .value(expected), "\(field.type) from \(record.cell(ColumnPath(field.column)).map { "\($0)" } ?? "nothing")", file: file, line: line)
-        case .failure(let error): XCTFail("\(field.type) from \(record.cell(ColumnPath(field.column)).map { "\($0)" } ?? "nothing"): \(error.reason)", file: file, line: line)
+        case .success(let mapped):
+            XCTAssertEqual(
+                mapped, .value(expected), "\(field.type) from \(record.cell(ColumnPath(field.column)).map { "\($0)" } ?? "nothing")", file: file, line: line)
+        case .failure(let error):
+            XCTFail("\(field.type) from \(record.cell(ColumnPath(field.column)).map { "\($0)" } ?? "nothing"): \(error.reason)", file: file, line: line)
         }
     }
 
@@ -53,8 +60,10 @@ final class CoercionTests: XCTestCase {
         assertRefused(field, csv([field.column: text]), reason, file: file, line: line)
     }
 
-    private func assertRefused(_ field: FieldMapping, _ record: SourceRecord, _ reason: String, column: String? = nil,
-                               file: StaticString = #filePath, line: UInt = #line) {
+    private func assertRefused(
+        _ field: FieldMapping, _ record: SourceRecord, _ reason: String, column: String? = nil,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         switch value(field, record) {
         case .success(let mapped): XCTFail("\(field.type): accepted as \(mapped)", file: file, line: line)
         case .failure(let error):
@@ -72,15 +81,19 @@ final class CoercionTests: XCTestCase {
     /// A CSV cell is coerced from its bytes (numbers, booleans, keys, null tokens); what it gives
     /// must be what the same cell gives as text, at the edges of every shortcut.
     func testCSVCellBytesCoerceAsTheirText() {
-        let cells = ["", "0", "-0", "+7", "-", "+", "-12", "123456789012345678", "-123456789012345678", "1234567890123456789",
-                     "99999999999999999999", " 12", "12 ", "1.5", "1e3", "0x10", "\u{FF10}", "TRUE", "True", "yes", "YES", "Y", "n", "F", "0", "1",
-                     "maybe", "true ", " no", "\u{212A}", "K", "NA", "na", "\\N", "é", "e\u{301}", "a b", "2024-01-31", "{\"x\": 1}",
-                     #"{"__type":"Pointer","className":"Shelf","objectId":"abc"}"#, "{not json"]
+        let cells = [
+            "", "0", "-0", "+7", "-", "+", "-12", "123456789012345678", "-123456789012345678", "1234567890123456789",
+            "99999999999999999999", " 12", "12 ", "1.5", "1e3", "0x10", "\u{FF10}", "TRUE", "True", "yes", "YES", "Y", "n", "F", "0", "1",
+            "maybe", "true ", " no", "\u{212A}", "K", "NA", "na", "\\N", "é", "e\u{301}", "a b", "2024-01-31", "{\"x\": 1}",
+            #"{"__type":"Pointer","className":"Shelf","objectId":"abc"}"#, "{not json",
+        ]
         let key = FieldCoercer(field: field(.string, column: "code"), references: nil)
         let shelves = ReferenceParser(targetClass: "Shelf", keyParts: [key])
-        let fields = [field(.string), field(.number), field(.boolean), field(.date), field(.string, null: ["NA", "K"]),
-                      field(.number, null: ["\\N"]), field(.string, null: ["é"]), field(.boolean, defaultValue: .boolean(true)),
-                      field(.pointer(targetClass: "Shelf")), field(.relation(targetClass: "Shelf"), split: ";")]
+        let fields = [
+            field(.string), field(.number), field(.boolean), field(.date), field(.string, null: ["NA", "K"]),
+            field(.number, null: ["\\N"]), field(.string, null: ["é"]), field(.boolean, defaultValue: .boolean(true)),
+            field(.pointer(targetClass: "Shelf")), field(.relation(targetClass: "Shelf"), split: ";"),
+        ]
         for field in fields {
             let coercer = coercer(field, references: field.type.targetClass != nil ? shelves : nil)
             for cell in cells {
@@ -235,7 +248,10 @@ final class CoercionTests: XCTestCase {
         // The first format that reads a value wins; a format is suggested only when a common one reads it.
         assertRefused(mixed, "03.01.2024", #"not a date in format "yyyy-MM-dd" or "dd/MM/yyyy"; add "dd.MM.yyyy" to the format list of f"#)
         assertRefused(mixed, "soon", #"not a date in format "yyyy-MM-dd" or "dd/MM/yyyy""#)
-        assertRefused(field(.date), "01/03/2024", #"not a date (ISO 8601, e.g. 2024-01-31 or 2024-01-31T09:30:00Z); add format: "dd/MM/yyyy" (reads it as 2024-03-01) or "MM/dd/yyyy" (2024-01-03) to f"#)
+        assertRefused(
+            field(.date), "01/03/2024",
+            #"not a date (ISO 8601, e.g. 2024-01-31 or 2024-01-31T09:30:00Z); add format: "dd/MM/yyyy" (reads it as 2024-03-01) or "MM/dd/yyyy" (2024-01-03) to f"#
+        )
         assertRefused(field(.date), "1709251200", #"not a date (ISO 8601, e.g. 2024-01-31 or 2024-01-31T09:30:00Z); add format: "unix" to f"#)
         // A Unix time may be a JSON number; other formats take no numbers.
         var epoch = field(.date)
@@ -249,11 +265,13 @@ final class CoercionTests: XCTestCase {
 
     func testArrays() {
         let array = field(.array)
-        assertValue(array, #"["a", 1, 2.5, true, null, {"__type":"Date","iso":"2024-01-31T00:00:00.000Z"}]"#,
-                    .array([.string("a"), .integer(1), .double(2.5), .boolean(true), .null, date("2024-01-31")]))
+        assertValue(
+            array, #"["a", 1, 2.5, true, null, {"__type":"Date","iso":"2024-01-31T00:00:00.000Z"}]"#,
+            .array([.string("a"), .integer(1), .double(2.5), .boolean(true), .null, date("2024-01-31")]))
         assertValue(array, "[]", .array([]))
-        assertValue(array, json(#"{"c": [{"quantity": "2", "description": "eggs"}]}"#),
-                    .array([.object(["quantity": .string("2"), "description": .string("eggs")])]))
+        assertValue(
+            array, json(#"{"c": [{"quantity": "2", "description": "eggs"}]}"#),
+            .array([.object(["quantity": .string("2"), "description": .string("eggs")])]))
         assertRefused(array, #"{"a": 1}"#, "expected a JSON array, got object")
         assertRefused(array, "a|b", "invalid JSON:")
         assertRefused(array, "[1,", "invalid JSON:")
@@ -273,8 +291,10 @@ final class CoercionTests: XCTestCase {
         func byCharacter(_ text: String, _ separator: Character) -> [String] {
             text.split(separator: separator, omittingEmptySubsequences: false).map(CellText.trimmed)
         }
-        let cells = ["", ";", " ; ", "a", "\t a \t", "Ann;Bob", " Ann ;\tBob\t; ", "Zoë ; Åsa", " é", "é ", " \u{301}x; y",
-                     "x\u{600} ;y", "  \u{301}", "a;;b", "日本;  中国 ", "\u{1F600} ; \u{1F600}", "a\r\n;b"]
+        let cells = [
+            "", ";", " ; ", "a", "\t a \t", "Ann;Bob", " Ann ;\tBob\t; ", "Zoë ; Åsa", " é", "é ", " \u{301}x; y",
+            "x\u{600} ;y", "  \u{301}", "a;;b", "日本;  中国 ", "\u{1F600} ; \u{1F600}", "a\r\n;b",
+        ]
         for cell in cells {
             XCTAssertEqual(CellText.split(cell, by: ";"), byCharacter(cell, ";"), "cell \(cell.debugDescription)")
         }
@@ -284,9 +304,12 @@ final class CoercionTests: XCTestCase {
 
     func testObjects() {
         let object = field(.object)
-        assertValue(object, #"{"calories": "200", "when": {"__type": "Date", "iso": "2024-01-31T09:30:00.000Z"}, "n": 2, "deep": {"list": [1]}}"#,
-                    .object(["calories": .string("200"), "when": date("2024-01-31T09:30:00Z"), "n": .integer(2),
-                             "deep": .object(["list": .array([.integer(1)])])]))
+        assertValue(
+            object, #"{"calories": "200", "when": {"__type": "Date", "iso": "2024-01-31T09:30:00.000Z"}, "n": 2, "deep": {"list": [1]}}"#,
+            .object([
+                "calories": .string("200"), "when": date("2024-01-31T09:30:00Z"), "n": .integer(2),
+                "deep": .object(["list": .array([.integer(1)])]),
+            ]))
         assertValue(object, "{}", .object([:]))
         assertValue(object, json(#"{"c": {"k": "v"}}"#), .object(["k": .string("v")]))
         assertRefused(object, "[1]", "expected a JSON object, got array")
@@ -325,9 +348,10 @@ final class CoercionTests: XCTestCase {
 
     func testPolygon() throws {
         let polygon = field(.polygon)
-        let expected = ParseValue.polygon(try ParsePolygon(coordinates: [
-            try GeoPoint(latitude: 0, longitude: 0), try GeoPoint(latitude: 0, longitude: 1), try GeoPoint(latitude: 1, longitude: 1),
-        ]))
+        let expected = ParseValue.polygon(
+            try ParsePolygon(coordinates: [
+                try GeoPoint(latitude: 0, longitude: 0), try GeoPoint(latitude: 0, longitude: 1), try GeoPoint(latitude: 1, longitude: 1),
+            ]))
         assertValue(polygon, "[[0,0],[0,1],[1,1]]", expected)
         assertValue(polygon, #"{"__type":"Polygon","coordinates":[[0,0],[0,1],[1,1]]}"#, expected)
         assertRefused(polygon, "[[0,0],[0,1],[0,0]]", "a Polygon needs at least 3 distinct vertices")
@@ -341,8 +365,9 @@ final class CoercionTests: XCTestCase {
     func testFiles() {
         let file = field(.file)
         assertValue(file, "photo.jpg", .file(ParseFile(name: "photo.jpg")))
-        assertValue(file, #"{"name": "photo.jpg", "url": "https://files.example.com/photo.jpg"}"#,
-                    .file(ParseFile(name: "photo.jpg", url: "https://files.example.com/photo.jpg")))
+        assertValue(
+            file, #"{"name": "photo.jpg", "url": "https://files.example.com/photo.jpg"}"#,
+            .file(ParseFile(name: "photo.jpg", url: "https://files.example.com/photo.jpg")))
         assertValue(file, #"{"__type": "File", "name": "a.png"}"#, .file(ParseFile(name: "a.png")))
         assertValue(file, json(#"{"c": {"__type": "File", "name": "b.png", "url": "u"}}"#), .file(ParseFile(name: "b.png", url: "u")))
         assertValue(file, json(#"{"c": "c.png"}"#), .file(ParseFile(name: "c.png")))
@@ -362,8 +387,9 @@ final class CoercionTests: XCTestCase {
 
     func testACL() {
         let acl = field(.acl)
-        assertValue(acl, #"{"*": {"read": true}, "role:Admin": {"read": true, "write": true}}"#,
-                    .acl(ParseACL(["*": .init(read: true, write: false), "role:Admin": .init(read: true, write: true)])))
+        assertValue(
+            acl, #"{"*": {"read": true}, "role:Admin": {"read": true, "write": true}}"#,
+            .acl(ParseACL(["*": .init(read: true, write: false), "role:Admin": .init(read: true, write: true)])))
         assertValue(acl, json(#"{"c": {"u1": {"write": true}}}"#), .acl(ParseACL(["u1": .init(read: false, write: true)])))
         assertRefused(acl, #"{"*": {"read": "yes"}}"#, #"invalid ACL: "*".read must be true or false"#)
         assertRefused(acl, "[1]", "invalid ACL: expected a JSON object")
@@ -418,21 +444,25 @@ final class CoercionTests: XCTestCase {
         DatasetManifest(directory: "/tmp", fileName: "dataset.yml", classes: classes, relations: [])
     }
 
-    private let genreClass = ClassMapping(className: "Genre", source: "genres.csv", key: ["name"],
-                                          fields: [FieldMapping(name: "name", type: .string, required: true)])
+    private let genreClass = ClassMapping(
+        className: "Genre", source: "genres.csv", key: ["name"],
+        fields: [FieldMapping(name: "name", type: .string, required: true)])
 
     func testRequiredFieldIsMissing() {
-        let book = ClassMapping(className: "Book", source: "books.csv", key: ["title"], fields: [
-            FieldMapping(name: "title", type: .string, required: true),
-            FieldMapping(name: "year", type: .number, column: "publishing_year", required: true, nullTokens: ["?"]),
-            FieldMapping(name: "pages", type: .number, required: true, defaultValue: .integer(100)),
-        ])
+        let book = ClassMapping(
+            className: "Book", source: "books.csv", key: ["title"],
+            fields: [
+                FieldMapping(name: "title", type: .string, required: true),
+                FieldMapping(name: "year", type: .number, column: "publishing_year", required: true, nullTokens: ["?"]),
+                FieldMapping(name: "pages", type: .number, required: true, defaultValue: .integer(100)),
+            ])
         let mapper = ClassMapper(mapping: book, manifest: manifest([book]))
         guard case .failure(let failure) = mapper.map(csv(["title": "Dune", "publishing_year": "?", "pages": ""], line: 7)) else {
             return XCTFail("a missing required field was accepted")
         }
-        XCTAssertEqual(failure.diagnostics.map(\.description),
-                       [#"books.csv:7: column "publishing_year" (Book.year): value "?": required field is missing"#])
+        XCTAssertEqual(
+            failure.diagnostics.map(\.description),
+            [#"books.csv:7: column "publishing_year" (Book.year): value "?": required field is missing"#])
         guard case .success(let draft) = mapper.map(csv(["title": "Dune", "publishing_year": "1965", "pages": ""], line: 8)) else {
             return XCTFail("a valid row was refused")
         }
@@ -444,33 +474,40 @@ final class CoercionTests: XCTestCase {
     }
 
     func testMapperReportsEveryFaultOfARow() {
-        let book = ClassMapping(className: "Book", source: "books.csv", key: ["title"], fields: [
-            FieldMapping(name: "title", type: .string, required: true),
-            FieldMapping(name: "year", type: .number),
-            FieldMapping(name: "done", type: .boolean),
-        ])
+        let book = ClassMapping(
+            className: "Book", source: "books.csv", key: ["title"],
+            fields: [
+                FieldMapping(name: "title", type: .string, required: true),
+                FieldMapping(name: "year", type: .number),
+                FieldMapping(name: "done", type: .boolean),
+            ])
         let mapper = ClassMapper(mapping: book, manifest: manifest([book]))
         guard case .failure(let failure) = mapper.map(csv(["title": "", "year": "12abc", "done": "maybe"], line: 3)) else {
             return XCTFail("a faulty row was accepted")
         }
-        XCTAssertEqual(failure.diagnostics.map(\.description), [
-            #"books.csv:3: column "title" (Book.title): value "": required field is missing"#,
-            #"books.csv:3: column "year" (Book.year): value "12abc": not a number"#,
-            #"books.csv:3: column "done" (Book.done): value "maybe": not a boolean (true/false, yes/no, 1/0, t/f, y/n)"#,
-        ])
+        XCTAssertEqual(
+            failure.diagnostics.map(\.description),
+            [
+                #"books.csv:3: column "title" (Book.title): value "": required field is missing"#,
+                #"books.csv:3: column "year" (Book.year): value "12abc": not a number"#,
+                #"books.csv:3: column "done" (Book.done): value "maybe": not a boolean (true/false, yes/no, 1/0, t/f, y/n)"#,
+            ])
     }
 
     func testGeoPointColumnFaultNamesTheColumn() {
-        let place = ClassMapping(className: "Place", source: "places.csv", key: ["name"], fields: [
-            FieldMapping(name: "name", type: .string),
-            FieldMapping(name: "at", type: .geoPoint, columns: ["lat", "lng"]),
-        ])
+        let place = ClassMapping(
+            className: "Place", source: "places.csv", key: ["name"],
+            fields: [
+                FieldMapping(name: "name", type: .string),
+                FieldMapping(name: "at", type: .geoPoint, columns: ["lat", "lng"]),
+            ])
         let mapper = ClassMapper(mapping: place, manifest: manifest([place]))
         guard case .failure(let failure) = mapper.map(csv(["name": "Pole", "lat": "0", "lng": "200"], line: 4)) else {
             return XCTFail("an out-of-range longitude was accepted")
         }
-        XCTAssertEqual(failure.diagnostics.map(\.description),
-                       [#"places.csv:4: column "lng" (Place.at): value "200": longitude 200.0 is out of range -180...180"#])
+        XCTAssertEqual(
+            failure.diagnostics.map(\.description),
+            [#"places.csv:4: column "lng" (Place.at): value "200": longitude 200.0 is out of range -180...180"#])
     }
 
     func testSourceObjectIdIsKept() {
@@ -491,8 +528,9 @@ final class CoercionTests: XCTestCase {
             return failure.diagnostics.map(\.description)
         }
         XCTAssertEqual(faults(csv(["name": ""], line: 5)), [#"genres.csv:5: column "name" (Genre.name): value "": key field is missing"#])
-        XCTAssertEqual(faults(SourceRecord(line: 6, content: .csv(header: CSVHeader(names: ["name"]), cells: ["a", "b"]))),
-                       ["genres.csv:6: row has 2 cells, the header has 1"])
+        XCTAssertEqual(
+            faults(SourceRecord(line: 6, content: .csv(header: CSVHeader(names: ["name"]), cells: ["a", "b"]))),
+            ["genres.csv:6: row has 2 cells, the header has 1"])
         XCTAssertEqual(faults(csv(["name": "x", "createdAt": "yesterday"], line: 7)), [#"genres.csv:7: column "createdAt": value "yesterday": not a date"#])
         XCTAssertEqual(faults(csv(["name": "x", "ACL": "[]"], line: 8)), [#"genres.csv:8: column "ACL": value "[]": invalid ACL: not a JSON object"#])
 
@@ -500,7 +538,10 @@ final class CoercionTests: XCTestCase {
         let keylessMapper = ClassMapper(mapping: keyless, manifest: manifest([keyless]))
         guard case .failure(let failure) = keylessMapper.map(json(#"{"text": "hi"}"#, line: 3)) else { return XCTFail("accepted") }
         XCTAssertEqual(failure.diagnostics.map(\.description), [#"notes.json:3: column "objectId": Note has no key, so each record needs an objectId"#])
-        guard case .success(let draft) = keylessMapper.map(json(#"{"objectId": "n1", "text": "hi", "createdAt": {"__type": "Date", "iso": "2024-01-31T09:30:00.000Z"}}"#)) else {
+        guard
+            case .success(let draft) = keylessMapper.map(
+                json(#"{"objectId": "n1", "text": "hi", "createdAt": {"__type": "Date", "iso": "2024-01-31T09:30:00.000Z"}}"#))
+        else {
             return XCTFail("refused")
         }
         XCTAssertEqual(draft.objectId, "n1")
@@ -511,9 +552,11 @@ final class CoercionTests: XCTestCase {
     // MARK: References
 
     func testPointerByNaturalKey() {
-        let book = ClassMapping(className: "Book", source: "books.csv", key: ["title"], fields: [
-            FieldMapping(name: "title", type: .string), FieldMapping(name: "genre", type: .pointer(targetClass: "Genre")),
-        ])
+        let book = ClassMapping(
+            className: "Book", source: "books.csv", key: ["title"],
+            fields: [
+                FieldMapping(name: "title", type: .string), FieldMapping(name: "genre", type: .pointer(targetClass: "Genre")),
+            ])
         let data = manifest([genreClass, book])
         let mapper = ClassMapper(mapping: book, manifest: data)
         guard case .success(let draft) = mapper.map(csv(["title": "Dune", "genre": "Science Fiction"])) else { return XCTFail("refused") }
@@ -530,11 +573,13 @@ final class CoercionTests: XCTestCase {
         let field = FieldMapping(name: "shelf", type: .pointer(targetClass: "Shelf"))
         let references = ClassMapper.referenceParser(for: field.type, manifest: manifest([shelf]))
         for text in ["7", "007", "7.0", "0.7e1", " 7 "] {
-            XCTAssertEqual(try value(field, csv(["shelf": text]), references: references).get(),
-                           .pointer(ObjectReference(targetClass: "Shelf", identity: .key("7"))), text)
+            XCTAssertEqual(
+                try value(field, csv(["shelf": text]), references: references).get(),
+                .pointer(ObjectReference(targetClass: "Shelf", identity: .key("7"))), text)
         }
-        XCTAssertEqual(try value(field, json(#"{"shelf": 7}"#), references: references).get(),
-                       .pointer(ObjectReference(targetClass: "Shelf", identity: .key("7"))))
+        XCTAssertEqual(
+            try value(field, json(#"{"shelf": 7}"#), references: references).get(),
+            .pointer(ObjectReference(targetClass: "Shelf", identity: .key("7"))))
         guard case .failure(let error) = value(field, csv(["shelf": "seven"]), references: references) else { return XCTFail("accepted") }
         XCTAssertEqual(error.reason, "not a number")
     }
@@ -545,22 +590,26 @@ final class CoercionTests: XCTestCase {
     func testAChainOfPointerKeysIsReadThroughToItsEnd() throws {
         let count = ReferenceChains.depthLimit + 1
         let chain = (0..<count).map { index in
-            ClassMapping(className: "C\(index)", source: "c.csv", key: ["k"],
-                         fields: [FieldMapping(name: "k", type: index + 1 < count ? .pointer(targetClass: "C\(index + 1)") : .number)])
+            ClassMapping(
+                className: "C\(index)", source: "c.csv", key: ["k"],
+                fields: [FieldMapping(name: "k", type: index + 1 < count ? .pointer(targetClass: "C\(index + 1)") : .number)])
         }
         XCTAssertEqual(manifest(chain).faults(), [])
         let field = FieldMapping(name: "first", type: .pointer(targetClass: "C0"))
         let references = ClassMapper.referenceParser(for: field.type, manifest: manifest(chain))
-        XCTAssertEqual(try value(field, csv(["first": "007"]), references: references).get(),
-                       .pointer(ObjectReference(targetClass: "C0", identity: .key("7"))))
+        XCTAssertEqual(
+            try value(field, csv(["first": "007"]), references: references).get(),
+            .pointer(ObjectReference(targetClass: "C0", identity: .key("7"))))
         guard case .failure(let error) = value(field, csv(["first": "seven"]), references: references) else { return XCTFail("accepted") }
         XCTAssertEqual(error.reason, "not a number")
     }
 
     func testCompositeKeyAsJSONArray() throws {
-        let author = ClassMapping(className: "Author", source: "authors.csv", key: ["name", "born", "since"], fields: [
-            FieldMapping(name: "name", type: .string), FieldMapping(name: "born", type: .number), FieldMapping(name: "since", type: .date),
-        ])
+        let author = ClassMapping(
+            className: "Author", source: "authors.csv", key: ["name", "born", "since"],
+            fields: [
+                FieldMapping(name: "name", type: .string), FieldMapping(name: "born", type: .number), FieldMapping(name: "since", type: .date),
+            ])
         let field = FieldMapping(name: "author", type: .pointer(targetClass: "Author"))
         let references = ClassMapper.referenceParser(for: field.type, manifest: manifest([author]))
         let expected = MappedValue.pointer(ObjectReference(targetClass: "Author", identity: .key("Tolkien\u{1F}1892\u{1F}1937-09-21T00:00:00.000Z")))
@@ -583,9 +632,11 @@ final class CoercionTests: XCTestCase {
     /// (ClassMapper); a reference to it must build the same key.
     func testPointerToAClassKeyedByAPointer() throws {
         let book = ClassMapping(className: "Book", source: "books.csv", key: ["title"], fields: [FieldMapping(name: "title", type: .string)])
-        let edition = ClassMapping(className: "Edition", source: "editions.csv", key: ["book", "number"], fields: [
-            FieldMapping(name: "book", type: .pointer(targetClass: "Book")), FieldMapping(name: "number", type: .number),
-        ])
+        let edition = ClassMapping(
+            className: "Edition", source: "editions.csv", key: ["book", "number"],
+            fields: [
+                FieldMapping(name: "book", type: .pointer(targetClass: "Book")), FieldMapping(name: "number", type: .number),
+            ])
         let data = manifest([book, edition])
         guard case .success(let draft) = ClassMapper(mapping: edition, manifest: data).map(csv(["book": "The Hobbit", "number": "2"])) else {
             return XCTFail("refused")
@@ -593,17 +644,22 @@ final class CoercionTests: XCTestCase {
         XCTAssertEqual(draft.key, "The Hobbit\u{1F}2")
         let field = FieldMapping(name: "edition", type: .pointer(targetClass: "Edition"))
         let references = ClassMapper.referenceParser(for: field.type, manifest: data)
-        XCTAssertEqual(try value(field, csv(["edition": #"["The Hobbit", 2]"#]), references: references).get(),
-                       .pointer(ObjectReference(targetClass: "Edition", identity: .key("The Hobbit\u{1F}2"))))
+        XCTAssertEqual(
+            try value(field, csv(["edition": #"["The Hobbit", 2]"#]), references: references).get(),
+            .pointer(ObjectReference(targetClass: "Edition", identity: .key("The Hobbit\u{1F}2"))))
     }
 
     func testParsePointerJSON() throws {
         let field = FieldMapping(name: "genre", type: .pointer(targetClass: "Genre"))
         let references = ClassMapper.referenceParser(for: field.type, manifest: manifest([genreClass]))
         let expected = MappedValue.pointer(ObjectReference(targetClass: "Genre", identity: .objectId("aB3dE5gH7j")))
-        XCTAssertEqual(try value(field, csv(["genre": #"{"__type":"Pointer","className":"Genre","objectId":"aB3dE5gH7j"}"#]), references: references).get(), expected)
-        XCTAssertEqual(try value(field, json(#"{"genre": {"__type": "Pointer", "className": "Genre", "objectId": "aB3dE5gH7j"}}"#), references: references).get(), expected)
-        guard case .failure(let mismatch) = value(field, csv(["genre": #"{"__type":"Pointer","className":"Author","objectId":"x1"}"#]), references: references) else {
+        XCTAssertEqual(
+            try value(field, csv(["genre": #"{"__type":"Pointer","className":"Genre","objectId":"aB3dE5gH7j"}"#]), references: references).get(), expected)
+        XCTAssertEqual(
+            try value(field, json(#"{"genre": {"__type": "Pointer", "className": "Genre", "objectId": "aB3dE5gH7j"}}"#), references: references).get(), expected
+        )
+        guard case .failure(let mismatch) = value(field, csv(["genre": #"{"__type":"Pointer","className":"Author","objectId":"x1"}"#]), references: references)
+        else {
             return XCTFail("a pointer to another class was accepted")
         }
         XCTAssertEqual(mismatch.reason, "expected a Pointer<Genre>, got a Pointer<Author>")
@@ -616,22 +672,26 @@ final class CoercionTests: XCTestCase {
     func testReferenceToAClassOutsideTheDatasetIsAnObjectId() throws {
         let field = FieldMapping(name: "owner", type: .pointer(targetClass: "_User"))
         let references = ClassMapper.referenceParser(for: field.type, manifest: manifest([genreClass]))
-        XCTAssertEqual(try value(field, csv(["owner": "Ed1nuqPvcm"]), references: references).get(),
-                       .pointer(ObjectReference(targetClass: "_User", identity: .objectId("Ed1nuqPvcm"))))
+        XCTAssertEqual(
+            try value(field, csv(["owner": "Ed1nuqPvcm"]), references: references).get(),
+            .pointer(ObjectReference(targetClass: "_User", identity: .objectId("Ed1nuqPvcm"))))
     }
 
     func testRelationSplitIntoReferences() throws {
         let field = FieldMapping(name: "genres", type: .relation(targetClass: "Genre"), split: ";")
         let references = ClassMapper.referenceParser(for: field.type, manifest: manifest([genreClass]))
         let keys = { (names: [String]) in MappedValue.relation(names.map { ObjectReference(targetClass: "Genre", identity: .key($0)) }) }
-        XCTAssertEqual(try value(field, csv(["genres": "Fantasy; Horror ;Fantasy;;Epic"]), references: references).get(),
-                       keys(["Fantasy", "Horror", "Epic"]))
+        XCTAssertEqual(
+            try value(field, csv(["genres": "Fantasy; Horror ;Fantasy;;Epic"]), references: references).get(),
+            keys(["Fantasy", "Horror", "Epic"]))
         XCTAssertEqual(try value(field, csv(["genres": "Fantasy"]), references: references).get(), keys(["Fantasy"]))
-        XCTAssertEqual(try value(field, json(#"{"genres": ["Horror", "Horror", "Fantasy"]}"#), references: references).get(),
-                       keys(["Horror", "Fantasy"]))
+        XCTAssertEqual(
+            try value(field, json(#"{"genres": ["Horror", "Horror", "Fantasy"]}"#), references: references).get(),
+            keys(["Horror", "Fantasy"]))
         let unsplit = FieldMapping(name: "genres", type: .relation(targetClass: "Genre"))
-        XCTAssertEqual(try value(unsplit, csv(["genres": #"["Fantasy","Epic","Fantasy"]"#]), references: references).get(),
-                       keys(["Fantasy", "Epic"]))
+        XCTAssertEqual(
+            try value(unsplit, csv(["genres": #"["Fantasy","Epic","Fantasy"]"#]), references: references).get(),
+            keys(["Fantasy", "Epic"]))
         XCTAssertEqual(try value(unsplit, csv(["genres": "Fantasy;Epic"]), references: references).get(), keys(["Fantasy;Epic"]))
         XCTAssertEqual(try value(field, csv(["genres": ""]), references: references).get(), .relation([]), "an empty cell is an empty set of links")
     }

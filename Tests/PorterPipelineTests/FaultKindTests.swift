@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import XCTest
+
 @testable import ParseModel
 @testable import PorterPipeline
 
@@ -18,8 +19,10 @@ final class FaultKindTests: XCTestCase {
     }
 
     /// The faults validating `manifest` gives, as the handler sees them; the report's faults must be the same.
-    private func faults(_ manifest: DatasetManifest, against schemas: [ClassSchema] = [], file: StaticString = #filePath,
-                        line: UInt = #line) throws -> [Diagnostic] {
+    private func faults(
+        _ manifest: DatasetManifest, against schemas: [ClassSchema] = [], file: StaticString = #filePath,
+        line: UInt = #line
+    ) throws -> [Diagnostic] {
         let collected = Collected()
         var options = ImportOptions()
         options.faultHandler = collected.handler
@@ -52,30 +55,63 @@ final class FaultKindTests: XCTestCase {
     // MARK: Values
 
     func testValueFaults() throws {
-        try assertFirstFault("number-garbage", Expected(kind: .notANumber, className: "Book", fieldName: "publishingYear", line: 3,
-                                                        column: "publishing_year", value: "12abc"))
-        try assertFirstFault("date-invalid-iso", Expected(kind: .notADate, className: "Book", fieldName: "released", line: 3,
-                                                          column: "released", value: "2024-13-45"))
+        try assertFirstFault(
+            "number-garbage",
+            Expected(
+                kind: .notANumber, className: "Book", fieldName: "publishingYear", line: 3,
+                column: "publishing_year", value: "12abc"))
+        try assertFirstFault(
+            "date-invalid-iso",
+            Expected(
+                kind: .notADate, className: "Book", fieldName: "released", line: 3,
+                column: "released", value: "2024-13-45"))
         try assertFirstFault("created-at-not-a-date", Expected(kind: .notADate, className: "Book", line: 3, column: "createdAt", value: "yesterday"))
-        try assertFirstFault("boolean-invalid", Expected(kind: .notABoolean, className: "Book", fieldName: "inPrint", line: 3,
-                                                         column: "in_print", value: "maybe"))
-        try assertFirstFault("enum-unknown-value", Expected(kind: .notAnAllowedValue, className: "Recipe", fieldName: "category", line: 3,
-                                                            column: "category", value: "brunch"))
-        try assertFirstFault("array-cell-not-array", Expected(kind: .wrongType, className: "Book", fieldName: "tags", line: 3,
-                                                              column: "tags", value: #"{"a": 1}"#))
-        try assertFirstFault("object-invalid-json", Expected(kind: .badJSON, className: "Recipe", fieldName: "nutritionalInfo", line: 3,
-                                                             column: "nutritional_info", value: "{calories: 220}"))
-        try assertFirstFault("bytes-not-base64", Expected(kind: .invalidValue, className: "Kitchen", fieldName: "logo", line: 3,
-                                                          column: "logo", value: "not base64!"))
-        try assertFirstFault("geopoint-latitude-out-of-range", Expected(kind: .invalidValue, className: "Kitchen", fieldName: "location", line: 3,
-                                                                        column: "lat", value: "95"))
-        try assertFirstFault("required-missing", Expected(kind: .requiredValueMissing, className: "Book", fieldName: "genre", line: 3,
-                                                          column: "genre", value: ""))
-        try assertFirstFault("key-field-empty", Expected(kind: .keyValueMissing, className: "Book", fieldName: "title", line: 4,
-                                                         column: "title", value: ""))
+        try assertFirstFault(
+            "boolean-invalid",
+            Expected(
+                kind: .notABoolean, className: "Book", fieldName: "inPrint", line: 3,
+                column: "in_print", value: "maybe"))
+        try assertFirstFault(
+            "enum-unknown-value",
+            Expected(
+                kind: .notAnAllowedValue, className: "Recipe", fieldName: "category", line: 3,
+                column: "category", value: "brunch"))
+        try assertFirstFault(
+            "array-cell-not-array",
+            Expected(
+                kind: .wrongType, className: "Book", fieldName: "tags", line: 3,
+                column: "tags", value: #"{"a": 1}"#))
+        try assertFirstFault(
+            "object-invalid-json",
+            Expected(
+                kind: .badJSON, className: "Recipe", fieldName: "nutritionalInfo", line: 3,
+                column: "nutritional_info", value: "{calories: 220}"))
+        try assertFirstFault(
+            "bytes-not-base64",
+            Expected(
+                kind: .invalidValue, className: "Kitchen", fieldName: "logo", line: 3,
+                column: "logo", value: "not base64!"))
+        try assertFirstFault(
+            "geopoint-latitude-out-of-range",
+            Expected(
+                kind: .invalidValue, className: "Kitchen", fieldName: "location", line: 3,
+                column: "lat", value: "95"))
+        try assertFirstFault(
+            "required-missing",
+            Expected(
+                kind: .requiredValueMissing, className: "Book", fieldName: "genre", line: 3,
+                column: "genre", value: ""))
+        try assertFirstFault(
+            "key-field-empty",
+            Expected(
+                kind: .keyValueMissing, className: "Book", fieldName: "title", line: 4,
+                column: "title", value: ""))
         try assertFirstFault("no-key-no-objectid", Expected(kind: .objectIdMissing, className: "Author", line: 3, column: "objectId"))
-        try assertFirstFault("layout-password-hash-not-text", Expected(kind: .wrongType, className: "_User", fieldName: "_hashed_password", line: 2,
-                                                                       column: "_hashed_password", value: "object"))
+        try assertFirstFault(
+            "layout-password-hash-not-text",
+            Expected(
+                kind: .wrongType, className: "_User", fieldName: "_hashed_password", line: 2,
+                column: "_hashed_password", value: "object"))
     }
 
     func testUploadOfAMissingFile() throws {
@@ -94,16 +130,31 @@ final class FaultKindTests: XCTestCase {
     func testIdentityAndReferenceFaults() throws {
         try assertFirstFault("duplicate-key", Expected(kind: .duplicateKey, className: "Book", fieldName: "title", line: 5, column: "title", value: "Dune"))
         try assertFirstFault("duplicate-objectid", Expected(kind: .duplicateObjectId, className: "Author", line: 4, column: "objectId", value: "a1"))
-        try assertFirstFault("dangling-pointer", Expected(kind: .danglingReference, className: "Book", fieldName: "genre", line: 4,
-                                                          column: "genre", value: "Fantasyy"))
-        try assertFirstFault("dangling-join-target", Expected(kind: .danglingReference, className: "Genre", fieldName: "books", line: 3,
-                                                              column: "book", value: "Dunee"))
-        try assertFirstFault("by-value-not-unique", Expected(kind: .ambiguousReference, className: "Rating", fieldName: "book", line: 2,
-                                                             column: "book_id", value: "2"))
-        try assertFirstFault("composite-key-reference-not-array", Expected(kind: .malformedReference, className: "Team", fieldName: "office", line: 3,
-                                                                           column: "office", value: "Lisbon"))
-        try assertFirstFault("join-empty-reference", Expected(kind: .requiredValueMissing, className: "Genre", fieldName: "books", line: 3,
-                                                              column: "genre", value: ""))
+        try assertFirstFault(
+            "dangling-pointer",
+            Expected(
+                kind: .danglingReference, className: "Book", fieldName: "genre", line: 4,
+                column: "genre", value: "Fantasyy"))
+        try assertFirstFault(
+            "dangling-join-target",
+            Expected(
+                kind: .danglingReference, className: "Genre", fieldName: "books", line: 3,
+                column: "book", value: "Dunee"))
+        try assertFirstFault(
+            "by-value-not-unique",
+            Expected(
+                kind: .ambiguousReference, className: "Rating", fieldName: "book", line: 2,
+                column: "book_id", value: "2"))
+        try assertFirstFault(
+            "composite-key-reference-not-array",
+            Expected(
+                kind: .malformedReference, className: "Team", fieldName: "office", line: 3,
+                column: "office", value: "Lisbon"))
+        try assertFirstFault(
+            "join-empty-reference",
+            Expected(
+                kind: .requiredValueMissing, className: "Genre", fieldName: "books", line: 3,
+                column: "genre", value: ""))
     }
 
     func testAReferenceToARejectedRow() throws {
@@ -118,8 +169,9 @@ final class FaultKindTests: XCTestCase {
         ])
         let found = try faults(try data.load())
         XCTAssertEqual(found.map(\.kind), [.notANumber, .rejectedReference])
-        XCTAssertEqual([found[1].location.file, found[1].location.className, found[1].location.fieldName, found[1].location.value],
-                       ["books.csv", "Book", "genre", "Fantasy"])
+        XCTAssertEqual(
+            [found[1].location.file, found[1].location.className, found[1].location.fieldName, found[1].location.value],
+            ["books.csv", "Book", "genre", "Fantasy"])
         XCTAssertEqual(found[1].location.line, 2)
     }
 
@@ -183,8 +235,9 @@ final class FaultKindTests: XCTestCase {
         let target = ClassSchema(className: "Book", fields: [SchemaField(name: field.name, type: .number)])
         let fault = try XCTUnwrap(try faults(manifest, against: [target]).first)
         XCTAssertEqual(fault.kind, .schemaConflict)
-        XCTAssertEqual([fault.location.className, fault.location.fieldName, fault.location.keyPath],
-                       ["Book", field.name, "classes.Book.fields.\(field.name)"])
+        XCTAssertEqual(
+            [fault.location.className, fault.location.fieldName, fault.location.keyPath],
+            ["Book", field.name, "classes.Book.fields.\(field.name)"])
         XCTAssertTrue(fault.description.hasPrefix("dataset.yml: classes.Book.fields.\(field.name): conflicts with the target"), fault.description)
     }
 
@@ -224,7 +277,9 @@ final class LibraryErrorWordingTests: XCTestCase {
             let error = error as! PorterError
             XCTAssertEqual(error.cause, .invalidRequest)
             XCTAssertEqual(error.setting, .force)
-            XCTAssertEqual(error.message, "\(data.directory): the folder is not empty (1 entries); an export writes into it only when forced, replacing files of the same names")
+            XCTAssertEqual(
+                error.message,
+                "\(data.directory): the folder is not empty (1 entries); an export writes into it only when forced, replacing files of the same names")
         }
         XCTAssertEqual(data.read("notes.txt"), "keep me\n")
     }

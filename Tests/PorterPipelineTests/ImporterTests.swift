@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import ParseModel
 @testable import PorterPipeline
 
@@ -125,27 +126,27 @@ final class ImporterTests: XCTestCase {
     }
 
     static let libraryManifest = """
-    version: 1
-    classes:
-      Genre:
-        source: genres.csv
-        key: [name]
-        fields:
-          name: String!
-      Author:
-        source: authors.csv
-        key: [name]
-        fields:
-          name: String!
-      Book:
-        source: books.csv
-        key: [title]
-        fields:
-          title: String!
-          year: Number
-          genre: Pointer<Genre>
-          authors: {type: Relation<Author>, split: ";"}
-    """
+        version: 1
+        classes:
+          Genre:
+            source: genres.csv
+            key: [name]
+            fields:
+              name: String!
+          Author:
+            source: authors.csv
+            key: [name]
+            fields:
+              name: String!
+          Book:
+            source: books.csv
+            key: [title]
+            fields:
+              title: String!
+              year: Number
+              genre: Pointer<Genre>
+              authors: {type: Relation<Author>, split: ";"}
+        """
 
     private func library(books: String, genres: String = "name\nFantasy\nScience Fiction\n") throws -> TemporaryDataset {
         try TemporaryDataset([
@@ -159,31 +160,36 @@ final class ImporterTests: XCTestCase {
     // MARK: Valid datasets
 
     func testValidDatasetCommitsWithResolvedPointers() throws {
-        let data = try library(books: """
-        title,year,genre,authors
-        The Hobbit,1937,Fantasy,Tolkien
-        Dune,1965,Science Fiction,Herbert
-        Narnia,1950,Fantasy,Lewis; Tolkien
-        """)
+        let data = try library(
+            books: """
+                title,year,genre,authors
+                The Hobbit,1937,Fantasy,Tolkien
+                Dune,1965,Science Fiction,Herbert
+                Narnia,1950,Fantasy,Lewis; Tolkien
+                """)
         let sink = MemorySink()
         let report = try run(data, into: sink)
         XCTAssertTrue(report.committed)
         XCTAssertEqual(report.errorCount, 0)
         XCTAssertEqual(report.errors.map(\.description), [])
-        XCTAssertEqual(sink.calls.map(\.description),
-                       ["begin Genre,Author,Book", "write Genre 2", "write Author 3", "write Book 3", "link Book.authors 3", "commit"])
+        XCTAssertEqual(
+            sink.calls.map(\.description),
+            ["begin Genre,Author,Book", "write Genre 2", "write Author 3", "write Book 3", "link Book.authors 3", "commit"])
         XCTAssertEqual(sink.committed["Book"]?.count, 3)
         XCTAssertEqual(sink.written["Book"]?.map(\.objectId), [id("Book", "The Hobbit"), id("Book", "Dune"), id("Book", "Narnia")])
         XCTAssertEqual(sink.written["Book"]?.map(\.line), [2, 3, 4])
-        XCTAssertEqual(sink.fields("Book", id("Book", "The Hobbit")),
-                       ["title": .string("The Hobbit"), "year": .integer(1937), "genre": pointer("Genre", "Fantasy")])
+        XCTAssertEqual(
+            sink.fields("Book", id("Book", "The Hobbit")),
+            ["title": .string("The Hobbit"), "year": .integer(1937), "genre": pointer("Genre", "Fantasy")])
         XCTAssertEqual(sink.fields("Book", id("Book", "Dune"))?["genre"], pointer("Genre", "Science Fiction"))
         XCTAssertEqual(sink.written["Genre"]?.map(\.objectId), [id("Genre", "Fantasy"), id("Genre", "Science Fiction")])
-        XCTAssertEqual(sink.links, [
-            .init(owner: "Book", field: "authors", ownerId: id("Book", "The Hobbit"), relatedIds: [id("Author", "Tolkien")]),
-            .init(owner: "Book", field: "authors", ownerId: id("Book", "Dune"), relatedIds: [id("Author", "Herbert")]),
-            .init(owner: "Book", field: "authors", ownerId: id("Book", "Narnia"), relatedIds: [id("Author", "Lewis"), id("Author", "Tolkien")]),
-        ])
+        XCTAssertEqual(
+            sink.links,
+            [
+                .init(owner: "Book", field: "authors", ownerId: id("Book", "The Hobbit"), relatedIds: [id("Author", "Tolkien")]),
+                .init(owner: "Book", field: "authors", ownerId: id("Book", "Dune"), relatedIds: [id("Author", "Herbert")]),
+                .init(owner: "Book", field: "authors", ownerId: id("Book", "Narnia"), relatedIds: [id("Author", "Lewis"), id("Author", "Tolkien")]),
+            ])
         XCTAssertEqual(tally(report, "Genre"), .init(className: "Genre", read: 2, inserted: 2))
         XCTAssertEqual(tally(report, "Book"), .init(className: "Book", read: 3, inserted: 3))
         XCTAssertEqual(report.relations, [.init(relation: "Book.authors", added: 4)])
@@ -215,13 +221,14 @@ final class ImporterTests: XCTestCase {
     // MARK: Invalid datasets
 
     func testInvalidDatasetRollsBackAndListsDiagnostics() throws {
-        let data = try library(books: """
-        title,year,genre,authors
-        The Hobbit,1937,Fantasy,Tolkien
-        Lost Book,1999,Horror,Tolkien
-        Dune,soon,Science Fiction,Herbert
-        Narnia,1950,Fantasy,Nobody
-        """)
+        let data = try library(
+            books: """
+                title,year,genre,authors
+                The Hobbit,1937,Fantasy,Tolkien
+                Lost Book,1999,Horror,Tolkien
+                Dune,soon,Science Fiction,Herbert
+                Narnia,1950,Fantasy,Nobody
+                """)
         let sink = MemorySink()
         let report = try run(data, into: sink)
         XCTAssertFalse(report.committed)
@@ -230,17 +237,20 @@ final class ImporterTests: XCTestCase {
         XCTAssertEqual(sink.committed, [:])
         XCTAssertNil(sink.written["Book"], "nothing of a faulty class reaches the sink")
         XCTAssertEqual(report.errorCount, 3)
-        XCTAssertEqual(report.errors.map(\.description), [
-            #"books.csv:3: column "genre" (Book.genre): value "Horror": no Genre has key "Horror""#,
-            #"books.csv:4: column "year" (Book.year): value "soon": not a number"#,
-            #"books.csv:5: column "authors" (Book.authors): value "Nobody": no Author has key "Nobody""#,
-        ])
+        XCTAssertEqual(
+            report.errors.map(\.description),
+            [
+                #"books.csv:3: column "genre" (Book.genre): value "Horror": no Genre has key "Horror""#,
+                #"books.csv:4: column "year" (Book.year): value "soon": not a number"#,
+                #"books.csv:5: column "authors" (Book.authors): value "Nobody": no Author has key "Nobody""#,
+            ])
         XCTAssertEqual(tally(report, "Book")?.rejected, 3)
     }
 
     func testFaultInTheFirstClassWritesNothing() throws {
-        let data = try library(books: "title,year,genre,authors\nThe Hobbit,1937,Fantasy,Tolkien\n",
-                               genres: "name\nFantasy\n\"\"\n")
+        let data = try library(
+            books: "title,year,genre,authors\nThe Hobbit,1937,Fantasy,Tolkien\n",
+            genres: "name\nFantasy\n\"\"\n")
         let sink = MemorySink()
         let report = try run(data, into: sink)
         XCTAssertFalse(report.committed)
@@ -249,24 +259,28 @@ final class ImporterTests: XCTestCase {
     }
 
     func testDuplicateNaturalKey() throws {
-        let data = try library(books: "title,year,genre,authors\nThe Hobbit,1937,Fantasy,Tolkien\n",
-                               genres: "name\nFantasy\nHorror\nFantasy\n")
+        let data = try library(
+            books: "title,year,genre,authors\nThe Hobbit,1937,Fantasy,Tolkien\n",
+            genres: "name\nFantasy\nHorror\nFantasy\n")
         let sink = MemorySink()
         let report = try run(data, into: sink)
         XCTAssertFalse(report.committed)
         XCTAssertFalse(sink.calls.contains(.commit))
-        XCTAssertEqual(report.errors.first?.description,
-                       #"genres.csv:4: column "name" (Genre.name): value "Fantasy": duplicate key, first seen at line 2"#)
+        XCTAssertEqual(
+            report.errors.first?.description,
+            #"genres.csv:4: column "name" (Genre.name): value "Fantasy": duplicate key, first seen at line 2"#)
     }
 
     /// The duplicate row is the faulty one: the first row with the key stays valid, and so do
     /// the rows pointing at that key.
     func testDuplicateKeyDoesNotRejectTheFirstRow() throws {
-        let data = try library(books: "title,year,genre,authors\nThe Hobbit,1937,Fantasy,Tolkien\n",
-                               genres: "name\nFantasy\nHorror\nFantasy\n")
+        let data = try library(
+            books: "title,year,genre,authors\nThe Hobbit,1937,Fantasy,Tolkien\n",
+            genres: "name\nFantasy\nHorror\nFantasy\n")
         let validation = try Importer(manifest: try data.load()).validate()
-        XCTAssertEqual(validation.errors.map(\.description),
-                       [#"genres.csv:4: column "name" (Genre.name): value "Fantasy": duplicate key, first seen at line 2"#])
+        XCTAssertEqual(
+            validation.errors.map(\.description),
+            [#"genres.csv:4: column "name" (Genre.name): value "Fantasy": duplicate key, first seen at line 2"#])
 
         let sink = MemorySink()
         let report = try run(data, into: sink, ImportOptions(maxErrors: 5, rejectsDirectory: data.path("rejects")))
@@ -288,8 +302,9 @@ final class ImporterTests: XCTestCase {
             "books.csv": #"title,genre\#nThe Hobbit,"{""__type"":""Pointer"",""className"":""Genre"",""objectId"":""g1""}"\#n"#,
         ])
         let report = try Importer(manifest: try data.load()).validate()
-        XCTAssertEqual(report.errors.map(\.description),
-                       [#"genres.csv:3: column "objectId": value "g1": duplicate objectId, first seen at line 2"#])
+        XCTAssertEqual(
+            report.errors.map(\.description),
+            [#"genres.csv:3: column "objectId": value "g1": duplicate objectId, first seen at line 2"#])
     }
 
     func testValidateReportsWithoutASink() throws {
@@ -362,10 +377,12 @@ final class ImporterTests: XCTestCase {
             "reviews.csv": "text,book\nGreat,Dune\nMeh,Bad Year\n",
         ])
         let report = try Importer(manifest: try data.load()).validate()
-        XCTAssertEqual(report.errors.map(\.description), [
-            #"books.csv:3: column "year" (Book.year): value "soon": not a number"#,
-            #"reviews.csv:3: column "book" (Review.book): value "Bad Year": points to Book "Bad Year" (line 3), which is rejected"#,
-        ])
+        XCTAssertEqual(
+            report.errors.map(\.description),
+            [
+                #"books.csv:3: column "year" (Book.year): value "soon": not a number"#,
+                #"reviews.csv:3: column "book" (Review.book): value "Bad Year": points to Book "Bad Year" (line 3), which is rejected"#,
+            ])
     }
 
     func testMoreRejectsThanMaxErrorsCommitsNothing() throws {
@@ -403,9 +420,11 @@ final class ImporterTests: XCTestCase {
         XCTAssertEqual(tally(report, "Genre")?.rejected, 1, "Horror points at the rejected book")
         XCTAssertEqual(sink.committed["Genre"].map { Set($0.keys) }, [id("Genre", "Fantasy")])
         XCTAssertEqual(sink.committed["Book"].map { Set($0.keys) }, [id("Book", "The Hobbit")])
-        XCTAssertEqual(sink.patches, [
-            .init(className: "Genre", field: "best", objectId: id("Genre", "Fantasy"), value: pointer("Book", "The Hobbit")),
-        ])
+        XCTAssertEqual(
+            sink.patches,
+            [
+                .init(className: "Genre", field: "best", objectId: id("Genre", "Fantasy"), value: pointer("Book", "The Hobbit"))
+            ])
     }
 
     // MARK: Cycles
@@ -427,11 +446,13 @@ final class ImporterTests: XCTestCase {
         XCTAssertEqual(sink.calls.map(\.description), ["begin Employee", "write Employee 3", "patch Employee.manager 3", "commit"])
         XCTAssertEqual(sink.fields("Employee", id("Employee", "Alice")), ["name": .string("Alice"), "age": .integer(40)])
         XCTAssertEqual(sink.fields("Employee", id("Employee", "Carol")), ["name": .string("Carol"), "age": .integer(30)])
-        XCTAssertEqual(sink.patches, [
-            .init(className: "Employee", field: "manager", objectId: id("Employee", "Alice"), value: pointer("Employee", "Bob")),
-            .init(className: "Employee", field: "manager", objectId: id("Employee", "Bob"), value: .null),
-            .init(className: "Employee", field: "manager", objectId: id("Employee", "Carol"), value: pointer("Employee", "Alice")),
-        ])
+        XCTAssertEqual(
+            sink.patches,
+            [
+                .init(className: "Employee", field: "manager", objectId: id("Employee", "Alice"), value: pointer("Employee", "Bob")),
+                .init(className: "Employee", field: "manager", objectId: id("Employee", "Bob"), value: .null),
+                .init(className: "Employee", field: "manager", objectId: id("Employee", "Carol"), value: pointer("Employee", "Alice")),
+            ])
     }
 
     func testDanglingSelfPointerIsReported() throws {
@@ -444,8 +465,9 @@ final class ImporterTests: XCTestCase {
         XCTAssertFalse(report.committed)
         XCTAssertFalse(sink.calls.contains(.commit))
         XCTAssertEqual(sink.patches, [])
-        XCTAssertEqual(report.errors.map(\.description),
-                       [#"employees.csv:2: column "manager" (Employee.manager): value "Zed": no Employee has key "Zed""#])
+        XCTAssertEqual(
+            report.errors.map(\.description),
+            [#"employees.csv:2: column "manager" (Employee.manager): value "Zed": no Employee has key "Zed""#])
     }
 
     // MARK: Relations, ACLs, strict mode, schema conflicts
@@ -463,13 +485,16 @@ final class ImporterTests: XCTestCase {
         let sink = MemorySink()
         let report = try run(data, into: sink)
         XCTAssertTrue(report.committed, "\(report.errors)")
-        XCTAssertEqual(sink.calls.map(\.description),
-                       ["begin Genre,Book", "write Genre 2", "write Book 3", "link Genre.classics 2", "commit"])
+        XCTAssertEqual(
+            sink.calls.map(\.description),
+            ["begin Genre,Book", "write Genre 2", "write Book 3", "link Genre.classics 2", "commit"])
         XCTAssertEqual(sink.modes, ["Genre": .merge, "Book": .upsert])
-        XCTAssertEqual(sink.links, [
-            .init(owner: "Genre", field: "classics", ownerId: id("Genre", "Fantasy"), relatedIds: [id("Book", "The Hobbit"), id("Book", "Narnia")]),
-            .init(owner: "Genre", field: "classics", ownerId: id("Genre", "Horror"), relatedIds: [id("Book", "Dracula")]),
-        ])
+        XCTAssertEqual(
+            sink.links,
+            [
+                .init(owner: "Genre", field: "classics", ownerId: id("Genre", "Fantasy"), relatedIds: [id("Book", "The Hobbit"), id("Book", "Narnia")]),
+                .init(owner: "Genre", field: "classics", ownerId: id("Genre", "Horror"), relatedIds: [id("Book", "Dracula")]),
+            ])
         XCTAssertEqual(sink.fields("Genre", id("Genre", "Fantasy")), ["name": .string("Fantasy")], "a relation is no column")
         XCTAssertEqual(report.relations, [.init(relation: "Genre.classics", added: 3)])
     }
@@ -481,8 +506,9 @@ final class ImporterTests: XCTestCase {
         let sink = MemorySink()
         let report = try run(data, into: sink)
         XCTAssertTrue(report.committed, "\(report.errors)")
-        XCTAssertEqual(sink.fields("Book", id("Book", "Anonymous")),
-                       ["title": .string("Anonymous"), "year": .integer(1900), "genre": pointer("Genre", "Fantasy")])
+        XCTAssertEqual(
+            sink.fields("Book", id("Book", "Anonymous")),
+            ["title": .string("Anonymous"), "year": .integer(1900), "genre": pointer("Genre", "Fantasy")])
         XCTAssertEqual(sink.written["Book"]?.map { $0.fields.map(\.name) }, [["title", "year", "genre"], ["title", "year", "genre"]])
     }
 
@@ -503,10 +529,12 @@ final class ImporterTests: XCTestCase {
         let report = try run(data, into: sink)
         XCTAssertTrue(report.committed, "\(report.errors)")
         XCTAssertEqual(sink.calls.map(\.description), ["begin Genre,Book", "write Genre 1", "write Book 2", "link Genre.books 2", "commit"])
-        XCTAssertEqual(sink.links, [
-            .init(owner: "Genre", field: "books", ownerId: id("Genre", "Fantasy"), relatedIds: [id("Book", "The Hobbit")]),
-            .init(owner: "Genre", field: "books", ownerId: id("Genre", "Fantasy"), relatedIds: [id("Book", "Narnia")]),
-        ])
+        XCTAssertEqual(
+            sink.links,
+            [
+                .init(owner: "Genre", field: "books", ownerId: id("Genre", "Fantasy"), relatedIds: [id("Book", "The Hobbit")]),
+                .init(owner: "Genre", field: "books", ownerId: id("Genre", "Fantasy"), relatedIds: [id("Book", "Narnia")]),
+            ])
         XCTAssertEqual(sink.fields("Genre", id("Genre", "Fantasy")), ["name": .string("Fantasy")], "a join-fed relation is no column")
     }
 
@@ -524,10 +552,12 @@ final class ImporterTests: XCTestCase {
             "book_genres.csv": "genre,book\nFantasy,The Hobbit\nFantasy,Dune\n,The Hobbit\n",
         ])
         let report = try Importer(manifest: try data.load()).validate()
-        XCTAssertEqual(report.errors.map(\.description), [
-            #"book_genres.csv:3: column "book" (Genre.books): value "Dune": no Book has key "Dune""#,
-            #"book_genres.csv:4: column "genre" (Genre.books): value "": empty reference"#,
-        ])
+        XCTAssertEqual(
+            report.errors.map(\.description),
+            [
+                #"book_genres.csv:3: column "book" (Genre.books): value "Dune": no Book has key "Dune""#,
+                #"book_genres.csv:4: column "genre" (Genre.books): value "": empty reference"#,
+            ])
         XCTAssertEqual(report.relations, [.init(relation: "Genre.books", rejected: 2)])
     }
 
@@ -546,10 +576,12 @@ final class ImporterTests: XCTestCase {
         let sink = MemorySink()
         let report = try run(data, into: sink)
         XCTAssertTrue(report.committed, "\(report.errors)")
-        XCTAssertEqual(sink.written["Note"]?.map(\.acl), [
-            ParseACL(["*": .init(read: true, write: false)]),
-            ParseACL(["u1": .init(read: true, write: true)]),
-        ])
+        XCTAssertEqual(
+            sink.written["Note"]?.map(\.acl),
+            [
+                ParseACL(["*": .init(read: true, write: false)]),
+                ParseACL(["u1": .init(read: true, write: true)]),
+            ])
     }
 
     func testStrictClassRefusesUnknownColumns() throws {
@@ -571,7 +603,8 @@ final class ImporterTests: XCTestCase {
         let report = try run(data, into: sink)
         XCTAssertFalse(report.committed)
         XCTAssertEqual(sink.calls, [], "nothing starts when the schema conflicts")
-        XCTAssertEqual(report.errors.map(\.description),
-                       ["dataset.yml: classes.Book.fields.year: conflicts with the target: Book.year is String there, the manifest declares Number"])
+        XCTAssertEqual(
+            report.errors.map(\.description),
+            ["dataset.yml: classes.Book.fields.year: conflicts with the target: Book.year is String there, the manifest declares Number"])
     }
 }

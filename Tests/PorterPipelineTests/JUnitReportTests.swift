@@ -1,19 +1,22 @@
 import Foundation
+import PorterPipeline
+import XCTest
+
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
-import PorterPipeline
-import XCTest
 
 final class JUnitReportTests: XCTestCase {
     /// Markup characters are escaped, line breaks in attributes kept as references, and what XML
     /// 1.0 cannot hold at all (control characters) replaced, so any message gives a readable file.
     func testEveryTextGivesWellFormedXML() throws {
         let hostile = "a <b> & \"c\" 'd'\u{1}\u{1B}[31m\nsecond line\ttab"
-        let report = JUnitReport(suiteName: "suite & <co>", cases: [
-            JUnitReport.TestCase(className: "x", name: "ok"),
-            JUnitReport.TestCase(className: "x", name: hostile, failure: JUnitReport.Failure(message: hostile, details: hostile)),
-        ], seconds: 1.5)
+        let report = JUnitReport(
+            suiteName: "suite & <co>",
+            cases: [
+                JUnitReport.TestCase(className: "x", name: "ok"),
+                JUnitReport.TestCase(className: "x", name: hostile, failure: JUnitReport.Failure(message: hostile, details: hostile)),
+            ], seconds: 1.5)
         let xml = report.xml
         XCTAssertTrue(xml.hasPrefix(#"<?xml version="1.0" encoding="UTF-8"?>"# + "\n" + #"<testsuites tests="2" failures="1" time="1.500">"#), xml)
         XCTAssertTrue(xml.contains(#"<testcase classname="x" name="ok"/>"#), xml)
@@ -22,7 +25,8 @@ final class JUnitReportTests: XCTestCase {
 
         final class Collector: NSObject, XMLParserDelegate {
             var names: [String] = []
-            func parser(_ parser: XMLParser, didStartElement element: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
+            func parser(_ parser: XMLParser, didStartElement element: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:])
+            {
                 if element == "testcase", let name = attributes["name"] { names.append(name) }
             }
         }

@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import PorterPipeline
 
 #if canImport(Glibc)
@@ -33,7 +34,9 @@ final class JobThreadTests: XCTestCase {
         for round in 1...3 {
             do {
                 let batch = Batch(releases)
-                _ = try writer.submit { withExtendedLifetime(batch) {}; return .links([:]) }
+                _ = try writer.submit {
+                    withExtendedLifetime(batch) {}; return .links([:])
+                }
             }
             XCTAssertEqual(try writer.drain().count, 1)
             XCTAssertEqual(releases.noted.count, round, "every batch is freed by the time drain() returns")
@@ -54,7 +57,9 @@ final class JobThreadTests: XCTestCase {
         }
         let ran = Ran()
         func job(_ number: Int) -> JobThread<Int>.Job {
-            { ran.note(number); return number }
+            {
+                ran.note(number); return number
+            }
         }
         XCTAssertEqual(try thread.submit(job(1)).count, 0)
         XCTAssertEqual(try thread.drain(), [1])

@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import ParseModel
 @testable import PorterPipeline
 

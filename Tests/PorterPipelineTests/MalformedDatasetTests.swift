@@ -1,42 +1,43 @@
 import Foundation
 import ParseModel
-@testable import PorterPipeline
 import XCTest
+
+@testable import PorterPipeline
 
 /// Bad input never crashes the pipeline: mutated sources of a dataset with every kind of field
 /// run through the whole validating pass, which reports each fault with its file and line (or,
 /// for a header without a column a field reads, stops before any row with the manifest's key path).
 final class MalformedDatasetTests: XCTestCase {
     static let manifest = """
-    version: 1
-    classes:
-      Genre: {source: genres.csv, key: [name], fields: {name: String!}}
-      Book:
-        source: books.csv
-        key: [title]
-        fields:
-          title: String!
-          year: Number
-          inPrint: Boolean
-          released: {type: Date, format: "dd.MM.yyyy"}
-          genre: Pointer<Genre>
-          tags: {type: Array, split: "|"}
-          meta: Object
-          where: {type: GeoPoint, columns: [lat, lng]}
-          area: Polygon
-          cover: File
-          thumb: Bytes
-          acl: ACL
-          kind: {type: Number, values: {novel: 0, essay: 1}}
-          sequel: Pointer<Book>
-    """
+        version: 1
+        classes:
+          Genre: {source: genres.csv, key: [name], fields: {name: String!}}
+          Book:
+            source: books.csv
+            key: [title]
+            fields:
+              title: String!
+              year: Number
+              inPrint: Boolean
+              released: {type: Date, format: "dd.MM.yyyy"}
+              genre: Pointer<Genre>
+              tags: {type: Array, split: "|"}
+              meta: Object
+              where: {type: GeoPoint, columns: [lat, lng]}
+              area: Polygon
+              cover: File
+              thumb: Bytes
+              acl: ACL
+              kind: {type: Number, values: {novel: 0, essay: 1}}
+              sequel: Pointer<Book>
+        """
 
     static let books = #"""
-    title,year,inPrint,released,genre,tags,meta,lat,lng,area,cover,thumb,acl,kind,sequel
-    Dune,1965,yes,01.08.1965,SF,a|b,"{""k"":1}",10,20,"[[0,0],[0,1],[1,1]]",dune.jpg,aGk=,"{""*"":{""read"":true}}",novel,Emma
-    Emma,1815,no,23.12.1815,Classic,,,,,,,,,essay,
+        title,year,inPrint,released,genre,tags,meta,lat,lng,area,cover,thumb,acl,kind,sequel
+        Dune,1965,yes,01.08.1965,SF,a|b,"{""k"":1}",10,20,"[[0,0],[0,1],[1,1]]",dune.jpg,aGk=,"{""*"":{""read"":true}}",novel,Emma
+        Emma,1815,no,23.12.1815,Classic,,,,,,,,,essay,
 
-    """#
+        """#
 
     func testMutatedSourcesEndInReportsWithLocations() throws {
         var state: UInt64 = 2026
@@ -64,8 +65,9 @@ final class MalformedDatasetTests: XCTestCase {
             } catch {
                 // A mutated header that lost a column a field reads stops the check before any row.
                 XCTAssertEqual(error.cause, .invalidRequest, "round \(round): \(error)")
-                XCTAssertTrue(error.message.hasPrefix("dataset.yml: classes.Book.fields.") && error.message.contains(": books.csv has no column "),
-                              "round \(round): \(error)")
+                XCTAssertTrue(
+                    error.message.hasPrefix("dataset.yml: classes.Book.fields.") && error.message.contains(": books.csv has no column "),
+                    "round \(round): \(error)")
                 continue
             }
             for fault in report.errors {

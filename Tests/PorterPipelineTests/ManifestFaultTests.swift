@@ -1,8 +1,8 @@
 import Foundation
-import XCTest
 import ParseModel
 import PorterPipeline
 import PorterReaders
+import XCTest
 
 /// Manifests built in code are checked by the checker `dataset.yml` files go through: the same
 /// faults, as values (file, key path, message), with the same text after the file name.
@@ -42,8 +42,11 @@ final class ManifestFaultTests: XCTestCase {
 
     func testABadClassNameIsRefusedAsInYAML() throws {
         let yaml = try XCTUnwrap(try yamlFault("classes:\n  Bo ok: {source: books.csv, key: [title], fields: {title: String}}\n"))
-        XCTAssertEqual(yaml, ManifestFault(file: "dataset.yml", keyPath: ["classes", "Bo ok"],
-                                           message: "invalid class name: class names can only have alphanumeric characters and _, and must start with a letter"))
+        XCTAssertEqual(
+            yaml,
+            ManifestFault(
+                file: "dataset.yml", keyPath: ["classes", "Bo ok"],
+                message: "invalid class name: class names can only have alphanumeric characters and _, and must start with a letter"))
         XCTAssertEqual(yaml.description, "dataset.yml: classes.Bo ok: " + yaml.message)
 
         let code = codeFaults([book(named: "Bo ok")])
@@ -62,8 +65,9 @@ final class ManifestFaultTests: XCTestCase {
         let yaml = try XCTUnwrap(try yamlFault("classes:\n  Book: {source: books.csv, key: [title], fields: {title: String, shelf: Pointer<Shelf>}}\n"))
         XCTAssertEqual(yaml.keyPath, ["classes", "Book", "fields", "shelf", "type"])
         XCTAssertEqual(yaml.message, "class \"Shelf\" is not declared in this manifest nor in the target")
-        XCTAssertEqual(codeFaults([book(FieldMapping(name: "shelf", type: .pointer(targetClass: "Shelf")))]),
-                       [ManifestFault(file: nil, keyPath: ["classes", "Book", "fields", "shelf", "type"], message: yaml.message)])
+        XCTAssertEqual(
+            codeFaults([book(FieldMapping(name: "shelf", type: .pointer(targetClass: "Shelf")))]),
+            [ManifestFault(file: nil, keyPath: ["classes", "Book", "fields", "shelf", "type"], message: yaml.message)])
         // A class the target has may be named.
         XCTAssertEqual(DatasetManifest(classes: [book(FieldMapping(name: "shelf", type: .pointer(targetClass: "Shelf")))]).faults(targetClasses: ["Shelf"]), [])
     }
@@ -71,36 +75,44 @@ final class ManifestFaultTests: XCTestCase {
     func testAReservedFieldNameAndAFieldDeclaredTwice() throws {
         let yaml = try XCTUnwrap(try yamlFault("classes:\n  Book: {source: books.csv, key: [title], fields: {title: String, createdAt: Date}}\n"))
         XCTAssertEqual(yaml.keyPath, ["classes", "Book", "fields", "createdAt"])
-        XCTAssertEqual(codeFaults([book(FieldMapping(name: "createdAt", type: .date))]),
-                       [ManifestFault(file: nil, keyPath: ["classes", "Book", "fields", "createdAt"], message: yaml.message)])
-        XCTAssertEqual(codeFaults([book(FieldMapping(name: "title", type: .number))]),
-                       [ManifestFault(file: nil, keyPath: ["classes", "Book", "fields", "title"], message: "field declared twice")])
+        XCTAssertEqual(
+            codeFaults([book(FieldMapping(name: "createdAt", type: .date))]),
+            [ManifestFault(file: nil, keyPath: ["classes", "Book", "fields", "createdAt"], message: yaml.message)])
+        XCTAssertEqual(
+            codeFaults([book(FieldMapping(name: "title", type: .number))]),
+            [ManifestFault(file: nil, keyPath: ["classes", "Book", "fields", "title"], message: "field declared twice")])
     }
 
     /// An extracted class built in code is held to the rules of a `dataset.yml`'s `extract:`.
     func testAnExtractedClassOfTheWrongShape() {
         var shelf = ClassMapping(className: "Shelf", records: books, key: ["code"], fields: [FieldMapping(name: "name", type: .array)])
         shelf.extract = ValueExtraction(column: "shelf")
-        XCTAssertEqual(codeFaults([book(), shelf]).map(\.description), [
-            "classes.Shelf.fields.name: the field of an extracted class is a String, Number, Date or Boolean, not Array",
-            "classes.Shelf.key: an extracted class's key is its one field, [name], not [code]",
-            "classes.Shelf.key: \"code\" is not a field of Shelf",
-        ])
+        XCTAssertEqual(
+            codeFaults([book(), shelf]).map(\.description),
+            [
+                "classes.Shelf.fields.name: the field of an extracted class is a String, Number, Date or Boolean, not Array",
+                "classes.Shelf.key: an extracted class's key is its one field, [name], not [code]",
+                "classes.Shelf.key: \"code\" is not a field of Shelf",
+            ])
     }
 
     /// A class declared twice in code is refused, not planned into a crash.
     /// Two classes keyed by Pointers to each other, and a chain of `by:` that comes back: refused
     /// before any record is read, naming each field of the chain once.
     func testAChainOfKeyPointersThatComesBackIsRefused() {
-        let film = ClassMapping(className: "Film", records: books, key: ["filmId"],
-                                fields: [FieldMapping(name: "filmId", type: .pointer(targetClass: "FilmText"), column: "title")])
-        let text = ClassMapping(className: "FilmText", records: books, key: ["filmId"],
-                                fields: [FieldMapping(name: "filmId", type: .pointer(targetClass: "Film"), column: "title")])
-        XCTAssertEqual(codeFaults([film, text]).map(\.description), [
-            "classes.Film.fields.filmId.type: Film's key Film.filmId is a Pointer<FilmText>; FilmText's key FilmText.filmId is a Pointer<Film>: "
-                + "each is read through the next, back to the first, without end; make one of them a plain field (String, Number): "
-                + "of two tables that share an id one to one, the one the other extends keeps a plain key, and the other's may point at it",
-        ])
+        let film = ClassMapping(
+            className: "Film", records: books, key: ["filmId"],
+            fields: [FieldMapping(name: "filmId", type: .pointer(targetClass: "FilmText"), column: "title")])
+        let text = ClassMapping(
+            className: "FilmText", records: books, key: ["filmId"],
+            fields: [FieldMapping(name: "filmId", type: .pointer(targetClass: "Film"), column: "title")])
+        XCTAssertEqual(
+            codeFaults([film, text]).map(\.description),
+            [
+                "classes.Film.fields.filmId.type: Film's key Film.filmId is a Pointer<FilmText>; FilmText's key FilmText.filmId is a Pointer<Film>: "
+                    + "each is read through the next, back to the first, without end; make one of them a plain field (String, Number): "
+                    + "of two tables that share an id one to one, the one the other extends keeps a plain key, and the other's may point at it"
+            ])
         // A key Pointer to a class whose key is plain, and a self-pointer that is no key, are sound.
         var plain = text
         plain.fields[0] = FieldMapping(name: "filmId", type: .number, column: "title")
@@ -122,18 +134,22 @@ final class ManifestFaultTests: XCTestCase {
     func testAChainOfKeyPointersTooLongIsRefused() {
         for count in [18, DatasetManifest.maximumClasses] {
             let chain = (0..<count).map { index in
-                ClassMapping(className: "C\(index)", records: books, key: ["k"],
-                             fields: [FieldMapping(name: "k", type: index + 1 < count ? .pointer(targetClass: "C\(index + 1)") : .string, column: "title")])
+                ClassMapping(
+                    className: "C\(index)", records: books, key: ["k"],
+                    fields: [FieldMapping(name: "k", type: index + 1 < count ? .pointer(targetClass: "C\(index + 1)") : .string, column: "title")])
             }
             let faults = DatasetManifest(classes: chain).faults()
             XCTAssertEqual(faults.map(\.keyPath), [["classes", "C0", "fields", "k", "type"]])
-            XCTAssertEqual(faults.first?.message, "a reference to C0 is read through a chain of \(count - 1) Pointers (C0.k → C1.k → C2.k → … → C\(count - 3).k → C\(count - 2).k), "
-                           + "each a key (or by:) of the one before; at most 16 are read: key one of these classes by a plain field")
+            XCTAssertEqual(
+                faults.first?.message,
+                "a reference to C0 is read through a chain of \(count - 1) Pointers (C0.k → C1.k → C2.k → … → C\(count - 3).k → C\(count - 2).k), "
+                    + "each a key (or by:) of the one before; at most 16 are read: key one of these classes by a plain field")
         }
         // 16 Pointers are allowed.
         let allowed = (0..<17).map { index in
-            ClassMapping(className: "C\(index)", records: books, key: ["k"],
-                         fields: [FieldMapping(name: "k", type: index < 16 ? .pointer(targetClass: "C\(index + 1)") : .string, column: "title")])
+            ClassMapping(
+                className: "C\(index)", records: books, key: ["k"],
+                fields: [FieldMapping(name: "k", type: index < 16 ? .pointer(targetClass: "C\(index + 1)") : .string, column: "title")])
         }
         XCTAssertEqual(DatasetManifest(classes: allowed).faults(), [])
     }
@@ -144,17 +160,22 @@ final class ManifestFaultTests: XCTestCase {
 
     /// Every fault is found, in manifest order, not only the first; each line of the message is one.
     func testSeveralFaultsAtOnce() throws {
-        let manifest = DatasetManifest(classes: [
-            book(named: "Bo ok"),
-            book(key: ["isbn"], FieldMapping(name: "shelf", type: .pointer(targetClass: "Shelf"))),
-        ], relations: [
-            JoinRelationMapping(owner: "Library", field: "books", targetClass: "Book", records: books, ownerColumn: "library", targetColumn: "title"),
-        ])
+        let manifest = DatasetManifest(
+            classes: [
+                book(named: "Bo ok"),
+                book(key: ["isbn"], FieldMapping(name: "shelf", type: .pointer(targetClass: "Shelf"))),
+            ],
+            relations: [
+                JoinRelationMapping(owner: "Library", field: "books", targetClass: "Book", records: books, ownerColumn: "library", targetColumn: "title")
+            ])
         let expected: [ManifestFault] = [
-            ManifestFault(file: nil, keyPath: ["classes", "Bo ok"],
-                          message: "invalid class name: class names can only have alphanumeric characters and _, and must start with a letter"),
+            ManifestFault(
+                file: nil, keyPath: ["classes", "Bo ok"],
+                message: "invalid class name: class names can only have alphanumeric characters and _, and must start with a letter"),
             ManifestFault(file: nil, keyPath: ["classes", "Book", "key"], message: "\"isbn\" is not a field of Book"),
-            ManifestFault(file: nil, keyPath: ["classes", "Book", "fields", "shelf", "type"], message: "class \"Shelf\" is not declared in this manifest nor in the target"),
+            ManifestFault(
+                file: nil, keyPath: ["classes", "Book", "fields", "shelf", "type"],
+                message: "class \"Shelf\" is not declared in this manifest nor in the target"),
             ManifestFault(file: nil, keyPath: ["relations", 0, "owner"], message: "class \"Library\" is not declared in classes"),
         ]
         XCTAssertEqual(manifest.faults(), expected)
@@ -170,13 +191,17 @@ final class ManifestFaultTests: XCTestCase {
     /// A join relation from memory must fit its owner's field, as in a `dataset.yml`.
     func testAJoinRelationThatDoesNotFitItsOwner() {
         let shelves = MemorySource(name: "shelves (in memory)", rows: [["name": .string("A")]])
-        let shelf = ClassMapping(className: "Shelf", records: shelves, key: ["name"], fields: [
-            FieldMapping(name: "name", type: .string), FieldMapping(name: "books", type: .string),
-        ])
+        let shelf = ClassMapping(
+            className: "Shelf", records: shelves, key: ["name"],
+            fields: [
+                FieldMapping(name: "name", type: .string), FieldMapping(name: "books", type: .string),
+            ])
         let links = MemorySource(name: "links (in memory)", rows: [["shelf": .string("A"), "book": .string("Solaris")]])
-        let manifest = DatasetManifest(classes: [book(), shelf], relations: [
-            JoinRelationMapping(owner: "Shelf", field: "books", targetClass: "Book", records: links, ownerColumn: "shelf", targetColumn: "book"),
-        ])
+        let manifest = DatasetManifest(
+            classes: [book(), shelf],
+            relations: [
+                JoinRelationMapping(owner: "Shelf", field: "books", targetClass: "Book", records: links, ownerColumn: "shelf", targetColumn: "book")
+            ])
         XCTAssertEqual(manifest.faults(), [ManifestFault(file: nil, keyPath: ["relations", 0, "field"], message: "Shelf.books is String, not a Relation")])
     }
 
@@ -188,17 +213,24 @@ final class ManifestFaultTests: XCTestCase {
             book(), book(named: "Edition"),
             ClassMapping(className: "Shelf", records: other, key: ["name"], fields: [FieldMapping(name: "name", type: .string)]),
         ])
-        XCTAssertEqual(manifest.faults(), [ManifestFault(file: nil, keyPath: ["classes", "Shelf", "source"],
-                                                         message: "another source is named \"books (in memory)\": give each in-memory source a name of its own")])
+        XCTAssertEqual(
+            manifest.faults(),
+            [
+                ManifestFault(
+                    file: nil, keyPath: ["classes", "Shelf", "source"],
+                    message: "another source is named \"books (in memory)\": give each in-memory source a name of its own")
+            ])
     }
 
     /// Faults of a `dataset.yml` the decoder finds carry their key path as values too, list
     /// positions as numbers; the one-line text is as it always was.
     func testDecoderFaultsAreStructured() throws {
-        let fault = try XCTUnwrap(try yamlFault("""
-            classes:
-              Book: {source: books.csv, key: [title], fields: {title: String, at: {type: Date, format: [yyyy-MM-dd, "yyyy-MM-dd hh:mm"]}}}
-            """))
+        let fault = try XCTUnwrap(
+            try yamlFault(
+                """
+                classes:
+                  Book: {source: books.csv, key: [title], fields: {title: String, at: {type: Date, format: [yyyy-MM-dd, "yyyy-MM-dd hh:mm"]}}}
+                """))
         XCTAssertEqual(fault.keyPath, ["classes", "Book", "fields", "at", "format", 1])
         XCTAssertEqual(fault.description, "dataset.yml: classes.Book.fields.at.format[1]: unsupported date format \"yyyy-MM-dd hh:mm\"")
     }

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import ParseModel
 @testable import PorterPipeline
 
@@ -15,17 +16,23 @@ final class ManifestInferenceTests: XCTestCase {
     }
 
     func testTypesFollowEveryValue() throws {
-        let (yaml, manifest, _) = try inferred(["items.csv": """
+        let (yaml, manifest, _) = try inferred([
+            "items.csv": """
             sku,count,price,active,added,zip,settings,tags,note,blank
             A1,3,1.5,true,2024-03-01,01234,"{""a"": 1}","[1, 2]",hello,
             A2,,2,FALSE,2024-03-02T10:00:00Z,99999,{},[],12,
             A3,-7,3e2,true,2024-03-03,00001,"{""b"": [2]}","[""x""]",,
 
-            """])
+            """
+        ])
         let item = try XCTUnwrap(manifest.mapping(for: "Item"))
         let types = Dictionary(uniqueKeysWithValues: item.fields.map { ($0.name, $0.type) })
-        XCTAssertEqual(types, ["sku": .string, "count": .number, "price": .number, "active": .boolean, "added": .date, "zip": .string,
-                               "settings": .object, "tags": .array, "note": .string, "blank": .string])
+        XCTAssertEqual(
+            types,
+            [
+                "sku": .string, "count": .number, "price": .number, "active": .boolean, "added": .date, "zip": .string,
+                "settings": .object, "tags": .array, "note": .string, "blank": .string,
+            ])
         XCTAssertTrue(yaml.contains("count: Number        # 2 values, 1 empty, all integers"), yaml)
         XCTAssertTrue(yaml.contains("price: Number        # 3 values, all numbers"), yaml)
         XCTAssertTrue(yaml.contains("leading zeros"), yaml)
@@ -35,13 +42,15 @@ final class ManifestInferenceTests: XCTestCase {
     /// one does not); numbers alone (Unix times, yyyyMMdd) only in a column whose name says it
     /// holds dates, and only in plausible years.
     func testDateFormatsFollowEveryValue() throws {
-        let (yaml, manifest, _) = try inferred(["visits.csv": """
+        let (yaml, manifest, _) = try inferred([
+            "visits.csv": """
             code,day,mixed,visited_at,population,seen,start_date,timepoint,opened_at,booked
             v1,31/03/2024,2024-03-01,1709251200,1709251200,01 Mar 2024,20250906,0,-86400,20250101
             v2,01/04/2024,25/03/2024,1709251200123,1700000000,15 JAN 2024,20251231,1,1700000000,20250102
             v3,15/04/2024,2024-03-02,1600000000,1600000000,not a date,19991231,1,1600000000,20250103
 
-            """])
+            """
+        ])
         let visit = try XCTUnwrap(manifest.mapping(for: "Visit"))
         XCTAssertEqual(visit.field(named: "day")?.type, .date)
         XCTAssertEqual(visit.field(named: "day")?.formats, ["dd/MM/yyyy"])
@@ -56,26 +65,39 @@ final class ManifestInferenceTests: XCTestCase {
         XCTAssertEqual(visit.field(named: "openedAt")?.type, .number, "-86400 is a Unix time of 1969: no date")
         XCTAssertEqual(visit.field(named: "booked")?.type, .number, "yyyyMMdd days in a column not named for dates stay numbers")
         XCTAssertTrue(yaml.contains("all dates in one of the formats \"yyyy-MM-dd\", \"dd/MM/yyyy\", tried in that order"), yaml)
-        XCTAssertTrue(yaml.contains(#"startDate: {type: Date, column: "start_date", format: "yyyyMMdd"}        # 3 values, all dates in format "yyyyMMdd", as the column's name says it holds dates"#), yaml)
-        XCTAssertTrue(yaml.contains(#"openedAt: {type: Number, column: "opened_at"}        # 3 values, all integers; "-86400" reads as a Unix time only outside 1990–2100"#), yaml)
-        XCTAssertTrue(yaml.contains(#"booked: Number        # 3 values, all integers; every value also reads as a date in format "yyyyMMdd", taken only in a column whose name says dates"#), yaml)
+        XCTAssertTrue(
+            yaml.contains(
+                #"startDate: {type: Date, column: "start_date", format: "yyyyMMdd"}        # 3 values, all dates in format "yyyyMMdd", as the column's name says it holds dates"#
+            ), yaml)
+        XCTAssertTrue(
+            yaml.contains(
+                #"openedAt: {type: Number, column: "opened_at"}        # 3 values, all integers; "-86400" reads as a Unix time only outside 1990–2100"#), yaml)
+        XCTAssertTrue(
+            yaml.contains(
+                #"booked: Number        # 3 values, all integers; every value also reads as a date in format "yyyyMMdd", taken only in a column whose name says dates"#
+            ), yaml)
     }
 
     /// Two formats that read a value as different dates, with no value to tell them apart, leave
     /// the column as written, and its comment names both.
     func testAmbiguousDatesStayAsWritten() throws {
-        let (yaml, manifest, _) = try inferred(["visits.csv": """
+        let (yaml, manifest, _) = try inferred([
+            "visits.csv": """
             code,day,mixed,told
             v1,01/03/2024,2024-03-01,01/03/2024
             v2,02/04/2024,05/06/2024,02/04/2024
             v3,12/12/2024,2024-03-02,13/12/2024
 
-            """])
+            """
+        ])
         let visit = try XCTUnwrap(manifest.mapping(for: "Visit"))
         XCTAssertEqual(visit.field(named: "day")?.type, .string)
         XCTAssertEqual(visit.field(named: "mixed")?.type, .string)
         XCTAssertEqual(visit.field(named: "told")?.formats, ["dd/MM/yyyy"], "13/12 tells day and month apart")
-        XCTAssertTrue(yaml.contains(#"day: String        # 3 values, all dates in format "dd/MM/yyyy" and in "MM/dd/yyyy" alike, which read some of them as different dates and no value tells which is meant"#), yaml)
+        XCTAssertTrue(
+            yaml.contains(
+                #"day: String        # 3 values, all dates in format "dd/MM/yyyy" and in "MM/dd/yyyy" alike, which read some of them as different dates and no value tells which is meant"#
+            ), yaml)
     }
 
     /// Numbers as spreadsheets in most of Europe write them: a decimal comma, `.` between thousands.
@@ -91,11 +113,13 @@ final class ManifestInferenceTests: XCTestCase {
     }
 
     func testJSONValuesKeepTheirTypes() throws {
-        let (_, manifest, _) = try inferred(["events.ndjson": """
+        let (_, manifest, _) = try inferred([
+            "events.ndjson": """
             {"code": "e1", "at": "2024-01-01T00:00:00Z", "n": 1, "ok": true, "meta": {"a": 1}, "list": [1], "when": {"__type": "Date", "iso": "2024-01-01T00:00:00.000Z"}}
             {"code": "e2", "at": "2024-01-02", "n": 2.5, "ok": false, "meta": {}, "list": []}
 
-            """])
+            """
+        ])
         let event = try XCTUnwrap(manifest.mapping(for: "Event"))
         XCTAssertEqual(event.key, ["code"])
         XCTAssertEqual(event.fields.map(\.type), [.string, .date, .number, .boolean, .object, .array, .date])
@@ -124,9 +148,13 @@ final class ManifestInferenceTests: XCTestCase {
         ])
         XCTAssertEqual(manifest.mapping(for: "Office")?.key, ["city", "country"])
         XCTAssertEqual(manifest.mapping(for: "Log")?.key, ["$line"])
-        XCTAssertTrue(yaml.contains("key: $line        # no column, nor two of the first 6 together, is unique and non-empty in all 2 records: each record is named by the line it starts on; stable only while the file keeps its records in this order"), yaml)
+        XCTAssertTrue(
+            yaml.contains(
+                "key: $line        # no column, nor two of the first 6 together, is unique and non-empty in all 2 records: each record is named by the line it starts on; stable only while the file keeps its records in this order"
+            ), yaml)
         XCTAssertEqual(manifest.mapping(for: "Event")?.key, [])
-        XCTAssertTrue(yaml.contains("# no key: no column, nor two of the first 6 together, is unique and non-empty in all 2 records, and records share lines"), yaml)
+        XCTAssertTrue(
+            yaml.contains("# no key: no column, nor two of the first 6 together, is unique and non-empty in all 2 records, and records share lines"), yaml)
     }
 
     func testPointerNeedsEveryValueAndANameForNumbers() throws {
@@ -154,7 +182,8 @@ final class ManifestInferenceTests: XCTestCase {
     func testOneToOneTablesPointAtTheTableTheirIdNames() throws {
         let (yaml, manifest, dataset) = try inferred([
             "film.csv": "film_id,title,release_year,length\n1,ACADEMY DINOSAUR,2006,86\n2,ACE GOLDFINGER,2006,48\n3,ADAPTATION HOLES,2006,50\n",
-            "film_text.csv": "film_id,title,description\n1,ACADEMY DINOSAUR,A Epic Drama\n2,ACE GOLDFINGER,A Astounding Epistle\n3,ADAPTATION HOLES,A Astounding Reflection\n",
+            "film_text.csv":
+                "film_id,title,description\n1,ACADEMY DINOSAUR,A Epic Drama\n2,ACE GOLDFINGER,A Astounding Epistle\n3,ADAPTATION HOLES,A Astounding Reflection\n",
             "film_category.csv": "film_id,category_id,last_update\n1,6,2006-02-15\n2,11,2006-02-15\n3,6,2006-02-15\n",
             "category.csv": "category_id,name\n6,Documentary\n11,Horror\n",
         ])
@@ -166,7 +195,10 @@ final class ManifestInferenceTests: XCTestCase {
         }
         XCTAssertEqual(manifest.mapping(for: "FilmText")?.field(named: "title")?.type, .string, "a title copied from film is no reference")
         XCTAssertEqual(manifest.mapping(for: "FilmCategory")?.field(named: "categoryId")?.type, .pointer(targetClass: "Category"))
-        XCTAssertTrue(yaml.contains(#"filmId: {type: Pointer<Film>!, column: "film_id"}        # every value is a Film key; the column's name names Film: FilmText extends Film one to one (3 distinct, 3 filled, 0 empty)"#), yaml)
+        XCTAssertTrue(
+            yaml.contains(
+                #"filmId: {type: Pointer<Film>!, column: "film_id"}        # every value is a Film key; the column's name names Film: FilmText extends Film one to one (3 distinct, 3 filled, 0 empty)"#
+            ), yaml)
         XCTAssertEqual(manifest.faults(), [])
         XCTAssertEqual(try Importer(manifest: manifest).validate().succeeded, true, dataset.directory)
     }
@@ -185,7 +217,10 @@ final class ManifestInferenceTests: XCTestCase {
         XCTAssertEqual(manifest.mapping(for: "FareRule")?.field(named: "fareId")?.type, .pointer(targetClass: "FareAttribute"))
         XCTAssertEqual(manifest.mapping(for: "Left")?.field(named: "pairCode")?.type, .string)
         XCTAssertEqual(manifest.mapping(for: "Right")?.field(named: "pairCode")?.type, .string)
-        XCTAssertTrue(yaml.contains("FareAttribute, FareRule: the keys hold the same values, each naming the next; FareAttribute keeps its key plain (it has the most columns (4)), and the others refer to it"), yaml)
+        XCTAssertTrue(
+            yaml.contains(
+                "FareAttribute, FareRule: the keys hold the same values, each naming the next; FareAttribute keeps its key plain (it has the most columns (4)), and the others refer to it"
+            ), yaml)
         XCTAssertTrue(yaml.contains("Left, Right: the keys hold the same values, and nothing tells which table extends which: all stay plain"), yaml)
     }
 
@@ -230,8 +265,10 @@ final class ManifestInferenceTests: XCTestCase {
     func testARowNumberInEveryFileIsNoReference() throws {
         let (yaml, manifest, _) = try inferred([
             "artists.csv": "index,ArtistId,Name\n0,1,AC/DC\n1,2,Accept\n2,3,Aerosmith\n",
-            "albums.csv": "index,AlbumId,Title,ArtistId\n0,1,For Those About To Rock,1\n1,2,Balls to the Wall,2\n2,3,Restless and Wild,2\n3,4,Let There Be Rock,1\n",
-            "tracks.csv": "index,TrackId,Name,AlbumId\n0,1,For Those About To Rock,1\n1,2,Balls to the Wall,2\n2,3,Fast As a Shark,3\n3,4,Restless and Wild,3\n4,5,Princess of the Dawn,3\n",
+            "albums.csv":
+                "index,AlbumId,Title,ArtistId\n0,1,For Those About To Rock,1\n1,2,Balls to the Wall,2\n2,3,Restless and Wild,2\n3,4,Let There Be Rock,1\n",
+            "tracks.csv":
+                "index,TrackId,Name,AlbumId\n0,1,For Those About To Rock,1\n1,2,Balls to the Wall,2\n2,3,Fast As a Shark,3\n3,4,Restless and Wild,3\n4,5,Princess of the Dawn,3\n",
             "playlist_track.csv": "index,PlaylistId,TrackId\n0,1,3\n1,1,4\n2,2,1\n3,2,5\n4,2,2\n5,1,2\n",
         ])
         XCTAssertEqual(manifest.mapping(for: "Artist")?.key, ["artistId"], yaml)
@@ -289,7 +326,10 @@ final class ManifestInferenceTests: XCTestCase {
         XCTAssertEqual(trip.field(named: "grade")?.type, .string)
         XCTAssertEqual(trip.field(named: "tripHeadsign")?.type, .string)
         XCTAssertEqual(trip.field(named: "seats")?.type, .number)
-        XCTAssertTrue(yaml.contains("grade: String        # 4 values, text; every value is also a Level key, but fewer than 3 distinct values of 4 or more characters with a letter can match by chance: make it Pointer<Level> if that is what it names"), yaml)
+        XCTAssertTrue(
+            yaml.contains(
+                "grade: String        # 4 values, text; every value is also a Level key, but fewer than 3 distinct values of 4 or more characters with a letter can match by chance: make it Pointer<Level> if that is what it names"
+            ), yaml)
         XCTAssertTrue(yaml.contains("every value is also a Stop key, but Stop's key is free text, which only a column named for Stop refers to"), yaml)
         // Codes specific enough: a reference whatever the column's name.
         XCTAssertEqual(manifest.mapping(for: "Talk")?.field(named: "hall")?.type, .pointer(targetClass: "Room"))
@@ -314,8 +354,9 @@ final class ManifestInferenceTests: XCTestCase {
         ])
         XCTAssertNil(manifest.mapping(for: "Enrollment"))
         let relation = try XCTUnwrap(manifest.relations.first)
-        XCTAssertEqual([relation.owner, relation.field, relation.targetClass, relation.ownerColumn, relation.targetColumn],
-                       ["Course", "students", "Student", "course", "student"])
+        XCTAssertEqual(
+            [relation.owner, relation.field, relation.targetClass, relation.ownerColumn, relation.targetColumn],
+            ["Course", "students", "Student", "course", "student"])
         XCTAssertEqual(manifest.mapping(for: "Course")?.field(named: "students")?.fromJoinFile, true)
         // A split cell whose parts are all Student names is not a key-of: names are not Student's key.
         XCTAssertEqual(manifest.mapping(for: "Book")?.field(named: "authors")?.type, .string)

@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import ParseModel
 @testable import PorterPipeline
 
@@ -17,14 +18,19 @@ final class MongoLayoutTests: XCTestCase {
 
     func book() throws -> StoredObject {
         let created = ParseDate(iso: "2024-01-31T09:30:00.000Z")!, updated = ParseDate(iso: "2024-02-01T10:00:00.500Z")!
-        let area = try ParsePolygon(coordinates: [try GeoPoint(latitude: 1, longitude: 2), try GeoPoint(latitude: 3, longitude: 4), try GeoPoint(latitude: 5, longitude: 2)])
-        return StoredObject(objectId: "b1", createdAt: created, updatedAt: updated,
-                            acl: ParseACL(["*": .init(read: true, write: false), "u1": .init(read: true, write: true), "role:Staff": .init(read: false, write: true)]),
-                            values: [.string("Dune"), .integer(412), .date(ParseDate(iso: "1965-08-01T00:00:00.000Z")!), .pointer(PointerRef(className: "Genre", objectId: "g1")),
-                                     .file(ParseFile(name: "abc_cover.png", url: "http://files/abc_cover.png")), .geoPoint(try GeoPoint(latitude: 45.5, longitude: 9.25)),
-                                     .bytes(base64: "AAEC"), .polygon(area),
-                                     .object(["when": .date(created), "raw": .bytes(base64: "AAEC"), "by": .pointer(PointerRef(className: "_User", objectId: "u1"))]),
-                                     .array([.date(created), .string("x")]), .null])
+        let area = try ParsePolygon(coordinates: [
+            try GeoPoint(latitude: 1, longitude: 2), try GeoPoint(latitude: 3, longitude: 4), try GeoPoint(latitude: 5, longitude: 2),
+        ])
+        return StoredObject(
+            objectId: "b1", createdAt: created, updatedAt: updated,
+            acl: ParseACL(["*": .init(read: true, write: false), "u1": .init(read: true, write: true), "role:Staff": .init(read: false, write: true)]),
+            values: [
+                .string("Dune"), .integer(412), .date(ParseDate(iso: "1965-08-01T00:00:00.000Z")!), .pointer(PointerRef(className: "Genre", objectId: "g1")),
+                .file(ParseFile(name: "abc_cover.png", url: "http://files/abc_cover.png")), .geoPoint(try GeoPoint(latitude: 45.5, longitude: 9.25)),
+                .bytes(base64: "AAEC"), .polygon(area),
+                .object(["when": .date(created), "raw": .bytes(base64: "AAEC"), "by": .pointer(PointerRef(className: "_User", objectId: "u1"))]),
+                .array([.date(created), .string("x")]), .null,
+            ])
     }
 
     func document() throws -> JSONValue {
@@ -79,11 +85,19 @@ final class MongoLayoutTests: XCTestCase {
         XCTAssertEqual(doc["shop"], .array([.double(9.25), .double(45.5)]))
         XCTAssertEqual(doc["cover"], .string("abc_cover.png"))
         XCTAssertEqual(doc["logo"], .object(JSONObject(["$binary": .object(JSONObject(["base64": .string("AAEC"), "subType": .string("00")]))])))
-        XCTAssertEqual(doc["published"]?["$date"], .object(JSONObject(["$numberLong": .string(String(ParseDate(iso: "1965-08-01T00:00:00.000Z")!.millisecondsSince1970))])),
-                       "relaxed Extended JSON writes a date before 1970 as $numberLong")
+        XCTAssertEqual(
+            doc["published"]?["$date"],
+            .object(JSONObject(["$numberLong": .string(String(ParseDate(iso: "1965-08-01T00:00:00.000Z")!.millisecondsSince1970))])),
+            "relaxed Extended JSON writes a date before 1970 as $numberLong")
         XCTAssertEqual(doc["area"]?["type"], .string("Polygon"))
-        XCTAssertEqual(doc["area"]?["coordinates"], .array([.array([.array([.double(2), .double(1)]), .array([.double(4), .double(3)]),
-                                                                    .array([.double(2), .double(5)]), .array([.double(2), .double(1)])])]))
+        XCTAssertEqual(
+            doc["area"]?["coordinates"],
+            .array([
+                .array([
+                    .array([.double(2), .double(1)]), .array([.double(4), .double(3)]),
+                    .array([.double(2), .double(5)]), .array([.double(2), .double(1)]),
+                ])
+            ]))
         XCTAssertNil(doc["unset"])
     }
 
@@ -104,10 +118,12 @@ final class MongoLayoutTests: XCTestCase {
     /// `parseObjectKeyValueToMongoObjectKeyValue` keeps `_hashed_password` under its own name.
     func testPasswordHash() throws {
         let hash = "$2b$10$" + String(repeating: "a", count: 53)
-        let user = StoredObject(objectId: "u1", createdAt: nil, updatedAt: nil, acl: nil,
-                                values: [.string("ada"), .object(["anonymous": .object(["id": .string("a1")]), "gone": .null])])
-        let doc = try MongoLayout.document(user, of: "_User", fields: [SchemaField(name: "username", type: .string), SchemaField(name: "authData", type: .object)],
-                                           passwordHash: hash)
+        let user = StoredObject(
+            objectId: "u1", createdAt: nil, updatedAt: nil, acl: nil,
+            values: [.string("ada"), .object(["anonymous": .object(["id": .string("a1")]), "gone": .null])])
+        let doc = try MongoLayout.document(
+            user, of: "_User", fields: [SchemaField(name: "username", type: .string), SchemaField(name: "authData", type: .object)],
+            passwordHash: hash)
         XCTAssertEqual(doc["_hashed_password"], .string(hash))
         XCTAssertNil(doc["password"])
         // DatabaseController.transformAuthData: one `_auth_data_<provider>` key per provider, no authData.
@@ -119,8 +135,10 @@ final class MongoLayoutTests: XCTestCase {
     /// `MongoSchemaCollection.parseFieldTypeToMongoFieldType` and `mongoFieldToParseSchemaField`
     /// are inverses: `*Target`, `relation<Target>`, and lower-case type names.
     func testFieldTypeStrings() {
-        let types: [FieldType] = [.string, .number, .boolean, .date, .object, .array, .geoPoint, .file, .bytes, .polygon,
-                                  .pointer(targetClass: "_User"), .relation(targetClass: "Book")]
+        let types: [FieldType] = [
+            .string, .number, .boolean, .date, .object, .array, .geoPoint, .file, .bytes, .polygon,
+            .pointer(targetClass: "_User"), .relation(targetClass: "Book"),
+        ]
         let strings = types.map(MongoLayout.typeString)
         XCTAssertEqual(strings, ["string", "number", "boolean", "date", "object", "array", "geopoint", "file", "bytes", "polygon", "*_User", "relation<Book>"])
         XCTAssertEqual(strings.map(MongoDumpLayout.fieldType), types)
@@ -135,10 +153,12 @@ final class MongoLayoutTests: XCTestCase {
     func testSchemaDocument() throws {
         let clp = JSONValue.object(JSONObject(["find": .object(JSONObject(["*": .bool(true)]))]))
         let indexes = JSONValue.object(JSONObject(["_id_": .object(JSONObject(["_id": .integer(1)])), "title_1": .object(JSONObject(["title": .integer(1)]))]))
-        let schema = ClassSchema(className: "Book", fields: [
-            SchemaField(name: "ACL", type: .acl), SchemaField(name: "title", type: .string, required: true, defaultValue: .string("Untitled")),
-            SchemaField(name: "genre", type: .pointer(targetClass: "Genre")), SchemaField(name: "readers", type: .relation(targetClass: "_User")),
-        ], classLevelPermissions: clp, indexes: indexes)
+        let schema = ClassSchema(
+            className: "Book",
+            fields: [
+                SchemaField(name: "ACL", type: .acl), SchemaField(name: "title", type: .string, required: true, defaultValue: .string("Untitled")),
+                SchemaField(name: "genre", type: .pointer(targetClass: "Genre")), SchemaField(name: "readers", type: .relation(targetClass: "_User")),
+            ], classLevelPermissions: clp, indexes: indexes)
         let doc = MongoLayout.schemaDocument(schema)
         XCTAssertEqual(doc["_id"], .string("Book"))
         XCTAssertEqual(doc["objectId"], .string("string"))
@@ -150,7 +170,8 @@ final class MongoLayoutTests: XCTestCase {
         XCTAssertEqual(doc["_metadata"]?["fields_options"]?["title"], .object(JSONObject(["required": .bool(true), "defaultValue": .string("Untitled")])))
         XCTAssertEqual(doc["_metadata"]?["class_permissions"], clp)
         XCTAssertEqual(doc["_metadata"]?["indexes"], indexes)
-        let user = MongoLayout.schemaDocument(ClassSchema(className: "_User", fields: [SchemaField(name: "password", type: .string), SchemaField(name: "username", type: .string)]))
+        let user = MongoLayout.schemaDocument(
+            ClassSchema(className: "_User", fields: [SchemaField(name: "password", type: .string), SchemaField(name: "username", type: .string)]))
         XCTAssertNil(user["password"])
         XCTAssertNil(user["_metadata"], "no options, permissions nor indexes: no _metadata")
 
@@ -159,7 +180,8 @@ final class MongoLayoutTests: XCTestCase {
         guard case .object(let stored) = doc else { return XCTFail() }
         let entry = try MongoDumpLayout.schemaEntry(stored)
         XCTAssertEqual(entry.className, "Book")
-        XCTAssertEqual(entry.entry["fields"]?["title"], .object(JSONObject(["type": .string("String"), "required": .bool(true), "defaultValue": .string("Untitled")])))
+        XCTAssertEqual(
+            entry.entry["fields"]?["title"], .object(JSONObject(["type": .string("String"), "required": .bool(true), "defaultValue": .string("Untitled")])))
         XCTAssertEqual(entry.entry["fields"]?["genre"], .object(JSONObject(["type": .string("Pointer"), "targetClass": .string("Genre")])))
         XCTAssertNil(entry.entry["fields"]?["objectId"])
         XCTAssertEqual(entry.entry["classLevelPermissions"]?["find"], .object(JSONObject(["*": .bool(true)])))
@@ -175,7 +197,8 @@ final class MongoLayoutTests: XCTestCase {
         let types = Dictionary(Self.fields.map { ($0.name, $0.type) }, uniquingKeysWith: { a, _ in a })
         let rest = JSONValue.object(try MongoDocumentDecoder(className: "Book", fields: types).restObject(doc))
         var expected = try book()
-        expected.values[7] = .polygon(try ParsePolygon(coordinates: try [(1.0, 2.0), (3, 4), (5, 2), (1, 2)].map { try GeoPoint(latitude: $0.0, longitude: $0.1) }))
+        expected.values[7] = .polygon(
+            try ParsePolygon(coordinates: try [(1.0, 2.0), (3, 4), (5, 2), (1, 2)].map { try GeoPoint(latitude: $0.0, longitude: $0.1) }))
         if case .file(var file) = expected.values[4] { file.url = nil; expected.values[4] = .file(file) }
         let wire = expected.wireJSON(Self.fields)
         for key in ["objectId", "createdAt", "updatedAt", "title", "pages", "published", "genre", "cover", "shop", "logo", "area", "tags"] {
@@ -216,12 +239,13 @@ final class MongoLayoutTests: XCTestCase {
     /// names and counts them); `_auth_data_<provider>` becomes `authData`.
     func testReadLeniency() throws {
         let decoder = MongoDocumentDecoder(className: "_User", fields: ["boss": .pointer(targetClass: "_User"), "age": .number])
-        let rest = try decoder.restObject(JSONObject([
-            JSONMember("_id", .string("u1")), JSONMember("_p_boss", .null),
-            JSONMember("_created_at", .object(JSONObject(["$date": .object(JSONObject(["$numberLong": .string("1706693400000")]))]))),
-            JSONMember("age", .object(JSONObject(["$numberLong": .string("42")]))), JSONMember("_session_token", .string("r:x")),
-            JSONMember("_auth_data_facebook", .object(JSONObject(["id": .string("f1")]))),
-        ]))
+        let rest = try decoder.restObject(
+            JSONObject([
+                JSONMember("_id", .string("u1")), JSONMember("_p_boss", .null),
+                JSONMember("_created_at", .object(JSONObject(["$date": .object(JSONObject(["$numberLong": .string("1706693400000")]))]))),
+                JSONMember("age", .object(JSONObject(["$numberLong": .string("42")]))), JSONMember("_session_token", .string("r:x")),
+                JSONMember("_auth_data_facebook", .object(JSONObject(["id": .string("f1")]))),
+            ]))
         XCTAssertNil(rest["boss"])
         XCTAssertEqual(rest["createdAt"], .string("2024-01-31T09:30:00.000Z"))
         XCTAssertEqual(rest["age"], .integer(42))
@@ -236,17 +260,31 @@ final class MongoLayoutTests: XCTestCase {
     /// `ensureIndex` `case_insensitive_username`/`case_insensitive_email` with
     /// `MongoCollection.caseInsensitiveCollation` (`en_US`, strength 2).
     func testScript() {
-        var script = MongoImportScript(schemas: [ClassSchema(className: "_User", fields: []), ClassSchema(className: "_Role", fields: []),
-                                                 ClassSchema(className: "Book", fields: [], indexes: .object(JSONObject(["_id_": .object(JSONObject(["_id": .integer(1)])),
-                                                                                                                       "title_1": .object(JSONObject(["title": .integer(1)]))])))])
+        var script = MongoImportScript(schemas: [
+            ClassSchema(className: "_User", fields: []), ClassSchema(className: "_Role", fields: []),
+            ClassSchema(
+                className: "Book", fields: [],
+                indexes: .object(
+                    JSONObject([
+                        "_id_": .object(JSONObject(["_id": .integer(1)])),
+                        "title_1": .object(JSONObject(["title": .integer(1)])),
+                    ]))),
+        ])
         script.collections = [("_SCHEMA", "_SCHEMA.json"), ("_Role", "_Role.json"), ("_Join:users:_Role", "_Join:users:_Role.json")]
         script.joinCollections = ["_Join:users:_Role"]
         let text = script.text
-        XCTAssertTrue(text.contains(#"mongoimport --uri "$MONGODB_URI" --collection "${PARSE_COLLECTION_PREFIX}"'_SCHEMA' --file '_SCHEMA.json' --mode upsert"#), text)
-        XCTAssertTrue(text.contains(#"--collection "${PARSE_COLLECTION_PREFIX}"'_Join:users:_Role' --file '_Join:users:_Role.json' --mode upsert --upsertFields owningId,relatedId"#), text)
+        XCTAssertTrue(
+            text.contains(#"mongoimport --uri "$MONGODB_URI" --collection "${PARSE_COLLECTION_PREFIX}"'_SCHEMA' --file '_SCHEMA.json' --mode upsert"#), text)
+        XCTAssertTrue(
+            text.contains(
+                #"--collection "${PARSE_COLLECTION_PREFIX}"'_Join:users:_Role' --file '_Join:users:_Role.json' --mode upsert --upsertFields owningId,relatedId"#
+            ), text)
         XCTAssertLessThan(text.range(of: "'_SCHEMA'")!.lowerBound, text.range(of: "'_Role'")!.lowerBound)
         XCTAssertTrue(text.contains(#"db.getCollection(prefix + "_User").createIndex({"username":1}, {"unique":true,"background":true,"sparse":true});"#), text)
-        XCTAssertTrue(text.contains(#"db.getCollection(prefix + "_User").createIndex({"email":1}, {"background":true,"sparse":true,"name":"case_insensitive_email","collation":{"locale":"en_US","strength":2}});"#), text)
+        XCTAssertTrue(
+            text.contains(
+                #"db.getCollection(prefix + "_User").createIndex({"email":1}, {"background":true,"sparse":true,"name":"case_insensitive_email","collation":{"locale":"en_US","strength":2}});"#
+            ), text)
         XCTAssertTrue(text.contains(#"db.getCollection(prefix + "_Role").createIndex({"name":1}, {"unique":true,"background":true,"sparse":true});"#), text)
         XCTAssertTrue(text.contains(#"db.getCollection(prefix + "Book").createIndex({"title":1}, {"name":"title_1","background":true});"#), text)
         XCTAssertFalse(text.contains("_id_"))

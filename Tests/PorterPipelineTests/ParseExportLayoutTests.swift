@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import ParseModel
 @testable import PorterPipeline
 
@@ -21,8 +22,10 @@ final class ParseExportLayoutTests: XCTestCase {
 
     /// A folder whose `schema.json` lists `classes` (`{"results": […]}`, or a plain list when
     /// `plainList`); Book's fields are `bookFields` unless given.
-    func layout(_ classes: [String]? = nil, bookFields: String = bookFields, plainList: Bool = false,
-                files: [String: String] = [:]) throws -> TemporaryDataset {
+    func layout(
+        _ classes: [String]? = nil, bookFields: String = bookFields, plainList: Bool = false,
+        files: [String: String] = [:]
+    ) throws -> TemporaryDataset {
         let listed = (classes ?? [Self.book, Self.genre, Self.author]).map { $0.replacingOccurrences(of: "{BOOK}", with: "{\(bookFields)}") }
         let list = "[\n" + listed.joined(separator: ",\n") + "\n]"
         var all = Self.objectFiles.merging(files) { $1 }
@@ -59,8 +62,9 @@ final class ParseExportLayoutTests: XCTestCase {
 
         XCTAssertEqual(manifest.relations.count, 1)
         let relation = try XCTUnwrap(manifest.relations.first)
-        XCTAssertEqual([relation.owner, relation.field, relation.targetClass, relation.source, relation.ownerColumn, relation.targetColumn],
-                       ["Book", "authors", "Author", "_Join:authors:Book.json", "owningId", "relatedId"])
+        XCTAssertEqual(
+            [relation.owner, relation.field, relation.targetClass, relation.source, relation.ownerColumn, relation.targetColumn],
+            ["Book", "authors", "Author", "_Join:authors:Book.json", "owningId", "relatedId"])
         // A Relation without a join file is declared (the target gets the field) and has no links.
         let featured = try XCTUnwrap(manifest.mapping(for: "Genre")?.field(named: "featured"))
         XCTAssertEqual(featured.type, .relation(targetClass: "Book"))
@@ -87,26 +91,33 @@ final class ParseExportLayoutTests: XCTestCase {
 
     /// `classLevelPermissions` and `indexes` reach the schema a new class is created with.
     func testPermissionsAndIndexes() throws {
-        let diary = #"{"className": "Diary", "fields": {"title": {"type": "String"}}, "classLevelPermissions": {"find": {"requiresAuthentication": true}, "create": {"role:Editors": true}}, "indexes": {"_id_": {"_id": 1}, "title_1": {"title": 1.0}}}"#
+        let diary =
+            #"{"className": "Diary", "fields": {"title": {"type": "String"}}, "classLevelPermissions": {"find": {"requiresAuthentication": true}, "create": {"role:Editors": true}}, "indexes": {"_id_": {"_id": 1}, "title_1": {"title": 1.0}}}"#
         let manifest = try layout([diary], files: ["Diary.json": "[]"]).load()
         let schema = try XCTUnwrap(manifest.schemas.first)
         XCTAssertEqual(schema.classLevelPermissions?.serialized(sortedKeys: true), #"{"create":{"role:Editors":true},"find":{"requiresAuthentication":true}}"#)
         XCTAssertEqual(schema.indexes?.serialized(sortedKeys: true), #"{"_id_":{"_id":1},"title_1":{"title":1}}"#)
-        XCTAssertEqual(schema.creationJSON.serialized(sortedKeys: true),
-                       #"{"classLevelPermissions":{"create":{"role:Editors":true},"find":{"requiresAuthentication":true}},"className":"Diary","fields":{"title":{"type":"String"}},"indexes":{"title_1":{"title":1}}}"#)
+        XCTAssertEqual(
+            schema.creationJSON.serialized(sortedKeys: true),
+            #"{"classLevelPermissions":{"create":{"role:Editors":true},"find":{"requiresAuthentication":true}},"className":"Diary","fields":{"title":{"type":"String"}},"indexes":{"title_1":{"title":1}}}"#
+        )
         XCTAssertEqual(manifest.notes, [])
     }
 
     func testSystemClasses() throws {
-        let user = #"{"className": "_User", "fields": {"username": {"type": "String"}, "password": {"type": "String"}, "email": {"type": "String"}, "emailVerified": {"type": "Boolean"}, "authData": {"type": "Object"}}}"#
-        let role = #"{"className": "_Role", "fields": {"name": {"type": "String"}, "users": {"type": "Relation", "targetClass": "_User"}, "roles": {"type": "Relation", "targetClass": "_Role"}}}"#
+        let user =
+            #"{"className": "_User", "fields": {"username": {"type": "String"}, "password": {"type": "String"}, "email": {"type": "String"}, "emailVerified": {"type": "Boolean"}, "authData": {"type": "Object"}}}"#
+        let role =
+            #"{"className": "_Role", "fields": {"name": {"type": "String"}, "users": {"type": "Relation", "targetClass": "_User"}, "roles": {"type": "Relation", "targetClass": "_Role"}}}"#
         let session = #"{"className": "_Session", "fields": {"user": {"type": "Pointer", "targetClass": "_User"}, "sessionToken": {"type": "String"}}}"#
         let idempotency = #"{"className": "_Idempotency", "fields": {"reqId": {"type": "String"}, "expire": {"type": "Date"}}}"#
         let owner = #"{"className": "Note", "fields": {"owner": {"type": "Pointer", "targetClass": "_User"}}}"#
-        let dataset = try layout([user, role, session, idempotency, owner], files: [
-            "_User.json": "[]", "_Role.json": "[]", "Note.json": "[]", "_Session.json": "[]",
-            "_Join:users:_Role.json": "[]", "_Join:sessions:_Session.json": "[]",
-        ])
+        let dataset = try layout(
+            [user, role, session, idempotency, owner],
+            files: [
+                "_User.json": "[]", "_Role.json": "[]", "Note.json": "[]", "_Session.json": "[]",
+                "_Join:users:_Role.json": "[]", "_Join:sessions:_Session.json": "[]",
+            ])
         let manifest = try dataset.load()
         XCTAssertEqual(manifest.classes.map(\.className), ["_User", "_Role", "Note"])
         // `password` is no stored field (Parse keeps only the hash, in `_hashed_password`).
@@ -119,13 +130,18 @@ final class ParseExportLayoutTests: XCTestCase {
         XCTAssertEqual(manifest.skippedClasses[3].reason, "Book.json is not read: schema.json does not list Book")
         XCTAssertTrue(manifest.skippedClasses[0].reason.contains("users log in again"))
         XCTAssertEqual(manifest.notes.count, 1)
-        XCTAssertTrue(manifest.notes[0].hasPrefix("schema.json: no classLevelPermissions for _User, _Role, Note: a class the import creates is all-public"), manifest.notes[0])
+        XCTAssertTrue(
+            manifest.notes[0].hasPrefix("schema.json: no classLevelPermissions for _User, _Role, Note: a class the import creates is all-public"),
+            manifest.notes[0])
         XCTAssertEqual(message(try layout([session])), "schema.json: results: no class to import")
     }
 
     func testReferencesToTheTarget() throws {
-        let dataset = try layout([Self.book], bookFields: #""genre": {"type": "Pointer", "targetClass": "Genre"}, "authors": {"type": "Relation", "targetClass": "Author"}"#)
-        XCTAssertEqual(message(dataset, targetClasses: ["Author"]), "schema.json: results[0].fields.genre.targetClass: Genre is a class neither of schema.json nor of the target")
+        let dataset = try layout(
+            [Self.book], bookFields: #""genre": {"type": "Pointer", "targetClass": "Genre"}, "authors": {"type": "Relation", "targetClass": "Author"}"#)
+        XCTAssertEqual(
+            message(dataset, targetClasses: ["Author"]),
+            "schema.json: results[0].fields.genre.targetClass: Genre is a class neither of schema.json nor of the target")
         XCTAssertEqual(try dataset.load(targetClasses: ["Genre", "Author"]).classes.map(\.className), ["Book"])
     }
 
@@ -160,13 +176,18 @@ final class ParseExportLayoutTests: XCTestCase {
         try "[]".write(toFile: (dataset.directory as NSString).appendingPathComponent("../Secret.json"), atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: (dataset.directory as NSString).appendingPathComponent("../Secret.json")) }
         XCTAssertEqual(message(dataset), "schema.json: results[0].className: \"../Secret\": \(ParseNames.classNameProblem("../Secret")!)")
-        XCTAssertEqual(message(try layout([#"{"className": "1Book", "fields": {}}"#], plainList: true))?.hasPrefix("schema.json: [0].className: \"1Book\": invalid class name"), true)
-        XCTAssertEqual(message(try layout(bookFields: #""../x": {"type": "Relation", "targetClass": "Author"}"#)),
-                       "schema.json: results[0].fields: \"../x\": \(ParseNames.fieldNameProblem("../x")!)")
-        XCTAssertEqual(message(try layout(bookFields: #""className": {"type": "String"}"#)),
-                       "schema.json: results[0].fields: \"className\": reserved field name: Parse rejects className")
-        XCTAssertEqual(message(try layout(bookFields: #""genre": {"type": "Pointer", "targetClass": "../../etc/passwd"}"#))?
-            .hasPrefix("schema.json: results[0].fields.genre.targetClass: \"../../etc/passwd\": invalid class name"), true)
+        XCTAssertEqual(
+            message(try layout([#"{"className": "1Book", "fields": {}}"#], plainList: true))?.hasPrefix(
+                "schema.json: [0].className: \"1Book\": invalid class name"), true)
+        XCTAssertEqual(
+            message(try layout(bookFields: #""../x": {"type": "Relation", "targetClass": "Author"}"#)),
+            "schema.json: results[0].fields: \"../x\": \(ParseNames.fieldNameProblem("../x")!)")
+        XCTAssertEqual(
+            message(try layout(bookFields: #""className": {"type": "String"}"#)),
+            "schema.json: results[0].fields: \"className\": reserved field name: Parse rejects className")
+        XCTAssertEqual(
+            message(try layout(bookFields: #""genre": {"type": "Pointer", "targetClass": "../../etc/passwd"}"#))?
+                .hasPrefix("schema.json: results[0].fields.genre.targetClass: \"../../etc/passwd\": invalid class name"), true)
     }
 
     func testFieldFaults() throws {
@@ -175,18 +196,31 @@ final class ParseExportLayoutTests: XCTestCase {
             (#""a": "String""#, #"results[0].fields.a: must be a field like {"type": "String"}, not string"#),
             (#""a": {"required": true}"#, "results[0].fields.a.type: is required"),
             (#""a": {"type": 5}"#, #"results[0].fields.a.type: must be a type name like "String", not number"#),
-            (#""a": {"type": "Integer"}"#, #"results[0].fields.a.type: unknown type "Integer" (expected String, Number, Boolean, Date, Object, Array, GeoPoint, File, Bytes, Polygon, Pointer, Relation)"#),
+            (
+                #""a": {"type": "Integer"}"#,
+                #"results[0].fields.a.type: unknown type "Integer" (expected String, Number, Boolean, Date, Object, Array, GeoPoint, File, Bytes, Polygon, Pointer, Relation)"#
+            ),
             (#""genre": {"type": "Pointer"}"#, "results[0].fields.genre: Pointer needs a targetClass (the class it refers to)"),
             (#""authors": {"type": "Relation", "targetClass": null}"#, "results[0].fields.authors: Relation needs a targetClass (the class it refers to)"),
             (#""genre": {"type": "Pointer", "targetClass": 7}"#, "results[0].fields.genre.targetClass: must be a class name, not number"),
             (#""a": {"type": "String", "required": "yes"}"#, "results[0].fields.a.required: must be true or false, not string"),
-            (#""authors": {"type": "Relation", "targetClass": "Author", "required": true}"#, "results[0].fields.authors.required: a Relation cannot be required"),
-            (#""authors": {"type": "Relation", "targetClass": "Author", "defaultValue": []}"#, "results[0].fields.authors.defaultValue: a Relation cannot have a defaultValue"),
+            (
+                #""authors": {"type": "Relation", "targetClass": "Author", "required": true}"#,
+                "results[0].fields.authors.required: a Relation cannot be required"
+            ),
+            (
+                #""authors": {"type": "Relation", "targetClass": "Author", "defaultValue": []}"#,
+                "results[0].fields.authors.defaultValue: a Relation cannot have a defaultValue"
+            ),
             (#""pages": {"type": "Number", "defaultValue": "many"}"#, #"results[0].fields.pages.defaultValue: "many" is not a Number"#),
-            (#""released": {"type": "Date", "defaultValue": {"__type": "Date", "iso": "31.01.2024"}}"#,
-             #"results[0].fields.released.defaultValue: {"__type":"Date","iso":"31.01.2024"}: not a date: "31.01.2024""#),
-            (#""genre": {"type": "Pointer", "targetClass": "Genre", "defaultValue": {"__type": "Pointer", "className": "Author", "objectId": "a1"}}"#,
-             #"results[0].fields.genre.defaultValue: {"__type":"Pointer","className":"Author","objectId":"a1"} is not a Pointer<Genre>"#),
+            (
+                #""released": {"type": "Date", "defaultValue": {"__type": "Date", "iso": "31.01.2024"}}"#,
+                #"results[0].fields.released.defaultValue: {"__type":"Date","iso":"31.01.2024"}: not a date: "31.01.2024""#
+            ),
+            (
+                #""genre": {"type": "Pointer", "targetClass": "Genre", "defaultValue": {"__type": "Pointer", "className": "Author", "objectId": "a1"}}"#,
+                #"results[0].fields.genre.defaultValue: {"__type":"Pointer","className":"Author","objectId":"a1"} is not a Pointer<Genre>"#
+            ),
         ]
         for (fields, expected) in cases {
             XCTAssertEqual(message(try layout(bookFields: fields)), "schema.json: \(expected)", fields)
@@ -210,8 +244,9 @@ final class ParseExportLayoutTests: XCTestCase {
         for (file, expected) in cases {
             XCTAssertEqual(message(try layout(files: [file: join])), expected, file)
         }
-        XCTAssertEqual(message(try layout(files: ["_Join:authors:Book.json": join, "_Join\u{A789}authors\u{A789}Book.json": join])),
-                       "_Join:authors:Book.json and _Join꞉authors꞉Book.json: two join files for Book.authors")
+        XCTAssertEqual(
+            message(try layout(files: ["_Join:authors:Book.json": join, "_Join\u{A789}authors\u{A789}Book.json": join])),
+            "_Join:authors:Book.json and _Join꞉authors꞉Book.json: two join files for Book.authors")
     }
 }
 
@@ -247,8 +282,12 @@ final class ParseExportOptionsTests: XCTestCase {
         XCTAssertEqual(files.fileNames, ["Post.json"])
         XCTAssertFalse(files.isFile("user.json"))
         XCTAssertThrowsError(try files.openReader("user.json", format: .json))
-        XCTAssertEqual(notes, [#"user.json: not read: left out ("user.json")"#, #"package-lock.json: not read: left out ("package*.json")"#,
-                               #"package.json: not read: left out ("package*.json")"#])
+        XCTAssertEqual(
+            notes,
+            [
+                #"user.json: not read: left out ("user.json")"#, #"package-lock.json: not read: left out ("package*.json")"#,
+                #"package.json: not read: left out ("package*.json")"#,
+            ])
         XCTAssertThrowsError(try ParseExportOptions(excludedFiles: ["users.json"]).select(.folder(dataset.directory))) { error in
             let error = error as? PorterError
             XCTAssertEqual(error?.cause, .invalidRequest)
@@ -262,8 +301,9 @@ final class ParseExportOptionsTests: XCTestCase {
         // Without the options the stray files are read as classes' objects: the first that is
         // none (`{}` has no "results") is a fault naming the file to leave out.
         XCTAssertThrowsError(try ManifestLoader.load(dataset.directory)) { error in
-            XCTAssertEqual((error as? PorterError)?.message,
-                           #"package.json:1: the top-level JSON object has no "results" array: if package.json is not part of the export, leave it out"#)
+            XCTAssertEqual(
+                (error as? PorterError)?.message,
+                #"package.json:1: the top-level JSON object has no "results" array: if package.json is not part of the export, leave it out"#)
             XCTAssertEqual((error as? PorterError)?.setting, .excludedFiles)
             XCTAssertEqual((error as? PorterError)?.settingValue, "package.json")
         }

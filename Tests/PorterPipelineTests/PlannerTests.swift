@@ -1,7 +1,8 @@
+import PorterTestSupport
 import XCTest
+
 @testable import ParseModel
 @testable import PorterPipeline
-import PorterTestSupport
 
 /// The import plan: insert phases in pointer order, patches for cycles, relations last.
 final class PlannerTests: XCTestCase {
@@ -15,30 +16,41 @@ final class PlannerTests: XCTestCase {
             classMapping("Author", ["name": .string]),
             classMapping("Publisher", ["name": .string]),
             classMapping("ISBN", ["value": .string]),
-            classMapping("Book", [
-                "title": .string, "publishingYear": .number, "genre": .pointer(targetClass: "Genre"), "isbn": .pointer(targetClass: "ISBN"),
-                "authors": .relation(targetClass: "Author"), "publishers": .relation(targetClass: "Publisher"),
-            ]),
+            classMapping(
+                "Book",
+                [
+                    "title": .string, "publishingYear": .number, "genre": .pointer(targetClass: "Genre"), "isbn": .pointer(targetClass: "ISBN"),
+                    "authors": .relation(targetClass: "Author"), "publishers": .relation(targetClass: "Publisher"),
+                ]),
         ]
     }
 
     func testLibraryPhases() {
         let plan = importPlan(library)
-        XCTAssertEqual(phases(plan), [
-            "1 insert Genre,Author,Publisher,ISBN",
-            "2 insert Book",
-            "3 relations Genre.books,Book.authors,Book.publishers",
-        ])
+        XCTAssertEqual(
+            phases(plan),
+            [
+                "1 insert Genre,Author,Publisher,ISBN",
+                "2 insert Book",
+                "3 relations Genre.books,Book.authors,Book.publishers",
+            ])
         XCTAssertEqual(plan.classOrder, ["Genre", "Author", "Publisher", "ISBN", "Book"])
         XCTAssertEqual(plan.cyclicFields, [:])
-        XCTAssertEqual(plan.pointerEdges, [
-            .init(from: "Book", field: "genre", to: "Genre", cyclic: false),
-            .init(from: "Book", field: "isbn", to: "ISBN", cyclic: false),
-        ])
-        XCTAssertEqual(plan.relationEdges.map { "\($0.from).\($0.field)->\($0.to)" },
-                       ["Genre.books->Book", "Book.authors->Author", "Book.publishers->Publisher"])
-        XCTAssertEqual(phases(plan), ["1 insert Genre,Author,Publisher,ISBN", "2 insert Book",
-                                      "3 relations Genre.books,Book.authors,Book.publishers"])
+        XCTAssertEqual(
+            plan.pointerEdges,
+            [
+                .init(from: "Book", field: "genre", to: "Genre", cyclic: false),
+                .init(from: "Book", field: "isbn", to: "ISBN", cyclic: false),
+            ])
+        XCTAssertEqual(
+            plan.relationEdges.map { "\($0.from).\($0.field)->\($0.to)" },
+            ["Genre.books->Book", "Book.authors->Author", "Book.publishers->Publisher"])
+        XCTAssertEqual(
+            phases(plan),
+            [
+                "1 insert Genre,Author,Publisher,ISBN", "2 insert Book",
+                "3 relations Genre.books,Book.authors,Book.publishers",
+            ])
     }
 
     func testDeclarationOrderDoesNotMatterForDependencies() {
@@ -96,17 +108,29 @@ final class PlannerTests: XCTestCase {
         XCTAssertEqual(plan.cyclicFields, ["C": ["a"]])
 
         let campus = importPlan([
-            ClassMapping(className: "Department", source: "d.csv", key: ["name"], fields: [
-                FieldMapping(name: "name", type: .string), FieldMapping(name: "head", type: .pointer(targetClass: "Teacher"), required: true)]),
-            ClassMapping(className: "Teacher", source: "t.csv", key: ["name"], fields: [
-                FieldMapping(name: "name", type: .string), FieldMapping(name: "department", type: .pointer(targetClass: "Department"))]),
+            ClassMapping(
+                className: "Department", source: "d.csv", key: ["name"],
+                fields: [
+                    FieldMapping(name: "name", type: .string), FieldMapping(name: "head", type: .pointer(targetClass: "Teacher"), required: true),
+                ]),
+            ClassMapping(
+                className: "Teacher", source: "t.csv", key: ["name"],
+                fields: [
+                    FieldMapping(name: "name", type: .string), FieldMapping(name: "department", type: .pointer(targetClass: "Department")),
+                ]),
         ])
         XCTAssertEqual(phases(campus), ["1 insert Teacher", "2 insert Department", "3 patch Teacher.department"])
         let bothRequired = importPlan([
-            ClassMapping(className: "Department", source: "d.csv", key: ["name"], fields: [
-                FieldMapping(name: "name", type: .string), FieldMapping(name: "head", type: .pointer(targetClass: "Teacher"), required: true)]),
-            ClassMapping(className: "Teacher", source: "t.csv", key: ["name"], fields: [
-                FieldMapping(name: "name", type: .string), FieldMapping(name: "department", type: .pointer(targetClass: "Department"), required: true)]),
+            ClassMapping(
+                className: "Department", source: "d.csv", key: ["name"],
+                fields: [
+                    FieldMapping(name: "name", type: .string), FieldMapping(name: "head", type: .pointer(targetClass: "Teacher"), required: true),
+                ]),
+            ClassMapping(
+                className: "Teacher", source: "t.csv", key: ["name"],
+                fields: [
+                    FieldMapping(name: "name", type: .string), FieldMapping(name: "department", type: .pointer(targetClass: "Department"), required: true),
+                ]),
         ])
         XCTAssertEqual(phases(bothRequired), ["1 insert Department", "2 insert Teacher", "3 patch Department.head"])
     }

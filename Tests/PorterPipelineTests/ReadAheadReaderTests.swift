@@ -1,9 +1,10 @@
 import Foundation
 import ParseModel
 import PorterReaders
-@testable import PorterPipeline
 import Synchronization
 import Testing
+
+@testable import PorterPipeline
 
 @Suite struct ReadAheadReaderTests {
     /// Counts up to `count` records, then fails with `failure` (when set) or ends.
@@ -76,10 +77,12 @@ import Testing
     @Test func eachBatchArrivesBeforeItsFirstRecord() throws {
         let caller = pthread_self()
         var arrived: [[Int]] = [], allOnCaller = true, lines: [Int] = []
-        let reader = ReadAheadReader(Counter(count: 600), prepare: { _ in }, arriving: { batch in
-            arrived.append(batch.map(\.0.line))
-            allOnCaller = allOnCaller && pthread_equal(pthread_self(), caller) != 0
-        })
+        let reader = ReadAheadReader(
+            Counter(count: 600), prepare: { _ in },
+            arriving: { batch in
+                arrived.append(batch.map(\.0.line))
+                allOnCaller = allOnCaller && pthread_equal(pthread_self(), caller) != 0
+            })
         while let (record, _) = try reader.nextPrepared() {
             lines.append(record.line)
             #expect(arrived.last?.contains(record.line) == true)

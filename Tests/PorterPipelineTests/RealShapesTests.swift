@@ -1,6 +1,7 @@
 import Foundation
 import PorterTestSupport
 import XCTest
+
 @testable import ParseModel
 @testable import PorterPipeline
 @testable import PorterReaders
@@ -80,14 +81,17 @@ final class RealShapesTests: XCTestCase {
     /// A marker written in YAML's double quotes is U+0085, not `\N`: the manifest says so when loaded.
     func testAMarkerHoldingAControlCharacterIsWarnedAbout() throws {
         let data = try TemporaryDataset([
-            "dataset.yml": "classes:\n  Film:\n    source: film.csv\n    \"null\": ['\\N', \"\\N\"]\n    key: [title]\n    fields: {title: String!, minutes: {type: Number, column: length, \"null\": [\"\\t\"]}}\n",
+            "dataset.yml":
+                "classes:\n  Film:\n    source: film.csv\n    \"null\": ['\\N', \"\\N\"]\n    key: [title]\n    fields: {title: String!, minutes: {type: Number, column: length, \"null\": [\"\\t\"]}}\n",
             "film.csv": "title,length\nA,\\N\n",
         ])
         let manifest = try data.load()
-        XCTAssertEqual(manifest.notes, [
-            #"dataset.yml: classes.Film.null[1]: the text holds the control character U+0085, which "\N" in YAML's double quotes is: for the \N of SQL dumps write '\N' in single quotes"#,
-            "dataset.yml: classes.Film.fields.minutes.null[0]: the text holds the control character U+0009",
-        ])
+        XCTAssertEqual(
+            manifest.notes,
+            [
+                #"dataset.yml: classes.Film.null[1]: the text holds the control character U+0085, which "\N" in YAML's double quotes is: for the \N of SQL dumps write '\N' in single quotes"#,
+                "dataset.yml: classes.Film.fields.minutes.null[0]: the text holds the control character U+0009",
+            ])
         XCTAssertEqual(manifest.mapping(for: "Film")?.field(named: "minutes")?.nullTokens, ["\\N", "\u{85}", "\t"], "the class's texts add to the field's")
     }
 
@@ -122,7 +126,9 @@ final class RealShapesTests: XCTestCase {
         XCTAssertEqual(Set(again.committed["Batting"]!.keys), Set(batting.keys), "the same objectIds on every run")
 
         // A pointer to a class keyed by line names the line.
-        try dataset.write("dataset.yml", """
+        try dataset.write(
+            "dataset.yml",
+            """
             classes:
               Batting: {source: batting.csv, key: $line, fields: {player: String}}
               Note: {source: notes.csv, key: [text], fields: {text: String!, row: {type: Pointer<Batting>, column: line}}}
@@ -132,11 +138,15 @@ final class RealShapesTests: XCTestCase {
         let report = try Importer(manifest: try dataset.load()).run(into: linked)
         XCTAssertTrue(report.succeeded, "\(report.errors)")
         let notes = objects(linked, "Note").values.sorted { "\($0["text"]!)" < "\($1["text"]!)" }
-        XCTAssertEqual(notes.map { $0["row"] }, [2, 201].map { .pointer(PointerRef(className: "Batting", objectId: KeyHash(className: "Batting", key: String($0)).objectId)) })
+        XCTAssertEqual(
+            notes.map { $0["row"] },
+            [2, 201].map { .pointer(PointerRef(className: "Batting", objectId: KeyHash(className: "Batting", key: String($0)).objectId)) })
 
         // A class keyed by line that reads several files is keyed by file and line, and named so.
         try dataset.write("batting-1872.csv", "player,year,stint,hits\np1,1872,1,3\n")
-        try dataset.write("dataset.yml", """
+        try dataset.write(
+            "dataset.yml",
+            """
             classes:
               Batting: {source: "batting*.csv", key: $line, fields: {player: String}}
               Note: {source: notes.csv, key: [text], fields: {text: String!, row: {type: Pointer<Batting>, column: line}}}
@@ -147,9 +157,12 @@ final class RealShapesTests: XCTestCase {
         XCTAssertTrue(severalReport.succeeded, "\(severalReport.errors)")
         XCTAssertEqual(several.committed["Batting"]?.count, 201)
         let named = objects(several, "Note").values.sorted { "\($0["text"]!)" < "\($1["text"]!)" }.map { $0["row"] }
-        XCTAssertEqual(named, ["batting-1872.csv", "batting.csv"].map { file in
-            .pointer(PointerRef(className: "Batting", objectId: KeyHash(className: "Batting", key: NaturalKey.text(of: [.string(file), .integer(2)])!).objectId))
-        })
+        XCTAssertEqual(
+            named,
+            ["batting-1872.csv", "batting.csv"].map { file in
+                .pointer(
+                    PointerRef(className: "Batting", objectId: KeyHash(className: "Batting", key: NaturalKey.text(of: [.string(file), .integer(2)])!).objectId))
+            })
     }
 
     /// A class without a key whose JSON records have no objectId is one fault for the class,
@@ -163,12 +176,14 @@ final class RealShapesTests: XCTestCase {
         ])
         let report = try Importer(manifest: try data.load()).validate(against: [])
         XCTAssertEqual(report.errorCount, 2)
-        XCTAssertEqual(report.errors.map(\.description), [
-            "batting.ndjson:1: column \"objectId\": Batting has no key, and 3000 of its records have no objectId (the first at this line): "
-                + "give classes.Batting a key of fields unique together (key: [a, b]), key: $line (each record's line in its file), or an objectId column",
-            "teams.ndjson:2: column \"objectId\": Team has no key, and 1 of its records has no objectId (the first at this line): "
-                + "give classes.Team a key of fields unique together (key: [a, b]), key: $line (each record's line in its file), or an objectId column",
-        ])
+        XCTAssertEqual(
+            report.errors.map(\.description),
+            [
+                "batting.ndjson:1: column \"objectId\": Batting has no key, and 3000 of its records have no objectId (the first at this line): "
+                    + "give classes.Batting a key of fields unique together (key: [a, b]), key: $line (each record's line in its file), or an objectId column",
+                "teams.ndjson:2: column \"objectId\": Team has no key, and 1 of its records has no objectId (the first at this line): "
+                    + "give classes.Team a key of fields unique together (key: [a, b]), key: $line (each record's line in its file), or an objectId column",
+            ])
         XCTAssertEqual(report.classes.first { $0.className == "Batting" }?.rejected, 3000)
     }
 
@@ -201,9 +216,10 @@ final class RealShapesTests: XCTestCase {
         }
         let (yaml, sink, _, _) = try initAndImport(["teams.csv": teams.joined(separator: "\n") + "\n", "batting.csv": batting.joined(separator: "\n") + "\n"])
         XCTAssertTrue(yaml.contains(#"team: {type: Pointer<Team>, columns: ["yearID", "teamID"]}        # every (yearID, teamID) pair of the "#), yaml)
-        let teamIds = Dictionary(uniqueKeysWithValues: objects(sink, "Team").map { id, fields -> (String, String) in
-            ("\(fields["yearId"]!)/\(fields["teamId"]!)", id)
-        })
+        let teamIds = Dictionary(
+            uniqueKeysWithValues: objects(sink, "Team").map { id, fields -> (String, String) in
+                ("\(fields["yearId"]!)/\(fields["teamId"]!)", id)
+            })
         let rows = objects(sink, "Batting")
         XCTAssertEqual(rows.count, 150)
         for (line, pair) in truth {
@@ -225,11 +241,21 @@ final class RealShapesTests: XCTestCase {
         let lots = "batch,line,note\n1,1,red fox\n2,1,blue lake\n3,1,quiet river\n1,2,stone field\n2,2,amber cloud\n3,2,green hill\n"
         let checks = "check_id,batch,line,passed\n10,1,1,true\n11,3,2,false\n12,2,1,true\n13,1,1,false\n"
         let (yaml, sink, _, _) = try initAndImport(["lots.csv": lots, "checks.csv": checks])
-        XCTAssertTrue(yaml.contains("key: [batch, line]        # [batch, line]: unique together and non-empty in all 6 records: natural key; named by checks.csv: [batch, line]"), yaml)
+        XCTAssertTrue(
+            yaml.contains(
+                "key: [batch, line]        # [batch, line]: unique together and non-empty in all 6 records: natural key; named by checks.csv: [batch, line]"),
+            yaml)
         XCTAssertTrue(yaml.contains(#"lot: {type: Pointer<Lot>, columns: ["batch", "line"]}"#), yaml)
         let lotIds = Dictionary(uniqueKeysWithValues: objects(sink, "Lot").map { id, fields in ("\(fields["batch"]!)/\(fields["line"]!)", id) })
         let pointed = objects(sink, "Check").values.map { fields in fields["lot"] }
-        XCTAssertEqual(Set(pointed), Set(["1/1", "3/2", "2/1"].map { key in ParseValue.pointer(PointerRef(className: "Lot", objectId: lotIds["\(ParseValue.integer(Int64(key.prefix(1))!))/\(ParseValue.integer(Int64(key.suffix(1))!))"]!)) }))
+        XCTAssertEqual(
+            Set(pointed),
+            Set(
+                ["1/1", "3/2", "2/1"].map { key in
+                    ParseValue.pointer(
+                        PointerRef(
+                            className: "Lot", objectId: lotIds["\(ParseValue.integer(Int64(key.prefix(1))!))/\(ParseValue.integer(Int64(key.suffix(1))!))"]!))
+                }))
     }
 
     /// A table extending another one to one keeps its id as its key though its two columns
@@ -297,8 +323,10 @@ final class RealShapesTests: XCTestCase {
     /// A pair that is no key of the class, or a part without the other, rules the columns out.
     func testAPairThatIsNoKeyIsNoPointer() throws {
         let teams = "yearID,teamID,name\n1871,BS1,Boston\n1871,CH1,Chicago\n1872,BS1,Boston\n1872,CH1,Chicago\n"
-        for batting in ["playerID,yearID,teamID\np1,1871,BS1\np2,1872,BS1\np3,1871,BS1\np4,1872,CH2\n",
-                        "playerID,yearID,teamID\np1,1871,BS1\np2,1872,BS1\np3,1871,BS1\np4,1872,\n"] {
+        for batting in [
+            "playerID,yearID,teamID\np1,1871,BS1\np2,1872,BS1\np3,1871,BS1\np4,1872,CH2\n",
+            "playerID,yearID,teamID\np1,1871,BS1\np2,1872,BS1\np3,1871,BS1\np4,1872,\n",
+        ] {
             let dataset = try TemporaryDataset(["teams.csv": teams, "batting.csv": batting])
             let yaml = try ManifestInference.yaml(for: [dataset.directory])
             XCTAssertFalse(yaml.contains("Pointer<Team>"), yaml)
@@ -315,9 +343,13 @@ final class RealShapesTests: XCTestCase {
         var lines: [String] = []
         for id in 1...60 {
             let iata = random.below(6) == 0 ? "\\N" : "\"" + String((0..<3).map { _ in Character(UnicodeScalar(65 + random.below(26))!) }) + "\""
-            lines.append("\(id),\"Airport \(id)\",\"City \(id % 17)\",\"\(random.pick(countries))\",\(iata),\(Double(random.below(18000)) / 100 - 90),\(random.below(9000)),\"\(random.pick(["E", "A", "U"]))\"")
+            lines.append(
+                "\(id),\"Airport \(id)\",\"City \(id % 17)\",\"\(random.pick(countries))\",\(iata),\(Double(random.below(18000)) / 100 - 90),\(random.below(9000)),\"\(random.pick(["E", "A", "U"]))\""
+            )
         }
-        let (yaml, sink, _, _) = try initAndImport(["airports.dat": lines.joined(separator: "\n") + "\n", "README.txt": "OpenFlights airports, see https://openflights.org/data\n"])
+        let (yaml, sink, _, _) = try initAndImport([
+            "airports.dat": lines.joined(separator: "\n") + "\n", "README.txt": "OpenFlights airports, see https://openflights.org/data\n",
+        ])
         XCTAssertTrue(yaml.contains("format: csv        # its extension names no format; every line parses as CSV"), yaml)
         XCTAssertTrue(yaml.contains("header: [column1, column2, column3, column4, column5, column6, column7, column8]        # line 1 reads as data: "), yaml)
         XCTAssertTrue(yaml.contains("are invented: rename them"), yaml)
@@ -333,8 +365,10 @@ final class RealShapesTests: XCTestCase {
     /// A header of numbers over numbers beside a text column's name (World Bank's years, or
     /// months) is a header; unique rows whose first holds numbers over numbers are not.
     func testAHeaderOfYearsIsAHeader() throws {
-        for text in ["Country Name,1960,1961\nAruba,54208,55434\nAfghanistan,8996967,9169406\nAngola,5454938,5531451\n",
-                     "Station,1,2,3\nNorth,5,7,9\nSouth,2,4,8\n"] {
+        for text in [
+            "Country Name,1960,1961\nAruba,54208,55434\nAfghanistan,8996967,9169406\nAngola,5454938,5531451\n",
+            "Station,1,2,3\nNorth,5,7,9\nSouth,2,4,8\n",
+        ] {
             let dataset = try TemporaryDataset(["population.csv": text])
             let yaml = try ManifestInference.yaml(for: [dataset.directory])
             XCTAssertFalse(yaml.contains("header:"), yaml)
@@ -378,9 +412,14 @@ final class RealShapesTests: XCTestCase {
         let data = try TemporaryDataset(["disks.csv": lines.joined(separator: "\n") + "\n", "tapes.csv": "sku,label\nT1,a,b\nT2,c\n"])
         XCTAssertThrowsError(try ManifestInference.yaml(for: [data.directory])) { error in
             let message = (error as? PorterError)?.message ?? ""
-            XCTAssertTrue(message.hasPrefix("disks.csv: 24 malformed rows (the import would reject them too):\n  disks.csv:5: misplaced quote: text after the closing quote"), message)
+            XCTAssertTrue(
+                message.hasPrefix(
+                    "disks.csv: 24 malformed rows (the import would reject them too):\n  disks.csv:5: misplaced quote: text after the closing quote"), message)
             XCTAssertTrue(message.contains("\n  disks.csv:6: row has 4 cells, the header has 3\n"), message)
-            XCTAssertTrue(message.hasSuffix("\n  … and 14 more\ntapes.csv: 1 malformed row (the import would reject it too):\n  tapes.csv:2: row has 3 cells, the header has 2"), message)
+            XCTAssertTrue(
+                message.hasSuffix(
+                    "\n  … and 14 more\ntapes.csv: 1 malformed row (the import would reject it too):\n  tapes.csv:2: row has 3 cells, the header has 2"),
+                message)
             XCTAssertEqual((error as? PorterError)?.cause, .invalidData)
         }
         try FileManager.default.removeItem(atPath: data.path("tapes.csv"))
@@ -397,13 +436,17 @@ final class RealShapesTests: XCTestCase {
     /// name gives none is named after its position. Every value arrives.
     func testReservedAndNamelessColumnsAreRenamedNotDropped() throws {
         let (yaml, sink, _, _) = try initAndImport([
-            "items.csv": "sku,id,length,className,constructor,object_id,名前\nA,1,10,Big,new,o1,赤\nB,2,20,Small,old,o2,青\n",
+            "items.csv": "sku,id,length,className,constructor,object_id,名前\nA,1,10,Big,new,o1,赤\nB,2,20,Small,old,o2,青\n"
         ])
-        for (column, field) in [("id", "itemId"), ("length", "itemLength"), ("className", "itemClassName"), ("constructor", "itemConstructor"),
-                                ("object_id", "itemObjectId")] {
+        for (column, field) in [
+            ("id", "itemId"), ("length", "itemLength"), ("className", "itemClassName"), ("constructor", "itemConstructor"),
+            ("object_id", "itemObjectId"),
+        ] {
             XCTAssertTrue(yaml.contains("# column \"\(column)\" is the field \(field): "), "\(column): \(yaml)")
         }
-        XCTAssertTrue(yaml.contains("# column \"名前\" gives no Parse field name (letters, digits and _, starting with a letter): the field column7, after its position"), yaml)
+        XCTAssertTrue(
+            yaml.contains("# column \"名前\" gives no Parse field name (letters, digits and _, starting with a letter): the field column7, after its position"),
+            yaml)
         let items = objects(sink, "Item").values.sorted { "\($0["sku"]!)" < "\($1["sku"]!)" }
         XCTAssertEqual(items.map { $0["itemLength"] }, [.integer(10), .integer(20)])
         XCTAssertEqual(items.map { $0["itemClassName"] }, [.string("Big"), .string("Small")])

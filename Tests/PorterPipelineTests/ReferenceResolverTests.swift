@@ -1,26 +1,27 @@
 import XCTest
+
 @testable import ParseModel
 @testable import PorterPipeline
 
 /// What references resolve to (ReferenceResolver), on its own: no pass, no sink.
 final class ReferenceResolverTests: XCTestCase {
     private static let manifest = """
-    version: 1
-    classes:
-      Author:
-        source: authors.csv
-        key: [name]
-        fields:
-          name: String!
-          email: String
-      Book:
-        source: books.csv
-        key: [title]
-        fields:
-          title: String!
-          author: {type: Pointer<Author>, by: email}
-          coauthors: Relation<Author>
-    """
+        version: 1
+        classes:
+          Author:
+            source: authors.csv
+            key: [name]
+            fields:
+              name: String!
+              email: String
+          Book:
+            source: books.csv
+            key: [title]
+            fields:
+              title: String!
+              author: {type: Pointer<Author>, by: email}
+              coauthors: Relation<Author>
+        """
 
     private func resolver(validated: [String: KeyIndex]? = nil, ahead: Bool = false) throws -> ReferenceResolver {
         let data = try TemporaryDataset(["dataset.yml": Self.manifest, "authors.csv": "name,email\n", "books.csv": "title,author,coauthors\n"])
@@ -46,8 +47,9 @@ final class ReferenceResolverTests: XCTestCase {
         index.reject(objectId: hash("Lewis").objectId, keyHash: hash("Lewis"))
 
         XCTAssertEqual(references.resolve(author("Tolkien"), in: "books.csv"), .found(FoundObject(givenId: hash("Tolkien").objectId), line: 2))
-        XCTAssertEqual(references.resolve(ObjectReference(targetClass: "Author", identity: .field(name: "email", value: "jrr@example.com")), in: "books.csv"),
-                       .found(FoundObject(givenId: hash("Tolkien").objectId), line: 2))
+        XCTAssertEqual(
+            references.resolve(ObjectReference(targetClass: "Author", identity: .field(name: "email", value: "jrr@example.com")), in: "books.csv"),
+            .found(FoundObject(givenId: hash("Tolkien").objectId), line: 2))
         XCTAssertEqual(references.resolve(author("Lewis"), in: "books.csv"), .rejected(line: 3))
         XCTAssertEqual(references.resolve(author("Herbert"), in: "books.csv"), .missing)
         XCTAssertEqual(references.resolve(ObjectReference(targetClass: "_User", identity: .objectId("u1")), in: "books.csv"), .outsideDataset)
@@ -60,8 +62,8 @@ final class ReferenceResolverTests: XCTestCase {
         XCTAssertEqual(index.register(objectId: "given0001", keyHash: hash("Tolkien"), explicitId: true, line: 2), .added)
         XCTAssertEqual(index.register(objectId: hash("Lewis").objectId, keyHash: hash("Lewis"), explicitId: false, line: 3), .added)
         guard case .found(let tolkien, line: 2) = references.resolve(author("Tolkien"), in: "books.csv"),
-              case .found(let lewis, line: 3) = references.resolve(author("Lewis"), in: "books.csv"),
-              case .found(let byId, line: 2) = references.resolve(ObjectReference(targetClass: "Author", identity: .objectId("given0001")), in: "books.csv")
+            case .found(let lewis, line: 3) = references.resolve(author("Lewis"), in: "books.csv"),
+            case .found(let byId, line: 2) = references.resolve(ObjectReference(targetClass: "Author", identity: .objectId("given0001")), in: "books.csv")
         else { return XCTFail("an author was not found") }
         XCTAssertEqual(tolkien.objectId, "given0001")
         XCTAssertEqual(lewis.objectId, hash("Lewis").objectId)
@@ -75,8 +77,9 @@ final class ReferenceResolverTests: XCTestCase {
 
         XCTAssertFalse(references.waits(author("Tolkien")), "an object already read resolves now")
         XCTAssertTrue(references.waits(author("Herbert")), "an object not seen yet may come further down")
-        XCTAssertTrue(references.waits(ObjectReference(targetClass: "Author", identity: .field(name: "email", value: "x"))),
-                      "by another field a later object may have the same value")
+        XCTAssertTrue(
+            references.waits(ObjectReference(targetClass: "Author", identity: .field(name: "email", value: "x"))),
+            "by another field a later object may have the same value")
         XCTAssertTrue(references.linksWait(for: "Author"))
         XCTAssertFalse(references.waits(ObjectReference(targetClass: "_User", identity: .objectId("u1"))), "a class outside the dataset is complete")
 
@@ -95,8 +98,9 @@ final class ReferenceResolverTests: XCTestCase {
         XCTAssertTrue(ahead.resolvesAhead)
         XCTAssertFalse(ahead.waits(author("Herbert")))
         XCTAssertFalse(ahead.linksWait(for: "Author"))
-        XCTAssertEqual(ahead.resolve(author("Herbert"), in: "books.csv"), .found(FoundObject(givenId: hash("Herbert").objectId), line: 9),
-                       "found in the validated index though this pass has read no Author yet")
+        XCTAssertEqual(
+            ahead.resolve(author("Herbert"), in: "books.csv"), .found(FoundObject(givenId: hash("Herbert").objectId), line: 9),
+            "found in the validated index though this pass has read no Author yet")
 
         let notAhead = try resolver(validated: validating.indexes, ahead: false)
         XCTAssertFalse(notAhead.resolvesAhead)

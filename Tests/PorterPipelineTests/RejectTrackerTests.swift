@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import PorterPipeline
 
 /// Which rows a `maxErrors` import leaves out (RejectTracker), on its own.

@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import PorterPipeline
 
 /// The closest header name a missing column's message suggests.

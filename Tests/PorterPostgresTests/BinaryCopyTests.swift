@@ -1,8 +1,9 @@
 import ParseModel
 import PorterPipeline
-@testable import PorterPostgres
 import PorterTestSupport
 import XCTest
+
+@testable import PorterPostgres
 
 /// Binary COPY (``BinaryCopyRows``) against text COPY (``CopyRows``) of the same generated
 /// values, read back through PostgreSQL: every row must come out the same.
@@ -135,7 +136,8 @@ final class BinaryCopyTests: PostgresTestCase {
     private func randomJSON(_ random: inout SplitMix, depth: Int) -> ParseValue {
         if depth == 0 {
             return random.below(2) == 0
-                ? .object(Dictionary((0..<random.below(4)).map { ("k\($0)\(randomText(&random))", randomJSON(&random, depth: 1)) }, uniquingKeysWith: { a, _ in a }))
+                ? .object(
+                    Dictionary((0..<random.below(4)).map { ("k\($0)\(randomText(&random))", randomJSON(&random, depth: 1)) }, uniquingKeysWith: { a, _ in a }))
                 : .array((0..<random.below(4)).map { _ in randomJSON(&random, depth: 1) })
         }
         switch random.below(6) {

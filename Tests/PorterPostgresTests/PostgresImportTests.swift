@@ -15,36 +15,54 @@ final class PostgresImportTests: PostgresTestCase {
         let report = try await importDataset(fixture("recipes"))
         XCTAssertTrue(report.succeeded, "\(report.errors)")
         XCTAssertEqual(try value(#"SELECT count(*) FROM "Kitchen""#), "6")
-        let types = try rows("""
+        let types = try rows(
+            """
             SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'Kitchen' ORDER BY column_name
-            """).map { "\($0[0]!) \($0[1]!)" }
-        XCTAssertEqual(types, ["_rperm ARRAY", "_wperm ARRAY", "createdAt timestamp with time zone", "deliveryArea polygon", "location point",
-                               "logo jsonb", "name text", "objectId text", "settings jsonb", "updatedAt timestamp with time zone"])
+            """
+        ).map { "\($0[0]!) \($0[1]!)" }
+        XCTAssertEqual(
+            types,
+            [
+                "_rperm ARRAY", "_wperm ARRAY", "createdAt timestamp with time zone", "deliveryArea polygon", "location point",
+                "logo jsonb", "name text", "objectId text", "settings jsonb", "updatedAt timestamp with time zone",
+            ])
         // GeoPoint: a point (longitude, latitude), read back as x → longitude, y → latitude.
         XCTAssertEqual(try value(#"SELECT location[0] || ' ' || location[1] FROM "Kitchen" WHERE name = 'Trattoria Luce'"#), "9.19 45.4642")
         // Polygon: (longitude, latitude) points, the ring closed (`convertPolygonToSQL`).
-        XCTAssertEqual(try value(#"SELECT "deliveryArea"::text FROM "Kitchen" WHERE name = 'Trattoria Luce'"#),
-                       "((9.19,45.5142),(9.24,45.4642),(9.19,45.4142),(9.14,45.4642),(9.155,45.4992),(9.19,45.5142))")
+        XCTAssertEqual(
+            try value(#"SELECT "deliveryArea"::text FROM "Kitchen" WHERE name = 'Trattoria Luce'"#),
+            "((9.19,45.5142),(9.24,45.4642),(9.19,45.4142),(9.14,45.4642),(9.155,45.4992),(9.19,45.5142))")
         // ACL: _rperm/_wperm text[]; no ACL column.
-        XCTAssertEqual(try rows(#"SELECT _rperm::text, _wperm::text FROM "Kitchen" WHERE name = 'Trattoria Luce'"#),
-                       [[#"{*,role:KitchenStaff}"#, "{role:KitchenStaff}"]])
+        XCTAssertEqual(
+            try rows(#"SELECT _rperm::text, _wperm::text FROM "Kitchen" WHERE name = 'Trattoria Luce'"#),
+            [[#"{*,role:KitchenStaff}"#, "{role:KitchenStaff}"]])
         // Bytes: the REST object in jsonb; Object: jsonb.
         XCTAssertEqual(try value(#"SELECT logo->>'__type' FROM "Kitchen" WHERE name = 'Trattoria Luce'"#), "Bytes")
-        XCTAssertEqual(try value(#"SELECT logo->>'base64' FROM "Kitchen" WHERE name = 'Trattoria Luce'"#),
-                       "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGM4oaEBAALUARkFUI+kAAAAAElFTkSuQmCC")
+        XCTAssertEqual(
+            try value(#"SELECT logo->>'base64' FROM "Kitchen" WHERE name = 'Trattoria Luce'"#),
+            "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGM4oaEBAALUARkFUI+kAAAAAElFTkSuQmCC")
         XCTAssertEqual(try value(#"SELECT settings->'openingHours'->>'tue-sun' FROM "Kitchen" WHERE name = 'Trattoria Luce'"#), "12:00-23:00")
         // Pointer: the target's objectId as text; Date: timestamptz; Number: double; File: the name; Array: jsonb.
-        let risotto = try rows("""
+        let risotto = try rows(
+            """
             SELECT r.kitchen = k."objectId", to_char(r."releaseDate" AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI'), r.price, r.servings,
                    r."isAvailable", r.category, r.ingredients->0->>'description', r."sideOptions"::text, r.photo, r._rperm IS NULL
             FROM "Recipe" r JOIN "Kitchen" k ON k.name = 'Trattoria Luce' WHERE r.name = 'Risotto alla Milanese'
             """)
-        XCTAssertEqual(risotto, [["t", "2019-03-12 00:00", "18.5", "4", "t", "2", "g Carnaroli rice", #"["gremolata", "green salad"]"#,
-                                  "risotto-milanese.jpg", "t"]])
-        XCTAssertEqual(try value(#"SELECT photo FROM "Recipe" WHERE name = 'Spaghetti alla Carbonara'"#), "a9f1c2_carbonara.jpg",
-                       "a File column holds only the name")
-        XCTAssertEqual(try value(#"SELECT to_char(since AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI') FROM "Chef" WHERE name = 'Giulia Bianchi'"#),
-                       "2015-04-01 07:00")
+        XCTAssertEqual(
+            risotto,
+            [
+                [
+                    "t", "2019-03-12 00:00", "18.5", "4", "t", "2", "g Carnaroli rice", #"["gremolata", "green salad"]"#,
+                    "risotto-milanese.jpg", "t",
+                ]
+            ])
+        XCTAssertEqual(
+            try value(#"SELECT photo FROM "Recipe" WHERE name = 'Spaghetti alla Carbonara'"#), "a9f1c2_carbonara.jpg",
+            "a File column holds only the name")
+        XCTAssertEqual(
+            try value(#"SELECT to_char(since AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI') FROM "Chef" WHERE name = 'Giulia Bianchi'"#),
+            "2015-04-01 07:00")
     }
 
     /// `_SCHEMA`: one row per class in the adapter's form (`convertSchemaToAdapterSchema`,
@@ -52,37 +70,53 @@ final class PostgresImportTests: PostgresTestCase {
     func testSchemaRowsHaveTheAdaptersShape() async throws {
         let report = try await importDataset(fixture("library"))
         XCTAssertTrue(report.succeeded, "\(report.errors)")
-        XCTAssertEqual(try rows(#"SELECT "className", "isParseClass"::text FROM "_SCHEMA" ORDER BY "className""#),
-                       [["Author", "true"], ["Book", "true"], ["Genre", "true"], ["ISBN", "true"], ["Publisher", "true"]])
+        XCTAssertEqual(
+            try rows(#"SELECT "className", "isParseClass"::text FROM "_SCHEMA" ORDER BY "className""#),
+            [["Author", "true"], ["Book", "true"], ["Genre", "true"], ["ISBN", "true"], ["Publisher", "true"]])
         let fields = try XCTUnwrap(value(#"SELECT "schema"->'fields' FROM "_SCHEMA" WHERE "className" = 'Book'"#))
         let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(fields.utf8)) as? [String: [String: Any]])
-        XCTAssertEqual(Set(json.keys), ["objectId", "createdAt", "updatedAt", "_rperm", "_wperm", "title", "publishingYear", "genre", "isbn",
-                                         "authors", "publishers", "description"])
+        XCTAssertEqual(
+            Set(json.keys),
+            [
+                "objectId", "createdAt", "updatedAt", "_rperm", "_wperm", "title", "publishingYear", "genre", "isbn",
+                "authors", "publishers", "description",
+            ])
         XCTAssertEqual(json["_rperm"]?["type"] as? String, "Array")
         XCTAssertEqual((json["_rperm"]?["contents"] as? [String: String]), ["type": "String"])
         XCTAssertEqual(json["genre"]?["targetClass"] as? String, "Genre")
         XCTAssertEqual(json["authors"]?["type"] as? String, "Relation")
         XCTAssertEqual(json["title"]?["required"] as? Bool, true)
-        XCTAssertNil(try value(#"SELECT "schema"->'classLevelPermissions' FROM "_SCHEMA" WHERE "className" = 'Book'"#),
-                     "no CLP given: none stored, Parse Server reads its defaults (toParseSchema)")
+        XCTAssertNil(
+            try value(#"SELECT "schema"->'classLevelPermissions' FROM "_SCHEMA" WHERE "className" = 'Book'"#),
+            "no CLP given: none stored, Parse Server reads its defaults (toParseSchema)")
         // Relations: no column, a _Join table of (relatedId, owningId) with that primary key.
         XCTAssertEqual(try value("SELECT count(*) FROM information_schema.columns WHERE table_name = 'Book' AND column_name = 'authors'"), "0")
         XCTAssertEqual(try value(#"SELECT count(*) FROM "_Join:books:Genre""#), "72")
-        XCTAssertEqual(try value("""
-            SELECT count(*) FROM "_Join:books:Genre" j JOIN "Genre" g ON g."objectId" = j."owningId" JOIN "Book" b ON b."objectId" = j."relatedId"
-            WHERE g.name = 'Fantasy' AND b.title = 'American Gods'
-            """), "1")
+        XCTAssertEqual(
+            try value(
+                """
+                SELECT count(*) FROM "_Join:books:Genre" j JOIN "Genre" g ON g."objectId" = j."owningId" JOIN "Book" b ON b."objectId" = j."relatedId"
+                WHERE g.name = 'Fantasy' AND b.title = 'American Gods'
+                """), "1")
         XCTAssertEqual(try value(#"SELECT b.genre = g."objectId" FROM "Book" b, "Genre" g WHERE b.title = 'Dune' AND g.name = 'Science Fiction'"#), "t")
-        XCTAssertEqual(try value("""
-            SELECT string_agg(a.name, ';' ORDER BY a.name) FROM "_Join:authors:Book" j JOIN "Book" b ON b."objectId" = j."owningId"
-            JOIN "Author" a ON a."objectId" = j."relatedId" WHERE b.title = 'Dune'
-            """), "Frank Herbert")
-        XCTAssertEqual(try value(#"SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = '"_Join:books:Genre"'::regclass AND contype = 'p'"#),
-                       #"PRIMARY KEY ("relatedId", "owningId")"#)
+        XCTAssertEqual(
+            try value(
+                """
+                SELECT string_agg(a.name, ';' ORDER BY a.name) FROM "_Join:authors:Book" j JOIN "Book" b ON b."objectId" = j."owningId"
+                JOIN "Author" a ON a."objectId" = j."relatedId" WHERE b.title = 'Dune'
+                """), "Frank Herbert")
+        XCTAssertEqual(
+            try value(#"SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = '"_Join:books:Genre"'::regclass AND contype = 'p'"#),
+            #"PRIMARY KEY ("relatedId", "owningId")"#)
         // The keys of the tables the import made are built after their rows, named as createTable's.
-        XCTAssertEqual(try rows(#"SELECT conrelid::regclass::text, conname, pg_get_constraintdef(oid) FROM pg_constraint WHERE contype = 'p' AND conrelid::regclass::text IN ('"Book"', '"_Join:authors:Book"') ORDER BY 1"#),
-                       [[#""Book""#, "Book_pkey", #"PRIMARY KEY ("objectId")"#],
-                        [#""_Join:authors:Book""#, "_Join:authors:Book_pkey", #"PRIMARY KEY ("relatedId", "owningId")"#]])
+        XCTAssertEqual(
+            try rows(
+                #"SELECT conrelid::regclass::text, conname, pg_get_constraintdef(oid) FROM pg_constraint WHERE contype = 'p' AND conrelid::regclass::text IN ('"Book"', '"_Join:authors:Book"') ORDER BY 1"#
+            ),
+            [
+                [#""Book""#, "Book_pkey", #"PRIMARY KEY ("objectId")"#],
+                [#""_Join:authors:Book""#, "_Join:authors:Book_pkey", #"PRIMARY KEY ("relatedId", "owningId")"#],
+            ])
     }
 
     /// A new table gets its primary key once its rows are in: two objects with one objectId (which
@@ -109,17 +143,25 @@ final class PostgresImportTests: PostgresTestCase {
     func testUsersRolesAndTheirIndexes() async throws {
         let report = try await importDataset(fixture("parse-com-users"))
         XCTAssertTrue(report.succeeded, "\(report.errors)")
-        XCTAssertEqual(try value(#"SELECT _hashed_password FROM "_User" WHERE username = 'ada'"#),
-                       "$2a$10$G79K/V8v.SpVAroW0R52Uuhog3UHST6zTDOEiQlDVQMNq9nip2iYe")
-        XCTAssertEqual(try rows(#"SELECT _rperm::text, _wperm::text, to_char("createdAt" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS') FROM "_User" WHERE "objectId" = 'UsAda18150'"#),
-                       [["{*,UsAda18150}", "{UsAda18150}", "2014-03-01T10:15:30.123"]])
+        XCTAssertEqual(
+            try value(#"SELECT _hashed_password FROM "_User" WHERE username = 'ada'"#),
+            "$2a$10$G79K/V8v.SpVAroW0R52Uuhog3UHST6zTDOEiQlDVQMNq9nip2iYe")
+        XCTAssertEqual(
+            try rows(
+                #"SELECT _rperm::text, _wperm::text, to_char("createdAt" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS') FROM "_User" WHERE "objectId" = 'UsAda18150'"#
+            ),
+            [["{*,UsAda18150}", "{UsAda18150}", "2014-03-01T10:15:30.123"]])
         XCTAssertEqual(try value(#"SELECT count(*) FROM "_Join:users:_Role" WHERE "owningId" = 'RoEditors1' AND "relatedId" = 'UsAda18150'"#), "1")
         let schema = try XCTUnwrap(value(#"SELECT "schema"->'fields' FROM "_SCHEMA" WHERE "className" = '_User'"#))
         XCTAssertTrue(schema.contains(#""_hashed_password": {"type": "String"}"#), schema)
         XCTAssertFalse(schema.contains(#""password""#), "the adapter's form has _hashed_password instead of password")
         let indexes = try rows("SELECT indexname FROM pg_indexes WHERE tablename IN ('_User', '_Role') ORDER BY indexname").compactMap { $0[0] }
-        XCTAssertEqual(indexes, ["_Role_pkey", "_Role_unique_name", "_User_pkey", "_User_unique_email", "_User_unique_username",
-                                 "case_insensitive_email", "case_insensitive_username", "displayName_1", "username_1"])
+        XCTAssertEqual(
+            indexes,
+            [
+                "_Role_pkey", "_Role_unique_name", "_User_pkey", "_User_unique_email", "_User_unique_username",
+                "case_insensitive_email", "case_insensitive_username", "displayName_1", "username_1",
+            ])
     }
 
     /// A second import of a dataset with one changed cell updates that object only.
@@ -224,7 +266,8 @@ final class PostgresImportTests: PostgresTestCase {
 final class PostgresPointerCycleTests: PostgresTestCase {
     /// Each employee's manager and team, and each team's lead, by name.
     private func pointers() throws -> [[String?]] {
-        try rows("""
+        try rows(
+            """
             SELECT e.name, m.name, t.name, l.name FROM "Employee" e LEFT JOIN "Employee" m ON m."objectId" = e.manager
             LEFT JOIN "Team" t ON t."objectId" = e.team LEFT JOIN "Employee" l ON l."objectId" = t.lead ORDER BY e.name
             """)
@@ -240,13 +283,15 @@ final class PostgresPointerCycleTests: PostgresTestCase {
         XCTAssertEqual(arrived.first { $0[0] == "Amara Okafor" }?[1], .some(nil), "the CEO has no manager")
         let csv = try String(contentsOf: PackageFolders.fixtures.appendingPathComponent("org/employees.csv"), encoding: .utf8)
         // name,title,manager,team: the manager is the second cell from the end (a title may hold a quoted comma).
-        let managers = Dictionary(uniqueKeysWithValues: csv.split(separator: "\n").dropFirst().map { line in
-            let cells = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-            return (cells[0], cells[cells.count - 2].isEmpty ? nil : cells[cells.count - 2])
-        })
+        let managers = Dictionary(
+            uniqueKeysWithValues: csv.split(separator: "\n").dropFirst().map { line in
+                let cells = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+                return (cells[0], cells[cells.count - 2].isEmpty ? nil : cells[cells.count - 2])
+            })
         XCTAssertEqual(Dictionary(uniqueKeysWithValues: arrived.map { ($0[0]!, $0[1]) }), managers, "every manager as employees.csv names it")
-        XCTAssertEqual(try value(#"SELECT count(*) FROM "Employee" WHERE "updatedAt" <> "createdAt""#), "0",
-                       "patching a table the import made keeps the time the objects were written with")
+        XCTAssertEqual(
+            try value(#"SELECT count(*) FROM "Employee" WHERE "updatedAt" <> "createdAt""#), "0",
+            "patching a table the import made keeps the time the objects were written with")
 
         let employees = folder.appendingPathComponent("employees.csv")
         try csv.replacingOccurrences(of: "Sofia Petrova,Backend Engineer,Lukas Schmidt,", with: "Sofia Petrova,Backend Engineer,Amara Okafor,")
@@ -276,12 +321,15 @@ final class PostgresRelationReimportTests: PostgresTestCase {
         XCTAssertTrue(report.succeeded, "\(report.errors)")
         XCTAssertEqual(report.relations.first { $0.relation == "Genre.books" }?.added, 72)
         XCTAssertEqual(try value(#"SELECT count(*) FROM "_Join:books:Genre""#), "72")
-        XCTAssertEqual(try value("""
-            SELECT count(*) FROM "_Join:books:Genre" j JOIN "Genre" g ON g."objectId" = j."owningId" JOIN "Book" b ON b."objectId" = j."relatedId"
-            WHERE g.name = 'Fantasy' AND b.title = 'American Gods'
-            """), "1")
-        XCTAssertEqual(try value(#"SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = '"_Join:books:Genre"'::regclass AND contype = 'p'"#),
-                       #"PRIMARY KEY ("relatedId", "owningId")"#)
+        XCTAssertEqual(
+            try value(
+                """
+                SELECT count(*) FROM "_Join:books:Genre" j JOIN "Genre" g ON g."objectId" = j."owningId" JOIN "Book" b ON b."objectId" = j."relatedId"
+                WHERE g.name = 'Fantasy' AND b.title = 'American Gods'
+                """), "1")
+        XCTAssertEqual(
+            try value(#"SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = '"_Join:books:Genre"'::regclass AND contype = 'p'"#),
+            #"PRIMARY KEY ("relatedId", "owningId")"#)
     }
 
     func testAChangedRelationCellReplacesTheOwnersLinks() async throws {
@@ -300,10 +348,12 @@ final class PostgresRelationReimportTests: PostgresTestCase {
         XCTAssertTrue(second.succeeded, "\(second.errors)")
         let authors = try XCTUnwrap(second.relations.first { $0.relation == "Book.authors" })
         XCTAssertEqual([authors.added, authors.removed], [1, 1])
-        XCTAssertEqual(try value("""
-            SELECT string_agg(a.name, ';' ORDER BY a.name) FROM "_Join:authors:Book" j JOIN "Book" b ON b."objectId" = j."owningId"
-            JOIN "Author" a ON a."objectId" = j."relatedId" WHERE b.title = 'Dune'
-            """), "Isaac Asimov")
+        XCTAssertEqual(
+            try value(
+                """
+                SELECT string_agg(a.name, ';' ORDER BY a.name) FROM "_Join:authors:Book" j JOIN "Book" b ON b."objectId" = j."owningId"
+                JOIN "Author" a ON a."objectId" = j."relatedId" WHERE b.title = 'Dune'
+                """), "Isaac Asimov")
         XCTAssertEqual(try value(#"SELECT count(*) FROM "_Join:authors:Book""#), "47", "one link replaced, none added elsewhere")
     }
 
@@ -319,10 +369,12 @@ final class PostgresRelationReimportTests: PostgresTestCase {
         let unchanged = try await importDataset(folder.path)
         XCTAssertEqual(unchanged.relations.map { [$0.added, $0.removed] }, unchanged.relations.map { _ in [0, 0] })
 
-        try db.execute("""
+        try db.execute(
+            """
             DELETE FROM "_Join:authors:Book" j USING "Book" b WHERE b."objectId" = j."owningId" AND b.title = 'Dune'
             """)
-        try db.execute("""
+        try db.execute(
+            """
             INSERT INTO "_Join:authors:Book" ("owningId", "relatedId") SELECT b."objectId", a."objectId" FROM "Book" b, "Author" a
             WHERE b.title = 'American Gods' AND a.name = 'Frank Herbert'
             """)

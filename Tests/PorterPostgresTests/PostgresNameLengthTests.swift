@@ -19,10 +19,14 @@ final class PostgresNameLengthTests: PostgresTestCase {
         XCTAssertTrue(library.succeeded, "\(library.errors)")
         let before = try snapshot()
         let expected = [
-            "field-name-64-bytes": ("Note", "summaryOfTheMeetingWrittenByTheSecretaryOnTheDayItWasHeld_short2",
-                                    #"column name "summaryOfTheMeetingWrittenByTheSecretaryOnTheDayItWasHeld_short2" is 64 bytes"#),
-            "join-table-name-too-long": ("Note", "attendeesWhoConfirmedTheirPlaceBeforeTheDeadlineOfMay",
-                                         #"join table name "_Join:attendeesWhoConfirmedTheirPlaceBeforeTheDeadlineOfMay:Note" is 64 bytes"#),
+            "field-name-64-bytes": (
+                "Note", "summaryOfTheMeetingWrittenByTheSecretaryOnTheDayItWasHeld_short2",
+                #"column name "summaryOfTheMeetingWrittenByTheSecretaryOnTheDayItWasHeld_short2" is 64 bytes"#
+            ),
+            "join-table-name-too-long": (
+                "Note", "attendeesWhoConfirmedTheirPlaceBeforeTheDeadlineOfMay",
+                #"join table name "_Join:attendeesWhoConfirmedTheirPlaceBeforeTheDeadlineOfMay:Note" is 64 bytes"#
+            ),
             "index-name-too-long": ("Note", nil, #"index name "byTheTitleOfTheNoteAndThenByTheDayItWasWrittenOnForTheWeeklyList" is 64 bytes"#),
         ]
         for (name, (className, field, text)) in expected.sorted(by: { $0.key < $1.key }) {
@@ -54,9 +58,12 @@ final class PostgresNameLengthTests: PostgresTestCase {
         let long = String(repeating: "x", count: 64)
         try manifest(", \(long): String")
         let report = try await importDataset(folder.path)
-        XCTAssertEqual(report.errors.map(\.description),
-                       ["dataset.yml: classes.Note.fields.\(long): the column name \"\(long)\" is 64 bytes, longer than the 63 bytes PostgreSQL keeps of a name "
-                        + "(it would cut the rest, and names alike in their first 63 bytes would become one): give the field a shorter name"])
+        XCTAssertEqual(
+            report.errors.map(\.description),
+            [
+                "dataset.yml: classes.Note.fields.\(long): the column name \"\(long)\" is 64 bytes, longer than the 63 bytes PostgreSQL keeps of a name "
+                    + "(it would cut the rest, and names alike in their first 63 bytes would become one): give the field a shorter name"
+            ])
         XCTAssertEqual(try snapshot(), before)
     }
 
@@ -73,18 +80,18 @@ final class PostgresNameLengthTests: PostgresTestCase {
         XCTAssertEqual([one, two, field, joinTable].map(\.utf8.count), [63, 63, 63, 63])
         let folder = try temporaryFolder("postgres-63-bytes")
         try """
-            version: 1
-            classes:
-              Person: {source: people.csv, key: [name], fields: {name: String!}}
-              \(one): {source: minutes.csv, key: [day], fields: {day: String!, \(field): String}}
-              \(two): {source: minutes.csv, key: [day], fields: {day: String!, \(field): String}}
-              Note:
-                source: notes.csv
-                key: [title]
-                fields:
-                  title: String!
-                  \(relation): {type: Relation<Person>, column: attendees, split: ";"}
-            """.write(to: folder.appendingPathComponent("dataset.yml"), atomically: true, encoding: .utf8)
+        version: 1
+        classes:
+          Person: {source: people.csv, key: [name], fields: {name: String!}}
+          \(one): {source: minutes.csv, key: [day], fields: {day: String!, \(field): String}}
+          \(two): {source: minutes.csv, key: [day], fields: {day: String!, \(field): String}}
+          Note:
+            source: notes.csv
+            key: [title]
+            fields:
+              title: String!
+              \(relation): {type: Relation<Person>, column: attendees, split: ";"}
+        """.write(to: folder.appendingPathComponent("dataset.yml"), atomically: true, encoding: .utf8)
         try "name\nAda\nGrace\n".write(to: folder.appendingPathComponent("people.csv"), atomically: true, encoding: .utf8)
         try "title,attendees\nMonday,Ada;Grace\n".write(to: folder.appendingPathComponent("notes.csv"), atomically: true, encoding: .utf8)
         for summary in ["Budget approved", "Budget approved unanimously"] {

@@ -29,8 +29,9 @@ final class PostgresSourceTests: PostgresTestCase {
                     XCTAssertEqual(stored.objectId, expected.objectId)
                     XCTAssertEqual(stored.acl, expected.acl, "\(dataset) \(schema.className) \(stored.objectId)")
                     for (index, field) in schema.storedFields.enumerated() {
-                        XCTAssertEqual(stored.values[index], Self.asParseServerStores(expected.values[index]),
-                                       "\(dataset) \(schema.className) \(stored.objectId) \(field.name)")
+                        XCTAssertEqual(
+                            stored.values[index], Self.asParseServerStores(expected.values[index]),
+                            "\(dataset) \(schema.className) \(stored.objectId) \(field.name)")
                     }
                 }
                 if schema.className == "_User" {
@@ -41,10 +42,11 @@ final class PostgresSourceTests: PostgresTestCase {
                 }
                 for field in schema.relationFields {
                     let ids = fromMirror.map(\.objectId)
-                    XCTAssertEqual(try postgres.links(owner: schema.className, field: field.name, targetClass: field.type.targetClass!, ownerIds: ids),
-                                   try mirror.links(owner: schema.className, field: field.name, targetClass: field.type.targetClass!, ownerIds: ids)
-                                       .sorted { ($0.owningId, $0.relatedId) < ($1.owningId, $1.relatedId) },
-                                   "\(dataset) \(schema.className).\(field.name)")
+                    XCTAssertEqual(
+                        try postgres.links(owner: schema.className, field: field.name, targetClass: field.type.targetClass!, ownerIds: ids),
+                        try mirror.links(owner: schema.className, field: field.name, targetClass: field.type.targetClass!, ownerIds: ids)
+                            .sorted { ($0.owningId, $0.relatedId) < ($1.owningId, $1.relatedId) },
+                        "\(dataset) \(schema.className).\(field.name)")
                 }
             }
         }
@@ -66,7 +68,8 @@ final class PostgresSourceTests: PostgresTestCase {
             XCTAssertEqual(try source.count(of: author, matching: since(iso)), expected.count, iso)
             XCTAssertEqual(try read(source, author, since(iso)).map(\.objectId), expected, iso)
         }
-        XCTAssertEqual(try read(source, author, since("2100-01-02T03:04:05.000Z")).map(\.updatedAt?.iso), ["2100-01-02T03:04:05.678Z", "2100-01-02T03:04:05.678Z"])
+        XCTAssertEqual(
+            try read(source, author, since("2100-01-02T03:04:05.000Z")).map(\.updatedAt?.iso), ["2100-01-02T03:04:05.678Z", "2100-01-02T03:04:05.678Z"])
     }
 
     /// Links looked up by owner again come from the source's indexed temporary copy, the same
@@ -75,7 +78,9 @@ final class PostgresSourceTests: PostgresTestCase {
         let report = try await importDataset(fixture("library"))
         XCTAssertTrue(report.succeeded, "\(report.errors)")
         let owners = try rows(#"SELECT "objectId" FROM "Book" ORDER BY 1"#).map { $0[0]! }
-        let expected = try rows(#"SELECT "owningId", "relatedId" FROM "_Join:authors:Book" ORDER BY 1, 2"#).map { RelationLink(owningId: $0[0]!, relatedId: $0[1]!) }
+        let expected = try rows(#"SELECT "owningId", "relatedId" FROM "_Join:authors:Book" ORDER BY 1, 2"#).map {
+            RelationLink(owningId: $0[0]!, relatedId: $0[1]!)
+        }
         XCTAssertGreaterThan(expected.count, owners.count)
         let database = try XCTUnwrap(url.split(separator: "/").last)
         try db.execute("REVOKE TEMPORARY ON DATABASE \(database) FROM PUBLIC")
@@ -84,10 +89,12 @@ final class PostgresSourceTests: PostgresTestCase {
         let reader = url.replacingOccurrences(of: "postgres@", with: "porter_reader_\(database)@")
         for source in [PostgresSource(url: url), PostgresSource(url: reader)] {
             for (first, second) in [(owners[..<20], owners[20...]), (owners[5..<30], owners[...]), (owners[...], owners[...])] {
-                XCTAssertEqual(try source.links(owner: "Book", field: "authors", targetClass: "Author", ownerIds: Array(first)),
-                               expected.filter { first.contains($0.owningId) }, source.location)
-                XCTAssertEqual(try source.links(owner: "Book", field: "authors", targetClass: "Author", ownerIds: Array(second)),
-                               expected.filter { second.contains($0.owningId) }, source.location)
+                XCTAssertEqual(
+                    try source.links(owner: "Book", field: "authors", targetClass: "Author", ownerIds: Array(first)),
+                    expected.filter { first.contains($0.owningId) }, source.location)
+                XCTAssertEqual(
+                    try source.links(owner: "Book", field: "authors", targetClass: "Author", ownerIds: Array(second)),
+                    expected.filter { second.contains($0.owningId) }, source.location)
             }
         }
         XCTAssertThrowsError(try PostgresConnection(url: reader).execute("CREATE TEMP TABLE t (x int)"), "the reader may not create temporary tables")
@@ -99,8 +106,9 @@ final class PostgresSourceTests: PostgresTestCase {
         let book = try XCTUnwrap(try source.schemas().first { $0.className == "Book" })
         try source.readObjects(of: book, matching: nil) { _ in }
         for _ in 0..<2 {
-            XCTAssertEqual(try source.links(owner: "Book", field: "authors", targetClass: "Author", ownerIds: [owners[0]]).map(\.relatedId),
-                           (expected.filter { $0.owningId == owners[0] }.map(\.relatedId) + ["newAuthor"]).sorted())
+            XCTAssertEqual(
+                try source.links(owner: "Book", field: "authors", targetClass: "Author", ownerIds: [owners[0]]).map(\.relatedId),
+                (expected.filter { $0.owningId == owners[0] }.map(\.relatedId) + ["newAuthor"]).sorted())
         }
     }
 
@@ -146,8 +154,9 @@ final class PostgresSourceTests: PostgresTestCase {
         for (className, texts) in queries {
             let schema = try XCTUnwrap(try postgres.schemas().first { $0.className == className })
             for text in texts {
-                let query = try Self.query(text.replacingOccurrences(of: "GENRE", with: genre).replacingOccurrences(of: "BOOK", with: book)
-                                                  .replacingOccurrences(of: "AUTHOR", with: author))
+                let query = try Self.query(
+                    text.replacingOccurrences(of: "GENRE", with: genre).replacingOccurrences(of: "BOOK", with: book)
+                        .replacingOccurrences(of: "AUTHOR", with: author))
                 let found = try ids(postgres, schema, query), expected = try ids(mirror, schema, query)
                 XCTAssertEqual(found, expected, "\(className) \(text)")
                 XCTAssertEqual(try postgres.count(of: schema, matching: query), expected.count, "\(className) \(text)")
@@ -155,10 +164,12 @@ final class PostgresSourceTests: PostgresTestCase {
         }
         let bookSchema = try XCTUnwrap(try postgres.schemas().first { $0.className == "Book" })
         XCTAssertGreaterThan(try ids(postgres, bookSchema, try Self.query(#"{"publishingYear": {"$ne": 1965}}"#)).count, 30, "the queries find objects")
-        for (text, refusal) in [(#"{"title": {"$regex": "^D"}}"#, "where: title: $regex is not supported when reading a PostgreSQL database"),
-                                (#"{"authors": {"$exists": true}}"#, "where: authors: a Relation field takes a Pointer, $in or $nin of Pointers"),
-                                (#"{"nope": 1}"#, "where: nope: Book has no such field"),
-                                (#"{"$or": {}}"#, "where: $or takes a non-empty array of queries")] {
+        for (text, refusal) in [
+            (#"{"title": {"$regex": "^D"}}"#, "where: title: $regex is not supported when reading a PostgreSQL database"),
+            (#"{"authors": {"$exists": true}}"#, "where: authors: a Relation field takes a Pointer, $in or $nin of Pointers"),
+            (#"{"nope": 1}"#, "where: nope: Book has no such field"),
+            (#"{"$or": {}}"#, "where: $or takes a non-empty array of queries"),
+        ] {
             XCTAssertThrowsError(try ids(postgres, bookSchema, try Self.query(text)), text) { error in
                 XCTAssertTrue((error as? PorterError)?.message.hasPrefix(refusal) == true, "\(text): \(error)")
                 XCTAssertEqual((error as? PorterError)?.cause, .invalidRequest)

@@ -16,13 +16,15 @@ final class ParseRESTClientAsyncTests: XCTestCase {
 
     override func setUpWithError() throws {
         directory = try temporaryFolder("porter-rest-async")
-        mirror = try ParseMirrorAPI(mirrorPath: directory.appendingPathComponent("m.sqlite").path,
-                                    configuration: ParseServerConfiguration(applicationId: "app", masterKey: "mk"))
+        mirror = try ParseMirrorAPI(
+            mirrorPath: directory.appendingPathComponent("m.sqlite").path,
+            configuration: ParseServerConfiguration(applicationId: "app", masterKey: "mk"))
     }
 
     private func client(_ port: Int, retry: RetryPolicy = RetryPolicy(attempts: 2, initialDelay: 0.01, maximumDelay: 0.02)) throws -> ParseRESTClient {
-        ParseRESTClient(address: try ParseServerAddress(url: "http://127.0.0.1:\(port)/parse", applicationId: "app", masterKey: "mk", restAPIKey: nil),
-                        timeout: 30, retry: retry)
+        ParseRESTClient(
+            address: try ParseServerAddress(url: "http://127.0.0.1:\(port)/parse", applicationId: "app", masterKey: "mk", restAPIKey: nil),
+            timeout: 30, retry: retry)
     }
 
     /// One client shared by twenty tasks at once: every object arrives, and the tallies count every request.
@@ -44,8 +46,12 @@ final class ParseRESTClientAsyncTests: XCTestCase {
         guard case .array(let books)? = stored["results"] else { return XCTFail("no results: \(stored)") }
         XCTAssertEqual(books.map { $0["n"] }, (0..<20).map { JSONValue.integer(Int64($0)) })
         XCTAssertEqual(books.map { $0["title"] }, (0..<20).map { JSONValue.string("Book \($0)") })
-        XCTAssertEqual(client.requestTallies, [RequestTally(phase: "create", requests: 20, operations: 20),
-                                               RequestTally(phase: "read", requests: 1, operations: 1)])
+        XCTAssertEqual(
+            client.requestTallies,
+            [
+                RequestTally(phase: "create", requests: 20, operations: 20),
+                RequestTally(phase: "read", requests: 1, operations: 1),
+            ])
     }
 
     /// Cancelling a request just as its answer comes in never hangs the task awaiting it.

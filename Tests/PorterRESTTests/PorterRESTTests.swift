@@ -2,9 +2,10 @@ import Foundation
 import ParseMirrorServer
 import ParseModel
 import PorterPipeline
-@testable import PorterREST
 @_exported import PorterTestSupport
 import XCTest
+
+@testable import PorterREST
 
 final class ParseServerAddressTests: XCTestCase {
     func testMountPathAndRedaction() throws {
@@ -26,7 +27,10 @@ final class ParseServerAddressTests: XCTestCase {
     }
 
     func testMissingIdOrKeysAndBadURLsAreUsageErrors() {
-        for (url, app, master, rest) in [("ftp://x/parse", "a", "m", nil), ("http://127.0.0.1/parse", nil, "m", nil), ("http://127.0.0.1/parse", "a", nil, nil) as (String, String?, String?, String?)] {
+        for (url, app, master, rest) in [
+            ("ftp://x/parse", "a", "m", nil), ("http://127.0.0.1/parse", nil, "m", nil),
+            ("http://127.0.0.1/parse", "a", nil, nil) as (String, String?, String?, String?),
+        ] {
             XCTAssertThrowsError(try ParseServerAddress(url: url, applicationId: app, masterKey: master, restAPIKey: rest)) { error in
                 XCTAssertEqual((error as? PorterError)?.cause, .invalidRequest)
             }
@@ -76,8 +80,9 @@ final class BatchSenderTests: XCTestCase {
 
     override func setUpWithError() throws {
         server = try ServedMirror(in: self, configuration: ParseServerConfiguration(applicationId: "app", masterKey: "mk"))
-        client = ParseRESTClient(address: try ParseServerAddress(url: server.url, applicationId: "app", masterKey: "mk", restAPIKey: nil),
-                                 timeout: 5, retry: RetryPolicy(attempts: 2, initialDelay: 0.01, maximumDelay: 0.02))
+        client = ParseRESTClient(
+            address: try ParseServerAddress(url: server.url, applicationId: "app", masterKey: "mk", restAPIKey: nil),
+            timeout: 5, retry: RetryPolicy(attempts: 2, initialDelay: 0.01, maximumDelay: 0.02))
     }
 
     func testResultsComeInOrderWithPerItemErrors() throws {
@@ -103,7 +108,9 @@ final class BatchSenderTests: XCTestCase {
         var sender = BatchSender(client: client, batchSize: 50, concurrency: 1)
         sender.maximumBodyBytes = 2_000
         let text = String(repeating: "x", count: 300)
-        let operations = (0..<20).map { BatchOperation(method: "POST", path: "/classes/Note", body: JSONObject(["text": .string(text), "n": .integer(Int64($0))])) }
+        let operations = (0..<20).map {
+            BatchOperation(method: "POST", path: "/classes/Note", body: JSONObject(["text": .string(text), "n": .integer(Int64($0))]))
+        }
         let results = try sender.send(operations, phase: "split")
         XCTAssertEqual(results.filter { if case .success = $0 { true } else { false } }.count, 20)
         let requests = client.requestTallies.first { $0.phase == "split" }?.requests ?? 0
@@ -127,7 +134,9 @@ final class BatchSenderTests: XCTestCase {
         let started = Date()
         let sender = BatchSender(client: client, batchSize: 5, concurrency: 1)
         XCTAssertThrowsError(try sender.send([BatchOperation(method: "POST", path: "/classes/Item", body: JSONObject())], phase: "never")) { error in
-            XCTAssertEqual((error as? PorterError)?.message, "\(client.address): connection refused: nothing is listening there (is the server running, and are the host and port right?)")
+            XCTAssertEqual(
+                (error as? PorterError)?.message,
+                "\(client.address): connection refused: nothing is listening there (is the server running, and are the host and port right?)")
         }
         XCTAssertEqual(client.requestTallies.first { $0.phase == "never" }?.requests, 1)
         XCTAssertLessThan(Date().timeIntervalSince(started), 0.5)

@@ -2,8 +2,9 @@ import Foundation
 import ParseMirrorServer
 import ParseModel
 import PorterPipeline
-@testable import PorterREST
 import XCTest
+
+@testable import PorterREST
 
 /// ``RESTObjectSource`` against a real served mirror on a free loopback port.
 final class RESTObjectSourceTests: XCTestCase {
@@ -17,8 +18,9 @@ final class RESTObjectSourceTests: XCTestCase {
     private var mirrorPath: String { server.path }
 
     private func client(masterKey: String? = "mk", restKey: String? = nil) throws -> ParseRESTClient {
-        ParseRESTClient(address: try ParseServerAddress(url: url, applicationId: "app", masterKey: masterKey, restAPIKey: restKey),
-                        timeout: 5, retry: RetryPolicy(attempts: 2, initialDelay: 0.01, maximumDelay: 0.02))
+        ParseRESTClient(
+            address: try ParseServerAddress(url: url, applicationId: "app", masterKey: masterKey, restAPIKey: restKey),
+            timeout: 5, retry: RetryPolicy(attempts: 2, initialDelay: 0.01, maximumDelay: 0.02))
     }
 
     private static func itemId(_ index: Int) -> String { String(format: "i%03d", index) }
@@ -32,17 +34,27 @@ final class RESTObjectSourceTests: XCTestCase {
     /// Array, an owner Pointer, an ACL on even ones, and `friends` links to the people `links(index)` names.
     private func seed(items: Int, people: Int, links: (Int) -> [Int] = { _ in [] }) throws {
         let sender = BatchSender(client: try client(), batchSize: 50, concurrency: 2)
-        let persons = (0..<people).map { BatchOperation(method: "POST", path: "/classes/Person", body: JSONObject([
-            "objectId": .string(Self.personId($0)), "name": .string("Person \($0)")])) }
+        let persons = (0..<people).map {
+            BatchOperation(
+                method: "POST", path: "/classes/Person",
+                body: JSONObject([
+                    "objectId": .string(Self.personId($0)), "name": .string("Person \($0)"),
+                ]))
+        }
         let objects = (0..<items).map { index -> BatchOperation in
-            var body = JSONObject(["objectId": .string(Self.itemId(index)), "n": .integer(Int64(index)), "title": .string("Item \(index)"),
-                                   "when": ParseValue.date(Self.when).wireJSON, "tags": .array([.string("t"), .integer(Int64(index))])])
+            var body = JSONObject([
+                "objectId": .string(Self.itemId(index)), "n": .integer(Int64(index)), "title": .string("Item \(index)"),
+                "when": ParseValue.date(Self.when).wireJSON, "tags": .array([.string("t"), .integer(Int64(index))]),
+            ])
             if people > 0 { body["owner"] = Self.pointer("Person", Self.personId(index % people)) }
             if index % 2 == 0 { body["ACL"] = .object(JSONObject(["*": .object(JSONObject(["read": .bool(true)]))])) }
             let related = links(index)
             if !related.isEmpty {
-                body["friends"] = .object(JSONObject(["__op": .string("AddRelation"),
-                                                      "objects": .array(related.map { Self.pointer("Person", Self.personId($0)) })]))
+                body["friends"] = .object(
+                    JSONObject([
+                        "__op": .string("AddRelation"),
+                        "objects": .array(related.map { Self.pointer("Person", Self.personId($0)) }),
+                    ]))
             }
             return BatchOperation(method: "POST", path: "/classes/Item", body: body)
         }
@@ -57,7 +69,8 @@ final class RESTObjectSourceTests: XCTestCase {
 
     func testSchemasAsTheServerListsThemWithPermissionsAndIndexes() throws {
         try seed(items: 1, people: 1, links: { _ in [0] })
-        let permissions = #"{"find":{"*":true},"count":{"*":true},"get":{"*":true},"create":{},"update":{},"delete":{},"addField":{},"protectedFields":{"*":[]}}"#
+        let permissions =
+            #"{"find":{"*":true},"count":{"*":true},"get":{"*":true},"create":{},"update":{},"delete":{},"addField":{},"protectedFields":{"*":[]}}"#
         let change = try JSONParser.parse(#"{"classLevelPermissions":\#(permissions),"indexes":{"title_1":{"title":1}}}"#)
         _ = try client().sendBlocking("PUT", "/schemas/Item", body: change, phase: "setup")
         let schema = try itemSchema(RESTObjectSource(client: try client()))
@@ -90,8 +103,12 @@ final class RESTObjectSourceTests: XCTestCase {
         XCTAssertEqual(objects.map(\.objectId), (0..<35).map(Self.itemId))
         XCTAssertEqual(client.requestTallies.first { $0.phase == "read Item" }?.requests, 4)
         let seventh = objects[7]
-        XCTAssertEqual(seventh.values, [.integer(7), .string("Item 7"), .date(Self.when), .array([.string("t"), .integer(7)]),
-                                        .pointer(PointerRef(className: "Person", objectId: "p001"))])
+        XCTAssertEqual(
+            seventh.values,
+            [
+                .integer(7), .string("Item 7"), .date(Self.when), .array([.string("t"), .integer(7)]),
+                .pointer(PointerRef(className: "Person", objectId: "p001")),
+            ])
         XCTAssertNil(seventh.acl)
         XCTAssertEqual(objects[8].acl, ParseACL(["*": .init(read: true, write: false)]))
         let stored = try client.sendBlocking("GET", "/classes/Item/i007", phase: "check")
@@ -117,8 +134,9 @@ final class RESTObjectSourceTests: XCTestCase {
         let chosen = stride(from: 1, to: 35, by: 2).map(Self.itemId)
         let byId = JSONObject(["objectId": .object(JSONObject(["$in": .array(chosen.map(JSONValue.string))]))])
         XCTAssertEqual(try ids(byId), chosen, "the objectId constraint and the paging one both hold ($and)")
-        XCTAssertEqual(RESTReader.constraints(byId, after: "i005"),
-                       JSONObject(["$and": .array([.object(byId), .object(JSONObject(["objectId": .object(JSONObject(["$gt": .string("i005")]))]))])]))
+        XCTAssertEqual(
+            RESTReader.constraints(byId, after: "i005"),
+            JSONObject(["$and": .array([.object(byId), .object(JSONObject(["objectId": .object(JSONObject(["$gt": .string("i005")]))]))])]))
     }
 
     func testObjectIdsAndTheNewestUpdate() throws {

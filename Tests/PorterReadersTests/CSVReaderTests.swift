@@ -107,23 +107,25 @@ import Testing
 
             """#
         let contents = try read(text)
-        #expect(contents.rows == [
-            Row(line: 2, cells: ["1", "hello, world", "10"]),
-            Row(line: 3, cells: ["2", "multi\nline\ntext", "20"]),
-            Row(line: 6, cells: ["3", #"say "hi""#, "30"]),
-            Row(line: 7, cells: ["4", "", ""]),
-            Row(line: 8, cells: ["5", #"a""#, #"""#]),
-        ])
+        #expect(
+            contents.rows == [
+                Row(line: 2, cells: ["1", "hello, world", "10"]),
+                Row(line: 3, cells: ["2", "multi\nline\ntext", "20"]),
+                Row(line: 6, cells: ["3", #"say "hi""#, "30"]),
+                Row(line: 7, cells: ["4", "", ""]),
+                Row(line: 8, cells: ["5", #"a""#, #"""#]),
+            ])
     }
 
     @Test func crlfLineEnds() throws {
         let contents = try read("a,b\r\n1,2\r\n3,\"x\r\ny\"\r\n\r\n4,5\r\n")
         #expect(contents.header == ["a", "b"])
-        #expect(contents.rows == [
-            Row(line: 2, cells: ["1", "2"]),
-            Row(line: 3, cells: ["3", "x\r\ny"]),
-            Row(line: 6, cells: ["4", "5"]),
-        ])
+        #expect(
+            contents.rows == [
+                Row(line: 2, cells: ["1", "2"]),
+                Row(line: 3, cells: ["3", "x\r\ny"]),
+                Row(line: 6, cells: ["4", "5"]),
+            ])
     }
 
     @Test func blankLinesAreSkipped() throws {
@@ -151,10 +153,11 @@ import Testing
     @Test func tabSeparatedValues() throws {
         let contents = try read("id\tname\tnote\n1\tDune, Part 1\t\"tab\there\"\n2\t\t x\n", delimiter: UInt8(ascii: "\t"))
         #expect(contents.header == ["id", "name", "note"])
-        #expect(contents.rows == [
-            Row(line: 2, cells: ["1", "Dune, Part 1", "tab\there"]),
-            Row(line: 3, cells: ["2", "", " x"]),
-        ])
+        #expect(
+            contents.rows == [
+                Row(line: 2, cells: ["1", "Dune, Part 1", "tab\there"]),
+                Row(line: 3, cells: ["2", "", " x"]),
+            ])
     }
 
     @Test func otherDelimiter() throws {
@@ -206,10 +209,11 @@ import Testing
         let long = String(repeating: "ab\"\"c,\né", count: 500)
         let text = "a,b\n1,\"\(long)\"\n2,x\n"
         let contents = try read(text, chunkSize: 7)
-        #expect(contents.rows == [
-            Row(line: 2, cells: ["1", long.replacingOccurrences(of: "\"\"", with: "\"")]),
-            Row(line: 503, cells: ["2", "x"]),
-        ])
+        #expect(
+            contents.rows == [
+                Row(line: 2, cells: ["1", long.replacingOccurrences(of: "\"\"", with: "\"")]),
+                Row(line: 503, cells: ["2", "x"]),
+            ])
     }
 
     // MARK: Many rows

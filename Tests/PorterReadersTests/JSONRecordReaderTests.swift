@@ -1,6 +1,6 @@
-import Testing
 import ParseModel
 import PorterReaders
+import Testing
 
 @Suite struct JSONRecordReaderTests {
     let files = TemporaryFiles()
@@ -65,11 +65,13 @@ import PorterReaders
     @Test(arguments: [JSONLayout.array, .automatic])
     func arrayOfObjects(layout: JSONLayout) throws {
         let records = try read(Self.array, layout: layout)
-        #expect(records == [
-            try record(2, #"{"id": 1, "title": "Dune"}"#),
-            try record(3, #"{"id": 2, "price": 9.99, "big": 9007199254740993, "tags": ["a", "é"], "author": {"name": "Zoë", "born": null, "alive": false}}"#),
-            try record(11, "{}"),
-        ])
+        #expect(
+            records == [
+                try record(2, #"{"id": 1, "title": "Dune"}"#),
+                try record(
+                    3, #"{"id": 2, "price": 9.99, "big": 9007199254740993, "tags": ["a", "é"], "author": {"name": "Zoë", "born": null, "alive": false}}"#),
+                try record(11, "{}"),
+            ])
     }
 
     @Test func nestedValuesAreTyped() throws {
@@ -105,10 +107,11 @@ import PorterReaders
                "name": "y"}
             ], "count": 2}
             """
-        #expect(try read(text, layout: layout) == [
-            try record(2, #"{"objectId": "a1", "name": "x"}"#),
-            try record(3, #"{"objectId": "b2", "name": "y"}"#),
-        ])
+        #expect(
+            try read(text, layout: layout) == [
+                try record(2, #"{"objectId": "a1", "name": "x"}"#),
+                try record(3, #"{"objectId": "b2", "name": "y"}"#),
+            ])
     }
 
     @Test func parseExportWithOtherKeysFirst() throws {
@@ -147,19 +150,21 @@ import PorterReaders
     @Test(arguments: [JSONLayout.lines, .automatic])
     func jsonLines(layout: JSONLayout) throws {
         let text = "{\"id\": 1, \"tags\": [\"a\"]}\n\n  \r\n{\"id\": 2, \"nested\": {\"x\": 1.5}}  \r\n{}\n"
-        #expect(try read(text, layout: layout) == [
-            try record(1, #"{"id": 1, "tags": ["a"]}"#),
-            try record(4, #"{"id": 2, "nested": {"x": 1.5}}"#),
-            try record(5, "{}"),
-        ])
+        #expect(
+            try read(text, layout: layout) == [
+                try record(1, #"{"id": 1, "tags": ["a"]}"#),
+                try record(4, #"{"id": 2, "nested": {"x": 1.5}}"#),
+                try record(5, "{}"),
+            ])
     }
 
     @Test func automaticReadsObjectsWithoutResultsAsLines() throws {
         let text = "{\"name\": \"results\", \"results\": 3}\n{\"name\": \"b\"}"
-        #expect(try read(text, layout: .automatic) == [
-            try record(1, #"{"name": "results", "results": 3}"#),
-            try record(2, #"{"name": "b"}"#),
-        ])
+        #expect(
+            try read(text, layout: .automatic) == [
+                try record(1, #"{"name": "results", "results": 3}"#),
+                try record(2, #"{"name": "b"}"#),
+            ])
     }
 
     @Test func emptyFiles() throws {

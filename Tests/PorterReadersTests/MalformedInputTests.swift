@@ -43,14 +43,15 @@ import Testing
 
     @Test func mutatedCSVNeverCrashes() throws {
         let files = TemporaryFiles()
-        let original = Array(#"""
-        title,year,notes
-        "Dune",1965,"spice, ""worms""
-        and sand"
-        Emma,1815,
-        Ulysses,1922,"stream ""of"" consciousness"
+        let original = Array(
+            #"""
+            title,year,notes
+            "Dune",1965,"spice, ""worms""
+            and sand"
+            Emma,1815,
+            Ulysses,1922,"stream ""of"" consciousness"
 
-        """#.utf8)
+            """#.utf8)
         var random = SplitMix(seed: 42)
         for round in 0..<1500 {
             let bytes = mutate(original, &random)
@@ -62,12 +63,13 @@ import Testing
 
     @Test func mutatedJSONNeverCrashes() throws {
         let files = TemporaryFiles()
-        let array = Array(#"""
-        {"results": [
-          {"title": "Dune", "year": 1965, "tags": ["a", "b"], "at": {"__type": "Date", "iso": "2024-01-31T09:30:00.000Z"}},
-          {"title": "Emma \u00e9", "year": 1.5e3, "nested": {"deep": [1, [2, [3]]]}}
-        ]}
-        """#.utf8)
+        let array = Array(
+            #"""
+            {"results": [
+              {"title": "Dune", "year": 1965, "tags": ["a", "b"], "at": {"__type": "Date", "iso": "2024-01-31T09:30:00.000Z"}},
+              {"title": "Emma \u00e9", "year": 1.5e3, "nested": {"deep": [1, [2, [3]]]}}
+            ]}
+            """#.utf8)
         let lines = Array("{\"a\": 1}\n{\"b\": [true, false, null]}\n{\"c\": \"\\ud83d\\ude00\"}\n".utf8)
         var random = SplitMix(seed: 7)
         for round in 0..<1500 {
@@ -75,9 +77,10 @@ import Testing
                 let bytes = mutate(source, &random)
                 let path = try files.write(bytes: bytes, to: "m\(round).json")
                 let count = bytes.filter { $0 == 10 }.count + 1
-                check({ () throws(ReaderError) -> any RecordReader in
-                    try JSONRecordReader(path: path, displayName: "m.json", layout: layout, chunkSize: 8)
-                }, lineCount: count)
+                check(
+                    { () throws(ReaderError) -> any RecordReader in
+                        try JSONRecordReader(path: path, displayName: "m.json", layout: layout, chunkSize: 8)
+                    }, lineCount: count)
                 // The one-shot parser agrees with itself: it returns a value or a syntax error inside the text.
                 do {
                     _ = try JSONParser.parse(bytes: bytes)

@@ -8,8 +8,10 @@ import XCTest
 final class SourceFilesPatternTests: XCTestCase {
     /// A folder of its own for each test, removed when it ends.
     private var temporary: TemporaryFiles!
-    let names = ["data/orders-2023.csv", "data/orders-2024.csv", "data/orders-2024.csv.bak", "data/.orders-hidden.csv",
-                 "data/old/orders-2019.csv", "orders-top.csv", "customers.csv", "odd[1].csv"]
+    let names = [
+        "data/orders-2023.csv", "data/orders-2024.csv", "data/orders-2024.csv.bak", "data/.orders-hidden.csv",
+        "data/old/orders-2019.csv", "orders-top.csv", "customers.csv", "odd[1].csv",
+    ]
 
     override func setUp() {
         temporary = TemporaryFiles()

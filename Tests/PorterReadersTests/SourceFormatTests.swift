@@ -1,20 +1,21 @@
-import Testing
 import ParseModel
 import PorterReaders
+import Testing
 
 @Suite struct SourceFormatTests {
     let files = TemporaryFiles()
 
-    @Test(arguments: [
-        ("books.csv", SourceFormat.csv(delimiter: nil)),
-        ("data/BOOKS.CSV", .csv(delimiter: nil)),
-        ("genres.tsv", .csv(delimiter: UInt8(ascii: "\t"))),
-        ("export.json", .json),
-        ("Export.Json", .json),
-        ("events.ndjson", .ndjson),
-        ("events.jsonl", .ndjson),
-        ("dir.v2/events.JSONL", .ndjson),
-    ] as [(String, SourceFormat)])
+    @Test(
+        arguments: [
+            ("books.csv", SourceFormat.csv(delimiter: nil)),
+            ("data/BOOKS.CSV", .csv(delimiter: nil)),
+            ("genres.tsv", .csv(delimiter: UInt8(ascii: "\t"))),
+            ("export.json", .json),
+            ("Export.Json", .json),
+            ("events.ndjson", .ndjson),
+            ("events.jsonl", .ndjson),
+            ("dir.v2/events.JSONL", .ndjson),
+        ] as [(String, SourceFormat)])
     func formatForFile(path: String, format: SourceFormat) {
         #expect(SourceFormat.forFile(path) == format)
     }

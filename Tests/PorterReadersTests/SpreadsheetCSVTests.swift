@@ -103,7 +103,8 @@ import Testing
     }
 
     @Test func latin1IsReadAsUTF8() throws {
-        let contents = try read(bytes: Array("name\n".utf8) + [0x53, 0x6F, 0x63, 0x69, 0xE9, 0x74, 0xE9, 0x0A, 0x80, 0x0A], encoding: TextEncoding(named: "LATIN1"))
+        let contents = try read(
+            bytes: Array("name\n".utf8) + [0x53, 0x6F, 0x63, 0x69, 0xE9, 0x74, 0xE9, 0x0A, 0x80, 0x0A], encoding: TextEncoding(named: "LATIN1"))
         #expect(contents.rows == [Row(line: 2, cells: ["Société"]), Row(line: 3, cells: ["\u{80}"])])
     }
 

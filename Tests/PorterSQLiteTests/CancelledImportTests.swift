@@ -71,8 +71,9 @@ final class CancelledImportTests: MirrorTestCase {
         XCTAssertTrue(again.committed && again.succeeded)
         XCTAssertEqual(again.classes.first?.read, 200_001)
         XCTAssertEqual(try rows("SELECT count(*) FROM Item"), [["200002"]], "every row, and ink, which the big dataset does not hold")
-        XCTAssertEqual(try rows("SELECT price, note FROM Item WHERE name IN ('pen', 'item 199999', 'ink') ORDER BY name"),
-                       [["5", nil], ["82", "note 199999"], ["3", "red"]])
+        XCTAssertEqual(
+            try rows("SELECT price, note FROM Item WHERE name IN ('pen', 'item 199999', 'ink') ORDER BY name"),
+            [["5", nil], ["82", "note 199999"], ["3", "red"]])
     }
 
     /// A mirror the cancelled import would have created is not left behind.

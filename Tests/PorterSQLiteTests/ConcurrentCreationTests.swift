@@ -15,8 +15,9 @@ final class ConcurrentCreationTests: MirrorTestCase {
     func testTwoImportsCreatingTheSameClassesAtOnce() async throws {
         let manifest = try ManifestLoader.load(PackageFolders.fixtures.appendingPathComponent("library").path)
         let shelves = DatasetManifest(classes: [
-            ClassMapping(className: "Shelf", records: MemorySource(name: "shelves", rows: [["name": .string("Fiction")]]), key: ["name"],
-                         fields: [FieldMapping(name: "name", type: .string)]),
+            ClassMapping(
+                className: "Shelf", records: MemorySource(name: "shelves", rows: [["name": .string("Fiction")]]), key: ["name"],
+                fields: [FieldMapping(name: "name", type: .string)])
         ])
         for existing in [false, true] {
             for delay in [0, 5, 20, 50, 100, 200] {

@@ -30,7 +30,9 @@ final class DanglingReferencePropertyTests: MirrorTestCase {
         var danglingRows: Int { reads.filter { readerMissing($0) || bookMissing($0) }.count }
         var rowsWithoutReader: Int { reads.filter(readerMissing).count }
         /// Faults `reject` gives: one per dangling pointer, one per missing side of a join row.
-        var faults: Int { danglingAuthors + danglingSequels + danglingTags + reads.map { (readerMissing($0) ? 1 : 0) + (bookMissing($0) ? 1 : 0) }.reduce(0, +) }
+        var faults: Int {
+            danglingAuthors + danglingSequels + danglingTags + reads.map { (readerMissing($0) ? 1 : 0) + (bookMissing($0) ? 1 : 0) }.reduce(0, +)
+        }
         var distinctRows: Int { Set(reads.map { "\($0.reader)>\($0.book)" }).count }
         var distinctLiveRows: Int { Set(reads.filter { !readerMissing($0) && !bookMissing($0) }.map { "\($0.reader)>\($0.book)" }).count }
 
@@ -44,16 +46,18 @@ final class DanglingReferencePropertyTests: MirrorTestCase {
                 let gone = Int.random(in: 0..<4, using: &random) == 0
                 let author = gone ? "Gone \(Int.random(in: 0..<3, using: &random))" : authors.randomElement(using: &random)!
                 if gone { goneAuthors.insert(author) }
-                let sequel: String? = switch Int.random(in: 0..<4, using: &random) {
-                case 0: titles.randomElement(using: &random)
-                case 1: "Lost \(Int.random(in: 0..<3, using: &random))"
-                default: nil
-                }
+                let sequel: String? =
+                    switch Int.random(in: 0..<4, using: &random) {
+                    case 0: titles.randomElement(using: &random)
+                    case 1: "Lost \(Int.random(in: 0..<3, using: &random))"
+                    default: nil
+                    }
                 let named = (tags + ["Old tag 0", "Old tag 1"]).filter { _ in Int.random(in: 0..<3, using: &random) == 0 }
                 books.append((title, author, sequel, named))
             }
             for _ in 0..<Int.random(in: 0...8, using: &random) {
-                let reader = Int.random(in: 0..<4, using: &random) == 0 ? "Left \(Int.random(in: 0..<2, using: &random))" : readers.randomElement(using: &random)!
+                let reader =
+                    Int.random(in: 0..<4, using: &random) == 0 ? "Left \(Int.random(in: 0..<2, using: &random))" : readers.randomElement(using: &random)!
                 let book = Int.random(in: 0..<4, using: &random) == 0 ? "Lost \(Int.random(in: 0..<3, using: &random))" : titles.randomElement(using: &random)!
                 reads.append((reader, book))
             }
@@ -61,25 +65,35 @@ final class DanglingReferencePropertyTests: MirrorTestCase {
 
         func manifest(_ policy: DanglingReferencePolicy, authors: [String]? = nil) -> DatasetManifest {
             let authorRows = MemorySource(name: "authors", rows: (authors ?? self.authors).map { ["name": .string($0)] })
-            let bookRows = MemorySource(name: "books", rows: books.map { book in
-                var row: [String: JSONValue] = ["title": .string(book.title), "author": .string(book.author), "tags": .array(book.tags.map(JSONValue.string))]
-                if let sequel = book.sequel { row["sequel"] = .string(sequel) }
-                return row
-            })
+            let bookRows = MemorySource(
+                name: "books",
+                rows: books.map { book in
+                    var row: [String: JSONValue] = [
+                        "title": .string(book.title), "author": .string(book.author), "tags": .array(book.tags.map(JSONValue.string)),
+                    ]
+                    if let sequel = book.sequel { row["sequel"] = .string(sequel) }
+                    return row
+                })
             let readerRows = MemorySource(name: "readers", rows: readers.map { ["name": .string($0)] })
             let tagRows = MemorySource(name: "tags", rows: tags.map { ["name": .string($0)] })
             let readRows = MemorySource(name: "reads", rows: reads.map { ["reader": .string($0.reader), "book": .string($0.book)] })
             var sequel = FieldMapping(name: "sequel", type: .pointer(targetClass: "Book"))
             sequel.optional = true
-            var manifest = DatasetManifest(classes: [
-                ClassMapping(className: "Author", records: authorRows, key: ["name"], fields: [FieldMapping(name: "name", type: .string)]),
-                ClassMapping(className: "Book", records: bookRows, key: ["title"], fields: [
-                    FieldMapping(name: "title", type: .string), FieldMapping(name: "author", type: .pointer(targetClass: "Author")), sequel,
-                    FieldMapping(name: "tags", type: .relation(targetClass: "Tag")),
-                ]),
-                ClassMapping(className: "Tag", records: tagRows, key: ["name"], fields: [FieldMapping(name: "name", type: .string)]),
-                ClassMapping(className: "Reader", records: readerRows, key: ["name"], fields: [FieldMapping(name: "name", type: .string)]),
-            ], relations: [JoinRelationMapping(owner: "Reader", field: "read", targetClass: "Book", records: readRows, ownerColumn: "reader", targetColumn: "book")])
+            var manifest = DatasetManifest(
+                classes: [
+                    ClassMapping(className: "Author", records: authorRows, key: ["name"], fields: [FieldMapping(name: "name", type: .string)]),
+                    ClassMapping(
+                        className: "Book", records: bookRows, key: ["title"],
+                        fields: [
+                            FieldMapping(name: "title", type: .string), FieldMapping(name: "author", type: .pointer(targetClass: "Author")), sequel,
+                            FieldMapping(name: "tags", type: .relation(targetClass: "Tag")),
+                        ]),
+                    ClassMapping(className: "Tag", records: tagRows, key: ["name"], fields: [FieldMapping(name: "name", type: .string)]),
+                    ClassMapping(className: "Reader", records: readerRows, key: ["name"], fields: [FieldMapping(name: "name", type: .string)]),
+                ],
+                relations: [
+                    JoinRelationMapping(owner: "Reader", field: "read", targetClass: "Book", records: readRows, ownerColumn: "reader", targetColumn: "book")
+                ])
             manifest.danglingReferences = policy
             return manifest
         }
@@ -113,7 +127,9 @@ final class DanglingReferencePropertyTests: MirrorTestCase {
             XCTAssertEqual(tally(cleared, "Reader.read")?.count ?? 0, data.danglingRows, context)
             XCTAssertEqual(tally(cleared, "Reader.read")?.missingOwners ?? 0, data.rowsWithoutReader, context)
             XCTAssertEqual(try rows("SELECT count(*) FROM Book WHERE author IS NULL"), [["\(data.danglingAuthors)"]], context)
-            XCTAssertEqual(try rows("SELECT count(*) FROM Book WHERE sequel IS NULL"), [["\(data.books.count - data.books.filter { $0.sequel != nil }.count + data.danglingSequels)"]], context)
+            XCTAssertEqual(
+                try rows("SELECT count(*) FROM Book WHERE sequel IS NULL"),
+                [["\(data.books.count - data.books.filter { $0.sequel != nil }.count + data.danglingSequels)"]], context)
             XCTAssertEqual(try rows(#"SELECT count(*) FROM "_Join:read:Reader""#), [["\(data.distinctLiveRows)"]], context)
 
             try fresh()
@@ -123,16 +139,21 @@ final class DanglingReferencePropertyTests: MirrorTestCase {
             XCTAssertEqual(tally(kept, "Book.author")?.policy ?? .keep, .keep, context)
             XCTAssertEqual(tally(kept, "Reader.read")?.count ?? 0, data.danglingRows, context)
             XCTAssertEqual(tally(kept, "Book.tags")?.count ?? 0, data.danglingTags, context)
-            XCTAssertEqual(try rows(#"SELECT count(*) FROM "_Join:tags:Book" WHERE relatedId NOT IN (SELECT objectId FROM Tag)"#), [["\(data.danglingTags)"]], context)
+            XCTAssertEqual(
+                try rows(#"SELECT count(*) FROM "_Join:tags:Book" WHERE relatedId NOT IN (SELECT objectId FROM Tag)"#), [["\(data.danglingTags)"]], context)
             XCTAssertEqual(tally(kept, "Reader.read")?.notWritten ?? 0, 0, context)
-            XCTAssertEqual(try rows("SELECT count(*) FROM Book WHERE author IS NULL OR author NOT IN (SELECT objectId FROM Author)"), [["\(data.danglingAuthors)"]], context)
+            XCTAssertEqual(
+                try rows("SELECT count(*) FROM Book WHERE author IS NULL OR author NOT IN (SELECT objectId FROM Author)"), [["\(data.danglingAuthors)"]],
+                context)
             XCTAssertEqual(try rows("SELECT count(*) FROM Book WHERE author IS NULL"), [["0"]], context)
             XCTAssertEqual(try rows(#"SELECT count(*) FROM "_Join:read:Reader""#), [["\(data.distinctRows)"]], context)
-            XCTAssertEqual(try rows(#"SELECT count(*) FROM "_Join:read:Reader" WHERE owningId NOT IN (SELECT objectId FROM Reader)"#),
-                           [["\(Set(data.reads.filter(data.readerMissing).map { "\($0.reader)>\($0.book)" }).count)"]], context)
+            XCTAssertEqual(
+                try rows(#"SELECT count(*) FROM "_Join:read:Reader" WHERE owningId NOT IN (SELECT objectId FROM Reader)"#),
+                [["\(Set(data.reads.filter(data.readerMissing).map { "\($0.reader)>\($0.book)" }).count)"]], context)
 
             // The gone authors arrive: every kept pointer now names its author.
-            let later = try await Importer(manifest: data.manifest(.keep, authors: data.authors + data.goneAuthors.sorted())).run(into: SQLiteMirror(path: path))
+            let later = try await Importer(manifest: data.manifest(.keep, authors: data.authors + data.goneAuthors.sorted())).run(
+                into: SQLiteMirror(path: path))
             XCTAssertEqual(later.errorCount, 0, "\(context): \(later.errors)")
             let named = try rows("SELECT Book.title, Author.name FROM Book JOIN Author ON Author.objectId = Book.author ORDER BY Book.title")
             XCTAssertEqual(named, data.books.sorted { $0.title < $1.title }.map { [$0.title, $0.author] }, context)

@@ -1,9 +1,10 @@
 import Foundation
-import XCTest
 import ParseModel
-@testable import PorterPipeline
 import PorterSQLite
 import PorterTestSupport
+import XCTest
+
+@testable import PorterPipeline
 
 /// The property test of `init`: seeded relational datasets with known ground truth
 /// (``RelationalDataset``) go through `init` → `import` into a mirror, in process, and the
@@ -53,8 +54,9 @@ final class InitPropertyTests: XCTestCase {
     func assertHoldsTruth(seed: UInt64, in scratch: URL, file: StaticString = #filePath, line: UInt = #line) {
         let found = Self.run(seed: seed, in: scratch)
         if !found.isEmpty {
-            XCTFail("seed \(seed) (INIT_PROPERTY_SEED=\(seed) INIT_PROPERTY_COUNT=1):\n\(RelationalDataset(seed: seed).summary)\n" + found.joined(separator: "\n"),
-                    file: file, line: line)
+            XCTFail(
+                "seed \(seed) (INIT_PROPERTY_SEED=\(seed) INIT_PROPERTY_COUNT=1):\n\(RelationalDataset(seed: seed).summary)\n" + found.joined(separator: "\n"),
+                file: file, line: line)
         }
     }
 
@@ -117,10 +119,13 @@ final class InitPropertyTests: XCTestCase {
         XCTAssertNotEqual(first.summary, RelationalDataset(seed: 43).summary)
         let later: Set<RelationalDataset.Shape> = [.nullMarkers, .headerless, .compositeForeignKeys]
         for seed in Self.regressions.keys {
-            let whole = RelationalDataset(seed: seed), before = RelationalDataset(seed: seed, shapes: RelationalDataset.Shape.allCases.filter { !later.contains($0) })
+            let whole = RelationalDataset(seed: seed),
+                before = RelationalDataset(seed: seed, shapes: RelationalDataset.Shape.allCases.filter { !later.contains($0) })
             XCTAssertEqual(whole.tables.map(\.file), before.tables.map(\.file), "seed \(seed)")
             let unmarked = whole.tables.map { table in
-                table.columns.prefix(table.columns.count - 2 * table.compositeReferences.count).map { $0.cells.map { ["\\N", "NULL", "null"].contains($0) ? "" : $0 } }
+                table.columns.prefix(table.columns.count - 2 * table.compositeReferences.count).map {
+                    $0.cells.map { ["\\N", "NULL", "null"].contains($0) ? "" : $0 }
+                }
             }
             XCTAssertEqual(unmarked, before.tables.map { $0.columns.map(\.cells) }, "seed \(seed)")
         }

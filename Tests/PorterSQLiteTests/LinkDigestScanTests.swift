@@ -1,6 +1,7 @@
-@testable import PorterSQLite
 import PorterTestSupport
 import XCTest
+
+@testable import PorterSQLite
 
 /// A join table's links read on a thread of their own while another connection writes.
 final class LinkDigestScanTests: XCTestCase {
@@ -11,7 +12,8 @@ final class LinkDigestScanTests: XCTestCase {
         path = try temporaryFolder("link-digest-scan").appendingPathComponent("links.sqlite").path
         let db = try SQLiteDatabase(path: path, create: true)
         try db.execute("CREATE TABLE j (owningId TEXT, relatedId TEXT, PRIMARY KEY (owningId, relatedId))")
-        try db.execute("""
+        try db.execute(
+            """
             WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 99999)
             INSERT INTO j SELECT 'b' || i, r FROM n, (SELECT 'a1' AS r UNION ALL SELECT 'a2')
             """)

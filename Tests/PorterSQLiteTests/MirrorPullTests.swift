@@ -7,12 +7,17 @@ import XCTest
 /// What a pull does to a mirror: objects stored with their timestamps, objects deleted with
 /// their links, watermarks, schemas with permissions and indexes.
 final class MirrorPullTests: MirrorTestCase {
-    let genre = ClassSchema(className: "Genre", fields: [SchemaField(name: "name", type: .string),
-                                                         SchemaField(name: "books", type: .relation(targetClass: "Book"))])
+    let genre = ClassSchema(
+        className: "Genre",
+        fields: [
+            SchemaField(name: "name", type: .string),
+            SchemaField(name: "books", type: .relation(targetClass: "Book")),
+        ])
 
     func stored(_ id: String, title: String, updated: Int64) -> StoredObject {
-        StoredObject(objectId: id, createdAt: ParseDate(millisecondsSince1970: 1_000), updatedAt: ParseDate(millisecondsSince1970: updated),
-                     acl: nil, values: [.string(title), .integer(1937), .null, .null, .null, .null])
+        StoredObject(
+            objectId: id, createdAt: ParseDate(millisecondsSince1970: 1_000), updatedAt: ParseDate(millisecondsSince1970: updated),
+            acl: nil, values: [.string(title), .integer(1937), .null, .null, .null, .null])
     }
 
     /// Timestamps count like fields: an object whose only change is `updatedAt` (a relation
@@ -20,27 +25,35 @@ final class MirrorPullTests: MirrorTestCase {
     func testStoreCopiesTimestamps() throws {
         let first = SQLiteMirror(path: path)
         try first.begin(schemas: [book], naturalKeys: [:])
-        XCTAssertEqual(try first.store([stored("b1", title: "Emma", updated: 2_000), stored("b2", title: "Persuasion", updated: 2_000)], of: book),
-                       [.inserted, .inserted])
+        XCTAssertEqual(
+            try first.store([stored("b1", title: "Emma", updated: 2_000), stored("b2", title: "Persuasion", updated: 2_000)], of: book),
+            [.inserted, .inserted])
         try first.commit()
         let second = SQLiteMirror(path: path)
         try second.begin(schemas: [book], naturalKeys: [:])
-        XCTAssertEqual(try second.store([stored("b1", title: "Emma", updated: 2_000), stored("b2", title: "Persuasion", updated: 3_000),
-                                         stored("b3", title: "Sanditon", updated: 3_000)], of: book), [.unchanged, .updated, .inserted])
+        XCTAssertEqual(
+            try second.store(
+                [
+                    stored("b1", title: "Emma", updated: 2_000), stored("b2", title: "Persuasion", updated: 3_000),
+                    stored("b3", title: "Sanditon", updated: 3_000),
+                ], of: book), [.unchanged, .updated, .inserted])
         try second.commit()
-        XCTAssertEqual(try rows("SELECT objectId, createdAt, updatedAt, title FROM Book ORDER BY objectId"), [
-            ["b1", "1970-01-01T00:00:01.000Z", "1970-01-01T00:00:02.000Z", "Emma"],
-            ["b2", "1970-01-01T00:00:01.000Z", "1970-01-01T00:00:03.000Z", "Persuasion"],
-            ["b3", "1970-01-01T00:00:01.000Z", "1970-01-01T00:00:03.000Z", "Sanditon"],
-        ])
+        XCTAssertEqual(
+            try rows("SELECT objectId, createdAt, updatedAt, title FROM Book ORDER BY objectId"),
+            [
+                ["b1", "1970-01-01T00:00:01.000Z", "1970-01-01T00:00:02.000Z", "Emma"],
+                ["b2", "1970-01-01T00:00:01.000Z", "1970-01-01T00:00:03.000Z", "Persuasion"],
+                ["b3", "1970-01-01T00:00:01.000Z", "1970-01-01T00:00:03.000Z", "Sanditon"],
+            ])
     }
 
     private let user = ClassSchema(className: "_User", fields: [SchemaField(name: "username", type: .string)])
 
     /// User `id` as a source gives it, the same on every read.
     private func stored(_ id: String) -> StoredObject {
-        StoredObject(objectId: id, createdAt: ParseDate(millisecondsSince1970: 1_000), updatedAt: ParseDate(millisecondsSince1970: 2_000),
-                     acl: nil, values: [.string("user-\(id)")])
+        StoredObject(
+            objectId: id, createdAt: ParseDate(millisecondsSince1970: 1_000), updatedAt: ParseDate(millisecondsSince1970: 2_000),
+            acl: nil, values: [.string("user-\(id)")])
     }
 
     /// Users' hashes read from a source go into `_hashed_password`, which no `_SCHEMA` field
@@ -48,16 +61,19 @@ final class MirrorPullTests: MirrorTestCase {
     func testStoreKeepsPasswordHashes() throws {
         let first = SQLiteMirror(path: path)
         try first.begin(schemas: [user], naturalKeys: [:])
-        XCTAssertEqual(try first.store([stored("u1"), stored("u2"), stored("u3")], of: user, passwordHashes: ["u1": "$2b$10$one", "u2": "$2b$10$two"]),
-                       [.inserted, .inserted, .inserted])
+        XCTAssertEqual(
+            try first.store([stored("u1"), stored("u2"), stored("u3")], of: user, passwordHashes: ["u1": "$2b$10$one", "u2": "$2b$10$two"]),
+            [.inserted, .inserted, .inserted])
         try first.commit()
         let second = SQLiteMirror(path: path)
         try second.begin(schemas: [user], naturalKeys: [:])
-        XCTAssertEqual(try second.store([stored("u1"), stored("u2"), stored("u3")], of: user, passwordHashes: ["u1": "$2b$10$one", "u2": "$2b$10$new"]),
-                       [.unchanged, .updated, .unchanged])
+        XCTAssertEqual(
+            try second.store([stored("u1"), stored("u2"), stored("u3")], of: user, passwordHashes: ["u1": "$2b$10$one", "u2": "$2b$10$new"]),
+            [.unchanged, .updated, .unchanged])
         XCTAssertEqual(try second.store([stored("u1")], of: user), [.unchanged])
         try second.commit()
-        XCTAssertEqual(try rows("SELECT objectId, _hashed_password FROM _User ORDER BY objectId"), [["u1", "$2b$10$one"], ["u2", "$2b$10$new"], ["u3", nil]])
+        XCTAssertEqual(
+            try rows("SELECT objectId, _hashed_password FROM _User ORDER BY objectId"), [["u1", "$2b$10$one"], ["u2", "$2b$10$new"], ["u3", nil]])
         XCTAssertFalse(try rows("SELECT schema FROM _SCHEMA WHERE className = '_User'")[0][0]!.contains("password"))
     }
 
@@ -83,9 +99,11 @@ final class MirrorPullTests: MirrorTestCase {
         let first = SQLiteMirror(path: path)
         try first.begin(schemas: [book, genre], naturalKeys: [:])
         _ = try first.store((1...3).map { stored("b\($0)", title: "Book \($0)", updated: 2_000) }, of: book)
-        _ = try first.link(owner: "Book", field: "authors", targetClass: "Author",
-                           [RelationLinks(ownerId: "b1", relatedIds: ["a1"], line: 0), RelationLinks(ownerId: "b2", relatedIds: ["a1", "a2"], line: 0)], replace: true)
-        _ = try first.link(owner: "Genre", field: "books", targetClass: "Book", [RelationLinks(ownerId: "g1", relatedIds: ["b1", "b2", "b3"], line: 0)], replace: true)
+        _ = try first.link(
+            owner: "Book", field: "authors", targetClass: "Author",
+            [RelationLinks(ownerId: "b1", relatedIds: ["a1"], line: 0), RelationLinks(ownerId: "b2", relatedIds: ["a1", "a2"], line: 0)], replace: true)
+        _ = try first.link(
+            owner: "Genre", field: "books", targetClass: "Book", [RelationLinks(ownerId: "g1", relatedIds: ["b1", "b2", "b3"], line: 0)], replace: true)
         _ = try first.flush()
         try first.commit()
         let second = SQLiteMirror(path: path)
@@ -93,8 +111,9 @@ final class MirrorPullTests: MirrorTestCase {
         try second.keepObjectIds(["b1"])
         try second.keepObjectIds(["b3", "b9"])
         XCTAssertEqual(try second.deleteObjectsNotKept(of: "Book"), ObjectDeletion(objects: 1, links: ["Book.authors": 2, "Genre.books": 1]))
-        XCTAssertEqual(try second.deleteObjectsNotKept(of: "Book"), ObjectDeletion(objects: 2, links: ["Book.authors": 1, "Genre.books": 2]),
-                       "the kept ids are forgotten after each call")
+        XCTAssertEqual(
+            try second.deleteObjectsNotKept(of: "Book"), ObjectDeletion(objects: 2, links: ["Book.authors": 1, "Genre.books": 2]),
+            "the kept ids are forgotten after each call")
         second.rollback()
         XCTAssertEqual(try rows("SELECT count(*) FROM Book"), [["3"]], "rolled back")
     }

@@ -15,15 +15,17 @@ class MirrorTestCase: XCTestCase {
         directory = try temporaryFolder("mirror-tests")
     }
 
-    let book = ClassSchema(className: "Book", fields: [
-        SchemaField(name: "title", type: .string, required: true),
-        SchemaField(name: "year", type: .number),
-        SchemaField(name: "inPrint", type: .boolean),
-        SchemaField(name: "released", type: .date),
-        SchemaField(name: "genre", type: .pointer(targetClass: "Genre")),
-        SchemaField(name: "tags", type: .array),
-        SchemaField(name: "authors", type: .relation(targetClass: "Author")),
-    ])
+    let book = ClassSchema(
+        className: "Book",
+        fields: [
+            SchemaField(name: "title", type: .string, required: true),
+            SchemaField(name: "year", type: .number),
+            SchemaField(name: "inPrint", type: .boolean),
+            SchemaField(name: "released", type: .date),
+            SchemaField(name: "genre", type: .pointer(targetClass: "Genre")),
+            SchemaField(name: "tags", type: .array),
+            SchemaField(name: "authors", type: .relation(targetClass: "Author")),
+        ])
 
     func rows(_ sql: String) throws -> [[String?]] {
         var db: OpaquePointer?
@@ -43,12 +45,14 @@ class MirrorTestCase: XCTestCase {
 /// The mirror sink on its own: layout, outcomes, schema growth, links, commit and rollback.
 final class SQLiteMirrorTests: MirrorTestCase {
     func object(_ id: String, title: String, year: ParseValue = .integer(1937), line: Int = 2) -> ResolvedObject {
-        ResolvedObject(objectId: id, line: line, fields: [
-            FieldValue("title", .string(title)), FieldValue("year", year), FieldValue("inPrint", .boolean(true)),
-            FieldValue("released", .date(ParseDate(iso: "1937-09-21")!)),
-            FieldValue("genre", .pointer(PointerRef(className: "Genre", objectId: "g1"))),
-            FieldValue("tags", .array([.string("b"), .string("a")])),
-        ], acl: ParseACL(["*": .init(read: true, write: false)]))
+        ResolvedObject(
+            objectId: id, line: line,
+            fields: [
+                FieldValue("title", .string(title)), FieldValue("year", year), FieldValue("inPrint", .boolean(true)),
+                FieldValue("released", .date(ParseDate(iso: "1937-09-21")!)),
+                FieldValue("genre", .pointer(PointerRef(className: "Genre", objectId: "g1"))),
+                FieldValue("tags", .array([.string("b"), .string("a")])),
+            ], acl: ParseACL(["*": .init(read: true, write: false)]))
     }
 
     func testLayoutAndTypedColumns() throws {
@@ -58,11 +62,15 @@ final class SQLiteMirrorTests: MirrorTestCase {
         XCTAssertEqual(try mirror.write([object("b1", title: "The Hobbit", year: .double(12.5))], className: "Book", mode: .upsert), [.inserted])
         _ = try mirror.flush()
         try mirror.commit()
-        XCTAssertEqual(try rows("SELECT objectId, title, year, typeof(year), inPrint, released, genre, tags, ACL FROM Book"),
-                       [["b1", "The Hobbit", "12.5", "real", "1", "1937-09-21T00:00:00.000Z", "g1", #"["b","a"]"#, #"{"*":{"read":true}}"#]])
-        XCTAssertEqual(try rows("SELECT name FROM sqlite_master WHERE type IN ('table','index') ORDER BY name").map { $0[0]! },
-                       ["Book", "Book_naturalKey", "_Join:authors:Book", "_PorterMigrations", "_SCHEMA", "sqlite_autoindex_Book_1",
-                        "sqlite_autoindex__PorterMigrations_1", "sqlite_autoindex__SCHEMA_1"])
+        XCTAssertEqual(
+            try rows("SELECT objectId, title, year, typeof(year), inPrint, released, genre, tags, ACL FROM Book"),
+            [["b1", "The Hobbit", "12.5", "real", "1", "1937-09-21T00:00:00.000Z", "g1", #"["b","a"]"#, #"{"*":{"read":true}}"#]])
+        XCTAssertEqual(
+            try rows("SELECT name FROM sqlite_master WHERE type IN ('table','index') ORDER BY name").map { $0[0]! },
+            [
+                "Book", "Book_naturalKey", "_Join:authors:Book", "_PorterMigrations", "_SCHEMA", "sqlite_autoindex_Book_1",
+                "sqlite_autoindex__PorterMigrations_1", "sqlite_autoindex__SCHEMA_1",
+            ])
         let stored = try XCTUnwrap(mirror.existingSchemas().first)
         XCTAssertEqual(stored.fields, book.fields)
         XCTAssertEqual(stored.classLevelPermissions, ClassSchema.defaultCLP, "a class with no CLP set reads back with Parse's defaults")
@@ -80,19 +88,28 @@ final class SQLiteMirrorTests: MirrorTestCase {
 
         let second = SQLiteMirror(path: path)
         try second.begin(schemas: [book], naturalKeys: ["Book": ["title"]])
-        let outcomes = try second.write([object("b1", title: "The Hobbit"), object("b2", title: "Dune", year: .integer(1965)), object("b3", title: "Emma")],
-                                        className: "Book", mode: .upsert)
+        let outcomes = try second.write(
+            [object("b1", title: "The Hobbit"), object("b2", title: "Dune", year: .integer(1965)), object("b3", title: "Emma")],
+            className: "Book", mode: .upsert)
         XCTAssertEqual(outcomes, [.unchanged, .updated, .inserted])
-        XCTAssertEqual(try second.write([object("b4", title: "Dune")], className: "Book", mode: .upsert),
-                       [.failed("Book b4: another object in the target already has this title")])
-        XCTAssertEqual(try second.write([object("b1", title: "The Hobbit")], className: "Book", mode: .insert),
-                       [.failed("Book b1 already exists in the target (mode: insert)")])
-        XCTAssertEqual(try second.patch(className: "Book", field: "genre", values: [("b1", .pointer(PointerRef(className: "Genre", objectId: "g1"))),
-                                                                                 ("b2", .null)]), [.unchanged, .updated])
+        XCTAssertEqual(
+            try second.write([object("b4", title: "Dune")], className: "Book", mode: .upsert),
+            [.failed("Book b4: another object in the target already has this title")])
+        XCTAssertEqual(
+            try second.write([object("b1", title: "The Hobbit")], className: "Book", mode: .insert),
+            [.failed("Book b1 already exists in the target (mode: insert)")])
+        XCTAssertEqual(
+            try second.patch(
+                className: "Book", field: "genre",
+                values: [
+                    ("b1", .pointer(PointerRef(className: "Genre", objectId: "g1"))),
+                    ("b2", .null),
+                ]), [.unchanged, .updated])
         _ = try second.flush()
         try second.commit()
         XCTAssertEqual(try rows("SELECT updatedAt FROM Book WHERE objectId = 'b1'"), updatedAt)
-        XCTAssertEqual(try rows("SELECT objectId, year, genre FROM Book ORDER BY objectId"), [["b1", "1937", "g1"], ["b2", "1965", nil], ["b3", "1937", "g1"]])
+        XCTAssertEqual(
+            try rows("SELECT objectId, year, genre FROM Book ORDER BY objectId"), [["b1", "1937", "g1"], ["b2", "1965", nil], ["b3", "1937", "g1"]])
     }
 
     /// A patch of a table the import created keeps the source's updatedAt; on an existing
@@ -141,19 +158,25 @@ final class SQLiteMirrorTests: MirrorTestCase {
         XCTAssertEqual(try mirror.link(owner: "Book", field: "authors", targetClass: "Author", links, replace: true), LinkChanges())
         XCTAssertEqual(try mirror.flush(), ["Book.authors": LinkChanges(added: 4)])
         try mirror.commit()
-        XCTAssertEqual(try rows(#"SELECT owningId, relatedId FROM "_Join:authors:Book" ORDER BY 1, 2"#),
-                       [["b1", "a1"], ["b1", "a2"], ["b2", "a1"], ["b2", "a3"]])
+        XCTAssertEqual(
+            try rows(#"SELECT owningId, relatedId FROM "_Join:authors:Book" ORDER BY 1, 2"#),
+            [["b1", "a1"], ["b1", "a2"], ["b2", "a1"], ["b2", "a3"]])
 
         let again = SQLiteMirror(path: path)
         try again.begin(schemas: [book], naturalKeys: ["Book": ["title"]])
-        XCTAssertEqual(try again.link(owner: "Book", field: "authors", targetClass: "Author",
-                                      [RelationLinks(ownerId: "b1", relatedIds: ["a1", "a4"], line: 3)], replace: true), LinkChanges(added: 1, removed: 1))
-        XCTAssertEqual(try again.link(owner: "Book", field: "authors", targetClass: "Author",
-                                      [RelationLinks(ownerId: "b2", relatedIds: ["a5"], line: 2)], replace: false), LinkChanges(added: 1))
+        XCTAssertEqual(
+            try again.link(
+                owner: "Book", field: "authors", targetClass: "Author",
+                [RelationLinks(ownerId: "b1", relatedIds: ["a1", "a4"], line: 3)], replace: true), LinkChanges(added: 1, removed: 1))
+        XCTAssertEqual(
+            try again.link(
+                owner: "Book", field: "authors", targetClass: "Author",
+                [RelationLinks(ownerId: "b2", relatedIds: ["a5"], line: 2)], replace: false), LinkChanges(added: 1))
         XCTAssertEqual(try again.flush(), [:])
         try again.commit()
-        XCTAssertEqual(try rows(#"SELECT owningId, relatedId FROM "_Join:authors:Book" ORDER BY 1, 2"#),
-                       [["b1", "a1"], ["b1", "a4"], ["b2", "a1"], ["b2", "a3"], ["b2", "a5"]])
+        XCTAssertEqual(
+            try rows(#"SELECT owningId, relatedId FROM "_Join:authors:Book" ORDER BY 1, 2"#),
+            [["b1", "a1"], ["b1", "a4"], ["b2", "a1"], ["b2", "a3"], ["b2", "a5"]])
     }
 
     func testSchemaGrowsWithNewFields() throws {

@@ -1,8 +1,9 @@
 import Foundation
 import ParseModel
-@testable import PorterPipeline
 import PorterSQLite
 import XCTest
+
+@testable import PorterPipeline
 
 /// The import's feeder on its own, in front of a real mirror: what it sends, in which order,
 /// what comes back, and what it no longer sends once closed.
@@ -35,10 +36,15 @@ final class SinkFeederTests: MirrorTestCase {
     /// A feeder on a begun mirror, and the answers it hands back.
     private func feeder() throws -> (SQLiteMirror, SinkFeeder, Answers) {
         let mirror = SQLiteMirror(path: path)
-        try mirror.begin(schemas: [ClassSchema(className: "Book", fields: [
-            SchemaField(name: "title", type: .string), SchemaField(name: "genre", type: .pointer(targetClass: "Genre")),
-            SchemaField(name: "authors", type: .relation(targetClass: "Author")),
-        ])], naturalKeys: ["Book": ["title"]])
+        try mirror.begin(
+            schemas: [
+                ClassSchema(
+                    className: "Book",
+                    fields: [
+                        SchemaField(name: "title", type: .string), SchemaField(name: "genre", type: .pointer(targetClass: "Genre")),
+                        SchemaField(name: "authors", type: .relation(targetClass: "Author")),
+                    ])
+            ], naturalKeys: ["Book": ["title"]])
         let feeder = SinkFeeder(sink: mirror, keepsRecords: false)
         let answers = Answers()
         feeder.answered = { completion throws(PorterError) in answers.all.append(completion) }
@@ -84,17 +90,20 @@ final class SinkFeederTests: MirrorTestCase {
         batch.rows = [4]
         try feeder.send(&batch, of: mapping)
         try feeder.sendPatches([("b3", .pointer(PointerRef(className: "Genre", objectId: "g1")))], className: "Book", field: "genre", source: "books.csv")
-        try feeder.sendLinks([RelationLinks(ownerId: "b2", relatedIds: ["a3"], line: 0)], owner: "Book", field: "authors", targetClass: "Author", replace: false)
+        try feeder.sendLinks(
+            [RelationLinks(ownerId: "b2", relatedIds: ["a3"], line: 0)], owner: "Book", field: "authors", targetClass: "Author", replace: false)
         try feeder.finish()
         try mirror.commit()
 
         XCTAssertEqual(answers.outcomes, [.inserted, .inserted, .inserted, .updated])
         XCTAssertEqual(answers.lines, [2, 3, 4])
         XCTAssertEqual(answers.linksAdded, 3, "the links of a batch and those sent on their own, reported when the mirror moved them in")
-        XCTAssertEqual(try rows("SELECT objectId, title, genre FROM Book ORDER BY objectId"),
-                       [["b1", "The Hobbit", nil], ["b2", "Dune", nil], ["b3", "Narnia", "g1"]])
-        XCTAssertEqual(try rows(#"SELECT owningId, relatedId FROM "_Join:authors:Book" ORDER BY 1, 2"#),
-                       [["b1", "a1"], ["b1", "a2"], ["b2", "a3"]])
+        XCTAssertEqual(
+            try rows("SELECT objectId, title, genre FROM Book ORDER BY objectId"),
+            [["b1", "The Hobbit", nil], ["b2", "Dune", nil], ["b3", "Narnia", "g1"]])
+        XCTAssertEqual(
+            try rows(#"SELECT owningId, relatedId FROM "_Join:authors:Book" ORDER BY 1, 2"#),
+            [["b1", "a1"], ["b1", "a2"], ["b2", "a3"]])
     }
 
     func testAClosedFeederSendsNothingMoreButCallsSentBeforeStillRun() throws {
@@ -110,7 +119,8 @@ final class SinkFeederTests: MirrorTestCase {
         batch.rows = [3]
         try feeder.send(&batch, of: mapping)
         XCTAssertTrue(batch.isEmpty, "the batch is dropped, not kept for later")
-        try feeder.sendLinks([RelationLinks(ownerId: "b1", relatedIds: ["a1"], line: 2)], owner: "Book", field: "authors", targetClass: "Author", replace: false)
+        try feeder.sendLinks(
+            [RelationLinks(ownerId: "b1", relatedIds: ["a1"], line: 2)], owner: "Book", field: "authors", targetClass: "Author", replace: false)
         try feeder.finish()
         try mirror.commit()
         XCTAssertEqual(answers.outcomes, [.inserted])

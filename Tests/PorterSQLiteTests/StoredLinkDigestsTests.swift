@@ -1,5 +1,6 @@
-@testable import PorterSQLite
 import XCTest
+
+@testable import PorterSQLite
 
 /// What one scan of a join table tells of each owner's links.
 final class StoredLinkDigestsTests: XCTestCase {

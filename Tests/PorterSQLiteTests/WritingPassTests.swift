@@ -1,8 +1,9 @@
 import Foundation
 import ParseModel
-@testable import PorterPipeline
 import PorterSQLite
 import XCTest
+
+@testable import PorterPipeline
 
 /// A writing pass into a real mirror, on its own: what it holds on to once it has read everything.
 final class WritingPassTests: MirrorTestCase {
@@ -50,10 +51,12 @@ final class WritingPassTests: MirrorTestCase {
         XCTAssertNil(pass.references.validatedIndexes)
         try mirror.commit()
 
-        XCTAssertEqual(try rows("SELECT b.title, a.name FROM Book b JOIN Author a ON a.objectId = b.author ORDER BY b.title"),
-                       [["Narnia", "Lewis"], ["The Hobbit", "Tolkien"]])
-        XCTAssertEqual(try rows("SELECT b.title, a.name FROM \"_Join:coauthors:Book\" j JOIN Book b ON b.objectId = j.owningId JOIN Author a ON a.objectId = j.relatedId"),
-                       [["The Hobbit", "Lewis"]])
+        XCTAssertEqual(
+            try rows("SELECT b.title, a.name FROM Book b JOIN Author a ON a.objectId = b.author ORDER BY b.title"),
+            [["Narnia", "Lewis"], ["The Hobbit", "Tolkien"]])
+        XCTAssertEqual(
+            try rows("SELECT b.title, a.name FROM \"_Join:coauthors:Book\" j JOIN Book b ON b.objectId = j.owningId JOIN Author a ON a.objectId = j.relatedId"),
+            [["The Hobbit", "Lewis"]])
     }
 
     /// A validating pass keeps them: an import that validates first hands them to its writing pass.
@@ -61,7 +64,8 @@ final class WritingPassTests: MirrorTestCase {
         let manifest = try manifest()
         let pass = ImportPass(manifest: manifest, plan: Planner.plan(manifest), mode: .validating, options: ImportOptions(), progress: nil)
         _ = try pass.run()
-        XCTAssertEqual(pass.references.indexes["Author"]?.lookup(ObjectReference(targetClass: "Author", identity: .key("Tolkien"))),
-                       .found(FoundObject(givenId: KeyHash(className: "Author", key: "Tolkien").objectId), line: 2))
+        XCTAssertEqual(
+            pass.references.indexes["Author"]?.lookup(ObjectReference(targetClass: "Author", identity: .key("Tolkien"))),
+            .found(FoundObject(givenId: KeyHash(className: "Author", key: "Tolkien").objectId), line: 2))
     }
 }

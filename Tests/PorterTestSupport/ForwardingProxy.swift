@@ -1,8 +1,9 @@
 import Foundation
+import PorterHTTP
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import PorterHTTP
 
 /// Test support, not product code: an HTTP handler that passes every request on to another
 /// server (a real Parse Server) and its answer back, so that a ``FaultInjector`` in front of it
@@ -33,7 +34,8 @@ public final class ForwardingProxy: HTTPHandler, @unchecked Sendable {
         var headers = HTTPHeaders()
         for (name, value) in http.allHeaderFields {
             guard let name = name as? String, let value = value as? String,
-                  !["content-length", "transfer-encoding", "connection", "content-encoding"].contains(name.lowercased()) else { continue }
+                !["content-length", "transfer-encoding", "connection", "content-encoding"].contains(name.lowercased())
+            else { continue }
             headers.add(name, value)
         }
         return HTTPResponse(status: http.statusCode, headers: headers, body: [UInt8](body))

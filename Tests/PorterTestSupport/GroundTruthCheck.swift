@@ -32,20 +32,25 @@ public enum GroundTruthCheck {
                     fields.append("")
                     continue
                 }
-                let expected: FieldType = switch column.truth {
-                case .string: .string
-                case .number: .number
-                case .date: .date
-                case .boolean: .boolean
-                case .pointer(let file): .pointer(targetClass: classReading(file)?.className ?? "?")
+                let expected: FieldType =
+                    switch column.truth {
+                    case .string: .string
+                    case .number: .number
+                    case .date: .date
+                    case .boolean: .boolean
+                    case .pointer(let file): .pointer(targetClass: classReading(file)?.className ?? "?")
+                    }
+                if field.type != expected {
+                    found.append("\(table.file): \(mapping.className).\(field.name) (column \(column.name)) is \(field.type), truly \(expected)")
                 }
-                if field.type != expected { found.append("\(table.file): \(mapping.className).\(field.name) (column \(column.name)) is \(field.type), truly \(expected)") }
                 fields.append(field.name)
             }
             let selected = fields.map { $0.isEmpty ? "NULL" : "\"\($0)\"" }.joined(separator: ", ")
             do {
                 let rows = try database.rows("SELECT objectId, \(selected) FROM \"\(mapping.className)\"")
-                stored[table.file] = (mapping.className, fields, Dictionary(rows.map { ($0[0] ?? "", Array($0.dropFirst())) }, uniquingKeysWith: { first, _ in first }))
+                stored[table.file] = (
+                    mapping.className, fields, Dictionary(rows.map { ($0[0] ?? "", Array($0.dropFirst())) }, uniquingKeysWith: { first, _ in first })
+                )
             } catch {
                 found.append("\(table.file): \(error)")
             }
@@ -94,8 +99,13 @@ public enum GroundTruthCheck {
     /// A table's columns, then its references by two columns, each as a column of pointers with
     /// the columns it reads.
     static func checked(_ table: RelationalDataset.Table) -> [(column: RelationalDataset.Column, parts: [String]?)] {
-        table.columns.map { ($0, nil) } + table.compositeReferences.map { reference in
-            (RelationalDataset.Column(name: reference.columns.joined(separator: "+"), truth: .pointer(file: reference.file), cells: [], values: reference.values), reference.columns)
-        }
+        table.columns.map { ($0, nil) }
+            + table.compositeReferences.map { reference in
+                (
+                    RelationalDataset.Column(
+                        name: reference.columns.joined(separator: "+"), truth: .pointer(file: reference.file), cells: [], values: reference.values),
+                    reference.columns
+                )
+            }
     }
 }

@@ -5,8 +5,9 @@ import PorterPipeline
 /// A class read from `<class name, lowercased>.csv` whose fields are given as `name: type`
 /// pairs; the first field is the key.
 public func classMapping(_ className: String, _ fields: KeyValuePairs<String, FieldType>) -> ClassMapping {
-    ClassMapping(className: className, source: "\(className.lowercased()).csv", key: [fields.first!.key],
-                 fields: fields.map { FieldMapping(name: $0.key, type: $0.value) })
+    ClassMapping(
+        className: className, source: "\(className.lowercased()).csv", key: [fields.first!.key],
+        fields: fields.map { FieldMapping(name: $0.key, type: $0.value) })
 }
 
 /// The import plan of a manifest holding `classes` and no join relations.

@@ -38,8 +38,9 @@ public final class PostgresCluster: Sendable {
                 if let runFolder = ProcessInfo.processInfo.environment["PORTER_TEST_POSTGRES_DIR"], !runFolder.isEmpty {
                     return try PostgresCluster(sharedIn: runFolder)
                 }
-                return try PostgresCluster(folder: FileManager.default.temporaryDirectory
-                    .appendingPathComponent("porter-postgres-\(UUID().uuidString)").path, port: nil, owned: true)
+                return try PostgresCluster(
+                    folder: FileManager.default.temporaryDirectory
+                        .appendingPathComponent("porter-postgres-\(UUID().uuidString)").path, port: nil, owned: true)
             }
             if case .success(let cluster) = result, cluster.ownedByThisProcess { atexit { PostgresCluster.stopShared() } }
             started = result
@@ -87,8 +88,9 @@ public final class PostgresCluster: Sendable {
         let found = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
         let versions = found.compactMap { Int($0) }.sorted()
         guard let version = versions.last, FileManager.default.isExecutableFile(atPath: "/usr/lib/postgresql/\(version)/bin/initdb") else {
-            throw ClusterError(description: "no initdb under /usr/lib/postgresql/*/bin: install Debian's postgresql package (scripts/install-deps does)",
-                               binariesMissing: true)
+            throw ClusterError(
+                description: "no initdb under /usr/lib/postgresql/*/bin: install Debian's postgresql package (scripts/install-deps does)",
+                binariesMissing: true)
         }
         binaries = "/usr/lib/postgresql/\(version)/bin"
         owner = getuid() == 0 ? "postgres" : nil
@@ -107,8 +109,12 @@ public final class PostgresCluster: Sendable {
         }
         do {
             try run("initdb", ["-D", "\(folder)/data", "-U", "postgres", "-A", "trust", "--no-sync", "-E", "UTF8", "--locale=C"])
-            try run("pg_ctl", ["-D", "\(folder)/data", "-l", "\(folder)/server.log", "-w", "-t", "60",
-                               "-o", "-p \(port) -h 127.0.0.1 -k \(folder) -c fsync=off -c synchronous_commit=off -c full_page_writes=off", "start"])
+            try run(
+                "pg_ctl",
+                [
+                    "-D", "\(folder)/data", "-l", "\(folder)/server.log", "-w", "-t", "60",
+                    "-o", "-p \(port) -h 127.0.0.1 -k \(folder) -c fsync=off -c synchronous_commit=off -c full_page_writes=off", "start",
+                ])
         } catch {
             try? FileManager.default.removeItem(atPath: folder)
             throw error
@@ -179,8 +185,9 @@ public final class PostgresCluster: Sendable {
         let exitCode = (status & 0x7f) == 0 ? (status >> 8) & 0xff : -1
         guard exitCode == 0 else {
             let log = (try? String(contentsOfFile: "\(folder)/server.log", encoding: .utf8)) ?? ""
-            throw ClusterError(description: "\(program) \(arguments.joined(separator: " ")) failed (\(status)): \(text)\(log)",
-                               binariesMissing: false)
+            throw ClusterError(
+                description: "\(program) \(arguments.joined(separator: " ")) failed (\(status)): \(text)\(log)",
+                binariesMissing: false)
         }
     }
 

@@ -180,11 +180,14 @@ public struct RelationalDataset: Sendable {
                 shapes.insert(.oneToOne)
                 let idColumn = Self.idName(noun.singular, style: random.below(4))
                 let ids = covered.map { master.columns[0].cells[$0] }
-                tables.append(Table(file: "\(noun.singular)_details.csv", columns: [
-                    Column(name: idColumn, truth: .pointer(file: master.file), cells: ids, values: ids.map(Expected.pointer)),
-                    Self.column("description", .string, covered.map { _ in .text(Self.words(&random, 4)) }),
-                    Self.column("notes", .string, covered.map { _ in .text(Self.words(&random, 3)) }),
-                ], identity: idColumn))
+                tables.append(
+                    Table(
+                        file: "\(noun.singular)_details.csv",
+                        columns: [
+                            Column(name: idColumn, truth: .pointer(file: master.file), cells: ids, values: ids.map(Expected.pointer)),
+                            Self.column("description", .string, covered.map { _ in .text(Self.words(&random, 4)) }),
+                            Self.column("notes", .string, covered.map { _ in .text(Self.words(&random, 3)) }),
+                        ], identity: idColumn))
             }
         }
 
@@ -193,16 +196,22 @@ public struct RelationalDataset: Sendable {
         if maybe(.coincidences, 0.4) {
             shapes.insert(.coincidences)
             let codes = ["A", "B", "C", "D"]
-            tables.append(Table(file: "levels.csv", columns: [
-                Self.column("code", .string, codes.map { .text($0) }),
-                Self.column("label", .string, codes.map { .text("level \($0.lowercased()) \(Self.words(&random, 1))") }),
-            ], identity: "code"))
+            tables.append(
+                Table(
+                    file: "levels.csv",
+                    columns: [
+                        Self.column("code", .string, codes.map { .text($0) }),
+                        Self.column("label", .string, codes.map { .text("level \($0.lowercased()) \(Self.words(&random, 1))") }),
+                    ], identity: "code"))
             levels = tables.count - 1
             let names = Self.people.shuffled(using: &random).prefix(5 + random.below(6))
-            tables.append(Table(file: "members.csv", columns: [
-                Self.column("name", .string, names.map { .text($0) }),
-                Self.isoDays(names.map { _ in .date(Self.day(&random)) }, name: "joined"),
-            ], identity: "name"))
+            tables.append(
+                Table(
+                    file: "members.csv",
+                    columns: [
+                        Self.column("name", .string, names.map { .text($0) }),
+                        Self.isoDays(names.map { _ in .date(Self.day(&random)) }, name: "joined"),
+                    ], identity: "name"))
             members = tables.count - 1
         }
 
@@ -242,8 +251,10 @@ public struct RelationalDataset: Sendable {
                 columns.append(Self.column("contact", .string, (0..<rows).map { _ in .text(names.randomElement(using: &random)!) }))
             }
             columns += Self.attributes(rows: rows, &random, allowed: allowed, shapes: &shapes)
-            var table = composite ? Table(file: "\(noun.plural).csv", columns: columns, identity: identity, "line")
-                                  : Table(file: "\(noun.plural).csv", columns: columns, identity: identity)
+            var table =
+                composite
+                ? Table(file: "\(noun.plural).csv", columns: columns, identity: identity, "line")
+                : Table(file: "\(noun.plural).csv", columns: columns, identity: identity)
             if maybe(.windows1252, 0.3) {
                 shapes.insert(.windows1252)
                 table.windows1252 = true
@@ -279,8 +290,10 @@ public struct RelationalDataset: Sendable {
                 }
             }
             func numbers(_ cells: [String]) -> [Expected] { cells.map { $0.isEmpty ? .null : .number(Decimal(string: $0)!) } }
-            tables[index].columns += [Column(name: "batch", truth: .number, cells: batches, values: numbers(batches)),
-                                      Column(name: "line", truth: .number, cells: lines, values: numbers(lines))]
+            tables[index].columns += [
+                Column(name: "batch", truth: .number, cells: batches, values: numbers(batches)),
+                Column(name: "line", truth: .number, cells: lines, values: numbers(lines)),
+            ]
             tables[index].compositeReferences.append(CompositeReference(columns: ["batch", "line"], file: tables[target].file, values: values))
         }
     }
@@ -299,8 +312,9 @@ public struct RelationalDataset: Sendable {
             table.columns = table.columns.enumerated().map { position, column in
                 var renamed = Column(name: "column\(position + 1)", truth: column.truth, cells: column.cells, values: column.values)
                 if ["start_date", "seen_at", "event_ms"].contains(column.name) {
-                    renamed = Column(name: renamed.name, truth: .number, cells: column.cells,
-                                     values: column.cells.map { $0.isEmpty ? .null : .number(Decimal(string: $0)!) })
+                    renamed = Column(
+                        name: renamed.name, truth: .number, cells: column.cells,
+                        values: column.cells.map { $0.isEmpty ? .null : .number(Decimal(string: $0)!) })
                 }
                 return renamed
             }
@@ -313,7 +327,9 @@ public struct RelationalDataset: Sendable {
         guard allowed.contains(.nullMarkers) else { return }
         for index in tables.indices where random.nextDouble() < 0.4 {
             let marker = random.pick(["\\N", "NULL", "null"])
-            let empty = tables[index].columns.indices.flatMap { column in tables[index].columns[column].cells.indices.filter { tables[index].columns[column].cells[$0].isEmpty }.map { (column, $0) } }
+            let empty = tables[index].columns.indices.flatMap { column in
+                tables[index].columns[column].cells.indices.filter { tables[index].columns[column].cells[$0].isEmpty }.map { (column, $0) }
+            }
             guard !empty.isEmpty else { continue }
             shapes.insert(.nullMarkers)
             for (column, row) in empty { tables[index].columns[column].cells[row] = marker }
@@ -336,8 +352,10 @@ public struct RelationalDataset: Sendable {
         ("shipment", "shipments"), ("invoice", "invoices"), ("visit", "visits"), ("ticket", "tickets"),
     ]
 
-    static let people = ["Ada Lovelace", "Grace Hopper", "Alan Turing", "Edsger Dijkstra", "Barbara Liskov", "Donald Knuth", "Frances Allen",
-                         "John Backus", "Margaret Hamilton", "Niklaus Wirth", "Radia Perlman", "Ken Thompson"]
+    static let people = [
+        "Ada Lovelace", "Grace Hopper", "Alan Turing", "Edsger Dijkstra", "Barbara Liskov", "Donald Knuth", "Frances Allen",
+        "John Backus", "Margaret Hamilton", "Niklaus Wirth", "Radia Perlman", "Ken Thompson",
+    ]
 
     static let vocabulary = ["red", "fox", "blue", "lake", "quiet", "river", "stone", "bright", "field", "north", "amber", "cloud", "green", "hill"]
 
@@ -390,8 +408,10 @@ public struct RelationalDataset: Sendable {
     }
 
     static func isoDays(_ values: [Expected], name: String) -> Column {
-        Column(name: name, truth: .date, cells: values.map { if case .date(let ms) = $0 { String(ParseDate(millisecondsSince1970: ms).iso.prefix(10)) } else { "" } },
-               values: values)
+        Column(
+            name: name, truth: .date,
+            cells: values.map { if case .date(let ms) = $0 { String(ParseDate(millisecondsSince1970: ms).iso.prefix(10)) } else { "" } },
+            values: values)
     }
 
     /// A column naming rows of `target` by its identity: `<singular>_id` (integers) or the class's
@@ -463,14 +483,24 @@ public struct RelationalDataset: Sendable {
             var flags: [Expected] = (0..<rows).map { _ in .boolean(random.below(2) == 0) }
             flags[0] = .boolean(true)
             if rows > 1 { flags[1] = .boolean(false) }
-            add(.plainTypes, nullable(Column(name: "available", truth: .boolean, cells: flags.map { if case .boolean(let b) = $0 { b ? random.pick(["true", "TRUE"]) : "false" } else { "" } },
-                                             values: flags)))
+            add(
+                .plainTypes,
+                nullable(
+                    Column(
+                        name: "available", truth: .boolean,
+                        cells: flags.map { if case .boolean(let b) = $0 { b ? random.pick(["true", "TRUE"]) : "false" } else { "" } },
+                        values: flags)))
         }
         if maybe(.isoDates, 0.6) {
             add(.isoDates, nullable(isoDays((0..<rows).map { _ in .date(day(&random)) }, name: "opened")))
             let times = (0..<rows).map { _ in day(&random) + Int64(random.below(86_400)) * 1000 }
-            add(.isoDates, nullable(Column(name: "checked", truth: .date, cells: times.map { ParseDate(millisecondsSince1970: $0).iso.replacingOccurrences(of: ".000Z", with: "Z") },
-                                           values: times.map(Expected.date))))
+            add(
+                .isoDates,
+                nullable(
+                    Column(
+                        name: "checked", truth: .date,
+                        cells: times.map { ParseDate(millisecondsSince1970: $0).iso.replacingOccurrences(of: ".000Z", with: "Z") },
+                        values: times.map(Expected.date))))
         }
         if maybe(.slashDates, 0.6) {
             let ambiguous = random.below(3) == 0
@@ -479,8 +509,10 @@ public struct RelationalDataset: Sendable {
             }
             if ambiguous { parts[0] = (3, 4, parts[0].year) } else { parts[0] = (25, parts[0].month, parts[0].year) }
             let cells = parts.map { String(format: "%02d/%02d/%04d", $0.day, $0.month, $0.year) }
-            let values: [Expected] = ambiguous ? cells.map(Expected.text)
-                                               : parts.map { .date(ParseDate(year: $0.year, month: $0.month, day: $0.day)!.millisecondsSince1970) }
+            let values: [Expected] =
+                ambiguous
+                ? cells.map(Expected.text)
+                : parts.map { .date(ParseDate(year: $0.year, month: $0.month, day: $0.day)!.millisecondsSince1970) }
             add(.slashDates, nullable(Column(name: "visit_date", truth: ambiguous ? .string : .date, cells: cells, values: values)))
         }
         if maybe(.compactDates, 0.5) {

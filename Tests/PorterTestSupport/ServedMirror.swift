@@ -14,8 +14,10 @@ public final class ServedMirror: Sendable {
     public let injector: FaultInjector
 
     /// Serves the mirror at `path` (created when missing).
-    public init(path: String, configuration: ParseServerConfiguration = ServedMirror.configuration(), faults: FaultInjector.Settings = .none,
-                limits: HTTPServer.Limits = HTTPServer.Limits()) throws {
+    public init(
+        path: String, configuration: ParseServerConfiguration = ServedMirror.configuration(), faults: FaultInjector.Settings = .none,
+        limits: HTTPServer.Limits = HTTPServer.Limits()
+    ) throws {
         var wrapper: FaultInjector?
         server = try MirrorServer(mirror: path, configuration: configuration, limits: limits) { api in
             let injector = FaultInjector(api, settings: faults)
@@ -27,13 +29,16 @@ public final class ServedMirror: Sendable {
 
     /// Serves the mirror at `path` with ``applicationId`` and ``masterKey``.
     public convenience init(path: String, allowCustomObjectId: Bool, faults: FaultInjector.Settings = .none, maintenanceKey: String? = nil) throws {
-        try self.init(path: path, configuration: Self.configuration(allowCustomObjectId: allowCustomObjectId, maintenanceKey: maintenanceKey),
-                      faults: faults)
+        try self.init(
+            path: path, configuration: Self.configuration(allowCustomObjectId: allowCustomObjectId, maintenanceKey: maintenanceKey),
+            faults: faults)
     }
 
     /// A server over a new mirror file in a fresh temporary folder; both gone when `test` ends.
-    public convenience init(in test: XCTestCase, configuration: ParseServerConfiguration, faults: FaultInjector.Settings = .none,
-                            limits: HTTPServer.Limits = HTTPServer.Limits()) throws {
+    public convenience init(
+        in test: XCTestCase, configuration: ParseServerConfiguration, faults: FaultInjector.Settings = .none,
+        limits: HTTPServer.Limits = HTTPServer.Limits()
+    ) throws {
         let folder = try TemporaryFolder("served")
         try self.init(path: folder.appending("served.sqlite").path, configuration: configuration, faults: faults, limits: limits)
         test.addTeardownBlock { [self] in
@@ -43,16 +48,20 @@ public final class ServedMirror: Sendable {
     }
 
     /// A server over a new mirror file with ``applicationId`` and ``masterKey``; gone when `test` ends.
-    public convenience init(in test: XCTestCase, allowCustomObjectId: Bool = false, faults: FaultInjector.Settings = .none,
-                            maintenanceKey: String? = nil) throws {
-        try self.init(in: test, configuration: Self.configuration(allowCustomObjectId: allowCustomObjectId, maintenanceKey: maintenanceKey),
-                      faults: faults)
+    public convenience init(
+        in test: XCTestCase, allowCustomObjectId: Bool = false, faults: FaultInjector.Settings = .none,
+        maintenanceKey: String? = nil
+    ) throws {
+        try self.init(
+            in: test, configuration: Self.configuration(allowCustomObjectId: allowCustomObjectId, maintenanceKey: maintenanceKey),
+            faults: faults)
     }
 
     /// ``applicationId`` and ``masterKey`` at `/parse`.
     public static func configuration(allowCustomObjectId: Bool = false, maintenanceKey: String? = nil) -> ParseServerConfiguration {
-        ParseServerConfiguration(applicationId: applicationId, masterKey: masterKey, allowCustomObjectId: allowCustomObjectId,
-                                 maintenanceKey: maintenanceKey)
+        ParseServerConfiguration(
+            applicationId: applicationId, masterKey: masterKey, allowCustomObjectId: allowCustomObjectId,
+            maintenanceKey: maintenanceKey)
     }
 
     /// Stops the server and closes the mirror; safe to call more than once.

@@ -7,8 +7,10 @@ import PorterCore
 /// `protectedFields` entry protects nothing.
 package struct ClassLevelPermissions: Equatable, Sendable {
     /// The operations, in the order Parse lists them.
-    package static let operations = ["find", "count", "get", "create", "update", "delete", "addField",
-                                    "protectedFields", "readUserFields", "writeUserFields"]
+    package static let operations = [
+        "find", "count", "get", "create", "update", "delete", "addField",
+        "protectedFields", "readUserFields", "writeUserFields",
+    ]
     /// Operations that map users, roles, `*`, `requiresAuthentication` or `pointerFields` to access.
     static let accessOperations = Set(operations.prefix(7))
     static let userFieldLists: Set<String> = ["readUserFields", "writeUserFields"]
@@ -99,7 +101,9 @@ package struct ClassLevelPermissions: Equatable, Sendable {
                     if entry.key == "pointerFields" {
                         try checkNames(entry.value, at: "\(operationPath).pointerFields")
                     } else if entry.value != .bool(true) {
-                        throw fail("\(operationPath).\(entry.key)", "must be true, not \(entry.value.serialized()) (Parse refuses other values: leave the entry out to deny)")
+                        throw fail(
+                            "\(operationPath).\(entry.key)",
+                            "must be true, not \(entry.value.serialized()) (Parse refuses other values: leave the entry out to deny)")
                     }
                 }
             case "protectedFields":

@@ -60,7 +60,9 @@ package struct SchemaRequests {
 
     private func createSchema(_ body: JSONObject, className pathName: String?) throws -> APIResponse {
         let bodyName = body["className"]?.stringValue
-        if let pathName, let bodyName, pathName != bodyName { throw APIError.parse(.invalidClassName, "Class name mismatch between \(bodyName) and \(pathName).") }
+        if let pathName, let bodyName, pathName != bodyName {
+            throw APIError.parse(.invalidClassName, "Class name mismatch between \(bodyName) and \(pathName).")
+        }
         guard let className = pathName ?? bodyName else { throw APIError.parse(.missingRequiredFieldError, "POST \(mountPath)/schemas needs a class name.") }
         try Self.checkClassName(className)
         guard try storage.schema(className) == nil else { throw APIError.parse(.invalidClassName, "Class \(className) already exists.") }
@@ -84,7 +86,9 @@ package struct SchemaRequests {
     private func deleteSchema(_ className: String) throws -> APIResponse {
         guard let schema = try storage.schema(className) else { return APIResponse(JSONObject()) }
         let count = try storage.objectCount(className)
-        guard count == 0 else { throw APIError.parse(.invalidSchemaOperation, "Class \(className) is not empty, contains \(count) objects, cannot drop schema.") }
+        guard count == 0 else {
+            throw APIError.parse(.invalidSchemaOperation, "Class \(className) is not empty, contains \(count) objects, cannot drop schema.")
+        }
         try storage.dropClass(schema)
         return APIResponse(JSONObject())
     }
@@ -119,7 +123,9 @@ package struct SchemaRequests {
         let className = schema.className
         if spec["__op"] == .string("Delete") {
             if SystemClasses.isDefaultField(name, of: className) { throw APIError.parse(.changedImmutableFieldError, "field \(name) cannot be changed") }
-            guard schema.field(named: name) != nil, let storage else { throw APIError.parse(.invalidSchemaOperation, "Field \(name) does not exist, cannot delete.") }
+            guard schema.field(named: name) != nil, let storage else {
+                throw APIError.parse(.invalidSchemaOperation, "Field \(name) does not exist, cannot delete.")
+            }
             try storage.dropField(name, from: &schema)
             return
         }
@@ -141,7 +147,9 @@ package struct SchemaRequests {
     /// `{"type":"Pointer","targetClass":"Genre","required":true,"defaultValue":…}`, checked as
     /// Parse Server's `fieldTypeIsInvalid` and `validateSchemaData` check it.
     private static func schemaField(_ name: String, _ spec: JSONValue, className: String) throws -> SchemaField {
-        guard case .string(let typeName)? = spec["type"] else { throw APIError.parse(.incorrectType, "invalid field type: \(spec["type"].map { $0.serialized() } ?? "undefined")") }
+        guard case .string(let typeName)? = spec["type"] else {
+            throw APIError.parse(.incorrectType, "invalid field type: \(spec["type"].map { $0.serialized() } ?? "undefined")")
+        }
         let targetClass = spec["targetClass"]?.stringValue
         if typeName == "Pointer" || typeName == "Relation" {
             guard let targetClass else { throw APIError.parse(.missingRequiredFieldError, "type \(typeName) needs a class name") }
@@ -175,7 +183,9 @@ package struct SchemaRequests {
             case _ where permissionOperations.contains(member.key):
                 guard case .object(let entries) = member.value else { throw APIError.parse(.invalidJSON, "\(member.key) must be an object") }
                 for entry in entries where entry.key != "pointerFields" && entry.value != .bool(true) {
-                    throw APIError.parse(.invalidJSON, "'\(entry.value.serialized())' is not a valid value for class level permissions \(member.key):\(entry.key):\(entry.value.serialized())")
+                    throw APIError.parse(
+                        .invalidJSON,
+                        "'\(entry.value.serialized())' is not a valid value for class level permissions \(member.key):\(entry.key):\(entry.value.serialized())")
                 }
             case "protectedFields", "readUserFields", "writeUserFields":
                 break

@@ -139,7 +139,9 @@ package struct WriteBody {
     }
 
     private static func relationEdit(_ op: String, _ object: JSONObject) throws -> FieldEdit {
-        guard case .array(let items)? = object["objects"] else { throw APIError.parse(.invalidJSON, "objects to \(op == "AddRelation" ? "add" : "remove") must be an array") }
+        guard case .array(let items)? = object["objects"] else {
+            throw APIError.parse(.invalidJSON, "objects to \(op == "AddRelation" ? "add" : "remove") must be an array")
+        }
         guard items.count <= Self.arrayElementLimit else {
             throw APIError.parse(.objectTooLarge, "\(op) names \(items.count) objects; the server allows at most \(Self.arrayElementLimit) in one write")
         }

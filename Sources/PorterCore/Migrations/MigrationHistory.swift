@@ -21,8 +21,10 @@ public struct AppliedMigration: Equatable, Sendable {
     public var error: String?
 
     /// An entry with every column given.
-    public init(version: String, name: String, checksum: String, appliedAt: ParseDate, durationMs: Int,
-                success: Bool, host: String, error: String?) {
+    public init(
+        version: String, name: String, checksum: String, appliedAt: ParseDate, durationMs: Int,
+        success: Bool, host: String, error: String?
+    ) {
         self.version = version
         self.name = name
         self.checksum = checksum

@@ -65,9 +65,10 @@ public struct LockTiming: Sendable {
 /// The messages of every lock.
 package enum LockMessages {
     package static func stillHeld(_ location: String, _ holder: LockHolder?, waited: Double) -> PorterError {
-        let who = holder.map { h in
-            "\(h.owner)" + (h.heartbeatAt.map { ", last heartbeat \($0.iso)" } ?? "") + (h.expiresAt.map { ", expires \($0.iso)" } ?? "")
-        } ?? "another runner"
+        let who =
+            holder.map { h in
+                "\(h.owner)" + (h.heartbeatAt.map { ", last heartbeat \($0.iso)" } ?? "") + (h.expiresAt.map { ", expires \($0.iso)" } ?? "")
+            } ?? "another runner"
         return PorterError(.target, "\(location): the migrations are locked by \(who); gave up after waiting \(Int(waited)) s")
     }
 

@@ -7,8 +7,9 @@ package enum TextTable {
         let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
         return rows.map { row in
             row.enumerated().map { i, cell in
-                i < leftAligned ? cell.padding(toLength: widths[i], withPad: " ", startingAt: 0)
-                       : String(repeating: " ", count: widths[i] - cell.count) + cell
+                i < leftAligned
+                    ? cell.padding(toLength: widths[i], withPad: " ", startingAt: 0)
+                    : String(repeating: " ", count: widths[i] - cell.count) + cell
             }.joined(separator: "  ")
         }.joined(separator: "\n")
     }

@@ -42,8 +42,10 @@ public struct ImportPlan: Sendable, Equatable {
     /// once with all its pointers, those of cycles included, and with its relation links (join
     /// files are read first); no patch phase, no relations phase.
     /// A plan of `phases`, its classes in `classOrder`, with the fields patched later and the edges as given.
-    package init(phases: [Phase], classOrder: [String], cyclicFields: [String: Set<String>], pointerEdges: [PointerEdge],
-                 relationEdges: [PointerEdge]) {
+    package init(
+        phases: [Phase], classOrder: [String], cyclicFields: [String: Set<String>], pointerEdges: [PointerEdge],
+        relationEdges: [PointerEdge]
+    ) {
         self.phases = phases
         self.classOrder = classOrder
         self.cyclicFields = cyclicFields
@@ -52,9 +54,10 @@ public struct ImportPlan: Sendable, Equatable {
     }
 
     package var writtenAhead: ImportPlan {
-        var plan = ImportPlan(phases: phases.filter { $0.kind == .insert }, classOrder: classOrder, cyclicFields: [:],
-                              pointerEdges: pointerEdges.map { PointerEdge(from: $0.from, field: $0.field, to: $0.to, cyclic: false) },
-                              relationEdges: relationEdges)
+        var plan = ImportPlan(
+            phases: phases.filter { $0.kind == .insert }, classOrder: classOrder, cyclicFields: [:],
+            pointerEdges: pointerEdges.map { PointerEdge(from: $0.from, field: $0.field, to: $0.to, cyclic: false) },
+            relationEdges: relationEdges)
         plan.sourceLists = sourceLists
         plan.linksGoWithOwners = true
         return plan

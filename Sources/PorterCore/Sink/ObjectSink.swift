@@ -32,8 +32,10 @@ public struct ResolvedObject: Sendable {
     public let passwordHash: String?
 
     /// An object to write, with its fields and provenance.
-    public init(objectId: String, line: Int, fields: [FieldValue], acl: ParseACL?, createdAt: ParseDate? = nil, updatedAt: ParseDate? = nil,
-                passwordHash: String? = nil) {
+    public init(
+        objectId: String, line: Int, fields: [FieldValue], acl: ParseACL?, createdAt: ParseDate? = nil, updatedAt: ParseDate? = nil,
+        passwordHash: String? = nil
+    ) {
         self.objectId = objectId
         self.line = line
         self.fields = fields
@@ -201,8 +203,9 @@ extension ResolvedObject {
             guard case .file(let file) = field.value, let stored = files[file.name] else { return field }
             return FieldValue(field.name, .file(stored))
         }
-        return ResolvedObject(objectId: objectId, line: line, fields: named, acl: acl, createdAt: createdAt, updatedAt: updatedAt,
-                              passwordHash: passwordHash)
+        return ResolvedObject(
+            objectId: objectId, line: line, fields: named, acl: acl, createdAt: createdAt, updatedAt: updatedAt,
+            passwordHash: passwordHash)
     }
 }
 
@@ -228,7 +231,8 @@ extension ObjectSink {
     }
 
     /// A sink that does not implement pruning refuses pruning of join-file links too.
-    public func pruneLinks(owner className: String, field: String, targetClass: String, keeping held: [String: Set<String>]) throws(PorterError) -> PruneResult {
+    public func pruneLinks(owner className: String, field: String, targetClass: String, keeping held: [String: Set<String>]) throws(PorterError) -> PruneResult
+    {
         throw PorterError(.target, "this target cannot delete the relation links the sources no longer list")
     }
 
@@ -239,7 +243,8 @@ extension ObjectSink {
 
     /// By default writes the objects, then links each batch's relations; returns the outcomes and the link changes by field.
     public func write(_ objects: [ResolvedObject], className: String, mode: WriteMode, relations: [RelationBatch]) throws(PorterError)
-        -> (outcomes: [WriteOutcome], links: [String: LinkChanges]) {
+        -> (outcomes: [WriteOutcome], links: [String: LinkChanges])
+    {
         let outcomes = objects.isEmpty ? [] : try write(objects, className: className, mode: mode)
         var links: [String: LinkChanges] = [:]
         for batch in relations where !batch.links.isEmpty {

@@ -11,8 +11,9 @@ extension MigrationDecoder {
     func mapping(_ value: JSONValue, at keyPath: String, allowed: [String]) throws(PorterError) -> JSONObject {
         guard case .object(let object) = value else { throw fail(keyPath, "must be a mapping, not \(value.kindName)") }
         for key in object.keys where !allowed.contains(key) {
-            throw fail(keyPath.isEmpty ? key : "\(keyPath).\(key)",
-                       "unknown key \"\(key)\" (expected one of \(allowed.joined(separator: ", ")))")
+            throw fail(
+                keyPath.isEmpty ? key : "\(keyPath).\(key)",
+                "unknown key \"\(key)\" (expected one of \(allowed.joined(separator: ", ")))")
         }
         return object
     }

@@ -80,8 +80,11 @@ struct MigrationDecoder {
             throw fail(itemPath, "must be a mapping with one key, the operation \(expected), not \(item.kindName)")
         }
         guard object.members.count == 1, let member = object.members.first else {
-            throw fail(itemPath, object.isEmpty ? "must hold one operation \(expected), not an empty mapping"
-                : "must hold exactly one operation, not \(object.members.count) (\(object.keys.joined(separator: ", ")))")
+            throw fail(
+                itemPath,
+                object.isEmpty
+                    ? "must hold one operation \(expected), not an empty mapping"
+                    : "must hold exactly one operation, not \(object.members.count) (\(object.keys.joined(separator: ", ")))")
         }
         let keyPath = "\(itemPath).\(member.key)"
         let value = member.value
@@ -97,16 +100,19 @@ struct MigrationDecoder {
             return .deleteField(className: try className(args, at: keyPath), name: try fieldName(args, "name", at: keyPath))
         case "addIndex":
             let args = try mapping(value, at: keyPath, allowed: ["className", "name", "keys"])
-            return .addIndex(className: try className(args, at: keyPath), name: try requiredString(args, "name", at: keyPath),
-                             keys: try IndexKeys.check(try required(args, "keys", at: keyPath), at: "\(keyPath).keys", fail: fail))
+            return .addIndex(
+                className: try className(args, at: keyPath), name: try requiredString(args, "name", at: keyPath),
+                keys: try IndexKeys.check(try required(args, "keys", at: keyPath), at: "\(keyPath).keys", fail: fail))
         case "dropIndex":
             let args = try mapping(value, at: keyPath, allowed: ["className", "name"])
             return .dropIndex(className: try className(args, at: keyPath), name: try requiredString(args, "name", at: keyPath))
         case "setPermissions":
             let args = try mapping(value, at: keyPath, allowed: ["className", "classLevelPermissions"])
-            return .setPermissions(className: try className(args, at: keyPath),
-                                   classLevelPermissions: try permissions(try required(args, "classLevelPermissions", at: keyPath),
-                                                                          at: "\(keyPath).classLevelPermissions"))
+            return .setPermissions(
+                className: try className(args, at: keyPath),
+                classLevelPermissions: try permissions(
+                    try required(args, "classLevelPermissions", at: keyPath),
+                    at: "\(keyPath).classLevelPermissions"))
         case "renameField":
             let args = try mapping(value, at: keyPath, allowed: ["className", "from", "to"])
             let className = try className(args, at: keyPath)
@@ -116,15 +122,17 @@ struct MigrationDecoder {
             return .renameField(className: className, from: from, to: to)
         case "changeType":
             let args = try mapping(value, at: keyPath, allowed: ["className", "field", "type", "targetClass", "allowDataLoss"])
-            return .changeType(className: try className(args, at: keyPath), field: try fieldName(args, "field", at: keyPath),
-                               type: try fieldType(args, at: keyPath), allowDataLoss: try bool(args, "allowDataLoss", at: keyPath) ?? false)
+            return .changeType(
+                className: try className(args, at: keyPath), field: try fieldName(args, "field", at: keyPath),
+                type: try fieldType(args, at: keyPath), allowDataLoss: try bool(args, "allowDataLoss", at: keyPath) ?? false)
         case "import":
             let args = try mapping(value, at: keyPath, allowed: ["dataset"])
             return .importDataset(path: try requiredString(args, "dataset", at: keyPath))
         case "updateObjects":
             let args = try mapping(value, at: keyPath, allowed: ["className", "where", "set"])
-            return .updateObjects(className: try className(args, at: keyPath), where: try query(args, at: keyPath),
-                                  set: try changes(try required(args, "set", at: keyPath), at: "\(keyPath).set"))
+            return .updateObjects(
+                className: try className(args, at: keyPath), where: try query(args, at: keyPath),
+                set: try changes(try required(args, "set", at: keyPath), at: "\(keyPath).set"))
         case "deleteObjects":
             let args = try mapping(value, at: keyPath, allowed: ["className", "where"])
             return .deleteObjects(className: try className(args, at: keyPath), where: try query(args, at: keyPath))

@@ -53,7 +53,8 @@ public enum MigrationDirectory {
         guard let document = try StructuredText.parse(text, fileName: path) else {
             throw PorterError(.invalidRequest, "\(path): the file is empty (expected a mapping with an operations list)")
         }
-        return MigrationFile(version: version, name: name, fileName: (path as NSString).lastPathComponent, path: path,
-                             checksum: MigrationChecksum.of(document), operations: try MigrationDecoder(path: path).decode(document))
+        return MigrationFile(
+            version: version, name: name, fileName: (path as NSString).lastPathComponent, path: path,
+            checksum: MigrationChecksum.of(document), operations: try MigrationDecoder(path: path).decode(document))
     }
 }

@@ -43,9 +43,9 @@ public struct MigrationFile: Sendable {
     /// does not follow ``namePattern`` (the name part may not be empty).
     static func nameParts(of fileName: String) -> (version: MigrationVersion, name: String)? {
         guard fileName.hasPrefix("V"), let separator = fileName.range(of: "__"),
-              let dot = fileName.lastIndex(of: "."), separator.upperBound < dot,
-              extensions.contains(String(fileName[fileName.index(after: dot)...])),
-              let version = MigrationVersion(String(fileName[fileName.index(after: fileName.startIndex)..<separator.lowerBound]))
+            let dot = fileName.lastIndex(of: "."), separator.upperBound < dot,
+            extensions.contains(String(fileName[fileName.index(after: dot)...])),
+            let version = MigrationVersion(String(fileName[fileName.index(after: fileName.startIndex)..<separator.lowerBound]))
         else { return nil }
         let name = fileName[separator.upperBound..<dot].replacingOccurrences(of: "_", with: " ")
         guard !name.trimmingCharacters(in: .whitespaces).isEmpty else { return nil }

@@ -39,8 +39,10 @@ struct BatchWriter {
         for start in stride(from: 0, to: writes.count, by: Self.writesPerBatch) {
             let chunk = writes[start..<min(start + Self.writesPerBatch, writes.count)]
             let requests = chunk.map { write -> JSONValue in
-                var request = JSONObject(["method": .string(write.method),
-                                          "path": .string("\(mountPath)/classes/\(write.className)/\(write.objectId)")])
+                var request = JSONObject([
+                    "method": .string(write.method),
+                    "path": .string("\(mountPath)/classes/\(write.className)/\(write.objectId)"),
+                ])
                 if let body = write.body { request["body"] = .object(body) }
                 return .object(request)
             }
@@ -64,7 +66,8 @@ struct BatchWriter {
                     tally.alreadyDone += 1
                 } else if refusal == nil {
                     let message = result["error"]?["error"]?.stringValue ?? result.serialized()
-                    refusal = "\(write.method == "DELETE" ? "deleting" : "updating") \(write.className) \(write.objectId): "
+                    refusal =
+                        "\(write.method == "DELETE" ? "deleting" : "updating") \(write.className) \(write.objectId): "
                         + "\(code.map { "Parse error \($0)" } ?? "refused"): \(message)"
                 }
             }

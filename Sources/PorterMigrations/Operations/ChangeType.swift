@@ -27,7 +27,9 @@ extension OperationRunner {
         }
         let temporaryExists = schema.field(named: temporary.name) != nil
         if field?.type == type && !temporaryExists { return OperationResult("\(name) is \(type) already") }
-        guard field != nil || temporaryExists else { throw PorterError(.invalidData, "cannot change \(name) to \(type): \(className) has no field \(fieldName)") }
+        guard field != nil || temporaryExists else {
+            throw PorterError(.invalidData, "cannot change \(name) to \(type): \(className) has no field \(fieldName)")
+        }
         if let field, field.type != type {
             for involved in [field.type, type] where involved == .acl || involved.isRelation {
                 throw PorterError(.invalidData, "cannot change \(name) from \(field.type) to \(type): \(involved.name) fields do not convert")
@@ -39,8 +41,10 @@ extension OperationRunner {
         if let field, field.type != type {
             let unconvertible = try await unconvertibleValues(of: field, in: className, to: type)
             if !unconvertible.isEmpty && !allowDataLoss {
-                throw PorterError(.invalidData, "cannot change \(name) from \(field.type) to \(type): \(unconvertible.description); "
-                                  + "fix these values or add allowDataLoss: true to the operation to unset them")
+                throw PorterError(
+                    .invalidData,
+                    "cannot change \(name) from \(field.type) to \(type): \(unconvertible.description); "
+                        + "fix these values or add allowDataLoss: true to the operation to unset them")
             }
             if !temporaryExists {
                 try await addTemporary(temporary, to: className)
@@ -59,8 +63,9 @@ extension OperationRunner {
         let copied = try await copyValues(of: className, from: temporary, to: final) { $0 }
         try await deleteFields([temporary.name], of: className)
         let loss = dropped > 0 ? "; \(Noun.counted(dropped, "unconvertible value")) unset" : ""
-        return OperationResult("changed \(name) to \(type) (\(Noun.counted(copied.written, "value")) converted\(loss))",
-                               schemaChanges: schemaChanges + 1, objectsWritten: copied.written, objectsUnchanged: copied.unchanged)
+        return OperationResult(
+            "changed \(name) to \(type) (\(Noun.counted(copied.written, "value")) converted\(loss))",
+            schemaChanges: schemaChanges + 1, objectsWritten: copied.written, objectsUnchanged: copied.unchanged)
     }
 
     /// `pages__porter_String`, `genre__porter_Pointer_Genre`: a name a later run finds again.

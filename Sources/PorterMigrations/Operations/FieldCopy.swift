@@ -14,8 +14,10 @@ extension OperationRunner {
 
     /// Makes `to` hold, on each object matching `where`, `from`'s value converted by `convert`;
     /// `to` is unset where `from` has no value or one that does not convert.
-    func copyValues(of className: String, from: SchemaField, to: SchemaField, where constraints: JSONObject = JSONObject(),
-                    convert: (ParseValue) -> ParseValue?) async throws(PorterError) -> CopyTally {
+    func copyValues(
+        of className: String, from: SchemaField, to: SchemaField, where constraints: JSONObject = JSONObject(),
+        convert: (ParseValue) -> ParseValue?
+    ) async throws(PorterError) -> CopyTally {
         var tally = CopyTally()
         try await pager.forEachPage(of: className, where: constraints, keys: [from.name, to.name]) { page throws(PorterError) in
             var writes: [ObjectWrite] = []
@@ -43,8 +45,11 @@ extension OperationRunner {
             for owner in owners {
                 guard let objectId = owner["objectId"]?.stringValue else { continue }
                 let linked = try await pager.relatedIds(owner: className, objectId: objectId, field: from, targetClass: targetClass)
-                let missing = linked.isEmpty ? [] : Set(linked).subtracting(
-                    try await pager.relatedIds(owner: className, objectId: objectId, field: to, targetClass: targetClass))
+                let missing =
+                    linked.isEmpty
+                    ? []
+                    : Set(linked).subtracting(
+                        try await pager.relatedIds(owner: className, objectId: objectId, field: to, targetClass: targetClass))
                 guard !missing.isEmpty else {
                     tally.unchanged += 1
                     continue
@@ -61,8 +66,11 @@ extension OperationRunner {
 
     /// `{"__op":"AddRelation"|"RemoveRelation","objects":[pointers]}`.
     static func relationOperation(_ operation: String, _ objectIds: [String], of targetClass: String) -> JSONValue {
-        .object(JSONObject(["__op": .string(operation),
-                            "objects": .array(objectIds.map { ParseValue.pointer(PointerRef(className: targetClass, objectId: $0)).wireJSON })]))
+        .object(
+            JSONObject([
+                "__op": .string(operation),
+                "objects": .array(objectIds.map { ParseValue.pointer(PointerRef(className: targetClass, objectId: $0)).wireJSON }),
+            ]))
     }
 
     /// A value as read: `nil` when missing or null (Parse on Postgres does not tell them apart).

@@ -23,7 +23,8 @@ extension OperationRunner {
         let written = report.classes.map { $0.inserted + $0.updated }.reduce(0, +)
         let unchanged = report.classes.map(\.unchanged).reduce(0, +)
         let links = report.relations.map(\.added).reduce(0, +)
-        return OperationResult("imported \(path): \(written) objects written, \(unchanged) unchanged, \(links) links added",
-                               objectsWritten: written, objectsUnchanged: unchanged)
+        return OperationResult(
+            "imported \(path): \(written) objects written, \(unchanged) unchanged, \(links) links added",
+            objectsWritten: written, objectsUnchanged: unchanged)
     }
 }

@@ -14,8 +14,10 @@ extension OperationRunner {
     /// Sends a `/schemas` change (`PUT` to change a class, `POST` to create one). When it is
     /// refused, the schema is read again: a change found done (a request repeated after its
     /// answer was lost, e.g. 255 "does not exist, cannot delete") counts as made.
-    func changeSchema(_ method: String = "PUT", of className: String, _ body: JSONObject, _ what: String,
-                      isDone: (ClassSchema?) -> Bool) async throws(PorterError) {
+    func changeSchema(
+        _ method: String = "PUT", of className: String, _ body: JSONObject, _ what: String,
+        isDone: (ClassSchema?) -> Bool
+    ) async throws(PorterError) {
         do {
             _ = try await api.send(method, "/schemas/\(className)", body: .object(body))
         } catch {

@@ -16,9 +16,10 @@ extension OperationRunner {
             var writes: [ObjectWrite] = []
             for object in page {
                 guard let objectId = object["objectId"]?.stringValue else { continue }
-                let body = JSONObject(changes.filter { !Self.holds(object[$0.field.name], $0.value, as: $0.field.type) }.map { change in
-                    JSONMember(change.field.name, change.value?.wireJSON ?? Self.deleteOperation)
-                })
+                let body = JSONObject(
+                    changes.filter { !Self.holds(object[$0.field.name], $0.value, as: $0.field.type) }.map { change in
+                        JSONMember(change.field.name, change.value?.wireJSON ?? Self.deleteOperation)
+                    })
                 if body.isEmpty {
                     unchanged += 1
                 } else {
@@ -29,8 +30,9 @@ extension OperationRunner {
             written += tally.written
             unchanged += tally.alreadyDone
         }
-        return OperationResult("updated \(written) \(className) objects (\(unchanged) already up to date)",
-                               objectsWritten: written, objectsUnchanged: unchanged)
+        return OperationResult(
+            "updated \(written) \(className) objects (\(unchanged) already up to date)",
+            objectsWritten: written, objectsUnchanged: unchanged)
     }
 
     /// Deletes every object matching `where`, with its relation links: those it owns and those
@@ -56,7 +58,9 @@ extension OperationRunner {
                 for objectId in ids {
                     let linked = try await pager.relatedIds(owner: className, objectId: objectId, field: relation.name, targetClass: relation.targetClass)
                     if !linked.isEmpty {
-                        unlinks.append(.update(className, objectId, JSONObject([relation.name: Self.relationOperation("RemoveRelation", linked, of: relation.targetClass)])))
+                        unlinks.append(
+                            .update(
+                                className, objectId, JSONObject([relation.name: Self.relationOperation("RemoveRelation", linked, of: relation.targetClass)])))
                     }
                 }
             }
@@ -68,8 +72,9 @@ extension OperationRunner {
             deleted += tally.written
             gone += tally.alreadyDone
         }
-        return OperationResult("deleted \(deleted) \(className) objects and their relation links (\(gone) were gone already)",
-                               objectsWritten: deleted, objectsUnchanged: gone)
+        return OperationResult(
+            "deleted \(deleted) \(className) objects and their relation links (\(gone) were gone already)",
+            objectsWritten: deleted, objectsUnchanged: gone)
     }
 
     /// Removes the links to `ids` from the `field` Relation of every `owner` object that has one,
@@ -79,8 +84,10 @@ extension OperationRunner {
             let chunk = Array(ids[start..<min(start + 50, ids.count)])
             let pointers = chunk.map { ParseValue.pointer(PointerRef(className: className, objectId: $0)).wireJSON }
             let remove = Self.relationOperation("RemoveRelation", chunk, of: className)
-            try await pager.forEachPage(of: owner, where: JSONObject([field: .object(JSONObject(["$in": .array(pointers)]))]), keys: []) { owners throws(PorterError) in
-                _ = try await writer.send(owners.compactMap { $0["objectId"]?.stringValue }.map { .update(owner, $0, JSONObject([field: remove])) }, alreadyDone: [.objectNotFound])
+            try await pager.forEachPage(of: owner, where: JSONObject([field: .object(JSONObject(["$in": .array(pointers)]))]), keys: []) {
+                owners throws(PorterError) in
+                _ = try await writer.send(
+                    owners.compactMap { $0["objectId"]?.stringValue }.map { .update(owner, $0, JSONObject([field: remove])) }, alreadyDone: [.objectNotFound])
             }
         }
     }

@@ -12,16 +12,20 @@ struct ObjectPager {
 
     /// Calls `body` with each page of the objects of `className` matching `where`, carrying
     /// `objectId` and the fields in `keys`.
-    func forEachPage(of className: String, where constraints: JSONObject = JSONObject(), keys: [String],
-                     _ body: ([JSONObject]) async throws(PorterError) -> Void) async throws(PorterError) {
+    func forEachPage(
+        of className: String, where constraints: JSONObject = JSONObject(), keys: [String],
+        _ body: ([JSONObject]) async throws(PorterError) -> Void
+    ) async throws(PorterError) {
         var last: String?
         while true {
             let answer: JSONValue
             do {
-                answer = try await api.send("GET", "/classes/\(className)", query: [
-                    ("where", Self.constraints(constraints, after: last).serialized()), ("order", "objectId"),
-                    ("limit", String(pageSize)), ("keys", (["objectId"] + keys).joined(separator: ",")),
-                ], body: nil)
+                answer = try await api.send(
+                    "GET", "/classes/\(className)",
+                    query: [
+                        ("where", Self.constraints(constraints, after: last).serialized()), ("order", "objectId"),
+                        ("limit", String(pageSize)), ("keys", (["objectId"] + keys).joined(separator: ",")),
+                    ], body: nil)
             } catch {
                 throw error.porterError("reading \(className) objects")
             }
@@ -40,8 +44,10 @@ struct ObjectPager {
     func relatedIds(owner className: String, objectId: String, field: String, targetClass: String) async throws(PorterError) -> [String] {
         let owner = ParseValue.pointer(PointerRef(className: className, objectId: objectId)).wireJSON
         var ids: [String] = []
-        try await forEachPage(of: targetClass, where: JSONObject(["$relatedTo": .object(JSONObject(["object": owner, "key": .string(field)]))]),
-                        keys: []) { page in ids += page.compactMap { $0["objectId"]?.stringValue } }
+        try await forEachPage(
+            of: targetClass, where: JSONObject(["$relatedTo": .object(JSONObject(["object": owner, "key": .string(field)]))]),
+            keys: []
+        ) { page in ids += page.compactMap { $0["objectId"]?.stringValue } }
         return ids
     }
 

@@ -28,13 +28,15 @@ extension OperationRunner {
             }
             schemaChanges += 1
         }
-        let copied = if case .relation(let targetClass) = source.type {
-            try await copyLinks(of: className, from: from, to: to, targetClass: targetClass)
-        } else {
-            try await copyValues(of: className, from: source, to: renamed, where: JSONObject([from: .object(JSONObject(["$exists": .bool(true)]))])) { $0 }
-        }
+        let copied =
+            if case .relation(let targetClass) = source.type {
+                try await copyLinks(of: className, from: from, to: to, targetClass: targetClass)
+            } else {
+                try await copyValues(of: className, from: source, to: renamed, where: JSONObject([from: .object(JSONObject(["$exists": .bool(true)]))])) { $0 }
+            }
         try await deleteFields([from], of: className)
-        return OperationResult("renamed \(name) → \(to) (\(Noun.counted(copied.written, "object")) copied, \(copied.unchanged) had it already)",
-                               schemaChanges: schemaChanges + 1, objectsWritten: copied.written, objectsUnchanged: copied.unchanged)
+        return OperationResult(
+            "renamed \(name) → \(to) (\(Noun.counted(copied.written, "object")) copied, \(copied.unchanged) had it already)",
+            schemaChanges: schemaChanges + 1, objectsWritten: copied.written, objectsUnchanged: copied.unchanged)
     }
 }

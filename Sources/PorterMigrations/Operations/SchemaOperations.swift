@@ -20,8 +20,9 @@ extension OperationRunner {
             try await changeSchema("POST", of: className, body, "creating class \(className)") { schema in
                 wanted.fields.allSatisfy { schema?.field(named: $0.name)?.type == $0.type }
             }
-            return OperationResult("created class \(className) (\(Noun.counted(wanted.fields.count, "field")), \(Noun.counted(indexes.members.count, "index")))",
-                                   schemaChanges: 1)
+            return OperationResult(
+                "created class \(className) (\(Noun.counted(wanted.fields.count, "field")), \(Noun.counted(indexes.members.count, "index")))",
+                schemaChanges: 1)
         }
         var conflicts: [String] = []
         var fields = JSONObject()
@@ -114,8 +115,10 @@ extension OperationRunner {
     /// Drops the index; a missing one is left alone.
     func dropIndex(_ name: String, of className: String) async throws(PorterError) -> OperationResult {
         guard try await existingClass(className).indexes?[name] != nil else { return OperationResult("index \(className).\(name) does not exist") }
-        try await changeSchema(of: className, JSONObject(["indexes": .object(JSONObject([name: .object(JSONObject(["__op": .string("Delete")]))]))]),
-                         "dropping index \(className).\(name)") { $0?.indexes?[name] == nil }
+        try await changeSchema(
+            of: className, JSONObject(["indexes": .object(JSONObject([name: .object(JSONObject(["__op": .string("Delete")]))]))]),
+            "dropping index \(className).\(name)"
+        ) { $0?.indexes?[name] == nil }
         return OperationResult("dropped index \(className).\(name)", schemaChanges: 1)
     }
 

@@ -84,7 +84,8 @@ public final class MigrationRunner: Sendable {
     static func pending(_ statuses: [MigrationStatus], upTo last: MigrationVersion?, location: String) throws(PorterError) -> [MigrationFile] {
         let errors = statuses.filter(\.isError)
         if !errors.isEmpty {
-            throw PorterError(.invalidData, "\(location): the history does not agree with the migration files:\n" + errors.map(Self.explain).joined(separator: "\n"))
+            throw PorterError(
+                .invalidData, "\(location): the history does not agree with the migration files:\n" + errors.map(Self.explain).joined(separator: "\n"))
         }
         return statuses.filter { $0.state == .pending || $0.state == .interrupted }.compactMap(\.file)
             .filter { last == nil || $0.version <= last! }
@@ -97,7 +98,8 @@ public final class MigrationRunner: Sendable {
             return "\(label): failed on \(status.applied?.host ?? "?") at \(status.applied?.appliedAt.iso ?? "?"): \(status.applied?.error ?? "")\n"
                 + "    fix the cause, then repair the history to clear the entry, and apply the migrations again"
         case .checksumMismatch:
-            return "\(label): \(status.file?.fileName ?? "the file") changed after it was applied (checksum \(status.applied?.checksum.prefix(12) ?? "")… applied, \(status.file?.checksum.prefix(12) ?? "")… now)\n"
+            return
+                "\(label): \(status.file?.fileName ?? "the file") changed after it was applied (checksum \(status.applied?.checksum.prefix(12) ?? "")… applied, \(status.file?.checksum.prefix(12) ?? "")… now)\n"
                 + "    restore the file and put the change in a new version, or repair the history to accept the file as it is"
         case .outOfOrder:
             return "\(label): \(status.file?.fileName ?? "the file") is older than a migration already applied and was never applied itself\n"
@@ -114,11 +116,16 @@ public final class MigrationRunner: Sendable {
         try await underLock { (lock, history) throws(PorterError) in try await up(to: last, lock: lock, history: history, events: events) }
     }
 
-    private func up(to last: MigrationVersion?, lock: MigrationLock, history: MigrationHistory,
-                    events: (MigrationEvent) -> Void) async throws(PorterError) -> [AppliedMigration] {
+    private func up(
+        to last: MigrationVersion?, lock: MigrationLock, history: MigrationHistory,
+        events: (MigrationEvent) -> Void
+    ) async throws(PorterError) -> [AppliedMigration] {
         let statuses = MigrationStatus.compare(files: files, history: try await history.entries())
         for status in statuses where status.state == .interrupted {
-            events(.note("V\(status.version) was started by \(status.applied?.host ?? "another runner") at \(status.applied?.appliedAt.iso ?? "?") and never finished; running it again (its operations are safe to repeat)"))
+            events(
+                .note(
+                    "V\(status.version) was started by \(status.applied?.host ?? "another runner") at \(status.applied?.appliedAt.iso ?? "?") and never finished; running it again (its operations are safe to repeat)"
+                ))
         }
         let pending = try Self.pending(statuses, upTo: last, location: target.location)
         try checkSupported(pending)
@@ -134,7 +141,9 @@ public final class MigrationRunner: Sendable {
     private func checkSupported(_ files: [MigrationFile]) throws(PorterError) {
         let refused = files.flatMap { file in
             file.operations.enumerated().compactMap { index, operation in
-                target.refusal(of: operation).map { "  \(file.fileName): operation \(index + 1) (\(OperationRunner.describe(operation, migrationsFolder: folder))): \($0)" }
+                target.refusal(of: operation).map {
+                    "  \(file.fileName): operation \(index + 1) (\(OperationRunner.describe(operation, migrationsFolder: folder))): \($0)"
+                }
             }
         }
         guard refused.isEmpty else {
@@ -142,11 +151,14 @@ public final class MigrationRunner: Sendable {
         }
     }
 
-    private func apply(_ file: MigrationFile, history: MigrationHistory, lock: MigrationLock, events: (MigrationEvent) -> Void) async throws(PorterError) -> AppliedMigration {
+    private func apply(_ file: MigrationFile, history: MigrationHistory, lock: MigrationLock, events: (MigrationEvent) -> Void) async throws(PorterError)
+        -> AppliedMigration
+    {
         events(.started(file))
         let started = Date()
-        var entry = AppliedMigration(version: file.version.description, name: file.name, checksum: file.checksum, appliedAt: .now,
-                                     durationMs: 0, success: false, host: identity.host, error: nil)
+        var entry = AppliedMigration(
+            version: file.version.description, name: file.name, checksum: file.checksum, appliedAt: .now,
+            durationMs: 0, success: false, host: identity.host, error: nil)
         let operations = OperationRunner(target: target, migrationsFolder: folder)
         var index = 0
         do throws(PorterError) {
@@ -171,17 +183,22 @@ public final class MigrationRunner: Sendable {
             if error.cause == .cancelled, Task.isCancelled {
                 // Not a failure of the migration: on a server its started entry stays, so the
                 // next run finishes it; on a mirror nothing of it remains.
-                throw PorterError(.cancelled, "\(file.fileName): V\(entry.version) was cancelled before operation \(index + 1). "
-                    + (target.isTransactional ? rollbackNote(completed: index) : "It counts as interrupted: the next run applies it again, safely."))
+                throw PorterError(
+                    .cancelled,
+                    "\(file.fileName): V\(entry.version) was cancelled before operation \(index + 1). "
+                        + (target.isTransactional ? rollbackNote(completed: index) : "It counts as interrupted: the next run applies it again, safely."))
             }
             entry.durationMs = Int(Date().timeIntervalSince(started) * 1000)
-            entry.error = index < file.operations.count
+            entry.error =
+                index < file.operations.count
                 ? "operation \(index + 1) (\(OperationRunner.describe(file.operations[index], migrationsFolder: folder))): \(error.message)"
                 : error.message
             try? await history.record(entry)
-            throw PorterError(error.cause, "\(file.fileName): V\(entry.version) failed at \(entry.error!)\n"
-                + "It is recorded as failed. \(rollbackNote(completed: index))\n"
-                + "Fix the cause, then repair the history and apply the migrations again.")
+            throw PorterError(
+                error.cause,
+                "\(file.fileName): V\(entry.version) failed at \(entry.error!)\n"
+                    + "It is recorded as failed. \(rollbackNote(completed: index))\n"
+                    + "Fix the cause, then repair the history and apply the migrations again.")
         }
         events(.finished(file, durationMs: entry.durationMs))
         return entry
@@ -202,10 +219,14 @@ public final class MigrationRunner: Sendable {
     private func baseline(version: MigrationVersion, history: MigrationHistory) async throws(PorterError) -> AppliedMigration {
         let existing = try await history.entries()
         guard existing.isEmpty else {
-            throw PorterError(.invalidData, "\(target.location): baseline needs a target without migration history; it has \(Noun.counted(existing.count, "entry")) (newest V\(existing.last!.version))")
+            throw PorterError(
+                .invalidData,
+                "\(target.location): baseline needs a target without migration history; it has \(Noun.counted(existing.count, "entry")) (newest V\(existing.last!.version))"
+            )
         }
-        let entry = AppliedMigration(version: version.description, name: AppliedMigration.baselineName, checksum: "", appliedAt: .now,
-                                     durationMs: 0, success: true, host: identity.host, error: nil)
+        let entry = AppliedMigration(
+            version: version.description, name: AppliedMigration.baselineName, checksum: "", appliedAt: .now,
+            durationMs: 0, success: true, host: identity.host, error: nil)
         try await history.record(entry)
         return entry
     }

@@ -45,22 +45,26 @@ public struct MigrationStatus: Sendable {
         var statuses: [MigrationStatus] = files.map { file in
             let version = file.version.description
             guard let entry = applied[version] else {
-                let state: State = if let baseline, file.version <= baseline { .belowBaseline }
-                    else if let newestApplied, file.version < newestApplied { .outOfOrder }
-                    else { .pending }
+                let state: State =
+                    if let baseline, file.version <= baseline { .belowBaseline } else if let newestApplied, file.version < newestApplied { .outOfOrder } else {
+                        .pending
+                    }
                 return MigrationStatus(version: version, name: file.name, state: state, file: file, applied: nil)
             }
-            let state: State = if entry.isBaseline { .baseline }
-                else if !entry.success { entry.error == nil ? (locked ? .running : .interrupted) : .failed }
-                else if entry.checksum != file.checksum { .checksumMismatch }
-                else { .applied }
+            let state: State =
+                if entry.isBaseline { .baseline } else if !entry.success {
+                    entry.error == nil ? (locked ? .running : .interrupted) : .failed
+                } else if entry.checksum != file.checksum { .checksumMismatch } else { .applied }
             return MigrationStatus(version: version, name: file.name, state: state, file: file, applied: entry)
         }
         let fileVersions = Set(files.map(\.version.description))
         for entry in history where !fileVersions.contains(entry.version) {
-            let state: State = entry.isBaseline ? .baseline
-                : !entry.success ? (entry.error == nil ? (locked ? .running : .interrupted) : .failed)
-                : .missingFile
+            let state: State =
+                entry.isBaseline
+                ? .baseline
+                : !entry.success
+                    ? (entry.error == nil ? (locked ? .running : .interrupted) : .failed)
+                    : .missingFile
             statuses.append(MigrationStatus(version: entry.version, name: entry.name, state: state, file: nil, applied: entry))
         }
         return statuses.sorted { MigrationVersion.precedes($0.version, $1.version) }

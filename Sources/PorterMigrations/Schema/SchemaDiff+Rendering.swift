@@ -66,39 +66,48 @@ extension SchemaDiff {
     /// `{"matches", "differences", "classes": [{"className", "change", "declared", "live",
     /// "fields", "indexes", "classLevelPermissions"}]}`; Docs/Schemas.md documents it.
     public var json: JSONValue {
-        .object(JSONObject([
-            "matches": .bool(isEmpty),
-            "differences": .integer(Int64(count)),
-            "classes": .array(classes.map { difference in
-                let whole = difference.change != .changed
-                return .object(JSONObject([
-                    "className": .string(difference.className),
-                    "change": .string(difference.change.rawValue),
-                    "declared": whole ? difference.declared.map(\.schemaJSON) ?? .null : .null,
-                    "live": whole ? difference.live.map(\.schemaJSON) ?? .null : .null,
-                    "fields": .array(difference.fields.map { Self.json($0, declared: $0.declared?.specJSON, live: $0.live?.specJSON) }),
-                    "indexes": .array(difference.indexes.map { Self.json($0, declared: $0.declared, live: $0.live) }),
-                    "classLevelPermissions": .array(difference.classLevelPermissions.map { Self.json($0, declared: $0.declared, live: $0.live) }),
-                ]))
-            }),
-        ]))
+        .object(
+            JSONObject([
+                "matches": .bool(isEmpty),
+                "differences": .integer(Int64(count)),
+                "classes": .array(
+                    classes.map { difference in
+                        let whole = difference.change != .changed
+                        return .object(
+                            JSONObject([
+                                "className": .string(difference.className),
+                                "change": .string(difference.change.rawValue),
+                                "declared": whole ? difference.declared.map(\.schemaJSON) ?? .null : .null,
+                                "live": whole ? difference.live.map(\.schemaJSON) ?? .null : .null,
+                                "fields": .array(difference.fields.map { Self.json($0, declared: $0.declared?.specJSON, live: $0.live?.specJSON) }),
+                                "indexes": .array(difference.indexes.map { Self.json($0, declared: $0.declared, live: $0.live) }),
+                                "classLevelPermissions": .array(difference.classLevelPermissions.map { Self.json($0, declared: $0.declared, live: $0.live) }),
+                            ]))
+                    }),
+            ]))
     }
 
     private static func json<Value>(_ part: Difference<Value>, declared: JSONValue?, live: JSONValue?) -> JSONValue {
-        .object(JSONObject(["name": .string(part.name), "change": .string(part.change.rawValue),
-                            "declared": declared ?? .null, "live": live ?? .null]))
+        .object(
+            JSONObject([
+                "name": .string(part.name), "change": .string(part.change.rawValue),
+                "declared": declared ?? .null, "live": live ?? .null,
+            ]))
     }
 
     /// One test case per class compared (`classname="parse-porter.schema"`), failed with the
     /// class's differences.
     public var junit: JUnitReport {
         let byName = Dictionary(classes.map { ($0.className, $0) }, uniquingKeysWith: { first, _ in first })
-        return JUnitReport(suiteName: "schema check", cases: classNames.map { name in
-            let failure = byName[name].map { difference in
-                JUnitReport.Failure(message: Noun.counted(difference.count, "difference"),
-                                    details: lines(of: difference).joined(separator: "\n"))
-            }
-            return JUnitReport.TestCase(className: "parse-porter.schema", name: name, failure: failure)
-        })
+        return JUnitReport(
+            suiteName: "schema check",
+            cases: classNames.map { name in
+                let failure = byName[name].map { difference in
+                    JUnitReport.Failure(
+                        message: Noun.counted(difference.count, "difference"),
+                        details: lines(of: difference).joined(separator: "\n"))
+                }
+                return JUnitReport.TestCase(className: "parse-porter.schema", name: name, failure: failure)
+            })
     }
 }

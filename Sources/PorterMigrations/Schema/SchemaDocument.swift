@@ -69,7 +69,9 @@ public struct SchemaDocument: Hashable, Sendable {
             }
             if case .object(let permissions)? = json["classLevelPermissions"] {
                 let order = ClassLevelPermissions.operations
-                let members = permissions.members.sorted { (order.firstIndex(of: $0.key) ?? order.count, $0.key) < (order.firstIndex(of: $1.key) ?? order.count, $1.key) }
+                let members = permissions.members.sorted {
+                    (order.firstIndex(of: $0.key) ?? order.count, $0.key) < (order.firstIndex(of: $1.key) ?? order.count, $1.key)
+                }
                 object["classLevelPermissions"] = .object(JSONObject(members.map { JSONMember($0.key, $0.value.sortingKeys()) }))
             }
             if case .object(let indexes)? = json["indexes"] {

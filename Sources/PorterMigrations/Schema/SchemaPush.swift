@@ -61,18 +61,25 @@ public struct SchemaPush: Sendable {
     public init(diff: SchemaDiff, options: SchemaPushOptions) throws(PorterError) {
         if !options.recreateModifiedFields {
             let modified = diff.classes.flatMap { difference in
-                difference.fields.filter(\.changesType).map { "  \(difference.className).\($0.name): \($0.live?.type.description ?? "") → \($0.declared?.type.description ?? "")" }
+                difference.fields.filter(\.changesType).map {
+                    "  \(difference.className).\($0.name): \($0.live?.type.description ?? "") → \($0.declared?.type.description ?? "")"
+                }
             }
             if !modified.isEmpty {
-                throw PorterError(.invalidData, (["refused: Parse cannot change the type of a field in place, and these fields differ:"] + modified
-                    + ["Recreating modified fields (SchemaPushOptions.recreateModifiedFields) deletes each and adds it again with the new type: its values are lost. Nothing was changed."])
-                    .joined(separator: "\n"))
+                throw PorterError(
+                    .invalidData,
+                    (["refused: Parse cannot change the type of a field in place, and these fields differ:"] + modified
+                        + [
+                            "Recreating modified fields (SchemaPushOptions.recreateModifiedFields) deletes each and adds it again with the new type: its values are lost. Nothing was changed."
+                        ])
+                        .joined(separator: "\n"))
             }
         }
         classes = diff.classes.map { difference in
             switch difference.change {
             case .added: Self.creation(difference, diff: diff)
-            case .removed: ClassPush(className: difference.className, kept: diff.lines(of: difference).map { $0 + " (only on the target: push leaves it alone)" })
+            case .removed:
+                ClassPush(className: difference.className, kept: diff.lines(of: difference).map { $0 + " (only on the target: push leaves it alone)" })
             case .changed: Self.update(difference, options: options)
             }
         }

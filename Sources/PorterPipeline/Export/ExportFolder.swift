@@ -14,8 +14,10 @@ struct ExportFolder {
         let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
         if exists && !isDirectory.boolValue { throw PorterError(.invalidRequest, "\(path): exists and is not a folder") }
         if exists && !force, let contents = try? FileManager.default.contentsOfDirectory(atPath: path), !contents.isEmpty {
-            throw PorterError(.invalidRequest, "\(path): the folder is not empty (\(contents.count) entries); an export writes into it only when forced, replacing files of the same names",
-                              setting: .force)
+            throw PorterError(
+                .invalidRequest,
+                "\(path): the folder is not empty (\(contents.count) entries); an export writes into it only when forced, replacing files of the same names",
+                setting: .force)
         }
         self.path = path
         createdFolder = !exists

@@ -23,8 +23,10 @@ public struct ExportOptions: Sendable {
     public var includePasswordHashes = false
 
     /// Options of an export in `format`; by default every class, every object, objectIds in references, no password hashes.
-    public init(format: ExportFormat, classes: [String]? = nil, constraints: JSONObject? = nil, naturalKeys: [String: [String]] = [:],
-                emitManifest: Bool = false, force: Bool = false) {
+    public init(
+        format: ExportFormat, classes: [String]? = nil, constraints: JSONObject? = nil, naturalKeys: [String: [String]] = [:],
+        emitManifest: Bool = false, force: Bool = false
+    ) {
         self.format = format
         self.classes = classes
         self.constraints = constraints
@@ -106,16 +108,20 @@ public final class Exporter {
     }
 
     /// ``run(to:progress:)`` on the calling thread, stopped by `cancellation`.
-    package func run(to path: String, progress: ((ClassProgress) -> Void)? = nil, cancellation: Cancellation = Cancellation()) throws(PorterError) -> ExportReport {
+    package func run(to path: String, progress: ((ClassProgress) -> Void)? = nil, cancellation: Cancellation = Cancellation()) throws(PorterError)
+        -> ExportReport
+    {
         let started = Date()
         try checkPasswordHashes()
         let all = try source.schemas()
         let selected = try select(all)
         let schemas = Dictionary(all.map { ($0.className, $0) }, uniquingKeysWith: { a, _ in a })
-        let keyNames = options.format == .csv && !options.naturalKeys.isEmpty
+        let keyNames =
+            options.format == .csv && !options.naturalKeys.isEmpty
             ? try NaturalKeyNames(source: source, schemas: schemas, keys: options.naturalKeys) : nil
         if options.format == .mongo && options.emitManifest {
-            throw PorterError(.invalidRequest, "the MongoDB layout is read back without a manifest (its _SCHEMA.json says what it holds): export it without dataset.yml")
+            throw PorterError(
+                .invalidRequest, "the MongoDB layout is read back without a manifest (its _SCHEMA.json says what it holds): export it without dataset.yml")
         }
         let folder = try ExportFolder(path: path, force: options.force)
         var report = ExportReport()
@@ -123,15 +129,19 @@ public final class Exporter {
         let problems = StoredValueProblems()
         do {
             for schema in selected {
-                let written = try export(schema, opening: { (name) throws(PorterError) in try OutputFile(path: folder.stagedPath(name)) },
-                                         withRelations: true, keyNames: keyNames, problems: problems, progress: progress,
-                                         cancellation: { () throws(PorterError) in try cancellation.check("exporting \(schema.className)", "nothing was written to \(path)") })
+                let written = try export(
+                    schema, opening: { (name) throws(PorterError) in try OutputFile(path: folder.stagedPath(name)) },
+                    withRelations: true, keyNames: keyNames, problems: problems, progress: progress,
+                    cancellation: { () throws(PorterError) in try cancellation.check("exporting \(schema.className)", "nothing was written to \(path)") })
                 report.classes.append(written)
-                manifest.classes.append(.init(schema: schema, file: written.file, key: keyNames?.isKeyed(schema.className) == true ? options.naturalKeys[schema.className]! : []))
+                manifest.classes.append(
+                    .init(schema: schema, file: written.file, key: keyNames?.isKeyed(schema.className) == true ? options.naturalKeys[schema.className]! : []))
                 let keyed = keyNames != nil
                 for relation in written.relations {
-                    manifest.relations.append(.init(owner: schema.className, field: relation.field, file: relation.file,
-                                                    ownerColumn: keyed ? "owner" : "owningId", targetColumn: keyed ? "related" : "relatedId"))
+                    manifest.relations.append(
+                        .init(
+                            owner: schema.className, field: relation.field, file: relation.file,
+                            ownerColumn: keyed ? "owner" : "owningId", targetColumn: keyed ? "related" : "relatedId"))
                 }
             }
             if options.format == .parse {
@@ -168,7 +178,9 @@ public final class Exporter {
     }
 
     /// ``runToStandardOutput(progress:)`` on the calling thread, stopped by `cancellation`.
-    package func runToStandardOutput(progress: ((ClassProgress) -> Void)? = nil, cancellation: Cancellation = Cancellation()) throws(PorterError) -> ExportReport {
+    package func runToStandardOutput(progress: ((ClassProgress) -> Void)? = nil, cancellation: Cancellation = Cancellation()) throws(PorterError)
+        -> ExportReport
+    {
         let started = Date()
         guard options.format == .ndjson || options.format == .csv else {
             throw PorterError(.invalidRequest, "standard output takes the ndjson or csv format, not \(options.format.rawValue)")
@@ -182,16 +194,22 @@ public final class Exporter {
         }
         let schema = try select(all)[0]
         let schemas = Dictionary(all.map { ($0.className, $0) }, uniquingKeysWith: { a, _ in a })
-        let keyNames = options.format == .csv && !options.naturalKeys.isEmpty
+        let keyNames =
+            options.format == .csv && !options.naturalKeys.isEmpty
             ? try NaturalKeyNames(source: source, schemas: schemas, keys: options.naturalKeys) : nil
         var report = ExportReport()
         let problems = StoredValueProblems()
-        report.classes.append(try export(schema, opening: { _ in OutputFile.standardOutput() }, withRelations: false, keyNames: keyNames,
-                                         problems: problems, progress: progress,
-                                         cancellation: { () throws(PorterError) in
-                                             try cancellation.check("exporting \(schema.className)", "the objects written so far are in the stream")
-                                         }))
-        report.notes = schema.relationFields.map { "\(schema.className).\($0.name): relation links are not written to standard output; export to a folder for its join file" }
+        report.classes.append(
+            try export(
+                schema, opening: { _ in OutputFile.standardOutput() }, withRelations: false, keyNames: keyNames,
+                problems: problems, progress: progress,
+                cancellation: { () throws(PorterError) in
+                    try cancellation.check("exporting \(schema.className)", "the objects written so far are in the stream")
+                }))
+        report.notes =
+            schema.relationFields.map {
+                "\(schema.className).\($0.name): relation links are not written to standard output; export to a folder for its join file"
+            }
             + [problems.note].compactMap { $0 }
         report.elapsedSeconds = Date().timeIntervalSince(started)
         return report
@@ -201,12 +219,16 @@ public final class Exporter {
     private func checkPasswordHashes() throws(PorterError) {
         guard options.includePasswordHashes, options.format != .mongo else { return }
         guard options.format == .parse else {
-            throw PorterError(.invalidRequest, "the \(options.format.rawValue) format carries no password hashes: the parse format writes them as bcryptPassword, which an import reads back",
-                              setting: .includePasswordHashes)
+            throw PorterError(
+                .invalidRequest,
+                "the \(options.format.rawValue) format carries no password hashes: the parse format writes them as bcryptPassword, which an import reads back",
+                setting: .includePasswordHashes)
         }
         guard source.readsPasswordHashes else {
-            throw PorterError(.invalidRequest, "\(source.location) gives no password hashes: a Parse Server never returns them; export from its database (postgres://…) or from a mirror",
-                              setting: .includePasswordHashes)
+            throw PorterError(
+                .invalidRequest,
+                "\(source.location) gives no password hashes: a Parse Server never returns them; export from its database (postgres://…) or from a mirror",
+                setting: .includePasswordHashes)
         }
     }
 
@@ -214,11 +236,16 @@ public final class Exporter {
     private func select(_ schemas: [ClassSchema]) throws(PorterError) -> [ClassSchema] {
         for schema in schemas {
             if let problem = ParseNames.classNameProblem(schema.className) {
-                throw PorterError(.target, "\(source.location): the schema names a class \(JSONValue.string(schema.className).serialized()): \(problem); no file is written for it")
+                throw PorterError(
+                    .target,
+                    "\(source.location): the schema names a class \(JSONValue.string(schema.className).serialized()): \(problem); no file is written for it")
             }
             for field in schema.relationFields {
                 if let problem = ParseNames.fieldNameProblem(field.name) {
-                    throw PorterError(.target, "\(source.location): the schema names a relation \(schema.className).\(JSONValue.string(field.name).serialized()): \(problem); no file is written for it")
+                    throw PorterError(
+                        .target,
+                        "\(source.location): the schema names a relation \(schema.className).\(JSONValue.string(field.name).serialized()): \(problem); no file is written for it"
+                    )
                 }
             }
         }
@@ -239,20 +266,27 @@ public final class Exporter {
     /// Writes one class into the files `open` gives by name; its relations' links too, `withRelations`.
     /// Values the source stores that an import would refuse go into `problems`. `stopIfCancelled`
     /// is called before each page.
-    private func export(_ schema: ClassSchema, opening open: (String) throws(PorterError) -> OutputFile, withRelations: Bool, keyNames: NaturalKeyNames?,
-                        problems: StoredValueProblems, progress: ((ClassProgress) -> Void)?,
-                        cancellation stopIfCancelled: () throws(PorterError) -> Void) throws(PorterError) -> ExportReport.ClassFile {
+    private func export(
+        _ schema: ClassSchema, opening open: (String) throws(PorterError) -> OutputFile, withRelations: Bool, keyNames: NaturalKeyNames?,
+        problems: StoredValueProblems, progress: ((ClassProgress) -> Void)?,
+        cancellation stopIfCancelled: () throws(PorterError) -> Void
+    ) throws(PorterError) -> ExportReport.ClassFile {
         let className = schema.className
         let fields = schema.storedFields
         let objectFile = "\(className).\(options.format.fileExtension)"
         let total = progress == nil ? 0 : try source.count(of: schema, matching: options.constraints)
-        let objects = try ObjectFileWriter(file: try open(objectFile), format: options.format, fields: fields,
-                                           relationFields: options.format == .parse ? schema.relationFields : [],
-                                           className: className, encoder: CSVValueEncoder(keyNames: keyNames))
+        let objects = try ObjectFileWriter(
+            file: try open(objectFile), format: options.format, fields: fields,
+            relationFields: options.format == .parse ? schema.relationFields : [],
+            className: className, encoder: CSVValueEncoder(keyNames: keyNames))
         let relations = try (withRelations ? schema.relationFields : []).map { (field) throws(PorterError) in
             let name = "_Join:\(field.name):\(className).\(options.format.fileExtension)"
-            return (field, name, try LinkFileWriter(file: try open(name), format: options.format, keyed: keyNames != nil,
-                                                    encoder: CSVValueEncoder(keyNames: keyNames)))
+            return (
+                field, name,
+                try LinkFileWriter(
+                    file: try open(name), format: options.format, keyed: keyNames != nil,
+                    encoder: CSVValueEncoder(keyNames: keyNames))
+            )
         }
         var count = 0, hashes = 0
         // The MongoDB layout carries password hashes, as Parse Server's own `_User` does; the
@@ -296,8 +330,9 @@ public final class Exporter {
         progress?(ClassProgress(className: className, objects: count, total: count))
         try objects.close()
         for (_, _, writer) in relations { try writer.close() }
-        return ExportReport.ClassFile(className: className, file: objectFile, objects: count,
-                                      relations: relations.map { .init(field: $0.0.name, file: $0.1, links: $0.2.count) }, passwordHashes: hashes)
+        return ExportReport.ClassFile(
+            className: className, file: objectFile, objects: count,
+            relations: relations.map { .init(field: $0.0.name, file: $0.1, links: $0.2.count) }, passwordHashes: hashes)
     }
 
     /// The MongoDB layout's `_SCHEMA.json`, one document per exported class, and the script that
@@ -344,8 +379,10 @@ private final class ObjectFileWriter {
     private let className: String
     private let encoder: CSVValueEncoder
 
-    init(file output: OutputFile, format: ExportFormat, fields: [SchemaField], relationFields: [SchemaField], className: String,
-         encoder: CSVValueEncoder) throws(PorterError) {
+    init(
+        file output: OutputFile, format: ExportFormat, fields: [SchemaField], relationFields: [SchemaField], className: String,
+        encoder: CSVValueEncoder
+    ) throws(PorterError) {
         file = try RecordFile(file: output, format: format, header: ParseNames.defaultFields + fields.map(\.name))
         self.format = format
         self.fields = fields

@@ -21,8 +21,10 @@ struct ManifestEmitter {
     var relations: [RelationEntry] = []
 
     func yaml(format: ExportFormat) -> String {
-        var lines = ["# Written by `parse-porter export --format \(format.rawValue) --emit-manifest`;",
-                     "# `parse-porter import <this folder>` reads the export back.", "version: 1", "classes:"]
+        var lines = [
+            "# Written by `parse-porter export --format \(format.rawValue) --emit-manifest`;",
+            "# `parse-porter import <this folder>` reads the export back.", "version: 1", "classes:",
+        ]
         for entry in classes {
             lines.append("  \(entry.schema.className):")
             lines.append("    source: \(Self.quoted(entry.file))")
@@ -39,8 +41,9 @@ struct ManifestEmitter {
         if !relations.isEmpty {
             lines.append("relations:")
             for relation in relations {
-                lines.append("  - {owner: \(relation.owner), field: \(relation.field), source: \(Self.quoted(relation.file)), "
-                    + "ownerColumn: \(relation.ownerColumn), targetColumn: \(relation.targetColumn)}")
+                lines.append(
+                    "  - {owner: \(relation.owner), field: \(relation.field), source: \(Self.quoted(relation.file)), "
+                        + "ownerColumn: \(relation.ownerColumn), targetColumn: \(relation.targetColumn)}")
             }
         }
         return lines.joined(separator: "\n") + "\n"

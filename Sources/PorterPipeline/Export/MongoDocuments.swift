@@ -51,8 +51,10 @@ enum MongoLayout {
             if permission.read { flags["r"] = .bool(true) }
             return JSONMember(name, .object(flags))
         }
-        return [JSONMember("_rperm", .array(readers.map(JSONValue.string))), JSONMember("_wperm", .array(writers.map(JSONValue.string))),
-                JSONMember("_acl", .object(JSONObject(legacy)))]
+        return [
+            JSONMember("_rperm", .array(readers.map(JSONValue.string))), JSONMember("_wperm", .array(writers.map(JSONValue.string))),
+            JSONMember("_acl", .object(JSONObject(legacy))),
+        ]
     }
 
     /// A top-level value (`transformTopLevelAtom`): a Date as a BSON date, Bytes as BSON binary, a
@@ -87,7 +89,9 @@ enum MongoLayout {
             var converted: [JSONMember] = []
             for key in members.keys.sorted() {
                 if key.contains("$") || key.contains(".") {
-                    throw PorterError(.invalidData, "\(context()): the key \(JSONValue.string(key).serialized()) holds $ or ., which MongoDB cannot store (Parse Server refuses it too)")
+                    throw PorterError(
+                        .invalidData,
+                        "\(context()): the key \(JSONValue.string(key).serialized()) holds $ or ., which MongoDB cannot store (Parse Server refuses it too)")
                 }
                 converted.append(JSONMember(key, try interior(members[key]!, at: context())))
             }
@@ -114,8 +118,10 @@ enum MongoLayout {
     /// `_metadata` with `fields_options`, `class_permissions` and `indexes` when there are any.
     /// No `ACL`, and no `_User` `password` (`convertSchemaToAdapterSchema`).
     static func schemaDocument(_ schema: ClassSchema) -> JSONValue {
-        var members = [JSONMember("_id", .string(schema.className)), JSONMember("objectId", .string("string")),
-                       JSONMember("updatedAt", .string("date")), JSONMember("createdAt", .string("date"))]
+        var members = [
+            JSONMember("_id", .string(schema.className)), JSONMember("objectId", .string("string")),
+            JSONMember("updatedAt", .string("date")), JSONMember("createdAt", .string("date")),
+        ]
         var options: [JSONMember] = []
         for field in schema.fields where !ParseNames.defaultFields.contains(field.name) && !(schema.className == "_User" && field.name == "password") {
             members.append(JSONMember(field.name, .string(typeString(field.type))))

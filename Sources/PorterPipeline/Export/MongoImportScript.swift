@@ -29,8 +29,9 @@ struct MongoImportScript {
         ]
         for (name, file) in collections {
             let upsert = joinCollections.contains(name) ? " --upsertFields owningId,relatedId" : ""
-            lines.append(#"mongoimport --uri "$MONGODB_URI" --collection "${PARSE_COLLECTION_PREFIX}""# + Self.shellQuoted(name)
-                + " --file " + Self.shellQuoted(file) + " --mode upsert\(upsert)")
+            lines.append(
+                #"mongoimport --uri "$MONGODB_URI" --collection "${PARSE_COLLECTION_PREFIX}""# + Self.shellQuoted(name)
+                    + " --file " + Self.shellQuoted(file) + " --mode upsert\(upsert)")
         }
         let indexes = indexStatements
         if !indexes.isEmpty {
@@ -50,12 +51,16 @@ struct MongoImportScript {
         var statements: [String] = []
         let names = Set(schemas.map(\.className))
         func create(_ className: String, _ keys: JSONValue, _ options: JSONValue) {
-            statements.append("db.getCollection(prefix + \(JSONValue.string(className).serialized())).createIndex(\(keys.serialized()), \(options.serialized()));")
+            statements.append(
+                "db.getCollection(prefix + \(JSONValue.string(className).serialized())).createIndex(\(keys.serialized()), \(options.serialized()));")
         }
         let unique = JSONValue.object(JSONObject(["unique": .bool(true), "background": .bool(true), "sparse": .bool(true)]))
         func caseInsensitive(_ name: String) -> JSONValue {
-            .object(JSONObject(["background": .bool(true), "sparse": .bool(true), "name": .string(name),
-                                "collation": .object(JSONObject(["locale": .string("en_US"), "strength": .integer(2)]))]))
+            .object(
+                JSONObject([
+                    "background": .bool(true), "sparse": .bool(true), "name": .string(name),
+                    "collation": .object(JSONObject(["locale": .string("en_US"), "strength": .integer(2)])),
+                ]))
         }
         if names.contains("_User") {
             for field in ["username", "email"] {

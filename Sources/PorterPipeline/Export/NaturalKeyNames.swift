@@ -15,7 +15,8 @@ final class NaturalKeyNames {
         for (className, key) in keys.sorted(by: { $0.key < $1.key }) {
             guard let schema = schemas[className] else { continue }
             for part in key where schema.field(named: part) == nil {
-                throw PorterError(.invalidRequest, "the key of \(className) names \(part), which the source's \(className) does not have", setting: .naturalKeys)
+                throw PorterError(
+                    .invalidRequest, "the key of \(className) names \(part), which the source's \(className) does not have", setting: .naturalKeys)
             }
         }
         self.source = source
@@ -32,8 +33,10 @@ final class NaturalKeyNames {
         guard isKeyed(pointer.className) else { return pointer.objectId }
         if names[pointer.className] == nil { try load(pointer.className) }
         guard let name = names[pointer.className]?[pointer.objectId] else {
-            throw PorterError(.invalidData, "\(context()) points at \(pointer.className) \(pointer.objectId), which does not exist or has no complete key; export without natural keys to keep objectIds",
-                              setting: .naturalKeys)
+            throw PorterError(
+                .invalidData,
+                "\(context()) points at \(pointer.className) \(pointer.objectId), which does not exist or has no complete key; export without natural keys to keep objectIds",
+                setting: .naturalKeys)
         }
         return name
     }

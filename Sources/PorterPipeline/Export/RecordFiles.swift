@@ -115,7 +115,10 @@ struct CSVRow {
             while offset + 8 <= utf8.count {
                 let word = raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
                 if hasZeroByte(word ^ (ones &* 0x0A)) || hasZeroByte(word ^ (ones &* 0x0D))
-                    || hasZeroByte(word ^ (ones &* 0x22)) || hasZeroByte(word ^ (ones &* 0x2C)) { return true }
+                    || hasZeroByte(word ^ (ones &* 0x22)) || hasZeroByte(word ^ (ones &* 0x2C))
+                {
+                    return true
+                }
                 offset += 8
             }
         }

@@ -59,17 +59,21 @@ public struct DanglingReferenceTally: Sendable, Equatable {
 extension DanglingReferenceTally {
     /// One summary line: `dangling Comment.parentWord: 1 pointer to no Word, kept (first Comment.json:2, "9TT2Qfz77z")`.
     package var summaryLine: String {
-        let what = switch source {
-        case .pointer: Noun.counted(count, "pointer") + " to no \(targetClass)"
-        case .relation: Noun.counted(count, "link") + " to no \(targetClass)"
-        case .joinFile: Noun.counted(count, "join row") + " naming a missing object" + (missingOwners == 0 ? "" : " (\(missingOwners) with no \(className) owner)")
-        }
-        let action = switch policy {
-        case .keep where notWritten == 0: "kept"
-        case .keep: (notWritten == count ? "not written" : "\(count - notWritten) kept, \(notWritten) with no owner not written")
-            + ": a Parse Server holds no relation of a missing object"
-        default: source == .pointer ? "left unset" : "left out"
-        }
+        let what =
+            switch source {
+            case .pointer: Noun.counted(count, "pointer") + " to no \(targetClass)"
+            case .relation: Noun.counted(count, "link") + " to no \(targetClass)"
+            case .joinFile:
+                Noun.counted(count, "join row") + " naming a missing object" + (missingOwners == 0 ? "" : " (\(missingOwners) with no \(className) owner)")
+            }
+        let action =
+            switch policy {
+            case .keep where notWritten == 0: "kept"
+            case .keep:
+                (notWritten == count ? "not written" : "\(count - notWritten) kept, \(notWritten) with no owner not written")
+                    + ": a Parse Server holds no relation of a missing object"
+            default: source == .pointer ? "left unset" : "left out"
+            }
         return "dangling \(className).\(field): \(what), \(action) (first \(file):\(line), \"\(value)\")"
     }
 }
@@ -78,8 +82,10 @@ extension DanglingReferenceTally {
 extension ImportPass {
     /// Counts one dangling pointer or link of `location`'s field.
     func countDangling(_ reference: ObjectReference, at location: SourceLocation, source: DanglingReferenceTally.Source) {
-        tallyDangling(className: location.className ?? "", field: location.fieldName ?? "", targetClass: reference.targetClass, source: source,
-                      location: location) { $0.count += 1 }
+        tallyDangling(
+            className: location.className ?? "", field: location.fieldName ?? "", targetClass: reference.targetClass, source: source,
+            location: location
+        ) { $0.count += 1 }
     }
 
     /// Counts a join row of `relation` that names a missing object.
@@ -97,14 +103,17 @@ extension ImportPass {
         return sink.holdsLinksOfMissingOwners
     }
 
-    private func tallyDangling(className: String, field: String, targetClass: String, source: DanglingReferenceTally.Source,
-                               location: SourceLocation, _ count: (inout DanglingReferenceTally) -> Void) {
+    private func tallyDangling(
+        className: String, field: String, targetClass: String, source: DanglingReferenceTally.Source,
+        location: SourceLocation, _ count: (inout DanglingReferenceTally) -> Void
+    ) {
         let key = "\(className).\(field)"
         if danglingTallies[key] == nil {
             danglingOrder.append(key)
-            danglingTallies[key] = DanglingReferenceTally(className: className, field: field, targetClass: targetClass, source: source,
-                                                          policy: manifest.danglingReferences, file: location.file, line: location.line,
-                                                          value: location.value ?? "")
+            danglingTallies[key] = DanglingReferenceTally(
+                className: className, field: field, targetClass: targetClass, source: source,
+                policy: manifest.danglingReferences, file: location.file, line: location.line,
+                value: location.value ?? "")
         }
         count(&danglingTallies[key]!)
     }

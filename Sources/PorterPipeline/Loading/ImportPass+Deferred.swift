@@ -14,10 +14,13 @@ extension ImportPass {
             var ids: [String] = []
             for reference in item.references {
                 let place = self.location(source: Int(item.row.source), row: Int(item.row.line))
-                let location = SourceLocation(file: place.file, line: place.line, column: item.field.column,
-                                              className: item.className, fieldName: item.field.name, value: reference.sourceText)
+                let location = SourceLocation(
+                    file: place.file, line: place.line, column: item.field.column,
+                    className: item.className, fieldName: item.field.name, value: reference.sourceText)
                 let source: DanglingReferenceTally.Source = item.field.type.isRelation ? .relation : .pointer
-                if let object = resolve(reference, from: item.row, location: location, problems: &problems, dangling: source).object { ids.append(object.objectId) }
+                if let object = resolve(reference, from: item.row, location: location, problems: &problems, dangling: source).object {
+                    ids.append(object.objectId)
+                }
             }
             guard problems.isEmpty else {
                 references.indexes[item.className]?.reject(objectId: item.ownerId, keyHash: item.ownerKeyHash)
@@ -41,8 +44,9 @@ extension ImportPass {
         for key in links.keys.sorted() {
             let (className, fieldName) = split(key)
             let mapping = manifest.mapping(for: className)!
-            try feeder.sendLinks(links[key]!, owner: className, field: fieldName, targetClass: mapping.field(named: fieldName)!.type.targetClass!,
-                                 replace: mapping.mode != .merge)
+            try feeder.sendLinks(
+                links[key]!, owner: className, field: fieldName, targetClass: mapping.field(named: fieldName)!.type.targetClass!,
+                replace: mapping.mode != .merge)
         }
     }
 

@@ -18,12 +18,17 @@ extension ImportPass {
     }
 
     /// Reads one file of a join relation; returns how many records it read and the line of the last.
-    private func loadJoinFile(_ file: String, of relation: JoinRelationMapping, source: Int, offset: Int,
-                              batch: inout [RelationLinks]) throws(PorterError) -> (records: Int, lastLine: Int) {
+    private func loadJoinFile(
+        _ file: String, of relation: JoinRelationMapping, source: Int, offset: Int,
+        batch: inout [RelationLinks]
+    ) throws(PorterError) -> (records: Int, lastLine: Int) {
         let tallyKey = "\(relation.owner).\(relation.field)"
         let keyPath = "relations[\(source - manifest.classes.count)]"
-        guard var reader = openReader(file, memory: relation.records, reading: relation.reading, declaredAt: keyPath,
-                                     prepare: { _ in }) else { return (0, 0) }
+        guard
+            var reader = openReader(
+                file, memory: relation.records, reading: relation.reading, declaredAt: keyPath,
+                prepare: { _ in })
+        else { return (0, 0) }
         let ownerColumn = ColumnPath(relation.ownerColumn), targetColumn = ColumnPath(relation.targetColumn)
         let ownerParser = referenceChains.parser(for: ReferenceChains.Link(className: relation.owner, by: relation.ownerBy))
         let targetParser = referenceChains.parser(for: ReferenceChains.Link(className: relation.targetClass, by: relation.targetBy))
@@ -41,7 +46,10 @@ extension ImportPass {
                 // that goes on writing) must not drop its links uncounted.
                 let missing = [relation.ownerColumn, relation.targetColumn].filter { record.cell(ColumnPath($0)) == nil }
                 for column in missing {
-                    log.add(Diagnostic(.missingColumn, SourceLocation(file: file, line: 1, column: column, className: relation.owner), "missing column (relations: \(fieldName))"), fatal: true)
+                    log.add(
+                        Diagnostic(
+                            .missingColumn, SourceLocation(file: file, line: 1, column: column, className: relation.owner),
+                            "missing column (relations: \(fieldName))"), fatal: true)
                 }
                 if !missing.isEmpty {
                     stopSending()
@@ -51,7 +59,8 @@ extension ImportPass {
             let row = RowID(source: source, line: offset + record.line)
             var problems: [Diagnostic] = []
             func location(_ column: ColumnPath) -> SourceLocation {
-                SourceLocation(file: file, line: record.line, column: column.name, className: owner, fieldName: field, value: record.cell(column)?.displayText ?? "")
+                SourceLocation(
+                    file: file, line: record.line, column: column.name, className: owner, fieldName: field, value: record.cell(column)?.displayText ?? "")
             }
             // What a column's cell names; the location is built only for a fault.
             func object(in column: ColumnPath, _ parser: ReferenceParser) -> Referent {
@@ -74,8 +83,9 @@ extension ImportPass {
                 relationTallies[tallyKey]!.rejected += 1
                 pruneTracker?.rejectedLinks[tallyKey, default: 0] += 1
                 if givenRejects != nil {
-                    try rejects?.add(record, reason: problems.map(\.reason).joined(separator: "; "), to: "_Join:\(relation.field):\(relation.owner)",
-                                      file: fileOfRow(source: source, row: offset + record.line))
+                    try rejects?.add(
+                        record, reason: problems.map(\.reason).joined(separator: "; "), to: "_Join:\(relation.field):\(relation.owner)",
+                        file: fileOfRow(source: source, row: offset + record.line))
                 } else {
                     for problem in problems { log.add(problem) }
                     stopSending()
@@ -118,7 +128,8 @@ extension ImportPass {
     func followReferences() {
         let found = rejectTracker.followReferences { row, target in
             let place = location(source: Int(row.source), row: Int(row.line))
-            return "points to \(manifest.classes[Int(target.source)].className) at \(rowText(source: Int(target.source), row: Int(target.line), besides: place.file)), which is rejected"
+            return
+                "points to \(manifest.classes[Int(target.source)].className) at \(rowText(source: Int(target.source), row: Int(target.line), besides: place.file)), which is rejected"
         }
         for (row, reason) in found {
             let place = location(source: Int(row.source), row: Int(row.line))

@@ -44,9 +44,12 @@ extension ImportPass {
     func reportUncheckedReferences() {
         for (className, count, files) in references.takeUncheckedReferences() {
             let verb = count == 1 ? "was" : "were"
-            log.add(Diagnostic(.uncheckedReferences, SourceLocation(file: manifest.mapping(for: className)!.source, line: 0, className: className),
-                               "\(Noun.counted(count, "reference")) to \(className) from \(files.joined(separator: ", ")) \(verb) not checked: this file could not be read to its end"),
-                    fatal: true)
+            log.add(
+                Diagnostic(
+                    .uncheckedReferences, SourceLocation(file: manifest.mapping(for: className)!.source, line: 0, className: className),
+                    "\(Noun.counted(count, "reference")) to \(className) from \(files.joined(separator: ", ")) \(verb) not checked: this file could not be read to its end"
+                ),
+                fatal: true)
         }
     }
 }

@@ -25,17 +25,22 @@ extension ImportPass {
 
     /// Resolves one reference from `row`, at `line` of the mapper's file; a fault is added to
     /// `problems`, a dangling reference counted.
-    func resolve(_ reference: ObjectReference, from row: RowID, line: Int, mapper: ClassMapper, field: Int,
-                 problems: inout [Diagnostic]) -> Referent {
-        resolve(reference, from: row, location: mapper.location(line, mapper.fields[field], value: reference.sourceText), problems: &problems,
-                dangling: mapper.fields[field].type.isRelation ? .relation : .pointer)
+    func resolve(
+        _ reference: ObjectReference, from row: RowID, line: Int, mapper: ClassMapper, field: Int,
+        problems: inout [Diagnostic]
+    ) -> Referent {
+        resolve(
+            reference, from: row, location: mapper.location(line, mapper.fields[field], value: reference.sourceText), problems: &problems,
+            dangling: mapper.fields[field].type.isRelation ? .relation : .pointer)
     }
 
     /// What `reference` resolves to; a fault is added to `problems` (the location is built only
     /// then). A reference that names no object is counted as `dangling` says, unless `nil` (a
     /// join row's sides, counted per row).
-    func resolve(_ reference: ObjectReference, from row: RowID?, location: @autoclosure () -> SourceLocation,
-                 problems: inout [Diagnostic], dangling source: DanglingReferenceTally.Source?) -> Referent {
+    func resolve(
+        _ reference: ObjectReference, from row: RowID?, location: @autoclosure () -> SourceLocation,
+        problems: inout [Diagnostic], dangling source: DanglingReferenceTally.Source?
+    ) -> Referent {
         let target = reference.targetClass
         switch references.resolve(reference, in: location().file) {
         case .found(let object, let line):
@@ -53,16 +58,22 @@ extension ImportPass {
             let field = if case .field(let name, _) = reference.identity { name } else { "key" }
             let targetSource = sourceIndex(target)
             let first = self.location(source: targetSource, row: line), second = self.location(source: targetSource, row: otherLine)
-            let rows = first.file == second.file ? "\(first.file) lines \(first.line) and \(second.line)"
-                                                 : "\(first.file):\(first.line) and \(second.file):\(second.line)"
-            problems.append(Diagnostic(.ambiguousReference, location(), "two \(target) objects have \(field) \"\(reference.sourceText)\" (\(rows)): "
-                                       + "by: \(field) needs a value unique among the \(target) objects"))
+            let rows =
+                first.file == second.file
+                ? "\(first.file) lines \(first.line) and \(second.line)"
+                : "\(first.file):\(first.line) and \(second.file):\(second.line)"
+            problems.append(
+                Diagnostic(
+                    .ambiguousReference, location(),
+                    "two \(target) objects have \(field) \"\(reference.sourceText)\" (\(rows)): "
+                        + "by: \(field) needs a value unique among the \(target) objects"))
         case .missing:
-            let reason = switch reference.identity {
-            case .key: "no \(target) has key \"\(reference.sourceText)\""
-            case .objectId(let id): "no \(target) has objectId \"\(id)\""
-            case .field(let field, _): "no \(target) has \(field) \"\(reference.sourceText)\""
-            }
+            let reason =
+                switch reference.identity {
+                case .key: "no \(target) has key \"\(reference.sourceText)\""
+                case .objectId(let id): "no \(target) has objectId \"\(id)\""
+                case .field(let field, _): "no \(target) has \(field) \"\(reference.sourceText)\""
+                }
             return dangling(reference, reason: reason, location: location(), problems: &problems, source: source)
         }
         return .none
@@ -70,8 +81,10 @@ extension ImportPass {
 
     /// A reference that names no object, as the dataset's policy says: a fault, or kept or
     /// cleared and counted (when `source` is given).
-    private func dangling(_ reference: ObjectReference, reason: String, location: SourceLocation, problems: inout [Diagnostic],
-                          source: DanglingReferenceTally.Source?) -> Referent {
+    private func dangling(
+        _ reference: ObjectReference, reason: String, location: SourceLocation, problems: inout [Diagnostic],
+        source: DanglingReferenceTally.Source?
+    ) -> Referent {
         let kept: FoundObject?
         switch manifest.danglingReferences {
         case .reject:
@@ -96,8 +109,10 @@ extension ImportPass {
     }
 
     /// A reference to a class the dataset does not declare: only by objectId, checked in the target.
-    private func resolveOutsideDataset(_ reference: ObjectReference, location: SourceLocation, problems: inout [Diagnostic],
-                                       dangling source: DanglingReferenceTally.Source?) -> Referent {
+    private func resolveOutsideDataset(
+        _ reference: ObjectReference, location: SourceLocation, problems: inout [Diagnostic],
+        dangling source: DanglingReferenceTally.Source?
+    ) -> Referent {
         guard case .objectId(let id) = reference.identity else {
             problems.append(Diagnostic(.referenceOutsideDataset, location, "\(reference.targetClass) is not in this dataset: refer to its objects by objectId"))
             return .none
@@ -105,8 +120,9 @@ extension ImportPass {
         if let feeder {
             do {
                 guard try feeder.targetHas(className: reference.targetClass, objectId: id) else {
-                    return dangling(reference, reason: "no \(reference.targetClass) has objectId \"\(id)\" in the target", location: location,
-                                    problems: &problems, source: source)
+                    return dangling(
+                        reference, reason: "no \(reference.targetClass) has objectId \"\(id)\" in the target", location: location,
+                        problems: &problems, source: source)
                 }
             } catch {
                 problems.append(Diagnostic(.targetError, location, error.message))

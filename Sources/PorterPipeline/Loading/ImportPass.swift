@@ -86,8 +86,10 @@ final class ImportPass {
     /// `validatedIndexes`: the complete key indexes of a validating pass that ran before this
     /// one; a writing pass resolves references against them as it reads when its sink takes
     /// references ahead (the sink has begun).
-    init(manifest: DatasetManifest, plan: ImportPlan, mode: Mode, options: ImportOptions, validatedIndexes: [String: KeyIndex]? = nil,
-         progress: (@Sendable (ImportProgress) -> Void)?) {
+    init(
+        manifest: DatasetManifest, plan: ImportPlan, mode: Mode, options: ImportOptions, validatedIndexes: [String: KeyIndex]? = nil,
+        progress: (@Sendable (ImportProgress) -> Void)?
+    ) {
         self.manifest = manifest
         self.plan = plan
         self.mode = mode
@@ -204,9 +206,11 @@ final class ImportPass {
     /// Opens `source`, or `memory` when the records come from memory; `keyPath` is where the
     /// manifest declares it (`classes.Customer`), for messages. A file is parsed a batch ahead, on
     /// a thread of its own, which also prepares records while this thread is behind (``PreparedRecords``).
-    func openReader<Prepared>(_ source: String, memory: MemorySource?, reading: SourceReading, declaredAt keyPath: String,
-                              prepare: @escaping @Sendable (SourceRecord) -> Prepared,
-                              arriving: (([(SourceRecord, Prepared?)]) -> Void)? = nil) -> PreparedRecords<Prepared>? {
+    func openReader<Prepared>(
+        _ source: String, memory: MemorySource?, reading: SourceReading, declaredAt keyPath: String,
+        prepare: @escaping @Sendable (SourceRecord) -> Prepared,
+        arriving: (([(SourceRecord, Prepared?)]) -> Void)? = nil
+    ) -> PreparedRecords<Prepared>? {
         do {
             guard let reader = try reader(source, memory: memory, reading: reading) else { return nil }
             return PreparedRecords(reader, readsAhead: memory == nil, prepare: prepare, arriving: arriving)
@@ -231,18 +235,24 @@ final class ImportPass {
             let check = SourceColumnCheck([mapping], manifest: manifest)
             let needsObjectIds = mapping.key.isEmpty && mapping.extract == nil
             guard !check.isEmpty || needsObjectIds, let first = mapping.sources.first,
-                  let csv = (try? reader(first, memory: mapping.records, reading: mapping.reading)) as? CSVReader else { continue }
+                let csv = (try? reader(first, memory: mapping.records, reading: mapping.reading)) as? CSVReader
+            else { continue }
             try check.check(csv.header)
             if needsObjectIds && csv.header.index(of: "objectId") == nil {
-                throw PorterError(ManifestFault(file: manifest.manifestFile, keyPath: (ManifestPath.root + "classes" + mapping.className).keys,
-                                                message: "\(mapping.className) has no key, and \(first) has no objectId column to identify its records: " + Self.identityAdvice(mapping.className)))
+                throw PorterError(
+                    ManifestFault(
+                        file: manifest.manifestFile, keyPath: (ManifestPath.root + "classes" + mapping.className).keys,
+                        message: "\(mapping.className) has no key, and \(first) has no objectId column to identify its records: "
+                            + Self.identityAdvice(mapping.className)))
             }
         }
     }
 
     /// The next record of `reader`; `nil` at the end of the file or at a fault, which is
     /// logged (a reader fault ends its file). Stops the pass once its run is cancelled.
-    func nextRecord<Prepared>(from reader: inout PreparedRecords<Prepared>, declaredAt keyPath: String) throws(PorterError) -> (record: SourceRecord, prepared: Prepared?)? {
+    func nextRecord<Prepared>(from reader: inout PreparedRecords<Prepared>, declaredAt keyPath: String) throws(PorterError) -> (
+        record: SourceRecord, prepared: Prepared?
+    )? {
         let next: (record: SourceRecord, prepared: Prepared?)?
         do {
             next = try reader.next()
@@ -261,7 +271,8 @@ final class ImportPass {
     /// What a cancelled pass leaves behind.
     private var cancelledOutcome: String {
         guard case .writing(let sink, _) = mode else { return "nothing was written" }
-        return sink.isTransactional ? "the target was left as it was"
+        return sink.isTransactional
+            ? "the target was left as it was"
             : "the objects written so far stay in the target; running the import again writes the rest"
     }
 
@@ -305,10 +316,11 @@ final class ImportPass {
         let position = planPositions[first] ?? -1
         for name in classesBySource[SourceKey(head)] ?? [] where planPositions[name, default: -1] > position && !loaded.contains(name) {
             let candidate = mapping(for: name)!
-            let needs = Set(candidate.fields.compactMap { field -> String? in
-                guard case .pointer(let target) = field.type, !(plan.cyclicFields[name]?.contains(field.name) ?? false) else { return nil }
-                return mapping(for: target) == nil ? nil : target
-            })
+            let needs = Set(
+                candidate.fields.compactMap { field -> String? in
+                    guard case .pointer(let target) = field.type, !(plan.cyclicFields[name]?.contains(field.name) ?? false) else { return nil }
+                    return mapping(for: target) == nil ? nil : target
+                })
             if needs.allSatisfy({ grouped.contains($0) || finished.contains($0) }) {
                 group.append(candidate)
                 grouped.insert(name)
@@ -392,7 +404,9 @@ final class ImportPass {
     /// source of several files is read one file after the other.
     private func load(_ group: [ClassMapping]) throws(PorterError) {
         let loads = group.map {
-            ClassLoad($0, manifest: manifest, chains: referenceChains, index: references.indexes[$0.className]!, source: sourceIndex($0.className), cyclic: plan.cyclicFields[$0.className] ?? [])
+            ClassLoad(
+                $0, manifest: manifest, chains: referenceChains, index: references.indexes[$0.className]!, source: sourceIndex($0.className),
+                cyclic: plan.cyclicFields[$0.className] ?? [])
         }
         let files = group[0].sources
         let phase = group.map(\.className).joined(separator: "+")
@@ -416,9 +430,11 @@ final class ImportPass {
             let mappers = loads.map { !$0.isExtracted ? ClassMapper(mapping: $0.mapping, manifest: manifest, file: file, chains: referenceChains) : nil }
             let indexes = loads.map(\.index)
             let targets = loads.map { $0.mapper.fields.map { $0.type.targetClass.flatMap(references.keyIndex(of:)) } }
-            if var reader = openReader(file, memory: group[0].records, reading: group[0].reading, declaredAt: keyPath,
-                                       prepare: { record in mappers.map { $0?.map(record) } },
-                                       arriving: { [unowned self] batch in warmKeys(of: batch, in: indexes, targets: targets) }) {
+            if var reader = openReader(
+                file, memory: group[0].records, reading: group[0].reading, declaredAt: keyPath,
+                prepare: { record in mappers.map { $0?.map(record) } },
+                arriving: { [unowned self] batch in warmKeys(of: batch, in: indexes, targets: targets) })
+            {
                 while let (record, drafts) = try nextRecord(from: &reader, declaredAt: keyPath) {
                     records += 1
                     fileRecords += 1
@@ -484,7 +500,9 @@ final class ImportPass {
     /// references, queues it for the sink. `rowNumber` is the record's row in the class's
     /// numbering (``sourceRows``).
     /// `mappedAhead` is consumed, not copied: a copy of a draft retains each of its parts.
-    private func process(_ record: SourceRecord, mappedAhead: consuming Result<ObjectDraft, MappingFailure>?, row rowNumber: Int, for load: ClassLoad) throws(PorterError) {
+    private func process(_ record: SourceRecord, mappedAhead: consuming Result<ObjectDraft, MappingFailure>?, row rowNumber: Int, for load: ClassLoad)
+        throws(PorterError)
+    {
         // `load.mapping` is read in place: a local copy of the struct would cost every record.
         let mapper = load.mapper, className = load.className
         load.read += 1
@@ -493,8 +511,10 @@ final class ImportPass {
             load.checkedHeader = true
             for column in mapper.unknownColumns(of: record) {
                 let line = record.csvHeader != nil ? 1 : record.line
-                log.add(Diagnostic(.unknownColumn, SourceLocation(file: mapper.sourceName, line: line, column: column, className: className),
-                                   "unknown column (\(className) is strict)"), fatal: true)
+                log.add(
+                    Diagnostic(
+                        .unknownColumn, SourceLocation(file: mapper.sourceName, line: line, column: column, className: className),
+                        "unknown column (\(className) is strict)"), fatal: true)
                 stopSending()
             }
         }
@@ -526,7 +546,8 @@ final class ImportPass {
         case .failure(let failure):
             pruneTracker?.hold(className, objectId: failure.objectId, keyHash: failure.keyHash)
             if let objectId = failure.objectId,
-               load.index.register(objectId: objectId, keyHash: failure.keyHash, explicitId: failure.hasSourceObjectId, line: rowNumber) == .added {
+                load.index.register(objectId: objectId, keyHash: failure.keyHash, explicitId: failure.hasSourceObjectId, line: rowNumber) == .added
+            {
                 registerUniqueValues(failure.values, of: objectId, keyHash: failure.keyHash, line: rowNumber, in: load)
                 load.index.reject(objectId: objectId, keyHash: failure.keyHash)
             }
@@ -550,12 +571,19 @@ final class ImportPass {
             let keyField = mapper.fields.first { $0.name == load.mapping.key.first }
             // Records keyed by line repeat a key only when they start on one line (a JSON array written on one line).
             let why = mapper.keyedByLine ? ": records that start on one line have one key \(ClassMapping.lineKey); give the class a key of fields" : ""
-            problems.append(Diagnostic(.duplicateKey, mapper.location(draft.line, keyField, value: draft.key.map { ObjectReference(targetClass: className, identity: .key($0)).sourceText }),
-                                       "duplicate key, first seen at \(rowText(source: load.source, row: first, besides: mapper.sourceName))" + why))
+            problems.append(
+                Diagnostic(
+                    .duplicateKey,
+                    mapper.location(draft.line, keyField, value: draft.key.map { ObjectReference(targetClass: className, identity: .key($0)).sourceText }),
+                    "duplicate key, first seen at \(rowText(source: load.source, row: first, besides: mapper.sourceName))" + why))
         case .duplicateObjectId(let first):
-            problems.append(Diagnostic(.duplicateObjectId, SourceLocation(file: mapper.sourceName, line: draft.line, column: "objectId", className: className,
-                                                                         value: draft.objectId),
-                                       "duplicate objectId, first seen at \(rowText(source: load.source, row: first, besides: mapper.sourceName))"))
+            problems.append(
+                Diagnostic(
+                    .duplicateObjectId,
+                    SourceLocation(
+                        file: mapper.sourceName, line: draft.line, column: "objectId", className: className,
+                        value: draft.objectId),
+                    "duplicate objectId, first seen at \(rowText(source: load.source, row: first, besides: mapper.sourceName))"))
         }
         // The values to write; left empty when nothing is written (validating).
         var fields: [FieldValue] = []
@@ -563,8 +591,10 @@ final class ImportPass {
         if feeding != nil { fields.reserveCapacity(draft.values.count) }
         for index in draft.values.indices {
             func later(_ waiting: [ObjectReference]) {
-                references.deferred.append(DeferredReference(className: className, field: mapper.fields[index], ownerId: draft.objectId,
-                                                             ownerKeyHash: draft.keyHash, row: row, references: waiting))
+                references.deferred.append(
+                    DeferredReference(
+                        className: className, field: mapper.fields[index], ownerId: draft.objectId,
+                        ownerKeyHash: draft.keyHash, row: row, references: waiting))
             }
             let isCyclic = load.isCyclic[index] && !ahead
             switch draft.values[index] {
@@ -600,7 +630,9 @@ final class ImportPass {
                         ids.append(object.objectId)
                     }
                 }
-                if feeding != nil { load.batch.links[load.fieldNames[index], default: []].append(RelationLinks(ownerId: draft.objectId, relatedIds: ids, line: draft.line)) }
+                if feeding != nil {
+                    load.batch.links[load.fieldNames[index], default: []].append(RelationLinks(ownerId: draft.objectId, relatedIds: ids, line: draft.line))
+                }
             }
         }
         guard problems.isEmpty else {
@@ -621,8 +653,10 @@ final class ImportPass {
             }
         }
         load.batch.rows.append(rowNumber)
-        load.batch.objects.append(ResolvedObject(objectId: draft.objectId, line: draft.line, fields: fields, acl: draft.acl,
-                                                 createdAt: draft.createdAt, updatedAt: draft.updatedAt, passwordHash: draft.passwordHash))
+        load.batch.objects.append(
+            ResolvedObject(
+                objectId: draft.objectId, line: draft.line, fields: fields, acl: draft.acl,
+                createdAt: draft.createdAt, updatedAt: draft.updatedAt, passwordHash: draft.passwordHash))
         if feeder.keepsRecords { load.batch.records.append(record) }
     }
 
@@ -657,9 +691,11 @@ final class ImportPass {
     private func reportRecordsWithoutIdentity(of load: ClassLoad) {
         guard let first = load.firstWithoutIdentity else { return }
         let count = load.withoutIdentity
-        log.add(Diagnostic(.objectIdMissing, first.location,
-                           "\(load.className) has no key, and \(count) of its records \(count == 1 ? "has" : "have") no objectId (the first at this line): "
-                           + Self.identityAdvice(load.className)))
+        log.add(
+            Diagnostic(
+                .objectIdMissing, first.location,
+                "\(load.className) has no key, and \(count) of its records \(count == 1 ? "has" : "have") no objectId (the first at this line): "
+                    + Self.identityAdvice(load.className)))
     }
 
     /// What to give a class whose records have no identity.

@@ -75,16 +75,20 @@ public struct Importer: Sendable {
     /// counts the rows an import would reject. The sources are read on a thread of its own;
     /// `progress` is called on it.
     @concurrent
-    public func validate(against targetSchemas: [ClassSchema] = [], refusedNames: [Diagnostic] = [],
-                         progress: (@Sendable (ImportProgress) -> Void)? = nil) async throws(PorterError) -> ImportReport {
+    public func validate(
+        against targetSchemas: [ClassSchema] = [], refusedNames: [Diagnostic] = [],
+        progress: (@Sendable (ImportProgress) -> Void)? = nil
+    ) async throws(PorterError) -> ImportReport {
         try await Cancellation.onThread(named: "parse-porter validate") { (cancellation) throws(PorterError) in
             try validate(against: targetSchemas, refusedNames: refusedNames, progress: progress, cancellation: cancellation)
         }
     }
 
     /// ``validate(against:refusedNames:progress:)`` on the calling thread, stopped by `cancellation`.
-    package func validate(against targetSchemas: [ClassSchema] = [], refusedNames: [Diagnostic] = [], progress: (@Sendable (ImportProgress) -> Void)? = nil,
-                          cancellation: Cancellation = Cancellation()) throws(PorterError) -> ImportReport {
+    package func validate(
+        against targetSchemas: [ClassSchema] = [], refusedNames: [Diagnostic] = [], progress: (@Sendable (ImportProgress) -> Void)? = nil,
+        cancellation: Cancellation = Cancellation()
+    ) throws(PorterError) -> ImportReport {
         try manifest.check(targetClasses: Set(targetSchemas.map(\.className)))
         return try check(against: targetSchemas, refusedNames: refusedNames, progress: progress, cancellation: cancellation).report
     }
@@ -92,19 +96,25 @@ public struct Importer: Sendable {
     /// The validating pass: its report, the rows to reject, and whether a fault no
     /// `--max-errors` can skip (a schema conflict, a name the target refuses, an unreadable
     /// file) was found.
-    private func check(against targetSchemas: [ClassSchema], refusedNames: [Diagnostic], progress: (@Sendable (ImportProgress) -> Void)?,
-                       cancellation: Cancellation) throws(PorterError)
-        -> (report: ImportReport, rejects: RejectPlan, fatal: Bool, indexes: [String: KeyIndex]) {
+    private func check(
+        against targetSchemas: [ClassSchema], refusedNames: [Diagnostic], progress: (@Sendable (ImportProgress) -> Void)?,
+        cancellation: Cancellation
+    ) throws(PorterError)
+        -> (report: ImportReport, rejects: RejectPlan, fatal: Bool, indexes: [String: KeyIndex])
+    {
         let started = Date()
         try cancellation.check("validating \(manifest.fileName)", "nothing was written")
-        let pass = ImportPass(manifest: manifest, plan: plan, mode: options.maxErrors == nil ? .validating : .collectingRejects,
-                              options: options, progress: progress)
+        let pass = ImportPass(
+            manifest: manifest, plan: plan, mode: options.maxErrors == nil ? .validating : .collectingRejects,
+            options: options, progress: progress)
         pass.cancellation = cancellation
         let schemaFaults = SchemaCompatibility.conflicts(of: manifest, with: targetSchemas) + refusedNames
         for fault in schemaFaults { pass.log.add(fault, fatal: true) }
         if schemaFaults.isEmpty { _ = try pass.run() }
-        return (report(pass, committed: false, succeeded: pass.log.count == 0, rejectFiles: [], started: started), pass.rejectTracker.plan, pass.log.hasFatal,
-                pass.references.indexes)
+        return (
+            report(pass, committed: false, succeeded: pass.log.count == 0, rejectFiles: [], started: started), pass.rejectTracker.plan, pass.log.hasFatal,
+            pass.references.indexes
+        )
     }
 
     /// Imports into `sink`. Nothing is committed unless the dataset is valid, or (with
@@ -123,8 +133,10 @@ public struct Importer: Sendable {
     }
 
     /// ``run(into:progress:)`` on the calling thread, stopped by `cancellation`.
-    package func run(into sink: ObjectSink, progress: (@Sendable (ImportProgress) -> Void)? = nil,
-                     cancellation: Cancellation = Cancellation()) throws(PorterError) -> ImportReport {
+    package func run(
+        into sink: ObjectSink, progress: (@Sendable (ImportProgress) -> Void)? = nil,
+        cancellation: Cancellation = Cancellation()
+    ) throws(PorterError) -> ImportReport {
         let started = Date()
         let targetSchemas = try sink.existingSchemas()
         try manifest.check(targetClasses: Set(targetSchemas.map(\.className)))
@@ -138,25 +150,32 @@ public struct Importer: Sendable {
         // Names the target cannot store are found here, before anything is written.
         let refusedNames = SchemaCompatibility.refusedNames(of: manifest, by: sink, existing: targetSchemas)
         if options.maxErrors != nil || !sink.isTransactional || mayDropHashes || !refusedNames.isEmpty
-            || !SchemaCompatibility.conflicts(of: manifest, with: targetSchemas).isEmpty {
-            var (checked, rejects, fatal, indexes) = try check(against: targetSchemas, refusedNames: refusedNames, progress: progress, cancellation: cancellation)
+            || !SchemaCompatibility.conflicts(of: manifest, with: targetSchemas).isEmpty
+        {
+            var (checked, rejects, fatal, indexes) = try check(
+                against: targetSchemas, refusedNames: refusedNames, progress: progress, cancellation: cancellation)
             let allowed = options.maxErrors ?? 0
             // Without --max-errors the validating pass only counts faults: any one of them stops the import.
             let invalid = options.maxErrors == nil ? !checked.succeeded : rejects.count > allowed
             if fatal || invalid {
                 if !fatal && options.maxErrors != nil {
-                    add(Diagnostic(.tooManyRejectedRows, SourceLocation(file: manifest.fileName, line: 0),
-                                   "\(rejects.count) rows rejected, more than the \(allowed) allowed: nothing written"), to: &checked)
+                    add(
+                        Diagnostic(
+                            .tooManyRejectedRows, SourceLocation(file: manifest.fileName, line: 0),
+                            "\(rejects.count) rows rejected, more than the \(allowed) allowed: nothing written"), to: &checked)
                 }
                 return checked
             }
             if !sink.storesPasswordHashes && checked.usersWithPasswordHashes + checked.usersWithoutPassword > 0 {
-                let notice = PasswordHash.notice(hashes: checked.usersWithPasswordHashes, passwordless: checked.usersWithoutPassword,
-                                                 written: options.usersWithoutPasswords)
+                let notice = PasswordHash.notice(
+                    hashes: checked.usersWithPasswordHashes, passwordless: checked.usersWithoutPassword,
+                    written: options.usersWithoutPasswords)
                 guard options.usersWithoutPasswords else {
                     // Named by the file the users are in (`_User.json`), not the manifest or `schema.json`.
                     let users = manifest.classes.first { !$0.passwordHashKeys.isEmpty }
-                    add(Diagnostic(.passwordHashesNotStored, SourceLocation(file: users?.source ?? manifest.fileName, line: 0, className: users?.className), notice),
+                    add(
+                        Diagnostic(
+                            .passwordHashesNotStored, SourceLocation(file: users?.source ?? manifest.fileName, line: 0, className: users?.className), notice),
                         to: &checked)
                     checked.succeeded = false
                     return checked
@@ -172,8 +191,9 @@ public struct Importer: Sendable {
         let (schemas, existingClassNotes) = Self.schemasToCreate(manifest.schemas, existing: targetSchemas)
         try sink.begin(schemas: schemas, naturalKeys: Dictionary(uniqueKeysWithValues: manifest.classes.map { ($0.className, $0.keyFields) }), plan: plan)
         // After begin: whether the sink takes references ahead is known once it has begun.
-        let pass = ImportPass(manifest: manifest, plan: plan, mode: .writing(sink, rejectPlan), options: options, validatedIndexes: consume validatedIndexes,
-                              progress: progress)
+        let pass = ImportPass(
+            manifest: manifest, plan: plan, mode: .writing(sink, rejectPlan), options: options, validatedIndexes: consume validatedIndexes,
+            progress: progress)
         pass.cancellation = cancellation
         let writtenPlan = sink.takesReferencesAhead ? plan.writtenAhead : plan
         let rejectFiles: [String]
@@ -234,25 +254,29 @@ public struct Importer: Sendable {
         let schemas = declared.map { schema -> ClassSchema in
             guard let live = current[schema.className] else { return schema }
             let indexes = { (schema: ClassSchema) in schema.ownIndexes.map { "\($0.key)=\($0.value.canonicalNumbers().serialized())" } }
-            let permissionsDiffer = schema.classLevelPermissions != nil
+            let permissionsDiffer =
+                schema.classLevelPermissions != nil
                 && ClassLevelPermissions(schema.classLevelPermissions) != ClassLevelPermissions(live.classLevelPermissions)
             if permissionsDiffer || !Set(indexes(schema)).isSubset(of: indexes(live)) { kept.append(schema.className) }
             return ClassSchema(className: schema.className, fields: schema.fields)
         }
         guard !kept.isEmpty else { return (schemas, []) }
-        let subject = kept.count == 1 ? "\(kept[0]) already exists in the target and keeps its" : "\(kept.joined(separator: ", ")) already exist in the target and keep their"
+        let subject =
+            kept.count == 1
+            ? "\(kept[0]) already exists in the target and keeps its" : "\(kept.joined(separator: ", ")) already exist in the target and keep their"
         return (schemas, ["\(subject) class-level permissions and indexes, which differ from the source's; `schema push` applies the source's"])
     }
 
     private func report(_ pass: ImportPass, committed: Bool, succeeded: Bool, rejectFiles: [String], started: Date) -> ImportReport {
-        var report = ImportReport(classes: plan.classOrder.map { pass.classTallies[$0]! },
-                     relations: pass.relationTallies.values.sorted { $0.relation < $1.relation },
-                     errors: pass.log.shown, errorCount: pass.log.count, faultCounts: pass.log.countsByKind, rejectFiles: rejectFiles,
-                     committed: committed, succeeded: succeeded, elapsedSeconds: Date().timeIntervalSince(started),
-                     skippedClasses: manifest.skippedClasses, skippedKeys: pass.skippedKeys, sourceFiles: pass.sourceFiles,
-                     danglingReferences: pass.danglingReport,
-                     usersWithPasswordHashes: pass.passwordHashes, usersWithoutPassword: pass.usersWithoutPassword,
-                     notes: manifest.notes + pass.notes)
+        var report = ImportReport(
+            classes: plan.classOrder.map { pass.classTallies[$0]! },
+            relations: pass.relationTallies.values.sorted { $0.relation < $1.relation },
+            errors: pass.log.shown, errorCount: pass.log.count, faultCounts: pass.log.countsByKind, rejectFiles: rejectFiles,
+            committed: committed, succeeded: succeeded, elapsedSeconds: Date().timeIntervalSince(started),
+            skippedClasses: manifest.skippedClasses, skippedKeys: pass.skippedKeys, sourceFiles: pass.sourceFiles,
+            danglingReferences: pass.danglingReport,
+            usersWithPasswordHashes: pass.passwordHashes, usersWithoutPassword: pass.usersWithoutPassword,
+            notes: manifest.notes + pass.notes)
         report.guesses = manifest.inferredGuesses
         return report
     }

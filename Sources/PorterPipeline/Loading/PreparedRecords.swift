@@ -11,8 +11,10 @@ struct PreparedRecords<Prepared: Sendable> {
 
     /// `readsAhead`: whether `reader` is read on a thread of its own.
     /// `arriving`: see ``ReadAheadReader/init(_:prepare:arriving:)``.
-    init(_ reader: consuming any RecordReader, readsAhead: Bool, prepare: @escaping @Sendable (SourceRecord) -> Prepared,
-         arriving: (([(SourceRecord, Prepared?)]) -> Void)? = nil) {
+    init(
+        _ reader: consuming any RecordReader, readsAhead: Bool, prepare: @escaping @Sendable (SourceRecord) -> Prepared,
+        arriving: (([(SourceRecord, Prepared?)]) -> Void)? = nil
+    ) {
         displayName = reader.displayName
         if readsAhead {
             ahead = ReadAheadReader(reader, prepare: prepare, arriving: arriving)

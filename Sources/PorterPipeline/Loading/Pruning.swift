@@ -48,11 +48,14 @@ extension ImportPass {
         for relation in manifest.relations {
             let name = "\(relation.owner).\(relation.field)"
             if let rejected = tracker.rejectedLinks[name] {
-                notes.append("pruning left the links of \(name) alone: \(Noun.counted(rejected, "row")) of \(relation.source) could not be read, so which links it lists is not known")
+                notes.append(
+                    "pruning left the links of \(name) alone: \(Noun.counted(rejected, "row")) of \(relation.source) could not be read, so which links it lists is not known"
+                )
                 continue
             }
-            let result = try sink.pruneLinks(owner: relation.owner, field: relation.field, targetClass: relation.targetClass,
-                                             keeping: tracker.links[name] ?? [:])
+            let result = try sink.pruneLinks(
+                owner: relation.owner, field: relation.field, targetClass: relation.targetClass,
+                keeping: tracker.links[name] ?? [:])
             relationTallies[name]!.deleted += result.count
             items.append(PrunedItems(name: name, count: result.count, first: result.first))
         }
@@ -62,7 +65,9 @@ extension ImportPass {
                 continue
             }
             if let unknown = tracker.unidentified[className] {
-                notes.append("pruning left \(className) alone: \(Noun.counted(unknown, "rejected row")) had no readable key, so which objects the source holds is not known")
+                notes.append(
+                    "pruning left \(className) alone: \(Noun.counted(unknown, "rejected row")) had no readable key, so which objects the source holds is not known"
+                )
                 continue
             }
             let result = try sink.prune(className, keeping: tracker.held[className] ?? HeldObjects())

@@ -51,8 +51,10 @@ final class ReadAheadReader<Prepared: Sendable>: RecordReader {
 
     /// Starts reading `reader` on a new thread, where `prepare` is called with the records of
     /// the batches it prepares; `arriving` is called on the caller's thread with each batch.
-    init(_ reader: consuming any RecordReader, prepare: @escaping @Sendable (SourceRecord) -> Prepared,
-         arriving: (([(SourceRecord, Prepared?)]) -> Void)? = nil) {
+    init(
+        _ reader: consuming any RecordReader, prepare: @escaping @Sendable (SourceRecord) -> Prepared,
+        arriving: (([(SourceRecord, Prepared?)]) -> Void)? = nil
+    ) {
         displayName = reader.displayName
         self.arriving = arriving
         let shared = Shared(reader, prepare: prepare)

@@ -49,9 +49,10 @@ final class ReferenceResolver {
         self.resolvesAhead = resolvesAhead && validatedIndexes != nil
         datasetClasses = Set(manifest.classes.map(\.className))
         let namedBy = manifest.fieldsNamedByReferences
-        indexes = Dictionary(uniqueKeysWithValues: manifest.classes.map {
-            ($0.className, KeyIndex(className: $0.className, uniqueFields: namedBy[$0.className] ?? []))
-        })
+        indexes = Dictionary(
+            uniqueKeysWithValues: manifest.classes.map {
+                ($0.className, KeyIndex(className: $0.className, uniqueFields: namedBy[$0.className] ?? []))
+            })
     }
 
     // MARK: Classes read

@@ -11,9 +11,13 @@ public enum SchemaCompatibility {
             guard let existing = targetSchemas.first(where: { $0.className == mapping.className }) else { continue }
             for field in mapping.fields {
                 guard let current = existing.field(named: field.name), current.type != field.type else { continue }
-                faults.append(Diagnostic(.schemaConflict, SourceLocation(file: manifest.fileName, line: 0, className: mapping.className, fieldName: field.name,
-                                                                          keyPath: "classes.\(mapping.className).fields.\(field.name)"),
-                                         "conflicts with the target: \(mapping.className).\(field.name) is \(current.type) there, the manifest declares \(field.type)"))
+                faults.append(
+                    Diagnostic(
+                        .schemaConflict,
+                        SourceLocation(
+                            file: manifest.fileName, line: 0, className: mapping.className, fieldName: field.name,
+                            keyPath: "classes.\(mapping.className).fields.\(field.name)"),
+                        "conflicts with the target: \(mapping.className).\(field.name) is \(current.type) there, the manifest declares \(field.type)"))
             }
         }
         return faults
@@ -23,8 +27,9 @@ public enum SchemaCompatibility {
     /// store as it is (``ObjectSink/refusedNames(in:existing:)``), at the name's key path.
     public static func refusedNames(of manifest: DatasetManifest, by sink: ObjectSink, existing targetSchemas: [ClassSchema]) -> [Diagnostic] {
         sink.refusedNames(in: manifest.schemas, existing: targetSchemas).map { name in
-            Diagnostic(.schemaConflict, SourceLocation(file: manifest.fileName, line: 0, className: name.className, fieldName: name.field, keyPath: name.keyPath),
-                       name.reason)
+            Diagnostic(
+                .schemaConflict, SourceLocation(file: manifest.fileName, line: 0, className: name.className, fieldName: name.field, keyPath: name.keyPath),
+                name.reason)
         }
     }
 }

@@ -30,8 +30,9 @@ enum SinkCompletion {
     /// row numbers (``ImportPass/sourceRows``), `records` their records as read, when the pass
     /// keeps them (else empty); `unchanged` the objectIds of the objects the target already
     /// had as they are, when asked for (else empty).
-    case objects(className: String, source: String, lines: [Int], records: [SourceRecord], outcomes: [WriteOutcome],
-                 links: [String: LinkChanges], unchanged: [String])
+    case objects(
+        className: String, source: String, lines: [Int], records: [SourceRecord], outcomes: [WriteOutcome],
+        links: [String: LinkChanges], unchanged: [String])
     /// Pointer patches, with the objectIds patched in order.
     case patches(className: String, source: String, objectIds: [String], outcomes: [WriteOutcome])
     /// Link changes by `Owner.field` (from a link call, or reported late by ``ObjectSink/flush()``).
@@ -79,16 +80,18 @@ final class SinkFeeder {
         let relations = batch.links.keys.sorted().map { name in
             let field = mapping.field(named: name)!
             // Links from a join file are added, as when they are sent on their own.
-            return RelationBatch(field: name, targetClass: field.type.targetClass!, links: batch.links[name]!,
-                                 replace: mode != .merge && !field.fromJoinFile)
+            return RelationBatch(
+                field: name, targetClass: field.type.targetClass!, links: batch.links[name]!,
+                replace: mode != .merge && !field.fromJoinFile)
         }
         try submit { () throws(PorterError) in
             let stored = uploads.isEmpty ? [:] : try sink.store(uploads)
             let objects = stored.isEmpty ? objects : objects.map { $0.naming(files: stored) }
             let written = try sink.write(objects, className: className, mode: mode, relations: relations)
             let unchanged = namingUnchanged ? zip(objects, written.outcomes).compactMap { $1 == .unchanged ? $0.objectId : nil } : []
-            return .objects(className: className, source: source, lines: rows, records: records, outcomes: written.outcomes,
-                            links: Dictionary(uniqueKeysWithValues: written.links.map { ("\(className).\($0.key)", $0.value) }), unchanged: unchanged)
+            return .objects(
+                className: className, source: source, lines: rows, records: records, outcomes: written.outcomes,
+                links: Dictionary(uniqueKeysWithValues: written.links.map { ("\(className).\($0.key)", $0.value) }), unchanged: unchanged)
         }
     }
 
@@ -106,8 +109,9 @@ final class SinkFeeder {
         guard isOpen, !values.isEmpty else { return }
         let sink = sink
         try submit { () throws(PorterError) in
-            .patches(className: className, source: source, objectIds: values.map(\.objectId),
-                     outcomes: try sink.patch(className: className, field: field, values: values))
+            .patches(
+                className: className, source: source, objectIds: values.map(\.objectId),
+                outcomes: try sink.patch(className: className, field: field, values: values))
         }
     }
 

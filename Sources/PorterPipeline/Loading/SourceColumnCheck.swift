@@ -66,7 +66,8 @@ struct SourceColumnCheck {
         for column in columns where header.index(of: column.name) == nil {
             let shown = header.names.prefix(Self.shownNames).map { "\"\($0)\"" }.joined(separator: ", ")
             let more = header.names.count > Self.shownNames ? ", … (\(header.names.count) columns)" : ""
-            throw fault(at: column, "\(source) has no column \"\(column.name)\"; its header is \(shown)\(more)" + advice(column.name, candidates: header.columnNames))
+            throw fault(
+                at: column, "\(source) has no column \"\(column.name)\"; its header is \(shown)\(more)" + advice(column.name, candidates: header.columnNames))
         }
     }
 
@@ -107,11 +108,13 @@ struct SourceColumnCheck {
             let shown = seenKeys.prefix(Self.shownNames).map { "\"\($0)\"" }.joined(separator: ", ")
             let more = seenKeys.count > Self.shownNames ? ", …" : ""
             let noun = records == 1 ? "the 1 record" : "the \(records) records"
-            throw fault(at: column, "none of \(noun) of \(source) has \"\(column.name)\"; their keys are \(shown)\(more)" + advice(column.name, candidates: seenKeys))
+            throw fault(
+                at: column, "none of \(noun) of \(source) has \"\(column.name)\"; their keys are \(shown)\(more)" + advice(column.name, candidates: seenKeys))
         }
         return zip(columns, present).compactMap { column, count in
             guard count < records else { return nil }
-            return "\(source): \(records - count) of \(records) records have no \"\(column.name)\" (\(column.keyPath.text)), so they get no value or the default;"
+            return
+                "\(source): \(records - count) of \(records) records have no \"\(column.name)\" (\(column.keyPath.text)), so they get no value or the default;"
                 + " optional: true on the field says it may be absent"
         }
     }

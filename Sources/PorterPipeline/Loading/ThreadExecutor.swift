@@ -26,7 +26,8 @@ package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
     /// ends the thread when it returns. Child tasks `operation` starts run there too, and so do
     /// tasks made with `Task(executorPreference:)` and the executor it is given.
     package static func run<T, Failure: Error>(named name: String, _ operation: (any TaskExecutor) async throws(Failure) -> T)
-        async throws(Failure) -> T {
+        async throws(Failure) -> T
+    {
         let executor = ThreadExecutor(name: name)
         defer { executor.stop() }
         return try await withTaskExecutorPreference(executor) { () async throws(Failure) -> T in try await operation(executor) }

@@ -55,8 +55,10 @@ public struct DatasetManifest: Sendable {
     package var isBuiltInCode = false
 
     /// A manifest read from `fileName` in `directory` (the loader's and a Parse export layout's).
-    package init(directory: String, fileName: String, classes: [ClassMapping], relations: [JoinRelationMapping], notes: [String] = [],
-                files: SourceFiles? = nil, skippedClasses: [SkippedClass] = []) {
+    package init(
+        directory: String, fileName: String, classes: [ClassMapping], relations: [JoinRelationMapping], notes: [String] = [],
+        files: SourceFiles? = nil, skippedClasses: [SkippedClass] = []
+    ) {
         self.directory = directory
         self.fileName = fileName
         self.classes = classes
@@ -109,8 +111,9 @@ public struct DatasetManifest: Sendable {
     /// The Parse schema every declared class gets (fields, required flags, defaults).
     public var schemas: [ClassSchema] {
         classes.map { mapping in
-            ClassSchema(className: mapping.className, fields: mapping.fields.map(\.schemaField),
-                        classLevelPermissions: mapping.classLevelPermissions, indexes: mapping.indexes)
+            ClassSchema(
+                className: mapping.className, fields: mapping.fields.map(\.schemaField),
+                classLevelPermissions: mapping.classLevelPermissions, indexes: mapping.indexes)
         }
     }
 }
@@ -181,8 +184,10 @@ public struct ClassMapping: Sendable {
     /// A class whose records come from `source`, a file relative to the manifest's folder (a
     /// manifest built in code names one file; one loaded from `dataset.yml` may also give a glob
     /// or a list). `key`: the fields that identify an object, empty when the source has `objectId`s.
-    public init(className: String, source: String, key: [String], fields: [FieldMapping], defaultACL: ParseACL? = nil,
-                mode: WriteMode = .upsert, strict: Bool = false, delimiter: UInt8? = nil) {
+    public init(
+        className: String, source: String, key: [String], fields: [FieldMapping], defaultACL: ParseACL? = nil,
+        mode: WriteMode = .upsert, strict: Bool = false, delimiter: UInt8? = nil
+    ) {
         self.className = className
         self.sourcePatterns = [source]
         self.sources = [source]
@@ -204,8 +209,10 @@ public struct ClassMapping: Sendable {
     ///     FieldMapping(name: "since", type: .date),
     /// ])
     /// ```
-    public init(className: String, records: MemorySource, key: [String], fields: [FieldMapping], defaultACL: ParseACL? = nil,
-                mode: WriteMode = .upsert, strict: Bool = false) {
+    public init(
+        className: String, records: MemorySource, key: [String], fields: [FieldMapping], defaultACL: ParseACL? = nil,
+        mode: WriteMode = .upsert, strict: Bool = false
+    ) {
         self.init(className: className, source: records.name, key: key, fields: fields, defaultACL: defaultACL, mode: mode, strict: strict)
         self.records = records
     }
@@ -295,9 +302,11 @@ public struct FieldMapping: Sendable {
     public var numberFormat = NumberFormat.standard
 
     /// A field read from `column` (its own name when `nil`), or from two `columns` for a GeoPoint.
-    public init(name: String, type: FieldType, column: String? = nil, columns: [String]? = nil, required: Bool = false,
-                defaultValue: ParseValue? = nil, formats: [String] = [], split: String? = nil,
-                values: [String: ParseValue]? = nil, nullTokens: Set<String> = [], fromJoinFile: Bool = false) {
+    public init(
+        name: String, type: FieldType, column: String? = nil, columns: [String]? = nil, required: Bool = false,
+        defaultValue: ParseValue? = nil, formats: [String] = [], split: String? = nil,
+        values: [String: ParseValue]? = nil, nullTokens: Set<String> = [], fromJoinFile: Bool = false
+    ) {
         self.name = name
         self.type = type
         self.column = column ?? name
@@ -363,8 +372,10 @@ public struct JoinRelationMapping: Sendable {
     }
 
     /// A join relation read from `source`, a file relative to the manifest's folder.
-    public init(owner: String, field: String, targetClass: String, source: String, ownerColumn: String, targetColumn: String, delimiter: UInt8? = nil,
-                encoding: TextEncoding? = nil) {
+    public init(
+        owner: String, field: String, targetClass: String, source: String, ownerColumn: String, targetColumn: String, delimiter: UInt8? = nil,
+        encoding: TextEncoding? = nil
+    ) {
         self.owner = owner
         self.field = field
         self.targetClass = targetClass

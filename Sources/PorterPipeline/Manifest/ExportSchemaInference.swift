@@ -83,7 +83,9 @@ struct ExportSchemaInference {
             }
         }
         guard !classFiles.isEmpty else { throw PorterError(.invalidRequest, "no <Class>.json file to infer classes from, and no schema.json") }
-        guard classFiles.count <= DatasetManifest.maximumClasses else { throw PorterError(.invalidRequest, "\(files.displayName): " + DatasetManifest.tooManyClasses(classFiles.count)) }
+        guard classFiles.count <= DatasetManifest.maximumClasses else {
+            throw PorterError(.invalidRequest, "\(files.displayName): " + DatasetManifest.tooManyClasses(classFiles.count))
+        }
         let exported = Set(classFiles.map(\.className))
         for index in joins.indices where !exported.contains(joins[index].owner) && !skipped.contains(where: { $0.className == joins[index].owner }) {
             throw PorterError(.invalidRequest, "\(joins[index].name): \(joins[index].owner) has no \(joins[index].owner).json")
@@ -99,12 +101,15 @@ struct ExportSchemaInference {
         }
         var unread: Set<String> = []
         try relate(&classes, joins: joins, notes: &notes, unread: &unread, faults: &faults)
-        notes.append("no \(ParseExportLayout.schemaFile): the classes were inferred from the objects; classes created get all-public class-level permissions (review them with parse-porter schema infer, then schema push)")
+        notes.append(
+            "no \(ParseExportLayout.schemaFile): the classes were inferred from the objects; classes created get all-public class-level permissions (review them with parse-porter schema infer, then schema push)"
+        )
         return Inferred(classes: classes, notes: notes, skippedClasses: skipped, faults: faults, unreadJoinFiles: unread)
     }
 
     /// The fields of one class file, in the order first seen.
-    private func inferFields(of className: String, from file: String, joins: inout [JoinFile], faults: inout [PorterError]) throws(PorterError) -> [SchemaField] {
+    private func inferFields(of className: String, from file: String, joins: inout [JoinFile], faults: inout [PorterError]) throws(PorterError) -> [SchemaField]
+    {
         var reader: any RecordReader
         do { reader = try files.openExportReader(file) } catch { throw Self.unreadable(file, error) }
         var states: [String: FieldState] = [:]
@@ -146,13 +151,16 @@ struct ExportSchemaInference {
             let state = states[name]!
             if let conflict = state.conflict {
                 fields.append(SchemaField(name: name, type: state.type))
-                faults.append(PorterError(.invalidData, "\(conflict.at): \(className).\(name) is a \(conflict.type) here but a \(state.type) at \(state.first): "
-                                          + "a field's values must have one type; declare it in a \(ParseExportLayout.schemaFile) beside the files "
-                                          + "(parse-porter schema infer gives one to edit) and the values that do not fit are reported"))
+                faults.append(
+                    PorterError(
+                        .invalidData,
+                        "\(conflict.at): \(className).\(name) is a \(conflict.type) here but a \(state.type) at \(state.first): "
+                            + "a field's values must have one type; declare it in a \(ParseExportLayout.schemaFile) beside the files "
+                            + "(parse-porter schema infer gives one to edit) and the values that do not fit are reported"))
             } else if let expected = system[name], expected != state.type {
                 faults.append(PorterError(.invalidData, "\(state.first): \(className).\(name) is Parse's \(expected) field, not a \(state.type)"))
             } else if let target = state.type.targetClass, ParseNames.classNameProblem(target) != nil {
-                continue // reported by type(of:)
+                continue  // reported by type(of:)
             } else {
                 fields.append(SchemaField(name: name, type: state.type))
             }
@@ -232,26 +240,33 @@ struct ExportSchemaInference {
     /// class given for it (``relationTargets``), the class holding most of the sampled
     /// `relatedId`s, or the class the field's name names (a guess, in a note). A Parse system
     /// class's own relation (`_Role.users`) has its fixed target.
-    private func relate(_ classes: inout [ClassSchema], joins: [JoinFile], notes: inout [String], unread: inout Set<String>,
-                        faults: inout [PorterError]) throws(PorterError) {
+    private func relate(
+        _ classes: inout [ClassSchema], joins: [JoinFile], notes: inout [String], unread: inout Set<String>,
+        faults: inout [PorterError]
+    ) throws(PorterError) {
         let known = targetClasses.union(classes.map(\.className))
         for relation in relationTargets.keys.sorted() where !joins.contains(where: { "\($0.owner).\($0.field)" == relation }) {
             let present = joins.isEmpty ? "it has none" : "it has " + joins.map(\.name).joined(separator: ", ")
-            throw PorterError(.invalidRequest, "\(relation)=\(relationTargets[relation]!): the export has no join file of that Relation (\(present))", setting: .relationTargets)
+            throw PorterError(
+                .invalidRequest, "\(relation)=\(relationTargets[relation]!): the export has no join file of that Relation (\(present))",
+                setting: .relationTargets)
         }
         for join in joins {
             guard let ownerIndex = classes.firstIndex(where: { $0.className == join.owner }) else { continue }
             let relation = "\(join.owner).\(join.field)"
             let given = relationTargets[relation]
             if let given, !known.contains(given) {
-                throw PorterError(.invalidRequest, "\(relation)=\(given): \(given) is a class neither of the export nor of the target", setting: .relationTargets)
+                throw PorterError(
+                    .invalidRequest, "\(relation)=\(given): \(given) is a class neither of the export nor of the target", setting: .relationTargets)
             }
             if let field = classes[ownerIndex].field(named: join.field) {
                 if !field.type.isRelation {
                     faults.append(PorterError(.invalidData, "\(join.name): \(relation) holds \(field.type) values, not a Relation's placeholders"))
                 } else if let given, field.type.targetClass != given {
-                    faults.append(PorterError(.invalidData, "\(join.name): \(relation) is given the class \(given), but its objects' placeholders say \(field.type)",
-                                              setting: .relationTargets, value: relation))
+                    faults.append(
+                        PorterError(
+                            .invalidData, "\(join.name): \(relation) is given the class \(given), but its objects' placeholders say \(field.type)",
+                            setting: .relationTargets, value: relation))
                 }
                 continue
             }
@@ -274,24 +289,31 @@ struct ExportSchemaInference {
                 }
                 if let best = ranked.first {
                     if ranked.count > 1 && ranked[1].value == best.value {
-                        faults.append(PorterError(.invalidData, "\(join.name): its relatedIds name objects of \(best.key) and of \(ranked[1].key) alike; "
-                                                  + "say which class \(relation) relates to, or declare it in a \(ParseExportLayout.schemaFile)",
-                                                  setting: .relationTargets, value: relation))
+                        faults.append(
+                            PorterError(
+                                .invalidData,
+                                "\(join.name): its relatedIds name objects of \(best.key) and of \(ranked[1].key) alike; "
+                                    + "say which class \(relation) relates to, or declare it in a \(ParseExportLayout.schemaFile)",
+                                setting: .relationTargets, value: relation))
                         continue
                     }
                     target = best.key
                 } else if let named = Self.classNamed(by: join.field, owner: join.owner, among: known) {
                     // Every related object is gone: the field's name is all there is to go by.
-                    notes.append("\(join.name): \(relation) is taken to relate to \(named), from the field's name: none of its relatedIds "
-                                 + "names an object of the export, and no \(join.owner) object holds its placeholder")
+                    notes.append(
+                        "\(join.name): \(relation) is taken to relate to \(named), from the field's name: none of its relatedIds "
+                            + "names an object of the export, and no \(join.owner) object holds its placeholder")
                     target = named
                 } else {
                     let sample = join.sample.sorted()
-                    faults.append(PorterError(.invalidData, "\(join.name): cannot tell which class \(relation) relates to: none of its relatedIds ("
-                                              + sample.prefix(3).joined(separator: ", ") + (sample.count > 3 ? ", …" : "")
-                                              + ") names an object of the export, no \(join.owner) object holds its placeholder, and its name names no class; "
-                                              + "say which class, or declare it in a \(ParseExportLayout.schemaFile)",
-                                              setting: .relationTargets, value: relation))
+                    faults.append(
+                        PorterError(
+                            .invalidData,
+                            "\(join.name): cannot tell which class \(relation) relates to: none of its relatedIds ("
+                                + sample.prefix(3).joined(separator: ", ") + (sample.count > 3 ? ", …" : "")
+                                + ") names an object of the export, no \(join.owner) object holds its placeholder, and its name names no class; "
+                                + "say which class, or declare it in a \(ParseExportLayout.schemaFile)",
+                            setting: .relationTargets, value: relation))
                     continue
                 }
             }
@@ -300,7 +322,11 @@ struct ExportSchemaInference {
         for schema in classes {
             for field in schema.fields {
                 if let target = field.type.targetClass, !known.contains(target) {
-                    faults.append(PorterError(.invalidData, "\(schema.className).json: \(schema.className).\(field.name) is a \(field.type), but \(target) is a class neither of the export nor of the target"))
+                    faults.append(
+                        PorterError(
+                            .invalidData,
+                            "\(schema.className).json: \(schema.className).\(field.name) is a \(field.type), but \(target) is a class neither of the export nor of the target"
+                        ))
                 }
             }
         }

@@ -73,11 +73,15 @@ struct ManifestChecker {
                 checkOptions(of: field, at: fieldPath)
             }
             if mapping.fields.count > ClassSchema.maximumFields {
-                fail(path + "fields", "\(mapping.fields.count) fields; a class may have at most \(ClassSchema.maximumFields) besides objectId, createdAt, updatedAt and ACL")
+                fail(
+                    path + "fields",
+                    "\(mapping.fields.count) fields; a class may have at most \(ClassSchema.maximumFields) besides objectId, createdAt, updatedAt and ACL")
             }
             if let extract = mapping.extract { checkExtracted(mapping, extract, at: path) }
             if mapping.key.contains(ClassMapping.lineKey) {
-                if mapping.key.count > 1 { fail(path + "key", "\(ClassMapping.lineKey) is a key on its own (key: \(ClassMapping.lineKey)): the line alone identifies a record") }
+                if mapping.key.count > 1 {
+                    fail(path + "key", "\(ClassMapping.lineKey) is a key on its own (key: \(ClassMapping.lineKey)): the line alone identifies a record")
+                }
                 if mapping.records != nil { fail(path + "key", "records from memory have no lines: give key fields") }
             }
             for keyField in mapping.key where keyField != ClassMapping.lineKey {
@@ -138,16 +142,19 @@ struct ManifestChecker {
                 return "\(named) is a \(field.type)" + (field.by.map { " by \($0)" } ?? "")
             }
             let first = cycle[0]
-            fail(ManifestPath.root + "classes" + first.link.className + "fields" + first.field.name + "type",
-                 steps.joined(separator: "; ") + ": each is read through the next, back to the first, without end; make one of them a plain field (String, Number): "
-                 + "of two tables that share an id one to one, the one the other extends keeps a plain key, and the other's may point at it")
+            fail(
+                ManifestPath.root + "classes" + first.link.className + "fields" + first.field.name + "type",
+                steps.joined(separator: "; ")
+                    + ": each is read through the next, back to the first, without end; make one of them a plain field (String, Number): "
+                    + "of two tables that share an id one to one, the one the other extends keeps a plain key, and the other's may point at it")
         }
         if let chain = found.tooDeep, let first = chain.first {
             let fields = chain.map { "\($0.link.className).\($0.field.name)" }
             let shown = fields.count > 6 ? fields.prefix(3) + ["…"] + fields.suffix(2) : fields[...]
-            fail(ManifestPath.root + "classes" + first.link.className + "fields" + first.field.name + "type",
-                 "a reference to \(first.link.className) is read through a chain of \(chain.count) Pointers (\(shown.joined(separator: " → "))), "
-                 + "each a key (or by:) of the one before; at most \(ReferenceChains.depthLimit) are read: key one of these classes by a plain field")
+            fail(
+                ManifestPath.root + "classes" + first.link.className + "fields" + first.field.name + "type",
+                "a reference to \(first.link.className) is read through a chain of \(chain.count) Pointers (\(shown.joined(separator: " → "))), "
+                    + "each a key (or by:) of the one before; at most \(ReferenceChains.depthLimit) are read: key one of these classes by a plain field")
         }
     }
 
@@ -183,7 +190,9 @@ struct ManifestChecker {
     /// An extracted class has one field, of a plain type, which is its key and reads the extracted column.
     mutating func checkExtracted(_ mapping: ClassMapping, _ extraction: ValueExtraction, at path: ManifestPath) {
         guard mapping.fields.count == 1 else {
-            fail(path + "fields", "an extracted class has exactly one field, which takes each distinct value of \(extraction.column); it has \(mapping.fields.count)")
+            fail(
+                path + "fields",
+                "an extracted class has exactly one field, which takes each distinct value of \(extraction.column); it has \(mapping.fields.count)")
             return
         }
         let field = mapping.fields[0]
@@ -222,10 +231,11 @@ struct ManifestChecker {
     /// records by it.
     mutating func checkMemoryNames() {
         var named: [String: MemorySource?] = [:]
-        let sources = manifest.classes.map { mapping -> (ManifestPath, [String], MemorySource?) in
-            let classPath = ManifestPath.root + "classes" + mapping.className
-            return (mapping.extract == nil ? classPath + "source" : classPath + "extract" + "source", mapping.sources, mapping.records)
-        } + manifest.relations.enumerated().map { ((ManifestPath.root + "relations")[$0.offset] + "source", $0.element.sources, $0.element.records) }
+        let sources =
+            manifest.classes.map { mapping -> (ManifestPath, [String], MemorySource?) in
+                let classPath = ManifestPath.root + "classes" + mapping.className
+                return (mapping.extract == nil ? classPath + "source" : classPath + "extract" + "source", mapping.sources, mapping.records)
+            } + manifest.relations.enumerated().map { ((ManifestPath.root + "relations")[$0.offset] + "source", $0.element.sources, $0.element.records) }
         for (path, names, records) in sources {
             for name in names {
                 if let earlier = named[name] {
@@ -248,7 +258,10 @@ struct ManifestChecker {
         if mapping.key.isEmpty {
             fail(path, "\(target) has no key (its objects are named by objectId, one column): give the field one column")
         } else {
-            fail(path, "\(target)'s key has \(Noun.counted(parts, "part")) ([\(mapping.key.joined(separator: ", "))]): columns names \(columns.count); give one column per part, in the key's order")
+            fail(
+                path,
+                "\(target)'s key has \(Noun.counted(parts, "part")) ([\(mapping.key.joined(separator: ", "))]): columns names \(columns.count); give one column per part, in the key's order"
+            )
         }
     }
 

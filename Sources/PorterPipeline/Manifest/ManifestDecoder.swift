@@ -15,12 +15,18 @@ struct ManifestDecoder {
     }
 
     static let topKeys: Set<String> = ["version", "classes", "relations"]
-    static let classKeys: Set<String> = ["source", "key", "fields", "acl", "mode", "strict", "delimiter", "extract",
-                                         "encoding", "decimal", "thousands", "format", "header", "quotes", "null"]
-    static let fieldKeys: Set<String> = ["type", "column", "columns", "required", "default", "format", "split", "values", "null", "upload",
-                                         "optional", "by", "decimal", "thousands"]
-    static let relationKeys: Set<String> = ["owner", "field", "source", "ownerColumn", "targetColumn", "targetClass", "delimiter", "ownerBy", "targetBy",
-                                            "encoding", "format", "header", "quotes"]
+    static let classKeys: Set<String> = [
+        "source", "key", "fields", "acl", "mode", "strict", "delimiter", "extract",
+        "encoding", "decimal", "thousands", "format", "header", "quotes", "null",
+    ]
+    static let fieldKeys: Set<String> = [
+        "type", "column", "columns", "required", "default", "format", "split", "values", "null", "upload",
+        "optional", "by", "decimal", "thousands",
+    ]
+    static let relationKeys: Set<String> = [
+        "owner", "field", "source", "ownerColumn", "targetColumn", "targetClass", "delimiter", "ownerBy", "targetBy",
+        "encoding", "format", "header", "quotes",
+    ]
     static let extractKeys: Set<String> = ["source", "column", "split"]
 
     func fail(_ path: ManifestPath, _ reason: String) -> PorterError {
@@ -210,9 +216,10 @@ struct ManifestDecoder {
             }
             mode = parsed
         }
-        var mapping = ClassMapping(className: className, source: sources[0], key: key, fields: fields, defaultACL: acl, mode: mode,
-                                   strict: try bool(spec["strict"], at: path + "strict") ?? false,
-                                   delimiter: try delimiter(spec["delimiter"], at: path + "delimiter"))
+        var mapping = ClassMapping(
+            className: className, source: sources[0], key: key, fields: fields, defaultACL: acl, mode: mode,
+            strict: try bool(spec["strict"], at: path + "strict") ?? false,
+            delimiter: try delimiter(spec["delimiter"], at: path + "delimiter"))
         mapping.sourcePatterns = sources
         mapping.sources = sources
         mapping.extract = extraction?.values
@@ -240,12 +247,15 @@ struct ManifestDecoder {
         let extract = try object(value, at: path + "extract", allowed: Self.extractKeys)
         let split = try string(extract["split"], at: path + "extract" + "split")
         if split?.isEmpty == true { throw fail(path + "extract" + "split", "must not be empty") }
-        return (try requiredString(extract["source"], at: path + "extract" + "source"),
-                ValueExtraction(column: try requiredString(extract["column"], at: path + "extract" + "column"), split: split))
+        return (
+            try requiredString(extract["source"], at: path + "extract" + "source"),
+            ValueExtraction(column: try requiredString(extract["column"], at: path + "extract" + "column"), split: split)
+        )
     }
 
     /// - Parameter numbers: the class's `decimal` and `thousands`.
-    mutating func decodeField(_ name: String, _ value: JSONValue, at path: ManifestPath, numbers: NumberFormat = .standard) throws(PorterError) -> FieldMapping {
+    mutating func decodeField(_ name: String, _ value: JSONValue, at path: ManifestPath, numbers: NumberFormat = .standard) throws(PorterError) -> FieldMapping
+    {
         if case .string(let shorthand) = value {
             let required = shorthand.hasSuffix("!")
             let spelling = required ? String(shorthand.dropLast()) : shorthand
@@ -321,7 +331,10 @@ struct ManifestDecoder {
 
     func fieldType(_ spelling: String, at path: ManifestPath) throws(PorterError) -> FieldType {
         guard let type = FieldType(spelling: spelling) else {
-            throw fail(path, "unknown type \"\(spelling)\" (String, Number, Boolean, Date, Object, Array, GeoPoint, File, Bytes, Polygon, ACL, Pointer<Class>, Relation<Class>)")
+            throw fail(
+                path,
+                "unknown type \"\(spelling)\" (String, Number, Boolean, Date, Object, Array, GeoPoint, File, Bytes, Polygon, ACL, Pointer<Class>, Relation<Class>)"
+            )
         }
         if let target = type.targetClass, let problem = ParseNames.classNameProblem(target) {
             throw fail(path, "target class \"\(target)\": \(problem)")
@@ -353,11 +366,12 @@ struct ManifestDecoder {
             }
         }
         let sources = try sourceList(spec["source"], at: path + "source")
-        var relation = JoinRelationMapping(owner: owner, field: field, targetClass: targetClass!, source: sources[0],
-                                           ownerColumn: try requiredString(spec["ownerColumn"], at: path + "ownerColumn"),
-                                           targetColumn: try requiredString(spec["targetColumn"], at: path + "targetColumn"),
-                                           delimiter: try delimiter(spec["delimiter"], at: path + "delimiter"),
-                                           encoding: try encoding(spec["encoding"], at: path + "encoding"))
+        var relation = JoinRelationMapping(
+            owner: owner, field: field, targetClass: targetClass!, source: sources[0],
+            ownerColumn: try requiredString(spec["ownerColumn"], at: path + "ownerColumn"),
+            targetColumn: try requiredString(spec["targetColumn"], at: path + "targetColumn"),
+            delimiter: try delimiter(spec["delimiter"], at: path + "delimiter"),
+            encoding: try encoding(spec["encoding"], at: path + "encoding"))
         relation.sourcePatterns = sources
         relation.sources = sources
         relation.format = try sourceFormat(spec["format"], at: path + "format")

@@ -73,14 +73,21 @@ public enum ManifestLoader {
     /// export's `schema.json`, if it has one, is not read. Also what the user should know, and the
     /// faults: values that disagree on a field's type (the field then has the type first seen),
     /// Relations whose class cannot be told (left out), each with the setting that gets past it.
-    public static func inferSchema(_ path: String, targetClasses: Set<String> = [], export options: ParseExportOptions = ParseExportOptions()) throws(PorterError)
-        -> (classes: [ClassSchema], notes: [String], faults: [PorterError]) {
+    public static func inferSchema(_ path: String, targetClasses: Set<String> = [], export options: ParseExportOptions = ParseExportOptions())
+        throws(PorterError)
+        -> (classes: [ClassSchema], notes: [String], faults: [PorterError])
+    {
         let whole: SourceFiles
         switch try locate(path) {
         case .export(_, let found): whole = found
         case .manifest(let directory, let fileName) where fileName == ParseExportLayout.schemaFile: whole = .folder(directory)
-        case .manifest(_, let fileName): throw PorterError(.invalidRequest, "\(path): a dataset with a manifest (\(fileName)); schema infer reads a Parse export's <Class>.json files")
-        case .mongo: throw PorterError(.invalidRequest, "\(path): Parse Server's MongoDB collections, whose classes \(MongoLayout.schemaFile) declares; schema infer reads a Parse export's <Class>.json files")
+        case .manifest(_, let fileName):
+            throw PorterError(.invalidRequest, "\(path): a dataset with a manifest (\(fileName)); schema infer reads a Parse export's <Class>.json files")
+        case .mongo:
+            throw PorterError(
+                .invalidRequest,
+                "\(path): Parse Server's MongoDB collections, whose classes \(MongoLayout.schemaFile) declares; schema infer reads a Parse export's <Class>.json files"
+            )
         }
         let (files, notes) = try options.select(whole)
         let inferred = try ExportSchemaInference(files: files, targetClasses: targetClasses, relationTargets: options.relationTargets).infer()
@@ -128,8 +135,9 @@ public enum ManifestLoader {
             _ = try layout.classList(document)
             return document
         } catch {
-            throw PorterError(error.cause, error.message + ": if \(name) is not the export's schema, leave it out and the classes are inferred from the objects",
-                              setting: .excludedFiles, value: name)
+            throw PorterError(
+                error.cause, error.message + ": if \(name) is not the export's schema, leave it out and the classes are inferred from the objects",
+                setting: .excludedFiles, value: name)
         }
     }
 

@@ -27,7 +27,8 @@ struct ManifestSources {
         for index in result.relations.indices where result.relations[index].records == nil {
             let relation = result.relations[index]
             let relationPath = (ManifestPath.root + "relations")[index]
-            result.relations[index].sources = try files(relation.sourcePatterns, reading: relation.reading, at: relationPath + "source", classPath: relationPath)
+            result.relations[index].sources = try files(
+                relation.sourcePatterns, reading: relation.reading, at: relationPath + "source", classPath: relationPath)
         }
         return result
     }
@@ -64,7 +65,8 @@ struct ManifestSources {
         guard let format = reading.format(of: file) else {
             throw fail(path, "\"\(file)\": unknown file type (.csv, .tsv, .json, .ndjson or .jsonl); for another extension give its format, e.g. format: csv")
         }
-        if reading.header != nil, case .csv = format {} else if reading.header != nil {
+        if reading.header != nil, case .csv = format {
+        } else if reading.header != nil {
             throw fail(classPath + "header", "\"\(file)\" is \(format.name): only CSV and TSV files may lack a header row")
         }
     }
@@ -86,7 +88,10 @@ struct ManifestSources {
                 continue
             }
             if names != expected.names {
-                throw fail(path, "\(file)'s header differs from \(expected.file)'s: \(Self.difference(names, from: expected.names)) (every file of one source needs the same header)")
+                throw fail(
+                    path,
+                    "\(file)'s header differs from \(expected.file)'s: \(Self.difference(names, from: expected.names)) (every file of one source needs the same header)"
+                )
             }
         }
     }

@@ -75,9 +75,9 @@ struct MongoDocumentDecoder {
                 members.append(JSONMember("updatedAt", .string(try Self.date(value, key).iso)))
             case "_rperm": readers = try Self.permissionList(value, key)
             case "_wperm": writers = try Self.permissionList(value, key)
-            case "_acl": continue // the legacy copy of _rperm/_wperm, which Parse Server does not read either
+            case "_acl": continue  // the legacy copy of _rperm/_wperm, which Parse Server does not read either
             case "_hashed_password": members.append(member)
-            case "authData" where className == "_User": continue // Parse Server builds it from the _auth_data_ keys
+            case "authData" where className == "_User": continue  // Parse Server builds it from the _auth_data_ keys
             default:
                 if Self.serverOnlyKeys.contains(key) {
                     members.append(member)
@@ -116,7 +116,8 @@ struct MongoDocumentDecoder {
         guard text[..<dollar] == target else {
             throw MongoDocumentFault(key, value, "points at \(text[..<dollar]), but \(className).\(name) points at \(target)")
         }
-        return .object(JSONObject(["__type": .string("Pointer"), "className": .string(target), "objectId": .string(String(text[text.index(after: dollar)...]))]))
+        return .object(
+            JSONObject(["__type": .string("Pointer"), "className": .string(target), "objectId": .string(String(text[text.index(after: dollar)...]))]))
     }
 
     /// A field's value from its stored form (the `*Coder.databaseToJSON` of its type).
@@ -192,7 +193,9 @@ struct MongoDocumentDecoder {
             guard let number = Int64(text) else { throw MongoDocumentFault(key, value, "\(type) is not an integer") }
             return .integer(number)
         case ("$numberDouble", .string(let text)), ("$numberDecimal", .string(let text)):
-            guard let number = Double(text), number.isFinite else { throw MongoDocumentFault(key, value, "\(type) is not a finite number, which Parse cannot hold") }
+            guard let number = Double(text), number.isFinite else {
+                throw MongoDocumentFault(key, value, "\(type) is not a finite number, which Parse cannot hold")
+            }
             return .double(number)
         case ("$oid", .string(let text)):
             return .string(text)

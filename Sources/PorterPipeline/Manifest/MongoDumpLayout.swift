@@ -27,10 +27,13 @@ struct MongoDumpLayout {
     /// when the first document of its first class file is no such document.
     static func missingSchemaFault(_ files: SourceFiles) -> PorterError? {
         guard let name = files.fileNames.sorted().first(where: { $0.hasSuffix(".json") && !$0.hasPrefix("_Join") }),
-              var reader = try? files.openReader(name, format: .json), let record = try? reader.next(),
-              case .json(let document) = record.content, document["_id"] != nil, document["objectId"] == nil else { return nil }
-        return PorterError(.invalidRequest, "\(name): a MongoDB document (_id, no objectId), but the folder has no \(MongoLayout.schemaFile): "
-            + "export Parse Server's _SCHEMA collection beside the others (mongoexport --collection _SCHEMA --out \(MongoLayout.schemaFile))")
+            var reader = try? files.openReader(name, format: .json), let record = try? reader.next(),
+            case .json(let document) = record.content, document["_id"] != nil, document["objectId"] == nil
+        else { return nil }
+        return PorterError(
+            .invalidRequest,
+            "\(name): a MongoDB document (_id, no objectId), but the folder has no \(MongoLayout.schemaFile): "
+                + "export Parse Server's _SCHEMA collection beside the others (mongoexport --collection _SCHEMA --out \(MongoLayout.schemaFile))")
     }
 
     func manifest() throws(PorterError) -> DatasetManifest {
@@ -52,7 +55,8 @@ struct MongoDumpLayout {
         for name in files.fileNames where name.hasSuffix(".json") && name != MongoLayout.schemaFile {
             let collection = String(name.dropLast(".json".count))
             guard try ParseExportLayout.joinFileName(name) == nil, !listed.contains(collection) else { continue }
-            manifest.skippedClasses.append(SkippedClass(className: collection, reason: "\(name) is not read: \(MongoLayout.schemaFile) has no class \(collection)"))
+            manifest.skippedClasses.append(
+                SkippedClass(className: collection, reason: "\(name) is not read: \(MongoLayout.schemaFile) has no class \(collection)"))
         }
         return manifest
     }
@@ -88,7 +92,9 @@ struct MongoDumpLayout {
         var fields: [JSONMember] = [], types: [String: FieldType] = [:]
         for member in document where !nonFieldKeys.contains(member.key) && !ParseNames.defaultFields.contains(member.key) {
             guard let text = member.value.stringValue, let type = fieldType(text) else {
-                throw MongoDocumentFault(member.key, member.value, "not a field type of _SCHEMA (number, string, boolean, date, object, array, geopoint, file, bytes, polygon, *Class, relation<Class>)")
+                throw MongoDocumentFault(
+                    member.key, member.value,
+                    "not a field type of _SCHEMA (number, string, boolean, date, object, array, geopoint, file, bytes, polygon, *Class, relation<Class>)")
             }
             types[member.key] = type
             var spec = JSONObject(["type": .string(type.name)])

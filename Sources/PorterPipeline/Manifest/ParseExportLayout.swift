@@ -60,8 +60,10 @@ struct ParseExportLayout {
 
     /// The manifest of an export without `schema.json`: its classes inferred from the objects.
     func inferredManifest() throws(PorterError) -> DatasetManifest {
-        let inferred = try ExportSchemaInference(files: files, targetClasses: targetClasses, systemClasses: systemClasses,
-                                                 relationTargets: relationTargets).infer()
+        let inferred = try ExportSchemaInference(
+            files: files, targetClasses: targetClasses, systemClasses: systemClasses,
+            relationTargets: relationTargets
+        ).infer()
         guard inferred.faults.isEmpty else { throw PorterError(.invalidData, gathering: inferred.faults) }
         var layout = self
         layout.schemaLabel = "inferred schema"
@@ -111,8 +113,9 @@ struct ParseExportLayout {
             if let note = Self.publicClassesNote(withoutPermissions) { notes.append(note) }
             skipped += try unlistedClassFiles(listed: listed)
         }
-        var manifest = DatasetManifest(directory: directory, fileName: schemaLabel, classes: classes, relations: relations, notes: notes,
-                                       files: files, skippedClasses: skipped)
+        var manifest = DatasetManifest(
+            directory: directory, fileName: schemaLabel, classes: classes, relations: relations, notes: notes,
+            files: files, skippedClasses: skipped)
         // Parse keeps the pointers and links to the objects it deletes; so does its export.
         manifest.danglingReferences = .keep
         return manifest
@@ -164,9 +167,13 @@ struct ParseExportLayout {
                 let names = Self.joinSeparators.map { "_Join\($0)\(field.name)\($0)\(mapping.className).json" }.filter(isFile)
                 claimed.formUnion(names)
                 guard let source = names.first else { continue }
-                if names.count > 1 { throw PorterError(.invalidRequest, "\(names.joined(separator: " and ")): two join files for \(mapping.className).\(field.name)") }
-                relations.append(JoinRelationMapping(owner: mapping.className, field: field.name, targetClass: target, source: source,
-                                                     ownerColumn: "owningId", targetColumn: "relatedId"))
+                if names.count > 1 {
+                    throw PorterError(.invalidRequest, "\(names.joined(separator: " and ")): two join files for \(mapping.className).\(field.name)")
+                }
+                relations.append(
+                    JoinRelationMapping(
+                        owner: mapping.className, field: field.name, targetClass: target, source: source,
+                        ownerColumn: "owningId", targetColumn: "relatedId"))
             }
         }
         for entry in files.fileNames where !claimed.contains(entry) && !unreadJoinFiles.contains(entry) {

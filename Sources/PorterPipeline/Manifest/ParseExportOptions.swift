@@ -28,7 +28,9 @@ public struct ParseExportOptions: Sendable {
         var notes: [String] = []
         for (pattern, names) in excluded {
             guard !names.isEmpty else {
-                throw PorterError(.invalidRequest, "\"\(pattern)\" matches no file of the export (it has: \(files.fileNames.joined(separator: ", ")))", setting: .excludedFiles)
+                throw PorterError(
+                    .invalidRequest, "\"\(pattern)\" matches no file of the export (it has: \(files.fileNames.joined(separator: ", ")))",
+                    setting: .excludedFiles)
             }
             notes += names.map { "\($0): not read: left out (\"\(pattern)\")" }
         }
@@ -38,15 +40,18 @@ public struct ParseExportOptions: Sendable {
     /// Relation targets are for a Parse export whose classes are inferred; a schema declares each Relation.
     func check(forExportWithSchema schemaFile: String) throws(PorterError) {
         if let relation = relationTargets.keys.sorted().first {
-            throw PorterError(.invalidRequest, "\(relation)=\(relationTargets[relation]!): \(schemaFile) declares the export's Relations; give their classes there",
-                              setting: .relationTargets)
+            throw PorterError(
+                .invalidRequest, "\(relation)=\(relationTargets[relation]!): \(schemaFile) declares the export's Relations; give their classes there",
+                setting: .relationTargets)
         }
     }
 
     /// A dataset with a manifest names its own files and declares its Relations.
     func check(forManifest fileName: String) throws(PorterError) {
         if !excludedFiles.isEmpty {
-            throw PorterError(.invalidRequest, "a dataset with a manifest (\(fileName)) reads the files its classes name, and no other: nothing to leave out", setting: .excludedFiles)
+            throw PorterError(
+                .invalidRequest, "a dataset with a manifest (\(fileName)) reads the files its classes name, and no other: nothing to leave out",
+                setting: .excludedFiles)
         }
         try check(forExportWithSchema: fileName)
     }

@@ -8,7 +8,8 @@ struct ParseExportSystemClasses {
     /// Classes whose objects belong to the server that made them, with why each is skipped.
     static let skipReasons: [String: String] = [
         "_Session": "sessions belong to the server that issued them; users log in again",
-        "_Installation": "devices registered for push with the source app's push set-up register again when the app starts (--include-installations imports them)",
+        "_Installation":
+            "devices registered for push with the source app's push set-up register again when the app starts (--include-installations imports them)",
         "_PushStatus": "the source server's log of the pushes it sent",
         "_JobStatus": "the source server's log of the Cloud Code jobs it ran",
         "_Idempotency": "request ids of the source server, which expire within minutes",

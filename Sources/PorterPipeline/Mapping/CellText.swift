@@ -48,7 +48,8 @@ enum CellText {
         var first = 0, end = part.count
         while first < end, isBlank(part[first]) { first += 1 }
         while end > first, isBlank(part[end - 1]) { end -= 1 }
-        let mayJoin = (first > 0 && first < part.count && part[first] >= 0x80)
+        let mayJoin =
+            (first > 0 && first < part.count && part[first] >= 0x80)
             || (end < part.count && end > 0 && part[end - 1] >= 0x80)
         guard !mayJoin else { return trimmed(Substring(String(decoding: part, as: UTF8.self))) }
         return String(decoding: UnsafeBufferPointer(rebasing: part[first..<end]), as: UTF8.self)

@@ -30,8 +30,10 @@ package final class ObjectDraft: Sendable {
     package var hasSourceObjectId: Bool { sourceObjectId != nil }
 
     /// A draft needs an objectId from the source or a key (`keyHash`).
-    init(className: String, line: Int, sourceObjectId: String?, key: String?, keyHash: KeyHash?, values: [MappedValue],
-         acl: ParseACL?, createdAt: ParseDate?, updatedAt: ParseDate?, passwordHash: String?) {
+    init(
+        className: String, line: Int, sourceObjectId: String?, key: String?, keyHash: KeyHash?, values: [MappedValue],
+        acl: ParseACL?, createdAt: ParseDate?, updatedAt: ParseDate?, passwordHash: String?
+    ) {
         precondition(sourceObjectId != nil || keyHash != nil, "an object has an objectId or a key")
         self.className = className
         self.line = line
@@ -96,8 +98,9 @@ package final class ClassMapper: Sendable {
         self.fields = mapping.fields.filter { !$0.fromJoinFile }
         let sourceDirectory = (manifest.directory as NSString).appendingPathComponent((sourceName as NSString).deletingLastPathComponent)
         self.coercers = fields.map {
-            FieldCoercer(field: $0, references: chains.parser(for: $0.type, by: $0.by), sourceDirectory: sourceDirectory,
-                         className: mapping.className)
+            FieldCoercer(
+                field: $0, references: chains.parser(for: $0.type, by: $0.by), sourceDirectory: sourceDirectory,
+                className: mapping.className)
         }
         let fieldNames = fields.map(\.name)
         self.keyIndices = mapping.key.compactMap { fieldNames.firstIndex(of: $0) }
@@ -156,8 +159,9 @@ package final class ClassMapper: Sendable {
     }
 
     func location(_ line: Int, _ field: FieldMapping?, value: String? = nil) -> SourceLocation {
-        SourceLocation(file: sourceName, line: line, column: field.map { $0.columns?[0] ?? $0.column },
-                       className: mapping.className, fieldName: field?.name, value: value)
+        SourceLocation(
+            file: sourceName, line: line, column: field.map { $0.columns?[0] ?? $0.column },
+            className: mapping.className, fieldName: field?.name, value: value)
     }
 
     /// The record as a draft, or every fault found in it.
@@ -178,7 +182,9 @@ package final class ClassMapper: Sendable {
             do {
                 let value = try coercers[index].value(in: record, column: columns?[index])
                 if coercers[index].field.required && value.isNull {
-                    problems.append(Diagnostic(.requiredValueMissing, location(record.line, fields[index], value: cellText(record, fields[index])), "required field is missing"))
+                    problems.append(
+                        Diagnostic(
+                            .requiredValueMissing, location(record.line, fields[index], value: cellText(record, fields[index])), "required field is missing"))
                 }
                 values.append(value)
             } catch {
@@ -192,14 +198,22 @@ package final class ClassMapper: Sendable {
         if let ragged { problems = [ragged] }
         var system = SystemColumns()
         do { if SystemColumns.mayBePresent(in: record) { system = try SystemColumns(record) } } catch {
-            problems.append(Diagnostic(error.kind, SourceLocation(file: sourceName, line: record.line, column: error.column, className: mapping.className,
-                                                                  value: error.value), error.reason))
+            problems.append(
+                Diagnostic(
+                    error.kind,
+                    SourceLocation(
+                        file: sourceName, line: record.line, column: error.column, className: mapping.className,
+                        value: error.value), error.reason))
         }
         var passwordHash: String?
         if !mapping.passwordHashKeys.isEmpty {
             do { passwordHash = try PasswordHash.read(record, keys: mapping.passwordHashKeys) } catch {
-                problems.append(Diagnostic(error.kind, SourceLocation(file: sourceName, line: record.line, column: error.column, className: mapping.className,
-                                                                      fieldName: error.column, value: error.value), error.reason))
+                problems.append(
+                    Diagnostic(
+                        error.kind,
+                        SourceLocation(
+                            file: sourceName, line: record.line, column: error.column, className: mapping.className,
+                            fieldName: error.column, value: error.value), error.reason))
             }
         }
         var key: String?
@@ -224,8 +238,10 @@ package final class ClassMapper: Sendable {
         let keyHash = key.map(keyHasher.hash)
         let hasIdentity = system.objectId != nil || keyHash != nil
         if !hasIdentity, problems.isEmpty {
-            problems.append(Diagnostic(.objectIdMissing, SourceLocation(file: sourceName, line: record.line, column: "objectId", className: mapping.className),
-                                       "\(mapping.className) has no key, so each record needs an objectId"))
+            problems.append(
+                Diagnostic(
+                    .objectIdMissing, SourceLocation(file: sourceName, line: record.line, column: "objectId", className: mapping.className),
+                    "\(mapping.className) has no key, so each record needs an objectId"))
         }
         guard problems.isEmpty, hasIdentity else {
             var failure = MappingFailure(problems)
@@ -236,9 +252,11 @@ package final class ClassMapper: Sendable {
             failure.values = values
             return .failure(failure)
         }
-        return .success(ObjectDraft(className: mapping.className, line: record.line, sourceObjectId: system.objectId, key: key, keyHash: keyHash, values: values,
-                                    acl: system.acl ?? mapping.defaultACL, createdAt: system.createdAt, updatedAt: system.updatedAt,
-                                    passwordHash: passwordHash))
+        return .success(
+            ObjectDraft(
+                className: mapping.className, line: record.line, sourceObjectId: system.objectId, key: key, keyHash: keyHash, values: values,
+                acl: system.acl ?? mapping.defaultACL, createdAt: system.createdAt, updatedAt: system.updatedAt,
+                passwordHash: passwordHash))
     }
 
     /// Each coercer's column in `header` (-1: none).
@@ -300,9 +318,13 @@ struct SystemColumns {
         switch record.cell(Self.aclColumn) {
         case nil, .text("")?, .json(.null)?: break
         case .json(.object(let object))?:
-            do { acl = try ParseACL(wire: object) } catch { throw Fault(kind: .invalidValue, column: "ACL", value: JSONValue.object(object).serialized(), reason: error.message) }
+            do { acl = try ParseACL(wire: object) } catch {
+                throw Fault(kind: .invalidValue, column: "ACL", value: JSONValue.object(object).serialized(), reason: error.message)
+            }
         case .text(let text)?:
-            guard case .object(let object)? = try? JSONParser.parse(text) else { throw Fault(kind: .badJSON, column: "ACL", value: text, reason: "invalid ACL: not a JSON object") }
+            guard case .object(let object)? = try? JSONParser.parse(text) else {
+                throw Fault(kind: .badJSON, column: "ACL", value: text, reason: "invalid ACL: not a JSON object")
+            }
             do { acl = try ParseACL(wire: object) } catch { throw Fault(kind: .invalidValue, column: "ACL", value: text, reason: error.message) }
         case .json(let other)?:
             throw Fault(kind: .wrongType, column: "ACL", value: other.serialized(), reason: "invalid ACL: not a JSON object")
@@ -323,7 +345,9 @@ struct SystemColumns {
             guard let date = ParseDate(iso: t) else { throw Fault(kind: .notADate, column: column.name, value: t, reason: "not a date") }
             return date
         case .json(let json)?:
-            guard case .date(let date)? = try? ParseValue(wire: json) else { throw Fault(kind: .notADate, column: column.name, value: json.serialized(), reason: "not a date") }
+            guard case .date(let date)? = try? ParseValue(wire: json) else {
+                throw Fault(kind: .notADate, column: column.name, value: json.serialized(), reason: "not a date")
+            }
             return date
         }
     }

@@ -72,7 +72,9 @@ package final class FieldCoercer: Sendable {
     private func isNullToken(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard !field.nullTokens.isEmpty else { return false }
         if let tokens = asciiNullTokens {
-            if tokens.contains(where: { token in token.count == bytes.count && token.withUnsafeBytes { memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 } }) {
+            if tokens.contains(where: { token in
+                token.count == bytes.count && token.withUnsafeBytes { memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }
+            }) {
                 return true
             }
             // Text with other characters may still equal an ASCII token canonically (K and the Kelvin sign).
@@ -117,7 +119,9 @@ package final class FieldCoercer: Sendable {
             if isNull(lat) && isNull(lng) { return .value(field.defaultValue ?? .null) }
             guard let latitude = number(lat)?.numberValue else { throw CoercionError(.notANumber, "latitude is not a number", column: columns[0]) }
             guard let longitude = number(lng)?.numberValue else { throw CoercionError(.notANumber, "longitude is not a number", column: columns[1]) }
-            guard (-90.0...90.0).contains(latitude) else { throw CoercionError(.invalidValue, "latitude \(latitude) is out of range -90...90", column: columns[0]) }
+            guard (-90.0...90.0).contains(latitude) else {
+                throw CoercionError(.invalidValue, "latitude \(latitude) is out of range -90...90", column: columns[0])
+            }
             do { return .value(.geoPoint(try GeoPoint(latitude: latitude, longitude: longitude))) } catch {
                 throw CoercionError(.invalidValue, error.message, column: columns[1])
             }
@@ -139,8 +143,10 @@ package final class FieldCoercer: Sendable {
         if missing.count == cells.count { return .value(field.defaultValue ?? .null) }
         if let first = missing.first {
             let given = cells.indices.filter { !missing.contains($0) }.map { keyPartPaths[$0].name }
-            throw CoercionError(.malformedReference, "\(given.joined(separator: ", ")) \(given.count == 1 ? "is" : "are") given but \(keyPartPaths[first].name) is empty: a reference to \(field.type.targetClass!) needs every part of its key",
-                                column: keyPartPaths[first].name)
+            throw CoercionError(
+                .malformedReference,
+                "\(given.joined(separator: ", ")) \(given.count == 1 ? "is" : "are") given but \(keyPartPaths[first].name) is empty: a reference to \(field.type.targetClass!) needs every part of its key",
+                column: keyPartPaths[first].name)
         }
         return .pointer(try references!.reference(parts: cells.map { $0! }))
     }
@@ -227,7 +233,9 @@ package final class FieldCoercer: Sendable {
             let json = try jsonValue(cell)
             guard case .object = json else { throw CoercionError(.wrongType, "expected a JSON object, got \(json.kindName)") }
             let value = try wire(json)
-            guard case .object = value else { throw CoercionError(.wrongType, "expected a plain JSON object, got a \(value.fieldType?.description ?? "value")") }
+            guard case .object = value else {
+                throw CoercionError(.wrongType, "expected a plain JSON object, got a \(value.fieldType?.description ?? "value")")
+            }
             return value
         case .geoPoint:
             let json = try jsonValue(cell)
@@ -314,7 +322,8 @@ package final class FieldCoercer: Sendable {
         guard let first = usable.first, let date = DatePattern(first)?.parse(text) else { return "" }
         // Another reading of the text (01/03/2024 as 3 January), not a looser spelling of the same date.
         let other = usable.first { DatePattern($0)?.parse(text) != date }
-        let formats = other.map { "\"\(first)\" (reads it as \(date.iso.prefix(10))) or \"\($0)\" (\(DatePattern($0)!.parse(text)!.iso.prefix(10)))" }
+        let formats =
+            other.map { "\"\(first)\" (reads it as \(date.iso.prefix(10))) or \"\($0)\" (\(DatePattern($0)!.parse(text)!.iso.prefix(10)))" }
             ?? "\"\(first)\""
         let place = field.formats.isEmpty ? "to \(manifestPath)" : "to the format list of \(manifestPath)"
         return "; \(verb)\(formats) \(place)"

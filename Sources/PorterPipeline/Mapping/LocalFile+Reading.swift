@@ -20,7 +20,8 @@ extension LocalFile {
             throw CoercionError(.badUploadFile, "file \(path) has \(data.count) bytes, more than the 20 MB a Parse Server takes (maxUploadSize)")
         }
         let name = ParseNames.fileName(sanitizing: (path as NSString).lastPathComponent, reserving: 33)
-        return LocalFile(path: path, sha256: SHA256.hex([UInt8](data)), uploadName: name,
-                         contentType: MediaTypes.type(forFileName: name) ?? MediaTypes.fallback)
+        return LocalFile(
+            path: path, sha256: SHA256.hex([UInt8](data)), uploadName: name,
+            contentType: MediaTypes.type(forFileName: name) ?? MediaTypes.fallback)
     }
 }

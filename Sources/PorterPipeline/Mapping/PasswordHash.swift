@@ -15,13 +15,15 @@ extension PasswordHash {
             case .text(let text)?, .json(.string(let text))?:
                 // The value is not shown: it may be a password in plain text.
                 guard isBcrypt(text) else {
-                    throw SystemColumns.Fault(kind: .invalidValue, column: key, value: "(\(text.count) characters, not shown)",
-                                              reason: "not a bcrypt password hash ($2a$, $2b$ or $2y$, a cost of 04 to 31, then 53 characters of ./A-Za-z0-9)")
+                    throw SystemColumns.Fault(
+                        kind: .invalidValue, column: key, value: "(\(text.count) characters, not shown)",
+                        reason: "not a bcrypt password hash ($2a$, $2b$ or $2y$, a cost of 04 to 31, then 53 characters of ./A-Za-z0-9)")
                 }
                 if let cost = cost(of: text), cost > maximumCost {
-                    throw SystemColumns.Fault(kind: .invalidValue, column: key, value: "(\(text.count) characters, not shown)",
-                                              reason: "a bcrypt hash of cost \(cost), above the \(maximumCost) taken: every log-in attempt would cost "
-                                                + "\(1 << (cost - 10)) times Parse Server's own (cost 10); leave the hash out and let the user reset the password")
+                    throw SystemColumns.Fault(
+                        kind: .invalidValue, column: key, value: "(\(text.count) characters, not shown)",
+                        reason: "a bcrypt hash of cost \(cost), above the \(maximumCost) taken: every log-in attempt would cost "
+                            + "\(1 << (cost - 10)) times Parse Server's own (cost 10); leave the hash out and let the user reset the password")
                 }
                 return text
             case .json(let other)?:
@@ -36,7 +38,8 @@ extension PasswordHash {
     static func isBcrypt(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
         guard bytes.count == 60, prefixes.contains(where: { text.hasPrefix($0) }), bytes[6] == UInt8(ascii: "$"),
-              let cost = Int(String(decoding: bytes[4..<6], as: UTF8.self)), (4...31).contains(cost) else { return false }
+            let cost = Int(String(decoding: bytes[4..<6], as: UTF8.self)), (4...31).contains(cost)
+        else { return false }
         return bytes[7...].allSatisfy { byte in
             byte == UInt8(ascii: ".") || byte == UInt8(ascii: "/") || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
                 || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)

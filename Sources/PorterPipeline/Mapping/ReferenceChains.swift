@@ -89,7 +89,8 @@ struct ReferenceChains {
 
     /// References to `className` whose cells are its key as text.
     private static func textParser(for className: String) -> ReferenceParser {
-        ReferenceParser(targetClass: className, keyParts: [FieldCoercer(field: FieldMapping(name: "key", type: .string), references: nil, className: className)])
+        ReferenceParser(
+            targetClass: className, keyParts: [FieldCoercer(field: FieldMapping(name: "key", type: .string), references: nil, className: className)])
     }
 
     /// The longest chain a manifest may have: each link is read (and, when the objects it

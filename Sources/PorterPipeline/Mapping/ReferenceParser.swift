@@ -63,10 +63,11 @@ final class ReferenceParser: Sendable {
         guard parts.count == keyParts.count else {
             throw CoercionError(.malformedReference, "\(targetClass)'s key has \(keyParts.count) parts, got \(parts.count)")
         }
-        return try reference(parts: parts.map { part in
-            if case .string(let s) = part { return SourceCell.text(s) }
-            return SourceCell.json(part)
-        })
+        return try reference(
+            parts: parts.map { part in
+                if case .string(let s) = part { return SourceCell.text(s) }
+                return SourceCell.json(part)
+            })
     }
 
     /// The reference whose key parts are `cells`, one per part of the target's key (a JSON
@@ -86,7 +87,9 @@ final class ReferenceParser: Sendable {
             case .upload: throw CoercionError(.malformedReference, "an uploaded file cannot be part of a key")
             }
         }
-        guard let key = NaturalKey.text(of: values) else { throw CoercionError(.malformedReference, by.map { "empty \(targetClass).\($0)" } ?? "empty key of \(targetClass)") }
+        guard let key = NaturalKey.text(of: values) else {
+            throw CoercionError(.malformedReference, by.map { "empty \(targetClass).\($0)" } ?? "empty key of \(targetClass)")
+        }
         return reference(identity(key))
     }
 

@@ -52,9 +52,12 @@ package enum Planner {
         if !relationEdges.isEmpty {
             phases.append(.init(number: phases.count + 1, kind: .relations, items: relationEdges.map { "\($0.from).\($0.field)" }))
         }
-        let edges = pointerEdges.map { ImportPlan.PointerEdge(from: $0.from, field: $0.field, to: $0.to, cyclic: cyclicFields[$0.from]?.contains($0.field) ?? false) }
+        let edges = pointerEdges.map {
+            ImportPlan.PointerEdge(from: $0.from, field: $0.field, to: $0.to, cyclic: cyclicFields[$0.from]?.contains($0.field) ?? false)
+        }
         var plan = ImportPlan(phases: phases, classOrder: classOrder, cyclicFields: cyclicFields, pointerEdges: edges, relationEdges: relationEdges)
-        let sources = manifest.classes.map { ($0.className, $0.sourcePatterns, $0.sources) }
+        let sources =
+            manifest.classes.map { ($0.className, $0.sourcePatterns, $0.sources) }
             + manifest.relations.map { ("\($0.owner).\($0.field)", $0.sourcePatterns, $0.sources) }
         plan.sourceLists = sources.filter { $0.1 != $0.2 || $0.2.count > 1 }.map {
             ImportPlan.SourceList(reader: $0.0, source: $0.1.joined(separator: ", "), files: $0.2)

@@ -17,7 +17,8 @@ package enum IndexKeys {
         let declared = declared.canonicalNumbers(), live = live.canonicalNumbers()
         guard declared != live else { return true }
         guard liveInJSONBOrder, case .object(let declaredKeys) = declared, case .object(let liveKeys) = live,
-              liveKeys.members.map(\.key) == jsonbOrder(liveKeys.members.map(\.key)) else { return false }
+            liveKeys.members.map(\.key) == jsonbOrder(liveKeys.members.map(\.key))
+        else { return false }
         return JSONObject(declaredKeys.members.sorted { precedesInJSONB($0.key, $1.key) }) == liveKeys
     }
 

@@ -15,7 +15,8 @@ extension ImportReport {
         }
         var text = TextTable.aligned(rows)
         if !relations.isEmpty {
-            let relationRows = [["relation", "links added", "removed", "rejected"] + (pruning ? ["deleted"] : [])]
+            let relationRows =
+                [["relation", "links added", "removed", "rejected"] + (pruning ? ["deleted"] : [])]
                 + relations.map { [$0.relation, "\($0.added)", "\($0.removed)", "\($0.rejected)"] + (pruning ? ["\($0.deleted)"] : []) }
             text += "\n\n" + TextTable.aligned(relationRows)
         }
@@ -55,7 +56,9 @@ extension ImportReport {
     /// `skipped _Session: why` and `skipped key Post.extra: not a field, in 3 objects (first Post.json:4)`.
     var skippedText: String {
         let classLines = skippedClasses.map { "skipped \($0.className): \($0.reason)" }
-        let keyLines = skippedKeys.map { "skipped key \($0.className).\($0.key): not a field, in \(Noun.counted($0.count, "object")) (first \($0.file):\($0.firstLine))" }
+        let keyLines = skippedKeys.map {
+            "skipped key \($0.className).\($0.key): not a field, in \(Noun.counted($0.count, "object")) (first \($0.file):\($0.firstLine))"
+        }
         return (classLines + keyLines).joined(separator: "\n")
     }
 
@@ -66,50 +69,80 @@ extension ImportReport {
             "committed": .bool(committed),
             "succeeded": .bool(succeeded),
             "elapsedSeconds": .double((elapsedSeconds * 1000).rounded() / 1000),
-            "classes": .array(classes.map { tally in
-                .object(JSONObject(["className": .string(tally.className), "read": .integer(Int64(tally.read)),
-                                    "inserted": .integer(Int64(tally.inserted)), "updated": .integer(Int64(tally.updated)),
-                                    "unchanged": .integer(Int64(tally.unchanged)), "rejected": .integer(Int64(tally.rejected)),
-                                    "deleted": .integer(Int64(tally.deleted))]))
-            }),
-            "relations": .array(relations.map { tally in
-                .object(JSONObject(["relation": .string(tally.relation), "added": .integer(Int64(tally.added)),
-                                    "removed": .integer(Int64(tally.removed)), "rejected": .integer(Int64(tally.rejected)),
-                                    "deleted": .integer(Int64(tally.deleted))]))
-            }),
+            "classes": .array(
+                classes.map { tally in
+                    .object(
+                        JSONObject([
+                            "className": .string(tally.className), "read": .integer(Int64(tally.read)),
+                            "inserted": .integer(Int64(tally.inserted)), "updated": .integer(Int64(tally.updated)),
+                            "unchanged": .integer(Int64(tally.unchanged)), "rejected": .integer(Int64(tally.rejected)),
+                            "deleted": .integer(Int64(tally.deleted)),
+                        ]))
+                }),
+            "relations": .array(
+                relations.map { tally in
+                    .object(
+                        JSONObject([
+                            "relation": .string(tally.relation), "added": .integer(Int64(tally.added)),
+                            "removed": .integer(Int64(tally.removed)), "rejected": .integer(Int64(tally.rejected)),
+                            "deleted": .integer(Int64(tally.deleted)),
+                        ]))
+                }),
             "errorCount": .integer(Int64(errorCount)),
-            "faultCounts": .object(JSONObject(FaultKind.allCases.compactMap { kind in
-                faultCounts[kind].map { JSONMember(kind.rawValue, .integer(Int64($0))) }
-            })),
+            "faultCounts": .object(
+                JSONObject(
+                    FaultKind.allCases.compactMap { kind in
+                        faultCounts[kind].map { JSONMember(kind.rawValue, .integer(Int64($0))) }
+                    })),
             "errors": .array(errors.map(\.json)),
             "rejectFiles": .array(rejectFiles.map(JSONValue.string)),
             "usersWithPasswordHashes": .integer(Int64(usersWithPasswordHashes)),
             "usersWithoutPassword": .integer(Int64(usersWithoutPassword)),
-            "requests": .array(requests.map { tally in
-                .object(JSONObject(["phase": .string(tally.phase), "requests": .integer(Int64(tally.requests)),
-                                    "operations": .integer(Int64(tally.operations))]))
-            }),
-            "skippedClasses": .array(skippedClasses.map { skipped in
-                .object(JSONObject(["className": .string(skipped.className), "reason": .string(skipped.reason)]))
-            }),
-            "skippedKeys": .array(skippedKeys.map { skipped in
-                .object(JSONObject(["className": .string(skipped.className), "key": .string(skipped.key), "objects": .integer(Int64(skipped.count)),
-                                    "file": .string(skipped.file), "firstLine": .integer(Int64(skipped.firstLine))]))
-            }),
-            "danglingReferences": .array(danglingReferences.map { tally in
-                .object(JSONObject(["className": .string(tally.className), "field": .string(tally.field), "targetClass": .string(tally.targetClass),
-                                    "source": .string(tally.source.rawValue), "policy": .string(tally.policy.rawValue),
-                                    "count": .integer(Int64(tally.count)), "missingOwners": .integer(Int64(tally.missingOwners)),
-                                    "notWritten": .integer(Int64(tally.notWritten)), "file": .string(tally.file),
-                                    "line": .integer(Int64(tally.line)), "value": .string(tally.value)]))
-            }),
-            "sourceFiles": .array(sourceFiles.map { tally in
-                .object(JSONObject(["reader": .string(tally.reader), "file": .string(tally.file), "records": .integer(Int64(tally.records))]))
-            }),
+            "requests": .array(
+                requests.map { tally in
+                    .object(
+                        JSONObject([
+                            "phase": .string(tally.phase), "requests": .integer(Int64(tally.requests)),
+                            "operations": .integer(Int64(tally.operations)),
+                        ]))
+                }),
+            "skippedClasses": .array(
+                skippedClasses.map { skipped in
+                    .object(JSONObject(["className": .string(skipped.className), "reason": .string(skipped.reason)]))
+                }),
+            "skippedKeys": .array(
+                skippedKeys.map { skipped in
+                    .object(
+                        JSONObject([
+                            "className": .string(skipped.className), "key": .string(skipped.key), "objects": .integer(Int64(skipped.count)),
+                            "file": .string(skipped.file), "firstLine": .integer(Int64(skipped.firstLine)),
+                        ]))
+                }),
+            "danglingReferences": .array(
+                danglingReferences.map { tally in
+                    .object(
+                        JSONObject([
+                            "className": .string(tally.className), "field": .string(tally.field), "targetClass": .string(tally.targetClass),
+                            "source": .string(tally.source.rawValue), "policy": .string(tally.policy.rawValue),
+                            "count": .integer(Int64(tally.count)), "missingOwners": .integer(Int64(tally.missingOwners)),
+                            "notWritten": .integer(Int64(tally.notWritten)), "file": .string(tally.file),
+                            "line": .integer(Int64(tally.line)), "value": .string(tally.value),
+                        ]))
+                }),
+            "sourceFiles": .array(
+                sourceFiles.map { tally in
+                    .object(JSONObject(["reader": .string(tally.reader), "file": .string(tally.file), "records": .integer(Int64(tally.records))]))
+                }),
             "notes": .array(notes.map(JSONValue.string)),
             "pruned": pruned.map { items in
-                .array(items.map { .object(JSONObject(["name": .string($0.name), "count": .integer(Int64($0.count)),
-                                                       "first": .array($0.first.map(JSONValue.string))])) })
+                .array(
+                    items.map {
+                        .object(
+                            JSONObject([
+                                "name": .string($0.name), "count": .integer(Int64($0.count)),
+                                "first": .array($0.first.map(JSONValue.string)),
+                            ]))
+                    })
             } ?? .null,
         ])
         if !guesses.isEmpty { object.members.append(JSONMember("guesses", .array(guesses.map(\.json)))) }
@@ -124,13 +157,20 @@ extension ImportReport {
         var cases = classes.map { tally in
             let classFaults = faults(of: tally.className)
             let failed = tally.rejected > 0 || !classFaults.isEmpty
-            return JUnitReport.TestCase(className: "dataset", name: tally.className, failure: failed ? JUnitReport.Failure(
-                message: "\(max(tally.rejected, classFaults.count)) invalid records", details: classFaults.map(\.description).joined(separator: "\n")) : nil)
+            return JUnitReport.TestCase(
+                className: "dataset", name: tally.className,
+                failure: failed
+                    ? JUnitReport.Failure(
+                        message: "\(max(tally.rejected, classFaults.count)) invalid records", details: classFaults.map(\.description).joined(separator: "\n"))
+                    : nil)
         }
         let unattributed = errors.filter { error in !classes.contains { error.location.field?.contains("\($0.className).") == true } }
         if !unattributed.isEmpty {
-            cases.append(JUnitReport.TestCase(className: "dataset", name: "files", failure: JUnitReport.Failure(
-                message: "\(unattributed.count) faults", details: unattributed.map(\.description).joined(separator: "\n"))))
+            cases.append(
+                JUnitReport.TestCase(
+                    className: "dataset", name: "files",
+                    failure: JUnitReport.Failure(
+                        message: "\(unattributed.count) faults", details: unattributed.map(\.description).joined(separator: "\n"))))
         }
         return JUnitReport(suiteName: "parse-porter validate", cases: cases, seconds: elapsedSeconds).xml
     }
@@ -142,17 +182,18 @@ extension Diagnostic {
     /// known is `null`, and so is the line of a fault of a whole file.
     var json: JSONValue {
         func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
-        return .object(JSONObject([
-            JSONMember("kind", .string(kind.rawValue)),
-            JSONMember("className", text(location.className)),
-            JSONMember("field", text(location.fieldName)),
-            JSONMember("keyPath", text(location.keyPath)),
-            JSONMember("file", .string(location.file)),
-            JSONMember("line", location.line > 0 ? .integer(Int64(location.line)) : .null),
-            JSONMember("column", text(location.column)),
-            JSONMember("value", text(location.value)),
-            JSONMember("message", .string(reason)),
-            JSONMember("text", .string(description)),
-        ]))
+        return .object(
+            JSONObject([
+                JSONMember("kind", .string(kind.rawValue)),
+                JSONMember("className", text(location.className)),
+                JSONMember("field", text(location.fieldName)),
+                JSONMember("keyPath", text(location.keyPath)),
+                JSONMember("file", .string(location.file)),
+                JSONMember("line", location.line > 0 ? .integer(Int64(location.line)) : .null),
+                JSONMember("column", text(location.column)),
+                JSONMember("value", text(location.value)),
+                JSONMember("message", .string(reason)),
+                JSONMember("text", .string(description)),
+            ]))
     }
 }

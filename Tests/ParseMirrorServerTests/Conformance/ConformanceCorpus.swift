@@ -55,14 +55,16 @@ struct ConformanceCorpus {
     private static func scenario(_ json: JSONValue) throws -> Scenario {
         guard case .string(let name)? = json["name"], case .array(let steps)? = json["steps"] else { throw CorpusError("a scenario without name or steps") }
         let requests = steps.compactMap { $0["request"] }
-        return Scenario(name: name, classes: strings(json["classes"]) ?? [],
-                        allowCustomObjectId: json["serverOptions"]?["allowCustomObjectId"] != .bool(false),
-                        steps: try steps.map { try step($0, in: name) }, literalText: JSONValue.array(requests).serialized())
+        return Scenario(
+            name: name, classes: strings(json["classes"]) ?? [],
+            allowCustomObjectId: json["serverOptions"]?["allowCustomObjectId"] != .bool(false),
+            steps: try steps.map { try step($0, in: name) }, literalText: JSONValue.array(requests).serialized())
     }
 
     private static func step(_ json: JSONValue, in scenario: String) throws -> Step {
         guard case .string(let name)? = json["name"], case .object(let request)? = json["request"], case .object(let response)? = json["response"],
-              case .integer(let status)? = response["status"] else { throw CorpusError("\(scenario): a step without name, request or response") }
+            case .integer(let status)? = response["status"]
+        else { throw CorpusError("\(scenario): a step without name, request or response") }
         var capture: [(String, String)] = []
         if case .object(let members)? = json["capture"] {
             for member in members { if let path = member.value.stringValue { capture.append((member.key, path)) } }
@@ -71,10 +73,11 @@ struct ConformanceCorpus {
         if case .object(let members)? = response["keyOrder"] {
             for member in members { keyOrder.append((member.key, strings(member.value) ?? [])) }
         }
-        return Step(name: name, request: request, capture: capture, status: Int(status), body: response["body"] ?? .null, keyOrder: keyOrder,
-                    compare: json["compare"]?.stringValue ?? "exact", keepClasses: strings(json["normalise"]?["keepClasses"]),
-                    parseServerDefect: json["parseServerDefect"]?.stringValue, adapter: json["adapter"]?.stringValue,
-                    expectedToDiffer: json["expectedToDiffer"]?.stringValue, unstable: json["unstable"] == .bool(true))
+        return Step(
+            name: name, request: request, capture: capture, status: Int(status), body: response["body"] ?? .null, keyOrder: keyOrder,
+            compare: json["compare"]?.stringValue ?? "exact", keepClasses: strings(json["normalise"]?["keepClasses"]),
+            parseServerDefect: json["parseServerDefect"]?.stringValue, adapter: json["adapter"]?.stringValue,
+            expectedToDiffer: json["expectedToDiffer"]?.stringValue, unstable: json["unstable"] == .bool(true))
     }
 
     static func strings(_ json: JSONValue?) -> [String]? {

@@ -78,11 +78,12 @@ struct ConformanceDifferences {
             lines.append("")
             lines.append(kind.heading + ":")
             for difference in ofKind {
-                let evidence = switch difference.steps.count {
-                case 0: "not in the recorded corpus"
-                case 1: "1 recorded step"
-                default: "\(difference.steps.count) recorded steps"
-                }
+                let evidence =
+                    switch difference.steps.count {
+                    case 0: "not in the recorded corpus"
+                    case 1: "1 recorded step"
+                    default: "\(difference.steps.count) recorded steps"
+                    }
                 lines.append("- \(difference.summary) (\(evidence))")
             }
         }

@@ -27,14 +27,17 @@ final class ConformanceNormaliser {
             body = .object(object)
         }
         if let keep = step.keepClasses, case .object(var object) = body, case .array(let results)? = object["results"] {
-            object["results"] = .array(results.filter { result in
-                guard case .object = result, let name = result["className"]?.stringValue else { return false }
-                return keep.contains(name)
-            })
+            object["results"] = .array(
+                results.filter { result in
+                    guard case .object = result, let name = result["className"]?.stringValue else { return false }
+                    return keep.contains(name)
+                })
             body = .object(object)
         }
         if step.method == "GET", query["order"] == nil, case .object(var object) = body, case .array(let results)? = object["results"] {
-            let keyed = results.enumerated().map { (key: Self.canonical(replace($0.element, unknownAsPlaceholder: true)), offset: $0.offset, value: $0.element) }
+            let keyed = results.enumerated().map {
+                (key: Self.canonical(replace($0.element, unknownAsPlaceholder: true)), offset: $0.offset, value: $0.element)
+            }
             let sorted = keyed.sorted { a, b in
                 a.key == b.key ? a.offset < b.offset : a.key.utf8.lexicographicallyPrecedes(b.key.utf8)
             }
@@ -66,11 +69,13 @@ final class ConformanceNormaliser {
         switch json {
         case .object(let object):
             let isFile = object["__type"] == .string("File")
-            return .object(JSONObject(object.members.map { member in
-                if isFile && (member.key == "name" || member.key == "url") { return JSONMember(member.key, .string("<file>")) }
-                let name = isFile ? member.key : placeholders[member.key] ?? member.key
-                return JSONMember(name, replace(member.value, key: member.key, unknownAsPlaceholder: unknownAsPlaceholder))
-            }))
+            return .object(
+                JSONObject(
+                    object.members.map { member in
+                        if isFile && (member.key == "name" || member.key == "url") { return JSONMember(member.key, .string("<file>")) }
+                        let name = isFile ? member.key : placeholders[member.key] ?? member.key
+                        return JSONMember(name, replace(member.value, key: member.key, unknownAsPlaceholder: unknownAsPlaceholder))
+                    }))
         case .array(let items):
             return .array(items.map { replace($0, unknownAsPlaceholder: unknownAsPlaceholder) })
         case .string(let text):

@@ -56,14 +56,17 @@ struct ConformanceReplayer {
                 if let value = Self.value(at: dotted, in: answer)?.stringValue { variables[variable] = value }
             }
             let normalised = normaliser.normalise(answer, for: step, query: Dictionary(query, uniquingKeysWith: { $1 }))
-            return Outcome(scenario: scenario.name, step: step, problems: problems(step, status, normalised, answer, unstable.recorded("\(scenario.name) / \(step.name)")))
+            return Outcome(
+                scenario: scenario.name, step: step, problems: problems(step, status, normalised, answer, unstable.recorded("\(scenario.name) / \(step.name)")))
         }
     }
 
     /// What differs from the recording: the status, the body (or only the Parse error code), the
     /// order of `/schemas` keys. An unstable step may match any answer recorded for it.
-    private func problems(_ step: ConformanceCorpus.Step, _ status: Int, _ body: JSONValue, _ raw: JSONValue,
-                          _ recorded: [(status: Int, body: JSONValue)]) -> [String] {
+    private func problems(
+        _ step: ConformanceCorpus.Step, _ status: Int, _ body: JSONValue, _ raw: JSONValue,
+        _ recorded: [(status: Int, body: JSONValue)]
+    ) -> [String] {
         let expected = step.unstable && !recorded.isEmpty ? recorded : [(step.status, step.body)]
         var best: [String]?
         for answer in expected {
@@ -159,15 +162,18 @@ struct ConformanceReplayer {
 
     /// One request on a connection of its own; the status and the body as the reference reads
     /// it (JSON, `null` when empty, `{"__nonJSON__": first 300 characters}` otherwise).
-    private func send(_ method: String, _ path: String, query: [(String, String)] = [], headers: [(name: String, value: String)],
-                      body: [UInt8]? = nil, contentType: String = "application/json") -> (status: Int, body: JSONValue) {
+    private func send(
+        _ method: String, _ path: String, query: [(String, String)] = [], headers: [(name: String, value: String)],
+        body: [UInt8]? = nil, contentType: String = "application/json"
+    ) -> (status: Int, body: JSONValue) {
         let target = mountPath + path + (query.isEmpty ? "" : "?" + query.map { Self.formEncoded($0) + "=" + Self.formEncoded($1) }.joined(separator: "&"))
         var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if let body { head += "Content-Type: \(contentType)\r\nContent-Length: \(body.count)\r\n" }
         let transportError = JSONValue.object(JSONObject(["__transportError__": .string("connection")]))
         guard let client = try? RawClient(port: port, timeout: 30), client.send(Array((head + "\r\n").utf8) + (body ?? [])),
-              let response = client.readToEnd(), let end = response.firstRange(of: Array("\r\n\r\n".utf8)) else { return (0, transportError) }
+            let response = client.readToEnd(), let end = response.firstRange(of: Array("\r\n\r\n".utf8))
+        else { return (0, transportError) }
         let statusLine = String(decoding: response[..<(response.firstRange(of: Array("\r\n".utf8))?.lowerBound ?? end.lowerBound)], as: UTF8.self)
         let status = Int(statusLine.split(separator: " ").dropFirst().first ?? "") ?? 0
         let bytes = Array(response[end.upperBound...])
@@ -183,7 +189,7 @@ struct ConformanceReplayer {
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "~"):
+                UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "~"):
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             case UInt8(ascii: " "): out += "+"
             default: out += String(format: "%%%02X", byte)

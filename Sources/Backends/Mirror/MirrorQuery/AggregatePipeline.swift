@@ -58,7 +58,8 @@ public struct AggregatePipeline: Sendable {
             var accumulators: [(String, String, JSONValue)] = []
             for member in group where member.key != "_id" {
                 guard case .object(let accumulator) = member.value, accumulator.members.count == 1, let op = accumulator.members.first,
-                      Self.accumulators.contains(op.key) else {
+                    Self.accumulators.contains(op.key)
+                else {
                     throw invalid("Invalid accumulator for \(member.key) in $group; use one of \(Self.accumulators.sorted().joined(separator: ", ")).")
                 }
                 accumulators.append((member.key, op.key, op.value))

@@ -14,11 +14,15 @@ extension WhereCompiler {
 
     /// `{"$nearSphere":GeoPoint,"$maxDistance…":d}`: the objects within `d` (any distance without one),
     /// and the distance to sort them by.
-    func nearSphere(_ value: JSONValue, _ constraints: JSONObject, on target: QueryTarget) throws(ParseError) -> (condition: SQLFragment, distance: SQLFragment?) {
+    func nearSphere(_ value: JSONValue, _ constraints: JSONObject, on target: QueryTarget) throws(ParseError) -> (
+        condition: SQLFragment, distance: SQLFragment?
+    ) {
         let center = try Self.geoPoint(value, "bad $nearSphere value; should be a GeoPoint")
         var maxDistance: Double?
-        for (key, scale) in [("$maxDistance", 1.0), ("$maxDistanceInRadians", 1.0), ("$maxDistanceInMiles", Self.earthRadiusMiles),
-                             ("$maxDistanceInKilometers", Self.earthRadiusKilometers)] {
+        for (key, scale) in [
+            ("$maxDistance", 1.0), ("$maxDistanceInRadians", 1.0), ("$maxDistanceInMiles", Self.earthRadiusMiles),
+            ("$maxDistanceInKilometers", Self.earthRadiusKilometers),
+        ] {
             guard let given = constraints[key] else { continue }
             guard let distance = given.number, distance >= 0, distance.isFinite else {
                 throw ParseError(.invalidJSON, "bad \(key) value; should be a number not below 0")
@@ -51,7 +55,8 @@ extension WhereCompiler {
         return .all([
             point.present,
             point.latitude + " BETWEEN " + .parameters([.double(min(a.latitude, b.latitude))]) + " AND " + .parameter(.double(max(a.latitude, b.latitude))),
-            point.longitude + " BETWEEN " + .parameters([.double(min(a.longitude, b.longitude))]) + " AND " + .parameter(.double(max(a.longitude, b.longitude))),
+            point.longitude + " BETWEEN " + .parameters([.double(min(a.longitude, b.longitude))]) + " AND "
+                + .parameter(.double(max(a.longitude, b.longitude))),
         ])
     }
 
@@ -96,7 +101,8 @@ extension WhereCompiler {
             let a = ring[i], b = ring[(i + 1) % ring.count]
             return .array([.double(a.longitude), .double(a.latitude), .double(b.longitude), .double(b.latitude)])
         }
-        let edgeRows = "SELECT e.value ->> 0 AS ex, e.value ->> 1 AS ey, e.value ->> 2 AS fx, e.value ->> 3 AS fy FROM json_each("
+        let edgeRows =
+            "SELECT e.value ->> 0 AS ex, e.value ->> 1 AS ey, e.value ->> 2 AS fx, e.value ->> 3 AS fy FROM json_each("
             + .parameter(.string(JSONValue.array(edges).serialized())) + ") AS e"
         let box = SQLFragment.all([
             point.latitude + " BETWEEN " + .parameter(.double(ring.map(\.latitude).min()!)) + " AND " + .parameter(.double(ring.map(\.latitude).max()!)),
@@ -110,7 +116,8 @@ extension WhereCompiler {
         let point = try Self.geoPoint(value["$point"], "bad $geoIntersect value; $point should be GeoPoint")
         guard case .column(let name, .polygon) = target else { return .alwaysFalse }
         // Stored coordinates are [latitude, longitude]; each vertex joins the next, the last the first.
-        let vertices = "SELECT a.value AS v, lead(a.value, 1, json_extract(\(column(name)), '$.coordinates[0]')) OVER (ORDER BY a.key) AS w "
+        let vertices =
+            "SELECT a.value AS v, lead(a.value, 1, json_extract(\(column(name)), '$.coordinates[0]')) OVER (ORDER BY a.key) AS w "
             + "FROM json_each(\(column(name)), '$.coordinates') AS a"
         let edgeRows = SQLFragment("SELECT v ->> 1 AS ex, v ->> 0 AS ey, w ->> 1 AS fx, w ->> 0 AS fy FROM (\(vertices))")
         let x = SQLFragment.parameter(.double(point.longitude)), y = SQLFragment.parameter(.double(point.latitude))
@@ -128,9 +135,10 @@ extension WhereCompiler {
 
     private static func point(of target: QueryTarget) -> PointColumn? {
         guard case .column(let name, .geoPoint) = target else { return nil }
-        return PointColumn(latitude: SQLFragment("json_extract(\(column(name)), '$.latitude')"),
-                           longitude: SQLFragment("json_extract(\(column(name)), '$.longitude')"),
-                           present: SQLFragment("\(column(name)) IS NOT NULL"))
+        return PointColumn(
+            latitude: SQLFragment("json_extract(\(column(name)), '$.latitude')"),
+            longitude: SQLFragment("json_extract(\(column(name)), '$.longitude')"),
+            present: SQLFragment("\(column(name)) IS NOT NULL"))
     }
 
     /// The great-circle distance in radians from the point to `center` (haversine).
@@ -144,7 +152,8 @@ extension WhereCompiler {
     /// Whether (x, y) lies inside the polygon whose edges (`ex, ey` → `fx, fy`) the rows give, or on
     /// one of its edges: an odd number of edges crosses the ray to its right.
     private static func inside(x: SQLFragment, y: SQLFragment, edges: SQLFragment) -> SQLFragment {
-        let onEdge = "(abs((fx - ex) * (" + y + " - ey) - (fy - ey) * (" + x + " - ex)) <= 1e-12 AND " + x + " BETWEEN min(ex, fx) AND max(ex, fx) AND "
+        let onEdge =
+            "(abs((fx - ex) * (" + y + " - ey) - (fy - ey) * (" + x + " - ex)) <= 1e-12 AND " + x + " BETWEEN min(ex, fx) AND max(ex, fx) AND "
             + y + " BETWEEN min(ey, fy) AND max(ey, fy))"
         let crosses = "((ey > " + y + ") <> (fy > " + y + ") AND " + x + " < (fx - ex) * (" + y + " - ey) / (fy - ey + 0.0) + ex)"
         return "(SELECT coalesce(max(" + onEdge + "), 0) OR coalesce(sum(" + crosses + "), 0) % 2 = 1 FROM (" + edges + "))"

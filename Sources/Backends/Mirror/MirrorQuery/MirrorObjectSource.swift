@@ -40,8 +40,10 @@ public final class MirrorObjectSource: ObjectSource, Sendable {
     }
 
     /// The class's objects matching `constraints`, in insertion order, a page at a time.
-    public func readObjects(of schema: ClassSchema, matching constraints: JSONObject?,
-                            page: ([StoredObject]) throws(PorterError) -> Void) throws(PorterError) {
+    public func readObjects(
+        of schema: ClassSchema, matching constraints: JSONObject?,
+        page: ([StoredObject]) throws(PorterError) -> Void
+    ) throws(PorterError) {
         let cursor = try reading.withLock { (mirror) throws(PorterError) in try mirror.openObjects(of: schema, matching: constraints) }
         try read(cursor, page: page) { if case .objects(let objects) = $0 { objects } else { [] } }
     }
@@ -71,8 +73,10 @@ public final class MirrorObjectSource: ObjectSource, Sendable {
     public var readsPasswordHashes: Bool { true }
 
     /// The join table in its stored order.
-    public func readLinks(owner className: String, field: String, targetClass: String,
-                          page: ([RelationLink]) throws(PorterError) -> Void) throws(PorterError) {
+    public func readLinks(
+        owner className: String, field: String, targetClass: String,
+        page: ([RelationLink]) throws(PorterError) -> Void
+    ) throws(PorterError) {
         let cursor = try reading.withLock { (mirror) throws(PorterError) in try mirror.openLinks(owner: className, field: field) }
         try read(cursor, page: page) { if case .links(let links) = $0 { links } else { [] } }
     }
@@ -201,7 +205,10 @@ private final class MirrorReading {
         let table = MirrorLayout.joinTable(owner: className, field: field)
         guard try hasTable(table) else { return [] }
         var links: [RelationLink] = []
-        try eachRow(ofIds: ownerIds, { "SELECT owningId, relatedId FROM \(quoted(table)) WHERE owningId IN (\($0)) ORDER BY owningId, relatedId" }) { row in
+        let query = { (placeholders: String) in
+            "SELECT owningId, relatedId FROM \(quoted(table)) WHERE owningId IN (\(placeholders)) ORDER BY owningId, relatedId"
+        }
+        try eachRow(ofIds: ownerIds, sql: query) { row in
             links.append(RelationLink(owningId: row.text(at: 0) ?? "", relatedId: row.text(at: 1) ?? ""))
         }
         return links
@@ -211,7 +218,10 @@ private final class MirrorReading {
         let column = MirrorLayout.passwordHashColumn
         guard try !database.rows("SELECT 1 FROM pragma_table_info('_User') WHERE name = '\(column)'").isEmpty else { return [:] }
         var hashes: [String: String] = [:]
-        try eachRow(ofIds: userIds, { "SELECT objectId, \(quoted(column)) FROM _User WHERE objectId IN (\($0)) AND \(quoted(column)) IS NOT NULL" }) { row in
+        let query = { (placeholders: String) in
+            "SELECT objectId, \(quoted(column)) FROM _User WHERE objectId IN (\(placeholders)) AND \(quoted(column)) IS NOT NULL"
+        }
+        try eachRow(ofIds: userIds, sql: query) { row in
             if let id = row.text(at: 0), let hash = row.text(at: 1) { hashes[id] = hash }
         }
         return hashes
@@ -219,7 +229,7 @@ private final class MirrorReading {
 
     /// Runs the query `sql` makes of a list of placeholders once per 500 of `ids`, bound in
     /// order, and hands each row it returns to `row`.
-    private func eachRow(ofIds ids: [String], _ sql: (String) -> String, _ row: (SQLiteStatement) -> Void) throws(PorterError) {
+    private func eachRow(ofIds ids: [String], sql: (String) -> String, _ row: (SQLiteStatement) -> Void) throws(PorterError) {
         var start = ids.startIndex
         while start < ids.endIndex {
             let chunk = ids[start..<min(start + 500, ids.endIndex)]
@@ -244,7 +254,9 @@ private final class MirrorReading {
     private func condition(_ schema: ClassSchema, _ constraints: JSONObject?) throws(PorterError) -> SQLFragment {
         guard let constraints else { return .alwaysTrue }
         let compiler = WhereCompiler(schema: schema, schemas: knownSchemas ?? [schema.className: schema], isMaster: true, regexes: regexes)
-        do { return try compiler.compile(constraints) } catch { throw PorterError(.invalidRequest, "constraints on \(schema.className): \(error.message)", setting: .constraints) }
+        do { return try compiler.compile(constraints) } catch {
+            throw PorterError(.invalidRequest, "constraints on \(schema.className): \(error.message)", setting: .constraints)
+        }
     }
 
     private func prepare(_ sql: SQLFragment) throws(PorterError) -> SQLiteStatement {
@@ -275,12 +287,14 @@ private struct RowDecoder {
         values.reserveCapacity(fields.count)
         for (i, field) in fields.enumerated() {
             guard let value = row.value(at: i + 4, as: field.type) else {
-                throw PorterError(.target, "\(path): \(className) \(objectId): the stored \(field.name) \"\(row.text(at: i + 4) ?? "")\" is not a \(field.type)")
+                throw PorterError(
+                    .target, "\(path): \(className) \(objectId): the stored \(field.name) \"\(row.text(at: i + 4) ?? "")\" is not a \(field.type)")
             }
             values.append(value)
         }
-        return StoredObject(objectId: objectId, createdAt: try date(row, 1, "createdAt", objectId), updatedAt: try date(row, 2, "updatedAt", objectId),
-                            acl: try acl(row, objectId), values: values)
+        return StoredObject(
+            objectId: objectId, createdAt: try date(row, 1, "createdAt", objectId), updatedAt: try date(row, 2, "updatedAt", objectId),
+            acl: try acl(row, objectId), values: values)
     }
 
     private func date(_ row: SQLiteStatement, _ column: Int, _ name: String, _ objectId: String) throws(PorterError) -> ParseDate? {

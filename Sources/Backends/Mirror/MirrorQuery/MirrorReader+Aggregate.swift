@@ -32,11 +32,13 @@ extension MirrorReader {
             stages = stages.dropFirst()
         }
         let decoder = ObjectDecoder(schema: schema, keys: nil, excludeKeys: nil)
-        let sql = "SELECT \(decoder.selectList) FROM \(quoted(className)) AS t WHERE " + SQLFragment.all(conditions)
+        let sql =
+            "SELECT \(decoder.selectList) FROM \(quoted(className)) AS t WHERE " + SQLFragment.all(conditions)
             + " ORDER BY t.\(rowid(of: schema)) LIMIT " + .parameter(.integer(Int64(Self.aggregateReadLimit + 1)))
         var documents = try objects(sql, decoder)
         guard documents.count <= Self.aggregateReadLimit else {
-            throw AggregatePipeline.invalid("The aggregation would read more than \(Self.aggregateReadLimit) objects; start the pipeline with a narrower $match.")
+            throw AggregatePipeline.invalid(
+                "The aggregation would read more than \(Self.aggregateReadLimit) objects; start the pipeline with a narrower $match.")
         }
         for stage in stages { documents = try AggregateStages.apply(stage, to: documents) }
         return documents
@@ -126,8 +128,10 @@ enum AggregateStages {
 
     // MARK: Stages
 
-    private static func group(_ documents: [JSONObject], id: JSONValue,
-                              accumulators: [(field: String, op: String, expression: JSONValue)]) throws(ParseError) -> [JSONObject] {
+    private static func group(
+        _ documents: [JSONObject], id: JSONValue,
+        accumulators: [(field: String, op: String, expression: JSONValue)]
+    ) throws(ParseError) -> [JSONObject] {
         var keys: [JSONValue] = []
         var index: [String: Int] = [:]
         var values: [[[JSONValue?]]] = []

@@ -8,7 +8,9 @@ import ParseModel
 /// 119, or 101); it carries `"__type":"Object"` and its `className`; a pointer whose target is
 /// missing or unreadable stays a pointer.
 extension MirrorReader {
-    func include(_ paths: [[String]], of query: ParseQuery, schemas: [String: ClassSchema], access: ReadAccess, into results: inout [JSONObject]) throws(ParseError) {
+    func include(_ paths: [[String]], of query: ParseQuery, schemas: [String: ClassSchema], access: ReadAccess, into results: inout [JSONObject])
+        throws(ParseError)
+    {
         for path in paths {
             var pointers: [String: Set<String>] = [:]
             for object in results { Self.collectPointers(in: .object(object), path[...], into: &pointers) }
@@ -17,8 +19,9 @@ extension MirrorReader {
             for (className, ids) in pointers {
                 guard let targetSchema = schemas[className] else { continue }
                 try access.checkPermission("get", on: targetSchema)
-                targets[className] = try objects(targetSchema, ids: ids.sorted(), keys: Self.subKeys(query.keys, below: path),
-                                                 excludeKeys: Self.subExcludeKeys(query.excludeKeys, below: path), access: access)
+                targets[className] = try objects(
+                    targetSchema, ids: ids.sorted(), keys: Self.subKeys(query.keys, below: path),
+                    excludeKeys: Self.subExcludeKeys(query.excludeKeys, below: path), access: access)
             }
             results = results.map { object in
                 guard case .object(let replaced) = Self.replacingPointers(in: .object(object), path[...], with: targets) else { return object }
@@ -94,7 +97,8 @@ extension MirrorReader {
         case .object(var object):
             guard let key = path.first else {
                 guard object["__type"] == .string("Pointer"), let pointer = WhereCompiler.pointer(value),
-                      var target = targets[pointer.className]?[pointer.objectId] else { return value }
+                    var target = targets[pointer.className]?[pointer.objectId]
+                else { return value }
                 target["__type"] = .string("Object")
                 target["className"] = .string(pointer.className)
                 return .object(target)

@@ -62,8 +62,10 @@ public final class MirrorReader {
     }
 
     /// ``find(_:schemas:access:)`` charging the rows read to `budget` (a server request's budget).
-    package func find(_ query: ParseQuery, schemas: [String: ClassSchema], access: ReadAccess,
-                      budget: ResultBudget?) throws(ParseError) -> (results: [JSONObject], count: Int?) {
+    package func find(
+        _ query: ParseQuery, schemas: [String: ClassSchema], access: ReadAccess,
+        budget: ResultBudget?
+    ) throws(ParseError) -> (results: [JSONObject], count: Int?) {
         try timed(budget: budget) { () throws(ParseError) in try run(query, schemas: schemas, access: access) }
     }
 
@@ -100,7 +102,8 @@ public final class MirrorReader {
         let selection = protection.selection(keys: query.keys, excludeKeys: query.excludeKeys)
         let decoder = ObjectDecoder(schema: schema, keys: selection.keys, excludeKeys: selection.excludeKeys)
         let order = Self.order(query.order, schema, score: score, distance: query.order.isEmpty ? try compiler.nearSphereDistance(query.constraints) : nil)
-        let sql = "SELECT \(decoder.selectList)" + (selectsScore ? ", " + score! : SQLFragment("")) + " FROM \(table) AS t WHERE " + condition
+        let sql =
+            "SELECT \(decoder.selectList)" + (selectsScore ? ", " + score! : SQLFragment("")) + " FROM \(table) AS t WHERE " + condition
             + " ORDER BY " + order + " LIMIT " + .parameter(.integer(Int64(limit))) + " OFFSET " + .parameter(.integer(Int64(query.skip)))
         var results = try objects(sql, decoder, scoreColumn: selectsScore ? decoder.columnCount : nil).map(protection.visible)
         try include(includePaths, of: query, schemas: schemas, access: access, into: &results)
@@ -108,22 +111,28 @@ public final class MirrorReader {
     }
 
     /// One object by id (GET /classes/X/id with keys/include), nil when missing or not readable.
-    public func get(className: String, objectId: String, keys: [String]?, include: [String], schemas: [String: ClassSchema],
-                    access: ReadAccess) throws(ParseError) -> JSONObject? {
+    public func get(
+        className: String, objectId: String, keys: [String]?, include: [String], schemas: [String: ClassSchema],
+        access: ReadAccess
+    ) throws(ParseError) -> JSONObject? {
         try get(className: className, objectId: objectId, keys: keys, include: include, schemas: schemas, access: access, budget: nil)
     }
 
     /// ``get(className:objectId:keys:include:schemas:access:)`` charging the rows read to `budget`.
-    package func get(className: String, objectId: String, keys: [String]?, include: [String], schemas: [String: ClassSchema], access: ReadAccess,
-                     budget: ResultBudget?) throws(ParseError) -> JSONObject? {
+    package func get(
+        className: String, objectId: String, keys: [String]?, include: [String], schemas: [String: ClassSchema], access: ReadAccess,
+        budget: ResultBudget?
+    ) throws(ParseError) -> JSONObject? {
         let query = ParseQuery(className: className, constraints: JSONObject(["objectId": .string(objectId)]), limit: 1, keys: keys, include: include)
         return try find(query, schemas: schemas, access: access, budget: budget).results.first
     }
 
     /// The readable objects of `schema`'s class among `objectIds`, by objectId, with the fields
     /// `keys` and `excludeKeys` select that the reader may see.
-    func objects(_ schema: ClassSchema, ids objectIds: [String], keys: [String]?, excludeKeys: [String]?,
-                 access: ReadAccess) throws(ParseError) -> [String: JSONObject] {
+    func objects(
+        _ schema: ClassSchema, ids objectIds: [String], keys: [String]?, excludeKeys: [String]?,
+        access: ReadAccess
+    ) throws(ParseError) -> [String: JSONObject] {
         var protection = ProtectedFields(schema, access: access)
         let selection = protection.selection(keys: keys, excludeKeys: excludeKeys)
         let decoder = ObjectDecoder(schema: schema, keys: selection.keys, excludeKeys: selection.excludeKeys)
@@ -131,8 +140,10 @@ public final class MirrorReader {
         var start = 0
         while start < objectIds.count {
             let chunk = Array(objectIds[start..<min(start + 500, objectIds.count)])
-            let condition = SQLFragment.all(["\(column("objectId")) IN (" + .parameters(chunk.map(ParseValue.string)) + ")",
-                                             WhereCompiler.readable(schema.className, by: access)])
+            let condition = SQLFragment.all([
+                "\(column("objectId")) IN (" + .parameters(chunk.map(ParseValue.string)) + ")",
+                WhereCompiler.readable(schema.className, by: access),
+            ])
             for object in try objects("SELECT \(decoder.selectList) FROM \(quoted(schema.className)) AS t WHERE " + condition, decoder) {
                 if case .string(let id)? = object["objectId"] { found[id] = protection.visible(object) }
             }
@@ -194,8 +205,9 @@ public final class MirrorReader {
     private func step(_ statement: SQLiteStatement) throws(ParseError) -> Bool {
         do { return try statement.step() } catch {
             if clock.expired {
-                throw ParseError(.timeout,
-                                 "The query ran longer than the server's limit of \(timeLimit.formatted()) s; narrow its where or lower its limit")
+                throw ParseError(
+                    .timeout,
+                    "The query ran longer than the server's limit of \(timeLimit.formatted()) s; narrow its where or lower its limit")
             }
             if clock.cutOff, let cutoff { throw cutoff.error }
             throw regexes.failure ?? ParseError(.internalServerError, error.message)

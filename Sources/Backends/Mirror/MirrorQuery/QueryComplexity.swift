@@ -52,7 +52,8 @@ enum QueryComplexity {
     private static func count(_ more: Int, into values: inout Int) throws(ParseError) {
         values += more
         guard values <= maximumWhereValues else {
-            throw ParseError(.invalidQuery, "Query condition holds more than \(maximumWhereValues) values (members, list items and branches); split it into several queries")
+            throw ParseError(
+                .invalidQuery, "Query condition holds more than \(maximumWhereValues) values (members, list items and branches); split it into several queries")
         }
     }
 

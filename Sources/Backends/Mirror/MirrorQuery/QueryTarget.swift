@@ -15,11 +15,12 @@ enum QueryTarget {
     init(key: String, schema: ClassSchema) {
         let parts = key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         let root = parts[0]
-        let type: FieldType? = switch root {
-        case "objectId": .string
-        case "createdAt", "updatedAt": .date
-        default: schema.field(named: root)?.type
-        }
+        let type: FieldType? =
+            switch root {
+            case "objectId": .string
+            case "createdAt", "updatedAt": .date
+            default: schema.field(named: root)?.type
+            }
         switch (type, parts.count) {
         case (nil, _): self = .missing
         case (.relation(let target)?, 1): self = .relation(field: root, targetClass: target)
@@ -55,9 +56,10 @@ struct JSONSlot {
 
     /// `path` inside the JSON text of `columnName`.
     static func nested(_ columnName: String, path: String) -> JSONSlot {
-        JSONSlot(type: "json_type(\(column(columnName)), " + .parameter(.string(path)) + ")",
-                 value: "json_extract(\(column(columnName)), " + .parameter(.string(path)) + ")",
-                 base: SQLFragment(column(columnName)), path: path)
+        JSONSlot(
+            type: "json_type(\(column(columnName)), " + .parameter(.string(path)) + ")",
+            value: "json_extract(\(column(columnName)), " + .parameter(.string(path)) + ")",
+            base: SQLFragment(column(columnName)), path: path)
     }
 
     /// The member `name` of the object held here.

@@ -20,8 +20,10 @@ public struct ReadAccess: Sendable {
     }
 
     /// A reader whose sub-queries are also held to `subqueryDenial` (a server request's class-level permissions).
-    package init(principals: Set<String>?, userId: String?,
-                 subqueryDenial: @escaping @Sendable (_ className: String, _ schema: ClassSchema?) -> ParseError?) {
+    package init(
+        principals: Set<String>?, userId: String?,
+        subqueryDenial: @escaping @Sendable (_ className: String, _ schema: ClassSchema?) -> ParseError?
+    ) {
         self.principals = principals
         self.userId = userId
         self.subqueryDenial = subqueryDenial
@@ -43,8 +45,9 @@ public struct ReadAccess: Sendable {
     /// Denied: 119, or 101 when only signing in is missing.
     package func checkPermission(_ operation: String, on schema: ClassSchema) throws(ParseError) {
         guard let principals, let permissions = schema.classLevelPermissions else { return }
-        let denied = ParseError(.operationForbidden,
-                                "Permission denied for action \(operation) on class \(schema.className).")
+        let denied = ParseError(
+            .operationForbidden,
+            "Permission denied for action \(operation) on class \(schema.className).")
         guard case .object(let entries)? = permissions[operation] else { throw denied }
         for entry in entries where entry.value == .bool(true) {
             if principals.contains(entry.key) || (entry.key == "requiresAuthentication" && userId != nil) { return }

@@ -88,8 +88,9 @@ final class RegexCache {
         let status = pcre2_match_8(regex.code, text, count, 0, 0, regex.matchData, context)
         switch status {
         case PCRE2_ERROR_MATCHLIMIT, PCRE2_ERROR_DEPTHLIMIT, PCRE2_ERROR_HEAPLIMIT:
-            failure = ParseError(.invalidQuery,
-                                 "$regex \(pattern) backtracks too much: a match went past the regex engine's limits; simplify the pattern or anchor it")
+            failure = ParseError(
+                .invalidQuery,
+                "$regex \(pattern) backtracks too much: a match went past the regex engine's limits; simplify the pattern or anchor it")
             return nil
         default:
             return status >= 0
@@ -117,8 +118,9 @@ enum RegexFunction {
         guard let arguments, let data = sqlite3_user_data(context) else { return sqlite3_result_int(context, 0) }
         let cache = Unmanaged<RegexCache>.fromOpaque(data).takeUnretainedValue()
         guard sqlite3_value_type(arguments[2]) == SQLITE_TEXT,
-              let pattern = sqlite3_value_text(arguments[0]), let options = sqlite3_value_text(arguments[1]),
-              let value = sqlite3_value_text(arguments[2]) else { return sqlite3_result_int(context, 0) }
+            let pattern = sqlite3_value_text(arguments[0]), let options = sqlite3_value_text(arguments[1]),
+            let value = sqlite3_value_text(arguments[2])
+        else { return sqlite3_result_int(context, 0) }
         // By length, not as a C string: a pattern may hold NUL (`\u0000`), as a value may.
         let patternText = String(decoding: UnsafeBufferPointer(start: pattern, count: Int(sqlite3_value_bytes(arguments[0]))), as: UTF8.self)
         guard let regex = try? cache.regex(patternText, options: String(cString: options)) else { return sqlite3_result_int(context, 0) }

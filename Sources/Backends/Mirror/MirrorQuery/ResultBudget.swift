@@ -35,8 +35,9 @@ package final class ResultBudget: @unchecked Sendable {
     func charge(_ bytes: Int) throws(ParseError) {
         remaining -= bytes
         guard remaining >= 0 else {
-            throw ParseError(.invalidQuery,
-                             "The results exceed the server's limit of \(limit / 1_048_576) MB per request; ask for fewer objects with limit or fewer fields with keys")
+            throw ParseError(
+                .invalidQuery,
+                "The results exceed the server's limit of \(limit / 1_048_576) MB per request; ask for fewer objects with limit or fewer fields with keys")
         }
         guard let shared else { return }
         let needed = limit - remaining - Self.freeBytes - borrowed
@@ -44,8 +45,10 @@ package final class ResultBudget: @unchecked Sendable {
         // Borrowed a megabyte at least at a time, so a large answer takes the lock rarely.
         let loan = max(needed, 1 << 20)
         guard shared.borrow(loan) else {
-            throw ParseError(.connectionFailed, "Too many requests: the server is answering other large results (\(shared.limit / 1_048_576) MB "
-                                 + "at once); try again, or ask for fewer objects with limit or fewer fields with keys")
+            throw ParseError(
+                .connectionFailed,
+                "Too many requests: the server is answering other large results (\(shared.limit / 1_048_576) MB "
+                    + "at once); try again, or ask for fewer objects with limit or fewer fields with keys")
         }
         borrowed += loan
     }

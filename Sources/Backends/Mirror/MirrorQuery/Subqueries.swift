@@ -34,8 +34,9 @@ extension WhereCompiler {
     func select(_ value: JSONValue, _ key: String, on target: QueryTarget) throws(ParseError) -> SQLFragment {
         let improper = ParseError(.invalidQuery, "improper usage of \(key)")
         guard case .object(let select) = value, select.members.count == 2, case .object(let query)? = select["query"],
-              case .string(let className)? = query["className"], !className.isEmpty, case .string(let selectedKey)? = select["key"],
-              !selectedKey.isEmpty else { throw improper }
+            case .string(let className)? = query["className"], !className.isEmpty, case .string(let selectedKey)? = select["key"],
+            !selectedKey.isEmpty
+        else { throw improper }
         var constraints = JSONObject()
         switch query["where"] {
         case nil, .null?: break
@@ -84,7 +85,8 @@ extension WhereCompiler {
     /// so a session without an ACL, such as one `pull` copied, stays private too).
     static func readable(_ className: String, by access: ReadAccess) -> SQLFragment {
         guard let principals = access.principals else { return .alwaysTrue }
-        let acl = "(t.\"ACL\" IS NULL OR EXISTS (SELECT 1 FROM json_each(t.\"ACL\") AS a WHERE a.key IN ("
+        let acl =
+            "(t.\"ACL\" IS NULL OR EXISTS (SELECT 1 FROM json_each(t.\"ACL\") AS a WHERE a.key IN ("
             + .parameters(principals.sorted().map(ParseValue.string)) + ") AND json_extract(a.value, '$.read') = 1))"
         guard className == "_Session" else { return acl }
         guard let userId = access.userId else { return .alwaysFalse }
@@ -101,9 +103,10 @@ extension WhereCompiler {
     /// String, Number or Boolean values.
     private static func slot(_ slot: JSONSlot, in values: (FieldType) -> SQLFragment?) -> SQLFragment {
         let kinds: [(FieldType, String)] = [(.string, "'text'"), (.number, "'integer', 'real'"), (.boolean, "'true', 'false'")]
-        return .any(kinds.compactMap { type, names in
-            values(type).map { "(" + slot.type + " IN (\(names)) AND " + slot.value + " IN (" + $0 + "))" }
-        })
+        return .any(
+            kinds.compactMap { type, names in
+                values(type).map { "(" + slot.type + " IN (\(names)) AND " + slot.value + " IN (" + $0 + "))" }
+            })
     }
 
     /// The SQL of the selected key's value in the column encoding of `type`, with the condition

@@ -46,7 +46,8 @@ final class TextIndexes {
         let before = sqlite3_total_changes64(database.handle)
         try execute("DROP TABLE IF EXISTS temp.\(quoted(table))")
         try execute("CREATE VIRTUAL TABLE temp.\(quoted(table)) USING fts5(body, content='', tokenize='\(tokenizer)')")
-        let fill = "INSERT INTO temp.\(quoted(table))(rowid, body) SELECT t.\(rowid), t.\(quoted(field)) FROM main.\(quoted(className)) AS t "
+        let fill =
+            "INSERT INTO temp.\(quoted(table))(rowid, body) SELECT t.\(rowid), t.\(quoted(field)) FROM main.\(quoted(className)) AS t "
             + "WHERE typeof(t.\(quoted(field))) = 'text' AND " + readable
         do {
             let statement = try database.prepare(fill.sql)
@@ -108,11 +109,14 @@ extension WhereCompiler {
         guard let textIndexes else { throw ParseError(.invalidQuery, "$text is not supported here") }
         guard case .column(let name, .string) = target, let match = Self.ftsQuery(term) else { return TextMatch(condition: .alwaysFalse, score: nil) }
         let tokenizer = (stemming ? "porter " : "") + "unicode61 remove_diacritics " + (diacriticSensitive ? "0" : "2")
-        let table = quoted(try textIndexes.table(className: schema.className, field: name, rowid: rowid(of: schema), tokenizer: tokenizer,
-                                                 readable: Self.readable(schema.className, by: access)))
+        let table = quoted(
+            try textIndexes.table(
+                className: schema.className, field: name, rowid: rowid(of: schema), tokenizer: tokenizer,
+                readable: Self.readable(schema.className, by: access)))
         let rowidColumn = "t." + rowid(of: schema)
-        return TextMatch(condition: "\(rowidColumn) IN (SELECT rowid FROM temp.\(table) WHERE \(table) MATCH " + .parameter(.string(match)) + ")",
-                         score: "(SELECT -rank FROM temp.\(table) WHERE \(table) MATCH " + .parameter(.string(match)) + " AND rowid = \(rowidColumn))")
+        return TextMatch(
+            condition: "\(rowidColumn) IN (SELECT rowid FROM temp.\(table) WHERE \(table) MATCH " + .parameter(.string(match)) + ")",
+            score: "(SELECT -rank FROM temp.\(table) WHERE \(table) MATCH " + .parameter(.string(match)) + " AND rowid = \(rowidColumn))")
     }
 
     /// The score of the first top-level `$text` constraint of `query`.

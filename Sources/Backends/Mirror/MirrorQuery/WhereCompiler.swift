@@ -53,7 +53,8 @@ struct WhereCompiler {
 
     /// `^[a-zA-Z][a-zA-Z0-9_\.]*$` unless master; never an unknown `$` operator.
     func checkKeyName(_ key: String) throws(ParseError) {
-        let valid = key.first.map { $0.isASCII && $0.isLetter } == true
+        let valid =
+            key.first.map { $0.isASCII && $0.isLetter } == true
             && key.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == ".") }
         guard valid || (isMaster && !key.hasPrefix("$")) || key == "_rperm" || key == "_wperm" else {
             throw ParseError(.invalidKeyName, "Invalid key name: \(key)")
@@ -262,7 +263,8 @@ struct WhereCompiler {
         case .bool(let b): return "(" + slot.type + " IN ('true', 'false') AND (" + slot.type + " = 'true') \(op) " + .parameter(.integer(b ? 1 : 0)) + ")"
         case .object where value["__type"] == .string("Date"):
             guard let date = date(value) else { return .alwaysFalse }
-            return "(" + slot.type + " = 'object' AND " + slot.member("__type") + " = 'Date' AND " + slot.member("iso") + " \(op) " + .parameter(.string(date.iso)) + ")"
+            return "(" + slot.type + " = 'object' AND " + slot.member("__type") + " = 'Date' AND " + slot.member("iso") + " \(op) "
+                + .parameter(.string(date.iso)) + ")"
         case .object where pointer(value) != nil:
             guard op == "=", let pointer = pointer(value) else { return .alwaysFalse }
             return "(" + slot.type + " = 'object' AND " + slot.member("className") + " = " + .parameter(.string(pointer.className))
@@ -286,7 +288,8 @@ struct WhereCompiler {
     /// `{"__type":"Pointer"|"Object","className":…,"objectId":…}`.
     static func pointer(_ value: JSONValue) -> PointerRef? {
         guard value["__type"] == .string("Pointer") || value["__type"] == .string("Object"),
-              case .string(let className)? = value["className"], case .string(let objectId)? = value["objectId"] else { return nil }
+            case .string(let className)? = value["className"], case .string(let objectId)? = value["objectId"]
+        else { return nil }
         return PointerRef(className: className, objectId: objectId)
     }
 }

@@ -41,8 +41,9 @@ struct APIRequest {
         }
         var method = http.method
         if method == "POST", case .string(let override)? = json?["_method"] { method = override }
-        self.init(method: method, path: path, body: json ?? JSONObject(), query: http.query,
-                  credentials: Credentials(headers: http.headers, body: json), publicURL: publicURL)
+        self.init(
+            method: method, path: path, body: json ?? JSONObject(), query: http.query,
+            credentials: Credentials(headers: http.headers, body: json), publicURL: publicURL)
     }
 
     /// A request built from its parts (also a batch sub-request, which has no query string).

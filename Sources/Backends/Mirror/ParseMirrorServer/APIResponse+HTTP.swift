@@ -1,5 +1,5 @@
-import PorterHTTP
 import ParseRules
+import PorterHTTP
 
 extension APIResponse {
     /// The HTTP response: JSON, never cached (ParseSwift on Linux caches by path, Docs/ParseSwift.md#caching), open to
@@ -21,4 +21,3 @@ extension APIResponse {
         "X-Parse-Installation-Id", "X-Parse-Maintenance-Key", "Content-Type", "Pragma", "Cache-Control",
     ].joined(separator: ", ")
 }
-

@@ -26,8 +26,9 @@ extension ParseMirrorAPI {
         guard case .array(let items)? = request.body["requests"] else { throw APIError.parse(.invalidJSON, "requests must be an array") }
         let limit = configuration.limits.batchRequests
         guard items.count <= limit else {
-            throw APIError.parse(.invalidJSON,
-                                 "Batch request contains \(items.count) sub-requests, which exceeds the limit of \(limit).")
+            throw APIError.parse(
+                .invalidJSON,
+                "Batch request contains \(items.count) sub-requests, which exceeds the limit of \(limit).")
         }
         let transactional = request.body["transaction"] == .bool(true)
         let requests = try items.map { item throws -> (endpoint: Endpoint, request: APIRequest) in
@@ -39,8 +40,9 @@ extension ParseMirrorAPI {
             if case .batch = endpoint { throw APIError.parse(.invalidJSON, "nested batch requests are not allowed: \(path)") }
             var body = JSONObject()
             if case .object(let given)? = item["body"] { body = given }
-            var subrequest = APIRequest(method: method, path: routed, body: body, query: Self.queryPairs(target.drop { $0 != "?" }.dropFirst()),
-                                        credentials: request.credentials, publicURL: request.publicURL)
+            var subrequest = APIRequest(
+                method: method, path: routed, body: body, query: Self.queryPairs(target.drop { $0 != "?" }.dropFirst()),
+                credentials: request.credentials, publicURL: request.publicURL)
             subrequest.budget = request.budget
             subrequest.passwordHash = Self.passwordHash(for: subrequest, endpoint, caller: caller)
             return (endpoint, subrequest)
@@ -49,8 +51,11 @@ extension ParseMirrorAPI {
         // A batch run inside another's transaction (a MirrorSession's) takes no lock of its own.
         let limits = configuration.limits, takesLock = outer.batch == nil
         if transactional {
-            let stopped = ParseError(.timeout, "The batch held the write lock longer than the server allows (\(limits.batchLockTime.formatted()) s "
-                + "while other requests wait, \(limits.queryTimeLimit.formatted()) s in all); nothing was written. Split it, or send it without transaction")
+            let stopped = ParseError(
+                .timeout,
+                "The batch held the write lock longer than the server allows (\(limits.batchLockTime.formatted()) s "
+                    + "while other requests wait, \(limits.queryTimeLimit.formatted()) s in all); nothing was written. Split it, or send it without transaction"
+            )
             /// Runs sub-request `index`; any failure ends the whole batch, its cause kept for the log.
             func run(_ index: Int, _ data: DataAccess) throws {
                 do { results[index] = .object(JSONObject(["success": try route(requests[index].request, caller: caller, data: data).body])) } catch {
@@ -111,7 +116,6 @@ extension ParseMirrorAPI {
         response.internalFailures = failures
         return response
     }
-
 
     /// The bcrypt hash of a user create's or update's `password`, made before the batch takes
     /// the write lock; nil for other sub-requests and bodies without a usable password, whose

@@ -64,8 +64,9 @@ extension ParseMirrorAPI {
 
     /// The caller of a file request, from its headers only (the body is the file).
     private func fileCaller(_ http: HTTPRequest) throws -> Caller {
-        try Caller.authenticate(Credentials(headers: http.headers, body: nil), remoteAddress: http.remoteAddress,
-                                configuration: configuration, data: DataAccess(store: store, batch: nil))
+        try Caller.authenticate(
+            Credentials(headers: http.headers, body: nil), remoteAddress: http.remoteAddress,
+            configuration: configuration, data: DataAccess(store: store, batch: nil))
     }
 
     /// `POST /files/:name`: 201 `{"url","name"}` with a `Location` header. The name gets
@@ -113,8 +114,9 @@ extension ParseMirrorAPI {
     private func isAnonymous(userId: String) throws -> Bool {
         try store.read { connection in
             guard !(try connection.database.rows("SELECT 1 FROM pragma_table_info('_User') WHERE name = 'authData'")).isEmpty,
-                  let text = try connection.database.rows("SELECT authData FROM _User WHERE objectId = ?1", [userId]).first?[0] ?? nil,
-                  case .object(let authData)? = try? JSONParser.parse(text) else { return false }
+                let text = try connection.database.rows("SELECT authData FROM _User WHERE objectId = ?1", [userId]).first?[0] ?? nil,
+                case .object(let authData)? = try? JSONParser.parse(text)
+            else { return false }
             if let anonymous = authData["anonymous"], anonymous != .null { return true }
             return false
         }

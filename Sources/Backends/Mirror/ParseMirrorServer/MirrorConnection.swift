@@ -154,7 +154,9 @@ final class MirrorConnection {
 
     /// SQLite refuses to drop a column an index uses (the importer's natural-key index).
     private func dropIndexes(on column: String, of table: String) throws {
-        let indexes = try database.rows("SELECT DISTINCT il.name FROM pragma_index_list(?1) AS il, pragma_index_info(il.name) AS ii WHERE ii.name = ?2 AND il.origin = 'c'", [table, column])
+        let indexes = try database.rows(
+            "SELECT DISTINCT il.name FROM pragma_index_list(?1) AS il, pragma_index_info(il.name) AS ii WHERE ii.name = ?2 AND il.origin = 'c'",
+            [table, column])
         for row in indexes { if let name = row[0] { try database.execute("DROP INDEX \(quoted(name))") } }
     }
 
@@ -179,8 +181,10 @@ final class MirrorConnection {
     }
 
     /// Inserts one object; a taken objectId (or a value the importer's natural-key index holds) is error 137.
-    func insert(_ className: String, objectId: String, createdAt: ParseDate, updatedAt: ParseDate? = nil, acl: ParseACL?,
-                columns: [(name: String, value: ParseValue)]) throws {
+    func insert(
+        _ className: String, objectId: String, createdAt: ParseDate, updatedAt: ParseDate? = nil, acl: ParseACL?,
+        columns: [(name: String, value: ParseValue)]
+    ) throws {
         let names = (ParseNames.defaultFields + columns.map(\.name)).map(quoted).joined(separator: ", ")
         let placeholders = (1...(4 + columns.count)).map { "?\($0)" }.joined(separator: ", ")
         let insert = try statement("INSERT INTO \(quoted(className)) (\(names)) VALUES (\(placeholders))")

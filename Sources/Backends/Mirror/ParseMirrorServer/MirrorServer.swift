@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
-import PorterHTTP
 import PorterCore
+import PorterHTTP
 
 /// A Parse REST API over a SQLite mirror file, served on a loopback port in this process: the
 /// fixture a ParseSwift or Parse JS app's test suite points its server URL at, and what
@@ -46,8 +46,10 @@ public final class MirrorServer: Sendable {
     ///   - limits: Request body size, timeouts and connections served at once.
     /// - Throws: `PorterError` when the mirror cannot be opened or is not a file path;
     ///   `SocketError` when the address cannot be bound.
-    public static func start(mirror: String, configuration: ParseServerConfiguration, host: String = "127.0.0.1", port: Int = 0,
-                             limits: HTTPServer.Limits = HTTPServer.Limits()) async throws -> MirrorServer {
+    public static func start(
+        mirror: String, configuration: ParseServerConfiguration, host: String = "127.0.0.1", port: Int = 0,
+        limits: HTTPServer.Limits = HTTPServer.Limits()
+    ) async throws -> MirrorServer {
         try await offCooperativePool {
             try MirrorServer(mirror: mirror, configuration: configuration, host: host, port: port, limits: limits)
         }
@@ -55,9 +57,11 @@ public final class MirrorServer: Sendable {
 
     /// Opens the mirror and starts serving before returning; `handler` wraps the API (a request
     /// log, injected faults). The blocking form of ``start(mirror:configuration:host:port:limits:)``.
-    package init(mirror: String, configuration: ParseServerConfiguration, host: String = "127.0.0.1", port: Int = 0,
-                 limits: HTTPServer.Limits = HTTPServer.Limits(),
-                 handler: (ParseMirrorAPI) -> any HTTPHandler = { $0 }) throws {
+    package init(
+        mirror: String, configuration: ParseServerConfiguration, host: String = "127.0.0.1", port: Int = 0,
+        limits: HTTPServer.Limits = HTTPServer.Limits(),
+        handler: (ParseMirrorAPI) -> any HTTPHandler = { $0 }
+    ) throws {
         api = try ParseMirrorAPI(mirrorPath: mirror, configuration: configuration)
         http = HTTPServer(host: host, port: port, handler: handler(api), limits: limits)
         do {

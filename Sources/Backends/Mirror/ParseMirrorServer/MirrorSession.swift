@@ -72,12 +72,15 @@ public final class MirrorSession {
     /// Answers one request (`path` below the mount path, e.g. `/schemas/Book`) as Parse Server
     /// would with the master key: the HTTP status and the JSON body, an error body when the status
     /// is not 2xx. A failure of the mirror file itself is thrown.
-    package func send(_ method: String, _ path: String, query: [(String, String)] = [], body: JSONValue? = nil) throws(PorterError) -> (status: Int, body: JSONValue) {
+    package func send(_ method: String, _ path: String, query: [(String, String)] = [], body: JSONValue? = nil) throws(PorterError) -> (
+        status: Int, body: JSONValue
+    ) {
         guard inTransaction else { throw PorterError(.target, "\(self.path): a request outside a transaction") }
         var object = JSONObject()
         if case .object(let given)? = body { object = given }
-        let request = APIRequest(method: method, path: path, body: object, query: query.map { (name: $0.0, value: $0.1) },
-                                 credentials: Credentials(), publicURL: api.mountPath)
+        let request = APIRequest(
+            method: method, path: path, body: object, query: query.map { (name: $0.0, value: $0.1) },
+            credentials: Credentials(), publicURL: api.mountPath)
         let data = DataAccess(store: api.store, batch: connection)
         try database.execute("SAVEPOINT session_request")
         let outcome: Result<APIResponse, any Error>

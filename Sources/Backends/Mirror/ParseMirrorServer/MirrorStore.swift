@@ -32,8 +32,10 @@ final class MirrorStore: @unchecked Sendable {
     /// of the store opens the path anew, and would see a database of its own.
     init(path: String, queryTimeLimit: Double = MirrorReader.defaultTimeLimit) throws {
         guard Self.namesAFile(path) else {
-            throw PorterError(.invalidRequest, "\"\(path)\" is not a mirror file: a served mirror is opened by several connections, which must share one "
-                + "SQLite file, so an in-memory or temporary database cannot be served; give the path of a file (in a temporary folder for tests)")
+            throw PorterError(
+                .invalidRequest,
+                "\"\(path)\" is not a mirror file: a served mirror is opened by several connections, which must share one "
+                    + "SQLite file, so an in-memory or temporary database cannot be served; give the path of a file (in a temporary folder for tests)")
         }
         self.path = path
         self.queryTimeLimit = queryTimeLimit
@@ -65,7 +67,7 @@ final class MirrorStore: @unchecked Sendable {
             do {
                 try database.execute("PRAGMA journal_mode = WAL")
                 return
-            } catch where error.sqliteError?.resultCode == .SQLITE_BUSY && Date() < deadline {
+            } catch  where error.sqliteError?.resultCode == .SQLITE_BUSY && Date() < deadline {
                 Thread.sleep(forTimeInterval: 0.01)
             }
         }
@@ -89,7 +91,7 @@ final class MirrorStore: @unchecked Sendable {
         isClosed = true
         poolLock.unlock()
         guard !wasClosed else { return }
-        pooled.forEach { $0.close() }
+        for connection in pooled { connection.close() }
         writer.close()
     }
 

@@ -78,9 +78,12 @@ extension ParseMirrorAPI {
             let schemas = try connection.schemas()
             guard let schema = schemas[className] else { throw missingClass(className, caller: caller) }
             try caller.checkPermission("get", on: schema)
-            guard var object = try connection.reader().get(className: className, objectId: objectId, keys: Self.names(request.parameters["keys"]),
-                                                           include: Self.names(request.parameters["include"]) ?? [], schemas: schemas,
-                                                           access: caller.readAccess, budget: request.budget) else { throw APIError.objectNotFound }
+            guard
+                var object = try connection.reader().get(
+                    className: className, objectId: objectId, keys: Self.names(request.parameters["keys"]),
+                    include: Self.names(request.parameters["include"]) ?? [], schemas: schemas,
+                    access: caller.readAccess, budget: request.budget)
+            else { throw APIError.objectNotFound }
             for key in Self.names(request.parameters["excludeKeys"]) ?? [] { object[key] = nil }
             if className == "_User", let token = caller.sessionToken, caller.userId == objectId { object["sessionToken"] = .string(token) }
             return APIResponse(object)
@@ -160,8 +163,9 @@ extension ParseMirrorAPI {
             guard let value = body[field], value != .null else { continue }
             guard case .date? = try? ParseValue(wire: value) else { throw Self.typeMismatch(className, field, expected: .date, got: value) }
         }
-        let plan = try WritePlan(className: className, body: WriteBody(body), current: current, caller: caller, creating: creating,
-                                 fieldLimit: configuration.limits.fieldsPerClass)
+        let plan = try WritePlan(
+            className: className, body: WriteBody(body), current: current, caller: caller, creating: creating,
+            fieldLimit: configuration.limits.fieldsPerClass)
         if let current { try caller.checkPermission(creating ? "create" : "update", on: current) }
         return plan
     }
@@ -175,15 +179,18 @@ extension ParseMirrorAPI {
     /// Creates the class or fields the plan adds, then inserts the object and its relation
     /// links; returns `{"objectId","createdAt"}` plus the operators' results.
     /// Stores a new object, created now or (`timestamps`, from ``givenTimestamps(_:caller:)``) at the given times.
-    func insert(_ plan: WritePlan, objectId: String, timestamps: (createdAt: ParseDate, updatedAt: ParseDate)? = nil,
-                connection: MirrorConnection) throws -> JSONObject {
+    func insert(
+        _ plan: WritePlan, objectId: String, timestamps: (createdAt: ParseDate, updatedAt: ParseDate)? = nil,
+        connection: MirrorConnection
+    ) throws -> JSONObject {
         try connection.applySchemaGrowth(plan)
         let changes = try plan.changes(from: [:])
         let now = ParseDate.now
         let createdAt = timestamps?.createdAt ?? now
         let acl = Self.ownACL(plan.body.acl ?? nil, className: plan.className, objectId: objectId)
-        try connection.insert(plan.className, objectId: objectId, createdAt: createdAt, updatedAt: timestamps?.updatedAt ?? now, acl: acl,
-                              columns: changes.columns)
+        try connection.insert(
+            plan.className, objectId: objectId, createdAt: createdAt, updatedAt: timestamps?.updatedAt ?? now, acl: acl,
+            columns: changes.columns)
         for link in changes.links { try connection.link(plan.className, field: link.field, owner: objectId, add: link.add, remove: link.remove) }
         var response = JSONObject(["objectId": .string(objectId), "createdAt": .string(createdAt.iso)])
         response.members += changes.results.members

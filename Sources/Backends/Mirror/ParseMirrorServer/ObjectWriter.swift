@@ -80,7 +80,7 @@ struct WritePlan {
     func changes(from stored: [String: ParseValue]) throws -> WriteChanges {
         var changes = WriteChanges()
         for (field, edit) in body.edits {
-            guard let type = schema.field(named: field)?.type else { continue }   // null or Delete on an unknown field
+            guard let type = schema.field(named: field)?.type else { continue }  // null or Delete on an unknown field
             if case .relation = type {
                 if case .relation(_, let add, let remove) = edit { changes.links.append((field, add, remove)) }
                 continue
@@ -102,7 +102,9 @@ struct WritePlan {
             case .relation: continue
             }
             if case .array(let elements) = value, elements.count > WriteBody.arrayElementLimit {
-                throw APIError.parse(.objectTooLarge, "\(className).\(field) would hold \(elements.count) elements; the server allows at most \(WriteBody.arrayElementLimit) in an Array")
+                throw APIError.parse(
+                    .objectTooLarge,
+                    "\(className).\(field) would hold \(elements.count) elements; the server allows at most \(WriteBody.arrayElementLimit) in an Array")
             }
             changes.columns.append((field, value))
             switch edit {

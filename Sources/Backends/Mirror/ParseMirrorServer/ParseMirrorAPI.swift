@@ -1,8 +1,8 @@
 import MirrorQuery
 import ParseModel
 import ParseRules
-import PorterHTTP
 import PorterCore
+import PorterHTTP
 import PorterSQLite
 
 /// Parse Server's REST API over a SQLite mirror: objects, queries, schemas, batch, users and
@@ -149,13 +149,19 @@ public final class ParseMirrorAPI: HTTPHandler {
             "cloudCode": .object(JSONObject(["jobs": off])),
             "logs": .object(JSONObject(["level": off, "size": off, "order": off, "until": off, "from": off])),
             "push": .object(JSONObject(["immediatePush": off, "scheduledPush": off, "storedPushData": off, "pushAudiences": off, "localization": off])),
-            "schemas": .object(JSONObject(["addField": on, "removeField": on, "addClass": on, "removeClass": on,
-                                           "clearAllDataFromClass": on, "exportClass": off, "editClassLevelPermissions": on,
-                                           "editPointerPermissions": off])),
+            "schemas": .object(
+                JSONObject([
+                    "addField": on, "removeField": on, "addClass": on, "removeClass": on,
+                    "clearAllDataFromClass": on, "exportClass": off, "editClassLevelPermissions": on,
+                    "editPointerPermissions": off,
+                ])),
         ])
         // Parse Server's shape, naming this server instead of claiming a Parse Server version.
-        return APIResponse(JSONObject(["features": .object(features), "serverName": .string(PorterRelease.name),
-                                       "serverVersion": .string(PorterRelease.version)]))
+        return APIResponse(
+            JSONObject([
+                "features": .object(features), "serverName": .string(PorterRelease.name),
+                "serverVersion": .string(PorterRelease.version),
+            ]))
     }
 }
 

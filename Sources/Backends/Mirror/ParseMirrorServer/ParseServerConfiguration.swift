@@ -35,9 +35,11 @@ public struct ParseServerConfiguration: Sendable {
     public var maintenanceKeyIPs: [String]?
 
     /// A configuration as Parse Server's options of the same names: `ParseServerConfiguration(applicationId: "app", masterKey: key)`.
-    public init(applicationId: String, masterKey: String, restAPIKey: String? = nil, mountPath: String = "/parse",
-                allowCustomObjectId: Bool = false, masterKeyIPs: [String]? = nil, allowClientClassCreation: Bool = false,
-                maintenanceKey: String? = nil, maintenanceKeyIPs: [String]? = nil, limits: RequestLimits = RequestLimits()) {
+    public init(
+        applicationId: String, masterKey: String, restAPIKey: String? = nil, mountPath: String = "/parse",
+        allowCustomObjectId: Bool = false, masterKeyIPs: [String]? = nil, allowClientClassCreation: Bool = false,
+        maintenanceKey: String? = nil, maintenanceKeyIPs: [String]? = nil, limits: RequestLimits = RequestLimits()
+    ) {
         self.limits = limits
         self.applicationId = applicationId
         self.masterKey = masterKey

@@ -12,7 +12,9 @@ enum Passwords {
             throw APIError.parse(.validationError, "A password cannot contain the NUL character (\\u0000).")
         }
         var setting = [CChar](repeating: 0, count: Int(CRYPT_GENSALT_OUTPUT_SIZE))
-        guard crypt_gensalt_rn("$2b$", 10, nil, 0, &setting, Int32(setting.count)) != nil else { throw APIError.internalFailure("libcrypt could not make a bcrypt salt") }
+        guard crypt_gensalt_rn("$2b$", 10, nil, 0, &setting, Int32(setting.count)) != nil else {
+            throw APIError.internalFailure("libcrypt could not make a bcrypt salt")
+        }
         let salt = String(decoding: setting.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         guard let hash = crypt(password, setting: salt) else { throw APIError.internalFailure("libcrypt could not hash a password") }
         return hash

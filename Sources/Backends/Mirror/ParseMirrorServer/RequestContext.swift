@@ -80,12 +80,15 @@ struct Caller: Sendable {
     /// Checks the keys as Parse Server's `handleParseHeaders` does, then resolves the session:
     /// a wrong application id or client key, or the master key from an address not allowed,
     /// is 403; an unknown or expired session token is 209. The master key ignores the token.
-    static func authenticate(_ credentials: Credentials, remoteAddress: String, configuration: ParseServerConfiguration,
-                             data: DataAccess) throws -> Caller {
+    static func authenticate(
+        _ credentials: Credentials, remoteAddress: String, configuration: ParseServerConfiguration,
+        data: DataAccess
+    ) throws -> Caller {
         guard credentials.applicationId == configuration.applicationId else { throw APIError.unauthorized }
         // Parse Server checks the maintenance key first; from an address not allowed it is ignored.
         if let key = configuration.maintenanceKey, credentials.maintenanceKey == key,
-           configuration.maintenanceKeyIPs?.contains(remoteAddress) ?? true {
+            configuration.maintenanceKeyIPs?.contains(remoteAddress) ?? true
+        {
             return .maintenance
         }
         if credentials.masterKey == configuration.masterKey {
@@ -104,8 +107,9 @@ struct Caller: Sendable {
     /// The user of an unexpired `_Session` with this token.
     private static func sessionUser(token: String, connection: MirrorConnection) throws -> String? {
         guard try connection.schema("_Session") != nil else { return nil }
-        let rows = try connection.database.rows("SELECT user FROM _Session WHERE sessionToken = ?1 AND (expiresAt IS NULL OR expiresAt > ?2)",
-                                                [token, ParseDate.now.iso])
+        let rows = try connection.database.rows(
+            "SELECT user FROM _Session WHERE sessionToken = ?1 AND (expiresAt IS NULL OR expiresAt > ?2)",
+            [token, ParseDate.now.iso])
         return rows.first?[0] ?? nil
     }
 
@@ -114,8 +118,9 @@ struct Caller: Sendable {
     private static func roleNames(userId: String, connection: MirrorConnection) throws -> [String] {
         let users = MirrorLayout.joinTable(owner: "_Role", field: "users")
         let roles = MirrorLayout.joinTable(owner: "_Role", field: "roles")
-        let tables = Set(try connection.database.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (?1, ?2, '_Role')", [users, roles])
-            .compactMap { $0[0] })
+        let tables = Set(
+            try connection.database.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (?1, ?2, '_Role')", [users, roles])
+                .compactMap { $0[0] })
         guard tables.contains(users), tables.contains("_Role") else { return [] }
         let inherited = tables.contains(roles) ? " UNION SELECT j.owningId FROM \(quoted(roles)) AS j JOIN granted ON j.relatedId = granted.id" : ""
         let sql = """

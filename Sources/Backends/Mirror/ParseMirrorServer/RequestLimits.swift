@@ -27,9 +27,11 @@ public struct RequestLimits: Sendable {
     public var batchLockTime: Double
 
     /// The defaults `serve` uses (its options change them).
-    public init(batchRequests: Int = 100, resultBytes: Int = 64 * 1024 * 1024, resultMemory: Int = 128 * 1024 * 1024,
-                fieldsPerClass: Int = ClassSchema.maximumFields, queryTimeLimit: Double = MirrorReader.defaultTimeLimit,
-                batchLockTime: Double = 0.25) {
+    public init(
+        batchRequests: Int = 100, resultBytes: Int = 64 * 1024 * 1024, resultMemory: Int = 128 * 1024 * 1024,
+        fieldsPerClass: Int = ClassSchema.maximumFields, queryTimeLimit: Double = MirrorReader.defaultTimeLimit,
+        batchLockTime: Double = 0.25
+    ) {
         self.batchRequests = batchRequests
         self.resultBytes = resultBytes
         self.resultMemory = resultMemory

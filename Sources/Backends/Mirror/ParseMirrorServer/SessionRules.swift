@@ -41,8 +41,9 @@ extension ParseMirrorAPI {
         return try data.write { connection in
             // The body's installationId, else the request's `X-Parse-Installation-Id`, as Parse Server takes it.
             let installationId = request.body["installationId"]?.stringValue ?? request.credentials.installationId
-            let session = try createSession(userId: userId, action: "create", authProvider: nil, installationId: installationId,
-                                            additional: additional, connection: connection)
+            let session = try createSession(
+                userId: userId, action: "create", authProvider: nil, installationId: installationId,
+                additional: additional, connection: connection)
             let objectId = session["objectId"]?.stringValue ?? ""
             return APIResponse(session, status: 201, location: "\(request.publicURL)/sessions/\(objectId)")
         }

@@ -20,8 +20,9 @@ extension ParseMirrorAPI {
             let plan = try writePlan(body, className: "_User", current: connection.schema("_User"), caller: caller, creating: true)
             var response = try insert(plan, objectId: objectId, timestamps: Self.givenTimestamps(request.body, caller: caller), connection: connection)
             try storePasswordHash(hash, userId: objectId, connection: connection)
-            response["sessionToken"] = try createSession(userId: objectId, action: "signup", installationId: request.credentials.installationId,
-                                                         connection: connection)["sessionToken"]
+            response["sessionToken"] = try createSession(
+                userId: objectId, action: "signup", installationId: request.credentials.installationId,
+                connection: connection)["sessionToken"]
             return APIResponse(response, status: 201, location: "\(request.publicURL)/users/\(objectId)")
         }
     }
@@ -31,8 +32,9 @@ extension ParseMirrorAPI {
     func logIn(_ request: APIRequest, caller: Caller, data: DataAccess) throws -> APIResponse {
         let userId = try authenticateUser(request, caller: caller, data: data)
         return try data.write { connection in
-            let session = try createSession(userId: userId, action: "login", installationId: request.credentials.installationId,
-                                            connection: connection)
+            let session = try createSession(
+                userId: userId, action: "login", installationId: request.credentials.installationId,
+                connection: connection)
             guard var user = try userJSON(userId, connection: connection) else { throw Self.invalidLogIn }
             user["sessionToken"] = session["sessionToken"]
             return APIResponse(user)
@@ -76,9 +78,9 @@ extension ParseMirrorAPI {
             guard try connection.schema("_User") != nil, try hasPasswordColumn(connection) else { return nil }
             let name = username?.stringValue, address = email?.stringValue
             let (condition, values): (String, [String]) =
-                if let name, let address { ("username = ?1 AND email = ?2", [name, address]) }
-                else if let address { ("email = ?1", [address]) }
-                else { ("username = ?1 OR email = ?1", [name ?? ""]) }
+                if let name, let address { ("username = ?1 AND email = ?2", [name, address]) } else if let address { ("email = ?1", [address]) } else {
+                    ("username = ?1 OR email = ?1", [name ?? ""])
+                }
             let rows = try connection.database.rows("SELECT objectId, _hashed_password, ACL, username FROM _User WHERE \(condition)", values)
             let row = rows.count > 1 ? rows.first { $0[3] == username?.stringValue } : rows.first
             guard let id = row?[0] ?? nil, let hash = row?[1] ?? nil else { return nil }
@@ -99,7 +101,8 @@ extension ParseMirrorAPI {
         guard let token = request.credentials.sessionToken else { throw APIError.invalidSessionToken }
         return try data.read { connection in
             guard let userId = try sessionRow(token: token, connection: connection)?.user,
-                  var user = try userJSON(userId, connection: connection) else { throw APIError.invalidSessionToken }
+                var user = try userJSON(userId, connection: connection)
+            else { throw APIError.invalidSessionToken }
             user["__type"] = .string("Object")
             user["className"] = .string("_User")
             user["sessionToken"] = .string(token)
@@ -113,8 +116,10 @@ extension ParseMirrorAPI {
         guard let token = request.credentials.sessionToken else { throw APIError.parse(.invalidSessionToken, "Session token required.") }
         return try data.read { connection in
             guard let id = try sessionRow(token: token, connection: connection)?.objectId,
-                  let session = try connection.reader().get(className: "_Session", objectId: id, keys: nil, include: [],
-                                                            schemas: connection.schemas(), access: .master) else {
+                let session = try connection.reader().get(
+                    className: "_Session", objectId: id, keys: nil, include: [],
+                    schemas: connection.schemas(), access: .master)
+            else {
                 throw APIError.parse(.invalidSessionToken, "Session token not found.")
             }
             return APIResponse(session)
@@ -137,8 +142,9 @@ extension ParseMirrorAPI {
     /// The session stored with `token`, expired or not (the key checks ran before).
     private func sessionRow(token: String, connection: MirrorConnection) throws -> (objectId: String, user: String?)? {
         guard try connection.schema("_Session") != nil,
-              let row = try connection.database.rows("SELECT objectId, user FROM _Session WHERE sessionToken = ?1", [token]).first,
-              let objectId = row[0] else { return nil }
+            let row = try connection.database.rows("SELECT objectId, user FROM _Session WHERE sessionToken = ?1", [token]).first,
+            let objectId = row[0]
+        else { return nil }
         return (objectId, row[1])
     }
 
@@ -163,9 +169,13 @@ extension ParseMirrorAPI {
             throw APIError.parse(.invalidEmailAddress, "Email address format is invalid.")
         }
         guard try connection.schema("_User") != nil else { return }
-        for (field, code, message) in [("username", ParseErrorCode.usernameTaken, "Account already exists for this username."), ("email", ParseErrorCode.emailTaken, "Account already exists for this email address.")] {
+        for (field, code, message) in [
+            ("username", ParseErrorCode.usernameTaken, "Account already exists for this username."),
+            ("email", ParseErrorCode.emailTaken, "Account already exists for this email address."),
+        ] {
             guard case .string(let value)? = body[field] else { continue }
-            let taken = try connection.database.rows("SELECT 1 FROM _User WHERE lower(\(quoted(field))) = lower(?1) AND objectId IS NOT ?2", [value, userId ?? ""])
+            let taken = try connection.database.rows(
+                "SELECT 1 FROM _User WHERE lower(\(quoted(field))) = lower(?1) AND objectId IS NOT ?2", [value, userId ?? ""])
             if !taken.isEmpty { throw APIError.parse(code, message) }
         }
     }
@@ -181,13 +191,16 @@ extension ParseMirrorAPI {
     /// Stores a new password hash and ends every session of the user, as Parse Server's
     /// `revokeSessionOnPasswordReset` (on by default) does; a user who changed their own password
     /// gets a new session, whose token the response carries.
-    func changePassword(_ hash: String, userId: String, caller: Caller, request: APIRequest, connection: MirrorConnection,
-                        response: inout JSONObject) throws {
+    func changePassword(
+        _ hash: String, userId: String, caller: Caller, request: APIRequest, connection: MirrorConnection,
+        response: inout JSONObject
+    ) throws {
         try storePasswordHash(hash, userId: userId, connection: connection)
         try deleteSessions(userId: userId, connection: connection)
         guard !caller.isMaster, caller.userId == userId else { return }
-        response["sessionToken"] = try createSession(userId: userId, action: "signup", installationId: request.credentials.installationId,
-                                                     connection: connection)["sessionToken"]
+        response["sessionToken"] = try createSession(
+            userId: userId, action: "signup", installationId: request.credentials.installationId,
+            connection: connection)["sessionToken"]
     }
 
     func deleteSessions(userId: String, connection: MirrorConnection) throws {
@@ -206,22 +219,26 @@ extension ParseMirrorAPI {
     /// with `additional` fields and no ACL (the session routes keep sessions to their users): the
     /// session as stored, with its objectId. A session of an installation replaces the user's
     /// other sessions of that installation (Parse Server's `destroyDuplicatedSessions`).
-    func createSession(userId: String, action: String, authProvider: String? = "password", installationId: String?,
-                       additional: JSONObject = JSONObject(), connection: MirrorConnection) throws -> JSONObject {
+    func createSession(
+        userId: String, action: String, authProvider: String? = "password", installationId: String?,
+        additional: JSONObject = JSONObject(), connection: MirrorConnection
+    ) throws -> JSONObject {
         let token = RandomTokens.sessionToken()
         let expiresAt = ParseDate(millisecondsSince1970: ParseDate.now.millisecondsSince1970 + 365 * 24 * 3_600_000)
         var session = additional
         session["sessionToken"] = .string(token)
         session["user"] = ParseValue.pointer(PointerRef(className: "_User", objectId: userId)).wireJSON
-        session["createdWith"] = .object(JSONObject([JSONMember("action", .string(action))] + (authProvider.map { [JSONMember("authProvider", .string($0))] } ?? [])))
+        session["createdWith"] = .object(
+            JSONObject([JSONMember("action", .string(action))] + (authProvider.map { [JSONMember("authProvider", .string($0))] } ?? [])))
         session["expiresAt"] = ParseValue.date(expiresAt).wireJSON
         if let installationId { session["installationId"] = .string(installationId) }
         let plan = try WritePlan(className: "_Session", body: WriteBody(session), current: connection.schema("_Session"), caller: .master, creating: true)
         let objectId = RandomTokens.objectId()
         _ = try insert(plan, objectId: objectId, connection: connection)
         if let installationId {
-            _ = try connection.database.rows("DELETE FROM _Session WHERE user = ?1 AND installationId = ?2 AND sessionToken IS NOT ?3",
-                                             [userId, installationId, token])
+            _ = try connection.database.rows(
+                "DELETE FROM _Session WHERE user = ?1 AND installationId = ?2 AND sessionToken IS NOT ?3",
+                [userId, installationId, token])
         }
         session["objectId"] = .string(objectId)
         return session

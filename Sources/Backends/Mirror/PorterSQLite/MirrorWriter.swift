@@ -119,8 +119,10 @@ final class MirrorWriter {
             for field in schema.fields {
                 if let index = positions[field.name] {
                     guard merged.fields[index].type == field.type else {
-                        throw PorterError(.target, "\(path): \(schema.className).\(field.name) is a \(merged.fields[index].type) field now, "
-                            + "not a \(field.type): another run changed the mirror while this one read the dataset; nothing of this run was kept")
+                        throw PorterError(
+                            .target,
+                            "\(path): \(schema.className).\(field.name) is a \(merged.fields[index].type) field now, "
+                                + "not a \(field.type): another run changed the mirror while this one read the dataset; nothing of this run was kept")
                     }
                     merged.fields[index] = field
                     continue
@@ -158,8 +160,10 @@ final class MirrorWriter {
             try db.execute(shared ? "SAVEPOINT porter_import" : "BEGIN IMMEDIATE")
         } catch {
             guard let busy = error.sqliteError, busy.resultCode == .SQLITE_BUSY else { throw error }
-            throw PorterError(.target, "\(path): another run is writing this mirror and did not finish in time; nothing of this run was written: "
-                + "run it again once the other has finished", underlying: busy)
+            throw PorterError(
+                .target,
+                "\(path): another run is writing this mirror and did not finish in time; nothing of this run was written: "
+                    + "run it again once the other has finished", underlying: busy)
         }
     }
 
@@ -322,7 +326,8 @@ final class MirrorWriter {
         }
         if write.copyingTimestamps {
             guard row.holds(.string(object.createdAt?.iso ?? now), at: 1, affinity: affinities[1]),
-                  row.holds(.string(object.updatedAt?.iso ?? now), at: 2, affinity: affinities[2]) else { return false }
+                row.holds(.string(object.updatedAt?.iso ?? now), at: 2, affinity: affinities[2])
+            else { return false }
         }
         guard holds(object.acl.map(ParseValue.acl) ?? .null, 3) else { return false }
         for (i, field) in object.fields.enumerated() where !holds(field.value, i + 4) { return false }
@@ -395,7 +400,8 @@ final class MirrorWriter {
                 assignments.append("createdAt = \(createdAt)")
                 differences += ["updatedAt IS NOT ?2", "createdAt IS NOT \(createdAt)"]
             }
-            return "UPDATE \(quoted(className)) SET \(assignments.joined(separator: ", ")), updatedAt = ?2 WHERE objectId = ?1 AND (\(differences.joined(separator: " OR ")))"
+            return
+                "UPDATE \(quoted(className)) SET \(assignments.joined(separator: ", ")), updatedAt = ?2 WHERE objectId = ?1 AND (\(differences.joined(separator: " OR ")))"
         }
         update.bind(text: object.objectId, at: 1)
         update.bind(text: object.updatedAt?.iso ?? now, at: 2)
@@ -439,11 +445,14 @@ final class MirrorWriter {
             do {
                 try insert.run()
             } catch {
-                throw PorterError(.target, "\(className): \(chunk.count) objects from line \(chunk.map(\.line).min() ?? 0) could not be written: \(error.message)")
+                throw PorterError(
+                    .target, "\(className): \(chunk.count) objects from line \(chunk.map(\.line).min() ?? 0) could not be written: \(error.message)")
             }
             if db.changes != chunk.count {
-                throw PorterError(.target, "\(className): \(chunk.count - db.changes) of \(chunk.count) objects from line \(chunk.map(\.line).min() ?? 0) "
-                                  + "clash with objects already written (same objectId or key)")
+                throw PorterError(
+                    .target,
+                    "\(className): \(chunk.count - db.changes) of \(chunk.count) objects from line \(chunk.map(\.line).min() ?? 0) "
+                        + "clash with objects already written (same objectId or key)")
             }
             start = chunk.endIndex
         }
@@ -665,8 +674,9 @@ final class MirrorWriter {
         var added: [String: LinkChanges] = [:]
         for table in stagedJoinTables.sorted() {
             let staged = "temp." + quoted(Self.stagingTable(table))
-            try db.execute("INSERT OR IGNORE INTO main.\(quoted(table)) (owningId, relatedId) SELECT owningId, relatedId FROM \(staged) ORDER BY owningId, relatedId")
-            let parts = table.split(separator: ":")   // _Join:<field>:<Owner>
+            try db.execute(
+                "INSERT OR IGNORE INTO main.\(quoted(table)) (owningId, relatedId) SELECT owningId, relatedId FROM \(staged) ORDER BY owningId, relatedId")
+            let parts = table.split(separator: ":")  // _Join:<field>:<Owner>
             added["\(parts[2]).\(parts[1])"] = LinkChanges(added: db.changes)
             try db.execute("DROP TABLE \(staged)")
         }
@@ -726,7 +736,8 @@ final class MirrorWriter {
             do {
                 try db.execute(sql)
             } catch {
-                throw PorterError(.invalidData, "\(path): \(className) objects in the mirror share a natural key (\(key.joined(separator: ", "))): \(error.message)")
+                throw PorterError(
+                    .invalidData, "\(path): \(className) objects in the mirror share a natural key (\(key.joined(separator: ", "))): \(error.message)")
             }
         }
         statements = [:]

@@ -49,7 +49,8 @@ final class NewMirrorFile {
         defer { stopGuard() }
         // The files first: a mirror never names files it lacks; files without their mirror are only unused.
         if filesMirrorPath == buildingPath, FileManager.default.fileExists(atPath: buildingPath + ".files"),
-           rename(buildingPath + ".files", path + ".files") != 0 {
+            rename(buildingPath + ".files", path + ".files") != 0
+        {
             let message = String(cString: strerror(errno))
             discard()
             throw PorterError(.target, "\(path).files: cannot move the new mirror's files into place: \(message)")
@@ -61,7 +62,8 @@ final class NewMirrorFile {
         let reason = errno
         if reason == EEXIST {
             discard()
-            throw PorterError(.target, "\(path) was created by another run while this one built it: nothing of this run was kept; run it again to import into that mirror")
+            throw PorterError(
+                .target, "\(path) was created by another run while this one built it: nothing of this run was kept; run it again to import into that mirror")
         }
         // A file system without hard links: a rename, which another run's file could not be told from.
         guard rename(buildingPath, path) == 0 else {
@@ -128,7 +130,8 @@ final class NewMirrorFile {
         for entry in entries where entry.hasPrefix(stem) {
             let rest = entry.dropFirst(stem.count)
             guard let dash = rest.firstIndex(of: "-"), let pid = pid_t(rest[..<dash]),
-                  kill(pid, 0) == -1 && errno == ESRCH else { continue }
+                kill(pid, 0) == -1 && errno == ESRCH
+            else { continue }
             try? FileManager.default.removeItem(atPath: (folder as NSString).appendingPathComponent(entry))
         }
     }

@@ -62,8 +62,9 @@ public struct PullReport: Sendable {
 
     /// Per class: read, added, updated, unchanged, deleted; per relation: links added and removed.
     public var table: String {
-        var text = TextTable.aligned([["class", "read", "added", "updated", "unchanged", "deleted"]]
-            + classes.map { [$0.className, "\($0.read)", "\($0.added)", "\($0.updated)", "\($0.unchanged)", "\($0.deleted)"] })
+        var text = TextTable.aligned(
+            [["class", "read", "added", "updated", "unchanged", "deleted"]]
+                + classes.map { [$0.className, "\($0.read)", "\($0.added)", "\($0.updated)", "\($0.unchanged)", "\($0.deleted)"] })
         if !relations.isEmpty {
             text += "\n\n" + TextTable.aligned([["relation", "links added", "removed"]] + relations.map { [$0.relation, "\($0.added)", "\($0.removed)"] })
         }
@@ -73,20 +74,27 @@ public struct PullReport: Sendable {
     /// The report as JSON: `elapsedSeconds`, `classes`, `relations`, `requests`, `notes`.
     public var json: JSONValue {
         func number(_ value: Int) -> JSONValue { .integer(Int64(value)) }
-        return .object(JSONObject([
-            "elapsedSeconds": .double((elapsedSeconds * 1000).rounded() / 1000),
-            "classes": .array(classes.map { tally in
-                .object(JSONObject(["className": .string(tally.className), "read": number(tally.read), "added": number(tally.added),
-                                    "updated": number(tally.updated), "unchanged": number(tally.unchanged), "deleted": number(tally.deleted)]))
-            }),
-            "relations": .array(relations.map { tally in
-                .object(JSONObject(["relation": .string(tally.relation), "added": number(tally.added), "removed": number(tally.removed)]))
-            }),
-            "requests": .array(requests.map { tally in
-                .object(JSONObject(["phase": .string(tally.phase), "requests": number(tally.requests), "operations": number(tally.operations)]))
-            }),
-            "notes": .array(notes.map(JSONValue.string)),
-        ]))
+        return .object(
+            JSONObject([
+                "elapsedSeconds": .double((elapsedSeconds * 1000).rounded() / 1000),
+                "classes": .array(
+                    classes.map { tally in
+                        .object(
+                            JSONObject([
+                                "className": .string(tally.className), "read": number(tally.read), "added": number(tally.added),
+                                "updated": number(tally.updated), "unchanged": number(tally.unchanged), "deleted": number(tally.deleted),
+                            ]))
+                    }),
+                "relations": .array(
+                    relations.map { tally in
+                        .object(JSONObject(["relation": .string(tally.relation), "added": number(tally.added), "removed": number(tally.removed)]))
+                    }),
+                "requests": .array(
+                    requests.map { tally in
+                        .object(JSONObject(["phase": .string(tally.phase), "requests": number(tally.requests), "operations": number(tally.operations)]))
+                    }),
+                "notes": .array(notes.map(JSONValue.string)),
+            ]))
     }
 }
 
@@ -166,8 +174,9 @@ public final class Puller {
             mirror.rollback()
             throw error
         }
-        var report = PullReport(classes: schemas.map { classTallies[$0.className]! }, relations: relationTallies.values.sorted { $0.relation < $1.relation },
-                                elapsedSeconds: Date().timeIntervalSince(started))
+        var report = PullReport(
+            classes: schemas.map { classTallies[$0.className]! }, relations: relationTallies.values.sorted { $0.relation < $1.relation },
+            elapsedSeconds: Date().timeIntervalSince(started))
         report.notes = [problems.note].compactMap { $0 }
         return report
     }
@@ -179,7 +188,8 @@ public final class Puller {
         guard let wanted = options.classes else { return sorted }
         let unknown = wanted.filter { name in !sorted.contains { $0.className == name } }
         guard unknown.isEmpty else {
-            throw PorterError(.invalidRequest, "\(options.source) has no class \(unknown.joined(separator: ", ")); it has \(sorted.map(\.className).joined(separator: ", "))")
+            throw PorterError(
+                .invalidRequest, "\(options.source) has no class \(unknown.joined(separator: ", ")); it has \(sorted.map(\.className).joined(separator: ", "))")
         }
         return sorted.filter { wanted.contains($0.className) }
     }
@@ -232,14 +242,15 @@ public final class Puller {
             let hashes = className == "_User" && source.readsPasswordHashes ? try source.passwordHashes(ofUsers: objects.map(\.objectId)) : nil
             let links = try relationLinks(of: schema, owners: objects.map(\.objectId))
             let mirror = mirror
-            try record(try writing.submit { () throws(PorterError) in
-                let outcomes = try mirror.store(objects, of: schema, passwordHashes: hashes)
-                // Each owner's links become the source's.
-                let changes = try links.map { (field, targetClass, owners) throws(PorterError) in
-                    ("\(className).\(field)", try mirror.link(owner: className, field: field, targetClass: targetClass, owners, replace: true))
-                }
-                return PageWrite(outcomes: outcomes, links: changes)
-            })
+            try record(
+                try writing.submit { () throws(PorterError) in
+                    let outcomes = try mirror.store(objects, of: schema, passwordHashes: hashes)
+                    // Each owner's links become the source's.
+                    let changes = try links.map { (field, targetClass, owners) throws(PorterError) in
+                        ("\(className).\(field)", try mirror.link(owner: className, field: field, targetClass: targetClass, owners, replace: true))
+                    }
+                    return PageWrite(outcomes: outcomes, links: changes)
+                })
             tally.read += objects.count
             progress?(ClassProgress(className: className, objects: tally.read, total: max(total, tally.read)))
         }
@@ -265,7 +276,8 @@ public final class Puller {
 
     /// The source's links of `owners` in each of the class's relations: the field, its target
     /// class and each owner's links (none for an owner the source has none of).
-    private func relationLinks(of schema: ClassSchema, owners: [String]) throws(PorterError) -> [(field: String, targetClass: String, owners: [RelationLinks])] {
+    private func relationLinks(of schema: ClassSchema, owners: [String]) throws(PorterError) -> [(field: String, targetClass: String, owners: [RelationLinks])]
+    {
         guard !owners.isEmpty else { return [] }
         return try schema.relationFields.map { (field) throws(PorterError) in
             let targetClass = field.type.targetClass ?? ""

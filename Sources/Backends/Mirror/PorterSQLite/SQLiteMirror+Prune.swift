@@ -12,10 +12,12 @@ extension MirrorWriter {
         try keepObjectIds(held.objectIds)
         let key = naturalKeys[className] ?? []
         let order = (key.isEmpty ? ["objectId"] : key).map(quoted).joined(separator: ", ")
-        let first = try db.rows("""
+        let first = try db.rows(
+            """
             SELECT objectId FROM \(quoted(className)) WHERE objectId NOT IN (SELECT objectId FROM \(Self.keptTable)) \
             ORDER BY \(order) LIMIT \(PruneResult.sampleSize)
-            """).compactMap { $0[0] }
+            """
+        ).compactMap { $0[0] }
         let labels = try keyLabels(className, first)
         if className == "_User" { try deleteSessionsOfUsersNotKept() }
         let deletion = try deleteObjectsNotKept(of: className)
@@ -51,10 +53,12 @@ extension MirrorWriter {
         let owners = try keyLabels(className, first.compactMap { $0[0] })
         let targets = try keyLabels(targetClass, first.compactMap { $0[1] })
         try db.execute("DELETE \(gone)")
-        return PruneResult(count: db.changes, first: first.map { row in
-            let owner = row[0] ?? "", related = row[1] ?? ""
-            return "\(owners[owner] ?? owner) → \(targets[related] ?? related)"
-        })
+        return PruneResult(
+            count: db.changes,
+            first: first.map { row in
+                let owner = row[0] ?? "", related = row[1] ?? ""
+                return "\(owners[owner] ?? owner) → \(targets[related] ?? related)"
+            })
     }
 
     /// How objects are named to people: their natural key's values (joined by `/`), by objectId;

@@ -22,8 +22,9 @@ extension MirrorWriter {
     func store(_ objects: [StoredObject], of schema: ClassSchema, passwordHashes: [String: String]?) throws(PorterError) -> [WriteOutcome] {
         let fields = schema.storedFields
         let resolved = objects.map { object in
-            ResolvedObject(objectId: object.objectId, line: 0, fields: zip(fields, object.values).map { FieldValue($0.name, $1) },
-                           acl: object.acl, createdAt: object.createdAt, updatedAt: object.updatedAt)
+            ResolvedObject(
+                objectId: object.objectId, line: 0, fields: zip(fields, object.values).map { FieldValue($0.name, $1) },
+                acl: object.acl, createdAt: object.createdAt, updatedAt: object.updatedAt)
         }
         var outcomes = try upsert(resolved, className: schema.className, mode: .upsert, copyingTimestamps: true)
         if schema.className == "_User", let passwordHashes {

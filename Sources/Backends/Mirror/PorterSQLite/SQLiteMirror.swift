@@ -87,7 +87,8 @@ public final class SQLiteMirror: ObjectSink, Sendable {
     }
 
     /// Deletes the links of the relation that `held` no longer lists.
-    public func pruneLinks(owner className: String, field: String, targetClass: String, keeping held: [String: Set<String>]) throws(PorterError) -> PruneResult {
+    public func pruneLinks(owner className: String, field: String, targetClass: String, keeping held: [String: Set<String>]) throws(PorterError) -> PruneResult
+    {
         try connection.withLock { (mirror) throws(PorterError) in
             try mirror.pruneLinks(owner: className, field: field, targetClass: targetClass, keeping: held)
         }

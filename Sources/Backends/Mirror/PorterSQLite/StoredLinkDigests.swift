@@ -37,7 +37,7 @@ struct StoredLinkDigests {
         let seed = Self.seed
         // The owner whose rows are being read, by its hash (as owners are known everywhere here:
         // two that shared one would have their links summed together, and match neither's).
-        var hasOwner = false      // false before the first row and for a NULL owningId
+        var hasOwner = false  // false before the first row and for a NULL owningId
         var ownerHash: UInt64 = 0
         var sum: UInt64 = 0
         var valid = true

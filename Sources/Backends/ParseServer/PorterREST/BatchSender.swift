@@ -40,20 +40,27 @@ struct BatchSender {
 
     /// Sends the operations of `indices` (one batch, split further when the body is too large)
     /// until each has a result; results go to `state` at `offset + index`.
-    fileprivate func sendChunk(_ indices: [Int], of operations: [BatchOperation], phase: String, recover: Recovery?,
-                               into state: SendState, offset: Int) throws(PorterError) {
+    fileprivate func sendChunk(
+        _ indices: [Int], of operations: [BatchOperation], phase: String, recover: Recovery?,
+        into state: SendState, offset: Int
+    ) throws(PorterError) {
         try sendChunk(indices, of: operations, phase: phase, recover: recover) { index, result in state.set(offset + index, result) }
     }
 
-    private func sendChunk(_ indices: [Int], of operations: [BatchOperation], phase: String, recover: Recovery?,
-                           record: (Int, BatchResult) -> Void) throws(PorterError) {
+    private func sendChunk(
+        _ indices: [Int], of operations: [BatchOperation], phase: String, recover: Recovery?,
+        record: (Int, BatchResult) -> Void
+    ) throws(PorterError) {
         var pending = indices
         var attempt = 1
         while !pending.isEmpty {
             let requests = pending.map { index -> JSONValue in
                 let operation = operations[index]
-                return .object(JSONObject(["method": .string(operation.method), "path": .string(client.address.mountPath + operation.path),
-                                           "body": .object(operation.body)]))
+                return .object(
+                    JSONObject([
+                        "method": .string(operation.method), "path": .string(client.address.mountPath + operation.path),
+                        "body": .object(operation.body),
+                    ]))
             }
             let body = JSONValue.object(JSONObject(["requests": .array(requests)])).serializedBytes()
             if pending.count > 1 && body.count > maximumBodyBytes {

@@ -4,8 +4,10 @@ import PorterCore
 extension ParseRESTClient {
     /// ``send(_:_:query:body:phase:operations:)`` for synchronous callers on dedicated threads
     /// (see ``BlockingBridge``).
-    package func sendBlocking(_ method: String, _ path: String, query: [(String, String)] = [], body: JSONValue? = nil,
-                              phase: String, operations: Int = 1) throws(ParseRESTFailure) -> JSONValue {
+    package func sendBlocking(
+        _ method: String, _ path: String, query: [(String, String)] = [], body: JSONValue? = nil,
+        phase: String, operations: Int = 1
+    ) throws(ParseRESTFailure) -> JSONValue {
         try BlockingBridge.wait { () async throws(ParseRESTFailure) -> JSONValue in
             try await self.send(method, path, query: query, body: body, phase: phase, operations: operations)
         }
@@ -13,8 +15,10 @@ extension ParseRESTClient {
 
     /// ``send(_:_:query:bodyBytes:contentType:phase:operations:)`` for synchronous callers on
     /// dedicated threads (see ``BlockingBridge``).
-    package func sendBlocking(_ method: String, _ path: String, query: [(String, String)] = [], bodyBytes: [UInt8]?,
-                              contentType: String = "application/json", phase: String, operations: Int = 1) throws(ParseRESTFailure) -> JSONValue {
+    package func sendBlocking(
+        _ method: String, _ path: String, query: [(String, String)] = [], bodyBytes: [UInt8]?,
+        contentType: String = "application/json", phase: String, operations: Int = 1
+    ) throws(ParseRESTFailure) -> JSONValue {
         try BlockingBridge.wait { () async throws(ParseRESTFailure) -> JSONValue in
             try await self.send(method, path, query: query, bodyBytes: bodyBytes, contentType: contentType, phase: phase, operations: operations)
         }
@@ -22,8 +26,10 @@ extension ParseRESTClient {
 
     /// ``attemptOnce(_:_:query:bodyBytes:contentType:phase:operations:maintenance:)`` for
     /// synchronous callers on dedicated threads (see ``BlockingBridge``).
-    package func attemptOnceBlocking(_ method: String, _ path: String, bodyBytes: [UInt8]?, phase: String, operations: Int,
-                                     maintenance: Bool) -> Result<JSONValue, AttemptFailure> {
+    package func attemptOnceBlocking(
+        _ method: String, _ path: String, bodyBytes: [UInt8]?, phase: String, operations: Int,
+        maintenance: Bool
+    ) -> Result<JSONValue, AttemptFailure> {
         BlockingBridge.wait { () async -> Result<JSONValue, AttemptFailure> in
             await self.attemptOnce(method, path, bodyBytes: bodyBytes, phase: phase, operations: operations, maintenance: maintenance)
         }

@@ -1,10 +1,11 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import ParseModel
 import PorterCore
 import Synchronization
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// Why a request got no success answer.
 public enum ParseRESTFailure: Error, Sendable {
@@ -65,15 +66,19 @@ public final class ParseRESTClient: Sendable {
     /// Sends a request until it gets an answer (or the retries run out) and returns the JSON body.
     /// `path` is relative to the mount path (`/schemas`, `/classes/Book`); `operations` is how
     /// many operations it carries (for the request tallies).
-    public func send(_ method: String, _ path: String, query: [(String, String)] = [], body: JSONValue? = nil,
-                     phase: String, operations: Int = 1) async throws(ParseRESTFailure) -> JSONValue {
+    public func send(
+        _ method: String, _ path: String, query: [(String, String)] = [], body: JSONValue? = nil,
+        phase: String, operations: Int = 1
+    ) async throws(ParseRESTFailure) -> JSONValue {
         try await send(method, path, query: query, bodyBytes: body?.serializedBytes(), phase: phase, operations: operations)
     }
 
     /// Sends a raw body (a file upload, with its `contentType`) until it gets an answer, as
     /// ``send(_:_:query:body:phase:operations:)``.
-    public func send(_ method: String, _ path: String, query: [(String, String)] = [], bodyBytes: [UInt8]?,
-                     contentType: String = "application/json", phase: String, operations: Int = 1) async throws(ParseRESTFailure) -> JSONValue {
+    public func send(
+        _ method: String, _ path: String, query: [(String, String)] = [], bodyBytes: [UInt8]?,
+        contentType: String = "application/json", phase: String, operations: Int = 1
+    ) async throws(ParseRESTFailure) -> JSONValue {
         var attempt = 1
         while true {
             switch await attemptOnce(method, path, query: query, bodyBytes: bodyBytes, contentType: contentType, phase: phase, operations: operations) {
@@ -101,9 +106,11 @@ public final class ParseRESTClient: Sendable {
 
     /// Sends a request once, with a body already serialized; `maintenance` adds the maintenance
     /// key, which Parse Server checks before the master key.
-    public func attemptOnce(_ method: String, _ path: String, query: [(String, String)] = [], bodyBytes: [UInt8]?,
-                            contentType: String = "application/json", phase: String, operations: Int = 1,
-                            maintenance: Bool = false) async -> Result<JSONValue, AttemptFailure> {
+    public func attemptOnce(
+        _ method: String, _ path: String, query: [(String, String)] = [], bodyBytes: [UInt8]?,
+        contentType: String = "application/json", phase: String, operations: Int = 1,
+        maintenance: Bool = false
+    ) async -> Result<JSONValue, AttemptFailure> {
         if Task.isCancelled { return .failure(.final(.cancelled)) }
         count(phase: phase, operations: operations)
         let request = makeRequest(method, path, query: query, bodyBytes: bodyBytes, contentType: contentType, maintenance: maintenance)
@@ -117,7 +124,8 @@ public final class ParseRESTClient: Sendable {
             // A certificate that is not trusted stays untrusted: no point in asking again.
             if reason.hasPrefix("TLS") { return .failure(.final(.unavailable(reason))) }
             if (error as? URLError)?.code == .cannotConnectToHost && !hasAnswered {
-                return .failure(.final(.unavailable("connection refused: nothing is listening there (is the server running, and are the host and port right?)")))
+                return .failure(
+                    .final(.unavailable("connection refused: nothing is listening there (is the server running, and are the host and port right?)")))
             }
             return .failure(.retryable(reason: reason, retryAfter: nil))
         }
@@ -134,8 +142,10 @@ public final class ParseRESTClient: Sendable {
         return .failure(.final(.refused(status: http.statusCode, code: code, message: message)))
     }
 
-    private func makeRequest(_ method: String, _ path: String, query: [(String, String)], bodyBytes: [UInt8]?,
-                             contentType: String, maintenance: Bool) -> URLRequest {
+    private func makeRequest(
+        _ method: String, _ path: String, query: [(String, String)], bodyBytes: [UInt8]?,
+        contentType: String, maintenance: Bool
+    ) -> URLRequest {
         var components = URLComponents(url: address.url.appendingPathComponent(String(path.dropFirst())), resolvingAgainstBaseURL: false)!
         if !query.isEmpty { components.queryItems = query.map { URLQueryItem(name: $0.0, value: $0.1) } }
         // `+` is a space to Parse Server's query parser: it must travel encoded.

@@ -15,13 +15,17 @@ enum ParseRESTErrors {
     static func preflight(_ failure: ParseRESTFailure, address: ParseServerAddress) -> PorterError {
         switch failure {
         case .refused(403, _, let message):
-            return PorterError(.target, """
+            return PorterError(
+                .target,
+                """
                 \(address): \(message) (HTTP 403). Check the application id and the keys. Parse Server accepts the master \
                 key only from the addresses in its masterKeyIps option, which since 6.0 defaults to 127.0.0.1 and ::1: \
                 a remote import needs this machine's address added there.
                 """)
         case .refused(404, _, _):
-            return PorterError(.target, """
+            return PorterError(
+                .target,
+                """
                 \(address): not found (HTTP 404). Is the mount path right? Parse Server mounts at /parse by default \
                 (http://host:1337/parse); Back4App has none (https://parseapi.back4app.com).
                 """)

@@ -18,15 +18,20 @@ public struct ParseServerAddress: Sendable, CustomStringConvertible {
 
     /// Checks the URL and the keys. A master or maintenance key is refused over plain `http://` to
     /// anything but this machine, unless `allowInsecureHTTP`: it would cross the network readable by anyone.
-    public init(url text: String, applicationId: String?, masterKey: String?, restAPIKey: String?, maintenanceKey: String? = nil,
-                allowInsecureHTTP: Bool = false) throws(PorterError) {
+    public init(
+        url text: String, applicationId: String?, masterKey: String?, restAPIKey: String?, maintenanceKey: String? = nil,
+        allowInsecureHTTP: Bool = false
+    ) throws(PorterError) {
         // An empty key is no key.
         let masterKey = masterKey?.isEmpty == false ? masterKey : nil
         let restAPIKey = restAPIKey?.isEmpty == false ? restAPIKey : nil
         let maintenanceKey = maintenanceKey?.isEmpty == false ? maintenanceKey : nil
         guard let url = URL(string: text.hasSuffix("/") ? String(text.dropLast()) : text), let scheme = url.scheme?.lowercased(),
-              scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty else {
-            throw PorterError(.invalidRequest, "\(text): not a Parse Server URL (expected http(s)://host[:port]/mount, e.g. https://parseapi.back4app.com or http://127.0.0.1:1337/parse)")
+            scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty
+        else {
+            throw PorterError(
+                .invalidRequest,
+                "\(text): not a Parse Server URL (expected http(s)://host[:port]/mount, e.g. https://parseapi.back4app.com or http://127.0.0.1:1337/parse)")
         }
         guard let applicationId, !applicationId.isEmpty else {
             throw PorterError(.invalidRequest, "no application id: give the application id the Parse Server was started with")
@@ -35,7 +40,10 @@ public struct ParseServerAddress: Sendable, CustomStringConvertible {
             throw PorterError(.invalidRequest, "no key: give the master key (or the REST API key, which cannot create classes)")
         }
         if scheme == "http", masterKey != nil || maintenanceKey != nil, !Self.isLoopback(host), !allowInsecureHTTP {
-            throw PorterError(.invalidRequest, "\(Self.redacted(url)): refusing to send the \(masterKey != nil ? "master" : "maintenance") key over plain http to a host other than this machine; use https, or allow insecure HTTP (allowInsecureHTTP) if the network is trusted")
+            throw PorterError(
+                .invalidRequest,
+                "\(Self.redacted(url)): refusing to send the \(masterKey != nil ? "master" : "maintenance") key over plain http to a host other than this machine; use https, or allow insecure HTTP (allowInsecureHTTP) if the network is trusted"
+            )
         }
         self.url = url
         self.applicationId = applicationId

@@ -43,8 +43,9 @@ public final class RESTObjectSource: ObjectSource {
         var constraints = constraints ?? JSONObject()
         if constraints.isEmpty { constraints["objectId"] = .object(JSONObject(["$exists": .bool(true)])) }
         let path = "/classes/\(schema.className)"
-        let answer = try reader.query(path, phase: "count \(schema.className)",
-                                      JSONObject(["where": .object(constraints), "count": .integer(1), "limit": .integer(0)]))
+        let answer = try reader.query(
+            path, phase: "count \(schema.className)",
+            JSONObject(["where": .object(constraints), "count": .integer(1), "limit": .integer(0)]))
         guard case .integer(let count)? = answer["count"] else {
             throw PorterError(.target, "\(address)\(path): a count query answered without a count")
         }
@@ -52,8 +53,10 @@ public final class RESTObjectSource: ObjectSource {
     }
 
     /// Reads the class's objects matching `constraints` (all when `nil`), paged by objectId, handing each page to `page`; throws when a request fails or an object does not fit the schema.
-    public func readObjects(of schema: ClassSchema, matching constraints: JSONObject?,
-                            page: ([StoredObject]) throws(PorterError) -> Void) throws(PorterError) {
+    public func readObjects(
+        of schema: ClassSchema, matching constraints: JSONObject?,
+        page: ([StoredObject]) throws(PorterError) -> Void
+    ) throws(PorterError) {
         let fields = schema.storedFields
         try reader.pages(of: schema.className, matching: constraints, keys: nil, phase: "read \(schema.className)") { (results) throws(PorterError) in
             var objects: [StoredObject] = []
@@ -78,8 +81,9 @@ public final class RESTObjectSource: ObjectSource {
 
     /// `order=-updatedAt&limit=1`.
     public func newestUpdate(of className: String) throws(PorterError) -> ParseDate? {
-        let newest = try reader.results(of: "/classes/\(className)", phase: "read \(className)",
-                                        JSONObject(["order": .string("-updatedAt"), "limit": .integer(1), "keys": .string("objectId")]))
+        let newest = try reader.results(
+            of: "/classes/\(className)", phase: "read \(className)",
+            JSONObject(["order": .string("-updatedAt"), "limit": .integer(1), "keys": .string("objectId")]))
         guard let object = newest.first else { return nil }
         return try timestamp("updatedAt", of: object, className: className)
     }
@@ -116,8 +120,9 @@ public final class RESTObjectSource: ObjectSource {
             guard case .acl(let decoded)? = try? ParseValue(wire: wire, as: .acl) else { throw fault("ACL", wire, "not a valid ACL") }
             acl = decoded
         }
-        return StoredObject(objectId: objectId, createdAt: try timestamp("createdAt", of: object, className: className),
-                            updatedAt: try timestamp("updatedAt", of: object, className: className), acl: acl, values: values)
+        return StoredObject(
+            objectId: objectId, createdAt: try timestamp("createdAt", of: object, className: className),
+            updatedAt: try timestamp("updatedAt", of: object, className: className), acl: acl, values: values)
     }
 
     /// `createdAt` or `updatedAt`: a plain ISO string in results (Docs/ParseServer.md#values-on-the-wire).

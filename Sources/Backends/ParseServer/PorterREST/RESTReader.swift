@@ -58,12 +58,16 @@ struct RESTReader {
     /// Hands the class's objects that match `constraints` to `page`, a page at a time in
     /// objectId order: `order=objectId` with `objectId $gt` the last one seen. `keys` limits
     /// the fields read (`nil`: all of them).
-    func pages(of className: String, matching constraints: JSONObject?, keys: String?, phase: String,
-               _ page: ([JSONObject]) throws(PorterError) -> Void) throws(PorterError) {
+    func pages(
+        of className: String, matching constraints: JSONObject?, keys: String?, phase: String,
+        _ page: ([JSONObject]) throws(PorterError) -> Void
+    ) throws(PorterError) {
         var last: String?
         while true {
-            var parameters = JSONObject(["where": .object(Self.constraints(constraints, after: last)), "order": .string("objectId"),
-                                         "limit": .integer(Int64(pageSize))])
+            var parameters = JSONObject([
+                "where": .object(Self.constraints(constraints, after: last)), "order": .string("objectId"),
+                "limit": .integer(Int64(pageSize)),
+            ])
             if let keys { parameters["keys"] = .string(keys) }
             let objects = try results(of: "/classes/\(className)", phase: phase, parameters)
             try page(objects)
@@ -92,11 +96,14 @@ struct RESTReader {
     /// query (``links(owner:field:targetClass:ownerIds:phase:)``) reads the whole join table
     /// for each owner (`PostgresStorageAdapter.js`, `createTable`; `DatabaseController.js`,
     /// `relatedIds` and `owningIds`). The related objectIds, by owner; owners with none are left out.
-    func linksByTarget(owner className: String, field: String, targetClass: String, targetIds: [String], phase: String) throws(PorterError) -> [String: Set<String>] {
+    func linksByTarget(owner className: String, field: String, targetClass: String, targetIds: [String], phase: String) throws(PorterError) -> [String: Set<
+        String
+    >] {
         var links: [String: Set<String>] = [:]
-        try idQueries(targetIds, path: "/classes/\(className)", phase: phase, what: { "the \(className).\(field) links to \($0)" },
-                      where: { JSONObject([field: ParseValue.pointer(PointerRef(className: targetClass, objectId: $0)).wireJSON]) },
-                      found: { targetId, owners in for owner in owners { links[owner, default: []].insert(targetId) } })
+        try idQueries(
+            targetIds, path: "/classes/\(className)", phase: phase, what: { "the \(className).\(field) links to \($0)" },
+            where: { JSONObject([field: ParseValue.pointer(PointerRef(className: targetClass, objectId: $0)).wireJSON]) },
+            found: { targetId, owners in for owner in owners { links[owner, default: []].insert(targetId) } })
         return links
     }
 
@@ -105,26 +112,36 @@ struct RESTReader {
     /// objectId. Every owner has an entry.
     func links(owner className: String, field: String, targetClass: String, ownerIds: [String], phase: String) throws(PorterError) -> [String: Set<String>] {
         var links = Dictionary(ownerIds.map { ($0, Set<String>()) }, uniquingKeysWith: { a, _ in a })
-        try idQueries(ownerIds, path: "/classes/\(targetClass)", phase: phase, what: { "the \(className).\(field) links of \($0)" },
-                      where: { ownerId in
-                          JSONObject(["$relatedTo": .object(JSONObject([
-                              "object": ParseValue.pointer(PointerRef(className: className, objectId: ownerId)).wireJSON, "key": .string(field)]))])
-                      },
-                      found: { ownerId, related in links[ownerId, default: []].formUnion(related) })
+        try idQueries(
+            ownerIds, path: "/classes/\(targetClass)", phase: phase, what: { "the \(className).\(field) links of \($0)" },
+            where: { ownerId in
+                JSONObject([
+                    "$relatedTo": .object(
+                        JSONObject([
+                            "object": ParseValue.pointer(PointerRef(className: className, objectId: ownerId)).wireJSON, "key": .string(field),
+                        ]))
+                ])
+            },
+            found: { ownerId, related in links[ownerId, default: []].formUnion(related) })
         return links
     }
 
     /// One query of `path` per item, `where` its constraints, for the objectIds it finds: GET
     /// operations of `/batch` requests, each paged by objectId until it has given everything.
     /// Each page goes to `found` with its item; `what` names an item's query in an error.
-    private func idQueries(_ items: [String], path: String, phase: String, what: (String) -> String, where constraints: (String) -> JSONObject,
-                           found: (String, [String]) -> Void) throws(PorterError) {
+    private func idQueries(
+        _ items: [String], path: String, phase: String, what: (String) -> String, where constraints: (String) -> JSONObject,
+        found: (String, [String]) -> Void
+    ) throws(PorterError) {
         var pending = items.map { ($0, String?.none) }
         while !pending.isEmpty {
             let operations = pending.map { item, after in
-                BatchOperation(method: "GET", path: path, body: JSONObject([
-                    "where": .object(Self.constraints(constraints(item), after: after)), "keys": .string("objectId"), "order": .string("objectId"),
-                    "limit": .integer(Int64(pageSize))]))
+                BatchOperation(
+                    method: "GET", path: path,
+                    body: JSONObject([
+                        "where": .object(Self.constraints(constraints(item), after: after)), "keys": .string("objectId"), "order": .string("objectId"),
+                        "limit": .integer(Int64(pageSize)),
+                    ]))
             }
             let answers = try sender.send(operations, phase: phase)
             var next: [(String, String?)] = []

@@ -62,7 +62,8 @@ extension RESTSink {
                 if let target = serverPointer(PointerRef(className: targetClass, objectId: related))?.objectId {
                     targets.append(target)
                 } else {
-                    changes.refused.append("\(className) \(identity): the \(field) link to \(targetClass) \(related) was not sent: that object is not on the server")
+                    changes.refused.append(
+                        "\(className) \(identity): the \(field) link to \(targetClass) \(related) was not sent: that object is not on the server")
                 }
             }
             owners.append((identity, entry, targets))
@@ -75,9 +76,13 @@ extension RESTSink {
             var seen = Set<String>()
             let add = owner.targets.filter { !now.contains($0) && seen.insert($0).inserted }
             let remove = replace ? now.subtracting(owner.targets).sorted() : []
-            guard let operation = Self.relationOperation(add: add.map { PointerRef(className: targetClass, objectId: $0) },
-                                                         remove: remove.map { PointerRef(className: targetClass, objectId: $0) }) else { continue }
-            operations.append(BatchOperation(method: "PUT", path: "/classes/\(className)/\(owner.entry.serverId)", body: JSONObject([JSONMember(field, operation)])))
+            guard
+                let operation = Self.relationOperation(
+                    add: add.map { PointerRef(className: targetClass, objectId: $0) },
+                    remove: remove.map { PointerRef(className: targetClass, objectId: $0) })
+            else { continue }
+            operations.append(
+                BatchOperation(method: "PUT", path: "/classes/\(className)/\(owner.entry.serverId)", body: JSONObject([JSONMember(field, operation)])))
             pending.append((owner.entry.serverId, add, remove))
         }
         let results = try send(operations, phase: "relations \(className).\(field)")

@@ -62,15 +62,17 @@ extension RESTSink {
             let condition = JSONValue.object(JSONObject(["sha256": .object(JSONObject(["$in": .array(chunk.map(JSONValue.string))]))]))
             let answer: JSONValue
             do {
-                answer = try client.sendBlocking("GET", "/classes/\(Self.fileRecordClass)", query: [("where", condition.serialized()), ("limit", "1000")],
-                                         phase: "files")
+                answer = try client.sendBlocking(
+                    "GET", "/classes/\(Self.fileRecordClass)", query: [("where", condition.serialized()), ("limit", "1000")],
+                    phase: "files")
             } catch {
                 throw PorterError(.target, "\(client.address): cannot read \(Self.fileRecordClass): \(ParseRESTErrors.describe(error))")
             }
             guard case .array(let results)? = answer["results"] else { continue }
             for result in results {
                 guard case .string(let hash)? = result["sha256"], let json = result["file"],
-                      case .file(let file)? = try? ParseValue(wire: json) else { continue }
+                    case .file(let file)? = try? ParseValue(wire: json)
+                else { continue }
                 found[hash] = file
             }
         }
@@ -91,7 +93,9 @@ extension RESTSink {
         guard !given.isMasterKeyOnly else { return }
         let closed = ClassLevelPermissions(.object(JSONObject()))
         let open = given.differingOperations(from: closed).map { "\($0): \(given.values[$0]!.serialized())" }
-        throw PorterError(.target, """
+        throw PorterError(
+            .target,
+            """
             \(client.address): the class \(Self.fileRecordClass), where ParsePorter records the files it uploaded by content hash, \
             is open to clients (\(open.joined(separator: ", "))): anyone may have written its records, which would link imported File \
             fields to their own files, and it lists the name of every file imported. ParsePorter neither reads nor writes it. Check \
@@ -107,7 +111,8 @@ extension RESTSink {
         let permissions = JSONObject(["find", "count", "get", "create", "update", "delete", "addField"].map { JSONMember($0, closed) })
         let body = JSONObject([
             "className": .string(Self.fileRecordClass),
-            "fields": .object(JSONObject(["sha256": .object(JSONObject(["type": .string("String")])), "file": .object(JSONObject(["type": .string("File")]))])),
+            "fields": .object(
+                JSONObject(["sha256": .object(JSONObject(["type": .string("String")])), "file": .object(JSONObject(["type": .string("File")]))])),
             "classLevelPermissions": .object(permissions),
         ])
         let schema: JSONValue, createdHere: Bool

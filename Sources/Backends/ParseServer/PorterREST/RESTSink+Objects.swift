@@ -11,7 +11,8 @@ extension RESTSink {
     /// Creates the objects the server lacks, with their links in the create body; updates the
     /// changed fields and links of the others. One `/batch` phase per call.
     public func write(_ objects: [ResolvedObject], className: String, mode: WriteMode, relations: [RelationBatch]) throws(PorterError)
-        -> (outcomes: [WriteOutcome], links: [String: LinkChanges]) {
+        -> (outcomes: [WriteOutcome], links: [String: LinkChanges])
+    {
         let state = try remoteClass(className)
         var linksByOwner: [String: [(batch: Int, related: [String])]] = [:]
         for (index, batch) in relations.enumerated() {
@@ -58,8 +59,9 @@ extension RESTSink {
                 links[relations[batch].field, default: LinkChanges()].added += change.added
                 links[relations[batch].field, default: LinkChanges()].removed += change.removed
                 if let existing = plan.existing, change != LinkChanges() {
-                    linksChanged(owner: className, field: relations[batch].field, ownerId: existing.serverId, added: plan.linksToAdd(batch),
-                                 removed: plan.linksToRemove(batch))
+                    linksChanged(
+                        owner: className, field: relations[batch].field, ownerId: existing.serverId, added: plan.linksToAdd(batch),
+                        removed: plan.linksToRemove(batch))
                 }
             }
             referencesAhead += plan.ahead.map { ReferenceAhead(className: className, objectId: plan.identity, field: $0.field, target: $0.target) }
@@ -144,8 +146,10 @@ extension RESTSink {
         }
     }
 
-    private func plan(_ object: ResolvedObject, state: RemoteClass, mode: WriteMode, relations: [RelationBatch],
-                      links: [(batch: Int, related: [String])]) -> Result<ObjectPlan, PlanFailure> {
+    private func plan(
+        _ object: ResolvedObject, state: RemoteClass, mode: WriteMode, relations: [RelationBatch],
+        links: [(batch: Int, related: [String])]
+    ) -> Result<ObjectPlan, PlanFailure> {
         var values: [String: ParseValue] = [:]
         var fields: [(String, ParseValue)] = object.fields.map { ($0.name, $0.value) }
         if let acl = object.acl { fields.append(("ACL", .acl(acl))) }
@@ -174,7 +178,9 @@ extension RESTSink {
             wanted[batch] = wanted[batch] ?? []
             for id in related {
                 let target = PointerRef(className: relations[batch].targetClass, objectId: id)
-                guard let serverTarget = serverPointer(target) else { return .failure(PlanFailure(unresolved(.pointer(target), field: relations[batch].field))) }
+                guard let serverTarget = serverPointer(target) else {
+                    return .failure(PlanFailure(unresolved(.pointer(target), field: relations[batch].field)))
+                }
                 wanted[batch, default: []].append(serverTarget.objectId)
                 if isAhead(target) { ahead.append((relations[batch].field, target)) }
             }
@@ -185,9 +191,11 @@ extension RESTSink {
         } else {
             for name in state.key { lookup[name] = values[name]?.wireJSON ?? .null }
         }
-        return .success(ObjectPlan(identity: object.objectId, key: key, existing: existing, changed: changed, wantedLinks: wanted,
-                                   replaceLinks: Dictionary(uniqueKeysWithValues: relations.enumerated().map { ($0, $1.replace) }), lookup: lookup,
-                                   createdAt: object.createdAt, updatedAt: object.updatedAt, ahead: ahead))
+        return .success(
+            ObjectPlan(
+                identity: object.objectId, key: key, existing: existing, changed: changed, wantedLinks: wanted,
+                replaceLinks: Dictionary(uniqueKeysWithValues: relations.enumerated().map { ($0, $1.replace) }), lookup: lookup,
+                createdAt: object.createdAt, updatedAt: object.updatedAt, ahead: ahead))
     }
 
     struct PlanFailure: Error {
@@ -236,8 +244,9 @@ extension RESTSink {
         for (batch, relation) in relations.enumerated() {
             let owners = plans.indices.filter { plans[$0].wantedLinks[batch] != nil && plans[$0].existing.map { !$0.createdNow } == true }
             guard !owners.isEmpty else { continue }
-            let current = try currentLinks(owner: className, field: relation.field, targetClass: relation.targetClass,
-                                           ownerIds: owners.map { plans[$0].existing!.serverId })
+            let current = try currentLinks(
+                owner: className, field: relation.field, targetClass: relation.targetClass,
+                ownerIds: owners.map { plans[$0].existing!.serverId })
             for index in owners { plans[index].currentLinks[batch] = current[plans[index].existing!.serverId] ?? [] }
         }
     }
@@ -287,8 +296,11 @@ extension RESTSink {
             var byKey: [KeyHash: Int] = [:]
             for index in wanted {
                 let lookup = lookups[index]!
-                let serverKey = RemoteClass.serverKey(className: className, key: key, { name in
-                    lookup[name].flatMap { try? ParseValue(wire: $0, as: types[name]) } }, serverId: key.isEmpty ? Self.text(lookup["objectId"]) : nil)
+                let serverKey = RemoteClass.serverKey(
+                    className: className, key: key,
+                    { name in
+                        lookup[name].flatMap { try? ParseValue(wire: $0, as: types[name]) }
+                    }, serverId: key.isEmpty ? Self.text(lookup["objectId"]) : nil)
                 if let serverKey { byKey[serverKey] = index }
             }
             var found: [Int: JSONValue] = [:]
@@ -304,8 +316,11 @@ extension RESTSink {
                 guard case .array(let items)? = json["results"] else { continue }
                 for case .object(let object) in items {
                     guard let serverId = Self.text(object["objectId"]) else { continue }
-                    let serverKey = RemoteClass.serverKey(className: className, key: key, { name in
-                        object[name].flatMap { try? ParseValue(wire: $0, as: types[name]) } }, serverId: serverId)
+                    let serverKey = RemoteClass.serverKey(
+                        className: className, key: key,
+                        { name in
+                            object[name].flatMap { try? ParseValue(wire: $0, as: types[name]) }
+                        }, serverId: serverId)
                     if let serverKey, let index = byKey[serverKey] {
                         found[index] = .object(JSONObject(["objectId": .string(serverId)]))
                     }

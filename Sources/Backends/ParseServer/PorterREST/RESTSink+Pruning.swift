@@ -10,12 +10,14 @@ extension RESTSink {
     public func prune(_ className: String, keeping held: HeldObjects) throws(PorterError) -> PruneResult {
         let state = try remoteClass(className)
         if !state.key.isEmpty, let schema = declared[className],
-           state.key.contains(where: { name in schema.field(named: name)?.type.targetClass != nil }) {
+            state.key.contains(where: { name in schema.field(named: name)?.type.targetClass != nil })
+        {
             // The loader's key holds the pointed-at object's key, the server's its objectId:
             // an object whose row was rejected (and so never sent) cannot be matched by key.
             let unmatched = held.objectIds.filter { state[$0] == nil }.count
             if unmatched > 0 {
-                return PruneResult(skipped: "\(unmatched) of its rows were not written and its key includes a pointer, so they cannot be matched to the server's objects")
+                return PruneResult(
+                    skipped: "\(unmatched) of its rows were not written and its key includes a pointer, so they cannot be matched to the server's objects")
             }
         }
         let keys = state.key.isEmpty ? Set(held.objectIds.map { KeyHash(className: className, key: $0) }) : held.keyHashes
@@ -30,7 +32,8 @@ extension RESTSink {
     }
 
     /// Removes the links of the owner class's relation `field` that `held` (related objectIds by owner objectId) does not list.
-    public func pruneLinks(owner className: String, field: String, targetClass: String, keeping held: [String: Set<String>]) throws(PorterError) -> PruneResult {
+    public func pruneLinks(owner className: String, field: String, targetClass: String, keeping held: [String: Set<String>]) throws(PorterError) -> PruneResult
+    {
         let owners = try remoteClass(className)
         // Objects this import created carry only the links the join file lists.
         let ownerIds = owners.existingEntries.map(\.serverId)
@@ -48,8 +51,9 @@ extension RESTSink {
         let count = stale.map(\.related.count).reduce(0, +)
         guard count > 0 else { return PruneResult() }
         for (owner, related) in stale { for id in related { prunedLinks.insert("\(className).\(field)|\(owner)|\(id)") } }
-        try check(try send(removals(stale, className: className, field: field, targetClass: targetClass), phase: "prune \(className).\(field)"),
-                  what: "remove \(className).\(field) links")
+        try check(
+            try send(removals(stale, className: className, field: field, targetClass: targetClass), phase: "prune \(className).\(field)"),
+            what: "remove \(className).\(field) links")
         for (owner, related) in stale { linksChanged(owner: className, field: field, ownerId: owner, added: [], removed: related) }
         let ownerLabels = labels(className), targetLabels = labels(targetClass)
         let first = stale.flatMap { owner, related in related.map { "\(ownerLabels[owner] ?? owner) → \(targetLabels[$0] ?? $0)" } }
@@ -63,20 +67,25 @@ extension RESTSink {
         for schema in declared.values.sorted(by: { $0.className < $1.className }) {
             for field in schema.fields {
                 guard case .relation(let targetClass) = field.type, schema.className == className || targetClass == className else { continue }
-                let owners = schema.className == className && targetClass != className
+                let owners =
+                    schema.className == className && targetClass != className
                     ? Array(gone) : try remoteClass(schema.className).existingEntries.map(\.serverId)
                 let current = try currentLinks(owner: schema.className, field: field.name, targetClass: targetClass, ownerIds: owners.sorted())
                 var stale: [(owner: String, related: [String])] = []
                 let relation = "\(schema.className).\(field.name)"
                 for (owner, related) in current {
-                    let remove = (gone.contains(owner) && schema.className == className ? related.sorted()
+                    let remove =
+                        (gone.contains(owner) && schema.className == className
+                        ? related.sorted()
                         : targetClass == className ? related.filter(gone.contains).sorted() : [])
                         .filter { !prunedLinks.contains("\(relation)|\(owner)|\($0)") }
                     if !remove.isEmpty { stale.append((owner, remove)) }
                 }
                 guard !stale.isEmpty else { continue }
-                try check(try send(removals(stale, className: schema.className, field: field.name, targetClass: targetClass),
-                                   phase: "prune \(relation)"), what: "remove \(relation) links")
+                try check(
+                    try send(
+                        removals(stale, className: schema.className, field: field.name, targetClass: targetClass),
+                        phase: "prune \(relation)"), what: "remove \(relation) links")
                 for (owner, related) in stale {
                     for id in related { prunedLinks.insert("\(relation)|\(owner)|\(id)") }
                     linksChanged(owner: schema.className, field: field.name, ownerId: owner, added: [], removed: related)

@@ -17,7 +17,9 @@ extension RESTSink {
             }
         }
         let names = patched.map(\.name)
-        throw PorterError(.target, """
+        throw PorterError(
+            .target,
+            """
             \(client.address): \(Self.list(cycle)) \(cycle.count == 1 ? "is a required pointer" : "are required pointers") in a cycle. \
             This server assigns its own objectIds, so \(Self.list(names)) could only be set after the objects \
             \(names.count == 1 ? "it points" : "they point") to exist, and Parse Server refuses to create an object without a \

@@ -37,18 +37,21 @@ extension RESTSink {
     public var notes: [String] {
         var notes: [String] = []
         if timestamps.notKept > 0 {
-            notes.append("timestamps not kept: \(timestamps.notKept) created objects got the server's createdAt/updatedAt instead of the source's "
-                + "(Parse Server keeps them only on a create with its maintenance key)")
+            notes.append(
+                "timestamps not kept: \(timestamps.notKept) created objects got the server's createdAt/updatedAt instead of the source's "
+                    + "(Parse Server keeps them only on a create with its maintenance key)")
         }
         if !timestamps.updated.isEmpty {
-            notes.append("\(timestamps.updated.count) objects got a new updatedAt from an update (changed fields, relation links from join files, "
-                + "cyclic pointers): Parse Server sets one on every update")
+            notes.append(
+                "\(timestamps.updated.count) objects got a new updatedAt from an update (changed fields, relation links from join files, "
+                    + "cyclic pointers): Parse Server sets one on every update")
         }
         if !danglingAhead.isEmpty {
             let first = danglingAhead.prefix(10).map { "\($0.className) \($0.objectId).\($0.field) → \($0.target.className) \($0.target.objectId)" }
-            notes.append("\(danglingAhead.count) references were written before their object, which the server then refused, so they name "
-                + "nothing (a run after the refused objects are fixed sets them right; until then it refuses these objects): "
-                + first.joined(separator: ", ") + (danglingAhead.count > first.count ? ", …" : ""))
+            notes.append(
+                "\(danglingAhead.count) references were written before their object, which the server then refused, so they name "
+                    + "nothing (a run after the refused objects are fixed sets them right; until then it refuses these objects): "
+                    + first.joined(separator: ", ") + (danglingAhead.count > first.count ? ", …" : ""))
         }
         return notes
     }

@@ -155,7 +155,9 @@ public final class RESTSink: ObjectSink {
     private func refuseKeylessClasses(_ schemas: [ClassSchema]) throws(PorterError) {
         let keyless = schemas.map(\.className).filter { naturalKeys[$0]?.isEmpty ?? true }
         guard !keyless.isEmpty else { return }
-        throw PorterError(.target, """
+        throw PorterError(
+            .target,
+            """
             \(client.address): \(keyless.joined(separator: ", ")) \(keyless.count == 1 ? "has" : "have") no natural key, so \
             objects are identified by their objectId, but this server does not accept custom objectIds. Start Parse Server \
             with allowCustomObjectId: true, or give the class a key in the manifest.
@@ -170,8 +172,11 @@ public final class RESTSink: ObjectSink {
         for schema in schemas {
             if let current = existing[schema.className] {
                 let missing = schema.ownFields.filter { current.field(named: $0.name) == nil }
-                let body = JSONValue.object(JSONObject(["className": .string(schema.className),
-                                                        "fields": ClassSchema(className: schema.className, fields: missing).fieldsJSON]))
+                let body = JSONValue.object(
+                    JSONObject([
+                        "className": .string(schema.className),
+                        "fields": ClassSchema(className: schema.className, fields: missing).fieldsJSON,
+                    ]))
                 if !missing.isEmpty { requests.append(("PUT", schema.className, missing, body)) }
             } else {
                 // A new class gets its class-level permissions and indexes, as `schema push` creates it.
@@ -189,7 +194,10 @@ public final class RESTSink: ObjectSink {
             } catch {
                 // A retried request whose first attempt took effect is refused as already done.
                 if try hasFields(request.fields, className: request.className) { continue }
-                throw PorterError(.target, "\(client.address): cannot \(request.method == "POST" ? "create class" : "add fields to") \(request.className): \(ParseRESTErrors.describe(error))")
+                throw PorterError(
+                    .target,
+                    "\(client.address): cannot \(request.method == "POST" ? "create class" : "add fields to") \(request.className): \(ParseRESTErrors.describe(error))"
+                )
             }
         }
     }
@@ -208,7 +216,9 @@ public final class RESTSink: ObjectSink {
             }
         }
         guard missing.isEmpty else {
-            throw PorterError(.target, """
+            throw PorterError(
+                .target,
+                """
                 \(client.address): \(missing.joined(separator: ", ")) \(missing.count == 1 ? "does" : "do") not exist on the server, and \
                 without the master key ParsePorter cannot create classes (or check fields and their types). Create them in Parse \
                 Dashboard, or set PARSE_MASTER_KEY.
@@ -235,8 +245,11 @@ public final class RESTSink: ObjectSink {
         let names = declared.keys.sorted()
         guard let className = names.first(where: existing.contains) ?? names.first else { return false }
         let probe = "parsePorterProbe"
-        let body = JSONValue.object(JSONObject(["objectId": .string(""), "id": .string(probe),
-                                                probe: .object(JSONObject(["__type": .string("ParsePorterProbe")]))]))
+        let body = JSONValue.object(
+            JSONObject([
+                "objectId": .string(""), "id": .string(probe),
+                probe: .object(JSONObject(["__type": .string("ParsePorterProbe")])),
+            ]))
         do throws(ParseRESTFailure) {
             _ = try client.sendBlocking("POST", "/classes/\(className)", body: body, phase: "preflight")
         } catch .refused(_, .missingObjectId?, _) {

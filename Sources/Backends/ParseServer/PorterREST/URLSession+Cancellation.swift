@@ -1,8 +1,9 @@
 import Foundation
+import Synchronization
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
 
 extension URLSession {
     /// Sends `request` and returns the body and response, like `data(for:)`; cancelling the

@@ -26,9 +26,11 @@ enum PostgresColumnText {
             // Parse Server stores a point out of range (latitude 100): kept, as it reads it back.
             return .geoPoint(try GeoPoint(storedLatitude: point.y, longitude: point.x))
         case .polygon:
-            return .polygon(try ParsePolygon(coordinates: points(text).map { (point) throws(ParseValueError) in
-                try GeoPoint(storedLatitude: point.y, longitude: point.x)
-            }))
+            return .polygon(
+                try ParsePolygon(
+                    coordinates: points(text).map { (point) throws(ParseValueError) in
+                        try GeoPoint(storedLatitude: point.y, longitude: point.x)
+                    }))
         case .object, .array, .bytes, .acl:
             let json: JSONValue
             do { json = try JSONParser.parse(text) } catch { throw ParseValueError("not JSON: \(error)") }

@@ -36,7 +36,8 @@ package enum PostgresIdentifiers {
 
     /// The field's column (or a Relation's join table) when its name is too long.
     package static func longName(of field: SchemaField, in className: String) -> RefusedName? {
-        let refused = field.type.isRelation
+        let refused =
+            field.type.isRelation
             ? refusal(PostgresLayout.joinTable(owner: className, field: field.name), "join table", "give the field or the class a shorter name")
             : PostgresLayout.columnType(field.type) == nil ? nil : refusal(field.name, "column", "give the field a shorter name")
         return refused.map { RefusedName(className: className, field: field.name, reason: $0) }

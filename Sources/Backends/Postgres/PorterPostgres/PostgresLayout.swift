@@ -6,7 +6,8 @@ import ParseModel
 /// Server makes on `_User` and `_Role`.
 package enum PostgresLayout {
     /// `_ensureSchemaCollectionExists`: the table of class schemas.
-    static let schemaTableSQL = #"CREATE TABLE IF NOT EXISTS "_SCHEMA" ("className" varChar(120), "schema" jsonb, "isParseClass" bool, PRIMARY KEY ("className"))"#
+    static let schemaTableSQL =
+        #"CREATE TABLE IF NOT EXISTS "_SCHEMA" ("className" varChar(120), "schema" jsonb, "isParseClass" bool, PRIMARY KEY ("className"))"#
 
     /// Columns every class has besides its fields: ACLs become `_rperm`/`_wperm` arrays
     /// (`DatabaseController.js` `transformObjectACL`), `ACL` itself has no column.
@@ -70,15 +71,19 @@ package enum PostgresLayout {
     /// `objectId` (the primary key), the timestamps, the ACL arrays, the fields, and for
     /// `_User` the hash and the columns Parse Server keeps for e-mail and lock-out bookkeeping.
     static func columns(of schema: ClassSchema) -> [(name: String, type: String)] {
-        var columns: [(String, String)] = [("objectId", "text"), ("createdAt", "timestamp with time zone"),
-                                            ("updatedAt", "timestamp with time zone"), ("_rperm", "text[]"), ("_wperm", "text[]")]
+        var columns: [(String, String)] = [
+            ("objectId", "text"), ("createdAt", "timestamp with time zone"),
+            ("updatedAt", "timestamp with time zone"), ("_rperm", "text[]"), ("_wperm", "text[]"),
+        ]
         for field in fields(of: schema) { if let type = columnType(field.type) { columns.append((field.name, type)) } }
         if schema.className == "_User" {
-            columns += [(passwordHashColumn, "text"), ("_email_verify_token_expires_at", "timestamp with time zone"),
-                        ("_email_verify_token", "text"), ("_account_lockout_expires_at", "timestamp with time zone"),
-                        ("_failed_login_count", "double precision"), ("_perishable_token", "text"),
-                        ("_perishable_token_expires_at", "timestamp with time zone"), ("_password_changed_at", "timestamp with time zone"),
-                        ("_password_history", "jsonb")]
+            columns += [
+                (passwordHashColumn, "text"), ("_email_verify_token_expires_at", "timestamp with time zone"),
+                ("_email_verify_token", "text"), ("_account_lockout_expires_at", "timestamp with time zone"),
+                ("_failed_login_count", "double precision"), ("_perishable_token", "text"),
+                ("_perishable_token_expires_at", "timestamp with time zone"), ("_password_changed_at", "timestamp with time zone"),
+                ("_password_history", "jsonb"),
+            ]
         }
         return columns
     }

@@ -47,11 +47,13 @@ package struct PostgresObjectEdits {
         for link in change.links {
             let table = quoted(PostgresLayout.joinTable(owner: className, field: link.field))
             if !link.remove.isEmpty {
-                try connection.execute(#"DELETE FROM \#(table) WHERE "owningId" = $1 AND "relatedId" = ANY($2::text[])"#,
-                                       [objectId, ParseACL.textArray(link.remove)])
+                try connection.execute(
+                    #"DELETE FROM \#(table) WHERE "owningId" = $1 AND "relatedId" = ANY($2::text[])"#,
+                    [objectId, ParseACL.textArray(link.remove)])
             }
             if !link.add.isEmpty {
-                try connection.execute(#"""
+                try connection.execute(
+                    #"""
                     INSERT INTO \#(table) ("relatedId", "owningId") SELECT DISTINCT unnest($2::text[]), $1 ON CONFLICT DO NOTHING
                     """#, [objectId, ParseACL.textArray(link.add)])
             }

@@ -24,8 +24,9 @@ package struct PostgresSchemas {
     /// is no `_SCHEMA` table yet.
     private func storedSchemas(_ className: String? = nil) throws(PorterError) -> [(className: String, json: JSONValue)] {
         guard try tableExists("_SCHEMA") else { return [] }
-        let rows = try connection.execute(#"SELECT "className", "schema"::text FROM "_SCHEMA" WHERE $1::text IS NULL OR "className" = $1 ORDER BY "className""#,
-                                          [className])
+        let rows = try connection.execute(
+            #"SELECT "className", "schema"::text FROM "_SCHEMA" WHERE $1::text IS NULL OR "className" = $1 ORDER BY "className""#,
+            [className])
         return try rows.map { (row) throws(PorterError) in
             guard let text = row[1], let json = try? JSONParser.parse(text) else {
                 throw PorterError(.target, "\(connection.shownURL): the _SCHEMA row of \(row[0] ?? "?") is not a class schema Parse Server wrote")
@@ -36,7 +37,8 @@ package struct PostgresSchemas {
 
     private func classSchema(_ stored: (className: String, json: JSONValue)) throws(PorterError) -> ClassSchema {
         do { return try PostgresLayout.classSchema(stored.json) } catch {
-            throw PorterError(.target, "\(connection.shownURL): the _SCHEMA row of \(stored.className) is not a class schema Parse Server wrote: \(error.message)")
+            throw PorterError(
+                .target, "\(connection.shownURL): the _SCHEMA row of \(stored.className) is not a class schema Parse Server wrote: \(error.message)")
         }
     }
 
@@ -57,7 +59,8 @@ package struct PostgresSchemas {
     /// the index is made of. `_SCHEMA` keeps `indexes` as `jsonb`, which orders an object's keys
     /// its own way (shorter first), so a compound index's key order is only in the index itself.
     private func indexColumns(of className: String?) throws(PorterError) -> [String: [String: [String]]] {
-        let rows = try connection.execute("""
+        let rows = try connection.execute(
+            """
             SELECT t.relname, i.relname, a.attname FROM pg_index x
             JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid
             CROSS JOIN LATERAL unnest(x.indkey::int2[]) WITH ORDINALITY AS k(attnum, position)
@@ -83,7 +86,8 @@ package struct PostgresSchemas {
                 ordered.members.append(index)
                 continue
             }
-            let byColumn = Dictionary(keys.members.map { ($0.key.hasPrefix("_p_") ? String($0.key.dropFirst(3)) : $0.key, $0) }, uniquingKeysWith: { first, _ in first })
+            let byColumn = Dictionary(
+                keys.members.map { ($0.key.hasPrefix("_p_") ? String($0.key.dropFirst(3)) : $0.key, $0) }, uniquingKeysWith: { first, _ in first })
             let inOrder = real.compactMap { byColumn[$0] }
             ordered.members.append(inOrder.count == keys.members.count ? JSONMember(index.key, .object(JSONObject(inOrder))) : index)
         }
@@ -120,8 +124,9 @@ package struct PostgresSchemas {
             try createIndexes(indexes.members, on: schema.className)
             recorded.indexes = .object(Self.withIdIndex(indexes))
         }
-        try connection.execute(#"INSERT INTO "_SCHEMA" ("className", "schema", "isParseClass") VALUES ($1, $2::jsonb, true)"#,
-                               [schema.className, PostgresLayout.schemaJSON(recorded).serialized()])
+        try connection.execute(
+            #"INSERT INTO "_SCHEMA" ("className", "schema", "isParseClass") VALUES ($1, $2::jsonb, true)"#,
+            [schema.className, PostgresLayout.schemaJSON(recorded).serialized()])
         return created
     }
 
@@ -136,8 +141,9 @@ package struct PostgresSchemas {
         } else if field.type.isRelation {
             created = try createJoinTable(owner: className, field: field.name, keyed: keyed)
         }
-        try connection.execute(#"UPDATE "_SCHEMA" SET "schema" = jsonb_set("schema", ARRAY['fields', $2], $3::jsonb) WHERE "className" = $1"#,
-                               [className, field.name, field.specJSON.serialized()])
+        try connection.execute(
+            #"UPDATE "_SCHEMA" SET "schema" = jsonb_set("schema", ARRAY['fields', $2], $3::jsonb) WHERE "className" = $1"#,
+            [className, field.name, field.specJSON.serialized()])
         return created
     }
 
@@ -206,8 +212,10 @@ package struct PostgresSchemas {
         for index in indexes {
             let owner = try connection.execute("SELECT tablename FROM pg_indexes WHERE indexname = $1", [index.key]).first?.first ?? nil
             if let owner, owner != className {
-                throw PorterError(.invalidData, "Index \(index.key) cannot be added to \(className): the index of \(owner) has this name, and PostgreSQL index names are unique in the database",
-                                  underlying: ParseError(.invalidQuery, "Index \(index.key) exists on \(owner), cannot add it to \(className)."))
+                throw PorterError(
+                    .invalidData,
+                    "Index \(index.key) cannot be added to \(className): the index of \(owner) has this name, and PostgreSQL index names are unique in the database",
+                    underlying: ParseError(.invalidQuery, "Index \(index.key) exists on \(owner), cannot add it to \(className)."))
             }
             let columns = Self.object(index.value).members.map { $0.key.hasPrefix("_p_") ? String($0.key.dropFirst(3)) : $0.key }
             try connection.execute("CREATE INDEX IF NOT EXISTS \(quoted(index.key)) ON \(quoted(className)) (\(columns.map(quoted).joined(separator: ", ")))")

@@ -40,8 +40,10 @@ public final class PostgresSource: ObjectSource {
     }
 
     /// The class's objects that match `constraints`, `pageSize` per page, in objectId order.
-    public func readObjects(of schema: ClassSchema, matching constraints: JSONObject?,
-                            page: ([StoredObject]) throws(PorterError) -> Void) throws(PorterError) {
+    public func readObjects(
+        of schema: ClassSchema, matching constraints: JSONObject?,
+        page: ([StoredObject]) throws(PorterError) -> Void
+    ) throws(PorterError) {
         try dropLinkCopies()
         var after = ""
         while true {
@@ -58,8 +60,11 @@ public final class PostgresSource: ObjectSource {
         let condition = try PostgresWhere(constraints, schema: schema, firstParameter: 2)
         guard try writer.tableExists(schema.className) else { return [] }
         let fields = schema.storedFields
-        let columns = [#""objectId""#, PostgresColumnText.dateSQL(#""createdAt""#), PostgresColumnText.dateSQL(#""updatedAt""#),
-                       #""_rperm"::text"#, #""_wperm"::text"#]
+        let columns =
+            [
+                #""objectId""#, PostgresColumnText.dateSQL(#""createdAt""#), PostgresColumnText.dateSQL(#""updatedAt""#),
+                #""_rperm"::text"#, #""_wperm"::text"#,
+            ]
             + fields.map { $0.type == .date ? PostgresColumnText.dateSQL(quoted($0.name)) : quoted($0.name) + "::text" }
         let sql = """
             SELECT \(columns.joined(separator: ", ")) FROM \(quoted(schema.className))
@@ -75,8 +80,9 @@ public final class PostgresSource: ObjectSource {
                     throw PorterError(.target, "\(location): \(schema.className) \(objectId): \(field.name): \(error.message)")
                 }
             }
-            return StoredObject(objectId: objectId, createdAt: row[1].flatMap(ParseDate.init(iso:)), updatedAt: row[2].flatMap(ParseDate.init(iso:)),
-                                acl: PostgresColumnText.acl(read: row[3], write: row[4]), values: values)
+            return StoredObject(
+                objectId: objectId, createdAt: row[1].flatMap(ParseDate.init(iso:)), updatedAt: row[2].flatMap(ParseDate.init(iso:)),
+                acl: PostgresColumnText.acl(read: row[3], write: row[4]), values: values)
         }
     }
 
@@ -96,8 +102,10 @@ public final class PostgresSource: ObjectSource {
     /// Every link of the field's `_Join` table, a page at a time in the order of its primary key
     /// (`relatedId`, `owningId`), which is how it is read without a sort: links whose owner no
     /// longer exists included, as the table holds them (Parse keeps them when it deletes an object).
-    public func readLinks(owner className: String, field: String, targetClass: String,
-                          page: ([RelationLink]) throws(PorterError) -> Void) throws(PorterError) {
+    public func readLinks(
+        owner className: String, field: String, targetClass: String,
+        page: ([RelationLink]) throws(PorterError) -> Void
+    ) throws(PorterError) {
         let table = PostgresLayout.joinTable(owner: className, field: field)
         guard try writer.tableExists(table) else { return }
         let sql = """
@@ -123,7 +131,8 @@ public final class PostgresSource: ObjectSource {
     public func links(owner className: String, field: String, targetClass: String, ownerIds: [String]) throws(PorterError) -> [RelationLink] {
         let table = PostgresLayout.joinTable(owner: className, field: field)
         guard !ownerIds.isEmpty, try writer.tableExists(table) else { return [] }
-        let rows = try writer.database().execute("""
+        let rows = try writer.database().execute(
+            """
             SELECT "owningId", "relatedId" FROM \(try linksByOwner(of: table)) WHERE "owningId" = ANY($1::text[]) ORDER BY "owningId", "relatedId"
             """, [ParseACL.textArray(ownerIds)])
         return rows.map { RelationLink(owningId: $0[0] ?? "", relatedId: $0[1] ?? "") }
@@ -153,7 +162,7 @@ public final class PostgresSource: ObjectSource {
             try db.execute("ANALYZE pg_temp.\(copy)")
             copies[table] = copy
             return copy
-        } catch where ["25006", "42501"].contains(error.postgresError?.sqlState) {
+        } catch  where ["25006", "42501"].contains(error.postgresError?.sqlState) {
             copiesRefused = true
             return quoted(table)
         }
@@ -172,7 +181,8 @@ public final class PostgresSource: ObjectSource {
     /// export in the MongoDB layout carries them on).
     public func passwordHashes(ofUsers userIds: [String]) throws(PorterError) -> [String: String] {
         guard !userIds.isEmpty, try writer.tableExists("_User") else { return [:] }
-        let rows = try writer.database().execute("""
+        let rows = try writer.database().execute(
+            """
             SELECT "objectId", "\(PostgresLayout.passwordHashColumn)" FROM "_User"
             WHERE "objectId" = ANY($1::text[]) AND "\(PostgresLayout.passwordHashColumn)" IS NOT NULL
             """, [ParseACL.textArray(userIds)])

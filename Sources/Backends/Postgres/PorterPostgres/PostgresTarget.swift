@@ -78,7 +78,9 @@ public final class PostgresTarget: ObjectSink, Sendable {
     /// Server's files adapter.
     public func store(_ files: [LocalFile]) throws(PorterError) -> [String: ParseFile] {
         guard files.isEmpty else {
-            throw PorterError(.target, "\(shownURL): a PostgreSQL target stores no files (\(files.count) to upload): upload them to the Parse Server, or import into a mirror")
+            throw PorterError(
+                .target, "\(shownURL): a PostgreSQL target stores no files (\(files.count) to upload): upload them to the Parse Server, or import into a mirror"
+            )
         }
         return [:]
     }
@@ -91,7 +93,9 @@ public final class PostgresTarget: ObjectSink, Sendable {
     /// Stages links for the field's `_Join` table, written by ``flush()``; with `replace`, each
     /// owner keeps only the given ones. The changes are counted by ``flush()``.
     public func link(owner className: String, field: String, targetClass: String, _ links: [RelationLinks], replace: Bool) throws(PorterError) -> LinkChanges {
-        try connection.withLock { (writer) throws(PorterError) in try writer.link(owner: className, field: field, targetClass: targetClass, links, replace: replace) }
+        try connection.withLock { (writer) throws(PorterError) in
+            try writer.link(owner: className, field: field, targetClass: targetClass, links, replace: replace)
+        }
         return LinkChanges()
     }
 
@@ -107,7 +111,8 @@ public final class PostgresTarget: ObjectSink, Sendable {
     }
 
     /// Deletes the links of the relation that `held` no longer lists.
-    public func pruneLinks(owner className: String, field: String, targetClass: String, keeping held: [String: Set<String>]) throws(PorterError) -> PruneResult {
+    public func pruneLinks(owner className: String, field: String, targetClass: String, keeping held: [String: Set<String>]) throws(PorterError) -> PruneResult
+    {
         try connection.withLock { (writer) throws(PorterError) in
             try writer.pruneLinks(owner: className, field: field, targetClass: targetClass, keeping: held)
         }

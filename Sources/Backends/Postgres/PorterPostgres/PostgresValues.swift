@@ -43,13 +43,14 @@ extension ParseACL {
 
     /// A `text[]` literal: `{"*","role:Staff"}`, each element quoted, `"` and `\` escaped.
     static func textArray(_ items: [String]) -> String {
-        "{" + items.map { item in
-            var escaped = "\""
-            for character in item {
-                if character == "\"" || character == "\\" { escaped.append("\\") }
-                escaped.append(character)
-            }
-            return escaped + "\""
-        }.joined(separator: ",") + "}"
+        "{"
+            + items.map { item in
+                var escaped = "\""
+                for character in item {
+                    if character == "\"" || character == "\\" { escaped.append("\\") }
+                    escaped.append(character)
+                }
+                return escaped + "\""
+            }.joined(separator: ",") + "}"
     }
 }

@@ -76,7 +76,9 @@ struct PostgresWhere {
                 guard case .bool(let exists) = operand else { throw Self.refusal("\(key): $exists takes true or false") }
                 parts.append("\(column.sql) IS \(exists ? "NOT " : "")NULL")
             default:
-                throw Self.refusal("\(key): \(name) is not supported when reading a PostgreSQL database (supported: $eq, $ne, $lt, $lte, $gt, $gte, $in, $nin, $exists, $and, $or, $relatedTo)")
+                throw Self.refusal(
+                    "\(key): \(name) is not supported when reading a PostgreSQL database (supported: $eq, $ne, $lt, $lte, $gt, $gte, $in, $nin, $exists, $and, $or, $relatedTo)"
+                )
             }
         }
         return "(" + parts.joined(separator: " AND ") + ")"
@@ -86,7 +88,8 @@ struct PostgresWhere {
     /// links to in `_Join:<key>:<owner's class>`.
     private mutating func relatedTo(_ value: JSONValue) throws(PorterError) -> String {
         guard case .string(let field)? = value["key"], let owner = value["object"],
-              case .pointer(let pointer)? = try? ParseValue(wire: owner) else {
+            case .pointer(let pointer)? = try? ParseValue(wire: owner)
+        else {
             throw Self.refusal(#"$relatedTo takes {"object": a Pointer, "key": a Relation field}"#)
         }
         parameters.append(pointer.objectId)

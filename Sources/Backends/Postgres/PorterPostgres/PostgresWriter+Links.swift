@@ -82,13 +82,15 @@ extension PostgresWriter {
             }
             var change = LinkChanges()
             if let owners = stage.owners {
-                change.removed = try db.changes("""
+                change.removed = try db.changes(
+                    """
                     DELETE FROM \(quoted(table)) j USING (SELECT DISTINCT "owningId" FROM \(quoted(owners))) o WHERE j."owningId" = o."owningId"
                     AND NOT EXISTS (SELECT 1 FROM \(quoted(stage.links)) s WHERE s."owningId" = j."owningId" AND s."relatedId" = j."relatedId")
                     """)
                 try db.execute("DROP TABLE \(quoted(owners))")
             }
-            change.added = try db.changes("""
+            change.added = try db.changes(
+                """
                 INSERT INTO \(quoted(table)) ("owningId", "relatedId") SELECT DISTINCT "owningId", "relatedId" FROM \(quoted(stage.links)) ON CONFLICT DO NOTHING
                 """)
             try db.execute("DROP TABLE \(quoted(stage.links))")
@@ -102,8 +104,10 @@ extension PostgresWriter {
     /// The links of the owners whose stored links are not exactly these (``StoredLinkSets``, read
     /// at the table's first links); an owner left out earlier and given again gets its stored
     /// links staged back, so that what it keeps is what both list.
-    private func unstoredLinks(_ links: [RelationLinks], table: String, owner className: String, targetClass: String,
-                               replacing stage: LinkStage) throws(PorterError) -> [RelationLinks] {
+    private func unstoredLinks(
+        _ links: [RelationLinks], table: String, owner className: String, targetClass: String,
+        replacing stage: LinkStage
+    ) throws(PorterError) -> [RelationLinks] {
         let db = try database()
         // Taken out while it changes, so that its dictionaries are not copied (copy on write).
         var sets: StoredLinkSets
@@ -120,7 +124,8 @@ extension PostgresWriter {
         }
         linkSets[table] = sets
         if stage.owners != nil && !restaged.isEmpty {
-            try db.execute("""
+            try db.execute(
+                """
                 INSERT INTO \(quoted(stage.links)) ("owningId", "relatedId") SELECT "owningId", "relatedId" FROM \(quoted(table)) WHERE "owningId" = ANY($1::text[])
                 """, [ParseACL.textArray(restaged)])
         }
@@ -160,7 +165,8 @@ extension PostgresWriter {
             guard error.postgresError?.isUniqueViolation == true else { throw error }
         }
         try db.execute("ROLLBACK TO SAVEPOINT porter_join_key")
-        let repeats = try db.changes("""
+        let repeats = try db.changes(
+            """
             DELETE FROM \(quoted(table)) a USING \(quoted(table)) b
             WHERE a.ctid > b.ctid AND a."owningId" = b."owningId" AND a."relatedId" = b."relatedId"
             """)

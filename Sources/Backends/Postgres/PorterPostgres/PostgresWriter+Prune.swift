@@ -21,7 +21,8 @@ extension PostgresWriter {
             try db.execute("CREATE TEMP TABLE \(quoted(Self.goneObjects)) (\"objectId\" text PRIMARY KEY) ON COMMIT DROP")
         }
         try db.execute("TRUNCATE \(quoted(Self.goneObjects))")
-        let found = try db.changes("""
+        let found = try db.changes(
+            """
             INSERT INTO \(quoted(Self.goneObjects)) SELECT "objectId" FROM \(table) t
             WHERE NOT EXISTS (SELECT 1 FROM \(quoted(Self.keptObjects)) k WHERE k."objectId" = t."objectId")
             """)
@@ -61,8 +62,9 @@ extension PostgresWriter {
         guard try tableExists(join) else { return PruneResult() }
         try addPrimaryKey(join)
         let db = try database()
-        try stage(Self.keptLinks, columns: ["owningId", "relatedId"], key: ["owningId", "relatedId"],
-                  rows: Array(Set(held.flatMap { owner, related in related.map { [storedId(className, owner), storedId(targetClass, $0)] } })))
+        try stage(
+            Self.keptLinks, columns: ["owningId", "relatedId"], key: ["owningId", "relatedId"],
+            rows: Array(Set(held.flatMap { owner, related in related.map { [storedId(className, owner), storedId(targetClass, $0)] } })))
         let gone = """
             FROM \(quoted(join)) j WHERE NOT EXISTS (SELECT 1 FROM \(quoted(Self.keptLinks)) k \
             WHERE k."owningId" = j."owningId" AND k."relatedId" = j."relatedId")
@@ -71,10 +73,12 @@ extension PostgresWriter {
         let owners = try labels(className, pairs.compactMap { $0[0] })
         let targets = try labels(targetClass, pairs.compactMap { $0[1] })
         let count = try db.changes("DELETE \(gone)")
-        return PruneResult(count: count, first: pairs.map { row in
-            let owner = row[0] ?? "", related = row[1] ?? ""
-            return "\(owners[owner] ?? owner) → \(targets[related] ?? related)"
-        })
+        return PruneResult(
+            count: count,
+            first: pairs.map { row in
+                let owner = row[0] ?? "", related = row[1] ?? ""
+                return "\(owners[owner] ?? owner) → \(targets[related] ?? related)"
+            })
     }
 
     /// A temporary table of `rows`, emptied and filled anew on each call of the transaction.
@@ -99,8 +103,9 @@ extension PostgresWriter {
         let key = naturalKeys[className] ?? []
         guard !key.isEmpty, !objectIds.isEmpty, try tableExists(className) else { return [:] }
         let label = key.map { "coalesce(\(quoted($0))::text, '')" }.joined(separator: " || '/' || ")
-        let rows = try database().execute("SELECT \"objectId\", \(label) FROM \(quoted(className)) WHERE \"objectId\" = ANY($1::text[])",
-                                          [ParseACL.textArray(objectIds)])
+        let rows = try database().execute(
+            "SELECT \"objectId\", \(label) FROM \(quoted(className)) WHERE \"objectId\" = ANY($1::text[])",
+            [ParseACL.textArray(objectIds)])
         return Dictionary(rows.compactMap { row in row[0].map { ($0, row[1] ?? "") } }, uniquingKeysWith: { first, _ in first })
     }
 }

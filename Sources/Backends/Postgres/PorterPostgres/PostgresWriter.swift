@@ -117,8 +117,9 @@ final class PostgresWriter {
             }
             if let permissions = schema.classLevelPermissions {
                 merged.classLevelPermissions = permissions
-                try db.execute(#"UPDATE "_SCHEMA" SET "schema" = jsonb_set("schema", '{classLevelPermissions}', $2::jsonb) WHERE "className" = $1"#,
-                               [schema.className, permissions.serialized()])
+                try db.execute(
+                    #"UPDATE "_SCHEMA" SET "schema" = jsonb_set("schema", '{classLevelPermissions}', $2::jsonb) WHERE "className" = $1"#,
+                    [schema.className, permissions.serialized()])
             }
             schemas[schema.className] = merged
         }
@@ -183,9 +184,11 @@ final class PostgresWriter {
                 for index in outcomes.indices where outcomes[index] == nil { outcomes[index] = written.next() }
             }
             return outcomes.map { $0! }
-        } catch where error.cause == .target {
-            throw PorterError(.target, "\(className): \(objects.count) objects from line \(objects.map(\.line).min() ?? 0) could not be written: "
-                              + (error.postgresError?.description ?? error.message), underlying: error.underlyingError ?? error)
+        } catch  where error.cause == .target {
+            throw PorterError(
+                .target,
+                "\(className): \(objects.count) objects from line \(objects.map(\.line).min() ?? 0) could not be written: "
+                    + (error.postgresError?.description ?? error.message), underlying: error.underlyingError ?? error)
         }
     }
 
@@ -212,8 +215,10 @@ final class PostgresWriter {
                 case .appended: continue
                 case .holdsNUL: throw Self.holdsNUL(value?.postgresText ?? "", className: schema.className, object: object, field: names[index])
                 case .mismatch:
-                    throw PorterError(.invalidData, "\(schema.className) \(object.objectId) (line \(object.line)): \(names[index]): "
-                                      + "value \(value?.wireJSON.serialized() ?? "null") does not fit its \(fields[index].type.name) column")
+                    throw PorterError(
+                        .invalidData,
+                        "\(schema.className) \(object.objectId) (line \(object.line)): \(names[index]): "
+                            + "value \(value?.wireJSON.serialized() ?? "null") does not fit its \(fields[index].type.name) column")
                 }
             }
             if hashes && rows.append(text: object.passwordHash) {
@@ -226,8 +231,10 @@ final class PostgresWriter {
 
     /// Writes the objects' rows through the staging table: a COPY into it, then an UPDATE of
     /// the changed rows and an INSERT of the missing ones.
-    private func store(_ objects: [ResolvedObject], _ rows: CopyRows, className: String, columns: [String], fields: [String],
-                       mode: WriteMode, matchesByKey: Bool) throws(PorterError) -> [WriteOutcome] {
+    private func store(
+        _ objects: [ResolvedObject], _ rows: CopyRows, className: String, columns: [String], fields: [String],
+        mode: WriteMode, matchesByKey: Bool
+    ) throws(PorterError) -> [WriteOutcome] {
         let db = try database()
         let stage = try stagingTable(for: className)
         try db.execute("TRUNCATE \(quoted(stage))")
@@ -236,7 +243,8 @@ final class PostgresWriter {
         let hashes = columns.contains(PostgresLayout.passwordHashColumn)
         let updated = mode == .insert ? [] : try update(className, from: stage, fields: ["_rperm", "_wperm"] + fields, mode: mode, hashes: hashes)
         let names = columns.map(quoted).joined(separator: ", ")
-        let inserted = try db.execute("""
+        let inserted = try db.execute(
+            """
             INSERT INTO \(quoted(className)) (\(names)) SELECT \(names) FROM \(quoted(stage)) s
             WHERE NOT EXISTS (SELECT 1 FROM \(quoted(className)) t WHERE t."objectId" = s."objectId") RETURNING "objectId"
             """)
@@ -280,7 +288,8 @@ final class PostgresWriter {
             let type = schema?.field(named: name)?.type
             return type == .geoPoint || type == .polygon ? "t.\(quoted(name))::text = s.\(quoted(name))::text" : "t.\(quoted(name)) = s.\(quoted(name))"
         }
-        let rows = try database().execute("""
+        let rows = try database().execute(
+            """
             WITH m AS (SELECT s."objectId" AS loader, min(t."objectId") AS stored FROM \(quoted(stage)) s JOIN \(quoted(className)) t
                        ON \(matches.joined(separator: " AND ")) GROUP BY s."objectId" HAVING bool_and(t."objectId" <> s."objectId"))
             UPDATE \(quoted(stage)) s SET "objectId" = m.stored FROM m WHERE s."objectId" = m.loader RETURNING m.loader, m.stored
@@ -327,7 +336,8 @@ final class PostgresWriter {
             differences.append("(s.\(column) IS NOT NULL AND t.\(column) IS DISTINCT FROM s.\(column))")
         }
         assignments.append("\"updatedAt\" = s.\(quoted(Self.touchedAtColumn))")
-        let rows = try database().execute("""
+        let rows = try database().execute(
+            """
             UPDATE \(quoted(className)) t SET \(assignments.joined(separator: ", ")) FROM \(quoted(stage)) s
             WHERE t."objectId" = s."objectId" AND (\(differences.joined(separator: " OR "))) RETURNING t."objectId"
             """)
@@ -364,8 +374,10 @@ final class PostgresWriter {
 
     /// Calls `body` with each object and its values in the order of `fields` (`nil` where it
     /// has none), pointers turned to the objectIds the target stores their objects under.
-    private func eachRow(_ objects: [ResolvedObject], fields: [String],
-                         _ body: (ResolvedObject, [ParseValue?]) throws(PorterError) -> Void) throws(PorterError) {
+    private func eachRow(
+        _ objects: [ResolvedObject], fields: [String],
+        _ body: (ResolvedObject, [ParseValue?]) throws(PorterError) -> Void
+    ) throws(PorterError) {
         let column = Dictionary(fields.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         // The objects of a batch list their fields in one order: where each goes is looked up
         // once for the first object, and again only for an object whose fields differ.
@@ -390,8 +402,10 @@ final class PostgresWriter {
 
     private static func holdsNUL(_ text: String, className: String, object: ResolvedObject, field: String) -> PorterError {
         let shown = text.replacingOccurrences(of: "\u{0}", with: "\\u0000")
-        return PorterError(.invalidData, "\(className) \(object.objectId) (line \(object.line)): \(field): value \"\(shown)\": "
-                           + "holds a NUL character (\\u0000), which PostgreSQL cannot store")
+        return PorterError(
+            .invalidData,
+            "\(className) \(object.objectId) (line \(object.line)): \(field): value \"\(shown)\": "
+                + "holds a NUL character (\\u0000), which PostgreSQL cannot store")
     }
 
     /// A temporary table shaped like `className`'s, plus ``touchedAtColumn``; made once per
@@ -431,10 +445,13 @@ final class PostgresWriter {
         rowDigests[className]?.forget(values.map { storedId(className, $0.objectId) })
         let touches = !freshTables.contains(className)
         let column = quoted(field)
-        let changed = Set(try db.execute("""
-            UPDATE \(quoted(className)) t SET \(column) = s."value"\(touches ? ", \"updatedAt\" = $1" : "")
-            FROM \(quoted(stage)) s WHERE t."objectId" = s."objectId" AND t.\(column) IS DISTINCT FROM s."value" RETURNING t."objectId"
-            """, touches ? [now] : []).compactMap { $0[0] })
+        let changed = Set(
+            try db.execute(
+                """
+                UPDATE \(quoted(className)) t SET \(column) = s."value"\(touches ? ", \"updatedAt\" = $1" : "")
+                FROM \(quoted(stage)) s WHERE t."objectId" = s."objectId" AND t.\(column) IS DISTINCT FROM s."value" RETURNING t."objectId"
+                """, touches ? [now] : []
+            ).compactMap { $0[0] })
         return values.map { changed.contains(storedId(className, $0.objectId)) ? .updated : .unchanged }
     }
 
@@ -453,8 +470,9 @@ final class PostgresWriter {
             try database().execute(PostgresLayout.addPrimaryKeySQL(table, columns))
         } catch {
             guard error.postgresError?.sqlState == "23505" else { throw error }
-            throw PorterError(.target, "\(table): two rows share \(columns.joined(separator: ", ")): \(error.postgresError?.detail ?? error.message)",
-                              underlying: error.underlyingError ?? error)
+            throw PorterError(
+                .target, "\(table): two rows share \(columns.joined(separator: ", ")): \(error.postgresError?.detail ?? error.message)",
+                underlying: error.underlyingError ?? error)
         }
         unkeyedTables[table] = nil
     }

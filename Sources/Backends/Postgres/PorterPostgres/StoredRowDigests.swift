@@ -23,9 +23,11 @@ struct StoredRowDigests {
     /// at a time through a cursor of the import's transaction.
     init(scanning className: String, fields: [String], types: [FieldType], on db: PostgresConnection, rowsPerFetch: Int = 10_000) throws(PorterError) {
         self.fields = fields
-        let columns = ["\"objectId\"", "\"_rperm\"", "\"_wperm\""] + zip(fields, types).map { name, type in
-            type == .date ? PostgresColumnText.dateSQL(quoted(name)) : quoted(name)
-        }
+        let columns =
+            ["\"objectId\"", "\"_rperm\"", "\"_wperm\""]
+            + zip(fields, types).map { name, type in
+                type == .date ? PostgresColumnText.dateSQL(quoted(name)) : quoted(name)
+            }
         let cursor = quoted("porter:digests")
         try db.execute("DECLARE \(cursor) NO SCROLL CURSOR FOR SELECT \(columns.joined(separator: ", ")) FROM \(quoted(className))")
         while true {
@@ -44,7 +46,8 @@ struct StoredRowDigests {
                 }
                 // A value this reading cannot take back: the row is compared on the server.
                 guard readable else { continue }
-                digests[objectId.byteHash()] = Self.digest(values: values, read: row[1].map(PostgresColumnText.textArray), write: row[2].map(PostgresColumnText.textArray))
+                digests[objectId.byteHash()] = Self.digest(
+                    values: values, read: row[1].map(PostgresColumnText.textArray), write: row[2].map(PostgresColumnText.textArray))
             }
             if rows.count < rowsPerFetch { break }
         }

@@ -36,7 +36,8 @@ struct DateFormatGuess {
 
     init(columnName: String) {
         let name = columnName.lowercased()
-        namedForDates = ["at", "when", "time", "timestamp", "date"].contains(name) || name.hasSuffix("_at") || columnName.hasSuffix("At")
+        namedForDates =
+            ["at", "when", "time", "timestamp", "date"].contains(name) || name.hasSuffix("_at") || columnName.hasSuffix("At")
             || name.hasSuffix("_ms") || name.contains("time") || name.contains("date") || name.contains("stamp")
     }
 

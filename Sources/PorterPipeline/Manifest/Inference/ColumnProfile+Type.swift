@@ -17,12 +17,16 @@ extension ColumnProfile {
     private func formattedDates(_ counted: String, otherwise lossless: FieldType) -> TypeGuess? {
         guard !allDates, let formats = dates.formats else { return nil }
         if let (first, second) = dates.ambiguity {
-            return TypeGuess(type: lossless, reason: "\(counted), all dates in format \"\(first)\" and in \"\(second)\" alike, which read some of them as different dates "
-                             + "and no value tells which is meant: \(lossless), as written; give the field its type Date and format: if you know it")
+            return TypeGuess(
+                type: lossless,
+                reason: "\(counted), all dates in format \"\(first)\" and in \"\(second)\" alike, which read some of them as different dates "
+                    + "and no value tells which is meant: \(lossless), as written; give the field its type Date and format: if you know it")
         }
         let spelled = formats.map { "\"\($0)\"" }.joined(separator: ", ")
-        var reason = formats.count == 1 ? "\(counted), all dates in format \(spelled)"
-                                        : "\(counted), all dates in one of the formats \(spelled), tried in that order"
+        var reason =
+            formats.count == 1
+            ? "\(counted), all dates in format \(spelled)"
+            : "\(counted), all dates in one of the formats \(spelled), tried in that order"
         if formats.contains(where: { DatePattern($0)?.isDigitsOnly == true }) { reason += ", as the column's name says it holds dates" }
         return TypeGuess(type: .date, reason: reason, formats: formats)
     }
@@ -52,16 +56,20 @@ extension ColumnProfile {
         guard filled > 0 else { return TypeGuess(type: .string, reason: "always empty: String") }
         if sawJSON {
             if jsonTypes == [.string] || (dates.namedForDates && jsonTypes.allSatisfy { $0 == .string || $0 == .number }),
-               let dated = formattedDates(counted, otherwise: jsonTypes.count == 1 ? jsonTypes[0] : .string) {
+                let dated = formattedDates(counted, otherwise: jsonTypes.count == 1 ? jsonTypes[0] : .string)
+            {
                 return dated
             }
             if jsonTypes == [.string] {
-                return allDates ? TypeGuess(type: .date, reason: "\(counted), all ISO 8601 dates")
-                                : TypeGuess(type: .string, reason: "\(counted), all text")
+                return allDates
+                    ? TypeGuess(type: .date, reason: "\(counted), all ISO 8601 dates")
+                    : TypeGuess(type: .string, reason: "\(counted), all text")
             }
             let kinds = jsonTypes.map(\.description).joined(separator: ", ")
             guard jsonTypes.count == 1 else {
-                return TypeGuess(type: jsonTypes[0], reason: "\(counted) of several JSON types (\(kinds)): values that are not \(jsonTypes[0]) will be rejected; fix the data or the type")
+                return TypeGuess(
+                    type: jsonTypes[0],
+                    reason: "\(counted) of several JSON types (\(kinds)): values that are not \(jsonTypes[0]) will be rejected; fix the data or the type")
             }
             return TypeGuess(type: jsonTypes[0], reason: "\(counted), all JSON \(kinds) values" + (jsonTypes == [.number] ? unnamedDates : ""))
         }
@@ -73,8 +81,9 @@ extension ColumnProfile {
         if allNumbers { return TypeGuess(type: .number, reason: "\(counted), all numbers" + unnamedDates) }
         if allDecimalComma && sawComma {
             let format = sawPoint ? Self.decimalComma : NumberFormat(decimal: UInt8(ascii: ","), thousands: nil)
-            return TypeGuess(type: .number, reason: "\(counted), all numbers with a decimal comma" + (sawPoint ? " and \".\" between thousands" : ""),
-                             numberFormat: format)
+            return TypeGuess(
+                type: .number, reason: "\(counted), all numbers with a decimal comma" + (sawPoint ? " and \".\" between thousands" : ""),
+                numberFormat: format)
         }
         if allBooleans { return TypeGuess(type: .boolean, reason: "\(counted), all true/false") }
         if allDates { return TypeGuess(type: .date, reason: "\(counted), all ISO 8601 dates") }

@@ -58,13 +58,20 @@ extension FileProfile {
             if lenient.malformedRowCount == 0 {
                 let lines = lenient.firstStrayQuoteLines.joined(separator: ", ") + (lenient.strayQuoteCount > lenient.firstStrayQuoteLines.count ? ", …" : "")
                 var found = lenient
-                found.readingOptions = profile.readingOptions + [("quotes: lenient", "\(Noun.counted(lenient.strayQuoteCount, "line")) (\(lines)) \(lenient.strayQuoteCount == 1 ? "has" : "have") a quote inside an unquoted field, which strict CSV refuses: read as text")]
+                found.readingOptions =
+                    profile.readingOptions + [
+                        (
+                            "quotes: lenient",
+                            "\(Noun.counted(lenient.strayQuoteCount, "line")) (\(lines)) \(lenient.strayQuoteCount == 1 ? "has" : "have") a quote inside an unquoted field, which strict CSV refuses: read as text"
+                        )
+                    ]
                 profile = found
             }
         }
         if profile.malformedRowCount > 0 { return .malformed(malformedRows(profile)) }
         if profile.reading.header == nil, case .csv = profile.format, let evidence = profile.headerlessEvidence(),
-           let headerless = try headerless(file, reading: profile.reading, evidence: evidence, in: files) {
+            let headerless = try headerless(file, reading: profile.reading, evidence: evidence, in: files)
+        {
             profile = headerless
         }
         let kept = profile.textMarkers()
@@ -82,8 +89,10 @@ extension FileProfile {
     }
 
     /// The profile of `file` read as `reading` says; a fault that ends the reading is an error.
-    private static func profileFailing(_ file: String, _ reading: SourceReading, _ files: SourceFiles,
-                                       markers: [String] = FileProfile.nullMarkers) throws(PorterError) -> FileProfile {
+    private static func profileFailing(
+        _ file: String, _ reading: SourceReading, _ files: SourceFiles,
+        markers: [String] = FileProfile.nullMarkers
+    ) throws(PorterError) -> FileProfile {
         do { return try FileProfile(file: file, reading: reading, markers: markers, in: files) } catch { throw PorterError(.invalidData, error.description) }
     }
 
@@ -94,8 +103,12 @@ extension FileProfile {
     func textMarkers() -> [(marker: String, note: String)] {
         markers.filter { $0 != "\\N" }.compactMap { marker in
             guard let found = nullMarkerCells[marker], found.cells == 1, let column = found.columns.first,
-                  columns[column].typeGuess.type == .string else { return nil }
-            return (marker, "the text \(marker) in one cell of \(columns[column].name), a column of text, is kept as text, not read as a NULL marker: add it to \"null\" if it stands for no value")
+                columns[column].typeGuess.type == .string
+            else { return nil }
+            return (
+                marker,
+                "the text \(marker) in one cell of \(columns[column].name), a column of text, is kept as text, not read as a NULL marker: add it to \"null\" if it stands for no value"
+            )
         }
     }
 
@@ -104,14 +117,19 @@ extension FileProfile {
     private static func headerless(_ file: String, reading: SourceReading, evidence: String, in files: SourceFiles) throws(PorterError) -> FileProfile? {
         var probe = reading
         probe.header = ["column1"]
-        guard var reader = try? files.openReader(file, reading: probe), let first = try? reader.next(), case .csv(_, let cells) = first.content else { return nil }
+        guard var reader = try? files.openReader(file, reading: probe), let first = try? reader.next(), case .csv(_, let cells) = first.content else {
+            return nil
+        }
         var headerless = reading
         headerless.header = (1...max(cells.count, 1)).map { "column\($0)" }
         var profile = try profileFailing(file, headerless, files)
         let names = headerless.header!
         let shown = names.count > 3 ? "[\(names[0]), \(names[1]), …, \(names.last!)]" : "[\(names.joined(separator: ", "))]"
-        profile.readingOptions.append(("header: [\(names.joined(separator: ", "))]",
-                                       "\(evidence): line 1 is a record; the column names \(shown) are invented: rename them as the data's documentation names them"))
+        profile.readingOptions.append(
+            (
+                "header: [\(names.joined(separator: ", "))]",
+                "\(evidence): line 1 is a record; the column names \(shown) are invented: rename them as the data's documentation names them"
+            ))
         return profile
     }
 
@@ -136,14 +154,20 @@ extension FileProfile {
             }
         }
         var found: [String] = []
-        if !markers.isEmpty { found.append("\(markers.joined(separator: ", ")) \(markers.count == 1 ? "is a NULL marker" : "are NULL markers"), no column names") }
+        if !markers.isEmpty {
+            found.append("\(markers.joined(separator: ", ")) \(markers.count == 1 ? "is a NULL marker" : "are NULL markers"), no column names")
+        }
         let values = valuesBelow.count + codes.count
         if values >= 2 || (values == 1 && !numbers.isEmpty) {
             if !valuesBelow.isEmpty {
-                found.append("\(Self.listed(valuesBelow)) \(valuesBelow.count == 1 ? "is a value" : "are values") of \(valuesBelow.count == 1 ? "its column" : "their columns") further down")
+                found.append(
+                    "\(Self.listed(valuesBelow)) \(valuesBelow.count == 1 ? "is a value" : "are values") of \(valuesBelow.count == 1 ? "its column" : "their columns") further down"
+                )
             }
             if !codes.isEmpty {
-                found.append("\(Self.listed(codes)) \(codes.count == 1 ? "is a code" : "are codes") of the length and letters of \(codes.count == 1 ? "its column's" : "their columns'") values")
+                found.append(
+                    "\(Self.listed(codes)) \(codes.count == 1 ? "is a code" : "are codes") of the length and letters of \(codes.count == 1 ? "its column's" : "their columns'") values"
+                )
             }
         }
         if !numbers.isEmpty && (numbers.count == columns.count || !found.isEmpty || !Self.areLabels(numberCells)) {

@@ -82,7 +82,7 @@ struct FileProfile {
         self.markers = markers
         do {
             try read(files)
-        } catch where error.decodingFault?.encoding == .utf8 && reading.encoding == nil {
+        } catch  where error.decodingFault?.encoding == .utf8 && reading.encoding == nil {
             self = FileProfile(file: file, paths: paths, reading: reading)
             self.markers = markers
             self.reading.encoding = .windows1252
@@ -135,9 +135,10 @@ struct FileProfile {
     static let columnLimit = ClassSchema.maximumFields + ParseNames.defaultFields.count
 
     private func tooManyColumns(file: String, line: Int) -> ReaderError {
-        ReaderError(file: file, line: line, column: columns[Self.columnLimit].name,
-                    reason: "more than \(Self.columnLimit) columns: a class may have at most \(ClassSchema.maximumFields) fields besides "
-                        + ParseNames.defaultFields.joined(separator: ", "))
+        ReaderError(
+            file: file, line: line, column: columns[Self.columnLimit].name,
+            reason: "more than \(Self.columnLimit) columns: a class may have at most \(ClassSchema.maximumFields) fields besides "
+                + ParseNames.defaultFields.joined(separator: ", "))
     }
 
     private mutating func add(_ record: SourceRecord) {

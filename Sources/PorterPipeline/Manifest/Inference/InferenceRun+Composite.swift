@@ -31,8 +31,9 @@ extension InferenceRun {
         var candidates: [Int: [(target: Int, columns: [String], keys: Set<[String]>)]] = [:]
         for target in classFiles {
             guard let key = keys[target]?.columns, key.count == 2, !key.contains(ClassMapping.lineKey),
-                  let rows = files[target].rows, rows.count == files[target].records,
-                  let positions = Optional(key.compactMap { name in files[target].columns.firstIndex { $0.name == name } }), positions.count == 2 else { continue }
+                let rows = files[target].rows, rows.count == files[target].records,
+                let positions = Optional(key.compactMap { name in files[target].columns.firstIndex { $0.name == name } }), positions.count == 2
+            else { continue }
             let keyPairs = Set(rows.map { [$0[positions[0]], $0[positions[1]]] })
             for source in classFiles where source != target {
                 let columns = key.compactMap { name in files[source].columns.first { Self.comparable($0.name) == Self.comparable(name) } }
@@ -49,7 +50,8 @@ extension InferenceRun {
             for (option, count) in zip(options, counts) {
                 guard let count, count.records > 0, let targetClass = classNames[option.target] else { continue }
                 let parts = option.columns.joined(separator: ", ")
-                var reason = "every (\(parts)) pair of the \(Noun.counted(count.records, "record")) with one is \(InferredNames.article(targetClass)) \(targetClass) key "
+                var reason =
+                    "every (\(parts)) pair of the \(Noun.counted(count.records, "record")) with one is \(InferredNames.article(targetClass)) \(targetClass) key "
                     + "(\(count.distinct) distinct)"
                 if count.neither > 0 { reason += "; \(Noun.counted(count.neither, "record")) with neither part point nowhere" }
                 reason += ": \(targetClass) is keyed by [\(keys[option.target]!.columns.joined(separator: ", "))]; \(parts) stay fields of their own"
@@ -61,8 +63,10 @@ extension InferenceRun {
     /// Reads `source` again and, per candidate (two columns and the key pairs of a class), counts
     /// the records naming a pair, the distinct pairs and the records with neither part; `nil` for
     /// a candidate some record rules out (a pair that is no key, a part without the other).
-    private func pairCounts(of source: Int, _ candidates: [(columns: [String], keys: Set<[String]>)],
-                            in sourceFiles: SourceFiles) throws(PorterError) -> [(records: Int, distinct: Int, neither: Int)?] {
+    private func pairCounts(
+        of source: Int, _ candidates: [(columns: [String], keys: Set<[String]>)],
+        in sourceFiles: SourceFiles
+    ) throws(PorterError) -> [(records: Int, distinct: Int, neither: Int)?] {
         var counts: [(records: Int, distinct: Int, neither: Int)?] = Array(repeating: (0, 0, 0), count: candidates.count)
         var seen = Array(repeating: Set<[String]>(), count: candidates.count)
         let paths = candidates.map { $0.columns.map(ColumnPath.init) }

@@ -38,8 +38,10 @@ enum ReferenceEvidence: Int, Comparable {
 
     /// Key column names that say nothing of the class they key, row numbers among them (pandas'
     /// `index`, in every file it writes), as ``InferenceRun/normalized(_:)`` spells them.
-    static let genericKeyNames: Set<String> = ["id", "code", "key", "uuid", "guid", "name", "title", "label", "slug", "number", "no", "value", "type",
-                                               "index", "idx", "row", "rowid", "rownum", "rownumber"]
+    static let genericKeyNames: Set<String> = [
+        "id", "code", "key", "uuid", "guid", "name", "title", "label", "slug", "number", "no", "value", "type",
+        "index", "idx", "row", "rowid", "rownum", "rownumber",
+    ]
 }
 
 extension InferenceRun {
@@ -47,7 +49,8 @@ extension InferenceRun {
     /// `target`'s class; `nil` when they do not (see ``ReferenceEvidence``).
     func evidence(_ source: Target, _ target: Target) -> ReferenceEvidence? {
         guard let column = files[source.file].column(named: source.column),
-              let targetColumn = files[target.file].column(named: target.column) else { return nil }
+            let targetColumn = files[target.file].column(named: target.column)
+        else { return nil }
         let named = classNames.enumerated().filter { Self.affinity(source.column, $0.element) == .exactName }.map(\.offset)
         if !named.isEmpty { return named.contains(target.file) && target.file != source.file ? .exactName : nil }
         if target.column == "objectId" { return .objectIds }
@@ -69,7 +72,7 @@ extension InferenceRun {
     private func sharesAnotherColumn(_ source: Target, _ target: Target) -> Bool {
         files[source.file].columns.contains { column in
             guard column.name != source.column, let values = column.distinct, !values.isEmpty,
-                  let namesake = files[target.file].columns.first(where: { $0.name != target.column && Self.normalized($0.name) == Self.normalized(column.name) })
+                let namesake = files[target.file].columns.first(where: { $0.name != target.column && Self.normalized($0.name) == Self.normalized(column.name) })
             else { return false }
             return namesake.holds(values)
         }
@@ -82,16 +85,19 @@ extension InferenceRun {
     private func isHalfOfPairReference(_ target: Target) -> Bool {
         let file = files[target.file]
         guard let rows = file.rows, rows.count == file.records,
-              let at = file.columns.firstIndex(where: { $0.name == target.column }) else { return false }
+            let at = file.columns.firstIndex(where: { $0.name == target.column })
+        else { return false }
         let name = Self.normalized(target.column)
         for (other, otherFile) in files.enumerated() where other != target.file {
             guard let namesake = otherFile.columns.firstIndex(where: { Self.normalized($0.name) == name }),
-                  let otherRows = otherFile.rows, otherRows.count == otherFile.records else { continue }
+                let otherRows = otherFile.rows, otherRows.count == otherFile.records
+            else { continue }
             for pair in otherFile.uniquePairs.keys where pair.first == namesake || pair.second == namesake {
                 let partner = pair.first == namesake ? pair.second : pair.first
                 let partnerName = Self.normalized(otherFile.columns[partner].name)
                 guard let partnerAt = file.columns.indices.first(where: { $0 != at && Self.normalized(file.columns[$0].name) == partnerName }) else { continue }
-                let named = Set(rows.compactMap { row in row.count > max(at, partnerAt) && !row[at].isEmpty && !row[partnerAt].isEmpty ? [row[partnerAt], row[at]] : nil })
+                let named = Set(
+                    rows.compactMap { row in row.count > max(at, partnerAt) && !row[at].isEmpty && !row[partnerAt].isEmpty ? [row[partnerAt], row[at]] : nil })
                 let keys = Set(otherRows.compactMap { row in row.count > max(partner, namesake) ? [row[partner], row[namesake]] : nil })
                 if !named.isEmpty && named.isSubset(of: keys) { return true }
             }

@@ -17,14 +17,18 @@ extension InferenceRun {
         var taken: Set<String> = []
         var keyFields: [String: String] = [:]
         let system = file.columns.map(\.name).filter { ManifestInference.systemColumns.contains($0) }
-        if !system.isEmpty { notes.append("\(system.joined(separator: ", ")): Parse's own column\(system.count == 1 ? "" : "s"), kept as the import reads them (not fields)") }
+        if !system.isEmpty {
+            notes.append("\(system.joined(separator: ", ")): Parse's own column\(system.count == 1 ? "" : "s"), kept as the import reads them (not fields)")
+        }
         for (position, column) in file.columns.enumerated() where !ManifestInference.systemColumns.contains(column.name) {
             var base: String
             if let name = InferredNames.fieldName(forColumn: column.name) {
                 base = name
             } else {
                 base = "column\(position + 1)"
-                notes.append("column \"\(column.name)\" gives no Parse field name (letters, digits and _, starting with a letter): the field \(base), after its position")
+                notes.append(
+                    "column \"\(column.name)\" gives no Parse field name (letters, digits and _, starting with a letter): the field \(base), after its position"
+                )
             }
             if let rule = InferredNames.refusedFieldNames[base] {
                 let renamed = InferredNames.fieldName(forColumn: classNames[index]! + "_" + base) ?? base
@@ -53,9 +57,10 @@ extension InferenceRun {
             fields.append(field)
         }
         let keyNames = key.columns == [ClassMapping.lineKey] ? key.columns : key.columns.compactMap { keyFields[$0] }
-        return InferredDataset.Class(className: classNames[index]!, file: file.file, records: file.records, delimiter: file.sniffedDelimiter,
-                                     encoding: file.encoding, encodingReason: file.encodingReason, options: file.options,
-                                     key: keyNames, keyReason: key.reason, fields: fields, notes: notes)
+        return InferredDataset.Class(
+            className: classNames[index]!, file: file.file, records: file.records, delimiter: file.sniffedDelimiter,
+            encoding: file.encoding, encodingReason: file.encodingReason, options: file.options,
+            key: keyNames, keyReason: key.reason, fields: fields, notes: notes)
     }
 
     private func plainField(_ name: String, _ column: ColumnProfile) -> InferredDataset.Field {
@@ -76,8 +81,11 @@ extension InferenceRun {
     private func guessField(_ name: String, _ column: ColumnProfile, in index: Int) -> InferredDataset.Field {
         let plain = plainField(name, column)
         if plain.type == .array, let target = pairPointer(of: Target(file: index, column: column.name)) {
-            return InferredDataset.Field(name: name, column: column.name, type: .pointer(targetClass: target),
-                                         reason: "every value is a JSON array naming \(InferredNames.article(target)) \(target) by its two-part key (\(column.distinct?.count ?? 0) distinct, \(column.filled) filled, \(column.empty) empty)")
+            return InferredDataset.Field(
+                name: name, column: column.name, type: .pointer(targetClass: target),
+                reason:
+                    "every value is a JSON array naming \(InferredNames.article(target)) \(target) by its two-part key (\(column.distinct?.count ?? 0) distinct, \(column.filled) filled, \(column.empty) empty)"
+            )
         }
         guard plain.type == .string || (plain.type == .number && column.isIntegerColumn) else { return plain }
         let source = Target(file: index, column: column.name)
@@ -86,18 +94,23 @@ extension InferenceRun {
             if let reference = keyReferences[index], let target = classNames[reference.target.file] {
                 return InferredDataset.Field(name: name, column: column.name, type: .pointer(targetClass: target), reason: reference.reason + " " + counted)
             }
-            if let note = keyReferenceNotes[index] { return InferredDataset.Field(name: name, column: column.name, type: plain.type, reason: plain.reason + "; " + note) }
+            if let note = keyReferenceNotes[index] {
+                return InferredDataset.Field(name: name, column: column.name, type: plain.type, reason: plain.reason + "; " + note)
+            }
         }
         let options = keyTargets(of: source)
         if let best = options.first, let target = classNames[best.target.file] {
             let alike = options.filter { $0.evidence == best.evidence }.compactMap { classNames[$0.target.file] }
             if alike.count > 1 {
-                return InferredDataset.Field(name: name, column: column.name, type: plain.type,
-                                             reason: plain.reason + "; every value is a key of \(alike.joined(separator: " and of ")) alike: make it Pointer<\(alike[0])> if that is what it names")
+                return InferredDataset.Field(
+                    name: name, column: column.name, type: plain.type,
+                    reason: plain.reason
+                        + "; every value is a key of \(alike.joined(separator: " and of ")) alike: make it Pointer<\(alike[0])> if that is what it names")
             }
             let what = best.target.column == "objectId" ? "objectId" : "key"
-            return InferredDataset.Field(name: name, column: column.name, type: .pointer(targetClass: target),
-                                         reason: "every value is \(InferredNames.article(target)) \(target) \(what) \(counted); \(Self.says(best, to: target))")
+            return InferredDataset.Field(
+                name: name, column: column.name, type: .pointer(targetClass: target),
+                reason: "every value is \(InferredNames.article(target)) \(target) \(what) \(counted); \(Self.says(best, to: target))")
         }
         if plain.type == .string, !column.sawJSON, let relation = listRelation(column, in: index) {
             var field = InferredDataset.Field(name: name, column: column.name, type: .relation(targetClass: relation.target), reason: relation.reason)
@@ -106,9 +119,10 @@ extension InferenceRun {
         }
         // Integers are keys of other classes by chance too often to say so.
         if !column.isIntegerColumn, let target = coincidentKeys(of: source).first, classNames.allSatisfy({ Self.affinity(column.name, $0) != .exactName }) {
-            return InferredDataset.Field(name: name, column: column.name, type: plain.type,
-                                         reason: plain.reason + "; every value is also \(InferredNames.article(target)) \(target) key, but \(whyNot(source, target)): "
-                                            + "make it Pointer<\(target)> if that is what it names")
+            return InferredDataset.Field(
+                name: name, column: column.name, type: plain.type,
+                reason: plain.reason + "; every value is also \(InferredNames.article(target)) \(target) key, but \(whyNot(source, target)): "
+                    + "make it Pointer<\(target)> if that is what it names")
         }
         return plain
     }
@@ -126,8 +140,12 @@ extension InferenceRun {
             var partsProfile = ColumnProfile(name: column.name)
             for part in parts { partsProfile.add(.text(part)) }
             guard let holder = named.first ?? (holders.count == 1 && partsProfile.hasSpecificValues ? holders.first : nil),
-                  let target = classNames[holder] else { continue }
-            return (target, separator, "every part of every value, split by \"\(separator)\", is \(InferredNames.article(target)) \(target) key (\(parts.count) distinct): links of a Relation")
+                let target = classNames[holder]
+            else { continue }
+            return (
+                target, separator,
+                "every part of every value, split by \"\(separator)\", is \(InferredNames.article(target)) \(target) key (\(parts.count) distinct): links of a Relation"
+            )
         }
         return nil
     }

@@ -11,9 +11,12 @@ extension InferenceRun {
         if let forcedKey {
             var columns: [String] = []
             for part in forcedKey {
-                guard let column = file.columns.first(where: { $0.name == part })
-                    ?? file.columns.first(where: { InferredNames.fieldName(forColumn: $0.name) == part }) else {
-                    throw PorterError(.invalidRequest, "key \"\(part)\": \(file.file) has no such column (its columns: \(file.columns.map(\.name).joined(separator: ", ")))")
+                guard
+                    let column = file.columns.first(where: { $0.name == part })
+                        ?? file.columns.first(where: { InferredNames.fieldName(forColumn: $0.name) == part })
+                else {
+                    throw PorterError(
+                        .invalidRequest, "key \"\(part)\": \(file.file) has no such column (its columns: \(file.columns.map(\.name).joined(separator: ", ")))")
                 }
                 columns.append(column.name)
             }
@@ -28,31 +31,41 @@ extension InferenceRun {
         }
         let ranked = candidates.map { candidate in
             let target = Target(file: index, column: candidate.element.name)
-            let namedBy = targets.filter { $0.key.file != index && $0.value.contains { $0.target == target } }.map(\.key).sorted { ($0.file, $0.column) < ($1.file, $1.column) }
+            let namedBy = targets.filter { $0.key.file != index && $0.value.contains { $0.target == target } }.map(\.key).sorted {
+                ($0.file, $0.column) < ($1.file, $1.column)
+            }
             return (column: candidate.element.name, namedBy: namedBy, rank: Self.preferenceRank(candidate.element.name, className), offset: candidate.offset)
         }.sorted { ($1.namedBy.count, $0.rank, $0.offset) < ($0.namedBy.count, $1.rank, $1.offset) }
         if ranked.first?.namedBy.isEmpty ?? true, let pair = namedPair(index) {
             let unique = ranked.isEmpty ? "" : "; also unique alone: " + ranked.map(\.column).joined(separator: ", ")
-            return (pair.columns, "[\(pair.columns.joined(separator: ", "))]: unique together and non-empty in all \(file.records) records: natural key; named by "
-                    + pair.namedBy.prefix(3).map { "\(files[$0.file].file): \($0.column)" }.joined(separator: ", ") + " (JSON arrays of both parts)" + unique)
+            return (
+                pair.columns,
+                "[\(pair.columns.joined(separator: ", "))]: unique together and non-empty in all \(file.records) records: natural key; named by "
+                    + pair.namedBy.prefix(3).map { "\(files[$0.file].file): \($0.column)" }.joined(separator: ", ") + " (JSON arrays of both parts)" + unique
+            )
         }
         // A column named as a key of this class (`id`, `code`, …), or for the class it extends
         // (TicketDetail's TICKETID), is one in its own right.
         let keyNamed = ranked.contains { candidate in
-            (candidate.rank % 2 == 0 && candidate.rank < 2 * Self.preferredKeyNames.count) || classNames.contains { extended in
-                guard let extended, extended != className, className.hasPrefix(extended) else { return false }
-                return Self.affinity(candidate.column, extended) == .exactName
-            }
+            (candidate.rank % 2 == 0 && candidate.rank < 2 * Self.preferredKeyNames.count)
+                || classNames.contains { extended in
+                    guard let extended, extended != className, className.hasPrefix(extended) else { return false }
+                    return Self.affinity(candidate.column, extended) == .exactName
+                }
         }
         if ranked.first?.namedBy.isEmpty ?? true, !keyNamed, let pair = pairNamedByColumns(index) {
             let unique = ranked.isEmpty ? "" : "; also unique alone, named by no file: " + ranked.map(\.column).joined(separator: ", ")
-            return (pair.columns, "[\(pair.columns.joined(separator: ", "))]: unique together and non-empty in all \(file.records) records: natural key; named by "
-                    + pair.namedBy.prefix(3).map { "\(files[$0].file): [\(pair.columns.joined(separator: ", "))]" }.joined(separator: ", ") + unique)
+            return (
+                pair.columns,
+                "[\(pair.columns.joined(separator: ", "))]: unique together and non-empty in all \(file.records) records: natural key; named by "
+                    + pair.namedBy.prefix(3).map { "\(files[$0].file): [\(pair.columns.joined(separator: ", "))]" }.joined(separator: ", ") + unique
+            )
         }
         if let best = ranked.first {
             var reason = "\(best.column): unique and non-empty in all \(file.records) records: natural key"
             if !best.namedBy.isEmpty {
-                reason += "; named by " + best.namedBy.prefix(3).map { "\(files[$0.file].file): \($0.column)" }.joined(separator: ", ")
+                reason +=
+                    "; named by " + best.namedBy.prefix(3).map { "\(files[$0.file].file): \($0.column)" }.joined(separator: ", ")
                     + (best.namedBy.count > 3 ? " and \(best.namedBy.count - 3) more" : "")
             }
             let others = ranked.dropFirst().map(\.column)
@@ -60,20 +73,28 @@ extension InferenceRun {
             return ([best.column], reason)
         }
         let uncounted = file.columns.filter { $0.pastUniqueLimit && $0.empty == 0 }.map(\.name)
-        let notConsidered = uncounted.isEmpty ? "" : " (not considered, with more than \(ColumnProfile.uniqueLimit) values: \(uncounted.joined(separator: ", ")))"
+        let notConsidered =
+            uncounted.isEmpty ? "" : " (not considered, with more than \(ColumnProfile.uniqueLimit) values: \(uncounted.joined(separator: ", ")))"
         if let pair = Self.uniquePair(file) {
-            return (pair, "[\(pair.joined(separator: ", "))]: unique together and non-empty in all \(file.records) records (no column alone is): natural key; "
-                    + "a reference to it gives both parts as a JSON array")
+            return (
+                pair,
+                "[\(pair.joined(separator: ", "))]: unique together and non-empty in all \(file.records) records (no column alone is): natural key; "
+                    + "a reference to it gives both parts as a JSON array"
+            )
         }
-        let noKey = file.records > ColumnProfile.uniqueLimit
+        let noKey =
+            file.records > ColumnProfile.uniqueLimit
             ? "no column is unique and non-empty in all \(file.records) records\(notConsidered) (pairs of columns were not tried past \(ColumnProfile.uniqueLimit) records)"
             : "no column, nor two of the first \(FileProfile.pairColumns) together, is unique and non-empty in all \(file.records) records\(notConsidered)"
         guard file.linesIdentifyRecords else {
             return ([], "no key: \(noKey), and records share lines; each record needs a key or an objectId: add a column of unique values and name it in key")
         }
         let each = file.paths.count > 1 ? "its file and the line it starts on" : "the line it starts on"
-        return ([ClassMapping.lineKey], "\(noKey): each record is named by \(each); stable only while the file keeps its records in this order "
-                + "(re-importing a re-sorted or edited file updates other objects): give a key of columns if the data has one")
+        return (
+            [ClassMapping.lineKey],
+            "\(noKey): each record is named by \(each); stable only while the file keeps its records in this order "
+                + "(re-importing a re-sorted or edited file updates other objects): give a key of columns if the data has one"
+        )
     }
 
     /// The position of a column's name among ``preferredKeyNames``; another id (`film_id`,
@@ -118,8 +139,9 @@ extension InferenceRun {
     /// ``findCompositePointers(among:)``, reads the files whole).
     private func holdsPairs(of other: Int, _ columns: [String], in index: Int, _ pair: FileProfile.ColumnPair) -> Bool {
         guard let rows = files[index].rows, rows.count == files[index].records, let otherRows = files[other].rows, otherRows.count == files[other].records,
-              let first = files[other].columns.firstIndex(where: { $0.name == columns[0] }),
-              let second = files[other].columns.firstIndex(where: { $0.name == columns[1] }) else { return true }
+            let first = files[other].columns.firstIndex(where: { $0.name == columns[0] }),
+            let second = files[other].columns.firstIndex(where: { $0.name == columns[1] })
+        else { return true }
         let pairs = Set(rows.map { [$0[pair.first], $0[pair.second]] })
         return otherRows.allSatisfy { row in row[first].isEmpty || row[second].isEmpty || pairs.contains([row[first], row[second]]) }
     }

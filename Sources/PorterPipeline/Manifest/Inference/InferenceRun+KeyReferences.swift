@@ -28,8 +28,11 @@ extension InferenceRun {
         }
         for (index, reference) in chosen {
             let target = classNames[reference.target.file]!
-            keyReferences[index] = (reference.target, "every value is \(InferredNames.article(target)) \(target) key; \(Self.says(reference, to: target)): "
-                                    + "\(classNames[index]!) extends \(target) one to one")
+            keyReferences[index] = (
+                reference.target,
+                "every value is \(InferredNames.article(target)) \(target) key; \(Self.says(reference, to: target)): "
+                    + "\(classNames[index]!) extends \(target) one to one"
+            )
         }
     }
 
@@ -48,13 +51,15 @@ extension InferenceRun {
         guard candidates.count == 1, let root = candidates.first else {
             for member in members {
                 chosen[member] = nil
-                keyReferenceNotes[member] = "\(names): the keys hold the same values, and nothing tells which table extends which: "
+                keyReferenceNotes[member] =
+                    "\(names): the keys hold the same values, and nothing tells which table extends which: "
                     + "all stay plain; make one a Pointer to the table it extends if you know"
             }
             return
         }
         chosen[root] = nil
-        keyReferenceNotes[root] = "\(names): the keys hold the same values, each naming the next; \(classNames[root]!) keeps its key plain "
+        keyReferenceNotes[root] =
+            "\(names): the keys hold the same values, each naming the next; \(classNames[root]!) keeps its key plain "
             + "(\(why)), and the others refer to it"
     }
 
@@ -66,15 +71,17 @@ extension InferenceRun {
         case .leadingName: "the column's name is the start of \(target)'s"
         case .keyColumnName: "the column is named as \(target)'s key column \(reference.target.column), which holds codes"
         case .objectIds: "the values are \(target) objectIds"
-        case .specificValues: "\(ReferenceEvidence.specificDistinctValues) or more distinct codes of \(ReferenceEvidence.specificLength) or more characters, "
-            + "too specific to match \(target)'s by chance"
+        case .specificValues:
+            "\(ReferenceEvidence.specificDistinctValues) or more distinct codes of \(ReferenceEvidence.specificLength) or more characters, "
+                + "too specific to match \(target)'s by chance"
         }
     }
 
     /// Why a text column whose values are all keys of `target` does not refer to it, for its comment.
     func whyNot(_ source: Target, _ target: String) -> String {
         guard let keyColumn = keys[classNames.firstIndex(of: target)!]?.columns.first,
-              let key = files[classNames.firstIndex(of: target)!].column(named: keyColumn) else { return "" }
+            let key = files[classNames.firstIndex(of: target)!].column(named: keyColumn)
+        else { return "" }
         if Self.normalized(keyColumn) == Self.normalized(source.column) {
             return ReferenceEvidence.genericKeyNames.contains(Self.normalized(keyColumn))
                 ? "a name as common as \(keyColumn) says nothing of the class"

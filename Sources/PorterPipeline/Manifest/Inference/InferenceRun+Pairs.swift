@@ -23,8 +23,10 @@ extension InferenceRun {
                         for second in filled where second != first {
                             var held = Set<[String]>()
                             guard rows.allSatisfy({ $0.count > max(first, second) && held.insert([$0[first], $0[second]]).inserted }),
-                                  named.isSubset(of: held) else { continue }
-                            pairTargets[source, default: []].append(PairTarget(file: other, columns: [otherFile.columns[first].name, otherFile.columns[second].name]))
+                                named.isSubset(of: held)
+                            else { continue }
+                            pairTargets[source, default: []].append(
+                                PairTarget(file: other, columns: [otherFile.columns[first].name, otherFile.columns[second].name]))
                         }
                     }
                 }

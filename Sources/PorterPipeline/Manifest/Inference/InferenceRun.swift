@@ -85,9 +85,11 @@ struct InferenceRun {
             var field = relation.field, suffix = 2
             let taken = Set(dataset.classes[owner].fields.map(\.name) + dataset.relations.filter { $0.owner == relation.owner }.map(\.field))
             while taken.contains(field) { field = "\(relation.field)\(suffix)"; suffix += 1 }
-            dataset.relations.append(InferredDataset.Relation(owner: relation.owner, field: field, targetClass: relation.targetClass, file: relation.file,
-                                                              ownerColumn: relation.ownerColumn, targetColumn: relation.targetColumn,
-                                                              delimiter: relation.delimiter, encoding: relation.encoding, reason: relation.reason))
+            dataset.relations.append(
+                InferredDataset.Relation(
+                    owner: relation.owner, field: field, targetClass: relation.targetClass, file: relation.file,
+                    ownerColumn: relation.ownerColumn, targetColumn: relation.targetColumn,
+                    delimiter: relation.delimiter, encoding: relation.encoding, reason: relation.reason))
         }
         return dataset
     }
@@ -157,13 +159,16 @@ struct InferenceRun {
         let file = files[index]
         let ownerColumn = file.columns[0].name, targetColumn = file.columns[1].name
         guard let owner = keyTargets(of: Target(file: index, column: ownerColumn)).first(where: { $0.target.file != index })?.target,
-              let target = keyTargets(of: Target(file: index, column: targetColumn)).first(where: { $0.target.file != index })?.target,
-              let ownerClass = classNames[owner.file], let targetClass = classNames[target.file],
-              let fieldName = InferredNames.fieldName(forColumn: Self.withoutIdSuffix(targetColumn)) else { return nil }
+            let target = keyTargets(of: Target(file: index, column: targetColumn)).first(where: { $0.target.file != index })?.target,
+            let ownerClass = classNames[owner.file], let targetClass = classNames[target.file],
+            let fieldName = InferredNames.fieldName(forColumn: Self.withoutIdSuffix(targetColumn))
+        else { return nil }
         let field = InferredNames.plural(fieldName)
-        let reason = "\(file.file): \(file.records) rows of two columns; every \(ownerColumn) is \(InferredNames.article(ownerClass)) \(ownerClass) key, every \(targetColumn) \(InferredNames.article(targetClass)) \(targetClass) key: links of \(ownerClass).\(field)"
-        return InferredDataset.Relation(owner: ownerClass, field: field, targetClass: targetClass, file: file.file, ownerColumn: ownerColumn,
-                                        targetColumn: targetColumn, delimiter: file.sniffedDelimiter, encoding: file.encoding, reason: reason)
+        let reason =
+            "\(file.file): \(file.records) rows of two columns; every \(ownerColumn) is \(InferredNames.article(ownerClass)) \(ownerClass) key, every \(targetColumn) \(InferredNames.article(targetClass)) \(targetClass) key: links of \(ownerClass).\(field)"
+        return InferredDataset.Relation(
+            owner: ownerClass, field: field, targetClass: targetClass, file: file.file, ownerColumn: ownerColumn,
+            targetColumn: targetColumn, delimiter: file.sniffedDelimiter, encoding: file.encoding, reason: reason)
     }
 }
 

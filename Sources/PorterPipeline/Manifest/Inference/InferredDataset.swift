@@ -91,7 +91,8 @@ struct InferredDataset {
             for relation in relations {
                 lines.append("  # " + Self.oneLine(relation.reason))
                 for option in relation.options { lines.append("  # \(option.yaml): " + Self.oneLine(option.reason)) }
-                var entry = "  - {owner: \(relation.owner), field: \(relation.field), targetClass: \(relation.targetClass), source: \(Self.quoted(relation.file)), "
+                var entry =
+                    "  - {owner: \(relation.owner), field: \(relation.field), targetClass: \(relation.targetClass), source: \(Self.quoted(relation.file)), "
                     + "ownerColumn: \(Self.quoted(relation.ownerColumn)), targetColumn: \(Self.quoted(relation.targetColumn))"
                 if let delimiter = relation.delimiter { entry += ", delimiter: \(Self.quoted(String(UnicodeScalar(delimiter))))" }
                 if let encoding = relation.encoding { entry += ", encoding: \(encoding.name)" }
@@ -106,16 +107,23 @@ struct InferredDataset {
     /// guessed from: what a one-file import tells, having no manifest to show.
     var guesses: [InferenceGuess] {
         classes.flatMap { entry in
-            [InferenceGuess(className: entry.className, field: nil, column: nil, spec: entry.key.isEmpty ? "none" : "[\(entry.key.joined(separator: ", "))]",
-                            reason: Self.oneLine(entry.keyReason))]
-                + entry.fields.map { InferenceGuess(className: entry.className, field: $0.name, column: $0.column, spec: Self.spec($0), reason: Self.oneLine($0.reason)) }
+            [
+                InferenceGuess(
+                    className: entry.className, field: nil, column: nil, spec: entry.key.isEmpty ? "none" : "[\(entry.key.joined(separator: ", "))]",
+                    reason: Self.oneLine(entry.keyReason))
+            ]
+                + entry.fields.map {
+                    InferenceGuess(className: entry.className, field: $0.name, column: $0.column, spec: Self.spec($0), reason: Self.oneLine($0.reason))
+                }
         }
     }
 
     /// `Type`, `Type!`, or a flow mapping with the column and split.
     private static func spec(_ field: Field) -> String {
         let type = field.type.description + (field.required ? "!" : "")
-        guard field.column != field.name || field.columns != nil || field.split != nil || !field.formats.isEmpty || field.numberFormat != nil else { return type }
+        guard field.column != field.name || field.columns != nil || field.split != nil || !field.formats.isEmpty || field.numberFormat != nil else {
+            return type
+        }
         var parts = ["type: \(type)"]
         if let columns = field.columns {
             parts.append("columns: [\(columns.map(quoted).joined(separator: ", "))]")
@@ -166,7 +174,10 @@ public struct InferenceGuess: Sendable, Equatable {
 
     /// The guess as JSON: `className`, `field` and `column` (`null` for the key), `spec`, `reason`.
     public var json: JSONValue {
-        .object(JSONObject(["className": .string(className), "field": field.map(JSONValue.string) ?? .null,
-                            "column": column.map(JSONValue.string) ?? .null, "spec": .string(spec), "reason": .string(reason)]))
+        .object(
+            JSONObject([
+                "className": .string(className), "field": field.map(JSONValue.string) ?? .null,
+                "column": column.map(JSONValue.string) ?? .null, "spec": .string(spec), "reason": .string(reason),
+            ]))
     }
 }

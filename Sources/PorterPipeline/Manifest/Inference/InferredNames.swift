@@ -85,7 +85,9 @@ package enum InferredNames {
     /// English plurals people give files: `categories`, `boxes`, `addresses`, `people`, `items`.
     static func singular(_ word: String) -> String {
         let lower = word.lowercased()
-        let irregular = ["people": "person", "children": "child", "men": "man", "women": "woman", "data": "data", "series": "series", "species": "species", "news": "news"]
+        let irregular = [
+            "people": "person", "children": "child", "men": "man", "women": "woman", "data": "data", "series": "series", "species": "species", "news": "news",
+        ]
         if let known = irregular[lower] { return String(word.prefix(1)) + String(known.dropFirst()) }
         // `-ies` is `-y` (cities, categories) except in words whose singular ends in `-ie`.
         let ieWords = ["movies", "cookies", "zombies", "calories", "rookies", "goalies", "selfies", "brownies", "smoothies", "hoodies", "pies", "ties", "lies"]

@@ -32,20 +32,26 @@ public enum ManifestInference {
         // Every file's malformed rows in one message: one run names them all.
         if !malformed.isEmpty { throw PorterError(.invalidData, malformed.joined(separator: "\n")) }
         if paths.count == 1, ParseExportLayout.looksLikeExport(profiles) {
-            throw PorterError(.invalidRequest, "\(paths[0]): a Parse export (<Class>.json files whose objects have an objectId): it imports without a manifest, as Docs/Importing.md, \"Importing a Parse export\", says")
+            throw PorterError(
+                .invalidRequest,
+                "\(paths[0]): a Parse export (<Class>.json files whose objects have an objectId): it imports without a manifest, as Docs/Importing.md, \"Importing a Parse export\", says"
+            )
         }
         profiles = try SourceFileGroups.grouped(profiles, in: files)
         // A group's class is named by the part its files' names share (`orders-*.csv`: Order).
-        var run = InferenceRun(files: profiles, classNames: profiles.map { InferredNames.className(forFile: $0.file.replacingOccurrences(of: "*", with: "")) },
-                               in: files)
+        var run = InferenceRun(
+            files: profiles, classNames: profiles.map { InferredNames.className(forFile: $0.file.replacingOccurrences(of: "*", with: "")) },
+            in: files)
         var dataset = try run.infer()
         dataset.unread = unread + dataset.unread
         guard !dataset.classes.isEmpty else {
             throw PorterError(.invalidData, "no class to infer: " + dataset.unread.joined(separator: "; "))
         }
         let beside = found.archive.map { "beside \($0)" } ?? "beside the files"
-        dataset.header = ["Inferred from \(found.names.count) file\(found.names.count == 1 ? "" : "s") by parse-porter init; each guess says what it saw.",
-                          "Review it, save it as dataset.yml \(beside), then validate and import that folder."]
+        dataset.header = [
+            "Inferred from \(found.names.count) file\(found.names.count == 1 ? "" : "s") by parse-porter init; each guess says what it saw.",
+            "Review it, save it as dataset.yml \(beside), then validate and import that folder.",
+        ]
         return dataset.yaml
     }
 
@@ -53,7 +59,9 @@ public enum ManifestInference {
     /// none, or the same as it names): the same guesses as ``yaml(for:)``, with `key` (column or
     /// field names) instead of the guessed key, listed in its ``DatasetManifest/inferredGuesses``.
     /// A key naming no column is an error.
-    public static func manifest(forFile path: String, className: String, key: [String]? = nil, format: SourceFormat? = nil) throws(PorterError) -> DatasetManifest {
+    public static func manifest(forFile path: String, className: String, key: [String]? = nil, format: SourceFormat? = nil) throws(PorterError)
+        -> DatasetManifest
+    {
         guard FileManager.default.fileExists(atPath: path) else { throw PorterError(.invalidRequest, "\(path): no such file") }
         if let problem = ParseNames.classNameProblem(className) { throw PorterError(.invalidRequest, "class \"\(className)\": \(problem)") }
         let url = URL(fileURLWithPath: path)
@@ -88,7 +96,8 @@ public enum ManifestInference {
             var isDirectory: ObjCBool = false
             let path = (folder as NSString).appendingPathComponent(entry)
             guard !entry.hasPrefix("."), entry != "rejects", !entry.hasSuffix(".files"),
-                  FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else { return [] }
+                FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue
+            else { return [] }
             return SourceFiles.folder(path).fileNames.map { "\(entry)/\($0)" }
         }
     }
@@ -104,18 +113,26 @@ public enum ManifestInference {
     static func dataFiles(_ paths: [String]) throws(PorterError) -> (directory: String, names: [String], unread: [String], archive: String?) {
         guard !paths.isEmpty else { throw PorterError(.invalidRequest, "no folder or file to read") }
         var isDirectory: ObjCBool = false
-        if paths.count == 1, ManifestLoader.isArchive(paths[0]), FileManager.default.fileExists(atPath: paths[0], isDirectory: &isDirectory), !isDirectory.boolValue {
+        if paths.count == 1, ManifestLoader.isArchive(paths[0]), FileManager.default.fileExists(atPath: paths[0], isDirectory: &isDirectory),
+            !isDirectory.boolValue
+        {
             return try archiveFiles(paths[0])
         }
         if paths.count == 1, FileManager.default.fileExists(atPath: paths[0], isDirectory: &isDirectory), isDirectory.boolValue {
             let files = SourceFiles.folder(paths[0])
             if files.isFile(ParseExportLayout.schemaFile) {
-                throw PorterError(.invalidRequest, "\(paths[0]): a Parse export (it has a \(ParseExportLayout.schemaFile)): it imports without a manifest, as Docs/Importing.md, \"Importing a Parse export\", says")
+                throw PorterError(
+                    .invalidRequest,
+                    "\(paths[0]): a Parse export (it has a \(ParseExportLayout.schemaFile)): it imports without a manifest, as Docs/Importing.md, \"Importing a Parse export\", says"
+                )
             }
             var names: [String] = [], unread: [String] = []
             for name in files.fileNames + subfolderFiles(of: paths[0]) where mayBeData(name) {
                 if try ParseExportLayout.joinFileName(name) != nil {
-                    throw PorterError(.invalidRequest, "\(paths[0]): a Parse export (it has the join file \(name)): it imports without a manifest, as Docs/Importing.md, \"Importing a Parse export\", says")
+                    throw PorterError(
+                        .invalidRequest,
+                        "\(paths[0]): a Parse export (it has the join file \(name)): it imports without a manifest, as Docs/Importing.md, \"Importing a Parse export\", says"
+                    )
                 }
                 names.append(name)
             }
@@ -135,8 +152,12 @@ public enum ManifestInference {
                     unread.append("\(name): \(error.message); not read")
                 }
             }
-            guard !names.isEmpty else { throw PorterError(.invalidRequest, "\(paths[0]): no .csv, .tsv, .json, .ndjson, .jsonl, .txt or .dat file, nor a zip archive of them") }
-            guard names.count <= DatasetManifest.maximumClasses else { throw PorterError(.invalidRequest, "\(paths[0]): " + DatasetManifest.tooManyClasses(names.count)) }
+            guard !names.isEmpty else {
+                throw PorterError(.invalidRequest, "\(paths[0]): no .csv, .tsv, .json, .ndjson, .jsonl, .txt or .dat file, nor a zip archive of them")
+            }
+            guard names.count <= DatasetManifest.maximumClasses else {
+                throw PorterError(.invalidRequest, "\(paths[0]): " + DatasetManifest.tooManyClasses(names.count))
+            }
             return (paths[0], names, unread, nil)
         }
         var directory: String?
@@ -167,16 +188,23 @@ public enum ManifestInference {
         do { archive = try ZipArchive(path: path) } catch { throw PorterError(.invalidRequest, error.message) }
         let entries = archive.entries.map(\.name)
         if entries.contains(ParseExportLayout.schemaFile) || MongoDumpLayout.isDump(.zip(archive)) {
-            throw PorterError(.invalidRequest, "\(path): a Parse export or Parse Server's collections: it imports without a manifest, as Docs/Importing.md, \"Importing a Parse export\", says")
+            throw PorterError(
+                .invalidRequest,
+                "\(path): a Parse export or Parse Server's collections: it imports without a manifest, as Docs/Importing.md, \"Importing a Parse export\", says"
+            )
         }
         var names: [String] = []
         for entry in entries where mayBeData(entry) {
             if try ParseExportLayout.joinFileName(entry) != nil {
-                throw PorterError(.invalidRequest, "\(path): a Parse export (it has the join file \(entry)): it imports without a manifest, as Docs/Importing.md, \"Importing a Parse export\", says")
+                throw PorterError(
+                    .invalidRequest,
+                    "\(path): a Parse export (it has the join file \(entry)): it imports without a manifest, as Docs/Importing.md, \"Importing a Parse export\", says"
+                )
             }
             names.append("\(archive.displayName)/\(entry)")
         }
-        let unread = entries.filter { !mayBeData($0) }.map { "\(archive.displayName)/\($0): not a data file; not read" }
+        let unread =
+            entries.filter { !mayBeData($0) }.map { "\(archive.displayName)/\($0): not a data file; not read" }
             + archive.nested.map { "\(archive.displayName): \($0) is not read: it is below the archive's top folder" }
         guard !names.isEmpty else { throw PorterError(.invalidRequest, "\(path): no .csv, .tsv, .json, .ndjson, .jsonl, .txt or .dat file") }
         return (URL(fileURLWithPath: path).standardizedFileURL.deletingLastPathComponent().path, names, unread, archive.displayName)
@@ -186,10 +214,11 @@ public enum ManifestInference {
 extension ParseExportLayout {
     /// Every file is `<Class>.json` and each of its objects has an `objectId`: a Parse export.
     static func looksLikeExport(_ profiles: [FileProfile]) -> Bool {
-        !profiles.isEmpty && profiles.allSatisfy { profile in
-            profile.file.hasSuffix(".json") && ParseNames.classNameProblem(String(profile.file.dropLast(5))) == nil
-                && profile.column(named: "objectId")?.isUnique == true
-        }
+        !profiles.isEmpty
+            && profiles.allSatisfy { profile in
+                profile.file.hasSuffix(".json") && ParseNames.classNameProblem(String(profile.file.dropLast(5))) == nil
+                    && profile.column(named: "objectId")?.isUnique == true
+            }
     }
 }
 

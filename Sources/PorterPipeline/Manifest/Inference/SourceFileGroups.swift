@@ -20,9 +20,12 @@ enum SourceFileGroups {
         for pattern in patterns {
             let group = members[pattern]!, first = profiles[group[0]]
             guard group.count > 1, group.allSatisfy({ alike(profiles[$0], first) }),
-                  Set(files.files(matching: pattern)) == Set(group.map { profiles[$0].file }) else { continue }
+                Set(files.files(matching: pattern)) == Set(group.map { profiles[$0].file })
+            else { continue }
             var profile: FileProfile
-            do { profile = try FileProfile(file: pattern, paths: group.map { profiles[$0].file }, reading: first.reading, markers: first.markers, in: files) } catch {
+            do {
+                profile = try FileProfile(file: pattern, paths: group.map { profiles[$0].file }, reading: first.reading, markers: first.markers, in: files)
+            } catch {
                 throw PorterError(.invalidData, error.description)
             }
             if profile.malformedRowCount > 0 { throw PorterError(.invalidData, FileProfile.malformedRows(profile)) }
@@ -41,7 +44,8 @@ enum SourceFileGroups {
         let nameStart = file.lastIndex(of: "/").map(file.index(after:)) ?? file.startIndex
         let name = file[nameStart...]
         guard let dot = name.lastIndex(of: "."),
-              let cut = name[..<dot].lastIndex(where: { $0 == "-" || $0 == "_" }), cut > name.startIndex else { return nil }
+            let cut = name[..<dot].lastIndex(where: { $0 == "-" || $0 == "_" }), cut > name.startIndex
+        else { return nil }
         return String(file[...cut]) + "*" + String(name[dot...])
     }
 

@@ -20,18 +20,22 @@ final class MirrorHistory: MigrationHistory {
         while try statement.step() {
             let appliedAt = statement.text(at: 3)
             guard let date = appliedAt.flatMap(ParseDate.init(iso:)) else {
-                throw PorterError(.target, "\(database.path): _PorterMigrations: appliedAt \(appliedAt ?? "null") of version \(statement.text(at: 0) ?? "?") is not a date")
+                throw PorterError(
+                    .target, "\(database.path): _PorterMigrations: appliedAt \(appliedAt ?? "null") of version \(statement.text(at: 0) ?? "?") is not a date")
             }
-            entries.append(AppliedMigration(version: statement.text(at: 0) ?? "", name: statement.text(at: 1) ?? "",
-                                            checksum: statement.text(at: 2) ?? "", appliedAt: date,
-                                            durationMs: Int(statement.integer(at: 4)), success: statement.integer(at: 5) != 0,
-                                            host: statement.text(at: 6) ?? "", error: statement.text(at: 7)))
+            entries.append(
+                AppliedMigration(
+                    version: statement.text(at: 0) ?? "", name: statement.text(at: 1) ?? "",
+                    checksum: statement.text(at: 2) ?? "", appliedAt: date,
+                    durationMs: Int(statement.integer(at: 4)), success: statement.integer(at: 5) != 0,
+                    host: statement.text(at: 6) ?? "", error: statement.text(at: 7)))
         }
         return entries.sortedByVersion()
     }
 
     func record(_ entry: AppliedMigration) throws(PorterError) {
-        let statement = try database.prepare("""
+        let statement = try database.prepare(
+            """
             INSERT OR REPLACE INTO _PorterMigrations (version, name, checksum, appliedAt, durationMs, success, host, error) \
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
             """)

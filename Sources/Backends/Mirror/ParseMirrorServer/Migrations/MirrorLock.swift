@@ -74,7 +74,11 @@ final class MirrorLock: MigrationLock {
     }
 
     func release() {
-        guard let owner = claimed.withLock({ owner in defer { owner = nil }; return owner }) else { return }
+        guard
+            let owner = claimed.withLock({ owner in
+                defer { owner = nil }; return owner
+            })
+        else { return }
         guard let statement = try? database.prepare("DELETE FROM _PorterLock WHERE name = ?1 AND owner = ?2") else { return }
         statement.bind(text: Self.name, at: 1)
         statement.bind(text: owner, at: 2)
@@ -90,7 +94,8 @@ final class MirrorLock: MigrationLock {
 
     private func readHolder() throws(PorterError) -> LockHolder? {
         guard let row = try database.rows("SELECT owner, heartbeatAt, expiresAt FROM _PorterLock WHERE name = ?1", [Self.name]).first,
-              let owner = row[0] else { return nil }
+            let owner = row[0]
+        else { return nil }
         return LockHolder(owner: owner, heartbeatAt: row[1].flatMap(ParseDate.init(iso:)), expiresAt: row[2].flatMap(ParseDate.init(iso:)))
     }
 

@@ -63,12 +63,13 @@ final class ServerHistory: MigrationHistory {
     private func ensureClass() async throws(PorterError) {
         let string = JSONValue.object(JSONObject(["type": .string("String")]))
         let schema = JSONObject([
-            "fields": .object(JSONObject([
-                "version": string, "name": string, "checksum": string, "host": string, "error": string,
-                "appliedAt": .object(JSONObject(["type": .string("Date")])),
-                "durationMs": .object(JSONObject(["type": .string("Number")])),
-                "success": .object(JSONObject(["type": .string("Boolean")])),
-            ])),
+            "fields": .object(
+                JSONObject([
+                    "version": string, "name": string, "checksum": string, "host": string, "error": string,
+                    "appliedAt": .object(JSONObject(["type": .string("Date")])),
+                    "durationMs": .object(JSONObject(["type": .string("Number")])),
+                    "success": .object(JSONObject(["type": .string("Boolean")])),
+                ])),
             "classLevelPermissions": MasterOnly.classLevelPermissions,
         ])
         try await MasterOnly.createClass(Self.className, schema, api: api)
@@ -76,25 +77,29 @@ final class ServerHistory: MigrationHistory {
 
     private static func entry(_ object: JSONValue) throws(PorterError) -> AppliedMigration {
         guard let version = object["version"]?.stringValue, let appliedAtJSON = object["appliedAt"],
-              case .date(let appliedAt)? = try? ParseValue(wire: appliedAtJSON, as: .date) else {
+            case .date(let appliedAt)? = try? ParseValue(wire: appliedAtJSON, as: .date)
+        else {
             throw PorterError(.target, "\(className): object \(object["objectId"]?.stringValue ?? "?") is not a migration entry")
         }
-        let duration: Int = switch object["durationMs"] {
-        case .integer(let value)?: Int(value)
-        case .double(let value)?: Int(value)
-        default: 0
-        }
-        return AppliedMigration(version: version, name: object["name"]?.stringValue ?? "", checksum: object["checksum"]?.stringValue ?? "",
-                                appliedAt: appliedAt, durationMs: duration, success: object["success"] == .bool(true),
-                                host: object["host"]?.stringValue ?? "", error: object["error"]?.stringValue)
+        let duration: Int =
+            switch object["durationMs"] {
+            case .integer(let value)?: Int(value)
+            case .double(let value)?: Int(value)
+            default: 0
+            }
+        return AppliedMigration(
+            version: version, name: object["name"]?.stringValue ?? "", checksum: object["checksum"]?.stringValue ?? "",
+            appliedAt: appliedAt, durationMs: duration, success: object["success"] == .bool(true),
+            host: object["host"]?.stringValue ?? "", error: object["error"]?.stringValue)
     }
 }
 
 /// Bookkeeping classes only the master key may read or change.
 enum MasterOnly {
-    static let classLevelPermissions: JSONValue = .object(JSONObject(
-        ["find", "count", "get", "create", "update", "delete", "addField"].map { JSONMember($0, .object(JSONObject())) }
-            + [JSONMember("protectedFields", .object(JSONObject()))]))
+    static let classLevelPermissions: JSONValue = .object(
+        JSONObject(
+            ["find", "count", "get", "create", "update", "delete", "addField"].map { JSONMember($0, .object(JSONObject())) }
+                + [JSONMember("protectedFields", .object(JSONObject()))]))
 
     /// Creates the class unless it exists (103: also when another runner created it meanwhile).
     static func createClass(_ className: String, _ schema: JSONObject, api: ParseAPI) async throws(PorterError) {

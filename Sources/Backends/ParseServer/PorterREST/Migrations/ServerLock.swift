@@ -99,9 +99,12 @@ final class ServerLock: MigrationLock {
         }
         guard let objectId, let owner else { return }
         guard let state = try? await read(objectId), state.owner == owner else { return }
-        _ = try? await api.send("PUT", path(objectId), body: .object(JSONObject([
-            "owner": .string(""), "heartbeatAt": Self.delete, "expiresAt": Self.delete, "beat": Self.increment(1),
-        ])))
+        _ = try? await api.send(
+            "PUT", path(objectId),
+            body: .object(
+                JSONObject([
+                    "owner": .string(""), "heartbeatAt": Self.delete, "expiresAt": Self.delete, "beat": Self.increment(1),
+                ])))
         _ = try? await increment("holders", by: -1, objectId)
     }
 
@@ -139,15 +142,23 @@ final class ServerLock: MigrationLock {
         let number = JSONValue.object(JSONObject(["type": .string("Number")]))
         let string = JSONValue.object(JSONObject(["type": .string("String")]))
         let date = JSONValue.object(JSONObject(["type": .string("Date")]))
-        try await MasterOnly.createClass(Self.className, JSONObject([
-            "fields": .object(JSONObject(["name": string, "owner": string, "holders": number, "beat": number, "takeovers": number,
-                                          "heartbeatAt": date, "expiresAt": date])),
-            "classLevelPermissions": MasterOnly.classLevelPermissions,
-        ]), api: api)
+        try await MasterOnly.createClass(
+            Self.className,
+            JSONObject([
+                "fields": .object(
+                    JSONObject([
+                        "name": string, "owner": string, "holders": number, "beat": number, "takeovers": number,
+                        "heartbeatAt": date, "expiresAt": date,
+                    ])),
+                "classLevelPermissions": MasterOnly.classLevelPermissions,
+            ]), api: api)
         do {
-            _ = try await api.send("POST", "/classes/\(Self.className)", body: .object(JSONObject([
-                "name": .string(Self.name), "owner": .string(""), "holders": .integer(0), "beat": .integer(0), "takeovers": .integer(0),
-            ])))
+            _ = try await api.send(
+                "POST", "/classes/\(Self.className)",
+                body: .object(
+                    JSONObject([
+                        "name": .string(Self.name), "owner": .string(""), "holders": .integer(0), "beat": .integer(0), "takeovers": .integer(0),
+                    ])))
         } catch {
             throw error.porterError("creating the migration lock in \(Self.className)")
         }
@@ -159,9 +170,11 @@ final class ServerLock: MigrationLock {
     private func findLockObject() async throws(PorterError) -> String? {
         let answer: JSONValue
         do {
-            answer = try await api.send("GET", "/classes/\(Self.className)", query: [
-                ("where", JSONValue.object(JSONObject(["name": .string(Self.name)])).serialized()), ("order", "createdAt,objectId"), ("limit", "1"),
-            ], body: nil)
+            answer = try await api.send(
+                "GET", "/classes/\(Self.className)",
+                query: [
+                    ("where", JSONValue.object(JSONObject(["name": .string(Self.name)])).serialized()), ("order", "createdAt,objectId"), ("limit", "1"),
+                ], body: nil)
         } catch {
             throw error.porterError("reading the migration lock")
         }
@@ -176,8 +189,9 @@ final class ServerLock: MigrationLock {
             guard let json = object[key], case .date(let value)? = try? ParseValue(wire: json, as: .date) else { return nil }
             return value
         }
-        return LockState(owner: object["owner"]?.stringValue ?? "", beat: Self.integer(object["beat"]),
-                         takeovers: Self.integer(object["takeovers"]), heartbeatAt: date("heartbeatAt"), expiresAt: date("expiresAt"))
+        return LockState(
+            owner: object["owner"]?.stringValue ?? "", beat: Self.integer(object["beat"]),
+            takeovers: Self.integer(object["takeovers"]), heartbeatAt: date("heartbeatAt"), expiresAt: date("expiresAt"))
     }
 
     private static func integer(_ json: JSONValue?) -> Int64 {

@@ -1,5 +1,5 @@
-import ParseRules
 import ParseModel
+import ParseRules
 import PorterCore
 
 /// A Parse Server's own PostgreSQL database as a migration target, in `PostgresStorageAdapter`'s

@@ -16,22 +16,26 @@ final class PostgresHistory: MigrationHistory {
 
     func entries() throws(PorterError) -> [AppliedMigration] {
         guard try tableExists() else { return [] }
-        let rows = try connection.execute(#"SELECT "version", "name", "checksum", "appliedAt", "durationMs", "success", "host", "error" FROM "_PorterMigrations""#)
+        let rows = try connection.execute(
+            #"SELECT "version", "name", "checksum", "appliedAt", "durationMs", "success", "host", "error" FROM "_PorterMigrations""#)
         return try rows.map { (row) throws(PorterError) in
             guard let date = row[3].flatMap(ParseDate.init(iso:)) else {
                 throw PorterError(.target, "\(connection.shownURL): _PorterMigrations: appliedAt \(row[3] ?? "null") of version \(row[0] ?? "?") is not a date")
             }
-            return AppliedMigration(version: row[0] ?? "", name: row[1] ?? "", checksum: row[2] ?? "", appliedAt: date,
-                                    durationMs: row[4].flatMap { Int($0) } ?? 0, success: row[5] == "t", host: row[6] ?? "", error: row[7])
+            return AppliedMigration(
+                version: row[0] ?? "", name: row[1] ?? "", checksum: row[2] ?? "", appliedAt: date,
+                durationMs: row[4].flatMap { Int($0) } ?? 0, success: row[5] == "t", host: row[6] ?? "", error: row[7])
         }.sortedByVersion()
     }
 
     func record(_ entry: AppliedMigration) throws(PorterError) {
-        try connection.execute("""
+        try connection.execute(
+            """
             CREATE TABLE IF NOT EXISTS "_PorterMigrations" ("version" text PRIMARY KEY, "name" text NOT NULL, "checksum" text NOT NULL, \
             "appliedAt" text NOT NULL, "durationMs" bigint NOT NULL, "success" boolean NOT NULL, "host" text NOT NULL, "error" text)
             """)
-        try connection.execute("""
+        try connection.execute(
+            """
             INSERT INTO "_PorterMigrations" ("version", "name", "checksum", "appliedAt", "durationMs", "success", "host", "error") \
             VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT ("version") DO UPDATE SET "name" = EXCLUDED."name", \
             "checksum" = EXCLUDED."checksum", "appliedAt" = EXCLUDED."appliedAt", "durationMs" = EXCLUDED."durationMs", \

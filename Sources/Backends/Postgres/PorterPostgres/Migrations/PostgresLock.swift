@@ -37,7 +37,8 @@ final class PostgresLock: MigrationLock {
 
     func heartbeat() async throws(PorterError) {
         guard let connection = held.withLock({ $0 }) else { throw PorterError(.target, "\(location): the migration lock is not held") }
-        let holds = try? connection.execute("""
+        let holds = try? connection.execute(
+            """
             SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND granted \
             AND classid::text = $1 AND objid::text = $2 AND objsubid = 2
             """, Self.keys)
@@ -45,10 +46,12 @@ final class PostgresLock: MigrationLock {
     }
 
     func release() async {
-        guard let connection = held.withLock({ (held) -> PostgresConnection? in
-            defer { held = nil }
-            return held
-        }) else { return }
+        guard
+            let connection = held.withLock({ (held) -> PostgresConnection? in
+                defer { held = nil }
+                return held
+            })
+        else { return }
         _ = try? connection.execute("SELECT pg_advisory_unlock($1::int4, $2::int4)", Self.keys)
         connection.close()
     }
@@ -56,7 +59,8 @@ final class PostgresLock: MigrationLock {
     func holder() async throws(PorterError) -> LockHolder? {
         let connection = try PostgresConnection(url: url)
         defer { connection.close() }
-        let rows = try connection.execute("""
+        let rows = try connection.execute(
+            """
             SELECT a.application_name, a.pid::text FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid \
             WHERE l.locktype = 'advisory' AND l.granted AND l.classid::text = $1 AND l.objid::text = $2 AND l.objsubid = 2
             """, Self.keys)

@@ -1,5 +1,5 @@
-import ParseRules
 import ParseModel
+import ParseRules
 import PorterCore
 
 /// The `/classes` and `/batch` requests of a migration's object operations, answered with the
@@ -98,7 +98,9 @@ final class PostgresObjectRequests {
         change.acl = written.acl
         for (name, edit) in written.edits {
             guard let field = schema.field(named: name) else {
-                throw ParseError(.operationForbidden, "\(className) has no field \(name): fields are not added on write to a PostgreSQL database; add it to the schema first")
+                throw ParseError(
+                    .operationForbidden, "\(className) has no field \(name): fields are not added on write to a PostgreSQL database; add it to the schema first"
+                )
             }
             if field.required && edit.clears { throw ParseError(.validationError, "\(name) is required") }
             if let type = edit.fieldType, type != field.type {
@@ -106,11 +108,13 @@ final class PostgresObjectRequests {
             }
             switch edit {
             case .set(let value): change.values.append((field, value == .null ? nil : value))
-            case .delete where field.type.isRelation: throw ParseError(.incorrectType, "\(className).\(name) is a Relation: its links are removed with RemoveRelation")
+            case .delete where field.type.isRelation:
+                throw ParseError(.incorrectType, "\(className).\(name) is a Relation: its links are removed with RemoveRelation")
             case .delete: change.values.append((field, nil))
             case .relation(_, let add, let remove): change.links.append((name, add, remove))
             case .increment, .add, .addUnique, .remove:
-                throw ParseError(.commandUnavailable, "\(className).\(name): only values, Delete, AddRelation and RemoveRelation are answered on a PostgreSQL database")
+                throw ParseError(
+                    .commandUnavailable, "\(className).\(name): only values, Delete, AddRelation and RemoveRelation are answered on a PostgreSQL database")
             }
         }
         do {

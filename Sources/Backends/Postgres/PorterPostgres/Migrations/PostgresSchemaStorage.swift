@@ -1,5 +1,5 @@
-import ParseRules
 import ParseModel
+import ParseRules
 import PorterCore
 
 /// The `/schemas` routes' storage on a Parse Server's PostgreSQL database: ``PostgresSchemas``,
