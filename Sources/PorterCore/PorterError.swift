@@ -56,7 +56,8 @@ public struct PorterError: Error, Sendable, CustomStringConvertible {
     public internal(set) var settingValue: String?
 
     /// The failure of a lower layer behind this one, when there is one: an SQLite mirror's
-    /// `SQLiteError` (read it as `PorterError.sqliteError`, from PorterSQLite).
+    /// `SQLiteError` (read it as `PorterError.sqliteError`, from PorterSQLite), or the Parse
+    /// error a query of a mirror or a Parse request failed with (``parseError``).
     public let underlyingError: (any Error & Sendable)?
 
     /// The part of a cancelled run's message after "cancelled ": what was under way and what
@@ -102,4 +103,10 @@ public struct PorterError: Error, Sendable, CustomStringConvertible {
 
     /// The message.
     public var description: String { message }
+}
+
+extension PorterError {
+    /// The Parse error behind this one, if that is what it is (a query of a mirror that
+    /// `MirrorQuery` refused, for one): match its ``ParseError/code``, never its message.
+    public var parseError: ParseError? { underlyingError as? ParseError }
 }

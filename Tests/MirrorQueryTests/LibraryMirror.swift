@@ -1,6 +1,7 @@
 import Foundation
 import MirrorQuery
 import ParseModel
+import PorterCore
 import PorterPipeline
 import PorterSQLite
 import PorterTestSupport
@@ -149,9 +150,11 @@ class LibraryMirrorTestCase: XCTestCase {
         ids("Book", #"{"where":\#(constraints)}"#, access: access, file: file, line: line)
     }
 
+    /// `body` throws a bad-request `PorterError` with Parse's error `code` and `message` under it.
     func assertError(_ code: ParseErrorCode, _ message: String, file: StaticString = #filePath, line: UInt = #line, _ body: () throws -> Void) {
         XCTAssertThrowsError(try body(), file: file, line: line) { error in
-            XCTAssertEqual(error as? ParseError, ParseError(code, message), file: file, line: line)
+            XCTAssertEqual((error as? PorterError)?.cause, .invalidRequest, "\(error)", file: file, line: line)
+            XCTAssertEqual((error as? PorterError)?.parseError, ParseError(code, message), file: file, line: line)
         }
     }
 

@@ -1,5 +1,6 @@
 import MirrorQuery
 import ParseModel
+import PorterCore
 import XCTest
 
 /// Parsing of query parameters, in the shapes the REST API and ParseSwift send them.
@@ -43,19 +44,21 @@ final class ParameterTests: XCTestCase {
         XCTAssertTrue(try parse(["count": .bool(true)]).count)
         XCTAssertTrue(try parse(["count": .string("1")]).count)
         XCTAssertFalse(try parse(["count": .integer(0)]).count)
-        XCTAssertThrowsError(try parse(["limit": .string("ten")])) { XCTAssertEqual(($0 as? ParseError)?.code, .invalidQuery) }
-        XCTAssertThrowsError(try parse(["skip": .integer(-1)])) { XCTAssertEqual(($0 as? ParseError)?.code, .invalidQuery) }
+        XCTAssertThrowsError(try parse(["limit": .string("ten")])) { XCTAssertEqual(($0 as? PorterError)?.parseError?.code, .invalidQuery) }
+        XCTAssertThrowsError(try parse(["skip": .integer(-1)])) { XCTAssertEqual(($0 as? PorterError)?.parseError?.code, .invalidQuery) }
     }
 
     func testWhereAsObjectOrText() throws {
         XCTAssertEqual(try parse(["where": .string(#"{"year":1937}"#)]).constraints, JSONObject(["year": .integer(1937)]))
         XCTAssertEqual(try parse(["where": .object(JSONObject(["year": .integer(1937)]))]).constraints, JSONObject(["year": .integer(1937)]))
-        XCTAssertThrowsError(try parse(["where": .string("{nope")])) { XCTAssertEqual(($0 as? ParseError)?.code, .invalidQuery) }
+        XCTAssertThrowsError(try parse(["where": .string("{nope")])) { XCTAssertEqual(($0 as? PorterError)?.parseError?.code, .invalidQuery) }
     }
 
     func testUnknownParameter() {
         XCTAssertThrowsError(try parse(["limit": .integer(1), "foo": .integer(1)])) {
-            XCTAssertEqual($0 as? ParseError, ParseError(.invalidQuery, "Invalid parameter for query: foo"))
+            XCTAssertEqual(($0 as? PorterError)?.cause, .invalidRequest)
+            XCTAssertEqual(($0 as? PorterError)?.message, "Invalid parameter for query: foo")
+            XCTAssertEqual(($0 as? PorterError)?.parseError, ParseError(.invalidQuery, "Invalid parameter for query: foo"))
         }
         XCTAssertNoThrow(try parse(["readPreference": .string("PRIMARY"), "hint": .string("x"), "comment": .string("c")]))
     }

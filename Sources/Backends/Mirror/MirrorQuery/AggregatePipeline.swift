@@ -1,4 +1,5 @@
 import ParseModel
+import PorterCore
 
 /// An aggregation pipeline as Parse Server's `AggregateRouter` reads it: `pipeline` (an array of
 /// one-key stages, or an object of them), or else the stage keys given as parameters themselves.
@@ -22,8 +23,14 @@ public struct AggregatePipeline: Sendable {
     static let accumulators: Set = ["$sum", "$avg", "$min", "$max", "$first", "$last", "$push", "$addToSet"]
 
     /// The pipeline of a request's parameters: `pipeline` (a JSON array of stages, or an object
-    /// of them), or stages given as parameters (`$group=…`); 102 for unknown or malformed stages.
-    public init(parameters: JSONObject) throws(ParseError) {
+    /// of them), or stages given as parameters (`$group=…`). Unknown or malformed stages are an
+    /// ``PorterError/Cause/invalidRequest`` error carrying Parse's 102 (``PorterError/parseError``).
+    public init(parameters: JSONObject) throws(PorterError) {
+        self = try throwingPorterError { () throws(ParseError) in try AggregatePipeline(requestParameters: parameters) }
+    }
+
+    /// ``init(parameters:)`` failing with the Parse error the server answers.
+    package init(requestParameters parameters: JSONObject) throws(ParseError) {
         // Refused rather than ignored: it would otherwise answer every object of the class.
         if parameters["distinct"] != nil { throw Self.invalid("distinct is not supported by the mirror.") }
         var given: [JSONObject] = []

@@ -1,4 +1,5 @@
 import ParseModel
+import PorterCore
 import PorterSQLite
 
 /// `GET /aggregate/:className` over a mirror. The leading `$match` stages become the SQL `where`
@@ -11,8 +12,13 @@ extension MirrorReader {
     package static let aggregateReadLimit = 100_000
 
     /// Runs `pipeline` on the class's objects (the caller has the master key: no ACL applies),
-    /// under the query time limit.
-    public func aggregate(_ className: String, _ pipeline: AggregatePipeline, schemas: [String: ClassSchema]) throws(ParseError) -> [JSONObject] {
+    /// under the query time limit. Errors as ``find(_:schemas:access:)``'s.
+    public func aggregate(_ className: String, _ pipeline: AggregatePipeline, schemas: [String: ClassSchema]) throws(PorterError) -> [JSONObject] {
+        try throwingPorterError { () throws(ParseError) in try aggregate(className: className, pipeline: pipeline, schemas: schemas) }
+    }
+
+    /// ``aggregate(_:_:schemas:)`` failing with the Parse error the server answers.
+    package func aggregate(className: String, pipeline: AggregatePipeline, schemas: [String: ClassSchema]) throws(ParseError) -> [JSONObject] {
         try timed { () throws(ParseError) in try run(pipeline, on: className, schemas: schemas) }
     }
 

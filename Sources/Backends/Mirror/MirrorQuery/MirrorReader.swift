@@ -37,12 +37,13 @@ public final class MirrorReader {
 
     /// Registers the `$regex` SQL function and a progress handler that ends queries running
     /// past `timeLimit` seconds on the connection. `maxLimit` silently lowers larger limits.
-    public init(database: SQLiteDatabase, maxLimit: Int? = nil, timeLimit: Double = MirrorReader.defaultTimeLimit) throws(ParseError) {
+    /// A connection that refuses the function is a target error.
+    public init(database: SQLiteDatabase, maxLimit: Int? = nil, timeLimit: Double = MirrorReader.defaultTimeLimit) throws(PorterError) {
         self.database = database
         self.maxLimit = maxLimit
         self.timeLimit = timeLimit
         textIndexes = TextIndexes(database: database)
-        try RegexFunction.register(on: database, cache: regexes)
+        try throwingPorterError { () throws(ParseError) in try RegexFunction.register(on: database, cache: regexes) }
         clock.install(on: database)
         regexes.clock = clock
     }
@@ -50,18 +51,21 @@ public final class MirrorReader {
     deinit { QueryClock.uninstall(from: database) }
 
     /// Runs a query: results as Parse REST JSON objects, and the count when asked (count ignores
-    /// limit/skip). The rows read are charged to `budget`; a query running longer than the time
-    /// limit fails with 124.
+    /// limit/skip). A query the mirror refuses (a bad `where`, a protected field, one running
+    /// longer than the time limit) is an ``PorterError/Cause/invalidRequest`` error, a failing
+    /// mirror a ``PorterError/Cause/target`` one; either carries Parse's error
+    /// (``PorterError/parseError``: 102, 119, 124…).
     ///
     /// ```swift
     /// let query = try ParseQuery(className: "Book", parameters: JSONObject(["where": .object(JSONObject(["year": .integer(1999)]))]))
     /// let books = try reader.find(query, schemas: schemas, access: .master).results
     /// ```
-    public func find(_ query: ParseQuery, schemas: [String: ClassSchema], access: ReadAccess) throws(ParseError) -> (results: [JSONObject], count: Int?) {
-        try find(query, schemas: schemas, access: access, budget: nil)
+    public func find(_ query: ParseQuery, schemas: [String: ClassSchema], access: ReadAccess) throws(PorterError) -> (results: [JSONObject], count: Int?) {
+        try throwingPorterError { () throws(ParseError) in try find(query, schemas: schemas, access: access, budget: nil) }
     }
 
-    /// ``find(_:schemas:access:)`` charging the rows read to `budget` (a server request's budget).
+    /// ``find(_:schemas:access:)`` charging the rows read to `budget` (a server request's budget,
+    /// or none), failing with the Parse error the server answers.
     package func find(
         _ query: ParseQuery, schemas: [String: ClassSchema], access: ReadAccess,
         budget: ResultBudget?
@@ -111,14 +115,18 @@ public final class MirrorReader {
     }
 
     /// One object by id (GET /classes/X/id with keys/include), nil when missing or not readable.
+    /// Errors as ``find(_:schemas:access:)``'s.
     public func get(
         className: String, objectId: String, keys: [String]?, include: [String], schemas: [String: ClassSchema],
         access: ReadAccess
-    ) throws(ParseError) -> JSONObject? {
-        try get(className: className, objectId: objectId, keys: keys, include: include, schemas: schemas, access: access, budget: nil)
+    ) throws(PorterError) -> JSONObject? {
+        try throwingPorterError { () throws(ParseError) in
+            try get(className: className, objectId: objectId, keys: keys, include: include, schemas: schemas, access: access, budget: nil)
+        }
     }
 
-    /// ``get(className:objectId:keys:include:schemas:access:)`` charging the rows read to `budget`.
+    /// ``get(className:objectId:keys:include:schemas:access:)`` charging the rows read to `budget`
+    /// (or to none), failing with the Parse error the server answers.
     package func get(
         className: String, objectId: String, keys: [String]?, include: [String], schemas: [String: ClassSchema], access: ReadAccess,
         budget: ResultBudget?

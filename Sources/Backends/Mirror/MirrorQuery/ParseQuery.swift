@@ -1,5 +1,6 @@
 import Foundation
 import ParseModel
+import PorterCore
 
 /// One query's parameters, parsed and checked (where, order, limit, skip, keys, excludeKeys, include, count).
 ///
@@ -48,8 +49,14 @@ public struct ParseQuery: Sendable {
     /// `parameters`: the query's parameters as JSON values, already JSON-decoded where the text parsed as JSON
     /// (so `limit` may be .integer(10) or .string("10"), `order` a string "-a,b" or an array ["-a","b"],
     /// `keys`/`include` a comma string or an array, `where` an object (or a string holding JSON), `count` 1/true/"1").
-    /// Unknown parameters → 102 "Invalid parameter for query: X".
-    public init(className: String, parameters: JSONObject) throws(ParseError) {
+    /// Unknown parameters are 102 "Invalid parameter for query: X", bad values 102 or 105: an
+    /// ``PorterError/Cause/invalidRequest`` error carrying Parse's (``PorterError/parseError``).
+    public init(className: String, parameters: JSONObject) throws(PorterError) {
+        self = try throwingPorterError { () throws(ParseError) in try ParseQuery(className: className, requestParameters: parameters) }
+    }
+
+    /// ``init(className:parameters:)`` failing with the Parse error the server answers.
+    package init(className: String, requestParameters parameters: JSONObject) throws(ParseError) {
         for key in parameters.keys where !Self.allowedParameters.contains(key) {
             throw ParseError(.invalidQuery, "Invalid parameter for query: \(key)")
         }

@@ -8,9 +8,9 @@ extension ParseMirrorAPI {
     func aggregate(_ request: APIRequest, className: String, caller: Caller, data: DataAccess) throws -> APIResponse {
         guard caller.hasMasterKey else { throw APIError.masterKeyRequired }
         try SchemaRequests.checkClassName(className)
-        let pipeline = try AggregatePipeline(parameters: request.parameters)
+        let pipeline = try AggregatePipeline(requestParameters: request.parameters)
         return try data.read { connection in
-            let results = try connection.reader().aggregate(className, pipeline, schemas: connection.schemas())
+            let results = try connection.reader().aggregate(className: className, pipeline: pipeline, schemas: connection.schemas())
             return APIResponse(JSONObject(["results": .array(results.map(JSONValue.object))]))
         }
     }

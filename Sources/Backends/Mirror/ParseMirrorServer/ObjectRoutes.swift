@@ -95,7 +95,7 @@ extension ParseMirrorAPI {
     func find(_ request: APIRequest, className: String, caller: Caller, data: DataAccess) throws -> APIResponse {
         try Self.checkSessionRead(className, caller: caller)
         try caller.checkInstallationAccess("find", on: className)
-        let query = try ParseQuery(className: className, parameters: request.parameters)
+        let query = try ParseQuery(className: className, requestParameters: request.parameters)
         return try data.read { connection in
             let schemas = try connection.schemas()
             guard let schema = schemas[className] else {

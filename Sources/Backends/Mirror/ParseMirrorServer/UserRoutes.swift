@@ -118,7 +118,7 @@ extension ParseMirrorAPI {
             guard let id = try sessionRow(token: token, connection: connection)?.objectId,
                 let session = try connection.reader().get(
                     className: "_Session", objectId: id, keys: nil, include: [],
-                    schemas: connection.schemas(), access: .master)
+                    schemas: connection.schemas(), access: .master, budget: nil)
             else {
                 throw APIError.parse(.invalidSessionToken, "Session token not found.")
             }
@@ -245,6 +245,6 @@ extension ParseMirrorAPI {
     }
 
     private func userJSON(_ userId: String, connection: MirrorConnection) throws -> JSONObject? {
-        try connection.reader().get(className: "_User", objectId: userId, keys: nil, include: [], schemas: connection.schemas(), access: .master)
+        try connection.reader().get(className: "_User", objectId: userId, keys: nil, include: [], schemas: connection.schemas(), access: .master, budget: nil)
     }
 }
