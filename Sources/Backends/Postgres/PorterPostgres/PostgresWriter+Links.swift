@@ -142,7 +142,7 @@ extension PostgresWriter {
         guard let schema = try db.execute("SELECT current_schema()").first?.first ?? nil else {
             throw PorterError(.target, "\(url): no schema to create tables in (search_path)")
         }
-        let name = quoted(PostgresStagingSchema.name)
+        let name = quoted(staging.name)
         for table in staging.tables {
             try db.execute("DROP TABLE \(quoted(table))")
             try db.execute("ALTER TABLE \(name).\(quoted(table)) SET SCHEMA \(quoted(schema))")
