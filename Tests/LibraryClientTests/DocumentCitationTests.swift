@@ -4,7 +4,8 @@ import XCTest
 /// Every fact the repository cites lives in it: no file cites a design or reference document
 /// kept outside the repository, no section number stands without the document it belongs to,
 /// every `….md#anchor` names a file of the repository and one of its headings, and every
-/// relative link of the documents (README.md, Docs/) leads to a file and heading that exist.
+/// relative link of the documents (README.md, Docs/) leads to a file and heading that exist,
+/// and every repository path they name in code, or the scripts use, exists.
 final class DocumentCitationTests: XCTestCase {
     func testNoFileCitesADocumentOutsideTheRepository() throws {
         var findings: [String] = []
@@ -66,6 +67,28 @@ final class DocumentCitationTests: XCTestCase {
         XCTAssertEqual(findings, [], findings.joined(separator: "\n"))
     }
 
+    /// Every repository path the documents name in code (`Sources/...`, `scripts/...`) and every
+    /// one the scripts use exists: a moved file leaves no stale path behind.
+    func testEveryRepositoryPathNamedExists() throws {
+        let root = URL(fileURLWithPath: packageRoot).standardizedFileURL.path
+        var findings: [String] = []
+        var checked = 0
+        for file in try repositoryTextFiles() where file.path != #filePath {
+            let name = file.relativePath
+            let isDocument = ["README.md", "CONTRIBUTING.md", "Fixtures/README.md"].contains(name) || (name.hasPrefix("Docs/") && name.hasSuffix(".md"))
+            let isScript = (name.hasPrefix("scripts/") && !name.hasSuffix(".md")) || (name.hasPrefix("Benchmarks/") && name.hasSuffix(".sh"))
+            guard isDocument || isScript else { continue }
+            for named in CitationCheck.repositoryPaths(in: file.text, codeSpansOnly: isDocument) {
+                checked += 1
+                if !FileManager.default.fileExists(atPath: root + "/" + named.path) {
+                    findings.append("\(name):\(named.line): \(named.path) is not in the repository")
+                }
+            }
+        }
+        XCTAssertGreaterThan(checked, 100, "the paths were found")
+        XCTAssertEqual(findings, [], findings.joined(separator: "\n"))
+    }
+
     /// The checks find what they look for, and leave alone what they should.
     func testTheChecksTellCitationsApart() {
         let outside =
@@ -84,6 +107,14 @@ final class DocumentCitationTests: XCTestCase {
         XCTAssertEqual(
             CitationCheck.relativeLinks(in: links).map { "\($0.line):\($0.path)#\($0.anchor ?? "")" },
             ["1:Docs/Tutorial.md#", "1:../README.md#set-up", "1:#layout", "5:Docs/img.png#"])
+
+        let paths =
+            "see `Sources/PorterCore/X.swift`, `Fixtures/bad/zip-*` and Sources/Y\n`scripts/test Benchmarks/out/run/`\nInitPropertyTests/testA https://x.org/Sources/Z scripts/t/NAME.json\n"
+        XCTAssertEqual(
+            CitationCheck.repositoryPaths(in: paths, codeSpansOnly: true).map { "\($0.line):\($0.path)" }, ["1:Sources/PorterCore/X.swift", "2:scripts/test"])
+        XCTAssertEqual(
+            CitationCheck.repositoryPaths(in: paths, codeSpansOnly: false).map { "\($0.line):\($0.path)" },
+            ["1:Sources/PorterCore/X.swift", "1:Sources/Y", "2:scripts/test"])
 
         let headings = "# ParsePorter\n## Set-up\n```sh\n# not a heading\n```\n### `--target`: one name\n## Set-up\n## Über, 50 & more\n"
         XCTAssertEqual(CitationCheck.anchors(of: headings), ["parseporter", "set-up", "--target-one-name", "set-up-1", "über-50--more"])
@@ -152,6 +183,38 @@ enum CitationCheck {
             guard isMarkdown else { continue }
             for match in localAnchor.matches(in: line, range: range) {
                 found.append((index + 1, "", String(line[Range(match.range(at: 1), in: line)!])))
+            }
+        }
+        return found
+    }
+
+    /// A path inside the repository, not inside a URL or another word; `*`, `<…>` and `$` mark
+    /// a pattern, not a path.
+    private static let repositoryPath = try! NSRegularExpression(pattern: #"(?<![\w/.:$-])(?:Sources|Tests|Fixtures|Benchmarks|scripts|Docs)/[\w.+/*<>$-]*"#)
+    /// What the scripts make: named, never committed.
+    private static let madePaths = ["Benchmarks/out", "Fixtures/library/library.sqlite", "Fixtures/library/rejects"]
+    /// The placeholders of the scripts' usage texts (`real-datasets-truth/NAME.json`).
+    private static let placeholders: Set<Substring> = ["NAME", "BOOKS", "DIR", "FILE"]
+
+    /// The repository paths a text names (1-based lines), in inline code only when
+    /// `codeSpansOnly` (a Markdown document), patterns and what the scripts make left out.
+    static func repositoryPaths(in text: String, codeSpansOnly: Bool) -> [(line: Int, path: String)] {
+        var found: [(line: Int, path: String)] = []
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let pieces =
+                codeSpansOnly
+                ? line.split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+                : [String(line)]
+            for piece in pieces {
+                for match in repositoryPath.matches(in: piece, range: NSRange(piece.startIndex..., in: piece)) {
+                    var path = Substring(piece[Range(match.range, in: piece)!])
+                    while let last = path.last, ".,/-".contains(last) { path.removeLast() }
+                    let stems = path.split(separator: "/").map { $0.split(separator: ".").first ?? $0 }
+                    guard !path.contains(where: { "*<>$".contains($0) }), !madePaths.contains(where: { path.hasPrefix($0) }),
+                        !stems.contains(where: placeholders.contains)
+                    else { continue }
+                    found.append((index + 1, String(path)))
+                }
             }
         }
         return found
