@@ -27,7 +27,13 @@ let package = Package(
         .target(name: "PorterReaders", dependencies: ["ParseModel", "CLibCSV", "CLibZip"]),
         // The contracts every backend and job shares: errors, object sources and sinks, cancellation, job threads.
         .target(name: "PorterCore", dependencies: ["ParseModel"]),
-        .target(name: "PorterPipeline", dependencies: ["ParseModel", "PorterCore", "ParseRules", "PorterReaders", .product(name: "Yams", package: "Yams")]),
+        // Parse Server's MongoDB layout as files: a mongoexport folder read as a dataset, and the
+        // documents, _SCHEMA and mongoimport script of `export --format mongo`.
+        .target(
+            name: "PorterMongoFiles", dependencies: ["ParseModel", "PorterCore", "PorterReaders"], path: "Sources/Backends/MongoFiles/PorterMongoFiles"),
+        .target(
+            name: "PorterPipeline",
+            dependencies: ["ParseModel", "PorterCore", "ParseRules", "PorterReaders", "PorterMongoFiles", .product(name: "Yams", package: "Yams")]),
         .target(name: "PorterSQLite", dependencies: ["ParseModel", "PorterCore", "CSQLite"], path: "Sources/Backends/Mirror/PorterSQLite"),
         .target(name: "PorterHTTP"),
         .target(name: "PorterPostgres", dependencies: ["ParseModel", "PorterCore", "ParseRules", "CLibPQ"], path: "Sources/Backends/Postgres/PorterPostgres"),
@@ -71,6 +77,7 @@ let package = Package(
             path: "Tests/PorterTestSupport"),
         .testTarget(name: "ParseModelTests", dependencies: ["ParseModel"]),
         .testTarget(name: "PorterReadersTests", dependencies: ["PorterReaders", "ParseModel", "PorterTestSupport", "CLibZip"]),
+        .testTarget(name: "PorterMongoFilesTests", dependencies: ["PorterMongoFiles", "PorterCore", "ParseModel"]),
         .testTarget(name: "PorterPipelineTests", dependencies: ["PorterPipeline", "PorterReaders", "ParseModel", "ParseRules", "PorterTestSupport"]),
         .testTarget(name: "PorterSQLiteTests", dependencies: ["PorterSQLite", "PorterPipeline", "ParseModel", "CSQLite", "PorterTestSupport"]),
         .testTarget(

@@ -9,7 +9,7 @@ public enum ExportFormat: String, Sendable, CaseIterable {
     case ndjson
     /// One CSV file per class, and one per relation.
     case csv
-    /// Parse Server's MongoDB layout (``MongoLayout``): one file of Extended JSON documents per
+    /// Parse Server's MongoDB layout (PorterMongoFiles' `MongoLayout`): one file of Extended JSON documents per
     /// collection (`<Class>.json`, `_Join:<field>:<Class>.json`, `_SCHEMA.json`), one per line as
     /// `mongoimport` reads them, and `mongoimport.sh` to load them; `parse-porter import DIR` reads it back.
     case mongo

@@ -1,5 +1,6 @@
 import Foundation
 import ParseModel
+import PorterMongoFiles
 
 /// What an export selects and how it writes (`parse-porter export`).
 public struct ExportOptions: Sendable {

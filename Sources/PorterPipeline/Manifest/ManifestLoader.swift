@@ -1,5 +1,6 @@
 import Foundation
 import ParseModel
+import PorterMongoFiles
 import PorterReaders
 
 /// Finds, parses and checks a dataset manifest; every fault is an invalid request (``PorterError/Cause/invalidRequest``)
@@ -16,14 +17,14 @@ public enum ManifestLoader {
         case manifest(directory: String, fileName: String)
         /// A Parse export without a manifest: a folder of `<Class>.json` files (and perhaps `schema.json`), or its `.zip`.
         case export(directory: String, files: SourceFiles)
-        /// Parse Server's MongoDB collections (``MongoDumpLayout``): a folder holding `_SCHEMA.json`, or its `.zip`.
+        /// Parse Server's MongoDB collections (PorterMongoFiles' `MongoDumpLayout`): a folder holding `_SCHEMA.json`, or its `.zip`.
         case mongo(directory: String, files: SourceFiles)
     }
 
     /// Loads `path`: a dataset folder holding a manifest, or the manifest file itself. A folder
     /// without a manifest is a Parse export (``ParseExportLayout``): with a `schema.json`, or with
     /// classes inferred from its `<Class>.json` files; so is a `.zip` of one. A folder holding
-    /// `_SCHEMA.json` is Parse Server's MongoDB collections (``MongoDumpLayout``), and so is a `.zip` of one.
+    /// `_SCHEMA.json` is Parse Server's MongoDB collections (``ParseExportLayout/mongoDumpManifest()``), and so is a `.zip` of one.
     /// `targetClasses` are the classes the target already has (pointers may name them).
     /// `includeInstallations` imports a Parse export's `_Installation` objects instead of skipping them.
     public static func load(_ path: String, targetClasses: Set<String> = [], includeInstallations: Bool = false) throws(PorterError) -> DatasetManifest {
@@ -62,7 +63,9 @@ public enum ManifestLoader {
         case .mongo(let directory, let whole):
             try options.check(forExportWithSchema: MongoLayout.schemaFile)
             let (files, notes) = try options.select(whole)
-            manifest = try MongoDumpLayout(directory: directory, files: files, targetClasses: targetClasses, systemClasses: systemClasses).manifest()
+            var layout = ParseExportLayout(directory: directory, files: files, targetClasses: targetClasses)
+            layout.systemClasses = systemClasses
+            manifest = try layout.mongoDumpManifest()
             manifest.notes = notes + manifest.notes + nestedNotes(files)
         }
         try manifest.check(targetClasses: targetClasses)

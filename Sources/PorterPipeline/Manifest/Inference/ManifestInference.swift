@@ -1,5 +1,6 @@
 import Foundation
 import ParseModel
+import PorterMongoFiles
 import PorterReaders
 
 /// A dataset manifest guessed from source files, for a start without writing one

@@ -1,4 +1,5 @@
 import ParseModel
+import PorterCore
 import PorterReaders
 
 /// A folder of Parse Server's MongoDB collections (Docs/Export.md, "MongoDB layout"): `_SCHEMA.json`
@@ -6,26 +7,25 @@ import PorterReaders
 /// documents and `_Join:<field>:<Class>.json` a Relation's links, as `mongoexport` writes them
 /// (or `export --format mongo`). The `_SCHEMA.json` file is what makes a folder one.
 ///
-/// Its one job is the ``DatasetManifest`` that imports such a folder: the schemas become the
-/// `/schemas` list a Parse export's `schema.json` holds (``ParseExportLayout`` builds the
-/// manifest from it), and each class reads its collection through ``MongoDocumentReader``.
-struct MongoDumpLayout {
+/// What an import of such a folder reads: the schemas as the `/schemas` list a Parse export's
+/// `schema.json` holds (the pipeline builds the dataset's manifest from it, as for a Parse
+/// export), and each class's collection through ``MongoDocumentReader``.
+package enum MongoDumpLayout {
     /// Keys of a `_SCHEMA` document that are no field (`nonFieldSchemaKeys`).
     static let nonFieldKeys: Set = ["_id", "_metadata", "_client_permissions"]
     /// What `mongoSchemaToParseSchema` gives the operations a stored `class_permissions` leaves out (`emptyCLPS`).
     static let emptyPermissions = ["find", "count", "get", "create", "update", "delete", "addField", "protectedFields"]
 
-    let directory: String
-    let files: SourceFiles
-    let targetClasses: Set<String>
-    let systemClasses: ParseExportSystemClasses
+    /// A class of `_SCHEMA.json`: its `/schemas` entry, and its fields' types for its documents' reader.
+    package typealias Schema = (className: String, entry: JSONValue, types: [String: FieldType])
 
-    static func isDump(_ files: SourceFiles) -> Bool { files.isFile(MongoLayout.schemaFile) }
+    /// Whether `files` are such a folder: they hold `_SCHEMA.json`.
+    package static func isDump(_ files: SourceFiles) -> Bool { files.isFile(MongoLayout.schemaFile) }
 
     /// The fault of a folder of MongoDB documents (an `_id`, no `objectId`) without its
     /// `_SCHEMA.json`, which says what the `_p_` keys point at and which keys are Dates; `nil`
     /// when the first document of its first class file is no such document.
-    static func missingSchemaFault(_ files: SourceFiles) -> PorterError? {
+    package static func missingSchemaFault(_ files: SourceFiles) -> PorterError? {
         guard let name = files.fileNames.sorted().first(where: { $0.hasSuffix(".json") && !$0.hasPrefix("_Join") }),
             var reader = try? files.openReader(name, format: .json), let record = try? reader.next(),
             case .json(let document) = record.content, document["_id"] != nil, document["objectId"] == nil
@@ -36,35 +36,16 @@ struct MongoDumpLayout {
                 + "export Parse Server's _SCHEMA collection beside the others (mongoexport --collection _SCHEMA --out \(MongoLayout.schemaFile))")
     }
 
-    func manifest() throws(PorterError) -> DatasetManifest {
-        let schemas = try schemaEntries()
-        var layout = ParseExportLayout(directory: directory, files: files, targetClasses: targetClasses)
-        layout.schemaLabel = MongoLayout.schemaFile
-        layout.systemClasses = systemClasses
-        var manifest = try layout.manifest(from: .array(schemas.map(\.entry)))
-        let types = Dictionary(schemas.map { ($0.className, $0.types) }, uniquingKeysWith: { a, _ in a })
-        let files = self.files
-        for index in manifest.classes.indices {
-            let mapping = manifest.classes[index], source = mapping.sources[0]
-            let fields = types[mapping.className] ?? [:]
-            manifest.classes[index].records = MemorySource(name: source) {
-                MongoDocumentReader(base: try files.openReader(source, format: .json), className: mapping.className, fields: fields)
-            }
-        }
-        let listed = Set(schemas.map(\.className))
-        for name in files.fileNames where name.hasSuffix(".json") && name != MongoLayout.schemaFile {
-            let collection = String(name.dropLast(".json".count))
-            guard try ParseExportLayout.joinFileName(name) == nil, !listed.contains(collection) else { continue }
-            manifest.skippedClasses.append(
-                SkippedClass(className: collection, reason: "\(name) is not read: \(MongoLayout.schemaFile) has no class \(collection)"))
-        }
-        return manifest
+    /// The documents of `file`, the collection of `className` in `files`, as its records: REST
+    /// objects, read by ``MongoDocumentReader`` with the class's field `types`.
+    package static func records(of className: String, types: [String: FieldType], file: String, in files: SourceFiles) -> MemorySource {
+        MemorySource(name: file) { MongoDocumentReader(base: try files.openReader(file, format: .json), className: className, fields: types) }
     }
 
-    /// Each `_SCHEMA` document as a `/schemas` entry, with its fields' types for the documents' reader.
-    private func schemaEntries() throws(PorterError) -> [(className: String, entry: JSONValue, types: [String: FieldType])] {
+    /// Each `_SCHEMA` document of `files` as a `/schemas` entry, with its fields' types.
+    package static func schemas(in files: SourceFiles) throws(PorterError) -> [Schema] {
         var reader: any RecordReader
-        var entries: [(className: String, entry: JSONValue, types: [String: FieldType])] = []
+        var entries: [Schema] = []
         do throws(ReaderError) {
             reader = try files.openReader(MongoLayout.schemaFile, format: .json)
             while let record = try reader.next() {
@@ -84,7 +65,7 @@ struct MongoDumpLayout {
     /// The `/schemas` entry of a `_SCHEMA` document (`mongoSchemaToParseSchema`): the fields by
     /// their type strings (`mongoFieldToParseSchemaField`) with their `_metadata.fields_options`,
     /// `class_permissions` over no permission at all, and `indexes`.
-    static func schemaEntry(_ document: JSONObject) throws(MongoDocumentFault) -> (className: String, entry: JSONValue, types: [String: FieldType]) {
+    static func schemaEntry(_ document: JSONObject) throws(MongoDocumentFault) -> Schema {
         guard let className = document["_id"]?.stringValue else {
             throw MongoDocumentFault("_id", document["_id"] ?? .null, "a _SCHEMA document's _id is its class name")
         }

@@ -5,15 +5,18 @@ import ParseModel
 /// (`DatabaseController.performInitialization`) and the classes' own (`_metadata.indexes`), with
 /// `mongosh`. The database comes from `$MONGODB_URI` and `PARSE_COLLECTION_PREFIX` gives Parse
 /// Server's `collectionPrefix`; the script holds no address and no password.
-struct MongoImportScript {
+package struct MongoImportScript {
     /// Collection name → its file, in the order they are loaded (`_SCHEMA` first).
-    var collections: [(name: String, file: String)] = []
+    package var collections: [(name: String, file: String)] = []
     /// The join collections, which upsert on `owningId` and `relatedId` (they have no `_id` of ours).
-    var joinCollections: Set<String> = []
+    package var joinCollections: Set<String> = []
     /// The exported classes, for their indexes.
-    var schemas: [ClassSchema] = []
+    package var schemas: [ClassSchema]
 
-    var text: String {
+    /// The script of `schemas`, with no collection yet.
+    package init(schemas: [ClassSchema]) { self.schemas = schemas }
+
+    package var text: String {
         var lines = [
             "#!/bin/sh",
             "# Written by `parse-porter export --format mongo`: loads this folder into the MongoDB",

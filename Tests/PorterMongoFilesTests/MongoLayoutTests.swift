@@ -1,7 +1,8 @@
+import PorterCore
 import XCTest
 
 @testable import ParseModel
-@testable import PorterPipeline
+@testable import PorterMongoFiles
 
 /// The MongoDB layout, fact by fact against Parse Server's Mongo storage adapter
 /// (parse-community/parse-server `src/Adapters/Storage/Mongo/MongoTransform.js`,

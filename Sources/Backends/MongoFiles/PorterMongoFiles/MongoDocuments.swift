@@ -1,22 +1,23 @@
 import ParseModel
+import PorterCore
 
 /// Parse Server's MongoDB layout, as its Mongo storage adapter writes it
 /// (`src/Adapters/Storage/Mongo/MongoTransform.js`, `MongoSchemaCollection.js`,
 /// `MongoStorageAdapter.js`), in MongoDB Extended JSON v2, relaxed mode: the documents an
 /// export with `--format mongo` writes, one collection per file.
-enum MongoLayout {
+package enum MongoLayout {
     /// The collection of class schemas, and its file.
-    static let schemaCollection = "_SCHEMA"
-    static let schemaFile = "_SCHEMA.json"
+    package static let schemaCollection = "_SCHEMA"
+    package static let schemaFile = "_SCHEMA.json"
     /// The shell script of `mongoimport` commands written beside the collections.
-    static let scriptFile = "mongoimport.sh"
+    package static let scriptFile = "mongoimport.sh"
 
     /// An object as `parseObjectToMongoObjectForCreate` stores it: `_id`, `_created_at` and
     /// `_updated_at` as dates, the ACL as `_rperm`/`_wperm` (`transformObjectACL`) and the legacy
     /// `_acl` (`addLegacyACL`), a pointer under `_p_<field>` as `Class$objectId`, each other value
     /// by `transformTopLevelAtom`; unset fields are left out. A user's hash is `_hashed_password`,
     /// and each provider of its `authData` a key `_auth_data_<provider>` (`transformAuthData`).
-    static func document(_ object: StoredObject, of className: String, fields: [SchemaField], passwordHash: String?) throws(PorterError) -> JSONValue {
+    package static func document(_ object: StoredObject, of className: String, fields: [SchemaField], passwordHash: String?) throws(PorterError) -> JSONValue {
         let context = "\(className) \(object.objectId)"
         var members: [JSONMember] = [JSONMember("_id", .string(object.objectId))]
         members.reserveCapacity(fields.count + 8)
@@ -117,7 +118,7 @@ enum MongoLayout {
     /// the default fields, each field's type string (`parseFieldTypeToMongoFieldType`), and
     /// `_metadata` with `fields_options`, `class_permissions` and `indexes` when there are any.
     /// No `ACL`, and no `_User` `password` (`convertSchemaToAdapterSchema`).
-    static func schemaDocument(_ schema: ClassSchema) -> JSONValue {
+    package static func schemaDocument(_ schema: ClassSchema) -> JSONValue {
         var members = [
             JSONMember("_id", .string(schema.className)), JSONMember("objectId", .string("string")),
             JSONMember("updatedAt", .string("date")), JSONMember("createdAt", .string("date")),
@@ -149,10 +150,10 @@ enum MongoLayout {
     }
 
     /// The collection of a Relation's links (`DatabaseController.joinTableName`).
-    static func joinCollection(owner: String, field: String) -> String { "_Join:\(field):\(owner)" }
+    package static func joinCollection(owner: String, field: String) -> String { "_Join:\(field):\(owner)" }
 
     /// A relation link as `DatabaseController.addRelation` stores it; MongoDB gives it an `_id`.
-    static func link(_ link: RelationLink) -> JSONValue {
+    package static func link(_ link: RelationLink) -> JSONValue {
         .object(JSONObject(["owningId": .string(link.owningId), "relatedId": .string(link.relatedId)]))
     }
 }
