@@ -60,8 +60,8 @@ extension ParseMirrorAPI {
             func run(_ index: Int, _ data: DataAccess) throws {
                 do { results[index] = .object(JSONObject(["success": try route(requests[index].request, caller: caller, data: data).body])) } catch {
                     let failure = APIError(error)
-                    if failure.code == stopped.code && failure.message == stopped.message { throw stopped }
-                    throw APIError.internalFailure("transactional batch request \(index) failed: \(failure.cause ?? failure.message)")
+                    if failure.answer.code == stopped.code && failure.answer.message == stopped.message { throw stopped }
+                    throw APIError.internalFailure("transactional batch request \(index) failed: \(failure.cause ?? failure.answer.message)")
                 }
             }
             // In request order, reads included, so a read sees the batch's earlier writes.

@@ -30,16 +30,8 @@ final class PostgresObjectRequests {
     }
 
     /// Answers `method` on the path `parts` (`["classes", "Book"]`, `["batch"]`).
-    func answer(_ method: String, _ parts: [String], query: [(String, String)], body: JSONObject) throws(PorterError) -> (status: Int, body: JSONValue) {
-        do {
-            return (200, try route(method, parts, query: query, body: body))
-        } catch let error as PorterError where error.underlyingError as? ParseError == nil {
-            throw error
-        } catch let error as PorterError {
-            return parseErrorAnswer(for: error.underlyingError!)
-        } catch {
-            return parseErrorAnswer(for: error)
-        }
+    func answer(_ method: String, _ parts: [String], query: [(String, String)], body: JSONObject) throws(PorterError) -> APIResponse {
+        try APIResponse(answering: { APIResponse(try route(method, parts, query: query, body: body)) })
     }
 
     private func route(_ method: String, _ parts: [String], query: [(String, String)], body: JSONObject) throws -> JSONValue {
