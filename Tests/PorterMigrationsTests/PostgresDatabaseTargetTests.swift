@@ -178,6 +178,8 @@ final class PostgresDatabaseTargetTests: XCTestCase {
             ),
             ("PUT", "/classes/Book/dune", #"{"ACL": "everyone"}"#, "123 invalid ACL: expected an object like {\"*\":{\"read\":true}}"),
             ("PUT", "/classes/Book/dune", #"{"a.b": 1}"#, "105 Invalid field name: a.b."),
+            ("PUT", "//classes/Book/dune/", #"{"pages": "many"}"#, "111 schema mismatch for Book.pages; expected Number but got String"),
+            ("PATCH", "/classes/Book/dune", #"{"pages": 1}"#, "108 PATCH /classes/Book/dune is not answered on a PostgreSQL database"),
         ]
         for (method, path, body, expected) in cases {
             XCTAssertEqual(try outcome(target, method, path, body), expected, "\(method) \(path) \(body ?? "")")

@@ -80,7 +80,7 @@ public final class PostgresDatabaseTarget: MigrationTarget, ParseAPI, @unchecked
     /// Outside a unit of work a request is a transaction of its own; inside, a savepoint: a
     /// refused request changes nothing and the transaction goes on.
     public func send(_ method: String, _ path: String, query: [(String, String)], body: JSONValue?) throws(ParseAPIError) -> JSONValue {
-        let parts = path.split(separator: "/").map(String.init)
+        let parts = ParseRoute.segments(of: path)
         var object = JSONObject()
         if case .object(let given)? = body { object = given }
         let answerRequest: () throws(PorterError) -> APIResponse
@@ -90,7 +90,7 @@ public final class PostgresDatabaseTarget: MigrationTarget, ParseAPI, @unchecked
             answerRequest = { () throws(PorterError) in try requests.answer(method, className: parts.count == 2 ? parts[1] : nil, body: object) }
         case "classes", "batch":
             let requests = PostgresObjectRequests(connection: connection, mountPath: mountPath, now: ParseDate.now)
-            answerRequest = { () throws(PorterError) in try requests.answer(method, parts, query: query, body: object) }
+            answerRequest = { () throws(PorterError) in try requests.answer(method, path, query: query, body: object) }
         default:
             throw .failed(PorterError(.target, "\(location): \(method) \(path) is not answered on a PostgreSQL database"))
         }
