@@ -29,10 +29,10 @@ final class ParseErrorCodeTests: XCTestCase {
     }
 
     func testObjectNotFoundIs404InternalServerErrorIs500OthersAre400() {
-        XCTAssertEqual(APIError.parse(.objectNotFound, "Object not found.").status, 404)
-        XCTAssertEqual(APIError.parse(.connectionFailed, "Too many requests.").status, 429, "as Parse Server's rate limiter answers")
+        XCTAssertEqual(APIError.parse(.objectNotFound, "Object not found.").answer.status, 404)
+        XCTAssertEqual(APIError.parse(.connectionFailed, "Too many requests.").answer.status, 429, "as Parse Server's rate limiter answers")
         let internalError = APIError.parse(.internalServerError, "disk I/O error")
-        XCTAssertEqual(internalError.status, 500)
+        XCTAssertEqual(internalError.answer, ParseErrorAnswer(status: 500, code: .internalServerError, message: "Internal server error."))
         XCTAssertEqual(
             internalError.body, try JSONParser.parse(#"{"code":1,"message":"Internal server error."}"#),
             "the cause stays in the server's log")
@@ -41,15 +41,13 @@ final class ParseErrorCodeTests: XCTestCase {
             .otherCause, .invalidQuery, .invalidJSON, .operationForbidden, .timeout,
             .duplicateValue, .invalidSessionToken, .sessionMissing, .invalidSchemaOperation,
         ]
-        for code in others { XCTAssertEqual(APIError.parse(code, "no").status, 400, "code \(code)") }
+        for code in others { XCTAssertEqual(APIError.parse(code, "no").answer.status, 400, "code \(code)") }
     }
 
     func testAParseErrorKeepsItsCodeAndMessageThroughServe() {
         let error = APIError(ParseError(.invalidKeyName, "Invalid key name: $x"))
-        XCTAssertEqual(error.status, 400)
-        XCTAssertEqual(error.code, .invalidKeyName)
-        XCTAssertEqual(error.message, "Invalid key name: $x")
-        XCTAssertEqual(APIError(ParseError(.objectNotFound, "Object not found.")).status, 404)
+        XCTAssertEqual(error.answer, ParseErrorAnswer(status: 400, code: .invalidKeyName, message: "Invalid key name: $x"))
+        XCTAssertEqual(APIError(ParseError(.objectNotFound, "Object not found.")).answer.status, 404)
         XCTAssertEqual(ParseError(APIError.objectNotFound), ParseError(.objectNotFound, "Object not found."))
         XCTAssertEqual(ParseError(APIError.unauthorized), ParseError(.internalServerError, "unauthorized"), "a code-less answer has no Parse code of its own")
     }

@@ -19,8 +19,8 @@ final class PostgresDatabaseTargetTests: XCTestCase {
             _ = try blocking { try await target.api.send(method, path, body: body) }
             return "ok"
         } catch let error as ParseAPIError {
-            guard case .refused(_, let code, let message) = error else { return "failed: \(error.porterError("").message)" }
-            return "\(code.map { String($0.rawValue) } ?? "-") \(message)"
+            guard case .refused(let answer) = error else { return "failed: \(error.porterError("").message)" }
+            return "\(answer.code.map { String($0.rawValue) } ?? "-") \(answer.message)"
         }
     }
 
@@ -133,8 +133,8 @@ final class PostgresDatabaseTargetTests: XCTestCase {
                 let results = found["results"].map { $0.serialized() } ?? found.serialized()
                 XCTAssertEqual(results.replacingOccurrences(of: #","createdAt":"[^"]*","updatedAt":"[^"]*""#, with: "", options: .regularExpression), expected)
             } catch let error as ParseAPIError {
-                guard case .refused(_, let code, let message) = error else { throw error }
-                XCTAssertEqual("\(code?.rawValue ?? 0) \(message)", expected)
+                guard case .refused(let answer) = error else { throw error }
+                XCTAssertEqual("\(answer.code?.rawValue ?? 0) \(answer.message)", expected)
             }
         }
 
@@ -178,14 +178,16 @@ final class PostgresDatabaseTargetTests: XCTestCase {
             ),
             ("PUT", "/classes/Book/dune", #"{"ACL": "everyone"}"#, "123 invalid ACL: expected an object like {\"*\":{\"read\":true}}"),
             ("PUT", "/classes/Book/dune", #"{"a.b": 1}"#, "105 Invalid field name: a.b."),
+            ("PUT", "//classes/Book/dune/", #"{"pages": "many"}"#, "111 schema mismatch for Book.pages; expected Number but got String"),
+            ("PATCH", "/classes/Book/dune", #"{"pages": 1}"#, "108 PATCH /classes/Book/dune is not answered on a PostgreSQL database"),
         ]
         for (method, path, body, expected) in cases {
             XCTAssertEqual(try outcome(target, method, path, body), expected, "\(method) \(path) \(body ?? "")")
         }
         for query in [[("where", "not json")], [("limit", "-1")], [("limit", "many")], [("skip", "5")]] {
             XCTAssertThrowsError(try blocking { try await target.api.send("GET", "/classes/Book", query: query, body: nil) }, "\(query)") { error in
-                guard case .refused(_, let code, _)? = error as? ParseAPIError else { return XCTFail("\(query): \(error)") }
-                XCTAssertTrue(code == .invalidJSON || code == .invalidQuery, "\(query): \(String(describing: code))")
+                guard case .refused(let answer)? = error as? ParseAPIError else { return XCTFail("\(query): \(error)") }
+                XCTAssertTrue(answer.code == .invalidJSON || answer.code == .invalidQuery, "\(query): \(answer)")
             }
         }
         XCTAssertEqual(try connection.execute(#"SELECT "objectId", pages::text, "_rperm"::text FROM "Book""#), [["dune", "412", nil]])

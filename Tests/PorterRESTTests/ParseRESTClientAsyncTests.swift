@@ -90,7 +90,8 @@ final class ParseRESTClientAsyncTests: XCTestCase {
             _ = try await client.send("GET", "/classes/Book/nothere", phase: "read")
             XCTFail("a missing object was found")
         } catch {
-            guard case .refused(404, .objectNotFound?, _) = error else { return XCTFail("\(error)") }
+            guard case .refused(let answer) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(answer, ParseErrorAnswer(status: 404, code: .objectNotFound, message: "Object not found."))
         }
     }
 

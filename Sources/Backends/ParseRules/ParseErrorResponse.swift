@@ -1,12 +1,12 @@
 import ParseModel
 import PorterCore
 
-/// An error answered in one of Parse Server's shapes (Docs/ParseServer.md#errors).
+/// An error the server answers (``answer``) in one of Parse Server's shapes
+/// (Docs/ParseServer.md#errors), with what only the server knows of it: which body member holds
+/// the message, and the cause of an internal error for its log.
 package struct APIError: Error {
-    package let status: Int
-    /// The Parse error code; `nil` for the code-less 403/404 answers.
-    package let code: ParseErrorCode?
-    package let message: String
+    /// The status, Parse's code (`nil` for the code-less 403/404 answers) and the message sent.
+    package let answer: ParseErrorAnswer
     /// `error`, or `message` for uncaught errors (Parse's own inconsistency, kept for fidelity).
     private let messageKey: String
     /// What went wrong behind an internal error, for the server's own log; never sent, since it
@@ -20,17 +20,17 @@ package struct APIError: Error {
     package static func parse(_ code: ParseErrorCode, _ message: String) -> APIError {
         guard code != .internalServerError else { return internalFailure(message) }
         let status = code == .objectNotFound ? 404 : code == .connectionFailed ? 429 : 400
-        return APIError(status: status, code: code, message: message)
+        return APIError(answer: ParseErrorAnswer(status: status, code: code, message: message))
     }
 
     /// 403 `{"error":"unauthorized"}`: bad application id, client key or master-key address.
-    package static let unauthorized = APIError(status: 403, code: nil, message: "unauthorized")
+    package static let unauthorized = APIError(answer: ParseErrorAnswer(status: 403, code: nil, message: "unauthorized"))
     /// 403 on master-key-only routes.
-    package static let masterKeyRequired = APIError(status: 403, code: nil, message: "unauthorized: master key is required")
+    package static let masterKeyRequired = APIError(answer: ParseErrorAnswer(status: 403, code: nil, message: "unauthorized: master key is required"))
     /// 500 `{"code":1,"message":"Internal server error."}`, what Parse Server answers for uncaught
     /// errors and for a failed transactional batch, with its cause, which only the server's log shows.
     package static func internalFailure(_ cause: String) -> APIError {
-        APIError(status: 500, code: .internalServerError, message: "Internal server error.", messageKey: "message", cause: cause)
+        APIError(answer: ParseErrorAnswer(status: 500, code: .internalServerError, message: "Internal server error."), messageKey: "message", cause: cause)
     }
 
     package static let objectNotFound = APIError.parse(.objectNotFound, "Object not found.")
@@ -46,20 +46,20 @@ package struct APIError: Error {
 
     /// A body that is not a JSON object: 400 without a code, as Express's body parser answers.
     package static func invalidJSON(_ detail: String) -> APIError {
-        APIError(status: 400, code: nil, message: "Invalid JSON: \(detail)")
+        APIError(answer: ParseErrorAnswer(status: 400, code: nil, message: "Invalid JSON: \(detail)"))
     }
 
     /// An unroutable request: Express answers 404 "Cannot GET /path"; we answer it as JSON.
     package static func noRoute(_ method: String, _ path: String) -> APIError {
-        APIError(status: 404, code: nil, message: "Cannot \(method) \(path)")
+        APIError(answer: ParseErrorAnswer(status: 404, code: nil, message: "Cannot \(method) \(path)"))
     }
 
     /// The JSON body: `{"code":N,"error":"…"}`, `{"error":"…"}` without a code, or
     /// `{"code":1,"message":"…"}` for internal errors.
     package var body: JSONValue {
         var object = JSONObject()
-        if let code { object["code"] = .integer(Int64(code.rawValue)) }
-        object[messageKey] = .string(message)
+        if let code = answer.code { object["code"] = .integer(Int64(code.rawValue)) }
+        object[messageKey] = .string(answer.message)
         return .object(object)
     }
 
@@ -74,10 +74,8 @@ package struct APIError: Error {
         }
     }
 
-    private init(status: Int, code: ParseErrorCode?, message: String, messageKey: String = "error", cause: String? = nil) {
-        self.status = status
-        self.code = code
-        self.message = message
+    private init(answer: ParseErrorAnswer, messageKey: String = "error", cause: String? = nil) {
+        self.answer = answer
         self.messageKey = messageKey
         self.cause = cause
     }
@@ -103,13 +101,24 @@ package struct APIResponse {
     }
 
     package init(error: APIError) {
-        self.init(error.body, status: error.status)
+        self.init(error.body, status: error.answer.status)
         internalFailures = error.cause.map { [$0] } ?? []
     }
 }
 
-/// Any error as Parse answers it: the HTTP status and the JSON body (see ``APIError``).
-package func parseErrorAnswer(for error: any Error) -> (status: Int, body: JSONValue) {
-    let failure = APIError(error)
-    return (failure.status, failure.body)
+extension APIResponse {
+    /// What `route` answers, or Parse's error answer to what it throws (see ``APIError/init(_:)``);
+    /// a refusal the storage found (a ``PorterError`` with a ``ParseError`` under it, such as an
+    /// index name PostgreSQL already has) is answered too. Any other ``PorterError``, a failure
+    /// of the storage itself, is thrown, not answered.
+    package init(answering route: () throws -> APIResponse) throws(PorterError) {
+        do {
+            self = try route()
+        } catch let error as PorterError {
+            guard let refusal = error.parseError else { throw error }
+            self.init(error: APIError(refusal))
+        } catch {
+            self.init(error: APIError(error))
+        }
+    }
 }

@@ -23,19 +23,10 @@ package struct SchemaRequests {
 
     /// Answers `method` on `/schemas` (`className` nil) or `/schemas/<className>`: the HTTP
     /// status and the JSON body, Parse's error body when the status is not 2xx. A failure of
-    /// the storage itself (a ``PorterError`` without a ``ParseError`` under it) is thrown, not answered. The caller runs it in a
-    /// transaction it rolls back when the answer is an error.
-    package func answer(_ method: String, className: String?, body: JSONObject) throws(PorterError) -> (status: Int, body: JSONValue) {
-        do {
-            let response = try route(method, className: className, body: body)
-            return (response.status, response.body)
-        } catch let error as PorterError {
-            // A refusal the storage found (an index name PostgreSQL already has) is Parse's answer.
-            guard let refusal = error.underlyingError as? ParseError else { throw error }
-            return parseErrorAnswer(for: refusal)
-        } catch {
-            return parseErrorAnswer(for: error)
-        }
+    /// the storage itself is thrown, not answered (``APIResponse/init(answering:)``). The caller
+    /// runs it in a transaction it rolls back when the answer is an error.
+    package func answer(_ method: String, className: String?, body: JSONObject) throws(PorterError) -> APIResponse {
+        try APIResponse(answering: { try route(method, className: className, body: body) })
     }
 
     package func route(_ method: String, className: String?, body: JSONObject) throws -> APIResponse {

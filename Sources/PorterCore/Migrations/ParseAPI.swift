@@ -2,17 +2,16 @@ import ParseModel
 
 /// Why a Parse API request did not succeed.
 public enum ParseAPIError: Error, Sendable {
-    /// The server answered with an error: the HTTP status, Parse's error code when the body has
-    /// one, and the message.
-    case refused(status: Int, code: ParseErrorCode?, message: String)
+    /// The server answered with an error.
+    case refused(ParseErrorAnswer)
     /// No answer: the server is unreachable or the mirror file failed.
     case failed(PorterError)
 
     /// The error as the command reports it, `context` naming what was asked.
     public func porterError(_ context: String) -> PorterError {
         switch self {
-        case .refused(let status, let code, let message):
-            PorterError(.target, "\(context): \(code.map { "Parse error \($0)" } ?? "HTTP \(status)"): \(message)")
+        case .refused(let answer):
+            PorterError(.target, "\(context): \(answer.code.map { "Parse error \($0)" } ?? "HTTP \(answer.status)"): \(answer.message)")
         case .failed(let error):
             PorterError(error.cause, "\(context): \(error.message)")
         }
@@ -20,7 +19,7 @@ public enum ParseAPIError: Error, Sendable {
 
     /// Parse's error code of a refusal.
     public var code: ParseErrorCode? {
-        if case .refused(_, let code, _) = self { return code }
+        if case .refused(let answer) = self { return answer.code }
         return nil
     }
 }

@@ -11,7 +11,7 @@ extension ParseMirrorAPI {
     /// before anything runs.
     ///
     /// Passwords of user writes are hashed before the write lock is taken. Without `transaction`
-    /// the lock is held only for writes: reads and log-ins (``Endpoint/runsOutsideWriteLock``) run
+    /// the lock is held only for writes: reads and log-ins (``ParseRoute/runsOutsideWriteLock``) run
     /// outside it, each as its own request; consecutive writes share one write transaction, and a
     /// failed write is undone alone (a savepoint). With it every sub-request runs in order in one
     /// write transaction, so a read sees the batch's earlier writes, and any failure undoes every
@@ -31,21 +31,21 @@ extension ParseMirrorAPI {
                 "Batch request contains \(items.count) sub-requests, which exceeds the limit of \(limit).")
         }
         let transactional = request.body["transaction"] == .bool(true)
-        let requests = try items.map { item throws -> (endpoint: Endpoint, request: APIRequest) in
+        let requests = try items.map { item throws -> (route: ParseRoute, request: APIRequest) in
             guard case .string(let target)? = item["path"] else { throw APIError.parse(.invalidJSON, "cannot route batch path undefined") }
             let path = String(target.prefix { $0 != "?" })
             guard let routed = routePath(path) else { throw APIError.parse(.invalidJSON, "cannot route batch path \(target)") }
             let method = item["method"]?.stringValue ?? ""
-            guard let endpoint = Endpoint(method: method, path: routed) else { throw APIError.parse(.invalidJSON, "cannot route \(method) \(path)") }
-            if case .batch = endpoint { throw APIError.parse(.invalidJSON, "nested batch requests are not allowed: \(path)") }
+            guard let route = ParseRoute(method: method, path: routed) else { throw APIError.parse(.invalidJSON, "cannot route \(method) \(path)") }
+            if case .batch = route { throw APIError.parse(.invalidJSON, "nested batch requests are not allowed: \(path)") }
             var body = JSONObject()
             if case .object(let given)? = item["body"] { body = given }
             var subrequest = APIRequest(
                 method: method, path: routed, body: body, query: Self.queryPairs(target.drop { $0 != "?" }.dropFirst()),
                 credentials: request.credentials, publicURL: request.publicURL)
             subrequest.budget = request.budget
-            subrequest.passwordHash = Self.passwordHash(for: subrequest, endpoint, caller: caller)
-            return (endpoint, subrequest)
+            subrequest.passwordHash = Self.passwordHash(for: subrequest, route, caller: caller)
+            return (route, subrequest)
         }
         var results = [JSONValue?](repeating: nil, count: requests.count)
         // A batch run inside another's transaction (a MirrorSession's) takes no lock of its own.
@@ -60,8 +60,8 @@ extension ParseMirrorAPI {
             func run(_ index: Int, _ data: DataAccess) throws {
                 do { results[index] = .object(JSONObject(["success": try route(requests[index].request, caller: caller, data: data).body])) } catch {
                     let failure = APIError(error)
-                    if failure.code == stopped.code && failure.message == stopped.message { throw stopped }
-                    throw APIError.internalFailure("transactional batch request \(index) failed: \(failure.cause ?? failure.message)")
+                    if failure.answer.code == stopped.code && failure.answer.message == stopped.message { throw stopped }
+                    throw APIError.internalFailure("transactional batch request \(index) failed: \(failure.cause ?? failure.answer.message)")
                 }
             }
             // In request order, reads included, so a read sees the batch's earlier writes.
@@ -90,12 +90,12 @@ extension ParseMirrorAPI {
         }
         var index = 0
         while index < requests.count {
-            if requests[index].endpoint.runsOutsideWriteLock {
+            if requests[index].route.runsOutsideWriteLock {
                 results[index] = outcome(index, outer)
                 index += 1
                 continue
             }
-            let end = requests[index...].firstIndex { $0.endpoint.runsOutsideWriteLock } ?? requests.endIndex
+            let end = requests[index...].firstIndex { $0.route.runsOutsideWriteLock } ?? requests.endIndex
             while index < end {
                 // Until the run ends or the batch must give way: then what is written is committed,
                 // and the writers waiting go before the rest of the run.
@@ -122,8 +122,8 @@ extension ParseMirrorAPI {
     /// sub-request then fails alone with its Parse error (201, 142) when it runs.
     /// An update is hashed only for a caller who may change a user at all (the master key or a
     /// signed-in user): anyone else's is refused with 206 without hashing, so it costs no bcrypt.
-    private static func passwordHash(for request: APIRequest, _ endpoint: Endpoint, caller: Caller) -> String? {
-        switch endpoint {
+    private static func passwordHash(for request: APIRequest, _ route: ParseRoute, caller: Caller) -> String? {
+        switch route {
         case .create("_User"): break
         case .update("_User", _) where caller.isMaster || caller.userId != nil: break
         default: return nil

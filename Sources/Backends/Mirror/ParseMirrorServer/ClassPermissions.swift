@@ -26,6 +26,6 @@ extension Caller {
 extension ParseError {
     /// A route's error as a Parse error (its code, or `internalServerError` for one without).
     init(_ error: APIError) {
-        self.init(error.code ?? .internalServerError, error.message)
+        self.init(error.answer.code ?? .internalServerError, error.answer.message)
     }
 }

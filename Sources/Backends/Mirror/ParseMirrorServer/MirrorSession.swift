@@ -94,7 +94,7 @@ public final class MirrorSession {
             try database.execute("RELEASE session_request")
             if let error = error as? PorterError { throw error }
             let failure = APIError(error)
-            return (failure.status, failure.body)
+            return (failure.answer.status, failure.body)
         }
     }
 }

@@ -37,7 +37,7 @@ extension ParseMirrorAPI {
             var response: JSONObject
             do {
                 response = try save(plan, objectId: objectId, caller: caller, connection: connection)
-            } catch let error as APIError where className == "_User" && error.code == .objectNotFound && !caller.isMaster {
+            } catch let error as APIError where className == "_User" && error.answer.code == .objectNotFound && !caller.isMaster {
                 throw APIError.parse(.sessionMissing, "Insufficient auth.")
             }
             if let passwordHash {

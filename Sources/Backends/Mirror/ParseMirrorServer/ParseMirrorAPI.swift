@@ -82,7 +82,7 @@ public final class ParseMirrorAPI: HTTPHandler {
         // As Parse Server's middleware: a log-in ignores the session token, and `/sessions/me`
         // (without a query string) looks its token up itself.
         var credentials = request.credentials
-        switch Endpoint(method: request.method, path: request.path) {
+        switch ParseRoute(method: request.method, path: request.path) {
         case .logIn?: credentials.sessionToken = nil
         case .currentSession? where http.query.isEmpty: credentials.sessionToken = nil
         default: break
@@ -110,8 +110,8 @@ public final class ParseMirrorAPI: HTTPHandler {
 
     /// Dispatches one request (or batch sub-request) to its route.
     func route(_ request: APIRequest, caller: Caller, data: DataAccess) throws -> APIResponse {
-        guard let endpoint = Endpoint(method: request.method, path: request.path) else { throw APIError.noRoute(request.method, request.path) }
-        switch endpoint {
+        guard let route = ParseRoute(method: request.method, path: request.path) else { throw APIError.noRoute(request.method, request.path) }
+        switch route {
         case .serverInfo: return try serverInfo(caller)
         case .config: return APIResponse(JSONObject(["params": .object(JSONObject())]))
         case .purge(let className): return try purge(className, caller: caller, data: data)
@@ -183,43 +183,7 @@ struct DataAccess {
     }
 }
 
-/// What a method and path ask for.
-enum Endpoint {
-    case serverInfo, config
-    case schemas(className: String?)
-    case purge(className: String)
-    case batch
-    case logIn, verifyPassword, logOut, currentUser, currentSession
-    case query(className: String), create(className: String)
-    case aggregate(className: String)
-    case get(className: String, objectId: String), update(className: String, objectId: String), delete(className: String, objectId: String)
-
-    /// `nil` when no route answers the method on the path (below the mount path).
-    init?(method: String, path: String) {
-        let parts = path.split(separator: "/").map(String.init)
-        guard let first = parts.first else { return nil }
-        switch (method, first, parts.count) {
-        case ("GET", "serverInfo", 1): self = .serverInfo
-        case ("GET", "config", 1): self = .config
-        case ("DELETE", "purge", 2): self = .purge(className: parts[1])
-        case ("GET", "schemas", 1...2), ("POST", "schemas", 1...2), ("PUT", "schemas", 2), ("DELETE", "schemas", 2):
-            self = .schemas(className: parts.count == 2 ? parts[1] : nil)
-        case ("POST", "batch", 1): self = .batch
-        case ("GET", "login", 1), ("POST", "login", 1): self = .logIn
-        case ("GET", "verifyPassword", 1), ("POST", "verifyPassword", 1): self = .verifyPassword
-        case ("POST", "logout", 1): self = .logOut
-        case ("GET", "users", 2) where parts[1] == "me": self = .currentUser
-        case ("GET", "sessions", 2) where parts[1] == "me": self = .currentSession
-        case ("GET", "aggregate", 2): self = .aggregate(className: parts[1])
-        case (_, "classes", 2...3):
-            self.init(method: method, className: parts[1], objectId: parts.count == 3 ? parts[2] : nil)
-        case (_, _, 1...2):
-            guard let className = Self.aliases[first] else { return nil }
-            self.init(method: method, className: className, objectId: parts.count == 2 ? parts[1] : nil)
-        default: return nil
-        }
-    }
-
+extension ParseRoute {
     /// Whether the route only reads (or, for log-in, checks a password before its short write):
     /// a batch runs it outside the write lock.
     var runsOutsideWriteLock: Bool {
@@ -228,18 +192,4 @@ enum Endpoint {
         case .schemas, .purge, .batch, .logOut, .create, .update, .delete: false
         }
     }
-
-    private init?(method: String, className: String, objectId: String?) {
-        switch (method, objectId) {
-        case ("GET", nil): self = .query(className: className)
-        case ("POST", nil): self = .create(className: className)
-        case ("GET", let id?): self = .get(className: className, objectId: id)
-        case ("PUT", let id?): self = .update(className: className, objectId: id)
-        case ("DELETE", let id?): self = .delete(className: className, objectId: id)
-        default: return nil
-        }
-    }
-
-    /// `/users`, `/roles`, `/sessions`, `/installations`: the system classes' own routes.
-    private static let aliases = ["users": "_User", "roles": "_Role", "sessions": "_Session", "installations": "_Installation"]
 }

@@ -9,9 +9,9 @@ import FoundationNetworking
 
 /// Why a request got no success answer.
 public enum ParseRESTFailure: Error, Sendable {
-    /// The server answered with an error that another try would not change: the Parse error
-    /// code when the body has one (403 and 413 bodies have none), and the message.
-    case refused(status: Int, code: ParseErrorCode?, message: String)
+    /// The server answered with an error that another try would not change (403 and 413
+    /// answers carry no Parse error code).
+    case refused(ParseErrorAnswer)
     /// No answer worth having after every attempt (network errors, timeouts, HTTP 5xx, 429), or a
     /// connection refused before the server ever answered (nothing listens there: no retries).
     case unavailable(String)
@@ -132,14 +132,13 @@ public final class ParseRESTClient: Sendable {
         guard let http = response as? HTTPURLResponse else { return .failure(.retryable(reason: "no HTTP response", retryAfter: nil)) }
         state.withLock { $0.answered = true }
         let json = try? JSONParser.parse(bytes: Array(data))
-        let code = ParseErrorCode(errorBody: json)
         if (200..<300).contains(http.statusCode), let json { return .success(json) }
-        let message = Self.errorMessage(json, data: data, status: http.statusCode)
-        if RetryPolicy.isRetryable(status: http.statusCode) || code.map(RetryPolicy.retryableCodes.contains) == true {
+        let answer = ParseErrorAnswer(status: http.statusCode, body: json, otherwise: Self.unparsedMessage(data, status: http.statusCode))
+        if RetryPolicy.isRetryable(status: http.statusCode) || answer.code.map(RetryPolicy.retryableCodes.contains) == true {
             let retryAfter = (http.value(forHTTPHeaderField: "Retry-After")).flatMap(Double.init)
-            return .failure(.retryable(reason: "HTTP \(http.statusCode): \(message)", retryAfter: retryAfter))
+            return .failure(.retryable(reason: "HTTP \(http.statusCode): \(answer.message)", retryAfter: retryAfter))
         }
-        return .failure(.final(.refused(status: http.statusCode, code: code, message: message)))
+        return .failure(.final(.refused(answer)))
     }
 
     private func makeRequest(
@@ -178,10 +177,9 @@ public final class ParseRESTClient: Sendable {
         }
     }
 
-    /// Parse error bodies carry `error`, uncaught server errors `message` (Docs/ParseServer.md#errors).
-    static func errorMessage(_ json: JSONValue?, data: Data, status: Int) -> String {
-        if case .string(let text)? = json?["error"] { return text }
-        if case .string(let text)? = json?["message"] { return text }
+    /// The message of an error body that is not Parse's (neither `error` nor `message`): its
+    /// first 200 bytes, or the status when it is empty.
+    static func unparsedMessage(_ data: Data, status: Int) -> String {
         let text = String(decoding: data.prefix(200), as: UTF8.self)
         return text.isEmpty ? "HTTP \(status)" : text
     }

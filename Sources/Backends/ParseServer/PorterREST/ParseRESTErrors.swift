@@ -6,23 +6,22 @@ enum ParseRESTErrors {
         switch failure {
         case .unavailable(let reason): reason
         case .cancelled: "the request was cancelled"
-        case .refused(let status, let code?, let message): "HTTP \(status), Parse error \(code): \(message)"
-        case .refused(let status, nil, let message): "HTTP \(status): \(message)"
+        case .refused(let answer): answer.description
         }
     }
 
     /// A refusal of the first requests (reading schemas): wrong keys, wrong mount path, no server.
     static func preflight(_ failure: ParseRESTFailure, address: ParseServerAddress) -> PorterError {
         switch failure {
-        case .refused(403, _, let message):
+        case .refused(let answer) where answer.status == 403:
             return PorterError(
                 .target,
                 """
-                \(address): \(message) (HTTP 403). Check the application id and the keys. Parse Server accepts the master \
+                \(address): \(answer.message) (HTTP 403). Check the application id and the keys. Parse Server accepts the master \
                 key only from the addresses in its masterKeyIps option, which since 6.0 defaults to 127.0.0.1 and ::1: \
                 a remote import needs this machine's address added there.
                 """)
-        case .refused(404, _, _):
+        case .refused(let answer) where answer.status == 404:
             return PorterError(
                 .target,
                 """

@@ -42,7 +42,7 @@ struct RESTReader {
             return try client.sendBlocking("GET", path, query: query, phase: phase)
         } catch {
             // Reading a class that does not exist yet without the master key (Docs/ParseServer.md#classes-that-do-not-exist).
-            if case .refused(_, .operationForbidden?, _) = error { return .object(JSONObject(["results": .array([])])) }
+            if case .refused(let answer) = error, answer.code == .operationForbidden { return .object(JSONObject(["results": .array([])])) }
             throw PorterError(.target, "\(client.address): reading \(path): \(ParseRESTErrors.describe(error))")
         }
     }

@@ -211,7 +211,9 @@ public final class RESTSink: ObjectSink {
             do {
                 _ = try client.sendBlocking("GET", "/classes/\(schema.className)", query: [("limit", "0")], phase: "preflight")
             } catch {
-                guard case .refused(_, .operationForbidden?, _) = error else { throw ParseRESTErrors.preflight(error, address: client.address) }
+                guard case .refused(let answer) = error, answer.code == .operationForbidden else {
+                    throw ParseRESTErrors.preflight(error, address: client.address)
+                }
                 missing.append(schema.className)
             }
         }
@@ -252,9 +254,9 @@ public final class RESTSink: ObjectSink {
             ]))
         do throws(ParseRESTFailure) {
             _ = try client.sendBlocking("POST", "/classes/\(className)", body: body, phase: "preflight")
-        } catch .refused(_, .missingObjectId?, _) {
+        } catch .refused(let answer) where answer.code == .missingObjectId {
             return true
-        } catch .refused(_, .invalidKeyName?, _), .refused(_, .incorrectType?, _) {
+        } catch .refused(let answer) where answer.code == .invalidKeyName || answer.code == .incorrectType {
             return false
         } catch {
             throw ParseRESTErrors.preflight(error, address: client.address)
@@ -343,7 +345,7 @@ public final class RESTSink: ObjectSink {
         do {
             _ = try client.sendBlocking("GET", "/classes/\(className)/\(objectId)", query: [("keys", "objectId")], phase: "read \(className)")
             return true
-        } catch .refused(_, .objectNotFound?, _) {
+        } catch .refused(let answer) where answer.code == .objectNotFound {
             return false
         } catch {
             throw PorterError(.target, "\(client.address): \(ParseRESTErrors.describe(error))")

@@ -95,9 +95,7 @@ public final class MirrorTarget: MigrationTarget, ParseAPI, @unchecked Sendable 
             throw .failed(error)
         }
         guard (200..<300).contains(answer.status) else {
-            let code = ParseErrorCode(errorBody: answer.body)
-            let message = answer.body["error"]?.stringValue ?? answer.body["message"]?.stringValue ?? answer.body.serialized()
-            throw .refused(status: answer.status, code: code, message: message)
+            throw .refused(ParseErrorAnswer(status: answer.status, body: answer.body, otherwise: answer.body.serialized()))
         }
         return answer.body
     }

@@ -43,7 +43,7 @@ public final class ServerTarget: MigrationTarget, ParseAPI {
             return try await client.send(method, path, query: query, body: body, phase: "migrate")
         } catch {
             switch error {
-            case .refused(let status, let code, let message): throw .refused(status: status, code: code, message: message)
+            case .refused(let answer): throw .refused(answer)
             case .unavailable(let reason): throw .failed(PorterError(.target, "\(client.address): \(reason)"))
             case .cancelled: throw .failed(PorterError(.cancelled, "\(client.address): the request was cancelled"))
             }

@@ -80,22 +80,22 @@ public final class PostgresDatabaseTarget: MigrationTarget, ParseAPI, @unchecked
     /// Outside a unit of work a request is a transaction of its own; inside, a savepoint: a
     /// refused request changes nothing and the transaction goes on.
     public func send(_ method: String, _ path: String, query: [(String, String)], body: JSONValue?) throws(ParseAPIError) -> JSONValue {
-        let parts = path.split(separator: "/").map(String.init)
+        let parts = ParseRoute.segments(of: path)
         var object = JSONObject()
         if case .object(let given)? = body { object = given }
-        let answerRequest: () throws(PorterError) -> (status: Int, body: JSONValue)
+        let answerRequest: () throws(PorterError) -> APIResponse
         switch parts.first {
         case "schemas" where parts.count <= 2:
             let requests = SchemaRequests(storage: PostgresSchemaStorage(database: PostgresSchemas(connection: connection)), mountPath: mountPath)
             answerRequest = { () throws(PorterError) in try requests.answer(method, className: parts.count == 2 ? parts[1] : nil, body: object) }
         case "classes", "batch":
             let requests = PostgresObjectRequests(connection: connection, mountPath: mountPath, now: ParseDate.now)
-            answerRequest = { () throws(PorterError) in try requests.answer(method, parts, query: query, body: object) }
+            answerRequest = { () throws(PorterError) in try requests.answer(method, path, query: query, body: object) }
         default:
             throw .failed(PorterError(.target, "\(location): \(method) \(path) is not answered on a PostgreSQL database"))
         }
         let nested = inTransaction
-        let answer: (status: Int, body: JSONValue)
+        let answer: APIResponse
         do throws(PorterError) {
             try connection.execute(nested ? "SAVEPOINT porter_request" : "BEGIN")
             do {
@@ -113,8 +113,7 @@ public final class PostgresDatabaseTarget: MigrationTarget, ParseAPI, @unchecked
             throw .failed(error)
         }
         guard (200..<300).contains(answer.status) else {
-            let message = answer.body["error"]?.stringValue ?? answer.body["message"]?.stringValue ?? answer.body.serialized()
-            throw .refused(status: answer.status, code: ParseErrorCode(errorBody: answer.body), message: message)
+            throw .refused(ParseErrorAnswer(status: answer.status, body: answer.body, otherwise: answer.body.serialized()))
         }
         return answer.body
     }

@@ -29,26 +29,20 @@ final class PostgresObjectRequests {
         self.now = now
     }
 
-    /// Answers `method` on the path `parts` (`["classes", "Book"]`, `["batch"]`).
-    func answer(_ method: String, _ parts: [String], query: [(String, String)], body: JSONObject) throws(PorterError) -> (status: Int, body: JSONValue) {
-        do {
-            return (200, try route(method, parts, query: query, body: body))
-        } catch let error as PorterError where error.underlyingError as? ParseError == nil {
-            throw error
-        } catch let error as PorterError {
-            return parseErrorAnswer(for: error.underlyingError!)
-        } catch {
-            return parseErrorAnswer(for: error)
-        }
+    /// Answers `method` on `path` (`/classes/Book`, `/batch`, below the mount path).
+    func answer(_ method: String, _ path: String, query: [(String, String)], body: JSONObject) throws(PorterError) -> APIResponse {
+        try APIResponse(answering: { APIResponse(try route(method, path, query: query, body: body)) })
     }
 
-    private func route(_ method: String, _ parts: [String], query: [(String, String)], body: JSONObject) throws -> JSONValue {
-        switch (method, parts.first, parts.count) {
-        case ("POST", "batch", 1): return try batch(body)
-        case ("GET", "classes", 2): return try find(parts[1], query: query)
-        case ("PUT", "classes", 3): return try update(parts[1], objectId: parts[2], body: body)
-        case ("DELETE", "classes", 3): return try delete(parts[1], objectId: parts[2])
-        default: throw ParseError(.commandUnavailable, "\(method) /\(parts.joined(separator: "/")) is not answered on a PostgreSQL database")
+    private func route(_ method: String, _ path: String, query: [(String, String)], body: JSONObject) throws -> JSONValue {
+        switch ParseRoute(method: method, path: path) {
+        case .batch?: return try batch(body)
+        case .query(let className)?: return try find(className, query: query)
+        case .update(let className, let objectId)?: return try update(className, objectId: objectId, body: body)
+        case .delete(let className, let objectId)?: return try delete(className, objectId: objectId)
+        default:
+            let named = "/" + ParseRoute.segments(of: path).joined(separator: "/")
+            throw ParseError(.commandUnavailable, "\(method) \(named) is not answered on a PostgreSQL database")
         }
     }
 
@@ -145,10 +139,11 @@ final class PostgresObjectRequests {
             }
             var subBody = JSONObject()
             if case .object(let given)? = item["body"] { subBody = given }
-            let parts = path.dropFirst(mountPath.count).split(separator: "/").map(String.init)
-            guard parts.first == "classes" else { throw ParseError(.invalidJSON, "cannot route batch path \(path)") }
+            // Objects only: a user's or a session's route (or a nested batch) is not answered here.
+            let routed = String(path.dropFirst(mountPath.count))
+            guard ParseRoute.segments(of: routed).first == "classes" else { throw ParseError(.invalidJSON, "cannot route batch path \(path)") }
             try connection.execute("SAVEPOINT porter_write")
-            let answer = try self.answer(item["method"]?.stringValue ?? "", parts, query: [], body: subBody)
+            let answer = try self.answer(item["method"]?.stringValue ?? "", routed, query: [], body: subBody)
             if (200..<300).contains(answer.status) {
                 results.append(.object(JSONObject(["success": answer.body])))
             } else {
