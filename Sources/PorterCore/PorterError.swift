@@ -57,7 +57,8 @@ public struct PorterError: Error, Sendable, CustomStringConvertible {
 
     /// The failure of a lower layer behind this one, when there is one: an SQLite mirror's
     /// `SQLiteError` (read it as `PorterError.sqliteError`, from PorterSQLite), or the Parse
-    /// error a query of a mirror or a Parse request failed with (``parseError``).
+    /// error a query of a mirror or a Parse request failed with (``parseError``,
+    /// ``parseErrorAnswer``).
     public let underlyingError: (any Error & Sendable)?
 
     /// The part of a cancelled run's message after "cancelled ": what was under way and what
@@ -107,6 +108,14 @@ public struct PorterError: Error, Sendable, CustomStringConvertible {
 
 extension PorterError {
     /// The Parse error behind this one, if that is what it is (a query of a mirror that
-    /// `MirrorQuery` refused, for one): match its ``ParseError/code``, never its message.
-    public var parseError: ParseError? { underlyingError as? ParseError }
+    /// `MirrorQuery` refused, or a Parse API's refusal with a code): match its
+    /// ``ParseError/code``, never its message.
+    public var parseError: ParseError? {
+        if let error = underlyingError as? ParseError { return error }
+        return parseErrorAnswer.flatMap { answer in answer.code.map { ParseError($0, answer.message) } }
+    }
+
+    /// The answer of a Parse API that refused the request behind this error (a migration's or a
+    /// schema push's request to a Parse Server, its mirror or its database), with its HTTP status.
+    public var parseErrorAnswer: ParseErrorAnswer? { underlyingError as? ParseErrorAnswer }
 }

@@ -86,6 +86,11 @@ final class MirrorTargetTests: XCTestCase {
             }
         ) { error in
             XCTAssertEqual((error as? ParseAPIError)?.code, .invalidSchemaOperation)
+            // The command's error keeps the answer under it, for a library caller to match.
+            let reported = (error as? ParseAPIError)?.porterError("PUT /schemas/Book")
+            XCTAssertEqual(reported?.parseErrorAnswer?.status, 400)
+            XCTAssertEqual(reported?.parseError?.code, .invalidSchemaOperation)
+            XCTAssertEqual(reported?.cause, .target)
         }
         try target.commit()
         XCTAssertEqual(try blocking { try await target.schema(of: "Book")?.fields.map(\.name) }, ["title"])

@@ -7,11 +7,13 @@ public enum ParseAPIError: Error, Sendable {
     /// No answer: the server is unreachable or the mirror file failed.
     case failed(PorterError)
 
-    /// The error as the command reports it, `context` naming what was asked.
+    /// The error as the command reports it, `context` naming what was asked; a refusal's answer
+    /// stays under it (``PorterError/parseErrorAnswer``).
     public func porterError(_ context: String) -> PorterError {
         switch self {
         case .refused(let answer):
-            PorterError(.target, "\(context): \(answer.code.map { "Parse error \($0)" } ?? "HTTP \(answer.status)"): \(answer.message)")
+            PorterError(
+                .target, "\(context): \(answer.code.map { "Parse error \($0)" } ?? "HTTP \(answer.status)"): \(answer.message)", underlying: answer)
         case .failed(let error):
             PorterError(error.cause, "\(context): \(error.message)")
         }

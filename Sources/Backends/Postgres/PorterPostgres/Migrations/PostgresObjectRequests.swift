@@ -135,7 +135,8 @@ final class PostgresObjectRequests {
         var results: [JSONValue] = []
         for item in items {
             guard case .string(let path)? = item["path"], path.hasPrefix(mountPath + "/") else {
-                throw ParseError(.invalidJSON, "cannot route batch path \(item["path"]?.serialized() ?? "undefined")")
+                let given = item["path"].map { $0.stringValue ?? $0.serialized() } ?? "undefined"
+                throw ParseError(.invalidJSON, "cannot route batch path \(given)")
             }
             var subBody = JSONObject()
             if case .object(let given)? = item["body"] { subBody = given }
