@@ -339,6 +339,8 @@ final class ImportPass {
         /// Per field of ``ClassMapper/fields``: whether it is cyclic, and its name.
         let isCyclic: [Bool]
         let fieldNames: [String]
+        /// Per field of ``ClassMapper/fields``: the class its references point to, found once.
+        let targets: [ReferenceResolver.Target?]
         /// Positions in ``ClassMapper/fields`` of the fields `by:` references name this class by.
         let uniqueIndices: [(name: String, index: Int)]
         /// The objects waiting to be sent.
@@ -356,11 +358,15 @@ final class ImportPass {
         /// kept apart so that no record copies the extraction to test it.
         let isExtracted: Bool
 
-        init(_ mapping: ClassMapping, manifest: DatasetManifest, chains: ReferenceChains, index: KeyIndex, source: Int, cyclic: Set<String>) {
+        init(
+            _ mapping: ClassMapping, manifest: DatasetManifest, chains: ReferenceChains, references: ReferenceResolver, source: Int,
+            cyclic: Set<String>
+        ) {
             self.mapping = mapping
             self.isExtracted = mapping.extract != nil
-            self.index = index
+            self.index = references.indexes[mapping.className]!
             self.mapper = ClassMapper(mapping: mapping, manifest: manifest, chains: chains)
+            self.targets = mapper.fields.map { $0.type.targetClass.map(references.target) }
             self.drafts = mapper.drafts()
             self.source = source
             let names = mapper.fields.map(\.name)
@@ -416,7 +422,7 @@ final class ImportPass {
     private func load(_ group: [ClassMapping]) throws(PorterError) {
         let loads = group.map {
             ClassLoad(
-                $0, manifest: manifest, chains: referenceChains, index: references.indexes[$0.className]!, source: sourceIndex($0.className),
+                $0, manifest: manifest, chains: referenceChains, references: references, source: sourceIndex($0.className),
                 cyclic: plan.cyclicFields[$0.className] ?? [])
         }
         let files = group[0].sources
@@ -441,7 +447,7 @@ final class ImportPass {
             // A batch's drafts of each class share their storage (``ObjectDrafts``).
             let mappers = loads.map { !$0.isExtracted ? ClassMapper(mapping: $0.mapping, manifest: manifest, file: file, chains: referenceChains) : nil }
             let indexes = loads.map(\.index)
-            let targets = loads.map { $0.mapper.fields.map { $0.type.targetClass.flatMap(references.keyIndex(of:)) } }
+            let targets = loads.map { $0.targets.map { $0?.index } }
             if var reader = openReader(
                 file, memory: group[0].records, reading: group[0].reading, declaredAt: keyPath,
                 prepare: { records in
@@ -627,10 +633,11 @@ final class ImportPass {
                 if feeding != nil { fields.append(FieldValue(load.fieldNames[index], v)) }
             case .pointer(let reference) where isCyclic:
                 later([reference])
-            case .pointer(let reference) where references.waits(reference):
+            case .pointer(let reference) where references.waits(reference, target: load.targets[index]!):
                 later([reference])
             case .pointer(let reference):
-                let referent = resolve(reference, from: row, line: draft.line, mapper: mapper, field: index, problems: &problems)
+                let referent = resolve(
+                    reference, against: load.targets[index]!, from: row, line: draft.line, mapper: mapper, field: index, problems: &problems)
                 guard feeding != nil else { break }
                 switch referent {
                 case .object(let object), .dangling(let object?):
@@ -640,7 +647,7 @@ final class ImportPass {
                 case .none:
                     break
                 }
-            case .relation(let refs) where references.linksWait(for: mapper.fields[index].type.targetClass!):
+            case .relation(let refs) where references.linksWait(for: load.targets[index]!):
                 later(refs)
             case .upload(let file):
                 guard feeding != nil else { break }
@@ -649,7 +656,9 @@ final class ImportPass {
             case .relation(let refs):
                 var ids: [String] = []
                 for reference in refs {
-                    if let object = resolve(reference, from: row, line: draft.line, mapper: mapper, field: index, problems: &problems).object, feeding != nil {
+                    let referent = resolve(
+                        reference, against: load.targets[index]!, from: row, line: draft.line, mapper: mapper, field: index, problems: &problems)
+                    if let object = referent.object, feeding != nil {
                         ids.append(object.objectId)
                     }
                 }
