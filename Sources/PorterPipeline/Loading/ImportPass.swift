@@ -72,7 +72,7 @@ final class ImportPass {
     /// The keys of ``danglingTallies`` in the order first met.
     var danglingOrder: [String] = []
     /// When pruning, while writing: the keys and links the sources hold.
-    var pruneTracker: PruneTracker?
+    @exclusivity(unchecked) var pruneTracker: PruneTracker?
     /// The run's token, checked between records.
     var cancellation = Cancellation()
     /// Each class's index in ``DatasetManifest/classes``, so a dataset of thousands of classes
@@ -333,7 +333,7 @@ final class ImportPass {
     private final class ClassLoad {
         let mapping: ClassMapping
         /// The mapper of the file being read.
-        var mapper: ClassMapper
+        @exclusivity(unchecked) var mapper: ClassMapper
         let index: KeyIndex
         let source: Int
         /// Per field of ``ClassMapper/fields``: whether it is cyclic, and its name.
