@@ -81,14 +81,8 @@ final class WritingPassTests: MirrorTestCase {
               Author: {source: authors.csv, key: [name], fields: {name: String!}}
               Edition: {source: books.csv, key: [title], fields: {title: String!, year: Number}}
               Book:
-                source: books.csv
-                key: [title]
-                fields:
-                  title: String!
-                  year: Number
-                  author: Pointer<Author>
-                  coauthors: {type: Relation<Author>, split: ";"}
-                  note: String
+                {source: books.csv, key: [title], fields: {title: String!, year: Number, author: Pointer<Author>,
+                 coauthors: {type: Relation<Author>, split: ";"}, note: String}}
             """,
             "authors.csv": "name\nTolkien\nLewis\n",
             "books.csv": "title,year,author,coauthors,note\n" + books.joined(separator: "\n") + "\n",
