@@ -343,8 +343,8 @@ final class ImportPass {
         let targets: [ReferenceResolver.Target?]
         /// Positions in ``ClassMapper/fields`` of the fields `by:` references name this class by.
         let uniqueIndices: [(name: String, index: Int)]
-        /// The objects waiting to be sent.
-        var batch = ClassBatch()
+        /// The objects waiting to be sent (how many is asked per record).
+        @exclusivity(unchecked) var batch = ClassBatch()
         /// Where a record that comes unmapped is mapped: one draft, its storage kept from record to record.
         @exclusivity(unchecked) var drafts: ObjectDrafts
         @exclusivity(unchecked) var checkedHeader = false

@@ -29,7 +29,8 @@ final class ReadAheadReader<Prepared: Sendable>: RecordReader {
         var finished = false
         var abandoned = false
         var bytesRead: Int64 = 0
-        var reader: any RecordReader
+        /// Read by the reading thread alone, record by record: no exclusivity check.
+        @exclusivity(unchecked) var reader: any RecordReader
         let prepare: @Sendable ([SourceRecord]) -> Prepared
 
         init(_ reader: any RecordReader, prepare: @escaping @Sendable ([SourceRecord]) -> Prepared) {
@@ -53,8 +54,9 @@ final class ReadAheadReader<Prepared: Sendable>: RecordReader {
     private let shared: Shared
     /// Called with each batch as the caller takes it, before its first record.
     private let arriving: ((Batch) -> Void)?
-    private var batch = Batch()
-    private var position = 0
+    /// The batch the caller is reading, and its next record: the caller's alone, read per record.
+    @exclusivity(unchecked) private var batch = Batch()
+    @exclusivity(unchecked) private var position = 0
 
     /// Starts reading `reader` on a new thread, where `prepare` is called with the records of
     /// each batch it prepares; `arriving` is called on the caller's thread with each batch.
