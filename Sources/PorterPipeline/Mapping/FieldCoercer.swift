@@ -120,9 +120,7 @@ package final class FieldCoercer: Sendable {
         if readsBytes, let header = record.csvHeader {
             let column = column ?? header.index(of: columnPath.name) ?? -1
             guard column >= 0, column < record.csvRow.count else { return nullValue }
-            var value: Result<MappedValue, CoercionError>?
-            record.csvRow.withCell(at: column) { value = coerce(bytes: $0) }
-            return try value!.get()
+            return try record.csvRow.withCell(at: column) { coerce(bytes: $0) }.get()
         }
         if let columns = field.columns, let longitudePath {
             let lat = record.cell(columnPath), lng = record.cell(longitudePath)
