@@ -395,7 +395,8 @@ final class ImportPass {
         for position in prepared.indices {
             guard let drafts = prepared[position] else { continue }
             for index in 0..<drafts.count {
-                if let keyHash = drafts.keyHash(of: index) { sum &+= indexes[position].touch(keyHash) }
+                guard case .success(let draft) = drafts[index] else { continue }
+                if let keyHash = draft.keyHash { sum &+= indexes[position].touch(keyHash) }
                 for field in 0..<drafts.width {
                     guard let target = targets[position][field] else { continue }
                     switch drafts.value(field, of: index) {
@@ -557,10 +558,30 @@ final class ImportPass {
             return
         }
         let (drafts, slot) = mappedAhead ?? load.mapAlone(record)
-        // Copied out of the drafts once: a copy retains each of its parts.
-        guard let draft = drafts.draft(slot) else {
-            try mappingFailed(drafts.failure(slot)!, record: record, row: row, rowNumber: rowNumber, for: load)
+        let draft: ObjectDraft
+        switch drafts[slot] {
+        case .failure(let failure) where load.isExtracted:
+            // The object of a value that cannot be read is not known: pruning leaves the class alone.
+            pruneTracker?.hold(className, objectId: failure.objectId, keyHash: failure.keyHash)
+            try valueFailed(record, className: className, failure.diagnostics)
             return
+        case .failure(let failure) where failure.diagnostics.allSatisfy({ $0.kind == .objectIdMissing }):
+            load.withoutIdentity += 1
+            if load.firstWithoutIdentity == nil { load.firstWithoutIdentity = failure.diagnostics.first }
+            rowFailed(row, className: className, [], reasons: failure.diagnostics.map(\.reason))
+            return
+        case .failure(let failure):
+            pruneTracker?.hold(className, objectId: failure.objectId, keyHash: failure.keyHash)
+            if let objectId = failure.objectId,
+                load.index.register(objectId: objectId, keyHash: failure.keyHash, explicitId: failure.hasSourceObjectId, line: rowNumber) == .added
+            {
+                registerUniqueValues(failure.values[...], of: objectId, keyHash: failure.keyHash, line: rowNumber, in: load)
+                load.index.reject(objectId: objectId, keyHash: failure.keyHash)
+            }
+            rowFailed(row, className: className, failure.diagnostics)
+            return
+        case .success(let mapped):
+            draft = mapped
         }
         pruneTracker?.hold(className, objectId: draft.objectId, keyHash: draft.keyHash)
         var problems: [Diagnostic] = []
@@ -669,30 +690,6 @@ final class ImportPass {
                 objectId: draft.objectId, line: draft.line, fields: fields, acl: draft.acl,
                 createdAt: draft.createdAt, updatedAt: draft.updatedAt, passwordHash: draft.passwordHash))
         if feeder.keepsRecords { load.batch.records.append(record) }
-    }
-
-    /// Counts a record that did not map; its identity, when it could be read, is registered
-    /// rejected, so that references to it are told so.
-    private func mappingFailed(_ failure: MappingFailure, record: SourceRecord, row: RowID, rowNumber: Int, for load: ClassLoad) throws(PorterError) {
-        let className = load.className
-        if load.isExtracted {
-            // The object of a value that cannot be read is not known: pruning leaves the class alone.
-            pruneTracker?.hold(className, objectId: failure.objectId, keyHash: failure.keyHash)
-            try valueFailed(record, className: className, failure.diagnostics)
-        } else if failure.diagnostics.allSatisfy({ $0.kind == .objectIdMissing }) {
-            load.withoutIdentity += 1
-            if load.firstWithoutIdentity == nil { load.firstWithoutIdentity = failure.diagnostics.first }
-            rowFailed(row, className: className, [], reasons: failure.diagnostics.map(\.reason))
-        } else {
-            pruneTracker?.hold(className, objectId: failure.objectId, keyHash: failure.keyHash)
-            if let objectId = failure.objectId,
-                load.index.register(objectId: objectId, keyHash: failure.keyHash, explicitId: failure.hasSourceObjectId, line: rowNumber) == .added
-            {
-                registerUniqueValues(failure.values[...], of: objectId, keyHash: failure.keyHash, line: rowNumber, in: load)
-                load.index.reject(objectId: objectId, keyHash: failure.keyHash)
-            }
-            rowFailed(row, className: className, failure.diagnostics)
-        }
     }
 
     /// Records the values of the fields `by:` references name the object by.

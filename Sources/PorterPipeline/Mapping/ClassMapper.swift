@@ -50,32 +50,20 @@ package struct ObjectDrafts: Sendable {
     package let width: Int
     /// Each draft's values, aligned with ``ClassMapper/fields``, one draft after the other.
     private(set) var values: [MappedValue] = []
-    /// Each record's draft, `nil` where faults keep it from becoming an object, and those faults:
-    /// apart, so that a draft is copied out once, not as part of a `Result` first.
-    private var drafts: [ObjectDraft?] = []
-    private var failures: [MappingFailure?] = []
+    /// Each record's draft, or the faults that keep it from becoming an object.
+    private(set) var outcomes: [Result<ObjectDraft, MappingFailure>] = []
 
     /// Room for `capacity` drafts of `width` values.
     init(width: Int, capacity: Int = 1) {
         self.width = width
         values.reserveCapacity(width * capacity)
-        drafts.reserveCapacity(capacity)
-        failures.reserveCapacity(capacity)
+        outcomes.reserveCapacity(capacity)
     }
 
-    package var count: Int { drafts.count }
+    package var count: Int { outcomes.count }
 
     /// The draft of the `index`th record mapped, or its faults.
-    package subscript(index: Int) -> Result<ObjectDraft, MappingFailure> { drafts[index].map { .success($0) } ?? .failure(failures[index]!) }
-
-    /// The draft of the `index`th record mapped; `nil` when it has faults (``failure(_:)``).
-    package func draft(_ index: Int) -> ObjectDraft? { drafts[index] }
-
-    /// The faults of the `index`th record mapped; `nil` when it became a draft.
-    package func failure(_ index: Int) -> MappingFailure? { failures[index] }
-
-    /// The key hash of the `index`th draft, if it became one and has a key.
-    func keyHash(of index: Int) -> KeyHash? { drafts[index]?.keyHash }
+    package subscript(index: Int) -> Result<ObjectDraft, MappingFailure> { outcomes[index] }
 
     /// The values of the `index`th draft.
     package func values(of index: Int) -> ArraySlice<MappedValue> { values[index * width..<(index + 1) * width] }
@@ -86,22 +74,14 @@ package struct ObjectDrafts: Sendable {
     /// Forgets every draft, keeping the storage.
     mutating func removeAll() {
         values.removeAll(keepingCapacity: true)
-        drafts.removeAll(keepingCapacity: true)
-        failures.removeAll(keepingCapacity: true)
+        outcomes.removeAll(keepingCapacity: true)
     }
 
     mutating func append(_ value: MappedValue) { values.append(value) }
 
-    mutating func append(_ outcome: consuming Result<ObjectDraft, MappingFailure>) {
-        precondition(values.count == (drafts.count + 1) * width, "a draft's values come before it")
-        switch consume outcome {
-        case .success(let draft):
-            drafts.append(draft)
-            failures.append(nil)
-        case .failure(let failure):
-            drafts.append(nil)
-            failures.append(failure)
-        }
+    mutating func append(_ outcome: Result<ObjectDraft, MappingFailure>) {
+        precondition(values.count == (outcomes.count + 1) * width, "a draft's values come before it")
+        outcomes.append(outcome)
     }
 }
 
