@@ -440,6 +440,13 @@ final class CoercionTests: XCTestCase {
 
     // MARK: Through ClassMapper
 
+    /// `record` mapped as an import maps it, into drafts of its own: the draft and its values, or the faults.
+    private func mapped(_ mapper: ClassMapper, _ record: SourceRecord) -> Result<(draft: ObjectDraft, values: [MappedValue]), MappingFailure> {
+        var drafts = mapper.drafts()
+        mapper.map(record, into: &drafts)
+        return drafts[0].map { ($0, Array(drafts.values(of: 0))) }
+    }
+
     private func manifest(_ classes: [ClassMapping]) -> DatasetManifest {
         DatasetManifest(directory: "/tmp", fileName: "dataset.yml", classes: classes, relations: [])
     }
@@ -457,20 +464,60 @@ final class CoercionTests: XCTestCase {
                 FieldMapping(name: "pages", type: .number, required: true, defaultValue: .integer(100)),
             ])
         let mapper = ClassMapper(mapping: book, manifest: manifest([book]))
-        guard case .failure(let failure) = mapper.map(csv(["title": "Dune", "publishing_year": "?", "pages": ""], line: 7)) else {
+        guard case .failure(let failure) = mapped(mapper, csv(["title": "Dune", "publishing_year": "?", "pages": ""], line: 7)) else {
             return XCTFail("a missing required field was accepted")
         }
         XCTAssertEqual(
             failure.diagnostics.map(\.description),
             [#"books.csv:7: column "publishing_year" (Book.year): value "?": required field is missing"#])
-        guard case .success(let draft) = mapper.map(csv(["title": "Dune", "publishing_year": "1965", "pages": ""], line: 8)) else {
+        guard case .success(let (draft, values)) = mapped(mapper, csv(["title": "Dune", "publishing_year": "1965", "pages": ""], line: 8)) else {
             return XCTFail("a valid row was refused")
         }
-        XCTAssertEqual(draft.values, [.value(.string("Dune")), .value(.integer(1965)), .value(.integer(100))])
+        XCTAssertEqual(values, [.value(.string("Dune")), .value(.integer(1965)), .value(.integer(100))])
         XCTAssertEqual(draft.key, "Dune")
         XCTAssertEqual(draft.objectId, KeyHash(className: "Book", key: "Dune").objectId)
         XCTAssertFalse(draft.hasSourceObjectId)
         XCTAssertEqual(draft.line, 8)
+    }
+
+    /// Drafts mapped a batch at a time share one storage, and drafts emptied record after record
+    /// reuse theirs: with optional values present and absent in turn, each draft holds its own.
+    func testDraftsHoldEachRecordsOwnValues() {
+        let book = ClassMapping(
+            className: "Book", source: "books.csv", key: ["title"],
+            fields: [
+                FieldMapping(name: "title", type: .string, required: true), FieldMapping(name: "year", type: .number),
+                FieldMapping(name: "genre", type: .pointer(targetClass: "Genre")), FieldMapping(name: "note", type: .string),
+            ])
+        let mapper = ClassMapper(mapping: book, manifest: manifest([genreClass, book]))
+        let count = 600
+        func record(_ n: Int) -> SourceRecord {
+            csv(
+                ["title": "Book \(n)", "year": n % 2 == 0 ? "\(n)" : "", "genre": n % 3 == 0 ? "Fantasy" : "", "note": n % 4 == 1 ? "note \(n)" : ""],
+                line: n + 1)
+        }
+        func values(_ n: Int) -> [MappedValue] {
+            [
+                .value(.string("Book \(n)")), .value(n % 2 == 0 ? .integer(Int64(n)) : .null),
+                n % 3 == 0 ? .pointer(ObjectReference(targetClass: "Genre", identity: .key("Fantasy"))) : .value(.null),
+                .value(n % 4 == 1 ? .string("note \(n)") : .null),
+            ]
+        }
+        var batch = mapper.drafts(capacity: count), alone = mapper.drafts()
+        for n in 1...count {
+            mapper.map(record(n), into: &batch)
+            alone.removeAll()
+            mapper.map(record(n), into: &alone)
+            XCTAssertEqual(alone.count, 1)
+            XCTAssertEqual(Array(alone.values(of: 0)), values(n))
+        }
+        XCTAssertEqual(batch.count, count)
+        for n in 1...count {
+            XCTAssertEqual(Array(batch.values(of: n - 1)), values(n))
+            guard case .success(let draft) = batch[n - 1] else { return XCTFail("record \(n) refused") }
+            XCTAssertEqual(draft.line, n + 1)
+            XCTAssertEqual(draft.key, "Book \(n)")
+        }
     }
 
     func testMapperReportsEveryFaultOfARow() {
@@ -482,7 +529,7 @@ final class CoercionTests: XCTestCase {
                 FieldMapping(name: "done", type: .boolean),
             ])
         let mapper = ClassMapper(mapping: book, manifest: manifest([book]))
-        guard case .failure(let failure) = mapper.map(csv(["title": "", "year": "12abc", "done": "maybe"], line: 3)) else {
+        guard case .failure(let failure) = mapped(mapper, csv(["title": "", "year": "12abc", "done": "maybe"], line: 3)) else {
             return XCTFail("a faulty row was accepted")
         }
         XCTAssertEqual(
@@ -502,7 +549,7 @@ final class CoercionTests: XCTestCase {
                 FieldMapping(name: "at", type: .geoPoint, columns: ["lat", "lng"]),
             ])
         let mapper = ClassMapper(mapping: place, manifest: manifest([place]))
-        guard case .failure(let failure) = mapper.map(csv(["name": "Pole", "lat": "0", "lng": "200"], line: 4)) else {
+        guard case .failure(let failure) = mapped(mapper, csv(["name": "Pole", "lat": "0", "lng": "200"], line: 4)) else {
             return XCTFail("an out-of-range longitude was accepted")
         }
         XCTAssertEqual(
@@ -512,7 +559,7 @@ final class CoercionTests: XCTestCase {
 
     func testSourceObjectIdIsKept() {
         let mapper = ClassMapper(mapping: genreClass, manifest: manifest([genreClass]))
-        guard case .success(let draft) = mapper.map(csv(["objectId": "abcDEF1234", "name": "Fantasy"])) else {
+        guard case .success(let (draft, _)) = mapped(mapper, csv(["objectId": "abcDEF1234", "name": "Fantasy"])) else {
             return XCTFail("refused")
         }
         XCTAssertEqual(draft.objectId, "abcDEF1234")
@@ -524,7 +571,7 @@ final class CoercionTests: XCTestCase {
         let genre = ClassMapping(className: "Genre", source: "genres.csv", key: ["name"], fields: [FieldMapping(name: "name", type: .string)])
         let mapper = ClassMapper(mapping: genre, manifest: manifest([genre]))
         func faults(_ record: SourceRecord) -> [String] {
-            guard case .failure(let failure) = mapper.map(record) else { return ["accepted"] }
+            guard case .failure(let failure) = mapped(mapper, record) else { return ["accepted"] }
             return failure.diagnostics.map(\.description)
         }
         XCTAssertEqual(faults(csv(["name": ""], line: 5)), [#"genres.csv:5: column "name" (Genre.name): value "": key field is missing"#])
@@ -536,10 +583,11 @@ final class CoercionTests: XCTestCase {
 
         let keyless = ClassMapping(className: "Note", source: "notes.json", key: [], fields: [FieldMapping(name: "text", type: .string)])
         let keylessMapper = ClassMapper(mapping: keyless, manifest: manifest([keyless]))
-        guard case .failure(let failure) = keylessMapper.map(json(#"{"text": "hi"}"#, line: 3)) else { return XCTFail("accepted") }
+        guard case .failure(let failure) = mapped(keylessMapper, json(#"{"text": "hi"}"#, line: 3)) else { return XCTFail("accepted") }
         XCTAssertEqual(failure.diagnostics.map(\.description), [#"notes.json:3: column "objectId": Note has no key, so each record needs an objectId"#])
         guard
-            case .success(let draft) = keylessMapper.map(
+            case .success(let (draft, _)) = mapped(
+                keylessMapper,
                 json(#"{"objectId": "n1", "text": "hi", "createdAt": {"__type": "Date", "iso": "2024-01-31T09:30:00.000Z"}}"#))
         else {
             return XCTFail("refused")
@@ -559,13 +607,13 @@ final class CoercionTests: XCTestCase {
             ])
         let data = manifest([genreClass, book])
         let mapper = ClassMapper(mapping: book, manifest: data)
-        guard case .success(let draft) = mapper.map(csv(["title": "Dune", "genre": "Science Fiction"])) else { return XCTFail("refused") }
-        XCTAssertEqual(draft.values[1], .pointer(ObjectReference(targetClass: "Genre", identity: .key("Science Fiction"))))
+        guard case .success(let (_, values)) = mapped(mapper, csv(["title": "Dune", "genre": "Science Fiction"])) else { return XCTFail("refused") }
+        XCTAssertEqual(values[1], .pointer(ObjectReference(targetClass: "Genre", identity: .key("Science Fiction"))))
         // The key is hashed where it is read, as the target's key index hashes it.
-        guard case .pointer(let reference) = draft.values[1] else { return XCTFail("no pointer") }
+        guard case .pointer(let reference) = values[1] else { return XCTFail("no pointer") }
         XCTAssertEqual(reference.keyHash, KeyHash(className: "Genre", key: "Science Fiction"))
-        guard case .success(let empty) = mapper.map(csv(["title": "Untitled", "genre": ""])) else { return XCTFail("refused") }
-        XCTAssertEqual(empty.values[1], .value(.null))
+        guard case .success(let (_, empty)) = mapped(mapper, csv(["title": "Untitled", "genre": ""])) else { return XCTFail("refused") }
+        XCTAssertEqual(empty[1], .value(.null))
     }
 
     func testPointerKeyIsCanonicalText() throws {
@@ -638,7 +686,7 @@ final class CoercionTests: XCTestCase {
                 FieldMapping(name: "book", type: .pointer(targetClass: "Book")), FieldMapping(name: "number", type: .number),
             ])
         let data = manifest([book, edition])
-        guard case .success(let draft) = ClassMapper(mapping: edition, manifest: data).map(csv(["book": "The Hobbit", "number": "2"])) else {
+        guard case .success(let (draft, _)) = mapped(ClassMapper(mapping: edition, manifest: data), csv(["book": "The Hobbit", "number": "2"])) else {
             return XCTFail("refused")
         }
         XCTAssertEqual(draft.key, "The Hobbit\u{1F}2")

@@ -75,18 +75,20 @@ final class ReferenceResolverTests: XCTestCase {
         let index = references.indexes["Author"]!
         _ = index.register(objectId: hash("Tolkien").objectId, keyHash: hash("Tolkien"), explicitId: false, line: 2)
 
-        XCTAssertFalse(references.waits(author("Tolkien")), "an object already read resolves now")
-        XCTAssertTrue(references.waits(author("Herbert")), "an object not seen yet may come further down")
+        XCTAssertFalse(references.waits(author("Tolkien"), target: references.target("Author")), "an object already read resolves now")
+        XCTAssertTrue(references.waits(author("Herbert"), target: references.target("Author")), "an object not seen yet may come further down")
         XCTAssertTrue(
-            references.waits(ObjectReference(targetClass: "Author", identity: .field(name: "email", value: "x"))),
+            references.waits(ObjectReference(targetClass: "Author", identity: .field(name: "email", value: "x")), target: references.target("Author")),
             "by another field a later object may have the same value")
-        XCTAssertTrue(references.linksWait(for: "Author"))
-        XCTAssertFalse(references.waits(ObjectReference(targetClass: "_User", identity: .objectId("u1"))), "a class outside the dataset is complete")
+        XCTAssertTrue(references.linksWait(for: references.target("Author")))
+        XCTAssertFalse(
+            references.waits(ObjectReference(targetClass: "_User", identity: .objectId("u1")), target: references.target("_User")),
+            "a class outside the dataset is complete")
 
         references.finished("Author")
         XCTAssertTrue(references.isComplete("Author"))
-        XCTAssertFalse(references.waits(author("Herbert")), "once the class is read a missing object is missing")
-        XCTAssertFalse(references.linksWait(for: "Author"))
+        XCTAssertFalse(references.waits(author("Herbert"), target: references.target("Author")), "once the class is read a missing object is missing")
+        XCTAssertFalse(references.linksWait(for: references.target("Author")))
         XCTAssertEqual(references.finishedClasses, ["Author"])
     }
 
@@ -96,8 +98,8 @@ final class ReferenceResolverTests: XCTestCase {
 
         let ahead = try resolver(validated: validating.indexes, ahead: true)
         XCTAssertTrue(ahead.resolvesAhead)
-        XCTAssertFalse(ahead.waits(author("Herbert")))
-        XCTAssertFalse(ahead.linksWait(for: "Author"))
+        XCTAssertFalse(ahead.waits(author("Herbert"), target: ahead.target("Author")))
+        XCTAssertFalse(ahead.linksWait(for: ahead.target("Author")))
         XCTAssertEqual(
             ahead.resolve(author("Herbert"), in: "books.csv"), .found(FoundObject(givenId: hash("Herbert").objectId), line: 9),
             "found in the validated index though this pass has read no Author yet")

@@ -37,7 +37,7 @@ extension ImportPass {
         let fieldName = "\(relation.owner).\(relation.field)"
         // Captured by the locations of faults instead of `relation`, which would be copied per link.
         let owner = relation.owner, field = relation.field
-        while let (record, _) = try nextRecord(from: &reader, declaredAt: keyPath) {
+        while let (record, _, _) = try nextRecord(from: &reader, declaredAt: keyPath) {
             records += 1
             lastLine = record.line
             if !checkedHeader {

@@ -23,26 +23,26 @@ extension ImportPass {
         }
     }
 
-    /// Resolves one reference from `row`, at `line` of the mapper's file; a fault is added to
-    /// `problems`, a dangling reference counted.
+    /// Resolves one reference from `row`, at `line` of the mapper's file, against `target` (the
+    /// field's target class); a fault is added to `problems`, a dangling reference counted.
     func resolve(
-        _ reference: ObjectReference, from row: RowID, line: Int, mapper: ClassMapper, field: Int,
+        _ reference: ObjectReference, against target: ReferenceResolver.Target, from row: RowID, line: Int, mapper: ClassMapper, field: Int,
         problems: inout [Diagnostic]
     ) -> Referent {
         resolve(
-            reference, from: row, location: mapper.location(line, mapper.fields[field], value: reference.sourceText), problems: &problems,
-            dangling: mapper.fields[field].type.isRelation ? .relation : .pointer)
+            reference, against: target, from: row, location: mapper.location(line, mapper.fields[field], value: reference.sourceText),
+            problems: &problems, dangling: mapper.fields[field].type.isRelation ? .relation : .pointer)
     }
 
-    /// What `reference` resolves to; a fault is added to `problems` (the location is built only
-    /// then). A reference that names no object is counted as `dangling` says, unless `nil` (a
-    /// join row's sides, counted per row).
+    /// What `reference` resolves to, against `resolved` (its class's target, found by name if
+    /// `nil`); a fault is added to `problems` (the location is built only then). A reference that
+    /// names no object is counted as `dangling` says, unless `nil` (a join row's sides, counted per row).
     func resolve(
-        _ reference: ObjectReference, from row: RowID?, location: @autoclosure () -> SourceLocation,
-        problems: inout [Diagnostic], dangling source: DanglingReferenceTally.Source?
+        _ reference: ObjectReference, against resolved: ReferenceResolver.Target? = nil, from row: RowID?,
+        location: @autoclosure () -> SourceLocation, problems: inout [Diagnostic], dangling source: DanglingReferenceTally.Source?
     ) -> Referent {
         let target = reference.targetClass
-        switch references.resolve(reference, in: location().file) {
+        switch references.resolve(reference, against: resolved, in: location().file) {
         case .found(let object, let line):
             if let row, rejectTracker.isCollecting { rejectTracker.noteReference(from: row, to: RowID(source: sourceIndex(target), line: line)) }
             return .object(object)

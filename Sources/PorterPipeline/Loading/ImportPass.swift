@@ -72,7 +72,7 @@ final class ImportPass {
     /// The keys of ``danglingTallies`` in the order first met.
     var danglingOrder: [String] = []
     /// When pruning, while writing: the keys and links the sources hold.
-    var pruneTracker: PruneTracker?
+    @exclusivity(unchecked) var pruneTracker: PruneTracker?
     /// The run's token, checked between records.
     var cancellation = Cancellation()
     /// Each class's index in ``DatasetManifest/classes``, so a dataset of thousands of classes
@@ -208,8 +208,8 @@ final class ImportPass {
     /// a thread of its own, which also prepares records while this thread is behind (``PreparedRecords``).
     func openReader<Prepared>(
         _ source: String, memory: MemorySource?, reading: SourceReading, declaredAt keyPath: String,
-        prepare: @escaping @Sendable (SourceRecord) -> Prepared,
-        arriving: (([(SourceRecord, Prepared?)]) -> Void)? = nil
+        prepare: @escaping @Sendable ([SourceRecord]) -> Prepared,
+        arriving: ((ReadAheadReader<Prepared>.Batch) -> Void)? = nil
     ) -> PreparedRecords<Prepared>? {
         do {
             guard let reader = try reader(source, memory: memory, reading: reading) else { return nil }
@@ -251,9 +251,9 @@ final class ImportPass {
     /// The next record of `reader`; `nil` at the end of the file or at a fault, which is
     /// logged (a reader fault ends its file). Stops the pass once its run is cancelled.
     func nextRecord<Prepared>(from reader: inout PreparedRecords<Prepared>, declaredAt keyPath: String) throws(PorterError) -> (
-        record: SourceRecord, prepared: Prepared?
+        record: SourceRecord, prepared: Prepared?, index: Int
     )? {
-        let next: (record: SourceRecord, prepared: Prepared?)?
+        let next: (record: SourceRecord, prepared: Prepared?, index: Int)?
         do {
             next = try reader.next()
         } catch {
@@ -333,16 +333,20 @@ final class ImportPass {
     private final class ClassLoad {
         let mapping: ClassMapping
         /// The mapper of the file being read.
-        var mapper: ClassMapper
+        @exclusivity(unchecked) var mapper: ClassMapper
         let index: KeyIndex
         let source: Int
         /// Per field of ``ClassMapper/fields``: whether it is cyclic, and its name.
         let isCyclic: [Bool]
         let fieldNames: [String]
+        /// Per field of ``ClassMapper/fields``: the class its references point to, found once.
+        let targets: [ReferenceResolver.Target?]
         /// Positions in ``ClassMapper/fields`` of the fields `by:` references name this class by.
         let uniqueIndices: [(name: String, index: Int)]
-        /// The objects waiting to be sent.
-        var batch = ClassBatch()
+        /// The objects waiting to be sent (how many is asked per record).
+        @exclusivity(unchecked) var batch = ClassBatch()
+        /// Where a record that comes unmapped is mapped: one draft, its storage kept from record to record.
+        @exclusivity(unchecked) var drafts: ObjectDrafts
         @exclusivity(unchecked) var checkedHeader = false
         /// Records read, counted into the class's tally once the source is read.
         @exclusivity(unchecked) var read = 0
@@ -354,11 +358,16 @@ final class ImportPass {
         /// kept apart so that no record copies the extraction to test it.
         let isExtracted: Bool
 
-        init(_ mapping: ClassMapping, manifest: DatasetManifest, chains: ReferenceChains, index: KeyIndex, source: Int, cyclic: Set<String>) {
+        init(
+            _ mapping: ClassMapping, manifest: DatasetManifest, chains: ReferenceChains, references: ReferenceResolver, source: Int,
+            cyclic: Set<String>
+        ) {
             self.mapping = mapping
             self.isExtracted = mapping.extract != nil
-            self.index = index
+            self.index = references.indexes[mapping.className]!
             self.mapper = ClassMapper(mapping: mapping, manifest: manifest, chains: chains)
+            self.targets = mapper.fields.map { $0.type.targetClass.map(references.target) }
+            self.drafts = mapper.drafts()
             self.source = source
             let names = mapper.fields.map(\.name)
             self.fieldNames = names
@@ -367,22 +376,30 @@ final class ImportPass {
         }
 
         var className: String { mapping.className }
+
+        /// `record` mapped alone into ``drafts``: the drafts, and the draft's index there.
+        func mapAlone(_ record: SourceRecord) -> (drafts: ObjectDrafts, index: Int) {
+            drafts.removeAll()
+            mapper.map(record, into: &drafts)
+            return (drafts, 0)
+        }
     }
 
     /// Reads where the keys of a batch's objects mapped ahead are kept, and the keys their
     /// references name, in one loop before the batch is processed, so that their cache misses
     /// overlap instead of waiting one by one: at a million objects, a class's keys are more than
     /// any cache holds. `targets`: per class of the group, per field, the key index it points into.
-    private func warmKeys(of batch: [(SourceRecord, [Result<ObjectDraft, MappingFailure>?]?)], in indexes: [KeyIndex], targets: [[KeyIndex?]]) {
+    private func warmKeys(of batch: ReadAheadReader<[ObjectDrafts?]>.Batch, in indexes: [KeyIndex], targets: [[KeyIndex?]]) {
+        guard let prepared = batch.prepared else { return }
         var sum: Int32 = 0
-        for (_, drafts) in batch {
-            guard let drafts else { continue }
-            for position in drafts.indices {
-                guard case .success(let draft)? = drafts[position] else { continue }
+        for position in prepared.indices {
+            guard let drafts = prepared[position] else { continue }
+            for index in 0..<drafts.count {
+                guard case .success(let draft) = drafts[index] else { continue }
                 if let keyHash = draft.keyHash { sum &+= indexes[position].touch(keyHash) }
-                for field in draft.values.indices {
+                for field in 0..<drafts.width {
                     guard let target = targets[position][field] else { continue }
-                    switch draft.values[field] {
+                    switch drafts.value(field, of: index) {
                     case .pointer(let reference): if let keyHash = reference.keyHash { sum &+= target.touch(keyHash) }
                     case .relation(let references): for case let keyHash? in references.lazy.map(\.keyHash) { sum &+= target.touch(keyHash) }
                     case .value, .upload: break
@@ -405,7 +422,7 @@ final class ImportPass {
     private func load(_ group: [ClassMapping]) throws(PorterError) {
         let loads = group.map {
             ClassLoad(
-                $0, manifest: manifest, chains: referenceChains, index: references.indexes[$0.className]!, source: sourceIndex($0.className),
+                $0, manifest: manifest, chains: referenceChains, references: references, source: sourceIndex($0.className),
                 cyclic: plan.cyclicFields[$0.className] ?? [])
         }
         let files = group[0].sources
@@ -427,15 +444,24 @@ final class ImportPass {
             // counted references to the same objects, and the contended counts cost each thread
             // more than its parsing (validate, 1M books: `swift_retain` 1005 samples on this
             // thread and 641 on the reading one, against 424 and 198 with mappers of its own).
+            // A batch's drafts of each class share their storage (``ObjectDrafts``).
             let mappers = loads.map { !$0.isExtracted ? ClassMapper(mapping: $0.mapping, manifest: manifest, file: file, chains: referenceChains) : nil }
             let indexes = loads.map(\.index)
-            let targets = loads.map { $0.mapper.fields.map { $0.type.targetClass.flatMap(references.keyIndex(of:)) } }
+            let targets = loads.map { $0.targets.map { $0?.index } }
             if var reader = openReader(
                 file, memory: group[0].records, reading: group[0].reading, declaredAt: keyPath,
-                prepare: { record in mappers.map { $0?.map(record) } },
+                prepare: { records in
+                    mappers.map { mapper in
+                        mapper.map { mapper in
+                            var drafts = mapper.drafts(capacity: records.count)
+                            for record in records { mapper.map(record, into: &drafts) }
+                            return drafts
+                        }
+                    }
+                },
                 arriving: { [unowned self] batch in warmKeys(of: batch, in: indexes, targets: targets) })
             {
-                while let (record, drafts) = try nextRecord(from: &reader, declaredAt: keyPath) {
+                while let (record, drafts, index) = try nextRecord(from: &reader, declaredAt: keyPath) {
                     records += 1
                     fileRecords += 1
                     lastLine = record.line
@@ -450,7 +476,7 @@ final class ImportPass {
                         if let values = load.mapper.extractedRecords(of: record) {
                             for value in values { try process(value, mappedAhead: nil, row: offset + record.line, for: load) }
                         } else {
-                            try process(record, mappedAhead: drafts?[position], row: offset + record.line, for: load)
+                            try process(record, mappedAhead: drafts?[position].map { ($0, index) }, row: offset + record.line, for: load)
                         }
                     }
                     // The whole group goes out together, in plan order: a batch never points at
@@ -474,10 +500,10 @@ final class ImportPass {
         progress?(ImportProgress(phase: phase, records: records, bytesRead: totalBytes, totalBytes: totalBytes))
     }
 
-    /// Whether a `_User` draft has `authData`, with which a Parse Server creates a user without a password.
-    static func hasAuthData(_ draft: ObjectDraft, _ mapper: ClassMapper) -> Bool {
+    /// Whether a `_User` draft's `values` have `authData`, with which a Parse Server creates a user without a password.
+    static func hasAuthData(_ values: ArraySlice<MappedValue>, _ mapper: ClassMapper) -> Bool {
         guard let index = mapper.fields.firstIndex(where: { $0.name == "authData" }) else { return false }
-        return !draft.values[index].isNull
+        return !values[values.startIndex + index].isNull
     }
 
     /// Counts the keys of `object` that no class of the group reads (a strict class makes them faults instead).
@@ -496,11 +522,10 @@ final class ImportPass {
         }
     }
 
-    /// Maps one record onto one class (unless it was `mappedAhead`): checks it, resolves its
-    /// references, queues it for the sink. `rowNumber` is the record's row in the class's
-    /// numbering (``sourceRows``).
-    /// `mappedAhead` is consumed, not copied: a copy of a draft retains each of its parts.
-    private func process(_ record: SourceRecord, mappedAhead: consuming Result<ObjectDraft, MappingFailure>?, row rowNumber: Int, for load: ClassLoad)
+    /// Maps one record onto one class (unless it was `mappedAhead`: its batch's drafts, and its
+    /// index there): checks it, resolves its references, queues it for the sink. `rowNumber` is
+    /// the record's row in the class's numbering (``sourceRows``).
+    private func process(_ record: SourceRecord, mappedAhead: (drafts: ObjectDrafts, index: Int)?, row rowNumber: Int, for load: ClassLoad)
         throws(PorterError)
     {
         // `load.mapping` is read in place: a local copy of the struct would cost every record.
@@ -523,7 +548,8 @@ final class ImportPass {
             classTallies[className]!.rejected += 1
             if pruneTracker != nil {
                 // A rejected row still holds its object: pruning never deletes it.
-                switch consume mappedAhead ?? mapper.map(record) {
+                let (drafts, slot) = mappedAhead ?? load.mapAlone(record)
+                switch drafts[slot] {
                 case .failure(let failure): pruneTracker!.hold(className, objectId: failure.objectId, keyHash: failure.keyHash)
                 case .success(let draft): pruneTracker!.hold(className, objectId: draft.objectId, keyHash: draft.keyHash)
                 }
@@ -531,8 +557,9 @@ final class ImportPass {
             try rejects?.add(record, reason: reason, to: className, file: fileOfRow(source: load.source, row: rowNumber))
             return
         }
+        let (drafts, slot) = mappedAhead ?? load.mapAlone(record)
         let draft: ObjectDraft
-        switch consume mappedAhead ?? mapper.map(record) {
+        switch drafts[slot] {
         case .failure(let failure) where load.isExtracted:
             // The object of a value that cannot be read is not known: pruning leaves the class alone.
             pruneTracker?.hold(className, objectId: failure.objectId, keyHash: failure.keyHash)
@@ -548,7 +575,7 @@ final class ImportPass {
             if let objectId = failure.objectId,
                 load.index.register(objectId: objectId, keyHash: failure.keyHash, explicitId: failure.hasSourceObjectId, line: rowNumber) == .added
             {
-                registerUniqueValues(failure.values, of: objectId, keyHash: failure.keyHash, line: rowNumber, in: load)
+                registerUniqueValues(failure.values[...], of: objectId, keyHash: failure.keyHash, line: rowNumber, in: load)
                 load.index.reject(objectId: objectId, keyHash: failure.keyHash)
             }
             rowFailed(row, className: className, failure.diagnostics)
@@ -562,7 +589,9 @@ final class ImportPass {
         switch load.index.register(objectId: draft.objectId, keyHash: draft.keyHash, explicitId: draft.hasSourceObjectId, line: rowNumber) {
         case .added:
             registered = true
-            if !load.uniqueIndices.isEmpty { registerUniqueValues(draft.values, of: draft.objectId, keyHash: draft.keyHash, line: rowNumber, in: load) }
+            if !load.uniqueIndices.isEmpty {
+                registerUniqueValues(drafts.values(of: slot), of: draft.objectId, keyHash: draft.keyHash, line: rowNumber, in: load)
+            }
         case .duplicateKey where load.isExtracted:
             // A value named again by another record, or twice in one cell: the object read already.
             load.read -= 1
@@ -588,8 +617,8 @@ final class ImportPass {
         // The values to write; left empty when nothing is written (validating).
         var fields: [FieldValue] = []
         let ahead = references.resolvesAhead, feeding = sending
-        if feeding != nil { fields.reserveCapacity(draft.values.count) }
-        for index in draft.values.indices {
+        if feeding != nil { fields.reserveCapacity(drafts.width) }
+        for index in 0..<drafts.width {
             func later(_ waiting: [ObjectReference]) {
                 references.deferred.append(
                     DeferredReference(
@@ -597,17 +626,18 @@ final class ImportPass {
                         ownerKeyHash: draft.keyHash, row: row, references: waiting))
             }
             let isCyclic = load.isCyclic[index] && !ahead
-            switch draft.values[index] {
+            switch drafts.value(index, of: slot) {
             case .value(let v) where isCyclic:
                 if v != .null || load.mapping.mode != .merge { later([]) }
             case .value(let v):
                 if feeding != nil { fields.append(FieldValue(load.fieldNames[index], v)) }
             case .pointer(let reference) where isCyclic:
                 later([reference])
-            case .pointer(let reference) where references.waits(reference):
+            case .pointer(let reference) where references.waits(reference, target: load.targets[index]!):
                 later([reference])
             case .pointer(let reference):
-                let referent = resolve(reference, from: row, line: draft.line, mapper: mapper, field: index, problems: &problems)
+                let referent = resolve(
+                    reference, against: load.targets[index]!, from: row, line: draft.line, mapper: mapper, field: index, problems: &problems)
                 guard feeding != nil else { break }
                 switch referent {
                 case .object(let object), .dangling(let object?):
@@ -617,7 +647,7 @@ final class ImportPass {
                 case .none:
                     break
                 }
-            case .relation(let refs) where references.linksWait(for: mapper.fields[index].type.targetClass!):
+            case .relation(let refs) where references.linksWait(for: load.targets[index]!):
                 later(refs)
             case .upload(let file):
                 guard feeding != nil else { break }
@@ -626,7 +656,9 @@ final class ImportPass {
             case .relation(let refs):
                 var ids: [String] = []
                 for reference in refs {
-                    if let object = resolve(reference, from: row, line: draft.line, mapper: mapper, field: index, problems: &problems).object, feeding != nil {
+                    let referent = resolve(
+                        reference, against: load.targets[index]!, from: row, line: draft.line, mapper: mapper, field: index, problems: &problems)
+                    if let object = referent.object, feeding != nil {
                         ids.append(object.objectId)
                     }
                 }
@@ -642,7 +674,7 @@ final class ImportPass {
         }
         if draft.passwordHash != nil {
             passwordHashes += 1
-        } else if !load.mapping.passwordHashKeys.isEmpty && !Self.hasAuthData(draft, mapper) {
+        } else if !load.mapping.passwordHashKeys.isEmpty && !Self.hasAuthData(drafts.values(of: slot), mapper) {
             usersWithoutPassword += 1
         }
         guard let feeder = sending else { return }
@@ -661,9 +693,9 @@ final class ImportPass {
     }
 
     /// Records the values of the fields `by:` references name the object by.
-    private func registerUniqueValues(_ values: [MappedValue], of objectId: String, keyHash: KeyHash?, line: Int, in load: ClassLoad) {
+    private func registerUniqueValues(_ values: ArraySlice<MappedValue>, of objectId: String, keyHash: KeyHash?, line: Int, in load: ClassLoad) {
         for (name, index) in load.uniqueIndices where index < values.count {
-            guard let value = Self.uniqueText(values[index]) else { continue }
+            guard let value = Self.uniqueText(values[values.startIndex + index]) else { continue }
             load.index.register(field: name, value: value, objectId: objectId, keyHash: keyHash, line: line)
         }
     }

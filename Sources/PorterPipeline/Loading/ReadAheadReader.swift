@@ -5,10 +5,11 @@ import PorterReaders
 /// the caller, so that parsing overlaps what the caller does with the records. Records, a
 /// failure and the end come out in the order the wrapped reader gave them.
 ///
-/// While the caller is behind (half the batches it may hold ahead are waiting), each record of
-/// a batch comes with what `prepare` made of it on that thread, so that work on the record alone
-/// takes the time the reading thread would spend waiting. While the caller keeps up, records
-/// come as soon as they are parsed, unprepared (`nil`), and the caller prepares them itself.
+/// While the caller is behind (half the batches it may hold ahead are waiting), each batch comes
+/// with what `prepare` made of its records on that thread (one value for the batch, so that what
+/// it holds per record shares its storage), so that work on the records alone takes the time the
+/// reading thread would spend waiting. While the caller keeps up, records come as soon as they
+/// are parsed, unprepared (`nil`), and the caller prepares them itself.
 /// (It is in this module, not beside the readers, so that it is compiled for the type it
 /// prepares: a generic from another module looks the type up at run time, record by record.)
 ///
@@ -18,23 +19,30 @@ final class ReadAheadReader<Prepared: Sendable>: RecordReader {
     /// `@unchecked Sendable`); `reader` only by the reading thread.
     private final class Shared: @unchecked Sendable {
         let condition = NSCondition()
-        var batches: [[(SourceRecord, Prepared?)]] = []
+        var batches: [Batch] = []
         /// Batches the caller is done with, released by the reading thread, which allocated
         /// them: glibc's `free` of another thread's memory contends for that thread's arena
         /// (validate with records mapped ahead, 1M books: 8.6-10.4 CPU-seconds, 7.1-7.7 when
         /// released here).
-        var spent: [[(SourceRecord, Prepared?)]] = []
+        var spent: [Batch] = []
         var failure: ReaderError?
         var finished = false
         var abandoned = false
         var bytesRead: Int64 = 0
-        var reader: any RecordReader
-        let prepare: @Sendable (SourceRecord) -> Prepared
+        /// Read by the reading thread alone, record by record: no exclusivity check.
+        @exclusivity(unchecked) var reader: any RecordReader
+        let prepare: @Sendable ([SourceRecord]) -> Prepared
 
-        init(_ reader: any RecordReader, prepare: @escaping @Sendable (SourceRecord) -> Prepared) {
+        init(_ reader: any RecordReader, prepare: @escaping @Sendable ([SourceRecord]) -> Prepared) {
             self.reader = reader
             self.prepare = prepare
         }
+    }
+
+    /// Records handed over together, and what was made of them if the reading thread prepared them.
+    struct Batch {
+        var records: [SourceRecord] = []
+        var prepared: Prepared?
     }
 
     /// Records per batch handed over.
@@ -45,15 +53,16 @@ final class ReadAheadReader<Prepared: Sendable>: RecordReader {
     let displayName: String
     private let shared: Shared
     /// Called with each batch as the caller takes it, before its first record.
-    private let arriving: (([(SourceRecord, Prepared?)]) -> Void)?
-    private var batch: [(SourceRecord, Prepared?)] = []
-    private var position = 0
+    private let arriving: ((Batch) -> Void)?
+    /// The batch the caller is reading, and its next record: the caller's alone, read per record.
+    @exclusivity(unchecked) private var batch = Batch()
+    @exclusivity(unchecked) private var position = 0
 
     /// Starts reading `reader` on a new thread, where `prepare` is called with the records of
-    /// the batches it prepares; `arriving` is called on the caller's thread with each batch.
+    /// each batch it prepares; `arriving` is called on the caller's thread with each batch.
     init(
-        _ reader: consuming any RecordReader, prepare: @escaping @Sendable (SourceRecord) -> Prepared,
-        arriving: (([(SourceRecord, Prepared?)]) -> Void)? = nil
+        _ reader: consuming any RecordReader, prepare: @escaping @Sendable ([SourceRecord]) -> Prepared,
+        arriving: ((Batch) -> Void)? = nil
     ) {
         displayName = reader.displayName
         self.arriving = arriving
@@ -81,11 +90,12 @@ final class ReadAheadReader<Prepared: Sendable>: RecordReader {
         try nextPrepared()?.record
     }
 
-    /// The next record and what `prepare` made of it, if the reading thread prepared it; `nil` at the end.
-    func nextPrepared() throws(ReaderError) -> (record: SourceRecord, prepared: Prepared?)? {
-        if position < batch.count {
+    /// The next record, what `prepare` made of its batch if the reading thread prepared it, and
+    /// the record's index in that batch; `nil` at the end.
+    func nextPrepared() throws(ReaderError) -> (record: SourceRecord, prepared: Prepared?, index: Int)? {
+        if position < batch.records.count {
             position += 1
-            return batch[position - 1]
+            return (batch.records[position - 1], batch.prepared, position - 1)
         }
         let condition = shared.condition
         condition.lock()
@@ -97,12 +107,12 @@ final class ReadAheadReader<Prepared: Sendable>: RecordReader {
             condition.unlock()
             arriving?(batch)
             position = 1
-            return batch[0]
+            return (batch.records[0], batch.prepared, 0)
         }
         let failure = shared.failure
         shared.failure = nil
         condition.unlock()
-        batch = []
+        batch = Batch()
         position = 0
         if let failure { throw failure }
         return nil
@@ -111,28 +121,27 @@ final class ReadAheadReader<Prepared: Sendable>: RecordReader {
     /// The reading thread: reads to the end, a failure, or until the caller is gone.
     private static func readAll(_ shared: Shared) {
         yieldToBusierThreads()
-        var batch: [(SourceRecord, Prepared?)] = []
-        batch.reserveCapacity(batchSize)
+        var batch = Batch()
+        batch.records.reserveCapacity(batchSize)
         var failure: ReaderError?
         while true {
             do {
                 guard let record = try shared.reader.next() else { break }
-                batch.append((record, nil))
+                batch.records.append(record)
             } catch {
                 failure = error
                 break
             }
-            if batch.count == batchSize {
-                giveOwnHeader(to: &batch)
-                if callerIsBehind(shared) {
-                    for index in batch.indices { batch[index].1 = shared.prepare(batch[index].0) }
-                }
+            if batch.records.count == batchSize {
+                giveOwnHeader(to: &batch.records)
+                if callerIsBehind(shared) { batch.prepared = shared.prepare(batch.records) }
                 guard hand(batch, to: shared) else { return }
-                batch.removeAll(keepingCapacity: true)
+                batch.records.removeAll(keepingCapacity: true)
+                batch.prepared = nil
             }
         }
-        giveOwnHeader(to: &batch)
-        guard batch.isEmpty || hand(batch, to: shared) else { return }
+        giveOwnHeader(to: &batch.records)
+        guard batch.records.isEmpty || hand(batch, to: shared) else { return }
         shared.condition.lock()
         shared.failure = failure
         shared.finished = true
@@ -148,12 +157,12 @@ final class ReadAheadReader<Prepared: Sendable>: RecordReader {
     /// counted a reference to the header, before `SourceRecord` kept its content in fields of
     /// its own: validate, 1M books, `swift_retain` from `SourceRecord.cell` 461-491 samples on
     /// the caller's thread, 273 after.) A batch is used by one thread at a time.
-    private static func giveOwnHeader(to batch: inout [(SourceRecord, Prepared?)]) {
-        guard let fileHeader = batch.first?.0.csvHeader else { return }
+    private static func giveOwnHeader(to records: inout [SourceRecord]) {
+        guard let fileHeader = records.first?.csvHeader else { return }
         let header = CSVHeader(names: fileHeader.names)
-        for index in batch.indices where batch[index].0.csvHeader === fileHeader {
-            let record = batch[index].0
-            batch[index].0 = SourceRecord(line: record.line, header: header, row: record.csvRow, malformation: record.malformation)
+        for index in records.indices where records[index].csvHeader === fileHeader {
+            let record = records[index]
+            records[index] = SourceRecord(line: record.line, header: header, row: record.csvRow, malformation: record.malformation)
         }
     }
 
@@ -177,7 +186,7 @@ final class ReadAheadReader<Prepared: Sendable>: RecordReader {
     }
 
     /// Queues a batch, waiting for room, and releases the spent ones; `false` when the caller is gone.
-    private static func hand(_ batch: [(SourceRecord, Prepared?)], to shared: Shared) -> Bool {
+    private static func hand(_ batch: Batch, to shared: Shared) -> Bool {
         let condition = shared.condition
         condition.lock()
         while shared.batches.count >= capacity && !shared.abandoned { condition.wait() }

@@ -36,8 +36,9 @@ final class ReferenceResolver {
     private static let recentTargetLimit = 16
 
     /// A target class as references to it resolve: its key index (nil: not in the dataset)
-    /// and whether every object of it is known.
-    private struct Target {
+    /// and whether every object of it is known. Neither changes while a source is read: a
+    /// class is complete once its source is read to its end (``finished(_:)``).
+    struct Target {
         let index: KeyIndex?
         let isComplete: Bool
     }
@@ -71,26 +72,22 @@ final class ReferenceResolver {
     /// The classes read to their end so far.
     var finishedClasses: Set<String> { completeClasses }
 
-    /// Whether a pointer read now must wait until its class is read: its object may be
-    /// further down a file of the same pass (a reference by another field always may, since
-    /// a later object may share the value).
-    func waits(_ reference: ObjectReference) -> Bool {
-        guard !resolvesAhead else { return false }
-        let target = target(reference.targetClass)
-        guard !target.isComplete else { return false }
+    /// Whether a pointer to `target` (its ``target(_:)``) read now must wait until its class is
+    /// read: its object may be further down a file of the same pass (a reference by another
+    /// field always may, since a later object may share the value).
+    func waits(_ reference: ObjectReference, target: Target) -> Bool {
+        guard !resolvesAhead, !target.isComplete else { return false }
         return reference.identity.isField || target.index?.knows(reference) == false
     }
 
-    /// Whether relation links to `targetClass` read now must wait until that class is read.
-    func linksWait(for targetClass: String) -> Bool {
-        !resolvesAhead && !target(targetClass).isComplete
+    /// Whether relation links to `target` read now must wait until its class is read.
+    func linksWait(for target: Target) -> Bool {
+        !resolvesAhead && !target.isComplete
     }
 
-    /// The key index that references to `className` resolve against now; `nil` for a class
-    /// outside the dataset.
-    func keyIndex(of className: String) -> KeyIndex? { target(className).index }
-
-    private func target(_ className: String) -> Target {
+    /// `className` as references to it resolve now: a field's target is found once per source
+    /// read, not by name per reference.
+    func target(_ className: String) -> Target {
         if let recent = recentTargets.first(where: { $0.className == className }) { return recent.target }
         let target = Target(index: resolvesAhead ? validatedIndexes?[className] : indexes[className], isComplete: isComplete(className))
         if recentTargets.count < Self.recentTargetLimit { recentTargets.append((className, target)) }
@@ -125,10 +122,10 @@ final class ReferenceResolver {
         case outsideDataset
     }
 
-    /// Resolves `reference`, read from `file`.
-    func resolve(_ reference: ObjectReference, in file: @autoclosure () -> String) -> Resolution {
+    /// Resolves `reference`, read from `file`, against `target` (its class's ``target(_:)``, found by name if `nil`).
+    func resolve(_ reference: ObjectReference, against target: Target? = nil, in file: @autoclosure () -> String) -> Resolution {
+        guard let index = (target ?? self.target(reference.targetClass)).index else { return .outsideDataset }
         let target = reference.targetClass
-        guard let index = self.target(target).index else { return .outsideDataset }
         switch index.lookup(reference) {
         case .found(let object, let line): return .found(object, line: line)
         case .rejected(let line): return .rejected(line: line)

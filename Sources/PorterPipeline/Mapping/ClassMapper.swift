@@ -4,19 +4,15 @@ import ParseRules
 import PorterReaders
 import Synchronization
 
-/// One object read from a source, typed and keyed, with its references not yet resolved.
-/// A class: a draft mapped on the reading thread is handed over in its batch and taken out of
-/// it by the thread that resolves, and a copy of a struct this size retained each of its parts.
-package final class ObjectDraft: Sendable {
-    package let className: String
+/// One object read from a source, keyed, with its system columns; its values, references not yet
+/// resolved, are kept beside it in its ``ObjectDrafts``.
+package struct ObjectDraft: Sendable {
     package let line: Int
     /// The objectId given by the source, if it gave one.
     package let sourceObjectId: String?
     /// The canonical natural key, when the class has one, and its hash.
     package let key: String?
     package let keyHash: KeyHash?
-    /// Values aligned with ``ClassMapper/fields``.
-    package let values: [MappedValue]
     package let acl: ParseACL?
     package let createdAt: ParseDate?
     package let updatedAt: ParseDate?
@@ -31,20 +27,61 @@ package final class ObjectDraft: Sendable {
 
     /// A draft needs an objectId from the source or a key (`keyHash`).
     init(
-        className: String, line: Int, sourceObjectId: String?, key: String?, keyHash: KeyHash?, values: [MappedValue],
-        acl: ParseACL?, createdAt: ParseDate?, updatedAt: ParseDate?, passwordHash: String?
+        line: Int, sourceObjectId: String?, key: String?, keyHash: KeyHash?, acl: ParseACL?, createdAt: ParseDate?, updatedAt: ParseDate?,
+        passwordHash: String?
     ) {
         precondition(sourceObjectId != nil || keyHash != nil, "an object has an objectId or a key")
-        self.className = className
         self.line = line
         self.sourceObjectId = sourceObjectId
         self.key = key
         self.keyHash = keyHash
-        self.values = values
         self.acl = acl
         self.createdAt = createdAt
         self.updatedAt = updatedAt
         self.passwordHash = passwordHash
+    }
+}
+
+/// The drafts of one class mapped from a batch of records, or from one record at a time: their
+/// values share one array, ``width`` per draft, so that mapping a record allocates nothing of
+/// its own but the values kept as text, and ``removeAll()`` keeps the storage for the next.
+package struct ObjectDrafts: Sendable {
+    /// Values per draft: the mapper's ``ClassMapper/fields``.
+    package let width: Int
+    /// Each draft's values, aligned with ``ClassMapper/fields``, one draft after the other.
+    private(set) var values: [MappedValue] = []
+    /// Each record's draft, or the faults that keep it from becoming an object.
+    private(set) var outcomes: [Result<ObjectDraft, MappingFailure>] = []
+
+    /// Room for `capacity` drafts of `width` values.
+    init(width: Int, capacity: Int = 1) {
+        self.width = width
+        values.reserveCapacity(width * capacity)
+        outcomes.reserveCapacity(capacity)
+    }
+
+    package var count: Int { outcomes.count }
+
+    /// The draft of the `index`th record mapped, or its faults.
+    package subscript(index: Int) -> Result<ObjectDraft, MappingFailure> { outcomes[index] }
+
+    /// The values of the `index`th draft.
+    package func values(of index: Int) -> ArraySlice<MappedValue> { values[index * width..<(index + 1) * width] }
+
+    /// The `field`th value of the `index`th draft.
+    package func value(_ field: Int, of index: Int) -> MappedValue { values[index * width + field] }
+
+    /// Forgets every draft, keeping the storage.
+    mutating func removeAll() {
+        values.removeAll(keepingCapacity: true)
+        outcomes.removeAll(keepingCapacity: true)
+    }
+
+    mutating func append(_ value: MappedValue) { values.append(value) }
+
+    mutating func append(_ outcome: Result<ObjectDraft, MappingFailure>) {
+        precondition(values.count == (outcomes.count + 1) * width, "a draft's values come before it")
+        outcomes.append(outcome)
     }
 }
 
@@ -164,8 +201,17 @@ package final class ClassMapper: Sendable {
             className: mapping.className, fieldName: field?.name, value: value)
     }
 
-    /// The record as a draft, or every fault found in it.
-    package func map(_ record: SourceRecord) -> Result<ObjectDraft, MappingFailure> {
+    /// Drafts for this mapper's records, with room for `capacity`.
+    func drafts(capacity: Int = 1) -> ObjectDrafts { ObjectDrafts(width: fields.count, capacity: capacity) }
+
+    /// Appends the record's draft, or every fault found in it, to `drafts`.
+    package func map(_ record: SourceRecord, into drafts: inout ObjectDrafts) {
+        let outcome = map(record, values: &drafts)
+        drafts.append(outcome)
+    }
+
+    /// The record as a draft, its values appended to `drafts`' values, or every fault found in it.
+    private func map(_ record: SourceRecord, values drafts: inout ObjectDrafts) -> Result<ObjectDraft, MappingFailure> {
         var problems: [Diagnostic] = []
         // A ragged or malformed row is one fault; its cells are still read, for the key that
         // tells references to it that it is rejected.
@@ -174,8 +220,7 @@ package final class ClassMapper: Sendable {
             location.className = mapping.className
             return Diagnostic(record.rowFaultKind, location, fault.reason)
         }
-        var values: [MappedValue] = []
-        values.reserveCapacity(fields.count)
+        let base = drafts.values.count
         let columns = record.csvHeader.map(columnIndexes(in:))
         // Indexing (not zip) borrows the coercers instead of copying them per row.
         for index in coercers.indices {
@@ -186,13 +231,13 @@ package final class ClassMapper: Sendable {
                         Diagnostic(
                             .requiredValueMissing, location(record.line, fields[index], value: cellText(record, fields[index])), "required field is missing"))
                 }
-                values.append(value)
+                drafts.append(value)
             } catch {
                 let field = fields[index]
                 var where_ = location(record.line, field, value: cellText(record, field, column: error.column))
                 if let column = error.column { where_.column = column }
                 problems.append(Diagnostic(error.kind, where_, error.reason))
-                values.append(.value(.null))
+                drafts.append(.value(.null))
             }
         }
         if let ragged { problems = [ragged] }
@@ -222,7 +267,7 @@ package final class ClassMapper: Sendable {
             key = NaturalKey.text(of: readsSeveralFiles ? [.string(sourceName), line] : [line])
         } else if !keyIndices.isEmpty {
             let parts = keyIndices.map { index -> ParseValue in
-                switch values[index] {
+                switch drafts.values[base + index] {
                 case .value(let v): v
                 case .pointer(let reference): .string(reference.sourceText)
                 case .relation: .null
@@ -249,14 +294,13 @@ package final class ClassMapper: Sendable {
             failure.key = key
             failure.keyHash = keyHash
             failure.hasSourceObjectId = system.objectId != nil
-            failure.values = values
+            failure.values = Array(drafts.values[base...])
             return .failure(failure)
         }
         return .success(
             ObjectDraft(
-                className: mapping.className, line: record.line, sourceObjectId: system.objectId, key: key, keyHash: keyHash, values: values,
-                acl: system.acl ?? mapping.defaultACL, createdAt: system.createdAt, updatedAt: system.updatedAt,
-                passwordHash: passwordHash))
+                line: record.line, sourceObjectId: system.objectId, key: key, keyHash: keyHash, acl: system.acl ?? mapping.defaultACL,
+                createdAt: system.createdAt, updatedAt: system.updatedAt, passwordHash: passwordHash))
     }
 
     /// Each coercer's column in `header` (-1: none).

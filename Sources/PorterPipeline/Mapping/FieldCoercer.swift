@@ -61,8 +61,16 @@ package final class FieldCoercer: Sendable {
         case .pointer where references!.keyIsOneString && bytes[0] != UInt8(ascii: "{"):
             return .success(.pointer(references!.reference(key: String(decoding: bytes, as: UTF8.self))))
         case .relation where references!.keyIsOneString && field.split?.utf8.count == 1:
-            let parts = CellText.split(bytes, by: field.split!.utf8.first!)
-            do { return .success(.relation(try references!.references(keyParts: parts))) } catch { return .failure(error) }
+            // Each part becomes a reference as it is found: no array of the parts.
+            var found: [ObjectReference] = []
+            do throws(CoercionError) {
+                try CellText.forEachPart(of: bytes, by: field.split!.utf8.first!) { part throws(CoercionError) in
+                    try references!.add(keyPart: part, to: &found)
+                }
+            } catch {
+                return .failure(error)
+            }
+            return .success(.relation(found))
         default:
             break
         }

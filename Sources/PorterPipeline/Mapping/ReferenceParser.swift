@@ -132,11 +132,16 @@ final class ReferenceParser: Sendable {
     /// The references the parts of a split cell name (``keyIsOneString``), each once, empty parts left out.
     func references(keyParts parts: [String]) throws(CoercionError) -> [ObjectReference] {
         var result: [ObjectReference] = []
-        for part in parts where !part.isEmpty {
-            let reference = try self.reference(.text(part))
-            if !result.contains(reference) { result.append(reference) }
-        }
+        for part in parts { try add(keyPart: part, to: &result) }
         return result
+    }
+
+    /// Adds the reference a part of a split cell names (``keyIsOneString``) to `references`,
+    /// unless the part is empty or the reference is there already.
+    func add(keyPart part: String, to references: inout [ObjectReference]) throws(CoercionError) {
+        guard !part.isEmpty else { return }
+        let reference = try self.reference(.text(part))
+        if !references.contains(reference) { references.append(reference) }
     }
 
     func pointerJSON(_ object: JSONObject) throws(CoercionError) -> ObjectReference {
