@@ -51,6 +51,12 @@ package struct BinaryCopyRows {
 
     package init() {}
 
+    /// No rows, the bytes' room kept for the next ones.
+    package mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+        count = 0
+    }
+
     /// Starts a row of `fields` values.
     package mutating func startRow(fields: Int) {
         put(UInt16(fields))

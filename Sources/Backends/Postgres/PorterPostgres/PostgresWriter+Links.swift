@@ -30,6 +30,8 @@ extension PostgresWriter {
         let db = try database()
         let table = PostgresLayout.joinTable(owner: className, field: field)
         markWritten(table)
+        // Links go with their owners' writes, or after every write.
+        dropRowDigests(before: insertPhases[className])
         let stage = try linkStage(table, relation: "\(className).\(field)", replacing: replace && !freshTables.contains(table))
         if stage.isDirect {
             var pairs = BinaryCopyRows()
@@ -111,7 +113,11 @@ extension PostgresWriter {
         let db = try database()
         // Taken out while it changes, so that its dictionaries are not copied (copy on write).
         var sets: StoredLinkSets
-        if let scanned = linkSets.removeValue(forKey: table) { sets = scanned } else { sets = try StoredLinkSets(scanning: table, on: db) }
+        if let scanned = linkSets.removeValue(forKey: table) {
+            sets = scanned
+        } else {
+            sets = try StoredLinkSets(scanning: table, ownerClass: className, on: db)
+        }
         var kept: [RelationLinks] = []
         var restaged: [String] = []
         for link in links {

@@ -38,8 +38,11 @@ final class PostgresWriter {
     /// The tables this import wrote rows into: `ANALYZE`d once it commits.
     private var writtenTables: Set<String> = []
     /// The digests of the stored rows of the classes this import writes into tables it did not
-    /// make, by class (``storedRowDigests(_:schema:fields:)``).
+    /// make, by class (``storedRowDigests(_:schema:fields:)``); dropped once a later phase of
+    /// the plan starts (``insertPhases``), or the links or patches do.
     private var rowDigests: [String: StoredRowDigests] = [:]
+    /// The insert phase of each class in the import's plan, when ``begin(schemas:naturalKeys:plan:)`` gave one.
+    var insertPhases: [String: Int] = [:]
     /// The stored links of the join tables this import adds to and did not make, by table.
     var linkSets: [String: StoredLinkSets] = [:]
     /// Where the join tables this import made are loaded, on a second connection (not in an
@@ -86,6 +89,25 @@ final class PostgresWriter {
     func tableExists(_ name: String) throws(PorterError) -> Bool { try classes().tableExists(name) }
 
     func existingSchemas() throws(PorterError) -> [ClassSchema] { try classes().all() }
+
+    /// ``begin(schemas:naturalKeys:)``, noting the plan's insert phases.
+    func begin(schemas declared: [ClassSchema], naturalKeys: [String: [String]], plan: ImportPlan) throws(PorterError) {
+        try begin(schemas: declared, naturalKeys: naturalKeys)
+        for phase in plan.phases where phase.kind == .insert {
+            for className in phase.items { insertPhases[className] = phase.number }
+        }
+    }
+
+    /// Drops the stored rows' digests of the classes written in phases before `phase` (all of
+    /// them when `nil`): their objects are all written. A class written again rereads its table.
+    func dropRowDigests(before phase: Int?) {
+        guard !rowDigests.isEmpty else { return }
+        guard let phase else {
+            rowDigests = [:]
+            return
+        }
+        for (className, _) in rowDigests where insertPhases[className].map({ $0 < phase }) ?? false { rowDigests[className] = nil }
+    }
 
     /// Opens the import's transaction (a savepoint in a shared one) and creates the missing
     /// `_SCHEMA` table, classes, columns and join tables; `_SCHEMA` gets the fields added.
@@ -150,6 +172,7 @@ final class PostgresWriter {
                 + write(Array(objects[repeated...]), className: className, mode: mode)
         }
         markWritten(className)
+        if let phase = insertPhases[className] { dropRowDigests(before: phase) }
         do {
             if let schema, freshTables.contains(className) {
                 try streamRows(objects, schema: schema, hashes: hashes)
@@ -163,7 +186,7 @@ final class PostgresWriter {
                 var index = 0
                 changed = []
                 try eachRow(objects, fields: fields) { (object, values) throws(PorterError) in
-                    if digests.holds(object.objectId, values: values.map { $0 ?? .null }, acl: object.acl) {
+                    if digests.holds(object.objectId, values: values, acl: object.acl) {
                         outcomes[index] = .unchanged
                     } else {
                         changed.append(object)
@@ -442,7 +465,7 @@ final class PostgresWriter {
             rows.endRow()
         }
         try db.copy(into: stage, columns: ["objectId", "value"], rows)
-        rowDigests[className]?.forget(values.map { storedId(className, $0.objectId) })
+        dropRowDigests(before: nil)
         let touches = !freshTables.contains(className)
         let column = quoted(field)
         let changed = Set(
@@ -531,6 +554,7 @@ final class PostgresWriter {
         staging = nil
         stagingCommitted = false
         rowDigests = [:]
+        insertPhases = [:]
         linkSets = [:]
     }
 }
