@@ -23,7 +23,8 @@ struct DigestSlots {
 
     /// The slot of `key`, or of the empty slot where it would go.
     private func probe(_ key: UInt64) -> Int {
-        var slot = Int(truncatingIfNeeded: key.multipliedFullWidth(by: UInt64(capacity)).high)
+        // A key has 62 bits: shifted to the top, it scales onto the whole table.
+        var slot = Int(truncatingIfNeeded: (key << 2).multipliedFullWidth(by: UInt64(capacity)).high)
         while true {
             let held = slots[2 * slot] & Self.keyMask
             if held == key || held == 0 { return slot }

@@ -81,7 +81,7 @@ extension PostgresConnection {
         let sql = "COPY \(quoted(table)) (\(columns.map(quoted).joined(separator: ", "))) FROM STDIN"
         guard let connection else { throw PorterError(.target, "\(shownURL): the connection is closed") }
         try check(PQexec(connection, sql), sql: sql, expecting: [PGRES_COPY_IN])
-        let failed = !send(rows.bytes, on: connection)
+        let failed = !rows.bytes.withUnsafeBytes { send($0, on: connection) }
         return try endCopy(sql: sql, failed: failed, on: connection)
     }
 
@@ -98,9 +98,9 @@ extension PostgresConnection {
             let sql = "COPY \(quoted(table)) (\(columns.map(quoted).joined(separator: ", "))) FROM STDIN (FORMAT binary\(freeze ? ", FREEZE" : ""))"
             try check(PQexec(connection, sql), sql: sql, expecting: [PGRES_COPY_IN])
             openStream = CopyStream(table: table, columns: columns, sql: sql)
-            guard send(BinaryCopyRows.header, on: connection) else { return try failStream() }
+            guard BinaryCopyRows.header.withUnsafeBytes({ send($0, on: connection) }) else { return try failStream() }
         }
-        guard send(rows.bytes, on: connection) else { return try failStream() }
+        guard rows.withBytes({ send($0, on: connection) }) else { return try failStream() }
         openStream?.rows += rows.count
     }
 
@@ -110,7 +110,7 @@ extension PostgresConnection {
     package func endStream() throws(PorterError) -> Int {
         guard let open = openStream, let connection else { return 0 }
         openStream = nil
-        let failed = !send(BinaryCopyRows.trailer, on: connection)
+        let failed = !BinaryCopyRows.trailer.withUnsafeBytes { send($0, on: connection) }
         return try endCopy(sql: open.sql, failed: failed, on: connection)
     }
 
@@ -131,19 +131,16 @@ extension PostgresConnection {
     }
 
     /// Sends COPY data in chunks of 1 MB; `false` when libpq could not.
-    private func send(_ bytes: [UInt8], on connection: OpaquePointer) -> Bool {
+    private func send(_ bytes: UnsafeRawBufferPointer, on connection: OpaquePointer) -> Bool {
         let chunk = 1 << 20
         var sent = 0
-        return bytes.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { data in
-                while sent < data.count {
-                    let length = min(chunk, data.count - sent)
-                    guard PQputCopyData(connection, data.baseAddress! + sent, Int32(length)) == 1 else { return false }
-                    sent += length
-                }
-                return true
-            }
+        guard let data = bytes.baseAddress?.assumingMemoryBound(to: CChar.self) else { return true }
+        while sent < bytes.count {
+            let length = min(chunk, bytes.count - sent)
+            guard PQputCopyData(connection, data + sent, Int32(length)) == 1 else { return false }
+            sent += length
         }
+        return true
     }
 
     /// Ends a COPY (with an error when the rows could not be sent, so that the server's reason

@@ -34,20 +34,22 @@ extension PostgresWriter {
         dropRowDigests(before: insertPhases[className])
         let stage = try linkStage(table, relation: "\(className).\(field)", replacing: replace && !freshTables.contains(table))
         if stage.isDirect {
-            var pairs = BinaryCopyRows()
-            for link in links {
-                for related in link.relatedIds {
-                    pairs.startRow(fields: 2)
-                    pairs.append(text: storedId(className, link.ownerId))
-                    pairs.append(text: storedId(targetClass, related))
+            try withCopyBuffer { (pairs) throws(PorterError) in
+                for link in links {
+                    let owner = storedId(className, link.ownerId)
+                    for related in link.relatedIds {
+                        pairs.startRow(fields: 2)
+                        pairs.append(text: owner)
+                        pairs.append(text: storedId(targetClass, related))
+                    }
                 }
+                if shared {
+                    try db.stream(pairs, into: table, columns: ["owningId", "relatedId"], freeze: false)
+                } else {
+                    try stagingSchema().stream(pairs, into: table)
+                }
+                stagedLinks[table]?.copied += pairs.count
             }
-            if shared {
-                try db.stream(pairs, into: table, columns: ["owningId", "relatedId"], freeze: false)
-            } else {
-                try stagingSchema().stream(pairs, into: table)
-            }
-            stagedLinks[table]?.copied += pairs.count
             return
         }
         let links = try unstoredLinks(links, table: table, owner: className, targetClass: targetClass, replacing: stage)

@@ -70,7 +70,7 @@ struct StoredRowDigests {
         scratch.append(textArray: names?.write)
         for field in order[..<jsonFrom] where scratch.append(values[field], as: columns[field]) != .appended { return false }
         var hasher = Hasher()
-        scratch.bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+        scratch.withBytes { hasher.combine(bytes: $0) }
         for field in order[jsonFrom...] { hasher.combine(values[field] ?? .null) }
         return digests[value: slot] == UInt64(bitPattern: Int64(hasher.finalize()))
     }
