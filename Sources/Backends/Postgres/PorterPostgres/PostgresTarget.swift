@@ -63,12 +63,6 @@ public final class PostgresTarget: ObjectSink, Sendable {
         try connection.withLock { (writer) throws(PorterError) in try writer.begin(schemas: schemas, naturalKeys: naturalKeys) }
     }
 
-    /// ``begin(schemas:naturalKeys:)``, the plan's phases noted: a re-import holds the digests
-    /// of a class's stored rows only until a later phase starts.
-    public func begin(schemas: [ClassSchema], naturalKeys: [String: [String]], plan: ImportPlan) throws(PorterError) {
-        try connection.withLock { (writer) throws(PorterError) in try writer.begin(schemas: schemas, naturalKeys: naturalKeys, plan: plan) }
-    }
-
     /// `_User` password hashes go into `_hashed_password`, where Parse Server's log-in reads them.
     public var storesPasswordHashes: Bool { true }
 

@@ -30,8 +30,6 @@ extension PostgresWriter {
         let db = try database()
         let table = PostgresLayout.joinTable(owner: className, field: field)
         markWritten(table)
-        // Links go with their owners' writes, or after every write.
-        dropRowDigests(before: insertPhases[className])
         let stage = try linkStage(table, relation: "\(className).\(field)", replacing: replace && !freshTables.contains(table))
         if stage.isDirect {
             try withCopyBuffer { (pairs) throws(PorterError) in

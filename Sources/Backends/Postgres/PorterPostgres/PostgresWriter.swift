@@ -38,11 +38,8 @@ final class PostgresWriter {
     /// The tables this import wrote rows into: `ANALYZE`d once it commits.
     private var writtenTables: Set<String> = []
     /// The digests of the stored rows of the classes this import writes into tables it did not
-    /// make, by class (``storedRowDigests(_:schema:fields:)``); dropped once a later phase of
-    /// the plan starts (``insertPhases``), or the links or patches do.
+    /// make, by class (``storedRowDigests(_:schema:fields:)``).
     private var rowDigests: [String: StoredRowDigests] = [:]
-    /// The insert phase of each class in the import's plan, when ``begin(schemas:naturalKeys:plan:)`` gave one.
-    var insertPhases: [String: Int] = [:]
     /// The stored links of the join tables this import adds to and did not make, by table.
     var linkSets: [String: StoredLinkSets] = [:]
     /// Where the join tables this import made are loaded, on a second connection (not in an
@@ -91,25 +88,6 @@ final class PostgresWriter {
     func tableExists(_ name: String) throws(PorterError) -> Bool { try classes().tableExists(name) }
 
     func existingSchemas() throws(PorterError) -> [ClassSchema] { try classes().all() }
-
-    /// ``begin(schemas:naturalKeys:)``, noting the plan's insert phases.
-    func begin(schemas declared: [ClassSchema], naturalKeys: [String: [String]], plan: ImportPlan) throws(PorterError) {
-        try begin(schemas: declared, naturalKeys: naturalKeys)
-        for phase in plan.phases where phase.kind == .insert {
-            for className in phase.items { insertPhases[className] = phase.number }
-        }
-    }
-
-    /// Drops the stored rows' digests of the classes written in phases before `phase` (all of
-    /// them when `nil`): their objects are all written. A class written again rereads its table.
-    func dropRowDigests(before phase: Int?) {
-        guard !rowDigests.isEmpty else { return }
-        guard let phase else {
-            rowDigests = [:]
-            return
-        }
-        for (className, _) in rowDigests where insertPhases[className].map({ $0 < phase }) ?? false { rowDigests[className] = nil }
-    }
 
     /// Opens the import's transaction (a savepoint in a shared one) and creates the missing
     /// `_SCHEMA` table, classes, columns and join tables; `_SCHEMA` gets the fields added.
@@ -174,7 +152,6 @@ final class PostgresWriter {
                 + write(Array(objects[repeated...]), className: className, mode: mode)
         }
         markWritten(className)
-        if let phase = insertPhases[className] { dropRowDigests(before: phase) }
         do {
             if let schema, freshTables.contains(className) {
                 try streamRows(objects, schema: schema, hashes: hashes)
@@ -492,7 +469,7 @@ final class PostgresWriter {
             rows.endRow()
         }
         try db.copy(into: stage, columns: ["objectId", "value"], rows)
-        dropRowDigests(before: nil)
+        rowDigests[className]?.forget(values.map { storedId(className, $0.objectId) })
         let touches = !freshTables.contains(className)
         let column = quoted(field)
         let changed = Set(
@@ -581,7 +558,6 @@ final class PostgresWriter {
         staging = nil
         stagingCommitted = false
         rowDigests = [:]
-        insertPhases = [:]
         linkSets = [:]
     }
 }
