@@ -58,6 +58,68 @@ final class BinaryCopyTests: PostgresTestCase {
         }
     }
 
+    /// What a re-import's digests rest on (``StoredRowDigests``): a value read back by binary
+    /// `COPY … TO STDOUT` (``PostgresConnection/copyOut(_:_:)``) comes as the very bytes
+    /// ``BinaryCopyRows`` made of it, for every column type but `jsonb` (whose text PostgreSQL
+    /// normalizes), NULL included; rows arrive whole, in the order they went in.
+    func testValuesReadBackByBinaryCopyAreTheBytesSent() throws {
+        let kept = columns.filter { $0.column != .jsonb }
+        for seed: UInt64 in [5, 29] {
+            var random = SplitMix(seed: seed)
+            try db.execute("DROP TABLE IF EXISTS t_round")
+            try db.execute("CREATE TABLE t_round (\((["id double precision"] + kept.map { "\(quoted($0.name)) \($0.sql)" }).joined(separator: ", ")))")
+            var rows = BinaryCopyRows()
+            var sent: [[[UInt8]]] = []
+            for id in 0..<3_000 {
+                rows.startRow(fields: kept.count + 1)
+                rows.append(.double(Double(id)), as: .float8)
+                var values: [[UInt8]] = []
+                for column in kept {
+                    var one = BinaryCopyRows()
+                    if column.column == .textArray {
+                        let names = random.below(6) == 0 ? nil : (0..<random.below(4)).map { _ in randomText(&random) }
+                        one.append(textArray: names)
+                        rows.append(textArray: names)
+                    } else {
+                        let value = random.below(8) == 0 ? nil : randomValue(column.name, &random)
+                        XCTAssertEqual(one.append(value, as: column.column), .appended)
+                        XCTAssertEqual(rows.append(value, as: column.column), .appended)
+                    }
+                    values.append(one.bytes)
+                }
+                sent.append(values)
+            }
+            try db.stream(rows, into: "t_round", columns: ["id"] + kept.map(\.name), freeze: false)
+            var read = 0
+            try db.copyOut("COPY (SELECT * FROM t_round ORDER BY id) TO STDOUT (FORMAT binary)") { row in
+                XCTAssertEqual(row.count, kept.count + 1)
+                for (index, column) in kept.enumerated() where Array(row.encoded(index + 1..<index + 2)) != sent[read][index] {
+                    XCTFail("seed \(seed), row \(read), \(column.name): \(Array(row.encoded(index + 1..<index + 2))) against \(sent[read][index])")
+                }
+                read += 1
+            }
+            XCTAssertEqual(read, 3_000)
+        }
+    }
+
+    /// A `COPY … TO STDOUT` that fails throws the server's reason; one whose reader throws
+    /// drops the rest of the rows and throws the reader's error; the connection takes
+    /// statements again after both.
+    func testACopyOutThatFailsThrowsAndLeavesTheConnectionUsable() throws {
+        XCTAssertThrowsError(try db.copyOut("COPY missing TO STDOUT (FORMAT binary)") { _ in }) { error in
+            XCTAssertEqual((error as? PorterError)?.postgresError?.sqlState, "42P01")
+        }
+        var seen = 0
+        XCTAssertThrowsError(
+            try db.copyOut("COPY (SELECT generate_series(1, 5000)) TO STDOUT (FORMAT binary)") { (_) throws(PorterError) in
+                seen += 1
+                if seen == 10 { throw PorterError(.target, "stop") }
+            }
+        ) { error in XCTAssertEqual((error as? PorterError)?.message, "stop") }
+        XCTAssertEqual(seen, 10)
+        XCTAssertEqual(try value("SELECT 41 + 1"), "42")
+    }
+
     /// Rows streamed in several calls go into one COPY, which a later statement ends; a
     /// COPY into another table or with other columns ends the open one first.
     func testStreamStaysOpenAcrossCallsUntilAnotherStatement() throws {

@@ -357,6 +357,53 @@ final class PostgresRelationReimportTests: PostgresTestCase {
         XCTAssertEqual(try value(#"SELECT count(*) FROM "_Join:authors:Book""#), "47", "one link replaced, none added elsewhere")
     }
 
+    /// A re-import where one book's one field and one of its links changed writes exactly
+    /// those: that row (a new `xmin`) and that link; every other row of every class and join
+    /// table keeps its `xmin`, and the join table holds the stored pairs but the replaced one.
+    func testAReimportWithOneFieldAndOneLinkChangedWritesExactlyThose() async throws {
+        let folder = try copyOfFixture("library")
+        let first = try await importDataset(folder.path)
+        XCTAssertTrue(first.succeeded, "\(first.errors)")
+        let tables = ["Genre", "Author", "Publisher", "ISBN", "Book"]
+        let joins = ["_Join:authors:Book", "_Join:publishers:Book", "_Join:books:Genre"]
+        func versions() throws -> [[String?]] {
+            try tables.flatMap { table in try rows(#"SELECT '\#(table)', "objectId", xmin::text FROM "\#(table)" ORDER BY 2"#) }
+                + joins.flatMap { table in
+                    try rows(#"SELECT '\#(table)', "owningId" || '>' || "relatedId", xmin::text FROM "\#(table)" ORDER BY 2"#)
+                }
+        }
+        let before = try versions()
+        let dune = try XCTUnwrap(value(#"SELECT "objectId" FROM "Book" WHERE title = 'Dune'"#))
+        let herbert = try XCTUnwrap(value(#"SELECT "objectId" FROM "Author" WHERE name = 'Frank Herbert'"#))
+        let asimov = try XCTUnwrap(value(#"SELECT "objectId" FROM "Author" WHERE name = 'Isaac Asimov'"#))
+        let books = folder.appendingPathComponent("books.csv")
+        let text = try String(contentsOf: books, encoding: .utf8)
+        let changed = text.replacingOccurrences(
+            of: "Dune,1965,Science Fiction,978-0-441-17271-9,Frank Herbert,", with: "Dune,1966,Science Fiction,978-0-441-17271-9,Isaac Asimov,")
+        XCTAssertNotEqual(changed, text)
+        try changed.write(to: books, atomically: true, encoding: .utf8)
+
+        let second = try await importDataset(folder.path)
+        XCTAssertTrue(second.succeeded, "\(second.errors)")
+        for tally in second.classes {
+            let updated = tally.className == "Book" ? 1 : 0
+            XCTAssertEqual([tally.inserted, tally.updated, tally.unchanged], [0, updated, tally.read - updated], tally.className)
+        }
+        XCTAssertEqual(
+            Dictionary(uniqueKeysWithValues: second.relations.map { ($0.relation, [$0.added, $0.removed]) }),
+            ["Book.authors": [1, 1], "Book.publishers": [0, 0], "Genre.books": [0, 0]])
+        XCTAssertEqual(try value(#"SELECT "publishingYear"::text FROM "Book" WHERE title = 'Dune'"#), "1966")
+        let after = try versions()
+        let removed = "\(dune)>\(herbert)", added = "\(dune)>\(asimov)"
+        XCTAssertEqual(
+            after.filter { !($0[0] == "Book" && $0[1] == dune) && $0[1] != added },
+            before.filter { !($0[0] == "Book" && $0[1] == dune) && $0[1] != removed },
+            "every other row and link as it was, not rewritten")
+        XCTAssertNotEqual(after.first { $0[0] == "Book" && $0[1] == dune }, before.first { $0[0] == "Book" && $0[1] == dune })
+        XCTAssertEqual(after.filter { $0[1] == added }.count, 1)
+        XCTAssertEqual(after.filter { $0[1] == removed }.count, 0)
+    }
+
     /// A re-import compares each owner's links with the digest of its stored ones: links the
     /// app removed or added since are found (the owner's set differs) and put back as the
     /// sources list them; the other owners are left out.

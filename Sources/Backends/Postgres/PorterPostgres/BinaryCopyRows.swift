@@ -1,3 +1,4 @@
+import Foundation
 import ParseModel
 
 /// Rows in `COPY … FROM STDIN (FORMAT binary)`'s format (PostgreSQL's `copy.sgml`, "Binary
@@ -36,10 +37,19 @@ package struct BinaryCopyRows {
         case mismatch
     }
 
-    /// The encoded rows.
-    package private(set) var bytes: [UInt8] = []
+    /// The encoded rows, written in place (no `Array` bookkeeping per value); shared by copies
+    /// until one of them changes.
+    private var storage = ByteStorage()
     /// Rows added so far.
     package private(set) var count = 0
+
+    /// A copy of the encoded rows.
+    package var bytes: [UInt8] { withBytes { Array($0) } }
+
+    /// Calls `body` with the encoded rows.
+    package func withBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try body(UnsafeRawBufferPointer(start: storage.base, count: storage.count))
+    }
 
     /// `PGCOPY\n\377\r\n\0`, no flags, no header extension.
     static let header: [UInt8] = [0x50, 0x47, 0x43, 0x4F, 0x50, 0x59, 0x0A, 0xFF, 0x0D, 0x0A, 0x00, 0, 0, 0, 0, 0, 0, 0, 0]
@@ -50,6 +60,12 @@ package struct BinaryCopyRows {
     private static let postgresEpochMicroseconds: Int64 = 946_684_800_000_000
 
     package init() {}
+
+    /// No rows, the bytes' room kept for the next ones.
+    package mutating func removeAll() {
+        if isKnownUniquelyReferenced(&storage) { storage.count = 0 } else { storage = ByteStorage() }
+        count = 0
+    }
 
     /// Starts a row of `fields` values.
     package mutating func startRow(fields: Int) {
@@ -69,8 +85,8 @@ package struct BinaryCopyRows {
         var value = text
         return value.withUTF8 { utf8 in
             put(UInt32(utf8.count))
-            bytes.append(contentsOf: utf8)
-            return utf8.contains(0)
+            put(UnsafeRawBufferPointer(utf8))
+            return utf8.count > 0 && memchr(utf8.baseAddress!, 0, utf8.count) != nil
         }
     }
 
@@ -82,7 +98,7 @@ package struct BinaryCopyRows {
     /// A `text[]` of one dimension (`array_recv`), or NULL.
     package mutating func append(textArray items: [String]?) {
         guard let items else { return appendNull() }
-        let lengthAt = bytes.count
+        let lengthAt = storage.count
         put(UInt32(0))
         // Dimensions, no NULL items, element type `text` (oid 25).
         put(UInt32(items.isEmpty ? 0 : 1))
@@ -96,7 +112,7 @@ package struct BinaryCopyRows {
             var item = item
             item.withUTF8 { utf8 in
                 put(UInt32(utf8.count))
-                bytes.append(contentsOf: utf8)
+                put(UnsafeRawBufferPointer(utf8))
             }
         }
         setLength(at: lengthAt)
@@ -116,7 +132,7 @@ package struct BinaryCopyRows {
         case (.timestamp, .date(let date)): append(date: date)
         case (.boolean, .boolean(let flag)):
             put(UInt32(1))
-            bytes.append(flag ? 1 : 0)
+            put(UInt8(flag ? 1 : 0))
         case (.float8, .integer(let number)): append(float8: Double(number))
         case (.float8, .double(let number)): append(float8: number)
         case (.point, .geoPoint(let point)):
@@ -131,11 +147,11 @@ package struct BinaryCopyRows {
             for point in ring { putPoint(point) }
         case (.jsonb, .bytes), (.jsonb, .array), (.jsonb, .object), (.jsonb, .acl):
             // Version 1, then the JSON text; no raw NUL (JSON escapes it).
-            let lengthAt = bytes.count
+            let lengthAt = storage.count
             put(UInt32(0))
-            bytes.append(1)
+            put(UInt8(1))
             var text = value.wireJSON.serialized()
-            text.withUTF8 { bytes.append(contentsOf: $0) }
+            text.withUTF8 { put(UnsafeRawBufferPointer($0)) }
             setLength(at: lengthAt)
         default: return .mismatch
         }
@@ -155,12 +171,55 @@ package struct BinaryCopyRows {
 
     /// Writes the length of the value that starts at `index` (after its 4 length bytes).
     private mutating func setLength(at index: Int) {
-        let length = UInt32(bytes.count - index - 4)
-        for shift in 0..<4 { bytes[index + shift] = UInt8(truncatingIfNeeded: length >> (24 - 8 * shift)) }
+        storage.base!.storeBytes(of: UInt32(storage.count - index - 4).bigEndian, toByteOffset: index, as: UInt32.self)
     }
 
     private mutating func put<T: FixedWidthInteger>(_ value: T) {
-        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
+        let size = MemoryLayout<T>.size
+        room(size).storeBytes(of: value.bigEndian, as: T.self)
+        storage.count += size
+    }
+
+    private mutating func put(_ bytes: UnsafeRawBufferPointer) {
+        guard let source = bytes.baseAddress else { return }
+        room(bytes.count).copyMemory(from: source, byteCount: bytes.count)
+        storage.count += bytes.count
+    }
+
+    /// Where the next `size` bytes go, with room for them, the storage this value's own.
+    private mutating func room(_ size: Int) -> UnsafeMutableRawPointer {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy(room: size) }
+        if storage.capacity - storage.count < size { storage.grow(room: size) }
+        return storage.base! + storage.count
+    }
+}
+
+/// The bytes of ``BinaryCopyRows``: a buffer that doubles when full.
+private final class ByteStorage {
+    private(set) var base: UnsafeMutableRawPointer?
+    var count = 0
+    private(set) var capacity = 0
+
+    deinit { base?.deallocate() }
+
+    /// Room for `size` more bytes at least.
+    func grow(room size: Int) {
+        let capacity = max(2 * capacity, count + size, 1 << 16)
+        let grown = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 8)
+        if let base {
+            grown.copyMemory(from: base, byteCount: count)
+            base.deallocate()
+        }
+        (base, self.capacity) = (grown, capacity)
+    }
+
+    /// A copy of the bytes, with room for `size` more.
+    func copy(room size: Int) -> ByteStorage {
+        let copy = ByteStorage()
+        copy.grow(room: count + size)
+        if let base { copy.base!.copyMemory(from: base, byteCount: count) }
+        copy.count = count
+        return copy
     }
 }
 

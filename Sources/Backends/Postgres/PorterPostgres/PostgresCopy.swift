@@ -81,7 +81,7 @@ extension PostgresConnection {
         let sql = "COPY \(quoted(table)) (\(columns.map(quoted).joined(separator: ", "))) FROM STDIN"
         guard let connection else { throw PorterError(.target, "\(shownURL): the connection is closed") }
         try check(PQexec(connection, sql), sql: sql, expecting: [PGRES_COPY_IN])
-        let failed = !send(rows.bytes, on: connection)
+        let failed = !rows.bytes.withUnsafeBytes { send($0, on: connection) }
         return try endCopy(sql: sql, failed: failed, on: connection)
     }
 
@@ -98,9 +98,9 @@ extension PostgresConnection {
             let sql = "COPY \(quoted(table)) (\(columns.map(quoted).joined(separator: ", "))) FROM STDIN (FORMAT binary\(freeze ? ", FREEZE" : ""))"
             try check(PQexec(connection, sql), sql: sql, expecting: [PGRES_COPY_IN])
             openStream = CopyStream(table: table, columns: columns, sql: sql)
-            guard send(BinaryCopyRows.header, on: connection) else { return try failStream() }
+            guard BinaryCopyRows.header.withUnsafeBytes({ send($0, on: connection) }) else { return try failStream() }
         }
-        guard send(rows.bytes, on: connection) else { return try failStream() }
+        guard rows.withBytes({ send($0, on: connection) }) else { return try failStream() }
         openStream?.rows += rows.count
     }
 
@@ -110,7 +110,7 @@ extension PostgresConnection {
     package func endStream() throws(PorterError) -> Int {
         guard let open = openStream, let connection else { return 0 }
         openStream = nil
-        let failed = !send(BinaryCopyRows.trailer, on: connection)
+        let failed = !BinaryCopyRows.trailer.withUnsafeBytes { send($0, on: connection) }
         return try endCopy(sql: open.sql, failed: failed, on: connection)
     }
 
@@ -131,19 +131,16 @@ extension PostgresConnection {
     }
 
     /// Sends COPY data in chunks of 1 MB; `false` when libpq could not.
-    private func send(_ bytes: [UInt8], on connection: OpaquePointer) -> Bool {
+    private func send(_ bytes: UnsafeRawBufferPointer, on connection: OpaquePointer) -> Bool {
         let chunk = 1 << 20
         var sent = 0
-        return bytes.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { data in
-                while sent < data.count {
-                    let length = min(chunk, data.count - sent)
-                    guard PQputCopyData(connection, data.baseAddress! + sent, Int32(length)) == 1 else { return false }
-                    sent += length
-                }
-                return true
-            }
+        guard let data = bytes.baseAddress?.assumingMemoryBound(to: CChar.self) else { return true }
+        while sent < bytes.count {
+            let length = min(chunk, bytes.count - sent)
+            guard PQputCopyData(connection, data + sent, Int32(length)) == 1 else { return false }
+            sent += length
         }
+        return true
     }
 
     /// Ends a COPY (with an error when the rows could not be sent, so that the server's reason
@@ -162,6 +159,111 @@ extension PostgresConnection {
         }
         if let failure { throw failure }
         return taken
+    }
+}
+
+extension PostgresConnection {
+    /// Runs `sql`, a `COPY … TO STDOUT (FORMAT binary)`, and calls `body` with each row it
+    /// gives, read in place in libpq's buffer (valid only during the call). When `body`
+    /// throws, the rest of the rows are read and dropped, and its error is thrown.
+    package func copyOut(_ sql: String, _ body: (BinaryCopyRow) throws(PorterError) -> Void) throws(PorterError) {
+        try endStream()
+        guard let connection else { throw PorterError(.target, "\(shownURL): the connection is closed") }
+        try check(PQexec(connection, sql), sql: sql, expecting: [PGRES_COPY_OUT])
+        var row = BinaryCopyRow()
+        var failure: PorterError?
+        var inHeader = true
+        while true {
+            var buffer: UnsafeMutablePointer<CChar>?
+            let length = PQgetCopyData(connection, &buffer, 0)
+            guard length >= 0, let buffer else { break }
+            defer { PQfreemem(buffer) }
+            guard failure == nil else { continue }
+            var data = UnsafeRawBufferPointer(start: buffer, count: Int(length))
+            if inHeader {
+                inHeader = false
+                guard let start = BinaryCopyRow.afterHeader(data) else {
+                    failure = PorterError(.target, "\(shownURL): COPY did not start with the binary header: \(sql)")
+                    continue
+                }
+                data = UnsafeRawBufferPointer(rebasing: data[start...])
+            }
+            do throws(PorterError) {
+                var offset = 0
+                while offset < data.count {
+                    guard let next = row.read(data, at: offset) else {
+                        throw PorterError(.target, "\(shownURL): a COPY row this reading cannot take: \(sql)")
+                    }
+                    if row.isTrailer { break }
+                    try body(row)
+                    offset = next
+                }
+            } catch {
+                failure = error
+            }
+        }
+        while let result = PQgetResult(connection) {
+            if failure == nil && PQresultStatus(result) != PGRES_COMMAND_OK { failure = self.failure(result, sql: sql) }
+            PQclear(result)
+        }
+        if let failure { throw failure }
+    }
+}
+
+/// One row of a binary `COPY … TO STDOUT` (PostgreSQL's `copy.sgml`, "Binary Format"): a
+/// field count, then each field as its length (`-1` for NULL) and its bytes in its type's
+/// `_send` form.
+package struct BinaryCopyRow {
+    private var data = UnsafeRawBufferPointer(start: nil, count: 0)
+    /// Where each field's length starts in ``data``.
+    private var starts: [Int] = []
+    /// Whether the row is the field count `-1` that ends the data.
+    fileprivate private(set) var isTrailer = false
+
+    /// The fields in the row.
+    package var count: Int { starts.count }
+
+    /// The bytes of field `index`; `nil` for NULL.
+    package subscript(index: Int) -> UnsafeRawBufferPointer? {
+        let start = starts[index]
+        let length = Int32(bitPattern: data.loadUnaligned(fromByteOffset: start, as: UInt32.self).bigEndian)
+        return length < 0 ? nil : UnsafeRawBufferPointer(rebasing: data[start + 4..<start + 4 + Int(length)])
+    }
+
+    /// Fields `range` as they came, each with its length: the bytes ``BinaryCopyRows`` makes of the same values.
+    package func encoded(_ range: Range<Int>) -> UnsafeRawBufferPointer {
+        guard let first = range.first else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        let end = range.upperBound < starts.count ? starts[range.upperBound] : data.count
+        return UnsafeRawBufferPointer(rebasing: data[starts[first]..<end])
+    }
+
+    /// Reads the row that starts at `offset`; returns where the next starts, `nil` when the
+    /// bytes do not hold a whole row.
+    fileprivate mutating func read(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> Int? {
+        guard offset + 2 <= bytes.count else { return nil }
+        let fields = Int16(bitPattern: bytes.loadUnaligned(fromByteOffset: offset, as: UInt16.self).bigEndian)
+        isTrailer = fields == -1
+        starts.removeAll(keepingCapacity: true)
+        var position = offset + 2
+        guard fields >= 0 else { return position }
+        for _ in 0..<fields {
+            guard position + 4 <= bytes.count else { return nil }
+            starts.append(position)
+            let length = Int32(bitPattern: bytes.loadUnaligned(fromByteOffset: position, as: UInt32.self).bigEndian)
+            position += 4 + max(0, Int(length))
+            guard position <= bytes.count else { return nil }
+        }
+        data = UnsafeRawBufferPointer(rebasing: bytes[..<position])
+        return position
+    }
+
+    /// Where the rows start after the header at the start of `bytes`: the signature, the
+    /// flags and the header extension; `nil` when the bytes do not start with one.
+    fileprivate static func afterHeader(_ bytes: UnsafeRawBufferPointer) -> Int? {
+        let signature = BinaryCopyRows.header.prefix(11)
+        guard bytes.count >= 19, bytes.prefix(11).elementsEqual(signature) else { return nil }
+        let extensionLength = Int(bytes.loadUnaligned(fromByteOffset: 15, as: UInt32.self).bigEndian)
+        return bytes.count >= 19 + extensionLength ? 19 + extensionLength : nil
     }
 }
 

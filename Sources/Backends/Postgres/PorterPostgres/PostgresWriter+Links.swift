@@ -32,20 +32,22 @@ extension PostgresWriter {
         markWritten(table)
         let stage = try linkStage(table, relation: "\(className).\(field)", replacing: replace && !freshTables.contains(table))
         if stage.isDirect {
-            var pairs = BinaryCopyRows()
-            for link in links {
-                for related in link.relatedIds {
-                    pairs.startRow(fields: 2)
-                    pairs.append(text: storedId(className, link.ownerId))
-                    pairs.append(text: storedId(targetClass, related))
+            try withCopyBuffer { (pairs) throws(PorterError) in
+                for link in links {
+                    let owner = storedId(className, link.ownerId)
+                    for related in link.relatedIds {
+                        pairs.startRow(fields: 2)
+                        pairs.append(text: owner)
+                        pairs.append(text: storedId(targetClass, related))
+                    }
                 }
+                if shared {
+                    try db.stream(pairs, into: table, columns: ["owningId", "relatedId"], freeze: false)
+                } else {
+                    try stagingSchema().stream(pairs, into: table)
+                }
+                stagedLinks[table]?.copied += pairs.count
             }
-            if shared {
-                try db.stream(pairs, into: table, columns: ["owningId", "relatedId"], freeze: false)
-            } else {
-                try stagingSchema().stream(pairs, into: table)
-            }
-            stagedLinks[table]?.copied += pairs.count
             return
         }
         let links = try unstoredLinks(links, table: table, owner: className, targetClass: targetClass, replacing: stage)
@@ -111,7 +113,11 @@ extension PostgresWriter {
         let db = try database()
         // Taken out while it changes, so that its dictionaries are not copied (copy on write).
         var sets: StoredLinkSets
-        if let scanned = linkSets.removeValue(forKey: table) { sets = scanned } else { sets = try StoredLinkSets(scanning: table, on: db) }
+        if let scanned = linkSets.removeValue(forKey: table) {
+            sets = scanned
+        } else {
+            sets = try StoredLinkSets(scanning: table, ownerClass: className, on: db)
+        }
         var kept: [RelationLinks] = []
         var restaged: [String] = []
         for link in links {

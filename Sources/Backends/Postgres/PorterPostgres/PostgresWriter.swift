@@ -47,6 +47,8 @@ final class PostgresWriter {
     private(set) var staging: PostgresStagingSchema?
     /// Whether ``staging`` committed: its schema is then dropped if this import rolls back.
     var stagingCommitted = false
+    /// The bytes of the last binary COPY rows sent, kept for the next (``withCopyBuffer(_:)``).
+    private var copyBuffer = BinaryCopyRows()
 
     /// Whether the connection's transaction is its owner's: an import is a savepoint in it.
     let shared: Bool
@@ -163,7 +165,7 @@ final class PostgresWriter {
                 var index = 0
                 changed = []
                 try eachRow(objects, fields: fields) { (object, values) throws(PorterError) in
-                    if digests.holds(object.objectId, values: values.map { $0 ?? .null }, acl: object.acl) {
+                    if digests.holds(object.objectId, values: values, acl: object.acl) {
                         outcomes[index] = .unchanged
                     } else {
                         changed.append(object)
@@ -198,11 +200,34 @@ final class PostgresWriter {
     /// is listed, so that every batch goes into the same COPY.
     private func streamRows(_ objects: [ResolvedObject], schema: ClassSchema, hashes: Bool) throws(PorterError) {
         let fields = PostgresLayout.fields(of: schema).filter { PostgresLayout.columnType($0.type) != nil }
-        let types = fields.map { BinaryCopyRows.Column($0.type)! }
         let names = fields.map(\.name)
+        let columns = PostgresLayout.defaultColumns + names + (hashes ? [PostgresLayout.passwordHashColumn] : [])
+        try withCopyBuffer { (rows) throws(PorterError) in
+            try encodeRows(objects, schema: schema, fields: fields, hashes: hashes, into: &rows)
+            try database().stream(rows, into: schema.className, columns: columns, freeze: !shared)
+        }
+    }
+
+    /// Calls `body` with empty binary COPY rows whose bytes' room is kept from call to call.
+    func withCopyBuffer(_ body: (inout BinaryCopyRows) throws(PorterError) -> Void) throws(PorterError) {
         var rows = BinaryCopyRows()
+        swap(&rows, &copyBuffer)
+        defer {
+            rows.removeAll()
+            copyBuffer = rows
+        }
+        try body(&rows)
+    }
+
+    /// The objects' rows in ``streamRows(_:schema:hashes:)``'s columns, `fields` of the class.
+    private func encodeRows(
+        _ objects: [ResolvedObject], schema: ClassSchema, fields: [SchemaField], hashes: Bool, into rows: inout BinaryCopyRows
+    ) throws(PorterError) {
+        let types = fields.map { BinaryCopyRows.Column($0.type)! }
         let width = PostgresLayout.defaultColumns.count + fields.count + (hashes ? 1 : 0)
-        try eachRow(objects, fields: names) { (object, values) throws(PorterError) in
+        // The class's name alone, not its schema, goes into the per-row closure (a copy per value).
+        let className = schema.className
+        try eachRow(objects, fields: fields.map(\.name)) { (object, values) throws(PorterError) in
             rows.startRow(fields: width)
             rows.append(text: object.objectId)
             rows.append(date: object.createdAt ?? nowDate)
@@ -210,23 +235,25 @@ final class PostgresWriter {
             let permissions = object.acl?.permissionNames
             rows.append(textArray: permissions?.read)
             rows.append(textArray: permissions?.write)
-            for (index, value) in values.enumerated() {
-                switch rows.append(value, as: types[index]) {
-                case .appended: continue
-                case .holdsNUL: throw Self.holdsNUL(value?.postgresText ?? "", className: schema.className, object: object, field: names[index])
-                case .mismatch:
-                    throw PorterError(
-                        .invalidData,
-                        "\(schema.className) \(object.objectId) (line \(object.line)): \(names[index]): "
-                            + "value \(value?.wireJSON.serialized() ?? "null") does not fit its \(fields[index].type.name) column")
-                }
+            for index in values.indices {
+                let appended = rows.append(values[index], as: types[index])
+                if appended != .appended { throw Self.unwritable(values[index], appended, className: className, object: object, field: fields[index]) }
             }
             if hashes && rows.append(text: object.passwordHash) {
-                throw Self.holdsNUL(object.passwordHash ?? "", className: schema.className, object: object, field: PostgresLayout.passwordHashColumn)
+                throw Self.holdsNUL(object.passwordHash ?? "", className: className, object: object, field: PostgresLayout.passwordHashColumn)
             }
         }
-        let columns = PostgresLayout.defaultColumns + names + (hashes ? [PostgresLayout.passwordHashColumn] : [])
-        try database().stream(rows, into: schema.className, columns: columns, freeze: !shared)
+    }
+
+    /// Why `value` of `field` could not be encoded (``BinaryCopyRows/append(_:as:)`` said `appended`).
+    private static func unwritable(
+        _ value: ParseValue?, _ appended: BinaryCopyRows.Appended, className: String, object: ResolvedObject, field: SchemaField
+    ) -> PorterError {
+        guard appended == .mismatch else { return holdsNUL(value?.postgresText ?? "", className: className, object: object, field: field.name) }
+        return PorterError(
+            .invalidData,
+            "\(className) \(object.objectId) (line \(object.line)): \(field.name): "
+                + "value \(value?.wireJSON.serialized() ?? "null") does not fit its \(field.type.name) column")
     }
 
     /// Writes the objects' rows through the staging table: a COPY into it, then an UPDATE of

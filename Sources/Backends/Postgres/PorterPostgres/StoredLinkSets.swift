@@ -1,53 +1,55 @@
 import PorterCore
 
 /// For a re-import into a join table the import did not create: a digest of each owner's stored
-/// links, read in one scan, so that owners whose links stay as they are are not sent again (the
-/// flush would copy, compare and insert every pair). The idea of the mirror's link digests: an
-/// owner's digest is the wrapping sum of a 64-bit hash of each related objectId, the same for a
-/// set in any order, so no sort is needed; owners are kept by a hash of their objectId. A wrong
-/// match has a chance of about one in 2⁶⁴ per owner. Hashes are seeded per process.
+/// links, read in one binary `COPY … TO STDOUT`, so that owners whose links stay as they are are
+/// not sent again (the flush would copy, compare and insert every pair). The idea of the
+/// mirror's link digests: an owner's digest is the wrapping sum of a 64-bit hash of each related
+/// objectId, the same for a set in any order, so no sort is needed; owners are kept by a hash of
+/// their objectId. A wrong match has a chance of about one in 2⁶⁴ per owner. Hashes are seeded
+/// per process.
 struct StoredLinkSets {
-    /// Each stored owner's digest, by the hash of its objectId; an owner leaves once seen.
-    private var digests: [UInt64: UInt64] = [:]
-    /// The owners seen in this import: whether their links were left out as stored.
-    private var seen: [UInt64: Bool] = [:]
+    /// Each stored owner's digest by the hash of its objectId; its mark says what this import
+    /// did with the owner's links: ``unseen``, ``leftOut`` or ``sent``.
+    private var owners: DigestSlots
+    private static let unseen: UInt64 = 0, leftOut: UInt64 = 1, sent: UInt64 = 2
     private let ownerSeed = Hasher.random64(), relatedSeed = Hasher.random64()
 
-    /// Reads every link of `table` through a cursor of the import's transaction.
-    init(scanning table: String, on db: PostgresConnection, rowsPerFetch: Int = 50_000) throws(PorterError) {
-        let cursor = quoted("porter:link-digests")
-        try db.execute("DECLARE \(cursor) NO SCROLL CURSOR FOR SELECT \"owningId\", \"relatedId\" FROM \(quoted(table))")
-        while true {
-            let rows = try db.execute("FETCH \(rowsPerFetch) FROM \(cursor)")
-            for row in rows {
-                guard let owner = row[0], let related = row[1] else { continue }
-                digests[hash(owner, ownerSeed), default: 0] &+= hash(related, relatedSeed)
-            }
-            if rows.count < rowsPerFetch { break }
+    /// Reads every link of `table`, whose owners are objects of `ownerClass`.
+    init(scanning table: String, ownerClass: String, on db: PostgresConnection) throws(PorterError) {
+        // At most one owner per link, and per object of the owning class.
+        let links = try db.estimatedRows(table), objects = try db.estimatedRows(ownerClass)
+        var owners = DigestSlots(expected: objects > 0 ? min(links, objects) : links)
+        let (ownerSeed, relatedSeed) = (self.ownerSeed, self.relatedSeed)
+        try db.copyOut("COPY \(quoted(table)) (\"owningId\", \"relatedId\") TO STDOUT (FORMAT binary)") { row in
+            guard let owner = row[0], let related = row[1] else { return }
+            let slot = owners.insert(byteHash(owner, seed: ownerSeed))
+            owners[value: slot] &+= byteHash(related, seed: relatedSeed)
         }
-        try db.execute("CLOSE \(cursor)")
+        self.owners = owners
     }
 
     /// Whether the owner's links may be left out: its first appearance in the import, and the
     /// table holds exactly `related` for it. An owner seen again after it was left out is
-    /// named by ``resent(_:)``: its stored links must then be staged with the new ones.
+    /// named by ``wasLeftOut(_:)``: its stored links must then be staged with the new ones.
     mutating func holds(owner: String, related: Set<String>) -> Bool {
-        let key = hash(owner, ownerSeed)
-        if seen[key] != nil { return false }
+        // An owner the table holds no links of has none to leave out.
+        guard let slot = owners.slot(of: owner.byteHash(seed: ownerSeed)), owners[mark: slot] == Self.unseen else { return false }
         var sum: UInt64 = 0
-        for id in related { sum &+= hash(id, relatedSeed) }
-        let same = !related.isEmpty && digests.removeValue(forKey: key) == sum
-        seen[key] = same
+        for id in related { sum &+= id.byteHash(seed: relatedSeed) }
+        let same = !related.isEmpty && owners[value: slot] == sum
+        owners[mark: slot] = same ? Self.leftOut : Self.sent
         return same
     }
 
     /// Whether the owner's links were left out earlier in this import.
-    func wasLeftOut(_ owner: String) -> Bool { seen[hash(owner, ownerSeed)] == true }
+    func wasLeftOut(_ owner: String) -> Bool {
+        owners.slot(of: owner.byteHash(seed: ownerSeed)).map { owners[mark: $0] == Self.leftOut } ?? false
+    }
 
     /// Marks the owner's stored links as staged again.
-    mutating func restaged(_ owner: String) { seen[hash(owner, ownerSeed)] = false }
-
-    private func hash(_ id: String, _ seed: UInt64) -> UInt64 { id.byteHash(seed: seed) }
+    mutating func restaged(_ owner: String) {
+        if let slot = owners.slot(of: owner.byteHash(seed: ownerSeed)) { owners[mark: slot] = Self.sent }
+    }
 }
 
 extension Hasher {
@@ -58,10 +60,15 @@ extension String {
     /// A 64-bit hash of the UTF-8 bytes (objectIds are compared as bytes, as PostgreSQL
     /// compares them; `String`'s own hash normalizes Unicode first, which costs more).
     func byteHash(seed: UInt64 = 0) -> UInt64 {
-        var hasher = Hasher()
-        hasher.combine(seed)
         var text = self
-        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-        return UInt64(bitPattern: Int64(hasher.finalize()))
+        return text.withUTF8 { PorterPostgres.byteHash(UnsafeRawBufferPointer($0), seed: seed) }
     }
+}
+
+/// A 64-bit hash of `bytes` (``Swift/String/byteHash(seed:)``, for bytes read in place).
+func byteHash(_ bytes: UnsafeRawBufferPointer, seed: UInt64 = 0) -> UInt64 {
+    var hasher = Hasher()
+    hasher.combine(seed)
+    hasher.combine(bytes: bytes)
+    return UInt64(bitPattern: Int64(hasher.finalize()))
 }
