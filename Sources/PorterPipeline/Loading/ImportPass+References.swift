@@ -32,10 +32,12 @@ extension ImportPass {
         _ reference: ObjectReference, against target: ReferenceResolver.Target, from row: RowID, record: SourceRecord, line: Int,
         mapper: ClassMapper, field: Int, problems: inout [Diagnostic]
     ) -> Referent {
-        let named = { (reference: ObjectReference) in mapper.named([reference], field: field, in: record)[0] }
-        return resolve(
-            reference, against: target, from: row, location: mapper.location(line, mapper.fields[field], value: named(reference).sourceText),
-            problems: &problems, dangling: mapper.fields[field].type.isRelation ? .relation : .pointer, named: named)
+        // Closures passed as they are written: one kept in a constant would be allocated per reference.
+        resolve(
+            reference, against: target, from: row,
+            location: mapper.location(line, mapper.fields[field], value: mapper.named([reference], field: field, in: record)[0].sourceText),
+            problems: &problems, dangling: mapper.fields[field].type.isRelation ? .relation : .pointer,
+            named: { mapper.named([$0], field: field, in: record)[0] })
     }
 
     /// What `reference` resolves to, against `resolved` (its class's target, found by name if
