@@ -74,8 +74,15 @@ package struct KeyHasher: Sendable {
 
     /// The ``KeyHash`` of the canonical key text `key` in this class.
     package func hash(_ key: String) -> KeyHash {
-        var state = (a: a, b: b), key = key
-        key.withUTF8 { KeyHash.mix($0, into: &state) }
+        var key = key
+        return key.withUTF8(hash)
+    }
+
+    /// The ``KeyHash`` of the canonical key text whose UTF-8 is `bytes` (a cell read as bytes:
+    /// no `String` made to hash it).
+    package func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> KeyHash {
+        var state = (a: a, b: b)
+        KeyHash.mix(bytes, into: &state)
         let high = KeyHash.finalize(state.a)
         return KeyHash(high: high, low: KeyHash.finalize(state.b ^ high))
     }

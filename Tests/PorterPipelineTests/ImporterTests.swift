@@ -314,6 +314,36 @@ final class ImporterTests: XCTestCase {
         XCTAssertEqual(report.errors.map(\.description), [#"books.csv:2: column "genre" (Book.genre): value "Horror": no Genre has key "Horror""#])
     }
 
+    /// References left for later (a pointer to the class's own objects, links to objects that
+    /// may come further down) outlive their record: read as key hashes, they keep their text
+    /// for the messages worded once every class is read (a missing object, a rejected one).
+    func testDeferredReferencesKeepTheirKeyTextForMessages() throws {
+        let data = try TemporaryDataset([
+            "dataset.yml": """
+            classes:
+              Employee:
+                source: staff.csv
+                key: [name]
+                fields: {name: String!, manager: Pointer<Employee>, mentors: {type: Relation<Employee>, split: ";"}}
+            """,
+            "staff.csv": """
+            name,manager,mentors
+            Ada Lovelace-Byron,Charles Babbage the Elder,Grace Brewster Hopper; Ada Lovelace-Byron
+            Charles Babbage the Elder,Somebody Not On The Staff,Ada Lovelace-Byron;Nobody Of That Name At All
+
+            """,
+        ])
+        let report = try Importer(manifest: try data.load()).validate()
+        XCTAssertEqual(
+            report.errors.map(\.description).sorted(),
+            [
+                #"staff.csv:2: column "mentors" (Employee.mentors): value "Grace Brewster Hopper": no Employee has key "Grace Brewster Hopper""#,
+                #"staff.csv:3: column "manager" (Employee.manager): value "Somebody Not On The Staff": no Employee has key "Somebody Not On The Staff""#,
+                #"staff.csv:3: column "mentors" (Employee.mentors): value "Ada Lovelace-Byron": points to Employee "Ada Lovelace-Byron" (line 2), which is rejected"#,
+                #"staff.csv:3: column "mentors" (Employee.mentors): value "Nobody Of That Name At All": no Employee has key "Nobody Of That Name At All""#,
+            ])
+    }
+
     // MARK: --max-errors
 
     private func reviewedLibrary() throws -> TemporaryDataset {

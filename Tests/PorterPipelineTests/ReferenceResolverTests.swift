@@ -70,6 +70,34 @@ final class ReferenceResolverTests: XCTestCase {
         XCTAssertEqual(byId.objectId, "given0001")
     }
 
+    /// References are compared by their key's hash, as the key index keeps keys: a reference
+    /// held as its hash alone (read from a cell's bytes) is the reference by the key's text.
+    /// Two keys whose hashes share the table's slot (the same low word) stay two objects; two
+    /// whose hashes the table cannot tell apart (the 96 bits it keeps) are one key, so the second
+    /// object is a duplicate key (a fault naming both rows), never a second target of one reference.
+    func testKeysWhoseHashesCollideAreNeverTwoObjectsForOneReference() throws {
+        let references = try resolver()
+        let index = references.indexes["Author"]!
+        let byHash = { (hash: KeyHash) in ObjectReference(targetClass: "Author", identity: .key(nil), keyHash: hash) }
+        XCTAssertEqual(byHash(hash("Tolkien")), author("Tolkien"), "held as its hash, it is the reference by its text")
+        XCTAssertFalse(byHash(hash("Tolkien")).hasText)
+
+        let first = KeyHash(high: 1, low: 42), sameSlot = KeyHash(high: 2, low: 42)
+        // Differs from `first` only in the high word's top 32 bits, which the table does not keep.
+        let indistinct = KeyHash(high: 1 | 1 << 40, low: 42)
+        XCTAssertEqual(index.register(objectId: first.objectId, keyHash: first, explicitId: false, line: 2), .added)
+        XCTAssertEqual(index.register(objectId: sameSlot.objectId, keyHash: sameSlot, explicitId: false, line: 3), .added)
+        XCTAssertEqual(index.register(objectId: indistinct.objectId, keyHash: indistinct, explicitId: false, line: 4), .duplicateKey(firstLine: 2))
+        XCTAssertNotEqual(byHash(first), byHash(sameSlot))
+        guard case .found(let one, line: 2) = references.resolve(byHash(first), in: "books.csv"),
+            case .found(let other, line: 3) = references.resolve(byHash(sameSlot), in: "books.csv")
+        else { return XCTFail("an object whose hash shares a slot was not found") }
+        XCTAssertEqual(one.objectId, first.objectId)
+        XCTAssertEqual(other.objectId, sameSlot.objectId)
+        XCTAssertNotEqual(one, other)
+        XCTAssertEqual(references.resolve(byHash(KeyHash(high: 3, low: 42)), in: "books.csv"), .missing, "a third hash of the slot names nothing")
+    }
+
     func testAReferenceWaitsOnlyWhileItsClassIsBeingReadAndItsObjectIsNotSeenYet() throws {
         let references = try resolver()
         let index = references.indexes["Author"]!

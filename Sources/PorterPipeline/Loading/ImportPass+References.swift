@@ -1,4 +1,5 @@
 import ParseModel
+import PorterReaders
 
 /// References resolved through the ``ReferenceResolver``, and the faults of those that do not
 /// resolve, worded with the files and lines of the rows involved.
@@ -23,23 +24,30 @@ extension ImportPass {
         }
     }
 
-    /// Resolves one reference from `row`, at `line` of the mapper's file, against `target` (the
-    /// field's target class); a fault is added to `problems`, a dangling reference counted.
+    /// Resolves one reference from `row` (`record`, at `line` of the mapper's file) against
+    /// `target` (the field's target class); a fault is added to `problems`, a dangling reference
+    /// counted. The reference's text, when it is held as its key hash, is read from `record`
+    /// only for a message.
     func resolve(
-        _ reference: ObjectReference, against target: ReferenceResolver.Target, from row: RowID, line: Int, mapper: ClassMapper, field: Int,
-        problems: inout [Diagnostic]
+        _ reference: ObjectReference, against target: ReferenceResolver.Target, from row: RowID, record: SourceRecord, line: Int,
+        mapper: ClassMapper, field: Int, problems: inout [Diagnostic]
     ) -> Referent {
+        // Closures passed as they are written: one kept in a constant would be allocated per reference.
         resolve(
-            reference, against: target, from: row, location: mapper.location(line, mapper.fields[field], value: reference.sourceText),
-            problems: &problems, dangling: mapper.fields[field].type.isRelation ? .relation : .pointer)
+            reference, against: target, from: row,
+            location: mapper.location(line, mapper.fields[field], value: mapper.named([reference], field: field, in: record)[0].sourceText),
+            problems: &problems, dangling: mapper.fields[field].type.isRelation ? .relation : .pointer,
+            named: { mapper.named([$0], field: field, in: record)[0] })
     }
 
     /// What `reference` resolves to, against `resolved` (its class's target, found by name if
     /// `nil`); a fault is added to `problems` (the location is built only then). A reference that
     /// names no object is counted as `dangling` says, unless `nil` (a join row's sides, counted per row).
+    /// `named` gives the reference with its text, for a message (see ``ObjectReference/hasText``).
     func resolve(
         _ reference: ObjectReference, against resolved: ReferenceResolver.Target? = nil, from row: RowID?,
-        location: @autoclosure () -> SourceLocation, problems: inout [Diagnostic], dangling source: DanglingReferenceTally.Source?
+        location: @autoclosure () -> SourceLocation, problems: inout [Diagnostic], dangling source: DanglingReferenceTally.Source?,
+        named: (ObjectReference) -> ObjectReference = { $0 }
     ) -> Referent {
         let target = reference.targetClass
         switch references.resolve(reference, against: resolved, in: location().file) {
@@ -51,10 +59,12 @@ extension ImportPass {
         case .unchecked:
             return .none
         case .rejected(let line):
+            let reference = named(reference)
             let place = location()
             let targetRow = rowText(source: sourceIndex(target), row: line, besides: place.file)
             problems.append(Diagnostic(.rejectedReference, place, "points to \(target) \"\(reference.sourceText)\" (\(targetRow)), which is rejected"))
         case .ambiguous(let line, let otherLine):
+            let reference = named(reference)
             let field = if case .field(let name, _) = reference.identity { name } else { "key" }
             let targetSource = sourceIndex(target)
             let first = self.location(source: targetSource, row: line), second = self.location(source: targetSource, row: otherLine)
@@ -68,6 +78,7 @@ extension ImportPass {
                     "two \(target) objects have \(field) \"\(reference.sourceText)\" (\(rows)): "
                         + "by: \(field) needs a value unique among the \(target) objects"))
         case .missing:
+            let reference = named(reference)
             let reason =
                 switch reference.identity {
                 case .key: "no \(target) has key \"\(reference.sourceText)\""
@@ -96,8 +107,8 @@ extension ImportPass {
             switch reference.identity {
             case .objectId(let id):
                 kept = FoundObject(givenId: id)
-            case .key(let key):
-                kept = FoundObject(givenId: nil, keyHash: reference.keyHash ?? KeyHasher(className: reference.targetClass).hash(key))
+            case .key:
+                kept = FoundObject(givenId: nil, keyHash: reference.keyHash!)
             case .field(let field, _):
                 // No objectId to keep: the value names the object by a field it does not have.
                 problems.append(Diagnostic(.danglingReference, location, reason + ": a reference by \(field) names no objectId to keep"))

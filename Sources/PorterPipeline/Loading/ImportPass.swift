@@ -575,7 +575,7 @@ final class ImportPass {
             if let objectId = failure.objectId,
                 load.index.register(objectId: objectId, keyHash: failure.keyHash, explicitId: failure.hasSourceObjectId, line: rowNumber) == .added
             {
-                registerUniqueValues(failure.values[...], of: objectId, keyHash: failure.keyHash, line: rowNumber, in: load)
+                registerUniqueValues(failure.values[...], of: objectId, keyHash: failure.keyHash, line: rowNumber, record: record, in: load)
                 load.index.reject(objectId: objectId, keyHash: failure.keyHash)
             }
             rowFailed(row, className: className, failure.diagnostics)
@@ -590,7 +590,7 @@ final class ImportPass {
         case .added:
             registered = true
             if !load.uniqueIndices.isEmpty {
-                registerUniqueValues(drafts.values(of: slot), of: draft.objectId, keyHash: draft.keyHash, line: rowNumber, in: load)
+                registerUniqueValues(drafts.values(of: slot), of: draft.objectId, keyHash: draft.keyHash, line: rowNumber, record: record, in: load)
             }
         case .duplicateKey where load.isExtracted:
             // A value named again by another record, or twice in one cell: the object read already.
@@ -619,11 +619,12 @@ final class ImportPass {
         let ahead = references.resolvesAhead, feeding = sending
         if feeding != nil { fields.reserveCapacity(drafts.width) }
         for index in 0..<drafts.width {
+            // A deferred reference outlives its record: it keeps its text, for messages.
             func later(_ waiting: [ObjectReference]) {
                 references.deferred.append(
                     DeferredReference(
                         className: className, field: mapper.fields[index], ownerId: draft.objectId,
-                        ownerKeyHash: draft.keyHash, row: row, references: waiting))
+                        ownerKeyHash: draft.keyHash, row: row, references: mapper.named(waiting, field: index, in: record)))
             }
             let isCyclic = load.isCyclic[index] && !ahead
             switch drafts.value(index, of: slot) {
@@ -637,7 +638,8 @@ final class ImportPass {
                 later([reference])
             case .pointer(let reference):
                 let referent = resolve(
-                    reference, against: load.targets[index]!, from: row, line: draft.line, mapper: mapper, field: index, problems: &problems)
+                    reference, against: load.targets[index]!, from: row, record: record, line: draft.line, mapper: mapper, field: index,
+                    problems: &problems)
                 guard feeding != nil else { break }
                 switch referent {
                 case .object(let object), .dangling(let object?):
@@ -657,7 +659,8 @@ final class ImportPass {
                 var ids: [String] = []
                 for reference in refs {
                     let referent = resolve(
-                        reference, against: load.targets[index]!, from: row, line: draft.line, mapper: mapper, field: index, problems: &problems)
+                        reference, against: load.targets[index]!, from: row, record: record, line: draft.line, mapper: mapper, field: index,
+                        problems: &problems)
                     if let object = referent.object, feeding != nil {
                         ids.append(object.objectId)
                     }
@@ -692,20 +695,20 @@ final class ImportPass {
         if feeder.keepsRecords { load.batch.records.append(record) }
     }
 
-    /// Records the values of the fields `by:` references name the object by.
-    private func registerUniqueValues(_ values: ArraySlice<MappedValue>, of objectId: String, keyHash: KeyHash?, line: Int, in load: ClassLoad) {
+    /// Records the values of the fields `by:` references name the object by (those of `record`).
+    private func registerUniqueValues(
+        _ values: ArraySlice<MappedValue>, of objectId: String, keyHash: KeyHash?, line: Int, record: SourceRecord, in load: ClassLoad
+    ) {
         for (name, index) in load.uniqueIndices where index < values.count {
-            guard let value = Self.uniqueText(values[values.startIndex + index]) else { continue }
-            load.index.register(field: name, value: value, objectId: objectId, keyHash: keyHash, line: line)
-        }
-    }
-
-    /// A field's value as a `by:` reference names it (canonical text, as ``ReferenceParser`` makes it).
-    static func uniqueText(_ value: MappedValue) -> String? {
-        switch value {
-        case .value(let v): NaturalKey.text(of: [v])
-        case .pointer(let reference): NaturalKey.text(of: [.string(reference.sourceText)])
-        case .relation, .upload: nil
+            let text: String?
+            switch values[values.startIndex + index] {
+            case .value(let v): text = NaturalKey.text(of: [v])
+            // As ``ReferenceParser`` names an object by a pointer of its: the text that names the target.
+            case .pointer(let reference): text = NaturalKey.text(of: [.string(load.mapper.named([reference], field: index, in: record)[0].sourceText)])
+            case .relation, .upload: text = nil
+            }
+            guard let text else { continue }
+            load.index.register(field: name, value: text, objectId: objectId, keyHash: keyHash, line: line)
         }
     }
 

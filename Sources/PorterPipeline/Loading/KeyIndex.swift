@@ -80,7 +80,7 @@ final class KeyIndex {
     /// without building its answer.
     func knows(_ reference: ObjectReference) -> Bool {
         switch reference.identity {
-        case .key(let key): byKey[reference.keyHash ?? hasher.hash(key)] != nil
+        case .key: byKey[reference.keyHash!] != nil
         case .objectId(let id): byObjectId[id] != nil
         case .field(let field, let value): byField[field]?[hasher.hash(value)] != nil
         }
@@ -89,8 +89,8 @@ final class KeyIndex {
     /// The object `reference` names, by its identity (the reference's class is this one).
     func lookup(_ reference: ObjectReference) -> Lookup {
         switch reference.identity {
-        case .key(let key):
-            let hash = reference.keyHash ?? hasher.hash(key)
+        case .key:
+            let hash = reference.keyHash!
             guard let entry = byKey[hash] else { return .missing }
             if entry.rejected { return .rejected(line: entry.line) }
             return .found(FoundObject(givenId: explicitIds.isEmpty ? nil : explicitIds[hash], keyHash: hash), line: entry.line)

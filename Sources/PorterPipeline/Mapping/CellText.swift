@@ -27,31 +27,34 @@ enum CellText {
     /// every row of a split column, where splitting by `Character` cost a tenth of a validate.
     static func split(_ text: UnsafeBufferPointer<UInt8>, by separator: UInt8) -> [String] {
         var parts: [String] = []
-        forEachPart(of: text, by: separator) { parts.append($0) }
+        forEachPart(of: text, by: separator) { parts.append(String(decoding: $0, as: UTF8.self)) }
         return parts
     }
 
-    /// The parts ``split(_:by:)`` gives, handed to `body` one at a time instead of in an array.
+    /// The UTF-8 of the parts ``split(_:by:)`` gives, handed to `body` one at a time instead of
+    /// in an array, without a `String` for each.
     static func forEachPart<Failure: Error>(
-        of text: UnsafeBufferPointer<UInt8>, by separator: UInt8, _ body: (String) throws(Failure) -> Void
+        of text: UnsafeBufferPointer<UInt8>, by separator: UInt8, _ body: (UnsafeBufferPointer<UInt8>) throws(Failure) -> Void
     ) throws(Failure) {
-        guard let base = text.baseAddress else { return try body("") }
+        guard let base = text.baseAddress else { return try body(text) }
         var start = 0
         while true {
             let rest = text.count - start
             let found = memchr(base + start, Int32(separator), rest)
             let end = found.map { UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - base } ?? text.count
-            try body(trimmed(UnsafeBufferPointer(rebasing: text[start..<end])))
+            try trimmed(UnsafeBufferPointer(rebasing: text[start..<end]), body)
             guard found != nil else { return }
             start = end + 1
         }
     }
 
-    /// A part without the spaces and tabs around it. A blank that starts a grapheme cluster
-    /// with the non-ASCII character after it (a combining mark), or ends one with the character
-    /// before it (a prepended mark), is not trimmed as a `Character` is not: such parts take
-    /// the `Character` path.
-    private static func trimmed(_ part: UnsafeBufferPointer<UInt8>) -> String {
+    /// Hands `body` a part without the spaces and tabs around it. A blank that starts a grapheme
+    /// cluster with the non-ASCII character after it (a combining mark), or ends one with the
+    /// character before it (a prepended mark), is not trimmed as a `Character` is not: such
+    /// parts take the `Character` path.
+    private static func trimmed<Failure: Error>(
+        _ part: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) throws(Failure) -> Void
+    ) throws(Failure) {
         func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
         var first = 0, end = part.count
         while first < end, isBlank(part[first]) { first += 1 }
@@ -59,8 +62,10 @@ enum CellText {
         let mayJoin =
             (first > 0 && first < part.count && part[first] >= 0x80)
             || (end < part.count && end > 0 && part[end - 1] >= 0x80)
-        guard !mayJoin else { return trimmed(Substring(String(decoding: part, as: UTF8.self))) }
-        return String(decoding: UnsafeBufferPointer(rebasing: part[first..<end]), as: UTF8.self)
+        guard !mayJoin else {
+            return try Array(trimmed(Substring(String(decoding: part, as: UTF8.self))).utf8).withUnsafeBufferPointer(body)
+        }
+        try body(UnsafeBufferPointer(rebasing: part[first..<end]))
     }
 
     static func trimmed(_ text: Substring) -> String {

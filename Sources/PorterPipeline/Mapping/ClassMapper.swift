@@ -269,7 +269,7 @@ package final class ClassMapper: Sendable {
             let parts = keyIndices.map { index -> ParseValue in
                 switch drafts.values[base + index] {
                 case .value(let v): v
-                case .pointer(let reference): .string(reference.sourceText)
+                case .pointer(let reference): .string(named([reference], field: index, in: record)[0].sourceText)
                 case .relation: .null
                 case .upload(let file): .string(file.sha256)
                 }
@@ -311,6 +311,21 @@ package final class ClassMapper: Sendable {
             }
             return resolved.indexes
         }
+    }
+
+    /// `references`, read from field `field` of `record`, with their text: those held as their
+    /// key hash alone (made from the cell's bytes) are read again from the cell, as text, which
+    /// gives the same references with their text (only for messages, keys made of pointers, and
+    /// references that outlive their record).
+    func named(_ references: [ObjectReference], field: Int, in record: SourceRecord) -> [ObjectReference] {
+        guard references.contains(where: { !$0.hasText }), let cell = record.cell(coercers[field].columnPath) else { return references }
+        let again: [ObjectReference]
+        switch try? coercers[field].coerce(cell) {
+        case .pointer(let reference)?: again = [reference]
+        case .relation(let references)?: again = references
+        default: again = []
+        }
+        return references.map { reference in reference.hasText ? reference : again.first { $0 == reference } ?? reference }
     }
 
     func cellText(_ record: SourceRecord, _ field: FieldMapping, column: String? = nil) -> String {

@@ -59,7 +59,7 @@ package final class FieldCoercer: Sendable {
         case .boolean:
             if let boolean = Self.boolean(bytes) { return .success(.value(.boolean(boolean))) }
         case .pointer where references!.keyIsOneString && bytes[0] != UInt8(ascii: "{"):
-            return .success(.pointer(references!.reference(key: String(decoding: bytes, as: UTF8.self))))
+            return .success(.pointer(references!.reference(keyBytes: bytes)))
         case .relation where references!.keyIsOneString && field.split?.utf8.count == 1:
             // Each part becomes a reference as it is found: no array of the parts.
             var found: [ObjectReference] = []

@@ -27,9 +27,12 @@ final class ReferenceParser: Sendable {
         self.keyIsOneString = keyParts.count == 1 && keyParts[0].field.type == .string && keyParts[0].field.values == nil
     }
 
-    /// The reference a cell of a key that is one String names (``keyIsOneString``), for text not starting with `{`.
-    func reference(key text: String) -> ObjectReference {
-        reference(identity(text))
+    /// The reference a cell of a key that is one String names (``keyIsOneString``), from its
+    /// UTF-8 bytes, which do not start with `{`: held as the key's hash, without a `String`
+    /// (with one when the cell names a `by:` field's value, which is looked up by its text).
+    func reference(keyBytes bytes: UnsafeBufferPointer<UInt8>) -> ObjectReference {
+        guard by == nil else { return reference(identity(String(decoding: bytes, as: UTF8.self))) }
+        return ObjectReference(targetClass: targetClass, identity: .key(nil), keyHash: keyHasher.hash(bytes))
     }
 
     func reference(_ cell: SourceCell) throws(CoercionError) -> ObjectReference {
@@ -95,7 +98,7 @@ final class ReferenceParser: Sendable {
 
     /// A reference with `identity`, and the hash of its key.
     private func reference(_ identity: ObjectReference.Identity) -> ObjectReference {
-        guard case .key(let key) = identity else { return ObjectReference(targetClass: targetClass, identity: identity) }
+        guard case .key(let key?) = identity else { return ObjectReference(targetClass: targetClass, identity: identity) }
         return ObjectReference(targetClass: targetClass, identity: identity, keyHash: keyHasher.hash(key))
     }
 
@@ -141,6 +144,15 @@ final class ReferenceParser: Sendable {
     func add(keyPart part: String, to references: inout [ObjectReference]) throws(CoercionError) {
         guard !part.isEmpty else { return }
         let reference = try self.reference(.text(part))
+        if !references.contains(reference) { references.append(reference) }
+    }
+
+    /// ``add(keyPart:to:)`` for a part given as UTF-8 bytes: a part that is not pointer JSON
+    /// becomes a reference held as its key's hash (``reference(keyBytes:)``).
+    func add(keyPart part: UnsafeBufferPointer<UInt8>, to references: inout [ObjectReference]) throws(CoercionError) {
+        guard let first = part.first else { return }
+        let reference =
+            first == UInt8(ascii: "{") ? try self.reference(.text(String(decoding: part, as: UTF8.self))) : reference(keyBytes: part)
         if !references.contains(reference) { references.append(reference) }
     }
 
