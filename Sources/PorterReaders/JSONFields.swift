@@ -31,10 +31,11 @@ package struct JSONFields: Sendable {
             for (index, member) in members.enumerated() {
                 let key = UnsafeRawBufferPointer(rebasing: text[Int(member.keyStart)..<Int(member.keyEnd)])
                 let isPlain = !key.contains { $0 >= 0x80 || $0 == UInt8(ascii: "\\") }
-                let fields = [isPlain ? member.keyStart : member.keyStart | Self.notPlain, member.keyEnd, member.valueStart, member.valueEnd]
-                for (offset, field) in fields.enumerated() {
-                    base.storeBytes(of: field, toByteOffset: index * Self.spanBytes + offset * 4, as: Int32.self)
-                }
+                let span = base + index * Self.spanBytes
+                span.storeBytes(of: isPlain ? member.keyStart : member.keyStart | Self.notPlain, as: Int32.self)
+                span.storeBytes(of: member.keyEnd, toByteOffset: 4, as: Int32.self)
+                span.storeBytes(of: member.valueStart, toByteOffset: 8, as: Int32.self)
+                span.storeBytes(of: member.valueEnd, toByteOffset: 12, as: Int32.self)
             }
             if let start = text.baseAddress { memcpy(base + header, start, text.count) }
             initialized = header + text.count

@@ -143,6 +143,13 @@ public struct SourceRecord: Sendable {
         return JSONValue.object(jsonObject).value(atPath: column.components).map(SourceCell.json)
     }
 
+    /// Whether the record has a cell under `column` (``cell(_:)`` is not `nil`), without reading it.
+    package func hasCell(_ column: ColumnPath) -> Bool {
+        guard let jsonFields else { return cell(column) != nil }
+        if jsonFields.index(of: column.name, isASCII: column.isASCII) != nil { return true }
+        return column.components.count > 1 && cell(column) != nil
+    }
+
     /// The column names this record carries (CSV header without surrounding spaces, or the
     /// JSON object's top-level keys).
     public var columnNames: [String] {

@@ -84,7 +84,7 @@ struct SourceColumnCheck {
             return
         }
         records += 1
-        for index in columns.indices where record.cell(columns[index].path) != nil {
+        for index in columns.indices where record.hasCell(columns[index].path) {
             if present[index] == 0 { unseen -= 1 }
             present[index] += 1
         }

@@ -24,7 +24,8 @@ package final class FieldCoercer: Sendable {
     /// column, without enum `values` or an upload.
     let readsBytes: Bool
     /// Whether a JSON record's member is coerced from its token (``value(in:column:)``): the field
-    /// reads bytes, and its type reads a JSON string as it reads a CSV cell's text.
+    /// reads bytes, and its type reads a JSON string as it reads a CSV cell's text (or it is a
+    /// Pointer or Relation whose target's key is one String: a string is a key).
     let readsJSONTokens: Bool
     /// The field's `null` tokens as bytes, when all are ASCII (else they are compared as text).
     let asciiNullTokens: [[UInt8]]?
@@ -43,7 +44,7 @@ package final class FieldCoercer: Sendable {
         self.manifestPath = className.map { "classes.\($0).fields.\(field.name)" } ?? field.name
         self.references = references
         self.readsBytes = longitudePath == nil && keyPartPaths.isEmpty && field.values == nil && !field.upload
-        self.readsJSONTokens = readsBytes && [.string, .number, .boolean, .date, .bytes].contains(field.type)
+        self.readsJSONTokens = readsBytes && (references?.keyIsOneString == true || [.string, .number, .boolean, .date, .bytes].contains(field.type))
         self.asciiNullTokens = field.nullTokens.allSatisfy { $0.utf8.allSatisfy { $0 < 0x80 } } ? field.nullTokens.map { Array($0.utf8) } : nil
     }
 
@@ -95,7 +96,15 @@ package final class FieldCoercer: Sendable {
             case UInt8(ascii: "\""):
                 let text = UnsafeBufferPointer(rebasing: token[1..<token.count - 1])
                 guard !text.isEmpty, !text.contains(UInt8(ascii: "\\")) else { return nil }
-                return coerce(bytes: text)
+                // A JSON string is one key, even where it starts with `{` or holds the split separator.
+                switch field.type {
+                case .pointer: return .success(.pointer(references!.reference(key: String(decoding: text, as: UTF8.self))))
+                case .relation: return .success(.relation([references!.reference(key: String(decoding: text, as: UTF8.self))]))
+                default: return coerce(bytes: text)
+                }
+            case UInt8(ascii: "["):
+                if case .relation = field.type { return relation(keys: token) }
+                return nil
             case UInt8(ascii: "t") where field.type == .boolean, UInt8(ascii: "f") where field.type == .boolean:
                 return .success(.value(.boolean(token[0] == UInt8(ascii: "t"))))
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
@@ -106,6 +115,31 @@ package final class FieldCoercer: Sendable {
             default:
                 return nil
             }
+        }
+    }
+
+    /// A Relation's JSON array of strings, each a key of the target (duplicates once); `nil` when
+    /// an item is not a string, or is empty or escaped (pointer JSON in a string has escapes).
+    private func relation(keys array: UnsafeBufferPointer<UInt8>) -> Result<MappedValue, CoercionError>? {
+        var found: [ObjectReference] = []
+        var index = 1
+        func skipBlanks() {
+            while array[index] == 0x20 || array[index] == 0x09 || array[index] == 0x0A || array[index] == 0x0D { index += 1 }
+        }
+        skipBlanks()
+        if array[index] == UInt8(ascii: "]") { return .success(.relation([])) }
+        while true {
+            skipBlanks()
+            guard array[index] == UInt8(ascii: "\"") else { return nil }
+            var end = index + 1
+            while array[end] != UInt8(ascii: "\"") { end += 1 }
+            let key = UnsafeBufferPointer(rebasing: array[(index + 1)..<end])
+            guard !key.isEmpty, !key.contains(UInt8(ascii: "\\")) else { return nil }
+            do { try references!.add(keyPart: String(decoding: key, as: UTF8.self), to: &found) } catch { return .failure(error) }
+            index = end + 1
+            skipBlanks()
+            guard array[index] == UInt8(ascii: ",") else { return array[index] == UInt8(ascii: "]") ? .success(.relation(found)) : nil }
+            index += 1
         }
     }
 
