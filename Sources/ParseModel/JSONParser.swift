@@ -409,8 +409,6 @@ struct JSONScanner {
         let start = position.index + 1
         var index = start
         while index < bytes.count {
-            index = plainRunEnd(from: index)
-            guard index < bytes.count else { break }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 let string = try makeString(UnsafeRawBufferPointer(rebasing: bytes[start..<index]), openingColumn: openingColumn, decoding: decoding)
@@ -425,25 +423,6 @@ struct JSONScanner {
         }
         position.index = index
         throw endOfInput()
-    }
-
-    /// The end of the run of bytes from `index` on that a string takes as they are: printable
-    /// ASCII other than a quote or a backslash, looked at eight bytes at a time (the run may
-    /// end up to seven bytes early; the caller checks those one by one).
-    private func plainRunEnd(from index: Int) -> Int {
-        var index = index
-        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
-        // Whether any byte of `word` is zero.
-        func hasZero(_ word: UInt64) -> Bool { (word &- ones) & ~word & highs != 0 }
-        while index + 8 <= bytes.count {
-            let word = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-            let isPlain =
-                word & highs == 0 && (word &- ones &* 0x20) & ~word & highs == 0 && !hasZero(word ^ (ones &* 0x22))
-                && !hasZero(word ^ (ones &* 0x5C))
-            guard isPlain else { break }
-            index += 8
-        }
-        return index
     }
 
     /// Rejects control characters and counts continuation bytes for columns.
@@ -494,7 +473,7 @@ struct JSONScanner {
                 segmentStart = index
             default:
                 try checkStringByte(byte, at: index)
-                index = plainRunEnd(from: index + 1)
+                index += 1
             }
         }
         position.index = index

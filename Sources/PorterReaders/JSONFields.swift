@@ -67,20 +67,18 @@ package struct JSONFields: Sendable {
     package func index(of name: String, isASCII: Bool) -> Int? {
         var name = name
         return name.withUTF8 { wanted in
-            storage.withUnsafeBytes { raw in
-                let text = count * Self.spanBytes
-                for index in stride(from: count - 1, through: 0, by: -1) {
-                    let start = Int(raw.loadUnaligned(fromByteOffset: index * Self.spanBytes, as: Int32.self))
-                    guard start >= 0, isASCII else {
-                        if key(at: index) == String(decoding: wanted, as: UTF8.self) { return index }
-                        continue
-                    }
-                    let end = Int(raw.loadUnaligned(fromByteOffset: index * Self.spanBytes + 4, as: Int32.self))
-                    guard end - start == wanted.count else { continue }
-                    if wanted.isEmpty || memcmp(raw.baseAddress! + text + start, wanted.baseAddress!, wanted.count) == 0 { return index }
+            for index in stride(from: count - 1, through: 0, by: -1) {
+                let key = keySpan(index)
+                guard key.isPlain, isASCII else {
+                    if self.key(at: index) == String(decoding: wanted, as: UTF8.self) { return index }
+                    continue
                 }
-                return nil
+                guard key.end - key.start == wanted.count else { continue }
+                if wanted.isEmpty || withText(key.start, key.end, { memcmp($0.baseAddress!, wanted.baseAddress!, wanted.count) == 0 }) {
+                    return index
+                }
             }
+            return nil
         }
     }
 
