@@ -191,11 +191,11 @@ struct JSONScanner {
         advance()
     }
 
-    /// An object key and the colon after it.
-    mutating func parseKey() throws(JSONSyntaxError) -> String {
+    /// An object key and the colon after it; without `decoding`, the key is checked and "".
+    mutating func parseKey(decoding: Bool = true) throws(JSONSyntaxError) -> String {
         guard let next = try peekToken() else { throw endOfInput() }
         guard next == UInt8(ascii: "\"") else { throw error("expected a string as object key") }
-        let key = try parseString()
+        let key = try parseString(decoding: decoding)
         try expect(UInt8(ascii: ":"), "expected ':' after object key")
         return key
     }
@@ -210,15 +210,17 @@ struct JSONScanner {
         var key = ""
     }
 
-    /// Parses one value, skipping whitespace before it (not after it).
-    mutating func parseValue() throws(JSONSyntaxError) -> JSONValue {
+    /// Parses one value, skipping whitespace before it (not after it). Without `building`, the
+    /// value is checked as strictly and `.null` returned (nothing is allocated for it); `depth`:
+    /// the arrays and objects it is nested in.
+    mutating func parseValue(building: Bool = true, depth: Int = 0) throws(JSONSyntaxError) -> JSONValue {
         var open: [Container] = []
         nextValue: while true {
             guard let first = try peekToken() else { throw endOfInput() }
             var value: JSONValue
             switch first {
             case UInt8(ascii: "{"), UInt8(ascii: "["):
-                guard open.count < JSONParser.maximumDepth else {
+                guard open.count + depth < JSONParser.maximumDepth else {
                     throw error("nesting is deeper than \(JSONParser.maximumDepth) levels")
                 }
                 let isObject = first == UInt8(ascii: "{")
@@ -226,14 +228,15 @@ struct JSONScanner {
                 let closing = isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
                 guard try peekToken() == closing else {
                     var container = Container(isObject: isObject)
-                    if isObject { container.key = try parseKey() }
+                    if isObject { container.key = try parseKey(decoding: building) }
                     open.append(container)
                     continue nextValue
                 }
                 advance()
                 value = isObject ? .object(JSONObject()) : .array([])
             case UInt8(ascii: "\""):
-                value = .string(try parseString())
+                let text = try parseString(decoding: building)
+                value = building ? .string(text) : .null
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
                 value = try parseNumber()
             case UInt8(ascii: "t"):
@@ -253,27 +256,57 @@ struct JSONScanner {
             while let top = open.indices.last {
                 guard let separator = try peekToken() else { throw endOfInput() }
                 if open[top].isObject {
-                    open[top].members.append(JSONMember(open[top].key, value))
+                    if building { open[top].members.append(JSONMember(open[top].key, value)) }
                     if separator == UInt8(ascii: ",") {
                         advance()
-                        open[top].key = try parseKey()
+                        open[top].key = try parseKey(decoding: building)
                         continue nextValue
                     }
                     guard separator == UInt8(ascii: "}") else { throw error("expected ',' or '}' after object member") }
                     advance()
-                    value = .object(JSONObject(open.removeLast().members))
+                    let closed = open.removeLast()
+                    value = building ? .object(JSONObject(closed.members)) : .null
                 } else {
-                    open[top].elements.append(value)
+                    if building { open[top].elements.append(value) }
                     if separator == UInt8(ascii: ",") {
                         advance()
                         continue nextValue
                     }
                     guard separator == UInt8(ascii: "]") else { throw error("expected ',' or ']' after array element") }
                     advance()
-                    value = .array(open.removeLast().elements)
+                    let closed = open.removeLast()
+                    value = building ? .array(closed.elements) : .null
                 }
             }
             return value
+        }
+    }
+
+    /// Checks the object that starts at the next byte (its `{`) as `parseValue()` does, and
+    /// appends each member's key and value to `members` (offsets from the `{`) instead of
+    /// building it. Faults are those `parseValue()` reports, at the same places.
+    mutating func scanObject(into members: inout [JSONMemberSpan]) throws(JSONSyntaxError) {
+        let start = position.index
+        advance()
+        guard try peekToken() != UInt8(ascii: "}") else { return advance() }
+        while true {
+            guard let next = try peekToken() else { throw endOfInput() }
+            guard next == UInt8(ascii: "\"") else { throw error("expected a string as object key") }
+            let keyStart = position.index + 1
+            _ = try parseString(decoding: false)
+            let keyEnd = position.index - 1
+            try expect(UInt8(ascii: ":"), "expected ':' after object key")
+            guard try peekToken() != nil else { throw endOfInput() }
+            let valueStart = position.index
+            _ = try parseValue(building: false, depth: 1)
+            members.append(
+                JSONMemberSpan(
+                    keyStart: Int32(keyStart - start), keyEnd: Int32(keyEnd - start), valueStart: Int32(valueStart - start),
+                    valueEnd: Int32(position.index - start)))
+            guard let separator = try peekToken() else { throw endOfInput() }
+            guard separator == UInt8(ascii: ",") || separator == UInt8(ascii: "}") else { throw error("expected ',' or '}' after object member") }
+            advance()
+            if separator == UInt8(ascii: "}") { return }
         }
     }
 
@@ -369,20 +402,21 @@ struct JSONScanner {
 
     // MARK: Strings
 
-    /// Parses a string; the next byte is its opening quote.
-    mutating func parseString() throws(JSONSyntaxError) -> String {
+    /// Parses a string; the next byte is its opening quote. Without `decoding`, the string is
+    /// checked as strictly (escapes, UTF-8) and "" returned.
+    mutating func parseString(decoding: Bool = true) throws(JSONSyntaxError) -> String {
         let openingColumn = column
         let start = position.index + 1
         var index = start
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                let string = try makeString(UnsafeRawBufferPointer(rebasing: bytes[start..<index]), openingColumn: openingColumn)
+                let string = try makeString(UnsafeRawBufferPointer(rebasing: bytes[start..<index]), openingColumn: openingColumn, decoding: decoding)
                 position.index = index + 1
                 return string
             }
             if byte == UInt8(ascii: "\\") {
-                return try parseEscapedString(from: start, backslash: index, openingColumn: openingColumn)
+                return try parseEscapedString(from: start, backslash: index, openingColumn: openingColumn, decoding: decoding)
             }
             try checkStringByte(byte, at: index)
             index += 1
@@ -400,16 +434,24 @@ struct JSONScanner {
         if byte & 0xC0 == 0x80 { position.lineContinuationBytes += 1 }
     }
 
-    private func makeString(_ utf8: UnsafeRawBufferPointer, openingColumn: Int) throws(JSONSyntaxError) -> String {
-        guard let string = String(validUTF8: utf8) else {
+    /// The text of `utf8`, or only the check that it is UTF-8 ("" without `decoding`).
+    private func makeString(_ utf8: UnsafeRawBufferPointer, openingColumn: Int, decoding: Bool = true) throws(JSONSyntaxError) -> String {
+        let string = decoding ? String(validUTF8: utf8) : (JSONScanner.isValidUTF8(utf8) ? "" : nil)
+        guard let string else {
             throw JSONSyntaxError(line: line, column: openingColumn, message: JSONSyntaxError.invalidUTF8Message)
         }
         return string
     }
 
+    /// Whether `utf8` is valid UTF-8, without making a `String` of it.
+    static func isValidUTF8(_ utf8: UnsafeRawBufferPointer) -> Bool {
+        if !utf8.contains(where: { $0 >= 0x80 }) { return true }
+        return (try? UTF8Span(validating: utf8.assumingMemoryBound(to: UInt8.self).span)) != nil
+    }
+
     /// The slow path of `parseString`, from its first backslash.
     private mutating func parseEscapedString(
-        from start: Int, backslash: Int, openingColumn: Int
+        from start: Int, backslash: Int, openingColumn: Int, decoding: Bool
     ) throws(JSONSyntaxError) -> String {
         scratch.removeAll(keepingCapacity: true)
         var segmentStart = start
@@ -420,7 +462,7 @@ struct JSONScanner {
             case UInt8(ascii: "\""):
                 scratch.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[segmentStart..<index]))
                 let result = scratch.withUnsafeBytes { utf8 in
-                    Result { () throws(JSONSyntaxError) in try makeString(utf8, openingColumn: openingColumn) }
+                    Result { () throws(JSONSyntaxError) in try makeString(utf8, openingColumn: openingColumn, decoding: decoding) }
                 }
                 position.index = index + 1
                 return try result.get()

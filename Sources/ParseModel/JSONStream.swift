@@ -8,6 +8,27 @@ package enum JSONStreamError: Error, Sendable {
     case valueTooLarge(limit: Int)
 }
 
+/// Where one member of an object is in its text, as offsets from the object's `{`: the key
+/// without its quotes (escapes not decoded), and the value's whole token (a string with its quotes).
+package struct JSONMemberSpan: Sendable {
+    package var keyStart: Int32
+    package var keyEnd: Int32
+    package var valueStart: Int32
+    package var valueEnd: Int32
+
+    package init(keyStart: Int32, keyEnd: Int32, valueStart: Int32, valueEnd: Int32) {
+        (self.keyStart, self.keyEnd, self.valueStart, self.valueEnd) = (keyStart, keyEnd, valueStart, valueEnd)
+    }
+}
+
+/// A value read by ``JSONStream/scanValue(members:)``: an object's text, its members' spans
+/// beside it, or any other value parsed whole.
+package enum JSONScannedValue {
+    /// The object's bytes, valid until the stream is used again.
+    case object(UnsafeRawBufferPointer)
+    case other(JSONValue)
+}
+
 /// A pull parser over JSON text that is read in chunks, for inputs too large to hold:
 /// the caller walks the outer structure token by token (`beginArray`, `nextElement`,
 /// `beginObject`, `nextKey`) and parses the pieces it wants whole (`parseValue`).
@@ -73,6 +94,38 @@ package final class JSONStream {
     /// Parses the next value whole.
     package func parseValue() throws(JSONStreamError) -> JSONValue {
         try attempt { scanner throws(JSONSyntaxError) in try scanner.parseValue() }
+    }
+
+    /// Like ``parseValue()``, but an object is checked, not built: its members' spans replace
+    /// the contents of `members`, and its text is handed back (faults as `parseValue()`'s).
+    package func scanValue(members: inout [JSONMemberSpan]) throws(JSONStreamError) -> JSONScannedValue {
+        let range = try attempt { scanner throws(JSONSyntaxError) -> Range<Int>? in try Self.scan(&scanner, into: &members) }
+        guard let range else { return .other(try parseValue()) }
+        return .object(UnsafeRawBufferPointer(rebasing: storage[range]))
+    }
+
+    /// Like ``nextLineValue()``, with an object scanned as ``scanValue(members:)`` scans it.
+    package func nextLineScan(members: inout [JSONMemberSpan]) throws(JSONStreamError) -> (line: Int, value: JSONScannedValue)? {
+        guard try peek() != nil else { return nil }
+        let line = position.line
+        let range = try attempt { scanner throws(JSONSyntaxError) -> Range<Int>? in
+            scanner.stopsAtLineFeed = true
+            guard let range = try Self.scan(&scanner, into: &members) else { return nil }
+            if try scanner.peekToken() != nil { throw scanner.error("unexpected content after the JSON value") }
+            return range
+        }
+        guard let range else { return try nextLineValue().map { ($0.line, .other($0.value)) } }
+        return (line, .object(UnsafeRawBufferPointer(rebasing: storage[range])))
+    }
+
+    /// The range of the object at the scanner's next byte, its members' spans in `members`;
+    /// `nil`, nothing consumed, when the next value is not an object.
+    private static func scan(_ scanner: inout JSONScanner, into members: inout [JSONMemberSpan]) throws(JSONSyntaxError) -> Range<Int>? {
+        members.removeAll(keepingCapacity: true)
+        guard try scanner.peekToken() == UInt8(ascii: "{") else { return nil }
+        let start = scanner.position.index
+        try scanner.scanObject(into: &members)
+        return start..<scanner.position.index
     }
 
     /// Consumes the `[` that opens an array; walk it with `nextElement()`.

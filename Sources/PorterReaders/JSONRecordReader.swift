@@ -28,6 +28,8 @@ public struct JSONRecordReader: RecordReader {
     private var state: State
     /// Once a fault is found, every later call reports it again.
     private var failure: ReaderError?
+    /// Where the members of the record being read are in its text (reused record after record).
+    private var members: [JSONMemberSpan] = []
 
     private enum State {
         /// In the top-level array.
@@ -92,12 +94,15 @@ public struct JSONRecordReader: RecordReader {
                     }
                     continue
                 }
-                let line = stream.line
-                return try record(json(stream.parseValue), line: line)
+                let line = stream.line, stream = stream
+                // Scanned first: `record` reads the members the scan leaves.
+                let value = try scanning { members throws(JSONStreamError) in try stream.scanValue(members: &members) }
+                return try record(value, line: line)
             case .afterResults:
                 try skipToResults(objectLine: nil)
             case .lines:
-                guard let (line, value) = try json(stream.nextLineValue) else {
+                let stream = stream
+                guard let (line, value) = try scanning({ members throws(JSONStreamError) in try stream.nextLineScan(members: &members) }) else {
                     state = .finished
                     return nil
                 }
@@ -196,9 +201,18 @@ public struct JSONRecordReader: RecordReader {
 
     // MARK: Records and errors
 
-    private func record(_ value: JSONValue, line: Int) throws(ReaderError) -> SourceRecord {
-        guard case .object(let object) = value else { throw error("record is not a JSON object", line: line) }
-        return SourceRecord(line: line, content: .json(object))
+    /// The record of an object the stream scanned: its text and its members' places, one buffer.
+    private func record(_ value: JSONScannedValue, line: Int) throws(ReaderError) -> SourceRecord {
+        guard case .object(let text) = value else { throw error("record is not a JSON object", line: line) }
+        return SourceRecord(line: line, json: JSONFields(members: members, text: text))
+    }
+
+    /// Runs a step of the stream that scans a record into ``members``.
+    private mutating func scanning<Value>(_ step: (inout [JSONMemberSpan]) throws(JSONStreamError) -> Value) throws(ReaderError) -> Value {
+        var spans: [JSONMemberSpan] = []
+        swap(&spans, &members)
+        defer { swap(&spans, &members) }
+        return try json { () throws(JSONStreamError) in try step(&spans) }
     }
 
     /// Runs a step of the stream, turning its faults into `ReaderError`s.

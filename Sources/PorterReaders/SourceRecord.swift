@@ -62,8 +62,9 @@ public final class CSVHeader: Sendable {
 /// One record of a source file with its provenance: the line on which it starts
 /// (a CSV record with quoted line breaks spans several lines).
 ///
-/// A CSV row keeps its cells as their UTF-8 bytes in one buffer, not as a `String` per cell:
-/// a cell becomes text only where it is read as text (``cell(_:)``, ``content``).
+/// A CSV row keeps its cells as their UTF-8 bytes in one buffer, not as a `String` per cell,
+/// and a record read from a JSON file keeps the object's text with its members' places: a cell
+/// becomes text or a `JSONValue` only where it is read as one (``cell(_:)``, ``content``).
 public struct SourceRecord: Sendable {
     /// What the record holds.
     public enum Content: Sendable {
@@ -75,9 +76,10 @@ public struct SourceRecord: Sendable {
 
     /// Where the record starts: its line in a file, its 1-based position among records in memory.
     public let line: Int
-    /// The record's cells (a CSV row's cells made into text here, each time it is asked).
+    /// The record's cells (a CSV row's cells made into text, a JSON file's object parsed, here,
+    /// each time it is asked).
     public var content: Content {
-        if let csvHeader { .csv(header: csvHeader, cells: csvCells) } else { .json(jsonObject) }
+        if let csvHeader { .csv(header: csvHeader, cells: csvCells) } else { .json(jsonFields?.object ?? jsonObject) }
     }
 
     // The content is kept in fields rather than as a `Content`: reading a cell from an enum's
@@ -87,6 +89,9 @@ public struct SourceRecord: Sendable {
     package let csvHeader: CSVHeader?
     /// A CSV row's cells (see ``CSVCells``); empty for a JSON record.
     package let csvRow: CSVCells
+    /// A JSON object's members as spans of its text (see ``JSONFields``), when the record was read
+    /// from a file; `nil` for a CSV row or an object given whole.
+    package let jsonFields: JSONFields?
     private let jsonObject: JSONObject
     /// Why the row is not well-formed CSV (`misplaced quote: …`), when it is not: its cells are
     /// those read up to the fault, and the reader went on with the next row.
@@ -107,10 +112,15 @@ public struct SourceRecord: Sendable {
         self.init(line: line, header: header, row: row, json: JSONObject(), malformation: malformation)
     }
 
-    private init(line: Int, header: CSVHeader?, row: CSVCells, json: JSONObject, malformation: String?) {
+    /// A JSON object read from a file, as its members' spans of its text.
+    package init(line: Int, json: JSONFields) {
+        self.init(line: line, header: nil, row: CSVCells(), json: JSONObject(), fields: json, malformation: nil)
+    }
+
+    private init(line: Int, header: CSVHeader?, row: CSVCells, json: JSONObject, fields: JSONFields? = nil, malformation: String?) {
         self.line = line
         self.malformation = malformation
-        (csvHeader, csvRow, jsonObject) = (header, row, json)
+        (csvHeader, csvRow, jsonObject, jsonFields) = (header, row, json, fields)
     }
 
     /// A CSV row's cells as text; empty for a JSON record.
@@ -123,15 +133,27 @@ public struct SourceRecord: Sendable {
             guard let index = csvHeader.unsafelyUnwrapped.index(of: column.name), index < csvRow.count else { return nil }
             return .text(csvRow.text(at: index))
         }
+        if let jsonFields {
+            if let direct = jsonFields.index(of: column.name, isASCII: column.isASCII) { return .json(jsonFields.value(at: direct)) }
+            guard column.components.count > 1, let first = jsonFields.index(of: column.components[0], isASCII: column.isASCII) else { return nil }
+            return jsonFields.value(at: first).value(atPath: Array(column.components.dropFirst())).map(SourceCell.json)
+        }
         if let direct = jsonObject[column.name] { return .json(direct) }
         guard column.components.count > 1 else { return nil }
         return JSONValue.object(jsonObject).value(atPath: column.components).map(SourceCell.json)
     }
 
+    /// Whether the record has a cell under `column` (``cell(_:)`` is not `nil`), without reading it.
+    package func hasCell(_ column: ColumnPath) -> Bool {
+        guard let jsonFields else { return cell(column) != nil }
+        if jsonFields.index(of: column.name, isASCII: column.isASCII) != nil { return true }
+        return column.components.count > 1 && cell(column) != nil
+    }
+
     /// The column names this record carries (CSV header without surrounding spaces, or the
     /// JSON object's top-level keys).
     public var columnNames: [String] {
-        csvHeader?.columnNames ?? jsonObject.keys
+        csvHeader?.columnNames ?? jsonFields?.keys ?? jsonObject.keys
     }
 
     /// The fault of a row that is not well-formed (``malformation``) or whose cell count differs
@@ -154,11 +176,14 @@ public struct ColumnPath: Hashable, Sendable {
     public let name: String
     /// The name split at its dots (`["address", "city"]`).
     public let components: [String]
+    /// Whether the name is ASCII (a JSON record's plain keys are then compared byte by byte).
+    package let isASCII: Bool
 
     /// The path of the column `name`.
     public init(_ name: String) {
         self.name = name
         self.components = name.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        self.isASCII = name.utf8.allSatisfy { $0 < 0x80 }
     }
 }
 

@@ -469,8 +469,8 @@ final class ImportPass {
                     if records % 20_000 == 0 {
                         progress?(ImportProgress(phase: phase, records: records, bytesRead: bytesBefore + reader.bytesRead, totalBytes: totalBytes))
                     }
-                    if record.csvHeader == nil, case .json(let object) = record.content, !loads.contains(where: \.mapping.strict) {
-                        countSkippedKeys(of: object, line: record.line, file: file, loads: loads)
+                    if record.csvHeader == nil, !loads.contains(where: \.mapping.strict) {
+                        countSkippedKeys(of: record.columnNames, line: record.line, file: file, loads: loads)
                     }
                     for (position, load) in loads.enumerated() {
                         if let values = load.mapper.extractedRecords(of: record) {
@@ -506,18 +506,18 @@ final class ImportPass {
         return !values[values.startIndex + index].isNull
     }
 
-    /// Counts the keys of `object` that no class of the group reads (a strict class makes them faults instead).
+    /// Counts the keys of a JSON record (`keys`, its member names) that no class of the group reads (a strict class makes them faults instead).
     /// They are named as keys of the group's first class read record by record, if it has one
     /// (an extracted class reads one column of the records).
-    private func countSkippedKeys(of object: JSONObject, line: Int, file: String, loads: [ClassLoad]) {
-        for member in object where !loads.contains(where: { $0.mapper.reads(member.key) }) {
+    private func countSkippedKeys(of keys: [String], line: Int, file: String, loads: [ClassLoad]) {
+        for key in keys where !loads.contains(where: { $0.mapper.reads(key) }) {
             let owner = loads.first { !$0.isExtracted } ?? loads[0]
-            let className = owner.className, id = "\(className)\u{0}\(member.key)"
+            let className = owner.className, id = "\(className)\u{0}\(key)"
             if let index = skippedKeyIndex[id] {
                 skippedKeys[index].count += 1
             } else {
                 skippedKeyIndex[id] = skippedKeys.count
-                skippedKeys.append(SkippedKey(className: className, key: member.key, file: file, firstLine: line, count: 1))
+                skippedKeys.append(SkippedKey(className: className, key: key, file: file, firstLine: line, count: 1))
             }
         }
     }

@@ -83,13 +83,12 @@ struct SourceColumnCheck {
             }
             return
         }
-        guard case .json(let object) = record.content else { return }
         records += 1
-        for index in columns.indices where record.cell(columns[index].path) != nil {
+        for index in columns.indices where record.hasCell(columns[index].path) {
             if present[index] == 0 { unseen -= 1 }
             present[index] += 1
         }
-        if unseen > 0 && seenKeys.count < Self.keptKeys { collectKeys(of: object, prefix: "", depth: depth) }
+        if unseen > 0 && seenKeys.count < Self.keptKeys, case .json(let object) = record.content { collectKeys(of: object, prefix: "", depth: depth) }
     }
 
     private mutating func collectKeys(of object: JSONObject, prefix: String, depth: Int) {

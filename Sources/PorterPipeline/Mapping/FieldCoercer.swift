@@ -23,6 +23,10 @@ package final class FieldCoercer: Sendable {
     /// Whether a CSV cell is coerced from its bytes (``value(in:column:)``): the field reads one
     /// column, without enum `values` or an upload.
     let readsBytes: Bool
+    /// Whether a JSON record's member is coerced from its token (``value(in:column:)``): the field
+    /// reads bytes, and its type reads a JSON string as it reads a CSV cell's text (or it is a
+    /// Pointer or Relation whose target's key is one String: a string is a key).
+    let readsJSONTokens: Bool
     /// The field's `null` tokens as bytes, when all are ASCII (else they are compared as text).
     let asciiNullTokens: [[UInt8]]?
 
@@ -40,6 +44,7 @@ package final class FieldCoercer: Sendable {
         self.manifestPath = className.map { "classes.\($0).fields.\(field.name)" } ?? field.name
         self.references = references
         self.readsBytes = longitudePath == nil && keyPartPaths.isEmpty && field.values == nil && !field.upload
+        self.readsJSONTokens = readsBytes && (references?.keyIsOneString == true || [.string, .number, .boolean, .date, .bytes].contains(field.type))
         self.asciiNullTokens = field.nullTokens.allSatisfy { $0.utf8.allSatisfy { $0 < 0x80 } } ? field.nullTokens.map { Array($0.utf8) } : nil
     }
 
@@ -75,6 +80,67 @@ package final class FieldCoercer: Sendable {
             break
         }
         do { return .success(try coerce(.text(String(decoding: bytes, as: UTF8.self)))) } catch { return .failure(error) }
+    }
+
+    /// A JSON record's member coerced from its token as ``coerce(_:)`` coerces its `JSONValue`;
+    /// `nil` where the value is read as a `JSONValue` (an empty or escaped string, a number that
+    /// is not an integer of up to 18 digits, an object, an array, a value of another kind than the field's).
+    private func value(in fields: JSONFields) -> Result<MappedValue, CoercionError>? {
+        guard let member = fields.index(of: columnPath.name, isASCII: columnPath.isASCII) else {
+            return columnPath.components.count > 1 ? nil : .success(nullValue)
+        }
+        return fields.withValue(at: member) { token -> Result<MappedValue, CoercionError>? in
+            switch token[0] {
+            case UInt8(ascii: "n"):
+                return .success(nullValue)
+            case UInt8(ascii: "\""):
+                let text = UnsafeBufferPointer(rebasing: token[1..<token.count - 1])
+                guard !text.isEmpty, !text.contains(UInt8(ascii: "\\")) else { return nil }
+                // A JSON string is one key, even where it starts with `{` or holds the split separator.
+                switch field.type {
+                case .pointer: return .success(.pointer(references!.reference(key: String(decoding: text, as: UTF8.self))))
+                case .relation: return .success(.relation([references!.reference(key: String(decoding: text, as: UTF8.self))]))
+                default: return coerce(bytes: text)
+                }
+            case UInt8(ascii: "["):
+                if case .relation = field.type { return relation(keys: token) }
+                return nil
+            case UInt8(ascii: "t") where field.type == .boolean, UInt8(ascii: "f") where field.type == .boolean:
+                return .success(.value(.boolean(token[0] == UInt8(ascii: "t"))))
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                if field.type == .number, let integer = NumberText.integer(token) { return .success(.value(.integer(integer))) }
+                // 0 and 1 are booleans in JSON as in CSV.
+                if field.type == .boolean, token.count == 1, token[0] <= UInt8(ascii: "1") { return .success(.value(.boolean(token[0] == UInt8(ascii: "1")))) }
+                return nil
+            default:
+                return nil
+            }
+        }
+    }
+
+    /// A Relation's JSON array of strings, each a key of the target (duplicates once); `nil` when
+    /// an item is not a string, or is empty or escaped (pointer JSON in a string has escapes).
+    private func relation(keys array: UnsafeBufferPointer<UInt8>) -> Result<MappedValue, CoercionError>? {
+        var found: [ObjectReference] = []
+        var index = 1
+        func skipBlanks() {
+            while array[index] == 0x20 || array[index] == 0x09 || array[index] == 0x0A || array[index] == 0x0D { index += 1 }
+        }
+        skipBlanks()
+        if array[index] == UInt8(ascii: "]") { return .success(.relation([])) }
+        while true {
+            skipBlanks()
+            guard array[index] == UInt8(ascii: "\"") else { return nil }
+            var end = index + 1
+            while array[end] != UInt8(ascii: "\"") { end += 1 }
+            let key = UnsafeBufferPointer(rebasing: array[(index + 1)..<end])
+            guard !key.isEmpty, !key.contains(UInt8(ascii: "\\")) else { return nil }
+            do { try references!.add(keyPart: String(decoding: key, as: UTF8.self), to: &found) } catch { return .failure(error) }
+            index = end + 1
+            skipBlanks()
+            guard array[index] == UInt8(ascii: ",") else { return array[index] == UInt8(ascii: "]") ? .success(.relation(found)) : nil }
+            index += 1
+        }
     }
 
     private func isNullToken(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
@@ -114,14 +180,15 @@ package final class FieldCoercer: Sendable {
     /// Required fields are checked by the caller, which knows the location. `column`: where the
     /// field's column is in a CSV record's header (-1: not there), found by name when `nil`.
     ///
-    /// A CSV cell is coerced from its bytes where the type allows it (``readsBytes``), without
-    /// a `String` for a value not kept as text.
+    /// A CSV cell is coerced from its bytes where the type allows it (``readsBytes``), and so is
+    /// a JSON file's value (``readsJSONTokens``), without a `String` for a value not kept as text.
     func value(in record: SourceRecord, column: Int? = nil) throws(CoercionError) -> MappedValue {
         if readsBytes, let header = record.csvHeader {
             let column = column ?? header.index(of: columnPath.name) ?? -1
             guard column >= 0, column < record.csvRow.count else { return nullValue }
             return try record.csvRow.withCell(at: column) { coerce(bytes: $0) }.get()
         }
+        if readsJSONTokens, let fields = record.jsonFields, let value = value(in: fields) { return try value.get() }
         if let columns = field.columns, let longitudePath {
             let lat = record.cell(columnPath), lng = record.cell(longitudePath)
             if isNull(lat) && isNull(lng) { return .value(field.defaultValue ?? .null) }

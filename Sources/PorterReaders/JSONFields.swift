@@ -1,0 +1,120 @@
+import ParseModel
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A JSON record's top-level members as spans of the record's text, in one buffer: one
+/// allocation per record, where a `JSONValue` made a `String` per string and per member name
+/// and an array per object and array. A value becomes a `JSONValue` only where it is read as
+/// one (``value(at:)``); coercions read its token (``withValue(at:_:)``). The text was checked
+/// by the reader as strictly as the parser checks it, so reading it again cannot fail.
+package struct JSONFields: Sendable {
+    /// `count` members of 4 native `Int32`s each (key start, key end, value start, value end,
+    /// offsets into the text; a key start's top bit set when the key is not plain ASCII without
+    /// escapes), then the object's text from its `{` to its `}`.
+    @usableFromInline let storage: [UInt8]
+    /// How many members the object has, duplicates included.
+    package let count: Int
+
+    private static let spanBytes = 4 * MemoryLayout<Int32>.stride
+    private static let notPlain = Int32.min
+
+    /// The members `members` of the object whose text is `text`.
+    package init(members: [JSONMemberSpan], text: UnsafeRawBufferPointer) {
+        count = members.count
+        let header = members.count * Self.spanBytes
+        storage = [UInt8](unsafeUninitializedCapacity: header + text.count) { buffer, initialized in
+            let base = UnsafeMutableRawPointer(buffer.baseAddress!)
+            for (index, member) in members.enumerated() {
+                let key = UnsafeRawBufferPointer(rebasing: text[Int(member.keyStart)..<Int(member.keyEnd)])
+                let isPlain = !key.contains { $0 >= 0x80 || $0 == UInt8(ascii: "\\") }
+                let span = base + index * Self.spanBytes
+                span.storeBytes(of: isPlain ? member.keyStart : member.keyStart | Self.notPlain, as: Int32.self)
+                span.storeBytes(of: member.keyEnd, toByteOffset: 4, as: Int32.self)
+                span.storeBytes(of: member.valueStart, toByteOffset: 8, as: Int32.self)
+                span.storeBytes(of: member.valueEnd, toByteOffset: 12, as: Int32.self)
+            }
+            if let start = text.baseAddress { memcpy(base + header, start, text.count) }
+            initialized = header + text.count
+        }
+    }
+
+    private func field(_ index: Int, _ offset: Int) -> Int {
+        storage.withUnsafeBytes { Int($0.loadUnaligned(fromByteOffset: index * Self.spanBytes + offset * 4, as: Int32.self)) }
+    }
+
+    /// `body` on the bytes of the text from `start` to `end`.
+    private func withText<R>(_ start: Int, _ end: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        storage.withUnsafeBytes { raw in
+            let base = count * Self.spanBytes
+            return body(UnsafeRawBufferPointer(rebasing: raw[(base + start)..<(base + end)]).assumingMemoryBound(to: UInt8.self))
+        }
+    }
+
+    /// Where the name of the member at `index` is (without its quotes), and whether it is
+    /// plain: ASCII without escapes, so that its bytes are its text.
+    private func keySpan(_ index: Int) -> (start: Int, end: Int, isPlain: Bool) {
+        let start = field(index, 0)
+        return (start & Int(Int32.max), field(index, 1), start >= 0)
+    }
+
+    /// The position of the last member named `name` (the one `JSONObject`'s subscript gives), compared
+    /// as `String`s compare (escapes decoded, canonically equivalent text equal); `nil` when none is.
+    /// `isASCII`: whether `name` is ASCII, when plain keys are compared byte by byte.
+    package func index(of name: String, isASCII: Bool) -> Int? {
+        var name = name
+        return name.withUTF8 { wanted in
+            for index in stride(from: count - 1, through: 0, by: -1) {
+                let key = keySpan(index)
+                guard key.isPlain, isASCII else {
+                    if self.key(at: index) == String(decoding: wanted, as: UTF8.self) { return index }
+                    continue
+                }
+                guard key.end - key.start == wanted.count else { continue }
+                if wanted.isEmpty || withText(key.start, key.end, { memcmp($0.baseAddress!, wanted.baseAddress!, wanted.count) == 0 }) {
+                    return index
+                }
+            }
+            return nil
+        }
+    }
+
+    /// `body` on the token of the value at `index`: a string with its quotes and escapes, a
+    /// number as written, `true`, `false`, `null`, or an object's or array's text.
+    package func withValue<R>(at index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        withText(field(index, 2), field(index, 3), body)
+    }
+
+    /// The value at `index`.
+    package func value(at index: Int) -> JSONValue {
+        withValue(at: index) { Self.parse($0) }
+    }
+
+    /// The name of the member at `index`, escapes decoded.
+    package func key(at index: Int) -> String {
+        let key = keySpan(index)
+        guard !key.isPlain else { return withText(key.start, key.end) { String(decoding: $0, as: UTF8.self) } }
+        // The key's token: its quotes are around its span.
+        return withText(key.start - 1, key.end + 1) { Self.parse($0).stringValue ?? "" }
+    }
+
+    /// The member names in order, duplicates included.
+    package var keys: [String] { (0..<count).map(key(at:)) }
+
+    /// The whole object.
+    package var object: JSONObject {
+        guard case .object(let object) = withText(0, storage.count - count * Self.spanBytes, Self.parse) else { return JSONObject() }
+        return object
+    }
+
+    /// JSON text the reader has checked.
+    private static func parse(_ text: UnsafeBufferPointer<UInt8>) -> JSONValue {
+        guard let value = try? JSONParser.parse(bytes: UnsafeRawBufferPointer(text)) else {
+            preconditionFailure("JSON text a reader checked does not parse")
+        }
+        return value
+    }
+}
