@@ -98,8 +98,8 @@ package final class FieldCoercer: Sendable {
                 guard !text.isEmpty, !text.contains(UInt8(ascii: "\\")) else { return nil }
                 // A JSON string is one key, even where it starts with `{` or holds the split separator.
                 switch field.type {
-                case .pointer: return .success(.pointer(references!.reference(key: String(decoding: text, as: UTF8.self))))
-                case .relation: return .success(.relation([references!.reference(key: String(decoding: text, as: UTF8.self))]))
+                case .pointer: return .success(.pointer(references!.reference(keyBytes: text)))
+                case .relation: return .success(.relation([references!.reference(keyBytes: text)]))
                 default: return coerce(bytes: text)
                 }
             case UInt8(ascii: "["):
