@@ -30,6 +30,10 @@ public struct JSONRecordReader: RecordReader {
     private var failure: ReaderError?
     /// Where the members of the record being read are in its text (reused record after record).
     private var members: [JSONMemberSpan] = []
+    /// Records are parsed whole into their `content` instead of scanned into spans of their
+    /// text, for a reader of every member (a MongoDB document turned into its REST object),
+    /// which would otherwise scan each record and then parse it.
+    package var readsWholeRecords = false
 
     private enum State {
         /// In the top-level array.
@@ -95,6 +99,7 @@ public struct JSONRecordReader: RecordReader {
                     continue
                 }
                 let line = stream.line, stream = stream
+                if readsWholeRecords { return try record(json(stream.parseValue), line: line) }
                 // Scanned first: `record` reads the members the scan leaves.
                 let value = try scanning { members throws(JSONStreamError) in try stream.scanValue(members: &members) }
                 return try record(value, line: line)
@@ -102,6 +107,13 @@ public struct JSONRecordReader: RecordReader {
                 try skipToResults(objectLine: nil)
             case .lines:
                 let stream = stream
+                if readsWholeRecords {
+                    guard let (line, value) = try json(stream.nextLineValue) else {
+                        state = .finished
+                        return nil
+                    }
+                    return try record(value, line: line)
+                }
                 guard let (line, value) = try scanning({ members throws(JSONStreamError) in try stream.nextLineScan(members: &members) }) else {
                     state = .finished
                     return nil
@@ -205,6 +217,12 @@ public struct JSONRecordReader: RecordReader {
     private func record(_ value: JSONScannedValue, line: Int) throws(ReaderError) -> SourceRecord {
         guard case .object(let text) = value else { throw error("record is not a JSON object", line: line) }
         return SourceRecord(line: line, json: JSONFields(members: members, text: text))
+    }
+
+    /// The record of an object the stream parsed whole (``readsWholeRecords``).
+    private func record(_ value: JSONValue, line: Int) throws(ReaderError) -> SourceRecord {
+        guard case .object(let object) = value else { throw error("record is not a JSON object", line: line) }
+        return SourceRecord(line: line, content: .json(object))
     }
 
     /// Runs a step of the stream that scans a record into ``members``.

@@ -14,7 +14,13 @@ struct MongoDocumentReader: RecordReader {
     private let decoder: MongoDocumentDecoder
 
     init(base: any RecordReader, className: String, fields: [String: FieldType]) {
-        self.base = base
+        // Every member is decoded: the records are parsed whole, not scanned first.
+        if var json = base as? JSONRecordReader {
+            json.readsWholeRecords = true
+            self.base = json
+        } else {
+            self.base = base
+        }
         decoder = MongoDocumentDecoder(className: className, fields: fields)
     }
 
