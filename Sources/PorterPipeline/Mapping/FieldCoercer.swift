@@ -96,7 +96,9 @@ package final class FieldCoercer: Sendable {
             case UInt8(ascii: "\""):
                 let text = UnsafeBufferPointer(rebasing: token[1..<token.count - 1])
                 guard !text.isEmpty, !text.contains(UInt8(ascii: "\\")) else { return nil }
-                // A JSON string is one key, even where it starts with `{` or holds the split separator.
+                // A JSON string is one key, even where it starts with `{` or holds the split
+                // separator; one of the field's `null` tokens is no key.
+                if field.type.targetClass != nil, isNullToken(text) { return .success(nullValue) }
                 switch field.type {
                 case .pointer: return .success(.pointer(references!.reference(keyBytes: text)))
                 case .relation: return .success(.relation([references!.reference(keyBytes: text)]))
