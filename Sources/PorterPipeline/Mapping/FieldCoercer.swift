@@ -137,7 +137,7 @@ package final class FieldCoercer: Sendable {
             while array[end] != UInt8(ascii: "\"") { end += 1 }
             let key = UnsafeBufferPointer(rebasing: array[(index + 1)..<end])
             guard !key.isEmpty, !key.contains(UInt8(ascii: "\\")) else { return nil }
-            do { try references!.add(keyPart: String(decoding: key, as: UTF8.self), to: &found) } catch { return .failure(error) }
+            do { try references!.add(keyPart: key, to: &found) } catch { return .failure(error) }
             index = end + 1
             skipBlanks()
             guard array[index] == UInt8(ascii: ",") else { return array[index] == UInt8(ascii: "]") ? .success(.relation(found)) : nil }
