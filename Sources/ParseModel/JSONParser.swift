@@ -436,17 +436,11 @@ struct JSONScanner {
 
     /// The text of `utf8`, or only the check that it is UTF-8 ("" without `decoding`).
     private func makeString(_ utf8: UnsafeRawBufferPointer, openingColumn: Int, decoding: Bool = true) throws(JSONSyntaxError) -> String {
-        let string = decoding ? String(validUTF8: utf8) : (JSONScanner.isValidUTF8(utf8) ? "" : nil)
+        let string = decoding ? String(validUTF8: utf8) : (String.isValidUTF8(utf8) ? "" : nil)
         guard let string else {
             throw JSONSyntaxError(line: line, column: openingColumn, message: JSONSyntaxError.invalidUTF8Message)
         }
         return string
-    }
-
-    /// Whether `utf8` is valid UTF-8, without making a `String` of it.
-    static func isValidUTF8(_ utf8: UnsafeRawBufferPointer) -> Bool {
-        if !utf8.contains(where: { $0 >= 0x80 }) { return true }
-        return (try? UTF8Span(validating: utf8.assumingMemoryBound(to: UInt8.self).span)) != nil
     }
 
     /// The slow path of `parseString`, from its first backslash.

@@ -21,4 +21,25 @@ extension String {
         guard isUnchanged else { return nil }
         self = decoded
     }
+
+    /// Whether `bytes` are valid UTF-8, without making a `String` of them: ASCII is checked
+    /// eight bytes at a time, other text validated in place.
+    package static func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var index = 0
+        while index + 8 <= bytes.count {
+            guard bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 else {
+                return isValidNonASCII(bytes)
+            }
+            index += 8
+        }
+        while index < bytes.count {
+            guard bytes[index] < 0x80 else { return isValidNonASCII(bytes) }
+            index += 1
+        }
+        return true
+    }
+
+    private static func isValidNonASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        (try? UTF8Span(validating: bytes.assumingMemoryBound(to: UInt8.self).span)) != nil
+    }
 }

@@ -41,28 +41,12 @@ struct CSVRowCollector {
     /// Adds a field of the row under way; bytes that are not UTF-8 give an empty cell and
     /// fail the row.
     mutating func appendCell(_ cell: UnsafeRawBufferPointer) {
-        if Self.isValidUTF8(cell) {
+        if String.isValidUTF8(cell) {
             bytes.append(contentsOf: cell)
         } else if firstInvalidCell == nil {
             firstInvalidCell = ends.count
         }
         ends.append(bytes.count)
-    }
-
-    /// ASCII is checked eight bytes at a time; other text is decoded.
-    private static func isValidUTF8(_ cell: UnsafeRawBufferPointer) -> Bool {
-        var index = 0
-        while index + 8 <= cell.count {
-            guard cell.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 else {
-                return String(validUTF8: cell) != nil
-            }
-            index += 8
-        }
-        while index < cell.count {
-            guard cell[index] < 0x80 else { return String(validUTF8: cell) != nil }
-            index += 1
-        }
-        return true
     }
 
     /// Marks the row under way as not well-formed, for `reason` unless it already is.

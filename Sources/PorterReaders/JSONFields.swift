@@ -65,12 +65,12 @@ package struct JSONFields: Sendable {
     /// as `String`s compare (escapes decoded, canonically equivalent text equal); `nil` when none is.
     /// `isASCII`: whether `name` is ASCII, when plain keys are compared byte by byte.
     package func index(of name: String, isASCII: Bool) -> Int? {
-        var name = name
-        return name.withUTF8 { wanted in
+        var utf8 = name
+        return utf8.withUTF8 { wanted in
             for index in stride(from: count - 1, through: 0, by: -1) {
                 let key = keySpan(index)
                 guard key.isPlain, isASCII else {
-                    if self.key(at: index) == String(decoding: wanted, as: UTF8.self) { return index }
+                    if self.key(at: index) == name { return index }
                     continue
                 }
                 guard key.end - key.start == wanted.count else { continue }

@@ -58,10 +58,10 @@ final class JSONTokenMappingTests: XCTestCase {
             FieldMapping(name: "blob", type: .bytes),
             FieldMapping(name: "tags", type: .array),
             FieldMapping(name: "genres", type: .relation(targetClass: "Genre"), column: "tags", split: ";"),
-            FieldMapping(name: "kinds", type: .relation(targetClass: "Genre"), column: "note"),
+            FieldMapping(name: "kinds", type: .relation(targetClass: "Genre"), column: "note", nullTokens: ["N/A"]),
             FieldMapping(name: "meta", type: .object),
             FieldMapping(name: "city", type: .string, column: "address.city"),
-            FieldMapping(name: "genre", type: .pointer(targetClass: "Genre")),
+            FieldMapping(name: "genre", type: .pointer(targetClass: "Genre"), nullTokens: ["N/A"]),
             FieldMapping(name: "accent", type: .string, column: "café"),
             FieldMapping(name: "level", type: .number, column: "café"),
         ])

@@ -96,7 +96,9 @@ package final class FieldCoercer: Sendable {
             case UInt8(ascii: "\""):
                 let text = UnsafeBufferPointer(rebasing: token[1..<token.count - 1])
                 guard !text.isEmpty, !text.contains(UInt8(ascii: "\\")) else { return nil }
-                // A JSON string is one key, even where it starts with `{` or holds the split separator.
+                // A JSON string is one key, even where it starts with `{` or holds the split
+                // separator; one of the field's `null` tokens is no key.
+                if field.type.targetClass != nil, isNullToken(text) { return .success(nullValue) }
                 switch field.type {
                 case .pointer: return .success(.pointer(references!.reference(keyBytes: text)))
                 case .relation: return .success(.relation([references!.reference(keyBytes: text)]))
@@ -135,7 +137,7 @@ package final class FieldCoercer: Sendable {
             while array[end] != UInt8(ascii: "\"") { end += 1 }
             let key = UnsafeBufferPointer(rebasing: array[(index + 1)..<end])
             guard !key.isEmpty, !key.contains(UInt8(ascii: "\\")) else { return nil }
-            do { try references!.add(keyPart: String(decoding: key, as: UTF8.self), to: &found) } catch { return .failure(error) }
+            do { try references!.add(keyPart: key, to: &found) } catch { return .failure(error) }
             index = end + 1
             skipBlanks()
             guard array[index] == UInt8(ascii: ",") else { return array[index] == UInt8(ascii: "]") ? .success(.relation(found)) : nil }
