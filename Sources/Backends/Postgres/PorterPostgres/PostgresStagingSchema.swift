@@ -24,7 +24,7 @@ final class PostgresStagingSchema {
     init(url: String) throws(PorterError) {
         connection = try PostgresConnection(url: url)
         guard let pid = try connection.execute("SELECT pg_backend_pid()").first?.first ?? nil else {
-            throw PorterError(.target, "\(url): the server did not say its process id (pg_backend_pid)")
+            throw PorterError(.target, "\(connection.shownURL): the server did not say its process id (pg_backend_pid)")
         }
         name = Self.prefix + pid
         // Outside the transaction, so that a schema dropped here is not held locked by it.
