@@ -13,7 +13,7 @@ struct StoredLinkSets {
     /// did with the owner's links: ``unseen``, ``leftOut`` or ``sent``.
     private var owners: DigestSlots
     private static let unseen: UInt64 = 0, leftOut: UInt64 = 1, sent: UInt64 = 2
-    private let ownerSeed = Hasher.random64(), relatedSeed = Hasher.random64()
+    private let ownerSeed = UInt64.random(in: .min ... .max), relatedSeed = UInt64.random(in: .min ... .max)
 
     /// Reads every link of `table`, whose owners are objects of `ownerClass`.
     init(scanning table: String, ownerClass: String, on db: PostgresConnection) throws(PorterError) {
@@ -51,10 +51,6 @@ struct StoredLinkSets {
     mutating func restaged(_ owner: String) {
         if let slot = owners.slot(of: owner.byteHash(seed: ownerSeed)) { owners[mark: slot] = Self.sent }
     }
-}
-
-extension Hasher {
-    fileprivate static func random64() -> UInt64 { UInt64.random(in: .min ... .max) }
 }
 
 extension String {
