@@ -61,5 +61,7 @@ final class PostgresStagingSchema {
         connection.close()
     }
 
+    /// Closes the second connection, the schema left as it is (committed, for the import's
+    /// connection to have moved its tables out and dropped it).
     func close() { connection.close() }
 }
