@@ -37,6 +37,23 @@ public struct KeyHash: Hashable, Sendable {
         return h
     }
 
+    /// A 64-bit hash of `bytes` (an objectId, say), eight at a time through ``finalize(_:)``
+    /// (a bijection: ids of one length up to eight bytes never collide). Swift's `Hasher`
+    /// (SipHash, set up anew for each id) was about a third of the time of a scan of a
+    /// mirror's join table.
+    package static func bytes(_ bytes: UnsafeRawBufferPointer, seed: UInt64) -> UInt64 {
+        var h = seed ^ UInt64(bytes.count) &* 0x9e37_79b9_7f4a_7c15
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            h = finalize(h ^ bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            offset += 8
+        }
+        guard offset < bytes.count else { return h }
+        var tail: UInt64 = 0
+        for index in offset..<bytes.count { tail |= UInt64(bytes[index]) << UInt64(8 * (index - offset)) }
+        return finalize(h ^ tail)
+    }
+
     /// The Parse-style objectId for this key: 10 characters of `[A-Za-z0-9]`, the same on every run.
     package var objectId: String {
         String(unsafeUninitializedCapacity: 10) { bytes in

@@ -47,7 +47,7 @@ struct StoredLinkDigests {
         }
         defer { select.reset() }
         while try select.step() {
-            guard let rowOwner = select.withText(at: 0, { Self.hash($0, seed: seed.owner) }) else {
+            guard let rowOwner = select.withText(at: 0, { KeyHash.bytes($0, seed: seed.owner) }) else {
                 // A NULL owner: its rows are left out.
                 finishOwner()
                 hasOwner = false
@@ -57,7 +57,7 @@ struct StoredLinkDigests {
                 finishOwner()
                 (hasOwner, ownerHash, sum, valid) = (true, rowOwner, 0, true)
             }
-            if let related = select.withText(at: 1, { Self.hash($0, seed: seed.related) }) { sum &+= related } else { valid = false }
+            if let related = select.withText(at: 1, { KeyHash.bytes($0, seed: seed.related) }) { sum &+= related } else { valid = false }
         }
         finishOwner()
         // About four keys a bucket; the keys are hashes, so buckets fill evenly. They are counted,
@@ -99,7 +99,7 @@ struct StoredLinkDigests {
         let wanted = owners.map { owner -> UInt64 in
             guard !unknownOwners.contains(owner.ownerHash) else { return 0 }
             var sum: UInt64 = 0
-            for var id in owner.relatedIds { sum &+= id.withUTF8 { Self.hash(UnsafeRawBufferPointer($0), seed: seed) } }
+            for var id in owner.relatedIds { sum &+= id.withUTF8 { KeyHash.bytes(UnsafeRawBufferPointer($0), seed: seed) } }
             return Self.key(owner.ownerHash, sum)
         }
         return keys.withUnsafeBufferPointer { keys in
@@ -123,29 +123,13 @@ struct StoredLinkDigests {
     /// The hash an owner is known by.
     static func ownerHash(_ id: String) -> UInt64 {
         var id = id
-        return id.withUTF8 { hash(UnsafeRawBufferPointer($0), seed: seed.owner) }
+        return id.withUTF8 { KeyHash.bytes(UnsafeRawBufferPointer($0), seed: seed.owner) }
     }
 
     /// This process's seeds, one per kind of id (owner and related ids do not cancel out):
     /// digests compare only within one process. Read once per loop, not per id (each read of a
     /// `static let` checks that it is initialised).
     private static let seed = (owner: UInt64.random(in: .min ... .max), related: UInt64.random(in: .min ... .max))
-
-    /// A 64-bit hash of `bytes`, eight at a time through MurmurHash3's finaliser (a bijection:
-    /// ids of one length up to eight bytes never collide). Swift's `Hasher` (SipHash, set up
-    /// anew for each id) was about a third of a scan's time.
-    private static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64) -> UInt64 {
-        var h = seed ^ UInt64(bytes.count) &* 0x9e37_79b9_7f4a_7c15
-        var offset = 0
-        while offset + 8 <= bytes.count {
-            h = KeyHash.finalize(h ^ bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-            offset += 8
-        }
-        guard offset < bytes.count else { return h }
-        var tail: UInt64 = 0
-        for index in offset..<bytes.count { tail |= UInt64(bytes[index]) << UInt64(8 * (index - offset)) }
-        return KeyHash.finalize(h ^ tail)
-    }
 
     private static func key(_ ownerHash: UInt64, _ sum: UInt64) -> UInt64 { ownerHash ^ sum }
 }

@@ -59,6 +59,7 @@ package struct BinaryCopyRows {
     /// Microseconds from the Unix epoch to PostgreSQL's (2000-01-01 00:00:00 UTC).
     private static let postgresEpochMicroseconds: Int64 = 946_684_800_000_000
 
+    /// No rows yet.
     package init() {}
 
     /// No rows, the bytes' room kept for the next ones.
@@ -73,6 +74,7 @@ package struct BinaryCopyRows {
         count += 1
     }
 
+    /// A NULL value: the length `-1`, no bytes.
     package mutating func appendNull() { put(UInt32(bitPattern: -1)) }
 
     /// A text value; returns whether it holds a NUL character, which no PostgreSQL `text` can.
@@ -90,6 +92,7 @@ package struct BinaryCopyRows {
         }
     }
 
+    /// A `timestamp with time zone` (`timestamptz_recv`): microseconds since PostgreSQL's epoch.
     package mutating func append(date: ParseDate) {
         put(UInt32(8))
         put(UInt64(bitPattern: date.millisecondsSince1970 * 1000 - Self.postgresEpochMicroseconds))

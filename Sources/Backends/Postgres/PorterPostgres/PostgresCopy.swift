@@ -101,7 +101,6 @@ extension PostgresConnection {
             guard BinaryCopyRows.header.withUnsafeBytes({ send($0, on: connection) }) else { return try failStream() }
         }
         guard rows.withBytes({ send($0, on: connection) }) else { return try failStream() }
-        openStream?.rows += rows.count
     }
 
     /// Ends the COPY ``stream(_:into:columns:freeze:)`` left open, if any; returns how many
@@ -272,8 +271,6 @@ struct CopyStream {
     let table: String
     let columns: [String]
     let sql: String
-    /// Rows sent so far.
-    var rows = 0
 }
 
 /// `name` as a PostgreSQL identifier: in double quotes, inner ones doubled. Parse's names are

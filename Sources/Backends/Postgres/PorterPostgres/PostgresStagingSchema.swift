@@ -24,7 +24,7 @@ final class PostgresStagingSchema {
     init(url: String) throws(PorterError) {
         connection = try PostgresConnection(url: url)
         guard let pid = try connection.execute("SELECT pg_backend_pid()").first?.first ?? nil else {
-            throw PorterError(.target, "\(url): the server did not say its process id (pg_backend_pid)")
+            throw PorterError(.target, "\(connection.shownURL): the server did not say its process id (pg_backend_pid)")
         }
         name = Self.prefix + pid
         // Outside the transaction, so that a schema dropped here is not held locked by it.
@@ -61,5 +61,7 @@ final class PostgresStagingSchema {
         connection.close()
     }
 
+    /// Closes the second connection, the schema left as it is (committed, for the import's
+    /// connection to have moved its tables out and dropped it).
     func close() { connection.close() }
 }

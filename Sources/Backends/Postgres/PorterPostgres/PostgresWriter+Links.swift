@@ -146,7 +146,7 @@ extension PostgresWriter {
         stagingCommitted = true
         let db = try database()
         guard let schema = try db.execute("SELECT current_schema()").first?.first ?? nil else {
-            throw PorterError(.target, "\(url): no schema to create tables in (search_path)")
+            throw PorterError(.target, "\(db.shownURL): no schema to create tables in (search_path)")
         }
         let name = quoted(staging.name)
         for table in staging.tables {

@@ -505,7 +505,9 @@ final class PostgresWriter {
     }
 
     func commit() throws(PorterError) {
-        guard stagedLinks.isEmpty, unkeyedTables.isEmpty else { throw PorterError(.target, "\(url): commit before the staged links were flushed") }
+        guard stagedLinks.isEmpty, unkeyedTables.isEmpty else {
+            throw PorterError(.target, "\(PostgresURL.redacted(url)): commit before the staged links were flushed")
+        }
         do {
             for (className, indexes) in pendingIndexes.sorted(by: { $0.key < $1.key }) { try classes().createIndexes(indexes, on: className) }
         } catch {

@@ -1,3 +1,4 @@
+import ParseModel
 import PorterCore
 
 /// For a re-import into a join table the import did not create: a digest of each owner's stored
@@ -12,7 +13,7 @@ struct StoredLinkSets {
     /// did with the owner's links: ``unseen``, ``leftOut`` or ``sent``.
     private var owners: DigestSlots
     private static let unseen: UInt64 = 0, leftOut: UInt64 = 1, sent: UInt64 = 2
-    private let ownerSeed = Hasher.random64(), relatedSeed = Hasher.random64()
+    private let ownerSeed = UInt64.random(in: .min ... .max), relatedSeed = UInt64.random(in: .min ... .max)
 
     /// Reads every link of `table`, whose owners are objects of `ownerClass`.
     init(scanning table: String, ownerClass: String, on db: PostgresConnection) throws(PorterError) {
@@ -22,8 +23,8 @@ struct StoredLinkSets {
         let (ownerSeed, relatedSeed) = (self.ownerSeed, self.relatedSeed)
         try db.copyOut("COPY \(quoted(table)) (\"owningId\", \"relatedId\") TO STDOUT (FORMAT binary)") { row in
             guard let owner = row[0], let related = row[1] else { return }
-            let slot = owners.insert(byteHash(owner, seed: ownerSeed))
-            owners[value: slot] &+= byteHash(related, seed: relatedSeed)
+            let slot = owners.insert(KeyHash.bytes(owner, seed: ownerSeed))
+            owners[value: slot] &+= KeyHash.bytes(related, seed: relatedSeed)
         }
         self.owners = owners
     }
@@ -52,23 +53,11 @@ struct StoredLinkSets {
     }
 }
 
-extension Hasher {
-    fileprivate static func random64() -> UInt64 { UInt64.random(in: .min ... .max) }
-}
-
 extension String {
-    /// A 64-bit hash of the UTF-8 bytes (objectIds are compared as bytes, as PostgreSQL
-    /// compares them; `String`'s own hash normalizes Unicode first, which costs more).
+    /// ``ParseModel/KeyHash/bytes(_:seed:)`` of the UTF-8 bytes (objectIds are compared as bytes, as PostgreSQL
+    /// compares them; `String`'s own hash normalizes Unicode first).
     func byteHash(seed: UInt64 = 0) -> UInt64 {
         var text = self
-        return text.withUTF8 { PorterPostgres.byteHash(UnsafeRawBufferPointer($0), seed: seed) }
+        return text.withUTF8 { KeyHash.bytes(UnsafeRawBufferPointer($0), seed: seed) }
     }
-}
-
-/// A 64-bit hash of `bytes` (``Swift/String/byteHash(seed:)``, for bytes read in place).
-func byteHash(_ bytes: UnsafeRawBufferPointer, seed: UInt64 = 0) -> UInt64 {
-    var hasher = Hasher()
-    hasher.combine(seed)
-    hasher.combine(bytes: bytes)
-    return UInt64(bitPattern: Int64(hasher.finalize()))
 }

@@ -48,7 +48,7 @@ struct StoredRowDigests {
                 guard let value = Self.jsonValue(row[3 + position], as: types[order[position]]) else { return }
                 hasher.combine(value)
             }
-            let slot = digests.insert(byteHash(objectId))
+            let slot = digests.insert(KeyHash.bytes(objectId, seed: 0))
             digests[value: slot] = UInt64(bitPattern: Int64(hasher.finalize()))
         }
         self.digests = digests
