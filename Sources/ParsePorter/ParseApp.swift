@@ -161,10 +161,16 @@ public final class ParseApp: Sendable {
     /// the master key, decoded as `type`: sorted by `order` (`"-publishingYear,title"`), at most
     /// `limit` (Parse's default is 100), with the objects of the pointer fields `include` in
     /// place of their pointers. A database answers `where`, `keys` and `limit` only, in objectId order.
+    /// A `className` that is not a class name (Parse error 103's rule) is ``PorterError/Cause/invalidRequest``,
+    /// before any request.
     public func find<T: Decodable>(
         _ type: T.Type, in className: String, where constraints: JSONObject = JSONObject(), order: String? = nil,
         limit: Int? = nil, skip: Int? = nil, include: [String] = []
     ) async throws(PorterError) -> [T] {
+        // The name becomes a path segment: one with `/`, `?` or `..` would ask another route.
+        if let problem = ParseNames.classNameProblem(className) {
+            throw PorterError(.invalidRequest, "\(location): finding \(className) objects: \(problem)")
+        }
         var query: [(String, String)] = [("where", JSONValue.object(constraints).serialized())]
         if let order { query.append(("order", order)) }
         if let limit { query.append(("limit", String(limit))) }

@@ -50,3 +50,11 @@ extension HTTPParser {
         ASCII.isAlphanumeric(byte) || byte == ASCII.plus || byte == ASCII.hyphen || byte == ASCII.period
     }
 }
+
+extension HTTPRequest {
+    /// The pairs of a query string (`a=1&b=%7B%7D`, without its `?`), decoded as a request's
+    /// ``query`` is: for targets that arrive inside a body, such as a batch's sub-requests.
+    package static func queryPairs(_ query: Substring) -> [(name: String, value: String)] {
+        HTTPParser.splitTarget("?" + query).query
+    }
+}

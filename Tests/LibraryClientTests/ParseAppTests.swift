@@ -111,6 +111,22 @@ final class ParseAppTests: XCTestCase {
         }
     }
 
+    func testAClassNameThatIsNoClassNameIsRefusedBeforeAnyRequest() async throws {
+        let app = try await openAndImport(folder: fixture("Fixtures/library"), shelves: shelves, mirrorPath: try temporaryFolder().path + "/library.sqlite")
+        struct Anything: Decodable {}
+        for name in ["Book/dune", "../schemas", "Book?limit=1", "Book%2Fdune", "", "1Book"] {
+            do {
+                let found = try await app.find(Anything.self, in: name)
+                XCTFail("\(name.debugDescription) found \(found.count) objects")
+            } catch {
+                XCTAssertEqual(error.cause, .invalidRequest, "\(name.debugDescription): \(error.message)")
+                XCTAssertTrue(error.message.contains("invalid class name"), error.message)
+            }
+        }
+        let books = try await app.find(Anything.self, in: "Book", limit: 1)
+        XCTAssertEqual(books.count, 1, "a class name still finds")
+    }
+
     func testAMissingMirrorIsNotCreatedWhenNotAsked() async throws {
         let path = try temporaryFolder().path + "/none.sqlite"
         do {

@@ -36,6 +36,21 @@ final class BatchTests: XCTestCase {
         XCTAssertEqual(try server.rows("SELECT title FROM Book"), [["Persuasion"]])
     }
 
+    /// A sub-request's query string is decoded as a request's own is (by the HTTP layer): `+` is
+    /// a space, and a `%` without two hex digits is kept while the escapes around it are decoded.
+    func testSubRequestQueryStringsAreDecodedAsARequestsOwn() throws {
+        let server = try TestServer()
+        server.create("Book", #"{"title":"100%zz off"}"#)
+        let reply = server.send(
+            "POST", "/batch",
+            #"{"requests":[{"method":"GET","path":"/parse/classes/Book?where=%7B%22title%22%3A%22100%zz+off%22%7D&count=1"}]}"#)
+        XCTAssertEqual(reply.status, 200)
+        guard case .array(let items) = reply.json else { return XCTFail(reply.json.serialized()) }
+        XCTAssertEqual(items.first?["success"]?["count"], .integer(1), reply.json.serialized())
+        let direct = server.send("GET", "/classes/Book", query: [("where", #"{"title":"100%zz off"}"#), ("count", "1")])
+        XCTAssertEqual(direct["count"], .integer(1), "the same query sent on its own")
+    }
+
     func testPathsMustCarryTheMountPath() throws {
         let server = try TestServer()
         let reply = server.send(

@@ -2,6 +2,7 @@ import Foundation
 import MirrorQuery
 import ParseModel
 import ParseRules
+import PorterHTTP
 
 /// `POST /batch`: `{"requests":[{"method","path","body"}],"transaction":bool}`.
 extension ParseMirrorAPI {
@@ -41,7 +42,7 @@ extension ParseMirrorAPI {
             var body = JSONObject()
             if case .object(let given)? = item["body"] { body = given }
             var subrequest = APIRequest(
-                method: method, path: routed, body: body, query: Self.queryPairs(target.drop { $0 != "?" }.dropFirst()),
+                method: method, path: routed, body: body, query: HTTPRequest.queryPairs(target.drop { $0 != "?" }.dropFirst()),
                 credentials: request.credentials, publicURL: request.publicURL)
             subrequest.budget = request.budget
             subrequest.passwordHash = Self.passwordHash(for: subrequest, route, caller: caller)
@@ -145,15 +146,6 @@ extension ParseMirrorAPI {
             let held = ContinuousClock.now - since
             if transactional && held > .milliseconds(Int64(limits.queryTimeLimit * 1000)) { return true }
             return held > .milliseconds(Int64(limits.batchLockTime * 1000)) && store.writeLockIsWaitedFor
-        }
-    }
-
-    /// `a=1&b=%7B%7D` → `[("a","1"),("b","{}")]`, `+` read as a space.
-    private static func queryPairs(_ query: Substring) -> [(name: String, value: String)] {
-        query.split(separator: "&").map { pair in
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let decode = { (text: Substring) in text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(text) }
-            return (decode(parts[0]), parts.count > 1 ? decode(parts[1]) : "")
         }
     }
 }
