@@ -171,6 +171,10 @@ final class PostgresDatabaseTargetTests: XCTestCase {
             ("POST", "/batch", #"{"requests": [{"method": "DELETE"}]}"#, "107 cannot route batch path undefined"),
             ("POST", "/batch", #"{"requests": [{"method": "DELETE", "path": "/classes/Book/dune"}]}"#, "107 cannot route batch path /classes/Book/dune"),
             ("POST", "/batch", #"{"requests": [{"method": "POST", "path": "/parse/batch"}]}"#, "107 cannot route batch path /parse/batch"),
+            (
+                "POST", "/batch", #"{"requests": [{"method": "GET", "path": "/parse/classes/Book?where=%7B%7D"}]}"#,
+                "108 /parse/classes/Book?where=%7B%7D: a query string in a batch path is not answered on a PostgreSQL database; send the GET on its own"
+            ),
             ("PUT", "/classes/Book/dune", #"{"pages": {"__op": "Nonsense"}}"#, "108 The Nonsense operator is not supported yet."),
             (
                 "PUT", "/classes/Book/dune", #"{"pages": {"__type": "Pointer", "className": "Book", "objectId": "dune"}}"#,

@@ -143,6 +143,11 @@ final class PostgresObjectRequests {
             // Objects only: a user's or a session's route (or a nested batch) is not answered here.
             let routed = String(path.dropFirst(mountPath.count))
             guard ParseRoute.segments(of: routed).first == "classes" else { throw ParseError(.invalidJSON, "cannot route batch path \(path)") }
+            // A query string would otherwise be read as part of the class name: an empty answer.
+            guard !routed.contains("?") else {
+                throw ParseError(
+                    .commandUnavailable, "\(path): a query string in a batch path is not answered on a PostgreSQL database; send the GET on its own")
+            }
             try connection.execute("SAVEPOINT porter_write")
             let answer = try self.answer(item["method"]?.stringValue ?? "", routed, query: [], body: subBody)
             if (200..<300).contains(answer.status) {
