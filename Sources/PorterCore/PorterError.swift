@@ -36,6 +36,12 @@ public struct PorterError: Error, Sendable, CustomStringConvertible {
         case relationTargets
         /// ``ExportOptions/includePasswordHashes``: whether an export writes `_User` password hashes.
         case includePasswordHashes
+        /// ``ParseExportOptions/includeInstallations``: whether a Parse export's `_Installation`
+        /// objects are imported (``SkippedClass/setting`` when they are left out).
+        case includeInstallations
+        /// The format of a file whose name says none (the `format` of
+        /// ``ManifestInference/manifest(forFile:className:key:format:)``).
+        case sourceFormat
     }
 
     /// What stopped the job.

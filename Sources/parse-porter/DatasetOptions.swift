@@ -45,7 +45,7 @@ struct DatasetArgument: ParsableArguments {
 
     /// One line on stderr per class left out, with why, and per note.
     static func printNotes(skipped: [SkippedClass], notes: [String]) {
-        for skipped in skipped { Terminal.error("skipped \(skipped.className): \(skipped.reason)") }
+        for skipped in skipped { Terminal.error("skipped \(skipped.className): \(FaultPrinter.reason(of: skipped))") }
         for note in notes { Terminal.error("note: " + note) }
     }
 

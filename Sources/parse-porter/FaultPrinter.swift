@@ -34,6 +34,16 @@ enum FaultPrinter {
         case .excludedFiles: error.settingValue.map { error.message + " (--exclude '\($0)')" } ?? "--exclude: " + error.message
         case .relationTargets: error.settingValue.map { error.message + " (--relation \($0)=<Class>)" } ?? "--relation: " + error.message
         case .includePasswordHashes: "--include-password-hashes: " + error.message
+        case .includeInstallations: "--include-installations: " + error.message
+        case .sourceFormat: "--format: " + error.message
+        }
+    }
+
+    /// Why a class is left out, as the command shows it: with the flag that imports it.
+    static func reason(of skipped: SkippedClass) -> String {
+        switch skipped.setting {
+        case .includeInstallations?: skipped.reason + " (--include-installations imports them)"
+        default: skipped.reason
         }
     }
 

@@ -243,6 +243,7 @@ final class ParseUsersImportTests: XCTestCase {
         let output = result.stdout + result.stderr
         XCTAssertEqual(output.components(separatedBy: "skipped _Session: sessions belong to the server").count - 1, 1, output)
         XCTAssertEqual(output.components(separatedBy: "skipped _Installation: ").count - 1, 1, output)
+        XCTAssertTrue(output.contains("register again when the app starts (--include-installations imports them)"), output)
         // The stale session token is dropped and said so; the hashes are kept, so not "skipped".
         XCTAssertTrue(output.contains("skipped key _User.sessionToken: not a field, in 1 object"), output)
         XCTAssertFalse(output.contains("skipped key _User.bcryptPassword"), output)

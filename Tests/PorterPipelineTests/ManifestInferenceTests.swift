@@ -455,6 +455,21 @@ final class ManifestInferenceTests: XCTestCase {
         XCTAssertEqual(manifest.classes[0].key, ["total"])
     }
 
+    /// A file whose name says no format is refused with the setting that names one, in the
+    /// library's words (the command adds its flag).
+    func testSingleFileOfUnknownTypeNamesTheFormatSetting() throws {
+        let dataset = try TemporaryDataset(["stations.xyz": "id,name\n1,a\n"])
+        XCTAssertThrowsError(try ManifestInference.manifest(forFile: dataset.path("stations.xyz"), className: "Station")) { error in
+            let error = error as? PorterError
+            XCTAssertEqual(error?.cause, .invalidRequest)
+            XCTAssertEqual(error?.setting, .sourceFormat)
+            XCTAssertEqual(
+                error?.message, "stations.xyz: unknown file type (.csv, .tsv, .json, .ndjson or .jsonl): give its format (csv, tsv, json or ndjson)")
+        }
+        let manifest = try ManifestInference.manifest(forFile: dataset.path("stations.xyz"), className: "Station", format: .csv(delimiter: nil))
+        XCTAssertEqual(manifest.classes.map(\.className), ["Station"])
+    }
+
     /// Header cells YAML would misread unquoted stay the columns, quoted; the fields get names.
     func testOddColumnNamesAreQuoted() throws {
         let (_, manifest, dataset) = try inferred(["my items.csv": "\"Full Name\",price ($),#tag,a: b,\"say \"\"hi\"\"\"\nAda,1,x,y,z\n"])

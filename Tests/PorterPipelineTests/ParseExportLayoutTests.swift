@@ -129,6 +129,7 @@ final class ParseExportLayoutTests: XCTestCase {
         XCTAssertEqual(manifest.skippedClasses.map(\.className), ["_Session", "_Idempotency", "Author", "Book", "Genre"])
         XCTAssertEqual(manifest.skippedClasses[3].reason, "Book.json is not read: schema.json does not list Book")
         XCTAssertTrue(manifest.skippedClasses[0].reason.contains("users log in again"))
+        XCTAssertEqual(manifest.skippedClasses.compactMap(\.setting), [], "no setting imports these")
         XCTAssertEqual(manifest.notes.count, 1)
         XCTAssertTrue(
             manifest.notes[0].hasPrefix("schema.json: no classLevelPermissions for _User, _Role, Note: a class the import creates is all-public"),
@@ -247,6 +248,25 @@ final class ParseExportLayoutTests: XCTestCase {
         XCTAssertEqual(
             message(try layout(files: ["_Join:authors:Book.json": join, "_Join\u{A789}authors\u{A789}Book.json": join])),
             "_Join:authors:Book.json and _Join꞉authors꞉Book.json: two join files for Book.authors")
+    }
+}
+
+extension ParseExportLayoutTests {
+    /// `_Installation` is left out with the setting that imports it, in the library's words (the
+    /// command names its flag), and imported when that setting is given.
+    func testInstallationsAreSkippedWithTheSettingThatImportsThem() throws {
+        let installation = #"{"className": "_Installation", "fields": {"installationId": {"type": "String"}, "deviceType": {"type": "String"}}}"#
+        let note = #"{"className": "Note", "fields": {"title": {"type": "String"}}}"#
+        let dataset = try layout(
+            [note, installation],
+            files: ["Note.json": "[]", "_Installation.json": #"[{"objectId": "i1", "installationId": "abc", "deviceType": "ios"}]"#])
+        let skipped = try dataset.load().skippedClasses.filter { $0.className == "_Installation" }
+        XCTAssertEqual(skipped.map(\.setting), [.includeInstallations])
+        XCTAssertEqual(skipped.first?.reason.contains("register again when the app starts"), true)
+        XCTAssertEqual(skipped.first?.reason.contains("--"), false, "the library does not name the command's flags")
+        let included = try ManifestLoader.load(dataset.directory, includeInstallations: true)
+        XCTAssertTrue(included.classes.contains { $0.className == "_Installation" })
+        XCTAssertFalse(included.skippedClasses.contains { $0.className == "_Installation" })
     }
 }
 

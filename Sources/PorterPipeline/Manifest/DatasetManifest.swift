@@ -124,11 +124,15 @@ public struct SkippedClass: Sendable, Equatable {
     public let className: String
     /// Why it is not imported (`skipped: the target makes its own sessions`).
     public let reason: String
+    /// The setting that imports it instead, when one does (`_Installation`:
+    /// ``ParseExportOptions/includeInstallations``).
+    public let setting: PorterError.Setting?
 
-    /// A class left out for `reason`.
-    public init(className: String, reason: String) {
+    /// A class left out for `reason`; `setting` imports it instead.
+    public init(className: String, reason: String, setting: PorterError.Setting? = nil) {
         self.className = className
         self.reason = reason
+        self.setting = setting
     }
 }
 

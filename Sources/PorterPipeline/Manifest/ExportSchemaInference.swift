@@ -76,8 +76,8 @@ struct ExportSchemaInference {
             let className = String(name.dropLast(".json".count))
             if let problem = ParseNames.classNameProblem(className) {
                 notes.append("\(name): not read: \"\(className)\" is not a class name (\(problem))")
-            } else if let reason = systemClasses.skipReason(className) {
-                skipped.append(SkippedClass(className: className, reason: reason))
+            } else if let skippedClass = systemClasses.skipped(className) {
+                skipped.append(skippedClass)
             } else {
                 classFiles.append((className, name))
             }

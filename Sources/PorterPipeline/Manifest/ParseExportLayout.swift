@@ -88,8 +88,8 @@ struct ParseExportLayout {
             guard case .object(let spec) = item else { throw fail(path, "must be a class, not \(item.kindName)") }
             let className = try entryReader.className(of: spec, at: path)
             guard listed.insert(className).inserted else { throw fail("\(path).className", "\(className) is listed twice") }
-            if let reason = systemClasses.skipReason(className) {
-                skipped.append(SkippedClass(className: className, reason: reason))
+            if let skippedClass = systemClasses.skipped(className) {
+                skipped.append(skippedClass)
                 continue
             }
             let fields = ParseExportSystemClasses.fields(try self.fields(of: spec, at: path), of: className)

@@ -9,7 +9,7 @@ struct ParseExportSystemClasses {
     static let skipReasons: [String: String] = [
         "_Session": "sessions belong to the server that issued them; users log in again",
         "_Installation":
-            "devices registered for push with the source app's push set-up register again when the app starts (--include-installations imports them)",
+            "devices registered for push with the source app's push set-up register again when the app starts",
         "_PushStatus": "the source server's log of the pushes it sent",
         "_JobStatus": "the source server's log of the Cloud Code jobs it ran",
         "_Idempotency": "request ids of the source server, which expire within minutes",
@@ -26,10 +26,11 @@ struct ParseExportSystemClasses {
     /// Import `_Installation` objects instead of skipping them.
     let includeInstallations: Bool
 
-    /// Why the class is left out; `nil` when it is imported.
-    func skipReason(_ className: String) -> String? {
+    /// The class as left out, with why and the setting that imports it; `nil` when it is imported.
+    func skipped(_ className: String) -> SkippedClass? {
         if className == "_Installation" && includeInstallations { return nil }
-        return Self.skipReasons[className]
+        guard let reason = Self.skipReasons[className] else { return nil }
+        return SkippedClass(className: className, reason: reason, setting: className == "_Installation" ? .includeInstallations : nil)
     }
 
     /// The class's fields as `schema.json` declares them, with the default fields of `_User`

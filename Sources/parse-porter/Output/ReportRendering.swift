@@ -55,7 +55,7 @@ extension ImportReport {
     /// Classes left out and keys no field reads, one per line:
     /// `skipped _Session: why` and `skipped key Post.extra: not a field, in 3 objects (first Post.json:4)`.
     var skippedText: String {
-        let classLines = skippedClasses.map { "skipped \($0.className): \($0.reason)" }
+        let classLines = skippedClasses.map { "skipped \($0.className): \(FaultPrinter.reason(of: $0))" }
         let keyLines = skippedKeys.map {
             "skipped key \($0.className).\($0.key): not a field, in \(Noun.counted($0.count, "object")) (first \($0.file):\($0.firstLine))"
         }
@@ -108,7 +108,7 @@ extension ImportReport {
                 }),
             "skippedClasses": .array(
                 skippedClasses.map { skipped in
-                    .object(JSONObject(["className": .string(skipped.className), "reason": .string(skipped.reason)]))
+                    .object(JSONObject(["className": .string(skipped.className), "reason": .string(FaultPrinter.reason(of: skipped))]))
                 }),
             "skippedKeys": .array(
                 skippedKeys.map { skipped in

@@ -69,7 +69,9 @@ public enum ManifestInference {
         let name = url.lastPathComponent
         let byName = SourceFormat.forFile(name)
         guard byName != nil || format != nil || FileProfile.mayBeDelimitedText(name) else {
-            throw PorterError(.invalidRequest, "\(name): unknown file type (.csv, .tsv, .json, .ndjson or .jsonl): give its --format (\(SourceFormat.names))")
+            throw PorterError(
+                .invalidRequest, "\(name): unknown file type (.csv, .tsv, .json, .ndjson or .jsonl): give its format (\(SourceFormat.names))",
+                setting: .sourceFormat)
         }
         if let format, let byName, format.name != byName.name {
             throw PorterError(.invalidRequest, "\(name): its extension says \(byName.name), not \(format.name)")
