@@ -220,6 +220,45 @@ final class InitCommandTests: XCTestCase {
         XCTAssertTrue(noTarget.stderr.contains("- reads the data from stdin: give the target with --target"), noTarget.stderr)
     }
 
+    /// `--out` writes the manifest only when inference succeeds, and never replaces a file
+    /// unless `--force`: a failed init leaves no file, an existing one keeps its bytes.
+    func testOutWritesTheManifestOnlyOnSuccess() throws {
+        let scratch = try temporaryFolder()
+        let campus = try CommandRunner.copyFixture("campus", to: scratch)
+        let manifest = campus.appendingPathComponent("dataset.yml")
+        try FileManager.default.removeItem(at: manifest)
+        let printed = try CommandRunner.run(["init", campus.path])
+        XCTAssertEqual(printed.status, 0, printed.stderr)
+
+        let written = try CommandRunner.run(["init", campus.path, "--out", manifest.path])
+        XCTAssertEqual(written.status, 0, written.stderr)
+        XCTAssertEqual(written.stdout, "")
+        XCTAssertEqual(try String(contentsOf: manifest, encoding: .utf8), printed.stdout)
+        let validated = try CommandRunner.run(["validate", campus.path, "--quiet"])
+        XCTAssertEqual(validated.status, 0, validated.stderr)
+
+        try "# reviewed by hand\n".write(to: manifest, atomically: true, encoding: .utf8)
+        let refused = try CommandRunner.run(["init", campus.path, "--out", manifest.path])
+        XCTAssertEqual(refused.status, 2, refused.stderr)
+        XCTAssertTrue(
+            refused.stderr.contains("\(manifest.path) exists: a manifest you may have reviewed is not replaced (--force replaces it)"), refused.stderr)
+        XCTAssertEqual(try String(contentsOf: manifest, encoding: .utf8), "# reviewed by hand\n")
+        let forced = try CommandRunner.run(["init", campus.path, "--out", manifest.path, "--force"])
+        XCTAssertEqual(forced.status, 0, forced.stderr)
+        XCTAssertEqual(try String(contentsOf: manifest, encoding: .utf8), printed.stdout)
+
+        let bad = CommandRunner.fixtures.appendingPathComponent("bad/csv-unterminated-quote")
+        let failedOut = scratch.appendingPathComponent("failed.yml")
+        let failed = try CommandRunner.run(["init", bad.path, "--out", failedOut.path])
+        XCTAssertEqual(failed.status, 1)
+        XCTAssertTrue(failed.stderr.contains("unterminated"), failed.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: failedOut.path), "a failed init wrote \(failedOut.path)")
+
+        let forceAlone = try CommandRunner.run(["init", campus.path, "--force"])
+        XCTAssertEqual(forceAlone.status, 2)
+        XCTAssertTrue(forceAlone.stderr.contains("--force replaces the --out file: give --out"), forceAlone.stderr)
+    }
+
     static let customers = """
         id,email,name,signed_up,vip,referred_by
         1,ada@example.org,Ada Lovelace,2024-03-01,true,
