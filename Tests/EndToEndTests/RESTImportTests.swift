@@ -181,6 +181,27 @@ final class RESTImportTests: XCTestCase {
         }
     }
 
+    /// An owner the server refused takes all its links with it, and each of them is counted:
+    /// here every Genre is refused (no `motto`, which its schema requires), so each of the 72
+    /// Genre.books links is rejected, not one per genre.
+    func testEveryLinkOfARefusedOwnerIsCounted() throws {
+        let directory = try temporaryFolder()
+        let server = try ServedMirror(in: self)
+        let schema = #"{"className":"Genre","fields":{"motto":{"type":"String","required":true}}}"#
+        XCTAssertEqual(try Self.curl(server, "POST", "/schemas/Genre", schema).status, 0)
+        let direct = directory.appendingPathComponent("direct.sqlite")
+        XCTAssertEqual(try CommandRunner.run(["import", CommandRunner.fixtures.appendingPathComponent("library").path, "--to", direct.path, "-q"]).status, 0)
+        let links = Int(try Mirror(direct).value(#"SELECT count(*) FROM "_Join:books:Genre""#) ?? "") ?? 0
+        let owners = Int(try Mirror(direct).value(#"SELECT count(DISTINCT owningId) FROM "_Join:books:Genre""#) ?? "") ?? 0
+        XCTAssertGreaterThan(links, owners, "the test needs genres with several books")
+        let result = try server.runImport(try CommandRunner.copyFixture("library", to: directory).path, ["--json"])
+        XCTAssertEqual(result.status, 1, result.stderr)
+        let summary = try ImportSummary.parse(result)
+        XCTAssertEqual(summary.tally("Genre")?.rejected, 12)
+        XCTAssertEqual(summary.relation("Genre.books")?.added, 0)
+        XCTAssertEqual(summary.relation("Genre.books")?.rejected, links, "every link of a refused genre is counted")
+    }
+
     /// The links of a join file are sent and counted however soon the server's refusal of an
     /// earlier class is known. Here a pointer to a class outside the dataset makes the loader ask
     /// the server, once every write sent so far is answered, before the join file is read: the

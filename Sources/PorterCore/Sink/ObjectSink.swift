@@ -75,13 +75,17 @@ public struct LinkChanges: Sendable, Equatable {
     public var added = 0
     /// Links removed (replacing writes only).
     public var removed = 0
-    /// Why the target refused links, one entry per owner whose links it refused.
+    /// Why the target refused links: one entry per owner whose links it refused together, or
+    /// per link refused alone.
     public var refused: [String] = []
-    /// Counts as given; zero and nothing refused by default.
-    public init(added: Int = 0, removed: Int = 0, refused: [String] = []) {
+    /// How many links the target refused, all of ``refused``'s together.
+    public var refusedLinks = 0
+    /// Counts as given; zero and nothing refused by default (`refusedLinks`: one per reason).
+    public init(added: Int = 0, removed: Int = 0, refused: [String] = [], refusedLinks: Int? = nil) {
         self.added = added
         self.removed = removed
         self.refused = refused
+        self.refusedLinks = refusedLinks ?? refused.count
     }
 }
 

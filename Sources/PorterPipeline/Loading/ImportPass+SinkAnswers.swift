@@ -45,7 +45,7 @@ extension ImportPass {
         for (relation, change) in changes {
             relationTallies[relation]!.added += change.added
             relationTallies[relation]!.removed += change.removed
-            relationTallies[relation]!.rejected += change.refused.count
+            relationTallies[relation]!.rejected += change.refusedLinks
             for reason in change.refused {
                 let (owner, field) = split(relation)
                 log.add(Diagnostic(.refusedByTarget, SourceLocation(file: manifest.fileName, line: 0, className: owner, fieldName: field), reason), fatal: true)

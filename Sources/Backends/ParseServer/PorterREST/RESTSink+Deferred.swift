@@ -55,6 +55,7 @@ extension RESTSink {
         for identity in order {
             guard let entry = state[identity] else {
                 changes.refused.append("\(className) \(identity) is not on the server, so its \(wanted[identity]!.count) \(field) links were not sent")
+                changes.refusedLinks += wanted[identity]!.count
                 continue
             }
             var targets: [String] = []
@@ -64,6 +65,7 @@ extension RESTSink {
                 } else {
                     changes.refused.append(
                         "\(className) \(identity): the \(field) link to \(targetClass) \(related) was not sent: that object is not on the server")
+                    changes.refusedLinks += 1
                 }
             }
             owners.append((identity, entry, targets))
@@ -95,6 +97,7 @@ extension RESTSink {
                 linksChanged(owner: className, field: field, ownerId: item.owner, added: item.add, removed: item.remove)
             case .failure(let error):
                 changes.refused.append("the server refused the links of \(className) \(item.owner): \(error)")
+                changes.refusedLinks += item.add.count + item.remove.count
             }
         }
         return changes
