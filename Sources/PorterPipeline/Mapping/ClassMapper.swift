@@ -66,8 +66,10 @@ package struct ObjectDrafts: Sendable {
 
     package var count: Int { outcomes.count }
 
-    /// The draft of the `index`th record mapped, or its faults.
-    package subscript(index: Int) -> Result<ObjectDraft, MappingFailure> { outcomes[index] }
+    /// The draft of the `index`th record mapped, or its faults (read in place, not copied out).
+    package subscript(index: Int) -> Result<ObjectDraft, MappingFailure> {
+        _read { yield outcomes[index] }
+    }
 
     /// The values of the `index`th draft.
     package func values(of index: Int) -> ArraySlice<MappedValue> { values[index * width..<(index + 1) * width] }
@@ -96,14 +98,14 @@ package struct ObjectDrafts: Sendable {
 
     /// Appends the next value of the draft being mapped; a Relation's references made on their
     /// own move into ``references``.
-    mutating func append(_ value: MappedValue) {
+    mutating func append(_ value: consuming MappedValue) {
         guard case .relation(let found) = value else { return values.append(value) }
         let start = references.count
         references += found
         values.append(.links(start..<references.count))
     }
 
-    mutating func append(_ outcome: Result<ObjectDraft, MappingFailure>) {
+    mutating func append(_ outcome: consuming Result<ObjectDraft, MappingFailure>) {
         precondition(values.count == (outcomes.count + 1) * width, "a draft's values come before it")
         outcomes.append(outcome)
     }
