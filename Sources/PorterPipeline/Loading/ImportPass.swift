@@ -399,7 +399,7 @@ final class ImportPass {
                 if let keyHash = draft.keyHash { sum &+= indexes[position].touch(keyHash) }
                 for field in 0..<drafts.width {
                     guard let target = targets[position][field] else { continue }
-                    switch drafts.value(field, of: index) {
+                    switch drafts[field, of: index] {
                     case .pointer(let reference): if let keyHash = reference.keyHash { sum &+= target.touch(keyHash) }
                     case .links(let range): for case let keyHash? in drafts.references[range].lazy.map(\.keyHash) { sum &+= target.touch(keyHash) }
                     case .value, .upload, .relation: break
@@ -627,7 +627,7 @@ final class ImportPass {
                         ownerKeyHash: draft.keyHash, row: row, references: mapper.named(waiting, field: index, in: record)))
             }
             let isCyclic = load.isCyclic[index] && !ahead
-            switch drafts.value(index, of: slot) {
+            switch drafts[index, of: slot] {
             case .value(let v) where isCyclic:
                 if v != .null || load.mapping.mode != .merge { later([]) }
             case .value(let v):

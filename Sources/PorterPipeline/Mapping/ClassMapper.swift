@@ -74,8 +74,10 @@ package struct ObjectDrafts: Sendable {
     /// The values of the `index`th draft.
     package func values(of index: Int) -> ArraySlice<MappedValue> { values[index * width..<(index + 1) * width] }
 
-    /// The `field`th value of the `index`th draft.
-    package func value(_ field: Int, of index: Int) -> MappedValue { values[index * width + field] }
+    /// The `field`th value of the `index`th draft (read in place, not copied out).
+    package subscript(field: Int, of index: Int) -> MappedValue {
+        _read { yield values[index * width + field] }
+    }
 
     /// The values of the `index`th draft, each Relation's references in its value
     /// (``MappedValue/relation(_:)``), as values made on their own hold them.
@@ -292,7 +294,7 @@ package final class ClassMapper: Sendable {
             let line = ParseValue.integer(Int64(record.line))
             key = NaturalKey.text(of: readsSeveralFiles ? [.string(sourceName), line] : [line])
         } else if !keyIndices.isEmpty {
-            let parts = keyIndices.map { index -> ParseValue in
+            func part(_ index: Int) -> ParseValue {
                 switch drafts.values[base + index] {
                 case .value(let v): v
                 case .pointer(let reference): .string(named([reference], field: index, in: record)[0].sourceText)
@@ -300,9 +302,11 @@ package final class ClassMapper: Sendable {
                 case .upload(let file): .string(file.sha256)
                 }
             }
-            key = NaturalKey.text(of: parts)
+            // A key of one field (the common case) is that value's text: no array of parts per record.
+            let parts = keyIndices.count > 1 ? keyIndices.map(part) : nil
+            key = parts.map(NaturalKey.text(of:)) ?? NaturalKey.canonicalText(part(keyIndices[0]))
             if key == nil, problems.isEmpty {
-                let field = fields[keyIndices[parts.firstIndex(of: .null) ?? 0]]
+                let field = fields[keyIndices[parts?.firstIndex(of: .null) ?? 0]]
                 problems.append(Diagnostic(.keyValueMissing, location(record.line, field, value: ""), "key field is missing"))
             }
         }
