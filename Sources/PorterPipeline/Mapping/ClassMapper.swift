@@ -50,18 +50,12 @@ package struct ObjectDrafts: Sendable {
     /// Values per draft: the mapper's ``ClassMapper/fields``.
     package let width: Int
     /// Each draft's values, aligned with ``ClassMapper/fields``, one draft after the other; a
-    /// Relation's value is ``MappedValue/links(_:)``, its references in ``references``. The
-    /// first ``valueCount`` are the drafts'; those after are left by ``removeAll()`` and
-    /// overwritten one by one: an assignment destroys the old value in place, where emptying
-    /// the array destroyed each through the runtime's generic witnesses.
+    /// Relation's value is ``MappedValue/links(_:)``, its references in ``references``.
     private(set) var values: [MappedValue] = []
-    /// How many of ``values`` are the drafts' (the rest are overwritten as drafts are mapped).
-    private(set) var valueCount = 0
     /// The references of every draft's Relation values, one value's after the other.
     package internal(set) var references: [ObjectReference] = []
-    /// Each record's draft, or the faults that keep it from becoming an object; the first
-    /// ``count``, the rest overwritten as ``values`` are.
-    private var outcomes: [Result<ObjectDraft, MappingFailure>] = []
+    /// Each record's draft, or the faults that keep it from becoming an object.
+    private(set) var outcomes: [Result<ObjectDraft, MappingFailure>] = []
 
     /// Room for `capacity` drafts of `width` values.
     init(width: Int, capacity: Int = 1) {
@@ -70,7 +64,7 @@ package struct ObjectDrafts: Sendable {
         outcomes.reserveCapacity(capacity)
     }
 
-    package private(set) var count = 0
+    package var count: Int { outcomes.count }
 
     /// The draft of the `index`th record mapped, or its faults (read in place, not copied out).
     package subscript(index: Int) -> Result<ObjectDraft, MappingFailure> {
@@ -97,29 +91,25 @@ package struct ObjectDrafts: Sendable {
         }
     }
 
-    /// Forgets every draft, keeping the storage (and the values, until they are overwritten).
+    /// Forgets every draft, keeping the storage.
     mutating func removeAll() {
-        valueCount = 0
-        count = 0
+        values.removeAll(keepingCapacity: true)
         references.removeAll(keepingCapacity: true)
+        outcomes.removeAll(keepingCapacity: true)
     }
 
     /// Appends the next value of the draft being mapped; a Relation's references made on their
     /// own move into ``references``.
     mutating func append(_ value: consuming MappedValue) {
-        if case .relation(let found) = value {
-            let start = references.count
-            if !found.isEmpty { references += found }
-            value = .links(start..<references.count)
-        }
-        if valueCount < values.count { values[valueCount] = value } else { values.append(value) }
-        valueCount += 1
+        guard case .relation(let found) = value else { return values.append(value) }
+        let start = references.count
+        references += found
+        values.append(.links(start..<references.count))
     }
 
     mutating func append(_ outcome: consuming Result<ObjectDraft, MappingFailure>) {
-        precondition(valueCount == (count + 1) * width, "a draft's values come before it")
-        if count < outcomes.count { outcomes[count] = outcome } else { outcomes.append(outcome) }
-        count += 1
+        precondition(values.count == (outcomes.count + 1) * width, "a draft's values come before it")
+        outcomes.append(outcome)
     }
 }
 
@@ -258,7 +248,7 @@ package final class ClassMapper: Sendable {
             location.className = mapping.className
             return Diagnostic(record.rowFaultKind, location, fault.reason)
         }
-        let base = drafts.valueCount
+        let base = drafts.values.count
         let columns = record.csvHeader.map(columnIndexes(in:))
         // Indexing (not zip) borrows the coercers instead of copying them per row.
         for index in coercers.indices {
@@ -334,7 +324,7 @@ package final class ClassMapper: Sendable {
             failure.key = key
             failure.keyHash = keyHash
             failure.hasSourceObjectId = system.objectId != nil
-            failure.values = drafts.detached(drafts.values[base..<drafts.valueCount])
+            failure.values = drafts.detached(drafts.values[base...])
             return .failure(failure)
         }
         return .success(
