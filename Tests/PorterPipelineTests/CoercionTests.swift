@@ -38,7 +38,15 @@ final class CoercionTests: XCTestCase {
     }
 
     private func value(_ field: FieldMapping, _ record: SourceRecord, references: ReferenceParser? = nil) -> Result<MappedValue, CoercionError> {
-        Result { () throws(CoercionError) in try coercer(field, references: references).value(in: record) }
+        Result { () throws(CoercionError) in try Self.value(of: coercer(field, references: references), in: record) }
+    }
+
+    /// `coercer`'s value in `record`, a Relation's references in the value (a class's drafts keep them in their store).
+    private static func value(of coercer: FieldCoercer, in record: SourceRecord) throws(CoercionError) -> MappedValue {
+        var store: [ObjectReference] = []
+        let value = try coercer.value(in: record, references: &store)
+        guard case .links(let range) = value else { return value }
+        return .relation(Array(store[range]))
     }
 
     private func assertValue(_ field: FieldMapping, _ text: String, _ expected: ParseValue, file: StaticString = #filePath, line: UInt = #line) {
@@ -101,7 +109,7 @@ final class CoercionTests: XCTestCase {
                     guard !coercer.isNull(.text(cell)) else { return field.type.isRelation ? .relation([]) : .value(field.defaultValue ?? .null) }
                     return try coercer.coerce(.text(cell))
                 }
-                let asBytes = Result { () throws(CoercionError) in try coercer.value(in: csv(["c": cell])) }
+                let asBytes = Result { () throws(CoercionError) in try Self.value(of: coercer, in: csv(["c": cell])) }
                 switch (asBytes, asText) {
                 case (.success(let bytes), .success(let text)):
                     XCTAssertEqual(bytes, text, "\(field.type) \(field.nullTokens) \(cell.debugDescription)")
@@ -444,7 +452,7 @@ final class CoercionTests: XCTestCase {
     private func mapped(_ mapper: ClassMapper, _ record: SourceRecord) -> Result<(draft: ObjectDraft, values: [MappedValue]), MappingFailure> {
         var drafts = mapper.drafts()
         mapper.map(record, into: &drafts)
-        return drafts[0].map { ($0, Array(drafts.values(of: 0))) }
+        return drafts[0].map { ($0, drafts.detachedValues(of: 0)) }
     }
 
     private func manifest(_ classes: [ClassMapping]) -> DatasetManifest {
@@ -517,6 +525,64 @@ final class CoercionTests: XCTestCase {
             guard case .success(let draft) = batch[n - 1] else { return XCTFail("record \(n) refused") }
             XCTAssertEqual(draft.line, n + 1)
             XCTAssertEqual(draft.key, "Book \(n)")
+        }
+    }
+
+    /// Each Relation cell's references go into its class's drafts' store (no array per cell):
+    /// every draft names its own there, in a batch's drafts and in drafts emptied between
+    /// records, and the store holds no more than the record being mapped alone.
+    func testRelationReferencesStayWithTheirRecord() {
+        let book = ClassMapping(
+            className: "Book", source: "books.csv", key: ["title"],
+            fields: [
+                FieldMapping(name: "title", type: .string, required: true),
+                FieldMapping(name: "genres", type: .relation(targetClass: "Genre"), split: ";"),
+                FieldMapping(name: "shelf", type: .pointer(targetClass: "Genre")),
+                FieldMapping(name: "also", type: .relation(targetClass: "Genre"), split: "|"),
+            ])
+        let mapper = ClassMapper(mapping: book, manifest: manifest([genreClass, book]))
+        let count = 600
+        // Empty, one, several with a repeat, and (every 7th) a part that is bad pointer JSON, after a good one.
+        func genres(_ n: Int) -> [String] {
+            switch n % 4 {
+            case 0: []
+            case 1: ["G\(n)"]
+            case 2: ["G\(n)", "H\(n)", "G\(n)", "I\(n)"]
+            default: ["J\(n % 10)", "K\(n)"]
+            }
+        }
+        func also(_ n: Int) -> String { n % 7 == 0 ? #"X\#(n)|{"__type":x}"# : n % 5 == 0 ? "" : "Y\(n)|Z\(n)" }
+        func record(_ n: Int) -> SourceRecord {
+            csv(["title": "Book \(n)", "genres": genres(n).joined(separator: ";"), "shelf": n % 2 == 0 ? "S\(n)" : "", "also": also(n)], line: n + 1)
+        }
+        func reference(_ key: String) -> ObjectReference { ObjectReference(targetClass: "Genre", identity: .key(key)) }
+        func values(_ n: Int) -> [MappedValue] {
+            var unique: [String] = []
+            for key in genres(n) where !unique.contains(key) { unique.append(key) }
+            return [
+                .value(.string("Book \(n)")), .relation(unique.map(reference)),
+                n % 2 == 0 ? .pointer(reference("S\(n)")) : .value(.null),
+                n % 7 == 0 ? .value(.null) : .relation(n % 5 == 0 ? [] : [reference("Y\(n)"), reference("Z\(n)")]),
+            ]
+        }
+        func references(_ n: Int) -> Int { values(n).reduce(0) { if case .relation(let found) = $1 { $0 + found.count } else { $0 } } }
+        var batch = mapper.drafts(capacity: count), alone = mapper.drafts()
+        for n in 1...count {
+            mapper.map(record(n), into: &batch)
+            alone.removeAll()
+            mapper.map(record(n), into: &alone)
+            XCTAssertEqual(alone.detachedValues(of: 0), values(n), "record \(n) alone")
+            XCTAssertEqual(alone.references.count, references(n), "record \(n) alone: the store holds this record's references only")
+        }
+        XCTAssertEqual(batch.references.count, (1...count).reduce(0) { $0 + references($1) })
+        for n in 1...count {
+            XCTAssertEqual(batch.detachedValues(of: n - 1), values(n), "record \(n) in its batch")
+            switch batch[n - 1] {
+            case .success(let draft): XCTAssertEqual(draft.key, "Book \(n)")
+            case .failure(let failure):
+                XCTAssertEqual(n % 7, 0, "record \(n) refused: \(failure.diagnostics)")
+                XCTAssertEqual(failure.values, values(n), "a refused record's values hold their references")
+            }
         }
     }
 

@@ -128,7 +128,7 @@ final class JSONTokenMappingTests: XCTestCase {
     private static func map(_ record: SourceRecord, with mapper: ClassMapper) -> (String, [MappedValue]) {
         var drafts = mapper.drafts()
         mapper.map(record, into: &drafts)
-        let values = Array(drafts.values(of: 0))
+        let values = drafts.detachedValues(of: 0)
         switch drafts[0] {
         case .success(let draft): return ("key \(draft.key ?? "none")", values)
         case .failure(let failure): return (failure.diagnostics.map(\.description).joined(separator: "\n"), failure.values)

@@ -399,10 +399,10 @@ final class ImportPass {
                 if let keyHash = draft.keyHash { sum &+= indexes[position].touch(keyHash) }
                 for field in 0..<drafts.width {
                     guard let target = targets[position][field] else { continue }
-                    switch drafts.value(field, of: index) {
+                    switch drafts[field, of: index] {
                     case .pointer(let reference): if let keyHash = reference.keyHash { sum &+= target.touch(keyHash) }
-                    case .relation(let references): for case let keyHash? in references.lazy.map(\.keyHash) { sum &+= target.touch(keyHash) }
-                    case .value, .upload: break
+                    case .links(let range): for case let keyHash? in drafts.references[range].lazy.map(\.keyHash) { sum &+= target.touch(keyHash) }
+                    case .value, .upload, .relation: break
                     }
                 }
             }
@@ -627,7 +627,7 @@ final class ImportPass {
                         ownerKeyHash: draft.keyHash, row: row, references: mapper.named(waiting, field: index, in: record)))
             }
             let isCyclic = load.isCyclic[index] && !ahead
-            switch drafts.value(index, of: slot) {
+            switch drafts[index, of: slot] {
             case .value(let v) where isCyclic:
                 if v != .null || load.mapping.mode != .merge { later([]) }
             case .value(let v):
@@ -649,15 +649,17 @@ final class ImportPass {
                 case .none:
                     break
                 }
-            case .relation(let refs) where references.linksWait(for: load.targets[index]!):
-                later(refs)
+            case .links(let range) where references.linksWait(for: load.targets[index]!):
+                later(Array(drafts.references[range]))
             case .upload(let file):
                 guard feeding != nil else { break }
                 fields.append(FieldValue(load.fieldNames[index], .file(ParseFile(name: file.storedName))))
                 load.batch.uploads[file.storedName] = file
-            case .relation(let refs):
+            case .relation:
+                preconditionFailure("a class's drafts hold a Relation's references in their store")
+            case .links(let range):
                 var ids: [String] = []
-                for reference in refs {
+                for reference in drafts.references[range] {
                     let referent = resolve(
                         reference, against: load.targets[index]!, from: row, record: record, line: draft.line, mapper: mapper, field: index,
                         problems: &problems)
@@ -705,7 +707,7 @@ final class ImportPass {
             case .value(let v): text = NaturalKey.text(of: [v])
             // As ``ReferenceParser`` names an object by a pointer of its: the text that names the target.
             case .pointer(let reference): text = NaturalKey.text(of: [.string(load.mapper.named([reference], field: index, in: record)[0].sourceText)])
-            case .relation, .upload: text = nil
+            case .relation, .links, .upload: text = nil
             }
             guard let text else { continue }
             load.index.register(field: name, value: text, objectId: objectId, keyHash: keyHash, line: line)

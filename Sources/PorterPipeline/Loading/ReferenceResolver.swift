@@ -39,7 +39,9 @@ final class ReferenceResolver {
     /// and whether every object of it is known. Neither changes while a source is read: a
     /// class is complete once its source is read to its end (``finished(_:)``).
     struct Target {
-        let index: KeyIndex?
+        /// Not counted: read per reference, and kept by ``indexes`` until ``forgetObjects()``,
+        /// after the last reference is resolved.
+        unowned(unsafe) let index: KeyIndex?
         let isComplete: Bool
     }
 

@@ -43,13 +43,17 @@ package struct ObjectDraft: Sendable {
 }
 
 /// The drafts of one class mapped from a batch of records, or from one record at a time: their
-/// values share one array, ``width`` per draft, so that mapping a record allocates nothing of
-/// its own but the values kept as text, and ``removeAll()`` keeps the storage for the next.
+/// values share one array, ``width`` per draft, and their Relations' references another, so that
+/// mapping a record allocates nothing of its own but the values kept as text, and
+/// ``removeAll()`` keeps the storage for the next.
 package struct ObjectDrafts: Sendable {
     /// Values per draft: the mapper's ``ClassMapper/fields``.
     package let width: Int
-    /// Each draft's values, aligned with ``ClassMapper/fields``, one draft after the other.
+    /// Each draft's values, aligned with ``ClassMapper/fields``, one draft after the other; a
+    /// Relation's value is ``MappedValue/links(_:)``, its references in ``references``.
     private(set) var values: [MappedValue] = []
+    /// The references of every draft's Relation values, one value's after the other.
+    package internal(set) var references: [ObjectReference] = []
     /// Each record's draft, or the faults that keep it from becoming an object.
     private(set) var outcomes: [Result<ObjectDraft, MappingFailure>] = []
 
@@ -62,24 +66,48 @@ package struct ObjectDrafts: Sendable {
 
     package var count: Int { outcomes.count }
 
-    /// The draft of the `index`th record mapped, or its faults.
-    package subscript(index: Int) -> Result<ObjectDraft, MappingFailure> { outcomes[index] }
+    /// The draft of the `index`th record mapped, or its faults (read in place, not copied out).
+    package subscript(index: Int) -> Result<ObjectDraft, MappingFailure> {
+        _read { yield outcomes[index] }
+    }
 
     /// The values of the `index`th draft.
     package func values(of index: Int) -> ArraySlice<MappedValue> { values[index * width..<(index + 1) * width] }
 
-    /// The `field`th value of the `index`th draft.
-    package func value(_ field: Int, of index: Int) -> MappedValue { values[index * width + field] }
+    /// The `field`th value of the `index`th draft (read in place, not copied out).
+    package subscript(field: Int, of index: Int) -> MappedValue {
+        _read { yield values[index * width + field] }
+    }
+
+    /// The values of the `index`th draft, each Relation's references in its value
+    /// (``MappedValue/relation(_:)``), as values made on their own hold them.
+    package func detachedValues(of index: Int) -> [MappedValue] { detached(values[index * width..<(index + 1) * width]) }
+
+    /// `values` of these drafts, each Relation's references in its value.
+    func detached(_ values: ArraySlice<MappedValue>) -> [MappedValue] {
+        values.map { value in
+            guard case .links(let range) = value else { return value }
+            return .relation(Array(references[range]))
+        }
+    }
 
     /// Forgets every draft, keeping the storage.
     mutating func removeAll() {
         values.removeAll(keepingCapacity: true)
+        references.removeAll(keepingCapacity: true)
         outcomes.removeAll(keepingCapacity: true)
     }
 
-    mutating func append(_ value: MappedValue) { values.append(value) }
+    /// Appends the next value of the draft being mapped; a Relation's references made on their
+    /// own move into ``references``.
+    mutating func append(_ value: consuming MappedValue) {
+        guard case .relation(let found) = value else { return values.append(value) }
+        let start = references.count
+        references += found
+        values.append(.links(start..<references.count))
+    }
 
-    mutating func append(_ outcome: Result<ObjectDraft, MappingFailure>) {
+    mutating func append(_ outcome: consuming Result<ObjectDraft, MappingFailure>) {
         precondition(values.count == (outcomes.count + 1) * width, "a draft's values come before it")
         outcomes.append(outcome)
     }
@@ -225,7 +253,7 @@ package final class ClassMapper: Sendable {
         // Indexing (not zip) borrows the coercers instead of copying them per row.
         for index in coercers.indices {
             do {
-                let value = try coercers[index].value(in: record, column: columns?[index])
+                let value = try coercers[index].value(in: record, column: columns?[index], references: &drafts.references)
                 if coercers[index].field.required && value.isNull {
                     problems.append(
                         Diagnostic(
@@ -266,17 +294,19 @@ package final class ClassMapper: Sendable {
             let line = ParseValue.integer(Int64(record.line))
             key = NaturalKey.text(of: readsSeveralFiles ? [.string(sourceName), line] : [line])
         } else if !keyIndices.isEmpty {
-            let parts = keyIndices.map { index -> ParseValue in
+            func part(_ index: Int) -> ParseValue {
                 switch drafts.values[base + index] {
                 case .value(let v): v
                 case .pointer(let reference): .string(named([reference], field: index, in: record)[0].sourceText)
-                case .relation: .null
+                case .relation, .links: .null
                 case .upload(let file): .string(file.sha256)
                 }
             }
-            key = NaturalKey.text(of: parts)
+            // A key of one field (the common case) is that value's text: no array of parts per record.
+            let parts = keyIndices.count > 1 ? keyIndices.map(part) : nil
+            key = parts.map(NaturalKey.text(of:)) ?? NaturalKey.canonicalText(part(keyIndices[0]))
             if key == nil, problems.isEmpty {
-                let field = fields[keyIndices[parts.firstIndex(of: .null) ?? 0]]
+                let field = fields[keyIndices[parts?.firstIndex(of: .null) ?? 0]]
                 problems.append(Diagnostic(.keyValueMissing, location(record.line, field, value: ""), "key field is missing"))
             }
         }
@@ -294,7 +324,7 @@ package final class ClassMapper: Sendable {
             failure.key = key
             failure.keyHash = keyHash
             failure.hasSourceObjectId = system.objectId != nil
-            failure.values = Array(drafts.values[base...])
+            failure.values = drafts.detached(drafts.values[base...])
             return .failure(failure)
         }
         return .success(

@@ -54,7 +54,8 @@ package final class FieldCoercer: Sendable {
         return .value(field.defaultValue ?? .null)
     }
 
-    private func coerce(bytes: UnsafeBufferPointer<UInt8>) -> Result<MappedValue, CoercionError> {
+    /// A Relation's references are appended to `store` and the value names them (``MappedValue/links(_:)``).
+    private func coerce(bytes: UnsafeBufferPointer<UInt8>, references store: inout [ObjectReference]) -> Result<MappedValue, CoercionError> {
         if bytes.isEmpty || isNullToken(bytes) { return .success(nullValue) }
         switch field.type {
         case .string:
@@ -66,16 +67,17 @@ package final class FieldCoercer: Sendable {
         case .pointer where references!.keyIsOneString && bytes[0] != UInt8(ascii: "{"):
             return .success(.pointer(references!.reference(keyBytes: bytes)))
         case .relation where references!.keyIsOneString && field.split?.utf8.count == 1:
-            // Each part becomes a reference as it is found: no array of the parts.
-            var found: [ObjectReference] = []
+            // Each part becomes a reference as it is found, in the store: no array of the parts, none of the references.
+            let start = store.count
             do throws(CoercionError) {
                 try CellText.forEachPart(of: bytes, by: field.split!.utf8.first!) { part throws(CoercionError) in
-                    try references!.add(keyPart: part, to: &found)
+                    try references!.add(keyPart: part, to: &store, from: start)
                 }
             } catch {
+                store.removeSubrange(start...)
                 return .failure(error)
             }
-            return .success(.relation(found))
+            return .success(.links(start..<store.count))
         default:
             break
         }
@@ -85,7 +87,7 @@ package final class FieldCoercer: Sendable {
     /// A JSON record's member coerced from its token as ``coerce(_:)`` coerces its `JSONValue`;
     /// `nil` where the value is read as a `JSONValue` (an empty or escaped string, a number that
     /// is not an integer of up to 18 digits, an object, an array, a value of another kind than the field's).
-    private func value(in fields: JSONFields) -> Result<MappedValue, CoercionError>? {
+    private func value(in fields: JSONFields, references store: inout [ObjectReference]) -> Result<MappedValue, CoercionError>? {
         guard let member = fields.index(of: columnPath.name, isASCII: columnPath.isASCII) else {
             return columnPath.components.count > 1 ? nil : .success(nullValue)
         }
@@ -101,11 +103,13 @@ package final class FieldCoercer: Sendable {
                 if field.type.targetClass != nil, isNullToken(text) { return .success(nullValue) }
                 switch field.type {
                 case .pointer: return .success(.pointer(references!.reference(keyBytes: text)))
-                case .relation: return .success(.relation([references!.reference(keyBytes: text)]))
-                default: return coerce(bytes: text)
+                case .relation:
+                    store.append(references!.reference(keyBytes: text))
+                    return .success(.links(store.count - 1..<store.count))
+                default: return coerce(bytes: text, references: &store)
                 }
             case UInt8(ascii: "["):
-                if case .relation = field.type { return relation(keys: token) }
+                if case .relation = field.type { return relation(keys: token, into: &store) }
                 return nil
             case UInt8(ascii: "t") where field.type == .boolean, UInt8(ascii: "f") where field.type == .boolean:
                 return .success(.value(.boolean(token[0] == UInt8(ascii: "t"))))
@@ -120,16 +124,26 @@ package final class FieldCoercer: Sendable {
         }
     }
 
-    /// A Relation's JSON array of strings, each a key of the target (duplicates once); `nil` when
-    /// an item is not a string, or is empty or escaped (pointer JSON in a string has escapes).
-    private func relation(keys array: UnsafeBufferPointer<UInt8>) -> Result<MappedValue, CoercionError>? {
-        var found: [ObjectReference] = []
+    /// A Relation's JSON array of strings, each a key of the target (duplicates once), appended
+    /// to `store`; `nil` when an item is not a string, or is empty or escaped (pointer JSON in a
+    /// string has escapes), and then `store` is left as it was.
+    private func relation(keys array: UnsafeBufferPointer<UInt8>, into store: inout [ObjectReference]) -> Result<MappedValue, CoercionError>? {
+        let start = store.count
+        let outcome = relation(keys: array, from: start, into: &store)
+        if case .success? = outcome { return outcome }
+        store.removeSubrange(start...)
+        return outcome
+    }
+
+    private func relation(keys array: UnsafeBufferPointer<UInt8>, from start: Int, into store: inout [ObjectReference]) -> Result<
+        MappedValue, CoercionError
+    >? {
         var index = 1
         func skipBlanks() {
             while array[index] == 0x20 || array[index] == 0x09 || array[index] == 0x0A || array[index] == 0x0D { index += 1 }
         }
         skipBlanks()
-        if array[index] == UInt8(ascii: "]") { return .success(.relation([])) }
+        if array[index] == UInt8(ascii: "]") { return .success(.links(start..<start)) }
         while true {
             skipBlanks()
             guard array[index] == UInt8(ascii: "\"") else { return nil }
@@ -137,10 +151,10 @@ package final class FieldCoercer: Sendable {
             while array[end] != UInt8(ascii: "\"") { end += 1 }
             let key = UnsafeBufferPointer(rebasing: array[(index + 1)..<end])
             guard !key.isEmpty, !key.contains(UInt8(ascii: "\\")) else { return nil }
-            do { try references!.add(keyPart: key, to: &found) } catch { return .failure(error) }
+            do { try references!.add(keyPart: key, to: &store, from: start) } catch { return .failure(error) }
             index = end + 1
             skipBlanks()
-            guard array[index] == UInt8(ascii: ",") else { return array[index] == UInt8(ascii: "]") ? .success(.relation(found)) : nil }
+            guard array[index] == UInt8(ascii: ",") else { return array[index] == UInt8(ascii: "]") ? .success(.links(start..<store.count)) : nil }
             index += 1
         }
     }
@@ -184,13 +198,15 @@ package final class FieldCoercer: Sendable {
     ///
     /// A CSV cell is coerced from its bytes where the type allows it (``readsBytes``), and so is
     /// a JSON file's value (``readsJSONTokens``), without a `String` for a value not kept as text.
-    func value(in record: SourceRecord, column: Int? = nil) throws(CoercionError) -> MappedValue {
+    /// A Relation's references read so are appended to `store`, and the value names them there
+    /// (``MappedValue/links(_:)``); others come in the value (``MappedValue/relation(_:)``).
+    func value(in record: SourceRecord, column: Int? = nil, references store: inout [ObjectReference]) throws(CoercionError) -> MappedValue {
         if readsBytes, let header = record.csvHeader {
             let column = column ?? header.index(of: columnPath.name) ?? -1
             guard column >= 0, column < record.csvRow.count else { return nullValue }
-            return try record.csvRow.withCell(at: column) { coerce(bytes: $0) }.get()
+            return try record.csvRow.withCell(at: column) { coerce(bytes: $0, references: &store) }.get()
         }
-        if readsJSONTokens, let fields = record.jsonFields, let value = value(in: fields) { return try value.get() }
+        if readsJSONTokens, let fields = record.jsonFields, let value = value(in: fields, references: &store) { return try value.get() }
         if let columns = field.columns, let longitudePath {
             let lat = record.cell(columnPath), lng = record.cell(longitudePath)
             if isNull(lat) && isNull(lng) { return .value(field.defaultValue ?? .null) }

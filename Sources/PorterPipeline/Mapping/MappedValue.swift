@@ -77,7 +77,12 @@ package struct ObjectReference: Hashable, Sendable {
 package enum MappedValue: Sendable, Equatable {
     case value(ParseValue)
     case pointer(ObjectReference)
+    /// A Relation's references, made on their own (``FieldCoercer/coerce(_:)``).
     case relation([ObjectReference])
+    /// A Relation's references held in the ``ObjectDrafts`` the value is in, at these positions
+    /// of their ``ObjectDrafts/references``: a class's drafts keep every Relation's references
+    /// in one store, reused record after record, instead of an array per cell.
+    case links(Range<Int>)
     /// A local file to store on the target (a File field with `upload: true`).
     case upload(LocalFile)
 

@@ -86,7 +86,7 @@ final class ReferenceParser: Sendable {
             // A key part that is itself a pointer is keyed by the text that names its target,
             // as ClassMapper keys the objects themselves.
             case .pointer(let reference): values.append(.string(reference.sourceText))
-            case .relation: throw CoercionError(.malformedReference, "a Relation cannot be part of a key")
+            case .relation, .links: throw CoercionError(.malformedReference, "a Relation cannot be part of a key")
             case .upload: throw CoercionError(.malformedReference, "an uploaded file cannot be part of a key")
             }
         }
@@ -148,12 +148,13 @@ final class ReferenceParser: Sendable {
     }
 
     /// ``add(keyPart:to:)`` for a part given as UTF-8 bytes: a part that is not pointer JSON
-    /// becomes a reference held as its key's hash (``reference(keyBytes:)``).
-    func add(keyPart part: UnsafeBufferPointer<UInt8>, to references: inout [ObjectReference]) throws(CoercionError) {
+    /// becomes a reference held as its key's hash (``reference(keyBytes:)``); `references` from
+    /// `start` on are the cell's (those before belong to other cells).
+    func add(keyPart part: UnsafeBufferPointer<UInt8>, to references: inout [ObjectReference], from start: Int) throws(CoercionError) {
         guard let first = part.first else { return }
         let reference =
             first == UInt8(ascii: "{") ? try self.reference(.text(String(decoding: part, as: UTF8.self))) : reference(keyBytes: part)
-        if !references.contains(reference) { references.append(reference) }
+        if !references[start...].contains(reference) { references.append(reference) }
     }
 
     func pointerJSON(_ object: JSONObject) throws(CoercionError) -> ObjectReference {
