@@ -39,9 +39,7 @@ final class ReferenceResolver {
     /// and whether every object of it is known. Neither changes while a source is read: a
     /// class is complete once its source is read to its end (``finished(_:)``).
     struct Target {
-        /// Not counted: read per reference, and kept by ``indexes`` until ``forgetObjects()``,
-        /// after the last reference is resolved.
-        unowned(unsafe) let index: KeyIndex?
+        let index: KeyIndex?
         let isComplete: Bool
     }
 
