@@ -85,7 +85,8 @@ struct MongoDocumentDecoder {
             case "_hashed_password": members.append(member)
             case "authData" where className == "_User": continue  // Parse Server builds it from the _auth_data_ keys
             default:
-                if Self.serverOnlyKeys.contains(key) {
+                // Every server-only key starts with `_`: no set lookup for the others.
+                if key.utf8.first == UInt8(ascii: "_"), Self.serverOnlyKeys.contains(key) {
                     members.append(member)
                 } else if className == "_User", key.hasPrefix("_auth_data_") {
                     authData.append(JSONMember(String(key.dropFirst("_auth_data_".count)), try Self.nested(value, key)))
@@ -116,14 +117,21 @@ struct MongoDocumentDecoder {
         guard case .pointer(let target)? = fields[name] else {
             throw MongoDocumentFault(key, value, "\(className) has no Pointer field \(name) in _SCHEMA.json")
         }
-        guard let text = value.stringValue, let dollar = text.firstIndex(of: "$"), text.index(after: dollar) < text.endIndex else {
+        guard let text = value.stringValue, let dollar = Self.firstDollar(in: text), text.index(after: dollar) < text.endIndex else {
             throw MongoDocumentFault(key, value, "a pointer is stored as \"\(target)$<objectId>\"")
         }
-        guard text[..<dollar] == target else {
+        guard text.utf8[..<dollar].elementsEqual(target.utf8) || text[..<dollar] == target else {
             throw MongoDocumentFault(key, value, "points at \(text[..<dollar]), but \(className).\(name) points at \(target)")
         }
         return .object(
             JSONObject(["__type": .string("Pointer"), "className": .string(target), "objectId": .string(String(text[text.index(after: dollar)...]))]))
+    }
+
+    /// Where the first `$` of `text` is: in ASCII text found among its bytes (each character is
+    /// one byte there), in other text among its characters.
+    private static func firstDollar(in text: String) -> String.Index? {
+        guard text.utf8.allSatisfy({ $0 < 0x80 }) else { return text.firstIndex(of: "$") }
+        return text.utf8.firstIndex(of: UInt8(ascii: "$"))
     }
 
     /// A field's value from its stored form (the `*Coder.databaseToJSON` of its type).
