@@ -117,21 +117,31 @@ struct MongoDocumentDecoder {
         guard case .pointer(let target)? = fields[name] else {
             throw MongoDocumentFault(key, value, "\(className) has no Pointer field \(name) in _SCHEMA.json")
         }
-        guard let text = value.stringValue, let dollar = Self.firstDollar(in: text), text.index(after: dollar) < text.endIndex else {
+        guard let text = value.stringValue, let (pointed, objectId) = Self.pointerParts(text) else {
             throw MongoDocumentFault(key, value, "a pointer is stored as \"\(target)$<objectId>\"")
         }
-        guard text.utf8[..<dollar].elementsEqual(target.utf8) || text[..<dollar] == target else {
-            throw MongoDocumentFault(key, value, "points at \(text[..<dollar]), but \(className).\(name) points at \(target)")
+        guard pointed == target else {
+            throw MongoDocumentFault(key, value, "points at \(pointed), but \(className).\(name) points at \(target)")
         }
         return .object(
-            JSONObject(["__type": .string("Pointer"), "className": .string(target), "objectId": .string(String(text[text.index(after: dollar)...]))]))
+            JSONObject([JSONMember("__type", .string("Pointer")), JSONMember("className", .string(target)), JSONMember("objectId", .string(objectId))]))
     }
 
-    /// Where the first `$` of `text` is: in ASCII text found among its bytes (each character is
-    /// one byte there), in other text among its characters.
-    private static func firstDollar(in text: String) -> String.Index? {
-        guard text.utf8.allSatisfy({ $0 < 0x80 }) else { return text.firstIndex(of: "$") }
-        return text.utf8.firstIndex(of: UInt8(ascii: "$"))
+    /// `text` split at its first `$` into a class name and an objectId; `nil` without a `$` or
+    /// with nothing after it. ASCII text (a character a byte) is searched among its bytes.
+    private static func pointerParts(_ text: String) -> (className: String, objectId: String)? {
+        var text = text
+        let (isASCII, dollarOffset) = text.withUTF8 { bytes in (!bytes.contains { $0 >= 0x80 }, bytes.firstIndex(of: UInt8(ascii: "$"))) }
+        let dollar: String.Index, objectIdStart: String.Index
+        if isASCII {
+            guard let dollarOffset, dollarOffset + 1 < text.utf8.count else { return nil }
+            dollar = text.utf8.index(text.utf8.startIndex, offsetBy: dollarOffset)
+            objectIdStart = text.utf8.index(after: dollar)
+        } else {
+            guard let found = text.firstIndex(of: "$"), text.index(after: found) < text.endIndex else { return nil }
+            (dollar, objectIdStart) = (found, text.index(after: found))
+        }
+        return (String(text[..<dollar]), String(text[objectIdStart...]))
     }
 
     /// A field's value from its stored form (the `*Coder.databaseToJSON` of its type).
