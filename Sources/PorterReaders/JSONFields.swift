@@ -88,9 +88,61 @@ package struct JSONFields: Sendable {
         withText(field(index, 2), field(index, 3), body)
     }
 
-    /// The value at `index`.
+    /// The value at `index`. A string without escapes, a literal, and an object whose members
+    /// are such strings (a Pointer, a Date) are made from their token, which the reader checked
+    /// as the parser checks it; anything else is parsed.
     package func value(at index: Int) -> JSONValue {
-        withValue(at: index) { Self.parse($0) }
+        withValue(at: index) { token in
+            switch token[0] {
+            case UInt8(ascii: "\""):
+                let text = UnsafeBufferPointer(rebasing: token[1..<token.count - 1])
+                guard let start = text.baseAddress else { return .string("") }
+                guard memchr(start, Int32(UInt8(ascii: "\\")), text.count) == nil else { return Self.parse(token) }
+                return .string(String(decoding: text, as: UTF8.self))
+            case UInt8(ascii: "t"): return .bool(true)
+            case UInt8(ascii: "f"): return .bool(false)
+            case UInt8(ascii: "n"): return .null
+            case UInt8(ascii: "{"): return Self.objectOfPlainStrings(token) ?? Self.parse(token)
+            default: return Self.parse(token)
+            }
+        }
+    }
+
+    /// The object `token` (checked JSON text) when every key and value in it is a string
+    /// without escapes; `nil` when one is not.
+    private static func objectOfPlainStrings(_ token: UnsafeBufferPointer<UInt8>) -> JSONValue? {
+        var index = 1
+        func skipWhitespace() {
+            while token[index] == 0x20 || token[index] == 0x09 || token[index] == 0x0A || token[index] == 0x0D { index += 1 }
+        }
+        /// The string whose opening quote is next (after whitespace); `nil` for another token or
+        /// a string with an escape.
+        func plainString() -> String? {
+            skipWhitespace()
+            guard token[index] == UInt8(ascii: "\"") else { return nil }
+            let start = index + 1
+            var end = start
+            while token[end] != UInt8(ascii: "\"") {
+                if token[end] == UInt8(ascii: "\\") { return nil }
+                end += 1
+            }
+            index = end + 1
+            return String(decoding: UnsafeBufferPointer(rebasing: token[start..<end]), as: UTF8.self)
+        }
+        skipWhitespace()
+        if token[index] == UInt8(ascii: "}") { return .object(JSONObject()) }
+        var members: [JSONMember] = []
+        members.reserveCapacity(4)
+        while true {
+            guard let key = plainString() else { return nil }
+            skipWhitespace()
+            index += 1  // the colon
+            guard let value = plainString() else { return nil }
+            members.append(JSONMember(key, .string(value)))
+            skipWhitespace()
+            if token[index] == UInt8(ascii: "}") { return .object(JSONObject(members)) }
+            index += 1  // the comma
+        }
     }
 
     /// The name of the member at `index`, escapes decoded.

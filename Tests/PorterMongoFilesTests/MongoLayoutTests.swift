@@ -234,6 +234,26 @@ final class MongoLayoutTests: XCTestCase {
         }
     }
 
+    /// A `_p_` value is split at its first `$` (`transformPointerString`), ASCII text among its
+    /// bytes and other text among its characters: the objectId keeps a later `$`, a `$` that an
+    /// accent joins is no `$`, and a class name with another letter is another class.
+    func testPointerText() throws {
+        let decoder = MongoDocumentDecoder(className: "Book", fields: ["genre": .pointer(targetClass: "Genre")])
+        func pointer(_ text: String) throws -> JSONValue? {
+            try decoder.restObject(JSONObject([JSONMember("_id", .string("b1")), JSONMember("_p_genre", .string(text))]))["genre"]
+        }
+        let genre = { (id: String) in JSONValue.object(JSONObject(["__type": .string("Pointer"), "className": .string("Genre"), "objectId": .string(id)])) }
+        XCTAssertEqual(try pointer("Genre$g1"), genre("g1"))
+        XCTAssertEqual(try pointer("Genre$g$1"), genre("g$1"))
+        XCTAssertEqual(try pointer("Genre$\u{E9}1"), genre("\u{E9}1"))
+        XCTAssertEqual(try pointer("Genre$\r\n"), genre("\r\n"))
+        for (text, reason) in [("Genre$", "is stored as"), ("Genre$\u{301}g1", "is stored as"), ("G\u{E9}nre$g1", "points at G\u{E9}nre")] {
+            XCTAssertThrowsError(try pointer(text), text) { error in
+                XCTAssertTrue((error as? MongoDocumentFault)?.reason.contains(reason) == true, "\(text): \(error)")
+            }
+        }
+    }
+
     /// `mongoObjectToParseObject`: a null `_p_` is no pointer; canonical Extended JSON
     /// (`$numberLong` dates and numbers) reads as the relaxed form does; `_session_token` and the
     /// other server-kept `_User` keys are handed on as they are (no field reads them, so the import

@@ -45,6 +45,30 @@ import Testing
         return Record(line: line, object: object)
     }
 
+    // MARK: Members read from their tokens
+
+    /// Values a record's cell makes from their tokens (strings without escapes, literals, objects
+    /// of such strings, whitespace anywhere between tokens) and values it parses (the others).
+    static let memberTokens = [
+        #""Dune""#, #""""#, #""café""#, "\"smile \u{1F600}\"", #""  spaced  ""#, #""quote \" and \\ back""#, #""caf\u00e9""#, #""\/""#,
+        "true", "false", "null", "0", "-0", "12", "1.5e3", "[]", #"["a", "b"]"#, "{}", "{ \t}",
+        #"{"__type":"Pointer","className":"Genre","objectId":"g1"}"#, "{ \"__type\" : \"Date\" ,\t\"iso\":\"2024-01-31T00:00:00.000Z\" }",
+        "{\n\"city\":\r\n\"Zürich\"\n}", #"{"a":"x","a":"y"}"#, #"{"":""}"#, #"{"a":"","b":"z"}"#, #"{"a":"x","b":1}"#,
+        #"{"a":"x","b":null}"#, #"{"a":"x","b":{"c":"d"}}"#, #"{"a":["x"]}"#, #"{"a":"x\"y"}"#, #"{"\u0061":"x"}"#, #"{"a":"x","b\n":"y"}"#,
+    ]
+
+    @Test func membersReadFromTheirTokensEqualTheParsedValues() throws {
+        let records = Self.memberTokens.map { #"{"k": "# + $0 + #", "next": 1}"# }
+        let path = try files.write("[" + records.joined(separator: ",\n") + "]", to: "tokens.json")
+        var reader = try JSONRecordReader(path: path, displayName: "tokens.json", layout: .array)
+        let read = try readAll(&reader)
+        #expect(read.count == Self.memberTokens.count)
+        for (record, token) in zip(read, Self.memberTokens) {
+            #expect(record.cell(ColumnPath("k")) == .json(try JSONParser.parse(token)), "\(token)")
+            #expect(record.cell(ColumnPath("next")) == .json(.integer(1)), "\(token)")
+        }
+    }
+
     // MARK: Arrays
 
     static let array = """

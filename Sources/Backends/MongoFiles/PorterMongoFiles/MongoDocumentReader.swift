@@ -85,7 +85,8 @@ struct MongoDocumentDecoder {
             case "_hashed_password": members.append(member)
             case "authData" where className == "_User": continue  // Parse Server builds it from the _auth_data_ keys
             default:
-                if Self.serverOnlyKeys.contains(key) {
+                // Every server-only key starts with `_`: no set lookup for the others.
+                if key.utf8.first == UInt8(ascii: "_"), Self.serverOnlyKeys.contains(key) {
                     members.append(member)
                 } else if className == "_User", key.hasPrefix("_auth_data_") {
                     authData.append(JSONMember(String(key.dropFirst("_auth_data_".count)), try Self.nested(value, key)))
@@ -116,14 +117,31 @@ struct MongoDocumentDecoder {
         guard case .pointer(let target)? = fields[name] else {
             throw MongoDocumentFault(key, value, "\(className) has no Pointer field \(name) in _SCHEMA.json")
         }
-        guard let text = value.stringValue, let dollar = text.firstIndex(of: "$"), text.index(after: dollar) < text.endIndex else {
+        guard let text = value.stringValue, let (pointed, objectId) = Self.pointerParts(text) else {
             throw MongoDocumentFault(key, value, "a pointer is stored as \"\(target)$<objectId>\"")
         }
-        guard text[..<dollar] == target else {
-            throw MongoDocumentFault(key, value, "points at \(text[..<dollar]), but \(className).\(name) points at \(target)")
+        guard pointed == target else {
+            throw MongoDocumentFault(key, value, "points at \(pointed), but \(className).\(name) points at \(target)")
         }
         return .object(
-            JSONObject(["__type": .string("Pointer"), "className": .string(target), "objectId": .string(String(text[text.index(after: dollar)...]))]))
+            JSONObject([JSONMember("__type", .string("Pointer")), JSONMember("className", .string(target)), JSONMember("objectId", .string(objectId))]))
+    }
+
+    /// `text` split at its first `$` into a class name and an objectId; `nil` without a `$` or
+    /// with nothing after it. ASCII text (a character a byte) is searched among its bytes.
+    private static func pointerParts(_ text: String) -> (className: String, objectId: String)? {
+        var text = text
+        let (isASCII, dollarOffset) = text.withUTF8 { bytes in (!bytes.contains { $0 >= 0x80 }, bytes.firstIndex(of: UInt8(ascii: "$"))) }
+        let dollar: String.Index, objectIdStart: String.Index
+        if isASCII {
+            guard let dollarOffset, dollarOffset + 1 < text.utf8.count else { return nil }
+            dollar = text.utf8.index(text.utf8.startIndex, offsetBy: dollarOffset)
+            objectIdStart = text.utf8.index(after: dollar)
+        } else {
+            guard let found = text.firstIndex(of: "$"), text.index(after: found) < text.endIndex else { return nil }
+            (dollar, objectIdStart) = (found, text.index(after: found))
+        }
+        return (String(text[..<dollar]), String(text[objectIdStart...]))
     }
 
     /// A field's value from its stored form (the `*Coder.databaseToJSON` of its type).
