@@ -127,6 +127,8 @@ public struct RequestTally: Sendable, Equatable {
 /// A target an import writes to: the SQLite mirror, or a Parse Server over REST.
 /// Calls come in plan order: ``begin(schemas:naturalKeys:)``, object writes class by class,
 /// patches, relation links, ``flush()``, with pruning the deletions, then ``commit()`` or ``rollback()``.
+/// Each class's objects and each relation's links are followed by ``finished(_:)`` once the
+/// import has sent them all (an import that stops early need not tell).
 ///
 /// Concurrency: an import calls its sink one call at a time, never concurrently, from two
 /// threads of its own: the import's thread (``existingSchemas()``, ``begin(schemas:naturalKeys:)``,
@@ -171,6 +173,11 @@ public protocol ObjectSink: AnyObject {
     func patch(className: String, field: String, values: [(objectId: String, value: ParseValue)]) throws(PorterError) -> [WriteOutcome]
     /// Adds relation links; with `replace`, each listed owner's links become exactly the given set.
     func link(owner className: String, field: String, targetClass: String, _ links: [RelationLinks], replace: Bool) throws(PorterError) -> LinkChanges
+    /// Tells the sink that the import has sent `part` in full, on the writer thread once the
+    /// calls before it have run: what the sink keeps to write that part (a re-import's digests
+    /// of the stored rows or links) may go. A call for that part afterwards breaks this contract;
+    /// a sink may refuse it. By default nothing is kept, and nothing is done.
+    func finished(_ part: ImportPart)
     /// Writes whatever the sink still buffers. Returns the link changes it has not reported
     /// from ``link(owner:field:targetClass:_:replace:)`` yet, by `Owner.field`.
     func flush() throws(PorterError) -> [String: LinkChanges]
@@ -226,6 +233,8 @@ extension ObjectSink {
     public var holdsLinksOfMissingOwners: Bool { true }
     /// By default there is nothing to note.
     public var notes: [String] { [] }
+    /// By default a sink keeps nothing per class or relation to let go of.
+    public func finished(_ part: ImportPart) {}
     /// By default every name can be stored.
     public func refusedNames(in schemas: [ClassSchema], existing: [ClassSchema]) -> [RefusedName] { [] }
 

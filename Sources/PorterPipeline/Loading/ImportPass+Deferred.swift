@@ -48,6 +48,7 @@ extension ImportPass {
                 links[key]!, owner: className, field: fieldName, targetClass: mapping.field(named: fieldName)!.type.targetClass!,
                 replace: mapping.mode != .merge)
         }
+        try feeder.finished(links.keys.sorted().map { key in ImportPart.links(owner: split(key).0, field: split(key).1) })
     }
 
     func split(_ key: String) -> (String, String) {

@@ -15,6 +15,7 @@ extension ImportPass {
             if relation.sources.count > 1 { sourceFiles.append(SourceFileTally(reader: "\(relation.owner).\(relation.field)", file: file, records: records)) }
         }
         try flushJoin(&batch, relation)
+        try finishedJoinFile(source - manifest.classes.count)
     }
 
     /// Reads one file of a join relation; returns how many records it read and the line of the last.

@@ -491,12 +491,14 @@ final class ImportPass {
             bytesBefore += fileSize(file)
         }
         if !files.contains(where: references.unreadSources.contains) { notes += try columns.finish() }
+        let sentInFull = loads.flatMap { partsSent(with: $0.mapping) }
         for load in loads {
             classTallies[load.className]!.read += load.read
             reportRecordsWithoutIdentity(of: load)
             try send(load)
             references.finished(load.className)
         }
+        try sending?.finished(sentInFull)
         progress?(ImportProgress(phase: phase, records: records, bytesRead: totalBytes, totalBytes: totalBytes))
     }
 

@@ -115,6 +115,16 @@ final class SinkFeeder {
         }
     }
 
+    /// Tells the sink that `parts` are sent in full (``ObjectSink/finished(_:)``), once the calls before have run.
+    func finished(_ parts: [ImportPart]) throws(PorterError) {
+        guard isOpen, !parts.isEmpty else { return }
+        let sink = sink
+        try submit { () throws(PorterError) in
+            for part in parts { sink.finished(part) }
+            return .links([:])  // nothing to count
+        }
+    }
+
     /// Whether the target has an object of a class outside the dataset; asked once every call
     /// sent so far has run.
     func targetHas(className: String, objectId: String) throws(PorterError) -> Bool {

@@ -1,22 +1,30 @@
+import Foundation
+
 /// A table of 64-bit digests by a 64-bit hash of an objectId, in one flat array of slots sized
 /// for the rows it is to hold (open addressing, linear probing): 16 bytes a slot, about 20 a
 /// row, where a `Dictionary` of the same pairs takes 33 to 50 (its capacity a power of two) and
 /// twice that while it grows. Each slot also carries a mark of two bits (its key's top bits),
 /// for what its holder notes per row. Keys are hashes (uniform), so a slot is found by
 /// scaling the key onto the table, not by hashing it again.
+///
+/// The slots are pages of their own (``Pages``), not `malloc`'s: glibc raises its mmap threshold
+/// to the size of the largest block freed (up to 32 MB), and once a re-import had freed a class's
+/// table through `malloc`, the batches of megabytes that followed were carved from its arenas
+/// instead, which grew by some 100 MB at 1M books.
 struct DigestSlots {
     /// A key's top two bits hold the mark; 0 is an empty slot.
     private static let markShift: UInt64 = 62
     private static let keyMask: UInt64 = (1 << markShift) - 1
 
-    /// Each slot's key then its value, side by side (one cache line for both).
-    private var slots: [UInt64]
+    /// Each slot's key then its value, side by side (one cache line for both). Shared by
+    /// copies: a holder keeps one table and changes it in place.
+    private var slots: Pages
     /// Keys held.
     private(set) var count = 0
 
     /// Room for `expected` keys before the table grows (doubling, at four fifths full).
     init(expected: Int) {
-        slots = [UInt64](repeating: 0, count: 2 * max(16, expected + expected / 4 + 1))
+        slots = Pages(words: 2 * max(16, expected + expected / 4 + 1))
     }
 
     private var capacity: Int { slots.count / 2 }
@@ -73,11 +81,34 @@ struct DigestSlots {
 
     private mutating func grow() {
         let old = slots
-        slots = [UInt64](repeating: 0, count: old.count * 2)
+        slots = Pages(words: old.count * 2)
         for index in stride(from: 0, to: old.count, by: 2) where old[index] != 0 {
             let slot = probe(old[index] & Self.keyMask)
             slots[2 * slot] = old[index]
             slots[2 * slot + 1] = old[index + 1]
+        }
+    }
+}
+
+extension DigestSlots {
+    /// Zeroed 64-bit words in anonymous pages of their own (`mmap`), given back (`munmap`) with the last copy.
+    final class Pages {
+        let count: Int
+        private let words: UnsafeMutablePointer<UInt64>
+
+        init(words count: Int) {
+            self.count = count
+            guard let pages = mmap(nil, count * 8, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), pages != MAP_FAILED else {
+                fatalError("out of memory for \(count * 8) bytes of digests")
+            }
+            words = pages.bindMemory(to: UInt64.self, capacity: count)
+        }
+
+        deinit { munmap(words, count * 8) }
+
+        subscript(index: Int) -> UInt64 {
+            get { words[index] }
+            set { words[index] = newValue }
         }
     }
 }

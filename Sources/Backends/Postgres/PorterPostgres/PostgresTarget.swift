@@ -99,6 +99,19 @@ public final class PostgresTarget: ObjectSink, Sendable {
         return LinkChanges()
     }
 
+    /// Lets go of the digests of the stored rows (a class) or links (a relation) a re-import
+    /// keeps to leave out what the database holds already. Objects of the class written
+    /// afterwards are compared on the server; links of the relation afterwards are refused.
+    public func finished(_ part: ImportPart) {
+        connection.withLock { $0.finished(part) }
+    }
+
+    /// How many stored rows or owners the digests this import keeps cover, by class or join
+    /// table (a re-import reads them at a class's or relation's first write, ``finished(_:)`` lets them go).
+    package var heldDigests: [String: Int] {
+        connection.withLock { $0.heldDigests }
+    }
+
     /// Writes the staged links into their `_Join` tables; link changes by relation (`Book.authors`).
     public func flush() throws(PorterError) -> [String: LinkChanges] {
         try connection.withLock { (writer) throws(PorterError) in try writer.flushLinks() }

@@ -50,7 +50,7 @@ extension PostgresWriter {
             }
             return
         }
-        let links = try unstoredLinks(links, table: table, owner: className, targetClass: targetClass, replacing: stage)
+        let links = try unstoredLinks(links, table: table, owner: className, field: field, targetClass: targetClass, replacing: stage)
         var pairs = CopyRows()
         for link in links {
             let owner = storedId(className, link.ownerId)
@@ -107,7 +107,7 @@ extension PostgresWriter {
     /// at the table's first links); an owner left out earlier and given again gets its stored
     /// links staged back, so that what it keeps is what both list.
     private func unstoredLinks(
-        _ links: [RelationLinks], table: String, owner className: String, targetClass: String,
+        _ links: [RelationLinks], table: String, owner className: String, field: String, targetClass: String,
         replacing stage: LinkStage
     ) throws(PorterError) -> [RelationLinks] {
         let db = try database()
@@ -115,6 +115,9 @@ extension PostgresWriter {
         var sets: StoredLinkSets
         if let scanned = linkSets.removeValue(forKey: table) {
             sets = scanned
+        } else if finishedParts.contains(.links(owner: className, field: field)) {
+            // Which owners were left out went with the digests: their stored links could not be kept.
+            throw PorterError(.target, "\(stage.relation): links sent after the import said it had sent them all")
         } else {
             sets = try StoredLinkSets(scanning: table, ownerClass: className, on: db)
         }

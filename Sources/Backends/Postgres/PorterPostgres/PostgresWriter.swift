@@ -42,6 +42,9 @@ final class PostgresWriter {
     private var rowDigests: [String: StoredRowDigests] = [:]
     /// The stored links of the join tables this import adds to and did not make, by table.
     var linkSets: [String: StoredLinkSets] = [:]
+    /// The classes and relations the import has sent in full (``finished(_:)``): their digests
+    /// are gone, and none is read again.
+    var finishedParts: Set<ImportPart> = []
     /// Where the join tables this import made are loaded, on a second connection (not in an
     /// owner's transaction); made for the first links.
     private(set) var staging: PostgresStagingSchema?
@@ -285,9 +288,10 @@ final class PostgresWriter {
     }
 
     /// The digests of the class's stored rows over `fields`, read at its first write; `nil`
-    /// when a batch writes other fields than the first did.
+    /// when a batch writes other fields than the first did, or after the class was finished.
     /// The digests are taken out of ``rowDigests`` (so that changing them copies nothing), to be put back.
     private func storedRowDigests(_ className: String, schema: ClassSchema, fields: [String]) throws(PorterError) -> StoredRowDigests? {
+        guard !finishedParts.contains(.objects(className: className)) else { return nil }
         if let digests = rowDigests.removeValue(forKey: className) {
             guard digests.fields == fields else {
                 rowDigests[className] = digests
@@ -482,6 +486,21 @@ final class PostgresWriter {
         return values.map { changed.contains(storedId(className, $0.objectId)) ? .updated : .unchanged }
     }
 
+    /// Lets go of the digests kept for `part`, which the import has sent in full: a class's row
+    /// digests (its patches compare on the server) or a join table's link sets.
+    func finished(_ part: ImportPart) {
+        finishedParts.insert(part)
+        switch part {
+        case .objects(let className): rowDigests[className] = nil
+        case .links(let owner, let field): linkSets[PostgresLayout.joinTable(owner: owner, field: field)] = nil
+        }
+    }
+
+    /// How many stored rows or owners the digests kept now cover, by class or join table.
+    var heldDigests: [String: Int] {
+        rowDigests.mapValues(\.count).merging(linkSets.mapValues(\.count)) { rows, _ in rows }
+    }
+
     /// Whether the class's table holds the object.
     func hasObject(className: String, objectId: String) throws(PorterError) -> Bool {
         guard try tableExists(className) else { return false }
@@ -561,5 +580,6 @@ final class PostgresWriter {
         stagingCommitted = false
         rowDigests = [:]
         linkSets = [:]
+        finishedParts = []
     }
 }

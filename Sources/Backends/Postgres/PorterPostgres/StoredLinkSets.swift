@@ -29,6 +29,9 @@ struct StoredLinkSets {
         self.owners = owners
     }
 
+    /// How many stored owners the digests cover.
+    var count: Int { owners.count }
+
     /// Whether the owner's links may be left out: its first appearance in the import, and the
     /// table holds exactly `related` for it. An owner seen again after it was left out is
     /// named by ``wasLeftOut(_:)``: its stored links must then be staged with the new ones.

@@ -75,6 +75,9 @@ struct StoredRowDigests {
         return digests[value: slot] == UInt64(bitPattern: Int64(hasher.finalize()))
     }
 
+    /// How many stored rows the digests cover.
+    var count: Int { digests.count }
+
     /// Whether the table holds a row with this objectId (one this scan could read, not forgotten).
     func contains(_ objectId: String) -> Bool {
         digests.slot(of: objectId.byteHash()).map { digests[mark: $0] == 0 } ?? false
