@@ -188,7 +188,7 @@ package final class FieldCoercer: Sendable {
         if readsBytes, let header = record.csvHeader {
             let column = column ?? header.index(of: columnPath.name) ?? -1
             guard column >= 0, column < record.csvRow.count else { return nullValue }
-            return try record.csvRow.withCell(at: column) { coerce(bytes: $0) }.get()
+            return try coerce(bytes: record.csvRow.cell(at: column)).get()
         }
         if readsJSONTokens, let fields = record.jsonFields, let value = value(in: fields) { return try value.get() }
         if let columns = field.columns, let longitudePath {
