@@ -34,6 +34,9 @@ struct CSVRowCollector {
     private var cells = CSVRowWriter()
     private var ends: [Int] = []
     private var firstInvalidCell: Int?
+    /// Whether each cell is checked for UTF-8: once the input has held bytes that are not (before,
+    /// `CSVRowStream` has checked the text a chunk at a time).
+    var checksCells = false
     private var malformation: String?
 
     /// Cells of the row under way delivered so far.
@@ -42,7 +45,7 @@ struct CSVRowCollector {
     /// Adds a field of the row under way; bytes that are not UTF-8 give an empty cell and
     /// fail the row.
     mutating func appendCell(_ cell: UnsafeRawBufferPointer) {
-        if String.isValidUTF8(cell) {
+        if !checksCells || String.isValidUTF8(cell) {
             cells.append(cell)
         } else if firstInvalidCell == nil {
             firstInvalidCell = ends.count

@@ -94,4 +94,49 @@ import Testing
             for (record, recordIndex) in window + keptForGood { check(record, recordIndex) }
         }
     }
+
+    /// Bytes that are not UTF-8 in one cell of a generated file, read in chunks of 4 to 40 bytes
+    /// (so that characters and faults are cut by the chunks' ends): the rows before it read back,
+    /// and the fault names the cell's line and column and the first bad byte's offset.
+    @Test func bytesThatAreNotUTF8NameTheirCell() throws {
+        var random = SplitMix(seed: 38)
+        let faults: [[UInt8]] = [[0xFF], [0x80], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xE6, 0x97], [0xF4, 0x90, 0x80, 0x80], [0xF0, 0x9F, 0x98]]
+        for round in 0..<400 {
+            let rows = (0..<(2 + random.below(10))).map { _ in (0..<3).map { _ in (0..<(1 + random.below(3))).map { _ in random.pick(Self.words) }.joined() } }
+            let (faultRow, faultColumn) = (random.below(rows.count), random.below(3))
+            let fault = random.pick(faults)
+            var bytes = Array("c0,c1,c2\n".utf8)
+            var offset = 0
+            for (index, row) in rows.enumerated() {
+                for (column, cell) in row.enumerated() {
+                    if column > 0 { bytes.append(UInt8(ascii: ",")) }
+                    guard index == faultRow, column == faultColumn else {
+                        bytes += Array(cell.utf8)
+                        continue
+                    }
+                    let cut = random.below(cell.count + 1)
+                    bytes += Array(cell.prefix(cut).utf8)
+                    offset = bytes.count
+                    bytes += fault + Array(cell.dropFirst(cut).utf8) + Array("x".utf8)
+                }
+                bytes.append(UInt8(ascii: "\n"))
+            }
+            let path = try files.write(bytes: bytes, to: "not-utf8-\(round).csv")
+            var reader = try CSVReader(path: path, displayName: "data.csv", chunkSize: 4 + round % 37)
+            var read: [[String]] = []
+            let error = readerError {
+                while let record = try reader.next() {
+                    guard case .csv(_, let cells) = record.content else { return }
+                    read.append(cells)
+                }
+            }
+            #expect(read == Array(rows.prefix(faultRow)), "round \(round)")
+            #expect(error?.location.line == faultRow + 2, "round \(round)")
+            #expect(error?.location.column == "c\(faultColumn)", "round \(round)")
+            // glibc's iconv, which finds the offset for the message, reads F4 90 80 80 (above
+            // U+10FFFF) as a character: that message has no offset.
+            let reason = fault.first == 0xF4 ? "invalid UTF-8" : "invalid UTF-8 at byte offset \(offset) (0x\(String(fault[0], radix: 16, uppercase: true)))"
+            #expect(error?.reason == reason, "round \(round), fault \(fault), chunks of \(4 + round % 37)")
+        }
+    }
 }
