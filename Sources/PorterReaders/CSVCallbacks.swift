@@ -29,10 +29,14 @@ struct CSVRowCollector {
     /// The line on which the row under way started.
     var rowStartLine = 1
     var completedRows: [(row: CSVRowStream.Row, invalidCell: Int?)] = []
-    /// The row under way: its cells' bytes and where each ends (buffers reused from row to row).
-    private var bytes: [UInt8] = []
+    /// Where the rows' cells are written (blocks reused from row to row), and where each cell of
+    /// the row under way ends (a buffer reused too).
+    private var cells = CSVRowWriter()
     private var ends: [Int] = []
     private var firstInvalidCell: Int?
+    /// Whether each cell is checked for UTF-8: once the input has held bytes that are not (before,
+    /// `CSVRowStream` has checked the text a chunk at a time).
+    var checksCells = false
     private var malformation: String?
 
     /// Cells of the row under way delivered so far.
@@ -41,12 +45,12 @@ struct CSVRowCollector {
     /// Adds a field of the row under way; bytes that are not UTF-8 give an empty cell and
     /// fail the row.
     mutating func appendCell(_ cell: UnsafeRawBufferPointer) {
-        if String.isValidUTF8(cell) {
-            bytes.append(contentsOf: cell)
+        if !checksCells || String.isValidUTF8(cell) {
+            cells.append(cell)
         } else if firstInvalidCell == nil {
             firstInvalidCell = ends.count
         }
-        ends.append(bytes.count)
+        ends.append(cells.rowLength)
     }
 
     /// Marks the row under way as not well-formed, for `reason` unless it already is.
@@ -57,9 +61,8 @@ struct CSVRowCollector {
     /// Ends the row under way. A next row in the same line of input starts on that line
     /// (after a lone CR); otherwise `CSVRowStream` moves its start to the line it begins on.
     mutating func completeRow() {
-        let cells = CSVCells(ends: ends, bytes: bytes)
-        completedRows.append((CSVRowStream.Row(line: rowStartLine, cells: cells, malformation: malformation), firstInvalidCell))
-        bytes.removeAll(keepingCapacity: true)
+        let row = cells.completeRow(ends: ends)
+        completedRows.append((CSVRowStream.Row(line: rowStartLine, cells: row, malformation: malformation), firstInvalidCell))
         ends.removeAll(keepingCapacity: true)
         firstInvalidCell = nil
         malformation = nil

@@ -180,6 +180,10 @@ final class CSVRowStream {
     private(set) var strayQuoteLineCount = 0
     private(set) var firstStrayQuoteLines: [Int] = []
 
+    /// The bytes that end the chunks read so far when they start a character the chunk cuts off
+    /// (see ``checkUTF8(_:)``).
+    private var cutCharacter: [UInt8] = []
+
     /// Names for cells in error locations; cells beyond these are named by position.
     var columnNames: [String] = []
 
@@ -327,10 +331,37 @@ final class CSVRowStream {
         }
         if filled == 0 {
             reachedEnd = true
-        } else if bytesBeforeBuffer == 0 {
+            // A character cut off by the end of the file.
+            if !cutCharacter.isEmpty { collector.pointee.checksCells = true }
+            return
+        }
+        checkUTF8(UnsafeRawBufferPointer(rebasing: buffer[0..<filled]))
+        if bytesBeforeBuffer == 0 {
             if filled >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF { position = 3 }
             try beginFile()
         }
+    }
+
+    /// Checks a chunk's text as a whole, so that the cells libcsv makes of it need no check of
+    /// their own (a cell of valid UTF-8 cut at ASCII bytes is valid UTF-8); a character cut off
+    /// by the chunk's end is checked with the next chunk's first bytes. From a chunk that is not
+    /// UTF-8 on, each cell is checked, and the first that is not names the fault.
+    private func checkUTF8(_ chunk: UnsafeRawBufferPointer) {
+        guard !collector.pointee.checksCells else { return }
+        var rest = chunk
+        if let lead = cutCharacter.first {
+            let missing = (lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2) - cutCharacter.count
+            guard missing <= chunk.count, (cutCharacter + chunk.prefix(missing)).withUnsafeBytes({ String.isValidUTF8($0) }) else {
+                collector.pointee.checksCells = true
+                return
+            }
+            rest = UnsafeRawBufferPointer(rebasing: chunk[missing...])
+        }
+        guard let cut = String.utf8Validity(of: rest) else {
+            collector.pointee.checksCells = true
+            return
+        }
+        cutCharacter = Array(rest.suffix(cut))
     }
 
     /// Skips a `sep=X` first line, taking X as the delimiter, and sniffs the delimiter from

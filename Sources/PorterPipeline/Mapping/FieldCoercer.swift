@@ -204,7 +204,7 @@ package final class FieldCoercer: Sendable {
         if readsBytes, let header = record.csvHeader {
             let column = column ?? header.index(of: columnPath.name) ?? -1
             guard column >= 0, column < record.csvRow.count else { return nullValue }
-            return try record.csvRow.withCell(at: column) { coerce(bytes: $0, references: &store) }.get()
+            return try coerce(bytes: record.csvRow.cell(at: column), references: &store).get()
         }
         if readsJSONTokens, let fields = record.jsonFields, let value = value(in: fields, references: &store) { return try value.get() }
         if let columns = field.columns, let longitudePath {
