@@ -123,25 +123,21 @@ struct MongoDocumentDecoder {
         guard pointed == target else {
             throw MongoDocumentFault(key, value, "points at \(pointed), but \(className).\(name) points at \(target)")
         }
+        guard !objectId.utf8.contains(UInt8(ascii: "$")) else {
+            throw MongoDocumentFault(
+                key, value, "holds more than one $: Parse Server reads the objectId only up to the second, so which object it names is not clear")
+        }
         return .object(
             JSONObject([JSONMember("__type", .string("Pointer")), JSONMember("className", .string(target)), JSONMember("objectId", .string(objectId))]))
     }
 
-    /// `text` split at its first `$` into a class name and an objectId; `nil` without a `$` or
-    /// with nothing after it. ASCII text (a character a byte) is searched among its bytes.
+    /// `text` split at its first `$` into a class name and an objectId, as Parse Server splits it
+    /// (`split('$')`, by code unit: a `$` is one byte of UTF-8 and in no other character's bytes);
+    /// `nil` without a `$` or with nothing after it.
     private static func pointerParts(_ text: String) -> (className: String, objectId: String)? {
-        var text = text
-        let (isASCII, dollarOffset) = text.withUTF8 { bytes in (!bytes.contains { $0 >= 0x80 }, bytes.firstIndex(of: UInt8(ascii: "$"))) }
-        let dollar: String.Index, objectIdStart: String.Index
-        if isASCII {
-            guard let dollarOffset, dollarOffset + 1 < text.utf8.count else { return nil }
-            dollar = text.utf8.index(text.utf8.startIndex, offsetBy: dollarOffset)
-            objectIdStart = text.utf8.index(after: dollar)
-        } else {
-            guard let found = text.firstIndex(of: "$"), text.index(after: found) < text.endIndex else { return nil }
-            (dollar, objectIdStart) = (found, text.index(after: found))
-        }
-        return (String(text[..<dollar]), String(text[objectIdStart...]))
+        let utf8 = text.utf8
+        guard let dollar = utf8.firstIndex(of: UInt8(ascii: "$")), utf8.index(after: dollar) < utf8.endIndex else { return nil }
+        return (String(text[..<dollar]), String(text[utf8.index(after: dollar)...]))
     }
 
     /// A field's value from its stored form (the `*Coder.databaseToJSON` of its type).
