@@ -111,37 +111,18 @@ package struct JSONFields: Sendable {
     /// The object `token` (checked JSON text) when every key and value in it is a string
     /// without escapes; `nil` when one is not.
     private static func objectOfPlainStrings(_ token: UnsafeBufferPointer<UInt8>) -> JSONValue? {
-        var index = 1
-        func skipWhitespace() {
-            while token[index] == 0x20 || token[index] == 0x09 || token[index] == 0x0A || token[index] == 0x0D { index += 1 }
-        }
-        /// The string whose opening quote is next (after whitespace); `nil` for another token or
-        /// a string with an escape.
-        func plainString() -> String? {
-            skipWhitespace()
-            guard token[index] == UInt8(ascii: "\"") else { return nil }
-            let start = index + 1
-            var end = start
-            while token[end] != UInt8(ascii: "\"") {
-                if token[end] == UInt8(ascii: "\\") { return nil }
-                end += 1
-            }
-            index = end + 1
-            return String(decoding: UnsafeBufferPointer(rebasing: token[start..<end]), as: UTF8.self)
-        }
-        skipWhitespace()
-        if token[index] == UInt8(ascii: "}") { return .object(JSONObject()) }
+        var cursor = CheckedJSONCursor(token)
+        if cursor.skipWhitespace() == UInt8(ascii: "}") { return .object(JSONObject()) }
         var members: [JSONMember] = []
         members.reserveCapacity(4)
         while true {
-            guard let key = plainString() else { return nil }
-            skipWhitespace()
-            index += 1  // the colon
-            guard let value = plainString() else { return nil }
-            members.append(JSONMember(key, .string(value)))
-            skipWhitespace()
-            if token[index] == UInt8(ascii: "}") { return .object(JSONObject(members)) }
-            index += 1  // the comma
+            guard let key = cursor.plainString() else { return nil }
+            cursor.skipWhitespace()
+            cursor.advance()  // the colon
+            guard let value = cursor.plainString() else { return nil }
+            members.append(JSONMember(String(decoding: key, as: UTF8.self), .string(String(decoding: value, as: UTF8.self))))
+            if cursor.skipWhitespace() == UInt8(ascii: "}") { return .object(JSONObject(members)) }
+            cursor.advance()  // the comma
         }
     }
 
@@ -168,5 +149,40 @@ package struct JSONFields: Sendable {
             preconditionFailure("JSON text a reader checked does not parse")
         }
         return value
+    }
+}
+
+/// Walks JSON text the reader has already checked (an object's or array's token), so that a
+/// few simple shapes can be read from it without the parser: past its opening bracket, over
+/// whitespace and strings without escapes. Reading past the token's end cannot happen on
+/// checked text, whose closing bracket stops every walk.
+package struct CheckedJSONCursor {
+    private let text: UnsafeBufferPointer<UInt8>
+    private var index = 1
+
+    /// A cursor just past the opening `{` or `[` of `text`.
+    package init(_ text: UnsafeBufferPointer<UInt8>) { self.text = text }
+
+    /// Skips whitespace; returns the byte it stops at.
+    @discardableResult
+    package mutating func skipWhitespace() -> UInt8 {
+        while text[index] == 0x20 || text[index] == 0x09 || text[index] == 0x0A || text[index] == 0x0D { index += 1 }
+        return text[index]
+    }
+
+    /// Steps over the byte it is at (a `:` or `,`).
+    package mutating func advance() { index += 1 }
+
+    /// The bytes of the string that starts next (after whitespace), without its quotes, and moves
+    /// past it; `nil` for another token or a string with an escape.
+    package mutating func plainString() -> UnsafeBufferPointer<UInt8>? {
+        guard skipWhitespace() == UInt8(ascii: "\"") else { return nil }
+        var end = index + 1
+        while text[end] != UInt8(ascii: "\"") {
+            if text[end] == UInt8(ascii: "\\") { return nil }
+            end += 1
+        }
+        defer { index = end + 1 }
+        return UnsafeBufferPointer(rebasing: text[(index + 1)..<end])
     }
 }

@@ -138,24 +138,16 @@ package final class FieldCoercer: Sendable {
     private func relation(keys array: UnsafeBufferPointer<UInt8>, from start: Int, into store: inout [ObjectReference]) -> Result<
         MappedValue, CoercionError
     >? {
-        var index = 1
-        func skipBlanks() {
-            while array[index] == 0x20 || array[index] == 0x09 || array[index] == 0x0A || array[index] == 0x0D { index += 1 }
-        }
-        skipBlanks()
-        if array[index] == UInt8(ascii: "]") { return .success(.links(start..<start)) }
+        var cursor = CheckedJSONCursor(array)
+        if cursor.skipWhitespace() == UInt8(ascii: "]") { return .success(.links(start..<start)) }
         while true {
-            skipBlanks()
-            guard array[index] == UInt8(ascii: "\"") else { return nil }
-            var end = index + 1
-            while array[end] != UInt8(ascii: "\"") { end += 1 }
-            let key = UnsafeBufferPointer(rebasing: array[(index + 1)..<end])
-            guard !key.isEmpty, !key.contains(UInt8(ascii: "\\")) else { return nil }
+            guard let key = cursor.plainString(), !key.isEmpty else { return nil }
             do { try references!.add(keyPart: key, to: &store, from: start) } catch { return .failure(error) }
-            index = end + 1
-            skipBlanks()
-            guard array[index] == UInt8(ascii: ",") else { return array[index] == UInt8(ascii: "]") ? .success(.links(start..<store.count)) : nil }
-            index += 1
+            switch cursor.skipWhitespace() {
+            case UInt8(ascii: ","): cursor.advance()
+            case UInt8(ascii: "]"): return .success(.links(start..<store.count))
+            default: return nil
+            }
         }
     }
 
