@@ -41,14 +41,16 @@ extension ImportPass {
             let (className, field) = split(key)
             try feeder.sendPatches(patches[key]!, className: className, field: field, source: manifest.mapping(for: className)!.source)
         }
+        var sent: [ImportPart] = []
         for key in links.keys.sorted() {
             let (className, fieldName) = split(key)
             let mapping = manifest.mapping(for: className)!
             try feeder.sendLinks(
                 links[key]!, owner: className, field: fieldName, targetClass: mapping.field(named: fieldName)!.type.targetClass!,
                 replace: mapping.mode != .merge)
+            sent.append(.links(owner: className, field: fieldName))
         }
-        try feeder.finished(links.keys.sorted().map { key in ImportPart.links(owner: split(key).0, field: split(key).1) })
+        try feeder.finished(sent)
     }
 
     func split(_ key: String) -> (String, String) {
