@@ -31,4 +31,21 @@ final class DigestSlotsTests: XCTestCase {
             if expected[key] == nil { XCTAssertNil(slots.slot(of: key)) }
         }
     }
+
+    /// A copy is a value: changing it (insert, value, mark) leaves the original as it was.
+    func testACopyChangedLeavesTheOriginal() {
+        var original = DigestSlots(expected: 4)
+        let slot = original.insert(42)
+        original[value: slot] = 7
+        var copy = original
+        copy[value: slot] = 8
+        copy[mark: slot] = 3
+        _ = copy.insert(43)
+        XCTAssertEqual(original[value: slot], 7)
+        XCTAssertEqual(original[mark: slot], 0)
+        XCTAssertNil(original.slot(of: 43))
+        XCTAssertEqual(original.count, 1)
+        XCTAssertEqual(copy[value: slot], 8)
+        XCTAssertEqual(copy.count, 2)
+    }
 }

@@ -16,8 +16,8 @@ struct DigestSlots {
     private static let markShift: UInt64 = 62
     private static let keyMask: UInt64 = (1 << markShift) - 1
 
-    /// Each slot's key then its value, side by side (one cache line for both). Shared by
-    /// copies: a holder keeps one table and changes it in place.
+    /// Each slot's key then its value, side by side (one cache line for both). Copied on the
+    /// first change of a copy that shares them, as an array's elements are.
     private var slots: Pages
     /// Keys held.
     private(set) var count = 0
@@ -55,6 +55,7 @@ struct DigestSlots {
 
     /// The slot for `hash`, added (value 0, mark 0) when missing.
     mutating func insert(_ hash: UInt64) -> Int {
+        makeUnique()
         let key = Self.key(hash)
         let slot = probe(key)
         if slots[2 * slot] != 0 { return slot }
@@ -70,13 +71,23 @@ struct DigestSlots {
     /// The value in `slot`.
     subscript(value slot: Int) -> UInt64 {
         get { slots[2 * slot + 1] }
-        set { slots[2 * slot + 1] = newValue }
+        set {
+            makeUnique()
+            slots[2 * slot + 1] = newValue
+        }
     }
 
     /// The mark (0 to 3) of `slot`.
     subscript(mark slot: Int) -> UInt64 {
         get { slots[2 * slot] >> Self.markShift }
-        set { slots[2 * slot] = slots[2 * slot] & Self.keyMask | newValue << Self.markShift }
+        set {
+            makeUnique()
+            slots[2 * slot] = slots[2 * slot] & Self.keyMask | newValue << Self.markShift
+        }
+    }
+
+    private mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&slots) { slots = slots.copy() }
     }
 
     private mutating func grow() {
@@ -105,6 +116,13 @@ extension DigestSlots {
         }
 
         deinit { munmap(words, count * 8) }
+
+        /// The same words in pages of their own.
+        func copy() -> Pages {
+            let copy = Pages(words: count)
+            copy.words.update(from: words, count: count)
+            return copy
+        }
 
         subscript(index: Int) -> UInt64 {
             get { words[index] }
